@@ -1,0 +1,40 @@
+// Reading and writing mechanism files (samples/FORMAT.md). Loading never half-loads: it returns
+// a valid Mechanism, or diagnostics with line, column, JSON path and a sentence. Saving is atomic.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "mechanism/diagnostics.h"
+#include "mechanism/mechanism.h"
+
+namespace lw::io {
+
+inline constexpr const char* kFormatName = "linkwright-mechanism";
+inline constexpr int kFormatVersion = 1;
+
+struct LoadResult {
+  std::optional<Mechanism> mechanism;  // set only when there is no error
+  Diagnostics diagnostics;             // errors and warnings, with line and column
+  bool ioError = false;                // the file could not be read at all
+  bool ok() const { return mechanism.has_value(); }
+};
+
+/// Parses and validates a mechanism from JSON text.
+LoadResult loadMechanismFromString(std::string_view text);
+/// Reads, parses and validates a file.
+LoadResult loadMechanismFile(const std::string& path);
+
+/// The canonical JSON text of a mechanism (what saveMechanismFile writes).
+std::string mechanismToString(const Mechanism& m);
+
+/// Writes `content` to a temporary file beside `path`, flushes it to disk, then renames it over
+/// `path`: a crash leaves either the old file or the new one. Returns false with a message.
+bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error);
+bool saveMechanismFile(const Mechanism& m, const std::string& path, std::string& error);
+
+/// Reads a whole file; returns false with a message.
+bool readFile(const std::string& path, std::string& content, std::string& error);
+
+}  // namespace lw::io

@@ -1,0 +1,218 @@
+// The Mechanism: plain data describing a mechanism as the user edits it and as files store it
+// (samples/FORMAT.md). No derived state: numbers stay as written (literal or expression), vectors
+// are not normalised, references are names. `resolve()` (resolved.h) turns it into numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mechanism/expression.h"
+
+namespace lw {
+
+/// A numeric field: a literal number, or an expression of design parameters (and of `t` in
+/// functions of time).
+struct Number {
+  double value = 0;       // the literal, when `expression` is empty
+  Expression expression;  // non-empty when the field was written as an expression
+
+  Number() = default;
+  Number(double v) : value(v) {}  // NOLINT(google-explicit-constructor): literals read naturally
+  static Number expr(std::string_view text) {
+    Number n;
+    n.expression = Expression::parseOrThrow(text);
+    return n;
+  }
+  bool isLiteral() const { return expression.empty(); }
+};
+
+using NumberVector = std::vector<Number>;  // 2 entries in a planar model, 3 in a spatial one
+
+/// "body.item": a named point or vector of a body (or of the ground).
+struct Ref {
+  std::string body;
+  std::string item;
+  std::string str() const { return body + "." + item; }
+  bool empty() const { return body.empty() && item.empty(); }
+  friend bool operator==(const Ref&, const Ref&) = default;
+};
+
+inline constexpr const char* kGroundName = "ground";
+
+struct Parameter {
+  std::string name;
+  Number value;
+  std::string unit;
+  std::string description;
+  bool hasMin = false, hasMax = false;
+  double min = 0, max = 0;
+};
+
+struct NamedVector {
+  std::string name;
+  NumberVector value;
+};
+
+struct Ground {
+  std::vector<NamedVector> points;   // world coordinates
+  std::vector<NamedVector> vectors;  // world directions
+};
+
+struct Inertia {
+  enum class Form { Scalar, Diagonal, Full };  // 2D number; 3D [Ixx, Iyy, Izz]; 3D 3x3 rows
+  Form form = Form::Scalar;
+  std::vector<Number> values;  // 1, 3 or 9 entries
+};
+
+struct Shape {
+  enum class Type { Auto, Sphere, Box, None };
+  Type type = Type::Auto;
+  Number width;   // Auto: bar width (0 = automatic)
+  Number radius;  // Sphere
+  NumberVector size;  // Box
+};
+
+struct Body {
+  std::string name;
+  NumberVector position;  // body frame origin in the stored configuration (empty = origin)
+  Number angle;           // 2D rotation (rad)
+  NumberVector rotationAxis;  // 3D rotation as axis and angle (empty axis = identity)
+  Number rotationAngle;
+  Number mass;
+  NumberVector com;
+  Inertia inertia;
+  std::vector<NamedVector> points;   // body frame
+  std::vector<NamedVector> vectors;  // body frame
+  Shape shape;
+  std::string color;  // "#rrggbb" or empty
+};
+
+enum class JointType { Pin, Slider, Revolute, Prismatic, Cylindrical, Universal, Spherical, Fixed };
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::Pin;
+  Ref points[2];             // coinciding points, on body 1 and body 2
+  std::vector<Ref> axes;     // empty, or one axis on each body
+};
+
+enum class Component { X, Y, Z };
+
+struct Driver {
+  enum class Type { Joint, Coordinate, Distance };
+  std::string name;
+  Type type = Type::Joint;
+  std::string joint;         // Joint
+  Ref point;                 // Coordinate
+  Component component = Component::X;
+  Ref points[2];             // Distance
+  Number function;           // of t and parameters
+};
+
+struct Force {
+  enum class Type { Spring, TorsionSpring, PointForce, Torque };
+  enum class Frame { World, Body };
+  std::string name;
+  Type type = Type::Spring;
+  Ref points[2];             // Spring
+  Number stiffness, damping, naturalLength, actuatorForce;  // Spring (TorsionSpring: no length)
+  std::string joint;         // TorsionSpring
+  Number naturalAngle;       // TorsionSpring
+  Ref point;                 // PointForce
+  std::string body;          // Torque
+  NumberVector value;        // PointForce (2/3), Torque (1 in 2D, 3 in 3D); functions of t
+  Frame frame = Frame::World;
+};
+
+struct Contact {
+  enum class Law { Newton, Kinematic };
+  std::string name;
+  Ref point;
+  Ref planePoint;
+  Ref planeNormal;
+  Number radius;
+  Law law = Law::Newton;
+  Number restitution = 1;
+};
+
+struct InitialVelocity {
+  enum class Type { Joint, PointComponent, Body };
+  Type type = Type::Joint;
+  std::string joint;           // Joint
+  Ref point;                   // PointComponent
+  Component component = Component::X;
+  Number value;                // Joint, PointComponent
+  std::string body;            // Body
+  NumberVector velocity;       // Body: of the frame origin
+  NumberVector angularVelocity;  // Body: 1 entry (2D) or 3
+};
+
+struct IndependentCoordinate {
+  enum class Type { Joint, PointComponent };
+  Type type = Type::Joint;
+  std::string joint;
+  Ref point;
+  Component component = Component::X;
+};
+
+struct Output {
+  enum class Type {
+    PointPosition, PointVelocity, PointAcceleration, JointCoordinate, JointRate, SpringLength,
+    Energy, ConstraintResidual
+  };
+  enum class Energy { Kinetic, Potential, Total };
+  std::string name;
+  Type type = Type::PointPosition;
+  Ref point;           // Point*
+  std::string joint;   // Joint*
+  std::string spring;  // SpringLength: a force of type spring
+  Energy which = Energy::Total;
+};
+
+struct Cost {
+  enum class Type { Integral, Terminal };
+  std::string name;
+  Type type = Type::Integral;
+  Expression expression;  // of output components, initial(...), parameters and t
+};
+
+struct AnalysisDefaults {
+  double tEnd = 0;  // 0 = not given
+  double dt = 0;
+};
+
+struct Mechanism {
+  std::string name;
+  std::string description;
+  int dimension = 2;
+  NumberVector gravity;  // empty = no gravity
+  std::vector<Parameter> parameters;
+  Ground ground;
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+  std::vector<Driver> drivers;
+  std::vector<Force> forces;
+  std::vector<Contact> contacts;
+  std::vector<InitialVelocity> initialVelocities;
+  std::vector<IndependentCoordinate> independentCoordinates;
+  std::vector<Output> outputs;
+  std::vector<Cost> costs;
+  AnalysisDefaults analysis;
+};
+
+// ---- names used in files and messages ----
+const char* toString(JointType);
+const char* toString(Driver::Type);
+const char* toString(Force::Type);
+const char* toString(Output::Type);
+const char* toString(Output::Energy);
+const char* toString(Contact::Law);
+const char* toString(Component);
+/// Joint freedoms (relative degrees of freedom it allows).
+int jointFreedoms(JointType);
+/// True for the types allowed in a model of this dimension.
+bool jointAllowedIn(JointType, int dimension);
+/// Number of axes the joint type needs (0 or 2).
+bool jointNeedsAxes(JointType);
+
+}  // namespace lw

@@ -1,0 +1,50 @@
+// Design parameters: evaluation in dependency order, derivatives of any field with respect to any
+// parameter, and which fields depend on which parameter (what sensitivity analyses differentiate).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mechanism/diagnostics.h"
+#include "mechanism/mechanism.h"
+
+namespace lw {
+
+class ParameterTable {
+ public:
+  /// Evaluates the parameters of `m`. Reports parse problems, unknown names, cycles and
+  /// non-finite values into `out` (paths "parameters[i].value") and returns nullopt on error.
+  static std::optional<ParameterTable> build(const Mechanism& m, Diagnostics& out);
+
+  const std::vector<std::string>& names() const { return names_; }
+  std::span<const double> values() const { return values_; }
+  /// Index of a parameter, or -1.
+  int find(std::string_view name) const;
+
+  /// Value of a field. Functions of time take `t`. Throws std::invalid_argument for names that
+  /// are not parameters (validated models never have them).
+  double evaluate(const Number& n, double t = 0) const;
+
+  /// d(field)/d(parameter k), parameter k taken as independent: fields that use it directly or
+  /// through other parameters change, its own expression (if any) is ignored.
+  double derivative(const Number& n, std::size_t k, double t = 0) const;
+
+  /// Parameters the field depends on, directly or through other parameters (indices, sorted).
+  std::vector<std::size_t> dependencies(const Number& n) const;
+
+ private:
+  std::vector<std::string> names_;       // parameter names, in file order
+  std::vector<std::string> slotNames_;   // "t", then the parameter names
+  std::vector<double> values_;
+  std::vector<std::vector<double>> dValue_;  // dValue_[j][k] = d value_j / d p_k
+  std::vector<std::vector<char>> reaches_;   // reaches_[j][k]: value_j uses p_k (structurally)
+};
+
+/// For every parameter, the paths of the fields that depend on it (through forEachNumber).
+std::map<std::string, std::vector<std::string>> fieldsByParameter(const Mechanism& m,
+                                                                 const ParameterTable& p);
+
+}  // namespace lw

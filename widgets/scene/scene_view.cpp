@@ -1,0 +1,622 @@
+#include "scene/scene_view.h"
+
+#include "scene/scene.h"
+#include "scene/scene_geometry.h"
+
+#include <vtkActor.h>
+#include <vtkCamera.h>
+#include <vtkCellArray.h>
+#include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkImageData.h>
+#include <vtkLightKit.h>
+#include <vtkMath.h>
+#include <vtkMatrix4x4.h>
+#include <vtkNew.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderer.h>
+#include <vtkSmartPointer.h>
+#include <vtkTexture.h>
+
+#include <QKeyEvent>
+#include <QOpenGLContext>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+#include <cstdio>
+#include <vtkPropCollection.h>
+
+namespace lw::widgets {
+
+namespace {
+
+using detail::Frame;
+using detail::MeshBuilder;
+using detail::Rgb8;
+using detail::V2;
+using detail::V3;
+
+// ---- look
+
+constexpr double kBackgroundBottom[3] = {0.80, 0.83, 0.87};
+constexpr double kBackgroundTop[3] = {0.97, 0.98, 0.99};
+constexpr Rgb8 kSteel{214, 218, 224};
+constexpr Rgb8 kDark{52, 56, 64};
+constexpr Rgb8 kAccent{70, 110, 170};
+constexpr double kSpringColor[3] = {0.86, 0.62, 0.16};
+
+V3 sub(const V3& a, const V3& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+double norm(const V3& a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+// a "nice" grid spacing (1, 2 or 5 times a power of ten) close to `target`
+double niceStep(double target) {
+  const double p = std::pow(10.0, std::floor(std::log10(target)));
+  const double m = target / p;
+  return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
+}
+
+// translation + rotation (+ optional scale of the third column) into a VTK matrix
+void setMatrix(vtkMatrix4x4* m, const V3& t, const V3& c0, const V3& c1, const V3& c2) {
+  for (int r = 0; r < 3; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    m->SetElement(r, 0, c0[i]);
+    m->SetElement(r, 1, c1[i]);
+    m->SetElement(r, 2, c2[i]);
+    m->SetElement(r, 3, t[i]);
+  }
+  m->SetElement(3, 0, 0);
+  m->SetElement(3, 1, 0);
+  m->SetElement(3, 2, 0);
+  m->SetElement(3, 3, 1);
+  m->Modified();
+}
+
+// glyph frame of a joint: n along the axis; in planar models v is kept on world Z when the axis
+// lies in the plane, so glyph heights along v become stack heights
+Frame jointFrame(const V3& position, const V3& axis, bool planar) {
+  if (planar) {
+    const double len = norm(axis);
+    const V3 a = len > 0 ? V3{axis[0] / len, axis[1] / len, axis[2] / len} : V3{0, 0, 1};
+    if (std::abs(a[2]) < 0.9) {
+      Frame f;
+      f.o = position;
+      f.n = a;
+      const double l2 = std::hypot(a[0], a[1]);
+      f.v = {0, 0, 1};
+      f.u = {a[1] / l2, -a[0] / l2, 0};  // v x n, in the plane
+      return f;
+    }
+  }
+  return detail::frameAlong(position, axis);
+}
+
+vtkSmartPointer<vtkActor> makeActor(vtkPolyData* pd, bool colorsFromData) {
+  vtkNew<vtkPolyDataMapper> mapper;
+  mapper->SetInputData(pd);
+  mapper->StaticOn();
+  if (colorsFromData) {
+    mapper->ScalarVisibilityOn();
+    mapper->SetColorModeToDirectScalars();
+  } else {
+    mapper->ScalarVisibilityOff();
+  }
+  auto actor = vtkSmartPointer<vtkActor>::New();
+  actor->SetMapper(mapper);
+  vtkProperty* p = actor->GetProperty();
+  p->SetInterpolationToPhong();
+  p->SetAmbient(0.18);
+  p->SetDiffuse(0.80);
+  p->SetSpecular(0.30);
+  p->SetSpecularPower(40);
+  return actor;
+}
+
+// diagonal stripes modulating the ground's colour
+vtkSmartPointer<vtkTexture> makeHatchTexture() {
+  constexpr int kW = 32;
+  vtkNew<vtkImageData> image;
+  image->SetDimensions(kW, 2, 1);
+  image->AllocateScalars(VTK_UNSIGNED_CHAR, 3);
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < kW; ++x) {
+      auto* px = static_cast<unsigned char*>(image->GetScalarPointer(x, y, 0));
+      const unsigned char v = x < 22 ? 255 : 150;
+      px[0] = px[1] = px[2] = v;
+    }
+  }
+  auto tex = vtkSmartPointer<vtkTexture>::New();
+  tex->SetInputData(image);
+  tex->InterpolateOn();
+  tex->RepeatOn();
+  tex->MipmapOn();
+  return tex;
+}
+
+}  // namespace
+
+struct SceneView::Impl {
+  struct Placed {
+    vtkSmartPointer<vtkActor> actor;
+    vtkSmartPointer<vtkMatrix4x4> matrix;
+    double zOffset = 0;  // planar stacking layer (bodies only)
+  };
+  struct PathVis {
+    vtkSmartPointer<vtkActor> actor;
+    vtkSmartPointer<vtkPolyData> polyData;
+    std::vector<scene::Vec3> last;
+    scene::Rgb color{-1, -1, -1};
+  };
+
+  bool loaded = false;
+  bool planar = true;
+  double lengthScale = 1;
+  double layerThickness = 0;  // planar: thickness of one body slab
+  double zBottom = 0;         // planar: lowest and highest z of the slab stack
+  double zTop = 0;
+  double glyphUnit = 0;
+
+  std::vector<Placed> bodies;
+  std::vector<Placed> joints;
+  std::vector<Placed> springs;
+  std::vector<PathVis> paths;
+  vtkSmartPointer<vtkActor> grid;
+  vtkSmartPointer<vtkActor> axes;
+  bool gridVisible = true;
+  vtkSmartPointer<vtkTexture> hatch;
+
+  [[nodiscard]] std::vector<vtkActor*> allActors() const {
+    std::vector<vtkActor*> out;
+    for (const auto* group : {&bodies, &joints, &springs})
+      for (const Placed& p : *group) out.push_back(p.actor);
+    for (const PathVis& p : paths) out.push_back(p.actor);
+    if (grid) out.push_back(grid);
+    if (axes) out.push_back(axes);
+    return out;
+  }
+};
+
+SceneView::SceneView(QWidget* parent) : VtkHostWidget(parent), s_(std::make_unique<Impl>()) {
+  vtkRenderer* ren = renderer();
+  ren->GradientBackgroundOn();
+  ren->SetBackground(kBackgroundBottom[0], kBackgroundBottom[1], kBackgroundBottom[2]);
+  ren->SetBackground2(kBackgroundTop[0], kBackgroundTop[1], kBackgroundTop[2]);
+  vtkNew<vtkLightKit> lights;
+  lights->SetKeyLightIntensity(0.85);
+  lights->AddLightsToRenderer(ren);
+  s_->hatch = makeHatchTexture();
+}
+
+SceneView::~SceneView() = default;
+
+bool SceneView::hasScene() const { return s_->loaded; }
+
+void SceneView::clear() {
+  const std::vector<vtkActor*> actors = s_->allActors();
+  const bool haveContext = context() != nullptr && context()->isValid();
+  if (haveContext) makeCurrent();
+  for (vtkActor* a : actors) {
+    if (haveContext) a->ReleaseGraphicsResources(renderWindow());
+    renderer()->RemoveActor(a);
+  }
+  if (haveContext) doneCurrent();
+  s_->bodies.clear();
+  s_->joints.clear();
+  s_->springs.clear();
+  s_->paths.clear();
+  s_->grid = nullptr;
+  s_->axes = nullptr;
+  s_->loaded = false;
+  requestRender();
+}
+
+void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame& frame) {
+  clear();
+  Impl& s = *s_;
+  vtkRenderer* ren = renderer();
+  s.planar = model.dimension != 3;
+
+  // sizes: from the model's length scale (or the extent of its shapes when missing)
+  double extent = 0;
+  std::vector<double> barRadii;
+  for (const scene::SceneBody& b : model.bodies) {
+    for (const scene::Primitive& p : b.primitives) {
+      for (const scene::Vec3& q : p.points) extent = std::max(extent, norm(q));
+      extent = std::max(extent, norm(p.centre) + norm(p.size) + p.radius);
+      if (p.kind == scene::Primitive::Kind::Bar && p.radius > 0 && !b.isGround) barRadii.push_back(p.radius);
+    }
+  }
+  const double L = model.lengthScale > 0 ? model.lengthScale : (extent > 0 ? extent : 1.0);
+  s.lengthScale = L;
+  s.glyphUnit = 0.02 * L;
+  double barRadius = 0.03 * L;
+  if (!barRadii.empty()) {
+    std::nth_element(barRadii.begin(), barRadii.begin() + static_cast<long>(barRadii.size() / 2), barRadii.end());
+    barRadius = barRadii[barRadii.size() / 2];
+  }
+
+  // planar stacking: ground at layer 0 (farthest from the viewer), moving bodies above it
+  const double t = std::clamp(0.7 * barRadius, 0.008 * L, 0.04 * L);
+  const double pitch = 1.3 * t;
+  s.layerThickness = t;
+  int movingCount = 0;
+  for (const scene::SceneBody& b : model.bodies) movingCount += b.isGround ? 0 : 1;
+  s.zBottom = -t / 2;
+  s.zTop = movingCount * pitch + t / 2;
+
+  // ---- bodies
+  int layer = 0;
+  for (const scene::SceneBody& b : model.bodies) {
+    MeshBuilder mb;
+    if (b.isGround) mb.setHatchPeriod(0.05 * L);
+    for (const scene::Primitive& p : b.primitives) {
+      switch (p.kind) {
+        case scene::Primitive::Kind::Bar: {
+          if (p.points.size() < 2) break;
+          const double r = p.radius > 0 ? p.radius : barRadius;
+          if (s.planar) {
+            const double zc = (p.points[0][2] + p.points[1][2]) / 2;
+            mb.roundedSlab(Frame{}, {{p.points[0][0], p.points[0][1]}, {p.points[1][0], p.points[1][1]}}, r,
+                           zc - t / 2, zc + t / 2, 0.3 * t);
+          } else {
+            mb.capsule(p.points[0], p.points[1], r);
+          }
+          break;
+        }
+        case scene::Primitive::Kind::Plate: {
+          if (p.points.size() < 3) break;
+          const double margin = p.radius > 0 ? p.radius : barRadius;
+          // plane of the polygon: centroid and Newell normal
+          V3 c{0, 0, 0};
+          V3 n{0, 0, 0};
+          for (std::size_t i = 0; i < p.points.size(); ++i) {
+            const scene::Vec3& a = p.points[i];
+            const scene::Vec3& q = p.points[(i + 1) % p.points.size()];
+            for (std::size_t k = 0; k < 3; ++k) c[k] += a[k] / static_cast<double>(p.points.size());
+            n[0] += (a[1] - q[1]) * (a[2] + q[2]);
+            n[1] += (a[2] - q[2]) * (a[0] + q[0]);
+            n[2] += (a[0] - q[0]) * (a[1] + q[1]);
+          }
+          Frame f;
+          double half = 0.6 * barRadius;
+          if (s.planar) {
+            f.o = {0, 0, c[2]};
+            half = t / 2;
+          } else {
+            f = detail::frameAlong(c, norm(n) > 0 ? n : V3{0, 0, 1});
+          }
+          std::vector<V2> core;
+          for (const scene::Vec3& q : p.points) {
+            const V3 d = sub(q, f.o);
+            core.push_back({d[0] * f.u[0] + d[1] * f.u[1] + d[2] * f.u[2], d[0] * f.v[0] + d[1] * f.v[1] + d[2] * f.v[2]});
+          }
+          mb.roundedSlab(f, core, margin, -half, half, 0.6 * half);
+          break;
+        }
+        case scene::Primitive::Kind::Sphere:
+          mb.sphere(p.centre, p.radius > 0 ? p.radius : barRadius);
+          break;
+        case scene::Primitive::Kind::Box: {
+          Frame f;
+          f.o = p.centre;
+          V3 size = p.size;
+          if (s.planar && size[2] <= 0) size[2] = t;
+          mb.box(f, size);
+          break;
+        }
+      }
+    }
+    Impl::Placed placed;
+    placed.actor = makeActor(mb.build(), false);
+    placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
+    placed.actor->SetUserMatrix(placed.matrix);
+    vtkProperty* prop = placed.actor->GetProperty();
+    if (b.isGround) {
+      // ground: darker, with hatch stripes, not shiny
+      prop->SetColor(0.78 * b.color[0], 0.78 * b.color[1], 0.78 * b.color[2]);
+      prop->SetSpecular(0.05);
+      placed.actor->SetTexture(s.hatch);
+      placed.zOffset = 0;
+    } else {
+      prop->SetColor(b.color[0], b.color[1], b.color[2]);
+      placed.zOffset = s.planar ? ++layer * pitch : 0;
+    }
+    ren->AddActor(placed.actor);
+    s.bodies.push_back(std::move(placed));
+  }
+
+  // ---- joint glyphs (local frame: n along the joint axis), colours per vertex
+  const double u = s.glyphUnit;
+  const double pinRadius = std::clamp(0.55 * barRadius, 0.5 * u, 1.5 * u);
+  const double stackMid = (s.zBottom + s.zTop) / 2;
+  for (const scene::SceneJoint& j : model.joints) {
+    MeshBuilder mb;
+    Frame f;  // identity: geometry in the glyph's local frame
+    switch (j.glyph) {
+      case scene::JointGlyph::Pin:
+      case scene::JointGlyph::Revolute:
+        if (s.planar) {
+          // a pin through the whole stack with a dark centre dot on top
+          const double top = s.zTop + 0.3 * t;
+          mb.setColor(kSteel);
+          mb.cylinder({0, 0, s.zBottom - 0.3 * t}, {0, 0, top}, pinRadius, 0.25 * pinRadius);
+          mb.setColor(kDark);
+          mb.cylinder({0, 0, top - 0.1 * t}, {0, 0, top + 0.12 * t}, 0.42 * pinRadius, 0.0);
+        } else {
+          mb.setColor(kDark);
+          mb.cylinder({0, 0, -2.6 * u}, {0, 0, 2.6 * u}, 0.45 * u, 0.1 * u);
+          mb.setColor(kSteel);
+          mb.cylinder({0, 0, -1.8 * u}, {0, 0, 1.8 * u}, 1.25 * u, 0.3 * u);
+        }
+        break;
+      case scene::JointGlyph::Cylindrical:
+        mb.setColor(kDark);
+        mb.cylinder({0, 0, -4.5 * u}, {0, 0, 4.5 * u}, 0.45 * u, 0.1 * u);
+        mb.setColor(kSteel);
+        mb.cylinder({0, 0, -1.8 * u}, {0, 0, 1.8 * u}, 1.15 * u, 0.3 * u);
+        break;
+      case scene::JointGlyph::Slider:
+      case scene::JointGlyph::Prismatic:
+        if (s.planar) {
+          // block spanning the stack (v is world Z), elongated along the axis
+          mb.setColor(kDark);
+          mb.cylinder({0, stackMid, -4.5 * u}, {0, stackMid, 4.5 * u}, 0.35 * u, 0.0);
+          f.o = {0, stackMid + 0.15 * t, 0};
+          mb.setColor(kSteel);
+          mb.box(f, {2.2 * u, s.zTop - s.zBottom + 0.3 * t, 4.0 * u});
+        } else {
+          mb.setColor(kDark);
+          mb.cylinder({0, 0, -4.5 * u}, {0, 0, 4.5 * u}, 0.35 * u, 0.0);
+          mb.setColor(kSteel);
+          mb.box(f, {2.0 * u, 2.0 * u, 4.0 * u});
+        }
+        break;
+      case scene::JointGlyph::Universal: {
+        const double z0 = s.planar ? s.zTop + 1.0 * u : 0.0;
+        mb.setColor(kSteel);
+        mb.sphere({0, 0, z0}, 0.8 * u);
+        mb.cylinder({-2.0 * u, 0, z0}, {2.0 * u, 0, z0}, 0.42 * u, 0.1 * u);
+        mb.setColor(kAccent);
+        mb.cylinder({0, -2.0 * u, z0}, {0, 2.0 * u, z0}, 0.42 * u, 0.1 * u);
+        break;
+      }
+      case scene::JointGlyph::Spherical:
+        mb.setColor(kSteel);
+        mb.sphere({0, 0, s.planar ? s.zTop + 0.6 * u : 0.0}, 1.4 * u);
+        break;
+      case scene::JointGlyph::Fixed:
+        f.o = {0, 0, s.planar ? s.zTop + 0.8 * u : 0.0};
+        mb.setColor(kDark);
+        mb.box(f, {1.8 * u, 1.8 * u, 1.8 * u});
+        break;
+    }
+    Impl::Placed placed;
+    placed.actor = makeActor(mb.build(), true);
+    placed.actor->GetProperty()->SetSpecular(0.55);
+    placed.actor->GetProperty()->SetSpecularPower(60);
+    placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
+    placed.actor->SetUserMatrix(placed.matrix);
+    ren->AddActor(placed.actor);
+    s.joints.push_back(std::move(placed));
+  }
+
+  // ---- springs: a unit coil stretched along its axis every frame; drawn as shaded tubes
+  for (std::size_t i = 0; i < model.springs.size(); ++i) {
+    vtkSmartPointer<vtkPolyData> coil = detail::unitHelix(1.1 * u, 10);
+    Impl::Placed placed;
+    placed.actor = makeActor(coil, false);
+    vtkProperty* p = placed.actor->GetProperty();
+    p->SetColor(kSpringColor[0], kSpringColor[1], kSpringColor[2]);
+    p->SetLineWidth(3.0f);
+    p->RenderLinesAsTubesOn();
+    placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
+    placed.actor->SetUserMatrix(placed.matrix);
+    ren->AddActor(placed.actor);
+    s.springs.push_back(std::move(placed));
+  }
+
+  s.loaded = true;
+  showFrame(frame);
+
+  // ---- reference grid and origin axes, sized from the posed scene; ignored by camera fits
+  double bounds[6];
+  ren->ComputeVisiblePropBounds(bounds);
+  if (bounds[0] > bounds[1]) {
+    for (int k = 0; k < 3; ++k) {
+      bounds[2 * k] = -L;
+      bounds[2 * k + 1] = L;
+    }
+  }
+  const double spacing = niceStep(L / 4);
+  Frame gf;
+  const double cx = std::round((bounds[0] + bounds[1]) / 2 / spacing) * spacing;
+  const double cy = std::round((bounds[2] + bounds[3]) / 2 / spacing) * spacing;
+  const double cz = std::round((bounds[4] + bounds[5]) / 2 / spacing) * spacing;
+  double half = 0;
+  if (s.planar) {
+    gf.o = {cx, cy, s.zBottom - pitch};
+    half = std::max(bounds[1] - bounds[0], bounds[3] - bounds[2]) / 2 + 2 * L;
+  } else {
+    // floor under the mechanism, in the XZ plane (Y up)
+    gf.o = {cx, bounds[2] - 0.1 * L, cz};
+    gf.u = {1, 0, 0};
+    gf.v = {0, 0, -1};
+    gf.n = {0, 1, 0};
+    half = std::max(bounds[1] - bounds[0], bounds[5] - bounds[4]) / 2 + 1.5 * L;
+  }
+  s.grid = makeActor(detail::gridLines(gf, half, spacing, {186, 192, 201}, {160, 167, 178}, 5), true);
+  s.grid->GetProperty()->LightingOff();
+  s.grid->UseBoundsOff();
+  s.grid->PickableOff();
+  s.axes = makeActor(detail::axesLines({0, 0, s.planar ? gf.o[2] + 0.01 * t : 0.0}, 0.25 * L), true);
+  s.axes->GetProperty()->LightingOff();
+  s.axes->GetProperty()->SetLineWidth(2.0f);
+  s.axes->UseBoundsOff();
+  s.axes->PickableOff();
+  s.grid->SetVisibility(s.gridVisible);
+  s.axes->SetVisibility(s.gridVisible);
+  ren->AddActor(s.grid);
+  ren->AddActor(s.axes);
+
+  resetCamera();
+}
+
+void SceneView::showFrame(const scene::SceneFrame& frame) {
+  Impl& s = *s_;
+  if (!s.loaded) return;
+
+  // bodies: p_W = position + R p_B (+ the planar stacking offset along Z)
+  const std::size_t nb = std::min(s.bodies.size(), frame.bodyPoses.size());
+  for (std::size_t i = 0; i < nb; ++i) {
+    const scene::Pose& X = frame.bodyPoses[i];
+    const auto& R = X.rotation;
+    setMatrix(s.bodies[i].matrix, {X.position[0], X.position[1], X.position[2] + s.bodies[i].zOffset},
+              {R[0], R[3], R[6]}, {R[1], R[4], R[7]}, {R[2], R[5], R[8]});
+  }
+
+  // joints: glyph frame at the joint with n along its axis
+  const std::size_t nj = std::min(s.joints.size(), frame.joints.size());
+  for (std::size_t i = 0; i < nj; ++i) {
+    const scene::JointState& js = frame.joints[i];
+    const Frame f = jointFrame(js.position, js.axis, s.planar);
+    setMatrix(s.joints[i].matrix, f.o, f.u, f.v, f.n);
+  }
+
+  // springs: unit coil along n, scaled to the current length
+  const std::size_t ns = std::min(s.springs.size(), frame.springs.size());
+  for (std::size_t i = 0; i < ns; ++i) {
+    const scene::SpringState& ss = frame.springs[i];
+    V3 from = ss.from;
+    V3 to = ss.to;
+    if (s.planar) {
+      from[2] += s.zTop + 0.5 * s.layerThickness;
+      to[2] += s.zTop + 0.5 * s.layerThickness;
+    }
+    const V3 d = sub(to, from);
+    const double len = std::max(norm(d), 1e-9 * s.lengthScale);
+    const Frame f = detail::frameAlong(from, norm(d) > 0 ? d : V3{0, 0, 1});
+    setMatrix(s.springs[i].matrix, f.o, f.u, f.v, {f.n[0] * len, f.n[1] * len, f.n[2] * len});
+  }
+
+  // paths: polylines, lifted above the stack in planar models; points re-sent only on change
+  const double lift = s.planar ? s.zTop + 0.6 * s.layerThickness : 0.0;
+  for (std::size_t i = 0; i < frame.paths.size(); ++i) {
+    const scene::Path& path = frame.paths[i];
+    if (i >= s.paths.size()) {
+      Impl::PathVis pv;
+      pv.polyData = vtkSmartPointer<vtkPolyData>::New();
+      vtkNew<vtkPoints> pts;
+      vtkNew<vtkCellArray> lines;
+      pv.polyData->SetPoints(pts);
+      pv.polyData->SetLines(lines);
+      pv.actor = makeActor(pv.polyData, false);
+      pv.actor->GetMapper()->StaticOff();
+      vtkProperty* p = pv.actor->GetProperty();
+      p->SetLineWidth(3.0f);
+      p->RenderLinesAsTubesOn();
+      p->SetSpecular(0.1);
+      renderer()->AddActor(pv.actor);
+      s.paths.push_back(std::move(pv));
+    }
+    Impl::PathVis& pv = s.paths[i];
+    pv.actor->SetVisibility(path.points.size() >= 2);
+    if (pv.color != path.color) {
+      pv.actor->GetProperty()->SetColor(path.color[0], path.color[1], path.color[2]);
+      pv.color = path.color;
+    }
+    if (pv.last == path.points) continue;
+    pv.last = path.points;
+    vtkPoints* pts = pv.polyData->GetPoints();
+    const auto n = static_cast<vtkIdType>(path.points.size());
+    pts->SetNumberOfPoints(n);
+    for (vtkIdType k = 0; k < n; ++k) {
+      const scene::Vec3& q = path.points[static_cast<std::size_t>(k)];
+      pts->SetPoint(k, q[0], q[1], q[2] + lift);
+    }
+    pts->Modified();
+    vtkNew<vtkCellArray> lines;
+    if (n >= 2) {
+      lines->InsertNextCell(static_cast<int>(n));
+      for (vtkIdType k = 0; k < n; ++k) lines->InsertCellPoint(k);
+    }
+    pv.polyData->SetLines(lines);
+  }
+  for (std::size_t i = frame.paths.size(); i < s.paths.size(); ++i) s.paths[i].actor->SetVisibility(false);
+
+  renderer()->ResetCameraClippingRange();
+  requestRender();
+}
+
+void SceneView::resetCamera() {
+  vtkRenderer* ren = renderer();
+  vtkCamera* cam = ren->GetActiveCamera();
+  double b[6];
+  ren->ComputeVisiblePropBounds(b);
+  if (b[0] > b[1]) {
+    ren->ResetCamera();
+    requestRender();
+    return;
+  }
+  const double c[3] = {(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, (b[4] + b[5]) / 2};
+  std::fprintf(stderr, "DBG bounds %g %g %g %g %g %g size %d %d\n", b[0], b[1], b[2], b[3], b[4], b[5], width(), height());
+  {
+    vtkPropCollection* props = ren->GetViewProps();
+    props->InitTraversal();
+    while (vtkProp* pr = props->GetNextProp()) {
+      if (!pr->GetVisibility() || !pr->GetUseBounds()) continue;
+      const double* pb = pr->GetBounds();
+      if (pb) std::fprintf(stderr, "DBG   prop %g %g %g %g %g %g\n", pb[0], pb[1], pb[2], pb[3], pb[4], pb[5]);
+    }
+  }
+  if (s_->planar) {
+    cam->ParallelProjectionOn();
+    cam->SetFocalPoint(c);
+    cam->SetPosition(c[0], c[1], c[2] + 1);
+    cam->SetViewUp(0, 1, 0);
+    ren->ResetCamera(b);
+    // fit the rectangle of the bounds (ResetCamera fits its bounding sphere, too loose)
+    const double aspect = height() > 0 ? static_cast<double>(width()) / height() : 1.0;
+    const double halfH = std::max((b[3] - b[2]) / 2, (b[1] - b[0]) / 2 / aspect);
+    cam->SetParallelScale(1.12 * std::max(halfH, 1e-6 * s_->lengthScale));
+  } else {
+    cam->ParallelProjectionOff();
+    cam->SetViewAngle(30);
+    cam->SetFocalPoint(c);
+    cam->SetPosition(c[0] + 1, c[1] + 1, c[2] + 1);
+    cam->SetViewUp(0, 1, 0);
+    ren->ResetCamera(b);
+    cam->Zoom(1.25);
+  }
+  ren->ResetCameraClippingRange();
+  requestRender();
+}
+
+void SceneView::setGridVisible(bool visible) {
+  s_->gridVisible = visible;
+  if (s_->grid) s_->grid->SetVisibility(visible);
+  if (s_->axes) s_->axes->SetVisibility(visible);
+  requestRender();
+}
+
+QPointF SceneView::projectToWidget(const std::array<double, 3>& p_W) const {
+  vtkRenderer* ren = renderer();
+  ren->SetWorldPoint(p_W[0], p_W[1], p_W[2], 1.0);
+  ren->WorldToDisplay();
+  const double* d = ren->GetDisplayPoint();
+  const int* size = renderWindow()->GetSize();
+  const double dpr = devicePixelRatioF();
+  return {d[0] / dpr, (size[1] - d[1]) / dpr};
+}
+
+void SceneView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_R && event->modifiers() == Qt::NoModifier) {
+    resetCamera();
+    event->accept();
+    return;
+  }
+  VtkHostWidget::keyPressEvent(event);
+}
+
+}  // namespace lw::widgets

@@ -1,0 +1,61 @@
+// SceneView: the 3D view of a mechanism. Maps the plain-data lw::scene::SceneModel (shapes,
+// built once) and lw::scene::SceneFrame (poses, changing every frame) onto VTK actors.
+// Planar models (dimension 2) are drawn as stacked layers (ground at the back) seen down -Z
+// with a parallel projection; spatial models from an isometric direction, Y up.
+#pragma once
+
+#include "scene/vtk_host_widget.h"
+
+#include <QPointF>
+
+#include <array>
+#include <memory>
+
+namespace lw::scene {
+struct SceneModel;
+struct SceneFrame;
+}  // namespace lw::scene
+
+namespace lw::widgets {
+
+class SceneView : public VtkHostWidget {
+  Q_OBJECT
+
+ public:
+  explicit SceneView(QWidget* parent = nullptr);
+  ~SceneView() override;
+
+  /// Replaces the scene: builds one actor per body (its primitives in the body frame), one
+  /// glyph per joint, one coil per spring, then shows `frame` and resets the camera.
+  /// Cost: proportional to the geometry; call once per compiled model.
+  void setScene(const scene::SceneModel& model, const scene::SceneFrame& frame);
+
+  /// Moves the existing actors to `frame` (body poses, joint and spring placements, paths) and
+  /// schedules a repaint. Builds no actors (except the first time a path index appears), so it
+  /// is cheap enough for 60 fps playback. Arrays shorter than the model's leave the rest as is.
+  void showFrame(const scene::SceneFrame& frame);
+
+  /// Fits the camera to the scene: planar models are viewed down -Z onto the XY plane with a
+  /// parallel projection; spatial models from an isometric direction (Y up).
+  void resetCamera();
+
+  /// Removes every actor of the scene (the view shows the background only).
+  void clear();
+
+  [[nodiscard]] bool hasScene() const;
+
+  /// Shows or hides the reference grid and origin axes (shown by default).
+  void setGridVisible(bool visible);
+
+  /// Where the world point p_W appears, in widget (logical) pixels, origin top left.
+  [[nodiscard]] QPointF projectToWidget(const std::array<double, 3>& p_W) const;
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> s_;
+};
+
+}  // namespace lw::widgets
