@@ -1,6 +1,7 @@
 #include "io/json_document.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iterator>
@@ -80,6 +81,7 @@ class Builder : public nlohmann::json_sax<Json> {
       return false;
     }
     f.key = k;
+    doc_.keyOffsets[childPath(k)] = startOf(lastEnd_);
     lastEnd_ = consumed_;
     return true;
   }
@@ -93,10 +95,21 @@ class Builder : public nlohmann::json_sax<Json> {
     std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
     const bool atEnd = position >= text_.size() + 1 || lastToken.empty() ||
                        detail.find("end of input") != std::string::npos;
-    d.message = atEnd ? "the file ends too early (is it truncated?): " + detail
-                      : "this is not valid JSON: " + detail;
+    if (ex.id == 406)  // number overflow: 1e999 does not fit in a double
+      d.message = "the number is not finite (too large for a double): " + detail;
+    else
+      d.message = atEnd ? "the file ends too early (is it truncated?): " + detail
+                        : "this is not valid JSON: " + detail;
     d.path = currentPath();
-    const std::size_t offset = position > 0 ? position - 1 : 0;
+    // point at the start of the offending word or number ("NaN", "12x"), not at the character
+    // where the lexer gave up
+    std::size_t offset = std::min(position > 0 ? position - 1 : 0, text_.size());
+    auto wordChar = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+' || c == '-' || c == '.';
+    };
+    while (offset > 0 && offset <= text_.size() && wordChar(text_[offset - 1]) &&
+           (offset == text_.size() || wordChar(text_[offset])))
+      --offset;
     lineColumn(text_, std::min(offset, text_.size()), d.line, d.column);
     out_.push_back(d);
     return false;
@@ -187,6 +200,13 @@ void lineColumn(std::string_view text, std::size_t offset, int& line, int& colum
 }
 
 void JsonDocument::locate(Diagnostic& d) const {
+  if (d.atKey) {
+    auto it = keyOffsets.find(d.path);
+    if (it != keyOffsets.end()) {
+      lineColumn(text, it->second, d.line, d.column);
+      return;
+    }
+  }
   std::string p = d.path;
   for (;;) {
     auto it = offsets.find(p);

@@ -16,7 +16,8 @@ using Json = nlohmann::ordered_json;  // keeps the key order of the file
 
 struct JsonDocument {
   Json root;
-  std::unordered_map<std::string, std::size_t> offsets;  // JSON path -> byte offset of its value
+  std::unordered_map<std::string, std::size_t> offsets;     // JSON path -> byte offset of its value
+  std::unordered_map<std::string, std::size_t> keyOffsets;  // JSON path -> byte offset of its key
   std::string_view text;
 
   /// Line and column (1-based) of the value at `path`, or of its nearest recorded parent.

@@ -158,6 +158,7 @@ class Decoder {
         for (const char* a : allowed)
           if (editDistance(k, a) <= 2) hint = std::string("; did you mean \"") + a + "\"?";
         error(dot(path, k.c_str()), "unknown key \"" + k + "\"" + hint);
+        out_.back().atKey = true;
       }
     }
     bool complete = true;

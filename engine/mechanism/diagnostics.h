@@ -14,6 +14,7 @@ struct Diagnostic {
   std::string message;  // a plain sentence
   int line = 0;         // 1-based; 0 when unknown
   int column = 0;       // 1-based; 0 when unknown
+  bool atKey = false;   // locate the key of `path` (an unknown key) rather than its value
 
   bool isError() const { return severity == Severity::Error; }
   /// "file:12:5: bodies[2].mass: the mass is negative" (file and position when known).

@@ -224,11 +224,14 @@ Mechanism grid(int columns, int rows) {
       revolute("L_" + h(c, r), {h(c, r), "right"}, {v(c + 1, r), "bottom"});
     }
   }
-  InitialVelocity iv;
-  iv.type = InitialVelocity::Type::Joint;
-  iv.joint = "R_" + v(0, 1);
-  iv.value = Number::expr("pi/3");
-  m.initialVelocities.push_back(iv);
+  // the rates of chain 0 fix all `rows` freedoms: π/3 at the top, 0 below; the closure gives the rest
+  for (int r = 1; r <= rows; ++r) {
+    InitialVelocity iv;
+    iv.type = InitialVelocity::Type::Joint;
+    iv.joint = "R_" + v(0, r);
+    iv.value = r == 1 ? Number::expr("pi/3") : Number(0);
+    m.initialVelocities.push_back(iv);
+  }
   auto out = [&](const std::string& name, Ref p) {
     Output o;
     o.name = name;
