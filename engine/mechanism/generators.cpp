@@ -101,9 +101,9 @@ Mechanism fourBarChain(int dyads) {
     const Eigen::Vector2d D(link * k, 0);
     const Eigen::Vector2d rod = C - prev, rocker = C - D;
     m.bodies.push_back(planarBar(idx("rod", k), prev.x(), prev.y(), std::atan2(rod.y(), rod.x()),
-                                 rod.norm(), "P", "C"));
+                                 link, "P", "C"));
     m.bodies.push_back(planarBar(idx("rocker", k), D.x(), D.y(), std::atan2(rocker.y(), rocker.x()),
-                                 rocker.norm(), "D", "C"));
+                                 link, "D", "C"));
     m.joints.push_back(joint(idx("P", k), JointType::Pin, prevRef, {idx("rod", k), "P"}));
     m.joints.push_back(joint(idx("C", k), JointType::Pin, {idx("rod", k), "C"}, {idx("rocker", k), "C"}));
     m.joints.push_back(joint(idx("D", k), JointType::Pin, {"ground", idx("D", k)}, {idx("rocker", k), "D"}));

@@ -1,5 +1,6 @@
 #include "scene/scene_builder.h"
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 

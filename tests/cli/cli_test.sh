@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Exit codes and messages of linkwright-cli (documented in its --help and the README).
+set -u
+cli="$1"; samples="$2"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+expect() {  # expect CODE DESCRIPTION -- command...
+  local code=$1 what=$2; shift 3
+  "$@" >"$tmp/out" 2>"$tmp/err"; local got=$?
+  if [ "$got" -ne "$code" ]; then
+    echo "FAIL: $what: exit $got, expected $code"; cat "$tmp/out" "$tmp/err"; fail=1
+  fi
+}
+contains() {  # contains FILE TEXT
+  grep -qF -- "$2" "$tmp/$1" || { echo "FAIL: '$2' not in $1:"; cat "$tmp/$1"; fail=1; }
+}
+
+expect 0 "help" -- "$cli" --help
+contains out "Exit codes"
+expect 2 "no subcommand" -- "$cli"
+expect 2 "unknown option" -- "$cli" check --frobnicate "$samples/five-bar.json"
+expect 2 "generate without size" -- "$cli" generate four-bar-chain
+expect 4 "missing file" -- "$cli" check "$tmp/nope.json"
+contains err "cannot open"
+
+printf '{"format": "linkwright-mechanism", "version": 1, "name": "x", "dimension": 2,\n "bodies": [{"name": "b", "mass": -1, "com": [0, 0], "inertia": 1, "points": {"P": [0, 0]}}]}\n' > "$tmp/bad.json"
+expect 3 "invalid model" -- "$cli" check "$tmp/bad.json"
+contains err "bad.json:2:35: bodies[0].mass: the mass is negative (-1 kg)"
+
+expect 0 "five-bar" -- "$cli" check "$samples/five-bar.json"
+contains out "mobility (Gruebler-Kutzbach): 3·4 − 10 = 2 DOF"
+contains out "L_A1 = 1.4142 m used by: bodies[0].com[0] bodies[0].inertia bodies[0].points.P1[0]"
+
+for n in 1 10 100; do
+  expect 0 "generate four-bar-chain $n" -- "$cli" generate four-bar-chain --dyads $n -o "$tmp/chain.json"
+  expect 0 "check four-bar-chain $n" -- "$cli" check "$tmp/chain.json"
+  contains out "3·$((2 * n + 1)) − $((6 * n + 2)) = 1 DOF"
+done
+expect 0 "generate crank-slider-3d" -- "$cli" generate crank-slider-3d --units 3 -o "$tmp/cs.json"
+expect 0 "check crank-slider-3d" -- "$cli" check "$tmp/cs.json"
+contains out "= 4 DOF"
+
+cp "$samples/four-bar.json" "$tmp/f.json"
+expect 0 "format in place" -- "$cli" format "$tmp/f.json"
+cmp -s "$tmp/f.json" "$samples/four-bar.json" || { echo "FAIL: format changed a canonical file"; fail=1; }
+
+[ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
+exit $fail

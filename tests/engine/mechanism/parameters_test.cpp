@@ -1,0 +1,99 @@
+#include "mechanism/parameters.h"
+
+#include <gtest/gtest.h>
+
+#include "io/mechanism_io.h"
+#include "mechanism/fields.h"
+#include "mechanism/resolved.h"
+#include "support/numeric.h"
+
+namespace lw {
+namespace {
+
+Mechanism fiveBar() {
+  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/five-bar.json");
+  if (!r.ok()) throw std::runtime_error("five-bar.json does not load");
+  return *r.mechanism;
+}
+
+TEST(Parameters, ChangingAParameterChangesEveryFieldThatUsesIt) {
+  Mechanism m = fiveBar();
+  Diagnostics d;
+  const auto before = resolve(m, d);
+  ASSERT_TRUE(before);
+  const int k = before->parameters->find("L_A1");
+  ASSERT_GE(k, 0);
+  m.parameters[static_cast<std::size_t>(k)].value = 1.6;
+  const auto after = resolve(m, d);
+  ASSERT_TRUE(after);
+  const int bar = after->findBody("bar_A1");
+  // the bar's far point, its centre of mass (through xG_A1 = L_A1/2) and its inertia follow
+  EXPECT_DOUBLE_EQ(after->bodies[static_cast<std::size_t>(bar)].points[1].x(), 1.6);
+  EXPECT_DOUBLE_EQ(after->bodies[static_cast<std::size_t>(bar)].com.x(), 0.8);
+  EXPECT_NE(after->bodies[static_cast<std::size_t>(bar)].inertia(2, 2),
+            before->bodies[static_cast<std::size_t>(bar)].inertia(2, 2));
+}
+
+TEST(Parameters, EveryStageCanSeeWhichFieldsDependOnWhichParameter) {
+  const Mechanism m = fiveBar();
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r);
+  const auto deps = fieldsByParameter(m, *r->parameters);
+  const auto& la1 = deps.at("L_A1");
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  EXPECT_TRUE(has(la1, "bodies[0].points.P1[0]"));
+  EXPECT_TRUE(has(la1, "bodies[0].com[0]"));  // through xG_A1 = L_A1/2
+  EXPECT_TRUE(has(deps.at("L_s1"), "forces[0].natural_length"));
+  EXPECT_FALSE(has(deps.at("L_s1"), "bodies[0].mass"));
+}
+
+// d(field)/d(parameter) against central finite differences on the evaluated model
+TEST(Parameters, FieldDerivativesMatchFiniteDifferences) {
+  const Mechanism m = fiveBar();
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r);
+  const ParameterTable& p = *r->parameters;
+  int checked = 0;
+  for (std::size_t k = 0; k < p.names().size(); ++k) {
+    const double h = 1e-6 * std::max(1.0, std::abs(p.values()[k]));
+    Mechanism plus = m, minus = m;
+    plus.parameters[k].value = p.values()[k] + h;
+    minus.parameters[k].value = p.values()[k] - h;
+    const auto tp = ParameterTable::build(plus, d), tm = ParameterTable::build(minus, d);
+    ASSERT_TRUE(tp && tm);
+    forEachNumber(m, [&](const FieldVisit& f) {
+      if (f.number.isLiteral()) return;
+      const double analytic = p.derivative(f.number, k);
+      const double fd = (tp->evaluate(f.number) - tm->evaluate(f.number)) / (2 * h);
+      EXPECT_TRUE(test::near(analytic, fd, 1e-8, 1e-7)) << f.path << " wrt " << p.names()[k];
+      ++checked;
+    });
+  }
+  EXPECT_GT(checked, 10);
+}
+
+TEST(Parameters, DerivedParameterChainRule) {
+  Mechanism m;
+  auto param = [](const char* name, Number value) {
+    Parameter p;
+    p.name = name;
+    p.value = std::move(value);
+    return p;
+  };
+  m.parameters = {param("a", 2.0), param("b", Number::expr("a^2")), param("c", Number::expr("3*b + a"))};
+  Diagnostics d;
+  const auto t = ParameterTable::build(m, d);
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->values()[2], 14);
+  const Number use = Number::expr("c*2");
+  EXPECT_DOUBLE_EQ(t->derivative(use, 0), 2 * (3 * 2 * 2 + 1));  // d(2c)/da = 2(6a + 1)
+  EXPECT_DOUBLE_EQ(t->derivative(use, 1), 6);                    // b taken as independent
+  EXPECT_EQ(t->dependencies(use), (std::vector<std::size_t>{0, 1, 2}));
+}
+
+}  // namespace
+}  // namespace lw
