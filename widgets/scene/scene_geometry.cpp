@@ -69,7 +69,7 @@ int MeshBuilder::vertex(const V3& p, const V3& n) {
   }
   if (useColor_) colors_.insert(colors_.end(), color_.begin(), color_.end());
   if (hatchPeriod_ > 0) {
-    tcoords_.push_back(static_cast<float>((p[0] + p[1]) / hatchPeriod_));
+    tcoords_.push_back(static_cast<float>((p[0] + p[1] + p[2]) / hatchPeriod_));
     tcoords_.push_back(0.5f);
   }
   return index;

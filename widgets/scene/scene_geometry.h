@@ -41,7 +41,7 @@ class MeshBuilder {
  public:
   /// Colour given to the vertices added from now on; enables a colour array in build().
   void setColor(const Rgb8& c);
-  /// Texture coordinate u = (x + y) / period (body-frame x, y): diagonal hatch stripes.
+  /// Texture coordinate u = (x + y + z) / period (body frame): diagonal hatch stripes.
   void setHatchPeriod(double period);
 
   /// Slab over the convex polygon `core` (coordinates along f.u, f.v), grown by `radius` with

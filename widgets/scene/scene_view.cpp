@@ -26,8 +26,6 @@
 #include <algorithm>
 #include <cmath>
 #include <vector>
-#include <cstdio>
-#include <vtkPropCollection.h>
 
 namespace lw::widgets {
 
@@ -93,6 +91,44 @@ Frame jointFrame(const V3& position, const V3& axis, bool planar) {
   return detail::frameAlong(position, axis);
 }
 
+// area a body covers in the XY plane (approximate): orders the planar stacking layers
+double footprint(const scene::SceneBody& b, double barRadius) {
+  double area = 0;
+  for (const scene::Primitive& p : b.primitives) {
+    const double r = p.radius > 0 ? p.radius : barRadius;
+    switch (p.kind) {
+      case scene::Primitive::Kind::Bar:
+        if (p.points.size() >= 2)
+          area += 2 * r * std::hypot(p.points[1][0] - p.points[0][0], p.points[1][1] - p.points[0][1]) + 3.14 * r * r;
+        break;
+      case scene::Primitive::Kind::Plate: {
+        double a2 = 0;
+        double perimeter = 0;
+        for (std::size_t i = 0; i < p.points.size(); ++i) {
+          const scene::Vec3& q0 = p.points[i];
+          const scene::Vec3& q1 = p.points[(i + 1) % p.points.size()];
+          a2 += q0[0] * q1[1] - q1[0] * q0[1];
+          perimeter += std::hypot(q1[0] - q0[0], q1[1] - q0[1]);
+        }
+        area += std::abs(a2) / 2 + perimeter * r + 3.14 * r * r;
+        break;
+      }
+      case scene::Primitive::Kind::Sphere: area += 3.14 * r * r; break;
+      case scene::Primitive::Kind::Box: area += p.size[0] * p.size[1]; break;
+    }
+  }
+  return area;
+}
+
+void growBounds(double b[6], double x, double y, double z) {
+  b[0] = std::min(b[0], x);
+  b[1] = std::max(b[1], x);
+  b[2] = std::min(b[2], y);
+  b[3] = std::max(b[3], y);
+  b[4] = std::min(b[4], z);
+  b[5] = std::max(b[5], z);
+}
+
 vtkSmartPointer<vtkActor> makeActor(vtkPolyData* pd, bool colorsFromData) {
   vtkNew<vtkPolyDataMapper> mapper;
   mapper->SetInputData(pd);
@@ -123,7 +159,7 @@ vtkSmartPointer<vtkTexture> makeHatchTexture() {
   for (int y = 0; y < 2; ++y) {
     for (int x = 0; x < kW; ++x) {
       auto* px = static_cast<unsigned char*>(image->GetScalarPointer(x, y, 0));
-      const unsigned char v = x < 22 ? 255 : 150;
+      const unsigned char v = x < 23 ? 255 : 178;
       px[0] = px[1] = px[2] = v;
     }
   }
@@ -166,6 +202,44 @@ struct SceneView::Impl {
   vtkSmartPointer<vtkActor> axes;
   bool gridVisible = true;
   vtkSmartPointer<vtkTexture> hatch;
+
+  // calls f(x, y, z) for the points of what is drawn: body mesh vertices, transformed (an
+  // actor's own bounds are the box of its rotated bounding box, too loose for a camera fit),
+  // and the bounding-box corners of the small things (glyphs, springs, paths)
+  template <class F>
+  void forEachDrawnPoint(F&& f) const {
+    for (const Placed& body : bodies) {
+      if (!body.actor->GetVisibility()) continue;
+      auto* pd = vtkPolyData::SafeDownCast(body.actor->GetMapper()->GetInputDataObject(0, 0));
+      if (pd == nullptr || pd->GetPoints() == nullptr) continue;
+      vtkPoints* pts = pd->GetPoints();
+      for (vtkIdType i = 0; i < pts->GetNumberOfPoints(); ++i) {
+        double p[4] = {0, 0, 0, 1};
+        pts->GetPoint(i, p);
+        double q[4];
+        body.matrix->MultiplyPoint(p, q);
+        f(q[0], q[1], q[2]);
+      }
+    }
+    std::vector<vtkActor*> small;
+    for (const Placed& p : joints) small.push_back(p.actor);
+    for (const Placed& p : springs) small.push_back(p.actor);
+    for (const PathVis& p : paths) small.push_back(p.actor);
+    for (vtkActor* a : small) {
+      if (!a->GetVisibility()) continue;
+      const double* ab = a->GetBounds();
+      if (ab == nullptr || ab[0] > ab[1]) continue;
+      for (int corner = 0; corner < 8; ++corner)
+        f(ab[corner & 1], ab[2 + ((corner >> 1) & 1)], ab[4 + ((corner >> 2) & 1)]);
+    }
+  }
+
+  [[nodiscard]] bool tightBounds(double b[6]) const {
+    b[0] = b[2] = b[4] = VTK_DOUBLE_MAX;
+    b[1] = b[3] = b[5] = -VTK_DOUBLE_MAX;
+    forEachDrawnPoint([b](double x, double y, double z) { growBounds(b, x, y, z); });
+    return b[0] <= b[1];
+  }
 
   [[nodiscard]] std::vector<vtkActor*> allActors() const {
     std::vector<vtkActor*> out;
@@ -230,12 +304,13 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   }
   const double L = model.lengthScale > 0 ? model.lengthScale : (extent > 0 ? extent : 1.0);
   s.lengthScale = L;
-  s.glyphUnit = 0.02 * L;
   double barRadius = 0.03 * L;
   if (!barRadii.empty()) {
     std::nth_element(barRadii.begin(), barRadii.begin() + static_cast<long>(barRadii.size() / 2), barRadii.end());
     barRadius = barRadii[barRadii.size() / 2];
   }
+
+  s.glyphUnit = s.planar ? 0.02 * L : std::max(0.02 * L, 1.1 * barRadius);
 
   // planar stacking: ground at layer 0 (farthest from the viewer), moving bodies above it
   const double t = std::clamp(0.7 * barRadius, 0.008 * L, 0.04 * L);
@@ -246,11 +321,21 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   s.zBottom = -t / 2;
   s.zTop = movingCount * pitch + t / 2;
 
+  // layers: larger bodies farther back, so that plates do not hide the bars
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < model.bodies.size(); ++i)
+    if (!model.bodies[i].isGround) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return footprint(model.bodies[x], barRadius) > footprint(model.bodies[y], barRadius);
+  });
+  std::vector<int> layerOf(model.bodies.size(), 0);
+  for (std::size_t k = 0; k < order.size(); ++k) layerOf[order[k]] = static_cast<int>(k) + 1;
+
   // ---- bodies
-  int layer = 0;
-  for (const scene::SceneBody& b : model.bodies) {
+  for (std::size_t bi = 0; bi < model.bodies.size(); ++bi) {
+    const scene::SceneBody& b = model.bodies[bi];
     MeshBuilder mb;
-    if (b.isGround) mb.setHatchPeriod(0.05 * L);
+    if (b.isGround && s.planar) mb.setHatchPeriod(0.05 * L);
     for (const scene::Primitive& p : b.primitives) {
       switch (p.kind) {
         case scene::Primitive::Kind::Bar: {
@@ -314,14 +399,14 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
     placed.actor->SetUserMatrix(placed.matrix);
     vtkProperty* prop = placed.actor->GetProperty();
     if (b.isGround) {
-      // ground: darker, with hatch stripes, not shiny
+      // ground: darker, not shiny; hatched in planar views
       prop->SetColor(0.78 * b.color[0], 0.78 * b.color[1], 0.78 * b.color[2]);
       prop->SetSpecular(0.05);
-      placed.actor->SetTexture(s.hatch);
+      if (s.planar) placed.actor->SetTexture(s.hatch);
       placed.zOffset = 0;
     } else {
       prop->SetColor(b.color[0], b.color[1], b.color[2]);
-      placed.zOffset = s.planar ? ++layer * pitch : 0;
+      placed.zOffset = s.planar ? layerOf[bi] * pitch : 0;
     }
     ren->AddActor(placed.actor);
     s.bodies.push_back(std::move(placed));
@@ -422,8 +507,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
 
   // ---- reference grid and origin axes, sized from the posed scene; ignored by camera fits
   double bounds[6];
-  ren->ComputeVisiblePropBounds(bounds);
-  if (bounds[0] > bounds[1]) {
+  if (!s.tightBounds(bounds)) {
     for (int k = 0; k < 3; ++k) {
       bounds[2 * k] = -L;
       bounds[2 * k + 1] = L;
@@ -446,7 +530,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
     gf.n = {0, 1, 0};
     half = std::max(bounds[1] - bounds[0], bounds[5] - bounds[4]) / 2 + 1.5 * L;
   }
-  s.grid = makeActor(detail::gridLines(gf, half, spacing, {186, 192, 201}, {160, 167, 178}, 5), true);
+  s.grid = makeActor(detail::gridLines(gf, half, spacing, {194, 199, 207}, {168, 174, 184}, 5), true);
   s.grid->GetProperty()->LightingOff();
   s.grid->UseBoundsOff();
   s.grid->PickableOff();
@@ -553,41 +637,68 @@ void SceneView::resetCamera() {
   vtkRenderer* ren = renderer();
   vtkCamera* cam = ren->GetActiveCamera();
   double b[6];
-  ren->ComputeVisiblePropBounds(b);
-  if (b[0] > b[1]) {
+  if (!s_->tightBounds(b)) {
     ren->ResetCamera();
     requestRender();
     return;
   }
   const double c[3] = {(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, (b[4] + b[5]) / 2};
-  std::fprintf(stderr, "DBG bounds %g %g %g %g %g %g size %d %d\n", b[0], b[1], b[2], b[3], b[4], b[5], width(), height());
-  {
-    vtkPropCollection* props = ren->GetViewProps();
-    props->InitTraversal();
-    while (vtkProp* pr = props->GetNextProp()) {
-      if (!pr->GetVisibility() || !pr->GetUseBounds()) continue;
-      const double* pb = pr->GetBounds();
-      if (pb) std::fprintf(stderr, "DBG   prop %g %g %g %g %g %g\n", pb[0], pb[1], pb[2], pb[3], pb[4], pb[5]);
+  const double r = std::max(1e-9 * s_->lengthScale, 0.5 * std::hypot(b[1] - b[0], b[3] - b[2], b[5] - b[4]));
+  // planar: down -Z, parallel projection; spatial: isometric direction, Y up, perspective
+  const V3 dir = s_->planar ? V3{0, 0, 1} : V3{1, 1, 1};
+  cam->SetParallelProjection(s_->planar);
+  cam->SetViewAngle(30);
+  cam->SetFocalPoint(c);
+  const double dist = r / std::sin(vtkMath::RadiansFromDegrees(15.0));
+  const double dn = norm(dir);
+  cam->SetPosition(c[0] + dist * dir[0] / dn, c[1] + dist * dir[1] / dn, c[2] + dist * dir[2] / dn);
+  cam->SetViewUp(0, 1, 0);
+  cam->OrthogonalizeViewUp();
+  cam->SetParallelScale(r);
+
+  // centre the drawn points in the view and fill 85 % of its width or height (iterated:
+  // the perspective zoom narrows the view angle, which is not exactly linear)
+  const double aspect = height() > 0 ? static_cast<double>(width()) / height() : 1.0;
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    vtkMatrix4x4* P = cam->GetCompositeProjectionTransformMatrix(aspect, -1, 1);
+    double lo[2] = {VTK_DOUBLE_MAX, VTK_DOUBLE_MAX};
+    double hi[2] = {-VTK_DOUBLE_MAX, -VTK_DOUBLE_MAX};
+    s_->forEachDrawnPoint([&](double x, double y, double z) {
+      const double p[4] = {x, y, z, 1};
+      double q[4];
+      P->MultiplyPoint(p, q);
+      if (q[3] <= 0) return;
+      for (int k = 0; k < 2; ++k) {
+        lo[k] = std::min(lo[k], q[k] / q[3]);
+        hi[k] = std::max(hi[k], q[k] / q[3]);
+      }
+    });
+    if (lo[0] > hi[0]) break;
+    // half sizes of the view at the focal point, in world units
+    const double halfH = cam->GetParallelProjection()
+                             ? cam->GetParallelScale()
+                             : cam->GetDistance() * std::tan(vtkMath::RadiansFromDegrees(cam->GetViewAngle() / 2));
+    const double halfW = halfH * aspect;
+    double up[3];
+    double right[3];
+    double forward[3];
+    cam->GetViewUp(up);
+    cam->GetDirectionOfProjection(forward);
+    vtkMath::Cross(forward, up, right);
+    const double sx = (lo[0] + hi[0]) / 2 * halfW;
+    const double sy = (lo[1] + hi[1]) / 2 * halfH;
+    double fp[3];
+    double pos[3];
+    cam->GetFocalPoint(fp);
+    cam->GetPosition(pos);
+    for (int k = 0; k < 3; ++k) {
+      fp[k] += sx * right[k] + sy * up[k];
+      pos[k] += sx * right[k] + sy * up[k];
     }
-  }
-  if (s_->planar) {
-    cam->ParallelProjectionOn();
-    cam->SetFocalPoint(c);
-    cam->SetPosition(c[0], c[1], c[2] + 1);
-    cam->SetViewUp(0, 1, 0);
-    ren->ResetCamera(b);
-    // fit the rectangle of the bounds (ResetCamera fits its bounding sphere, too loose)
-    const double aspect = height() > 0 ? static_cast<double>(width()) / height() : 1.0;
-    const double halfH = std::max((b[3] - b[2]) / 2, (b[1] - b[0]) / 2 / aspect);
-    cam->SetParallelScale(1.12 * std::max(halfH, 1e-6 * s_->lengthScale));
-  } else {
-    cam->ParallelProjectionOff();
-    cam->SetViewAngle(30);
-    cam->SetFocalPoint(c);
-    cam->SetPosition(c[0] + 1, c[1] + 1, c[2] + 1);
-    cam->SetViewUp(0, 1, 0);
-    ren->ResetCamera(b);
-    cam->Zoom(1.25);
+    cam->SetFocalPoint(fp);
+    cam->SetPosition(pos);
+    const double extent = std::max(hi[0] - lo[0], hi[1] - lo[1]) / 2;
+    if (extent > 0) cam->Zoom(0.85 / extent);
   }
   ren->ResetCameraClippingRange();
   requestRender();

@@ -174,6 +174,7 @@ void VtkHostWidget::paintGL() {
   auto& rw = d_->renderWindow;
 
   d_->inPaint = true;
+  rw->GetState()->Reset();  // Qt changed GL state behind VTK's cache (viewport, framebuffer)
   rw->Render();
   d_->inPaint = false;
   ++d_->renders;

@@ -1,0 +1,257 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTime>
+
+#include "io/mechanism_io.h"
+#include "mechanism/resolved.h"
+#include "panels/model_tree.h"
+#include "panels/samples_gallery.h"
+#include "scene/scene_builder.h"
+#include "scene/scene_view.h"
+#include "topology/mobility.h"
+
+namespace lw::app {
+namespace {
+constexpr int kMaxRecent = 8;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName("MainWindow");
+  scene_ = new widgets::SceneView(this);
+  scene_->setObjectName("SceneView");
+  setCentralWidget(scene_);
+
+  tree_ = new widgets::ModelTree(this);
+  auto* treeDock = new QDockWidget(tr("Model"), this);
+  treeDock->setObjectName("ModelDock");
+  treeDock->setWidget(tree_);
+  addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+
+  messages_ = new QPlainTextEdit(this);
+  messages_->setReadOnly(true);
+  messages_->setMaximumBlockCount(2000);
+  auto* logDock = new QDockWidget(tr("Messages"), this);
+  logDock->setObjectName("MessagesDock");
+  logDock->setWidget(messages_);
+  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+  resizeDocks({treeDock}, {300}, Qt::Horizontal);
+  resizeDocks({logDock}, {110}, Qt::Vertical);
+
+  createActions();
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(treeDock->toggleViewAction());
+  view->addAction(logDock->toggleViewAction());
+  QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
+  reset->setShortcut(Qt::Key_Home);
+
+  resize(1200, 760);
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  statusBar()->showMessage(tr("Open a mechanism (Ctrl+O) or a sample (File > Samples)"));
+  newDocument();
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::samplesDir() {
+  const QString installed = QCoreApplication::applicationDirPath() + "/../share/linkwright/samples";
+  if (QDir(installed).exists()) return QDir(installed).canonicalPath();
+  return QStringLiteral(LW_SAMPLES_DIR);
+}
+
+void MainWindow::createActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* a = file->addAction(tr("&New"), this, &MainWindow::newDocument);
+  a->setShortcut(QKeySequence::New);
+  a->setStatusTip(tr("Start an empty planar mechanism"));
+  a = file->addAction(tr("&Open..."), this, &MainWindow::open);
+  a->setShortcut(QKeySequence::Open);
+  a->setStatusTip(tr("Open a Linkwright mechanism file"));
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  a = file->addAction(tr("Sa&mples..."), this, &MainWindow::showSamples);
+  a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  a->setStatusTip(tr("Browse the mechanisms shipped with Linkwright"));
+  file->addSeparator();
+  saveAction_ = file->addAction(tr("&Save"), this, &MainWindow::save);
+  saveAction_->setShortcut(QKeySequence::Save);
+  saveAsAction_ = file->addAction(tr("Save &As..."), this, &MainWindow::saveAs);
+  saveAsAction_->setShortcut(QKeySequence::SaveAs);
+  file->addSeparator();
+  a = file->addAction(tr("&Quit"), this, &QWidget::close);
+  a->setShortcut(QKeySequence::Quit);
+  updateRecentMenu();
+}
+
+void MainWindow::log(const QString& line) {
+  messages_->appendPlainText(QTime::currentTime().toString("HH:mm:ss  ") + line);
+}
+
+void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) {
+  mechanism_ = std::move(m);
+  path_ = path;
+  setWindowModified(false);
+  const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
+  setWindowTitle(title + "[*] — Linkwright");
+  tree_->setMechanism(*mechanism_);
+  saveAction_->setEnabled(!mechanism_->bodies.empty());
+  saveAsAction_->setEnabled(!mechanism_->bodies.empty());
+
+  Diagnostics d;
+  const auto resolved = resolve(*mechanism_, d);
+  if (!resolved) {  // an empty new document
+    scene_->clear();
+    statusBar()->showMessage(tr("Empty mechanism"));
+    return;
+  }
+  scene_->setScene(scene::buildSceneModel(*resolved), scene::storedConfigurationFrame(*resolved));
+  scene_->resetCamera();
+  const auto mob = topology::grueblerKutzbach(*resolved);
+  statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (Grübler–Kutzbach %6)%7")
+                               .arg(QString::fromStdString(mechanism_->name))
+                               .arg(mechanism_->dimension == 2 ? tr("planar") : tr("spatial"))
+                               .arg(mechanism_->bodies.size())
+                               .arg(mechanism_->joints.size())
+                               .arg(mob.grueblerKutzbach)
+                               .arg(QString::fromStdString(mob.formula))
+                               .arg(mob.drivers ? tr(", %1 driven").arg(mob.drivers) : QString()));
+}
+
+void MainWindow::newDocument() {
+  if (!maybeSave()) return;
+  auto m = std::make_unique<Mechanism>();
+  m->name = "Untitled";
+  m->dimension = 2;
+  m->gravity = {0.0, -9.81};
+  setDocument(std::move(m), {});
+}
+
+bool MainWindow::openFile(const QString& path, bool interactive) {
+  const io::LoadResult r = io::loadMechanismFile(path.toStdString());
+  const QString name = QFileInfo(path).fileName();
+  if (!r.ok()) {
+    QStringList lines;
+    int errors = 0;
+    for (const auto& d : r.diagnostics) {
+      lines << QString::fromStdString(d.format(name.toStdString()));
+      errors += d.isError();
+    }
+    for (const QString& l : lines) log(l);
+    log(tr("%1 was not opened; the current document is unchanged").arg(name));
+    if (interactive) {
+      QMessageBox box(QMessageBox::Warning, tr("Cannot open %1").arg(name),
+                      r.ioError ? tr("The file could not be read.")
+                                : tr("%1 is not a valid mechanism: %n problem(s) found. The current "
+                                     "document is unchanged.", nullptr, errors).arg(name),
+                      QMessageBox::Ok, this);
+      box.setInformativeText(lines.mid(0, 5).join("\n"));
+      box.setDetailedText(lines.join("\n"));
+      box.exec();
+    }
+    return false;
+  }
+  for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(name.toStdString())));
+  setDocument(std::make_unique<Mechanism>(*r.mechanism), path);
+  addRecent(QFileInfo(path).absoluteFilePath());
+  log(tr("Opened %1").arg(path));
+  return true;
+}
+
+void MainWindow::open() {
+  if (!maybeSave()) return;
+  const QString dir = path_.isEmpty() ? samplesDir() : QFileInfo(path_).absolutePath();
+  const QString file = QFileDialog::getOpenFileName(this, tr("Open mechanism"), dir,
+                                                    tr("Linkwright mechanisms (*.json);;All files (*)"));
+  if (!file.isEmpty()) openFile(file);
+}
+
+void MainWindow::showSamples() {
+  if (!maybeSave()) return;
+  widgets::SamplesGallery gallery(samplesDir(), this);
+  if (gallery.exec() == QDialog::Accepted && !gallery.selectedFile().isEmpty())
+    openFile(gallery.selectedFile());
+}
+
+bool MainWindow::saveTo(const QString& path) {
+  if (!mechanism_ || mechanism_->bodies.empty()) {
+    QMessageBox::information(this, tr("Nothing to save"), tr("The mechanism is empty."));
+    return false;
+  }
+  std::string err;
+  if (!io::saveMechanismFile(*mechanism_, path.toStdString(), err)) {
+    log(QString::fromStdString(err));
+    QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(err));
+    return false;
+  }
+  path_ = path;
+  setWindowModified(false);
+  setWindowTitle(QFileInfo(path).fileName() + "[*] — Linkwright");
+  addRecent(QFileInfo(path).absoluteFilePath());
+  log(tr("Saved %1").arg(path));
+  return true;
+}
+
+bool MainWindow::save() { return path_.isEmpty() ? saveAs() : saveTo(path_); }
+
+bool MainWindow::saveAs() {
+  const QString file = QFileDialog::getSaveFileName(this, tr("Save mechanism"), path_,
+                                                    tr("Linkwright mechanisms (*.json)"));
+  if (file.isEmpty()) return false;
+  return saveTo(file.endsWith(".json") ? file : file + ".json");
+}
+
+bool MainWindow::maybeSave() {
+  if (!isWindowModified()) return true;
+  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                           tr("The mechanism has unsaved changes. Save them?"),
+                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value("recentFiles").toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecent) files.removeLast();
+  settings.setValue("recentFiles", files);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = QSettings().value("recentFiles").toStringList();
+  for (const QString& f : files) {
+    QAction* a = recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] {
+      if (maybeSave()) openFile(f);
+    });
+    a->setStatusTip(f);
+  }
+  recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  event->accept();
+}
+
+}  // namespace lw::app

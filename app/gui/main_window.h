@@ -1,0 +1,68 @@
+// The Linkwright main window: File menu (new, open, recent, samples, save, save as, quit), the
+// model tree, the 3D scene view and a message log. Thin: the engine loads, validates and saves;
+// the widgets draw.
+#pragma once
+
+#include <QMainWindow>
+#include <memory>
+
+class QAction;
+class QMenu;
+class QPlainTextEdit;
+
+namespace lw {
+struct Mechanism;
+}
+namespace lw::widgets {
+class ModelTree;
+class SceneView;
+}  // namespace lw::widgets
+
+namespace lw::app {
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens a file; on failure shows the loader's errors and keeps the current document.
+  /// Returns true if the file was opened. `interactive` = false reports errors to the log only
+  /// (tests, command line batch).
+  bool openFile(const QString& path, bool interactive = true);
+  bool saveTo(const QString& path);
+  const Mechanism* mechanism() const { return mechanism_.get(); }
+  QString currentFile() const { return path_; }
+  widgets::SceneView* sceneView() const { return scene_; }
+  /// Folder of the shipped samples.
+  static QString samplesDir();
+
+ public slots:
+  void newDocument();
+  void open();
+  bool save();
+  bool saveAs();
+  void showSamples();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void createActions();
+  void setDocument(std::unique_ptr<Mechanism> m, const QString& path);
+  void addRecent(const QString& path);
+  void updateRecentMenu();
+  void log(const QString& line);
+  bool maybeSave();
+
+  std::unique_ptr<Mechanism> mechanism_;
+  QString path_;
+  widgets::SceneView* scene_ = nullptr;
+  widgets::ModelTree* tree_ = nullptr;
+  QPlainTextEdit* messages_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QAction* saveAction_ = nullptr;
+  QAction* saveAsAction_ = nullptr;
+};
+
+}  // namespace lw::app

@@ -1,0 +1,22 @@
+// The model tree: every item of a mechanism by kind (bodies with their points and vectors,
+// joints, drivers, forces, contacts, parameters, outputs, costs), with a one-line summary each.
+#pragma once
+
+#include <QTreeWidget>
+
+namespace lw {
+struct Mechanism;
+}
+
+namespace lw::widgets {
+
+class ModelTree : public QTreeWidget {
+  Q_OBJECT
+ public:
+  explicit ModelTree(QWidget* parent = nullptr);
+  /// Rebuilds the tree (cheap: a few hundred items for the largest samples).
+  void setMechanism(const Mechanism& m);
+  void clearMechanism();
+};
+
+}  // namespace lw::widgets
