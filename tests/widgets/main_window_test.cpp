@@ -1,0 +1,141 @@
+// GUI tests of the real main window under a display (Xvfb in CI): open the samples, check the 3D
+// view is not blank, reject broken files without losing the current document, save atomically.
+// Screenshots land in $LW_TEST_ARTIFACTS: look at them.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "io/mechanism_io.h"
+#include "main_window.h"
+#include "scene/scene_view.h"
+#include "scene/vtk_host_widget.h"
+
+namespace {
+
+QString artifacts() {
+  const QByteArray dir = qgetenv("LW_TEST_ARTIFACTS");
+  const QString path = dir.isEmpty() ? QDir::currentPath() : QString::fromLocal8Bit(dir);
+  QDir().mkpath(path);
+  return path;
+}
+
+struct Coverage {
+  double differsFromBackground = 0;  // fraction of pixels far from the background colour
+  double coloured = 0;               // fraction of saturated (body-coloured) pixels
+};
+
+// The background is a light vertical gradient: compare each pixel with the background of its own
+// row, sampled at the left and right edges.
+Coverage coverage(const QImage& img) {
+  Coverage c;
+  long differ = 0, coloured = 0;
+  for (int y = 0; y < img.height(); ++y) {
+    const QColor l = img.pixelColor(1, y), r = img.pixelColor(img.width() - 2, y);
+    for (int x = 0; x < img.width(); ++x) {
+      const QColor p = img.pixelColor(x, y);
+      const int d = std::min(std::abs(p.red() - l.red()) + std::abs(p.green() - l.green()) + std::abs(p.blue() - l.blue()),
+                             std::abs(p.red() - r.red()) + std::abs(p.green() - r.green()) + std::abs(p.blue() - r.blue()));
+      differ += d > 60;
+      coloured += p.hsvSaturation() > 120 && p.value() > 60;
+    }
+  }
+  const double n = static_cast<double>(img.width()) * img.height();
+  c.differsFromBackground = static_cast<double>(differ) / n;
+  c.coloured = static_cast<double>(coloured) / n;
+  return c;
+}
+
+QImage showAndGrab(lw::app::MainWindow& w) {
+  w.show();
+  EXPECT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(200);
+  return w.sceneView()->grabImage();
+}
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override { QCoreApplication::setOrganizationName("LinkwrightTests"); }
+};
+
+TEST_F(MainWindowTest, OpensTheFiveBarAndDrawsIt) {
+  lw::app::MainWindow w;
+  w.resize(1200, 760);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+  ASSERT_NE(w.mechanism(), nullptr);
+  EXPECT_EQ(w.mechanism()->bodies.size(), 4u);
+  const QImage scene = showAndGrab(w);
+  w.grab().save(artifacts() + "/main_window_five_bar.png");
+  scene.save(artifacts() + "/scene_five_bar.png");
+  const Coverage c = coverage(scene);
+  EXPECT_GT(c.differsFromBackground, 0.02) << "the 3D view looks blank";
+  EXPECT_GT(c.coloured, 0.005) << "no coloured bars in the 3D view";
+  EXPECT_TRUE(w.windowTitle().startsWith("five-bar.json"));
+}
+
+TEST_F(MainWindowTest, EverySampleOpensAndIsVisible) {
+  lw::app::MainWindow w;
+  w.resize(1000, 700);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  const QDir dir(QStringLiteral(LW_SAMPLES_DIR));
+  int opened = 0;
+  for (const QString& f : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
+    ASSERT_TRUE(w.openFile(dir.filePath(f), false)) << f.toStdString();
+    QTest::qWait(50);
+    const QImage img = w.sceneView()->grabImage();
+    img.save(artifacts() + "/sample_" + QFileInfo(f).baseName() + ".png");
+    const Coverage c = coverage(img);
+    EXPECT_GT(c.differsFromBackground, 0.005) << f.toStdString() << " looks blank";
+    ++opened;
+  }
+  EXPECT_GE(opened, 13);
+}
+
+TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  QTemporaryDir tmp;
+  const QString broken = tmp.filePath("broken.json");
+  QFile f(broken);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(R"({"format": "linkwright-mechanism", "version": 1, "name": "x", "dimension": 2,
+ "bodies": [{"name": "b", "mass": -1, "com": [0, 0], "inertia": 1, "points": {"P": [0, 0]}}]})");
+  f.close();
+  EXPECT_FALSE(w.openFile(broken, false));
+  ASSERT_NE(w.mechanism(), nullptr);
+  EXPECT_EQ(w.mechanism()->name, "Four-bar crank-rocker with coupler point");
+  EXPECT_TRUE(w.currentFile().endsWith("four-bar.json"));
+  const auto* log = w.findChild<QPlainTextEdit*>();
+  ASSERT_NE(log, nullptr);
+  EXPECT_TRUE(log->toPlainText().contains("broken.json:2:35: bodies[0].mass: the mass is negative"))
+      << log->toPlainText().toStdString();
+  EXPECT_TRUE(log->toPlainText().contains("the current document is unchanged"));
+}
+
+TEST_F(MainWindowTest, SaveAsWritesACanonicalFileAndReopens) {
+  lw::app::MainWindow w;
+  const QString sample = QStringLiteral(LW_SAMPLES_DIR) + "/slider-crank.json";
+  ASSERT_TRUE(w.openFile(sample, false));
+  QTemporaryDir tmp;
+  const QString copy = tmp.filePath("copy.json");
+  ASSERT_TRUE(w.saveTo(copy));
+  QFile a(sample), b(copy);
+  ASSERT_TRUE(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+  EXPECT_EQ(a.readAll(), b.readAll());
+  EXPECT_TRUE(w.openFile(copy, false));
+  EXPECT_EQ(QDir(tmp.path()).entryList(QDir::Files).size(), 1);  // no temporary left behind
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  lw::widgets::setDefaultSurfaceFormat();
+  QApplication app(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
