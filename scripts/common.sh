@@ -11,7 +11,7 @@ LW_PACKAGES=(
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libxkbcommon-dev
   libvtk9-dev libqcustomplot-dev libeigen3-dev libsuitesparse-dev
   nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
-  xvfb xauth libgl1-mesa-dri fonts-dejavu-core
+  xvfb xauth libgl1-mesa-dri fonts-dejavu-core python3-jsonschema
 )
 
 lw_install_deps() {

@@ -35,7 +35,6 @@ struct CountingIterator {
     return c;
   }
   friend bool operator==(const CountingIterator& a, const CountingIterator& b) { return a.p == b.p; }
-  friend bool operator!=(const CountingIterator& a, const CountingIterator& b) { return a.p != b.p; }
 };
 
 // Builds the DOM and the path -> offset map.

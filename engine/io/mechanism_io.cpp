@@ -152,7 +152,8 @@ class Decoder {
       error(path, std::string("expected an object, found ") + typeName(j));
       return false;
     }
-    for (const auto& [k, v] : j.items()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string& k = it.key();
       if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
         std::string hint;
         for (const char* a : allowed)
