@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 #include <numbers>
 #include <set>
 #include <sstream>
@@ -356,9 +357,19 @@ class Resolver {
     rb.inertia = I;
   }
 
-  // ---- references ----
+  // ---- references (hashed: large generated models have thousands of them) ----
+  int bodyByName(const std::string& n) {
+    if (bodyIndex_.size() != r_.bodies.size()) {
+      bodyIndex_.clear();
+      for (std::size_t i = 0; i < r_.bodies.size(); ++i)
+        bodyIndex_.emplace(r_.bodies[i].name, static_cast<int>(i));
+    }
+    auto it = bodyIndex_.find(n);
+    return it == bodyIndex_.end() ? -1 : it->second;
+  }
+
   ItemIndex item(const Ref& ref, const std::string& path, bool vector) {
-    const int b = r_.findBody(ref.body);
+    const int b = bodyByName(ref.body);
     if (b < 0) {
       error(path, "unknown body '" + ref.body + "' in '" + ref.str() + "'");
       return {};
@@ -377,7 +388,13 @@ class Resolver {
   ItemIndex vector(const Ref& r, const std::string& path) { return item(r, path, true); }
 
   int jointByName(const std::string& n, const std::string& path) {
-    const int j = r_.findJoint(n);
+    if (jointIndex_.size() != r_.joints.size()) {
+      jointIndex_.clear();
+      for (std::size_t i = 0; i < r_.joints.size(); ++i)
+        jointIndex_.emplace(r_.joints[i].name, static_cast<int>(i));
+    }
+    auto it = jointIndex_.find(n);
+    const int j = it == jointIndex_.end() ? -1 : it->second;
     if (j < 0) error(path, "unknown joint '" + n + "'");
     return j;
   }
@@ -558,7 +575,7 @@ class Resolver {
           for (const auto& c : f.value) rf.value.push_back(timeFunction(c));
           break;
         case Force::Type::Torque:
-          rf.body = r_.findBody(f.body);
+          rf.body = bodyByName(f.body);
           if (rf.body < 0) error(p + ".body", "unknown body '" + f.body + "'");
           else if (rf.body == 0) error(p + ".body", "a torque on the ground has no effect");
           if (f.value.size() != (dim_ == 2 ? 1u : 3u))
@@ -615,7 +632,7 @@ class Resolver {
       const InitialVelocity& v = m_.initialVelocities[i];
       const std::string p = at("initial_velocities", i);
       if (v.type == InitialVelocity::Type::Body) {
-        const int b = r_.findBody(v.body);
+        const int b = bodyByName(v.body);
         if (b < 0) error(p + ".body", "unknown body '" + v.body + "'");
         else if (b == 0) error(p + ".body", "the ground does not move");
         vec(v.velocity, p + ".velocity");
@@ -703,6 +720,7 @@ class Resolver {
   const Mechanism& m_;
   Diagnostics& out_;
   ResolvedMechanism r_;
+  std::unordered_map<std::string, int> bodyIndex_, jointIndex_;
   int dim_ = 2;
 };
 

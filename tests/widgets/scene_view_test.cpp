@@ -18,8 +18,8 @@
 #include <QWheelEvent>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <numbers>
 #include <string>
@@ -164,6 +164,72 @@ struct FourBar {
       for (int k = 0; k <= 120; ++k) path.points.push_back(solve(2 * kPi * k / 120).P);
       f.paths.push_back(path);
     }
+    return f;
+  }
+};
+
+// ---- a planar slider-crank shaped like lw::scene::buildSceneModel's defaults: thin bars
+// (radius 0.012 L), cube anchors centred on the ground points, a box-shaped slider block
+struct SliderCrank {
+  double r = 0.1;   // crank
+  double l = 0.3;   // connecting rod
+  double L = 0.4;   // length scale
+
+  static constexpr Rgb kCrank{0.20, 0.47, 0.75};
+  static constexpr Rgb kRod{0.85, 0.42, 0.13};
+  static constexpr Rgb kBlock{0.25, 0.62, 0.33};
+
+  [[nodiscard]] SceneModel model() const {
+    SceneModel m;
+    m.dimension = 2;
+    m.lengthScale = L;
+    SceneBody ground;
+    ground.isGround = true;
+    for (const Vec3& q : {Vec3{0, 0, 0}, Vec3{0.25, 0, 0}}) {
+      Primitive box;
+      box.kind = Primitive::Kind::Box;
+      box.centre = q;
+      box.size = {0.045 * L, 0.045 * L, 0.045 * L};
+      ground.primitives.push_back(box);
+    }
+    Primitive rail;  // a contact-plane-like strip under the slider
+    rail.kind = Primitive::Kind::Plate;
+    rail.radius = 0.004 * L;
+    rail.points = {{0.1, -0.035, 0}, {0.5, -0.035, 0}, {0.5, -0.05, 0}, {0.1, -0.05, 0}};
+    ground.primitives.push_back(rail);
+    m.bodies.push_back(ground);
+    auto barBody = [&](const char* name, const Rgb& color, double len) {
+      SceneBody b;
+      b.name = name;
+      b.color = color;
+      Primitive bar;
+      bar.kind = Primitive::Kind::Bar;
+      bar.radius = 0.012 * L;
+      bar.points = {{0, 0, 0}, {len, 0, 0}};
+      b.primitives.push_back(bar);
+      return b;
+    };
+    m.bodies.push_back(barBody("crank", kCrank, r));
+    m.bodies.push_back(barBody("rod", kRod, l));
+    SceneBody block;
+    block.name = "block";
+    block.color = kBlock;
+    Primitive box;
+    box.kind = Primitive::Kind::Box;
+    box.size = {0.08, 0.05, 0.05};
+    block.primitives.push_back(box);
+    m.bodies.push_back(block);
+    m.joints = {{"A", JointGlyph::Pin}, {"B", JointGlyph::Pin}, {"C", JointGlyph::Pin}, {"S", JointGlyph::Slider}};
+    return m;
+  }
+
+  [[nodiscard]] SceneFrame frame(double theta) const {
+    const Vec3 B{r * std::cos(theta), r * std::sin(theta), 0};
+    const Vec3 C{B[0] + std::sqrt(l * l - B[1] * B[1]), 0, 0};
+    SceneFrame f;
+    f.bodyPoses = {Pose{}, FourBar::planarPose({0, 0, 0}, theta),
+                   FourBar::planarPose(B, std::atan2(C[1] - B[1], C[0] - B[0])), FourBar::planarPose(C, 0)};
+    f.joints = {{{0, 0, 0}, {0, 0, 1}}, {B, {0, 0, 1}}, {C, {0, 0, 1}}, {C, {1, 0, 0}}};
     return f;
   }
 };
@@ -393,29 +459,31 @@ TEST(SceneView, ShowFrameMovesTheBodiesCheaply) {
   EXPECT_TRUE(hasHueNear(after, view.projectToWidget(midpoint(fb.A, p.B)), FourBar::kCrank));
   EXPECT_TRUE(hasHueNear(after, view.projectToWidget(fb.rockerPoint(p, 0.3)), FourBar::kRocker));
 
-  // showFrame only moves actors: far below a 60 fps frame budget
+  // a sequence of frames renders each one (speed is measured in benchmarks, not asserted here)
   std::vector<SceneFrame> frames;
   for (int k = 0; k < 100; ++k) frames.push_back(fb.frame(2 * kPi * k / 100));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int rep = 0; rep < 10; ++rep)
-    for (const SceneFrame& f : frames) view.showFrame(f);
-  const double perFrameMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 1000.0;
-  std::printf("[ timing     ] showFrame: %.4f ms per frame\n", perFrameMs);
-  EXPECT_LT(perFrameMs, 1.0);
-
-  // for information: showFrame + render + read back (software OpenGL under Xvfb, 800 x 600)
   const long long r0 = view.renderCount();
-  const auto t1 = std::chrono::steady_clock::now();
   for (int k = 0; k < 20; ++k) {
     view.showFrame(frames[static_cast<std::size_t>(k * 5)]);
     (void)view.grabImage();
   }
-  const double renderMs =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count() / 20.0;
-  std::printf("[ timing     ] showFrame + render + grab: %.2f ms per frame (%lld renders)\n", renderMs,
-              view.renderCount() - r0);
   EXPECT_GE(view.renderCount() - r0, 20);
+}
+
+TEST(SceneView, PlanarSliderCrankIsDrawn) {
+  const SliderCrank sc;
+  SceneView view;
+  const double theta = 1.1;
+  view.setScene(sc.model(), sc.frame(theta));
+  showAndSettle(view);
+  const QImage shot = view.grabImage();
+  save(shot, "scene_view_slider_crank.png");
+  const Vec3 B{sc.r * std::cos(theta), sc.r * std::sin(theta), 0};
+  const Vec3 C{B[0] + std::sqrt(sc.l * sc.l - B[1] * B[1]), 0, 0};
+  EXPECT_TRUE(hasHueNear(shot, view.projectToWidget(midpoint({0, 0, 0}, B)), SliderCrank::kCrank)) << "crank";
+  EXPECT_TRUE(hasHueNear(shot, view.projectToWidget(midpoint(B, C)), SliderCrank::kRod)) << "rod";
+  EXPECT_TRUE(hasHueNear(shot, view.projectToWidget({C[0] + 0.03, C[1] + 0.018, 0}), SliderCrank::kBlock))
+      << "block";
 }
 
 TEST(SceneView, SpatialMechanismIsDrawn) {

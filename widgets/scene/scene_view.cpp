@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 namespace lw::widgets {
@@ -36,6 +37,8 @@ using detail::MeshBuilder;
 using detail::Rgb8;
 using detail::V2;
 using detail::V3;
+
+constexpr double kPi = std::numbers::pi;
 
 // ---- look
 
@@ -56,20 +59,13 @@ double niceStep(double target) {
   return (m < 1.5 ? 1.0 : m < 3.5 ? 2.0 : m < 7.5 ? 5.0 : 10.0) * p;
 }
 
-// translation + rotation (+ optional scale of the third column) into a VTK matrix
+// translation t and the columns c0, c1, c2 of the linear part into a VTK matrix
 void setMatrix(vtkMatrix4x4* m, const V3& t, const V3& c0, const V3& c1, const V3& c2) {
-  for (int r = 0; r < 3; ++r) {
-    const auto i = static_cast<std::size_t>(r);
-    m->SetElement(r, 0, c0[i]);
-    m->SetElement(r, 1, c1[i]);
-    m->SetElement(r, 2, c2[i]);
-    m->SetElement(r, 3, t[i]);
-  }
-  m->SetElement(3, 0, 0);
-  m->SetElement(3, 1, 0);
-  m->SetElement(3, 2, 0);
-  m->SetElement(3, 3, 1);
-  m->Modified();
+  const double e[16] = {c0[0], c1[0], c2[0], t[0],  //
+                        c0[1], c1[1], c2[1], t[1],  //
+                        c0[2], c1[2], c2[2], t[2],  //
+                        0,     0,     0,     1};
+  m->DeepCopy(e);  // one Modified() for the actor
 }
 
 // glyph frame of a joint: n along the axis; in planar models v is kept on world Z when the axis
@@ -84,7 +80,7 @@ Frame jointFrame(const V3& position, const V3& axis, bool planar) {
       f.n = a;
       const double l2 = std::hypot(a[0], a[1]);
       f.v = {0, 0, 1};
-      f.u = {a[1] / l2, -a[0] / l2, 0};  // v x n, in the plane
+      f.u = {-a[1] / l2, a[0] / l2, 0};  // v x n, in the plane (right-handed u, v, n)
       return f;
     }
   }
@@ -99,7 +95,7 @@ double footprint(const scene::SceneBody& b, double barRadius) {
     switch (p.kind) {
       case scene::Primitive::Kind::Bar:
         if (p.points.size() >= 2)
-          area += 2 * r * std::hypot(p.points[1][0] - p.points[0][0], p.points[1][1] - p.points[0][1]) + 3.14 * r * r;
+          area += 2 * r * std::hypot(p.points[1][0] - p.points[0][0], p.points[1][1] - p.points[0][1]) + kPi * r * r;
         break;
       case scene::Primitive::Kind::Plate: {
         double a2 = 0;
@@ -110,10 +106,10 @@ double footprint(const scene::SceneBody& b, double barRadius) {
           a2 += q0[0] * q1[1] - q1[0] * q0[1];
           perimeter += std::hypot(q1[0] - q0[0], q1[1] - q0[1]);
         }
-        area += std::abs(a2) / 2 + perimeter * r + 3.14 * r * r;
+        area += std::abs(a2) / 2 + perimeter * r + kPi * r * r;
         break;
       }
-      case scene::Primitive::Kind::Sphere: area += 3.14 * r * r; break;
+      case scene::Primitive::Kind::Sphere: area += kPi * r * r; break;
       case scene::Primitive::Kind::Box: area += p.size[0] * p.size[1]; break;
     }
   }
@@ -387,7 +383,11 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
           Frame f;
           f.o = p.centre;
           V3 size = p.size;
-          if (s.planar && size[2] <= 0) size[2] = t;
+          if (s.planar) {
+            // boxes stay inside their body's layer, or they would cut through the bodies above
+            f.o[2] = 0;
+            size[2] = t;
+          }
           mb.box(f, size);
           break;
         }
@@ -712,13 +712,15 @@ void SceneView::setGridVisible(bool visible) {
 }
 
 QPointF SceneView::projectToWidget(const std::array<double, 3>& p_W) const {
-  vtkRenderer* ren = renderer();
-  ren->SetWorldPoint(p_W[0], p_W[1], p_W[2], 1.0);
-  ren->WorldToDisplay();
-  const double* d = ren->GetDisplayPoint();
-  const int* size = renderWindow()->GetSize();
-  const double dpr = devicePixelRatioF();
-  return {d[0] / dpr, (size[1] - d[1]) / dpr};
+  // through the camera's projection with the widget's aspect (valid before the first paint too)
+  const double w = std::max(1, width());
+  const double h = std::max(1, height());
+  vtkMatrix4x4* P = renderer()->GetActiveCamera()->GetCompositeProjectionTransformMatrix(w / h, -1, 1);
+  const double p[4] = {p_W[0], p_W[1], p_W[2], 1};
+  double q[4];
+  P->MultiplyPoint(p, q);
+  if (q[3] == 0) return {};
+  return {(q[0] / q[3] + 1) / 2 * w, (1 - q[1] / q[3]) / 2 * h};
 }
 
 void SceneView::keyPressEvent(QKeyEvent* event) {

@@ -17,6 +17,7 @@
 #include <QWheelEvent>
 
 #include <cmath>
+#include <vector>
 
 namespace lw::widgets {
 
@@ -174,7 +175,7 @@ void VtkHostWidget::paintGL() {
   auto& rw = d_->renderWindow;
 
   d_->inPaint = true;
-  rw->GetState()->Reset();  // Qt changed GL state behind VTK's cache (viewport, framebuffer)
+  rw->GetState()->Reset();  // re-read GL state: Qt may have changed it behind VTK's cache
   rw->Render();
   d_->inPaint = false;
   ++d_->renders;
