@@ -153,8 +153,11 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
     if (interactive) {
       QMessageBox box(QMessageBox::Warning, tr("Cannot open %1").arg(name),
                       r.ioError ? tr("The file could not be read.")
-                                : tr("%1 is not a valid mechanism: %n problem(s) found. The current "
-                                     "document is unchanged.", nullptr, errors).arg(name),
+                                : (errors == 1 ? tr("%1 is not a valid mechanism: 1 problem found.")
+                                               : tr("%1 is not a valid mechanism: %2 problems found.")
+                                                     .arg(errors))
+                                          .arg(name) +
+                                      tr(" The current document is unchanged."),
                       QMessageBox::Ok, this);
       box.setInformativeText(lines.mid(0, 5).join("\n"));
       box.setDetailedText(lines.join("\n"));

@@ -92,8 +92,7 @@ class Resolver {
 
     if (!m_.gravity.empty()) r_.gravity = vec(m_.gravity, "gravity");
     ground();
-    bodies();
-    if (failed()) return std::nullopt;  // references below need the bodies
+    bodies();  // even with bad values the names resolve, so every problem is reported at once
     joints();
     drivers();
     forces();
