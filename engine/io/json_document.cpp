@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <unordered_set>
 #include <vector>
 
 namespace lw::io {
@@ -52,7 +53,7 @@ class Builder : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return value(Json()); }
 
   bool start_object(std::size_t) override {
-    if (!value(Json::object())) return false;
+    if (!checkDepth() || !value(Json::object())) return false;
     stack_.push_back(Frame{lastInserted_, false, 0, {}});
     return true;
   }
@@ -62,7 +63,7 @@ class Builder : public nlohmann::json_sax<Json> {
     return true;
   }
   bool start_array(std::size_t) override {
-    if (!value(Json::array())) return false;
+    if (!checkDepth() || !value(Json::array())) return false;
     stack_.push_back(Frame{lastInserted_, true, 0, {}});
     return true;
   }
@@ -73,7 +74,7 @@ class Builder : public nlohmann::json_sax<Json> {
   }
   bool key(string_t& k) override {
     Frame& f = stack_.back();
-    if (f.container->contains(k)) {
+    if (!f.keys.insert(k).second) {
       Diagnostic d{Diagnostic::Severity::Error, childPath(k), "the key \"" + k + "\" appears twice"};
       lineColumn(text_, startOf(lastEnd_), d.line, d.column);
       out_.push_back(d);
@@ -120,6 +121,7 @@ class Builder : public nlohmann::json_sax<Json> {
     bool isArray;
     std::size_t index;
     std::string key;
+    std::unordered_set<std::string> keys = {};  // ordered_json looks keys up linearly
   };
 
   std::string childPath(const std::string& k) const { return join(pathOf(stack_.size()), k); }
@@ -151,6 +153,18 @@ class Builder : public nlohmann::json_sax<Json> {
     return from;
   }
 
+  // a mechanism is a few levels deep; a bound keeps pathological input (a million '[') fast
+  bool checkDepth() {
+    static constexpr std::size_t kMaxDepth = 64;
+    if (stack_.size() < kMaxDepth) return true;
+    Diagnostic d{Diagnostic::Severity::Error, currentPath(),
+                 "the file is nested too deeply (over " + std::to_string(kMaxDepth) +
+                     " levels of arrays and objects) to be a mechanism"};
+    lineColumn(text_, startOf(lastEnd_), d.line, d.column);
+    out_.push_back(d);
+    return false;
+  }
+
   bool value(Json&& v) {
     const std::size_t start = startOf(lastEnd_);
     std::string path;
@@ -165,8 +179,10 @@ class Builder : public nlohmann::json_sax<Json> {
         lastInserted_ = &f.container->back();
         ++f.index;
       } else {
-        lastInserted_ = &(*f.container)[f.key];
-        *lastInserted_ = std::move(v);
+        // append without ordered_map's linear search (keys are unique, checked in key())
+        auto& members = static_cast<Json::object_t::Container&>(f.container->get_ref<Json::object_t&>());
+        members.emplace_back(f.key, std::move(v));
+        lastInserted_ = &members.back().second;
       }
     }
     doc_.offsets[path] = start;

@@ -316,6 +316,9 @@ class Parser {
   explicit Parser(std::string_view s) : s_(s) {}
 
   NodePtr parse() {
+    // bounded size and nesting keep every recursive walk of the tree far from the stack limit
+    if (s_.size() > kMaxLength)
+      fail(kMaxLength, "the expression is too long (over " + std::to_string(kMaxLength) + " characters)");
     NodePtr e = expr();
     skip();
     if (pos_ != s_.size()) fail(pos_, "unexpected '" + std::string(1, s_[pos_]) + "'");
@@ -357,7 +360,15 @@ class Parser {
       else return l;
     }
   }
+  struct Nest {  // counts recursion through unary() (parentheses, signs, powers, calls)
+    explicit Nest(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxDepth) p_.fail(p_.pos_, "the expression is nested too deeply");
+    }
+    ~Nest() { --p_.depth_; }
+    Parser& p_;
+  };
   NodePtr unary() {
+    Nest nest(*this);
     if (eat('-')) return node(Op::Neg, {unary()});
     if (eat('+')) return unary();
     return power();
@@ -423,8 +434,11 @@ class Parser {
     return call(f->fn, std::move(args));
   }
 
+  static constexpr std::size_t kMaxLength = 10000;
+  static constexpr int kMaxDepth = 200;
   std::string_view s_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 void collect(const ExprNode& n, std::vector<std::string>& vars, std::vector<std::string>& fns) {

@@ -375,13 +375,18 @@ class Resolver {
     }
     const auto& body = r_.bodies[static_cast<std::size_t>(b)];
     const auto& names = vector ? body.vectorNames : body.pointNames;
-    auto it = std::find(names.begin(), names.end(), ref.item);
-    if (it == names.end()) {
+    auto& index = (vector ? vectorIndex_ : pointIndex_)[body.name];  // the ground may have thousands
+    if (index.size() != names.size()) {
+      index.clear();
+      for (std::size_t i = 0; i < names.size(); ++i) index.emplace(names[i], static_cast<int>(i));
+    }
+    auto it = index.find(ref.item);
+    if (it == index.end()) {
       error(path, "body '" + ref.body + "' has no " + (vector ? "vector" : "point") + " named '" +
                       ref.item + "'");
       return {};
     }
-    return {b, static_cast<int>(it - names.begin())};
+    return {b, it->second};
   }
   ItemIndex point(const Ref& r, const std::string& path) { return item(r, path, false); }
   ItemIndex vector(const Ref& r, const std::string& path) { return item(r, path, true); }
@@ -720,6 +725,7 @@ class Resolver {
   Diagnostics& out_;
   ResolvedMechanism r_;
   std::unordered_map<std::string, int> bodyIndex_, jointIndex_;
+  std::unordered_map<std::string, std::unordered_map<std::string, int>> pointIndex_, vectorIndex_;
   int dim_ = 2;
 };
 

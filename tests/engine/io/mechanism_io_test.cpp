@@ -132,6 +132,24 @@ TEST(MalformedFile, Truncated) {
   EXPECT_EQ(r.diagnostics[0].line, lastLine);
 }
 
+TEST(MalformedFile, DeepNestingIsRejectedQuickly) {
+  const LoadResult r = loadMechanismFromString(std::string(1000000, '['));
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_NE(r.diagnostics[0].message.find("nested too deeply"), std::string::npos);
+  EXPECT_EQ(r.diagnostics[0].column, 65);
+}
+
+TEST(MalformedFile, HugeObjectsLoadInLinearTime) {
+  std::string many = R"({"format": "linkwright-mechanism", "version": 1, "name": "n", "dimension": 2,
+    "ground": {"points": {)";
+  for (int i = 0; i < 200000; ++i) many += (i ? ", " : "") + std::string("\"p") + std::to_string(i) + "\": [0, 0]";
+  many += R"(}}, "bodies": [{"name": "b", "mass": 1, "com": [0, 0], "inertia": 1, "points": {"P": [0, 0]}}]})";
+  const LoadResult r = loadMechanismFromString(many);  // quadratic lookups would take minutes
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.mechanism->ground.points.size(), 200000u);
+}
+
 TEST(MalformedFile, EmptyFile) {
   const LoadResult r = loadMechanismFromString("  \n");
   ASSERT_FALSE(r.ok());

@@ -33,6 +33,23 @@ TEST(Expression, ArithmeticAndPrecedence) {
   EXPECT_DOUBLE_EQ(eval("(-2)^3"), -8);  // integer powers of negative numbers are defined
 }
 
+TEST(Expression, SizeAndNestingAreBounded) {
+  Expression e;
+  ExpressionError err;
+  EXPECT_FALSE(Expression::parse(std::string(300, '(') + "1" + std::string(300, ')'), e, err));
+  EXPECT_EQ(err.message, "the expression is nested too deeply");
+  EXPECT_FALSE(Expression::parse(std::string(500, '-') + "1", e, err));
+  std::string longSum = "1";
+  for (int i = 0; i < 6000; ++i) longSum += "+1";
+  EXPECT_FALSE(Expression::parse(longSum, e, err));
+  EXPECT_NE(err.message.find("too long"), std::string::npos);
+  std::string sum = "1";
+  for (int i = 0; i < 4000; ++i) sum += "+1";
+  ASSERT_TRUE(Expression::parse(sum, e, err));
+  EXPECT_DOUBLE_EQ(e.evaluate<double>({}, {}), 4001);
+  EXPECT_EQ(e.derivative("x").evaluate<double>({}, {}), 0);
+}
+
 TEST(Expression, Variables) {
   const Expression e = Expression::parseOrThrow("L*cos(theta) + L_2");
   EXPECT_EQ(e.variables(), (std::vector<std::string>{"L", "theta", "L_2"}));
