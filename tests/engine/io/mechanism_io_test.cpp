@@ -389,3 +389,23 @@ TEST(LoadFile, MissingFileIsAnIoError) {
 
 }  // namespace
 }  // namespace lw::io
+
+namespace lw::io {
+namespace {
+
+// the complete example of samples/FORMAT.md loads (documentation that cannot rot)
+TEST(FormatDocumentation, CompleteExampleLoads) {
+  std::string doc, err;
+  ASSERT_TRUE(readFile(std::string(LW_SAMPLES_DIR) + "/FORMAT.md", doc, err)) << err;
+  const auto section = doc.find("## A complete example");
+  ASSERT_NE(section, std::string::npos);
+  const auto begin = doc.find("```json\n", section) + 8;
+  const auto end = doc.find("```", begin);
+  const LoadResult r = loadMechanismFromString(doc.substr(begin, end - begin));
+  for (const auto& d : r.diagnostics) EXPECT_FALSE(d.isError()) << d.format("FORMAT.md example");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.mechanism->outputs.size(), 2u);
+}
+
+}  // namespace
+}  // namespace lw::io
