@@ -1,11 +1,14 @@
 // linkwright-cli: batch access to the engine (validation, generators; analyses as they land).
-// Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid model, 4 file could not be read/written.
+// Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid model, 4 file could not be read/written,
+// 5 analysis failed.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <cmath>
 #include <sstream>
 
 #include "io/mechanism_io.h"
+#include "kinematics/global_solver.h"
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
@@ -13,7 +16,7 @@
 
 namespace {
 
-enum Exit { kOk = 0, kInternal = 1, kUsage = 2, kInvalidModel = 3, kIoError = 4 };
+enum Exit { kOk = 0, kInternal = 1, kUsage = 2, kInvalidModel = 3, kIoError = 4, kAnalysisFailed = 5 };
 
 void printDiagnostics(const lw::Diagnostics& d, const std::string& file) {
   for (const auto& x : d) std::cerr << x.format(file) << "\n";
@@ -97,12 +100,93 @@ int format(const std::string& file, const std::string& out) {
   return writeOut(*r.mechanism, out.empty() ? file : out);
 }
 
+struct KinematicsArgs {
+  std::string file, method = "global-sparse", out;
+  double tEnd = -1, dt = -1;
+};
+
+// `kinematics`: drive the mechanism over [0, t_end] and write every point's position, velocity
+// and acceleration to CSV.
+int kinematics(const KinematicsArgs& a) {
+  lw::io::LoadResult r = lw::io::loadMechanismFile(a.file);
+  printDiagnostics(r.diagnostics, a.file);
+  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
+  lw::Diagnostics ignored;
+  const auto res = lw::resolve(*r.mechanism, ignored);
+  const double tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
+  const double dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : tEnd / 100);
+  if (!(dt > 0) || !(tEnd >= 0)) {
+    std::cerr << "linkwright-cli: --t-end must be >= 0 and --dt > 0\n";
+    return kUsage;
+  }
+  const lw::kin::NaturalModel model = lw::kin::compileNaturalModel(*res);
+  lw::kin::KinematicsOptions options;
+  options.solver = a.method == "global-dense" ? lw::kin::LinearSolverKind::Dense : lw::kin::LinearSolverKind::Sparse;
+  lw::kin::GlobalData data(model, options);
+  lw::kin::KinStatus status = lw::kin::assemble(model, data, 0.0);
+  if (!status.ok()) {
+    std::cerr << a.file << ": " << status.message << "\n";
+    return kAnalysisFailed;
+  }
+  std::ostringstream csv;
+  csv.precision(17);
+  const int dim = model.dimension;
+  const char* axes[] = {"x", "y", "z"};
+  csv << "time";
+  for (const char* prefix : {"", "v", "a"})
+    for (std::size_t b = 1; b < res->bodies.size(); ++b)
+      for (const auto& p : res->bodies[b].pointNames)
+        for (int k = 0; k < dim; ++k) csv << "," << res->bodies[b].name << "." << p << "." << prefix << axes[k];
+  csv << "\n";
+  const long steps = std::lround(tEnd / dt);
+  Eigen::Vector3d pos, vel, acc;
+  std::vector<double> row;
+  for (long i = 0; i <= steps; ++i) {
+    const double t = static_cast<double>(i) * dt;
+    if (i > 0) {
+      status = lw::kin::solveStep(model, data, t);
+      if (!status.ok()) {
+        std::cerr << a.file << ": " << status.message << "\n";
+        break;
+      }
+    }
+    row.clear();
+    for (std::size_t b = 1; b < res->bodies.size(); ++b)
+      for (std::size_t p = 0; p < res->bodies[b].points.size(); ++p) {
+        lw::kin::pointKinematics(model, static_cast<int>(b), static_cast<int>(p), data.q, data.qd, data.qdd, &pos, &vel, &acc);
+        for (int k = 0; k < dim; ++k) row.push_back(pos[k]);
+      }
+    const std::size_t n = row.size();
+    for (std::size_t b = 1; b < res->bodies.size(); ++b)
+      for (std::size_t p = 0; p < res->bodies[b].points.size(); ++p) {
+        lw::kin::pointKinematics(model, static_cast<int>(b), static_cast<int>(p), data.q, data.qd, data.qdd, &pos, &vel, &acc);
+        for (int k = 0; k < dim; ++k) row.push_back(vel[k]);
+      }
+    for (std::size_t b = 1; b < res->bodies.size(); ++b)
+      for (std::size_t p = 0; p < res->bodies[b].points.size(); ++p) {
+        lw::kin::pointKinematics(model, static_cast<int>(b), static_cast<int>(p), data.q, data.qd, data.qdd, &pos, &vel, &acc);
+        for (int k = 0; k < dim; ++k) row.push_back(acc[k]);
+      }
+    (void)n;
+    csv << t;
+    for (double v : row) csv << "," << v;
+    csv << "\n";
+  }
+  std::string err;
+  if (a.out.empty() || a.out == "-") std::cout << csv.str();
+  else if (!lw::io::writeFileAtomically(a.out, csv.str(), err)) {
+    std::cerr << "linkwright-cli: " << err << "\n";
+    return kIoError;
+  }
+  return status.ok() ? kOk : kAnalysisFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"linkwright-cli: check, generate and analyse Linkwright mechanism files.\n"
                "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 invalid model, "
-               "4 file could not be read or written."};
+               "4 file could not be read or written, 5 the analysis failed (the message says when and why)."};
   app.set_version_flag("--version", "linkwright-cli 0.1.0");
   app.require_subcommand(1);
 
@@ -139,6 +223,17 @@ int main(int argc, char** argv) {
   gridCmd->add_option("--rows", rows, "rows of squares (n_z)")->check(CLI::Range(1, 1000));
   gridCmd->add_option("-o,--out", genOut, "output file (default: standard output)");
 
+  KinematicsArgs kinArgs;
+  auto* kinCmd = app.add_subcommand("kinematics", "Drive the mechanism and write every point's position, "
+                                                  "velocity and acceleration to CSV");
+  kinCmd->add_option("FILE", kinArgs.file, "mechanism file (.json)")->required();
+  kinCmd->add_option("--method", kinArgs.method, "global-dense or global-sparse (natural coordinates, "
+                                                 "seed 002 §1.3)")
+      ->check(CLI::IsMember({"global-dense", "global-sparse"}));
+  kinCmd->add_option("--t-end", kinArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
+  kinCmd->add_option("--dt", kinArgs.dt, "time step in s (default: the file's analysis.dt, else t_end/100)");
+  kinCmd->add_option("-o,--out", kinArgs.out, "CSV file (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -148,6 +243,7 @@ int main(int argc, char** argv) {
   try {
     if (*checkCmd) return check(checkFile, quiet);
     if (*formatCmd) return format(formatFile, formatOut);
+    if (*kinCmd) return kinematics(kinArgs);
     if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
     if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
     if (*gridCmd) return writeOut(lw::generate::grid(columns, rows), genOut);

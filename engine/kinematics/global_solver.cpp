@@ -1,0 +1,319 @@
+#include "kinematics/global_solver.h"
+
+#include <Eigen/LU>
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+extern "C" {
+#include <klu.h>
+}
+
+namespace lw::kin {
+
+// KLU on a fixed pattern: analyse once, factor once, then refactor in place (no allocation).
+class SparseLu {
+ public:
+  SparseLu(int n, std::vector<int> colPtr, std::vector<int> rowIdx)
+      : n_(n), colPtr_(std::move(colPtr)), rowIdx_(std::move(rowIdx)), values(rowIdx_.size(), 0.0) {
+    klu_defaults(&common_);
+    symbolic_ = klu_analyze(n_, colPtr_.data(), rowIdx_.data(), &common_);
+  }
+  ~SparseLu() {
+    if (numeric_) klu_free_numeric(&numeric_, &common_);
+    if (symbolic_) klu_free_symbolic(&symbolic_, &common_);
+  }
+  SparseLu(const SparseLu&) = delete;
+  SparseLu& operator=(const SparseLu&) = delete;
+
+  /// Factors `values`; false if the matrix is singular.
+  bool factor() {
+    if (!symbolic_) return false;
+    if (numeric_ && klu_refactor(colPtr_.data(), rowIdx_.data(), values.data(), symbolic_, numeric_, &common_) &&
+        klu_rcond(symbolic_, numeric_, &common_) && common_.rcond > 1e-14)
+      return true;
+    // first factorisation, or the old pivot order went bad: factor afresh (allocates; rare)
+    if (numeric_) klu_free_numeric(&numeric_, &common_);
+    numeric_ = klu_factor(colPtr_.data(), rowIdx_.data(), values.data(), symbolic_, &common_);
+    return numeric_ && common_.status == KLU_OK;
+  }
+  double rcond() {
+    if (!numeric_ || !klu_rcond(symbolic_, numeric_, &common_)) return 0;
+    return common_.rcond;
+  }
+  bool solve(double* b) { return numeric_ && klu_solve(symbolic_, numeric_, n_, 1, b, &common_); }
+
+  std::vector<int> slots;  // for each Jacobian entry (evaluateJacobian order): index in values, or -1
+  int n_;
+
+ private:
+  std::vector<int> colPtr_, rowIdx_;
+
+ public:
+  std::vector<double> values;
+
+ private:
+  klu_common common_{};
+  klu_symbolic* symbolic_ = nullptr;
+  klu_numeric* numeric_ = nullptr;
+};
+
+class DenseLu {
+ public:
+  explicit DenseLu(int n) : lu(n) {}
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+};
+
+GlobalData::GlobalData(const NaturalModel& m, KinematicsOptions o)
+    : options(o), q(m.q0), qd(Eigen::VectorXd::Zero(m.nq)), qdd(Eigen::VectorXd::Zero(m.nq)),
+      phi(m.nrows), phiT(m.nrows), gamma(m.nrows), rhs(m.nq), dq(m.nq), J(m.nrows, m.nq),
+      Jsel(m.nq, m.nq), dense(std::make_unique<DenseLu>(m.nq)) {}
+GlobalData::~GlobalData() = default;
+GlobalData::GlobalData(GlobalData&&) noexcept = default;
+
+namespace {
+
+double scaleOf(const NaturalModel& m) { return m.mechanism ? m.mechanism->lengthScale() : 1.0; }
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(3);
+  os << v;
+  return os.str();
+}
+
+KinStatus fail(KinStatus::Code code, double t, std::string msg, double cond = 0) {
+  KinStatus s;
+  s.code = code;
+  s.time = t;
+  s.message = std::move(msg);
+  s.conditionNumber = cond;
+  return s;
+}
+
+// index of the largest |phi| entry over all rows
+int worstRow(const Eigen::VectorXd& phi) {
+  Eigen::Index i = 0;
+  if (phi.size()) phi.cwiseAbs().maxCoeff(&i);
+  return static_cast<int>(i);
+}
+
+// Φ_q restricted to the selected rows, into the dense or sparse storage; then factor it
+bool factorSelected(const NaturalModel& m, GlobalData& d) {
+  if (d.options.solver == LinearSolverKind::Sparse) {
+    SparseLu& s = *d.sparse;
+    std::fill(s.values.begin(), s.values.end(), 0.0);
+    std::size_t k = 0;
+    evaluateJacobian(m, d.q, d.t, [&](int, int, double v) {
+      const int slot = s.slots[k++];
+      if (slot >= 0) s.values[static_cast<std::size_t>(slot)] += v;
+    });
+    if (!s.factor()) {
+      d.rcond = 0;
+      return false;
+    }
+    d.rcond = s.rcond();
+    return true;
+  }
+  evaluateJacobianDense(m, d.q, d.t, d.J);
+  for (std::size_t i = 0; i < d.rows.size(); ++i) d.Jsel.row(static_cast<Eigen::Index>(i)) = d.J.row(d.rows[i]);
+  d.dense->lu.compute(d.Jsel);
+  d.rcond = d.dense->lu.rcond();
+  return std::isfinite(d.rcond);
+}
+
+// solves Φ_q,sel x = d.rhs into d.dq
+void solveSelected(GlobalData& d) {
+  if (d.options.solver == LinearSolverKind::Sparse) {
+    d.dq = d.rhs;
+    d.sparse->solve(d.dq.data());
+  } else {
+    d.dq.noalias() = d.dense->lu.solve(d.rhs);
+  }
+}
+
+void gatherRows(const GlobalData& d, const Eigen::VectorXd& all, double sign, Eigen::VectorXd& out) {
+  for (std::size_t i = 0; i < d.rows.size(); ++i) out[static_cast<Eigen::Index>(i)] = sign * all[d.rows[i]];
+}
+
+void buildSparse(const NaturalModel& m, GlobalData& d) {
+  std::vector<int> selectedIndex(static_cast<std::size_t>(m.nrows), -1);
+  for (std::size_t i = 0; i < d.rows.size(); ++i) selectedIndex[static_cast<std::size_t>(d.rows[i])] = static_cast<int>(i);
+  std::vector<std::pair<int, int>> entries;  // (row, col) in evaluation order
+  evaluateJacobian(m, d.q, d.t, [&](int r, int c, double) { entries.emplace_back(selectedIndex[static_cast<std::size_t>(r)], c); });
+  std::vector<std::pair<int, int>> pattern;  // (col, row), unique
+  for (const auto& [r, c] : entries)
+    if (r >= 0) pattern.emplace_back(c, r);
+  std::sort(pattern.begin(), pattern.end());
+  pattern.erase(std::unique(pattern.begin(), pattern.end()), pattern.end());
+  std::vector<int> colPtr(static_cast<std::size_t>(m.nq) + 1, 0), rowIdx;
+  for (const auto& [c, r] : pattern) {
+    colPtr[static_cast<std::size_t>(c) + 1]++;
+    rowIdx.push_back(r);
+  }
+  for (std::size_t c = 0; c < static_cast<std::size_t>(m.nq); ++c) colPtr[c + 1] += colPtr[c];
+  d.sparse = std::make_unique<SparseLu>(m.nq, colPtr, rowIdx);
+  for (const auto& [r, c] : entries) {
+    if (r < 0) {
+      d.sparse->slots.push_back(-1);
+      continue;
+    }
+    const auto begin = pattern.begin() + colPtr[static_cast<std::size_t>(c)];
+    const auto end = pattern.begin() + colPtr[static_cast<std::size_t>(c) + 1];
+    const auto it = std::lower_bound(begin, end, std::make_pair(c, r));
+    d.sparse->slots.push_back(static_cast<int>(it - pattern.begin()));
+  }
+}
+
+}  // namespace
+
+NumericalMobility numericalMobility(const NaturalModel& m, const Eigen::VectorXd& q, double t) {
+  NumericalMobility r;
+  r.coordinates = m.nq;
+  Eigen::MatrixXd J;
+  evaluateJacobianDense(m, q, t, J);
+  std::vector<int> plain, driven;
+  for (const auto& c : m.constraints)
+    for (int k = 0; k < c.rows; ++k)
+      (c.source.kind == ConstraintSource::Kind::Driver ? driven : plain).push_back(c.row + k);
+  r.equations = static_cast<int>(plain.size());
+  r.drivers = static_cast<int>(driven.size());
+  const double threshold = 1e-9;
+  Eigen::MatrixXd Jp(plain.size(), m.nq);
+  for (std::size_t i = 0; i < plain.size(); ++i) Jp.row(static_cast<Eigen::Index>(i)) = J.row(plain[i]);
+  if (m.nq > 0 && !plain.empty()) {
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jp.transpose());  // pivots pick independent rows
+    qr.setThreshold(threshold);
+    r.rank = static_cast<int>(qr.rank());
+    std::set<std::string> names;
+    for (Eigen::Index k = qr.rank(); k < static_cast<Eigen::Index>(plain.size()); ++k)
+      names.insert(m.describeRow(plain[static_cast<std::size_t>(qr.colsPermutation().indices()[k])]));
+    r.redundant.assign(names.begin(), names.end());
+  }
+  r.dof = m.nq - r.rank;
+  if (m.nq > 0 && m.nrows > 0) {
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J);
+    qr.setThreshold(threshold);
+    r.rankWithDrivers = static_cast<int>(qr.rank());
+  }
+  r.freeDof = m.nq - r.rankWithDrivers;
+  r.passive = m.passiveSpins;
+  return r;
+}
+
+KinStatus assemble(const NaturalModel& m, GlobalData& d, double t) {
+  d.t = t;
+  const double tol = d.options.tolerance * scaleOf(m);
+  // least-squares Newton over all rows: the stored configuration need not close exactly
+  bool converged = false;
+  for (int it = 0; it < 4 * d.options.maxIterations; ++it) {
+    evaluateConstraints(m, d.q, t, d.phi);
+    if (d.phi.cwiseAbs().maxCoeff() < tol) {
+      converged = true;
+      break;
+    }
+    evaluateJacobianDense(m, d.q, t, d.J);
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(d.J);
+    Eigen::VectorXd step = qr.solve(-d.phi);
+    // damp large steps: the stored drawing is a guess, keep to its branch
+    const double n = step.cwiseAbs().maxCoeff();
+    if (n > 0.2 * scaleOf(m)) step *= 0.2 * scaleOf(m) / n;
+    d.q += step;
+  }
+  if (m.nrows == 0) converged = true;
+  const NumericalMobility mob = numericalMobility(m, d.q, t);
+  if (mob.freeDof > 0) {
+    std::string msg = "the drivers leave " + std::to_string(mob.freeDof) + " freedom" +
+                      (mob.freeDof == 1 ? "" : "s") + " undetermined (" + std::to_string(mob.dof) +
+                      " DOF, " + std::to_string(mob.drivers) + " driver" + (mob.drivers == 1 ? "" : "s") +
+                      "): kinematics needs one driver per degree of freedom";
+    return fail(KinStatus::Code::NotDriven, t, msg);
+  }
+  if (!converged) {
+    const int row = worstRow(d.phi);
+    return fail(KinStatus::Code::NotConverged, t,
+                "the mechanism cannot be assembled at t = " + fmt(t) + ": the largest residual (" +
+                    fmt(std::abs(d.phi[row])) + ") is in " + m.describeRow(row) +
+                    (mob.drivers > mob.rankWithDrivers - mob.rank ? "; the drivers may contradict each other" : ""));
+  }
+  // independent rows, in model order
+  {
+    evaluateJacobianDense(m, d.q, t, d.J);
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(d.J.cols(), d.J.rows());
+    qr.setThreshold(1e-9);
+    qr.compute(d.J.transpose());
+    d.rows.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.rank());
+    std::sort(d.rows.begin(), d.rows.end());
+  }
+  if (static_cast<int>(d.rows.size()) != m.nq)
+    return fail(KinStatus::Code::NotDriven, t, "the constraint Jacobian has rank " + std::to_string(d.rows.size()) +
+                                                   " for " + std::to_string(m.nq) + " coordinates");
+  if (d.options.solver == LinearSolverKind::Sparse) buildSparse(m, d);
+  KinStatus s = solveVelocities(m, d);
+  if (!s.ok()) return s;
+  return solveAccelerations(m, d);
+}
+
+KinStatus solvePositions(const NaturalModel& m, GlobalData& d, double t) {
+  // predictor: second-order extrapolation along the motion keeps Newton on its branch
+  const double h = t - d.t;
+  d.q += h * d.qd + 0.5 * h * h * d.qdd;
+  d.t = t;
+  const double tol = d.options.tolerance * scaleOf(m);
+  for (d.iterations = 0; d.iterations <= d.options.maxIterations; ++d.iterations) {
+    evaluateConstraints(m, d.q, t, d.phi);
+    double err = 0;
+    for (int r : d.rows) err = std::max(err, std::abs(d.phi[r]));
+    if (err < tol) break;
+    if (d.iterations == d.options.maxIterations) {
+      const int row = worstRow(d.phi);
+      return fail(KinStatus::Code::NotConverged, t,
+                  "the position problem did not converge at t = " + fmt(t) + " (residual " + fmt(err) +
+                      " in " + m.describeRow(row) + "): the mechanism cannot reach this position",
+                  d.rcond > 0 ? 1 / d.rcond : 0);
+    }
+    if (!factorSelected(m, d) || d.rcond < d.options.singularRcond)
+      return fail(KinStatus::Code::Singular, t,
+                  "singular position at t = " + fmt(t) + ": the constraint Jacobian lost rank (condition number " +
+                      (d.rcond > 0 ? fmt(1 / d.rcond) : std::string("infinite")) + ")",
+                  d.rcond > 0 ? 1 / d.rcond : 0);
+    gatherRows(d, d.phi, -1, d.rhs);
+    solveSelected(d);
+    d.q += d.dq;
+  }
+  return {};
+}
+
+KinStatus solveVelocities(const NaturalModel& m, GlobalData& d) {
+  if (!factorSelected(m, d) || d.rcond < d.options.singularRcond)
+    return fail(KinStatus::Code::Singular, d.t,
+                "singular position at t = " + fmt(d.t) + ": velocities are not determined (condition number " +
+                    (d.rcond > 0 ? fmt(1 / d.rcond) : std::string("infinite")) + ")",
+                d.rcond > 0 ? 1 / d.rcond : 0);
+  evaluatePhiT(m, d.q, d.t, d.phiT);
+  gatherRows(d, d.phiT, -1, d.rhs);
+  solveSelected(d);
+  d.qd = d.dq;
+  return {};
+}
+
+KinStatus solveAccelerations(const NaturalModel& m, GlobalData& d) {
+  // uses the factorisation of solveVelocities (same q)
+  evaluateGamma(m, d.q, d.qd, d.t, d.gamma);
+  gatherRows(d, d.gamma, -1, d.rhs);
+  solveSelected(d);
+  d.qdd = d.dq;
+  return {};
+}
+
+KinStatus solveStep(const NaturalModel& m, GlobalData& d, double t) {
+  KinStatus s = solvePositions(m, d, t);
+  if (!s.ok()) return s;
+  s = solveVelocities(m, d);
+  if (!s.ok()) return s;
+  return solveAccelerations(m, d);
+}
+
+}  // namespace lw::kin

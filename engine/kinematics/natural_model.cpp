@@ -1,0 +1,487 @@
+// Compilation of the natural-coordinate model.
+//
+// 1. Joint points that coincide (pin, revolute, spherical, universal, fixed) and joint axes that
+//    coincide (revolute, cylindrical, prismatic, slider) are merged into one entity; entities
+//    touching the ground are fixed.
+// 2. Each moving body gets a base: an origin point and one (2D) or two (3D) directions, from its
+//    entities, adding body-owned entities where it has too few. The base is kept rigid (distances,
+//    a dot product); every other entity of the body is tied to it by a Combo constraint.
+// 3. Joints that do not merge everything add equations (slider, prismatic, cylindrical,
+//    universal); drivers add one equation each.
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+
+#include "kinematics/natural_model.h"
+
+namespace lw::kin {
+namespace {
+
+struct Item {
+  int body = 0;
+  bool isVector = false;
+  Eigen::Vector3d world = Eigen::Vector3d::Zero();
+  std::string name;
+  bool needed = false;
+};
+
+class Compiler {
+ public:
+  explicit Compiler(const ResolvedMechanism& m) : m_(m), dim_(m.dimension) {
+    nm_.dimension = dim_;
+    nm_.mechanism = &m;
+  }
+
+  NaturalModel run() {
+    collectItems();
+    mergeJoints();
+    for (const auto& d : m_.drivers) needDriverItems(d);
+    makeEntities();
+    makeBodies();
+    for (std::size_t e = 0; e < nm_.entities.size(); ++e)
+      if (nm_.entities[e].isVector && !nm_.entities[e].fixed())
+        add(make(ConstraintKind::UnitNorm, {static_cast<int>(e), -1, -1, -1}),
+            {ConstraintSource::Kind::Vector, static_cast<int>(e)});
+    jointEquations();
+    driverEquations();
+    finish();
+    return std::move(nm_);
+  }
+
+ private:
+  // ---- items and merging (union-find) ----
+  int newItem(int body, bool isVector, const Eigen::Vector3d& w, std::string name) {
+    items_.push_back({body, isVector, w, std::move(name), false});
+    parent_.push_back(static_cast<int>(parent_.size()));
+    return static_cast<int>(items_.size()) - 1;
+  }
+  int find(int i) {
+    while (parent_[static_cast<std::size_t>(i)] != i) i = parent_[static_cast<std::size_t>(i)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(i)])];
+    return i;
+  }
+  void unite(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent_[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);  // keep the first item as root
+  }
+  void need(int i) { items_[static_cast<std::size_t>(i)].needed = true; }
+
+  void collectItems() {
+    pointItem_.resize(m_.bodies.size());
+    vectorItem_.resize(m_.bodies.size());
+    for (std::size_t b = 0; b < m_.bodies.size(); ++b) {
+      const auto& body = m_.bodies[b];
+      for (std::size_t i = 0; i < body.points.size(); ++i)
+        pointItem_[b].push_back(newItem(static_cast<int>(b), false, m_.pointWorld({static_cast<int>(b), static_cast<int>(i)}),
+                                        body.name + "." + body.pointNames[i]));
+      for (std::size_t i = 0; i < body.vectors.size(); ++i)
+        vectorItem_[b].push_back(newItem(static_cast<int>(b), true, m_.vectorWorld({static_cast<int>(b), static_cast<int>(i)}),
+                                         body.name + "." + body.vectorNames[i]));
+    }
+  }
+  int pointItem(ItemIndex p) const { return pointItem_[static_cast<std::size_t>(p.body)][static_cast<std::size_t>(p.index)]; }
+  int vectorItem(ItemIndex v) const { return vectorItem_[static_cast<std::size_t>(v.body)][static_cast<std::size_t>(v.index)]; }
+
+  // a vector shared by both bodies of joint j (fixed joints, prismatic rotation lock)
+  int sharedSynthetic(const ResolvedMechanism::Joint& j, const Eigen::Vector3d& w, const std::string& tag) {
+    const int a = newItem(j.body(0), true, w, j.name + "#" + tag);
+    const int b = newItem(j.body(1), true, w, j.name + "#" + tag);
+    need(a);
+    need(b);
+    unite(a, b);
+    return a;
+  }
+
+  void mergeJoints() {
+    jointSynthetic_.assign(m_.joints.size(), -1);
+    jointSynthetic2_.assign(m_.joints.size(), -1);
+    for (std::size_t k = 0; k < m_.joints.size(); ++k) {
+      const auto& j = m_.joints[k];
+      const int p0 = pointItem(j.points[0]), p1 = pointItem(j.points[1]);
+      need(p0);
+      need(p1);
+      int a0 = -1, a1 = -1;
+      if (j.axes[0].valid()) {
+        a0 = vectorItem(j.axes[0]);
+        a1 = vectorItem(j.axes[1]);
+        need(a0);
+        need(a1);
+      }
+      const Eigen::Matrix3d& R0 = m_.bodies[static_cast<std::size_t>(j.body(0))].rotation;
+      switch (j.type) {
+        case JointType::Pin: case JointType::Spherical: case JointType::Universal:
+          unite(p0, p1);
+          break;
+        case JointType::Revolute:
+          unite(p0, p1);
+          unite(a0, a1);
+          break;
+        case JointType::Slider:
+          unite(a0, a1);
+          break;
+        case JointType::Prismatic: {
+          unite(a0, a1);
+          jointSynthetic_[k] = sharedSynthetic(j, items_[static_cast<std::size_t>(a0)].world.normalized().unitOrthogonal(), "w");
+          break;
+        }
+        case JointType::Cylindrical: {
+          unite(a0, a1);
+          const int w = newItem(j.body(0), true, items_[static_cast<std::size_t>(a0)].world.normalized().unitOrthogonal(), j.name + "#w");
+          need(w);
+          jointSynthetic_[k] = w;
+          break;
+        }
+        case JointType::Fixed:
+          unite(p0, p1);
+          jointSynthetic_[k] = sharedSynthetic(j, R0.col(0), "x");
+          if (dim_ == 3) jointSynthetic2_[k] = sharedSynthetic(j, R0.col(1), "y");
+          break;
+      }
+    }
+  }
+
+  void needDriverItems(const ResolvedMechanism::Driver& d) {
+    if (d.type == Driver::Type::Coordinate) need(pointItem(d.point));
+    if (d.type == Driver::Type::Distance) {
+      need(pointItem(d.points[0]));
+      need(pointItem(d.points[1]));
+    }
+  }
+
+  // ---- entities ----
+  int newEntity(bool isVector, bool fixed, const Eigen::Vector3d& value, std::string name) {
+    Entity e;
+    e.isVector = isVector;
+    e.offset = fixed ? -1 : 0;  // real offsets are assigned in finish()
+    e.value = isVector ? value.normalized() : value;
+    e.name = std::move(name);
+    nm_.entities.push_back(e);
+    return static_cast<int>(nm_.entities.size()) - 1;
+  }
+
+  void makeEntities() {
+    std::vector<char> classHasGround(items_.size(), 0);
+    for (std::size_t i = 0; i < items_.size(); ++i)
+      if (items_[i].needed && items_[i].body == 0) classHasGround[static_cast<std::size_t>(find(static_cast<int>(i)))] = 1;
+    std::vector<int> entityOfRoot(items_.size(), -1);
+    entityOfItem_.assign(items_.size(), -1);
+    bodyPoints_.resize(m_.bodies.size());
+    bodyVectors_.resize(m_.bodies.size());
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+      if (!items_[i].needed) continue;
+      const auto root = static_cast<std::size_t>(find(static_cast<int>(i)));
+      if (entityOfRoot[root] < 0) {
+        // the value of a class touching the ground is the ground item's
+        Eigen::Vector3d value = items_[i].world;
+        std::string name = items_[root].name;
+        if (classHasGround[root])
+          for (std::size_t k = 0; k < items_.size(); ++k)
+            if (items_[k].needed && items_[k].body == 0 && static_cast<std::size_t>(find(static_cast<int>(k))) == root) {
+              value = items_[k].world;
+              name = items_[k].name;
+              break;
+            }
+        entityOfRoot[root] = newEntity(items_[i].isVector, classHasGround[root] != 0, value, name);
+      }
+      const int e = entityOfRoot[root];
+      entityOfItem_[i] = e;
+      auto& list = items_[i].isVector ? bodyVectors_[static_cast<std::size_t>(items_[i].body)]
+                                      : bodyPoints_[static_cast<std::size_t>(items_[i].body)];
+      if (std::find(list.begin(), list.end(), e) == list.end()) list.push_back(e);
+    }
+  }
+
+  Eigen::Vector3d value(const Direction& d) const {
+    const Eigen::Vector3d a = nm_.entities[static_cast<std::size_t>(d.a)].value;
+    return d.b < 0 ? a : Eigen::Vector3d(a - nm_.entities[static_cast<std::size_t>(d.b)].value);
+  }
+  bool allFixed(std::initializer_list<int> es) const {
+    for (int e : es)
+      if (e >= 0 && !nm_.entities[static_cast<std::size_t>(e)].fixed()) return false;
+    return true;
+  }
+
+  // coefficients of `rel` in the body basis (d, R90 d) or (d, d', d×d')
+  Eigen::Vector3d coefficients(const Eigen::Vector3d& rel, const Direction& d1, const Direction& d2) const {
+    const Eigen::Vector3d a = value(d1);
+    if (dim_ == 2) {
+      const Eigen::Vector3d b(-a.y(), a.x(), 0);
+      return {rel.dot(a) / a.squaredNorm(), rel.dot(b) / b.squaredNorm(), 0};
+    }
+    const Eigen::Vector3d b = value(d2);
+    Eigen::Matrix3d B;
+    B << a, b, a.cross(b);
+    return B.fullPivLu().solve(rel);
+  }
+
+  void makeBodies() {
+    nm_.bodies.resize(m_.bodies.size());
+    // ground: its points are world-fixed
+    for (const auto& p : m_.bodies[0].points) nm_.bodies[0].pointCoefficients.push_back(p);
+    const double tol = 1e-9 * std::max(1.0, m_.lengthScale());
+    for (std::size_t b = 1; b < m_.bodies.size(); ++b) {
+      const auto& body = m_.bodies[b];
+      auto& points = bodyPoints_[b];
+      auto& vectors = bodyVectors_[b];
+      BodyFrame& f = nm_.bodies[b];
+      const auto source = ConstraintSource{ConstraintSource::Kind::Body, static_cast<int>(b)};
+      // origin
+      if (points.empty()) points.push_back(newEntity(false, false, body.position, body.name + "#origin"));
+      f.origin = points[0];
+      const Eigen::Vector3d o = nm_.entities[static_cast<std::size_t>(f.origin)].value;
+      // first direction: another point away from the origin, else a vector, else the body x axis
+      bool haveD1 = false;
+      for (std::size_t i = 1; i < points.size() && !haveD1; ++i)
+        if ((nm_.entities[static_cast<std::size_t>(points[i])].value - o).norm() > tol) {
+          f.d[0] = {points[i], f.origin};
+          haveD1 = true;
+        }
+      if (!haveD1 && !vectors.empty()) {
+        f.d[0] = {vectors[0], -1};
+        haveD1 = true;
+      }
+      if (!haveD1) {
+        vectors.push_back(newEntity(true, false, body.rotation.col(0), body.name + "#x"));
+        f.d[0] = {vectors.back(), -1};
+      }
+      bool createdD2 = false;
+      if (dim_ == 3) {
+        const Eigen::Vector3d a = value(f.d[0]).normalized();
+        bool haveD2 = false;
+        auto tryDir = [&](Direction d) {
+          if (haveD2 || (d.a == f.d[0].a && d.b == f.d[0].b)) return;
+          const Eigen::Vector3d v = value(d);
+          if (v.norm() > tol && a.cross(v.normalized()).norm() > 1e-6) {
+            f.d[1] = d;
+            haveD2 = true;
+          }
+        };
+        for (std::size_t i = 1; i < points.size(); ++i) tryDir({points[i], f.origin});
+        for (int v : vectors) tryDir({v, -1});
+        if (!haveD2) {
+          // the body axis most perpendicular to the first direction
+          int best = 0;
+          for (int k = 1; k < 3; ++k)
+            if (std::abs(body.rotation.col(k).dot(a)) < std::abs(body.rotation.col(best).dot(a))) best = k;
+          vectors.push_back(newEntity(true, false, body.rotation.col(best), body.name + "#spin"));
+          f.d[1] = {vectors.back(), -1};
+          createdD2 = true;
+        }
+      }
+      // rigid base
+      auto distance = [&](const Direction& d) {
+        if (d.b >= 0 && !allFixed({d.a, d.b}))
+          add(make(ConstraintKind::Distance, {-1, -1, -1, -1}, {d, Direction{}}, {value(d).squaredNorm(), 0, 0}), source);
+      };
+      distance(f.d[0]);
+      if (dim_ == 3) {
+        distance(f.d[1]);
+        if (!allFixed({f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b}))
+          add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {f.d[0], f.d[1]}, {value(f.d[0]).dot(value(f.d[1])), 0, 0}), source);
+      }
+      // every other entity follows the base
+      auto inBase = [&](int e) {
+        return e == f.origin || e == f.d[0].a || e == f.d[0].b || (dim_ == 3 && (e == f.d[1].a || e == f.d[1].b));
+      };
+      for (int e : points)
+        if (!inBase(e) && !allFixed({e, f.origin, f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b})) {
+          const Eigen::Vector3d k = coefficients(nm_.entities[static_cast<std::size_t>(e)].value - o, f.d[0], f.d[1]);
+          add(make(ConstraintKind::Combo, {e, f.origin, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
+        }
+      for (int e : vectors)
+        if (!inBase(e) && !allFixed({e, f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b})) {
+          const Eigen::Vector3d k = coefficients(nm_.entities[static_cast<std::size_t>(e)].value, f.d[0], f.d[1]);
+          add(make(ConstraintKind::Combo, {e, -1, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
+        }
+      // every point of the body, for outputs and drawing
+      for (std::size_t i = 0; i < body.points.size(); ++i)
+        f.pointCoefficients.push_back(coefficients(m_.pointWorld({static_cast<int>(b), static_cast<int>(i)}) - o, f.d[0], f.d[1]));
+      // A body held only by points on one line (a spherical–spherical rod) spins freely about that
+      // line: a passive freedom. Lock it as seed 002 does (V4_z = const): d'·g = const, g the world
+      // axis along which the spin moves d' most.
+      if (createdD2 && points.size() <= 2 && vectors.size() == 1) {
+        const Eigen::Vector3d a = value(f.d[0]).normalized(), s = value(f.d[1]);
+        const Eigen::Vector3d motion = a.cross(s);
+        int axis = 0;
+        motion.cwiseAbs().maxCoeff(&axis);
+        const int g = newEntity(true, true, Eigen::Vector3d::Unit(axis), body.name + "#spin_lock");
+        add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {f.d[1], Direction{g, -1}}, {s[axis], 0, 0}),
+            {ConstraintSource::Kind::SpinLock, static_cast<int>(b)});
+        nm_.passiveSpins.push_back(body.name);
+      }
+    }
+  }
+
+  int entityOf(int item) const { return entityOfItem_[static_cast<std::size_t>(item)]; }
+
+  void jointEquations() {
+    for (std::size_t k = 0; k < m_.joints.size(); ++k) {
+      const auto& j = m_.joints[k];
+      const auto source = ConstraintSource{ConstraintSource::Kind::Joint, static_cast<int>(k)};
+      const int P = entityOf(pointItem(j.points[0])), Q = entityOf(pointItem(j.points[1]));
+      switch (j.type) {
+        case JointType::Slider: {
+          const int u = entityOf(vectorItem(j.axes[0]));
+          if (!allFixed({P, Q, u})) add(make(ConstraintKind::Collinear2D, {P, Q, u, -1}), source);
+          break;
+        }
+        case JointType::Prismatic:
+        case JointType::Cylindrical: {
+          const int u = entityOf(vectorItem(j.axes[0]));
+          const int w = entityOf(jointSynthetic_[k]);
+          if (!allFixed({P, Q, u, w})) add(make(ConstraintKind::AxisLine3D, {P, Q, u, w}), source);
+          break;
+        }
+        case JointType::Universal: {
+          const int u0 = entityOf(vectorItem(j.axes[0])), u1 = entityOf(vectorItem(j.axes[1]));
+          add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {Direction{u0, -1}, Direction{u1, -1}},
+               {nm_.entities[static_cast<std::size_t>(u0)].value.dot(nm_.entities[static_cast<std::size_t>(u1)].value), 0, 0}),
+              source);
+          break;
+        }
+        default: break;  // merged entities say it all
+      }
+    }
+  }
+
+  // a direction of body b suited to measure rotation about `axis` (zero: planar)
+  Direction rotationDirection(int b, const Eigen::Vector3d& axis) {
+    if (b == 0) {
+      const Eigen::Vector3d g = axis.isZero() ? Eigen::Vector3d::UnitX() : axis.unitOrthogonal();
+      return {newEntity(true, true, g, "ground#reference"), -1};
+    }
+    const BodyFrame& f = nm_.bodies[static_cast<std::size_t>(b)];
+    if (dim_ == 2 || axis.isZero()) return f.d[0];
+    auto perp = [&](const Direction& d) { const Eigen::Vector3d v = value(d).normalized(); return (v - v.dot(axis) * axis).norm(); };
+    return perp(f.d[1]) > perp(f.d[0]) ? f.d[1] : f.d[0];
+  }
+
+  void driverEquations() {
+    for (std::size_t k = 0; k < m_.drivers.size(); ++k) {
+      const auto& d = m_.drivers[k];
+      nm_.drivers.push_back(d.function);
+      const auto source = ConstraintSource{ConstraintSource::Kind::Driver, static_cast<int>(k)};
+      Constraint c;
+      c.driver = static_cast<int>(k);
+      switch (d.type) {
+        case Driver::Type::Joint: {
+          const auto& j = m_.joints[static_cast<std::size_t>(d.joint)];
+          const int P = entityOf(pointItem(j.points[0])), Q = entityOf(pointItem(j.points[1]));
+          if (j.type == JointType::Pin || j.type == JointType::Revolute) {
+            Eigen::Vector3d axis = Eigen::Vector3d::Zero();
+            c.kind = ConstraintKind::DriveAngle;
+            if (j.type == JointType::Revolute) {
+              c.e[0] = entityOf(vectorItem(j.axes[0]));
+              axis = nm_.entities[static_cast<std::size_t>(c.e[0])].value;
+            }
+            c.d[0] = rotationDirection(j.body(0), axis);
+            c.d[1] = rotationDirection(j.body(1), axis);
+            const Eigen::Vector3d a = value(c.d[0]), b = value(c.d[1]);
+            const Eigen::Vector3d n = dim_ == 2 ? Eigen::Vector3d::UnitZ() : axis;
+            c.c[0] = std::atan2(a.cross(b).dot(n), a.dot(b) - a.dot(n) * b.dot(n));
+          } else {  // slider, prismatic: displacement along the axis
+            c.kind = ConstraintKind::DriveSlide;
+            const int u = entityOf(vectorItem(j.axes[0]));
+            c.e[0] = P;
+            c.e[1] = Q;
+            c.e[2] = u;
+            c.c[0] = (nm_.entities[static_cast<std::size_t>(Q)].value - nm_.entities[static_cast<std::size_t>(P)].value)
+                         .dot(nm_.entities[static_cast<std::size_t>(u)].value);
+          }
+          break;
+        }
+        case Driver::Type::Coordinate:
+          c.kind = ConstraintKind::DriveCoordinate;
+          c.e[0] = entityOf(pointItem(d.point));
+          c.component = d.component;
+          break;
+        case Driver::Type::Distance:
+          c.kind = ConstraintKind::DriveDistance;
+          c.e[0] = entityOf(pointItem(d.points[0]));
+          c.e[1] = entityOf(pointItem(d.points[1]));
+          break;
+      }
+      add(c, source);
+    }
+  }
+
+  static Constraint make(ConstraintKind kind, std::array<int, 4> e = {-1, -1, -1, -1},
+                         std::array<Direction, 2> d = {}, std::array<double, 3> c = {0, 0, 0}) {
+    Constraint x;
+    x.kind = kind;
+    std::copy(e.begin(), e.end(), x.e);
+    std::copy(d.begin(), d.end(), x.d);
+    std::copy(c.begin(), c.end(), x.c);
+    return x;
+  }
+
+  void add(Constraint c, ConstraintSource s) {
+    c.source = s;
+    c.rows = c.kind == ConstraintKind::Combo ? dim_ : c.kind == ConstraintKind::AxisLine3D ? 2 : 1;
+    nm_.constraints.push_back(c);
+  }
+
+  void finish() {
+    int offset = 0;
+    for (auto& e : nm_.entities)
+      if (!e.fixed()) {
+        e.offset = offset;
+        offset += dim_;
+      }
+    nm_.nq = offset;
+    nm_.q0.resize(nm_.nq);
+    for (const auto& e : nm_.entities)
+      if (!e.fixed()) nm_.q0.segment(e.offset, dim_) = e.value.head(dim_);
+    int row = 0;
+    for (auto& c : nm_.constraints) {
+      c.row = row;
+      row += c.rows;
+      std::vector<int> es(std::begin(c.e), std::end(c.e));
+      for (const auto& d : c.d) {
+        es.push_back(d.a);
+        es.push_back(d.b);
+      }
+      for (int e : es) {
+        if (e < 0 || nm_.entities[static_cast<std::size_t>(e)].fixed()) continue;
+        for (int k = 0; k < dim_; ++k) c.columns.push_back(nm_.entities[static_cast<std::size_t>(e)].offset + k);
+      }
+      std::sort(c.columns.begin(), c.columns.end());
+      c.columns.erase(std::unique(c.columns.begin(), c.columns.end()), c.columns.end());
+    }
+    nm_.nrows = row;
+  }
+
+  const ResolvedMechanism& m_;
+  int dim_;
+  NaturalModel nm_;
+  std::vector<Item> items_;
+  std::vector<int> parent_;
+  std::vector<std::vector<int>> pointItem_, vectorItem_;
+  std::vector<int> jointSynthetic_, jointSynthetic2_;
+  std::vector<int> entityOfItem_;
+  std::vector<std::vector<int>> bodyPoints_, bodyVectors_;
+};
+
+}  // namespace
+
+NaturalModel compileNaturalModel(const ResolvedMechanism& m) { return Compiler(m).run(); }
+
+std::string NaturalModel::describeRow(int row) const {
+  for (const auto& c : constraints) {
+    if (row < c.row || row >= c.row + c.rows) continue;
+    const auto i = static_cast<std::size_t>(c.source.index);
+    switch (c.source.kind) {
+      case ConstraintSource::Kind::Body: return "body '" + mechanism->bodies[i].name + "' (rigidity)";
+      case ConstraintSource::Kind::Joint: return "joint '" + mechanism->joints[i].name + "'";
+      case ConstraintSource::Kind::Driver: return "driver '" + mechanism->drivers[i].name + "'";
+      case ConstraintSource::Kind::Vector: return "unit vector '" + entities[i].name + "'";
+      case ConstraintSource::Kind::SpinLock: return "spin lock of body '" + mechanism->bodies[i].name + "'";
+    }
+  }
+  return "row " + std::to_string(row);
+}
+
+}  // namespace lw::kin

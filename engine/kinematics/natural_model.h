@@ -1,0 +1,133 @@
+// The natural-coordinate model (seed 002 §1; García de Jalón's natural coordinates): the
+// coordinates q are the world components of "entities" — points and unit vectors — that bodies
+// share where joints make them coincide, and the constraints Φ(q, t) = 0 keep every body rigid,
+// every joint closed and every driver on its prescribed motion.
+//
+// Compiled once from a ResolvedMechanism, immutable afterwards (G1). Every buffer a run needs lives
+// in kin::GlobalData (global_solver.h), never here.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "mechanism/resolved.h"
+
+namespace lw::kin {
+
+/// A point or a unit vector of the model. Coordinates, or fixed (ground).
+struct Entity {
+  bool isVector = false;
+  int offset = -1;                 // first coordinate in q; -1 when fixed
+  Eigen::Vector3d value = Eigen::Vector3d::Zero();  // stored configuration (the value, if fixed)
+  std::string name;                // "crank.B" (the first item merged into it), or "crank#axis"
+  bool fixed() const { return offset < 0; }
+};
+
+/// A direction of a body: entity `a` (a vector), or entity `a` minus entity `b` (two points).
+struct Direction {
+  int a = -1;
+  int b = -1;
+};
+
+enum class ConstraintKind {
+  UnitNorm,         // |u|² − 1                                                         1 row
+  Distance,         // |d|² − c0                              (rigid body, d = P − O)       1 row
+  DirDot,           // d·d' − c0                              (rigid body, universal)      1 row
+  Combo,            // x(e) − [O] − (c0 d + c1 R90 d)  (2D), − (c0 d + c1 d' + c2 d×d') (3D)  dim rows
+  Collinear2D,      // (Q − P) × u                            (slider)                     1 row
+  AxisLine3D,       // (Q − P)·w, (Q − P)·(u × w)             (prismatic, cylindrical)      2 rows
+  DriveAngle,       // cos α (d×d')·n − sin α (d·d' − (d·n)(d'·n)),  α = c0 + f(t)          1 row
+  DriveSlide,       // (Q − P)·u − (c0 + f(t))                                            1 row
+  DriveCoordinate,  // x(P)[component] − f(t)                                             1 row
+  DriveDistance,    // |Q − P|² − f(t)²                                                   1 row
+};
+
+/// Where a constraint comes from, for diagnostics ("joint 'B'", "body 'crank'").
+struct ConstraintSource {
+  enum class Kind { Body, Joint, Driver, Vector, SpinLock };
+  Kind kind = Kind::Body;
+  int index = -1;  // body, joint, driver or entity index
+};
+
+struct Constraint {
+  ConstraintKind kind = ConstraintKind::Distance;
+  int e[4] = {-1, -1, -1, -1};  // entities (meaning per kind, see natural_model.cpp)
+  Direction d[2];                // directions (Distance, DirDot, Combo, DriveAngle)
+  double c[3] = {0, 0, 0};       // constants
+  int driver = -1;               // Drive*: index into NaturalModel::drivers
+  int component = 0;             // DriveCoordinate
+  int rows = 1;
+  int row = 0;                   // first row in Φ
+  ConstraintSource source;
+  std::vector<int> columns;      // q indices the constraint depends on (sorted, unique)
+};
+
+/// How every point of a body follows from its entities: p = O + a·d + b·R90·d (2D) or
+/// p = O + a·d + b·d' + c·(d × d') (3D), coefficients from the stored configuration.
+struct BodyFrame {
+  int origin = -1;  // point entity
+  Direction d[2];
+  std::vector<Eigen::Vector3d> pointCoefficients;  // one per body point (ResolvedMechanism order)
+};
+
+struct NaturalModel {
+  int dimension = 2;
+  int nq = 0;    // coordinates
+  int nrows = 0; // constraint equations (including drivers)
+  std::vector<Entity> entities;
+  std::vector<Constraint> constraints;
+  std::vector<BodyFrame> bodies;        // [0] ground: origin = -1, points are world-fixed
+  std::vector<TimeFunction> drivers;    // by driver index of the mechanism
+  std::vector<std::string> passiveSpins;  // bodies whose free spin was locked (S–S rods)
+  Eigen::VectorXd q0;                   // stored configuration
+  const ResolvedMechanism* mechanism = nullptr;  // the source (must outlive the model)
+
+  /// Human-readable origin of a constraint row: "joint 'B'", "driver 'motor'"...
+  std::string describeRow(int row) const;
+};
+
+/// Compiles the natural-coordinate model. `m` must outlive the result.
+NaturalModel compileNaturalModel(const ResolvedMechanism& m);
+
+// ---- evaluation (constraints.cpp) -----------------------------------------------------------
+
+/// Φ(q, t) into `phi` (nrows).
+void evaluateConstraints(const NaturalModel& m, const Eigen::VectorXd& q, double t,
+                         Eigen::VectorXd& phi);
+/// Calls `sink(row, column, value)` for every structural nonzero of Φ_q, in a fixed order (the
+/// same order every call, so a sparse matrix can be filled by position).
+template <class Sink>
+void evaluateJacobian(const NaturalModel& m, const Eigen::VectorXd& q, double t, Sink&& sink);
+/// Φ_t (nrows).
+void evaluatePhiT(const NaturalModel& m, const Eigen::VectorXd& q, double t, Eigen::VectorXd& phiT);
+/// γ = Φ̇_q q̇ + Φ̇_t: the acceleration equation is Φ_q q̈ = −γ.
+void evaluateGamma(const NaturalModel& m, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                   double t, Eigen::VectorXd& gamma);
+/// Dense Φ_q (nrows × nq).
+void evaluateJacobianDense(const NaturalModel& m, const Eigen::VectorXd& q, double t,
+                           Eigen::MatrixXd& J);
+
+/// World position, velocity and acceleration of point `point` of body `body`.
+void pointKinematics(const NaturalModel& m, int body, int point, const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, Eigen::Vector3d* r,
+                     Eigen::Vector3d* v, Eigen::Vector3d* a);
+
+// ---- implementation detail of evaluateJacobian ----
+namespace detail {
+/// Column `col` of constraint `c`'s rows (`out` has c.rows entries).
+void constraintColumn(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t,
+                      int col, double* out);
+}  // namespace detail
+
+template <class Sink>
+void evaluateJacobian(const NaturalModel& m, const Eigen::VectorXd& q, double t, Sink&& sink) {
+  double col[3];
+  for (const Constraint& c : m.constraints)
+    for (int j : c.columns) {
+      detail::constraintColumn(m, c, q, t, j, col);
+      for (int r = 0; r < c.rows; ++r) sink(c.row + r, j, col[r]);
+    }
+}
+
+}  // namespace lw::kin
