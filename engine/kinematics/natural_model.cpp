@@ -188,6 +188,8 @@ class Compiler {
       }
       const int e = entityOfRoot[root];
       entityOfItem_[i] = e;
+      auto& owners = nm_.entities[static_cast<std::size_t>(e)].bodies;
+      if (std::find(owners.begin(), owners.end(), items_[i].body) == owners.end()) owners.push_back(items_[i].body);
       auto& list = items_[i].isVector ? bodyVectors_[static_cast<std::size_t>(items_[i].body)]
                                       : bodyPoints_[static_cast<std::size_t>(items_[i].body)];
       if (std::find(list.begin(), list.end(), e) == list.end()) list.push_back(e);
@@ -229,7 +231,12 @@ class Compiler {
       BodyFrame& f = nm_.bodies[b];
       const auto source = ConstraintSource{ConstraintSource::Kind::Body, static_cast<int>(b)};
       // origin
-      if (points.empty()) points.push_back(newEntity(false, false, body.position, body.name + "#origin"));
+      const int owner = static_cast<int>(b);
+      auto own = [&](int e) {
+        nm_.entities[static_cast<std::size_t>(e)].bodies = {owner};
+        return e;
+      };
+      if (points.empty()) points.push_back(own(newEntity(false, false, body.position, body.name + "#origin")));
       f.origin = points[0];
       const Eigen::Vector3d o = nm_.entities[static_cast<std::size_t>(f.origin)].value;
       // first direction: another point away from the origin, else a vector, else the body x axis
@@ -244,7 +251,7 @@ class Compiler {
         haveD1 = true;
       }
       if (!haveD1) {
-        vectors.push_back(newEntity(true, false, body.rotation.col(0), body.name + "#x"));
+        vectors.push_back(own(newEntity(true, false, body.rotation.col(0), body.name + "#x")));
         f.d[0] = {vectors.back(), -1};
       }
       bool createdD2 = false;
@@ -266,7 +273,7 @@ class Compiler {
           int best = 0;
           for (int k = 1; k < 3; ++k)
             if (std::abs(body.rotation.col(k).dot(a)) < std::abs(body.rotation.col(best).dot(a))) best = k;
-          vectors.push_back(newEntity(true, false, body.rotation.col(best), body.name + "#spin"));
+          vectors.push_back(own(newEntity(true, false, body.rotation.col(best), body.name + "#spin")));
           f.d[1] = {vectors.back(), -1};
           createdD2 = true;
         }
@@ -452,6 +459,7 @@ class Compiler {
       c.columns.erase(std::unique(c.columns.begin(), c.columns.end()), c.columns.end());
     }
     nm_.nrows = row;
+    for (auto& e : nm_.entities) std::sort(e.bodies.begin(), e.bodies.end());
   }
 
   const ResolvedMechanism& m_;

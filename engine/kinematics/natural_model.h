@@ -21,6 +21,7 @@ struct Entity {
   int offset = -1;                 // first coordinate in q; -1 when fixed
   Eigen::Vector3d value = Eigen::Vector3d::Zero();  // stored configuration (the value, if fixed)
   std::string name;                // "crank.B" (the first item merged into it), or "crank#axis"
+  std::vector<int> bodies;         // bodies that carry it (sorted); a joint's point has two
   bool fixed() const { return offset < 0; }
 };
 
