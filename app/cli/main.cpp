@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "io/mechanism_io.h"
+#include "analysis/kinematics_run.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"
@@ -165,7 +166,7 @@ int decomposeCmd(const std::string& file, bool asJson) {
 }
 
 struct KinematicsArgs {
-  std::string file, method = "global-sparse", out;
+  std::string file, method = "modular-td", out;
   double tEnd = -1, dt = -1;
 };
 
@@ -177,72 +178,22 @@ int kinematics(const KinematicsArgs& a) {
   if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
   lw::Diagnostics ignored;
   const auto res = lw::resolve(*r.mechanism, ignored);
-  const double tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
-  const double dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : tEnd / 100);
-  if (!(dt > 0) || !(tEnd >= 0)) {
-    std::cerr << "linkwright-cli: --t-end must be >= 0 and --dt > 0\n";
-    return kUsage;
-  }
-  const lw::kin::NaturalModel model = lw::kin::compileNaturalModel(*res);
-  lw::kin::KinematicsOptions options;
-  options.solver = a.method == "global-dense" ? lw::kin::LinearSolverKind::Dense : lw::kin::LinearSolverKind::Sparse;
-  lw::kin::GlobalData data(model, options);
-  lw::kin::KinStatus status = lw::kin::assemble(model, data, 0.0);
-  if (!status.ok()) {
-    std::cerr << a.file << ": " << status.message << "\n";
-    return kAnalysisFailed;
-  }
-  std::ostringstream csv;
-  csv.precision(17);
-  const int dim = model.dimension;
-  const char* axes[] = {"x", "y", "z"};
-  csv << "time";
-  for (const char* prefix : {"", "v", "a"})
-    for (std::size_t b = 1; b < res->bodies.size(); ++b)
-      for (const auto& p : res->bodies[b].pointNames)
-        for (int k = 0; k < dim; ++k) csv << "," << res->bodies[b].name << "." << p << "." << prefix << axes[k];
-  csv << "\n";
-  const long steps = std::lround(tEnd / dt);
-  Eigen::Vector3d pos, vel, acc;
-  std::vector<double> row;
-  for (long i = 0; i <= steps; ++i) {
-    const double t = static_cast<double>(i) * dt;
-    if (i > 0) {
-      status = lw::kin::solveStep(model, data, t);
-      if (!status.ok()) {
-        std::cerr << a.file << ": " << status.message << "\n";
-        break;
-      }
+  lw::analysis::KinematicsSpec spec;
+  if (!lw::analysis::parseKinematicsMethod(a.method, spec.method)) return kUsage;
+  spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
+  spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
+  const auto result = lw::analysis::runKinematics(*res, spec);
+  if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
+  if (result.steps() > 0) {
+    std::string err;
+    const std::string csv = lw::analysis::toCsv(result);
+    if (a.out.empty() || a.out == "-") std::cout << csv;
+    else if (!lw::io::writeFileAtomically(a.out, csv, err)) {
+      std::cerr << "linkwright-cli: " << err << "\n";
+      return kIoError;
     }
-    row.clear();
-    for (std::size_t b = 1; b < res->bodies.size(); ++b)
-      for (std::size_t p = 0; p < res->bodies[b].points.size(); ++p) {
-        lw::kin::pointKinematics(model, static_cast<int>(b), static_cast<int>(p), data.q, data.qd, data.qdd, &pos, &vel, &acc);
-        for (int k = 0; k < dim; ++k) row.push_back(pos[k]);
-      }
-    const std::size_t n = row.size();
-    for (std::size_t b = 1; b < res->bodies.size(); ++b)
-      for (std::size_t p = 0; p < res->bodies[b].points.size(); ++p) {
-        lw::kin::pointKinematics(model, static_cast<int>(b), static_cast<int>(p), data.q, data.qd, data.qdd, &pos, &vel, &acc);
-        for (int k = 0; k < dim; ++k) row.push_back(vel[k]);
-      }
-    for (std::size_t b = 1; b < res->bodies.size(); ++b)
-      for (std::size_t p = 0; p < res->bodies[b].points.size(); ++p) {
-        lw::kin::pointKinematics(model, static_cast<int>(b), static_cast<int>(p), data.q, data.qd, data.qdd, &pos, &vel, &acc);
-        for (int k = 0; k < dim; ++k) row.push_back(acc[k]);
-      }
-    (void)n;
-    csv << t;
-    for (double v : row) csv << "," << v;
-    csv << "\n";
   }
-  std::string err;
-  if (a.out.empty() || a.out == "-") std::cout << csv.str();
-  else if (!lw::io::writeFileAtomically(a.out, csv.str(), err)) {
-    std::cerr << "linkwright-cli: " << err << "\n";
-    return kIoError;
-  }
-  return status.ok() ? kOk : kAnalysisFailed;
+  return result.status.ok() ? kOk : kAnalysisFailed;
 }
 
 }  // namespace
@@ -297,9 +248,9 @@ int main(int argc, char** argv) {
   auto* kinCmd = app.add_subcommand("kinematics", "Drive the mechanism and write every point's position, "
                                                   "velocity and acceleration to CSV");
   kinCmd->add_option("FILE", kinArgs.file, "mechanism file (.json)")->required();
-  kinCmd->add_option("--method", kinArgs.method, "global-dense or global-sparse (natural coordinates, "
-                                                 "seed 002 §1.3)")
-      ->check(CLI::IsMember({"global-dense", "global-sparse"}));
+  kinCmd->add_option("--method", kinArgs.method, "global-dense, global-sparse (natural coordinates, seed 002 "
+                                                 "§1.3), modular-td or modular-3ot (structural groups, §2)")
+      ->check(CLI::IsMember({"global-dense", "global-sparse", "modular-td", "modular-3ot"}));
   kinCmd->add_option("--t-end", kinArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
   kinCmd->add_option("--dt", kinArgs.dt, "time step in s (default: the file's analysis.dt, else t_end/100)");
   kinCmd->add_option("-o,--out", kinArgs.out, "CSV file (default: standard output)");

@@ -166,6 +166,15 @@ void evaluateConstraints(const NaturalModel& m, const Eigen::VectorXd& q, double
   for (const Constraint& c : m.constraints) residual<double>(m, c, x, t, phi.data() + c.row);
 }
 
+void constraintValue(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t, double* out) {
+  residual<double>(m, c, Gather<double>{m, q}, t, out);
+}
+
+void constraintJet(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, const Eigen::VectorXd* dir,
+                   int col, double t, double dt, Jet* out) {
+  residual<Jet>(m, c, Gather<Jet>{m, q, dir ? -1 : col, dir}, Jet(t, dt, 0), out);
+}
+
 namespace detail {
 void constraintColumn(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t,
                       int col, double* out) {

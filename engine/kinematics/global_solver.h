@@ -18,7 +18,7 @@ enum class LinearSolverKind { Dense, Sparse };
 
 struct KinematicsOptions {
   LinearSolverKind solver = LinearSolverKind::Dense;
-  double tolerance = 1e-10;  // on |Φ|∞, relative to the mechanism's length scale
+  double tolerance = 1e-12;  // on |Φ|∞, relative to the mechanism's length scale
   int maxIterations = 25;
   double singularRcond = 1e-12;  // reciprocal condition below which a position is singular
 };

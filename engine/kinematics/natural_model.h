@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kinematics/jet.h"
 #include "mechanism/resolved.h"
 
 namespace lw::kin {
@@ -113,6 +114,14 @@ void evaluateJacobianDense(const NaturalModel& m, const Eigen::VectorXd& q, doub
 void pointKinematics(const NaturalModel& m, int body, int point, const Eigen::VectorXd& q,
                      const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, Eigen::Vector3d* r,
                      Eigen::Vector3d* v, Eigen::Vector3d* a);
+
+/// One constraint's residual (c.rows values).
+void constraintValue(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t,
+                     double* out);
+/// One constraint on Jets: coordinate i seeded with dir[i] (or, when dir is null, only column
+/// `col` with 1), time with (t, dt, 0). `out` has c.rows entries.
+void constraintJet(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q,
+                   const Eigen::VectorXd* dir, int col, double t, double dt, Jet* out);
 
 // ---- implementation detail of evaluateJacobian ----
 namespace detail {

@@ -40,6 +40,23 @@ expect 0 "generate crank-slider-3d" -- "$cli" generate crank-slider-3d --units 3
 expect 0 "check crank-slider-3d" -- "$cli" check "$tmp/cs.json"
 contains out "= 4 DOF"
 
+# decomposition and kinematics
+expect 0 "decompose four-bar" -- "$cli" decompose "$samples/four-bar.json"
+contains out "2. {coupler, rocker}  RRR dyad (Assur group class I"
+expect 0 "decompose --json" -- "$cli" decompose --json "$samples/stephenson-six-bar.json"
+contains out '"name": "triad"'
+expect 5 "decompose an undriven mechanism" -- "$cli" decompose "$samples/five-bar.json"
+contains err "under-driven"
+for method in global-dense global-sparse modular-td modular-3ot; do
+  expect 0 "kinematics $method" -- "$cli" kinematics "$samples/slider-crank.json" --method $method --t-end 0.5 --dt 0.05 -o "$tmp/k_$method.csv"
+  [ "$(wc -l < "$tmp/k_$method.csv")" -eq 12 ] || { echo "FAIL: $method CSV has $(wc -l < "$tmp/k_$method.csv") lines"; fail=1; }
+done
+head -1 "$tmp/k_modular-td.csv" > "$tmp/header"
+contains header "time,crank.O.x,crank.O.y,crank.B.x"
+expect 5 "kinematics of an undriven mechanism" -- "$cli" kinematics "$samples/five-bar.json"
+contains err "the drivers leave 2 freedoms undetermined"
+expect 2 "unknown method" -- "$cli" kinematics "$samples/four-bar.json" --method magic
+
 cp "$samples/four-bar.json" "$tmp/f.json"
 expect 0 "format in place" -- "$cli" format "$tmp/f.json"
 cmp -s "$tmp/f.json" "$samples/four-bar.json" || { echo "FAIL: format changed a canonical file"; fail=1; }

@@ -1,0 +1,124 @@
+#include "analysis/kinematics_run.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "kinematics/modular_solver.h"
+#include "topology/structural_groups.h"
+
+namespace lw::analysis {
+
+const char* toString(KinematicsMethod m) {
+  switch (m) {
+    case KinematicsMethod::GlobalDense: return "global-dense";
+    case KinematicsMethod::GlobalSparse: return "global-sparse";
+    case KinematicsMethod::ModularTD: return "modular-td";
+    case KinematicsMethod::Modular3OT: return "modular-3ot";
+  }
+  return "?";
+}
+
+bool parseKinematicsMethod(const std::string& s, KinematicsMethod& out) {
+  for (auto m : {KinematicsMethod::GlobalDense, KinematicsMethod::GlobalSparse, KinematicsMethod::ModularTD,
+                 KinematicsMethod::Modular3OT})
+    if (s == toString(m)) {
+      out = m;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+void appendRow(const ResolvedMechanism& m, const kin::NaturalModel& nm, double t, const Eigen::VectorXd& q,
+               const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, std::vector<double>& out) {
+  const int dim = m.dimension;
+  out.push_back(t);
+  const std::size_t start = out.size();
+  std::size_t count = 0;
+  for (std::size_t b = 1; b < m.bodies.size(); ++b) count += m.bodies[b].points.size();
+  out.resize(start + 3 * count * static_cast<std::size_t>(dim));
+  std::size_t k = 0;
+  Eigen::Vector3d r, v, a;
+  for (std::size_t b = 1; b < m.bodies.size(); ++b)
+    for (std::size_t p = 0; p < m.bodies[b].points.size(); ++p, ++k) {
+      kin::pointKinematics(nm, static_cast<int>(b), static_cast<int>(p), q, qd, qdd, &r, &v, &a);
+      for (int i = 0; i < dim; ++i) {
+        out[start + k * static_cast<std::size_t>(dim) + static_cast<std::size_t>(i)] = r[i];
+        out[start + (count + k) * static_cast<std::size_t>(dim) + static_cast<std::size_t>(i)] = v[i];
+        out[start + (2 * count + k) * static_cast<std::size_t>(dim) + static_cast<std::size_t>(i)] = a[i];
+      }
+    }
+}
+
+}  // namespace
+
+KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec& spec, const Progress& progress,
+                               const std::atomic<bool>* cancel) {
+  KinematicsResult result;
+  const char* axes[] = {"x", "y", "z"};
+  result.columns.push_back("time");
+  for (const char* prefix : {"", "v", "a"})
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      for (const auto& p : m.bodies[b].pointNames)
+        for (int k = 0; k < m.dimension; ++k)
+          result.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
+
+  const kin::NaturalModel nm = kin::compileNaturalModel(m);
+  kin::KinematicsOptions options;
+  options.solver = spec.method == KinematicsMethod::GlobalDense ? kin::LinearSolverKind::Dense : kin::LinearSolverKind::Sparse;
+  kin::GlobalData global(nm, options);
+  result.status = kin::assemble(nm, global, 0.0);
+  if (!result.status.ok()) return result;
+
+  const bool modular = spec.method == KinematicsMethod::ModularTD || spec.method == KinematicsMethod::Modular3OT;
+  std::optional<kin::ModularModel> mm;
+  std::optional<kin::ModularData> md;
+  if (modular) {
+    mm = kin::compileModularModel(nm, topology::decompose(nm), global.q);
+    if (!mm->ok()) {
+      result.status.code = kin::KinStatus::Code::NotDriven;
+      result.status.message = mm->error;
+      return result;
+    }
+    result.decomposition = topology::describe(mm->decomposition, m);
+    md.emplace(*mm, options);
+    md->acceleration = spec.method == KinematicsMethod::Modular3OT ? kin::AccelerationMethod::ThirdOrderTensor
+                                                                     : kin::AccelerationMethod::TD;
+    kin::startModular(*mm, *md, global.q, global.qd, global.qdd, 0.0);
+  }
+  const long steps = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
+  for (long i = 0; i <= steps; ++i) {
+    const double t = static_cast<double>(i) * spec.dt;
+    if (i > 0) {
+      result.status = modular ? kin::modularStep(*mm, *md, t) : kin::solveStep(nm, global, t);
+      if (!result.status.ok()) break;
+    }
+    if (modular) appendRow(m, nm, t, md->q, md->qd, md->qdd, result.values);
+    else appendRow(m, nm, t, global.q, global.qd, global.qdd, result.values);
+    if (progress && (i % 64 == 0 || i == steps)) progress(steps ? static_cast<double>(i) / static_cast<double>(steps) : 1.0);
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+      result.status.code = kin::KinStatus::Code::NotConverged;
+      result.status.message = "cancelled at t = " + std::to_string(t);
+      result.status.time = t;
+      break;
+    }
+  }
+  return result;
+}
+
+std::string toCsv(const KinematicsResult& r) {
+  std::ostringstream os;
+  os.precision(17);
+  for (std::size_t c = 0; c < r.columns.size(); ++c) os << (c ? "," : "") << r.columns[c];
+  os << "\n";
+  const std::size_t n = r.columns.size();
+  for (std::size_t i = 0; i < r.steps(); ++i) {
+    for (std::size_t c = 0; c < n; ++c) os << (c ? "," : "") << r.values[i * n + c];
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace lw::analysis

@@ -1,0 +1,43 @@
+// A kinematic analysis as one job: the same entry point serves the CLI, the GUI and the tests.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kinematics/global_solver.h"
+
+namespace lw::analysis {
+
+enum class KinematicsMethod { GlobalDense, GlobalSparse, ModularTD, Modular3OT };
+/// "global-dense", "global-sparse", "modular-td", "modular-3ot"
+const char* toString(KinematicsMethod);
+bool parseKinematicsMethod(const std::string& s, KinematicsMethod& out);
+
+struct KinematicsSpec {
+  KinematicsMethod method = KinematicsMethod::ModularTD;
+  double tEnd = 1;
+  double dt = 0.01;
+};
+
+/// Time histories of every point of every moving body, in model order.
+struct KinematicsResult {
+  std::vector<std::string> columns;  // time, then <body>.<point>.x/.y(/.z), then .vx.., then .ax..
+  std::vector<double> values;        // row-major, columns.size() per step
+  kin::KinStatus status;             // ok, or the failure that stopped the run (time, place)
+  std::string decomposition;         // modular methods: the groups used
+  std::size_t steps() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+};
+
+/// progress(fraction in [0, 1]); cancel is polled every step.
+using Progress = std::function<void(double)>;
+
+KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec& spec, const Progress& progress = {},
+                               const std::atomic<bool>* cancel = nullptr);
+
+/// CSV with a header row (17 significant digits).
+std::string toCsv(const KinematicsResult& r);
+
+}  // namespace lw::analysis
