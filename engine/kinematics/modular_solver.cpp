@@ -3,7 +3,9 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -121,6 +123,29 @@ void detectClosedForm(const NaturalModel& m, ModularGroup& g) {
   }
 }
 
+// offsets and fixed values of the closed-form entities, so the step loop touches no Entity
+void flatten(const NaturalModel& m, ModularGroup& g) {
+  if (g.solver == GroupSolver::Generic) return;
+  auto take = [&](int e, int& off, double* fix) {
+    if (e < 0) return;
+    const Entity& en = m.entities[static_cast<std::size_t>(e)];
+    off = en.fixed() ? -1 : en.offset;
+    fix[0] = en.value.x();
+    fix[1] = en.value.y();
+  };
+  double dummy[2];
+  take(g.unknown, g.offU, dummy);
+  take(g.knownA, g.offA, g.fixA);
+  take(g.knownB, g.offB, g.fixB);
+  take(g.axis, g.offAxis, g.fixAxis);
+  if (g.solver == GroupSolver::Crank2D) {
+    const Constraint& drive = m.constraints[static_cast<std::size_t>(g.driverConstraint)];
+    g.driver = drive.driver;
+    g.angle0 = std::atan2(g.fixAxis[1], g.fixAxis[0]) + drive.c[0];
+  }
+  g.closedRates = g.derived.empty() && (g.solver != GroupSolver::RRPDyad || (g.offB < 0 && g.offAxis < 0));
+}
+
 }  // namespace
 
 ModularModel compileModularModel(const NaturalModel& m, topology::Decomposition d, const Eigen::VectorXd& q) {
@@ -222,6 +247,7 @@ ModularModel compileModularModel(const NaturalModel& m, topology::Decomposition 
       }
     }
     detectClosedForm(m, g);
+    flatten(m, g);
     mm.groups.push_back(std::move(g));
   }
   return mm;
@@ -355,34 +381,42 @@ KinStatus failure(KinStatus::Code code, double t, std::string msg, double cond =
   return s;
 }
 
+// a planar point of the flattened closed-form data: a coordinate or a fixed value
+inline Eigen::Vector2d at(const Eigen::VectorXd& v, int off, const double* fix) {
+  return off >= 0 ? Eigen::Vector2d(v[off], v[off + 1]) : Eigen::Vector2d(fix[0], fix[1]);
+}
+inline Eigen::Vector2d rate(const Eigen::VectorXd& v, int off) {
+  return off >= 0 ? Eigen::Vector2d(v[off], v[off + 1]) : Eigen::Vector2d::Zero();
+}
+
 KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, ModularData& d, double branch) {
-  const int off = m.entities[static_cast<std::size_t>(g.unknown)].offset;
+  double* C = d.q.data() + g.offU;
   switch (g.solver) {
     case GroupSolver::Crank2D: {
-      const Constraint& drive = m.constraints[static_cast<std::size_t>(g.driverConstraint)];
-      const double alpha = drive.c[0] + m.drivers[static_cast<std::size_t>(drive.driver)].value(d.t);
-      const Eigen::Vector2d ref = pt(m, d.q, g.axis).normalized();
-      const double phi0 = std::atan2(ref.y(), ref.x()) + alpha;
-      d.q.segment<2>(off) = pt(m, d.q, g.knownA) + g.lengthA * Eigen::Vector2d(std::cos(phi0), std::sin(phi0));
+      const double phi = g.angle0 + m.drivers[static_cast<std::size_t>(g.driver)].value(d.t);
+      C[0] = g.fixA[0] + g.lengthA * std::cos(phi);
+      C[1] = g.fixA[1] + g.lengthA * std::sin(phi);
       return {};
     }
     case GroupSolver::RRRDyad: {
-      const Eigen::Vector2d A = pt(m, d.q, g.knownA), B = pt(m, d.q, g.knownB);
+      const Eigen::Vector2d A = at(d.q, g.offA, g.fixA), B = at(d.q, g.offB, g.fixB);
       const Eigen::Vector2d AB = B - A;
-      const double dist2 = AB.squaredNorm(), dist = std::sqrt(dist2);
-      const double a = (g.lengthA * g.lengthA - g.lengthB * g.lengthB + dist2) / (2 * dist);
-      const double h2 = g.lengthA * g.lengthA - a * a;
-      if (!(h2 >= 0) || !(dist > 0))
+      // C = A + k AB ± h R90 AB with k = a/|AB|, h = √(L_A² − a²)/|AB|: one division, one root
+      const double dist2 = AB.squaredNorm(), inv2 = 1 / dist2;
+      const double k = 0.5 * (g.lengthA * g.lengthA - g.lengthB * g.lengthB + dist2) * inv2;
+      const double h2 = g.lengthA * g.lengthA * inv2 - k * k;
+      if (!(h2 >= 0) || !(dist2 > 0))
         return failure(KinStatus::Code::NotConverged, d.t,
                        "the dyad cannot close at t = " + fmt(d.t) + ": its two links (" + fmt(g.lengthA) + " and " +
-                           fmt(g.lengthB) + " m) cannot reach points " + fmt(dist) + " m apart");
-      const Eigen::Vector2d e = AB / dist;
-      d.q.segment<2>(off) = A + a * e + branch * std::sqrt(h2) * Eigen::Vector2d(-e.y(), e.x());
+                           fmt(g.lengthB) + " m) cannot reach points " + fmt(std::sqrt(dist2)) + " m apart");
+      const double h = branch * std::sqrt(h2);
+      C[0] = A.x() + k * AB.x() - h * AB.y();
+      C[1] = A.y() + k * AB.y() + h * AB.x();
       return {};
     }
     case GroupSolver::RRPDyad: {
-      const Eigen::Vector2d A = pt(m, d.q, g.knownA), P = pt(m, d.q, g.knownB);
-      const Eigen::Vector2d u = pt(m, d.q, g.axis).normalized();
+      const Eigen::Vector2d A = at(d.q, g.offA, g.fixA), P = at(d.q, g.offB, g.fixB);
+      const Eigen::Vector2d u = at(d.q, g.offAxis, g.fixAxis).normalized();
       const double along = (A - P).dot(u);
       const double off2 = (A - P).squaredNorm() - along * along;  // squared distance of A from the line
       const double disc = g.lengthA * g.lengthA - off2;
@@ -390,10 +424,66 @@ KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, Modul
         return failure(KinStatus::Code::NotConverged, d.t,
                        "the slider cannot reach its guide at t = " + fmt(d.t) + ": the link (" + fmt(g.lengthA) +
                            " m) is shorter than the distance to the line (" + fmt(std::sqrt(off2)) + " m)");
-      d.q.segment<2>(off) = P + (along + branch * std::sqrt(disc)) * u;
+      const Eigen::Vector2d c = P + (along + branch * std::sqrt(disc)) * u;
+      C[0] = c.x();
+      C[1] = c.y();
       return {};
     }
     default: return {};
+  }
+}
+
+// Closed-form velocities and TD accelerations (Eqs. 22, 30 with the explicit 2×2 inverse, Eq. 20)
+// of the crank and the dyads. Returns false when the group's 2×2 matrix is singular.
+bool closedFormRates(const NaturalModel& m, const ModularGroup& g, ModularData& d) {
+  const Eigen::Vector2d C(d.q[g.offU], d.q[g.offU + 1]);
+  double* V = d.qd.data() + g.offU;
+  double* Acc = d.qdd.data() + g.offU;
+  switch (g.solver) {
+    case GroupSolver::Crank2D: {
+      const TimeFunction& f = m.drivers[static_cast<std::size_t>(g.driver)];
+      const double w = f.rate(d.t), wd = f.acceleration(d.t);
+      const double rx = C.x() - g.fixA[0], ry = C.y() - g.fixA[1];  // A is fixed
+      V[0] = -w * ry;
+      V[1] = w * rx;
+      Acc[0] = -wd * ry - w * w * rx;
+      Acc[1] = wd * rx - w * w * ry;
+      return true;
+    }
+    case GroupSolver::RRRDyad: {
+      // (C − A)·(Ċ − Ȧ) = 0, (C − B)·(Ċ − Ḃ) = 0 and their time derivatives
+      const Eigen::Vector2d a = C - at(d.q, g.offA, g.fixA), b = C - at(d.q, g.offB, g.fixB);
+      const double det = a.x() * b.y() - a.y() * b.x();
+      if (!(std::abs(det) > 1e-12 * (a.squaredNorm() + b.squaredNorm()))) return false;  // toggle
+      const double inv = 1 / det;
+      const Eigen::Vector2d va = rate(d.qd, g.offA), vb = rate(d.qd, g.offB);
+      double ra = a.dot(va), rb = b.dot(vb);
+      const double vx = (ra * b.y() - a.y() * rb) * inv, vy = (a.x() * rb - b.x() * ra) * inv;
+      V[0] = vx;
+      V[1] = vy;
+      const Eigen::Vector2d v(vx, vy);
+      ra = a.dot(rate(d.qdd, g.offA)) - (v - va).squaredNorm();
+      rb = b.dot(rate(d.qdd, g.offB)) - (v - vb).squaredNorm();
+      Acc[0] = (ra * b.y() - a.y() * rb) * inv;
+      Acc[1] = (a.x() * rb - b.x() * ra) * inv;
+      return true;
+    }
+    case GroupSolver::RRPDyad: {
+      // C = P + s u on a guide fixed to the ground: (C − A)·(ṡ u − Ȧ) = 0
+      const Eigen::Vector2d a = C - at(d.q, g.offA, g.fixA);
+      const Eigen::Vector2d u = Eigen::Vector2d(g.fixAxis[0], g.fixAxis[1]).normalized();
+      const double den = a.dot(u);
+      if (!(std::abs(den) > 1e-12 * a.norm())) return false;  // rod perpendicular to the guide
+      const Eigen::Vector2d va = rate(d.qd, g.offA);
+      const Eigen::Vector2d v = (a.dot(va) / den) * u;
+      V[0] = v.x();
+      V[1] = v.y();
+      const Eigen::Vector2d acc = ((a.dot(rate(d.qdd, g.offA)) - (v - va).squaredNorm()) / den) * u;
+      Acc[0] = acc.x();
+      Acc[1] = acc.y();
+      return true;
+    }
+    default: return false;
   }
 }
 
@@ -535,6 +625,13 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
   for (std::size_t gi = 0; gi < model.groups.size(); ++gi) {
     const ModularGroup& g = model.groups[gi];
     GroupBuffers& b = *d.groups[gi];
+    using Clock = std::chrono::steady_clock;
+    auto lap = [&, t0 = d.profile ? Clock::now() : Clock::time_point{}](int stage) mutable {
+      if (!d.profile) return;
+      const auto now = Clock::now();
+      d.stageSeconds[stage] += std::chrono::duration<double>(now - t0).count();
+      t0 = now;
+    };
     KinStatus s = groupPosition(m, g, d, b, d.branch[gi], d.iterations);
     if (!s.ok()) {
       s.message += " in group " + groupName(m, model.decomposition.groups[static_cast<std::size_t>(g.group)]) + " (" +
@@ -542,6 +639,18 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
       return s;
     }
     derivedPositions(m, g, d);
+    lap(0);
+    if (d.acceleration == AccelerationMethod::TD && g.closedRates) {
+      if (!closedFormRates(m, g, d)) {
+        const auto& sg = model.decomposition.groups[static_cast<std::size_t>(g.group)];
+        return failure(KinStatus::Code::Singular, t,
+                       "singular position at t = " + fmt(t) + " in group " + groupName(m, sg) + " (" + sg.name +
+                           "): its links are aligned (toggle or dead centre), velocities are not determined",
+                       std::numeric_limits<double>::infinity());
+      }
+      lap(2);
+      continue;
+    }
     if (g.phi.empty()) {
       derivedVelocities(m, g, d);
       derivedAccelerations(m, g, d);
@@ -563,6 +672,7 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
     solve(g, b);
     for (std::size_t k = 0; k < g.phi.size(); ++k) d.qd[g.phi[k]] = b.sol[static_cast<Eigen::Index>(k)];
     derivedVelocities(m, g, d);
+    lap(1);
     // acceleration
     if (d.acceleration == AccelerationMethod::TD) {
       // Φ_φ φ̈ = −(Φ_h ḧ + γ), γ over the group's rows with every velocity known
@@ -576,6 +686,7 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
       for (std::size_t k = 0; k < g.phi.size(); ++k) d.qdd[g.phi[k]] = b.acc[static_cast<Eigen::Index>(k)];
     }
     derivedAccelerations(m, g, d);
+    lap(2);
   }
   return {};
 }

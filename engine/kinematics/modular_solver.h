@@ -34,6 +34,12 @@ struct ModularGroup {
   int unknown = -1, knownA = -1, knownB = -1, axis = -1;  // entities
   double lengthA = 0, lengthB = 0;
   int driverConstraint = -1;
+  // the same, flattened for the step loop: coordinate offsets (-1 when fixed) and fixed values
+  bool closedRates = false;       // velocities and TD accelerations in closed form too
+  int offU = -1, offA = -1, offB = -1, offAxis = -1;
+  double fixA[2] = {0, 0}, fixB[2] = {0, 0}, fixAxis[2] = {0, 0};
+  double angle0 = 0;              // crank: reference direction angle + the driver's offset
+  int driver = -1;
 };
 
 struct ModularModel {
@@ -64,6 +70,8 @@ struct ModularData {
   std::vector<std::unique_ptr<GroupBuffers>> groups;
   std::vector<double> branch;  // closed forms: the assembly mode of each group (sign)
   int iterations = 0;          // Newton iterations of the last step, all groups
+  bool profile = false;        // accumulate the time of each stage (benchmarks, Table 5)
+  double stageSeconds[3] = {0, 0, 0};  // position, velocity, acceleration
 };
 
 /// Takes an assembled state (e.g. from kin::assemble) and records the assembly modes.
