@@ -100,8 +100,12 @@ void residual(const NaturalModel& m, const Constraint& c, const X& x, const T& t
         out[0] = r.x;
         out[1] = r.y;
       } else {
-        const V3<T> d2 = direction<T>(c.d[1], x);
-        r = r - (T(c.c[0]) * d + T(c.c[1]) * d2 + T(c.c[2]) * cross(d, d2));
+        if (c.d[1].a < 0) {  // a point on the axis of a spin-free body
+          r = r - T(c.c[0]) * d;
+        } else {
+          const V3<T> d2 = direction<T>(c.d[1], x);
+          r = r - (T(c.c[0]) * d + T(c.c[1]) * d2 + T(c.c[2]) * cross(d, d2));
+        }
         out[0] = r.x;
         out[1] = r.y;
         out[2] = r.z;
@@ -155,6 +159,16 @@ V3<T> bodyPoint(const NaturalModel& m, int body, int point, const X& x) {
   if (f.origin < 0) return {T(k.x()), T(k.y()), T(k.z())};  // ground: world coordinates
   const V3<T> o = x(f.origin), d = direction<T>(f.d[0], x);
   if (m.dimension == 2) return o + (T(k.x()) * d + T(k.y()) * rot90(d));
+  if (f.spinFree) {
+    // smallest rotation taking axis0 to the current axis: R v = v + w×v + w×(w×v)/(1 + c)
+    using std::sqrt;
+    const V3<T> a = (T(1.0) / sqrt(dot(d, d))) * d;
+    const V3<T> a0{T(f.axis0.x()), T(f.axis0.y()), T(f.axis0.z())};
+    const V3<T> w = cross(a0, a), v{T(k.x()), T(k.y()), T(k.z())};
+    const T c = dot(a0, a);
+    const V3<T> wv = cross(w, v);
+    return o + v + wv + (T(1.0) / (T(1.0) + c)) * cross(w, wv);
+  }
   const V3<T> d2 = direction<T>(f.d[1], x);
   return o + (T(k.x()) * d + T(k.y()) * d2 + T(k.z()) * cross(d, d2));
 }

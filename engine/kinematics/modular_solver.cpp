@@ -1,5 +1,6 @@
 #include "kinematics/modular_solver.h"
 
+#include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <algorithm>
@@ -64,8 +65,11 @@ bool isPointPair(const Direction& d, int a, int& other) {
 }
 
 // closed-form solvers recognised on the group's constraints (planar only)
+void detectClosedForm3D(const NaturalModel& m, ModularGroup& g);
+
 void detectClosedForm(const NaturalModel& m, ModularGroup& g) {
-  if (m.dimension != 2 || g.phi.size() != 2) return;
+  if (m.dimension == 3) return detectClosedForm3D(m, g);
+  if (g.phi.size() != 2) return;
   const Entity* target = nullptr;
   int unknown = -1;
   for (std::size_t e = 0; e < m.entities.size(); ++e)
@@ -123,6 +127,51 @@ void detectClosedForm(const NaturalModel& m, ModularGroup& g) {
   }
 }
 
+// 1R3D: |B − A| = L, (B − A)·n = h, driven angle about the fixed axis n (A, n fixed);
+// 2E1P: |C − B| = L with C on a fixed line P + s u (the AxisLine3D of a prismatic joint)
+void detectClosedForm3D(const NaturalModel& m, ModularGroup& g) {
+  if (g.phi.size() != 3) return;
+  int unknown = -1;
+  for (std::size_t e = 0; e < m.entities.size(); ++e)
+    if (!m.entities[e].fixed() && m.entities[e].offset == g.phi[0] && !m.entities[e].isVector) unknown = static_cast<int>(e);
+  if (unknown < 0) return;
+  auto fixed = [&](int e) { return e >= 0 && m.entities[static_cast<std::size_t>(e)].fixed(); };
+  const Constraint *dist = nullptr, *dot = nullptr, *drive = nullptr, *line = nullptr;
+  for (int ci : g.constraints) {
+    const Constraint& c = m.constraints[static_cast<std::size_t>(ci)];
+    if (c.kind == ConstraintKind::Distance && !dist) dist = &c;
+    else if (c.kind == ConstraintKind::DirDot && !dot) dot = &c;
+    else if (c.kind == ConstraintKind::DriveAngle && !drive) drive = &c;
+    else if (c.kind == ConstraintKind::AxisLine3D && !line) line = &c;
+    else return;  // anything else: Newton–Raphson
+  }
+  int other = -1;
+  if (!dist || !isPointPair(dist->d[0], unknown, other)) return;
+  g.unknown = unknown;
+  g.lengthA = std::sqrt(dist->c[0]);
+  if (dot && drive && !line && g.constraints.size() == 3) {
+    // the dot product must be (B − A)·n with the drive's fixed axis n, and A fixed
+    const bool dotOnAxis = (dot->d[0].a == dist->d[0].a && dot->d[0].b == dist->d[0].b && dot->d[1].b < 0 &&
+                            dot->d[1].a == drive->e[0]);
+    if (!dotOnAxis || !fixed(other) || !fixed(drive->e[0]) || drive->d[0].b >= 0 || !fixed(drive->d[0].a) ||
+        drive->d[1].a != dist->d[0].a || drive->d[1].b != dist->d[0].b)
+      return;
+    g.solver = GroupSolver::Crank3D;
+    g.knownA = other;
+    g.axis = drive->e[0];
+    g.knownB = drive->d[0].a;  // the ground reference direction
+    g.driverConstraint = static_cast<int>(drive - m.constraints.data());
+    return;
+  }
+  if (line && !dot && !drive && g.constraints.size() == 2 && line->e[1] == unknown && fixed(line->e[0]) &&
+      fixed(line->e[2]) && fixed(line->e[3])) {
+    g.solver = GroupSolver::RodSlider3D;
+    g.knownA = other;      // the rod's other end (known, may move)
+    g.knownB = line->e[0]; // a point of the line
+    g.axis = line->e[2];   // its direction
+  }
+}
+
 // offsets and fixed values of the closed-form entities, so the step loop touches no Entity
 void flatten(const NaturalModel& m, ModularGroup& g) {
   if (g.solver == GroupSolver::Generic) return;
@@ -132,8 +181,9 @@ void flatten(const NaturalModel& m, ModularGroup& g) {
     off = en.fixed() ? -1 : en.offset;
     fix[0] = en.value.x();
     fix[1] = en.value.y();
+    fix[2] = en.value.z();
   };
-  double dummy[2];
+  double dummy[3];
   take(g.unknown, g.offU, dummy);
   take(g.knownA, g.offA, g.fixA);
   take(g.knownB, g.offB, g.fixB);
@@ -142,6 +192,27 @@ void flatten(const NaturalModel& m, ModularGroup& g) {
     const Constraint& drive = m.constraints[static_cast<std::size_t>(g.driverConstraint)];
     g.driver = drive.driver;
     g.angle0 = std::atan2(g.fixAxis[1], g.fixAxis[0]) + drive.c[0];
+  }
+  if (g.solver == GroupSolver::Crank3D) {
+    const Constraint& drive = m.constraints[static_cast<std::size_t>(g.driverConstraint)];
+    g.driver = drive.driver;
+    g.angle0 = drive.c[0];
+    const Eigen::Vector3d n = Eigen::Vector3d(g.fixAxis[0], g.fixAxis[1], g.fixAxis[2]).normalized();
+    const Eigen::Vector3d ref = Eigen::Vector3d(g.fixB[0], g.fixB[1], g.fixB[2]);
+    const Eigen::Vector3d gref = (ref - ref.dot(n) * n).normalized(), g2 = n.cross(gref);
+    const Eigen::Vector3d rel = m.entities[static_cast<std::size_t>(g.unknown)].value -
+                                Eigen::Vector3d(g.fixA[0], g.fixA[1], g.fixA[2]);
+    g.along = rel.dot(n);
+    g.radius = std::sqrt(std::max(0.0, g.lengthA * g.lengthA - g.along * g.along));
+    for (int k = 0; k < 3; ++k) {
+      g.fixAxis[k] = n[k];
+      g.ref[k] = gref[k];
+      g.ref2[k] = g2[k];
+    }
+  }
+  if (g.solver == GroupSolver::RodSlider3D) {
+    const Eigen::Vector3d u = Eigen::Vector3d(g.fixAxis[0], g.fixAxis[1], g.fixAxis[2]).normalized();
+    for (int k = 0; k < 3; ++k) g.fixAxis[k] = u[k];
   }
   g.closedRates = g.derived.empty() && (g.solver != GroupSolver::RRPDyad || (g.offB < 0 && g.offAxis < 0));
 }
@@ -282,6 +353,12 @@ double branchOf(const NaturalModel& m, const ModularGroup& g, const Eigen::Vecto
     case GroupSolver::RRPDyad: {
       const Eigen::Vector2d A = pt(m, q, g.knownA), P = pt(m, q, g.knownB), C = pt(m, q, g.unknown);
       const Eigen::Vector2d u = pt(m, q, g.axis).normalized();
+      return (C - P).dot(u) - (A - P).dot(u) >= 0 ? 1.0 : -1.0;
+    }
+    case GroupSolver::RodSlider3D: {
+      const Eigen::Vector3d A = g.offA >= 0 ? Eigen::Vector3d(q.segment<3>(g.offA)) : Eigen::Vector3d(g.fixA[0], g.fixA[1], g.fixA[2]);
+      const Eigen::Vector3d P(g.fixB[0], g.fixB[1], g.fixB[2]), u(g.fixAxis[0], g.fixAxis[1], g.fixAxis[2]);
+      const Eigen::Vector3d C = q.segment<3>(m.entities[static_cast<std::size_t>(g.unknown)].offset);
       return (C - P).dot(u) - (A - P).dot(u) >= 0 ? 1.0 : -1.0;
     }
     default: return 1.0;
@@ -429,13 +506,58 @@ KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, Modul
       C[1] = c.y();
       return {};
     }
+    case GroupSolver::Crank3D: {
+      const double phi = g.angle0 + m.drivers[static_cast<std::size_t>(g.driver)].value(d.t);
+      const double c = std::cos(phi) * g.radius, s = std::sin(phi) * g.radius;
+      for (int k = 0; k < 3; ++k) C[k] = g.fixA[k] + g.along * g.fixAxis[k] + c * g.ref[k] + s * g.ref2[k];
+      return {};
+    }
+    case GroupSolver::RodSlider3D: {
+      const Eigen::Vector3d A = g.offA >= 0 ? Eigen::Vector3d(d.q.segment<3>(g.offA)) : Eigen::Vector3d(g.fixA[0], g.fixA[1], g.fixA[2]);
+      const Eigen::Vector3d P(g.fixB[0], g.fixB[1], g.fixB[2]), u(g.fixAxis[0], g.fixAxis[1], g.fixAxis[2]);
+      const double along = (A - P).dot(u);
+      const double disc = g.lengthA * g.lengthA - ((A - P).squaredNorm() - along * along);
+      if (!(disc >= 0))
+        return failure(KinStatus::Code::NotConverged, d.t,
+                       "the rod cannot reach its slider's line at t = " + fmt(d.t) + " (rod " + fmt(g.lengthA) + " m)");
+      const double sAlong = along + branch * std::sqrt(disc);
+      for (int k = 0; k < 3; ++k) C[k] = P[k] + sAlong * u[k];
+      return {};
+    }
     default: return {};
   }
 }
 
 // Closed-form velocities and TD accelerations (Eqs. 22, 30 with the explicit 2×2 inverse, Eq. 20)
 // of the crank and the dyads. Returns false when the group's 2×2 matrix is singular.
+bool closedFormRates3D(const NaturalModel& m, const ModularGroup& g, ModularData& d) {
+  const Eigen::Vector3d C = d.q.segment<3>(g.offU);
+  if (g.solver == GroupSolver::Crank3D) {
+    const TimeFunction& f = m.drivers[static_cast<std::size_t>(g.driver)];
+    const double phi = g.angle0 + f.value(d.t), w = f.rate(d.t), wd = f.acceleration(d.t);
+    const double c = std::cos(phi) * g.radius, s = std::sin(phi) * g.radius;
+    for (int k = 0; k < 3; ++k) {
+      const double radial = c * g.ref[k] + s * g.ref2[k], tangent = -s * g.ref[k] + c * g.ref2[k];
+      d.qd[g.offU + k] = w * tangent;
+      d.qdd[g.offU + k] = wd * tangent - w * w * radial;
+    }
+    return true;
+  }
+  // RodSlider3D: C = P + s u, (C − A)·(ṡ u − Ȧ) = 0 and its derivative
+  const Eigen::Vector3d A = g.offA >= 0 ? Eigen::Vector3d(d.q.segment<3>(g.offA)) : Eigen::Vector3d(g.fixA[0], g.fixA[1], g.fixA[2]);
+  const Eigen::Vector3d u(g.fixAxis[0], g.fixAxis[1], g.fixAxis[2]), a = C - A;
+  const double den = a.dot(u);
+  if (!(std::abs(den) > 1e-12 * a.norm())) return false;  // rod perpendicular to the line
+  const Eigen::Vector3d va = g.offA >= 0 ? Eigen::Vector3d(d.qd.segment<3>(g.offA)) : Eigen::Vector3d::Zero();
+  const Eigen::Vector3d aa = g.offA >= 0 ? Eigen::Vector3d(d.qdd.segment<3>(g.offA)) : Eigen::Vector3d::Zero();
+  const Eigen::Vector3d v = (a.dot(va) / den) * u;
+  d.qd.segment<3>(g.offU) = v;
+  d.qdd.segment<3>(g.offU) = ((a.dot(aa) - (v - va).squaredNorm()) / den) * u;
+  return true;
+}
+
 bool closedFormRates(const NaturalModel& m, const ModularGroup& g, ModularData& d) {
+  if (m.dimension == 3) return closedFormRates3D(m, g, d);
   const Eigen::Vector2d C(d.q[g.offU], d.q[g.offU + 1]);
   double* V = d.qd.data() + g.offU;
   double* Acc = d.qdd.data() + g.offU;

@@ -20,7 +20,14 @@ namespace lw::kin {
 enum class AccelerationMethod { TD, ThirdOrderTensor };
 
 /// How a group's positions are found.
-enum class GroupSolver { Generic, Crank2D, RRRDyad, RRPDyad };
+enum class GroupSolver {
+  Generic,       // Newton–Raphson on the group equations
+  Crank2D,       // a link turning about a ground pivot, driven
+  RRRDyad,       // two links meeting at a pin, from two known pins
+  RRPDyad,       // a link from a known pin to a slider on a ground guide
+  Crank3D,       // 1R3D: a link turning about a ground axis, driven
+  RodSlider3D,   // 2E1P: a spherical–spherical rod from a known point to a slider on a ground line
+};
 
 struct ModularGroup {
   int group = -1;                 // index in the decomposition
@@ -37,8 +44,10 @@ struct ModularGroup {
   // the same, flattened for the step loop: coordinate offsets (-1 when fixed) and fixed values
   bool closedRates = false;       // velocities and TD accelerations in closed form too
   int offU = -1, offA = -1, offB = -1, offAxis = -1;
-  double fixA[2] = {0, 0}, fixB[2] = {0, 0}, fixAxis[2] = {0, 0};
+  double fixA[3] = {0, 0, 0}, fixB[3] = {0, 0, 0}, fixAxis[3] = {0, 0, 0};
   double angle0 = 0;              // crank: reference direction angle + the driver's offset
+  double along = 0, radius = 0;   // Crank3D: the pin's offset along the axis and from it
+  double ref[3] = {0, 0, 0}, ref2[3] = {0, 0, 0};  // Crank3D: basis g, n × g of the axis' normal plane
   int driver = -1;
 };
 

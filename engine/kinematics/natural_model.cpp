@@ -209,6 +209,7 @@ class Compiler {
   // coefficients of `rel` in the body basis (d, R90 d) or (d, d', d×d')
   Eigen::Vector3d coefficients(const Eigen::Vector3d& rel, const Direction& d1, const Direction& d2) const {
     const Eigen::Vector3d a = value(d1);
+    if (dim_ == 3 && d2.a < 0) return {rel.dot(a) / a.squaredNorm(), 0, 0};  // on the axis of a spin-free body
     if (dim_ == 2) {
       const Eigen::Vector3d b(-a.y(), a.x(), 0);
       return {rel.dot(a) / a.squaredNorm(), rel.dot(b) / b.squaredNorm(), 0};
@@ -254,7 +255,6 @@ class Compiler {
         vectors.push_back(own(newEntity(true, false, body.rotation.col(0), body.name + "#x")));
         f.d[0] = {vectors.back(), -1};
       }
-      bool createdD2 = false;
       if (dim_ == 3) {
         const Eigen::Vector3d a = value(f.d[0]).normalized();
         bool haveD2 = false;
@@ -268,14 +268,22 @@ class Compiler {
         };
         for (std::size_t i = 1; i < points.size(); ++i) tryDir({points[i], f.origin});
         for (int v : vectors) tryDir({v, -1});
-        if (!haveD2) {
+        if (!haveD2 && f.d[0].b >= 0 && vectors.empty()) {
+          // Held only by points on one line (a spherical–spherical rod): its spin about that line
+          // is a passive freedom nothing depends on. The body gets no orientation coordinate at all
+          // (seed 002 locks V4_z instead, which turns singular for some rod directions); its
+          // off-axis points follow the axis by the smallest rotation.
+          f.spinFree = true;
+          f.axis0 = a;
+          nm_.spinFreeBodies.push_back(static_cast<int>(b));
+          nm_.passiveSpins.push_back(body.name);
+        } else if (!haveD2) {
           // the body axis most perpendicular to the first direction
           int best = 0;
           for (int k = 1; k < 3; ++k)
             if (std::abs(body.rotation.col(k).dot(a)) < std::abs(body.rotation.col(best).dot(a))) best = k;
-          vectors.push_back(own(newEntity(true, false, body.rotation.col(best), body.name + "#spin")));
+          vectors.push_back(own(newEntity(true, false, body.rotation.col(best), body.name + "#y")));
           f.d[1] = {vectors.back(), -1};
-          createdD2 = true;
         }
       }
       // rigid base
@@ -284,7 +292,7 @@ class Compiler {
           add(make(ConstraintKind::Distance, {-1, -1, -1, -1}, {d, Direction{}}, {value(d).squaredNorm(), 0, 0}), source);
       };
       distance(f.d[0]);
-      if (dim_ == 3) {
+      if (dim_ == 3 && !f.spinFree) {
         distance(f.d[1]);
         if (!allFixed({f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b}))
           add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {f.d[0], f.d[1]}, {value(f.d[0]).dot(value(f.d[1])), 0, 0}), source);
@@ -303,21 +311,10 @@ class Compiler {
           const Eigen::Vector3d k = coefficients(nm_.entities[static_cast<std::size_t>(e)].value, f.d[0], f.d[1]);
           add(make(ConstraintKind::Combo, {e, -1, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
         }
-      // every point of the body, for outputs and drawing
-      for (std::size_t i = 0; i < body.points.size(); ++i)
-        f.pointCoefficients.push_back(coefficients(m_.pointWorld({static_cast<int>(b), static_cast<int>(i)}) - o, f.d[0], f.d[1]));
-      // A body held only by points on one line (a spherical–spherical rod) spins freely about that
-      // line: a passive freedom. Lock it as seed 002 does (V4_z = const): d'·g = const, g the world
-      // axis along which the spin moves d' most.
-      if (createdD2 && points.size() <= 2 && vectors.size() == 1) {
-        const Eigen::Vector3d a = value(f.d[0]).normalized(), s = value(f.d[1]);
-        const Eigen::Vector3d motion = a.cross(s);
-        int axis = 0;
-        motion.cwiseAbs().maxCoeff(&axis);
-        const int g = newEntity(true, true, Eigen::Vector3d::Unit(axis), body.name + "#spin_lock");
-        add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {f.d[1], Direction{g, -1}}, {s[axis], 0, 0}),
-            {ConstraintSource::Kind::SpinLock, static_cast<int>(b)});
-        nm_.passiveSpins.push_back(body.name);
+      // every point of the body, for outputs and drawing (spin-free: its offset from the origin)
+      for (std::size_t i = 0; i < body.points.size(); ++i) {
+        const Eigen::Vector3d rel = m_.pointWorld({static_cast<int>(b), static_cast<int>(i)}) - o;
+        f.pointCoefficients.push_back(f.spinFree ? rel : coefficients(rel, f.d[0], f.d[1]));
       }
     }
   }
@@ -486,7 +483,6 @@ std::string NaturalModel::describeRow(int row) const {
       case ConstraintSource::Kind::Joint: return "joint '" + mechanism->joints[i].name + "'";
       case ConstraintSource::Kind::Driver: return "driver '" + mechanism->drivers[i].name + "'";
       case ConstraintSource::Kind::Vector: return "unit vector '" + entities[i].name + "'";
-      case ConstraintSource::Kind::SpinLock: return "spin lock of body '" + mechanism->bodies[i].name + "'";
     }
   }
   return "row " + std::to_string(row);

@@ -47,7 +47,7 @@ enum class ConstraintKind {
 
 /// Where a constraint comes from, for diagnostics ("joint 'B'", "body 'crank'").
 struct ConstraintSource {
-  enum class Kind { Body, Joint, Driver, Vector, SpinLock };
+  enum class Kind { Body, Joint, Driver, Vector };
   Kind kind = Kind::Body;
   int index = -1;  // body, joint, driver or entity index
 };
@@ -69,8 +69,12 @@ struct Constraint {
 /// p = O + a·d + b·d' + c·(d × d') (3D), coefficients from the stored configuration.
 struct BodyFrame {
   int origin = -1;  // point entity
-  Direction d[2];
+  Direction d[2];   // 3D spin-free bodies have d[1].a = -1
   std::vector<Eigen::Vector3d> pointCoefficients;  // one per body point (ResolvedMechanism order)
+  // A body held only by points on one line (a spherical–spherical rod) has no orientation
+  // coordinate: its points are origin + R(axis0 → axis)·(stored offset), R the smallest rotation.
+  bool spinFree = false;
+  Eigen::Vector3d axis0 = Eigen::Vector3d::UnitX();  // stored unit axis
 };
 
 struct NaturalModel {
@@ -81,7 +85,8 @@ struct NaturalModel {
   std::vector<Constraint> constraints;
   std::vector<BodyFrame> bodies;        // [0] ground: origin = -1, points are world-fixed
   std::vector<TimeFunction> drivers;    // by driver index of the mechanism
-  std::vector<std::string> passiveSpins;  // bodies whose free spin was locked (S–S rods)
+  std::vector<std::string> passiveSpins;  // names of the spin-free bodies (their passive freedom)
+  std::vector<int> spinFreeBodies;        // their indices
   Eigen::VectorXd q0;                   // stored configuration
   const ResolvedMechanism* mechanism = nullptr;  // the source (must outlive the model)
 

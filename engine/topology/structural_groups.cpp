@@ -54,8 +54,9 @@ class Decomposer {
       else if (d.type == Driver::Type::Distance)
         addPair({d.points[0].body, d.points[1].body, B_ - 1, 0, 'A', -1, static_cast<int>(k)});
     }
-    for (const auto& c : nm_.constraints)
-      if (c.source.kind == kin::ConstraintSource::Kind::SpinLock) addPair({0, c.source.index, B_ - 1, 0, 'L', -1, -1});
+    // the passive spin of a spherical–spherical rod is not a coordinate: count it as handled, as
+    // seed 002 does by fixing it (a pseudo-pair removing one freedom)
+    for (int b : nm_.spinFreeBodies) addPair({0, b, B_ - 1, 0, 'L', -1, -1});
   }
 
   Decomposition run() {
