@@ -196,3 +196,52 @@ TEST(GlobalKinematics, UnreachablePositionStopsWithTimeAndPlace) {
 
 }  // namespace
 }  // namespace lw::kin
+
+namespace lw::kin {
+namespace {
+
+// A spherical–spherical rod has no orientation coordinate; a point off its axis follows it by the
+// smallest rotation: rigid (constant distances to both ends) and with consistent derivatives.
+TEST(GlobalKinematics, SpinFreeRodPointsAreRigidWithConsistentRates) {
+  Mechanism cs = generate::crankSlider3d(2);
+  cs.bodies[1].points.push_back({"P", {0.1, 0.7, -0.3}});  // rod_1, off its axis
+  Diagnostics diag;
+  const auto res = resolve(cs, diag);
+  ASSERT_TRUE(res);
+  const NaturalModel m = compileNaturalModel(*res);
+  ASSERT_EQ(m.spinFreeBodies.size(), 2u);
+  GlobalData d(m);
+  ASSERT_TRUE(assemble(m, d, 0).ok());
+  const int rod = res->findBody("rod_1");
+  ASSERT_EQ(res->bodies[static_cast<std::size_t>(rod)].points.size(), 3u);
+  const double h = 1e-5;  // FD truncation ~ h²·|r'''|: 1e-10·1e5 for this fast crank
+  std::vector<Eigen::Vector3d> pos, vel, acc;
+  Eigen::Vector3d B0, C0, P0;
+  pointKinematics(m, rod, 0, d.q, d.qd, d.qdd, &B0, nullptr, nullptr);
+  pointKinematics(m, rod, 1, d.q, d.qd, d.qdd, &C0, nullptr, nullptr);
+  pointKinematics(m, rod, 2, d.q, d.qd, d.qdd, &P0, nullptr, nullptr);
+  EXPECT_TRUE(P0.isApprox(Eigen::Vector3d(2.1, 0.7, -0.3))) << P0.transpose() << " B " << B0.transpose();
+  for (int k = 1; k <= 100; ++k) {
+    ASSERT_TRUE(solveStep(m, d, k * h).ok());
+    Eigen::Vector3d B, C, P, v, a;
+    pointKinematics(m, rod, 0, d.q, d.qd, d.qdd, &B, nullptr, nullptr);
+    pointKinematics(m, rod, 1, d.q, d.qd, d.qdd, &C, nullptr, nullptr);
+    pointKinematics(m, rod, 2, d.q, d.qd, d.qdd, &P, &v, &a);
+    EXPECT_NEAR((P - B).norm(), (P0 - B0).norm(), 1e-12);
+    EXPECT_NEAR((P - C).norm(), (P0 - C0).norm(), 1e-12);
+    pos.push_back(P);
+    vel.push_back(v);
+    acc.push_back(a);
+  }
+  for (std::size_t k = 1; k + 1 < pos.size(); ++k) {
+    const Eigen::Vector3d fdv = (pos[k + 1] - pos[k - 1]) / (2 * h);
+    const Eigen::Vector3d fda = (vel[k + 1] - vel[k - 1]) / (2 * h);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_TRUE(test::near(vel[k][i], fdv[i], 1e-5, 1e-6)) << "velocity, step " << k;
+      EXPECT_TRUE(test::near(acc[k][i], fda[i], 1e-3, 1e-5)) << "acceleration, step " << k;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lw::kin
