@@ -99,7 +99,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     else appendRow(m, nm, t, global.q, global.qd, global.qdd, result.values);
     if (progress && (i % 64 == 0 || i == steps)) progress(steps ? static_cast<double>(i) / static_cast<double>(steps) : 1.0);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
-      result.status.code = kin::KinStatus::Code::NotConverged;
+      result.status.code = kin::KinStatus::Code::Cancelled;
       result.status.message = "cancelled at t = " + std::to_string(t);
       result.status.time = t;
       break;

@@ -32,16 +32,21 @@ class SparseLu {
   bool factor() {
     if (!symbolic_) return false;
     if (numeric_ && klu_refactor(colPtr_.data(), rowIdx_.data(), values.data(), symbolic_, numeric_, &common_) &&
-        klu_rcond(symbolic_, numeric_, &common_) && common_.rcond > 1e-14)
+        klu_rcond(symbolic_, numeric_, &common_) && common_.rcond > 1e-6)
       return true;
-    // first factorisation, or the old pivot order went bad: factor afresh (allocates; rare)
+    // first factorisation, or the old pivot order no longer suits these values: factor afresh
+    // with partial pivoting (allocates; rare)
     if (numeric_) klu_free_numeric(&numeric_, &common_);
     numeric_ = klu_factor(colPtr_.data(), rowIdx_.data(), values.data(), symbolic_, &common_);
     return numeric_ && common_.status == KLU_OK;
   }
+  /// Reciprocal condition: KLU's cheap pivot ratio, refined by its 1-norm estimate when small
+  /// (the ratio alone flags badly scaled but regular matrices).
   double rcond() {
     if (!numeric_ || !klu_rcond(symbolic_, numeric_, &common_)) return 0;
-    return common_.rcond;
+    if (common_.rcond > 1e-10) return common_.rcond;
+    if (!klu_condest(colPtr_.data(), values.data(), symbolic_, numeric_, &common_) || !(common_.condest > 0)) return 0;
+    return 1 / common_.condest;
   }
   bool solve(double* b) { return numeric_ && klu_solve(symbolic_, numeric_, n_, 1, b, &common_); }
 

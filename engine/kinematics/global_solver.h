@@ -25,7 +25,7 @@ struct KinematicsOptions {
 
 /// Outcome of a kinematic solve: ok, or what went wrong, where and when.
 struct KinStatus {
-  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven };
+  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled };
   Code code = Code::Ok;
   std::string message;
   double time = 0;

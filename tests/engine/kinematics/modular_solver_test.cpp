@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "analysis/kinematics_run.h"
@@ -150,6 +151,32 @@ TEST(KinematicsRun, CsvHeaderAndFirstRow) {
             "crank.O.vx,crank.O.vy,crank.B.vx,crank.B.vy,rod.B.vx,rod.B.vy,rod.C.vx,rod.C.vy,slider.P.vx,slider.P.vy,"
             "crank.O.ax,crank.O.ay,crank.B.ax,crank.B.ay,rod.B.ax,rod.B.ay,rod.C.ax,rod.C.ay,slider.P.ax,slider.P.ay");
   EXPECT_EQ(r.decomposition, "{crank} {rod, slider}");
+}
+
+}  // namespace
+}  // namespace lw::kin
+
+namespace lw::kin {
+namespace {
+
+TEST(KinematicsRun, CancelAndProgress) {
+  Diagnostics d;
+  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/four-bar.json");
+  const auto res = resolve(*r.mechanism, d);
+  analysis::KinematicsSpec spec;
+  spec.tEnd = 10;
+  spec.dt = 0.001;
+  std::atomic<bool> cancel{false};
+  double last = -1;
+  int calls = 0;
+  const auto result = analysis::runKinematics(*res, spec, [&](double f) {
+    EXPECT_GE(f, last);
+    last = f;
+    if (++calls == 3) cancel = true;  // a user pressing Stop
+  }, &cancel);
+  EXPECT_EQ(result.status.code, KinStatus::Code::Cancelled);
+  EXPECT_LT(result.steps(), 10001u);
+  EXPECT_GT(result.steps(), 0u);
 }
 
 }  // namespace
