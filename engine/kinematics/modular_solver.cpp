@@ -767,7 +767,8 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
         const auto& sg = model.decomposition.groups[static_cast<std::size_t>(g.group)];
         return failure(KinStatus::Code::Singular, t,
                        "singular position at t = " + fmt(t) + " in group " + groupName(m, sg) + " (" + sg.name +
-                           "): its links are aligned (toggle or dead centre), velocities are not determined",
+                           "): its links are aligned (toggle or dead centre, condition number above 1e12), "
+                           "velocities are not determined",
                        std::numeric_limits<double>::infinity());
       }
       lap(2);

@@ -117,6 +117,15 @@ TEST(ModularKinematics, KeepsTheAssemblyModeOverManyTurns) {
     pointKinematics(s->natural, rocker, 1, md.q, md.qd, md.qdd, &C, nullptr, nullptr);
     ASSERT_LT(C.y(), 0) << "flipped to the mirror assembly at step " << k;
   }
+  // the global solver keeps it too (its predictor starts every Newton solve on the branch)
+  GlobalData g(s->natural);
+  ASSERT_TRUE(assemble(s->natural, g, 0).ok());
+  for (int k = 1; k <= 300; ++k) {
+    ASSERT_TRUE(solveStep(s->natural, g, k / 30.0).ok());
+    Eigen::Vector3d C;
+    pointKinematics(s->natural, rocker, 1, g.q, g.qd, g.qdd, &C, nullptr, nullptr);
+    ASSERT_LT(C.y(), 0) << "global: flipped to the mirror assembly at step " << k;
+  }
 }
 
 TEST(ModularKinematics, ADyadThatCannotCloseIsReportedWithGroupAndTime) {
