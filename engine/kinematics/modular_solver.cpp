@@ -466,14 +466,17 @@ inline Eigen::Vector2d rate(const Eigen::VectorXd& v, int off) {
   return off >= 0 ? Eigen::Vector2d(v[off], v[off + 1]) : Eigen::Vector2d::Zero();
 }
 
-KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, ModularData& d, double branch) {
+// false when the group cannot close; `why` (if given) then says why. No allocation otherwise: this
+// runs for every dyad of every step.
+bool closedFormPosition(const NaturalModel& m, const ModularGroup& g, ModularData& d, double branch,
+                        std::string* why) {
   double* C = d.q.data() + g.offU;
   switch (g.solver) {
     case GroupSolver::Crank2D: {
       const double phi = g.angle0 + m.drivers[static_cast<std::size_t>(g.driver)].value(d.t);
       C[0] = g.fixA[0] + g.lengthA * std::cos(phi);
       C[1] = g.fixA[1] + g.lengthA * std::sin(phi);
-      return {};
+      return true;
     }
     case GroupSolver::RRRDyad: {
       const Eigen::Vector2d A = at(d.q, g.offA, g.fixA), B = at(d.q, g.offB, g.fixB);
@@ -483,13 +486,15 @@ KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, Modul
       const double k = 0.5 * (g.lengthA * g.lengthA - g.lengthB * g.lengthB + dist2) * inv2;
       const double h2 = g.lengthA * g.lengthA * inv2 - k * k;
       if (!(h2 >= 0) || !(dist2 > 0))
-        return failure(KinStatus::Code::NotConverged, d.t,
-                       "the dyad cannot close at t = " + fmt(d.t) + ": its two links (" + fmt(g.lengthA) + " and " +
-                           fmt(g.lengthB) + " m) cannot reach points " + fmt(std::sqrt(dist2)) + " m apart");
+        {
+        if (why) *why = "the dyad cannot close at t = " + fmt(d.t) + ": its two links (" + fmt(g.lengthA) + " and " +
+                           fmt(g.lengthB) + " m) cannot reach points " + fmt(std::sqrt(dist2)) + " m apart";
+        return false;
+      }
       const double h = branch * std::sqrt(h2);
       C[0] = A.x() + k * AB.x() - h * AB.y();
       C[1] = A.y() + k * AB.y() + h * AB.x();
-      return {};
+      return true;
     }
     case GroupSolver::RRPDyad: {
       const Eigen::Vector2d A = at(d.q, g.offA, g.fixA), P = at(d.q, g.offB, g.fixB);
@@ -498,19 +503,21 @@ KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, Modul
       const double off2 = (A - P).squaredNorm() - along * along;  // squared distance of A from the line
       const double disc = g.lengthA * g.lengthA - off2;
       if (!(disc >= 0))
-        return failure(KinStatus::Code::NotConverged, d.t,
-                       "the slider cannot reach its guide at t = " + fmt(d.t) + ": the link (" + fmt(g.lengthA) +
-                           " m) is shorter than the distance to the line (" + fmt(std::sqrt(off2)) + " m)");
+        {
+        if (why) *why = "the slider cannot reach its guide at t = " + fmt(d.t) + ": the link (" + fmt(g.lengthA) +
+                           " m) is shorter than the distance to the line (" + fmt(std::sqrt(off2)) + " m)";
+        return false;
+      }
       const Eigen::Vector2d c = P + (along + branch * std::sqrt(disc)) * u;
       C[0] = c.x();
       C[1] = c.y();
-      return {};
+      return true;
     }
     case GroupSolver::Crank3D: {
       const double phi = g.angle0 + m.drivers[static_cast<std::size_t>(g.driver)].value(d.t);
       const double c = std::cos(phi) * g.radius, s = std::sin(phi) * g.radius;
       for (int k = 0; k < 3; ++k) C[k] = g.fixA[k] + g.along * g.fixAxis[k] + c * g.ref[k] + s * g.ref2[k];
-      return {};
+      return true;
     }
     case GroupSolver::RodSlider3D: {
       const Eigen::Vector3d A = g.offA >= 0 ? Eigen::Vector3d(d.q.segment<3>(g.offA)) : Eigen::Vector3d(g.fixA[0], g.fixA[1], g.fixA[2]);
@@ -518,13 +525,15 @@ KinStatus closedFormPosition(const NaturalModel& m, const ModularGroup& g, Modul
       const double along = (A - P).dot(u);
       const double disc = g.lengthA * g.lengthA - ((A - P).squaredNorm() - along * along);
       if (!(disc >= 0))
-        return failure(KinStatus::Code::NotConverged, d.t,
-                       "the rod cannot reach its slider's line at t = " + fmt(d.t) + " (rod " + fmt(g.lengthA) + " m)");
+        {
+        if (why) *why = "the rod cannot reach its slider's line at t = " + fmt(d.t) + " (rod " + fmt(g.lengthA) + " m)";
+        return false;
+      }
       const double sAlong = along + branch * std::sqrt(disc);
       for (int k = 0; k < 3; ++k) C[k] = P[k] + sAlong * u[k];
-      return {};
+      return true;
     }
-    default: return {};
+    default: return true;
   }
 }
 
@@ -611,7 +620,11 @@ bool closedFormRates(const NaturalModel& m, const ModularGroup& g, ModularData& 
 
 KinStatus groupPosition(const NaturalModel& m, const ModularGroup& g, ModularData& d, GroupBuffers& b,
                         double branch, int& iterations) {
-  if (g.solver != GroupSolver::Generic) return closedFormPosition(m, g, d, branch);
+  if (g.solver != GroupSolver::Generic) {
+    std::string why;
+    if (!closedFormPosition(m, g, d, branch, &why)) return failure(KinStatus::Code::NotConverged, d.t, why);
+    return {};
+  }
   const double tol = d.options.tolerance * (m.mechanism ? m.mechanism->lengthScale() : 1.0);
   for (int it = 0;; ++it) {
     int row = 0;
@@ -754,6 +767,10 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
       d.stageSeconds[stage] += std::chrono::duration<double>(now - t0).count();
       t0 = now;
     };
+    // hot path: a closed-form group solved in place, nothing built unless it fails
+    if (g.closedRates && d.acceleration == AccelerationMethod::TD && !d.profile &&
+        closedFormPosition(m, g, d, d.branch[gi], nullptr) && closedFormRates(m, g, d))
+      continue;
     KinStatus s = groupPosition(m, g, d, b, d.branch[gi], d.iterations);
     if (!s.ok()) {
       s.message += " in group " + groupName(m, model.decomposition.groups[static_cast<std::size_t>(g.group)]) + " (" +

@@ -22,7 +22,15 @@ TimeFunction::TimeFunction(const Expression& f, const ParameterTable& p) {
   f_ = expr_.bind(t);
   const Expression d = expr_.derivative("t");
   df_ = d.bind(t);
-  ddf_ = d.derivative("t").bind(t);
+  const Expression dd = d.derivative("t");
+  ddf_ = dd.bind(t);
+  // linear in t when the derivative does not depend on t (the simplified second derivative is 0)
+  if (d.isConstant() && dd.isConstant()) {
+    const double zero = 0;
+    linear_ = true;
+    c0_ = f_(std::span<const double>(&zero, 1));
+    c1_ = df_(std::span<const double>(&zero, 1));
+  }
 }
 
 Eigen::Vector3d ResolvedMechanism::pointWorld(ItemIndex p) const {

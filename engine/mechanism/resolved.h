@@ -20,15 +20,18 @@ class TimeFunction {
  public:
   TimeFunction() = default;
   TimeFunction(const Expression& f, const ParameterTable& p);
-  double value(double t) const { return f_(std::span<const double>(&t, 1)); }
-  double rate(double t) const { return df_(std::span<const double>(&t, 1)); }
-  double acceleration(double t) const { return ddf_(std::span<const double>(&t, 1)); }
+  // linear motions (the common "ω·t") skip the expression tree: they are evaluated every step
+  double value(double t) const { return linear_ ? c0_ + c1_ * t : f_(std::span<const double>(&t, 1)); }
+  double rate(double t) const { return linear_ ? c1_ : df_(std::span<const double>(&t, 1)); }
+  double acceleration(double t) const { return linear_ ? 0.0 : ddf_(std::span<const double>(&t, 1)); }
   /// The expression with parameters substituted (for display).
   const Expression& expression() const { return expr_; }
 
  private:
   Expression expr_;
   Expression::Bound f_, df_, ddf_;
+  bool linear_ = false;
+  double c0_ = 0, c1_ = 0;
 };
 
 /// Index of a point or vector: bodies[body].points[index] (or .vectors[index]).
