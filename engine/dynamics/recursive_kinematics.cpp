@@ -1,0 +1,448 @@
+// Recursive kinematics of the tree and the loop constraints, on double and on Jets.
+#include <cmath>
+
+#include "dynamics/recursive_model.h"
+#include "kinematics/jet.h"
+
+namespace lw::dyn {
+namespace {
+
+using kin::Jet;
+
+// ---- 3-vectors and row-major 3×3 matrices on any scalar ----
+template <class T>
+struct V3 {
+  T v[3];
+  T& operator[](int i) { return v[i]; }
+  const T& operator[](int i) const { return v[i]; }
+};
+template <class T>
+struct M3 {
+  T a[9];
+  T& operator()(int i, int j) { return a[3 * i + j]; }
+  const T& operator()(int i, int j) const { return a[3 * i + j]; }
+};
+template <class T> M3<T> identity() {
+  M3<T> m;
+  for (int i = 0; i < 9; ++i) m.a[i] = T(i % 4 == 0 ? 1.0 : 0.0);
+  return m;
+}
+template <class T> M3<T> mul(const M3<T>& A, const M3<T>& B) {
+  M3<T> C;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return C;
+}
+template <class T> V3<T> mul(const M3<T>& A, const V3<T>& x) {
+  V3<T> y;
+  for (int i = 0; i < 3; ++i) y[i] = A(i, 0) * x[0] + A(i, 1) * x[1] + A(i, 2) * x[2];
+  return y;
+}
+template <class T> V3<T> add(const V3<T>& a, const V3<T>& b) { return {{a[0] + b[0], a[1] + b[1], a[2] + b[2]}}; }
+template <class T> V3<T> sub(const V3<T>& a, const V3<T>& b) { return {{a[0] - b[0], a[1] - b[1], a[2] - b[2]}}; }
+template <class T> V3<T> scale(const T& s, const V3<T>& a) { return {{s * a[0], s * a[1], s * a[2]}}; }
+template <class T> T dot(const V3<T>& a, const V3<T>& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+template <class T> V3<T> cross(const V3<T>& a, const V3<T>& b) {
+  return {{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
+}
+template <class T> V3<T> cst(const Eigen::Vector3d& v) { return {{T(v.x()), T(v.y()), T(v.z())}}; }
+template <class T> M3<T> cst(const Eigen::Matrix3d& m) {
+  M3<T> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r(i, j) = T(m(i, j));
+  return r;
+}
+
+// rotation by angle about a unit axis (Rodrigues)
+template <class T> M3<T> axisAngle(const Eigen::Vector3d& u, const T& angle) {
+  using std::cos, std::sin;
+  const T c = cos(angle), s = sin(angle), k = T(1.0) - c;
+  const double x = u.x(), y = u.y(), z = u.z();
+  M3<T> R;
+  R(0, 0) = c + k * (x * x); R(0, 1) = k * (x * y) - s * z; R(0, 2) = k * (x * z) + s * y;
+  R(1, 0) = k * (y * x) + s * z; R(1, 1) = c + k * (y * y); R(1, 2) = k * (y * z) - s * x;
+  R(2, 0) = k * (z * x) - s * y; R(2, 1) = k * (z * y) + s * x; R(2, 2) = c + k * (z * z);
+  return R;
+}
+// rotation of a unit quaternion (w, x, y, z); |q| = 1 is one of the loop constraints
+template <class T> M3<T> quaternion(const T& w, const T& x, const T& y, const T& z) {
+  M3<T> R;
+  const T one(1.0), two(2.0);
+  R(0, 0) = one - two * (y * y + z * z); R(0, 1) = two * (x * y - w * z); R(0, 2) = two * (x * z + w * y);
+  R(1, 0) = two * (x * y + w * z); R(1, 1) = one - two * (x * x + z * z); R(1, 2) = two * (y * z - w * x);
+  R(2, 0) = two * (x * z - w * y); R(2, 1) = two * (y * z + w * x); R(2, 2) = one - two * (x * x + y * y);
+  return R;
+}
+
+template <class T>
+struct Frame {
+  M3<T> R;
+  V3<T> x;
+};
+
+// M_joint(z): rotation Rm and translation tm in the parent frame
+template <class T>
+void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
+  const V3<T> J = cst<T>(n.point);
+  auto aboutJ = [&] {  // tm = J − Rm J: the rotation keeps J in place
+    tm = sub(J, mul(Rm, J));
+  };
+  const T sign(n.flip ? -1.0 : 1.0);
+  switch (n.kind) {
+    case NodeKind::Revolute:
+      Rm = axisAngle<T>(n.axis, sign * z[0]);
+      aboutJ();
+      return;
+    case NodeKind::Prismatic:
+      Rm = identity<T>();
+      tm = scale(sign * z[0], cst<T>(n.axis));
+      return;
+    case NodeKind::Cylindrical:
+      Rm = axisAngle<T>(n.axis, sign * z[0]);
+      aboutJ();
+      tm = add(tm, scale(sign * z[1], cst<T>(n.axis)));
+      return;
+    case NodeKind::Universal:
+      Rm = mul(axisAngle<T>(n.axis, z[0]), axisAngle<T>(n.axis2, z[1]));
+      aboutJ();
+      return;
+    case NodeKind::Spherical:
+      Rm = quaternion<T>(z[0], z[1], z[2], z[3]);
+      aboutJ();
+      return;
+    case NodeKind::Fixed:
+      Rm = identity<T>();
+      tm = {{T(0.0), T(0.0), T(0.0)}};
+      return;
+    case NodeKind::FreePlanar: {
+      // rotate about the stored origin, then translate
+      Rm = axisAngle<T>(Eigen::Vector3d::UnitZ(), z[2]);
+      const V3<T> o = cst<T>(n.x0);
+      tm = add(sub(o, mul(Rm, o)), V3<T>{{z[0], z[1], T(0.0)}});
+      return;
+    }
+    case NodeKind::FreeSpatial: {
+      Rm = quaternion<T>(z[3], z[4], z[5], z[6]);
+      const V3<T> o = cst<T>(n.x0);
+      tm = add(sub(o, mul(Rm, o)), V3<T>{{z[0], z[1], z[2]}});
+      return;
+    }
+  }
+}
+
+// poses of every body: X_child = X_parent ∘ M_joint ∘ X0
+template <class T>
+void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f) {
+  f.resize(m.mechanism->bodies.size());
+  f[0].R = identity<T>();
+  f[0].x = {{T(0.0), T(0.0), T(0.0)}};
+  for (const Node& n : m.nodes) {
+    const Frame<T>& p = f[static_cast<std::size_t>(n.parent)];
+    M3<T> Rm = identity<T>();
+    V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
+    jointMotion(n, z + n.z, Rm, tm);
+    Frame<T>& c = f[static_cast<std::size_t>(n.body)];
+    c.R = mul(p.R, mul(Rm, cst<T>(n.R0)));
+    c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<T>(n.x0)))));
+  }
+}
+
+template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, cst<T>(p))); }
+template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, cst<T>(v)); }
+
+template <class T> T timeFunction(const TimeFunction& f, const T& t);
+template <> double timeFunction<double>(const TimeFunction& f, const double& t) { return f.value(t); }
+template <> Jet timeFunction<Jet>(const TimeFunction& f, const Jet& t) {
+  const double r = f.rate(t.v);
+  return Jet(f.value(t.v), r * t.d, f.acceleration(t.v) * t.d * t.d + r * t.dd);
+}
+
+// axis and perpendiculars of side s of joint j, in world
+template <class T>
+void jointFrame(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, int s, V3<T>& P, V3<T>& u, V3<T>& w,
+                V3<T>& w2) {
+  const auto& jt = m.mechanism->joints[static_cast<std::size_t>(j)];
+  const auto& body = m.mechanism->bodies[static_cast<std::size_t>(jt.body(s))];
+  const Frame<T>& F = f[static_cast<std::size_t>(jt.body(s))];
+  P = worldPoint(F, body.points[static_cast<std::size_t>(jt.points[s].index)]);
+  const Eigen::Vector3d a = jt.axes[s].valid() ? body.vectors[static_cast<std::size_t>(jt.axes[s].index)]
+                                                : Eigen::Vector3d(body.rotation.transpose() * Eigen::Vector3d::UnitZ());
+  u = worldDir(F, a);
+  w = worldDir(F, m.perp[static_cast<std::size_t>(j)][static_cast<std::size_t>(s)]);
+  w2 = cross(u, w);
+}
+
+template <class T>
+void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t, T* out) {
+  using std::cos, std::sin;
+  const auto& mech = *m.mechanism;
+  const bool planar = m.dimension == 2;
+  for (const auto& c : m.constraints) {
+    T* r = out + c.row;
+    switch (c.kind) {
+      case LoopConstraint::Kind::UnitQuaternion: {
+        const Node& n = m.nodes[static_cast<std::size_t>(c.index)];
+        const T* q = z + n.z + (n.kind == NodeKind::FreeSpatial ? 3 : 0);
+        r[0] = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - T(1.0);
+        break;
+      }
+      case LoopConstraint::Kind::CutJoint: {
+        const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
+        V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
+        jointFrame(m, f, c.index, 0, P1, u1, w1, v1);
+        jointFrame(m, f, c.index, 1, P2, u2, w2, v2);
+        const V3<T> d = sub(P2, P1);
+        switch (jt.type) {
+          case JointType::Pin:
+            r[0] = d[0];
+            r[1] = d[1];
+            break;
+          case JointType::Spherical:
+            for (int i = 0; i < 3; ++i) r[i] = d[i];
+            break;
+          case JointType::Revolute:
+            for (int i = 0; i < 3; ++i) r[i] = d[i];
+            r[3] = dot(u1, w2);  // axes parallel: u1 has no component along body 2's perpendiculars
+            r[4] = dot(u1, v2);
+            break;
+          case JointType::Universal:
+            for (int i = 0; i < 3; ++i) r[i] = d[i];
+            {
+              const auto& b0 = mech.bodies[static_cast<std::size_t>(jt.body(0))];
+              const auto& b1 = mech.bodies[static_cast<std::size_t>(jt.body(1))];
+              const double stored01 = (b0.rotation * b0.vectors[static_cast<std::size_t>(jt.axes[0].index)])
+                                          .dot(b1.rotation * b1.vectors[static_cast<std::size_t>(jt.axes[1].index)]);
+              r[3] = dot(u1, u2) - T(stored01);
+            }
+            break;
+          case JointType::Slider:
+            // on the line, and no relative rotation
+            r[0] = d[0] * u1[1] - d[1] * u1[0];
+            r[1] = u1[0] * u2[1] - u1[1] * u2[0];
+            break;
+          case JointType::Cylindrical:
+          case JointType::Prismatic:
+            r[0] = dot(d, w1);
+            r[1] = dot(d, v1);
+            r[2] = dot(u1, w2);
+            r[3] = dot(u1, v2);
+            if (jt.type == JointType::Prismatic) r[4] = dot(w1, v2);  // no rotation about the axis
+            break;
+          case JointType::Fixed: {
+            const Frame<T>& F1 = f[static_cast<std::size_t>(jt.body(0))];
+            const Frame<T>& F2 = f[static_cast<std::size_t>(jt.body(1))];
+            const int n = planar ? 2 : 3;
+            for (int i = 0; i < n; ++i) r[i] = d[i];
+            // the relative rotation stays the stored one: rows of R1ᵀR2 − (R1ᵀR2)_stored
+            const auto& b0 = mech.bodies[static_cast<std::size_t>(jt.body(0))];
+            const auto& b1 = mech.bodies[static_cast<std::size_t>(jt.body(1))];
+            const Eigen::Matrix3d rel = b0.rotation.transpose() * b1.rotation;
+            auto relEntry = [&](int i, int k) {  // (R1ᵀ R2)(i, k)
+              return F1.R(0, i) * F2.R(0, k) + F1.R(1, i) * F2.R(1, k) + F1.R(2, i) * F2.R(2, k);
+            };
+            if (planar) {
+              r[2] = relEntry(1, 0) - T(rel(1, 0));
+            } else {
+              r[3] = relEntry(1, 0) - T(rel(1, 0));
+              r[4] = relEntry(2, 0) - T(rel(2, 0));
+              r[5] = relEntry(2, 1) - T(rel(2, 1));
+            }
+            break;
+          }
+        }
+        break;
+      }
+      case LoopConstraint::Kind::Driver: {
+        const auto& dv = mech.drivers[static_cast<std::size_t>(c.index)];
+        const T ft = timeFunction<T>(dv.function, t);
+        switch (dv.type) {
+          case Driver::Type::Joint: {
+            const int node = m.treeJointNode[static_cast<std::size_t>(dv.joint)];
+            if (node >= 0) {  // a tree joint: its coordinate itself
+              const Node& n = m.nodes[static_cast<std::size_t>(node)];
+              r[0] = (n.flip ? -z[n.z] : z[n.z]) - ft;
+              break;
+            }
+            // a cut joint: measured from the bodies
+            const auto& jt = mech.joints[static_cast<std::size_t>(dv.joint)];
+            V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
+            jointFrame(m, f, dv.joint, 0, P1, u1, w1, v1);
+            jointFrame(m, f, dv.joint, 1, P2, u2, w2, v2);
+            if (jt.type == JointType::Pin || jt.type == JointType::Revolute) {
+              // angle from w1 to w2 about u1 equals α = f(t) (both perpendiculars start aligned)
+              r[0] = cos(ft) * dot(cross(w1, w2), u1) - sin(ft) * dot(w1, w2);
+            } else {
+              const Eigen::Vector3d s0 = m.mechanism->pointWorld(jt.points[1]) - m.mechanism->pointWorld(jt.points[0]);
+              r[0] = dot(sub(P2, P1), u1) - (T(s0.dot(m.mechanism->vectorWorld(jt.axes[0]))) + ft);
+            }
+            break;
+          }
+          case Driver::Type::Coordinate: {
+            const Frame<T>& F = f[static_cast<std::size_t>(dv.point.body)];
+            const V3<T> P = worldPoint(F, mech.bodies[static_cast<std::size_t>(dv.point.body)].points[static_cast<std::size_t>(dv.point.index)]);
+            r[0] = P[dv.component] - ft;
+            break;
+          }
+          case Driver::Type::Distance: {
+            const V3<T> P = worldPoint(f[static_cast<std::size_t>(dv.points[0].body)],
+                                       mech.bodies[static_cast<std::size_t>(dv.points[0].body)].points[static_cast<std::size_t>(dv.points[0].index)]);
+            const V3<T> Q = worldPoint(f[static_cast<std::size_t>(dv.points[1].body)],
+                                       mech.bodies[static_cast<std::size_t>(dv.points[1].body)].points[static_cast<std::size_t>(dv.points[1].index)]);
+            const V3<T> dq = sub(Q, P);
+            r[0] = dot(dq, dq) - ft * ft;
+            break;
+          }
+        }
+        break;
+      }
+    }
+  }
+}
+
+std::vector<Jet> seeded(const Eigen::VectorXd& z, const Eigen::VectorXd* dir, int col) {
+  std::vector<Jet> zj(static_cast<std::size_t>(z.size()));
+  for (Eigen::Index i = 0; i < z.size(); ++i)
+    zj[static_cast<std::size_t>(i)] = Jet(z[i], dir ? (*dir)[i] : (i == col ? 1.0 : 0.0), 0.0);
+  return zj;
+}
+
+// ω from Ṙ Rᵀ = ω̃ (first derivative parts of a Jet frame)
+Eigen::Vector3d omegaOf(const M3<Jet>& R) {
+  Eigen::Matrix3d Rv, Rd;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Rv(i, j) = R(i, j).v;
+      Rd(i, j) = R(i, j).d;
+    }
+  const Eigen::Matrix3d W = Rd * Rv.transpose();
+  return {W(2, 1), W(0, 2), W(1, 0)};
+}
+// ω̇ with z̈ = 0 from R̈ = ω̇̃ R + ω̃ Ṙ
+Eigen::Vector3d omegaDotOf(const M3<Jet>& R, const Eigen::Vector3d& w) {
+  Eigen::Matrix3d Rv, Rd, Rdd, W;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      Rv(i, j) = R(i, j).v;
+      Rd(i, j) = R(i, j).d;
+      Rdd(i, j) = R(i, j).dd;
+    }
+  W << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
+  const Eigen::Matrix3d A = (Rdd - W * Rd) * Rv.transpose();
+  return {A(2, 1), A(0, 2), A(1, 0)};
+}
+
+}  // namespace
+
+void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
+  std::vector<Frame<double>> f;
+  computeFrames<double>(m, z.data(), f);
+  out.resize(f.size());
+  for (std::size_t b = 0; b < f.size(); ++b) {
+    std::copy(f[b].R.a, f[b].R.a + 9, out[b].R);
+    std::copy(f[b].x.v, f[b].x.v + 3, out[b].x);
+  }
+}
+
+void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi) {
+  std::vector<Frame<double>> f;
+  computeFrames<double>(m, z.data(), f);
+  phi.resize(m.nrows);
+  constraintRows<double>(m, f, z.data(), t, phi.data());
+}
+
+void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J) {
+  J.setZero(m.nrows, m.nz);
+  std::vector<Frame<Jet>> f;
+  std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
+  for (int j = 0; j < m.nz; ++j) {
+    const auto zj = seeded(z, nullptr, j);
+    computeFrames<Jet>(m, zj.data(), f);
+    constraintRows<Jet>(m, f, zj.data(), Jet(t), out.data());
+    for (int r = 0; r < m.nrows; ++r) J(r, j) = out[static_cast<std::size_t>(r)].d;
+  }
+}
+
+void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+               Eigen::VectorXd& phiT, Eigen::VectorXd& c) {
+  phiT.resize(m.nrows);
+  c.resize(m.nrows);
+  std::vector<Frame<Jet>> f;
+  std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
+  // Φ_t: only time moves
+  const auto z0 = seeded(z, nullptr, -1);
+  computeFrames<Jet>(m, z0.data(), f);
+  constraintRows<Jet>(m, f, z0.data(), Jet(t, 1, 0), out.data());
+  for (int r = 0; r < m.nrows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
+  // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
+  const auto zv = seeded(z, &zd, -1);
+  computeFrames<Jet>(m, zv.data(), f);
+  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data());
+  for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
+}
+
+void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& V,
+                    Eigen::VectorXd& Vdot0) {
+  const auto nb = static_cast<Eigen::Index>(m.mechanism->bodies.size());
+  V.setZero(6 * nb);
+  Vdot0.setZero(6 * nb);
+  std::vector<Frame<Jet>> f;
+  const auto zv = seeded(z, &zd, -1);
+  computeFrames<Jet>(m, zv.data(), f);
+  for (Eigen::Index b = 1; b < nb; ++b) {
+    const auto& body = m.mechanism->bodies[static_cast<std::size_t>(b)];
+    const V3<Jet> r = worldPoint(f[static_cast<std::size_t>(b)], body.com);
+    const Eigen::Vector3d w = omegaOf(f[static_cast<std::size_t>(b)].R);
+    V.segment<3>(6 * b) = Eigen::Vector3d(r[0].d, r[1].d, r[2].d);
+    V.segment<3>(6 * b + 3) = w;
+    Vdot0.segment<3>(6 * b) = Eigen::Vector3d(r[0].dd, r[1].dd, r[2].dd);
+    Vdot0.segment<3>(6 * b + 3) = omegaDotOf(f[static_cast<std::size_t>(b)].R, w);
+  }
+}
+
+void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
+                       std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
+  b.resize(m.nodes.size());
+  std::vector<Frame<double>> f;
+  computeFrames<double>(m, z.data(), f);
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& n = m.nodes[k];
+    b[k].setZero(6, n.nz);
+    const Frame<double>& pd = f[static_cast<std::size_t>(n.parent)];
+    Frame<Jet> p;
+    for (int i = 0; i < 9; ++i) p.R.a[i] = Jet(pd.R.a[i]);
+    for (int i = 0; i < 3; ++i) p.x[i] = Jet(pd.x[i]);
+    const auto& body = m.mechanism->bodies[static_cast<std::size_t>(n.body)];
+    for (int i = 0; i < n.nz; ++i) {
+      Jet zl[7];
+      for (int k2 = 0; k2 < n.nz; ++k2) zl[k2] = Jet(z[n.z + k2], k2 == i ? 1.0 : 0.0, 0.0);
+      M3<Jet> Rm = identity<Jet>();
+      V3<Jet> tm{{Jet(0.0), Jet(0.0), Jet(0.0)}};
+      jointMotion(n, zl, Rm, tm);
+      Frame<Jet> c;
+      c.R = mul(p.R, mul(Rm, cst<Jet>(n.R0)));
+      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<Jet>(n.x0)))));
+      const V3<Jet> r = worldPoint(c, body.com);
+      b[k].col(i) << r[0].d, r[1].d, r[2].d, omegaOf(c.R);
+    }
+  }
+}
+
+void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+                const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
+                Eigen::Vector3d* a) {
+  std::vector<Frame<Jet>> f;
+  const auto zv = seeded(z, &zd, -1);
+  computeFrames<Jet>(m, zv.data(), f);
+  const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
+  if (r) *r = {P[0].v, P[1].v, P[2].v};
+  if (v) *v = {P[0].d, P[1].d, P[2].d};
+  if (a) {
+    const auto za = seeded(z, &zdd, -1);
+    std::vector<Frame<Jet>> fa;
+    computeFrames<Jet>(m, za.data(), fa);
+    const V3<Jet> Pa = worldPoint(fa[static_cast<std::size_t>(body)], p_B);
+    *a = {Pa[0].d + P[0].dd, Pa[1].d + P[1].dd, Pa[2].d + P[2].dd};
+  }
+}
+
+}  // namespace lw::dyn

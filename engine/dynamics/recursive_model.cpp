@@ -1,0 +1,195 @@
+// Compilation of the recursive model: spanning tree, node geometry, loop constraints.
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <deque>
+
+#include "dynamics/recursive_model.h"
+
+namespace lw::dyn {
+namespace {
+
+int treePreference(JointType t) {
+  switch (t) {
+    case JointType::Pin: case JointType::Revolute: case JointType::Slider: case JointType::Prismatic:
+    case JointType::Fixed: return 0;
+    case JointType::Cylindrical: case JointType::Universal: return 1;
+    case JointType::Spherical: return 2;  // three rotations: better as a cut (three equations)
+  }
+  return 3;
+}
+
+NodeKind kindOf(JointType t) {
+  switch (t) {
+    case JointType::Pin: case JointType::Revolute: return NodeKind::Revolute;
+    case JointType::Slider: case JointType::Prismatic: return NodeKind::Prismatic;
+    case JointType::Cylindrical: return NodeKind::Cylindrical;
+    case JointType::Universal: return NodeKind::Universal;
+    case JointType::Spherical: return NodeKind::Spherical;
+    case JointType::Fixed: return NodeKind::Fixed;
+  }
+  return NodeKind::Fixed;
+}
+
+int coordinatesOf(NodeKind k) {
+  switch (k) {
+    case NodeKind::Revolute: case NodeKind::Prismatic: return 1;
+    case NodeKind::Cylindrical: case NodeKind::Universal: return 2;
+    case NodeKind::Spherical: return 4;
+    case NodeKind::Fixed: return 0;
+    case NodeKind::FreePlanar: return 3;
+    case NodeKind::FreeSpatial: return 7;
+  }
+  return 0;
+}
+
+int cutRows(JointType t, int dim) {
+  switch (t) {
+    case JointType::Pin: return 2;
+    case JointType::Slider: return 2;
+    case JointType::Fixed: return dim == 2 ? 3 : 6;
+    case JointType::Revolute: return 5;
+    case JointType::Prismatic: return 5;
+    case JointType::Cylindrical: return 4;
+    case JointType::Universal: return 4;
+    case JointType::Spherical: return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
+  RecursiveModel r;
+  r.dimension = m.dimension;
+  r.mechanism = &m;
+  const std::size_t nb = m.bodies.size();
+  r.nodeOfBody.assign(nb, -1);
+  r.isCut.assign(m.joints.size(), 1);
+  r.treeJointNode.assign(m.joints.size(), -1);
+  // adjacency, joints sorted by preference so BFS takes revolute/prismatic edges first
+  std::vector<std::vector<int>> adj(nb);
+  for (std::size_t j = 0; j < m.joints.size(); ++j) {
+    adj[static_cast<std::size_t>(m.joints[j].body(0))].push_back(static_cast<int>(j));
+    adj[static_cast<std::size_t>(m.joints[j].body(1))].push_back(static_cast<int>(j));
+  }
+  for (auto& a : adj)
+    std::stable_sort(a.begin(), a.end(), [&](int x, int y) {
+      return treePreference(m.joints[static_cast<std::size_t>(x)].type) < treePreference(m.joints[static_cast<std::size_t>(y)].type);
+    });
+  std::vector<char> reached(nb, 0);
+  reached[0] = 1;
+  auto addNode = [&](Node n) {
+    n.z = r.nz;
+    n.nz = coordinatesOf(n.kind);
+    r.nz += n.nz;
+    r.nodeOfBody[static_cast<std::size_t>(n.body)] = static_cast<int>(r.nodes.size());
+    r.nodes.push_back(n);
+  };
+  // breadth-first from the ground; bodies the ground does not reach become free bodies, and the
+  // search continues from them
+  std::deque<int> queue{0};
+  auto bfs = [&] {
+    while (!queue.empty()) {
+      const int b = queue.front();
+      queue.pop_front();
+      // a joint of lower preference waits until every better joint of this layer is used: simple
+      // BFS order with sorted adjacency is enough for the samples
+      for (int j : adj[static_cast<std::size_t>(b)]) {
+        const auto& jt = m.joints[static_cast<std::size_t>(j)];
+        const int other = jt.body(0) == b ? jt.body(1) : jt.body(0);
+        if (reached[static_cast<std::size_t>(other)]) continue;
+        reached[static_cast<std::size_t>(other)] = 1;
+        r.isCut[static_cast<std::size_t>(j)] = 0;
+        Node n;
+        n.body = other;
+        n.parent = b;
+        n.parentNode = r.nodeOfBody[static_cast<std::size_t>(b)];
+        n.joint = j;
+        n.kind = kindOf(jt.type);
+        n.flip = jt.body(0) == other;  // the joint's body 1 is the child
+        const int side = n.flip ? 1 : 0;  // the parent's side of the joint
+        const auto& pb = m.bodies[static_cast<std::size_t>(b)];
+        n.point = pb.points[static_cast<std::size_t>(jt.points[side].index)];
+        if (jt.axes[side].valid()) n.axis = pb.vectors[static_cast<std::size_t>(jt.axes[side].index)];
+        else if (m.dimension == 2) n.axis = pb.rotation.transpose() * Eigen::Vector3d::UnitZ();
+        const auto& cb = m.bodies[static_cast<std::size_t>(other)];
+        if (n.kind == NodeKind::Universal) {
+          // the second axis belongs to the child; expressed in the parent frame at z = 0
+          const Eigen::Vector3d a2_W = cb.rotation * cb.vectors[static_cast<std::size_t>(jt.axes[1 - side].index)];
+          n.axis2 = pb.rotation.transpose() * a2_W;
+        }
+        n.R0 = pb.rotation.transpose() * cb.rotation;
+        n.x0 = pb.rotation.transpose() * (cb.position - pb.position);
+        r.treeJointNode[static_cast<std::size_t>(j)] = static_cast<int>(r.nodes.size());
+        addNode(n);
+        queue.push_back(other);
+      }
+    }
+  };
+  bfs();
+  for (std::size_t b = 1; b < nb; ++b) {
+    if (reached[b]) continue;
+    reached[b] = 1;
+    Node n;
+    n.body = static_cast<int>(b);
+    n.parent = 0;
+    n.kind = m.dimension == 2 ? NodeKind::FreePlanar : NodeKind::FreeSpatial;
+    n.R0 = m.bodies[b].rotation;
+    n.x0 = m.bodies[b].position;
+    addNode(n);
+    queue.push_back(static_cast<int>(b));
+    bfs();
+  }
+  r.children.resize(r.nodes.size());
+  for (std::size_t k = 0; k < r.nodes.size(); ++k)
+    if (r.nodes[k].parentNode >= 0) r.children[static_cast<std::size_t>(r.nodes[k].parentNode)].push_back(static_cast<int>(k));
+  // initial coordinates: zero, quaternions at identity
+  r.z0 = Eigen::VectorXd::Zero(r.nz);
+  for (const auto& n : r.nodes) {
+    if (n.kind == NodeKind::Spherical) r.z0[n.z] = 1;
+    if (n.kind == NodeKind::FreeSpatial) r.z0[n.z + 3] = 1;
+  }
+  // perpendicular unit vectors of every joint axis, on each body (body frames)
+  r.perp.resize(m.joints.size());
+  for (std::size_t j = 0; j < m.joints.size(); ++j) {
+    const auto& jt = m.joints[j];
+    // the same world direction on both bodies (perpendicular to body 1's axis, or to Z in a
+    // plane), so that its stored dot products are 0 or 1
+    const auto& b0 = m.bodies[static_cast<std::size_t>(jt.body(0))];
+    const Eigen::Vector3d a0_W = jt.axes[0].valid() ? Eigen::Vector3d(b0.rotation * b0.vectors[static_cast<std::size_t>(jt.axes[0].index)])
+                                                    : Eigen::Vector3d::UnitZ();
+    const Eigen::Vector3d w_W = m.dimension == 2 && !jt.axes[0].valid() ? Eigen::Vector3d::UnitX() : a0_W.unitOrthogonal();
+    for (int s = 0; s < 2; ++s)
+      r.perp[j][static_cast<std::size_t>(s)] = m.bodies[static_cast<std::size_t>(jt.body(s))].rotation.transpose() * w_W;
+  }
+  // loop constraints: cut joints, drivers, unit quaternions
+  for (std::size_t j = 0; j < m.joints.size(); ++j)
+    if (r.isCut[j]) r.constraints.push_back({LoopConstraint::Kind::CutJoint, static_cast<int>(j), cutRows(m.joints[j].type, m.dimension), 0});
+  for (std::size_t k = 0; k < m.drivers.size(); ++k) r.constraints.push_back({LoopConstraint::Kind::Driver, static_cast<int>(k), 1, 0});
+  for (std::size_t k = 0; k < r.nodes.size(); ++k)
+    if (r.nodes[k].kind == NodeKind::Spherical || r.nodes[k].kind == NodeKind::FreeSpatial)
+      r.constraints.push_back({LoopConstraint::Kind::UnitQuaternion, static_cast<int>(k), 1, 0});
+  int row = 0;
+  for (auto& c : r.constraints) {
+    c.row = row;
+    row += c.rows;
+  }
+  r.nrows = row;
+  return r;
+}
+
+std::string RecursiveModel::describeRow(int row) const {
+  for (const auto& c : constraints) {
+    if (row < c.row || row >= c.row + c.rows) continue;
+    const auto i = static_cast<std::size_t>(c.index);
+    switch (c.kind) {
+      case LoopConstraint::Kind::CutJoint: return "joint '" + mechanism->joints[i].name + "' (loop closure)";
+      case LoopConstraint::Kind::Driver: return "driver '" + mechanism->drivers[i].name + "'";
+      case LoopConstraint::Kind::UnitQuaternion:
+        return "orientation of body '" + mechanism->bodies[static_cast<std::size_t>(nodes[i].body)].name + "'";
+    }
+  }
+  return "row " + std::to_string(row);
+}
+
+}  // namespace lw::dyn

@@ -1,0 +1,114 @@
+// The recursive model of the semi-recursive formulations (seed 000 §1–2, seed 004 §2): a spanning
+// tree of the body–joint graph rooted at the ground, relative joint coordinates z on its joints
+// (zero in the stored configuration), and the joints left out of the tree ("cut joints") as
+// loop-closure constraints Φ(z, t) = 0, together with the drivers.
+//
+// Body poses follow the tree: X_child = X_parent ∘ M_joint(z_joint) ∘ X0, X0 the stored relative
+// pose. Everything is written once as templates on the scalar (double, kin::Jet) so derivatives
+// (velocities, Φ_z, Φ̇_z ż, partial velocities b_k) are exact.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "mechanism/resolved.h"
+
+namespace lw::dyn {
+
+/// How a tree node moves relative to its parent.
+enum class NodeKind {
+  Revolute,     // θ about an axis through a point (pin, revolute)
+  Prismatic,    // s along an axis (slider, prismatic)
+  Cylindrical,  // θ and s about/along one axis
+  Universal,    // θ1 about the first axis, θ2 about the second (carried) axis
+  Spherical,    // rotation by a quaternion (4 coordinates, |q| = 1 is a constraint)
+  Fixed,        // no coordinate
+  FreePlanar,   // x, y, θ of a body with no joint to the tree (planar)
+  FreeSpatial,  // x, y, z and a quaternion
+};
+
+struct Node {
+  int body = -1;          // ResolvedMechanism body
+  int parent = -1;        // body index of the parent (0 = ground)
+  int parentNode = -1;    // index in RecursiveModel::nodes, -1 for the ground
+  int joint = -1;         // mechanism joint, -1 for free bodies
+  NodeKind kind = NodeKind::Fixed;
+  int z = 0;              // first coordinate in z
+  int nz = 0;             // number of coordinates
+  // geometry in the parent's frame at z = 0
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();   // joint point
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   // joint axis (unit)
+  Eigen::Vector3d axis2 = Eigen::Vector3d::UnitX();  // universal: second axis at z = 0
+  // stored relative pose X0 = X_parent0⁻¹ X_child0
+  Eigen::Matrix3d R0 = Eigen::Matrix3d::Identity();
+  Eigen::Vector3d x0 = Eigen::Vector3d::Zero();
+  bool flip = false;      // the joint's body 1 is the child: joint coordinates change sign
+};
+
+/// A joint outside the tree (or a driver, or a quaternion's unit norm): rows of Φ.
+struct LoopConstraint {
+  enum class Kind { CutJoint, Driver, UnitQuaternion };
+  Kind kind = Kind::CutJoint;
+  int index = -1;   // joint, driver, or node
+  int rows = 0;
+  int row = 0;
+};
+
+struct RecursiveModel {
+  int dimension = 2;
+  int nz = 0;
+  int nrows = 0;  // rows of Φ
+  std::vector<Node> nodes;             // parents before children
+  std::vector<int> nodeOfBody;         // body -> node (-1 for the ground)
+  std::vector<LoopConstraint> constraints;
+  std::vector<std::vector<int>> children;  // node -> child nodes
+  Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
+  const ResolvedMechanism* mechanism = nullptr;
+  // cut-joint geometry: for every joint, a unit vector of each body perpendicular to its axis
+  // (axis-parallelism and rotation locks), in body frames
+  std::vector<std::array<Eigen::Vector3d, 2>> perp;
+  std::vector<char> isCut;             // by joint
+  std::vector<int> treeJointNode;      // joint -> node, -1 when cut
+
+  std::string describeRow(int row) const;
+};
+
+/// Spanning tree by breadth-first search from the ground (short chains), joints with fewer
+/// freedoms taken first (a spherical joint is better cut than in the tree).
+RecursiveModel compileRecursiveModel(const ResolvedMechanism& m);
+
+// ---- evaluation on doubles and Jets (recursive_kinematics.cpp) -------------------------------
+
+template <class T>
+struct Pose3 {
+  T R[9];  // row-major world rotation of the body frame
+  T x[3];  // world position of the body frame origin
+};
+
+/// Poses of every body (index = body; the ground is identity) at z.
+void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);
+
+/// Φ(z, t) (nrows).
+void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi);
+/// Φ_z (nrows × nz), dense.
+void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J);
+/// Φ_t and c = −(Φ̇_z ż + Φ̇_t) (nrows each).
+void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+               Eigen::VectorXd& phiT, Eigen::VectorXd& c);
+
+/// Body velocities V_k = [ṙ_k; ω_k] (centre of mass, world) and V̇⁰_k = Ṙ^v ż (the accelerations
+/// with z̈ = 0), each 6·nbodies (ground included as zeros).
+void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                    Eigen::VectorXd& V, Eigen::VectorXd& Vdot0);
+
+/// The partial velocities b_k (6 × nz_k) of every node: the velocity of its body's centre of mass
+/// and its angular velocity per unit rate of its own coordinates, parent at rest.
+void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b);
+
+/// World position of point `p` of body `body`, its velocity and acceleration.
+void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+                const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
+                Eigen::Vector3d* a);
+
+}  // namespace lw::dyn
