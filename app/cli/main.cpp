@@ -9,6 +9,7 @@
 
 #include "io/mechanism_io.h"
 #include "analysis/kinematics_run.h"
+#include "analysis/simulation_run.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"
@@ -196,6 +197,44 @@ int kinematics(const KinematicsArgs& a) {
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
 
+struct SimulateArgs {
+  std::string file, formulation = "matrix-r", integrator = "trapezoidal", out;
+  double tEnd = -1, dt = -1, tol = 1e-8;
+};
+
+// `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
+int simulate(const SimulateArgs& a) {
+  lw::io::LoadResult r = lw::io::loadMechanismFile(a.file);
+  printDiagnostics(r.diagnostics, a.file);
+  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
+  lw::Diagnostics ignored;
+  const auto res = lw::resolve(*r.mechanism, ignored);
+  lw::analysis::SimulationSpec spec;
+  if (!lw::analysis::parseFormulation(a.formulation, spec.formulation) ||
+      !lw::analysis::parseIntegrator(a.integrator, spec.integrator))
+    return kUsage;
+  spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
+  spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
+  spec.tol = a.tol;
+  const auto result = lw::analysis::runSimulation(*res, spec);
+  for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
+  if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
+  std::cerr << a.file << ": " << result.steps << " steps, " << result.wallSeconds << " s ("
+            << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
+            << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
+            << "\n";
+  if (result.rows() > 0) {
+    std::string err;
+    const std::string csv = lw::analysis::toCsv(result);
+    if (a.out.empty() || a.out == "-") std::cout << csv;
+    else if (!lw::io::writeFileAtomically(a.out, csv, err)) {
+      std::cerr << "linkwright-cli: " << err << "\n";
+      return kIoError;
+    }
+  }
+  return result.status.ok() ? kOk : kAnalysisFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,6 +294,19 @@ int main(int argc, char** argv) {
   kinCmd->add_option("--dt", kinArgs.dt, "time step in s (default: the file's analysis.dt, else t_end/100)");
   kinCmd->add_option("-o,--out", kinArgs.out, "CSV file (default: standard output)");
 
+  SimulateArgs simArgs;
+  auto* simCmd = app.add_subcommand("simulate", "Forward dynamics: write the independent coordinates, every point's "
+                                                "position and velocity, energies and constraint residuals to CSV");
+  simCmd->add_option("FILE", simArgs.file, "mechanism file (.json)")->required();
+  simCmd->add_option("--formulation", simArgs.formulation, "matrix-r (semi-recursive Matrix R, seed 000)")
+      ->check(CLI::IsMember({"matrix-r"}));
+  simCmd->add_option("--integrator", simArgs.integrator, "trapezoidal (implicit, fixed step) or rk45 (adaptive)")
+      ->check(CLI::IsMember({"trapezoidal", "rk45"}));
+  simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
+  simCmd->add_option("--dt", simArgs.dt, "step (trapezoidal) or output interval (rk45) in s (default: analysis.dt, else 1e-3)");
+  simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (default 1e-8)");
+  simCmd->add_option("-o,--out", simArgs.out, "CSV file (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -266,6 +318,7 @@ int main(int argc, char** argv) {
     if (*formatCmd) return format(formatFile, formatOut);
     if (*kinCmd) return kinematics(kinArgs);
     if (*decCmd) return decomposeCmd(decFile, decJson);
+    if (*simCmd) return simulate(simArgs);
     if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
     if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
     if (*gridCmd) return writeOut(lw::generate::grid(columns, rows), genOut);

@@ -427,6 +427,18 @@ void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
   }
 }
 
+void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+                   Eigen::MatrixXd& J) {
+  J.setZero(3, m.nz);
+  std::vector<Frame<Jet>> f;
+  for (int j = 0; j < m.nz; ++j) {
+    const auto zj = seeded(z, nullptr, j);
+    computeFrames<Jet>(m, zj.data(), f);
+    const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
+    J.col(j) << P[0].d, P[1].d, P[2].d;
+  }
+}
+
 void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
                 Eigen::Vector3d* a) {

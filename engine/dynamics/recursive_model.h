@@ -106,6 +106,10 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
 /// and its angular velocity per unit rate of its own coordinates, parent at rest.
 void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b);
 
+/// ∂r_P/∂z (3 × nz) for point p_B of `body`.
+void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+                   Eigen::MatrixXd& J);
+
 /// World position of point `p` of body `body`, its velocity and acceleration.
 void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,

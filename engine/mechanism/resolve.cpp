@@ -626,42 +626,62 @@ class Resolver {
     }
   }
 
-  void coordinateRef(bool isJoint, const std::string& joint, const Ref& pt, Component comp,
-                     const std::string& p) {
+  // a joint coordinate or a point's world coordinate; returns the point (invalid for joints)
+  ItemIndex coordinateRef(bool isJoint, const std::string& joint, const Ref& pt, Component comp,
+                          const std::string& p) {
     if (isJoint) {
       const int j = jointByName(joint, p + ".joint");
       if (j >= 0 && r_.joints[static_cast<std::size_t>(j)].type == JointType::Fixed)
         error(p + ".joint", "joint '" + joint + "' is fixed and has no coordinate");
-    } else {
-      const ItemIndex ix = point(pt, p + ".point");
-      componentIndex(comp, p + ".component");
-      if (ix.valid() && ix.body == 0) error(p + ".point", "a ground point does not move");
+      return {};
     }
+    const ItemIndex ix = point(pt, p + ".point");
+    componentIndex(comp, p + ".component");
+    if (ix.valid() && ix.body == 0) error(p + ".point", "a ground point does not move");
+    return ix;
   }
 
   void initialVelocities() {
     for (std::size_t i = 0; i < m_.initialVelocities.size(); ++i) {
       const InitialVelocity& v = m_.initialVelocities[i];
       const std::string p = at("initial_velocities", i);
+      ResolvedMechanism::InitialRate rate;
+      rate.type = v.type;
       if (v.type == InitialVelocity::Type::Body) {
         const int b = bodyByName(v.body);
         if (b < 0) error(p + ".body", "unknown body '" + v.body + "'");
         else if (b == 0) error(p + ".body", "the ground does not move");
-        vec(v.velocity, p + ".velocity");
-        if (v.angularVelocity.size() != (dim_ == 2 ? 1u : 3u))
-          error(p + ".angular_velocity", dim_ == 2 ? "a planar angular velocity is one number"
-                                                   : "expected 3 components");
+        rate.body = b;
+        if (!v.velocity.empty()) rate.velocity = vec(v.velocity, p + ".velocity");
+        if (v.angularVelocity.size() != (dim_ == 2 ? 1u : 3u)) {
+          if (!v.angularVelocity.empty())
+            error(p + ".angular_velocity", dim_ == 2 ? "a planar angular velocity is one number"
+                                                     : "expected 3 components");
+        } else if (dim_ == 2) {
+          rate.angular = Eigen::Vector3d(0, 0, num(v.angularVelocity[0]));
+        } else {
+          rate.angular = vec(v.angularVelocity, p + ".angular_velocity");
+        }
       } else {
-        coordinateRef(v.type == InitialVelocity::Type::Joint, v.joint, v.point, v.component, p);
+        rate.point = coordinateRef(v.type == InitialVelocity::Type::Joint, v.joint, v.point, v.component, p);
+        rate.joint = v.type == InitialVelocity::Type::Joint ? r_.findJoint(v.joint) : -1;
+        rate.component = static_cast<int>(v.component);
+        rate.value = num(v.value);
       }
+      r_.initialRates.push_back(rate);
     }
   }
 
   void independentCoordinates() {
     for (std::size_t i = 0; i < m_.independentCoordinates.size(); ++i) {
       const IndependentCoordinate& c = m_.independentCoordinates[i];
-      coordinateRef(c.type == IndependentCoordinate::Type::Joint, c.joint, c.point, c.component,
-                    at("independent_coordinates", i));
+      const std::string p = at("independent_coordinates", i);
+      ResolvedMechanism::Independent x;
+      x.point = coordinateRef(c.type == IndependentCoordinate::Type::Joint, c.joint, c.point, c.component, p);
+      x.isJoint = c.type == IndependentCoordinate::Type::Joint;
+      x.joint = x.isJoint ? r_.findJoint(c.joint) : -1;
+      x.component = static_cast<int>(c.component);
+      r_.independent.push_back(x);
     }
   }
 

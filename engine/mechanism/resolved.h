@@ -93,8 +93,26 @@ struct ResolvedMechanism {
     lw::Contact::Law law = lw::Contact::Law::Newton;
   };
 
+  struct InitialRate {
+    InitialVelocity::Type type = InitialVelocity::Type::Joint;
+    int joint = -1;
+    ItemIndex point;
+    int component = 0;
+    double value = 0;
+    int body = -1;
+    Eigen::Vector3d velocity = Eigen::Vector3d::Zero(), angular = Eigen::Vector3d::Zero();
+  };
+  struct Independent {
+    bool isJoint = true;
+    int joint = -1;
+    ItemIndex point;
+    int component = 0;
+  };
+
   int dimension = 2;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
+  std::vector<InitialRate> initialRates;
+  std::vector<Independent> independent;
   std::vector<Body> bodies;  // bodies[0] is the ground (pose identity, points in world)
   std::vector<Joint> joints;
   std::vector<Driver> drivers;

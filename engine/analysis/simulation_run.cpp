@@ -1,0 +1,179 @@
+#include "analysis/simulation_run.h"
+
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "dynamics/matrix_r.h"
+#include "integrators/integrators.h"
+
+namespace lw::analysis {
+
+bool parseFormulation(const std::string& s, Formulation& out) {
+  if (s == "matrix-r") {
+    out = Formulation::MatrixR;
+    return true;
+  }
+  return false;
+}
+
+bool parseIntegrator(const std::string& s, Integrator& out) {
+  if (s == "trapezoidal") out = Integrator::Trapezoidal;
+  else if (s == "rk45") out = Integrator::RK45;
+  else return false;
+  return true;
+}
+
+namespace {
+
+// the Matrix R ODE as a second-order system in the independent coordinates
+class MatrixRSystem : public integ::SecondOrderSystem {
+ public:
+  MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
+  integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    const integ::Status s = dyn::evaluate(m_, d_, t, x, v);
+    if (s.ok()) a = d_.zidd;
+    return s;
+  }
+
+ private:
+  const dyn::MatrixRModel& m_;
+  dyn::MatrixRData& d_;
+};
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(4);
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,
+                               const std::function<void(double)>& progress, const std::atomic<bool>* cancel) {
+  const auto start = std::chrono::steady_clock::now();
+  SimulationResult res;
+  if (!m.contacts.empty())
+    res.warnings.push_back("contacts are not simulated yet (impacts come with the events module): bodies pass through them");
+  const dyn::MatrixRModel model = dyn::compileMatrixR(m);
+  dyn::MatrixRData data(model);
+  res.status = dyn::initialState(model, data);
+  if (!res.status.ok()) return res;
+
+  // columns
+  const std::vector<dyn::Dof> outputDofs = data.dofs;  // fixed at t = 0, even if the choice switches
+  res.columns.push_back("time");
+  for (const auto& f : outputDofs) res.columns.push_back(f.name);
+  const char* axes[] = {"x", "y", "z"};
+  for (const char* prefix : {"", "v"})
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      for (const auto& p : m.bodies[b].pointNames)
+        for (int k = 0; k < m.dimension; ++k) res.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
+  for (const char* c : {"energy.kinetic", "energy.potential", "energy.total", "constraint.position", "constraint.velocity"})
+    res.columns.push_back(c);
+
+  Eigen::VectorXd phi, phiT, c;
+  Eigen::MatrixXd J, Jp;
+  auto record = [&](double t) {
+    res.values.push_back(t);
+    for (const auto& f : outputDofs) {
+      if (f.kind == dyn::Dof::Kind::Coordinate) {
+        res.values.push_back(data.z[f.z]);
+      } else {
+        Eigen::Vector3d r;
+        dyn::pointState(model.tree, f.body, f.point, data.z, data.zd, data.zdd, &r, nullptr, nullptr);
+        res.values.push_back(r[f.component]);
+      }
+    }
+    std::vector<Eigen::Vector3d> vel;
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      for (const auto& p : m.bodies[b].points) {
+        Eigen::Vector3d r, v;
+        dyn::pointState(model.tree, static_cast<int>(b), p, data.z, data.zd, data.zdd, &r, &v, nullptr);
+        for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
+        vel.push_back(v);
+      }
+    for (const auto& v : vel)
+      for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
+    const dyn::Energy e = dyn::energy(model, data);
+    res.values.push_back(e.kinetic);
+    res.values.push_back(e.potential);
+    res.values.push_back(e.total());
+    dyn::loopConstraints(model.tree, data.z, t, phi);
+    dyn::loopJacobian(model.tree, data.z, t, J);
+    dyn::loopRates(model.tree, data.z, data.zd, t, phiT, c);
+    res.values.push_back(phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0);
+    res.values.push_back(phi.size() ? (J * data.zd + phiT).cwiseAbs().maxCoeff() : 0.0);
+  };
+
+  integ::State s{0.0, data.zi, data.zid, data.zidd};
+  MatrixRSystem sys(model, data);
+  const int n = static_cast<int>(data.dofs.size());
+  integ::Trapezoidal trap(n);
+  integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
+  record(0);
+  const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  for (long i = 1; i <= outputs; ++i) {
+    const double tOut = static_cast<double>(i) * spec.dt;
+    // keep the accepted state: a failed step may be retried with a new choice of coordinates
+    const integ::State saved = s;
+    const Eigen::VectorXd z = data.z, zd = data.zd;
+    for (int attempt = 0;; ++attempt) {
+      res.status = spec.integrator == Integrator::Trapezoidal ? trap.step(sys, s, tOut - s.t) : rk.advance(sys, s, tOut);
+      if (res.status.ok() || attempt == 1) break;
+      // a singular choice of independent coordinates: choose again at the last good state
+      s = saved;
+      data.z = z;
+      data.zd = zd;
+      data.t = s.t;
+      dyn::chooseDofs(model, data);
+      ++res.dofSwitches;
+      s = {saved.t, data.zi, data.zid, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.dofs.size()))};
+      if (!dyn::evaluate(model, data, s.t, s.x, s.v).ok()) break;
+      s.a = data.zidd;
+      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+    }
+    if (!res.status.ok()) break;
+    ++res.steps;
+    // watch the conditioning of the choice: change it before it becomes singular
+    if (!model.userDofs && data.rcond < 1e-7) {
+      dyn::chooseDofs(model, data);
+      ++res.dofSwitches;
+      s = {s.t, data.zi, data.zid, s.a};
+      if (dyn::evaluate(model, data, s.t, s.x, s.v).ok()) s.a = data.zidd;
+      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+    }
+    if (!data.z.allFinite() || !data.zd.allFinite()) {
+      res.status.code = kin::KinStatus::Code::NotConverged;
+      res.status.time = tOut;
+      res.status.message = "the simulation diverged at t = " + fmt(tOut) + " (non-finite state)";
+      break;
+    }
+    record(tOut);
+    if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+      res.status.code = kin::KinStatus::Code::Cancelled;
+      res.status.time = tOut;
+      res.status.message = "cancelled at t = " + fmt(tOut);
+      break;
+    }
+  }
+  res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+std::string toCsv(const SimulationResult& r) {
+  std::ostringstream os;
+  os.precision(17);
+  for (std::size_t c = 0; c < r.columns.size(); ++c) os << (c ? "," : "") << r.columns[c];
+  os << "\n";
+  const std::size_t n = r.columns.size();
+  for (std::size_t i = 0; i < r.rows(); ++i) {
+    for (std::size_t c = 0; c < n; ++c) os << (c ? "," : "") << r.values[i * n + c];
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace lw::analysis

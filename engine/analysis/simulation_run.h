@@ -1,0 +1,46 @@
+// A forward-dynamics simulation as one job (CLI, GUI, tests): formulation, integrator, time span.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kinematics/global_solver.h"
+#include "mechanism/resolved.h"
+
+namespace lw::analysis {
+
+enum class Formulation { MatrixR };
+enum class Integrator { Trapezoidal, RK45 };
+bool parseFormulation(const std::string& s, Formulation& out);
+bool parseIntegrator(const std::string& s, Integrator& out);
+
+struct SimulationSpec {
+  Formulation formulation = Formulation::MatrixR;
+  Integrator integrator = Integrator::Trapezoidal;
+  double tEnd = 1;
+  double dt = 1e-3;     // trapezoidal step; the output interval for RK45
+  double tol = 1e-8;    // RK45 relative tolerance
+};
+
+struct SimulationResult {
+  std::vector<std::string> columns;  // see toCsv
+  std::vector<double> values;        // row-major
+  kin::KinStatus status;
+  int dofSwitches = 0;
+  long steps = 0;                    // integrator steps (accepted)
+  double wallSeconds = 0;
+  std::vector<std::string> warnings; // e.g. contacts not simulated
+  std::size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+};
+
+SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,
+                               const std::function<void(double)>& progress = {},
+                               const std::atomic<bool>* cancel = nullptr);
+
+/// time, the independent coordinates, every point's position and velocity (as in the kinematics
+/// CSV), energy.kinetic, energy.potential, energy.total, constraint.position, constraint.velocity
+std::string toCsv(const SimulationResult& r);
+
+}  // namespace lw::analysis

@@ -1,0 +1,544 @@
+#include "dynamics/matrix_r.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+#include <Eigen/QR>
+#include <cmath>
+#include <sstream>
+
+namespace lw::dyn {
+
+class MatrixRSolvers {
+ public:
+  explicit MatrixRSolvers(int n) : lu(n) {}
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;  // Θ_z, one factorisation per evaluation
+  Eigen::LLT<Eigen::MatrixXd> llt;          // M̄
+};
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(4);
+  os << v;
+  return os.str();
+}
+
+kin::KinStatus failure(kin::KinStatus::Code code, double t, std::string msg, double cond = 0) {
+  kin::KinStatus s;
+  s.code = code;
+  s.time = t;
+  s.message = std::move(msg);
+  s.conditionNumber = cond;
+  return s;
+}
+
+Eigen::Matrix3d skew(const Eigen::Vector3d& v) {
+  Eigen::Matrix3d S;
+  S << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
+  return S;
+}
+
+Eigen::Matrix3d rotationOf(const Pose3<double>& p) {
+  return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(p.R);
+}
+Eigen::Vector3d originOf(const Pose3<double>& p) { return {p.x[0], p.x[1], p.x[2]}; }
+
+// world centre of mass of every body
+std::vector<Eigen::Vector3d> centres(const ResolvedMechanism& m, const std::vector<Pose3<double>>& poses) {
+  std::vector<Eigen::Vector3d> r(poses.size(), Eigen::Vector3d::Zero());
+  for (std::size_t b = 1; b < poses.size(); ++b) r[b] = originOf(poses[b]) + rotationOf(poses[b]) * m.bodies[b].com;
+  return r;
+}
+
+// the value of an independent coordinate, its Jacobian row and Ḃż
+double dofValue(const MatrixRModel& m, const Dof& f, const Eigen::VectorXd& z) {
+  if (f.kind == Dof::Kind::Coordinate) return z[f.z];
+  Eigen::Vector3d r;
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(z.size());
+  pointState(m.tree, f.body, f.point, z, zero, zero, &r, nullptr, nullptr);
+  return r[f.component];
+}
+
+}  // namespace
+
+MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
+  MatrixRModel mr;
+  mr.tree = compileRecursiveModel(m);
+  Eigen::MatrixXd J;
+  loopJacobian(mr.tree, mr.tree.z0, 0.0, J);
+  if (J.rows() > 0) {
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J.cols(), J.rows());
+    qr.setThreshold(1e-9);
+    qr.compute(J.transpose());
+    mr.rows.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.rank());
+    std::sort(mr.rows.begin(), mr.rows.end());
+  }
+  mr.userDofs = !m.independent.empty();
+  const int d = mr.tree.nz - static_cast<int>(mr.rows.size());
+  if (mr.userDofs && static_cast<int>(m.independent.size()) != d)
+    mr.error = "the file names " + std::to_string(m.independent.size()) + " independent coordinates, but the mechanism has " +
+               std::to_string(d) + " degrees of freedom";
+  for (const auto& ic : m.independent)
+    if (ic.isJoint && mr.tree.treeJointNode[static_cast<std::size_t>(ic.joint)] < 0)
+      mr.error = "joint '" + m.joints[static_cast<std::size_t>(ic.joint)].name +
+                 "' closes a loop of the spanning tree and has no relative coordinate: choose a tree joint or a point "
+                 "coordinate as independent coordinate";
+  return mr;
+}
+
+MatrixRData::MatrixRData(const MatrixRModel& model)
+    : z(model.tree.z0), zd(Eigen::VectorXd::Zero(model.tree.nz)), zdd(Eigen::VectorXd::Zero(model.tree.nz)),
+      solvers(std::make_unique<MatrixRSolvers>(model.tree.nz)) {}
+MatrixRData::~MatrixRData() = default;
+MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
+
+kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
+  const auto& mech = *m.tree.mechanism;
+  const int nz = m.tree.nz;
+  d.dofs.clear();
+  if (m.userDofs) {
+    for (const auto& ic : mech.independent) {
+      Dof f;
+      if (ic.isJoint) {
+        const Node& n = m.tree.nodes[static_cast<std::size_t>(m.tree.treeJointNode[static_cast<std::size_t>(ic.joint)])];
+        f.kind = Dof::Kind::Coordinate;
+        f.z = n.z;
+        f.name = "joint " + mech.joints[static_cast<std::size_t>(ic.joint)].name;
+      } else {
+        f.kind = Dof::Kind::PointComponent;
+        f.body = ic.point.body;
+        f.point = mech.bodies[static_cast<std::size_t>(ic.point.body)].points[static_cast<std::size_t>(ic.point.index)];
+        f.component = ic.component;
+        f.name = mech.bodies[static_cast<std::size_t>(ic.point.body)].name + "." +
+                 mech.bodies[static_cast<std::size_t>(ic.point.body)].pointNames[static_cast<std::size_t>(ic.point.index)] + "." +
+                 "xyz"[ic.component];
+      }
+      d.dofs.push_back(f);
+    }
+  } else {
+    // the coordinates the constraints do not pivot on (column-pivoted QR of Φ_z at the current z)
+    loopJacobian(m.tree, d.z, d.t, d.J);
+    std::vector<char> dependent(static_cast<std::size_t>(nz), 0);
+    if (!m.rows.empty()) {
+      Eigen::MatrixXd Js(static_cast<Eigen::Index>(m.rows.size()), nz);
+      for (std::size_t i = 0; i < m.rows.size(); ++i) Js.row(static_cast<Eigen::Index>(i)) = d.J.row(m.rows[i]);
+      Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Js);
+      for (std::size_t i = 0; i < m.rows.size(); ++i) dependent[static_cast<std::size_t>(qr.colsPermutation().indices()[static_cast<Eigen::Index>(i)])] = 1;
+    }
+    for (const Node& n : m.tree.nodes)
+      for (int k = 0; k < n.nz; ++k) {
+        if (dependent[static_cast<std::size_t>(n.z + k)]) continue;
+        Dof f;
+        f.z = n.z + k;
+        const std::string who = n.joint >= 0 ? "joint " + mech.joints[static_cast<std::size_t>(n.joint)].name
+                                             : "body " + mech.bodies[static_cast<std::size_t>(n.body)].name;
+        f.name = n.nz == 1 ? who : who + "[" + std::to_string(k) + "]";
+        d.dofs.push_back(f);
+      }
+  }
+  const auto nd = static_cast<Eigen::Index>(d.dofs.size());
+  d.zi.resize(nd);
+  d.zid.resize(nd);
+  d.zidd.setZero(nd);
+  Eigen::MatrixXd Jp;
+  for (Eigen::Index k = 0; k < nd; ++k) {
+    const Dof& f = d.dofs[static_cast<std::size_t>(k)];
+    d.zi[k] = dofValue(m, f, d.z);
+    if (f.kind == Dof::Kind::Coordinate) {
+      d.zid[k] = d.zd[f.z];
+    } else {
+      pointJacobian(m.tree, f.body, f.point, d.z, Jp);
+      d.zid[k] = Jp.row(f.component).dot(d.zd);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+// Θ_z = [Φ_z (independent rows); B] at d.z, factorised
+bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
+  const int nz = m.tree.nz;
+  loopJacobian(m.tree, d.z, d.t, d.J);
+  d.Theta.setZero(nz, nz);
+  for (std::size_t i = 0; i < m.rows.size(); ++i) d.Theta.row(static_cast<Eigen::Index>(i)) = d.J.row(m.rows[i]);
+  Eigen::MatrixXd Jp;
+  for (std::size_t k = 0; k < d.dofs.size(); ++k) {
+    const Dof& f = d.dofs[k];
+    const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
+    if (f.kind == Dof::Kind::Coordinate) {
+      d.Theta(row, f.z) = 1;
+    } else {
+      pointJacobian(m.tree, f.body, f.point, d.z, Jp);
+      d.Theta.row(row) = Jp.row(f.component);
+    }
+  }
+  if (nz == 0) {
+    d.rcond = 1;
+    return true;
+  }
+  d.solvers->lu.compute(d.Theta);
+  d.rcond = d.solvers->lu.rcond();
+  return std::isfinite(d.rcond) && d.rcond > 1e-13;
+}
+
+}  // namespace
+
+kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
+  if (!m.ok()) return failure(kin::KinStatus::Code::NotDriven, 0, m.error);
+  const auto& mech = *m.tree.mechanism;
+  d.t = 0;
+  d.z = m.tree.z0;
+  // assemble: least-squares Newton on the loop equations from the stored configuration
+  const double tol = 1e-12 * mech.lengthScale();
+  for (int it = 0; it < 100; ++it) {
+    loopConstraints(m.tree, d.z, 0, d.phi);
+    if (d.phi.size() == 0 || d.phi.cwiseAbs().maxCoeff() < tol) break;
+    loopJacobian(m.tree, d.z, 0, d.J);
+    d.z += Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(d.J).solve(-d.phi);
+    if (it == 99)
+      return failure(kin::KinStatus::Code::NotConverged, 0,
+                     "the mechanism cannot be assembled: residual " + fmt(d.phi.cwiseAbs().maxCoeff()));
+  }
+  // initial velocities: the given rates as equations beside Φ_z ż = −Φ_t, least squares
+  loopJacobian(m.tree, d.z, 0, d.J);
+  loopRates(m.tree, d.z, d.zd, 0, d.phiT, d.c);
+  std::vector<Eigen::VectorXd> rows;
+  std::vector<double> rhs;
+  Eigen::MatrixXd Jp;
+  for (const auto& r : mech.initialRates) {
+    switch (r.type) {
+      case InitialVelocity::Type::Joint: {
+        const int node = m.tree.treeJointNode[static_cast<std::size_t>(r.joint)];
+        if (node < 0)
+          return failure(kin::KinStatus::Code::NotDriven, 0,
+                         "the initial rate of joint '" + mech.joints[static_cast<std::size_t>(r.joint)].name +
+                             "' cannot be imposed: it closes a loop of the spanning tree; give a tree joint's or a point's rate");
+        const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
+        Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
+        e[n.z] = n.flip ? -1 : 1;
+        rows.push_back(e);
+        rhs.push_back(r.value);
+        break;
+      }
+      case InitialVelocity::Type::PointComponent:
+        pointJacobian(m.tree, r.point.body,
+                      mech.bodies[static_cast<std::size_t>(r.point.body)].points[static_cast<std::size_t>(r.point.index)], d.z, Jp);
+        rows.push_back(Jp.row(r.component).transpose());
+        rhs.push_back(r.value);
+        break;
+      case InitialVelocity::Type::Body: {
+        const int node = m.tree.nodeOfBody[static_cast<std::size_t>(r.body)];
+        const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
+        // a free body's own coordinates: translation rates, then the rotation rate
+        if (n.kind == NodeKind::FreePlanar) {
+          for (int k = 0; k < 3; ++k) {
+            Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
+            e[n.z + k] = 1;
+            rows.push_back(e);
+            rhs.push_back(k < 2 ? r.velocity[k] : r.angular.z());
+          }
+        } else if (n.kind == NodeKind::FreeSpatial) {
+          for (int k = 0; k < 3; ++k) {
+            Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
+            e[n.z + k] = 1;
+            rows.push_back(e);
+            rhs.push_back(r.velocity[k]);
+          }
+          // q̇ = ½ (0, ω) ⊗ q at the identity: (0, ω/2)
+          for (int k = 0; k < 3; ++k) {
+            Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
+            e[n.z + 4 + k] = 1;
+            rows.push_back(e);
+            rhs.push_back(0.5 * r.angular[k]);
+          }
+        } else {
+          return failure(kin::KinStatus::Code::NotDriven, 0,
+                         "an initial body velocity needs a free body; '" + mech.bodies[static_cast<std::size_t>(r.body)].name +
+                             "' is jointed: give joint rates instead");
+        }
+        break;
+      }
+    }
+  }
+  const auto nc = static_cast<Eigen::Index>(m.rows.size());
+  Eigen::MatrixXd A(nc + static_cast<Eigen::Index>(rows.size()), m.tree.nz);
+  Eigen::VectorXd b(A.rows());
+  for (Eigen::Index i = 0; i < nc; ++i) {
+    A.row(i) = d.J.row(m.rows[static_cast<std::size_t>(i)]);
+    b[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
+  }
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    A.row(nc + static_cast<Eigen::Index>(k)) = rows[k].transpose();
+    b[nc + static_cast<Eigen::Index>(k)] = rhs[k];
+  }
+  if (A.rows() > 0 && m.tree.nz > 0) d.zd = Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(A).solve(b);
+  const kin::KinStatus s = chooseDofs(m, d);
+  if (!s.ok()) return s;
+  return evaluate(m, d, 0, d.zi, d.zid);
+}
+
+void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv) {
+  const auto& mech = *m.tree.mechanism;
+  const std::size_t nb = mech.bodies.size();
+  Qv.setZero(static_cast<Eigen::Index>(6 * nb));
+  std::vector<Pose3<double>> poses;
+  bodyPoses(m.tree, d.z, poses);
+  const auto r = centres(mech, poses);
+  auto V = [&](std::size_t b) { return Eigen::Vector3d(d.V.segment<3>(static_cast<Eigen::Index>(6 * b))); };
+  auto W = [&](std::size_t b) { return Eigen::Vector3d(d.V.segment<3>(static_cast<Eigen::Index>(6 * b + 3))); };
+  auto applyAt = [&](std::size_t b, const Eigen::Vector3d& P, const Eigen::Vector3d& f) {
+    if (b == 0) return;
+    Qv.segment<3>(static_cast<Eigen::Index>(6 * b)) += f;
+    Qv.segment<3>(static_cast<Eigen::Index>(6 * b + 3)) += (P - r[b]).cross(f);
+  };
+  auto pointWorld = [&](ItemIndex p) {
+    return Eigen::Vector3d(originOf(poses[static_cast<std::size_t>(p.body)]) +
+                           rotationOf(poses[static_cast<std::size_t>(p.body)]) *
+                               mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
+  };
+  auto pointVelocity = [&](ItemIndex p, const Eigen::Vector3d& P) {
+    const auto b = static_cast<std::size_t>(p.body);
+    return b == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(V(b) + W(b).cross(P - r[b]));
+  };
+  for (std::size_t b = 1; b < nb; ++b) {
+    const auto& body = mech.bodies[b];
+    const Eigen::Matrix3d R = rotationOf(poses[b]);
+    const Eigen::Matrix3d J = R * body.inertia * R.transpose();
+    Qv.segment<3>(static_cast<Eigen::Index>(6 * b)) += body.mass * mech.gravity;
+    Qv.segment<3>(static_cast<Eigen::Index>(6 * b + 3)) -= W(b).cross(J * W(b));
+  }
+  for (const auto& f : mech.forces) {
+    switch (f.type) {
+      case Force::Type::Spring: {
+        const Eigen::Vector3d P1 = pointWorld(f.points[0]), P2 = pointWorld(f.points[1]);
+        const Eigen::Vector3d delta = P2 - P1;
+        const double L = delta.norm();
+        if (L < 1e-12) break;
+        const Eigen::Vector3d e = delta / L;
+        const double Ld = e.dot(pointVelocity(f.points[1], P2) - pointVelocity(f.points[0], P1));
+        // tension pulls the ends together; the actuator force pushes them apart
+        const double tension = f.stiffness * (L - f.naturalLength) + f.damping * Ld - f.actuatorForce.value(t);
+        applyAt(static_cast<std::size_t>(f.points[0].body), P1, tension * e);
+        applyAt(static_cast<std::size_t>(f.points[1].body), P2, -tension * e);
+        break;
+      }
+      case Force::Type::PointForce: {
+        const Eigen::Vector3d P = pointWorld(f.point);
+        Eigen::Vector3d F = Eigen::Vector3d::Zero();
+        for (std::size_t k = 0; k < f.value.size(); ++k) F[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
+        if (f.frame == Force::Frame::Body) F = rotationOf(poses[static_cast<std::size_t>(f.point.body)]) * F;
+        applyAt(static_cast<std::size_t>(f.point.body), P, F);
+        break;
+      }
+      case Force::Type::Torque: {
+        Eigen::Vector3d tau = Eigen::Vector3d::Zero();
+        if (f.value.size() == 1) tau.z() = f.value[0].value(t);
+        else
+          for (std::size_t k = 0; k < f.value.size(); ++k) tau[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
+        if (f.frame == Force::Frame::Body) tau = rotationOf(poses[static_cast<std::size_t>(f.body)]) * tau;
+        Qv.segment<3>(static_cast<Eigen::Index>(6 * f.body + 3)) += tau;
+        break;
+      }
+      case Force::Type::TorsionSpring: {
+        const int node = m.tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+        if (node >= 0) break;  // tree joints: applied to the joint coordinate in recursiveMassAndForces
+        // a cut joint: a torque pair about body 1's axis, from the angle between the perpendiculars
+        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
+        const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
+        const Eigen::Matrix3d R1 = rotationOf(poses[b1]), R2 = rotationOf(poses[b2]);
+        const Eigen::Vector3d a = jt.axes[0].valid() ? Eigen::Vector3d(R1 * mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)])
+                                                     : Eigen::Vector3d::UnitZ();
+        const Eigen::Vector3d w1 = R1 * m.tree.perp[static_cast<std::size_t>(f.joint)][0];
+        const Eigen::Vector3d w2 = R2 * m.tree.perp[static_cast<std::size_t>(f.joint)][1];
+        const double angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
+        const double rate = (W(b2) - (b1 ? W(b1) : Eigen::Vector3d::Zero())).dot(a);
+        const double tau = -f.stiffness * (angle - f.naturalAngle) - f.damping * rate;
+        if (b1) Qv.segment<3>(static_cast<Eigen::Index>(6 * b1 + 3)) -= tau * a;
+        if (b2) Qv.segment<3>(static_cast<Eigen::Index>(6 * b2 + 3)) += tau * a;
+        break;
+      }
+    }
+  }
+}
+
+void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
+  const auto& mech = *m.tree.mechanism;
+  const auto& nodes = m.tree.nodes;
+  const std::size_t nn = nodes.size();
+  const int nz = m.tree.nz;
+  std::vector<Pose3<double>> poses;
+  bodyPoses(m.tree, d.z, poses);
+  const auto r = centres(mech, poses);
+  bodyVelocities(m.tree, d.z, d.zd, d.V, d.Vdot0);
+  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
+  partialVelocities(m.tree, d.z, b);
+  Eigen::VectorXd Qv;
+  bodyForces(m, d, t, Qv);
+  // accumulated inertia M̄ and force x̄ = Q^v − M^v V̇⁰, leaves to root
+  std::vector<Eigen::Matrix<double, 6, 6>> Mbar(nn);
+  std::vector<Eigen::Matrix<double, 6, 1>> xbar(nn);
+  for (std::size_t k = nn; k-- > 0;) {
+    const auto body = static_cast<std::size_t>(nodes[k].body);
+    const auto& bd = mech.bodies[body];
+    const Eigen::Matrix3d R = rotationOf(poses[body]);
+    Eigen::Matrix<double, 6, 6> Mk = Eigen::Matrix<double, 6, 6>::Zero();
+    Mk.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
+    Mk.bottomRightCorner<3, 3>() = R * bd.inertia * R.transpose();
+    if (m.tree.dimension == 2) Mk(5, 5) = bd.inertia(2, 2);  // planar: only the moment about Z acts
+    Mbar[k] = Mk;
+    xbar[k] = Qv.segment<6>(static_cast<Eigen::Index>(6 * body)) - Mk * d.Vdot0.segment<6>(static_cast<Eigen::Index>(6 * body));
+    for (int c : m.tree.children[k]) {
+      // B_c = [[I, r̃_k − r̃_c], [0, I]]: velocity of the child's centre from the parent's
+      Eigen::Matrix<double, 6, 6> Bc = Eigen::Matrix<double, 6, 6>::Identity();
+      Bc.topRightCorner<3, 3>() = skew(r[body] - r[static_cast<std::size_t>(nodes[static_cast<std::size_t>(c)].body)]);
+      Mbar[k] += Bc.transpose() * Mbar[static_cast<std::size_t>(c)] * Bc;
+      xbar[k] += Bc.transpose() * xbar[static_cast<std::size_t>(c)];
+    }
+  }
+  // M^d blocks b_kᵀ M̄_k T_kj b_j for j an ancestor of k (or k), and Q^d_k = b_kᵀ x̄_k
+  d.Md.setZero(nz, nz);
+  d.Qd.setZero(nz);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& nk = nodes[k];
+    if (nk.nz == 0) continue;
+    const Eigen::Matrix<double, Eigen::Dynamic, 6> left = b[k].transpose() * Mbar[k];
+    d.Qd.segment(nk.z, nk.nz) = b[k].transpose() * xbar[k];
+    const auto rk = r[static_cast<std::size_t>(nk.body)];
+    for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
+      const Node& nj = nodes[static_cast<std::size_t>(j)];
+      if (nj.nz == 0) continue;
+      Eigen::Matrix<double, 6, 6> T = Eigen::Matrix<double, 6, 6>::Identity();
+      T.topRightCorner<3, 3>() = skew(r[static_cast<std::size_t>(nj.body)] - rk);
+      const Eigen::MatrixXd block = left * T * b[static_cast<std::size_t>(j)];
+      d.Md.block(nk.z, nj.z, nk.nz, nj.nz) = block;
+      if (j != static_cast<int>(k)) d.Md.block(nj.z, nk.z, nj.nz, nk.nz) = block.transpose();
+    }
+  }
+  // torsion springs on tree joints act on their coordinate directly
+  for (const auto& f : mech.forces) {
+    if (f.type != Force::Type::TorsionSpring) continue;
+    const int node = m.tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+    if (node < 0) continue;
+    const Node& n = nodes[static_cast<std::size_t>(node)];
+    const double sign = n.flip ? -1 : 1;
+    const double angle = sign * d.z[n.z], rate = sign * d.zd[n.z];
+    d.Qd[n.z] += sign * (-f.stiffness * (angle - f.naturalAngle) - f.damping * rate);
+  }
+}
+
+kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
+                        const Eigen::VectorXd& zid) {
+  const int nz = m.tree.nz;
+  const auto nc = static_cast<Eigen::Index>(m.rows.size());
+  const auto nd = static_cast<Eigen::Index>(d.dofs.size());
+  d.t = t;
+  d.zi = zi;
+  d.zid = zid;
+  d.rhs.resize(nz);
+  // 1. positions: Θ(z) = [Φ; h(z) − z^i] = 0 by Newton–Raphson from the previous z
+  const double tol = 1e-12 * std::max(1.0, m.tree.mechanism->lengthScale());
+  for (int it = 0;; ++it) {
+    loopConstraints(m.tree, d.z, t, d.phi);
+    double err = 0;
+    for (Eigen::Index i = 0; i < nc; ++i) {
+      d.rhs[i] = -d.phi[m.rows[static_cast<std::size_t>(i)]];
+      err = std::max(err, std::abs(d.rhs[i]));
+    }
+    for (Eigen::Index k = 0; k < nd; ++k) {
+      d.rhs[nc + k] = zi[k] - dofValue(m, d.dofs[static_cast<std::size_t>(k)], d.z);
+      err = std::max(err, std::abs(d.rhs[nc + k]));
+    }
+    if (!factorTheta(m, d))
+      return failure(kin::KinStatus::Code::Singular, t,
+                     "the independent coordinates no longer determine the position at t = " + fmt(t) +
+                         " (condition number " + (d.rcond > 0 ? fmt(1 / d.rcond) : std::string("infinite")) + ")",
+                     d.rcond > 0 ? 1 / d.rcond : 0);
+    if (err < tol) break;  // Θ_z stays factorised at the solution for what follows
+    if (it == 30)
+      return failure(kin::KinStatus::Code::NotConverged, t,
+                     "the position problem did not converge at t = " + fmt(t) + " (residual " + fmt(err) + ")");
+    d.z += d.solvers->lu.solve(d.rhs);
+  }
+  // 2. velocities: Θ_z ż = [−Φ_t; ż^i]
+  loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c);
+  for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
+  for (Eigen::Index k = 0; k < nd; ++k) d.rhs[nc + k] = zid[k];
+  if (nz > 0) d.zd = d.solvers->lu.solve(d.rhs);
+  // 3. R^Φ: Θ_z R = [0; I]
+  d.R.setZero(nz, nd);
+  for (Eigen::Index k = 0; k < nd; ++k) {
+    d.rhs.setZero();
+    d.rhs[nc + k] = 1;
+    d.R.col(k) = d.solvers->lu.solve(d.rhs);
+  }
+  // 4. a: Θ_z a = [c; −Ḃż], c = −(Φ̇_z ż + Φ̇_t) with the new ż
+  loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c);
+  for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = d.c[m.rows[static_cast<std::size_t>(i)]];
+  for (Eigen::Index k = 0; k < nd; ++k) {
+    const Dof& f = d.dofs[static_cast<std::size_t>(k)];
+    d.rhs[nc + k] = 0;
+    if (f.kind == Dof::Kind::PointComponent) {
+      Eigen::Vector3d acc;
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
+      pointState(m.tree, f.body, f.point, d.z, d.zd, zero, nullptr, nullptr, &acc);
+      d.rhs[nc + k] = -acc[f.component];  // Ḃż: the point's acceleration with z̈ = 0
+    }
+  }
+  d.a = nz > 0 ? Eigen::VectorXd(d.solvers->lu.solve(d.rhs)) : Eigen::VectorXd();
+  // 5. M^d, Q^d; 6. M̄ z̈^i = Q̄
+  recursiveMassAndForces(m, d, t);
+  d.Mbar = d.R.transpose() * d.Md * d.R;
+  d.Qbar = d.R.transpose() * (d.Qd - d.Md * d.a);
+  if (nd > 0) {
+    d.solvers->llt.compute(d.Mbar);
+    if (d.solvers->llt.info() != Eigen::Success)
+      return failure(kin::KinStatus::Code::Singular, t,
+                     "the reduced mass matrix is not positive definite at t = " + fmt(t) +
+                         " (a massless body with free motion, or a singular choice of coordinates)");
+    d.zidd = d.solvers->llt.solve(d.Qbar);
+  }
+  d.zdd = d.R * d.zidd + d.a;
+  return {};
+}
+
+Energy energy(const MatrixRModel& m, const MatrixRData& d) {
+  const auto& mech = *m.tree.mechanism;
+  Energy e;
+  std::vector<Pose3<double>> poses;
+  bodyPoses(m.tree, d.z, poses);
+  const auto r = centres(mech, poses);
+  Eigen::VectorXd V, Vd0;
+  bodyVelocities(m.tree, d.z, d.zd, V, Vd0);
+  for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
+    const auto& body = mech.bodies[b];
+    const Eigen::Matrix3d R = rotationOf(poses[b]);
+    const Eigen::Vector3d v = V.segment<3>(static_cast<Eigen::Index>(6 * b)), w = V.segment<3>(static_cast<Eigen::Index>(6 * b + 3));
+    const Eigen::Matrix3d J = m.tree.dimension == 2 ? Eigen::Matrix3d(Eigen::Vector3d(0, 0, body.inertia(2, 2)).asDiagonal())
+                                                    : Eigen::Matrix3d(R * body.inertia * R.transpose());
+    e.kinetic += 0.5 * body.mass * v.squaredNorm() + 0.5 * w.dot(J * w);
+    e.potential -= body.mass * mech.gravity.dot(r[b]);
+  }
+  for (const auto& f : mech.forces) {
+    if (f.type == Force::Type::Spring) {
+      auto P = [&](ItemIndex p) {
+        return Eigen::Vector3d(originOf(poses[static_cast<std::size_t>(p.body)]) +
+                               rotationOf(poses[static_cast<std::size_t>(p.body)]) *
+                                   mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
+      };
+      const double L = (P(f.points[1]) - P(f.points[0])).norm();
+      e.potential += 0.5 * f.stiffness * (L - f.naturalLength) * (L - f.naturalLength);
+    } else if (f.type == Force::Type::TorsionSpring) {
+      const int node = m.tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+      if (node < 0) continue;
+      const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
+      const double angle = (n.flip ? -1 : 1) * d.z[n.z];
+      e.potential += 0.5 * f.stiffness * (angle - f.naturalAngle) * (angle - f.naturalAngle);
+    }
+  }
+  return e;
+}
+
+}  // namespace lw::dyn

@@ -1,0 +1,89 @@
+// Semi-recursive Matrix R formulation (seed 000): relative coordinates z on the spanning tree,
+// independent coordinates z^i (a subset of z, or point coordinates), and the ODE (29)
+//   (R^Φᵀ M^d R^Φ) z̈^i = R^Φᵀ (Q^d − M^d a),   ż = R^Φ ż^i + S^Φ b,   z̈ = R^Φ z̈^i + a,
+// where Θ_z = [Φ_z; B] is factorised once per evaluation and reused for the position, velocity,
+// R^Φ and a problems; M^d and Q^d are assembled recursively without forming R^v (§2.2).
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dynamics/recursive_model.h"
+#include "kinematics/global_solver.h"
+
+namespace lw::dyn {
+
+/// An independent coordinate: a tree coordinate, or a world coordinate of a body point.
+struct Dof {
+  enum class Kind { Coordinate, PointComponent };
+  Kind kind = Kind::Coordinate;
+  int z = -1;                                      // Coordinate
+  int body = -1;                                   // PointComponent
+  Eigen::Vector3d point = Eigen::Vector3d::Zero(); // body frame
+  int component = 0;
+  std::string name;                                // "joint A", "bar_12.P2.y"
+};
+
+struct MatrixRModel {
+  RecursiveModel tree;
+  std::vector<int> rows;  // independent rows of Φ (redundant loop equations dropped)
+  bool userDofs = false;  // the file chose the independent coordinates
+  std::string error;      // why the model cannot be simulated (empty when ok)
+  bool ok() const { return error.empty(); }
+};
+
+MatrixRModel compileMatrixR(const ResolvedMechanism& m);
+
+class MatrixRSolvers;  // factorisations (matrix_r.cpp)
+
+/// Every buffer of a Matrix R run.
+struct MatrixRData {
+  explicit MatrixRData(const MatrixRModel& model);
+  ~MatrixRData();
+  MatrixRData(MatrixRData&&) noexcept;
+
+  std::vector<Dof> dofs;          // current choice of independent coordinates (may be switched)
+  int switches = 0;               // how often the choice was changed during the run
+  double t = 0;
+  Eigen::VectorXd z, zd, zdd;     // dependent state (nz)
+  Eigen::VectorXd zi, zid, zidd;  // independent state (d)
+  // ---- filled by evaluate() ----
+  Eigen::MatrixXd Theta;          // [Φ_z (selected rows); B] (nz × nz)
+  Eigen::MatrixXd R;              // R^Φ (nz × d)
+  Eigen::VectorXd a;              // S^Φ c − R^Φ Ḃ ż (nz)
+  Eigen::MatrixXd Md;             // M^d (nz × nz)
+  Eigen::VectorXd Qd;             // Q^d (nz)
+  Eigen::MatrixXd Mbar;           // R^Φᵀ M^d R^Φ (d × d)
+  Eigen::VectorXd Qbar;
+  double rcond = 1;               // of Θ_z
+  std::unique_ptr<MatrixRSolvers> solvers;
+  // scratch
+  Eigen::VectorXd phi, phiT, c, V, Vdot0, rhs;
+  Eigen::MatrixXd J;
+};
+
+/// Chooses the independent coordinates at data.z (or takes the file's), sets zi, zid from z, zd.
+kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d);
+/// Assembles the stored configuration and the initial velocities given in the file.
+kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d);
+/// The pipeline of seed 000 §4.1 at (t, zi, zid): positions (Newton–Raphson from data.z),
+/// velocities, R^Φ, a, M^d, Q^d, then z̈^i. Fills data.zidd, data.zdd and the matrices.
+kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
+                        const Eigen::VectorXd& zid);
+
+/// Body wrenches Q^v (6 per body: force at the centre of mass, torque minus ω × Jω) and mass
+/// blocks, from gravity and the force elements, at the current data state.
+void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv);
+
+/// M^d = R^vᵀ M^v R^v and Q^d = R^vᵀ (Q^v − M^v V̇⁰) by the recursive accumulation (no R^v).
+void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
+
+struct Energy {
+  double kinetic = 0, potential = 0;  // potential: gravity and springs
+  double total() const { return kinetic + potential; }
+};
+Energy energy(const MatrixRModel& m, const MatrixRData& d);
+
+}  // namespace lw::dyn

@@ -1,0 +1,181 @@
+#include "integrators/integrators.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace lw::integ {
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(4);
+  os << v;
+  return os.str();
+}
+
+Status failure(double t, std::string msg) {
+  Status s;
+  s.code = kin::KinStatus::Code::NotConverged;
+  s.time = t;
+  s.message = std::move(msg);
+  return s;
+}
+
+}  // namespace
+
+Trapezoidal::Trapezoidal(int n, TrapezoidalOptions o)
+    : options_(o), x_(n), v_(n), a_(n), F_(n), Fp_(n), r_(n), dx_(n), J_(n, n) {}
+
+// tangent of r(x) = (h²/4)(F(x, v(x)) − a(x)): (h²/4)(F_x + (2/h) F_v) − I, by forward differences
+Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, double h) {
+  const auto n = x_.size();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const double dx = 1e-7 * std::max(1.0, std::abs(x_[j]));
+    const double keep = x_[j];
+    x_[j] += dx;
+    v_ = (2 / h) * (x_ - s0.x) - s0.v;
+    Status st = sys.acceleration(t, x_, v_, Fp_);
+    x_[j] = keep;
+    if (!st.ok()) return st;
+    J_.col(j) = (h * h / 4) * (Fp_ - F_) / dx;
+  }
+  J_.diagonal().array() -= 1;  // the −a(x) term: ∂a/∂x = 4/h², scaled by h²/4
+  // the v(x) dependence is inside Fp_ − F_ (v moved with x)
+  v_ = (2 / h) * (x_ - s0.x) - s0.v;
+  haveJacobian_ = true;
+  jacobianH_ = h;
+  ++jacobians;
+  return {};
+}
+
+Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
+  const double t = s.t + h;
+  // predictor: constant acceleration
+  x_ = s.x + h * s.v + 0.5 * h * h * s.a;
+  if (jacobianH_ != h) haveJacobian_ = false;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  for (lastIterations = 0; lastIterations < options_.maxIterations; ++lastIterations) {
+    v_ = (2 / h) * (x_ - s.x) - s.v;
+    a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
+    Status st = sys.acceleration(t, x_, v_, F_);
+    if (!st.ok()) return st;
+    r_ = (h * h / 4) * (F_ - a_);
+    if (!haveJacobian_ || (lastIterations > 0 && lastIterations % options_.reuseJacobian == 0)) {
+      st = tangent(sys, s, t, h);
+      if (!st.ok()) return st;
+      lu.compute(J_);
+    } else if (lastIterations == 0) {
+      lu.compute(J_);
+    }
+    dx_ = -lu.solve(r_);
+    x_ += dx_;
+    const double scale = std::max(1.0, x_.cwiseAbs().maxCoeff());
+    if (!dx_.allFinite() || !x_.allFinite())
+      return failure(t, "the simulation diverged at t = " + fmt(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + fmt(h) + " s too large, or the model is unstable)");
+    if (dx_.cwiseAbs().maxCoeff() < options_.tolerance * scale) {
+      v_ = (2 / h) * (x_ - s.x) - s.v;
+      a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
+      st = sys.acceleration(t, x_, v_, F_);  // leaves the system at the accepted state
+      if (!st.ok()) return st;
+      s.t = t;
+      s.x = x_;
+      s.v = v_;
+      s.a = a_;
+      return {};
+    }
+    if (lastIterations > 2 && lastIterations % options_.reuseJacobian == options_.reuseJacobian - 1) haveJacobian_ = false;
+  }
+  return failure(t, "the trapezoidal rule's Newton iteration did not converge at t = " + fmt(t) + " (step " + fmt(h) +
+                        " s): the motion is too fast for this step, or the simulation is diverging");
+}
+
+// ---- Dormand–Prince 5(4) ----
+namespace {
+constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
+constexpr double a21 = 1.0 / 5;
+constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
+constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
+constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
+constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
+constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
+constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200, e6 = 22.0 / 525,
+                 e7 = -1.0 / 40;
+}  // namespace
+
+DormandPrince::DormandPrince(int n, RungeKuttaOptions o)
+    : options_(o), n_(n), y_(2 * n), ytmp_(2 * n), ynew_(2 * n), err_(2 * n), a_(n) {
+  for (auto& k : k_) k.resize(2 * n);
+}
+
+Status DormandPrince::f(SecondOrderSystem& sys, double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
+  const Status s = sys.acceleration(t, y.head(n_), y.tail(n_), a_);
+  if (!s.ok()) return s;
+  dy.head(n_) = y.tail(n_);
+  dy.tail(n_) = a_;
+  return {};
+}
+
+Status DormandPrince::advance(SecondOrderSystem& sys, State& s, double tEnd) {
+  y_ << s.x, s.v;
+  double t = s.t;
+  Status st = f(sys, t, y_, k_[0]);
+  if (!st.ok()) return st;
+  if (h_ <= 0) h_ = std::max(1e-6, 1e-3 * (tEnd - t));
+  while (t < tEnd - 1e-14 * std::max(1.0, std::abs(tEnd))) {
+    double h = std::min(h_, tEnd - t);
+    if (options_.maxStep > 0) h = std::min(h, options_.maxStep);
+    for (int attempt = 0;; ++attempt) {
+      if (attempt > 60 || h < 1e-14 * std::max(1.0, std::abs(t)))
+        return failure(t, "the Runge–Kutta step size fell to " + fmt(h) + " s at t = " + fmt(t) +
+                              ": the solution changes too fast (a singular position, or the simulation is diverging)");
+      // the stages (a failure of the system inside them shrinks the step)
+      bool ok = true;
+      auto stage = [&](Eigen::VectorXd& k, double tt) {
+        if (!ok) return;
+        ok = f(sys, tt, ytmp_, k).ok();
+      };
+      ytmp_ = y_ + h * a21 * k_[0];
+      stage(k_[1], t + c2 * h);
+      ytmp_ = y_ + h * (a31 * k_[0] + a32 * k_[1]);
+      stage(k_[2], t + c3 * h);
+      ytmp_ = y_ + h * (a41 * k_[0] + a42 * k_[1] + a43 * k_[2]);
+      stage(k_[3], t + c4 * h);
+      ytmp_ = y_ + h * (a51 * k_[0] + a52 * k_[1] + a53 * k_[2] + a54 * k_[3]);
+      stage(k_[4], t + c5 * h);
+      ytmp_ = y_ + h * (a61 * k_[0] + a62 * k_[1] + a63 * k_[2] + a64 * k_[3] + a65 * k_[4]);
+      stage(k_[5], t + h);
+      if (ok) {
+        ynew_ = y_ + h * (b1 * k_[0] + b3 * k_[2] + b4 * k_[3] + b5 * k_[4] + b6 * k_[5]);
+        ok = f(sys, t + h, ynew_, k_[6]).ok();
+      }
+      double errNorm = 1e300;
+      if (ok && ynew_.allFinite()) {
+        err_ = h * (e1 * k_[0] + e3 * k_[2] + e4 * k_[3] + e5 * k_[4] + e6 * k_[5] + e7 * k_[6]);
+        errNorm = 0;
+        for (Eigen::Index i = 0; i < err_.size(); ++i)
+          errNorm = std::max(errNorm, std::abs(err_[i]) / (options_.atol + options_.rtol * std::max(std::abs(y_[i]), std::abs(ynew_[i]))));
+      }
+      if (errNorm <= 1) {
+        t += h;
+        y_ = ynew_;
+        k_[0] = k_[6];  // first same as last
+        lastStep = h;
+        ++acceptedSteps;
+        h_ = h * std::clamp(0.9 * std::pow(std::max(errNorm, 1e-10), -0.2), 0.2, 5.0);
+        break;
+      }
+      ++rejectedSteps;
+      h *= ok ? std::clamp(0.9 * std::pow(errNorm, -0.2), 0.1, 0.5) : 0.25;
+    }
+  }
+  s.t = t;
+  s.x = y_.head(n_);
+  s.v = y_.tail(n_);
+  s.a = k_[0].tail(n_);
+  // leave the system at the final state (its dependent coordinates)
+  return sys.acceleration(t, s.x, s.v, a_);
+}
+
+}  // namespace lw::integ

@@ -1,0 +1,73 @@
+// Time integrators for second-order systems x'' = F(t, x, x'): the implicit trapezoidal rule
+// (Newmark β = 1/4, γ = 1/2) with Newton–Raphson, and an adaptive Dormand–Prince 5(4) Runge–Kutta
+// with error control and dense output. The system is a plug-in point: the Matrix R ODE, later the
+// penalty formulation, implement it.
+#pragma once
+
+#include <Eigen/Core>
+
+#include "kinematics/global_solver.h"
+
+namespace lw::integ {
+
+using Status = kin::KinStatus;
+
+class SecondOrderSystem {
+ public:
+  virtual ~SecondOrderSystem() = default;
+  /// a = F(t, x, v). May keep internal state (the dependent coordinates of the last call).
+  virtual Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) = 0;
+};
+
+struct State {
+  double t = 0;
+  Eigen::VectorXd x, v, a;
+};
+
+// ---- implicit trapezoidal rule ----
+struct TrapezoidalOptions {
+  double tolerance = 1e-10;  // on the Newton update of x (scaled by max(1, |x|))
+  int maxIterations = 25;
+  int reuseJacobian = 8;     // iterations before the tangent is rebuilt (modified Newton)
+};
+
+class Trapezoidal {
+ public:
+  explicit Trapezoidal(int n, TrapezoidalOptions o = {});
+  /// One step of size h from s (s.a consistent with s.x, s.v). On success s advances.
+  Status step(SecondOrderSystem& sys, State& s, double h);
+  int lastIterations = 0;
+  int jacobians = 0;  // tangents built so far
+
+ private:
+  TrapezoidalOptions options_;
+  Eigen::VectorXd x_, v_, a_, F_, Fp_, r_, dx_;
+  Eigen::MatrixXd J_;
+  bool haveJacobian_ = false;
+  double jacobianH_ = 0;
+  Status tangent(SecondOrderSystem& sys, const State& s0, double t, double h);
+};
+
+// ---- Dormand–Prince 5(4) ----
+struct RungeKuttaOptions {
+  double rtol = 1e-8, atol = 1e-10;
+  double maxStep = 0;  // 0: no limit
+};
+
+class DormandPrince {
+ public:
+  explicit DormandPrince(int n, RungeKuttaOptions o = {});
+  /// Advances s to tEnd with adaptive internal steps (dense output between them).
+  Status advance(SecondOrderSystem& sys, State& s, double tEnd);
+  int acceptedSteps = 0, rejectedSteps = 0;
+  double lastStep = 0;
+
+ private:
+  Status f(SecondOrderSystem& sys, double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy);
+  RungeKuttaOptions options_;
+  int n_;
+  double h_ = 0;
+  Eigen::VectorXd y_, k_[7], ytmp_, ynew_, err_, a_;
+};
+
+}  // namespace lw::integ
