@@ -1,4 +1,5 @@
 // Recursive kinematics of the tree and the loop constraints, on double and on Jets.
+#include <Eigen/Geometry>
 #include <cmath>
 
 #include "dynamics/recursive_model.h"
@@ -350,15 +351,77 @@ void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t
   constraintRows<double>(m, f, z.data(), t, phi.data());
 }
 
+namespace {
+
+// Jet frames whose derivative is the motion of coordinate (node k, i): the node's subtree turns
+// with angular velocity ω and its centre moves with v (the partial velocity b_k), everything else
+// is still. This replaces a full recursion on Jets per column (seed 000 §2.2: telescoping B).
+struct ColumnFrames {
+  std::vector<Frame<double>> f;                 // poses
+  std::vector<Frame<Jet>> fj;                   // the same, with derivatives
+  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
+  std::vector<Eigen::Vector3d> centre;          // world centre of mass of each node's body
+
+  ColumnFrames(const RecursiveModel& m, const Eigen::VectorXd& z) {
+    computeFrames<double>(m, z.data(), f);
+    fj.resize(f.size());
+    for (std::size_t k = 0; k < f.size(); ++k) {
+      for (int i = 0; i < 9; ++i) fj[k].R.a[i] = Jet(f[k].R.a[i]);
+      for (int i = 0; i < 3; ++i) fj[k].x[i] = Jet(f[k].x[i]);
+    }
+    partialVelocities(m, z, b);
+    for (const Node& n : m.nodes) {
+      const auto& F = f[static_cast<std::size_t>(n.body)];
+      const V3<double> c = worldPoint(F, m.mechanism->bodies[static_cast<std::size_t>(n.body)].com);
+      centre.emplace_back(c[0], c[1], c[2]);
+    }
+  }
+  void seed(const RecursiveModel& m, std::size_t node, int i, double sign) {
+    const Eigen::Vector3d v = b[node].col(i).head<3>(), w = b[node].col(i).tail<3>();
+    for (int body : m.subtree[node]) {
+      auto& F = fj[static_cast<std::size_t>(body)];
+      const auto& P = f[static_cast<std::size_t>(body)];
+      for (int c = 0; c < 3; ++c) {  // Ṙ = ω̃ R, column by column
+        const Eigen::Vector3d col(P.R(0, c), P.R(1, c), P.R(2, c));
+        const Eigen::Vector3d dc = w.cross(col);
+        for (int r = 0; r < 3; ++r) F.R(r, c).d = sign * dc[r];
+      }
+      const Eigen::Vector3d x(P.x[0], P.x[1], P.x[2]);
+      const Eigen::Vector3d dx = v + w.cross(x - centre[node]);
+      for (int r = 0; r < 3; ++r) F.x[r].d = sign * dx[r];
+    }
+  }
+};
+
+}  // namespace
+
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J) {
   J.setZero(m.nrows, m.nz);
-  std::vector<Frame<Jet>> f;
+  if (m.nrows == 0) return;
+  ColumnFrames cf(m, z);
   std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
-  for (int j = 0; j < m.nz; ++j) {
-    const auto zj = seeded(z, nullptr, j);
-    computeFrames<Jet>(m, zj.data(), f);
-    constraintRows<Jet>(m, f, zj.data(), Jet(t), out.data());
-    for (int r = 0; r < m.nrows; ++r) J(r, j) = out[static_cast<std::size_t>(r)].d;
+  std::vector<Jet> zj = seeded(z, nullptr, -1);
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& n = m.nodes[k];
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
+      // off the unit sphere R(q) is not a rotation: these columns take the full recursion
+      std::vector<Frame<Jet>> f;
+      for (int i = 0; i < n.nz; ++i) {
+        const auto zs = seeded(z, nullptr, n.z + i);
+        computeFrames<Jet>(m, zs.data(), f);
+        constraintRows<Jet>(m, f, zs.data(), Jet(t), out.data());
+        for (int r = 0; r < m.nrows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
+      }
+      continue;
+    }
+    for (int i = 0; i < n.nz; ++i) {
+      cf.seed(m, k, i, 1.0);
+      zj[static_cast<std::size_t>(n.z + i)].d = 1;  // rows that read z directly (tree drivers, quaternions)
+      constraintRows<Jet>(m, cf.fj, zj.data(), Jet(t), out.data());
+      for (int r = 0; r < m.nrows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
+      zj[static_cast<std::size_t>(n.z + i)].d = 0;
+      cf.seed(m, k, i, 0.0);
+    }
   }
 }
 
@@ -430,12 +493,26 @@ void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
 void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                    Eigen::MatrixXd& J) {
   J.setZero(3, m.nz);
-  std::vector<Frame<Jet>> f;
-  for (int j = 0; j < m.nz; ++j) {
-    const auto zj = seeded(z, nullptr, j);
-    computeFrames<Jet>(m, zj.data(), f);
-    const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
-    J.col(j) << P[0].d, P[1].d, P[2].d;
+  ColumnFrames cf(m, z);
+  const V3<double> P = worldPoint(cf.f[static_cast<std::size_t>(body)], p_B);
+  const Eigen::Vector3d p(P[0], P[1], P[2]);
+  // ∂P/∂z_(k,i) = v + ω × (P − r_k) for the nodes k the body hangs from
+  for (int k = m.nodeOfBody[static_cast<std::size_t>(body)]; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
+    const Node& n = m.nodes[static_cast<std::size_t>(k)];
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
+      std::vector<Frame<Jet>> f;  // R(q) is not a rotation off the unit sphere: full recursion
+      for (int i = 0; i < n.nz; ++i) {
+        const auto zs = seeded(z, nullptr, n.z + i);
+        computeFrames<Jet>(m, zs.data(), f);
+        const V3<Jet> Pj = worldPoint(f[static_cast<std::size_t>(body)], p_B);
+        J.col(n.z + i) << Pj[0].d, Pj[1].d, Pj[2].d;
+      }
+      continue;
+    }
+    for (int i = 0; i < n.nz; ++i) {
+      const Eigen::Vector3d v = cf.b[static_cast<std::size_t>(k)].col(i).head<3>(), w = cf.b[static_cast<std::size_t>(k)].col(i).tail<3>();
+      J.col(n.z + i) = v + w.cross(p - cf.centre[static_cast<std::size_t>(k)]);
+    }
   }
 }
 

@@ -143,6 +143,12 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
   r.children.resize(r.nodes.size());
   for (std::size_t k = 0; k < r.nodes.size(); ++k)
     if (r.nodes[k].parentNode >= 0) r.children[static_cast<std::size_t>(r.nodes[k].parentNode)].push_back(static_cast<int>(k));
+  r.subtree.resize(r.nodes.size());
+  for (std::size_t k = r.nodes.size(); k-- > 0;) {  // children come after their parents
+    r.subtree[k].push_back(r.nodes[k].body);
+    for (int c : r.children[k])
+      r.subtree[k].insert(r.subtree[k].end(), r.subtree[static_cast<std::size_t>(c)].begin(), r.subtree[static_cast<std::size_t>(c)].end());
+  }
   // initial coordinates: zero, quaternions at identity
   r.z0 = Eigen::VectorXd::Zero(r.nz);
   for (const auto& n : r.nodes) {

@@ -63,6 +63,7 @@ struct RecursiveModel {
   std::vector<int> nodeOfBody;         // body -> node (-1 for the ground)
   std::vector<LoopConstraint> constraints;
   std::vector<std::vector<int>> children;  // node -> child nodes
+  std::vector<std::vector<int>> subtree;   // node -> bodies that move with it (itself included)
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
   const ResolvedMechanism* mechanism = nullptr;
   // cut-joint geometry: for every joint, a unit vector of each body perpendicular to its axis
