@@ -75,6 +75,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
 
   Eigen::VectorXd phi, phiT, c;
   Eigen::MatrixXd J, Jp;
+  std::vector<Eigen::Vector3d> pos, vel;
   auto record = [&](double t) {
     res.values.push_back(t);
     for (const auto& f : outputDofs) {
@@ -86,14 +87,9 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
         res.values.push_back(r[f.component]);
       }
     }
-    std::vector<Eigen::Vector3d> vel;
-    for (std::size_t b = 1; b < m.bodies.size(); ++b)
-      for (const auto& p : m.bodies[b].points) {
-        Eigen::Vector3d r, v;
-        dyn::pointState(model.tree, static_cast<int>(b), p, data.z, data.zd, data.zdd, &r, &v, nullptr);
-        for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
-        vel.push_back(v);
-      }
+    dyn::allPointStates(model.tree, data.z, data.zd, pos, vel);
+    for (const auto& r : pos)
+      for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
     for (const auto& v : vel)
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
     const dyn::Energy e = dyn::energy(model, data);

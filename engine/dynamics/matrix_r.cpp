@@ -463,7 +463,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.z += d.solvers->lu.solve(d.rhs);
   }
   // 2. velocities: Θ_z ż = [−Φ_t; ż^i]
-  loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c);
+  loopPhiT(m.tree, d.z, t, d.phiT);
   for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
   for (Eigen::Index k = 0; k < nd; ++k) d.rhs[nc + k] = zid[k];
   if (nz > 0) d.zd = d.solvers->lu.solve(d.rhs);

@@ -425,6 +425,31 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
   }
 }
 
+void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT) {
+  phiT.resize(m.nrows);
+  std::vector<Frame<Jet>> f;
+  std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
+  const auto z0 = seeded(z, nullptr, -1);
+  computeFrames<Jet>(m, z0.data(), f);
+  constraintRows<Jet>(m, f, z0.data(), Jet(t, 1, 0), out.data());
+  for (int r = 0; r < m.nrows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
+}
+
+void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                    std::vector<Eigen::Vector3d>& r, std::vector<Eigen::Vector3d>& v) {
+  r.clear();
+  v.clear();
+  std::vector<Frame<Jet>> f;
+  const auto zv = seeded(z, &zd, -1);
+  computeFrames<Jet>(m, zv.data(), f);
+  for (std::size_t b = 1; b < m.mechanism->bodies.size(); ++b)
+    for (const auto& p : m.mechanism->bodies[b].points) {
+      const V3<Jet> P = worldPoint(f[b], p);
+      r.emplace_back(P[0].v, P[1].v, P[2].v);
+      v.emplace_back(P[0].d, P[1].d, P[2].d);
+    }
+}
+
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c) {
   phiT.resize(m.nrows);

@@ -94,6 +94,11 @@ void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Po
 void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi);
 /// Φ_z (nrows × nz), dense.
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J);
+/// Φ_t only (nrows).
+void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
+/// World positions and velocities of every point of every moving body, in model order (one pass).
+void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                    std::vector<Eigen::Vector3d>& r, std::vector<Eigen::Vector3d>& v);
 /// Φ_t and c = −(Φ̇_z ż + Φ̇_t) (nrows each).
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c);
