@@ -30,7 +30,9 @@ namespace {
 class MatrixRSystem : public integ::SecondOrderSystem {
  public:
   MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
+  long evaluations = 0;
   integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    ++evaluations;
     const integ::Status s = dyn::evaluate(m_, d_, t, x, v);
     if (s.ok()) a = d_.zidd;
     return s;
@@ -128,6 +130,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       s = {saved.t, data.zi, data.zid, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.dofs.size()))};
       if (!dyn::evaluate(model, data, s.t, s.x, s.v).ok()) break;
       s.a = data.zidd;
+      res.tangents += trap.jacobians;
       trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
     }
     if (!res.status.ok()) break;
@@ -138,6 +141,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       ++res.dofSwitches;
       s = {s.t, data.zi, data.zid, s.a};
       if (dyn::evaluate(model, data, s.t, s.x, s.v).ok()) s.a = data.zidd;
+      res.tangents += trap.jacobians;
       trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
     }
     if (!data.z.allFinite() || !data.zd.allFinite()) {
@@ -155,6 +159,8 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       break;
     }
   }
+  res.evaluations = sys.evaluations;
+  res.tangents += trap.jacobians;
   res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }

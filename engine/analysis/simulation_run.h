@@ -30,6 +30,8 @@ struct SimulationResult {
   kin::KinStatus status;
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)
+  long tangents = 0;                 // Newton tangents built (trapezoidal)
+  long evaluations = 0;              // right-hand side evaluations
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. contacts not simulated
   std::size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }

@@ -174,11 +174,12 @@ void jointFrame(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, 
 }
 
 template <class T>
-void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t, T* out) {
+void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t,
+                   const LoopConstraint& c, T* out) {
   using std::cos, std::sin;
   const auto& mech = *m.mechanism;
   const bool planar = m.dimension == 2;
-  for (const auto& c : m.constraints) {
+  {
     T* r = out + c.row;
     switch (c.kind) {
       case LoopConstraint::Kind::UnitQuaternion: {
@@ -300,6 +301,11 @@ void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, con
   }
 }
 
+template <class T>
+void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t, T* out) {
+  for (const auto& c : m.constraints) constraintRow(m, f, z, t, c, out);
+}
+
 std::vector<Jet> seeded(const Eigen::VectorXd& z, const Eigen::VectorXd* dir, int col) {
   std::vector<Jet> zj(static_cast<std::size_t>(z.size()));
   for (Eigen::Index i = 0; i < z.size(); ++i)
@@ -417,8 +423,12 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
     for (int i = 0; i < n.nz; ++i) {
       cf.seed(m, k, i, 1.0);
       zj[static_cast<std::size_t>(n.z + i)].d = 1;  // rows that read z directly (tree drivers, quaternions)
-      constraintRows<Jet>(m, cf.fj, zj.data(), Jet(t), out.data());
-      for (int r = 0; r < m.nrows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
+      // only the equations on bodies that move with this coordinate
+      for (int ci : m.affected[k]) {
+        const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
+        constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
+        for (int r = c.row; r < c.row + c.rows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
+      }
       zj[static_cast<std::size_t>(n.z + i)].d = 0;
       cf.seed(m, k, i, 0.0);
     }

@@ -181,6 +181,39 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     row += c.rows;
   }
   r.nrows = row;
+  // which constraints each node's coordinates can change: those on bodies of its subtree, and
+  // the rows that read its coordinates (a driver of its joint, its unit quaternion)
+  r.affected.resize(r.nodes.size());
+  for (std::size_t k = 0; k < r.nodes.size(); ++k) {
+    std::vector<char> moves(nb, 0);
+    for (int b : r.subtree[k]) moves[static_cast<std::size_t>(b)] = 1;
+    for (std::size_t ci = 0; ci < r.constraints.size(); ++ci) {
+      const auto& c = r.constraints[ci];
+      bool hit = false;
+      switch (c.kind) {
+        case LoopConstraint::Kind::CutJoint: {
+          const auto& jt = m.joints[static_cast<std::size_t>(c.index)];
+          hit = moves[static_cast<std::size_t>(jt.body(0))] || moves[static_cast<std::size_t>(jt.body(1))];
+          break;
+        }
+        case LoopConstraint::Kind::Driver: {
+          const auto& dv = m.drivers[static_cast<std::size_t>(c.index)];
+          if (dv.type == Driver::Type::Joint) {
+            const auto& jt = m.joints[static_cast<std::size_t>(dv.joint)];
+            hit = moves[static_cast<std::size_t>(jt.body(0))] || moves[static_cast<std::size_t>(jt.body(1))] ||
+                  r.treeJointNode[static_cast<std::size_t>(dv.joint)] == static_cast<int>(k);
+          } else if (dv.type == Driver::Type::Coordinate) {
+            hit = moves[static_cast<std::size_t>(dv.point.body)];
+          } else {
+            hit = moves[static_cast<std::size_t>(dv.points[0].body)] || moves[static_cast<std::size_t>(dv.points[1].body)];
+          }
+          break;
+        }
+        case LoopConstraint::Kind::UnitQuaternion: hit = c.index == static_cast<int>(k); break;
+      }
+      if (hit) r.affected[k].push_back(static_cast<int>(ci));
+    }
+  }
   return r;
 }
 

@@ -64,6 +64,7 @@ struct RecursiveModel {
   std::vector<LoopConstraint> constraints;
   std::vector<std::vector<int>> children;  // node -> child nodes
   std::vector<std::vector<int>> subtree;   // node -> bodies that move with it (itself included)
+  std::vector<std::vector<int>> affected;  // node -> constraints its coordinates can change
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
   const ResolvedMechanism* mechanism = nullptr;
   // cut-joint geometry: for every joint, a unit vector of each body perpendicular to its axis
