@@ -195,3 +195,57 @@ TEST(MatrixR, ContactsAreAnnouncedNotSilentlyIgnored) {
 
 }  // namespace
 }  // namespace lw::dyn
+
+namespace lw::dyn {
+namespace {
+
+// seed 004's grids swing through a flat-parallelogram position near t = 1.5 s, where a choice
+// of relative independent coordinates turns singular: Matrix R must switch it and stay on the
+// parallelogram branch (every horizontal bar keeps translating).
+TEST(MatrixR, GridPassesTheFlatParallelogramOnItsBranch) {
+  const auto l = sample("grid-1x15");
+  analysis::SimulationSpec spec;
+  spec.tEnd = 2.0;
+  spec.dt = 2e-3;
+  const auto r = analysis::runSimulation(l->resolved, spec);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  EXPECT_GE(r.dofSwitches, 1);
+  const std::size_t n = r.columns.size();
+  auto col = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), name) - r.columns.begin());
+  };
+  const std::size_t ly = col("h_0_15.left.y"), lz = col("h_0_15.left.z"), ry = col("h_0_15.right.y"), rz = col("h_0_15.right.z");
+  const std::size_t e = col("energy.total");
+  ASSERT_LT(ry, n);
+  for (std::size_t i = 0; i < r.rows(); ++i) {
+    const double* row = &r.values[i * n];
+    EXPECT_NEAR(row[ry] - row[ly], 1.0, 1e-6) << "t = " << row[0];  // the bottom bar stays horizontal
+    EXPECT_NEAR(row[rz] - row[lz], 0.0, 1e-6) << "t = " << row[0];
+    EXPECT_NEAR(row[e], -1470.8433689, 0.05) << "t = " << row[0];
+  }
+}
+
+TEST(MatrixR, DivergingSimulationStopsWithTimeAndCause) {
+  // a stiff spring with a huge step: the trapezoidal Newton iteration cannot follow
+  auto l = fromText(kDoublePendulum);
+  Mechanism m = l->mechanism;
+  Force spring;
+  spring.name = "stiff";
+  spring.type = Force::Type::Spring;
+  spring.points[0] = {"ground", "O"};
+  spring.points[1] = {"b", "Q"};
+  spring.stiffness = 1e9;
+  m.forces.push_back(spring);
+  Diagnostics d;
+  const auto res = resolve(m, d);
+  analysis::SimulationSpec spec;
+  spec.tEnd = 1;
+  spec.dt = 0.1;
+  const auto r = analysis::runSimulation(*res, spec);
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_GT(r.status.time, 0);
+  EXPECT_NE(r.status.message.find("at t = "), std::string::npos) << r.status.message;
+}
+
+}  // namespace
+}  // namespace lw::dyn
