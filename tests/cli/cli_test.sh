@@ -57,6 +57,17 @@ expect 5 "kinematics of an undriven mechanism" -- "$cli" kinematics "$samples/fi
 contains err "the drivers leave 2 freedoms undetermined"
 expect 2 "unknown method" -- "$cli" kinematics "$samples/four-bar.json" --method magic
 
+# dynamics
+expect 0 "simulate" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.01 -o "$tmp/sim.csv"
+head -1 "$tmp/sim.csv" > "$tmp/header"
+contains header "time,joint A,crank.A.x,crank.A.y,crank.A.z"
+contains header "energy.kinetic,energy.potential,energy.total,constraint.position,constraint.velocity"
+[ "$(wc -l < "$tmp/sim.csv")" -eq 12 ] || { echo "FAIL: simulate CSV has $(wc -l < "$tmp/sim.csv") lines"; fail=1; }
+expect 0 "simulate rk45" -- "$cli" simulate "$samples/spatial-four-bar.json" --integrator rk45 --t-end 0.1 --dt 0.05 -o "$tmp/sim2.csv"
+expect 0 "simulate with contacts" -- "$cli" simulate "$samples/five-bar.json" --t-end 0.01 -o "$tmp/sim3.csv"
+contains err "warning: contacts are not simulated yet"
+expect 2 "unknown formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation magic
+
 cp "$samples/four-bar.json" "$tmp/f.json"
 expect 0 "format in place" -- "$cli" format "$tmp/f.json"
 cmp -s "$tmp/f.json" "$samples/four-bar.json" || { echo "FAIL: format changed a canonical file"; fail=1; }
