@@ -280,15 +280,16 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
   return evaluate(m, d, 0, d.zi, d.zid);
 }
 
-void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv) {
-  const auto& mech = *m.tree.mechanism;
+void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& Vel, double t,
+                Eigen::VectorXd& Qv) {
+  const auto& mech = *tree.mechanism;
   const std::size_t nb = mech.bodies.size();
   Qv.setZero(static_cast<Eigen::Index>(6 * nb));
   std::vector<Pose3<double>> poses;
-  bodyPoses(m.tree, d.z, poses);
+  bodyPoses(tree, z, poses);
   const auto r = centres(mech, poses);
-  auto V = [&](std::size_t b) { return Eigen::Vector3d(d.V.segment<3>(static_cast<Eigen::Index>(6 * b))); };
-  auto W = [&](std::size_t b) { return Eigen::Vector3d(d.V.segment<3>(static_cast<Eigen::Index>(6 * b + 3))); };
+  auto V = [&](std::size_t b) { return Eigen::Vector3d(Vel.segment<3>(static_cast<Eigen::Index>(6 * b))); };
+  auto W = [&](std::size_t b) { return Eigen::Vector3d(Vel.segment<3>(static_cast<Eigen::Index>(6 * b + 3))); };
   auto applyAt = [&](std::size_t b, const Eigen::Vector3d& P, const Eigen::Vector3d& f) {
     if (b == 0) return;
     Qv.segment<3>(static_cast<Eigen::Index>(6 * b)) += f;
@@ -343,7 +344,7 @@ void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::Ve
         break;
       }
       case Force::Type::TorsionSpring: {
-        const int node = m.tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+        const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
         if (node >= 0) break;  // tree joints: applied to the joint coordinate in recursiveMassAndForces
         // a cut joint: a torque pair about body 1's axis, from the angle between the perpendiculars
         const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
@@ -351,8 +352,8 @@ void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::Ve
         const Eigen::Matrix3d R1 = rotationOf(poses[b1]), R2 = rotationOf(poses[b2]);
         const Eigen::Vector3d a = jt.axes[0].valid() ? Eigen::Vector3d(R1 * mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)])
                                                      : Eigen::Vector3d::UnitZ();
-        const Eigen::Vector3d w1 = R1 * m.tree.perp[static_cast<std::size_t>(f.joint)][0];
-        const Eigen::Vector3d w2 = R2 * m.tree.perp[static_cast<std::size_t>(f.joint)][1];
+        const Eigen::Vector3d w1 = R1 * tree.perp[static_cast<std::size_t>(f.joint)][0];
+        const Eigen::Vector3d w2 = R2 * tree.perp[static_cast<std::size_t>(f.joint)][1];
         const double angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
         const double rate = (W(b2) - (b1 ? W(b1) : Eigen::Vector3d::Zero())).dot(a);
         const double tau = -f.stiffness * (angle - f.naturalAngle) - f.damping * rate;
@@ -364,19 +365,20 @@ void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::Ve
   }
 }
 
-void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
-  const auto& mech = *m.tree.mechanism;
-  const auto& nodes = m.tree.nodes;
+void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+                   Eigen::VectorXd& V, Eigen::VectorXd& Vdot0, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
+  const auto& mech = *tree.mechanism;
+  const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
-  const int nz = m.tree.nz;
+  const int nz = tree.nz;
   std::vector<Pose3<double>> poses;
-  bodyPoses(m.tree, d.z, poses);
+  bodyPoses(tree, z, poses);
   const auto r = centres(mech, poses);
-  bodyVelocities(m.tree, d.z, d.zd, d.V, d.Vdot0);
+  bodyVelocities(tree, z, zd, V, Vdot0);
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
-  partialVelocities(m.tree, d.z, b);
+  partialVelocities(tree, z, b);
   Eigen::VectorXd Qv;
-  bodyForces(m, d, t, Qv);
+  bodyForces(tree, z, V, t, Qv);
   // accumulated inertia M̄ and force x̄ = Q^v − M^v V̇⁰, leaves to root
   std::vector<Eigen::Matrix<double, 6, 6>> Mbar(nn);
   std::vector<Eigen::Matrix<double, 6, 1>> xbar(nn);
@@ -387,10 +389,10 @@ void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
     Eigen::Matrix<double, 6, 6> Mk = Eigen::Matrix<double, 6, 6>::Zero();
     Mk.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
     Mk.bottomRightCorner<3, 3>() = R * bd.inertia * R.transpose();
-    if (m.tree.dimension == 2) Mk(5, 5) = bd.inertia(2, 2);  // planar: only the moment about Z acts
+    if (tree.dimension == 2) Mk(5, 5) = bd.inertia(2, 2);  // planar: only the moment about Z acts
     Mbar[k] = Mk;
-    xbar[k] = Qv.segment<6>(static_cast<Eigen::Index>(6 * body)) - Mk * d.Vdot0.segment<6>(static_cast<Eigen::Index>(6 * body));
-    for (int c : m.tree.children[k]) {
+    xbar[k] = Qv.segment<6>(static_cast<Eigen::Index>(6 * body)) - Mk * Vdot0.segment<6>(static_cast<Eigen::Index>(6 * body));
+    for (int c : tree.children[k]) {
       // B_c = [[I, r̃_k − r̃_c], [0, I]]: velocity of the child's centre from the parent's
       Eigen::Matrix<double, 6, 6> Bc = Eigen::Matrix<double, 6, 6>::Identity();
       Bc.topRightCorner<3, 3>() = skew(r[body] - r[static_cast<std::size_t>(nodes[static_cast<std::size_t>(c)].body)]);
@@ -399,13 +401,13 @@ void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
     }
   }
   // M^d blocks b_kᵀ M̄_k T_kj b_j for j an ancestor of k (or k), and Q^d_k = b_kᵀ x̄_k
-  d.Md.setZero(nz, nz);
-  d.Qd.setZero(nz);
+  Md.setZero(nz, nz);
+  Qd.setZero(nz);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nk = nodes[k];
     if (nk.nz == 0) continue;
     const Eigen::Matrix<double, Eigen::Dynamic, 6> left = b[k].transpose() * Mbar[k];
-    d.Qd.segment(nk.z, nk.nz) = b[k].transpose() * xbar[k];
+    Qd.segment(nk.z, nk.nz) = b[k].transpose() * xbar[k];
     const auto rk = r[static_cast<std::size_t>(nk.body)];
     for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
       const Node& nj = nodes[static_cast<std::size_t>(j)];
@@ -413,20 +415,28 @@ void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
       Eigen::Matrix<double, 6, 6> T = Eigen::Matrix<double, 6, 6>::Identity();
       T.topRightCorner<3, 3>() = skew(r[static_cast<std::size_t>(nj.body)] - rk);
       const Eigen::MatrixXd block = left * T * b[static_cast<std::size_t>(j)];
-      d.Md.block(nk.z, nj.z, nk.nz, nj.nz) = block;
-      if (j != static_cast<int>(k)) d.Md.block(nj.z, nk.z, nj.nz, nk.nz) = block.transpose();
+      Md.block(nk.z, nj.z, nk.nz, nj.nz) = block;
+      if (j != static_cast<int>(k)) Md.block(nj.z, nk.z, nj.nz, nk.nz) = block.transpose();
     }
   }
   // torsion springs on tree joints act on their coordinate directly
   for (const auto& f : mech.forces) {
     if (f.type != Force::Type::TorsionSpring) continue;
-    const int node = m.tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+    const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
     if (node < 0) continue;
     const Node& n = nodes[static_cast<std::size_t>(node)];
     const double sign = n.flip ? -1 : 1;
-    const double angle = sign * d.z[n.z], rate = sign * d.zd[n.z];
-    d.Qd[n.z] += sign * (-f.stiffness * (angle - f.naturalAngle) - f.damping * rate);
+    const double angle = sign * z[n.z], rate = sign * zd[n.z];
+    Qd[n.z] += sign * (-f.stiffness * (angle - f.naturalAngle) - f.damping * rate);
   }
+}
+
+void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
+  massAndForces(m.tree, d.z, d.zd, t, d.V, d.Vdot0, d.Md, d.Qd);
+}
+
+void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv) {
+  bodyForces(m.tree, d.z, d.V, t, Qv);
 }
 
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
@@ -504,19 +514,21 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   return {};
 }
 
-Energy energy(const MatrixRModel& m, const MatrixRData& d) {
-  const auto& mech = *m.tree.mechanism;
+Energy energy(const MatrixRModel& m, const MatrixRData& d) { return energy(m.tree, d.z, d.zd); }
+
+Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+  const auto& mech = *tree.mechanism;
   Energy e;
   std::vector<Pose3<double>> poses;
-  bodyPoses(m.tree, d.z, poses);
+  bodyPoses(tree, z, poses);
   const auto r = centres(mech, poses);
   Eigen::VectorXd V, Vd0;
-  bodyVelocities(m.tree, d.z, d.zd, V, Vd0);
+  bodyVelocities(tree, z, zd, V, Vd0);
   for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
     const auto& body = mech.bodies[b];
     const Eigen::Matrix3d R = rotationOf(poses[b]);
     const Eigen::Vector3d v = V.segment<3>(static_cast<Eigen::Index>(6 * b)), w = V.segment<3>(static_cast<Eigen::Index>(6 * b + 3));
-    const Eigen::Matrix3d J = m.tree.dimension == 2 ? Eigen::Matrix3d(Eigen::Vector3d(0, 0, body.inertia(2, 2)).asDiagonal())
+    const Eigen::Matrix3d J = tree.dimension == 2 ? Eigen::Matrix3d(Eigen::Vector3d(0, 0, body.inertia(2, 2)).asDiagonal())
                                                     : Eigen::Matrix3d(R * body.inertia * R.transpose());
     e.kinetic += 0.5 * body.mass * v.squaredNorm() + 0.5 * w.dot(J * w);
     e.potential -= body.mass * mech.gravity.dot(r[b]);
@@ -531,10 +543,10 @@ Energy energy(const MatrixRModel& m, const MatrixRData& d) {
       const double L = (P(f.points[1]) - P(f.points[0])).norm();
       e.potential += 0.5 * f.stiffness * (L - f.naturalLength) * (L - f.naturalLength);
     } else if (f.type == Force::Type::TorsionSpring) {
-      const int node = m.tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+      const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
       if (node < 0) continue;
-      const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
-      const double angle = (n.flip ? -1 : 1) * d.z[n.z];
+      const Node& n = tree.nodes[static_cast<std::size_t>(node)];
+      const double angle = (n.flip ? -1 : 1) * z[n.z];
       e.potential += 0.5 * f.stiffness * (angle - f.naturalAngle) * (angle - f.naturalAngle);
     }
   }

@@ -73,17 +73,23 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d);
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
                         const Eigen::VectorXd& zid);
 
-/// Body wrenches Q^v (6 per body: force at the centre of mass, torque minus ω × Jω) and mass
-/// blocks, from gravity and the force elements, at the current data state.
+/// Body wrenches Q^v (6 per body: force at the centre of mass, torque minus ω × Jω) from gravity
+/// and the force elements, at z with body velocities V.
+void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& V, double t,
+                Eigen::VectorXd& Qv);
 void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv);
 
-/// M^d = R^vᵀ M^v R^v and Q^d = R^vᵀ (Q^v − M^v V̇⁰) by the recursive accumulation (no R^v).
+/// M^d = R^vᵀ M^v R^v and Q^d = R^vᵀ (Q^v − M^v V̇⁰) by the recursive accumulation (no R^v);
+/// torsion springs of tree joints act on their coordinates. Also fills V and V̇⁰.
+void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+                   Eigen::VectorXd& V, Eigen::VectorXd& Vdot0, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
 
 struct Energy {
   double kinetic = 0, potential = 0;  // potential: gravity and springs
   double total() const { return kinetic + potential; }
 };
+Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
 Energy energy(const MatrixRModel& m, const MatrixRData& d);
 
 }  // namespace lw::dyn
