@@ -299,8 +299,9 @@ int main(int argc, char** argv) {
   auto* simCmd = app.add_subcommand("simulate", "Forward dynamics: write the independent coordinates, every point's "
                                                 "position and velocity, energies and constraint residuals to CSV");
   simCmd->add_option("FILE", simArgs.file, "mechanism file (.json)")->required();
-  simCmd->add_option("--formulation", simArgs.formulation, "matrix-r (semi-recursive Matrix R, seed 000)")
-      ->check(CLI::IsMember({"matrix-r"}));
+  simCmd->add_option("--formulation", simArgs.formulation, "matrix-r (semi-recursive Matrix R, seed 000) or penalty "
+                                                            "(semi-recursive penalty, trapezoidal, seed 004)")
+      ->check(CLI::IsMember({"matrix-r", "penalty"}));
   simCmd->add_option("--integrator", simArgs.integrator, "trapezoidal (implicit, fixed step) or rk45 (adaptive)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
   simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");

@@ -5,16 +5,16 @@
 #include <sstream>
 
 #include "dynamics/matrix_r.h"
+#include "dynamics/penalty.h"
 #include "integrators/integrators.h"
 
 namespace lw::analysis {
 
 bool parseFormulation(const std::string& s, Formulation& out) {
-  if (s == "matrix-r") {
-    out = Formulation::MatrixR;
-    return true;
-  }
-  return false;
+  if (s == "matrix-r") out = Formulation::MatrixR;
+  else if (s == "penalty") out = Formulation::Penalty;
+  else return false;
+  return true;
 }
 
 bool parseIntegrator(const std::string& s, Integrator& out) {
@@ -78,40 +78,67 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   Eigen::VectorXd phi, phiT, c;
   Eigen::MatrixXd J, Jp;
   std::vector<Eigen::Vector3d> pos, vel;
-  auto record = [&](double t) {
+  auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
     res.values.push_back(t);
     for (const auto& f : outputDofs) {
       if (f.kind == dyn::Dof::Kind::Coordinate) {
-        res.values.push_back(data.z[f.z]);
+        res.values.push_back(z[f.z]);
       } else {
         Eigen::Vector3d r;
-        dyn::pointState(model.tree, f.body, f.point, data.z, data.zd, data.zdd, &r, nullptr, nullptr);
+        const Eigen::VectorXd zero = Eigen::VectorXd::Zero(z.size());
+        dyn::pointState(model.tree, f.body, f.point, z, zd, zero, &r, nullptr, nullptr);
         res.values.push_back(r[f.component]);
       }
     }
-    dyn::allPointStates(model.tree, data.z, data.zd, pos, vel);
+    dyn::allPointStates(model.tree, z, zd, pos, vel);
     for (const auto& r : pos)
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
     for (const auto& v : vel)
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
-    const dyn::Energy e = dyn::energy(model, data);
+    const dyn::Energy e = dyn::energy(model.tree, z, zd);
     res.values.push_back(e.kinetic);
     res.values.push_back(e.potential);
     res.values.push_back(e.total());
-    dyn::loopConstraints(model.tree, data.z, t, phi);
-    dyn::loopJacobian(model.tree, data.z, t, J);
-    dyn::loopRates(model.tree, data.z, data.zd, t, phiT, c);
+    dyn::loopConstraints(model.tree, z, t, phi);
+    dyn::loopJacobian(model.tree, z, t, J);
+    dyn::loopRates(model.tree, z, zd, t, phiT, c);
     res.values.push_back(phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0);
-    res.values.push_back(phi.size() ? (J * data.zd + phiT).cwiseAbs().maxCoeff() : 0.0);
+    res.values.push_back(phi.size() ? (J * zd + phiT).cwiseAbs().maxCoeff() : 0.0);
   };
+
+  const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  if (spec.formulation == Formulation::Penalty) {
+    // same assembled start as Matrix R; all tree coordinates integrated, loops by penalty
+    dyn::PenaltyData pd(model.tree);
+    pd.z = data.z;
+    pd.zd = data.zd;
+    res.status = dyn::penaltyStart(model.tree, pd, 0.0);
+    record(0, pd.z, pd.zd);
+    for (long i = 1; i <= outputs && res.status.ok(); ++i) {
+      const double tOut = static_cast<double>(i) * spec.dt;
+      res.status = dyn::penaltyStep(model.tree, pd, tOut - pd.t);
+      if (!res.status.ok()) break;
+      ++res.steps;
+      record(tOut, pd.z, pd.zd);
+      if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        res.status.code = kin::KinStatus::Code::Cancelled;
+        res.status.time = tOut;
+        res.status.message = "cancelled at t = " + fmt(tOut);
+        break;
+      }
+    }
+    res.tangents = pd.jacobians;
+    res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return res;
+  }
 
   integ::State s{0.0, data.zi, data.zid, data.zidd};
   MatrixRSystem sys(model, data);
   const int n = static_cast<int>(data.dofs.size());
   integ::Trapezoidal trap(n);
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
-  record(0);
-  const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  record(0, data.z, data.zd);
   for (long i = 1; i <= outputs; ++i) {
     const double tOut = static_cast<double>(i) * spec.dt;
     // keep the accepted state: a failed step may be retried with a new choice of coordinates
@@ -150,7 +177,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       res.status.message = "the simulation diverged at t = " + fmt(tOut) + " (non-finite state)";
       break;
     }
-    record(tOut);
+    record(tOut, data.z, data.zd);
     if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
     if (cancel && cancel->load(std::memory_order_relaxed)) {
       res.status.code = kin::KinStatus::Code::Cancelled;

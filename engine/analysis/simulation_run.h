@@ -11,14 +11,14 @@
 
 namespace lw::analysis {
 
-enum class Formulation { MatrixR };
+enum class Formulation { MatrixR, Penalty };
 enum class Integrator { Trapezoidal, RK45 };
 bool parseFormulation(const std::string& s, Formulation& out);
 bool parseIntegrator(const std::string& s, Integrator& out);
 
 struct SimulationSpec {
   Formulation formulation = Formulation::MatrixR;
-  Integrator integrator = Integrator::Trapezoidal;
+  Integrator integrator = Integrator::Trapezoidal;  // the penalty formulation is always trapezoidal
   double tEnd = 1;
   double dt = 1e-3;     // trapezoidal step; the output interval for RK45
   double tol = 1e-8;    // RK45 relative tolerance
@@ -30,7 +30,7 @@ struct SimulationResult {
   kin::KinStatus status;
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)
-  long tangents = 0;                 // Newton tangents built (trapezoidal)
+  long tangents = 0;                 // Newton tangents built (trapezoidal); Jacobians [K C] (penalty)
   long evaluations = 0;              // right-hand side evaluations
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. contacts not simulated

@@ -67,6 +67,7 @@ contains header "energy.kinetic,energy.potential,energy.total,constraint.positio
 expect 0 "simulate rk45" -- "$cli" simulate "$samples/spatial-four-bar.json" --integrator rk45 --t-end 0.1 --dt 0.05 -o "$tmp/sim2.csv"
 expect 0 "simulate with contacts" -- "$cli" simulate "$samples/five-bar.json" --t-end 0.01 -o "$tmp/sim3.csv"
 contains err "warning: contacts are not simulated yet"
+expect 0 "simulate penalty" -- "$cli" simulate "$samples/spatial-four-bar.json" --formulation penalty --t-end 0.05 --dt 0.01 -o "$tmp/sim4.csv"
 expect 2 "unknown formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation magic
 
 cp "$samples/four-bar.json" "$tmp/f.json"

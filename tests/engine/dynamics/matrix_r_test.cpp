@@ -249,3 +249,33 @@ TEST(MatrixR, DivergingSimulationStopsWithTimeAndCause) {
 
 }  // namespace
 }  // namespace lw::dyn
+
+namespace lw::dyn {
+namespace {
+
+// the two formulations on the same models: same motion, penalty loops closed to ~1e-7
+TEST(Penalty, AgreesWithMatrixR) {
+  for (const char* name : {"four-bar-free", "spatial-four-bar-swing"}) {
+    const auto l = sample(name);
+    analysis::SimulationSpec a, b;
+    a.tEnd = b.tEnd = 0.5;
+    a.dt = b.dt = 1e-3;
+    b.formulation = analysis::Formulation::Penalty;
+    const auto ra = analysis::runSimulation(l->resolved, a), rb = analysis::runSimulation(l->resolved, b);
+    ASSERT_TRUE(ra.status.ok() && rb.status.ok()) << ra.status.message << rb.status.message;
+    ASSERT_EQ(ra.columns, rb.columns);
+    const std::size_t n = ra.columns.size();
+    const auto cpos = static_cast<std::size_t>(std::find(ra.columns.begin(), ra.columns.end(), "constraint.position") - ra.columns.begin());
+    for (std::size_t i = 0; i < ra.rows(); ++i) {
+      for (std::size_t c = 1; c < n; ++c) {
+        if (ra.columns[c].rfind("energy", 0) == 0 || ra.columns[c].rfind("constraint", 0) == 0) continue;
+        ASSERT_NEAR(ra.values[i * n + c], rb.values[i * n + c], 1e-4) << name << " " << ra.columns[c] << " row " << i;
+      }
+      EXPECT_LT(rb.values[i * n + cpos], 1e-5) << name << ": penalty residual at row " << i;
+    }
+    EXPECT_GT(rb.tangents, 0);
+  }
+}
+
+}  // namespace
+}  // namespace lw::dyn
