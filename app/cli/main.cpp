@@ -83,8 +83,8 @@ int check(const std::string& file, bool quiet) {
   return kOk;
 }
 
-int writeOut(const lw::Mechanism& m, const std::string& out) {
-  const std::string text = lw::io::mechanismToString(m);
+// standard output for "" or "-", else an atomic write
+int writeText(const std::string& out, const std::string& text) {
   if (out.empty() || out == "-") {
     std::cout << text;
     return kOk;
@@ -96,6 +96,8 @@ int writeOut(const lw::Mechanism& m, const std::string& out) {
   }
   return kOk;
 }
+
+int writeOut(const lw::Mechanism& m, const std::string& out) { return writeText(out, lw::io::mechanismToString(m)); }
 
 int format(const std::string& file, const std::string& out) {
   lw::io::LoadResult r = lw::io::loadMechanismFile(file);
@@ -185,15 +187,7 @@ int kinematics(const KinematicsArgs& a) {
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
   const auto result = lw::analysis::runKinematics(*res, spec);
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
-  if (result.steps() > 0) {
-    std::string err;
-    const std::string csv = lw::analysis::toCsv(result);
-    if (a.out.empty() || a.out == "-") std::cout << csv;
-    else if (!lw::io::writeFileAtomically(a.out, csv, err)) {
-      std::cerr << "linkwright-cli: " << err << "\n";
-      return kIoError;
-    }
-  }
+  if (result.steps() > 0 && writeText(a.out, lw::analysis::toCsv(result)) != kOk) return kIoError;
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
 
@@ -224,15 +218,7 @@ int simulate(const SimulateArgs& a) {
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
             << "\n";
-  if (result.rows() > 0) {
-    std::string err;
-    const std::string csv = lw::analysis::toCsv(result);
-    if (a.out.empty() || a.out == "-") std::cout << csv;
-    else if (!lw::io::writeFileAtomically(a.out, csv, err)) {
-      std::cerr << "linkwright-cli: " << err << "\n";
-      return kIoError;
-    }
-  }
+  if (result.rows() > 0 && writeText(a.out, lw::analysis::toCsv(result)) != kOk) return kIoError;
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
 

@@ -43,13 +43,6 @@ class MatrixRSystem : public integ::SecondOrderSystem {
   dyn::MatrixRData& d_;
 };
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(4);
-  os << v;
-  return os.str();
-}
-
 }  // namespace
 
 SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,
@@ -107,6 +100,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  // progress at least every 32 outputs; true (with the status set) when the user cancelled
+  auto reportAndCheckCancel = [&](long i, double tOut) {
+    if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
+    if (!cancel || !cancel->load(std::memory_order_relaxed)) return false;
+    res.status = kin::failure(kin::KinStatus::Code::Cancelled, tOut, "cancelled at t = " + kin::shortNumber(tOut));
+    return true;
+  };
   if (spec.formulation == Formulation::Penalty) {
     // same assembled start as Matrix R; all tree coordinates integrated, loops by penalty
     dyn::PenaltyData pd(model.tree);
@@ -120,13 +120,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       if (!res.status.ok()) break;
       ++res.steps;
       record(tOut, pd.z, pd.zd);
-      if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
-      if (cancel && cancel->load(std::memory_order_relaxed)) {
-        res.status.code = kin::KinStatus::Code::Cancelled;
-        res.status.time = tOut;
-        res.status.message = "cancelled at t = " + fmt(tOut);
-        break;
-      }
+      if (reportAndCheckCancel(i, tOut)) break;
     }
     res.tangents = pd.jacobians;
     res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -174,17 +168,11 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     if (!data.z.allFinite() || !data.zd.allFinite()) {
       res.status.code = kin::KinStatus::Code::NotConverged;
       res.status.time = tOut;
-      res.status.message = "the simulation diverged at t = " + fmt(tOut) + " (non-finite state)";
+      res.status.message = "the simulation diverged at t = " + kin::shortNumber(tOut) + " (non-finite state)";
       break;
     }
     record(tOut, data.z, data.zd);
-    if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
-    if (cancel && cancel->load(std::memory_order_relaxed)) {
-      res.status.code = kin::KinStatus::Code::Cancelled;
-      res.status.time = tOut;
-      res.status.message = "cancelled at t = " + fmt(tOut);
-      break;
-    }
+    if (reportAndCheckCancel(i, tOut)) break;
   }
   res.evaluations = sys.evaluations;
   res.tangents += trap.jacobians;

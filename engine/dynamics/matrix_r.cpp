@@ -18,22 +18,6 @@ class MatrixRSolvers {
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(4);
-  os << v;
-  return os.str();
-}
-
-kin::KinStatus failure(kin::KinStatus::Code code, double t, std::string msg, double cond = 0) {
-  kin::KinStatus s;
-  s.code = code;
-  s.time = t;
-  s.message = std::move(msg);
-  s.conditionNumber = cond;
-  return s;
-}
-
 Eigen::Matrix3d skew(const Eigen::Vector3d& v) {
   Eigen::Matrix3d S;
   S << 0, -v.z(), v.y(), v.z(), 0, -v.x(), -v.y(), v.x(), 0;
@@ -187,7 +171,7 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
 }  // namespace
 
 kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
-  if (!m.ok()) return failure(kin::KinStatus::Code::NotDriven, 0, m.error);
+  if (!m.ok()) return kin::failure(kin::KinStatus::Code::NotDriven, 0, m.error);
   const auto& mech = *m.tree.mechanism;
   d.t = 0;
   d.z = m.tree.z0;
@@ -199,8 +183,8 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
     loopJacobian(m.tree, d.z, 0, d.J);
     d.z += Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(d.J).solve(-d.phi);
     if (it == 99)
-      return failure(kin::KinStatus::Code::NotConverged, 0,
-                     "the mechanism cannot be assembled: residual " + fmt(d.phi.cwiseAbs().maxCoeff()));
+      return kin::failure(kin::KinStatus::Code::NotConverged, 0,
+                     "the mechanism cannot be assembled: residual " + kin::shortNumber(d.phi.cwiseAbs().maxCoeff()));
   }
   // initial velocities: the given rates as equations beside Φ_z ż = −Φ_t, least squares
   loopJacobian(m.tree, d.z, 0, d.J);
@@ -213,7 +197,7 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
       case InitialVelocity::Type::Joint: {
         const int node = m.tree.treeJointNode[static_cast<std::size_t>(r.joint)];
         if (node < 0)
-          return failure(kin::KinStatus::Code::NotDriven, 0,
+          return kin::failure(kin::KinStatus::Code::NotDriven, 0,
                          "the initial rate of joint '" + mech.joints[static_cast<std::size_t>(r.joint)].name +
                              "' cannot be imposed: it closes a loop of the spanning tree; give a tree joint's or a point's rate");
         const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
@@ -255,7 +239,7 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
             rhs.push_back(0.5 * r.angular[k]);
           }
         } else {
-          return failure(kin::KinStatus::Code::NotDriven, 0,
+          return kin::failure(kin::KinStatus::Code::NotDriven, 0,
                          "an initial body velocity needs a free body; '" + mech.bodies[static_cast<std::size_t>(r.body)].name +
                              "' is jointed: give joint rates instead");
         }
@@ -462,14 +446,14 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
       err = std::max(err, std::abs(d.rhs[nc + k]));
     }
     if (!factorTheta(m, d))
-      return failure(kin::KinStatus::Code::Singular, t,
-                     "the independent coordinates no longer determine the position at t = " + fmt(t) +
-                         " (condition number " + (d.rcond > 0 ? fmt(1 / d.rcond) : std::string("infinite")) + ")",
+      return kin::failure(kin::KinStatus::Code::Singular, t,
+                     "the independent coordinates no longer determine the position at t = " + kin::shortNumber(t) +
+                         " (condition number " + (d.rcond > 0 ? kin::shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
                      d.rcond > 0 ? 1 / d.rcond : 0);
     if (err < tol) break;  // Θ_z stays factorised at the solution for what follows
     if (it == 30)
-      return failure(kin::KinStatus::Code::NotConverged, t,
-                     "the position problem did not converge at t = " + fmt(t) + " (residual " + fmt(err) + ")");
+      return kin::failure(kin::KinStatus::Code::NotConverged, t,
+                     "the position problem did not converge at t = " + kin::shortNumber(t) + " (residual " + kin::shortNumber(err) + ")");
     d.z += d.solvers->lu.solve(d.rhs);
   }
   // 2. velocities: Θ_z ż = [−Φ_t; ż^i]
@@ -505,8 +489,8 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   if (nd > 0) {
     d.solvers->llt.compute(d.Mbar);
     if (d.solvers->llt.info() != Eigen::Success)
-      return failure(kin::KinStatus::Code::Singular, t,
-                     "the reduced mass matrix is not positive definite at t = " + fmt(t) +
+      return kin::failure(kin::KinStatus::Code::Singular, t,
+                     "the reduced mass matrix is not positive definite at t = " + kin::shortNumber(t) +
                          " (a massless body with free motion, or a singular choice of coordinates)");
     d.zidd = d.solvers->llt.solve(d.Qbar);
   }

@@ -17,21 +17,6 @@ class PenaltySolvers {
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(4);
-  os << v;
-  return os.str();
-}
-
-kin::KinStatus failure(double t, std::string msg) {
-  kin::KinStatus s;
-  s.code = kin::KinStatus::Code::NotConverged;
-  s.time = t;
-  s.message = std::move(msg);
-  return s;
-}
-
 // J = [K C] = −∂Q^d/∂[z; ż] by central differences (seed 004 §5.2: 4n evaluations of Q^d)
 void forceJacobian(const RecursiveModel& m, PenaltyData& d) {
   const int n = m.nz;
@@ -105,16 +90,16 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     d.dz = -d.solvers->lu.solve(d.f);
     d.z += d.dz;
     if (!d.z.allFinite())
-      return failure(t, "the penalty simulation diverged at t = " + fmt(t) + " (non-finite coordinates): the step " +
-                            fmt(h) + " s is too large for this model");
+      return kin::failure(kin::KinStatus::Code::NotConverged, t, "the penalty simulation diverged at t = " + kin::shortNumber(t) + " (non-finite coordinates): the step " +
+                            kin::shortNumber(h) + " s is too large for this model");
     if (d.dz.cwiseAbs().maxCoeff() < d.options.tolerance * std::max(1.0, d.z.cwiseAbs().maxCoeff())) {
       converged = true;
       break;
     }
   }
   if (!converged)
-    return failure(t, "the penalty formulation's Newton iteration did not converge at t = " + fmt(t) + " (step " +
-                          fmt(h) + " s)");
+    return kin::failure(kin::KinStatus::Code::NotConverged, t, "the penalty formulation's Newton iteration did not converge at t = " + kin::shortNumber(t) + " (step " +
+                          kin::shortNumber(h) + " s)");
   // projections (24), (26) with the last factorisation
   const Eigen::VectorXd zdStar = (2 / h) * d.z + d.zhatd, zddStar = (4 / (h * h)) * d.z + d.zhatdd;
   loopPhiT(m, d.z, t, d.phiT);

@@ -8,21 +8,6 @@
 namespace lw::integ {
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(4);
-  os << v;
-  return os.str();
-}
-
-Status failure(double t, std::string msg) {
-  Status s;
-  s.code = kin::KinStatus::Code::NotConverged;
-  s.time = t;
-  s.message = std::move(msg);
-  return s;
-}
-
 }  // namespace
 
 Trapezoidal::Trapezoidal(int n, TrapezoidalOptions o)
@@ -73,7 +58,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     x_ += dx_;
     const double scale = std::max(1.0, x_.cwiseAbs().maxCoeff());
     if (!dx_.allFinite() || !x_.allFinite())
-      return failure(t, "the simulation diverged at t = " + fmt(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + fmt(h) + " s too large, or the model is unstable)");
+      return kin::failure(kin::KinStatus::Code::NotConverged, t, "the simulation diverged at t = " + kin::shortNumber(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + kin::shortNumber(h) + " s too large, or the model is unstable)");
     if (dx_.cwiseAbs().maxCoeff() < options_.tolerance * scale) {
       v_ = (2 / h) * (x_ - s.x) - s.v;
       a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
@@ -87,7 +72,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     }
     if (lastIterations > 2 && lastIterations % options_.reuseJacobian == options_.reuseJacobian - 1) haveJacobian_ = false;
   }
-  return failure(t, "the trapezoidal rule's Newton iteration did not converge at t = " + fmt(t) + " (step " + fmt(h) +
+  return kin::failure(kin::KinStatus::Code::NotConverged, t, "the trapezoidal rule's Newton iteration did not converge at t = " + kin::shortNumber(t) + " (step " + kin::shortNumber(h) +
                         " s): the motion is too fast for this step, or the simulation is diverging");
 }
 
@@ -128,7 +113,7 @@ Status DormandPrince::advance(SecondOrderSystem& sys, State& s, double tEnd) {
     if (options_.maxStep > 0) h = std::min(h, options_.maxStep);
     for (int attempt = 0;; ++attempt) {
       if (attempt > 60 || h < 1e-14 * std::max(1.0, std::abs(t)))
-        return failure(t, "the Runge–Kutta step size fell to " + fmt(h) + " s at t = " + fmt(t) +
+        return kin::failure(kin::KinStatus::Code::NotConverged, t, "the Runge–Kutta step size fell to " + kin::shortNumber(h) + " s at t = " + kin::shortNumber(t) +
                               ": the solution changes too fast (a singular position, or the simulation is diverging)");
       // the stages (a failure of the system inside them shrinks the step)
       bool ok = true;

@@ -82,22 +82,6 @@ namespace {
 
 double scaleOf(const NaturalModel& m) { return m.mechanism ? m.mechanism->lengthScale() : 1.0; }
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(3);
-  os << v;
-  return os.str();
-}
-
-KinStatus fail(KinStatus::Code code, double t, std::string msg, double cond = 0) {
-  KinStatus s;
-  s.code = code;
-  s.time = t;
-  s.message = std::move(msg);
-  s.conditionNumber = cond;
-  return s;
-}
-
 // index of the largest |phi| entry over all rows
 int worstRow(const Eigen::VectorXd& phi) {
   Eigen::Index i = 0;
@@ -234,13 +218,13 @@ KinStatus assemble(const NaturalModel& m, GlobalData& d, double t) {
                       (mob.freeDof == 1 ? "" : "s") + " undetermined (" + std::to_string(mob.dof) +
                       " DOF, " + std::to_string(mob.drivers) + " driver" + (mob.drivers == 1 ? "" : "s") +
                       "): kinematics needs one driver per degree of freedom";
-    return fail(KinStatus::Code::NotDriven, t, msg);
+    return failure(KinStatus::Code::NotDriven, t, msg);
   }
   if (!converged) {
     const int row = worstRow(d.phi);
-    return fail(KinStatus::Code::NotConverged, t,
-                "the mechanism cannot be assembled at t = " + fmt(t) + ": the largest residual (" +
-                    fmt(std::abs(d.phi[row])) + ") is in " + m.describeRow(row) +
+    return failure(KinStatus::Code::NotConverged, t,
+                "the mechanism cannot be assembled at t = " + shortNumber(t) + ": the largest residual (" +
+                    shortNumber(std::abs(d.phi[row])) + ") is in " + m.describeRow(row) +
                     (mob.drivers > mob.rankWithDrivers - mob.rank ? "; the drivers may contradict each other" : ""));
   }
   // independent rows, in model order
@@ -253,7 +237,7 @@ KinStatus assemble(const NaturalModel& m, GlobalData& d, double t) {
     std::sort(d.rows.begin(), d.rows.end());
   }
   if (static_cast<int>(d.rows.size()) != m.nq)
-    return fail(KinStatus::Code::NotDriven, t, "the constraint Jacobian has rank " + std::to_string(d.rows.size()) +
+    return failure(KinStatus::Code::NotDriven, t, "the constraint Jacobian has rank " + std::to_string(d.rows.size()) +
                                                    " for " + std::to_string(m.nq) + " coordinates");
   if (d.options.solver == LinearSolverKind::Sparse) buildSparse(m, d);
   KinStatus s = solveVelocities(m, d);
@@ -274,15 +258,15 @@ KinStatus solvePositions(const NaturalModel& m, GlobalData& d, double t) {
     if (err < tol) break;
     if (d.iterations == d.options.maxIterations) {
       const int row = worstRow(d.phi);
-      return fail(KinStatus::Code::NotConverged, t,
-                  "the position problem did not converge at t = " + fmt(t) + " (residual " + fmt(err) +
+      return failure(KinStatus::Code::NotConverged, t,
+                  "the position problem did not converge at t = " + shortNumber(t) + " (residual " + shortNumber(err) +
                       " in " + m.describeRow(row) + "): the mechanism cannot reach this position",
                   d.rcond > 0 ? 1 / d.rcond : 0);
     }
     if (!factorSelected(m, d) || d.rcond < d.options.singularRcond)
-      return fail(KinStatus::Code::Singular, t,
-                  "singular position at t = " + fmt(t) + ": the constraint Jacobian lost rank (condition number " +
-                      (d.rcond > 0 ? fmt(1 / d.rcond) : std::string("infinite")) + ")",
+      return failure(KinStatus::Code::Singular, t,
+                  "singular position at t = " + shortNumber(t) + ": the constraint Jacobian lost rank (condition number " +
+                      (d.rcond > 0 ? shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
                   d.rcond > 0 ? 1 / d.rcond : 0);
     gatherRows(d, d.phi, -1, d.rhs);
     solveSelected(d);
@@ -293,9 +277,9 @@ KinStatus solvePositions(const NaturalModel& m, GlobalData& d, double t) {
 
 KinStatus solveVelocities(const NaturalModel& m, GlobalData& d) {
   if (!factorSelected(m, d) || d.rcond < d.options.singularRcond)
-    return fail(KinStatus::Code::Singular, d.t,
-                "singular position at t = " + fmt(d.t) + ": velocities are not determined (condition number " +
-                    (d.rcond > 0 ? fmt(1 / d.rcond) : std::string("infinite")) + ")",
+    return failure(KinStatus::Code::Singular, d.t,
+                "singular position at t = " + shortNumber(d.t) + ": velocities are not determined (condition number " +
+                    (d.rcond > 0 ? shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
                 d.rcond > 0 ? 1 / d.rcond : 0);
   evaluatePhiT(m, d.q, d.t, d.phiT);
   gatherRows(d, d.phiT, -1, d.rhs);

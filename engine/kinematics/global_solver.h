@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kinematics/natural_model.h"
+#include "kinematics/status.h"
 
 namespace lw::kin {
 
@@ -21,16 +22,6 @@ struct KinematicsOptions {
   double tolerance = 1e-12;  // on |Φ|∞, relative to the mechanism's length scale
   int maxIterations = 25;
   double singularRcond = 1e-12;  // reciprocal condition below which a position is singular
-};
-
-/// Outcome of a kinematic solve: ok, or what went wrong, where and when.
-struct KinStatus {
-  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled };
-  Code code = Code::Ok;
-  std::string message;
-  double time = 0;
-  double conditionNumber = 0;
-  bool ok() const { return code == Code::Ok; }
 };
 
 class SparseLu;  // KLU wrapper (global_solver.cpp)

@@ -31,13 +31,6 @@ class GroupBuffers {
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(3);
-  os << v;
-  return os.str();
-}
-
 std::string groupName(const NaturalModel& m, const topology::StructuralGroup& g) {
   std::string s = "{";
   for (std::size_t i = 0; i < g.bodies.size(); ++i)
@@ -449,15 +442,6 @@ void derivedAccelerations(const NaturalModel& m, const ModularGroup& g, ModularD
   }
 }
 
-KinStatus failure(KinStatus::Code code, double t, std::string msg, double cond = 0) {
-  KinStatus s;
-  s.code = code;
-  s.time = t;
-  s.message = std::move(msg);
-  s.conditionNumber = cond;
-  return s;
-}
-
 // a planar point of the flattened closed-form data: a coordinate or a fixed value
 inline Eigen::Vector2d at(const Eigen::VectorXd& v, int off, const double* fix) {
   return off >= 0 ? Eigen::Vector2d(v[off], v[off + 1]) : Eigen::Vector2d(fix[0], fix[1]);
@@ -487,8 +471,8 @@ bool closedFormPosition(const NaturalModel& m, const ModularGroup& g, ModularDat
       const double h2 = g.lengthA * g.lengthA * inv2 - k * k;
       if (!(h2 >= 0) || !(dist2 > 0))
         {
-        if (why) *why = "the dyad cannot close at t = " + fmt(d.t) + ": its two links (" + fmt(g.lengthA) + " and " +
-                           fmt(g.lengthB) + " m) cannot reach points " + fmt(std::sqrt(dist2)) + " m apart";
+        if (why) *why = "the dyad cannot close at t = " + shortNumber(d.t) + ": its two links (" + shortNumber(g.lengthA) + " and " +
+                           shortNumber(g.lengthB) + " m) cannot reach points " + shortNumber(std::sqrt(dist2)) + " m apart";
         return false;
       }
       const double h = branch * std::sqrt(h2);
@@ -504,8 +488,8 @@ bool closedFormPosition(const NaturalModel& m, const ModularGroup& g, ModularDat
       const double disc = g.lengthA * g.lengthA - off2;
       if (!(disc >= 0))
         {
-        if (why) *why = "the slider cannot reach its guide at t = " + fmt(d.t) + ": the link (" + fmt(g.lengthA) +
-                           " m) is shorter than the distance to the line (" + fmt(std::sqrt(off2)) + " m)";
+        if (why) *why = "the slider cannot reach its guide at t = " + shortNumber(d.t) + ": the link (" + shortNumber(g.lengthA) +
+                           " m) is shorter than the distance to the line (" + shortNumber(std::sqrt(off2)) + " m)";
         return false;
       }
       const Eigen::Vector2d c = P + (along + branch * std::sqrt(disc)) * u;
@@ -526,7 +510,7 @@ bool closedFormPosition(const NaturalModel& m, const ModularGroup& g, ModularDat
       const double disc = g.lengthA * g.lengthA - ((A - P).squaredNorm() - along * along);
       if (!(disc >= 0))
         {
-        if (why) *why = "the rod cannot reach its slider's line at t = " + fmt(d.t) + " (rod " + fmt(g.lengthA) + " m)";
+        if (why) *why = "the rod cannot reach its slider's line at t = " + shortNumber(d.t) + " (rod " + shortNumber(g.lengthA) + " m)";
         return false;
       }
       const double sAlong = along + branch * std::sqrt(disc);
@@ -642,13 +626,13 @@ KinStatus groupPosition(const NaturalModel& m, const ModularGroup& g, ModularDat
     if (err < tol) return {};
     if (it == d.options.maxIterations)
       return failure(KinStatus::Code::NotConverged, d.t,
-                     "the position problem did not converge at t = " + fmt(d.t) + " (residual " + fmt(err) + ")");
+                     "the position problem did not converge at t = " + shortNumber(d.t) + " (residual " + shortNumber(err) + ")");
     groupJacobian(m, g, d, b);
     double rcond = 0;
     if (!factor(g, b, rcond) || rcond < d.options.singularRcond)
       return failure(KinStatus::Code::Singular, d.t,
-                     "singular position at t = " + fmt(d.t) + " (condition number " +
-                         (rcond > 0 ? fmt(1 / rcond) : std::string("infinite")) + ")",
+                     "singular position at t = " + shortNumber(d.t) + " (condition number " +
+                         (rcond > 0 ? shortNumber(1 / rcond) : std::string("infinite")) + ")",
                      rcond > 0 ? 1 / rcond : 0);
     solve(g, b);
     for (std::size_t k = 0; k < g.phi.size(); ++k) d.q[g.phi[k]] += b.sol[static_cast<Eigen::Index>(k)];
@@ -783,7 +767,7 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
       if (!closedFormRates(m, g, d)) {
         const auto& sg = model.decomposition.groups[static_cast<std::size_t>(g.group)];
         return failure(KinStatus::Code::Singular, t,
-                       "singular position at t = " + fmt(t) + " in group " + groupName(m, sg) + " (" + sg.name +
+                       "singular position at t = " + shortNumber(t) + " in group " + groupName(m, sg) + " (" + sg.name +
                            "): its links are aligned (toggle or dead centre, condition number above 1e12), "
                            "velocities are not determined",
                        std::numeric_limits<double>::infinity());
@@ -802,9 +786,9 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
     if (!factor(g, b, rcond) || rcond < d.options.singularRcond) {
       const auto& sg = model.decomposition.groups[static_cast<std::size_t>(g.group)];
       return failure(KinStatus::Code::Singular, t,
-                     "singular position at t = " + fmt(t) + " in group " + groupName(m, sg) + " (" + sg.name +
+                     "singular position at t = " + shortNumber(t) + " in group " + groupName(m, sg) + " (" + sg.name +
                          "): its Jacobian lost rank (condition number " +
-                         (rcond > 0 ? fmt(1 / rcond) : std::string("infinite")) + ")",
+                         (rcond > 0 ? shortNumber(1 / rcond) : std::string("infinite")) + ")",
                      rcond > 0 ? 1 / rcond : 0);
     }
     b.rhs.setZero();

@@ -12,21 +12,12 @@
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
+#include "support/samples.h"
 
 namespace lw::dyn {
 namespace {
 
-std::vector<std::pair<std::string, Mechanism>> models() {
-  std::vector<std::pair<std::string, Mechanism>> out;
-  for (const auto& e : std::filesystem::directory_iterator(LW_SAMPLES_DIR)) {
-    if (e.path().extension() != ".json") continue;
-    auto r = io::loadMechanismFile(e.path().string());
-    if (r.ok()) out.emplace_back(e.path().stem().string(), *r.mechanism);
-  }
-  out.emplace_back("crank-slider-3d", generate::crankSlider3d(2));
-  out.emplace_back("grid-2x3", generate::grid(2, 3));
-  return out;
-}
+std::vector<std::pair<std::string, Mechanism>> models() { return test::samplesAndGenerated(); }
 
 TEST(RecursiveModel, StoredConfigurationAtZ0AndLoopsClosed) {
   for (const auto& [name, mech] : models()) {

@@ -9,18 +9,13 @@
 #include "kinematics/natural_model.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
+#include "support/samples.h"
 
 namespace lw::kin {
 namespace {
 
 std::vector<std::pair<std::string, Mechanism>> models() {
-  std::vector<std::pair<std::string, Mechanism>> out;
-  for (const auto& e : std::filesystem::directory_iterator(LW_SAMPLES_DIR)) {
-    if (e.path().extension() != ".json") continue;
-    auto r = io::loadMechanismFile(e.path().string());
-    if (r.ok()) out.emplace_back(e.path().stem().string(), *r.mechanism);
-  }
-  out.emplace_back("crank-slider-3d", generate::crankSlider3d(3));
+  auto out = test::samplesAndGenerated();
   // the driver kinds no sample uses: a distance driver (a jack), a coordinate driver, a slider
   // driven by its joint coordinate
   const auto r = io::loadMechanismFromString(R"json({

@@ -1,0 +1,25 @@
+// The outcome of a solve or a step: ok, or what went wrong, when and how badly conditioned.
+// Shared by kinematics, dynamics and the integrators.
+#pragma once
+
+#include <string>
+
+namespace lw::kin {
+
+/// Outcome of a kinematic solve: ok, or what went wrong, where and when.
+struct KinStatus {
+  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled };
+  Code code = Code::Ok;
+  std::string message;
+  double time = 0;
+  double conditionNumber = 0;
+  bool ok() const { return code == Code::Ok; }
+};
+
+/// A failed status (the message is a sentence naming the time and the place).
+KinStatus failure(KinStatus::Code code, double t, std::string message, double conditionNumber = 0);
+
+/// A number for messages, four significant digits: "0.0359", "9.81e+12".
+std::string shortNumber(double v);
+
+}  // namespace lw::kin
