@@ -279,3 +279,59 @@ TEST(Penalty, AgreesWithMatrixR) {
 
 }  // namespace
 }  // namespace lw::dyn
+
+namespace lw::dyn {
+namespace {
+
+// the free four-bar of the benchmark (3D, plane XZ, hinges about −Y) and the same linkage drawn as
+// a planar model (XY, pins): the same motion, (x, z) ↔ (x, y)
+TEST(MatrixR, PlanarAndSpatialModelsOfOneLinkageMoveTheSame) {
+  const auto l3 = sample("four-bar-free");
+  Mechanism m2 = l3->mechanism;
+  m2.dimension = 2;
+  auto flat = [](const NumberVector& v) { return NumberVector{v[0], v[2]}; };
+  m2.gravity = flat(m2.gravity);
+  for (auto& p : m2.ground.points) p.value = flat(p.value);
+  m2.ground.vectors.clear();
+  for (auto& b : m2.bodies) {
+    for (auto& p : b.points) p.value = flat(p.value);
+    b.vectors.clear();
+    b.com = flat(b.com);
+    if (!b.position.empty()) b.position = flat(b.position);
+    // the moment about the hinge axis (Y)
+    const Number iyy = b.inertia.form == Inertia::Form::Full ? b.inertia.values[4] : b.inertia.values[1];
+    b.inertia.form = Inertia::Form::Scalar;
+    b.inertia.values = {iyy};
+  }
+  for (auto& j : m2.joints) {
+    j.type = JointType::Pin;
+    j.axes.clear();
+  }
+  Diagnostics d;
+  const auto r2 = resolve(m2, d);
+  std::string all;
+  for (const auto& x : d) all += x.format() + "\n";
+  ASSERT_TRUE(r2) << all;
+  analysis::SimulationSpec spec;
+  spec.tEnd = 0.6;
+  spec.dt = 1e-3;
+  const auto a = analysis::runSimulation(l3->resolved, spec), b = analysis::runSimulation(*r2, spec);
+  ASSERT_TRUE(a.status.ok() && b.status.ok());
+  auto col = [](const analysis::SimulationResult& r, const std::string& name) {
+    return static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), name) - r.columns.begin());
+  };
+  const std::size_t na = a.columns.size(), nb = b.columns.size();
+  for (const char* point : {"crank.B", "coupler.C", "rocker.C"}) {
+    const std::size_t ax = col(a, std::string(point) + ".x"), az = col(a, std::string(point) + ".z");
+    const std::size_t bx = col(b, std::string(point) + ".x"), by = col(b, std::string(point) + ".y");
+    ASSERT_LT(ax, na);
+    ASSERT_LT(bx, nb);
+    for (std::size_t i = 0; i < a.rows(); ++i) {
+      EXPECT_NEAR(a.values[i * na + ax], b.values[i * nb + bx], 1e-9) << point << " row " << i;
+      EXPECT_NEAR(a.values[i * na + az], b.values[i * nb + by], 1e-9) << point << " row " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lw::dyn
