@@ -39,7 +39,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
   const double t = s.t + h;
   // predictor: constant acceleration
   x_ = s.x + h * s.v + 0.5 * h * h * s.a;
-  if (jacobianH_ != h) haveJacobian_ = false;
+  if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   for (lastIterations = 0; lastIterations < options_.maxIterations; ++lastIterations) {
     v_ = (2 / h) * (x_ - s.x) - s.v;
@@ -68,6 +68,8 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
       s.x = x_;
       s.v = v_;
       s.a = a_;
+      // a slow convergence says the kept tangent has aged: refresh it at the next step's start
+      if (lastIterations > 4) haveJacobian_ = false;
       return {};
     }
     if (lastIterations > 2 && lastIterations % options_.reuseJacobian == options_.reuseJacobian - 1) haveJacobian_ = false;
