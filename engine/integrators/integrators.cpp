@@ -27,8 +27,11 @@ Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, d
     J_.col(j) = (h * h / 4) * (Fp_ - F_) / dx;
   }
   J_.diagonal().array() -= 1;  // the −a(x) term: ∂a/∂x = 4/h², scaled by h²/4
-  // the v(x) dependence is inside Fp_ − F_ (v moved with x)
+  // the v(x) dependence is inside Fp_ − F_ (v moved with x); back to the unperturbed point, so
+  // that the system's dependent state is not left at the last perturbation
   v_ = (2 / h) * (x_ - s0.x) - s0.v;
+  const Status back = sys.acceleration(t, x_, v_, Fp_);
+  if (!back.ok()) return back;
   haveJacobian_ = true;
   jacobianH_ = h;
   ++jacobians;
@@ -60,10 +63,10 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     if (!dx_.allFinite() || !x_.allFinite())
       return kin::failure(kin::KinStatus::Code::NotConverged, t, "the simulation diverged at t = " + kin::shortNumber(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + kin::shortNumber(h) + " s too large, or the model is unstable)");
     if (dx_.cwiseAbs().maxCoeff() < options_.tolerance * scale) {
+      // accepted: the system was last evaluated one update (below the tolerance) earlier, close
+      // enough for its dependent state; no extra evaluation
       v_ = (2 / h) * (x_ - s.x) - s.v;
       a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
-      st = sys.acceleration(t, x_, v_, F_);  // leaves the system at the accepted state
-      if (!st.ok()) return st;
       s.t = t;
       s.x = x_;
       s.v = v_;
