@@ -1,6 +1,7 @@
 #include "analysis/simulation_run.h"
 
 #include <chrono>
+#include <charconv>
 #include <cmath>
 #include <sstream>
 
@@ -181,16 +182,24 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
 }
 
 std::string toCsv(const SimulationResult& r) {
-  std::ostringstream os;
-  os.precision(17);
-  for (std::size_t c = 0; c < r.columns.size(); ++c) os << (c ? "," : "") << r.columns[c];
-  os << "\n";
-  const std::size_t n = r.columns.size();
-  for (std::size_t i = 0; i < r.rows(); ++i) {
-    for (std::size_t c = 0; c < n; ++c) os << (c ? "," : "") << r.values[i * n + c];
-    os << "\n";
+  // shortest round-trip numbers (std::to_chars): exact, and several times faster than a stream
+  std::string out;
+  for (std::size_t c = 0; c < r.columns.size(); ++c) {
+    if (c) out += ',';
+    out += r.columns[c];
   }
-  return os.str();
+  out += '\n';
+  const std::size_t n = r.columns.size();
+  char buf[32];
+  for (std::size_t i = 0; i < r.rows(); ++i) {
+    for (std::size_t c = 0; c < n; ++c) {
+      if (c) out += ',';
+      const auto res = std::to_chars(buf, buf + sizeof buf, r.values[i * n + c]);
+      out.append(buf, res.ptr);
+    }
+    out += '\n';
+  }
+  return out;
 }
 
 }  // namespace lw::analysis
