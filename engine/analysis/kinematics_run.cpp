@@ -1,6 +1,7 @@
 #include "analysis/kinematics_run.h"
 
 #include <charconv>
+#include <Eigen/Geometry>
 #include <cmath>
 #include <sstream>
 
@@ -52,6 +53,52 @@ void appendRow(const ResolvedMechanism& m, const kin::NaturalModel& nm, double t
     }
 }
 
+// Body poses from the natural coordinates: the rotation that carries the body's stored base
+// directions to the current ones, the position from its origin entity.
+void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const Eigen::VectorXd& q,
+                 std::vector<double>& out) {
+  auto value = [&](int e) {
+    const auto& en = nm.entities[static_cast<std::size_t>(e)];
+    if (en.fixed()) return Eigen::Vector3d(en.value);
+    Eigen::Vector3d v = Eigen::Vector3d::Zero();
+    v.head(nm.dimension) = q.segment(en.offset, nm.dimension);
+    return v;
+  };
+  auto stored = [&](int e) { return Eigen::Vector3d(nm.entities[static_cast<std::size_t>(e)].value); };
+  auto dir = [&](const kin::Direction& d, bool now) {
+    const Eigen::Vector3d a = now ? value(d.a) : stored(d.a);
+    return d.b < 0 ? a : Eigen::Vector3d(a - (now ? value(d.b) : stored(d.b)));
+  };
+  auto frame = [&](const Eigen::Vector3d& a, const Eigen::Vector3d& b) {  // orthonormal, columns
+    const Eigen::Vector3d e1 = a.normalized(), e3 = a.cross(b).normalized(), e2 = e3.cross(e1);
+    Eigen::Matrix3d F;
+    F << e1, e2, e3;
+    return F;
+  };
+  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
+    Eigen::Matrix3d R = m.bodies[b].rotation;
+    Eigen::Vector3d x = m.bodies[b].position;
+    const auto& f = nm.bodies[b];
+    if (b > 0 && f.origin >= 0) {
+      Eigen::Matrix3d delta = Eigen::Matrix3d::Identity();
+      const Eigen::Vector3d a0 = dir(f.d[0], false), a1 = dir(f.d[0], true);
+      if (nm.dimension == 2) {
+        delta = Eigen::AngleAxisd(std::atan2(a1.y(), a1.x()) - std::atan2(a0.y(), a0.x()), Eigen::Vector3d::UnitZ()).toRotationMatrix();
+      } else if (f.spinFree) {
+        delta = Eigen::Quaterniond::FromTwoVectors(a0, a1).toRotationMatrix();
+      } else {
+        delta = frame(a1, dir(f.d[1], true)) * frame(a0, dir(f.d[1], false)).transpose();
+      }
+      R = delta * m.bodies[b].rotation;
+      const Eigen::Vector3d originLocal = m.bodies[b].rotation.transpose() * (stored(f.origin) - m.bodies[b].position);
+      x = value(f.origin) - R * originLocal;
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) out.push_back(R(i, k));
+    for (int i = 0; i < 3; ++i) out.push_back(x[i]);
+  }
+}
+
 }  // namespace
 
 KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec& spec, const Progress& progress,
@@ -98,6 +145,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     }
     if (modular) appendRow(m, nm, t, md->q, md->qd, md->qdd, result.values);
     else appendRow(m, nm, t, global.q, global.qd, global.qdd, result.values);
+    appendPoses(m, nm, modular ? md->q : global.q, result.poses);
     if (progress && (i % 64 == 0 || i == steps)) progress(steps ? static_cast<double>(i) / static_cast<double>(steps) : 1.0);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
       result.status.code = kin::KinStatus::Code::Cancelled;

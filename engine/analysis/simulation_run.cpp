@@ -72,7 +72,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   Eigen::VectorXd phi, phiT, c;
   Eigen::MatrixXd J, Jp;
   std::vector<Eigen::Vector3d> pos, vel;
+  std::vector<dyn::Pose3<double>> bodyPoses;
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+    dyn::bodyPoses(model.tree, z, bodyPoses);
+    for (const auto& p : bodyPoses) {
+      res.poses.insert(res.poses.end(), p.R, p.R + 9);
+      res.poses.insert(res.poses.end(), p.x, p.x + 3);
+    }
     res.values.push_back(t);
     for (const auto& f : outputDofs) {
       if (f.kind == dyn::Dof::Kind::Coordinate) {

@@ -27,6 +27,7 @@ struct SimulationSpec {
 struct SimulationResult {
   std::vector<std::string> columns;  // see toCsv
   std::vector<double> values;        // row-major
+  std::vector<double> poses;         // per row: 12 numbers per body (rotation row-major, position)
   kin::KinStatus status;
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)

@@ -176,6 +176,36 @@ SceneModel buildSceneModel(const ResolvedMechanism& m) {
   return s;
 }
 
+SceneFrame frameFromPoses(const ResolvedMechanism& m, const double* poses, double time) {
+  SceneFrame f;
+  f.time = time;
+  std::vector<Eigen::Matrix3d> R(m.bodies.size());
+  std::vector<Eigen::Vector3d> x(m.bodies.size());
+  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
+    const double* p = poses + 12 * b;
+    R[b] = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(p);
+    x[b] = Eigen::Vector3d(p[9], p[10], p[11]);
+    f.bodyPoses.push_back(toPose(x[b], R[b]));
+  }
+  auto point = [&](ItemIndex i) {
+    const auto b = static_cast<std::size_t>(i.body);
+    return Eigen::Vector3d(x[b] + R[b] * m.bodies[b].points[static_cast<std::size_t>(i.index)]);
+  };
+  for (const auto& j : m.joints) {
+    JointState js;
+    const bool sliding = j.type == JointType::Slider || j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
+    js.position = toVec3(point(j.points[sliding ? 1 : 0]));
+    if (j.axes[0].valid()) {
+      const auto b = static_cast<std::size_t>(j.axes[0].body);
+      js.axis = toVec3(R[b] * m.bodies[b].vectors[static_cast<std::size_t>(j.axes[0].index)]);
+    }
+    f.joints.push_back(js);
+  }
+  for (const auto& force : m.forces)
+    if (force.type == Force::Type::Spring) f.springs.push_back({toVec3(point(force.points[0])), toVec3(point(force.points[1]))});
+  return f;
+}
+
 SceneFrame storedConfigurationFrame(const ResolvedMechanism& m) {
   SceneFrame f;
   for (const auto& b : m.bodies) f.bodyPoses.push_back(toPose(b.position, b.rotation));

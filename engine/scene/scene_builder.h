@@ -12,4 +12,8 @@ SceneModel buildSceneModel(const ResolvedMechanism& m);
 /// Body poses, joint and spring positions in the stored configuration.
 SceneFrame storedConfigurationFrame(const ResolvedMechanism& m);
 
+/// The frame of a moving configuration: `poses` holds 12 numbers per body (row-major rotation,
+/// then position), bodies in ResolvedMechanism order (the ground included).
+SceneFrame frameFromPoses(const ResolvedMechanism& m, const double* poses, double time);
+
 }  // namespace lw::scene

@@ -1,0 +1,67 @@
+// The body poses stored with kinematic and dynamic results place every body point where the
+// result's point columns say (they drive the 3D playback).
+#include <gtest/gtest.h>
+
+#include "analysis/kinematics_run.h"
+#include "analysis/simulation_run.h"
+#include "io/mechanism_io.h"
+#include "scene/scene_builder.h"
+
+namespace lw::analysis {
+namespace {
+
+ResolvedMechanism load(const std::string& name) {
+  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
+  Diagnostics d;
+  return *resolve(*r.mechanism, d);
+}
+
+template <class Result>
+void checkPoses(const ResolvedMechanism& m, const Result& r, std::size_t rows, const std::string& label) {
+  const std::size_t n = r.columns.size(), nb = m.bodies.size();
+  ASSERT_EQ(r.poses.size(), rows * 12 * nb) << label;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* pose = &r.poses[i * 12 * nb];
+    const scene::SceneFrame f = scene::frameFromPoses(m, pose, r.values[i * n]);
+    ASSERT_EQ(f.bodyPoses.size(), nb);
+    for (std::size_t b = 1; b < nb; ++b)
+      for (std::size_t p = 0; p < m.bodies[b].points.size(); ++p) {
+        Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(pose + 12 * b);
+        const Eigen::Vector3d x(pose[12 * b + 9], pose[12 * b + 10], pose[12 * b + 11]);
+        const Eigen::Vector3d w = x + R * m.bodies[b].points[p];
+        const std::string base = m.bodies[b].name + "." + m.bodies[b].pointNames[p] + ".";
+        for (int k = 0; k < m.dimension; ++k) {
+          const auto c = static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), base + "xyz"[k]) - r.columns.begin());
+          ASSERT_LT(c, n) << base;
+          EXPECT_NEAR(w[k], r.values[i * n + c], 1e-9) << label << " " << base << "xyz"[k] << " row " << i;
+        }
+      }
+  }
+}
+
+TEST(ResultPoses, KinematicsPosesMatchThePoints) {
+  for (const char* name : {"four-bar", "jansen-leg", "rssr"}) {
+    const auto m = load(name);
+    KinematicsSpec spec;
+    spec.tEnd = 0.3;
+    spec.dt = 0.05;
+    const auto r = runKinematics(m, spec);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    checkPoses(m, r, r.steps(), name);
+  }
+}
+
+TEST(ResultPoses, DynamicsPosesMatchThePoints) {
+  for (const char* name : {"four-bar-free", "spatial-four-bar-swing"}) {
+    const auto m = load(name);
+    SimulationSpec spec;
+    spec.tEnd = 0.05;
+    spec.dt = 0.01;
+    const auto r = runSimulation(m, spec);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    checkPoses(m, r, r.rows(), name);
+  }
+}
+
+}  // namespace
+}  // namespace lw::analysis
