@@ -13,9 +13,11 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTime>
+#include <QVBoxLayout>
 
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
+#include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
 #include "panels/samples_gallery.h"
 #include "scene/scene_builder.h"
@@ -29,15 +31,35 @@ constexpr int kMaxRecent = 8;
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("MainWindow");
-  scene_ = new widgets::SceneView(this);
+  auto* central = new QWidget(this);
+  scene_ = new widgets::SceneView(central);
   scene_->setObjectName("SceneView");
-  setCentralWidget(scene_);
+  playback_ = new widgets::PlaybackBar(central);
+  playback_->setObjectName("PlaybackBar");
+  auto* centralLayout = new QVBoxLayout(central);
+  centralLayout->setContentsMargins(0, 0, 0, 0);
+  centralLayout->setSpacing(0);
+  centralLayout->addWidget(scene_, 1);
+  centralLayout->addWidget(playback_);
+  setCentralWidget(central);
+  connect(playback_, &widgets::PlaybackBar::rowChanged, this, &MainWindow::showResultRow);
 
   tree_ = new widgets::ModelTree(this);
   auto* treeDock = new QDockWidget(tr("Model"), this);
   treeDock->setObjectName("ModelDock");
   treeDock->setWidget(tree_);
   addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+
+  analysis_ = new widgets::AnalysisPanel(this);
+  auto* analysisDock = new QDockWidget(tr("Analysis"), this);
+  analysisDock->setObjectName("AnalysisDock");
+  analysisDock->setWidget(analysis_);
+  addDockWidget(Qt::RightDockWidgetArea, analysisDock);
+  connect(analysis_, &widgets::AnalysisPanel::message, this, [this](const QString& text) {
+    log(text);
+    statusBar()->showMessage(text, 8000);
+  });
+  connect(analysis_, &widgets::AnalysisPanel::finished, this, &MainWindow::showResults);
 
   messages_ = new QPlainTextEdit(this);
   messages_->setReadOnly(true);
@@ -46,13 +68,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   logDock->setObjectName("MessagesDock");
   logDock->setWidget(messages_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
-  resizeDocks({treeDock}, {300}, Qt::Horizontal);
+  resizeDocks({treeDock, analysisDock}, {300, 290}, Qt::Horizontal);
   resizeDocks({logDock}, {110}, Qt::Vertical);
 
   createActions();
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(treeDock->toggleViewAction());
   view->addAction(logDock->toggleViewAction());
+  view->addAction(analysisDock->toggleViewAction());
   QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
   reset->setShortcut(Qt::Key_Home);
 
@@ -110,15 +133,18 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   saveAsAction_->setEnabled(!mechanism_->bodies.empty());
 
   Diagnostics d;
-  const auto resolved = resolve(*mechanism_, d);
-  if (!resolved) {  // an empty new document
+  auto resolved = resolve(*mechanism_, d);
+  playback_->setResults(nullptr);
+  resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
+  analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt);
+  if (!resolved_) {  // an empty new document
     scene_->clear();
     statusBar()->showMessage(tr("Empty mechanism"));
     return;
   }
-  scene_->setScene(scene::buildSceneModel(*resolved), scene::storedConfigurationFrame(*resolved));
+  scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
   scene_->resetCamera();
-  const auto mob = topology::grueblerKutzbach(*resolved);
+  const auto mob = topology::grueblerKutzbach(*resolved_);
   statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (Grübler–Kutzbach %6)%7")
                                .arg(QString::fromStdString(mechanism_->name))
                                .arg(mechanism_->dimension == 2 ? tr("planar") : tr("spatial"))
@@ -127,6 +153,30 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
                                .arg(mob.grueblerKutzbach)
                                .arg(QString::fromStdString(mob.formula))
                                .arg(mob.drivers ? tr(", %1 driven").arg(mob.drivers) : QString()));
+}
+
+void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results) {
+  // keep the whole motion in view (unless the user has placed the camera), then play from row 0
+  if (resolved_ && results && results->rows > 0) {
+    const std::size_t perRow = 12 * resolved_->bodies.size();
+    std::vector<scene::SceneFrame> sample;
+    const std::size_t samples = std::min<std::size_t>(results->rows, 60);
+    for (std::size_t k = 0; k < samples && results->poses.size() >= results->rows * perRow; ++k) {
+      const std::size_t row = samples > 1 ? k * (results->rows - 1) / (samples - 1) : 0;
+      sample.push_back(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow, results->time(row)));
+    }
+    if (!sample.empty() && scene_->fitsOnResize()) scene_->fitMotion(sample, sample.front());
+  }
+  playback_->setResults(std::move(results));
+}
+
+void MainWindow::showResultRow(int row) {
+  const auto results = playback_->results();
+  if (!results || !resolved_ || row < 0 || static_cast<std::size_t>(row) >= results->rows) return;
+  const std::size_t perRow = 12 * resolved_->bodies.size();
+  if (results->poses.size() < (static_cast<std::size_t>(row) + 1) * perRow) return;
+  scene_->showFrame(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow,
+                                          results->time(static_cast<std::size_t>(row))));
 }
 
 void MainWindow::newDocument() {

@@ -1,5 +1,5 @@
 // The Linkwright main window: File menu (new, open, recent, samples, save, save as, quit), the
-// model tree, the 3D scene view and a message log. Thin: the engine loads, validates and saves;
+// model tree, the 3D scene view with a playback bar, the analysis panel and a message log. Thin: the engine loads, validates and saves;
 // the widgets draw.
 #pragma once
 
@@ -12,9 +12,13 @@ class QPlainTextEdit;
 
 namespace lw {
 struct Mechanism;
-}
+struct ResolvedMechanism;
+}  // namespace lw
 namespace lw::widgets {
+class AnalysisPanel;
 class ModelTree;
+class PlaybackBar;
+struct RunResults;
 class SceneView;
 }  // namespace lw::widgets
 
@@ -34,6 +38,8 @@ class MainWindow : public QMainWindow {
   const Mechanism* mechanism() const { return mechanism_.get(); }
   QString currentFile() const { return path_; }
   widgets::SceneView* sceneView() const { return scene_; }
+  widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
+  widgets::PlaybackBar* playbackBar() const { return playback_; }
   /// Folder of the shipped samples.
   static QString samplesDir();
 
@@ -55,10 +61,16 @@ class MainWindow : public QMainWindow {
   void log(const QString& line);
   bool maybeSave();
 
+  void showResults(std::shared_ptr<const widgets::RunResults> results);
+  void showResultRow(int row);
+
   std::unique_ptr<Mechanism> mechanism_;
+  std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
   QString path_;
   widgets::SceneView* scene_ = nullptr;
   widgets::ModelTree* tree_ = nullptr;
+  widgets::AnalysisPanel* analysis_ = nullptr;
+  widgets::PlaybackBar* playback_ = nullptr;
   QPlainTextEdit* messages_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* saveAction_ = nullptr;

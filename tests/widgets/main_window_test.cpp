@@ -6,12 +6,15 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "io/mechanism_io.h"
 #include "main_window.h"
+#include "panels/analysis_panel.h"
 #include "scene/scene_view.h"
 #include "scene/vtk_host_widget.h"
 
@@ -94,6 +97,90 @@ TEST_F(MainWindowTest, EverySampleOpensAndIsVisible) {
     ++opened;
   }
   EXPECT_GE(opened, 13);
+}
+
+// Fraction of pixels that differ clearly between two images of the same size.
+double changed(const QImage& a, const QImage& b) {
+  if (a.size() != b.size()) return 1;
+  long n = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x) {
+      const QColor p = a.pixelColor(x, y), q = b.pixelColor(x, y);
+      n += std::abs(p.red() - q.red()) + std::abs(p.green() - q.green()) + std::abs(p.blue() - q.blue()) > 60;
+    }
+  return static_cast<double>(n) / (static_cast<double>(a.width()) * a.height());
+}
+
+TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
+  lw::app::MainWindow w;
+  w.resize(1200, 760);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  showAndGrab(w);
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(0);  // structural groups
+  EXPECT_DOUBLE_EQ(panel->endTime()->value(), 1.0) << "the file's analysis defaults";
+  EXPECT_DOUBLE_EQ(panel->step()->value(), 0.01);
+  panel->run();
+  EXPECT_TRUE(panel->running());
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  const auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr);
+  ASSERT_EQ(results->rows, 101u);
+  EXPECT_TRUE(results->ok) << results->message;
+  EXPECT_NEAR(results->time(100), 1.0, 1e-12);
+  EXPECT_EQ(w.playbackBar()->currentRow(), 0);
+
+  QTest::qWait(100);
+  const QImage first = w.sceneView()->grabImage();
+  w.playbackBar()->showRow(30);
+  QTest::qWait(100);
+  const QImage later = w.sceneView()->grabImage();
+  later.save(artifacts() + "/scene_four_bar_row30.png");
+  w.grab().save(artifacts() + "/main_window_after_run.png");
+  EXPECT_GT(changed(first, later), 0.002) << "the crank turned but the picture did not move";
+
+  // play to the end in real time (1 s of motion), then it stops on the last frame
+  w.playbackBar()->play();
+  EXPECT_TRUE(w.playbackBar()->playing());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !w.playbackBar()->playing(); }, 10000));
+  EXPECT_EQ(w.playbackBar()->currentRow(), 100);
+}
+
+TEST_F(MainWindowTest, LongSimulationCanBeStoppedAndKeepsItsFrames) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/grid-1x15.json", false));
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(2);  // Matrix R, trapezoidal
+  panel->endTime()->setValue(1000);            // far longer than the test waits
+  panel->run();
+  QTest::qWait(500);
+  ASSERT_TRUE(panel->running());
+  panel->stop();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 10000)) << "stop did not stop the run";
+  const auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr);
+  EXPECT_FALSE(results->ok);
+  EXPECT_NE(results->message.find("cancelled"), std::string::npos) << results->message;
+  EXPECT_GT(results->rows, 1u);
+  EXPECT_LT(results->time(results->rows - 1), 100.0);
+  const auto* log = w.findChild<QPlainTextEdit*>();
+  ASSERT_NE(log, nullptr);
+  EXPECT_TRUE(log->toPlainText().contains("Stopped")) << log->toPlainText().toStdString();
+}
+
+TEST_F(MainWindowTest, OpeningAnotherFileDropsTheRunningAnalysis) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/grid-1x15.json", false));
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(2);
+  panel->endTime()->setValue(1000);
+  panel->run();
+  QTest::qWait(200);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 10000));
+  QTest::qWait(50);
+  // the grid's frames must never be drawn on the four-bar
+  EXPECT_EQ(w.playbackBar()->results(), nullptr);
 }
 
 TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {

@@ -21,6 +21,9 @@
 #include <vtkTexture.h>
 
 #include <QKeyEvent>
+#include <QMouseEvent>
+#include <QResizeEvent>
+#include <QWheelEvent>
 #include <QOpenGLContext>
 
 #include <algorithm>
@@ -185,6 +188,7 @@ struct SceneView::Impl {
   bool loaded = false;
   bool planar = true;
   double lengthScale = 1;
+  std::vector<double> envelope;  // x, y, z of body points over a whole motion (fitMotion)
   double layerThickness = 0;  // planar: thickness of one body slab
   double zBottom = 0;         // planar: lowest and highest z of the slab stack
   double zTop = 0;
@@ -230,10 +234,17 @@ struct SceneView::Impl {
     }
   }
 
+  // the drawn points and the motion envelope: what the camera fit keeps in view
+  template <typename F>
+  void forEachFitPoint(F&& f) const {
+    forEachDrawnPoint(f);
+    for (std::size_t i = 0; i + 2 < envelope.size(); i += 3) f(envelope[i], envelope[i + 1], envelope[i + 2]);
+  }
+
   [[nodiscard]] bool tightBounds(double b[6]) const {
     b[0] = b[2] = b[4] = VTK_DOUBLE_MAX;
     b[1] = b[3] = b[5] = -VTK_DOUBLE_MAX;
-    forEachDrawnPoint([b](double x, double y, double z) { growBounds(b, x, y, z); });
+    forEachFitPoint([b](double x, double y, double z) { growBounds(b, x, y, z); });
     return b[0] <= b[1];
   }
 
@@ -278,6 +289,7 @@ void SceneView::clear() {
   s_->paths.clear();
   s_->grid = nullptr;
   s_->axes = nullptr;
+  s_->envelope.clear();
   s_->loaded = false;
   requestRender();
 }
@@ -634,6 +646,7 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
 }
 
 void SceneView::resetCamera() {
+  fitOnResize_ = true;
   vtkRenderer* ren = renderer();
   vtkCamera* cam = ren->GetActiveCamera();
   double b[6];
@@ -663,7 +676,7 @@ void SceneView::resetCamera() {
     vtkMatrix4x4* P = cam->GetCompositeProjectionTransformMatrix(aspect, -1, 1);
     double lo[2] = {VTK_DOUBLE_MAX, VTK_DOUBLE_MAX};
     double hi[2] = {-VTK_DOUBLE_MAX, -VTK_DOUBLE_MAX};
-    s_->forEachDrawnPoint([&](double x, double y, double z) {
+    s_->forEachFitPoint([&](double x, double y, double z) {
       const double p[4] = {x, y, z, 1};
       double q[4];
       P->MultiplyPoint(p, q);
@@ -721,6 +734,46 @@ QPointF SceneView::projectToWidget(const std::array<double, 3>& p_W) const {
   P->MultiplyPoint(p, q);
   if (q[3] == 0) return {};
   return {(q[0] / q[3] + 1) / 2 * w, (1 - q[1] / q[3]) / 2 * h};
+}
+
+void SceneView::fitMotion(const std::vector<scene::SceneFrame>& frames, const scene::SceneFrame& current) {
+  Impl& s = *s_;
+  s.envelope.clear();
+  if (!s.loaded) return;
+  for (const auto& f : frames) {
+    showFrame(f);
+    // a bounding box per body per frame keeps the envelope small
+    for (const auto& body : s.bodies) {
+      if (!body.actor->GetVisibility()) continue;
+      auto* pd = vtkPolyData::SafeDownCast(body.actor->GetMapper()->GetInputDataObject(0, 0));
+      if (pd == nullptr || pd->GetNumberOfPoints() == 0) continue;
+      double b[6];
+      pd->GetBounds(b);
+      for (int corner = 0; corner < 8; ++corner) {
+        double p[4] = {b[corner & 1 ? 1 : 0], b[corner & 2 ? 3 : 2], b[corner & 4 ? 5 : 4], 1};
+        double q[4];
+        body.matrix->MultiplyPoint(p, q);
+        s.envelope.insert(s.envelope.end(), {q[0], q[1], q[2]});
+      }
+    }
+  }
+  showFrame(current);
+  resetCamera();
+}
+
+void SceneView::resizeEvent(QResizeEvent* event) {
+  VtkHostWidget::resizeEvent(event);
+  if (fitOnResize_ && hasScene()) resetCamera();
+}
+
+void SceneView::mousePressEvent(QMouseEvent* event) {
+  fitOnResize_ = false;
+  VtkHostWidget::mousePressEvent(event);
+}
+
+void SceneView::wheelEvent(QWheelEvent* event) {
+  fitOnResize_ = false;
+  VtkHostWidget::wheelEvent(event);
 }
 
 void SceneView::keyPressEvent(QKeyEvent* event) {

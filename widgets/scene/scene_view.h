@@ -10,6 +10,7 @@
 
 #include <array>
 #include <memory>
+#include <vector>
 
 namespace lw::scene {
 struct SceneModel;
@@ -36,13 +37,20 @@ class SceneView : public VtkHostWidget {
   void showFrame(const scene::SceneFrame& frame);
 
   /// Fits the camera to the scene: planar models are viewed down -Z onto the XY plane with a
-  /// parallel projection; spatial models from an isometric direction (Y up).
+  /// parallel projection; spatial models from an isometric direction (Y up). The fit is kept
+  /// through resizes until the user turns or zooms the view.
   void resetCamera();
+
+  /// Fits the camera so that the bodies stay in view through all of `frames` (a sample of a
+  /// motion), then shows `current`. The envelope is kept for later fits until the next setScene.
+  void fitMotion(const std::vector<scene::SceneFrame>& frames, const scene::SceneFrame& current);
 
   /// Removes every actor of the scene (the view shows the background only).
   void clear();
 
   [[nodiscard]] bool hasScene() const;
+  /// True until the user turns or zooms the view after the last fit.
+  [[nodiscard]] bool fitsOnResize() const { return fitOnResize_; }
 
   /// Shows or hides the reference grid and origin axes (shown by default).
   void setGridVisible(bool visible);
@@ -52,10 +60,16 @@ class SceneView : public VtkHostWidget {
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
+  // Until the user moves the camera, a resize (docks opening, the window first shown) refits
+  // the view: a fit made at another aspect ratio crops the mechanism.
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> s_;
+  bool fitOnResize_ = true;
 };
 
 }  // namespace lw::widgets

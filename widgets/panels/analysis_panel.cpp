@@ -1,0 +1,269 @@
+#include "panels/analysis_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMetaObject>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QStyle>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "analysis/kinematics_run.h"
+#include "analysis/simulation_run.h"
+
+namespace lw::widgets {
+namespace {
+
+struct Choice {
+  const char* label;
+  bool kinematics;
+  analysis::KinematicsMethod method;
+  analysis::Formulation formulation;
+  analysis::Integrator integrator;
+};
+const Choice kChoices[] = {
+    {"Kinematics — structural groups (modular TD)", true, analysis::KinematicsMethod::ModularTD, {}, {}},
+    {"Kinematics — global, sparse", true, analysis::KinematicsMethod::GlobalSparse, {}, {}},
+    {"Dynamics — Matrix R, trapezoidal", false, {}, analysis::Formulation::MatrixR, analysis::Integrator::Trapezoidal},
+    {"Dynamics — Matrix R, Runge–Kutta 4(5)", false, {}, analysis::Formulation::MatrixR, analysis::Integrator::RK45},
+    {"Dynamics — penalty, trapezoidal", false, {}, analysis::Formulation::Penalty, analysis::Integrator::Trapezoidal},
+};
+
+}  // namespace
+
+AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
+  choice_ = new QComboBox(this);
+  for (const auto& c : kChoices) choice_->addItem(tr(c.label));
+  choice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);  // a narrow dock
+  choice_->setMinimumContentsLength(18);
+  choice_->setToolTip(tr("Kinematics drives the mechanism by its drivers; dynamics integrates its motion under forces"));
+  tEnd_ = new QDoubleSpinBox(this);
+  tEnd_->setRange(0.001, 1e5);
+  tEnd_->setDecimals(3);
+  tEnd_->setSuffix(" s");
+  tEnd_->setValue(1);
+  dt_ = new QDoubleSpinBox(this);
+  dt_->setRange(1e-6, 10);
+  dt_->setDecimals(6);
+  dt_->setSuffix(" s");
+  dt_->setValue(0.01);
+  dt_->setToolTip(tr("Time step (output interval for Runge–Kutta)"));
+  run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run"), this);
+  run_->setToolTip(tr("Run the analysis in the background (Ctrl+R)"));
+  run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
+  stop_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  status_ = new QLabel(tr("No mechanism"), this);
+  status_->setWordWrap(true);
+  auto* form = new QFormLayout;
+  form->addRow(tr("Analysis"), choice_);
+  form->addRow(tr("End time"), tEnd_);
+  form->addRow(tr("Step"), dt_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(stop_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addLayout(buttons);
+  layout->addWidget(progress_);
+  layout->addWidget(status_);
+  layout->addStretch(1);
+  connect(run_, &QPushButton::clicked, this, &AnalysisPanel::run);
+  connect(stop_, &QPushButton::clicked, this, &AnalysisPanel::stop);
+  run_->setEnabled(false);
+}
+
+AnalysisPanel::~AnalysisPanel() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+}
+
+void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt) {
+  stop();
+  ++generation_;
+  mechanism_ = std::move(m);
+  run_->setEnabled(mechanism_ != nullptr && !running_);
+  if (tEnd > 0) tEnd_->setValue(tEnd);
+  if (dt > 0) dt_->setValue(dt);
+  status_->setText(mechanism_ ? tr("Ready") : tr("No mechanism"));
+  progress_->setValue(0);
+}
+
+void AnalysisPanel::run() {
+  if (!mechanism_ || running_) return;
+  if (worker_.joinable()) worker_.join();
+  const Choice c = kChoices[std::clamp(choice_->currentIndex(), 0, static_cast<int>(std::size(kChoices)) - 1)];
+  const double tEnd = tEnd_->value(), dt = dt_->value();
+  cancel_ = false;
+  running_ = true;
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  progress_->setValue(0);
+  status_->setText(tr("Running..."));
+  auto mech = mechanism_;
+  const unsigned generation = generation_;
+  worker_ = std::thread([this, c, tEnd, dt, mech, generation] {
+    // progress reaches the UI through queued calls, at most one per permille so that a fast
+    // kinematic run does not flood the event queue
+    auto progress = [this, last = -1](double f) mutable {
+      const int permille = static_cast<int>(1000 * f);
+      if (permille == last) return;
+      last = permille;
+      QMetaObject::invokeMethod(this, [this, permille] { progress_->setValue(permille); }, Qt::QueuedConnection);
+    };
+    auto r = std::make_shared<RunResults>();
+    if (c.kinematics) {
+      analysis::KinematicsSpec spec{c.method, tEnd, dt};
+      auto k = analysis::runKinematics(*mech, spec, progress, &cancel_);
+      r->columns = std::move(k.columns);
+      r->values = std::move(k.values);
+      r->poses = std::move(k.poses);
+      r->ok = k.status.ok();
+      r->message = k.status.message;
+    } else {
+      analysis::SimulationSpec spec;
+      spec.formulation = c.formulation;
+      spec.integrator = c.integrator;
+      spec.tEnd = tEnd;
+      spec.dt = dt;
+      auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
+      r->columns = std::move(s.columns);
+      r->values = std::move(s.values);
+      r->poses = std::move(s.poses);
+      r->ok = s.status.ok();
+      r->message = s.status.message;
+      for (const auto& w : s.warnings) r->message += (r->message.empty() ? "" : "; ") + w;
+    }
+    r->rows = r->columns.empty() ? 0 : r->values.size() / r->columns.size();
+    QMetaObject::invokeMethod(this, [this, r, generation] { finish(r, generation); }, Qt::QueuedConnection);
+  });
+}
+
+void AnalysisPanel::stop() {
+  if (running_) cancel_ = true;
+}
+
+void AnalysisPanel::finish(std::shared_ptr<RunResults> r, unsigned generation) {
+  if (worker_.joinable()) worker_.join();
+  running_ = false;
+  run_->setEnabled(mechanism_ != nullptr);
+  stop_->setEnabled(false);
+  if (generation != generation_) return;  // the mechanism changed while it ran
+  if (r->ok) progress_->setValue(1000);
+  const QString summary = r->ok ? tr("Done: %1 frames").arg(r->rows)
+                                : tr("Stopped: %1 (%2 frames kept)").arg(QString::fromStdString(r->message)).arg(r->rows);
+  status_->setText(summary);
+  emit message(summary);
+  if (r->rows > 0) emit finished(r);
+}
+
+// ---- playback ----
+
+PlaybackBar::PlaybackBar(QWidget* parent) : QWidget(parent) {
+  playButton_ = new QToolButton(this);
+  playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+  playButton_->setToolTip(tr("Play / pause (Space)"));
+  playButton_->setShortcut(Qt::Key_Space);
+  auto* stepBack = new QToolButton(this);
+  stepBack->setIcon(style()->standardIcon(QStyle::SP_MediaSeekBackward));
+  stepBack->setToolTip(tr("Previous frame"));
+  auto* stepFwd = new QToolButton(this);
+  stepFwd->setIcon(style()->standardIcon(QStyle::SP_MediaSeekForward));
+  stepFwd->setToolTip(tr("Next frame"));
+  slider_ = new QSlider(Qt::Horizontal, this);
+  slider_->setToolTip(tr("Scrub through the motion"));
+  time_ = new QLabel("t = 0 s", this);
+  time_->setMinimumWidth(90);
+  speed_ = new QComboBox(this);
+  for (const char* s : {"0.1x", "0.25x", "0.5x", "1x", "2x", "4x"}) speed_->addItem(s);
+  speed_->setCurrentIndex(3);
+  speed_->setToolTip(tr("Playback speed (slow motion for teaching)"));
+  loop_ = new QCheckBox(tr("Loop"), this);
+  timer_ = new QTimer(this);
+  timer_->setInterval(16);  // about 60 frames per second
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(4, 2, 4, 2);
+  for (QWidget* w : std::initializer_list<QWidget*>{stepBack, playButton_, stepFwd}) layout->addWidget(w);
+  layout->addWidget(slider_, 1);
+  layout->addWidget(time_);
+  layout->addWidget(speed_);
+  layout->addWidget(loop_);
+  connect(playButton_, &QToolButton::clicked, this, [this] { playing() ? pause() : play(); });
+  connect(stepBack, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() - 1); });
+  connect(stepFwd, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() + 1); });
+  connect(slider_, &QSlider::valueChanged, this, [this](int row) {
+    if (!results_ || row < 0 || static_cast<std::size_t>(row) >= results_->rows) return;
+    time_->setText(QString("t = %1 s").arg(results_->time(static_cast<std::size_t>(row)), 0, 'f', 3));
+    if (!timer_->isActive()) playTime_ = results_->time(static_cast<std::size_t>(row));
+    emit rowChanged(row);
+  });
+  connect(timer_, &QTimer::timeout, this, &PlaybackBar::tick);
+  setEnabled(false);
+}
+
+void PlaybackBar::setResults(std::shared_ptr<const RunResults> r) {
+  pause();
+  results_ = std::move(r);
+  setEnabled(results_ && results_->rows > 0);
+  slider_->setRange(0, results_ ? static_cast<int>(results_->rows) - 1 : 0);
+  playTime_ = results_ && results_->rows ? results_->time(0) : 0;
+  slider_->setValue(0);
+  if (results_ && results_->rows) emit rowChanged(0);
+}
+
+int PlaybackBar::currentRow() const { return slider_->value(); }
+bool PlaybackBar::playing() const { return timer_->isActive(); }
+
+void PlaybackBar::play() {
+  if (!results_ || results_->rows == 0) return;
+  if (currentRow() >= static_cast<int>(results_->rows) - 1) showRow(0);
+  playTime_ = results_->time(static_cast<std::size_t>(currentRow()));
+  timer_->start();
+  playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+}
+
+void PlaybackBar::pause() {
+  timer_->stop();
+  playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
+}
+
+void PlaybackBar::showRow(int row) {
+  if (!results_ || results_->rows == 0) return;
+  slider_->setValue(std::clamp(row, 0, static_cast<int>(results_->rows) - 1));
+}
+
+void PlaybackBar::tick() {
+  if (!results_ || results_->rows == 0) return;
+  const double speeds[] = {0.1, 0.25, 0.5, 1, 2, 4};
+  playTime_ += 0.016 * speeds[std::clamp(speed_->currentIndex(), 0, 5)];
+  const double last = results_->time(results_->rows - 1);
+  if (playTime_ > last) {
+    if (loop_->isChecked()) {
+      playTime_ = results_->time(0);
+    } else {
+      showRow(static_cast<int>(results_->rows) - 1);
+      pause();
+      return;
+    }
+  }
+  // the last row not after the playback time (frames are skipped when they come faster than 60 Hz)
+  std::size_t lo = 0, hi = results_->rows - 1;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi + 1) / 2;
+    if (results_->time(mid) <= playTime_) lo = mid;
+    else hi = mid - 1;
+  }
+  if (static_cast<int>(lo) != currentRow()) slider_->setValue(static_cast<int>(lo));
+}
+
+}  // namespace lw::widgets

@@ -1,0 +1,104 @@
+// Runs a kinematic or dynamic analysis of a snapshot of the mechanism on a worker thread
+// (STYLE G12: the engine gets the snapshot, a progress callback and a cancel flag; only this panel
+// touches Qt), and a playback bar that turns the results into scene frames.
+#pragma once
+
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QTimer;
+class QToolButton;
+class QCheckBox;
+
+namespace lw {
+struct ResolvedMechanism;
+}
+
+namespace lw::widgets {
+
+/// What a finished run leaves for playback and plots.
+struct RunResults {
+  std::vector<std::string> columns;
+  std::vector<double> values;  // row-major
+  std::vector<double> poses;   // 12 per body per row
+  std::size_t rows = 0;
+  bool ok = true;
+  std::string message;         // the engine's message when it stopped early
+  double time(std::size_t row) const { return values[row * columns.size()]; }
+};
+
+class AnalysisPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit AnalysisPanel(QWidget* parent = nullptr);
+  ~AnalysisPanel() override;
+  /// The mechanism the next run analyses (a snapshot: edits never reach a running job).
+  void setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt);
+  bool running() const { return running_; }
+  QComboBox* analysisChoice() const { return choice_; }
+  QDoubleSpinBox* endTime() const { return tEnd_; }
+  QDoubleSpinBox* step() const { return dt_; }
+
+ public slots:
+  void run();
+  void stop();
+
+ signals:
+  void finished(std::shared_ptr<const RunResults> results);
+  void message(const QString& text);
+
+ private:
+  void finish(std::shared_ptr<RunResults> r, unsigned generation);
+  std::shared_ptr<const ResolvedMechanism> mechanism_;
+  QComboBox* choice_;
+  QDoubleSpinBox *tEnd_, *dt_;
+  QPushButton *run_, *stop_;
+  QProgressBar* progress_;
+  QLabel* status_;
+  std::thread worker_;
+  std::atomic<bool> cancel_{false};
+  bool running_ = false;
+  unsigned generation_ = 0;  // results of a run started before the last setMechanism are dropped
+};
+
+/// Play, pause, scrub, speed and loop over the rows of a result.
+class PlaybackBar : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlaybackBar(QWidget* parent = nullptr);
+  void setResults(std::shared_ptr<const RunResults> r);
+  std::shared_ptr<const RunResults> results() const { return results_; }
+  int currentRow() const;
+  bool playing() const;
+
+ public slots:
+  void play();
+  void pause();
+  void showRow(int row);
+
+ signals:
+  void rowChanged(int row);
+
+ private:
+  void tick();
+  std::shared_ptr<const RunResults> results_;
+  QToolButton* playButton_;
+  QSlider* slider_;
+  QLabel* time_;
+  QComboBox* speed_;
+  QCheckBox* loop_;
+  QTimer* timer_;
+  double playTime_ = 0;
+};
+
+}  // namespace lw::widgets
