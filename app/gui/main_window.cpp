@@ -20,6 +20,7 @@
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
 #include "panels/samples_gallery.h"
+#include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
 #include "scene/scene_view.h"
 #include "topology/mobility.h"
@@ -68,18 +69,33 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   logDock->setObjectName("MessagesDock");
   logDock->setWidget(messages_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
+
+  plots_ = new widgets::PlotPanel(this);
+  auto* plotDock = new QDockWidget(tr("Plots"), this);
+  plotDock->setObjectName("PlotsDock");
+  plotDock->setWidget(plots_);
+  addDockWidget(Qt::BottomDockWidgetArea, plotDock);
+  splitDockWidget(plotDock, logDock, Qt::Horizontal);
+  connect(playback_, &widgets::PlaybackBar::rowChanged, plots_, &widgets::PlotPanel::setCursorRow);
+  connect(plots_, &widgets::PlotPanel::message, this, [this](const QString& text) {
+    log(text);
+    statusBar()->showMessage(text, 8000);
+  });
+
   resizeDocks({treeDock, analysisDock}, {300, 290}, Qt::Horizontal);
-  resizeDocks({logDock}, {110}, Qt::Vertical);
+  resizeDocks({plotDock, logDock}, {800, 400}, Qt::Horizontal);
+  resizeDocks({plotDock}, {230}, Qt::Vertical);
 
   createActions();
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(treeDock->toggleViewAction());
   view->addAction(logDock->toggleViewAction());
   view->addAction(analysisDock->toggleViewAction());
+  view->addAction(plotDock->toggleViewAction());
   QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
   reset->setShortcut(Qt::Key_Home);
 
-  resize(1200, 760);
+  resize(1400, 900);
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
@@ -135,6 +151,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   Diagnostics d;
   auto resolved = resolve(*mechanism_, d);
   playback_->setResults(nullptr);
+  plots_->setResults(nullptr);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
   analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt);
   if (!resolved_) {  // an empty new document
@@ -167,6 +184,7 @@ void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results)
     }
     if (!sample.empty() && scene_->fitsOnResize()) scene_->fitMotion(sample, sample.front());
   }
+  plots_->setResults(results);
   playback_->setResults(std::move(results));
 }
 

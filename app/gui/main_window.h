@@ -1,5 +1,5 @@
 // The Linkwright main window: File menu (new, open, recent, samples, save, save as, quit), the
-// model tree, the 3D scene view with a playback bar, the analysis panel and a message log. Thin: the engine loads, validates and saves;
+// model tree, the 3D scene view with a playback bar, the analysis panel, plots and a message log. Thin: the engine loads, validates and saves;
 // the widgets draw.
 #pragma once
 
@@ -18,6 +18,7 @@ namespace lw::widgets {
 class AnalysisPanel;
 class ModelTree;
 class PlaybackBar;
+class PlotPanel;
 struct RunResults;
 class SceneView;
 }  // namespace lw::widgets
@@ -40,6 +41,7 @@ class MainWindow : public QMainWindow {
   widgets::SceneView* sceneView() const { return scene_; }
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::PlaybackBar* playbackBar() const { return playback_; }
+  widgets::PlotPanel* plotPanel() const { return plots_; }
   /// Folder of the shipped samples.
   static QString samplesDir();
 
@@ -71,6 +73,7 @@ class MainWindow : public QMainWindow {
   widgets::ModelTree* tree_ = nullptr;
   widgets::AnalysisPanel* analysis_ = nullptr;
   widgets::PlaybackBar* playback_ = nullptr;
+  widgets::PlotPanel* plots_ = nullptr;
   QPlainTextEdit* messages_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* saveAction_ = nullptr;

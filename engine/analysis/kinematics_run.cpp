@@ -1,6 +1,7 @@
 #include "analysis/kinematics_run.h"
 
-#include <charconv>
+#include "analysis/csv.h"
+
 #include <Eigen/Geometry>
 #include <cmath>
 #include <sstream>
@@ -157,25 +158,6 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   return result;
 }
 
-std::string toCsv(const KinematicsResult& r) {
-  // shortest round-trip numbers (std::to_chars): exact, and several times faster than a stream
-  std::string out;
-  for (std::size_t c = 0; c < r.columns.size(); ++c) {
-    if (c) out += ',';
-    out += r.columns[c];
-  }
-  out += '\n';
-  const std::size_t n = r.columns.size();
-  char buf[32];
-  for (std::size_t i = 0; i < r.steps(); ++i) {
-    for (std::size_t c = 0; c < n; ++c) {
-      if (c) out += ',';
-      const auto res = std::to_chars(buf, buf + sizeof buf, r.values[i * n + c]);
-      out.append(buf, res.ptr);
-    }
-    out += '\n';
-  }
-  return out;
-}
+std::string toCsv(const KinematicsResult& r) { return tableToCsv(r.columns, r.values); }
 
 }  // namespace lw::analysis

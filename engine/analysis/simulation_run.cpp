@@ -1,7 +1,8 @@
 #include "analysis/simulation_run.h"
 
+#include "analysis/csv.h"
+
 #include <chrono>
-#include <charconv>
 #include <cmath>
 #include <sstream>
 
@@ -187,25 +188,6 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   return res;
 }
 
-std::string toCsv(const SimulationResult& r) {
-  // shortest round-trip numbers (std::to_chars): exact, and several times faster than a stream
-  std::string out;
-  for (std::size_t c = 0; c < r.columns.size(); ++c) {
-    if (c) out += ',';
-    out += r.columns[c];
-  }
-  out += '\n';
-  const std::size_t n = r.columns.size();
-  char buf[32];
-  for (std::size_t i = 0; i < r.rows(); ++i) {
-    for (std::size_t c = 0; c < n; ++c) {
-      if (c) out += ',';
-      const auto res = std::to_chars(buf, buf + sizeof buf, r.values[i * n + c]);
-      out.append(buf, res.ptr);
-    }
-    out += '\n';
-  }
-  return out;
-}
+std::string toCsv(const SimulationResult& r) { return tableToCsv(r.columns, r.values); }
 
 }  // namespace lw::analysis

@@ -1,0 +1,12 @@
+// A result table (named columns, row-major values) as CSV text: a header row, then one row per
+// step with the shortest numbers that read back exactly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lw::analysis {
+
+std::string tableToCsv(const std::vector<std::string>& columns, const std::vector<double>& values);
+
+}  // namespace lw::analysis

@@ -1,0 +1,228 @@
+#include "plots/plot_panel.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "analysis/csv.h"
+#include "panels/analysis_panel.h"
+
+namespace lw::widgets {
+namespace {
+
+// distinguishable on white, in the order curves are added
+const QColor kPalette[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44), QColor(255, 127, 14),
+                           QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(23, 190, 207)};
+
+int columnIndex(const RunResults& r, const QString& name) {
+  const std::string n = name.toStdString();
+  for (std::size_t c = 0; c < r.columns.size(); ++c)
+    if (r.columns[c] == n) return static_cast<int>(c);
+  return -1;
+}
+
+}  // namespace
+
+PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
+  x_ = new QComboBox(this);
+  x_->setToolTip(tr("Horizontal axis: time or any other column (e.g. an output angle against the crank angle)"));
+  x_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  x_->setMinimumContentsLength(14);
+  filter_ = new QLineEdit(this);
+  filter_->setPlaceholderText(tr("Filter columns"));
+  filter_->setClearButtonEnabled(true);
+  ys_ = new QListWidget(this);
+  ys_->setToolTip(tr("Tick the columns to plot"));
+  auto* exportButton = new QToolButton(this);
+  exportButton->setText(tr("Export..."));
+  exportButton->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
+  exportButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  exportButton->setToolTip(tr("Save the plot as PNG or PDF, or the results as CSV"));
+
+  plot_ = new QCustomPlot(this);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(QFont(font().family(), 8));
+  plot_->xAxis->setLabel("time (s)");
+  plot_->setMinimumHeight(160);
+  cursor_ = new QCPItemStraightLine(plot_);
+  cursor_->setPen(QPen(QColor(80, 80, 80), 1, Qt::DashLine));
+  cursor_->setVisible(false);
+
+  auto* side = new QWidget(this);
+  auto* sideLayout = new QVBoxLayout(side);
+  sideLayout->setContentsMargins(0, 0, 0, 0);
+  auto* xRow = new QHBoxLayout;
+  xRow->addWidget(new QLabel(tr("x"), side));
+  xRow->addWidget(x_, 1);
+  sideLayout->addLayout(xRow);
+  sideLayout->addWidget(filter_);
+  sideLayout->addWidget(ys_, 1);
+  sideLayout->addWidget(exportButton);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(side);
+  split->addWidget(plot_);
+  split->setStretchFactor(1, 1);
+  split->setSizes({200, 600});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(2, 2, 2, 2);
+  layout->addWidget(split);
+
+  connect(x_, &QComboBox::currentIndexChanged, this, [this] { replot(); });
+  connect(ys_, &QListWidget::itemChanged, this, [this] { replot(); });
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    for (int i = 0; i < ys_->count(); ++i)
+      ys_->item(i)->setHidden(!text.isEmpty() && !ys_->item(i)->text().contains(text, Qt::CaseInsensitive));
+  });
+  connect(exportButton, &QToolButton::clicked, this, &PlotPanel::exportDialog);
+  setEnabled(false);
+}
+
+void PlotPanel::setResults(std::shared_ptr<const RunResults> r) {
+  const QString oldX = x_->currentText();
+  QStringList keep = plottedColumns();
+  results_ = std::move(r);
+  updating_ = true;
+  x_->clear();
+  ys_->clear();
+  if (results_) {
+    for (const auto& c : results_->columns) {
+      const QString name = QString::fromStdString(c);
+      x_->addItem(name);
+      if (name == "time") continue;
+      auto* item = new QListWidgetItem(name, ys_);
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      item->setCheckState(Qt::Unchecked);
+    }
+  }
+  updating_ = false;
+  setEnabled(results_ && results_->rows > 0);
+  if (!results_) {
+    plot_->clearPlottables();
+    cursor_->setVisible(false);
+    plot_->replot();
+    return;
+  }
+  // keep the user's choice when it still applies; else the first column after time
+  keep.erase(std::remove_if(keep.begin(), keep.end(), [&](const QString& c) { return columnIndex(*results_, c) < 0; }),
+             keep.end());
+  if (keep.isEmpty() && results_->columns.size() > 1) keep << QString::fromStdString(results_->columns[1]);
+  plotColumns(columnIndex(*results_, oldX) >= 0 ? oldX : QStringLiteral("time"), keep);
+  filter_->setText(filter_->text());  // re-apply the filter to the new rows
+}
+
+void PlotPanel::plotColumns(const QString& x, const QStringList& ys) {
+  updating_ = true;
+  const int xi = x_->findText(x);
+  if (xi >= 0) x_->setCurrentIndex(xi);
+  for (int i = 0; i < ys_->count(); ++i)
+    ys_->item(i)->setCheckState(ys.contains(ys_->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
+  updating_ = false;
+  replot();
+}
+
+QStringList PlotPanel::plottedColumns() const {
+  QStringList out;
+  for (int i = 0; i < ys_->count(); ++i)
+    if (ys_->item(i)->checkState() == Qt::Checked) out << ys_->item(i)->text();
+  return out;
+}
+
+void PlotPanel::replot() {
+  if (updating_) return;
+  plot_->clearPlottables();
+  if (!results_ || results_->rows == 0) {
+    plot_->replot();
+    return;
+  }
+  const RunResults& r = *results_;
+  const std::size_t n = r.columns.size();
+  const int xi = std::max(0, columnIndex(r, x_->currentText()));
+  const bool againstTime = xi == 0;
+  auto column = [&](int c) {
+    QVector<double> v(static_cast<qsizetype>(r.rows));
+    for (std::size_t i = 0; i < r.rows; ++i) v[static_cast<qsizetype>(i)] = r.values[i * n + static_cast<std::size_t>(c)];
+    return v;
+  };
+  const QVector<double> xs = column(xi);
+  int k = 0;
+  for (const QString& name : plottedColumns()) {
+    const int yi = columnIndex(r, name);
+    if (yi < 0) continue;
+    const QPen pen(kPalette[k++ % std::size(kPalette)], 1.5);
+    if (againstTime) {  // sorted keys: the fast graph
+      QCPGraph* g = plot_->addGraph();
+      g->setData(xs, column(yi), true);
+      g->setPen(pen);
+      g->setName(name);
+    } else {  // any curve, in time order (a coupler curve, a phase portrait)
+      auto* c = new QCPCurve(plot_->xAxis, plot_->yAxis);
+      c->setData(xs, column(yi));
+      c->setPen(pen);
+      c->setName(name);
+    }
+  }
+  plot_->xAxis->setLabel(againstTime ? QStringLiteral("time (s)") : x_->currentText());
+  plot_->rescaleAxes();
+  plot_->legend->setVisible(plot_->plottableCount() > 0);
+  setCursorRow(cursorRow_);
+}
+
+void PlotPanel::setCursorRow(int row) {
+  cursorRow_ = row;
+  if (!results_ || row < 0 || static_cast<std::size_t>(row) >= results_->rows) {
+    cursor_->setVisible(false);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+    return;
+  }
+  const std::size_t n = results_->columns.size();
+  const int xi = std::max(0, columnIndex(*results_, x_->currentText()));
+  const double x = results_->values[static_cast<std::size_t>(row) * n + static_cast<std::size_t>(xi)];
+  cursor_->point1->setCoords(x, 0);
+  cursor_->point2->setCoords(x, 1);
+  cursor_->setVisible(true);
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // at most one repaint per event-loop pass during playback
+}
+
+bool PlotPanel::exportPng(const QString& path) { return plot_->savePng(path, 0, 0, 2.0); }
+bool PlotPanel::exportPdf(const QString& path) { return plot_->savePdf(path); }
+
+bool PlotPanel::exportCsv(const QString& path, QString* error) {
+  if (!results_) {
+    if (error) *error = tr("There are no results to export");
+    return false;
+  }
+  const std::string text = analysis::tableToCsv(results_->columns, results_->values);
+  QSaveFile f(path);  // temporary file, then rename: an interrupted export leaves the old file
+  if (!f.open(QIODevice::WriteOnly) || f.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size()) ||
+      !f.commit()) {
+    if (error) *error = tr("Cannot write %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  return true;
+}
+
+void PlotPanel::exportDialog() {
+  QString selected;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(),
+                                                    tr("PNG image (*.png);;PDF document (*.pdf);;Results as CSV (*.csv)"), &selected);
+  if (path.isEmpty()) return;
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  bool ok = false;
+  QString error;
+  if (suffix == "pdf" || (suffix.isEmpty() && selected.startsWith("PDF"))) ok = exportPdf(path);
+  else if (suffix == "csv" || (suffix.isEmpty() && selected.startsWith("Results"))) ok = exportCsv(path, &error);
+  else ok = exportPng(path);
+  emit message(ok ? tr("Exported %1").arg(path) : (error.isEmpty() ? tr("Could not export %1").arg(path) : error));
+}
+
+}  // namespace lw::widgets

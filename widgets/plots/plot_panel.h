@@ -1,0 +1,54 @@
+// Plots of a run's columns (QCustomPlot): any columns against time or against another column
+// (e.g. output angle against crank angle), several curves, a cursor that follows the playback
+// row; export of the plot as PNG/PDF and of the results as CSV. qcustomplot.h stays in the .cpp.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QCustomPlot;
+class QLineEdit;
+class QListWidget;
+class QCPItemStraightLine;
+
+namespace lw::widgets {
+
+struct RunResults;
+
+class PlotPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlotPanel(QWidget* parent = nullptr);
+  /// Shows a new result; keeps the chosen columns when the new result has them.
+  void setResults(std::shared_ptr<const RunResults> r);
+  /// Plots the named columns against `x` ("time" or any other column). Unknown names are ignored.
+  void plotColumns(const QString& x, const QStringList& ys);
+  QStringList plottedColumns() const;
+  QCustomPlot* plot() const { return plot_; }
+
+  bool exportPng(const QString& path);
+  bool exportPdf(const QString& path);
+  /// The whole result table (all columns, full precision); atomic write.
+  bool exportCsv(const QString& path, QString* error = nullptr);
+
+ public slots:
+  void setCursorRow(int row);
+
+ signals:
+  void message(const QString& text);
+
+ private:
+  void replot();
+  void exportDialog();
+  std::shared_ptr<const RunResults> results_;
+  QComboBox* x_;
+  QLineEdit* filter_;
+  QListWidget* ys_;
+  QCustomPlot* plot_;
+  QCPItemStraightLine* cursor_ = nullptr;
+  int cursorRow_ = 0;
+  bool updating_ = false;
+};
+
+}  // namespace lw::widgets
