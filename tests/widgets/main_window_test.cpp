@@ -117,19 +117,24 @@ double changed(const QImage& a, const QImage& b) {
   return static_cast<double>(n) / (static_cast<double>(a.width()) * a.height());
 }
 
+// Opens a sample, runs the chosen analysis and waits for it to finish.
+std::shared_ptr<const lw::widgets::RunResults> openAndRun(lw::app::MainWindow& w, const char* sample, int choice) {
+  EXPECT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample, false));
+  showAndGrab(w);
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(choice);
+  panel->run();
+  EXPECT_TRUE(panel->running());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  return w.playbackBar()->results();
+}
+
 TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
   lw::app::MainWindow w;
   w.resize(1200, 760);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
-  showAndGrab(w);
-  auto* panel = w.analysisPanel();
-  panel->analysisChoice()->setCurrentIndex(0);  // structural groups
-  EXPECT_DOUBLE_EQ(panel->endTime()->value(), 1.0) << "the file's analysis defaults";
-  EXPECT_DOUBLE_EQ(panel->step()->value(), 0.01);
-  panel->run();
-  EXPECT_TRUE(panel->running());
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
-  const auto results = w.playbackBar()->results();
+  const auto results = openAndRun(w, "four-bar.json", 0);  // structural groups
+  EXPECT_DOUBLE_EQ(w.analysisPanel()->endTime()->value(), 1.0) << "the file's analysis defaults";
+  EXPECT_DOUBLE_EQ(w.analysisPanel()->step()->value(), 0.01);
   ASSERT_NE(results, nullptr);
   ASSERT_EQ(results->rows, 101u);
   EXPECT_TRUE(results->ok) << results->message;
@@ -208,13 +213,7 @@ TEST_F(MainWindowTest, OpeningAnotherFileDropsTheRunningAnalysis) {
 TEST_F(MainWindowTest, PlotsShowTheRunAndFollowPlayback) {
   lw::app::MainWindow w;
   w.resize(1400, 900);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
-  showAndGrab(w);
-  auto* panel = w.analysisPanel();
-  panel->analysisChoice()->setCurrentIndex(1);  // global sparse
-  panel->run();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
-  const auto results = w.playbackBar()->results();
+  const auto results = openAndRun(w, "four-bar.json", 1);  // global sparse
   ASSERT_NE(results, nullptr);
   auto* plots = w.plotPanel();
   ASSERT_EQ(plots->plottedColumns().size(), 1) << "a first column is plotted by default";

@@ -122,14 +122,15 @@ void AnalysisPanel::run() {
       QMetaObject::invokeMethod(this, [this, permille] { progress_->setValue(permille); }, Qt::QueuedConnection);
     };
     auto r = std::make_shared<RunResults>();
+    auto take = [&r](auto&& result) {  // kinematic and dynamic results share these fields
+      r->columns = std::move(result.columns);
+      r->values = std::move(result.values);
+      r->poses = std::move(result.poses);
+      r->ok = result.status.ok();
+      r->message = result.status.message;
+    };
     if (c.kinematics) {
-      analysis::KinematicsSpec spec{c.method, tEnd, dt};
-      auto k = analysis::runKinematics(*mech, spec, progress, &cancel_);
-      r->columns = std::move(k.columns);
-      r->values = std::move(k.values);
-      r->poses = std::move(k.poses);
-      r->ok = k.status.ok();
-      r->message = k.status.message;
+      take(analysis::runKinematics(*mech, analysis::KinematicsSpec{c.method, tEnd, dt}, progress, &cancel_));
     } else {
       analysis::SimulationSpec spec;
       spec.formulation = c.formulation;
@@ -137,12 +138,9 @@ void AnalysisPanel::run() {
       spec.tEnd = tEnd;
       spec.dt = dt;
       auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
-      r->columns = std::move(s.columns);
-      r->values = std::move(s.values);
-      r->poses = std::move(s.poses);
-      r->ok = s.status.ok();
-      r->message = s.status.message;
-      for (const auto& w : s.warnings) r->message += (r->message.empty() ? "" : "; ") + w;
+      const auto warnings = s.warnings;
+      take(std::move(s));
+      for (const auto& w : warnings) r->message += (r->message.empty() ? "" : "; ") + w;
     }
     r->rows = r->columns.empty() ? 0 : r->values.size() / r->columns.size();
     QMetaObject::invokeMethod(this, [this, r, generation] { finish(r, generation); }, Qt::QueuedConnection);
