@@ -44,6 +44,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   centralLayout->addWidget(playback_);
   setCentralWidget(central);
   connect(playback_, &widgets::PlaybackBar::rowChanged, this, &MainWindow::showResultRow);
+  connect(playback_, &widgets::PlaybackBar::showPathsChanged, this, [this] { showResultRow(playback_->currentRow()); });
 
   tree_ = new widgets::ModelTree(this);
   auto* treeDock = new QDockWidget(tr("Model"), this);
@@ -150,6 +151,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
 
   Diagnostics d;
   auto resolved = resolve(*mechanism_, d);
+  paths_.reset();
   playback_->setResults(nullptr);
   plots_->setResults(nullptr);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
@@ -174,6 +176,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
 
 void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results) {
   // keep the whole motion in view (unless the user has placed the camera), then play from row 0
+  paths_.reset();
   if (resolved_ && results && results->rows > 0) {
     const std::size_t perRow = 12 * resolved_->bodies.size();
     std::vector<scene::SceneFrame> sample;
@@ -183,6 +186,8 @@ void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results)
       sample.push_back(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow, results->time(row)));
     }
     if (!sample.empty() && scene_->fitsOnResize()) scene_->fitMotion(sample, sample.front());
+    if (results->poses.size() >= results->rows * perRow)
+      paths_ = std::make_shared<const std::vector<scene::Path>>(scene::tracedPaths(*resolved_, results->poses.data(), results->rows));
   }
   plots_->setResults(results);
   playback_->setResults(std::move(results));
@@ -193,8 +198,10 @@ void MainWindow::showResultRow(int row) {
   if (!results || !resolved_ || row < 0 || static_cast<std::size_t>(row) >= results->rows) return;
   const std::size_t perRow = 12 * resolved_->bodies.size();
   if (results->poses.size() < (static_cast<std::size_t>(row) + 1) * perRow) return;
-  scene_->showFrame(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow,
-                                          results->time(static_cast<std::size_t>(row))));
+  scene::SceneFrame frame = scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow,
+                                                 results->time(static_cast<std::size_t>(row)));
+  if (paths_ && playback_->showPaths()) frame.paths = *paths_;  // the view re-sends only changed paths
+  scene_->showFrame(frame);
 }
 
 void MainWindow::newDocument() {

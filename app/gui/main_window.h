@@ -5,6 +5,7 @@
 
 #include <QMainWindow>
 #include <memory>
+#include <vector>
 
 class QAction;
 class QMenu;
@@ -14,6 +15,9 @@ namespace lw {
 struct Mechanism;
 struct ResolvedMechanism;
 }  // namespace lw
+namespace lw::scene {
+struct Path;
+}
 namespace lw::widgets {
 class AnalysisPanel;
 class ModelTree;
@@ -68,6 +72,7 @@ class MainWindow : public QMainWindow {
 
   std::unique_ptr<Mechanism> mechanism_;
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
+  std::shared_ptr<const std::vector<scene::Path>> paths_;  // traced over the shown run
   QString path_;
   widgets::SceneView* scene_ = nullptr;
   widgets::ModelTree* tree_ = nullptr;

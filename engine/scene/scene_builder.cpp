@@ -224,4 +224,41 @@ SceneFrame storedConfigurationFrame(const ResolvedMechanism& m) {
   return f;
 }
 
+std::vector<Path> tracedPaths(const ResolvedMechanism& m, const double* poses, std::size_t rows, std::size_t maxPoints) {
+  const std::size_t nb = m.bodies.size();
+  std::vector<std::vector<char>> jointed(nb);
+  for (std::size_t b = 0; b < nb; ++b) jointed[b].assign(m.bodies[b].points.size(), 0);
+  for (const auto& j : m.joints)
+    for (const ItemIndex& p : j.points)
+      if (p.valid()) jointed[static_cast<std::size_t>(p.body)][static_cast<std::size_t>(p.index)] = 1;
+
+  std::vector<ItemIndex> traced;
+  for (std::size_t b = 1; b < nb; ++b)
+    for (std::size_t i = 0; i < m.bodies[b].points.size(); ++i)
+      if (!jointed[b][i]) traced.push_back({static_cast<int>(b), static_cast<int>(i)});
+  if (traced.empty())
+    for (const auto& j : m.joints)
+      if (j.body(0) > 0 && j.body(1) > 0 && j.points[0].valid()) traced.push_back(j.points[0]);
+
+  // a palette that reads on the light background and differs from the body colours
+  const Rgb palette[] = {{0.90, 0.45, 0.05}, {0.55, 0.15, 0.65}, {0.05, 0.55, 0.55}, {0.75, 0.10, 0.35}};
+  const std::size_t stride = rows > maxPoints && maxPoints > 1 ? (rows + maxPoints - 2) / (maxPoints - 1) : 1;
+  std::vector<Path> paths;
+  for (const ItemIndex& t : traced) {
+    const auto b = static_cast<std::size_t>(t.body);
+    Path path;
+    path.name = m.bodies[b].name + "." + m.bodies[b].pointNames[static_cast<std::size_t>(t.index)];
+    path.color = palette[paths.size() % std::size(palette)];
+    const Eigen::Vector3d& local = m.bodies[b].points[static_cast<std::size_t>(t.index)];
+    for (std::size_t row = 0; rows > 0; row = std::min(row + stride, rows - 1)) {  // the last row always
+      const double* p = poses + (row * nb + b) * 12;
+      const Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(p);
+      path.points.push_back(toVec3(Eigen::Vector3d(p[9], p[10], p[11]) + R * local));
+      if (row == rows - 1) break;
+    }
+    paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
 }  // namespace lw::scene

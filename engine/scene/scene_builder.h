@@ -16,4 +16,10 @@ SceneFrame storedConfigurationFrame(const ResolvedMechanism& m);
 /// then position), bodies in ResolvedMechanism order (the ground included).
 SceneFrame frameFromPoses(const ResolvedMechanism& m, const double* poses, double time);
 
+/// The paths the points of interest trace over a run (`rows` rows of poses as in frameFromPoses),
+/// at most `maxPoints` vertices each. Points of interest: the points of moving bodies that no joint
+/// uses (coupler points); when there are none, the joint points between two moving bodies.
+std::vector<Path> tracedPaths(const ResolvedMechanism& m, const double* poses, std::size_t rows,
+                              std::size_t maxPoints = 2000);
+
 }  // namespace lw::scene

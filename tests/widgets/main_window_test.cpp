@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QPlainTextEdit>
@@ -149,6 +150,16 @@ TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
   later.save(artifacts() + "/scene_four_bar_row30.png");
   w.grab().save(artifacts() + "/main_window_after_run.png");
   EXPECT_GT(changed(first, later), 0.002) << "the crank turned but the picture did not move";
+
+  // the traced paths (coupler curves) are drawn, and go when switched off
+  auto* paths = w.playbackBar()->findChild<QCheckBox*>("ShowPaths");
+  ASSERT_NE(paths, nullptr);
+  ASSERT_TRUE(paths->isChecked());
+  paths->setChecked(false);
+  QTest::qWait(100);
+  const QImage withoutPaths = w.sceneView()->grabImage();
+  EXPECT_GT(changed(later, withoutPaths), 0.001) << "no traced paths in the view";
+  paths->setChecked(true);
 
   // play to the end in real time (1 s of motion), then it stops on the last frame
   w.playbackBar()->play();

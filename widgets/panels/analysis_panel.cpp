@@ -187,6 +187,11 @@ PlaybackBar::PlaybackBar(QWidget* parent) : QWidget(parent) {
   speed_->setCurrentIndex(3);
   speed_->setToolTip(tr("Playback speed (slow motion for teaching)"));
   loop_ = new QCheckBox(tr("Loop"), this);
+  paths_ = new QCheckBox(tr("Paths"), this);
+  paths_->setObjectName("ShowPaths");
+  paths_->setChecked(true);
+  paths_->setToolTip(tr("Show the paths the coupler points trace over the run"));
+  connect(paths_, &QCheckBox::toggled, this, &PlaybackBar::showPathsChanged);
   timer_ = new QTimer(this);
   timer_->setInterval(16);  // about 60 frames per second
   auto* layout = new QHBoxLayout(this);
@@ -196,6 +201,7 @@ PlaybackBar::PlaybackBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(time_);
   layout->addWidget(speed_);
   layout->addWidget(loop_);
+  layout->addWidget(paths_);
   connect(playButton_, &QToolButton::clicked, this, [this] { playing() ? pause() : play(); });
   connect(stepBack, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() - 1); });
   connect(stepFwd, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() + 1); });
@@ -221,6 +227,7 @@ void PlaybackBar::setResults(std::shared_ptr<const RunResults> r) {
 
 int PlaybackBar::currentRow() const { return slider_->value(); }
 bool PlaybackBar::playing() const { return timer_->isActive(); }
+bool PlaybackBar::showPaths() const { return paths_->isChecked(); }
 
 void PlaybackBar::play() {
   if (!results_ || results_->rows == 0) return;

@@ -80,6 +80,8 @@ class PlaybackBar : public QWidget {
   std::shared_ptr<const RunResults> results() const { return results_; }
   int currentRow() const;
   bool playing() const;
+  /// Whether the scene shows the paths traced over the run (coupler curves).
+  bool showPaths() const;
 
  public slots:
   void play();
@@ -88,6 +90,7 @@ class PlaybackBar : public QWidget {
 
  signals:
   void rowChanged(int row);
+  void showPathsChanged(bool show);
 
  private:
   void tick();
@@ -97,6 +100,7 @@ class PlaybackBar : public QWidget {
   QLabel* time_;
   QComboBox* speed_;
   QCheckBox* loop_;
+  QCheckBox* paths_;
   QTimer* timer_;
   double playTime_ = 0;
 };

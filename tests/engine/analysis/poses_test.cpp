@@ -63,5 +63,37 @@ TEST(ResultPoses, DynamicsPosesMatchThePoints) {
   }
 }
 
+TEST(ResultPoses, TracedPathsFollowThePointColumns) {
+  for (const char* name : {"four-bar", "jansen-leg", "slider-crank"}) {
+    const auto m = load(name);
+    KinematicsSpec spec;
+    spec.tEnd = 1.0;
+    spec.dt = 0.01;
+    const auto r = runKinematics(m, spec);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    const std::size_t rows = r.steps(), n = r.columns.size();
+    ASSERT_EQ(rows, 101u);
+    // 7 vertices of 101 rows: every 17th row, then the last one
+    const auto paths = scene::tracedPaths(m, r.poses.data(), rows, 7);
+    ASSERT_FALSE(paths.empty()) << name;
+    for (const auto& path : paths) {
+      ASSERT_EQ(path.points.size(), 7u) << path.name;
+      for (std::size_t k = 0; k < 7; ++k) {
+        const std::size_t row = k < 6 ? 17 * k : 100;
+        for (int c = 0; c < m.dimension; ++c) {
+          const auto col = static_cast<std::size_t>(
+              std::find(r.columns.begin(), r.columns.end(), path.name + "." + "xyz"[c]) - r.columns.begin());
+          ASSERT_LT(col, n) << path.name;
+          EXPECT_NEAR(path.points[k][static_cast<std::size_t>(c)], r.values[row * n + col], 1e-9) << path.name << " row " << row;
+        }
+      }
+    }
+    // all rows when they are few enough; no path through the ground
+    const auto full = scene::tracedPaths(m, r.poses.data(), rows);
+    EXPECT_EQ(full.front().points.size(), rows);
+    for (const auto& path : full) EXPECT_NE(path.name.rfind("ground.", 0), 0u) << path.name;
+  }
+}
+
 }  // namespace
 }  // namespace lw::analysis
