@@ -20,15 +20,39 @@
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
 #include "panels/samples_gallery.h"
+#include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
 #include "scene/scene_view.h"
+#include "kinematics/natural_model.h"
 #include "topology/mobility.h"
+#include "topology/structural_groups.h"
 
 namespace lw::app {
 namespace {
 constexpr int kMaxRecent = 8;
+
+// The structural groups of a mechanism for the Structure panel.
+widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) {
+  widgets::StructureDiagram d;
+  d.dof = dof;
+  try {
+    const auto dec = topology::decompose(kin::compileNaturalModel(m));
+    d.ok = dec.ok;
+    d.error = dec.error;
+    for (const auto& g : dec.groups) {
+      widgets::StructureDiagram::Group group{g.name, g.kind, {}, g.bodies, g.inputs};
+      for (int b : g.bodies) group.bodies.push_back(m.bodies[static_cast<std::size_t>(b)].name);
+      d.groups.push_back(std::move(group));
+    }
+  } catch (const std::exception& e) {  // the diagram is optional: say why, keep the document
+    d.ok = false;
+    d.error = e.what();
+  }
+  return d;
 }
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("MainWindow");
@@ -51,6 +75,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   treeDock->setObjectName("ModelDock");
   treeDock->setWidget(tree_);
   addDockWidget(Qt::LeftDockWidgetArea, treeDock);
+
+  structure_ = new widgets::StructurePanel(this);
+  auto* structureDock = new QDockWidget(tr("Structure"), this);
+  structureDock->setObjectName("StructureDock");
+  structureDock->setWidget(structure_);
+  addDockWidget(Qt::LeftDockWidgetArea, structureDock);
+  tabifyDockWidget(treeDock, structureDock);
+  treeDock->raise();
+  connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
 
   analysis_ = new widgets::AnalysisPanel(this);
   auto* analysisDock = new QDockWidget(tr("Analysis"), this);
@@ -90,6 +123,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createActions();
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(treeDock->toggleViewAction());
+  view->addAction(structureDock->toggleViewAction());
   view->addAction(logDock->toggleViewAction());
   view->addAction(analysisDock->toggleViewAction());
   view->addAction(plotDock->toggleViewAction());
@@ -158,12 +192,14 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt);
   if (!resolved_) {  // an empty new document
     scene_->clear();
+    structure_->setDiagram({});
     statusBar()->showMessage(tr("Empty mechanism"));
     return;
   }
   scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
   scene_->resetCamera();
   const auto mob = topology::grueblerKutzbach(*resolved_);
+  structure_->setDiagram(structureDiagram(*resolved_, mob.grueblerKutzbach));
   statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (Grübler–Kutzbach %6)%7")
                                .arg(QString::fromStdString(mechanism_->name))
                                .arg(mechanism_->dimension == 2 ? tr("planar") : tr("spatial"))

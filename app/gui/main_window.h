@@ -1,5 +1,6 @@
 // The Linkwright main window: File menu (new, open, recent, samples, save, save as, quit), the
-// model tree, the 3D scene view with a playback bar, the analysis panel, plots and a message log. Thin: the engine loads, validates and saves;
+// model tree, the structural diagram, the 3D scene view with a playback bar, the analysis panel,
+// plots and a message log. Thin: the engine loads, validates and saves;
 // the widgets draw.
 #pragma once
 
@@ -23,6 +24,7 @@ class AnalysisPanel;
 class ModelTree;
 class PlaybackBar;
 class PlotPanel;
+class StructurePanel;
 struct RunResults;
 class SceneView;
 }  // namespace lw::widgets
@@ -46,6 +48,7 @@ class MainWindow : public QMainWindow {
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::PlaybackBar* playbackBar() const { return playback_; }
   widgets::PlotPanel* plotPanel() const { return plots_; }
+  widgets::StructurePanel* structurePanel() const { return structure_; }
   /// Folder of the shipped samples.
   static QString samplesDir();
 
@@ -79,6 +82,7 @@ class MainWindow : public QMainWindow {
   widgets::AnalysisPanel* analysis_ = nullptr;
   widgets::PlaybackBar* playback_ = nullptr;
   widgets::PlotPanel* plots_ = nullptr;
+  widgets::StructurePanel* structure_ = nullptr;
   QPlainTextEdit* messages_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* saveAction_ = nullptr;

@@ -8,6 +8,9 @@
 #include <QFile>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
 #include <QDoubleSpinBox>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
@@ -19,6 +22,7 @@
 #include "io/mechanism_io.h"
 #include "main_window.h"
 #include "panels/analysis_panel.h"
+#include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 
 #include <qcustomplot.h>
@@ -272,6 +276,37 @@ TEST_F(MainWindowTest, PlotsShowTheRunAndFollowPlayback) {
   EXPECT_TRUE(error.contains("nonexistent-dir")) << error.toStdString();
   QTest::qWait(100);
   w.grab().save(artifacts() + "/main_window_plots.png");
+}
+
+TEST_F(MainWindowTest, StructureDiagramStepsThroughTheGroups) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/watt-six-bar.json", false));
+  const QImage whole = showAndGrab(w);
+  auto* structure = w.structurePanel();
+  w.findChild<QDockWidget*>("StructureDock")->raise();
+  // the Watt six-bar: a crank and two dyads, three group nodes plus the frame
+  int nodes = 0;
+  for (QGraphicsItem* item : structure->scene()->items())
+    nodes += item->type() == QGraphicsRectItem::Type;
+  EXPECT_EQ(nodes, 4);
+  std::vector<std::vector<int>> highlighted;
+  QObject::connect(structure, &lw::widgets::StructurePanel::highlightBodies,
+                   [&](const std::vector<int>& b) { highlighted.push_back(b); });
+  structure->next();
+  EXPECT_EQ(structure->currentGroup(), 0);
+  structure->next();
+  structure->next();
+  EXPECT_EQ(structure->currentGroup(), 2);
+  ASSERT_EQ(highlighted.size(), 3u);
+  EXPECT_EQ(highlighted[0].size(), 1u) << "the crank alone";
+  EXPECT_EQ(highlighted[1].size(), 2u) << "a dyad";
+  QTest::qWait(100);
+  const QImage stepped = w.sceneView()->grabImage();
+  EXPECT_GT(changed(whole, stepped), 0.002) << "the other bodies were not faded";
+  w.grab().save(artifacts() + "/main_window_structure.png");
+  structure->selectGroup(-1);
+  EXPECT_TRUE(highlighted.back().empty());
 }
 
 TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {

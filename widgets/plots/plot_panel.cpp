@@ -50,7 +50,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
 
   plot_ = new QCustomPlot(this);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  plot_->legend->setVisible(true);
+  plot_->legend->setVisible(false);  // shown once there are curves
   plot_->legend->setFont(QFont(font().family(), 8));
   plot_->xAxis->setLabel("time (s)");
   plot_->setMinimumHeight(160);

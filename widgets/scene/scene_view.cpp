@@ -761,6 +761,14 @@ void SceneView::fitMotion(const std::vector<scene::SceneFrame>& frames, const sc
   resetCamera();
 }
 
+void SceneView::setHighlightedBodies(const std::vector<int>& bodies) {
+  for (std::size_t i = 1; i < s_->bodies.size(); ++i) {
+    const bool shown = bodies.empty() || std::find(bodies.begin(), bodies.end(), static_cast<int>(i)) != bodies.end();
+    s_->bodies[i].actor->GetProperty()->SetOpacity(shown ? 1.0 : 0.15);
+  }
+  requestRender();
+}
+
 void SceneView::resizeEvent(QResizeEvent* event) {
   VtkHostWidget::resizeEvent(event);
   if (fitOnResize_ && hasScene()) resetCamera();

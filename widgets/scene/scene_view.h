@@ -45,6 +45,10 @@ class SceneView : public VtkHostWidget {
   /// motion), then shows `current`. The envelope is kept for later fits until the next setScene.
   void fitMotion(const std::vector<scene::SceneFrame>& frames, const scene::SceneFrame& current);
 
+  /// Shows the listed bodies (ResolvedMechanism indices) normally and fades the other moving
+  /// bodies; an empty list shows every body normally. The ground stays as it is.
+  void setHighlightedBodies(const std::vector<int>& bodies);
+
   /// Removes every actor of the scene (the view shows the background only).
   void clear();
 
