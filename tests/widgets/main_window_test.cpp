@@ -17,6 +17,7 @@
 #include <QElapsedTimer>
 #include <QTest>
 #include <QTimer>
+#include <QToolButton>
 #include <iostream>
 
 #include "io/mechanism_io.h"
@@ -202,6 +203,16 @@ TEST_F(MainWindowTest, LongSimulationCanBeStoppedAndKeepsItsFrames) {
   const auto results = w.playbackBar()->results();
   ASSERT_NE(results, nullptr);
   EXPECT_FALSE(results->ok);
+  // the dynamics presets plot the energy balance
+  auto* energies = w.plotPanel()->findChild<QToolButton*>("EnergiesPreset");
+  ASSERT_NE(energies, nullptr);
+  ASSERT_TRUE(energies->isEnabled());
+  energies->click();
+  EXPECT_EQ(w.plotPanel()->plottedColumns(), QStringList({"energy.kinetic", "energy.potential", "energy.total"}));
+  EXPECT_EQ(w.plotPanel()->plot()->graphCount(), 3);
+  w.show();
+  QTest::qWait(150);
+  w.grab().save(artifacts() + "/main_window_energies.png");
   EXPECT_NE(results->message.find("cancelled"), std::string::npos) << results->message;
   EXPECT_GT(results->rows, 1u);
   EXPECT_LT(results->time(results->rows - 1), 100.0);

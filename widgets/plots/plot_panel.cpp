@@ -48,6 +48,19 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   exportButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   exportButton->setToolTip(tr("Save the plot as PNG or PDF, or the results as CSV"));
 
+  // dynamics presets: the energy balance and the constraint drift against time
+  energies_ = new QToolButton(this);
+  energies_->setObjectName("EnergiesPreset");
+  energies_->setText(tr("Energies"));
+  energies_->setToolTip(tr("Kinetic, potential and total energy against time"));
+  residuals_ = new QToolButton(this);
+  residuals_->setText(tr("Residuals"));
+  residuals_->setToolTip(tr("Norms of the position and velocity constraint residuals against time"));
+  connect(energies_, &QToolButton::clicked, this,
+          [this] { plotColumns("time", {"energy.kinetic", "energy.potential", "energy.total"}); });
+  connect(residuals_, &QToolButton::clicked, this,
+          [this] { plotColumns("time", {"constraint.position", "constraint.velocity"}); });
+
   plot_ = new QCustomPlot(this);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->legend->setVisible(false);  // shown once there are curves
@@ -67,6 +80,11 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   sideLayout->addLayout(xRow);
   sideLayout->addWidget(filter_);
   sideLayout->addWidget(ys_, 1);
+  auto* presets = new QHBoxLayout;
+  presets->addWidget(energies_);
+  presets->addWidget(residuals_);
+  presets->addStretch(1);
+  sideLayout->addLayout(presets);
   sideLayout->addWidget(exportButton);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(side);
@@ -106,6 +124,8 @@ void PlotPanel::setResults(std::shared_ptr<const RunResults> r) {
   }
   updating_ = false;
   setEnabled(results_ && results_->rows > 0);
+  energies_->setEnabled(results_ && columnIndex(*results_, "energy.total") >= 0);
+  residuals_->setEnabled(results_ && columnIndex(*results_, "constraint.position") >= 0);
   if (!results_) {
     plot_->clearPlottables();
     cursor_->setVisible(false);

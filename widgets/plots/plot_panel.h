@@ -10,6 +10,7 @@ class QComboBox;
 class QCustomPlot;
 class QLineEdit;
 class QListWidget;
+class QToolButton;
 class QCPItemStraightLine;
 
 namespace lw::widgets {
@@ -45,6 +46,7 @@ class PlotPanel : public QWidget {
   QComboBox* x_;
   QLineEdit* filter_;
   QListWidget* ys_;
+  QToolButton *energies_, *residuals_;
   QCustomPlot* plot_;
   QCPItemStraightLine* cursor_ = nullptr;
   int cursorRow_ = 0;
