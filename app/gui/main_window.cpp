@@ -13,12 +13,15 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTime>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
+#include "panels/parameters_panel.h"
 #include "panels/samples_gallery.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
@@ -52,6 +55,20 @@ widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) 
   return d;
 }
 
+// A design parameter's value changed; undo restores the old one.
+class SetParameterCommand : public QUndoCommand {
+ public:
+  SetParameterCommand(MainWindow* w, int index, double before, double after, const QString& name)
+      : QUndoCommand(QObject::tr("Set %1 = %2").arg(name).arg(after)), w_(w), index_(index), before_(before), after_(after) {}
+  void redo() override { w_->applyParameter(index_, after_); }
+  void undo() override { w_->applyParameter(index_, before_); }
+
+ private:
+  MainWindow* w_;
+  int index_;
+  double before_, after_;
+};
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -76,12 +93,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   treeDock->setWidget(tree_);
   addDockWidget(Qt::LeftDockWidgetArea, treeDock);
 
+  parameters_ = new widgets::ParametersPanel(this);
+  auto* parametersDock = new QDockWidget(tr("Parameters"), this);
+  parametersDock->setObjectName("ParametersDock");
+  parametersDock->setWidget(parameters_);
+  addDockWidget(Qt::LeftDockWidgetArea, parametersDock);
+  connect(parameters_, &widgets::ParametersPanel::valueEdited, this, &MainWindow::editParameter);
+  connect(parameters_, &widgets::ParametersPanel::message, this, &MainWindow::log);
+  undo_ = new QUndoStack(this);
+  connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+
   structure_ = new widgets::StructurePanel(this);
   auto* structureDock = new QDockWidget(tr("Structure"), this);
   structureDock->setObjectName("StructureDock");
   structureDock->setWidget(structure_);
   addDockWidget(Qt::LeftDockWidgetArea, structureDock);
   tabifyDockWidget(treeDock, structureDock);
+  tabifyDockWidget(treeDock, parametersDock);
   treeDock->raise();
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
 
@@ -121,9 +149,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resizeDocks({plotDock}, {230}, Qt::Vertical);
 
   createActions();
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undoAction = undo_->createUndoAction(this, tr("&Undo"));
+  undoAction->setShortcut(QKeySequence::Undo);
+  QAction* redoAction = undo_->createRedoAction(this, tr("&Redo"));
+  redoAction->setShortcut(QKeySequence::Redo);
+  edit->addAction(undoAction);
+  edit->addAction(redoAction);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(treeDock->toggleViewAction());
   view->addAction(structureDock->toggleViewAction());
+  view->addAction(parametersDock->toggleViewAction());
   view->addAction(logDock->toggleViewAction());
   view->addAction(analysisDock->toggleViewAction());
   view->addAction(plotDock->toggleViewAction());
@@ -179,15 +215,22 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   setWindowModified(false);
   const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
   setWindowTitle(title + "[*] — Linkwright");
+  undo_->clear();  // edits of another document cannot be undone here
+  paths_.reset();
+  playback_->setResults(nullptr);
+  plots_->setResults(nullptr);
+  showMechanism();
+  scene_->resetCamera();
+}
+
+void MainWindow::showMechanism() {
   tree_->setMechanism(*mechanism_);
+  parameters_->setParameters(mechanism_->parameters);
   saveAction_->setEnabled(!mechanism_->bodies.empty());
   saveAsAction_->setEnabled(!mechanism_->bodies.empty());
 
   Diagnostics d;
   auto resolved = resolve(*mechanism_, d);
-  paths_.reset();
-  playback_->setResults(nullptr);
-  plots_->setResults(nullptr);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
   analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt);
   if (!resolved_) {  // an empty new document
@@ -197,7 +240,6 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
     return;
   }
   scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
-  scene_->resetCamera();
   const auto mob = topology::grueblerKutzbach(*resolved_);
   structure_->setDiagram(structureDiagram(*resolved_, mob.grueblerKutzbach));
   statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (Grübler–Kutzbach %6)%7")
@@ -238,6 +280,34 @@ void MainWindow::showResultRow(int row) {
                                                  results->time(static_cast<std::size_t>(row)));
   if (paths_ && playback_->showPaths()) frame.paths = *paths_;  // the view re-sends only changed paths
   scene_->showFrame(frame);
+}
+
+void MainWindow::editParameter(int index, double value) {
+  if (index < 0 || static_cast<std::size_t>(index) >= mechanism_->parameters.size()) return;
+  const Parameter& p = mechanism_->parameters[static_cast<std::size_t>(index)];
+  const QString name = QString::fromStdString(p.name);
+  if (!p.value.isLiteral() || p.value.value == value) return;
+  // try it on a copy: an edit that breaks the mechanism is refused and the document kept
+  Mechanism trial = *mechanism_;
+  trial.parameters[static_cast<std::size_t>(index)].value = Number(value);
+  Diagnostics d;
+  if (!resolve(trial, d)) {
+    for (const auto& x : d)
+      if (x.isError()) log(tr("%1 = %2 refused: %3").arg(name).arg(value).arg(QString::fromStdString(x.format())));
+    statusBar()->showMessage(tr("%1 = %2 refused (see Messages)").arg(name).arg(value), 8000);
+    parameters_->setParameters(mechanism_->parameters);
+    return;
+  }
+  undo_->push(new SetParameterCommand(this, index, p.value.value, value, name));
+}
+
+void MainWindow::applyParameter(int index, double value) {
+  mechanism_->parameters[static_cast<std::size_t>(index)].value = Number(value);
+  // results of the old geometry no longer describe this mechanism
+  paths_.reset();
+  playback_->setResults(nullptr);
+  plots_->setResults(nullptr);
+  showMechanism();
 }
 
 void MainWindow::newDocument() {
@@ -310,6 +380,7 @@ bool MainWindow::saveTo(const QString& path) {
     return false;
   }
   path_ = path;
+  undo_->setClean();
   setWindowModified(false);
   setWindowTitle(QFileInfo(path).fileName() + "[*] — Linkwright");
   addRecent(QFileInfo(path).absoluteFilePath());

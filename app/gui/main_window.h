@@ -11,6 +11,7 @@
 class QAction;
 class QMenu;
 class QPlainTextEdit;
+class QUndoStack;
 
 namespace lw {
 struct Mechanism;
@@ -23,6 +24,7 @@ namespace lw::widgets {
 class AnalysisPanel;
 class ModelTree;
 class PlaybackBar;
+class ParametersPanel;
 class PlotPanel;
 class StructurePanel;
 struct RunResults;
@@ -49,6 +51,10 @@ class MainWindow : public QMainWindow {
   widgets::PlaybackBar* playbackBar() const { return playback_; }
   widgets::PlotPanel* plotPanel() const { return plots_; }
   widgets::StructurePanel* structurePanel() const { return structure_; }
+  widgets::ParametersPanel* parametersPanel() const { return parameters_; }
+  QUndoStack* undoStack() const { return undo_; }
+  /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
+  void applyParameter(int index, double value);
   /// Folder of the shipped samples.
   static QString samplesDir();
 
@@ -65,6 +71,10 @@ class MainWindow : public QMainWindow {
  private:
   void createActions();
   void setDocument(std::unique_ptr<Mechanism> m, const QString& path);
+  /// Rebuilds every view of the current mechanism (after loading or an edit).
+  void showMechanism();
+  /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.
+  void editParameter(int index, double value);
   void addRecent(const QString& path);
   void updateRecentMenu();
   void log(const QString& line);
@@ -83,6 +93,8 @@ class MainWindow : public QMainWindow {
   widgets::PlaybackBar* playback_ = nullptr;
   widgets::PlotPanel* plots_ = nullptr;
   widgets::StructurePanel* structure_ = nullptr;
+  widgets::ParametersPanel* parameters_ = nullptr;
+  QUndoStack* undo_ = nullptr;
   QPlainTextEdit* messages_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* saveAction_ = nullptr;

@@ -16,13 +16,16 @@
 #include <QTemporaryDir>
 #include <QElapsedTimer>
 #include <QTest>
+#include <QTableWidget>
 #include <QTimer>
+#include <QUndoStack>
 #include <QToolButton>
 #include <iostream>
 
 #include "io/mechanism_io.h"
 #include "main_window.h"
 #include "panels/analysis_panel.h"
+#include "panels/parameters_panel.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 
@@ -318,6 +321,51 @@ TEST_F(MainWindowTest, StructureDiagramStepsThroughTheGroups) {
   w.grab().save(artifacts() + "/main_window_structure.png");
   structure->selectGroup(-1);
   EXPECT_TRUE(highlighted.back().empty());
+}
+
+TEST_F(MainWindowTest, ParameterEditsAreUndoableAndBadOnesRefused) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+  showAndGrab(w);
+  QTableWidget* table = w.parametersPanel()->table();
+  ASSERT_GE(table->rowCount(), 2);
+  ASSERT_EQ(table->item(0, 0)->text(), "L_s1");
+  EXPECT_EQ(table->item(0, 1)->text(), "2.236");
+  const double before = w.mechanism()->parameters[0].value.value;
+
+  table->item(0, 1)->setText("2.5");  // what the item editor does when the user types
+  EXPECT_EQ(w.mechanism()->parameters[0].value.value, 2.5);
+  EXPECT_TRUE(w.isWindowModified());
+  EXPECT_TRUE(w.undoStack()->canUndo());
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->parameters[0].value.value, before);
+  EXPECT_EQ(w.parametersPanel()->table()->item(0, 1)->text(), "2.236");
+  EXPECT_FALSE(w.isWindowModified()) << "undo back to the saved state";
+  w.undoStack()->redo();
+  EXPECT_EQ(w.mechanism()->parameters[0].value.value, 2.5);
+
+  // a negative natural length is refused with the reason, and nothing changes
+  const auto* log = w.findChild<QPlainTextEdit*>();
+  w.parametersPanel()->table()->item(0, 1)->setText("-1");
+  EXPECT_EQ(w.mechanism()->parameters[0].value.value, 2.5);
+  EXPECT_EQ(w.parametersPanel()->table()->item(0, 1)->text(), "2.5");
+  EXPECT_TRUE(log->toPlainText().contains("L_s1 = -1 refused")) << log->toPlainText().toStdString();
+  EXPECT_TRUE(log->toPlainText().contains("natural length")) << log->toPlainText().toStdString();
+  w.parametersPanel()->table()->item(0, 1)->setText("abc");
+  EXPECT_TRUE(log->toPlainText().contains("is not a number"));
+  EXPECT_EQ(w.parametersPanel()->table()->item(0, 1)->text(), "2.5");
+  EXPECT_EQ(w.undoStack()->count(), 1);
+  w.findChild<QDockWidget*>("ParametersDock")->raise();
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/main_window_parameters.png");
+
+  // saving marks the state clean; a reload has the new value
+  QTemporaryDir dir;
+  ASSERT_TRUE(w.saveTo(dir.filePath("five-bar-edited.json")));
+  EXPECT_FALSE(w.isWindowModified());
+  lw::app::MainWindow w2;
+  ASSERT_TRUE(w2.openFile(dir.filePath("five-bar-edited.json"), false));
+  EXPECT_EQ(w2.mechanism()->parameters[0].value.value, 2.5);
 }
 
 TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {

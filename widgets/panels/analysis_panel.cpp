@@ -18,6 +18,7 @@
 
 #include "analysis/kinematics_run.h"
 #include "analysis/simulation_run.h"
+#include "mechanism/resolved.h"
 
 namespace lw::widgets {
 namespace {
@@ -93,6 +94,8 @@ void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, dou
   ++generation_;
   mechanism_ = std::move(m);
   run_->setEnabled(mechanism_ != nullptr && !running_);
+  // a sensible default: kinematics moves a driven mechanism, dynamics one without drivers
+  if (mechanism_) choice_->setCurrentIndex(mechanism_->drivers.empty() ? 2 : 0);
   if (tEnd > 0) tEnd_->setValue(tEnd);
   if (dt > 0) dt_->setValue(dt);
   status_->setText(mechanism_ ? tr("Ready") : tr("No mechanism"));

@@ -556,7 +556,8 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   ren->AddActor(s.grid);
   ren->AddActor(s.axes);
 
-  resetCamera();
+  if (fitOnResize_) resetCamera();  // a camera the user placed stays (edits rebuild the scene)
+  else requestRender();
 }
 
 void SceneView::showFrame(const scene::SceneFrame& frame) {

@@ -27,7 +27,8 @@ class SceneView : public VtkHostWidget {
   ~SceneView() override;
 
   /// Replaces the scene: builds one actor per body (its primitives in the body frame), one
-  /// glyph per joint, one coil per spring, then shows `frame` and resets the camera.
+  /// glyph per joint, one coil per spring, then shows `frame`; refits the camera unless the
+  /// user has moved it since the last fit.
   /// Cost: proportional to the geometry; call once per compiled model.
   void setScene(const scene::SceneModel& model, const scene::SceneFrame& frame);
 
