@@ -24,7 +24,9 @@ int main(int argc, char** argv) {
 
   lw::app::MainWindow window;
   window.show();
-  if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().first());
+  // unsaved work of a session that crashed comes first; otherwise the file asked for
+  const bool recovered = !parser.isSet(shot) && window.offerRecovery();
+  if (!recovered && !parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().first());
   if (parser.isSet(shot)) {
     // for documentation and manual checks under Xvfb: let the view paint, grab, quit
     QTimer::singleShot(1500, &window, [&] {

@@ -12,7 +12,9 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStandardPaths>
 #include <QTime>
+#include <QTimer>
 #include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -34,6 +36,8 @@
 namespace lw::app {
 namespace {
 constexpr int kMaxRecent = 8;
+// bumped when the docks change: a window state saved with other docks is not restored
+constexpr int kLayoutVersion = 2;
 
 // The structural groups of a mechanism for the Structure panel.
 widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) {
@@ -102,6 +106,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(parameters_, &widgets::ParametersPanel::message, this, &MainWindow::log);
   undo_ = new QUndoStack(this);
   connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+  connect(undo_, &QUndoStack::indexChanged, this, [this] { autosaveDirty_ = true; });
+  autosaveTimer_ = new QTimer(this);
+  autosaveTimer_->setInterval(30000);
+  connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
+  autosaveTimer_->start();
 
   structure_ = new widgets::StructurePanel(this);
   auto* structureDock = new QDockWidget(tr("Structure"), this);
@@ -169,7 +178,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resize(1400, 900);
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
+  restoreState(settings.value("window/state").toByteArray(), kLayoutVersion);
   statusBar()->showMessage(tr("Open a mechanism (Ctrl+O) or a sample (File > Samples)"));
   newDocument();
 }
@@ -210,6 +219,7 @@ void MainWindow::log(const QString& line) {
 }
 
 void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) {
+  discardAutosave();  // the previous document was saved or discarded (maybeSave)
   mechanism_ = std::move(m);
   path_ = path;
   setWindowModified(false);
@@ -379,6 +389,7 @@ bool MainWindow::saveTo(const QString& path) {
     QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(err));
     return false;
   }
+  discardAutosave();  // under the old name
   path_ = path;
   undo_->setClean();
   setWindowModified(false);
@@ -395,6 +406,78 @@ bool MainWindow::saveAs() {
                                                     tr("Linkwright mechanisms (*.json)"));
   if (file.isEmpty()) return false;
   return saveTo(file.endsWith(".json") ? file : file + ".json");
+}
+
+QString MainWindow::autosaveDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave";
+}
+
+QString MainWindow::autosaveFile() const {
+  const QString base = path_.isEmpty() ? QStringLiteral("untitled") : QFileInfo(path_).completeBaseName();
+  return autosaveDir() + "/" + QString::number(QCoreApplication::applicationPid()) + "-" + base + ".json";
+}
+
+QString MainWindow::autosaveNow() {
+  if (!mechanism_ || mechanism_->bodies.empty() || !isWindowModified() || !autosaveDirty_) return {};
+  QDir().mkpath(autosaveDir());
+  const QString file = autosaveFile();
+  std::string err;
+  if (!io::saveMechanismFile(*mechanism_, file.toStdString(), err)) {
+    log(tr("Autosave failed: %1").arg(QString::fromStdString(err)));
+    return {};
+  }
+  QFile origin(file + ".origin");  // where the document belongs, for recovery
+  if (origin.open(QIODevice::WriteOnly | QIODevice::Truncate)) origin.write(path_.toUtf8());
+  autosaveDirty_ = false;
+  return file;
+}
+
+void MainWindow::discardAutosave() {
+  QDir dir(autosaveDir());
+  const QString prefix = QString::number(QCoreApplication::applicationPid()) + "-";
+  for (const QString& f : dir.entryList({prefix + "*"}, QDir::Files)) dir.remove(f);
+  autosaveDirty_ = true;  // the next modification autosaves again
+}
+
+QStringList MainWindow::recoverableFiles() {
+  QStringList out;
+  const QDir dir(autosaveDir());
+  for (const QFileInfo& f : dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time)) {
+    const QString pid = f.fileName().section('-', 0, 0);
+    const bool running = pid == QString::number(QCoreApplication::applicationPid()) || QFileInfo::exists("/proc/" + pid);
+    if (!running) out << f.absoluteFilePath();
+  }
+  return out;
+}
+
+bool MainWindow::recover(const QString& autosave) {
+  io::LoadResult r = io::loadMechanismFile(autosave.toStdString());
+  if (!r.ok()) {
+    for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(autosave.toStdString())));
+    log(tr("%1 could not be recovered").arg(autosave));
+    return false;
+  }
+  QFile origin(autosave + ".origin");
+  const QString path = origin.open(QIODevice::ReadOnly) ? QString::fromUtf8(origin.readAll()) : QString();
+  origin.close();
+  setDocument(std::make_unique<Mechanism>(*r.mechanism), path);
+  undo_->resetClean();  // unsaved: the file on disk is older
+  autosaveDirty_ = true;
+  autosaveNow();        // under this process, before the old copy goes
+  QFile::remove(autosave);
+  QFile::remove(autosave + ".origin");
+  log(tr("Recovered %1 from %2").arg(path.isEmpty() ? tr("an untitled mechanism") : path, autosave));
+  return true;
+}
+
+bool MainWindow::offerRecovery() {
+  const QStringList files = recoverableFiles();
+  if (files.isEmpty()) return false;
+  const auto answer = QMessageBox::question(
+      this, tr("Recover unsaved work"),
+      tr("Linkwright did not close normally. Recover the unsaved mechanism (%1 found)?\n"
+         "No keeps the files in %2.").arg(files.size()).arg(autosaveDir()));
+  return answer == QMessageBox::Yes && recover(files.first());
 }
 
 bool MainWindow::maybeSave() {
@@ -433,9 +516,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
+  discardAutosave();
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
+  settings.setValue("window/state", saveState(kLayoutVersion));
   event->accept();
 }
 

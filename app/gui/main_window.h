@@ -11,6 +11,7 @@
 class QAction;
 class QMenu;
 class QPlainTextEdit;
+class QTimer;
 class QUndoStack;
 
 namespace lw {
@@ -58,6 +59,20 @@ class MainWindow : public QMainWindow {
   /// Folder of the shipped samples.
   static QString samplesDir();
 
+  // Autosave and recovery: a modified document is written every 30 s to the autosave folder
+  // (named by process id, with its original path beside it) and removed when it is saved,
+  // discarded or closed; files of a process that is no longer running are offered at start-up.
+  static QString autosaveDir();
+  /// Autosaves left by Linkwright sessions that are not running any more.
+  static QStringList recoverableFiles();
+  /// Opens an autosave as a modified document under its original path; removes the autosave.
+  bool recover(const QString& autosaveFile);
+  /// Asks whether to recover what recoverableFiles() lists (start-up of the interactive app);
+  /// true if a document was recovered.
+  bool offerRecovery();
+  /// Writes the autosave now if the document changed since the last one; returns its path.
+  QString autosaveNow();
+
  public slots:
   void newDocument();
   void open();
@@ -79,6 +94,8 @@ class MainWindow : public QMainWindow {
   void updateRecentMenu();
   void log(const QString& line);
   bool maybeSave();
+  QString autosaveFile() const;
+  void discardAutosave();
 
   void showResults(std::shared_ptr<const widgets::RunResults> results);
   void showResultRow(int row);
@@ -95,6 +112,8 @@ class MainWindow : public QMainWindow {
   widgets::StructurePanel* structure_ = nullptr;
   widgets::ParametersPanel* parameters_ = nullptr;
   QUndoStack* undo_ = nullptr;
+  QTimer* autosaveTimer_ = nullptr;
+  bool autosaveDirty_ = false;  // changed since the last autosave
   QPlainTextEdit* messages_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* saveAction_ = nullptr;

@@ -17,6 +17,7 @@
 #include <QElapsedTimer>
 #include <QTest>
 #include <QTableWidget>
+#include <QStandardPaths>
 #include <QTimer>
 #include <QUndoStack>
 #include <QToolButton>
@@ -366,6 +367,41 @@ TEST_F(MainWindowTest, ParameterEditsAreUndoableAndBadOnesRefused) {
   lw::app::MainWindow w2;
   ASSERT_TRUE(w2.openFile(dir.filePath("five-bar-edited.json"), false));
   EXPECT_EQ(w2.mechanism()->parameters[0].value.value, 2.5);
+}
+
+TEST_F(MainWindowTest, AutosaveIsRecoveredAfterACrash) {
+  QStandardPaths::setTestModeEnabled(true);  // ~/.qttest, not the user's autosaves
+  QDir(lw::app::MainWindow::autosaveDir()).removeRecursively();
+  QString written;
+  {
+    lw::app::MainWindow w;
+    ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+    EXPECT_TRUE(w.autosaveNow().isEmpty()) << "nothing to autosave before an edit";
+    w.parametersPanel()->table()->item(0, 1)->setText("2.4");
+    written = w.autosaveNow();
+    ASSERT_FALSE(written.isEmpty());
+    ASSERT_TRUE(QFileInfo::exists(written));
+    EXPECT_TRUE(lw::app::MainWindow::recoverableFiles().isEmpty()) << "this process is still running";
+    // a crash: the process that wrote the file is gone (pid 0 never names a user process)
+    const QString crashed = QFileInfo(written).dir().filePath("0-" + QFileInfo(written).fileName().section('-', 1));
+    ASSERT_TRUE(QFile::rename(written, crashed));
+    ASSERT_TRUE(QFile::rename(written + ".origin", crashed + ".origin"));
+    written = crashed;
+    w.undoStack()->setClean();  // closing must not ask
+  }
+  ASSERT_EQ(lw::app::MainWindow::recoverableFiles(), QStringList{written});
+  lw::app::MainWindow w2;
+  ASSERT_TRUE(w2.recover(written));
+  EXPECT_EQ(w2.mechanism()->parameters[0].value.value, 2.4);
+  EXPECT_TRUE(w2.currentFile().endsWith("five-bar.json"));
+  EXPECT_TRUE(w2.isWindowModified()) << "recovered work is unsaved";
+  EXPECT_FALSE(QFileInfo::exists(written));
+  EXPECT_TRUE(lw::app::MainWindow::recoverableFiles().isEmpty());
+  // saving elsewhere removes this session's autosave
+  QTemporaryDir dir;
+  ASSERT_TRUE(w2.saveTo(dir.filePath("five-bar.json")));
+  EXPECT_TRUE(QDir(lw::app::MainWindow::autosaveDir()).entryList(QDir::Files).isEmpty());
+  QStandardPaths::setTestModeEnabled(false);
 }
 
 TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {
