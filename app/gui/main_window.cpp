@@ -90,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(central);
   connect(playback_, &widgets::PlaybackBar::rowChanged, this, &MainWindow::showResultRow);
   connect(playback_, &widgets::PlaybackBar::showPathsChanged, this, [this] { showResultRow(playback_->currentRow()); });
+  connect(playback_, &widgets::PlaybackBar::showVelocitiesChanged, this, [this] { showResultRow(playback_->currentRow()); });
 
   tree_ = new widgets::ModelTree(this);
   auto* treeDock = new QDockWidget(tr("Model"), this);
@@ -265,6 +266,7 @@ void MainWindow::showMechanism() {
 void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results) {
   // keep the whole motion in view (unless the user has placed the camera), then play from row 0
   paths_.reset();
+  velocityColumns_.reset();
   if (resolved_ && results && results->rows > 0) {
     const std::size_t perRow = 12 * resolved_->bodies.size();
     std::vector<scene::SceneFrame> sample;
@@ -276,6 +278,9 @@ void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results)
     if (!sample.empty() && scene_->fitsOnResize()) scene_->fitMotion(sample, sample.front());
     if (results->poses.size() >= results->rows * perRow)
       paths_ = std::make_shared<const std::vector<scene::Path>>(scene::tracedPaths(*resolved_, results->poses.data(), results->rows));
+    auto columns = std::make_shared<std::vector<scene::PointColumns>>(scene::pointVelocityColumns(results->columns));
+    velocityScale_ = scene::velocityArrowScale(*columns, results->values, results->columns.size());
+    velocityColumns_ = std::move(columns);
   }
   plots_->setResults(results);
   playback_->setResults(std::move(results));
@@ -289,6 +294,8 @@ void MainWindow::showResultRow(int row) {
   scene::SceneFrame frame = scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow,
                                                  results->time(static_cast<std::size_t>(row)));
   if (paths_ && playback_->showPaths()) frame.paths = *paths_;  // the view re-sends only changed paths
+  if (velocityColumns_ && playback_->showVelocities())
+    frame.arrows = scene::velocityArrows(*velocityColumns_, results->values.data() + row * results->columns.size(), velocityScale_);
   scene_->showFrame(frame);
 }
 

@@ -20,7 +20,8 @@ struct ResolvedMechanism;
 }  // namespace lw
 namespace lw::scene {
 struct Path;
-}
+struct PointColumns;
+}  // namespace lw::scene
 namespace lw::widgets {
 class AnalysisPanel;
 class ModelTree;
@@ -103,6 +104,8 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<Mechanism> mechanism_;
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
   std::shared_ptr<const std::vector<scene::Path>> paths_;  // traced over the shown run
+  std::shared_ptr<const std::vector<scene::PointColumns>> velocityColumns_;
+  double velocityScale_ = 0;  // arrow length per unit speed for the shown run
   QString path_;
   widgets::SceneView* scene_ = nullptr;
   widgets::ModelTree* tree_ = nullptr;

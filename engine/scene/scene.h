@@ -73,6 +73,13 @@ struct Path {
   std::vector<Vec3> points;
 };
 
+/// An arrow from a point (a velocity, drawn to the scale the caller chose).
+struct Arrow {
+  Vec3 from{0, 0, 0};
+  Vec3 vector{0, 0, 0};  // world units
+  Rgb color{0.85, 0.12, 0.12};
+};
+
 /// What changes from frame to frame. Arrays are indexed like SceneModel's.
 struct SceneFrame {
   double time = 0;
@@ -80,6 +87,7 @@ struct SceneFrame {
   std::vector<JointState> joints;
   std::vector<SpringState> springs;
   std::vector<Path> paths;
+  std::vector<Arrow> arrows;
 };
 
 }  // namespace lw::scene

@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace lw::scene {
 namespace {
@@ -259,6 +260,66 @@ std::vector<Path> tracedPaths(const ResolvedMechanism& m, const double* poses, s
     paths.push_back(std::move(path));
   }
   return paths;
+}
+
+std::vector<PointColumns> pointVelocityColumns(const std::vector<std::string>& columns) {
+  std::vector<PointColumns> out;
+  auto find = [&](const std::string& name) {
+    const auto it = std::find(columns.begin(), columns.end(), name);
+    return it == columns.end() ? -1 : static_cast<int>(it - columns.begin());
+  };
+  for (const std::string& c : columns) {
+    if (c.size() < 3 || c.compare(c.size() - 3, 3, ".vx") != 0) continue;
+    const std::string base = c.substr(0, c.size() - 2);  // "<body>.<point>."
+    PointColumns p;
+    for (int k = 0; k < 3; ++k) {
+      p.position[k] = find(base + "xyz"[k]);
+      p.velocity[k] = find(base + "v" + "xyz"[k]);
+    }
+    if (p.position[0] >= 0 && p.position[1] >= 0 && p.velocity[1] >= 0) out.push_back(p);
+  }
+  return out;
+}
+
+namespace {
+Eigen::Vector3d gather(const int (&cols)[3], const double* row) {
+  Eigen::Vector3d v = Eigen::Vector3d::Zero();
+  for (int k = 0; k < 3; ++k)
+    if (cols[k] >= 0) v[k] = row[cols[k]];
+  return v;
+}
+}  // namespace
+
+double velocityArrowScale(const std::vector<PointColumns>& points, const std::vector<double>& values, std::size_t columns,
+                          double fraction) {
+  if (points.empty() || columns == 0) return 0;
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+  double fastest = 0;
+  for (std::size_t r = 0; r < values.size() / columns; ++r) {
+    const double* row = values.data() + r * columns;
+    for (const PointColumns& p : points) {
+      const Eigen::Vector3d x = gather(p.position, row);
+      lo = lo.cwiseMin(x);
+      hi = hi.cwiseMax(x);
+      fastest = std::max(fastest, gather(p.velocity, row).norm());
+    }
+  }
+  const double size = (hi - lo).norm();
+  return fastest > 0 && std::isfinite(fastest) && size > 0 ? fraction * size / fastest : 0;
+}
+
+std::vector<Arrow> velocityArrows(const std::vector<PointColumns>& points, const double* row, double scale) {
+  std::vector<Arrow> arrows;
+  std::vector<Eigen::Vector3d> placed;
+  for (const PointColumns& p : points) {
+    const Eigen::Vector3d x = gather(p.position, row);
+    bool seen = false;
+    for (const auto& q : placed) seen = seen || (q - x).norm() <= 1e-9 * (1 + x.norm());
+    if (seen) continue;
+    placed.push_back(x);
+    arrows.push_back({toVec3(x), toVec3(scale * gather(p.velocity, row)), {0.85, 0.12, 0.12}});
+  }
+  return arrows;
 }
 
 }  // namespace lw::scene

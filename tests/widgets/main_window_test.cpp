@@ -169,6 +169,14 @@ TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
   const QImage withoutPaths = w.sceneView()->grabImage();
   EXPECT_GT(changed(later, withoutPaths), 0.001) << "no traced paths in the view";
   paths->setChecked(true);
+  auto* velocities = w.playbackBar()->findChild<QCheckBox*>("ShowVelocities");
+  ASSERT_NE(velocities, nullptr);
+  velocities->setChecked(true);
+  QTest::qWait(100);
+  const QImage withArrows = w.sceneView()->grabImage();
+  withArrows.save(artifacts() + "/scene_four_bar_velocities.png");
+  EXPECT_GT(changed(later, withArrows), 0.001) << "no velocity arrows in the view";
+  velocities->setChecked(false);
 
   // play to the end in real time (1 s of motion), then it stops on the last frame
   w.playbackBar()->play();

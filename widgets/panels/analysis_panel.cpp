@@ -195,6 +195,10 @@ PlaybackBar::PlaybackBar(QWidget* parent) : QWidget(parent) {
   paths_->setChecked(true);
   paths_->setToolTip(tr("Show the paths the coupler points trace over the run"));
   connect(paths_, &QCheckBox::toggled, this, &PlaybackBar::showPathsChanged);
+  velocities_ = new QCheckBox(tr("Velocities"), this);
+  velocities_->setObjectName("ShowVelocities");
+  velocities_->setToolTip(tr("Velocity arrows at the points (the fastest point's arrow is a fifth of the motion's size)"));
+  connect(velocities_, &QCheckBox::toggled, this, &PlaybackBar::showVelocitiesChanged);
   timer_ = new QTimer(this);
   timer_->setInterval(16);  // about 60 frames per second
   auto* layout = new QHBoxLayout(this);
@@ -205,6 +209,7 @@ PlaybackBar::PlaybackBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(speed_);
   layout->addWidget(loop_);
   layout->addWidget(paths_);
+  layout->addWidget(velocities_);
   connect(playButton_, &QToolButton::clicked, this, [this] { playing() ? pause() : play(); });
   connect(stepBack, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() - 1); });
   connect(stepFwd, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() + 1); });
@@ -231,6 +236,7 @@ void PlaybackBar::setResults(std::shared_ptr<const RunResults> r) {
 int PlaybackBar::currentRow() const { return slider_->value(); }
 bool PlaybackBar::playing() const { return timer_->isActive(); }
 bool PlaybackBar::showPaths() const { return paths_->isChecked(); }
+bool PlaybackBar::showVelocities() const { return velocities_->isChecked(); }
 
 void PlaybackBar::play() {
   if (!results_ || results_->rows == 0) return;

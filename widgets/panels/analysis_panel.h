@@ -82,6 +82,8 @@ class PlaybackBar : public QWidget {
   bool playing() const;
   /// Whether the scene shows the paths traced over the run (coupler curves).
   bool showPaths() const;
+  /// Whether the scene shows velocity arrows.
+  bool showVelocities() const;
 
  public slots:
   void play();
@@ -91,6 +93,7 @@ class PlaybackBar : public QWidget {
  signals:
   void rowChanged(int row);
   void showPathsChanged(bool show);
+  void showVelocitiesChanged(bool show);
 
  private:
   void tick();
@@ -101,6 +104,7 @@ class PlaybackBar : public QWidget {
   QComboBox* speed_;
   QCheckBox* loop_;
   QCheckBox* paths_;
+  QCheckBox* velocities_;
   QTimer* timer_;
   double playTime_ = 0;
 };

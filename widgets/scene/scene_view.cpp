@@ -4,6 +4,7 @@
 #include "scene/scene_geometry.h"
 
 #include <vtkActor.h>
+#include <vtkArrowSource.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -198,6 +199,7 @@ struct SceneView::Impl {
   std::vector<Placed> joints;
   std::vector<Placed> springs;
   std::vector<PathVis> paths;
+  std::vector<Placed> arrows;  // unit arrows along +X, stretched to each vector
   vtkSmartPointer<vtkActor> grid;
   vtkSmartPointer<vtkActor> axes;
   bool gridVisible = true;
@@ -253,6 +255,7 @@ struct SceneView::Impl {
     for (const auto* group : {&bodies, &joints, &springs})
       for (const Placed& p : *group) out.push_back(p.actor);
     for (const PathVis& p : paths) out.push_back(p.actor);
+    for (const Placed& a : arrows) out.push_back(a.actor);
     if (grid) out.push_back(grid);
     if (axes) out.push_back(axes);
     return out;
@@ -287,6 +290,7 @@ void SceneView::clear() {
   s_->joints.clear();
   s_->springs.clear();
   s_->paths.clear();
+  s_->arrows.clear();
   s_->grid = nullptr;
   s_->axes = nullptr;
   s_->envelope.clear();
@@ -641,6 +645,35 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
     pv.polyData->SetLines(lines);
   }
   for (std::size_t i = frame.paths.size(); i < s.paths.size(); ++i) s.paths[i].actor->SetVisibility(false);
+
+  // arrows: one shared unit arrow per slot, scaled uniformly by the vector's length
+  for (std::size_t i = 0; i < frame.arrows.size(); ++i) {
+    if (i >= s.arrows.size()) {
+      vtkNew<vtkArrowSource> source;
+      source->SetTipResolution(16);
+      source->SetShaftResolution(12);
+      source->SetTipLength(0.25);
+      source->Update();
+      Impl::Placed placed;
+      placed.actor = makeActor(source->GetOutput(), false);
+      placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
+      placed.actor->SetUserMatrix(placed.matrix);
+      renderer()->AddActor(placed.actor);
+      s.arrows.push_back(std::move(placed));
+    }
+    const scene::Arrow& a = frame.arrows[i];
+    const double len = norm(a.vector);
+    Impl::Placed& pa = s.arrows[i];
+    pa.actor->SetVisibility(len > 1e-9 * s.lengthScale);
+    if (len <= 1e-9 * s.lengthScale) continue;
+    pa.actor->GetProperty()->SetColor(a.color[0], a.color[1], a.color[2]);
+    V3 from = a.from;
+    if (s.planar) from[2] += s.zTop + 0.8 * s.layerThickness;
+    const Frame f = detail::frameAlong(from, a.vector);
+    setMatrix(pa.matrix, f.o, {f.n[0] * len, f.n[1] * len, f.n[2] * len}, {f.u[0] * len, f.u[1] * len, f.u[2] * len},
+              {f.v[0] * len, f.v[1] * len, f.v[2] * len});
+  }
+  for (std::size_t i = frame.arrows.size(); i < s.arrows.size(); ++i) s.arrows[i].actor->SetVisibility(false);
 
   renderer()->ResetCameraClippingRange();
   requestRender();

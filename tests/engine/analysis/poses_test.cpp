@@ -95,5 +95,45 @@ TEST(ResultPoses, TracedPathsFollowThePointColumns) {
   }
 }
 
+TEST(ResultPoses, VelocityArrowsScaleThePointVelocities) {
+  const auto m = load("four-bar");
+  KinematicsSpec spec;
+  spec.tEnd = 1.0;
+  spec.dt = 0.01;
+  const auto r = runKinematics(m, spec);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  const std::size_t n = r.columns.size();
+  const auto points = scene::pointVelocityColumns(r.columns);
+  std::size_t bodyPoints = 0;
+  for (std::size_t b = 1; b < m.bodies.size(); ++b) bodyPoints += m.bodies[b].points.size();
+  ASSERT_EQ(points.size(), bodyPoints);
+  const double scale = scene::velocityArrowScale(points, r.values, n, 0.2);
+  ASSERT_GT(scale, 0);
+  // the longest arrow over the run is 0.2 of the swept region
+  double longest = 0, sweep = 0;
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
+  for (std::size_t row = 0; row < r.steps(); ++row) {
+    for (const auto& a : scene::velocityArrows(points, &r.values[row * n], scale)) {
+      longest = std::max(longest, std::hypot(a.vector[0], a.vector[1], a.vector[2]));
+      const Eigen::Vector3d x(a.from[0], a.from[1], a.from[2]);
+      lo = lo.cwiseMin(x);
+      hi = hi.cwiseMax(x);
+    }
+  }
+  sweep = (hi - lo).norm();
+  EXPECT_NEAR(longest, 0.2 * sweep, 1e-9 * sweep);
+  // one arrow per distinct place: the joints' two points share one; the crank's pivot is at rest
+  const auto arrows = scene::velocityArrows(points, &r.values[37 * n], scale);
+  EXPECT_LT(arrows.size(), points.size());
+  for (const auto& a : arrows)
+    for (const auto& p : points) {
+      if (std::abs(r.values[37 * n + static_cast<std::size_t>(p.position[0])] - a.from[0]) > 1e-12 ||
+          std::abs(r.values[37 * n + static_cast<std::size_t>(p.position[1])] - a.from[1]) > 1e-12)
+        continue;
+      EXPECT_NEAR(a.vector[0], scale * r.values[37 * n + static_cast<std::size_t>(p.velocity[0])], 1e-12);
+      EXPECT_NEAR(a.vector[1], scale * r.values[37 * n + static_cast<std::size_t>(p.velocity[1])], 1e-12);
+    }
+}
+
 }  // namespace
 }  // namespace lw::analysis
