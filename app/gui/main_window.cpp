@@ -149,6 +149,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::BottomDockWidgetArea, plotDock);
   splitDockWidget(plotDock, logDock, Qt::Horizontal);
   connect(playback_, &widgets::PlaybackBar::rowChanged, plots_, &widgets::PlotPanel::setCursorRow);
+  connect(plots_, &widgets::PlotPanel::rowRequested, playback_, [this](int row) {
+    playback_->pause();
+    playback_->showRow(row);
+  });
   connect(plots_, &widgets::PlotPanel::message, this, [this](const QString& text) {
     log(text);
     statusBar()->showMessage(text, 8000);

@@ -282,6 +282,16 @@ TEST_F(MainWindowTest, PlotsShowTheRunAndFollowPlayback) {
   ASSERT_NE(cursor, nullptr);
   EXPECT_TRUE(cursor->visible());
   EXPECT_EQ(cursor->point1->coords().x(), results->values[40 * n + cx]);
+  // clicking the plot at a time seeks the playback there
+  plots->plotColumns("time", {"coupler.C.y"});
+  QTest::qWait(50);
+  QCustomPlot* plot = plots->plot();
+  const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(0.62)), plot->height() / 2);
+  QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, at);
+  EXPECT_NEAR(results->time(static_cast<std::size_t>(w.playbackBar()->currentRow())), 0.62, 0.011);
+  plots->plotColumns("coupler.C.x", {"coupler.C.y", "rocker.D.y"});
+  w.playbackBar()->showRow(40);
+
   QTemporaryDir dir;
   ASSERT_TRUE(plots->exportPng(dir.filePath("plot.png")));
   ASSERT_TRUE(plots->exportPdf(dir.filePath("plot.pdf")));

@@ -13,6 +13,9 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include <cmath>
+#include <limits>
+
 #include "analysis/csv.h"
 #include "panels/analysis_panel.h"
 
@@ -102,6 +105,25 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
       ys_->item(i)->setHidden(!text.isEmpty() && !ys_->item(i)->text().contains(text, Qt::CaseInsensitive));
   });
   connect(exportButton, &QToolButton::clicked, this, &PlotPanel::exportDialog);
+  // a click seeks playback: against time, the row at that time; against another column, the row
+  // whose plotted point is nearest on screen
+  connect(plot_, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+    if (!results_ || results_->rows == 0 || e->button() != Qt::LeftButton) return;
+    const RunResults& r = *results_;
+    const std::size_t n = r.columns.size();
+    const int xi = std::max(0, columnIndex(r, x_->currentText()));
+    const QStringList ys = plottedColumns();
+    const int yi = ys.isEmpty() ? -1 : columnIndex(r, ys.first());
+    double best = std::numeric_limits<double>::infinity();
+    int bestRow = 0;
+    for (std::size_t i = 0; i < r.rows; ++i) {
+      const double px = plot_->xAxis->coordToPixel(r.values[i * n + static_cast<std::size_t>(xi)]);
+      const double py = yi >= 0 && xi != 0 ? plot_->yAxis->coordToPixel(r.values[i * n + static_cast<std::size_t>(yi)]) : e->pos().y();
+      const double d = std::hypot(px - e->pos().x(), py - e->pos().y());
+      if (d < best) best = d, bestRow = static_cast<int>(i);
+    }
+    emit rowRequested(bestRow);
+  });
   setEnabled(false);
 }
 

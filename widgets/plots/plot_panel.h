@@ -38,6 +38,8 @@ class PlotPanel : public QWidget {
 
  signals:
   void message(const QString& text);
+  /// The user clicked the plot: show the row nearest to that point of the curves' x axis.
+  void rowRequested(int row);
 
  private:
   void replot();
