@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "kinematics/natural_model.h"
 
@@ -170,6 +171,7 @@ class Compiler {
     entityOfItem_.assign(items_.size(), -1);
     bodyPoints_.resize(m_.bodies.size());
     bodyVectors_.resize(m_.bodies.size());
+    bodyWorld_.assign(m_.bodies.size(), {});
     for (std::size_t i = 0; i < items_.size(); ++i) {
       if (!items_[i].needed) continue;
       const auto root = static_cast<std::size_t>(find(static_cast<int>(i)));
@@ -188,6 +190,9 @@ class Compiler {
       }
       const int e = entityOfRoot[root];
       entityOfItem_[i] = e;
+      auto& own = bodyWorld_[static_cast<std::size_t>(items_[i].body)];
+      if (std::none_of(own.begin(), own.end(), [e](const auto& p) { return p.first == e; }))
+        own.emplace_back(e, items_[i].isVector ? Eigen::Vector3d(items_[i].world.normalized()) : items_[i].world);
       auto& owners = nm_.entities[static_cast<std::size_t>(e)].bodies;
       if (std::find(owners.begin(), owners.end(), items_[i].body) == owners.end()) owners.push_back(items_[i].body);
       auto& list = items_[i].isVector ? bodyVectors_[static_cast<std::size_t>(items_[i].body)]
@@ -196,9 +201,19 @@ class Compiler {
     }
   }
 
+  // The value of entity e as body `shapeBody_` places it (while its constants are computed), else
+  // the merged entity's value. The body's own pose and local points define its shape: when the
+  // stored configuration is not assembled, merged entities take one side's position, and the
+  // other body's lengths must not change with it.
+  Eigen::Vector3d entityValue(int e) const {
+    if (shapeBody_ >= 0)
+      for (const auto& [entity, world] : bodyWorld_[static_cast<std::size_t>(shapeBody_)])
+        if (entity == e) return world;
+    return nm_.entities[static_cast<std::size_t>(e)].value;
+  }
   Eigen::Vector3d value(const Direction& d) const {
-    const Eigen::Vector3d a = nm_.entities[static_cast<std::size_t>(d.a)].value;
-    return d.b < 0 ? a : Eigen::Vector3d(a - nm_.entities[static_cast<std::size_t>(d.b)].value);
+    const Eigen::Vector3d a = entityValue(d.a);
+    return d.b < 0 ? a : Eigen::Vector3d(a - entityValue(d.b));
   }
   bool allFixed(std::initializer_list<int> es) const {
     for (int e : es)
@@ -231,6 +246,7 @@ class Compiler {
       auto& vectors = bodyVectors_[b];
       BodyFrame& f = nm_.bodies[b];
       const auto source = ConstraintSource{ConstraintSource::Kind::Body, static_cast<int>(b)};
+      shapeBody_ = static_cast<int>(b);
       // origin
       const int owner = static_cast<int>(b);
       auto own = [&](int e) {
@@ -239,7 +255,7 @@ class Compiler {
       };
       if (points.empty()) points.push_back(own(newEntity(false, false, body.position, body.name + "#origin")));
       f.origin = points[0];
-      const Eigen::Vector3d o = nm_.entities[static_cast<std::size_t>(f.origin)].value;
+      const Eigen::Vector3d o = entityValue(f.origin);
       // first direction: another point away from the origin, else a vector, else the body x axis
       bool haveD1 = false;
       for (std::size_t i = 1; i < points.size() && !haveD1; ++i)
@@ -303,12 +319,12 @@ class Compiler {
       };
       for (int e : points)
         if (!inBase(e) && !allFixed({e, f.origin, f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b})) {
-          const Eigen::Vector3d k = coefficients(nm_.entities[static_cast<std::size_t>(e)].value - o, f.d[0], f.d[1]);
+          const Eigen::Vector3d k = coefficients(entityValue(e) - o, f.d[0], f.d[1]);
           add(make(ConstraintKind::Combo, {e, f.origin, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
         }
       for (int e : vectors)
         if (!inBase(e) && !allFixed({e, f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b})) {
-          const Eigen::Vector3d k = coefficients(nm_.entities[static_cast<std::size_t>(e)].value, f.d[0], f.d[1]);
+          const Eigen::Vector3d k = coefficients(entityValue(e), f.d[0], f.d[1]);
           add(make(ConstraintKind::Combo, {e, -1, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
         }
       // every point of the body, for outputs and drawing (spin-free: its offset from the origin)
@@ -317,6 +333,7 @@ class Compiler {
         f.pointCoefficients.push_back(f.spinFree ? rel : coefficients(rel, f.d[0], f.d[1]));
       }
     }
+    shapeBody_ = -1;
   }
 
   int entityOf(int item) const { return entityOfItem_[static_cast<std::size_t>(item)]; }
@@ -468,6 +485,8 @@ class Compiler {
   std::vector<int> jointSynthetic_, jointSynthetic2_;
   std::vector<int> entityOfItem_;
   std::vector<std::vector<int>> bodyPoints_, bodyVectors_;
+  std::vector<std::vector<std::pair<int, Eigen::Vector3d>>> bodyWorld_;  // per body: entity, its place by that body
+  int shapeBody_ = -1;                                                   // see entityValue
 };
 
 }  // namespace

@@ -144,6 +144,36 @@ TEST(ModularKinematics, ADyadThatCannotCloseIsReportedWithGroupAndTime) {
   EXPECT_NE(st.message.find("cannot close at t = "), std::string::npos) << st.message;
 }
 
+TEST(KinematicsRun, EachBodyKeepsItsOwnShapeWhenTheDrawingIsNotAssembled) {
+  // the rocker's C drawn 0.2 m short of the coupler's C: the rocker is 2.8 m long, whatever the
+  // coupler's drawing says (the merged joint point once took the coupler's position and the
+  // rocker silently became 3 m long)
+  Mechanism m = sample("four-bar");
+  ASSERT_EQ(m.bodies[2].name, "rocker");
+  m.bodies[2].points[1].value[0] = 2.8;
+  Diagnostics d;
+  const auto res = resolve(m, d);
+  ASSERT_TRUE(res);
+  for (const auto method : {analysis::KinematicsMethod::ModularTD, analysis::KinematicsMethod::GlobalSparse}) {
+    analysis::KinematicsSpec spec{method, 1.0, 0.05};
+    const auto r = analysis::runKinematics(*res, spec);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    auto col = [&](const std::string& name) {
+      return static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), name) - r.columns.begin());
+    };
+    const std::size_t n = r.columns.size();
+    for (std::size_t i = 0; i < r.steps(); ++i) {
+      auto at = [&](const std::string& p) {
+        return Eigen::Vector2d(r.values[i * n + col(p + ".x")], r.values[i * n + col(p + ".y")]);
+      };
+      EXPECT_NEAR((at("coupler.C") - at("rocker.C")).norm(), 0, 1e-9) << "joint C open at row " << i;
+      EXPECT_NEAR((at("rocker.C") - at("rocker.D")).norm(), 2.8, 1e-9) << "row " << i;
+      EXPECT_NEAR((at("coupler.C") - at("coupler.B")).norm(), 3.5, 1e-9) << "row " << i;
+      EXPECT_NEAR((at("crank.B") - at("crank.A")).norm(), 1.0, 1e-9) << "row " << i;
+    }
+  }
+}
+
 TEST(KinematicsRun, CsvHeaderAndFirstRow) {
   Diagnostics d;
   const Mechanism m = sample("slider-crank");
