@@ -422,6 +422,37 @@ TEST_F(MainWindowTest, AutosaveIsRecoveredAfterACrash) {
   QStandardPaths::setTestModeEnabled(false);
 }
 
+TEST_F(MainWindowTest, AnalysisErrorNamesTheGroupAndTimeAndKeepsTheFrames) {
+  // a non-Grashof four-bar (rocker 1.4 m): the crank cannot turn past about 154 degrees
+  QFile in(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json");
+  ASSERT_TRUE(in.open(QIODevice::ReadOnly));
+  QByteArray text = in.readAll();
+  ASSERT_TRUE(text.contains("\"C\": [3, 0]"));
+  text.replace("\"C\": [3, 0]", "\"C\": [1.4, 0]");
+  QTemporaryDir dir;
+  QFile out(dir.filePath("non-grashof.json"));
+  ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+  out.write(text);
+  out.close();
+
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(dir.filePath("non-grashof.json"), false));
+  showAndGrab(w);
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(0);
+  panel->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  const auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr) << "the frames before the failure are kept";
+  EXPECT_FALSE(results->ok);
+  EXPECT_EQ(results->rows, 26u) << "t = 0 .. 0.25";
+  const QString log = w.findChild<QPlainTextEdit*>()->toPlainText();
+  EXPECT_TRUE(log.contains("t = 0.26")) << log.toStdString();
+  EXPECT_TRUE(log.contains("{coupler, rocker}")) << log.toStdString();
+  w.playbackBar()->showRow(static_cast<int>(results->rows) - 1);
+  EXPECT_EQ(w.playbackBar()->currentRow(), 25);
+}
+
 TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {
   lw::app::MainWindow w;
   ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
