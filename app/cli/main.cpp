@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <cmath>
 #include <sstream>
 
@@ -24,6 +25,16 @@ enum Exit { kOk = 0, kInternal = 1, kUsage = 2, kInvalidModel = 3, kIoError = 4,
 
 void printDiagnostics(const lw::Diagnostics& d, const std::string& file) {
   for (const auto& x : d) std::cerr << x.format(file) << "\n";
+}
+
+// Loads FILE (printing its diagnostics) and resolves it: kOk, or the exit code that says why not.
+int loadResolved(const std::string& file, lw::io::LoadResult& r, std::optional<lw::ResolvedMechanism>& res) {
+  r = lw::io::loadMechanismFile(file);
+  printDiagnostics(r.diagnostics, file);
+  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
+  lw::Diagnostics ignored;
+  res = lw::resolve(*r.mechanism, ignored);
+  return res ? kOk : kInternal;  // the loader has already resolved it once
 }
 
 const char* jointAxisNote(const lw::ResolvedMechanism::Joint& j) {
@@ -108,11 +119,9 @@ int format(const std::string& file, const std::string& out) {
 
 // `decompose`: DOF and structural groups in solve order, as text or JSON
 int decomposeCmd(const std::string& file, bool asJson) {
-  lw::io::LoadResult r = lw::io::loadMechanismFile(file);
-  printDiagnostics(r.diagnostics, file);
-  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
-  lw::Diagnostics ignored;
-  const auto res = lw::resolve(*r.mechanism, ignored);
+  lw::io::LoadResult r;
+  std::optional<lw::ResolvedMechanism> res;
+  if (const int code = loadResolved(file, r, res); code != kOk) return code;
   const lw::kin::NaturalModel model = lw::kin::compileNaturalModel(*res);
   lw::kin::GlobalData data(model);
   lw::kin::assemble(model, data, 0.0);  // the rank test wants an assembled configuration
@@ -176,11 +185,9 @@ struct KinematicsArgs {
 // `kinematics`: drive the mechanism over [0, t_end] and write every point's position, velocity
 // and acceleration to CSV.
 int kinematics(const KinematicsArgs& a) {
-  lw::io::LoadResult r = lw::io::loadMechanismFile(a.file);
-  printDiagnostics(r.diagnostics, a.file);
-  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
-  lw::Diagnostics ignored;
-  const auto res = lw::resolve(*r.mechanism, ignored);
+  lw::io::LoadResult r;
+  std::optional<lw::ResolvedMechanism> res;
+  if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
   lw::analysis::KinematicsSpec spec;
   if (!lw::analysis::parseKinematicsMethod(a.method, spec.method)) return kUsage;
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
@@ -198,11 +205,9 @@ struct SimulateArgs {
 
 // `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
 int simulate(const SimulateArgs& a) {
-  lw::io::LoadResult r = lw::io::loadMechanismFile(a.file);
-  printDiagnostics(r.diagnostics, a.file);
-  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
-  lw::Diagnostics ignored;
-  const auto res = lw::resolve(*r.mechanism, ignored);
+  lw::io::LoadResult r;
+  std::optional<lw::ResolvedMechanism> res;
+  if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
   lw::analysis::SimulationSpec spec;
   if (!lw::analysis::parseFormulation(a.formulation, spec.formulation) ||
       !lw::analysis::parseIntegrator(a.integrator, spec.integrator))

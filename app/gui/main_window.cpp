@@ -273,15 +273,18 @@ void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results)
   velocityColumns_.reset();
   if (resolved_ && results && results->rows > 0) {
     const std::size_t perRow = 12 * resolved_->bodies.size();
-    std::vector<scene::SceneFrame> sample;
-    const std::size_t samples = std::min<std::size_t>(results->rows, 60);
-    for (std::size_t k = 0; k < samples && results->poses.size() >= results->rows * perRow; ++k) {
-      const std::size_t row = samples > 1 ? k * (results->rows - 1) / (samples - 1) : 0;
-      sample.push_back(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow, results->time(row)));
-    }
-    if (!sample.empty() && scene_->fitsOnResize()) scene_->fitMotion(sample, sample.front());
-    if (results->poses.size() >= results->rows * perRow)
+    if (results->poses.size() >= results->rows * perRow) {
+      if (scene_->fitsOnResize()) {
+        std::vector<scene::SceneFrame> sample;
+        const std::size_t samples = std::min<std::size_t>(results->rows, 60);
+        for (std::size_t k = 0; k < samples; ++k) {
+          const std::size_t row = samples > 1 ? k * (results->rows - 1) / (samples - 1) : 0;
+          sample.push_back(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow, results->time(row)));
+        }
+        scene_->fitMotion(sample, sample.front());
+      }
       paths_ = std::make_shared<const std::vector<scene::Path>>(scene::tracedPaths(*resolved_, results->poses.data(), results->rows));
+    }
     auto columns = std::make_shared<std::vector<scene::PointColumns>>(scene::pointVelocityColumns(results->columns));
     velocityScale_ = scene::velocityArrowScale(*columns, results->values, results->columns.size());
     velocityColumns_ = std::move(columns);

@@ -462,15 +462,10 @@ void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
 
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c) {
-  phiT.resize(m.nrows);
+  loopPhiT(m, z, t, phiT);
   c.resize(m.nrows);
   std::vector<Frame<Jet>> f;
   std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
-  // Φ_t: only time moves
-  const auto z0 = seeded(z, nullptr, -1);
-  computeFrames<Jet>(m, z0.data(), f);
-  constraintRows<Jet>(m, f, z0.data(), Jet(t, 1, 0), out.data());
-  for (int r = 0; r < m.nrows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
   const auto zv = seeded(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,19 @@
 #include "mechanism/generators.h"
 
 namespace lw::test {
+
+/// A shipped sample by file stem ("four-bar"); throws when it does not load.
+inline Mechanism sampleMechanism(const std::string& name) {
+  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
+  if (!r.ok()) throw std::runtime_error(name + ".json does not load");
+  return *r.mechanism;
+}
+
+/// A shipped sample, resolved.
+inline ResolvedMechanism sampleResolved(const std::string& name) {
+  Diagnostics d;
+  return *resolve(sampleMechanism(name), d);
+}
 
 /// Every sample that loads, by file stem, plus the generated spatial crank-slider and a small grid.
 inline std::vector<std::pair<std::string, Mechanism>> samplesAndGenerated() {

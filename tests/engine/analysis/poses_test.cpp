@@ -6,15 +6,12 @@
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "scene/scene_builder.h"
+#include "support/samples.h"
 
 namespace lw::analysis {
 namespace {
 
-ResolvedMechanism load(const std::string& name) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
-  Diagnostics d;
-  return *resolve(*r.mechanism, d);
-}
+ResolvedMechanism load(const std::string& name) { return test::sampleResolved(name); }
 
 template <class Result>
 void checkPoses(const ResolvedMechanism& m, const Result& r, std::size_t rows, const std::string& label) {

@@ -14,6 +14,7 @@
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
+#include "support/samples.h"
 
 namespace lw::dyn {
 namespace {
@@ -23,10 +24,8 @@ struct Loaded {
   ResolvedMechanism resolved;
 };
 std::unique_ptr<Loaded> sample(const std::string& name) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
-  if (!r.ok()) throw std::runtime_error(name);
   auto l = std::make_unique<Loaded>();
-  l->mechanism = *r.mechanism;
+  l->mechanism = test::sampleMechanism(name);
   Diagnostics d;
   l->resolved = *resolve(l->mechanism, d);
   return l;

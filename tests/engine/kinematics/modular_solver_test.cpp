@@ -11,6 +11,7 @@
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
+#include "support/samples.h"
 
 namespace lw::kin {
 namespace {
@@ -36,11 +37,7 @@ std::unique_ptr<Setup> setUp(const Mechanism& m) {
   return s;
 }
 
-Mechanism sample(const std::string& name) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
-  if (!r.ok()) throw std::runtime_error(name);
-  return *r.mechanism;
-}
+Mechanism sample(const std::string& name) { return test::sampleMechanism(name); }
 
 // relative agreement of two state vectors
 double relDiff(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {

@@ -6,15 +6,12 @@
 #include "mechanism/fields.h"
 #include "mechanism/resolved.h"
 #include "support/numeric.h"
+#include "support/samples.h"
 
 namespace lw {
 namespace {
 
-Mechanism fiveBar() {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/five-bar.json");
-  if (!r.ok()) throw std::runtime_error("five-bar.json does not load");
-  return *r.mechanism;
-}
+Mechanism fiveBar() { return test::sampleMechanism("five-bar"); }
 
 TEST(Parameters, ChangingAParameterChangesEveryFieldThatUsesIt) {
   Mechanism m = fiveBar();

@@ -3,16 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "io/mechanism_io.h"
+#include "support/samples.h"
 
 namespace lw {
 namespace {
 
-ResolvedMechanism load(const std::string& sample) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + sample + ".json");
-  if (!r.ok()) throw std::runtime_error(sample + " does not load");
-  Diagnostics d;
-  return *resolve(*r.mechanism, d);
-}
+ResolvedMechanism load(const std::string& sample) { return test::sampleResolved(sample); }
 
 scene::Vec3 apply(const scene::Pose& p, const scene::Vec3& x) {
   scene::Vec3 y;

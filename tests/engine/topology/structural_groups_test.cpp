@@ -5,6 +5,7 @@
 
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
+#include "support/samples.h"
 
 namespace lw::topology {
 namespace {
@@ -26,11 +27,7 @@ std::unique_ptr<Case> run(const Mechanism& m) {
   return c;
 }
 
-std::unique_ptr<Case> sample(const std::string& name) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
-  if (!r.ok()) throw std::runtime_error(name);
-  return run(*r.mechanism);
-}
+std::unique_ptr<Case> sample(const std::string& name) { return run(test::sampleMechanism(name)); }
 
 std::vector<std::string> names(const Decomposition& d) {
   std::vector<std::string> out;
