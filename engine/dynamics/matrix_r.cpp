@@ -1,5 +1,7 @@
 #include "dynamics/matrix_r.h"
 
+#include "dynamics/generalized_forces.h"
+
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -264,108 +266,24 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
   return evaluate(m, d, 0, d.zi, d.zid);
 }
 
-void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& Vel, double t,
+void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                 Eigen::VectorXd& Qv) {
-  const auto& mech = *tree.mechanism;
-  const std::size_t nb = mech.bodies.size();
-  Qv.setZero(static_cast<Eigen::Index>(6 * nb));
-  std::vector<Pose3<double>> poses;
-  bodyPoses(tree, z, poses);
-  const auto r = centres(mech, poses);
-  auto V = [&](std::size_t b) { return Eigen::Vector3d(Vel.segment<3>(static_cast<Eigen::Index>(6 * b))); };
-  auto W = [&](std::size_t b) { return Eigen::Vector3d(Vel.segment<3>(static_cast<Eigen::Index>(6 * b + 3))); };
-  auto applyAt = [&](std::size_t b, const Eigen::Vector3d& P, const Eigen::Vector3d& f) {
-    if (b == 0) return;
-    Qv.segment<3>(static_cast<Eigen::Index>(6 * b)) += f;
-    Qv.segment<3>(static_cast<Eigen::Index>(6 * b + 3)) += (P - r[b]).cross(f);
-  };
-  auto pointWorld = [&](ItemIndex p) {
-    return Eigen::Vector3d(originOf(poses[static_cast<std::size_t>(p.body)]) +
-                           rotationOf(poses[static_cast<std::size_t>(p.body)]) *
-                               mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
-  };
-  auto pointVelocity = [&](ItemIndex p, const Eigen::Vector3d& P) {
-    const auto b = static_cast<std::size_t>(p.body);
-    return b == 0 ? Eigen::Vector3d::Zero() : Eigen::Vector3d(V(b) + W(b).cross(P - r[b]));
-  };
-  for (std::size_t b = 1; b < nb; ++b) {
-    const auto& body = mech.bodies[b];
-    const Eigen::Matrix3d R = rotationOf(poses[b]);
-    const Eigen::Matrix3d J = R * body.inertia * R.transpose();
-    Qv.segment<3>(static_cast<Eigen::Index>(6 * b)) += body.mass * mech.gravity;
-    Qv.segment<3>(static_cast<Eigen::Index>(6 * b + 3)) -= W(b).cross(J * W(b));
-  }
-  for (const auto& f : mech.forces) {
-    switch (f.type) {
-      case Force::Type::Spring: {
-        const Eigen::Vector3d P1 = pointWorld(f.points[0]), P2 = pointWorld(f.points[1]);
-        const Eigen::Vector3d delta = P2 - P1;
-        const double L = delta.norm();
-        if (L < 1e-12) break;
-        const Eigen::Vector3d e = delta / L;
-        const double Ld = e.dot(pointVelocity(f.points[1], P2) - pointVelocity(f.points[0], P1));
-        // tension pulls the ends together; the actuator force pushes them apart
-        const double tension = f.stiffness * (L - f.naturalLength) + f.damping * Ld - f.actuatorForce.value(t);
-        applyAt(static_cast<std::size_t>(f.points[0].body), P1, tension * e);
-        applyAt(static_cast<std::size_t>(f.points[1].body), P2, -tension * e);
-        break;
-      }
-      case Force::Type::PointForce: {
-        const Eigen::Vector3d P = pointWorld(f.point);
-        Eigen::Vector3d F = Eigen::Vector3d::Zero();
-        for (std::size_t k = 0; k < f.value.size(); ++k) F[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
-        if (f.frame == Force::Frame::Body) F = rotationOf(poses[static_cast<std::size_t>(f.point.body)]) * F;
-        applyAt(static_cast<std::size_t>(f.point.body), P, F);
-        break;
-      }
-      case Force::Type::Torque: {
-        Eigen::Vector3d tau = Eigen::Vector3d::Zero();
-        if (f.value.size() == 1) tau.z() = f.value[0].value(t);
-        else
-          for (std::size_t k = 0; k < f.value.size(); ++k) tau[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
-        if (f.frame == Force::Frame::Body) tau = rotationOf(poses[static_cast<std::size_t>(f.body)]) * tau;
-        Qv.segment<3>(static_cast<Eigen::Index>(6 * f.body + 3)) += tau;
-        break;
-      }
-      case Force::Type::TorsionSpring: {
-        const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
-        if (node >= 0) break;  // tree joints: applied to the joint coordinate in recursiveMassAndForces
-        // a cut joint: a torque pair about body 1's axis, from the angle between the perpendiculars
-        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
-        const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
-        const Eigen::Matrix3d R1 = rotationOf(poses[b1]), R2 = rotationOf(poses[b2]);
-        const Eigen::Vector3d a = jt.axes[0].valid() ? Eigen::Vector3d(R1 * mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)])
-                                                     : Eigen::Vector3d::UnitZ();
-        const Eigen::Vector3d w1 = R1 * tree.perp[static_cast<std::size_t>(f.joint)][0];
-        const Eigen::Vector3d w2 = R2 * tree.perp[static_cast<std::size_t>(f.joint)][1];
-        const double angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
-        const double rate = (W(b2) - (b1 ? W(b1) : Eigen::Vector3d::Zero())).dot(a);
-        const double tau = -f.stiffness * (angle - f.naturalAngle) - f.damping * rate;
-        if (b1) Qv.segment<3>(static_cast<Eigen::Index>(6 * b1 + 3)) -= tau * a;
-        if (b2) Qv.segment<3>(static_cast<Eigen::Index>(6 * b2 + 3)) += tau * a;
-        break;
-      }
-    }
-  }
+  Qv.resize(static_cast<Eigen::Index>(6 * tree.mechanism->bodies.size()));
+  GeneralizedForces<double> forces(tree);
+  forces.bodyWrenches(z.data(), zd.data(), t, Qv.data());
 }
 
-void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-                   Eigen::VectorXd& V, Eigen::VectorXd& Vdot0, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
+void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md) {
   const auto& mech = *tree.mechanism;
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
-  const int nz = tree.nz;
   std::vector<Pose3<double>> poses;
   bodyPoses(tree, z, poses);
   const auto r = centres(mech, poses);
-  bodyVelocities(tree, z, zd, V, Vdot0);
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
   partialVelocities(tree, z, b);
-  Eigen::VectorXd Qv;
-  bodyForces(tree, z, V, t, Qv);
-  // accumulated inertia M̄ and force x̄ = Q^v − M^v V̇⁰, leaves to root
+  // accumulated inertia M̄ of every subtree about its node's centre, leaves to root
   std::vector<Eigen::Matrix<double, 6, 6>> Mbar(nn);
-  std::vector<Eigen::Matrix<double, 6, 1>> xbar(nn);
   for (std::size_t k = nn; k-- > 0;) {
     const auto body = static_cast<std::size_t>(nodes[k].body);
     const auto& bd = mech.bodies[body];
@@ -375,23 +293,19 @@ void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const E
     Mk.bottomRightCorner<3, 3>() = R * bd.inertia * R.transpose();
     if (tree.dimension == 2) Mk(5, 5) = bd.inertia(2, 2);  // planar: only the moment about Z acts
     Mbar[k] = Mk;
-    xbar[k] = Qv.segment<6>(static_cast<Eigen::Index>(6 * body)) - Mk * Vdot0.segment<6>(static_cast<Eigen::Index>(6 * body));
     for (int c : tree.children[k]) {
       // B_c = [[I, r̃_k − r̃_c], [0, I]]: velocity of the child's centre from the parent's
       Eigen::Matrix<double, 6, 6> Bc = Eigen::Matrix<double, 6, 6>::Identity();
       Bc.topRightCorner<3, 3>() = skew(r[body] - r[static_cast<std::size_t>(nodes[static_cast<std::size_t>(c)].body)]);
       Mbar[k] += Bc.transpose() * Mbar[static_cast<std::size_t>(c)] * Bc;
-      xbar[k] += Bc.transpose() * xbar[static_cast<std::size_t>(c)];
     }
   }
-  // M^d blocks b_kᵀ M̄_k T_kj b_j for j an ancestor of k (or k), and Q^d_k = b_kᵀ x̄_k
-  Md.setZero(nz, nz);
-  Qd.setZero(nz);
+  // M^d blocks b_kᵀ M̄_k T_kj b_j for j an ancestor of k (or k)
+  Md.setZero(tree.nz, tree.nz);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nk = nodes[k];
     if (nk.nz == 0) continue;
     const Eigen::Matrix<double, Eigen::Dynamic, 6> left = b[k].transpose() * Mbar[k];
-    Qd.segment(nk.z, nk.nz) = b[k].transpose() * xbar[k];
     const auto rk = r[static_cast<std::size_t>(nk.body)];
     for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
       const Node& nj = nodes[static_cast<std::size_t>(j)];
@@ -403,24 +317,18 @@ void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const E
       if (j != static_cast<int>(k)) Md.block(nj.z, nk.z, nj.nz, nk.nz) = block.transpose();
     }
   }
-  // torsion springs on tree joints act on their coordinate directly
-  for (const auto& f : mech.forces) {
-    if (f.type != Force::Type::TorsionSpring) continue;
-    const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
-    if (node < 0) continue;
-    const Node& n = nodes[static_cast<std::size_t>(node)];
-    const double sign = n.flip ? -1 : 1;
-    const double angle = sign * z[n.z], rate = sign * zd[n.z];
-    Qd[n.z] += sign * (-f.stiffness * (angle - f.naturalAngle) - f.damping * rate);
-  }
+}
+
+void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+                   Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
+  massMatrix(tree, z, Md);
+  Qd.resize(tree.nz);
+  GeneralizedForces<double> forces(tree);
+  forces(z.data(), zd.data(), t, Qd.data());
 }
 
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
-  massAndForces(m.tree, d.z, d.zd, t, d.V, d.Vdot0, d.Md, d.Qd);
-}
-
-void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv) {
-  bodyForces(m.tree, d.z, d.V, t, Qv);
+  massAndForces(m.tree, d.z, d.zd, t, d.Md, d.Qd);
 }
 
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,

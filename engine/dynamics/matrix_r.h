@@ -60,7 +60,7 @@ struct MatrixRData {
   double rcond = 1;               // of Θ_z
   std::unique_ptr<MatrixRSolvers> solvers;
   // scratch
-  Eigen::VectorXd phi, phiT, c, V, Vdot0, rhs;
+  Eigen::VectorXd phi, phiT, c, rhs;
   Eigen::MatrixXd J;
 };
 
@@ -73,16 +73,16 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d);
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
                         const Eigen::VectorXd& zid);
 
-/// Body wrenches Q^v (6 per body: force at the centre of mass, torque minus ω × Jω) from gravity
-/// and the force elements, at z with body velocities V.
-void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& V, double t,
+/// Body wrenches Q^v (6 per body: force at the centre of mass, torque including −ω × Jω) from
+/// gravity and the force elements at (z, ż, t) (GeneralizedForces::bodyWrenches).
+void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                 Eigen::VectorXd& Qv);
-void bodyForces(const MatrixRModel& m, const MatrixRData& d, double t, Eigen::VectorXd& Qv);
 
-/// M^d = R^vᵀ M^v R^v and Q^d = R^vᵀ (Q^v − M^v V̇⁰) by the recursive accumulation (no R^v);
-/// torsion springs of tree joints act on their coordinates. Also fills V and V̇⁰.
+/// M^d = R^vᵀ M^v R^v by the recursive accumulation of the subtrees' inertia (no R^v).
+void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md);
+/// M^d and Q^d = R^vᵀ (Q^v − M^v V̇⁰) (GeneralizedForces).
 void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-                   Eigen::VectorXd& V, Eigen::VectorXd& Vdot0, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
+                   Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
 
 struct Energy {

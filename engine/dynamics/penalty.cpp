@@ -20,7 +20,7 @@ namespace {
 // J = [K C] = −∂Q^d/∂[z; ż] by central differences (seed 004 §5.2: 4n evaluations of Q^d)
 void forceJacobian(const RecursiveModel& m, PenaltyData& d) {
   const int n = m.nz;
-  Eigen::VectorXd Qp, Qm, V, Vd0;
+  Eigen::VectorXd Qp, Qm;
   Eigen::MatrixXd M;
   for (int j = 0; j < 2 * n; ++j) {
     Eigen::VectorXd& x = j < n ? d.z : d.zd;
@@ -28,9 +28,9 @@ void forceJacobian(const RecursiveModel& m, PenaltyData& d) {
     const double h = 6e-6 * std::max(1.0, std::abs(x[i]));
     const double keep = x[i];
     x[i] = keep + h;
-    massAndForces(m, d.z, d.zd, d.t, V, Vd0, M, Qp);
+    massAndForces(m, d.z, d.zd, d.t, M, Qp);
     x[i] = keep - h;
-    massAndForces(m, d.z, d.zd, d.t, V, Vd0, M, Qm);
+    massAndForces(m, d.z, d.zd, d.t, M, Qm);
     x[i] = keep;
     const Eigen::VectorXd col = -(Qp - Qm) / (2 * h);
     if (j < n) d.K.col(i) = col;
@@ -55,7 +55,7 @@ PenaltyData::PenaltyData(PenaltyData&&) noexcept = default;
 
 kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.t = t;
-  massAndForces(m, d.z, d.zd, t, d.V, d.Vdot0, d.Md, d.Qd);
+  massAndForces(m, d.z, d.zd, t, d.Md, d.Qd);
   loopJacobian(m, d.z, t, d.J);
   loopRates(m, d.z, d.zd, t, d.phiT, d.c);
   d.A = d.Md + d.alpha * d.J.transpose() * d.J;
@@ -77,7 +77,7 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   for (d.lastIterations = 0; d.lastIterations < d.options.maxIterations; ++d.lastIterations) {
     d.zd = (2 / h) * d.z + d.zhatd;
     d.zdd = (4 / (h * h)) * d.z + d.zhatdd;
-    massAndForces(m, d.z, d.zd, t, d.V, d.Vdot0, d.Md, d.Qd);
+    massAndForces(m, d.z, d.zd, t, d.Md, d.Qd);
     loopConstraints(m, d.z, t, d.phi);
     loopJacobian(m, d.z, t, d.J);
     // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈)

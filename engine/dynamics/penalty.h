@@ -35,7 +35,7 @@ struct PenaltyData {
   int lastIterations = 0;
   // scratch, sized once
   Eigen::MatrixXd Md, K, C, P, A, J;
-  Eigen::VectorXd Qd, phi, phiT, c, f, V, Vdot0, zhatd, zhatdd, rhs, dz;
+  Eigen::VectorXd Qd, phi, phiT, c, f, zhatd, zhatdd, rhs, dz;
   std::unique_ptr<PenaltySolvers> solvers;
 };
 

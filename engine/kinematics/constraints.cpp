@@ -1,7 +1,7 @@
 // The constraint library: one templated residual per constraint kind, evaluated on double for Φ
 // and on Jets for Φ_q columns, Φ_t and γ (derivatives exact to round-off; tests compare them with
 // finite differences).
-#include "kinematics/jet.h"
+#include "numeric/jet.h"
 #include "kinematics/natural_model.h"
 
 namespace lw::kin {

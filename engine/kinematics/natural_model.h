@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kinematics/jet.h"
+#include "numeric/jet.h"
 #include "mechanism/resolved.h"
 
 namespace lw::kin {

@@ -70,7 +70,7 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
     const Eigen::MatrixXd Md = Rv.transpose() * Mv * Rv;
     EXPECT_LT((d.Md - Md).cwiseAbs().maxCoeff(), 1e-10 * std::max(1.0, Md.cwiseAbs().maxCoeff())) << name;
     Eigen::VectorXd Qv;
-    bodyForces(m, d, 0.2, Qv);
+    bodyForces(m.tree, d.z, d.zd, 0.2, Qv);
     bodyVelocities(m.tree, d.z, d.zd, V, Vd0);
     const Eigen::VectorXd Qd = Rv.transpose() * (Qv - Mv * Vd0);
     EXPECT_LT((d.Qd - Qd).cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, Qd.cwiseAbs().maxCoeff())) << name;

@@ -8,7 +8,7 @@
 #include <numbers>
 
 #include "io/mechanism_io.h"
-#include "kinematics/jet.h"
+#include "numeric/jet.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
 

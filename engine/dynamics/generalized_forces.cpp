@@ -1,0 +1,255 @@
+#include "dynamics/generalized_forces.h"
+
+#include "dynamics/tree_kernels.h"
+#include "numeric/jet.h"
+#include "numeric/scalar.h"
+
+namespace lw::dyn {
+
+using namespace detail;
+
+template <class S>
+struct GeneralizedForces<S>::Work {
+  using J = kin::BasicJet<S>;
+  std::vector<J> zj;                 // z + s ż: the frames' first derivatives are velocities
+  std::vector<Frame<J>> frames;      // by body
+  std::vector<V3<S>> r, v, a0, w, wd0;  // by body: centre of mass, its velocity and acceleration (z̈ = 0), ω, ω̇ (z̈ = 0)
+  std::vector<M3<S>> R;              // by body
+  std::vector<V3<S>> force, torque;  // by body, at the centre of mass
+  std::vector<V3<S>> bv, bw;         // by coordinate: partial velocity of the node's centre and ω
+  std::vector<V3<S>> Fbar, Mbar;     // by node: the subtree's force and its moment about the node's centre
+};
+
+namespace {
+
+template <class S> V3<S> zero3() { return {{S(0.0), S(0.0), S(0.0)}}; }
+template <class S> V3<S> valueOf(const V3<kin::BasicJet<S>>& a) { return {{a[0].v, a[1].v, a[2].v}}; }
+template <class S> V3<S> rateOf(const V3<kin::BasicJet<S>>& a) { return {{a[0].d, a[1].d, a[2].d}}; }
+
+// ω from Ṙ Rᵀ = ω̃, and ω̇ (with z̈ = 0) from R̈ Rᵀ = (ω̇̃ + ω̃ω̃): the skew parts
+template <class S>
+void angularRates(const M3<kin::BasicJet<S>>& Rj, V3<S>& w, V3<S>* wd) {
+  M3<S> R, Rd, Rdd;
+  for (int i = 0; i < 9; ++i) {
+    R.a[i] = Rj.a[i].v;
+    Rd.a[i] = Rj.a[i].d;
+    Rdd.a[i] = Rj.a[i].dd;
+  }
+  auto rowDot = [](const M3<S>& A, int i, const M3<S>& B, int k) {  // (A Bᵀ)(i, k)
+    return A(i, 0) * B(k, 0) + A(i, 1) * B(k, 1) + A(i, 2) * B(k, 2);
+  };
+  w = {{rowDot(Rd, 2, R, 1), rowDot(Rd, 0, R, 2), rowDot(Rd, 1, R, 0)}};
+  if (!wd) return;
+  // R̈ Rᵀ − ω̃ Ṙ Rᵀ = ω̇̃; Ṙ Rᵀ = ω̃, so ω̃ Ṙ Rᵀ = ω̃ω̃ (symmetric): the skew part of R̈ Rᵀ is ω̇̃
+  const S a21 = rowDot(Rdd, 2, R, 1), a12 = rowDot(Rdd, 1, R, 2);
+  const S a02 = rowDot(Rdd, 0, R, 2), a20 = rowDot(Rdd, 2, R, 0);
+  const S a10 = rowDot(Rdd, 1, R, 0), a01 = rowDot(Rdd, 0, R, 1);
+  *wd = {{(a21 - a12) * 0.5, (a02 - a20) * 0.5, (a10 - a01) * 0.5}};
+}
+
+// J v with J = R I Rᵀ (world inertia about the centre of mass)
+template <class S>
+V3<S> inertiaTimes(const M3<S>& R, const Eigen::Matrix3d& I, const V3<S>& x) {
+  V3<S> y;  // Rᵀ x
+  for (int i = 0; i < 3; ++i) y[i] = R(0, i) * x[0] + R(1, i) * x[1] + R(2, i) * x[2];
+  V3<S> Iy;
+  for (int i = 0; i < 3; ++i) Iy[i] = y[0] * I(i, 0) + y[1] * I(i, 1) + y[2] * I(i, 2);
+  return mul(R, Iy);
+}
+
+}  // namespace
+
+template <class S>
+GeneralizedForces<S>::GeneralizedForces(const RecursiveModel& m) : m_(&m), w_(std::make_unique<Work>()) {
+  const std::size_t nb = m.mechanism->bodies.size(), nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
+  w_->zj.resize(nz);
+  w_->frames.resize(nb);
+  for (auto* v : {&w_->r, &w_->v, &w_->a0, &w_->w, &w_->wd0, &w_->force, &w_->torque}) v->resize(nb);
+  w_->R.resize(nb);
+  w_->bv.resize(nz);
+  w_->bw.resize(nz);
+  w_->Fbar.resize(nn);
+  w_->Mbar.resize(nn);
+}
+template <class S> GeneralizedForces<S>::~GeneralizedForces() = default;
+template <class S> GeneralizedForces<S>::GeneralizedForces(GeneralizedForces&&) noexcept = default;
+
+// positions, velocities and accelerations (z̈ = 0) of every body, and the partial velocities
+template <class S>
+void GeneralizedForces<S>::kinematics(const S* z, const S* zd) {
+  using J = kin::BasicJet<S>;
+  const RecursiveModel& m = *m_;
+  Work& w = *w_;
+  for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], S(0.0));
+  computeFrames<J>(m, w.zj.data(), w.frames);
+  const auto& bodies = m.mechanism->bodies;
+  for (std::size_t b = 1; b < bodies.size(); ++b) {
+    const Frame<J>& F = w.frames[b];
+    const V3<J> c = worldPoint(F, bodies[b].com);
+    for (int i = 0; i < 3; ++i) {
+      w.r[b][i] = c[i].v;
+      w.v[b][i] = c[i].d;
+      w.a0[b][i] = c[i].dd;
+    }
+    for (int i = 0; i < 9; ++i) w.R[b].a[i] = F.R.a[i].v;
+    angularRates(F.R, w.w[b], &w.wd0[b]);
+  }
+  // b_k: the node's own coordinates moving at unit rate, its parent at rest
+  for (const Node& n : m.nodes) {
+    const Frame<J>& pj = w.frames[static_cast<std::size_t>(n.parent)];
+    Frame<J> p;
+    for (int i = 0; i < 9; ++i) p.R.a[i] = J(pj.R.a[i].v);
+    for (int i = 0; i < 3; ++i) p.x[i] = J(pj.x[i].v);
+    const auto& com = bodies[static_cast<std::size_t>(n.body)].com;
+    for (int i = 0; i < n.nz; ++i) {
+      J zl[7];
+      for (int k = 0; k < n.nz; ++k) zl[k] = J(z[n.z + k], S(k == i ? 1.0 : 0.0), S(0.0));
+      M3<J> Rm = identity<J>();
+      V3<J> tm{{J(0.0), J(0.0), J(0.0)}};
+      jointMotion(n, zl, Rm, tm);
+      Frame<J> c;
+      c.R = mul(p.R, mul(Rm, cst<J>(n.R0)));
+      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<J>(n.x0)))));
+      const auto col = static_cast<std::size_t>(n.z + i);
+      w.bv[col] = rateOf(worldPoint(c, com));
+      angularRates<S>(c.R, w.bw[col], nullptr);
+    }
+  }
+}
+
+// gravity, force elements and −ω × Jω as wrenches at the centres of mass
+template <class S>
+void GeneralizedForces<S>::applied(double t) {
+  using std::sqrt, num::atan2, num::value;
+  using J = kin::BasicJet<S>;
+  const RecursiveModel& m = *m_;
+  const auto& mech = *m.mechanism;
+  Work& w = *w_;
+  const bool planar = m.dimension == 2;
+  for (std::size_t b = 0; b < mech.bodies.size(); ++b) {
+    w.force[b] = zero3<S>();
+    w.torque[b] = zero3<S>();
+    if (b == 0) continue;
+    const auto& body = mech.bodies[b];
+    w.force[b] = cst<S>(Eigen::Vector3d(body.mass * mech.gravity));
+    if (!planar) w.torque[b] = scale(S(-1.0), cross(w.w[b], inertiaTimes(w.R[b], body.inertia, w.w[b])));
+  }
+  auto point = [&](ItemIndex p) { return worldPoint(w.frames[static_cast<std::size_t>(p.body)], mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]); };
+  auto applyAt = [&](int body, const V3<S>& P, const V3<S>& f) {
+    if (body == 0) return;
+    const auto b = static_cast<std::size_t>(body);
+    w.force[b] = add(w.force[b], f);
+    w.torque[b] = add(w.torque[b], cross(sub(P, w.r[b]), f));
+  };
+  for (const auto& f : mech.forces) {
+    switch (f.type) {
+      case Force::Type::Spring: {
+        const V3<J> P1 = point(f.points[0]), P2 = point(f.points[1]);
+        const V3<S> delta = sub(valueOf(P2), valueOf(P1));
+        const S L = sqrt(dot(delta, delta));
+        if (value(L) < 1e-12) break;
+        const V3<S> e = scale(S(1.0) / L, delta);
+        const S Ld = dot(e, sub(rateOf(P2), rateOf(P1)));
+        // tension pulls the ends together; the actuator force pushes them apart
+        const S tension = (L - f.naturalLength) * f.stiffness + Ld * f.damping - S(f.actuatorForce.value(t));
+        applyAt(f.points[0].body, valueOf(P1), scale(tension, e));
+        applyAt(f.points[1].body, valueOf(P2), scale(-tension, e));
+        break;
+      }
+      case Force::Type::PointForce: {
+        V3<S> F = zero3<S>();
+        for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) F[static_cast<int>(k)] = S(f.value[k].value(t));
+        if (f.frame == lw::Force::Frame::Body && f.point.body != 0) F = mul(w.R[static_cast<std::size_t>(f.point.body)], F);
+        applyAt(f.point.body, valueOf(point(f.point)), F);
+        break;
+      }
+      case Force::Type::Torque: {
+        if (f.body == 0) break;
+        V3<S> tau = zero3<S>();
+        if (f.value.size() == 1) tau[2] = S(f.value[0].value(t));
+        else
+          for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) tau[static_cast<int>(k)] = S(f.value[k].value(t));
+        if (f.frame == lw::Force::Frame::Body) tau = mul(w.R[static_cast<std::size_t>(f.body)], tau);
+        w.torque[static_cast<std::size_t>(f.body)] = add(w.torque[static_cast<std::size_t>(f.body)], tau);
+        break;
+      }
+      case Force::Type::TorsionSpring: {
+        if (m.treeJointNode[static_cast<std::size_t>(f.joint)] >= 0) break;  // acts on its coordinate in Q^d
+        // a cut joint: a torque pair about body 1's axis, from the angle between the perpendiculars
+        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
+        const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
+        const V3<S> a = jt.axes[0].valid() ? mul(w.R[b1], cst<S>(mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)]))
+                                           : V3<S>{{S(0.0), S(0.0), S(1.0)}};
+        const V3<S> w1 = mul(w.R[b1], cst<S>(m.perp[static_cast<std::size_t>(f.joint)][0]));
+        const V3<S> w2 = mul(w.R[b2], cst<S>(m.perp[static_cast<std::size_t>(f.joint)][1]));
+        const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
+        const S rate = dot(sub(w.w[b2], w.w[b1]), a);
+        const S tau = (angle - f.naturalAngle) * (-f.stiffness) - rate * f.damping;
+        if (b1) w.torque[b1] = sub(w.torque[b1], scale(tau, a));
+        if (b2) w.torque[b2] = add(w.torque[b2], scale(tau, a));
+        break;
+      }
+    }
+  }
+}
+
+template <class S>
+void GeneralizedForces<S>::bodyWrenches(const S* z, const S* zd, double t, S* Qv) {
+  kinematics(z, zd);
+  applied(t);
+  for (std::size_t b = 0; b < w_->force.size(); ++b)
+    for (int i = 0; i < 3; ++i) {
+      Qv[6 * b + static_cast<std::size_t>(i)] = w_->force[b][i];
+      Qv[6 * b + 3 + static_cast<std::size_t>(i)] = w_->torque[b][i];
+    }
+}
+
+template <class S>
+void GeneralizedForces<S>::operator()(const S* z, const S* zd, double t, S* Qd) {
+  const RecursiveModel& m = *m_;
+  const auto& mech = *m.mechanism;
+  Work& w = *w_;
+  kinematics(z, zd);
+  applied(t);
+  // the inertia forces of the accelerations with z̈ = 0: −m a⁰, −J ω̇⁰ (planar: only I_zz acts)
+  for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
+    const auto& body = mech.bodies[b];
+    w.force[b] = sub(w.force[b], scale(S(body.mass), w.a0[b]));
+    if (m.dimension == 2) w.torque[b][2] = w.torque[b][2] - w.wd0[b][2] * body.inertia(2, 2);
+    else w.torque[b] = sub(w.torque[b], inertiaTimes(w.R[b], body.inertia, w.wd0[b]));
+  }
+  // leaves to root: the subtree's force and moment about the node's centre, then Q = b_vᵀF + b_ωᵀM
+  for (std::size_t k = m.nodes.size(); k-- > 0;) {
+    const Node& n = m.nodes[k];
+    const auto body = static_cast<std::size_t>(n.body);
+    V3<S> F = w.force[body], M = w.torque[body];
+    for (int c : m.children[k]) {
+      const auto cb = static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(c)].body);
+      F = add(F, w.Fbar[static_cast<std::size_t>(c)]);
+      M = add(M, add(w.Mbar[static_cast<std::size_t>(c)], cross(sub(w.r[cb], w.r[body]), w.Fbar[static_cast<std::size_t>(c)])));
+    }
+    w.Fbar[k] = F;
+    w.Mbar[k] = M;
+    for (int i = 0; i < n.nz; ++i) {
+      const auto col = static_cast<std::size_t>(n.z + i);
+      Qd[col] = dot(w.bv[col], F) + dot(w.bw[col], M);
+    }
+  }
+  // torsion springs of tree joints act on their coordinate
+  for (const auto& f : mech.forces) {
+    if (f.type != Force::Type::TorsionSpring) continue;
+    const int node = m.treeJointNode[static_cast<std::size_t>(f.joint)];
+    if (node < 0) continue;
+    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+    const double sign = n.flip ? -1 : 1;
+    const S angle = z[n.z] * sign, rate = zd[n.z] * sign;
+    Qd[n.z] = Qd[n.z] + ((angle - f.naturalAngle) * (-f.stiffness) - rate * f.damping) * sign;
+  }
+}
+
+template class GeneralizedForces<double>;
+template class GeneralizedForces<num::Dual<kForceChunk>>;
+template class GeneralizedForces<std::complex<double>>;
+template class GeneralizedForces<num::Pattern>;
+
+}  // namespace lw::dyn

@@ -1,0 +1,56 @@
+// The generalized forces of the recursive model on any scalar (DESIGN.md §3):
+//   Q^d(z, ż, t) = R^vᵀ (Q^v − M^v V̇⁰)
+// the applied body wrenches (gravity, force elements, gyroscopic ω × Jω) and the inertia forces of
+// the accelerations with z̈ = 0, projected on the partial velocities b_k by accumulating the
+// subtrees' wrenches from the leaves to the root (seed 000 §2.2, seed 004 §3.1), without R^v.
+//
+// Instantiated for double (the dynamics), num::Dual<kForceChunk> (the penalty tangent
+// J = −∂Q^d/∂[z; ż] by forward AD), std::complex<double> (complex step) and num::Pattern (the
+// tangent's sparsity pattern).
+#pragma once
+
+#include <complex>
+#include <memory>
+
+#include "dynamics/recursive_model.h"
+
+namespace lw::num {
+template <int N> struct Dual;
+struct Pattern;
+}  // namespace lw::num
+
+namespace lw::dyn {
+
+/// Directions per forward-AD pass of the force kernel.
+inline constexpr int kForceChunk = 8;
+
+template <class S>
+class GeneralizedForces {
+ public:
+  explicit GeneralizedForces(const RecursiveModel& m);
+  ~GeneralizedForces();
+  GeneralizedForces(GeneralizedForces&&) noexcept;
+
+  /// Q^d (nz) at (z, ż, t); z, zd and Qd hold nz scalars each. No allocation after construction
+  /// (except on num::Pattern).
+  void operator()(const S* z, const S* zd, double t, S* Qd);
+
+  /// The applied body wrenches Q^v (6 per body, ground included as zeros): force at the centre of
+  /// mass, torque; gravity, force elements and −ω × Jω. Torsion springs of tree joints are not
+  /// here (they act on their coordinate in Q^d directly).
+  void bodyWrenches(const S* z, const S* zd, double t, S* Qv);
+
+ private:
+  struct Work;
+  void kinematics(const S* z, const S* zd);
+  void applied(double t);
+  const RecursiveModel* m_;
+  std::unique_ptr<Work> w_;
+};
+
+extern template class GeneralizedForces<double>;
+extern template class GeneralizedForces<num::Dual<kForceChunk>>;
+extern template class GeneralizedForces<std::complex<double>>;
+extern template class GeneralizedForces<num::Pattern>;
+
+}  // namespace lw::dyn

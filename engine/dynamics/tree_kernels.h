@@ -1,0 +1,155 @@
+// Templates shared by the recursive kernels (recursive_kinematics.cpp, generalized_forces.cpp):
+// 3-vectors and row-major 3×3 matrices on any scalar, joint motions and the pose recursion of the
+// tree. Internal to engine/dynamics: include from .cpp files only.
+#pragma once
+
+#include <Eigen/Core>
+#include <cmath>
+#include <vector>
+
+#include "dynamics/recursive_model.h"
+
+namespace lw::dyn::detail {
+
+// ---- 3-vectors and row-major 3×3 matrices on any scalar ----
+template <class T>
+struct V3 {
+  T v[3];
+  T& operator[](int i) { return v[i]; }
+  const T& operator[](int i) const { return v[i]; }
+};
+template <class T>
+struct M3 {
+  T a[9];
+  T& operator()(int i, int j) { return a[3 * i + j]; }
+  const T& operator()(int i, int j) const { return a[3 * i + j]; }
+};
+template <class T> M3<T> identity() {
+  M3<T> m;
+  for (int i = 0; i < 9; ++i) m.a[i] = T(i % 4 == 0 ? 1.0 : 0.0);
+  return m;
+}
+template <class T> M3<T> mul(const M3<T>& A, const M3<T>& B) {
+  M3<T> C;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return C;
+}
+template <class T> V3<T> mul(const M3<T>& A, const V3<T>& x) {
+  V3<T> y;
+  for (int i = 0; i < 3; ++i) y[i] = A(i, 0) * x[0] + A(i, 1) * x[1] + A(i, 2) * x[2];
+  return y;
+}
+template <class T> V3<T> add(const V3<T>& a, const V3<T>& b) { return {{a[0] + b[0], a[1] + b[1], a[2] + b[2]}}; }
+template <class T> V3<T> sub(const V3<T>& a, const V3<T>& b) { return {{a[0] - b[0], a[1] - b[1], a[2] - b[2]}}; }
+template <class T> V3<T> scale(const T& s, const V3<T>& a) { return {{s * a[0], s * a[1], s * a[2]}}; }
+template <class T> T dot(const V3<T>& a, const V3<T>& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+template <class T> V3<T> cross(const V3<T>& a, const V3<T>& b) {
+  return {{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
+}
+template <class T> V3<T> cst(const Eigen::Vector3d& v) { return {{T(v.x()), T(v.y()), T(v.z())}}; }
+template <class T> M3<T> cst(const Eigen::Matrix3d& m) {
+  M3<T> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r(i, j) = T(m(i, j));
+  return r;
+}
+
+// rotation by angle about a unit axis (Rodrigues)
+template <class T> M3<T> axisAngle(const Eigen::Vector3d& u, const T& angle) {
+  using std::cos, std::sin;
+  const T c = cos(angle), s = sin(angle), k = T(1.0) - c;
+  const double x = u.x(), y = u.y(), z = u.z();
+  M3<T> R;
+  R(0, 0) = c + k * (x * x); R(0, 1) = k * (x * y) - s * z; R(0, 2) = k * (x * z) + s * y;
+  R(1, 0) = k * (y * x) + s * z; R(1, 1) = c + k * (y * y); R(1, 2) = k * (y * z) - s * x;
+  R(2, 0) = k * (z * x) - s * y; R(2, 1) = k * (z * y) + s * x; R(2, 2) = c + k * (z * z);
+  return R;
+}
+// rotation of a unit quaternion (w, x, y, z); |q| = 1 is one of the loop constraints
+template <class T> M3<T> quaternion(const T& w, const T& x, const T& y, const T& z) {
+  M3<T> R;
+  const T one(1.0), two(2.0);
+  R(0, 0) = one - two * (y * y + z * z); R(0, 1) = two * (x * y - w * z); R(0, 2) = two * (x * z + w * y);
+  R(1, 0) = two * (x * y + w * z); R(1, 1) = one - two * (x * x + z * z); R(1, 2) = two * (y * z - w * x);
+  R(2, 0) = two * (x * z - w * y); R(2, 1) = two * (y * z + w * x); R(2, 2) = one - two * (x * x + y * y);
+  return R;
+}
+
+template <class T>
+struct Frame {
+  M3<T> R;
+  V3<T> x;
+};
+
+// M_joint(z): rotation Rm and translation tm in the parent frame
+template <class T>
+void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
+  const V3<T> J = cst<T>(n.point);
+  auto aboutJ = [&] {  // tm = J − Rm J: the rotation keeps J in place
+    tm = sub(J, mul(Rm, J));
+  };
+  const T sign(n.flip ? -1.0 : 1.0);
+  switch (n.kind) {
+    case NodeKind::Revolute:
+      Rm = axisAngle<T>(n.axis, sign * z[0]);
+      aboutJ();
+      return;
+    case NodeKind::Prismatic:
+      Rm = identity<T>();
+      tm = scale(sign * z[0], cst<T>(n.axis));
+      return;
+    case NodeKind::Cylindrical:
+      Rm = axisAngle<T>(n.axis, sign * z[0]);
+      aboutJ();
+      tm = add(tm, scale(sign * z[1], cst<T>(n.axis)));
+      return;
+    case NodeKind::Universal:
+      Rm = mul(axisAngle<T>(n.axis, z[0]), axisAngle<T>(n.axis2, z[1]));
+      aboutJ();
+      return;
+    case NodeKind::Spherical:
+      Rm = quaternion<T>(z[0], z[1], z[2], z[3]);
+      aboutJ();
+      return;
+    case NodeKind::Fixed:
+      Rm = identity<T>();
+      tm = {{T(0.0), T(0.0), T(0.0)}};
+      return;
+    case NodeKind::FreePlanar: {
+      // rotate about the stored origin, then translate
+      Rm = axisAngle<T>(Eigen::Vector3d::UnitZ(), z[2]);
+      const V3<T> o = cst<T>(n.x0);
+      tm = add(sub(o, mul(Rm, o)), V3<T>{{z[0], z[1], T(0.0)}});
+      return;
+    }
+    case NodeKind::FreeSpatial: {
+      Rm = quaternion<T>(z[3], z[4], z[5], z[6]);
+      const V3<T> o = cst<T>(n.x0);
+      tm = add(sub(o, mul(Rm, o)), V3<T>{{z[0], z[1], z[2]}});
+      return;
+    }
+  }
+}
+
+// poses of every body: X_child = X_parent ∘ M_joint ∘ X0
+template <class T>
+void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f) {
+  f.resize(m.mechanism->bodies.size());
+  f[0].R = identity<T>();
+  f[0].x = {{T(0.0), T(0.0), T(0.0)}};
+  for (const Node& n : m.nodes) {
+    const Frame<T>& p = f[static_cast<std::size_t>(n.parent)];
+    M3<T> Rm = identity<T>();
+    V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
+    jointMotion(n, z + n.z, Rm, tm);
+    Frame<T>& c = f[static_cast<std::size_t>(n.body)];
+    c.R = mul(p.R, mul(Rm, cst<T>(n.R0)));
+    c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<T>(n.x0)))));
+  }
+}
+
+template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, cst<T>(p))); }
+template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, cst<T>(v)); }
+
+}  // namespace lw::dyn::detail
