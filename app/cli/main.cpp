@@ -199,7 +199,7 @@ int kinematics(const KinematicsArgs& a) {
 }
 
 struct SimulateArgs {
-  std::string file, formulation = "matrix-r", integrator = "trapezoidal", out;
+  std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out;
   double tEnd = -1, dt = -1, tol = 1e-8;
 };
 
@@ -210,7 +210,8 @@ int simulate(const SimulateArgs& a) {
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
   lw::analysis::SimulationSpec spec;
   if (!lw::analysis::parseFormulation(a.formulation, spec.formulation) ||
-      !lw::analysis::parseIntegrator(a.integrator, spec.integrator))
+      !lw::analysis::parseIntegrator(a.integrator, spec.integrator) ||
+      !lw::dyn::parseTangentMethod(a.tangent, spec.tangent))
     return kUsage;
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
@@ -295,6 +296,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"matrix-r", "penalty"}));
   simCmd->add_option("--integrator", simArgs.integrator, "trapezoidal (implicit, fixed step) or rk45 (adaptive)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
+  simCmd->add_option("--tangent", simArgs.tangent, "penalty: K and C of the Newton tangent by sparse-ad (default, "
+                                                    "compressed forward AD with ColPack colouring), dense-ad or differences")
+      ->check(CLI::IsMember({"sparse-ad", "dense-ad", "differences"}));
   simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
   simCmd->add_option("--dt", simArgs.dt, "step (trapezoidal) or output interval (rk45) in s (default: analysis.dt, else 1e-3)");
   simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (default 1e-8)");

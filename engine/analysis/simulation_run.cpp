@@ -117,7 +117,9 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   };
   if (spec.formulation == Formulation::Penalty) {
     // same assembled start as Matrix R; all tree coordinates integrated, loops by penalty
-    dyn::PenaltyData pd(model.tree);
+    dyn::PenaltyOptions options;
+    options.tangent = spec.tangent;
+    dyn::PenaltyData pd(model.tree, options);
     pd.z = data.z;
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);

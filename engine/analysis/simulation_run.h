@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dynamics/force_jacobian.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/resolved.h"
 
@@ -22,6 +23,7 @@ struct SimulationSpec {
   double tEnd = 1;
   double dt = 1e-3;     // trapezoidal step; the output interval for RK45
   double tol = 1e-8;    // RK45 relative tolerance
+  dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
 };
 
 struct SimulationResult {

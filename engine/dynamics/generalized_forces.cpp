@@ -94,25 +94,50 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd) {
     for (int i = 0; i < 9; ++i) w.R[b].a[i] = F.R.a[i].v;
     angularRates(F.R, w.w[b], &w.wd0[b]);
   }
-  // b_k: the node's own coordinates moving at unit rate, its parent at rest
+  // b_k: the node's own coordinates moving at unit rate, its parent at rest. With the child at
+  // X_p ∘ M(z) ∘ X0, the centre moves by R_p (ṫ + Ṙm (x0 + R0 c)) and ω = R_p axial(Ṙm Rmᵀ): only
+  // the joint's own motion is differentiated, then turned into the world by the parent.
   for (const Node& n : m.nodes) {
     const Frame<J>& pj = w.frames[static_cast<std::size_t>(n.parent)];
-    Frame<J> p;
-    for (int i = 0; i < 9; ++i) p.R.a[i] = J(pj.R.a[i].v);
-    for (int i = 0; i < 3; ++i) p.x[i] = J(pj.x[i].v);
-    const auto& com = bodies[static_cast<std::size_t>(n.body)].com;
+    M3<S> Rp;
+    for (int i = 0; i < 9; ++i) Rp.a[i] = pj.R.a[i].v;
+    const auto body = static_cast<std::size_t>(n.body);
+    if (n.kind == NodeKind::Revolute || n.kind == NodeKind::Prismatic || n.kind == NodeKind::Cylindrical) {
+      // one fixed axis u (turned by the parent): rotation gives ω = ±u and v = ω × (r − J),
+      // sliding gives v = ±u; no differentiation needed
+      const double sign = n.flip ? -1.0 : 1.0;
+      const V3<S> u = scale(S(sign), mul(Rp, n.axis));
+      V3<S> Jw;  // the joint point in the world
+      for (int k = 0; k < 3; ++k) Jw[k] = pj.x[k].v;
+      Jw = add(Jw, mul(Rp, n.point));
+      const auto col = static_cast<std::size_t>(n.z);
+      if (n.kind == NodeKind::Prismatic) {
+        w.bv[col] = u;
+        w.bw[col] = zero3<S>();
+        continue;
+      }
+      w.bw[col] = u;
+      w.bv[col] = cross(u, sub(w.r[body], Jw));
+      if (n.kind == NodeKind::Cylindrical) {
+        w.bv[col + 1] = u;
+        w.bw[col + 1] = zero3<S>();
+      }
+      continue;
+    }
+    const Eigen::Vector3d c0 = n.x0 + n.R0 * bodies[body].com;
     for (int i = 0; i < n.nz; ++i) {
       J zl[7];
       for (int k = 0; k < n.nz; ++k) zl[k] = J(z[n.z + k], S(k == i ? 1.0 : 0.0), S(0.0));
-      M3<J> Rm = identity<J>();
-      V3<J> tm{{J(0.0), J(0.0), J(0.0)}};
+      M3<J> Rm;
+      V3<J> tm;
       jointMotion(n, zl, Rm, tm);
-      Frame<J> c;
-      c.R = mul(p.R, mul(Rm, cst<J>(n.R0)));
-      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<J>(n.x0)))));
+      V3<S> dc, wl;
+      for (int k = 0; k < 3; ++k) dc[k] = tm[k].d + Rm(k, 0).d * c0.x() + Rm(k, 1).d * c0.y() + Rm(k, 2).d * c0.z();
+      auto rowDot = [&](int r, int k) { return Rm(r, 0).d * Rm(k, 0).v + Rm(r, 1).d * Rm(k, 1).v + Rm(r, 2).d * Rm(k, 2).v; };
+      wl = {{rowDot(2, 1), rowDot(0, 2), rowDot(1, 0)}};
       const auto col = static_cast<std::size_t>(n.z + i);
-      w.bv[col] = rateOf(worldPoint(c, com));
-      angularRates<S>(c.R, w.bw[col], nullptr);
+      w.bv[col] = mul(Rp, dc);
+      w.bw[col] = mul(Rp, wl);
     }
   }
 }

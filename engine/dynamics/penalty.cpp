@@ -15,36 +15,10 @@ class PenaltySolvers {
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
 };
 
-namespace {
-
-// J = [K C] = −∂Q^d/∂[z; ż] by central differences (seed 004 §5.2: 4n evaluations of Q^d)
-void forceJacobian(const RecursiveModel& m, PenaltyData& d) {
-  const int n = m.nz;
-  Eigen::VectorXd Qp, Qm;
-  Eigen::MatrixXd M;
-  for (int j = 0; j < 2 * n; ++j) {
-    Eigen::VectorXd& x = j < n ? d.z : d.zd;
-    const int i = j < n ? j : j - n;
-    const double h = 6e-6 * std::max(1.0, std::abs(x[i]));
-    const double keep = x[i];
-    x[i] = keep + h;
-    massAndForces(m, d.z, d.zd, d.t, M, Qp);
-    x[i] = keep - h;
-    massAndForces(m, d.z, d.zd, d.t, M, Qm);
-    x[i] = keep;
-    const Eigen::VectorXd col = -(Qp - Qm) / (2 * h);
-    if (j < n) d.K.col(i) = col;
-    else d.C.col(i) = col;
-  }
-  ++d.jacobians;
-}
-
-}  // namespace
-
 PenaltyData::PenaltyData(const RecursiveModel& m, PenaltyOptions o)
     : options(o), z(m.z0), zd(Eigen::VectorXd::Zero(m.nz)), zdd(Eigen::VectorXd::Zero(m.nz)),
       K(Eigen::MatrixXd::Zero(m.nz, m.nz)), C(Eigen::MatrixXd::Zero(m.nz, m.nz)),
-      solvers(std::make_unique<PenaltySolvers>(m.nz)) {
+      solvers(std::make_unique<PenaltySolvers>(m.nz)), tangent(std::make_unique<ForceJacobian>(m, o.tangent)) {
   // α for unit masses, scaled by the mechanism's largest body mass
   double mass = 0;
   for (const auto& b : m.mechanism->bodies) mass = std::max(mass, b.mass);
@@ -82,7 +56,10 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     loopJacobian(m, d.z, t, d.J);
     // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈)
     d.f = d.Md * d.z + hh * (d.alpha * d.J.transpose() * d.phi - d.Qd + d.Md * d.zhatdd);
-    if (d.lastIterations % d.options.jacobianReuse == 0) forceJacobian(m, d);
+    if (d.lastIterations % d.options.jacobianReuse == 0) {
+      d.tangent->compute(d.z, d.zd, t, d.K, d.C);
+      ++d.jacobians;
+    }
     // (25), (20)
     d.P = d.Md + (h / 2) * d.C + hh * d.K;
     d.A = d.P + hh * d.alpha * d.J.transpose() * d.J;

@@ -2,12 +2,14 @@
 // implicit trapezoidal rule, loop closures enforced by the penalty forces Φ_zᵀ α Φ (14), Newton–
 // Raphson on (17) with the tangent (20) M^d + (h/2) C + (h²/4)(Φ_zᵀ α Φ_z + K), then velocity and
 // acceleration projections (24), (26) with the last factorisation. K and C (J = −∂Q^d/∂[z; ż]) are
-// the expensive part: computed every `jacobianReuse` iterations, here by central differences.
+// the expensive part: computed every `jacobianReuse` iterations by sparse forward AD (default),
+// dense forward AD or central differences (force_jacobian.h).
 #pragma once
 
 #include <Eigen/Core>
 #include <memory>
 
+#include "dynamics/force_jacobian.h"
 #include "dynamics/recursive_model.h"
 #include "kinematics/global_solver.h"
 
@@ -18,6 +20,7 @@ struct PenaltyOptions {
   double tolerance = 1e-10;   // on the Newton update (scaled by max(1, |z|))
   int maxIterations = 25;
   int jacobianReuse = 3;      // K, C evaluated at iterations 0, 3, 6, ... of every step (§8.4)
+  TangentMethod tangent = TangentMethod::SparseAD;
 };
 
 class PenaltySolvers;
@@ -37,6 +40,7 @@ struct PenaltyData {
   Eigen::MatrixXd Md, K, C, P, A, J;
   Eigen::VectorXd Qd, phi, phiT, c, f, zhatd, zhatdd, rhs, dz;
   std::unique_ptr<PenaltySolvers> solvers;
+  std::unique_ptr<ForceJacobian> tangent;
 };
 
 /// Initial accelerations (M + Φ_zᵀαΦ_z) z̈ = Q − Φ_zᵀα(Φ̇_z ż + Φ̇_t) at the data's z, ż.

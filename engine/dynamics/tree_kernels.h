@@ -40,6 +40,19 @@ template <class T> V3<T> mul(const M3<T>& A, const V3<T>& x) {
   for (int i = 0; i < 3; ++i) y[i] = A(i, 0) * x[0] + A(i, 1) * x[1] + A(i, 2) * x[2];
   return y;
 }
+// products with constant (double) operands: a scalar times a constant costs far less than two
+// scalars on the AD types
+template <class T> M3<T> mul(const M3<T>& A, const Eigen::Matrix3d& B) {
+  M3<T> C;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return C;
+}
+template <class T> V3<T> mul(const M3<T>& A, const Eigen::Vector3d& x) {
+  V3<T> y;
+  for (int i = 0; i < 3; ++i) y[i] = A(i, 0) * x.x() + A(i, 1) * x.y() + A(i, 2) * x.z();
+  return y;
+}
 template <class T> V3<T> add(const V3<T>& a, const V3<T>& b) { return {{a[0] + b[0], a[1] + b[1], a[2] + b[2]}}; }
 template <class T> V3<T> sub(const V3<T>& a, const V3<T>& b) { return {{a[0] - b[0], a[1] - b[1], a[2] - b[2]}}; }
 template <class T> V3<T> scale(const T& s, const V3<T>& a) { return {{s * a[0], s * a[1], s * a[2]}}; }
@@ -82,27 +95,32 @@ struct Frame {
   V3<T> x;
 };
 
+// s·a for a constant vector a
+template <class T> V3<T> along(const T& s, const Eigen::Vector3d& a) { return {{s * a.x(), s * a.y(), s * a.z()}}; }
+
 // M_joint(z): rotation Rm and translation tm in the parent frame
 template <class T>
 void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
-  const V3<T> J = cst<T>(n.point);
-  auto aboutJ = [&] {  // tm = J − Rm J: the rotation keeps J in place
-    tm = sub(J, mul(Rm, J));
+  auto aboutJ = [&] {  // tm = J − Rm J: the rotation keeps the joint point J in place
+    tm = sub(cst<T>(n.point), mul(Rm, n.point));
   };
-  const T sign(n.flip ? -1.0 : 1.0);
+  auto aboutOrigin = [&] {  // free bodies rotate about their stored origin
+    tm = sub(cst<T>(n.x0), mul(Rm, n.x0));
+  };
+  const double sign = n.flip ? -1.0 : 1.0;
   switch (n.kind) {
     case NodeKind::Revolute:
-      Rm = axisAngle<T>(n.axis, sign * z[0]);
+      Rm = axisAngle<T>(n.axis, z[0] * sign);
       aboutJ();
       return;
     case NodeKind::Prismatic:
       Rm = identity<T>();
-      tm = scale(sign * z[0], cst<T>(n.axis));
+      tm = along(z[0] * sign, n.axis);
       return;
     case NodeKind::Cylindrical:
-      Rm = axisAngle<T>(n.axis, sign * z[0]);
+      Rm = axisAngle<T>(n.axis, z[0] * sign);
       aboutJ();
-      tm = add(tm, scale(sign * z[1], cst<T>(n.axis)));
+      tm = add(tm, along(z[1] * sign, n.axis));
       return;
     case NodeKind::Universal:
       Rm = mul(axisAngle<T>(n.axis, z[0]), axisAngle<T>(n.axis2, z[1]));
@@ -116,19 +134,16 @@ void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
       Rm = identity<T>();
       tm = {{T(0.0), T(0.0), T(0.0)}};
       return;
-    case NodeKind::FreePlanar: {
-      // rotate about the stored origin, then translate
+    case NodeKind::FreePlanar:
       Rm = axisAngle<T>(Eigen::Vector3d::UnitZ(), z[2]);
-      const V3<T> o = cst<T>(n.x0);
-      tm = add(sub(o, mul(Rm, o)), V3<T>{{z[0], z[1], T(0.0)}});
+      aboutOrigin();
+      tm = add(tm, V3<T>{{z[0], z[1], T(0.0)}});
       return;
-    }
-    case NodeKind::FreeSpatial: {
+    case NodeKind::FreeSpatial:
       Rm = quaternion<T>(z[3], z[4], z[5], z[6]);
-      const V3<T> o = cst<T>(n.x0);
-      tm = add(sub(o, mul(Rm, o)), V3<T>{{z[0], z[1], z[2]}});
+      aboutOrigin();
+      tm = add(tm, V3<T>{{z[0], z[1], z[2]}});
       return;
-    }
   }
 }
 
@@ -144,12 +159,12 @@ void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f
     V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
     jointMotion(n, z + n.z, Rm, tm);
     Frame<T>& c = f[static_cast<std::size_t>(n.body)];
-    c.R = mul(p.R, mul(Rm, cst<T>(n.R0)));
-    c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<T>(n.x0)))));
+    c.R = mul(p.R, mul(Rm, n.R0));
+    c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
   }
 }
 
-template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, cst<T>(p))); }
-template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, cst<T>(v)); }
+template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, p)); }
+template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, v); }
 
 }  // namespace lw::dyn::detail

@@ -5,6 +5,10 @@
 
 #include <cmath>
 
+#ifndef LW_INLINE
+#define LW_INLINE [[gnu::always_inline]] inline
+#endif
+
 namespace lw::num {
 
 template <int N>
@@ -15,33 +19,33 @@ struct Dual {
   constexpr Dual() = default;
   constexpr Dual(double value) : v(value) {}  // NOLINT: constants mix with duals
 
-  friend Dual operator+(const Dual& a, const Dual& b) {
+  LW_INLINE friend Dual operator+(const Dual& a, const Dual& b) {
     Dual r(a.v + b.v);
     for (int i = 0; i < N; ++i) r.g[i] = a.g[i] + b.g[i];
     return r;
   }
-  friend Dual operator-(const Dual& a, const Dual& b) {
+  LW_INLINE friend Dual operator-(const Dual& a, const Dual& b) {
     Dual r(a.v - b.v);
     for (int i = 0; i < N; ++i) r.g[i] = a.g[i] - b.g[i];
     return r;
   }
-  friend Dual operator-(const Dual& a) {
+  LW_INLINE friend Dual operator-(const Dual& a) {
     Dual r(-a.v);
     for (int i = 0; i < N; ++i) r.g[i] = -a.g[i];
     return r;
   }
-  friend Dual operator*(const Dual& a, const Dual& b) {
+  LW_INLINE friend Dual operator*(const Dual& a, const Dual& b) {
     Dual r(a.v * b.v);
     for (int i = 0; i < N; ++i) r.g[i] = a.v * b.g[i] + a.g[i] * b.v;
     return r;
   }
-  friend Dual operator*(const Dual& a, double s) {
+  LW_INLINE friend Dual operator*(const Dual& a, double s) {
     Dual r(a.v * s);
     for (int i = 0; i < N; ++i) r.g[i] = a.g[i] * s;
     return r;
   }
-  friend Dual operator*(double s, const Dual& a) { return a * s; }
-  friend Dual operator/(const Dual& a, const Dual& b) {
+  LW_INLINE friend Dual operator*(double s, const Dual& a) { return a * s; }
+  LW_INLINE friend Dual operator/(const Dual& a, const Dual& b) {
     const double inv = 1 / b.v, q = a.v * inv;
     Dual r(q);
     for (int i = 0; i < N; ++i) r.g[i] = (a.g[i] - q * b.g[i]) * inv;

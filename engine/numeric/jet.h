@@ -9,6 +9,10 @@
 #include <cmath>
 #include <type_traits>
 
+#ifndef LW_INLINE
+#define LW_INLINE [[gnu::always_inline]] inline
+#endif
+
 namespace lw::kin {
 
 template <class S>
@@ -23,13 +27,16 @@ struct BasicJet {
   constexpr BasicJet(const U& value) : v(value), d(0.0), dd(0.0) {}  // NOLINT
   constexpr BasicJet(const S& value, const S& d1, const S& d2) : v(value), d(d1), dd(d2) {}
 
-  friend constexpr BasicJet operator+(const BasicJet& a, const BasicJet& b) { return {a.v + b.v, a.d + b.d, a.dd + b.dd}; }
-  friend constexpr BasicJet operator-(const BasicJet& a, const BasicJet& b) { return {a.v - b.v, a.d - b.d, a.dd - b.dd}; }
-  friend constexpr BasicJet operator-(const BasicJet& a) { return {-a.v, -a.d, -a.dd}; }
-  friend constexpr BasicJet operator*(const BasicJet& a, const BasicJet& b) {
+  LW_INLINE friend constexpr BasicJet operator+(const BasicJet& a, const BasicJet& b) { return {a.v + b.v, a.d + b.d, a.dd + b.dd}; }
+  LW_INLINE friend constexpr BasicJet operator-(const BasicJet& a, const BasicJet& b) { return {a.v - b.v, a.d - b.d, a.dd - b.dd}; }
+  LW_INLINE friend constexpr BasicJet operator-(const BasicJet& a) { return {-a.v, -a.d, -a.dd}; }
+  LW_INLINE friend constexpr BasicJet operator*(const BasicJet& a, const BasicJet& b) {
     return {a.v * b.v, a.v * b.d + a.d * b.v, a.v * b.dd + (a.d * b.d) * 2.0 + a.dd * b.v};
   }
-  friend constexpr BasicJet operator/(const BasicJet& a, const BasicJet& b) {
+  // a constant factor: no products of derivatives
+  LW_INLINE friend constexpr BasicJet operator*(const BasicJet& a, double s) { return {a.v * s, a.d * s, a.dd * s}; }
+  LW_INLINE friend constexpr BasicJet operator*(double s, const BasicJet& a) { return {a.v * s, a.d * s, a.dd * s}; }
+  LW_INLINE friend constexpr BasicJet operator/(const BasicJet& a, const BasicJet& b) {
     const S inv = 1.0 / b.v;
     const S q = a.v * inv;
     const S q1 = (a.d - q * b.d) * inv;
