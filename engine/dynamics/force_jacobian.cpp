@@ -33,7 +33,7 @@ struct ForceJacobian::Work {
   GeneralizedForces<double> onDouble;
   GeneralizedForces<Chunk> onDual;
   Eigen::VectorXd z, zd, Qp, Qm;             // central differences
-  std::vector<Chunk> zc, zdc, Qc;            // AD
+  std::vector<Chunk> zc, zdc, zddc, Qc;      // AD
   std::vector<std::vector<int>> byColour;    // sparse AD: the columns of each colour
 };
 
@@ -61,6 +61,7 @@ ForceJacobian::ForceJacobian(const RecursiveModel& m, TangentMethod method)
   w_->Qm.resize(m.nz);
   w_->zc.resize(n);
   w_->zdc.resize(n);
+  w_->zddc.resize(n);
   w_->Qc.resize(n);
   if (method == TangentMethod::SparseAD && n > 0) {
     pattern_ = forceJacobianPattern(m, m.z0, Eigen::VectorXd::Ones(m.nz), 0.0);
@@ -84,7 +85,7 @@ int ForceJacobian::passes() const {
 }
 
 void ForceJacobian::compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& K,
-                            Eigen::MatrixXd& C) {
+                            Eigen::MatrixXd& C, const Eigen::VectorXd* zdd) {
   const int n = m_->nz;
   Work& w = *w_;
   K.resize(n, n);
@@ -99,9 +100,9 @@ void ForceJacobian::compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
       const double h = 6e-6 * std::max(1.0, std::abs(x[i]));  // ε^(1/3) scaled (seed 004 §8.13)
       const double keep = x[i];
       x[i] = keep + h;
-      w.onDouble(w.z.data(), w.zd.data(), t, w.Qp.data());
+      w.onDouble(w.z.data(), w.zd.data(), t, w.Qp.data(), zdd ? zdd->data() : nullptr);
       x[i] = keep - h;
-      w.onDouble(w.z.data(), w.zd.data(), t, w.Qm.data());
+      w.onDouble(w.z.data(), w.zd.data(), t, w.Qm.data(), zdd ? zdd->data() : nullptr);
       x[i] = keep;
       column(j) = -(w.Qp - w.Qm) / (2 * h);
     }
@@ -111,7 +112,9 @@ void ForceJacobian::compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
   for (std::size_t i = 0; i < un; ++i) {
     w.zc[i] = Chunk(z[static_cast<Eigen::Index>(i)]);
     w.zdc[i] = Chunk(zd[static_cast<Eigen::Index>(i)]);
+    if (zdd) w.zddc[i] = Chunk((*zdd)[static_cast<Eigen::Index>(i)]);
   }
+  const Chunk* acc = zdd ? w.zddc.data() : nullptr;
   auto seed = [&](int col, int dir, double v) {
     if (col < n) w.zc[static_cast<std::size_t>(col)].g[dir] = v;
     else w.zdc[static_cast<std::size_t>(col - n)].g[dir] = v;
@@ -120,7 +123,7 @@ void ForceJacobian::compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
     for (int c0 = 0; c0 < 2 * n; c0 += kForceChunk) {
       const int width = std::min(kForceChunk, 2 * n - c0);
       for (int k = 0; k < width; ++k) seed(c0 + k, k, 1.0);
-      w.onDual(w.zc.data(), w.zdc.data(), t, w.Qc.data());
+      w.onDual(w.zc.data(), w.zdc.data(), t, w.Qc.data(), acc);
       for (int k = 0; k < width; ++k) {
         auto col = column(c0 + k);
         for (std::size_t r = 0; r < un; ++r) col[static_cast<Eigen::Index>(r)] = -w.Qc[r].g[k];
@@ -137,7 +140,7 @@ void ForceJacobian::compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
     const int width = std::min(kForceChunk, colours_ - c0);
     for (int k = 0; k < width; ++k)
       for (int j : w.byColour[static_cast<std::size_t>(c0 + k)]) seed(j, k, 1.0);
-    w.onDual(w.zc.data(), w.zdc.data(), t, w.Qc.data());
+    w.onDual(w.zc.data(), w.zdc.data(), t, w.Qc.data(), acc);
     for (std::size_t r = 0; r < un; ++r)
       for (int j : pattern_[r]) {
         const int k = colour_[static_cast<std::size_t>(j)] - c0;

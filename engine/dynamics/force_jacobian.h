@@ -4,7 +4,7 @@
 //   dense forward AD      2·nz directions, kForceChunk per pass of GeneralizedForces<Dual>
 //   sparse forward AD     one direction per colour of a column colouring (ColPack) of the
 //                         structural pattern, found once by a pass on num::Pattern
-// M^d's own derivative is neglected, as in the paper.
+// The paper neglects M^d's own derivative; given z̈, it is included here (see compute).
 #pragma once
 
 #include <Eigen/Core>
@@ -26,8 +26,12 @@ class ForceJacobian {
   ~ForceJacobian();
   ForceJacobian(ForceJacobian&&) noexcept;
 
-  /// K = −∂Q^d/∂z and C = −∂Q^d/∂ż (nz × nz each) at (z, ż, t). No allocation after the first call.
-  void compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& K, Eigen::MatrixXd& C);
+  /// K = −∂Q^d/∂z and C = −∂Q^d/∂ż (nz × nz each) at (z, ż, t). With accelerations zdd, of the
+  /// inverse-dynamics residual Q^d − M^d z̈ instead: K then holds ∂M^d/∂z z̈ too (the term the
+  /// paper neglects; it matters for bodies with a nearly massless freedom such as a rod's spin).
+  /// No allocation after the first call.
+  void compute(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& K, Eigen::MatrixXd& C,
+               const Eigen::VectorXd* zdd = nullptr);
 
   TangentMethod method() const { return method_; }
   /// Evaluations of the force kernel per Jacobian: 4·nz (differences), ⌈2nz / chunk⌉ (dense AD),

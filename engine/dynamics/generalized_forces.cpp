@@ -26,7 +26,9 @@ template <class S> V3<S> zero3() { return {{S(0.0), S(0.0), S(0.0)}}; }
 template <class S> V3<S> valueOf(const V3<kin::BasicJet<S>>& a) { return {{a[0].v, a[1].v, a[2].v}}; }
 template <class S> V3<S> rateOf(const V3<kin::BasicJet<S>>& a) { return {{a[0].d, a[1].d, a[2].d}}; }
 
-// ω from Ṙ Rᵀ = ω̃, and ω̇ (with z̈ = 0) from R̈ Rᵀ = (ω̇̃ + ω̃ω̃): the skew parts
+// ω from Ṙ Rᵀ = ω̃ and ω̇ from (R̈ − ω̃Ṙ) Rᵀ = ω̇̃, read off the entries below the diagonal as
+// omegaOf/omegaDotOf and the partial velocities do, so that off the unit sphere of a quaternion
+// (where R(q) is not a rotation) the inertia forces stay consistent with M^d
 template <class S>
 void angularRates(const M3<kin::BasicJet<S>>& Rj, V3<S>& w, V3<S>* wd) {
   M3<S> R, Rd, Rdd;
@@ -40,11 +42,12 @@ void angularRates(const M3<kin::BasicJet<S>>& Rj, V3<S>& w, V3<S>* wd) {
   };
   w = {{rowDot(Rd, 2, R, 1), rowDot(Rd, 0, R, 2), rowDot(Rd, 1, R, 0)}};
   if (!wd) return;
-  // R̈ Rᵀ − ω̃ Ṙ Rᵀ = ω̇̃; Ṙ Rᵀ = ω̃, so ω̃ Ṙ Rᵀ = ω̃ω̃ (symmetric): the skew part of R̈ Rᵀ is ω̇̃
-  const S a21 = rowDot(Rdd, 2, R, 1), a12 = rowDot(Rdd, 1, R, 2);
-  const S a02 = rowDot(Rdd, 0, R, 2), a20 = rowDot(Rdd, 2, R, 0);
-  const S a10 = rowDot(Rdd, 1, R, 0), a01 = rowDot(Rdd, 0, R, 1);
-  *wd = {{(a21 - a12) * 0.5, (a02 - a20) * 0.5, (a10 - a01) * 0.5}};
+  M3<S> A;  // R̈ − ω̃ Ṙ, column by column
+  for (int j = 0; j < 3; ++j) {
+    const V3<S> c = cross(w, V3<S>{{Rd(0, j), Rd(1, j), Rd(2, j)}});
+    for (int i = 0; i < 3; ++i) A(i, j) = Rdd(i, j) - c[i];
+  }
+  *wd = {{rowDot(A, 2, R, 1), rowDot(A, 0, R, 2), rowDot(A, 1, R, 0)}};
 }
 
 // J v with J = R I Rᵀ (world inertia about the centre of mass)
@@ -76,11 +79,12 @@ template <class S> GeneralizedForces<S>::GeneralizedForces(GeneralizedForces&&) 
 
 // positions, velocities and accelerations (z̈ = 0) of every body, and the partial velocities
 template <class S>
-void GeneralizedForces<S>::kinematics(const S* z, const S* zd) {
+void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
   using J = kin::BasicJet<S>;
   const RecursiveModel& m = *m_;
   Work& w = *w_;
-  for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], S(0.0));
+  // z + s ż + s²/2 z̈: second derivatives are accelerations (those of z̈ = 0 without zdd)
+  for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : S(0.0));
   computeFrames<J>(m, w.zj.data(), w.frames);
   const auto& bodies = m.mechanism->bodies;
   for (std::size_t b = 1; b < bodies.size(); ++b) {
@@ -94,9 +98,7 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd) {
     for (int i = 0; i < 9; ++i) w.R[b].a[i] = F.R.a[i].v;
     angularRates(F.R, w.w[b], &w.wd0[b]);
   }
-  // b_k: the node's own coordinates moving at unit rate, its parent at rest. With the child at
-  // X_p ∘ M(z) ∘ X0, the centre moves by R_p (ṫ + Ṙm (x0 + R0 c)) and ω = R_p axial(Ṙm Rmᵀ): only
-  // the joint's own motion is differentiated, then turned into the world by the parent.
+  // b_k: the node's own coordinates moving at unit rate, its parent at rest
   for (const Node& n : m.nodes) {
     const Frame<J>& pj = w.frames[static_cast<std::size_t>(n.parent)];
     M3<S> Rp;
@@ -124,20 +126,22 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd) {
       }
       continue;
     }
-    const Eigen::Vector3d c0 = n.x0 + n.R0 * bodies[body].com;
+    // other joints: differentiate the child's frame with the parent's held still
+    Frame<J> p;
+    for (int i = 0; i < 9; ++i) p.R.a[i] = J(pj.R.a[i].v);
+    for (int i = 0; i < 3; ++i) p.x[i] = J(pj.x[i].v);
     for (int i = 0; i < n.nz; ++i) {
       J zl[7];
       for (int k = 0; k < n.nz; ++k) zl[k] = J(z[n.z + k], S(k == i ? 1.0 : 0.0), S(0.0));
       M3<J> Rm;
       V3<J> tm;
       jointMotion(n, zl, Rm, tm);
-      V3<S> dc, wl;
-      for (int k = 0; k < 3; ++k) dc[k] = tm[k].d + Rm(k, 0).d * c0.x() + Rm(k, 1).d * c0.y() + Rm(k, 2).d * c0.z();
-      auto rowDot = [&](int r, int k) { return Rm(r, 0).d * Rm(k, 0).v + Rm(r, 1).d * Rm(k, 1).v + Rm(r, 2).d * Rm(k, 2).v; };
-      wl = {{rowDot(2, 1), rowDot(0, 2), rowDot(1, 0)}};
+      Frame<J> c;
+      c.R = mul(p.R, mul(Rm, n.R0));
+      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
       const auto col = static_cast<std::size_t>(n.z + i);
-      w.bv[col] = mul(Rp, dc);
-      w.bw[col] = mul(Rp, wl);
+      w.bv[col] = rateOf(worldPoint(c, bodies[body].com));
+      angularRates<S>(c.R, w.bw[col], nullptr);
     }
   }
 }
@@ -220,7 +224,7 @@ void GeneralizedForces<S>::applied(double t) {
 
 template <class S>
 void GeneralizedForces<S>::bodyWrenches(const S* z, const S* zd, double t, S* Qv) {
-  kinematics(z, zd);
+  kinematics(z, zd, nullptr);
   applied(t);
   for (std::size_t b = 0; b < w_->force.size(); ++b)
     for (int i = 0; i < 3; ++i) {
@@ -230,13 +234,13 @@ void GeneralizedForces<S>::bodyWrenches(const S* z, const S* zd, double t, S* Qv
 }
 
 template <class S>
-void GeneralizedForces<S>::operator()(const S* z, const S* zd, double t, S* Qd) {
+void GeneralizedForces<S>::operator()(const S* z, const S* zd, double t, S* Qd, const S* zdd) {
   const RecursiveModel& m = *m_;
   const auto& mech = *m.mechanism;
   Work& w = *w_;
-  kinematics(z, zd);
+  kinematics(z, zd, zdd);
   applied(t);
-  // the inertia forces of the accelerations with z̈ = 0: −m a⁰, −J ω̇⁰ (planar: only I_zz acts)
+  // the inertia forces of the accelerations (with z̈ = 0, or the given z̈): −m a, −J ω̇ (planar: only I_zz acts)
   for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
     const auto& body = mech.bodies[b];
     w.force[b] = sub(w.force[b], scale(S(body.mass), w.a0[b]));

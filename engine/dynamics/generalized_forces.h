@@ -32,8 +32,10 @@ class GeneralizedForces {
   GeneralizedForces(GeneralizedForces&&) noexcept;
 
   /// Q^d (nz) at (z, ż, t); z, zd and Qd hold nz scalars each. No allocation after construction
-  /// (except on num::Pattern).
-  void operator()(const S* z, const S* zd, double t, S* Qd);
+  /// (except on num::Pattern). With accelerations zdd (may be null), the inertia forces are those
+  /// of the full accelerations: the result is the inverse-dynamics residual Q^d − M^d z̈, whose
+  /// derivative includes ∂M^d/∂z z̈.
+  void operator()(const S* z, const S* zd, double t, S* Qd, const S* zdd = nullptr);
 
   /// The applied body wrenches Q^v (6 per body, ground included as zeros): force at the centre of
   /// mass, torque; gravity, force elements and −ω × Jω. Torsion springs of tree joints are not
@@ -42,7 +44,7 @@ class GeneralizedForces {
 
  private:
   struct Work;
-  void kinematics(const S* z, const S* zd);
+  void kinematics(const S* z, const S* zd, const S* zdd);
   void applied(double t);
   const RecursiveModel* m_;
   std::unique_ptr<Work> w_;

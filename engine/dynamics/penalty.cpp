@@ -57,7 +57,7 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈)
     d.f = d.Md * d.z + hh * (d.alpha * d.J.transpose() * d.phi - d.Qd + d.Md * d.zhatdd);
     if (d.lastIterations % d.options.jacobianReuse == 0) {
-      d.tangent->compute(d.z, d.zd, t, d.K, d.C);
+      d.tangent->compute(d.z, d.zd, t, d.K, d.C, &d.zdd);
       ++d.jacobians;
     }
     // (25), (20)
@@ -76,7 +76,8 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   }
   if (!converged)
     return kin::failure(kin::KinStatus::Code::NotConverged, t, "the penalty formulation's Newton iteration did not converge at t = " + kin::shortNumber(t) + " (step " +
-                          kin::shortNumber(h) + " s)");
+                          kin::shortNumber(h) + " s): the step may be too large, or a body has a nearly massless freedom (such as a rod's spin "
+                          "between two ball joints) that the penalty tangent cannot resolve; try a smaller step or the Matrix R formulation");
   // projections (24), (26) with the last factorisation
   const Eigen::VectorXd zdStar = (2 / h) * d.z + d.zhatd, zddStar = (4 / (h * h)) * d.z + d.zhatdd;
   loopPhiT(m, d.z, t, d.phiT);

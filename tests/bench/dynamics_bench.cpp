@@ -13,10 +13,14 @@ namespace {
 
 using namespace lw;
 
-void simulate(benchmark::State& state, const Mechanism& mech, analysis::Integrator integ, double tEnd, double dt) {
+void simulate(benchmark::State& state, const Mechanism& mech, analysis::Integrator integ, double tEnd, double dt,
+              analysis::Formulation formulation = analysis::Formulation::MatrixR,
+              dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD) {
   Diagnostics d;
   const auto res = resolve(mech, d);
   analysis::SimulationSpec spec;
+  spec.formulation = formulation;
+  spec.tangent = tangent;
   spec.integrator = integ;
   spec.tEnd = tEnd;
   spec.dt = dt;
@@ -60,6 +64,22 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("MatrixR/trapezoidal/grid-" + std::to_string(cols) + "x15").c_str(),
                                  [m](benchmark::State& s) { simulate(s, m, analysis::Integrator::Trapezoidal, 0.1, 1e-3); })
         ->Iterations(1)->Unit(benchmark::kMillisecond);
+  }
+  // the penalty formulation (seed 004), trapezoidal h = 1 ms, with each tangent
+  for (const auto& [name, tEnd] : samples) {
+    const Mechanism m = sample(name);
+    benchmark::RegisterBenchmark(("Penalty/sparse-ad/" + name).c_str(), [m, tEnd = tEnd](benchmark::State& s) {
+      simulate(s, m, analysis::Integrator::Trapezoidal, tEnd, 1e-3, analysis::Formulation::Penalty);
+    })->Iterations(1)->Unit(benchmark::kMillisecond);
+  }
+  for (int cols : {1, 4, 7}) {
+    const Mechanism m = generate::grid(cols, 15);
+    for (auto t : {dyn::TangentMethod::CentralDifferences, dyn::TangentMethod::DenseAD, dyn::TangentMethod::SparseAD})
+      benchmark::RegisterBenchmark(("Penalty/" + std::string(dyn::tangentMethodName(t)) + "/grid-" + std::to_string(cols) + "x15").c_str(),
+                                   [m, t](benchmark::State& s) {
+                                     simulate(s, m, analysis::Integrator::Trapezoidal, 0.1, 1e-3, analysis::Formulation::Penalty, t);
+                                   })
+          ->Iterations(1)->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

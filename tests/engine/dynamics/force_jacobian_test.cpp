@@ -71,6 +71,17 @@ struct Case {
 };
 
 // an assembled, moving state of the mechanism (the Matrix R start plus made-up velocities)
+// accelerations consistent with unit quaternions: q̈·q = −|q̇|²
+Eigen::VectorXd consistentAccelerations(const Case& c, Eigen::VectorXd zdd) {
+  for (const Node& n : c.model.tree.nodes) {
+    const int q = n.kind == NodeKind::Spherical ? n.z : n.kind == NodeKind::FreeSpatial ? n.z + 3 : -1;
+    if (q < 0) continue;
+    const Eigen::Vector4d u = c.z.segment<4>(q);
+    zdd.segment<4>(q) -= u * (u.dot(zdd.segment<4>(q)) + c.zd.segment<4>(q).squaredNorm());
+  }
+  return zdd;
+}
+
 std::unique_ptr<Case> movingState(const Mechanism& mech) {
   auto c = std::make_unique<Case>();
   Diagnostics d;
@@ -83,6 +94,14 @@ std::unique_ptr<Case> movingState(const Mechanism& mech) {
   // Newton iterates too
   c->zd = Eigen::VectorXd::LinSpaced(c->model.tree.nz, 0.8, -1.3);
   c->z += 0.01 * Eigen::VectorXd::LinSpaced(c->model.tree.nz, -1, 1);
+  // quaternions stay unit (rotations): the kernel's ω̇ is the skew part of R̈Rᵀ, exact on rotations
+  for (const Node& n : c->model.tree.nodes) {
+    const int q = n.kind == NodeKind::Spherical ? n.z : n.kind == NodeKind::FreeSpatial ? n.z + 3 : -1;
+    if (q < 0) continue;
+    c->z.segment<4>(q).normalize();
+    const Eigen::Vector4d u = c->z.segment<4>(q);
+    c->zd.segment<4>(q) -= u * u.dot(c->zd.segment<4>(q));  // q̇ ⟂ q
+  }
   return c;
 }
 
@@ -125,6 +144,23 @@ TEST(ForceJacobian, DenseADEqualsComplexStepAndDifferences) {
     EXPECT_LT(relativeError(C, Cfd), 1e-6) << name;
     EXPECT_GT(K.cwiseAbs().maxCoeff(), 0) << name;
     EXPECT_GT(C.cwiseAbs().maxCoeff(), 0) << name;
+    // with accelerations: the residual Q^d − M^d z̈, whose z-derivative holds ∂M^d/∂z z̈
+    const Eigen::VectorXd zdd = consistentAccelerations(*c, Eigen::VectorXd::LinSpaced(n, -2.0, 3.0));
+    Eigen::MatrixXd Ka, Ca, Kafd, Cafd;
+    ForceJacobian(tree, TangentMethod::DenseAD).compute(c->z, c->zd, t, Ka, Ca, &zdd);
+    ForceJacobian(tree, TangentMethod::CentralDifferences).compute(c->z, c->zd, t, Kafd, Cafd, &zdd);
+    EXPECT_LT(relativeError(Ka, Kafd), 1e-6) << name;
+    EXPECT_LT(relativeError(Ca, C), 1e-12) << name;  // M^d does not depend on ż
+    EXPECT_GT((Ka - K).cwiseAbs().maxCoeff(), 1e-6 * K.cwiseAbs().maxCoeff()) << name;
+    {
+      Eigen::MatrixXd Md;
+      Eigen::VectorXd Qd;
+      massAndForces(tree, c->z, c->zd, t, Md, Qd);
+      GeneralizedForces<double> residual(tree);
+      Eigen::VectorXd r(n);
+      residual(c->z.data(), c->zd.data(), t, r.data(), zdd.data());
+      EXPECT_LT((r - (Qd - Md * zdd)).cwiseAbs().maxCoeff(), 1e-11 * std::max(1.0, Qd.cwiseAbs().maxCoeff())) << name;
+    }
     // the value part of the AD pass is Q^d itself
     Eigen::MatrixXd Md;
     Eigen::VectorXd Qd;
