@@ -11,11 +11,38 @@
 
 namespace lw::dyn {
 
+// factorisations and scratch of an evaluation, sized once (no allocation per step)
 class MatrixRSolvers {
  public:
-  explicit MatrixRSolvers(int n) : lu(n) {}
+  explicit MatrixRSolvers(const RecursiveModel& tree)
+      : lu(tree.nz), forces(tree), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {}
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;  // Θ_z, one factorisation per evaluation
   Eigen::LLT<Eigen::MatrixXd> llt;          // M̄
+  GeneralizedForces<double> forces;         // Q^d
+  Eigen::VectorXd dz, x, y, sign, zero, tmp;
+  Eigen::MatrixXd MdR, Jp;
+
+  // 1 / (‖Θ‖₁ ‖Θ⁻¹‖₁) with ‖Θ⁻¹‖₁ by Hager's estimator (as Eigen's rcond, without its allocations)
+  double rcond(const Eigen::MatrixXd& A) {
+    const Eigen::Index n = A.rows();
+    double norm = 0;
+    for (Eigen::Index j = 0; j < n; ++j) norm = std::max(norm, A.col(j).cwiseAbs().sum());
+    if (norm == 0) return 0;
+    x.setConstant(1.0 / static_cast<double>(n));
+    double estimate = 0;
+    for (int it = 0; it < 5; ++it) {
+      y = lu.solve(x);
+      estimate = y.cwiseAbs().sum();
+      for (Eigen::Index i = 0; i < n; ++i) sign[i] = y[i] >= 0 ? 1.0 : -1.0;
+      y = lu.transpose().solve(sign);
+      Eigen::Index j = 0;
+      const double top = y.cwiseAbs().maxCoeff(&j);
+      if (it > 0 && top <= y.dot(x)) break;
+      x.setZero();
+      x[j] = 1;
+    }
+    return std::isfinite(estimate) && estimate > 0 ? 1 / (norm * estimate) : 0;
+  }
 };
 
 namespace {
@@ -32,17 +59,17 @@ Eigen::Matrix3d rotationOf(const Pose3<double>& p) {
 Eigen::Vector3d originOf(const Pose3<double>& p) { return {p.x[0], p.x[1], p.x[2]}; }
 
 // world centre of mass of every body
-std::vector<Eigen::Vector3d> centres(const ResolvedMechanism& m, const std::vector<Pose3<double>>& poses) {
-  std::vector<Eigen::Vector3d> r(poses.size(), Eigen::Vector3d::Zero());
+void centres(const ResolvedMechanism& m, const std::vector<Pose3<double>>& poses, std::vector<Eigen::Vector3d>& r) {
+  r.assign(poses.size(), Eigen::Vector3d::Zero());
   for (std::size_t b = 1; b < poses.size(); ++b) r[b] = originOf(poses[b]) + rotationOf(poses[b]) * m.bodies[b].com;
-  return r;
 }
 
 // the value of an independent coordinate, its Jacobian row and Ḃż
 double dofValue(const MatrixRModel& m, const Dof& f, const Eigen::VectorXd& z) {
   if (f.kind == Dof::Kind::Coordinate) return z[f.z];
   Eigen::Vector3d r;
-  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(z.size());
+  thread_local Eigen::VectorXd zero;
+  zero.setZero(z.size());
   pointState(m.tree, f.body, f.point, z, zero, zero, &r, nullptr, nullptr);
   return r[f.component];
 }
@@ -76,7 +103,7 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
 
 MatrixRData::MatrixRData(const MatrixRModel& model)
     : z(model.tree.z0), zd(Eigen::VectorXd::Zero(model.tree.nz)), zdd(Eigen::VectorXd::Zero(model.tree.nz)),
-      solvers(std::make_unique<MatrixRSolvers>(model.tree.nz)) {}
+      solvers(std::make_unique<MatrixRSolvers>(model.tree)) {}
 MatrixRData::~MatrixRData() = default;
 MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
 
@@ -150,7 +177,7 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
   loopJacobian(m.tree, d.z, d.t, d.J);
   d.Theta.setZero(nz, nz);
   for (std::size_t i = 0; i < m.rows.size(); ++i) d.Theta.row(static_cast<Eigen::Index>(i)) = d.J.row(m.rows[i]);
-  Eigen::MatrixXd Jp;
+  Eigen::MatrixXd& Jp = d.solvers->Jp;
   for (std::size_t k = 0; k < d.dofs.size(); ++k) {
     const Dof& f = d.dofs[k];
     const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
@@ -166,7 +193,7 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
     return true;
   }
   d.solvers->lu.compute(d.Theta);
-  d.rcond = d.solvers->lu.rcond();
+  d.rcond = d.solvers->rcond(d.Theta);
   return std::isfinite(d.rcond) && d.rcond > 1e-13;
 }
 
@@ -277,13 +304,16 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
   const auto& mech = *tree.mechanism;
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
-  std::vector<Pose3<double>> poses;
+  // scratch per thread: no allocation after the first call
+  thread_local std::vector<Pose3<double>> poses;
+  thread_local std::vector<Eigen::Vector3d> r;
+  thread_local std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
+  thread_local std::vector<Eigen::Matrix<double, 6, 6>> Mbar;
   bodyPoses(tree, z, poses);
-  const auto r = centres(mech, poses);
-  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
+  centres(mech, poses, r);
   partialVelocities(tree, z, b);
   // accumulated inertia M̄ of every subtree about its node's centre, leaves to root
-  std::vector<Eigen::Matrix<double, 6, 6>> Mbar(nn);
+  Mbar.resize(nn);
   for (std::size_t k = nn; k-- > 0;) {
     const auto body = static_cast<std::size_t>(nodes[k].body);
     const auto& bd = mech.bodies[body];
@@ -305,14 +335,15 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nk = nodes[k];
     if (nk.nz == 0) continue;
-    const Eigen::Matrix<double, Eigen::Dynamic, 6> left = b[k].transpose() * Mbar[k];
+    // at most 7 coordinates per joint: fixed-capacity blocks on the stack
+    const Eigen::Matrix<double, Eigen::Dynamic, 6, 0, 7, 6> left = b[k].transpose() * Mbar[k];
     const auto rk = r[static_cast<std::size_t>(nk.body)];
     for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
       const Node& nj = nodes[static_cast<std::size_t>(j)];
       if (nj.nz == 0) continue;
       Eigen::Matrix<double, 6, 6> T = Eigen::Matrix<double, 6, 6>::Identity();
       T.topRightCorner<3, 3>() = skew(r[static_cast<std::size_t>(nj.body)] - rk);
-      const Eigen::MatrixXd block = left * T * b[static_cast<std::size_t>(j)];
+      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 7, 7> block = left * T * b[static_cast<std::size_t>(j)];
       Md.block(nk.z, nj.z, nk.nz, nj.nz) = block;
       if (j != static_cast<int>(k)) Md.block(nj.z, nk.z, nj.nz, nk.nz) = block.transpose();
     }
@@ -328,7 +359,9 @@ void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const E
 }
 
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
-  massAndForces(m.tree, d.z, d.zd, t, d.Md, d.Qd);
+  massMatrix(m.tree, d.z, d.Md);
+  d.Qd.resize(m.tree.nz);
+  d.solvers->forces(d.z.data(), d.zd.data(), t, d.Qd.data());
 }
 
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
@@ -362,7 +395,8 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     if (it == 30)
       return kin::failure(kin::KinStatus::Code::NotConverged, t,
                      "the position problem did not converge at t = " + kin::shortNumber(t) + " (residual " + kin::shortNumber(err) + ")");
-    d.z += d.solvers->lu.solve(d.rhs);
+    d.solvers->dz = d.solvers->lu.solve(d.rhs);
+    d.z += d.solvers->dz;
   }
   // 2. velocities: Θ_z ż = [−Φ_t; ż^i]
   loopPhiT(m.tree, d.z, t, d.phiT);
@@ -384,16 +418,19 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.rhs[nc + k] = 0;
     if (f.kind == Dof::Kind::PointComponent) {
       Eigen::Vector3d acc;
-      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
-      pointState(m.tree, f.body, f.point, d.z, d.zd, zero, nullptr, nullptr, &acc);
+      pointState(m.tree, f.body, f.point, d.z, d.zd, d.solvers->zero, nullptr, nullptr, &acc);
       d.rhs[nc + k] = -acc[f.component];  // Ḃż: the point's acceleration with z̈ = 0
     }
   }
-  d.a = nz > 0 ? Eigen::VectorXd(d.solvers->lu.solve(d.rhs)) : Eigen::VectorXd();
-  // 5. M^d, Q^d; 6. M̄ z̈^i = Q̄
+  if (nz > 0) d.a = d.solvers->lu.solve(d.rhs);
+  else d.a.resize(0);
+  // 5. M^d, Q^d; 6. M̄ z̈^i = Q̄ (products into sized buffers: no temporaries)
   recursiveMassAndForces(m, d, t);
-  d.Mbar = d.R.transpose() * d.Md * d.R;
-  d.Qbar = d.R.transpose() * (d.Qd - d.Md * d.a);
+  d.solvers->MdR.noalias() = d.Md * d.R;
+  d.Mbar.noalias() = d.R.transpose() * d.solvers->MdR;
+  d.solvers->tmp = d.Qd;
+  d.solvers->tmp.noalias() -= d.Md * d.a;
+  d.Qbar.noalias() = d.R.transpose() * d.solvers->tmp;
   if (nd > 0) {
     d.solvers->llt.compute(d.Mbar);
     if (d.solvers->llt.info() != Eigen::Success)
@@ -402,7 +439,8 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
                          " (a massless body with free motion, or a singular choice of coordinates)");
     d.zidd = d.solvers->llt.solve(d.Qbar);
   }
-  d.zdd = d.R * d.zidd + d.a;
+  d.zdd = d.a;
+  d.zdd.noalias() += d.R * d.zidd;
   return {};
 }
 
@@ -413,7 +451,8 @@ Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
   Energy e;
   std::vector<Pose3<double>> poses;
   bodyPoses(tree, z, poses);
-  const auto r = centres(mech, poses);
+  std::vector<Eigen::Vector3d> r;
+  centres(mech, poses, r);
   Eigen::VectorXd V, Vd0;
   bodyVelocities(tree, z, zd, V, Vd0);
   for (std::size_t b = 1; b < mech.bodies.size(); ++b) {

@@ -5,20 +5,37 @@
 #include <cmath>
 #include <sstream>
 
+#include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
 
 namespace lw::dyn {
 
+// factorisation and scratch, sized once (no allocation per step)
 class PenaltySolvers {
  public:
-  explicit PenaltySolvers(int n) : lu(n) {}
+  explicit PenaltySolvers(const RecursiveModel& m)
+      : lu(m.nz), forces(m), JtJ(m.nz, m.nz), tmp(m.nz), tmp2(m.nz), zdStar(m.nz), zddStar(m.nz) {}
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  GeneralizedForces<double> forces;
+  Eigen::MatrixXd JtJ;
+  Eigen::VectorXd tmp, tmp2, zdStar, zddStar;
+
+  void massAndForces(const RecursiveModel& m, PenaltyData& d, double t) {
+    massMatrix(m, d.z, d.Md);
+    d.Qd.resize(m.nz);
+    forces(d.z.data(), d.zd.data(), t, d.Qd.data());
+  }
+  // α Φ_zᵀ v into out
+  void penaltyForce(const PenaltyData& d, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
+    out.noalias() = d.J.transpose() * v;
+    out *= d.alpha;
+  }
 };
 
 PenaltyData::PenaltyData(const RecursiveModel& m, PenaltyOptions o)
     : options(o), z(m.z0), zd(Eigen::VectorXd::Zero(m.nz)), zdd(Eigen::VectorXd::Zero(m.nz)),
       K(Eigen::MatrixXd::Zero(m.nz, m.nz)), C(Eigen::MatrixXd::Zero(m.nz, m.nz)),
-      solvers(std::make_unique<PenaltySolvers>(m.nz)), tangent(std::make_unique<ForceJacobian>(m, o.tangent)) {
+      solvers(std::make_unique<PenaltySolvers>(m)), tangent(std::make_unique<ForceJacobian>(m, o.tangent)) {
   // α for unit masses, scaled by the mechanism's largest body mass
   double mass = 0;
   for (const auto& b : m.mechanism->bodies) mass = std::max(mass, b.mass);
@@ -29,12 +46,15 @@ PenaltyData::PenaltyData(PenaltyData&&) noexcept = default;
 
 kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.t = t;
-  massAndForces(m, d.z, d.zd, t, d.Md, d.Qd);
+  PenaltySolvers& s = *d.solvers;
+  s.massAndForces(m, d, t);
   loopJacobian(m, d.z, t, d.J);
   loopRates(m, d.z, d.zd, t, d.phiT, d.c);
-  d.A = d.Md + d.alpha * d.J.transpose() * d.J;
+  s.JtJ.noalias() = d.J.transpose() * d.J;
+  d.A = d.Md + d.alpha * s.JtJ;
   // Φ̇_z ż + Φ̇_t = −c
-  d.rhs = d.Qd + d.alpha * d.J.transpose() * d.c;
+  s.penaltyForce(d, d.c, s.tmp);
+  d.rhs = d.Qd + s.tmp;
   d.solvers->lu.compute(d.A);
   d.zdd = d.solvers->lu.solve(d.rhs);
   return {};
@@ -43,6 +63,7 @@ kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
 kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   const double t = d.t + h;
   const double hh = h * h / 4;
+  PenaltySolvers& s = *d.solvers;
   d.zhatd = -((2 / h) * d.z + d.zd);
   d.zhatdd = -((4 / (h * h)) * d.z + (4 / h) * d.zd + d.zdd);
   d.z += h * d.zd + 0.5 * h * h * d.zdd;  // predictor
@@ -51,21 +72,25 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   for (d.lastIterations = 0; d.lastIterations < d.options.maxIterations; ++d.lastIterations) {
     d.zd = (2 / h) * d.z + d.zhatd;
     d.zdd = (4 / (h * h)) * d.z + d.zhatdd;
-    massAndForces(m, d.z, d.zd, t, d.Md, d.Qd);
+    s.massAndForces(m, d, t);
     loopConstraints(m, d.z, t, d.phi);
     loopJacobian(m, d.z, t, d.J);
-    // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈)
-    d.f = d.Md * d.z + hh * (d.alpha * d.J.transpose() * d.phi - d.Qd + d.Md * d.zhatdd);
+    // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈) = h²/4 (M z̈ + Φ_zᵀ α Φ − Q)
+    s.penaltyForce(d, d.phi, s.tmp);
+    s.tmp -= d.Qd;
+    s.tmp.noalias() += d.Md * d.zdd;
+    d.f = hh * s.tmp;
     if (d.lastIterations % d.options.jacobianReuse == 0) {
       d.tangent->compute(d.z, d.zd, t, d.K, d.C, &d.zdd);
       ++d.jacobians;
     }
     // (25), (20)
     d.P = d.Md + (h / 2) * d.C + hh * d.K;
-    d.A = d.P + hh * d.alpha * d.J.transpose() * d.J;
-    d.solvers->lu.compute(d.A);
-    d.dz = -d.solvers->lu.solve(d.f);
-    d.z += d.dz;
+    s.JtJ.noalias() = d.J.transpose() * d.J;
+    d.A = d.P + (hh * d.alpha) * s.JtJ;
+    s.lu.compute(d.A);
+    d.dz = s.lu.solve(d.f);
+    d.z -= d.dz;
     if (!d.z.allFinite())
       return kin::failure(kin::KinStatus::Code::NotConverged, t, "the penalty simulation diverged at t = " + kin::shortNumber(t) + " (non-finite coordinates): the step " +
                             kin::shortNumber(h) + " s is too large for this model");
@@ -79,13 +104,18 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
                           kin::shortNumber(h) + " s): the step may be too large, or a body has a nearly massless freedom (such as a rod's spin "
                           "between two ball joints) that the penalty tangent cannot resolve; try a smaller step or the Matrix R formulation");
   // projections (24), (26) with the last factorisation
-  const Eigen::VectorXd zdStar = (2 / h) * d.z + d.zhatd, zddStar = (4 / (h * h)) * d.z + d.zhatdd;
+  s.zdStar = (2 / h) * d.z + d.zhatd;
+  s.zddStar = (4 / (h * h)) * d.z + d.zhatdd;
   loopPhiT(m, d.z, t, d.phiT);
-  d.rhs = d.P * zdStar - hh * d.alpha * d.J.transpose() * d.phiT;
-  d.zd = d.solvers->lu.solve(d.rhs);
+  s.penaltyForce(d, d.phiT, s.tmp);
+  d.rhs.noalias() = d.P * s.zdStar;
+  d.rhs -= hh * s.tmp;
+  d.zd = s.lu.solve(d.rhs);
   loopRates(m, d.z, d.zd, t, d.phiT, d.c);  // c = −(Φ̇_z ż + Φ̇_t) with the projected ż
-  d.rhs = d.P * zddStar + hh * d.alpha * d.J.transpose() * d.c;
-  d.zdd = d.solvers->lu.solve(d.rhs);
+  s.penaltyForce(d, d.c, s.tmp);
+  d.rhs.noalias() = d.P * s.zddStar;
+  d.rhs += hh * s.tmp;
+  d.zdd = s.lu.solve(d.rhs);
   return {};
 }
 

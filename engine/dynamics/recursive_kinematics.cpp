@@ -167,8 +167,18 @@ void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, con
   for (const auto& c : m.constraints) constraintRow(m, f, z, t, c, out);
 }
 
-std::vector<Jet> seeded(const Eigen::VectorXd& z, const Eigen::VectorXd* dir, int col) {
-  std::vector<Jet> zj(static_cast<std::size_t>(z.size()));
+// Scratch buffers are per thread and per call site (thread_local): after the first call of a
+// kind, the step loops do not allocate (issue 4), and concurrent runs on other threads are safe.
+template <class T, int Slot> std::vector<T>& scratch() {
+  thread_local std::vector<T> buffer;
+  return buffer;
+}
+
+// z seeded along a direction (dir) or a unit column (col), into a scratch buffer of its slot
+template <int Slot>
+const std::vector<Jet>& seeded(const Eigen::VectorXd& z, const Eigen::VectorXd* dir, int col) {
+  auto& zj = scratch<Jet, Slot>();
+  zj.resize(static_cast<std::size_t>(z.size()));
   for (Eigen::Index i = 0; i < z.size(); ++i)
     zj[static_cast<std::size_t>(i)] = Jet(z[i], dir ? (*dir)[i] : (i == col ? 1.0 : 0.0), 0.0);
   return zj;
@@ -202,7 +212,7 @@ Eigen::Vector3d omegaDotOf(const M3<Jet>& R, const Eigen::Vector3d& w) {
 }  // namespace
 
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
-  std::vector<Frame<double>> f;
+  auto& f = scratch<Frame<double>, 0>();
   computeFrames<double>(m, z.data(), f);
   out.resize(f.size());
   for (std::size_t b = 0; b < f.size(); ++b) {
@@ -212,7 +222,7 @@ void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Po
 }
 
 void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi) {
-  std::vector<Frame<double>> f;
+  auto& f = scratch<Frame<double>, 0>();
   computeFrames<double>(m, z.data(), f);
   phi.resize(m.nrows);
   constraintRows<double>(m, f, z.data(), t, phi.data());
@@ -229,7 +239,7 @@ struct ColumnFrames {
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
   std::vector<Eigen::Vector3d> centre;          // world centre of mass of each node's body
 
-  ColumnFrames(const RecursiveModel& m, const Eigen::VectorXd& z) {
+  void reset(const RecursiveModel& m, const Eigen::VectorXd& z) {
     computeFrames<double>(m, z.data(), f);
     fj.resize(f.size());
     for (std::size_t k = 0; k < f.size(); ++k) {
@@ -237,6 +247,7 @@ struct ColumnFrames {
       for (int i = 0; i < 3; ++i) fj[k].x[i] = Jet(f[k].x[i]);
     }
     partialVelocities(m, z, b);
+    centre.clear();
     for (const Node& n : m.nodes) {
       const auto& F = f[static_cast<std::size_t>(n.body)];
       const V3<double> c = worldPoint(F, m.mechanism->bodies[static_cast<std::size_t>(n.body)].com);
@@ -265,16 +276,19 @@ struct ColumnFrames {
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J) {
   J.setZero(m.nrows, m.nz);
   if (m.nrows == 0) return;
-  ColumnFrames cf(m, z);
-  std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
-  std::vector<Jet> zj = seeded(z, nullptr, -1);
+  thread_local ColumnFrames cf;
+  cf.reset(m, z);
+  auto& out = scratch<Jet, 1>();
+  out.resize(static_cast<std::size_t>(m.nrows));
+  auto& zj = scratch<Jet, 2>();
+  zj = seeded<3>(z, nullptr, -1);
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
       // off the unit sphere R(q) is not a rotation: these columns take the full recursion
-      std::vector<Frame<Jet>> f;
+      auto& f = scratch<Frame<Jet>, 4>();
       for (int i = 0; i < n.nz; ++i) {
-        const auto zs = seeded(z, nullptr, n.z + i);
+        const auto& zs = seeded<5>(z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         constraintRows<Jet>(m, f, zs.data(), Jet(t), out.data());
         for (int r = 0; r < m.nrows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
@@ -298,9 +312,10 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
 
 void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT) {
   phiT.resize(m.nrows);
-  std::vector<Frame<Jet>> f;
-  std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
-  const auto z0 = seeded(z, nullptr, -1);
+  auto& f = scratch<Frame<Jet>, 6>();
+  auto& out = scratch<Jet, 7>();
+  out.resize(static_cast<std::size_t>(m.nrows));
+  const auto& z0 = seeded<8>(z, nullptr, -1);
   computeFrames<Jet>(m, z0.data(), f);
   constraintRows<Jet>(m, f, z0.data(), Jet(t, 1, 0), out.data());
   for (int r = 0; r < m.nrows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
@@ -310,8 +325,8 @@ void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
                     std::vector<Eigen::Vector3d>& r, std::vector<Eigen::Vector3d>& v) {
   r.clear();
   v.clear();
-  std::vector<Frame<Jet>> f;
-  const auto zv = seeded(z, &zd, -1);
+  auto& f = scratch<Frame<Jet>, 9>();
+  const auto& zv = seeded<10>(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   for (std::size_t b = 1; b < m.mechanism->bodies.size(); ++b)
     for (const auto& p : m.mechanism->bodies[b].points) {
@@ -325,10 +340,11 @@ void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::V
                Eigen::VectorXd& phiT, Eigen::VectorXd& c) {
   loopPhiT(m, z, t, phiT);
   c.resize(m.nrows);
-  std::vector<Frame<Jet>> f;
-  std::vector<Jet> out(static_cast<std::size_t>(m.nrows));
+  auto& f = scratch<Frame<Jet>, 11>();
+  auto& out = scratch<Jet, 12>();
+  out.resize(static_cast<std::size_t>(m.nrows));
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
-  const auto zv = seeded(z, &zd, -1);
+  const auto& zv = seeded<13>(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data());
   for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
@@ -339,8 +355,8 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
   const auto nb = static_cast<Eigen::Index>(m.mechanism->bodies.size());
   V.setZero(6 * nb);
   Vdot0.setZero(6 * nb);
-  std::vector<Frame<Jet>> f;
-  const auto zv = seeded(z, &zd, -1);
+  auto& f = scratch<Frame<Jet>, 14>();
+  const auto& zv = seeded<15>(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   for (Eigen::Index b = 1; b < nb; ++b) {
     const auto& body = m.mechanism->bodies[static_cast<std::size_t>(b)];
@@ -356,7 +372,7 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
 void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
                        std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
   b.resize(m.nodes.size());
-  std::vector<Frame<double>> f;
+  auto& f = scratch<Frame<double>, 16>();
   computeFrames<double>(m, z.data(), f);
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
@@ -384,16 +400,17 @@ void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
 void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                    Eigen::MatrixXd& J) {
   J.setZero(3, m.nz);
-  ColumnFrames cf(m, z);
+  thread_local ColumnFrames cf;
+  cf.reset(m, z);
   const V3<double> P = worldPoint(cf.f[static_cast<std::size_t>(body)], p_B);
   const Eigen::Vector3d p(P[0], P[1], P[2]);
   // ∂P/∂z_(k,i) = v + ω × (P − r_k) for the nodes k the body hangs from
   for (int k = m.nodeOfBody[static_cast<std::size_t>(body)]; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
     const Node& n = m.nodes[static_cast<std::size_t>(k)];
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
-      std::vector<Frame<Jet>> f;  // R(q) is not a rotation off the unit sphere: full recursion
+      auto& f = scratch<Frame<Jet>, 17>();  // R(q) is not a rotation off the unit sphere: full recursion
       for (int i = 0; i < n.nz; ++i) {
-        const auto zs = seeded(z, nullptr, n.z + i);
+        const auto& zs = seeded<18>(z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         const V3<Jet> Pj = worldPoint(f[static_cast<std::size_t>(body)], p_B);
         J.col(n.z + i) << Pj[0].d, Pj[1].d, Pj[2].d;
@@ -410,15 +427,15 @@ void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B
 void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
                 Eigen::Vector3d* a) {
-  std::vector<Frame<Jet>> f;
-  const auto zv = seeded(z, &zd, -1);
+  auto& f = scratch<Frame<Jet>, 19>();
+  const auto& zv = seeded<20>(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
   if (r) *r = {P[0].v, P[1].v, P[2].v};
   if (v) *v = {P[0].d, P[1].d, P[2].d};
   if (a) {
-    const auto za = seeded(z, &zdd, -1);
-    std::vector<Frame<Jet>> fa;
+    const auto& za = seeded<21>(z, &zdd, -1);
+    auto& fa = scratch<Frame<Jet>, 22>();
     computeFrames<Jet>(m, za.data(), fa);
     const V3<Jet> Pa = worldPoint(fa[static_cast<std::size_t>(body)], p_B);
     *a = {Pa[0].d + P[0].dd, Pa[1].d + P[1].dd, Pa[2].d + P[2].dd};

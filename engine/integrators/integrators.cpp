@@ -11,7 +11,7 @@ namespace {
 }  // namespace
 
 Trapezoidal::Trapezoidal(int n, TrapezoidalOptions o)
-    : options_(o), x_(n), v_(n), a_(n), F_(n), Fp_(n), r_(n), dx_(n), J_(n, n) {}
+    : options_(o), x_(n), v_(n), a_(n), F_(n), Fp_(n), r_(n), dx_(n), J_(n, n), lu_(n) {}
 
 // tangent of r(x) = (h²/4)(F(x, v(x)) − a(x)): (h²/4)(F_x + (2/h) F_v) − I, by forward differences
 Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, double h) {
@@ -43,7 +43,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
   // predictor: constant acceleration
   x_ = s.x + h * s.v + 0.5 * h * h * s.a;
   if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  auto& lu = lu_;
   for (lastIterations = 0; lastIterations < options_.maxIterations; ++lastIterations) {
     v_ = (2 / h) * (x_ - s.x) - s.v;
     a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
@@ -57,7 +57,8 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     } else if (lastIterations == 0) {
       lu.compute(J_);
     }
-    dx_ = -lu.solve(r_);
+    dx_ = lu.solve(r_);
+    dx_ = -dx_;
     x_ += dx_;
     const double scale = std::max(1.0, x_.cwiseAbs().maxCoeff());
     if (!dx_.allFinite() || !x_.allFinite())
@@ -95,12 +96,14 @@ constexpr double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -
 }  // namespace
 
 DormandPrince::DormandPrince(int n, RungeKuttaOptions o)
-    : options_(o), n_(n), y_(2 * n), ytmp_(2 * n), ynew_(2 * n), err_(2 * n), a_(n) {
+    : options_(o), n_(n), y_(2 * n), ytmp_(2 * n), ynew_(2 * n), err_(2 * n), a_(n), x_(n), v_(n) {
   for (auto& k : k_) k.resize(2 * n);
 }
 
 Status DormandPrince::f(SecondOrderSystem& sys, double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy) {
-  const Status s = sys.acceleration(t, y.head(n_), y.tail(n_), a_);
+  x_ = y.head(n_);
+  v_ = y.tail(n_);
+  const Status s = sys.acceleration(t, x_, v_, a_);
   if (!s.ok()) return s;
   dy.head(n_) = y.tail(n_);
   dy.tail(n_) = a_;

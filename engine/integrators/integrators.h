@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 
 #include "kinematics/global_solver.h"
 
@@ -43,6 +44,7 @@ class Trapezoidal {
   TrapezoidalOptions options_;
   Eigen::VectorXd x_, v_, a_, F_, Fp_, r_, dx_;
   Eigen::MatrixXd J_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   bool haveJacobian_ = false;
   double jacobianH_ = 0;
   Status tangent(SecondOrderSystem& sys, const State& s0, double t, double h);
@@ -67,7 +69,7 @@ class DormandPrince {
   RungeKuttaOptions options_;
   int n_;
   double h_ = 0;
-  Eigen::VectorXd y_, k_[7], ytmp_, ynew_, err_, a_;
+  Eigen::VectorXd y_, k_[7], ytmp_, ynew_, err_, a_, x_, v_;  // x_, v_: the halves of a stage's y
 };
 
 }  // namespace lw::integ

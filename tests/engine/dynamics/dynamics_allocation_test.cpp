@@ -1,0 +1,78 @@
+// No heap allocation per step of the dynamics after the first (issue 4 target): Matrix R with the
+// trapezoidal rule and with Runge–Kutta, and the penalty formulation with each tangent.
+#include <gtest/gtest.h>
+
+#include "dynamics/matrix_r.h"
+#include "dynamics/penalty.h"
+#include "integrators/integrators.h"
+#include "support/allocation_counter.h"
+#include "support/samples.h"
+
+namespace lw::dyn {
+namespace {
+
+class MatrixRSystem : public integ::SecondOrderSystem {
+ public:
+  MatrixRSystem(const MatrixRModel& m, MatrixRData& d) : m_(m), d_(d) {}
+  integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    const integ::Status s = evaluate(m_, d_, t, x, v);
+    if (s.ok()) a = d_.zidd;
+    return s;
+  }
+
+ private:
+  const MatrixRModel& m_;
+  MatrixRData& d_;
+};
+
+const char* kSamples[] = {"five-bar", "four-bar-free", "spatial-four-bar-swing", "rssr", "ten-bar-chain"};
+
+TEST(DynamicsAllocations, NoneInTheMatrixRStepLoop) {
+  {
+    test::CountAllocations probe;  // the counter sees allocations (a zero below means something)
+    std::vector<double> v(16);
+    EXPECT_GE(probe.count(), 1u);
+  }
+  for (const char* name : kSamples) {
+    const ResolvedMechanism r = test::sampleResolved(name);
+    const MatrixRModel m = compileMatrixR(r);
+    for (bool rk : {false, true}) {
+      MatrixRData d(m);
+      ASSERT_TRUE(initialState(m, d).ok()) << name;
+      MatrixRSystem sys(m, d);
+      const int n = static_cast<int>(d.dofs.size());
+      integ::State s{0.0, d.zi, d.zid, d.zidd};
+      integ::Trapezoidal trap(n);
+      integ::DormandPrince dp(n);
+      auto step = [&](int k) { return rk ? dp.advance(sys, s, 1e-3 * k) : trap.step(sys, s, 1e-3); };
+      for (int k = 1; k <= 3; ++k) ASSERT_TRUE(step(k).ok()) << name;  // first steps: buffers settle
+      test::CountAllocations count;
+      for (int k = 4; k < 60; ++k) ASSERT_TRUE(step(k).ok()) << name;
+      EXPECT_EQ(count.count(), 0u) << name << (rk ? " rk45" : " trapezoidal");
+    }
+  }
+}
+
+TEST(DynamicsAllocations, NoneInThePenaltyStepLoop) {
+  for (const char* name : {"five-bar", "four-bar-free", "spatial-four-bar-swing"}) {
+    const ResolvedMechanism r = test::sampleResolved(name);
+    const MatrixRModel m = compileMatrixR(r);
+    MatrixRData start(m);
+    ASSERT_TRUE(initialState(m, start).ok()) << name;
+    for (auto tangent : {TangentMethod::CentralDifferences, TangentMethod::DenseAD, TangentMethod::SparseAD}) {
+      PenaltyOptions o;
+      o.tangent = tangent;
+      PenaltyData d(m.tree, o);
+      d.z = start.z;
+      d.zd = start.zd;
+      ASSERT_TRUE(penaltyStart(m.tree, d, 0).ok());
+      for (int k = 0; k < 3; ++k) ASSERT_TRUE(penaltyStep(m.tree, d, 1e-3).ok()) << name;
+      test::CountAllocations count;
+      for (int k = 3; k < 60; ++k) ASSERT_TRUE(penaltyStep(m.tree, d, 1e-3).ok()) << name;
+      EXPECT_EQ(count.count(), 0u) << name << " " << tangentMethodName(tangent);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lw::dyn
