@@ -3,9 +3,13 @@
 //   build/tests/bench/lw_bench_dynamics [--benchmark_filter=grid]
 #include <benchmark/benchmark.h>
 
+#include <sys/resource.h>
+
 #include <string>
 
 #include "analysis/simulation_run.h"
+#include "dynamics/matrix_r.h"
+#include "integrators/integrators.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 
@@ -36,6 +40,47 @@ void simulate(benchmark::State& state, const Mechanism& mech, analysis::Integrat
   state.counters["evaluations"] = static_cast<double>(r.evaluations);
   state.counters["tangents"] = static_cast<double>(r.tangents);
   state.counters["dof_switches"] = r.dofSwitches;
+}
+
+long peakRssKb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// 10^6 Matrix R trapezoidal steps of one model without storing results: the engine's memory must
+// stay flat (peak RSS after 10^5 and after 10^6 steps)
+void flatMemory(benchmark::State& state, const Mechanism& mech) {
+  Diagnostics d;
+  const auto res = resolve(mech, d);
+  const dyn::MatrixRModel m = dyn::compileMatrixR(*res);
+  for (auto _ : state) {
+    dyn::MatrixRData data(m);
+    if (!dyn::initialState(m, data).ok()) state.SkipWithError("no initial state");
+    struct System : integ::SecondOrderSystem {
+      const dyn::MatrixRModel* m;
+      dyn::MatrixRData* d;
+      integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+        const integ::Status s = dyn::evaluate(*m, *d, t, x, v);
+        if (s.ok()) a = d->zidd;
+        return s;
+      }
+    } sys;
+    sys.m = &m;
+    sys.d = &data;
+    integ::State s{0.0, data.zi, data.zid, data.zidd};
+    integ::Trapezoidal trap(static_cast<int>(data.dofs.size()));
+    long after1e5 = 0;
+    for (long k = 1; k <= 1000000; ++k) {
+      if (!trap.step(sys, s, 1e-3).ok()) {
+        state.SkipWithError("step failed");
+        break;
+      }
+      if (k == 100000) after1e5 = peakRssKb();
+    }
+    state.counters["peak_rss_kb_after_1e5_steps"] = static_cast<double>(after1e5);
+    state.counters["peak_rss_kb_after_1e6_steps"] = static_cast<double>(peakRssKb());
+  }
 }
 
 Mechanism sample(const std::string& name) {
@@ -80,6 +125,11 @@ int main(int argc, char** argv) {
                                      simulate(s, m, analysis::Integrator::Trapezoidal, 0.1, 1e-3, analysis::Formulation::Penalty, t);
                                    })
           ->Iterations(1)->Unit(benchmark::kMillisecond);
+  }
+  {
+    const Mechanism m = sample("four-bar-free");
+    benchmark::RegisterBenchmark("FlatMemory/MatrixR/trapezoidal/four-bar-free/1e6-steps", [m](benchmark::State& s) { flatMemory(s, m); })
+        ->Iterations(1)->Unit(benchmark::kSecond);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
