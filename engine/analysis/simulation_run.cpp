@@ -67,14 +67,19 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     for (std::size_t b = 1; b < m.bodies.size(); ++b)
       for (const auto& p : m.bodies[b].pointNames)
         for (int k = 0; k < m.dimension; ++k) res.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
-  for (const char* c : {"energy.kinetic", "energy.potential", "energy.total", "constraint.position", "constraint.velocity"})
+  for (const char* c : {"energy.kinetic", "energy.potential", "energy.total", "constraint.position", "constraint.velocity",
+                        "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
     res.columns.push_back(c);
 
   Eigen::VectorXd phi, phiT, c;
   Eigen::MatrixXd J, Jp;
   std::vector<Eigen::Vector3d> pos, vel;
   std::vector<dyn::Pose3<double>> bodyPoses;
-  auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+  // works and dissipation: trapezoidal quadrature of the powers over the output rows
+  dyn::Powers lastPower;
+  double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
+  bool firstRow = true;
+  auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
     dyn::bodyPoses(model.tree, z, bodyPoses);
     for (const auto& p : bodyPoses) {
       res.poses.insert(res.poses.end(), p.R, p.R + 9);
@@ -105,6 +110,23 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     dyn::loopRates(model.tree, z, zd, t, phiT, c);
     res.values.push_back(phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0);
     res.values.push_back(phi.size() ? (J * zd + phiT).cwiseAbs().maxCoeff() : 0.0);
+    const dyn::Powers p = dyn::powers(model.tree, z, zd, zdd, t);
+    if (firstRow) {
+      E0 = e.total();
+      firstRow = false;
+    } else {
+      const double dt = t - lastT;
+      dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
+      applied += 0.5 * dt * (p.applied + lastPower.applied);
+      driver += 0.5 * dt * (p.driver + lastPower.driver);
+    }
+    lastPower = p;
+    lastT = t;
+    res.values.push_back(dissipated);
+    res.values.push_back(applied);
+    res.values.push_back(driver);
+    // zero up to the quadrature and integration errors: E − E0 − W_applied − W_driver + E_dissipated
+    res.values.push_back(e.total() - E0 - applied - driver + dissipated);
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
@@ -123,13 +145,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     pd.z = data.z;
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);
-    record(0, pd.z, pd.zd);
+    record(0, pd.z, pd.zd, pd.zdd);
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
       res.status = dyn::penaltyStep(model.tree, pd, tOut - pd.t);
       if (!res.status.ok()) break;
       ++res.steps;
-      record(tOut, pd.z, pd.zd);
+      record(tOut, pd.z, pd.zd, pd.zdd);
       if (reportAndCheckCancel(i, tOut)) break;
     }
     res.tangents = pd.jacobians;
@@ -142,7 +164,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   const int n = static_cast<int>(data.dofs.size());
   integ::Trapezoidal trap(n);
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
-  record(0, data.z, data.zd);
+  record(0, data.z, data.zd, data.zdd);
   for (long i = 1; i <= outputs; ++i) {
     const double tOut = static_cast<double>(i) * spec.dt;
     // keep the accepted state: a failed step may be retried with a new choice of coordinates
@@ -181,7 +203,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       res.status.message = "the simulation diverged at t = " + kin::shortNumber(tOut) + " (non-finite state)";
       break;
     }
-    record(tOut, data.z, data.zd);
+    record(tOut, data.z, data.zd, data.zdd);
     if (reportAndCheckCancel(i, tOut)) break;
   }
   res.evaluations = sys.evaluations;

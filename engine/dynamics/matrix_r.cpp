@@ -475,13 +475,102 @@ Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
       e.potential += 0.5 * f.stiffness * (L - f.naturalLength) * (L - f.naturalLength);
     } else if (f.type == Force::Type::TorsionSpring) {
       const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
-      if (node < 0) continue;
-      const Node& n = tree.nodes[static_cast<std::size_t>(node)];
-      const double angle = (n.flip ? -1 : 1) * z[n.z];
+      double angle = 0;
+      if (node >= 0) {
+        const Node& n = tree.nodes[static_cast<std::size_t>(node)];
+        angle = (n.flip ? -1 : 1) * z[n.z];
+      } else {  // a cut joint: the angle between the perpendiculars about body 1's axis (as its force)
+        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
+        const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
+        const Eigen::Matrix3d R1 = rotationOf(poses[b1]), R2 = rotationOf(poses[b2]);
+        const Eigen::Vector3d a = jt.axes[0].valid() ? Eigen::Vector3d(R1 * mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)])
+                                                     : Eigen::Vector3d::UnitZ();
+        const Eigen::Vector3d w1 = R1 * tree.perp[static_cast<std::size_t>(f.joint)][0];
+        const Eigen::Vector3d w2 = R2 * tree.perp[static_cast<std::size_t>(f.joint)][1];
+        angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
+      }
       e.potential += 0.5 * f.stiffness * (angle - f.naturalAngle) * (angle - f.naturalAngle);
     }
   }
   return e;
+}
+
+}  // namespace lw::dyn
+
+namespace lw::dyn {
+
+Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+              double t) {
+  const auto& mech = *tree.mechanism;
+  Powers p;
+  Eigen::VectorXd V, Vd0;
+  bodyVelocities(tree, z, zd, V, Vd0);
+  std::vector<Pose3<double>> poses;
+  bodyPoses(tree, z, poses);
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(z.size());
+  auto point = [&](ItemIndex q, Eigen::Vector3d& r, Eigen::Vector3d& v) {
+    pointState(tree, q.body, mech.bodies[static_cast<std::size_t>(q.body)].points[static_cast<std::size_t>(q.index)], z, zd, zero, &r,
+               &v, nullptr);
+  };
+  auto omega = [&](int b) { return Eigen::Vector3d(V.segment<3>(6 * b + 3)); };
+  for (const auto& f : mech.forces) {
+    switch (f.type) {
+      case Force::Type::Spring: {
+        Eigen::Vector3d r1, v1, r2, v2;
+        point(f.points[0], r1, v1);
+        point(f.points[1], r2, v2);
+        const double L = (r2 - r1).norm();
+        if (L < 1e-12) break;
+        const double Ld = (r2 - r1).dot(v2 - v1) / L;
+        p.dissipated += f.damping * Ld * Ld;
+        p.applied += f.actuatorForce.value(t) * Ld;
+        break;
+      }
+      case Force::Type::TorsionSpring: {
+        const int node = tree.treeJointNode[static_cast<std::size_t>(f.joint)];
+        double rate = 0;
+        if (node >= 0) {
+          rate = zd[tree.nodes[static_cast<std::size_t>(node)].z];
+        } else {
+          const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
+          const int b1 = jt.body(0), b2 = jt.body(1);
+          const Eigen::Vector3d a = jt.axes[0].valid()
+                                        ? Eigen::Vector3d(rotationOf(poses[static_cast<std::size_t>(b1)]) *
+                                                          mech.bodies[static_cast<std::size_t>(b1)].vectors[static_cast<std::size_t>(jt.axes[0].index)])
+                                        : Eigen::Vector3d::UnitZ();
+          rate = (omega(b2) - omega(b1)).dot(a);
+        }
+        p.dissipated += f.damping * rate * rate;
+        break;
+      }
+      case Force::Type::PointForce: {
+        if (f.point.body == 0) break;
+        Eigen::Vector3d r, v, F = Eigen::Vector3d::Zero();
+        point(f.point, r, v);
+        for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) F[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
+        if (f.frame == lw::Force::Frame::Body) F = rotationOf(poses[static_cast<std::size_t>(f.point.body)]) * F;
+        p.applied += F.dot(v);
+        break;
+      }
+      case Force::Type::Torque: {
+        if (f.body == 0) break;
+        Eigen::Vector3d tau = Eigen::Vector3d::Zero();
+        if (f.value.size() == 1) tau.z() = f.value[0].value(t);
+        else
+          for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) tau[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
+        if (f.frame == lw::Force::Frame::Body) tau = rotationOf(poses[static_cast<std::size_t>(f.body)]) * tau;
+        p.applied += tau.dot(omega(f.body));
+        break;
+      }
+    }
+  }
+  if (!mech.drivers.empty()) {
+    Eigen::MatrixXd Md;
+    Eigen::VectorXd Qd;
+    massAndForces(tree, z, zd, t, Md, Qd);
+    p.driver = (Md * zdd - Qd).dot(zd);
+  }
+  return p;
 }
 
 }  // namespace lw::dyn

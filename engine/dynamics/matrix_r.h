@@ -90,6 +90,15 @@ struct Energy {
   double total() const { return kinetic + potential; }
 };
 Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
+
+/// Instantaneous powers for the energy balance E(t) − E(0) = W_applied + W_driver − E_dissipated.
+struct Powers {
+  double dissipated = 0;  // dampers of springs and torsion springs (≥ 0)
+  double applied = 0;     // point forces, torques, spring actuators
+  double driver = 0;      // the drivers (the only constraints that work): (M^d z̈ − Q^d)ᵀ ż
+};
+Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+              double t);
 Energy energy(const MatrixRModel& m, const MatrixRData& d);
 
 }  // namespace lw::dyn

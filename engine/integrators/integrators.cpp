@@ -40,6 +40,11 @@ Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, d
 
 Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
   const double t = s.t + h;
+  if (x_.size() == 0) {  // no freedom (everything driven): the system only follows its drivers
+    const Status st = sys.acceleration(t, s.x, s.v, s.a);
+    if (st.ok()) s.t = t;
+    return st;
+  }
   // predictor: constant acceleration
   x_ = s.x + h * s.v + 0.5 * h * h * s.a;
   if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
@@ -111,6 +116,11 @@ Status DormandPrince::f(SecondOrderSystem& sys, double t, const Eigen::VectorXd&
 }
 
 Status DormandPrince::advance(SecondOrderSystem& sys, State& s, double tEnd) {
+  if (n_ == 0) {  // no freedom: evaluate at the end (the drivers set everything)
+    const Status st = sys.acceleration(tEnd, s.x, s.v, s.a);
+    if (st.ok()) s.t = tEnd;
+    return st;
+  }
   y_ << s.x, s.v;
   double t = s.t;
   Status st = f(sys, t, y_, k_[0]);

@@ -38,4 +38,49 @@ inline std::vector<std::pair<std::string, Mechanism>> samplesAndGenerated() {
   return out;
 }
 
+// every force element kind on `m`: damping on its springs, a torsion spring on every rotary joint,
+// a body-frame force and a torque on its first and last moving bodies
+inline Mechanism withEveryForce(Mechanism m) {
+  for (auto& f : m.forces)
+    if (f.type == Force::Type::Spring) f.damping = 0.7;
+  const int dim = m.dimension;
+  for (const auto& j : m.joints) {
+    if (j.type != JointType::Pin && j.type != JointType::Revolute) continue;
+    Force t;
+    t.name = "torsion_" + j.name;
+    t.type = Force::Type::TorsionSpring;
+    t.joint = j.name;
+    t.stiffness = 3;
+    t.damping = 0.4;
+    t.naturalAngle = 0.2;
+    m.forces.push_back(t);
+  }
+  const Body& first = m.bodies.front();
+  Force p;
+  p.name = "push";
+  p.type = Force::Type::PointForce;
+  p.point = {first.name, first.points.back().name};
+  p.frame = Force::Frame::Body;
+  for (int k = 0; k < dim; ++k) p.value.push_back(Number::expr(std::to_string(k + 1) + " * sin(2 * t)"));
+  m.forces.push_back(p);
+  Force q;
+  q.name = "twist";
+  q.type = Force::Type::Torque;
+  q.body = m.bodies.back().name;
+  q.frame = Force::Frame::Body;
+  for (int k = 0; k < (dim == 2 ? 1 : 3); ++k) q.value.push_back(Number::expr("0.5 + " + std::to_string(k) + " * t"));
+  m.forces.push_back(q);
+  // a spring between two moving bodies (a non-tree coupling of the pattern)
+  Force s;
+  s.name = "between";
+  s.type = Force::Type::Spring;
+  s.points[0] = {first.name, first.points.front().name};
+  s.points[1] = {m.bodies.back().name, m.bodies.back().points.front().name};
+  s.stiffness = 40;
+  s.damping = 0.9;
+  s.naturalLength = 0.5;
+  m.forces.push_back(s);
+  return m;
+}
+
 }  // namespace lw::test
