@@ -1,6 +1,7 @@
 #include "dynamics/generalized_forces.h"
 
 #include "dynamics/tree_kernels.h"
+#include "dynamics/tyre.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -87,6 +88,9 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
   for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : S(0.0));
   computeFrames<J>(m, w.zj.data(), w.frames);
   const auto& bodies = m.mechanism->bodies;
+  // the ground: at rest (forces on it, e.g. a tyre's reaction, are simply not projected)
+  w.r[0] = w.v[0] = w.a0[0] = w.w[0] = w.wd0[0] = zero3<S>();
+  w.R[0] = identity<S>();
   for (std::size_t b = 1; b < bodies.size(); ++b) {
     const Frame<J>& F = w.frames[b];
     const V3<J> c = worldPoint(F, bodies[b].com);
@@ -216,6 +220,20 @@ void GeneralizedForces<S>::applied(double t) {
         const S tau = (angle - f.naturalAngle) * (-f.stiffness) - rate * f.damping;
         if (b1) w.torque[b1] = sub(w.torque[b1], scale(tau, a));
         if (b2) w.torque[b2] = add(w.torque[b2], scale(tau, a));
+        break;
+      }
+      case Force::Type::Tyre: {
+        const auto wb = static_cast<std::size_t>(f.point.body), pb = static_cast<std::size_t>(f.planePoint.body);
+        const V3<J> C = point(f.point);
+        const V3<S> axis = mul(w.R[wb], mech.bodies[wb].vectors[static_cast<std::size_t>(f.axis.index)]);
+        const V3<S> P0 = valueOf(point(f.planePoint));
+        const V3<S> n = pb == 0 ? cst<S>(mech.bodies[0].vectors[static_cast<std::size_t>(f.planeNormal.index)])
+                                : mul(w.R[pb], mech.bodies[pb].vectors[static_cast<std::size_t>(f.planeNormal.index)]);
+        const TyreContact<S> c = tyreContact(f, valueOf(C), rateOf(C), w.w[wb], axis, P0, n, w.r[pb], w.v[pb], w.w[pb]);
+        if (!c.touching) break;
+        const V3<S> F = c.total();
+        applyAt(f.point.body, c.point, F);
+        applyAt(f.planePoint.body, c.point, scale(S(-1.0), F));
         break;
       }
     }

@@ -1,6 +1,7 @@
 #include "dynamics/matrix_r.h"
 
 #include "dynamics/generalized_forces.h"
+#include "dynamics/tyre.h"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
@@ -446,6 +447,30 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
 
 Energy energy(const MatrixRModel& m, const MatrixRData& d) { return energy(m.tree, d.z, d.zd); }
 
+namespace {
+
+// a tyre's contact at (poses, body velocities V)
+detail::TyreContact<double> tyreAt(const RecursiveModel& tree, const ResolvedMechanism::Force& f, const std::vector<Pose3<double>>& poses,
+                                   const Eigen::VectorXd& V) {
+  using detail::V3;
+  const auto& mech = *tree.mechanism;
+  auto v3 = [](const Eigen::Vector3d& x) { return V3<double>{{x.x(), x.y(), x.z()}}; };
+  auto world = [&](int b, const Eigen::Vector3d& p) { return Eigen::Vector3d(originOf(poses[static_cast<std::size_t>(b)]) + rotationOf(poses[static_cast<std::size_t>(b)]) * p); };
+  auto dir = [&](int b, const Eigen::Vector3d& p) { return Eigen::Vector3d(rotationOf(poses[static_cast<std::size_t>(b)]) * p); };
+  auto centre = [&](int b) { return b == 0 ? Eigen::Vector3d::Zero().eval() : world(b, mech.bodies[static_cast<std::size_t>(b)].com); };
+  auto lin = [&](int b) { return Eigen::Vector3d(V.segment<3>(6 * b)); };
+  auto ang = [&](int b) { return Eigen::Vector3d(V.segment<3>(6 * b + 3)); };
+  const int wb = f.point.body, pb = f.planePoint.body;
+  const Eigen::Vector3d C = world(wb, mech.bodies[static_cast<std::size_t>(wb)].points[static_cast<std::size_t>(f.point.index)]);
+  const Eigen::Vector3d vC = lin(wb) + ang(wb).cross(C - centre(wb));
+  return detail::tyreContact<double>(f, v3(C), v3(vC), v3(ang(wb)), v3(dir(wb, mech.bodies[static_cast<std::size_t>(wb)].vectors[static_cast<std::size_t>(f.axis.index)])),
+                                     v3(world(pb, mech.bodies[static_cast<std::size_t>(pb)].points[static_cast<std::size_t>(f.planePoint.index)])),
+                                     v3(dir(pb, mech.bodies[static_cast<std::size_t>(pb)].vectors[static_cast<std::size_t>(f.planeNormal.index)])),
+                                     v3(centre(pb)), v3(lin(pb)), v3(ang(pb)));
+}
+
+}  // namespace
+
 Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
   const auto& mech = *tree.mechanism;
   Energy e;
@@ -490,6 +515,9 @@ Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
         angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
       }
       e.potential += 0.5 * f.stiffness * (angle - f.naturalAngle) * (angle - f.naturalAngle);
+    } else if (f.type == Force::Type::Tyre) {
+      const auto c = tyreAt(tree, f, poses, V);
+      if (c.penetration > 0) e.potential += 0.5 * f.stiffness * c.penetration * c.penetration;
     }
   }
   return e;
@@ -560,6 +588,13 @@ Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
           for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) tau[static_cast<Eigen::Index>(k)] = f.value[k].value(t);
         if (f.frame == lw::Force::Frame::Body) tau = rotationOf(poses[static_cast<std::size_t>(f.body)]) * tau;
         p.applied += tau.dot(omega(f.body));
+        break;
+      }
+      case Force::Type::Tyre: {
+        // the spring part is potential energy; the rest (damping, clipping, friction) dissipates
+        const auto c = tyreAt(tree, f, poses, V);
+        if (!(c.penetration > 0)) break;
+        p.dissipated += (c.force - f.stiffness * c.penetration) * c.rate - detail::dot(c.friction, c.slip);
         break;
       }
     }

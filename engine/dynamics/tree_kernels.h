@@ -79,13 +79,16 @@ template <class T> M3<T> axisAngle(const Eigen::Vector3d& u, const T& angle) {
   R(2, 0) = k * (z * x) - s * y; R(2, 1) = k * (z * y) + s * x; R(2, 2) = c + k * (z * z);
   return R;
 }
-// rotation of a unit quaternion (w, x, y, z); |q| = 1 is one of the loop constraints
+// rotation of the quaternion (w, x, y, z) normalised: R(q) = R(q/|q|), a rotation for every q ≠ 0.
+// |q| = 1 stays a loop constraint (it fixes the one direction R does not see); being a rotation off
+// the unit sphere too keeps Ṙ Rᵀ skew, so partial velocities transport rigidly along the tree.
 template <class T> M3<T> quaternion(const T& w, const T& x, const T& y, const T& z) {
   M3<T> R;
-  const T one(1.0), two(2.0);
-  R(0, 0) = one - two * (y * y + z * z); R(0, 1) = two * (x * y - w * z); R(0, 2) = two * (x * z + w * y);
-  R(1, 0) = two * (x * y + w * z); R(1, 1) = one - two * (x * x + z * z); R(1, 2) = two * (y * z - w * x);
-  R(2, 0) = two * (x * z - w * y); R(2, 1) = two * (y * z + w * x); R(2, 2) = one - two * (x * x + y * y);
+  const T ww = w * w, xx = x * x, yy = y * y, zz = z * z;
+  const T s = T(1.0) / (ww + xx + yy + zz), two = s * 2.0;
+  R(0, 0) = (ww + xx - yy - zz) * s; R(0, 1) = two * (x * y - w * z); R(0, 2) = two * (x * z + w * y);
+  R(1, 0) = two * (x * y + w * z); R(1, 1) = (ww - xx + yy - zz) * s; R(1, 2) = two * (y * z - w * x);
+  R(2, 0) = two * (x * z - w * y); R(2, 1) = two * (y * z + w * x); R(2, 2) = (ww - xx - yy + zz) * s;
   return R;
 }
 

@@ -418,7 +418,8 @@ class Decoder {
                                  {{"spring", Force::Type::Spring},
                                   {"torsion_spring", Force::Type::TorsionSpring},
                                   {"force", Force::Type::PointForce},
-                                  {"torque", Force::Type::Torque}});
+                                  {"torque", Force::Type::Torque},
+                                  {"tyre", Force::Type::Tyre}});
     auto opt = [&](const char* key, Number& n) {
       if (j.contains(key)) n = number(j[key], dot(p, key));
     };
@@ -458,6 +459,21 @@ class Decoder {
                                          {{"world", Force::Frame::World}, {"body", Force::Frame::Body}});
         break;
       }
+      case Force::Type::Tyre:
+        if (!keys(j, p, {"name", "type", "point", "axis", "radius", "stiffness", "damping", "friction", "slip_velocity",
+                         "plane_point", "plane_normal"},
+                  {"name", "point", "axis", "radius", "stiffness", "plane_point", "plane_normal"}))
+          return f;
+        f.point = ref(j["point"], p + ".point", "point");
+        f.axis = ref(j["axis"], p + ".axis", "vector");
+        f.planePoint = ref(j["plane_point"], p + ".plane_point", "point");
+        f.planeNormal = ref(j["plane_normal"], p + ".plane_normal", "vector");
+        f.radius = number(j["radius"], p + ".radius");
+        f.stiffness = number(j["stiffness"], p + ".stiffness");
+        opt("damping", f.damping);
+        opt("friction", f.friction);
+        opt("slip_velocity", f.slipVelocity);
+        break;
     }
     f.name = str(j["name"], p + ".name");
     return f;
@@ -717,6 +733,17 @@ Json encode(const Mechanism& m) {
           o["value"] = (f.type == Force::Type::Torque && m.dimension == 2 && f.value.size() == 1)
                            ? num(f.value[0]) : vec(f.value);
           if (f.frame == Force::Frame::Body) o["frame"] = "body";
+          break;
+        case Force::Type::Tyre:
+          o["point"] = f.point.str();
+          o["axis"] = f.axis.str();
+          o["radius"] = num(f.radius);
+          o["stiffness"] = num(f.stiffness);
+          if (!isZero(f.damping)) o["damping"] = num(f.damping);
+          if (!isZero(f.friction)) o["friction"] = num(f.friction);
+          if (!f.slipVelocity.isLiteral() || f.slipVelocity.value != 0.1) o["slip_velocity"] = num(f.slipVelocity);
+          o["plane_point"] = f.planePoint.str();
+          o["plane_normal"] = f.planeNormal.str();
           break;
       }
       a.push_back(o);

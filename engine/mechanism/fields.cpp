@@ -82,6 +82,13 @@ void forEachNumber(const Mechanism& m, const std::function<void(const FieldVisit
         else
           w.vec(p + ".value", f.value, true);
         break;
+      case Force::Type::Tyre:
+        w.one(p + ".radius", f.radius);
+        w.one(p + ".stiffness", f.stiffness);
+        w.one(p + ".damping", f.damping);
+        w.one(p + ".friction", f.friction);
+        w.one(p + ".slip_velocity", f.slipVelocity);
+        break;
     }
   }
   for (std::size_t i = 0; i < m.contacts.size(); ++i) {

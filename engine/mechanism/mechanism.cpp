@@ -42,6 +42,7 @@ const char* toString(Force::Type t) {
     case Force::Type::TorsionSpring: return "torsion_spring";
     case Force::Type::PointForce: return "force";
     case Force::Type::Torque: return "torque";
+    case Force::Type::Tyre: return "tyre";
   }
   return "?";
 }

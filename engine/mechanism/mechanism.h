@@ -110,7 +110,7 @@ struct Driver {
 };
 
 struct Force {
-  enum class Type { Spring, TorsionSpring, PointForce, Torque };
+  enum class Type { Spring, TorsionSpring, PointForce, Torque, Tyre };
   enum class Frame { World, Body };
   std::string name;
   Type type = Type::Spring;
@@ -122,6 +122,10 @@ struct Force {
   std::string body;          // Torque
   NumberVector value;        // PointForce (2/3), Torque (1 in 2D, 3 in 3D); functions of t
   Frame frame = Frame::World;
+  // Tyre: a wheel (centre `point`, spin `axis`) on a ground plane; normal spring-damper
+  // (stiffness, damping) on the penetration, regularised Coulomb friction at the contact point
+  Ref axis, planePoint, planeNormal;
+  Number radius, friction, slipVelocity = 0.1;
 };
 
 struct Contact {

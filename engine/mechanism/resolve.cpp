@@ -595,6 +595,31 @@ class Resolver {
                                           : "a spatial torque has three components");
           for (const auto& c : f.value) rf.value.push_back(timeFunction(c));
           break;
+        case Force::Type::Tyre:
+          if (dim_ != 3) error(p + ".type", "a tyre needs a spatial (3D) model");
+          rf.point = point(f.point, p + ".point");
+          rf.axis = vector(f.axis, p + ".axis");
+          rf.planePoint = point(f.planePoint, p + ".plane_point");
+          rf.planeNormal = vector(f.planeNormal, p + ".plane_normal");
+          if (rf.point.valid() && rf.axis.valid() && rf.point.body != rf.axis.body)
+            error(p + ".axis", "the wheel's centre and spin axis must be on the same body");
+          if (rf.point.valid() && rf.point.body == 0) error(p + ".point", "the wheel cannot be the ground");
+          if (rf.planePoint.valid() && rf.planeNormal.valid() && rf.planePoint.body != rf.planeNormal.body)
+            error(p + ".plane_normal", "the plane's point and normal must be on the same body");
+          if (rf.point.valid() && rf.planePoint.valid() && rf.point.body == rf.planePoint.body)
+            error(p + ".point", "the wheel and the plane are on the same body");
+          rf.radius = num(f.radius);
+          if (!(rf.radius > 0)) error(p + ".radius", "the tyre radius must be positive (found " + fmt(rf.radius) + ")");
+          rf.stiffness = num(f.stiffness);
+          rf.damping = num(f.damping);
+          rf.friction = num(f.friction);
+          rf.slipVelocity = num(f.slipVelocity);
+          nonNegative(rf.stiffness, p + ".stiffness", "stiffness");
+          nonNegative(rf.damping, p + ".damping", "damping");
+          nonNegative(rf.friction, p + ".friction", "friction coefficient");
+          if (!(rf.slipVelocity > 0))
+            error(p + ".slip_velocity", "the slip velocity that regularises friction must be positive (found " + fmt(rf.slipVelocity) + ")");
+          break;
       }
       r_.forces.push_back(std::move(rf));
     }

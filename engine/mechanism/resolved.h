@@ -85,6 +85,8 @@ struct ResolvedMechanism {
     int body = -1;
     std::vector<TimeFunction> value;  // force (dim) or torque (1 in 2D, 3 in 3D)
     lw::Force::Frame frame = lw::Force::Frame::World;
+    ItemIndex axis, planePoint, planeNormal;  // tyre (point = wheel centre)
+    double radius = 0, friction = 0, slipVelocity = 0.1;
   };
   struct Contact {
     std::string name;

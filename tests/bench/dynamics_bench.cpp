@@ -94,7 +94,7 @@ Mechanism sample(const std::string& name) {
 int main(int argc, char** argv) {
   const std::pair<std::string, double> samples[] = {
       {"five-bar", 1.0}, {"four-bar-free", 1.0}, {"spatial-four-bar", 1.0}, {"spatial-four-bar-swing", 1.0},
-      {"ten-bar-chain", 1.0}, {"rssr", 1.0}, {"grid-1x15", 0.5}};
+      {"ten-bar-chain", 1.0}, {"rssr", 1.0}, {"buggy", 1.0}, {"grid-1x15", 0.5}};
   for (const auto& [name, tEnd] : samples) {
     const Mechanism m = sample(name);
     benchmark::RegisterBenchmark(("MatrixR/trapezoidal/" + name).c_str(), [m, tEnd = tEnd](benchmark::State& s) {

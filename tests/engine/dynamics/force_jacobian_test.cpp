@@ -65,7 +65,8 @@ std::vector<std::pair<std::string, Mechanism>> models() {
           {"four-bar-free", test::withEveryForce(test::sampleMechanism("four-bar-free"))},
           {"spatial-four-bar-swing", test::withEveryForce(test::sampleMechanism("spatial-four-bar-swing"))},
           {"rssr", test::withEveryForce(test::sampleMechanism("rssr"))},
-          {"grid-2x3", test::withEveryForce(generate::grid(2, 3))}};
+          {"grid-2x3", test::withEveryForce(generate::grid(2, 3))},
+          {"buggy", test::sampleMechanism("buggy")}};  // a free body with a subtree; tyres in contact
 }
 
 double relativeError(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {

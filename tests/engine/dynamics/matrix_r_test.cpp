@@ -41,7 +41,7 @@ std::unique_ptr<Loaded> fromText(const std::string& text) {
 }
 
 TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
-  for (const char* name : {"spatial-four-bar-swing", "four-bar-free", "ten-bar-chain"}) {
+  for (const char* name : {"spatial-four-bar-swing", "four-bar-free", "ten-bar-chain", "rssr", "buggy"}) {
     const auto l = sample(name);
     const MatrixRModel m = compileMatrixR(l->resolved);
     MatrixRData d(m);
