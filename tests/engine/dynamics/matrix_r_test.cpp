@@ -224,6 +224,57 @@ TEST(MatrixR, GridPassesTheFlatParallelogramOnItsBranch) {
   }
 }
 
+// seed 004's grids swing through flat-parallelogram (singular) positions at about t = 1.5 s: both
+// formulations must stay on the parallelogram branch (every horizontal bar stays horizontal and
+// 1 m long) with the energy kept; Matrix R switches its independent coordinates there
+void expectGridStaysOnItsBranch(int columns, analysis::Formulation formulation, double E0) {
+  Diagnostics d;
+  const auto res = resolve(generate::grid(columns, 15), d);
+  ASSERT_TRUE(res.has_value());
+  analysis::SimulationSpec spec;
+  spec.formulation = formulation;
+  spec.tEnd = 2.0;
+  spec.dt = 2e-3;
+  const auto r = analysis::runSimulation(*res, spec);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  const bool matrixR = formulation == analysis::Formulation::MatrixR;
+  if (matrixR) {
+    EXPECT_GE(r.dofSwitches, 1);
+  }
+  const std::size_t n = r.columns.size();
+  double worst = 0, energy = 0;
+  int bars = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::string& name = r.columns[c];
+    if (name.rfind("h_", 0) != 0 || name.size() < 7 || name.substr(name.size() - 7) != ".left.y") continue;
+    const std::string bar = name.substr(0, name.size() - 7);
+    const auto at = [&](const std::string& k) { return static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), bar + k) - r.columns.begin()); };
+    const std::size_t ly = c, lz = at(".left.z"), ry = at(".right.y"), rz = at(".right.z");
+    ASSERT_LT(rz, n);
+    ++bars;
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+      const double* row = &r.values[i * n];
+      worst = std::max({worst, std::abs(row[ry] - row[ly] - 1.0), std::abs(row[rz] - row[lz])});
+    }
+  }
+  const std::size_t e = static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), "energy.total") - r.columns.begin());
+  for (std::size_t i = 0; i < r.rows(); ++i) energy = std::max(energy, std::abs(r.values[i * n + e] - E0));
+  EXPECT_EQ(bars, 15 * columns);
+  // the penalty closes loops only to force/α (about 1e-4 m here); a wrong branch would be metres off
+  EXPECT_LT(worst, matrixR ? 1e-6 : 1e-3) << columns << "x15";
+  EXPECT_LT(energy, 0.05) << columns << "x15";
+}
+
+TEST(MatrixR, Grids4x15And7x15PassTheFlatParallelogramOnTheirBranch) {
+  expectGridStaysOnItsBranch(4, analysis::Formulation::MatrixR, -4423.0493008);
+  expectGridStaysOnItsBranch(7, analysis::Formulation::MatrixR, -7375.254);
+}
+
+TEST(Penalty, GridsPassTheFlatParallelogramOnTheirBranch) {
+  expectGridStaysOnItsBranch(1, analysis::Formulation::Penalty, -1470.8433689);
+  expectGridStaysOnItsBranch(4, analysis::Formulation::Penalty, -4423.0493008);
+}
+
 TEST(MatrixR, DivergingSimulationStopsWithTimeAndCause) {
   // a stiff spring with a huge step: the trapezoidal Newton iteration cannot follow
   auto l = fromText(kDoublePendulum);
