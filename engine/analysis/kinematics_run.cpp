@@ -54,6 +54,8 @@ void appendRow(const ResolvedMechanism& m, const kin::NaturalModel& nm, double t
     }
 }
 
+}  // namespace
+
 // Body poses from the natural coordinates: the rotation that carries the body's stored base
 // directions to the current ones, the position from its origin entity.
 void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const Eigen::VectorXd& q,
@@ -100,7 +102,6 @@ void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const 
   }
 }
 
-}  // namespace
 
 KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec& spec, const Progress& progress,
                                const std::atomic<bool>* cancel) {

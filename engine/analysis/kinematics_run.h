@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kinematics/global_solver.h"
+#include "kinematics/natural_model.h"
 
 namespace lw::analysis {
 
@@ -37,6 +38,10 @@ using Progress = std::function<void(double)>;
 
 KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec& spec, const Progress& progress = {},
                                const std::atomic<bool>* cancel = nullptr);
+
+/// Appends the body poses (12 numbers per body: rotation row-major, position) of natural
+/// coordinates q.
+void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const Eigen::VectorXd& q, std::vector<double>& out);
 
 /// CSV with a header row (17 significant digits).
 std::string toCsv(const KinematicsResult& r);

@@ -1,0 +1,305 @@
+#include "mechanism/sketch_edits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <set>
+
+#include <Eigen/Geometry>
+
+namespace lw::sketch {
+namespace {
+
+bool nameTaken(const Mechanism& m, const std::string& name) {
+  for (const auto& b : m.bodies)
+    if (b.name == name) return true;
+  for (const auto& j : m.joints)
+    if (j.name == name) return true;
+  for (const auto& d : m.drivers)
+    if (d.name == name) return true;
+  for (const auto& p : m.ground.points)
+    if (p.name == name) return true;
+  return false;
+}
+
+// the first free name "prefix1", "prefix2", ...
+std::string freshName(const Mechanism& m, const std::string& prefix) {
+  for (int k = 1;; ++k) {
+    const std::string n = prefix + std::to_string(k);
+    if (!nameTaken(m, n)) return n;
+  }
+}
+
+NumberVector literal(const Eigen::Vector2d& v) { return {Number(v.x()), Number(v.y())}; }
+
+std::vector<NamedVector>* pointsOf(Mechanism& m, const std::string& body) {
+  if (body == kGroundName) return &m.ground.points;
+  for (auto& b : m.bodies)
+    if (b.name == body) return &b.points;
+  return nullptr;
+}
+
+// removes the outputs and costs that name a removed point or joint
+void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std::set<std::string>& joints,
+                    const std::set<std::string>& groundPoints) {
+  auto gone = [&](const Ref& r) {
+    return bodies.count(r.body) || (r.body == kGroundName && groundPoints.count(r.item));
+  };
+  std::set<std::string> outputs;
+  std::erase_if(m.outputs, [&](const Output& o) {
+    const bool drop = gone(o.point) || joints.count(o.joint);
+    if (drop) outputs.insert(o.name);
+    return drop;
+  });
+  std::erase_if(m.costs, [&](const Cost& c) {
+    for (const auto& v : c.expression.variables()) {
+      const auto dot = v.find('.');
+      if (outputs.count(dot == std::string::npos ? v : v.substr(0, dot))) return true;
+    }
+    return false;
+  });
+  std::erase_if(m.initialVelocities, [&](const InitialVelocity& v) {
+    return joints.count(v.joint) || gone(v.point) || bodies.count(v.body);
+  });
+  std::erase_if(m.independentCoordinates, [&](const IndependentCoordinate& c) { return joints.count(c.joint) || gone(c.point); });
+  std::set<std::string> springs;
+  std::erase_if(m.forces, [&](const Force& f) {
+    const bool drop = gone(f.points[0]) || gone(f.points[1]) || gone(f.point) || bodies.count(f.body) || joints.count(f.joint) ||
+                      gone(f.axis) || gone(f.planePoint) || gone(f.planeNormal);
+    if (drop) springs.insert(f.name);
+    return drop;
+  });
+  std::erase_if(m.outputs, [&](const Output& o) { return springs.count(o.spring) > 0; });
+  std::erase_if(m.contacts, [&](const Contact& c) { return gone(c.point) || gone(c.planePoint) || gone(c.planeNormal); });
+  std::erase_if(m.drivers, [&](const Driver& d) {
+    return joints.count(d.joint) || gone(d.point) || gone(d.points[0]) || gone(d.points[1]);
+  });
+}
+
+}  // namespace
+
+std::vector<SketchPoint> sketchPoints(const ResolvedMechanism& r) {
+  std::vector<SketchPoint> out;
+  for (std::size_t b = 0; b < r.bodies.size(); ++b) {
+    const auto& body = r.bodies[b];
+    for (std::size_t i = 0; i < body.points.size(); ++i) {
+      const Eigen::Vector3d w = body.position + body.rotation * body.points[i];
+      out.push_back({b == 0 ? std::string(kGroundName) : body.name, body.pointNames[i], w.head<2>()});
+    }
+  }
+  return out;
+}
+
+std::vector<SketchPoint> sketchPoints(const Mechanism& m) {
+  std::vector<SketchPoint> out;
+  auto xy = [](const NumberVector& v, Eigen::Vector2d& p) {
+    if (v.empty()) {
+      p.setZero();
+      return true;
+    }
+    if (v.size() < 2 || !v[0].isLiteral() || !v[1].isLiteral()) return false;
+    p = {v[0].value, v[1].value};
+    return true;
+  };
+  for (const auto& p : m.ground.points) {
+    Eigen::Vector2d at;
+    if (xy(p.value, at)) out.push_back({kGroundName, p.name, at});
+  }
+  for (const auto& b : m.bodies) {
+    Eigen::Vector2d x;
+    if (!xy(b.position, x) || !b.angle.isLiteral()) continue;
+    const Eigen::Rotation2Dd R(b.angle.value);
+    for (const auto& p : b.points) {
+      Eigen::Vector2d local;
+      if (xy(p.value, local)) out.push_back({b.name, p.name, x + R * local});
+    }
+  }
+  return out;
+}
+
+std::optional<SketchPoint> nearestPoint(const std::vector<SketchPoint>& points, const Eigen::Vector2d& at, double radius) {
+  // coincident points (a joint): the first listed wins, so ground points before body points
+  std::optional<SketchPoint> best;
+  double bestDistance = radius;
+  for (const auto& p : points) {
+    const double d = (p.at - at).norm();
+    if (d < bestDistance || (!best && d <= radius)) {
+      bestDistance = d;
+      best = p;
+    }
+  }
+  return best;
+}
+
+Mechanism emptyPlanar(const std::string& name) {
+  Mechanism m;
+  m.name = name;
+  m.dimension = 2;
+  m.gravity = {Number(0.0), Number(-9.81)};
+  return m;
+}
+
+EditResult addGroundPoint(Mechanism& m, const Eigen::Vector2d& at) {
+  EditResult r;
+  if (m.dimension != 2) {
+    r.error = "the sketch draws planar mechanisms only";
+    return r;
+  }
+  const std::string name = freshName(m, "O");
+  m.ground.points.push_back({name, literal(at)});
+  r.ok = true;
+  r.item = name;
+  r.description = "Add ground pivot " + name;
+  return r;
+}
+
+EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b) {
+  EditResult r;
+  if (m.dimension != 2) {
+    r.error = "the sketch draws planar mechanisms only";
+    return r;
+  }
+  const Eigen::Vector2d A = a.point ? a.point->at : a.at, B = b.point ? b.point->at : b.at;
+  const double L = (B - A).norm();
+  if (L < 1e-6) {
+    r.error = "a link needs two distinct ends";
+    return r;
+  }
+  if (a.point && b.point && a.point->body == b.point->body) {
+    r.error = "both ends are on '" + a.point->body + "': the link would be welded to it";
+    return r;
+  }
+  Body link;
+  link.name = freshName(m, "link");
+  link.position = literal(A);
+  link.angle = std::atan2(B.y() - A.y(), B.x() - A.x());
+  const double massPerLength = 1.0;  // kg/m: a uniform bar, editable afterwards
+  link.mass = massPerLength * L;
+  link.com = {Number(L / 2), Number(0.0)};
+  link.inertia.form = Inertia::Form::Scalar;
+  link.inertia.values = {Number(massPerLength * L * L * L / 12)};
+  link.points = {{"P1", {Number(0.0), Number(0.0)}}, {"P2", {Number(L), Number(0.0)}}};
+  m.bodies.push_back(link);
+  auto pin = [&](const LinkEnd& end, const char* point) {
+    if (!end.point) return;
+    Joint j;
+    j.name = freshName(m, "J");
+    j.type = JointType::Pin;
+    j.points[0] = {end.point->body, end.point->point};
+    j.points[1] = {link.name, point};
+    m.joints.push_back(j);
+  };
+  pin(a, "P1");
+  pin(b, "P2");
+  r.ok = true;
+  r.item = link.name;
+  r.description = "Add link " + link.name;
+  return r;
+}
+
+EditResult addCrankDriver(Mechanism& m, const std::string& body) {
+  EditResult r;
+  const Joint* pin = nullptr;
+  for (const auto& j : m.joints)
+    if ((j.type == JointType::Pin || j.type == JointType::Revolute) &&
+        ((j.points[0].body == body && j.points[1].body == kGroundName) || (j.points[1].body == body && j.points[0].body == kGroundName)))
+      pin = &j;
+  if (!pin) {
+    r.error = "'" + body + "' has no pin to the ground: only a link pinned to the ground can be a crank";
+    return r;
+  }
+  for (const auto& d : m.drivers)
+    if (d.type == Driver::Type::Joint && d.joint == pin->name) {
+      r.error = "joint '" + pin->name + "' is already driven by '" + d.name + "'";
+      return r;
+    }
+  Driver d;
+  d.name = freshName(m, "motor");
+  d.type = Driver::Type::Joint;
+  d.joint = pin->name;
+  d.function = Number::expr("2*pi*t");
+  m.drivers.push_back(d);
+  r.ok = true;
+  r.item = d.name;
+  r.description = "Drive " + body + " (" + d.name + ")";
+  return r;
+}
+
+EditResult movePoint(Mechanism& m, const ResolvedMechanism& res, const SketchPoint& p, const Eigen::Vector2d& to) {
+  EditResult r;
+  // the points that coincide with p through joints (their locations move together)
+  std::set<std::pair<std::string, std::string>> moving{{p.body, p.point}};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& j : m.joints)
+      for (int s = 0; s < 2; ++s)
+        if (moving.count({j.points[s].body, j.points[s].item}) && !moving.count({j.points[1 - s].body, j.points[1 - s].item})) {
+          moving.insert({j.points[1 - s].body, j.points[1 - s].item});
+          grew = true;
+        }
+  }
+  for (const auto& [body, point] : moving) {
+    auto* points = pointsOf(m, body);
+    if (!points) continue;
+    for (auto& nv : *points) {
+      if (nv.name != point) continue;
+      Eigen::Vector2d local = to;
+      if (body != kGroundName) {
+        // body frame at the stored configuration: p = Rᵀ (w − x)
+        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& b) { return b.name == body; });
+        if (it == res.bodies.end()) continue;
+        const Eigen::Vector3d w(to.x(), to.y(), 0);
+        local = (it->rotation.transpose() * (w - it->position)).head<2>();
+      }
+      nv.value = literal(local);
+    }
+  }
+  r.ok = true;
+  r.item = p.body + "." + p.point;
+  r.description = "Move " + r.item;
+  return r;
+}
+
+EditResult deleteBody(Mechanism& m, const std::string& body) {
+  EditResult r;
+  const auto it = std::find_if(m.bodies.begin(), m.bodies.end(), [&](const Body& b) { return b.name == body; });
+  if (it == m.bodies.end()) {
+    r.error = "no body '" + body + "'";
+    return r;
+  }
+  m.bodies.erase(it);
+  std::set<std::string> joints;
+  std::erase_if(m.joints, [&](const Joint& j) {
+    const bool drop = j.points[0].body == body || j.points[1].body == body;
+    if (drop) joints.insert(j.name);
+    return drop;
+  });
+  dropDependents(m, {body}, joints, {});
+  r.ok = true;
+  r.item = body;
+  r.description = "Delete " + body;
+  return r;
+}
+
+EditResult deleteGroundPoint(Mechanism& m, const std::string& point) {
+  EditResult r;
+  const auto it = std::find_if(m.ground.points.begin(), m.ground.points.end(), [&](const NamedVector& p) { return p.name == point; });
+  if (it == m.ground.points.end()) {
+    r.error = "no ground point '" + point + "'";
+    return r;
+  }
+  m.ground.points.erase(it);
+  std::set<std::string> joints;
+  std::erase_if(m.joints, [&](const Joint& j) {
+    const bool drop = (j.points[0].body == kGroundName && j.points[0].item == point) || (j.points[1].body == kGroundName && j.points[1].item == point);
+    if (drop) joints.insert(j.name);
+    return drop;
+  });
+  dropDependents(m, {}, joints, {point});
+  r.ok = true;
+  r.item = point;
+  r.description = "Delete ground pivot " + point;
+  return r;
+}
+
+}  // namespace lw::sketch

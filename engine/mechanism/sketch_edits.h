@@ -1,0 +1,67 @@
+// Edits of a planar mechanism as the sketch view makes them (issue 5): ground pivots, links between
+// points, crank drivers, moving and deleting. Each is a function Mechanism → Mechanism (the GUI
+// pushes the before/after pair on its undo stack) and reports why it cannot be done. Geometry is
+// read at the stored configuration of the resolved mechanism and written as literal numbers.
+#pragma once
+
+#include <Eigen/Core>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mechanism/mechanism.h"
+#include "mechanism/resolved.h"
+
+namespace lw::sketch {
+
+/// A named point of a body (body "ground" for the ground) at its world position.
+struct SketchPoint {
+  std::string body, point;
+  Eigen::Vector2d at = Eigen::Vector2d::Zero();
+  bool ground() const { return body == kGroundName; }
+};
+
+/// Every named point of a planar mechanism, at the stored configuration.
+std::vector<SketchPoint> sketchPoints(const ResolvedMechanism& r);
+/// The same for a sketch that does not resolve yet (only ground points, say): literal numbers only.
+std::vector<SketchPoint> sketchPoints(const Mechanism& m);
+
+/// The point nearest to `at` within `radius`, if any (of coincident points, the first listed).
+std::optional<SketchPoint> nearestPoint(const std::vector<SketchPoint>& points, const Eigen::Vector2d& at, double radius);
+
+/// A link end: an existing point (it gets a pin joint to the new link) or a free position.
+struct LinkEnd {
+  std::optional<SketchPoint> point;
+  Eigen::Vector2d at = Eigen::Vector2d::Zero();
+};
+
+struct EditResult {
+  bool ok = false;
+  std::string error;        // why not
+  std::string description;  // for the undo stack: "Add link link_3"
+  std::string item;         // the item made (body, point or driver name)
+};
+
+/// A new empty planar mechanism (gravity −9.81 along y).
+Mechanism emptyPlanar(const std::string& name);
+
+/// Adds a ground point (a pivot for links drawn from it).
+EditResult addGroundPoint(Mechanism& m, const Eigen::Vector2d& at);
+
+/// Adds a straight link from a to b (1 kg/m, uniform bar) with pin joints at the ends that are
+/// existing points. A free end that lands on nothing stays free.
+EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b);
+
+/// Drives the pin between `body` and the ground at one turn per second.
+EditResult addCrankDriver(Mechanism& m, const std::string& body);
+
+/// Moves a point of the stored configuration: the ground point itself, or every body point joined
+/// to it (the links change length). `r` is `m` resolved.
+EditResult movePoint(Mechanism& m, const ResolvedMechanism& r, const SketchPoint& p, const Eigen::Vector2d& to);
+
+/// Deletes a body with its joints and everything that refers to them (drivers, forces, outputs...).
+EditResult deleteBody(Mechanism& m, const std::string& body);
+/// Deletes a ground point and the joints, drivers and forces on it.
+EditResult deleteGroundPoint(Mechanism& m, const std::string& point);
+
+}  // namespace lw::sketch

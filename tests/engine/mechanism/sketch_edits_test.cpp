@@ -1,0 +1,115 @@
+// Sketch edits (issue 5): a four-bar drawn from scratch has 1 DOF with its crank driven and
+// decomposes into {crank}{RRR dyad}; dragging the crank solves like the global solver; moving a
+// point changes the links; deleting cleans up everything that referred to the item.
+#include "mechanism/sketch_edits.h"
+
+#include <gtest/gtest.h>
+
+#include <numbers>
+
+#include "analysis/crank_drag.h"
+#include "analysis/kinematics_run.h"
+#include "kinematics/global_solver.h"
+#include "topology/mobility.h"
+#include "topology/structural_groups.h"
+
+namespace lw::sketch {
+namespace {
+
+// ground pivots A (0, 0), D (4, 0); crank A–B, coupler B–C, rocker C–D
+Mechanism drawFourBar() {
+  Mechanism m = emptyPlanar("drawn");
+  EXPECT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  EXPECT_TRUE(addGroundPoint(m, {4, 0}).ok);
+  auto points = [&] { return sketchPoints(m); };
+  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(points(), p, 1e-6); };
+  EXPECT_TRUE(addLink(m, {at({0, 0}), {0, 0}}, {std::nullopt, {0.5, 0.8660254037844386}}).ok);
+  EXPECT_TRUE(addLink(m, {at({0.5, 0.8660254037844386}), {}}, {std::nullopt, {3.5, 2.0}}).ok);
+  EXPECT_TRUE(addLink(m, {at({3.5, 2.0}), {}}, {at({4, 0}), {}}).ok);
+  EXPECT_TRUE(addCrankDriver(m, "link1").ok);
+  return m;
+}
+
+TEST(SketchEdits, AFourBarDrawnFromScratchHasOneDofAndTwoGroups) {
+  const Mechanism m = drawFourBar();
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r.has_value()) << (d.empty() ? "" : d[0].format());
+  EXPECT_EQ(r->joints.size(), 4u);
+  const auto mob = topology::grueblerKutzbach(*r);
+  EXPECT_EQ(mob.grueblerKutzbach, 1);
+  const kin::NaturalModel nm = kin::compileNaturalModel(*r);
+  const auto groups = topology::decompose(nm);
+  ASSERT_TRUE(groups.ok) << groups.error;
+  EXPECT_EQ(topology::describe(groups, *r), "{link1} {link2, link3}");
+  EXPECT_EQ(groups.groups[0].name, "crank");
+  EXPECT_EQ(groups.groups[1].name, "RRR dyad");
+}
+
+TEST(SketchEdits, DraggingTheCrankSolvesLikeTheGlobalSolver) {
+  const Mechanism m = drawFourBar();
+  std::string why;
+  auto drag = analysis::CrankDrag::create(m, &why);
+  ASSERT_TRUE(drag) << why;
+  // the same mechanism driven at "t" = angle, solved globally at the same angle
+  Mechanism g = m;
+  g.drivers[0].function = Number::expr("t");
+  Diagnostics d;
+  const auto r = resolve(g, d);
+  const kin::NaturalModel nm = kin::compileNaturalModel(*r);
+  kin::GlobalData global(nm);
+  ASSERT_TRUE(kin::assemble(nm, global, 0).ok());
+  for (double angle : {0.3, 1.0, 2.5, 4.0, 6.0}) {
+    ASSERT_TRUE(drag->solve(angle).ok()) << angle;
+    for (double t = global.t; t < angle - 1e-12;) {  // the global solver walks there too (branch)
+      t = std::min(angle, t + 0.05);
+      ASSERT_TRUE(kin::solveStep(nm, global, t).ok());
+    }
+    std::vector<double> poses;
+    analysis::appendPoses(*r, nm, global.q, poses);
+    ASSERT_EQ(poses.size(), drag->poses().size());
+    for (std::size_t i = 0; i < poses.size(); ++i) EXPECT_NEAR(drag->poses()[i], poses[i], 1e-9) << angle;
+  }
+  // the crank link turns by the angle: B = A + R(60° + angle)·(1, 0)
+  const double* crank = &drag->poses()[12];
+  EXPECT_NEAR(crank[0], std::cos(std::numbers::pi / 3 + 6.0), 1e-9);
+}
+
+TEST(SketchEdits, CouplerCurvesCoverAFullTurnOfAGrashofCrank) {
+  Mechanism m = drawFourBar();
+  // a coupler point on link2
+  m.bodies[1].points.push_back({"P", {Number(1.0), Number(1.0)}});
+  auto drag = analysis::CrankDrag::create(m, nullptr);
+  ASSERT_TRUE(drag);
+  const auto curves = drag->couplerCurves(90);
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].size(), 91u);
+  EXPECT_LT((curves[0].front() - curves[0].back()).norm(), 1e-9);  // a closed curve
+}
+
+TEST(SketchEdits, MovingAPivotStretchesTheLinksAndDeletingCleansUp) {
+  Mechanism m = drawFourBar();
+  Diagnostics d;
+  auto r = resolve(m, d);
+  const auto pivot = nearestPoint(sketchPoints(*r), {4, 0}, 1e-6);
+  ASSERT_TRUE(pivot && pivot->ground());
+  ASSERT_TRUE(movePoint(m, *r, *pivot, {5, 0}).ok);
+  r = resolve(m, d);
+  ASSERT_TRUE(r.has_value());
+  // the rocker's point that was at D moved with it
+  bool found = false;
+  for (const auto& p : sketchPoints(*r))
+    if (p.body == "link3" && (p.at - Eigen::Vector2d(5, 0)).norm() < 1e-12) found = true;
+  EXPECT_TRUE(found);
+  // deleting the crank removes its joint and the driver on it
+  ASSERT_TRUE(deleteBody(m, "link1").ok);
+  EXPECT_TRUE(m.drivers.empty());
+  EXPECT_EQ(m.joints.size(), 2u);
+  Diagnostics after;
+  EXPECT_TRUE(resolve(m, after).has_value()) << (after.empty() ? "" : after[0].format());
+  EXPECT_FALSE(addCrankDriver(m, "link2").ok);  // no pin to the ground any more
+  EXPECT_FALSE(addLink(m, {std::nullopt, {1, 1}}, {std::nullopt, {1, 1}}).ok);
+}
+
+}  // namespace
+}  // namespace lw::sketch
