@@ -15,6 +15,9 @@
 #include <QStandardPaths>
 #include <QTime>
 #include <QTimer>
+#include <QActionGroup>
+#include <QTabWidget>
+#include <QToolBar>
 #include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -29,6 +32,7 @@
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
 #include "scene/scene_view.h"
+#include "sketch/sketch_view.h"
 #include "kinematics/natural_model.h"
 #include "topology/mobility.h"
 #include "topology/structural_groups.h"
@@ -37,7 +41,7 @@ namespace lw::app {
 namespace {
 constexpr int kMaxRecent = 8;
 // bumped when the docks change: a window state saved with other docks is not restored
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;  // 3: the sketch toolbar
 
 // The structural groups of a mechanism for the Structure panel.
 widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) {
@@ -73,6 +77,19 @@ class SetParameterCommand : public QUndoCommand {
   double before_, after_;
 };
 
+// any structural edit (the sketch, later the property editor): the whole mechanism before and after
+class ReplaceMechanismCommand : public QUndoCommand {
+ public:
+  ReplaceMechanismCommand(MainWindow* w, Mechanism before, Mechanism after, const QString& text)
+      : QUndoCommand(text), w_(w), before_(std::move(before)), after_(std::move(after)) {}
+  void redo() override { w_->replaceMechanism(after_); }
+  void undo() override { w_->replaceMechanism(before_); }
+
+ private:
+  MainWindow* w_;
+  Mechanism before_, after_;
+};
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -85,8 +102,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* centralLayout = new QVBoxLayout(central);
   centralLayout->setContentsMargins(0, 0, 0, 0);
   centralLayout->setSpacing(0);
-  centralLayout->addWidget(scene_, 1);
+  views_ = new QTabWidget(central);
+  views_->setObjectName("Views");
+  views_->setDocumentMode(true);
+  views_->setTabPosition(QTabWidget::South);
+  sketch_ = new widgets::SketchView(views_);
+  sketch_->setObjectName("SketchView");
+  views_->addTab(scene_, tr("3D view"));
+  views_->addTab(sketch_, tr("Sketch"));
+  views_->setTabToolTip(0, tr("The mechanism in 3D: play back analyses here (Ctrl+1)"));
+  views_->setTabToolTip(1, tr("Draw and edit planar linkages; drag them to see them move (Ctrl+2)"));
+  centralLayout->addWidget(views_, 1);
   centralLayout->addWidget(playback_);
+  connect(sketch_, &widgets::SketchView::edited, this, &MainWindow::applyEdit);
+  connect(sketch_, &widgets::SketchView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
   setCentralWidget(central);
   connect(playback_, &widgets::PlaybackBar::rowChanged, this, &MainWindow::showResultRow);
   connect(playback_, &widgets::PlaybackBar::showPathsChanged, this, [this] { showResultRow(playback_->currentRow()); });
@@ -171,6 +200,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   edit->addAction(undoAction);
   edit->addAction(redoAction);
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  QAction* show3d = view->addAction(tr("&3D View"), this, [this] { views_->setCurrentWidget(scene_); });
+  show3d->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
+  QAction* showSketch = view->addAction(tr("&Sketch"), this, [this] { views_->setCurrentWidget(sketch_); });
+  showSketch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_2));
+  view->addSeparator();
   view->addAction(treeDock->toggleViewAction());
   view->addAction(structureDock->toggleViewAction());
   view->addAction(parametersDock->toggleViewAction());
@@ -197,6 +231,46 @@ QString MainWindow::samplesDir() {
 }
 
 void MainWindow::createActions() {
+  // the sketch tools: one checked at a time; choosing one shows the sketch
+  QToolBar* tools = addToolBar(tr("Sketch tools"));
+  tools->setObjectName("SketchToolBar");
+  tools->setIconSize(QSize(28, 28));
+  auto* toolGroup = new QActionGroup(this);
+  struct ToolEntry {
+    widgets::SketchView::Tool tool;
+    const char* name;
+    const char* text;
+    Qt::Key key;
+    const char* tip;
+  };
+  const ToolEntry entries[] = {
+      {widgets::SketchView::Tool::Select, "Select", "Select and drag", Qt::Key_S, "Drag points to change the geometry, drag the driven link to move the mechanism"},
+      {widgets::SketchView::Tool::GroundPivot, "GroundPivot", "Ground pivot", Qt::Key_P, "Place a fixed pivot on the ground"},
+      {widgets::SketchView::Tool::Link, "Link", "Link", Qt::Key_L, "Draw a link between two points; ends on existing points are pinned"},
+      {widgets::SketchView::Tool::Point, "Point", "Coupler point", Qt::Key_C, "Add a point on a link (its path is traced)"},
+      {widgets::SketchView::Tool::Driver, "Driver", "Driver", Qt::Key_D, "Drive a grounded link: it becomes the crank, one turn per second"},
+      {widgets::SketchView::Tool::Delete, "Delete", "Delete", Qt::Key_X, "Delete a link or a ground pivot (and what depends on it)"}};
+  for (const auto& e : entries) {
+    QAction* t = tools->addAction(widgets::sketchToolIcon(e.tool), tr(e.text));
+    t->setObjectName(QString("Tool") + e.name);
+    t->setCheckable(true);
+    t->setShortcut(QKeySequence(e.key));
+    t->setToolTip(tr("%1 (%2)").arg(tr(e.text), QKeySequence(e.key).toString()));
+    t->setStatusTip(tr(e.tip));
+    toolGroup->addAction(t);
+    t->setChecked(e.tool == widgets::SketchView::Tool::Select);
+    const auto tool = e.tool;
+    connect(t, &QAction::triggered, this, [this, tool] {
+      views_->setCurrentWidget(sketch_);
+      sketch_->setTool(tool);
+    });
+  }
+  tools->addSeparator();
+  QAction* fitSketch = tools->addAction(tr("Fit"), this, [this] { sketch_->fit(); });
+  fitSketch->setObjectName("SketchFit");
+  fitSketch->setShortcut(QKeySequence(Qt::Key_F));
+  fitSketch->setToolTip(tr("Fit the sketch in the view (F)"));
+
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* a = file->addAction(tr("&New"), this, &MainWindow::newDocument);
   a->setShortcut(QKeySequence::New);
@@ -236,6 +310,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   plots_->setResults(nullptr);
   showMechanism();
   scene_->resetCamera();
+  sketch_->fit();
 }
 
 void MainWindow::showMechanism() {
@@ -248,10 +323,11 @@ void MainWindow::showMechanism() {
   auto resolved = resolve(*mechanism_, d);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
   analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt);
-  if (!resolved_) {  // an empty new document
+  sketch_->setMechanism(*mechanism_, resolved_);
+  if (!resolved_) {  // an empty new document, or a sketch that is not a mechanism yet
     scene_->clear();
     structure_->setDiagram({});
-    statusBar()->showMessage(tr("Empty mechanism"));
+    statusBar()->showMessage(sketch_->summary());
     return;
   }
   scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
@@ -336,11 +412,22 @@ void MainWindow::applyParameter(int index, double value) {
 
 void MainWindow::newDocument() {
   if (!maybeSave()) return;
-  auto m = std::make_unique<Mechanism>();
-  m->name = "Untitled";
-  m->dimension = 2;
-  m->gravity = {0.0, -9.81};
-  setDocument(std::move(m), {});
+  setDocument(std::make_unique<Mechanism>(sketch::emptyPlanar("Untitled")), {});
+  views_->setCurrentWidget(sketch_);  // a new mechanism is drawn
+}
+
+void MainWindow::applyEdit(const Mechanism& after, const QString& description) {
+  undo_->push(new ReplaceMechanismCommand(this, *mechanism_, after, description));
+  log(description);
+}
+
+void MainWindow::replaceMechanism(const Mechanism& m) {
+  *mechanism_ = m;
+  // results of the old mechanism no longer describe this one
+  paths_.reset();
+  playback_->setResults(nullptr);
+  plots_->setResults(nullptr);
+  showMechanism();
 }
 
 bool MainWindow::openFile(const QString& path, bool interactive) {

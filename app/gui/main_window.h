@@ -11,6 +11,7 @@
 class QAction;
 class QMenu;
 class QPlainTextEdit;
+class QTabWidget;
 class QTimer;
 class QUndoStack;
 
@@ -31,6 +32,7 @@ class PlotPanel;
 class StructurePanel;
 struct RunResults;
 class SceneView;
+class SketchView;
 }  // namespace lw::widgets
 
 namespace lw::app {
@@ -49,6 +51,9 @@ class MainWindow : public QMainWindow {
   const Mechanism* mechanism() const { return mechanism_.get(); }
   QString currentFile() const { return path_; }
   widgets::SceneView* sceneView() const { return scene_; }
+  widgets::SketchView* sketchView() const { return sketch_; }
+  /// The central tabs: the 3D view and the sketch.
+  QTabWidget* views() const { return views_; }
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::PlaybackBar* playbackBar() const { return playback_; }
   widgets::PlotPanel* plotPanel() const { return plots_; }
@@ -57,6 +62,10 @@ class MainWindow : public QMainWindow {
   QUndoStack* undoStack() const { return undo_; }
   /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
   void applyParameter(int index, double value);
+  /// Replaces the whole mechanism (no undo entry): re-resolves and redraws. Used by the undo commands.
+  void replaceMechanism(const Mechanism& m);
+  /// An edit from the sketch (or another editor): pushed on the undo stack.
+  void applyEdit(const Mechanism& after, const QString& description);
   /// Folder of the shipped samples.
   static QString samplesDir();
 
@@ -108,6 +117,8 @@ class MainWindow : public QMainWindow {
   double velocityScale_ = 0;  // arrow length per unit speed for the shown run
   QString path_;
   widgets::SceneView* scene_ = nullptr;
+  widgets::SketchView* sketch_ = nullptr;
+  QTabWidget* views_ = nullptr;
   widgets::ModelTree* tree_ = nullptr;
   widgets::AnalysisPanel* analysis_ = nullptr;
   widgets::PlaybackBar* playback_ = nullptr;

@@ -197,6 +197,27 @@ EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b) {
   return r;
 }
 
+EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& res, const std::string& body, const Eigen::Vector2d& at) {
+  EditResult r;
+  auto* points = pointsOf(m, body);
+  const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& b) { return b.name == body; });
+  if (!points || body == kGroundName || it == res.bodies.end()) {
+    r.error = "no link '" + body + "' here";
+    return r;
+  }
+  std::string name;
+  for (int k = 1;; ++k) {
+    name = "C" + std::to_string(k);
+    if (std::none_of(points->begin(), points->end(), [&](const NamedVector& p) { return p.name == name; })) break;
+  }
+  const Eigen::Vector3d w(at.x(), at.y(), 0);
+  points->push_back({name, literal((it->rotation.transpose() * (w - it->position)).head<2>())});
+  r.ok = true;
+  r.item = body + "." + name;
+  r.description = "Add point " + r.item;
+  return r;
+}
+
 EditResult addCrankDriver(Mechanism& m, const std::string& body) {
   EditResult r;
   const Joint* pin = nullptr;

@@ -52,6 +52,10 @@ EditResult addGroundPoint(Mechanism& m, const Eigen::Vector2d& at);
 /// existing points. A free end that lands on nothing stays free.
 EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b);
 
+/// Adds a named point ("C1", ...) to a link at world position `at`: a coupler point, or a place to
+/// pin another link. `r` is `m` resolved.
+EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const Eigen::Vector2d& at);
+
 /// Drives the pin between `body` and the ground at one turn per second.
 EditResult addCrankDriver(Mechanism& m, const std::string& body);
 

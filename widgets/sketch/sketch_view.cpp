@@ -1,0 +1,592 @@
+#include "sketch/sketch_view.h"
+
+#include <QGraphicsEllipseItem>
+#include <QGraphicsPathItem>
+#include <QGraphicsPolygonItem>
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QResizeEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <cmath>
+#include <numbers>
+
+#include "analysis/crank_drag.h"
+#include "kinematics/natural_model.h"
+#include "topology/mobility.h"
+#include "topology/structural_groups.h"
+
+namespace lw::widgets {
+namespace {
+
+// group colours (colour-blind friendly); problems in red
+const QColor kGroupColours[] = {QColor("#0072b2"), QColor("#e69f00"), QColor("#009e73"), QColor("#cc79a7"),
+                                QColor("#56b4e9"), QColor("#d55e00"), QColor("#7f7f7f"), QColor("#f0e442")};
+const QColor kProblem("#d62728");
+constexpr double kSnapPixels = 10;
+
+QColor groupColour(int g) { return g < 0 ? QColor("#505050") : kGroupColours[g % 8]; }
+
+// stored-configuration poses of a resolved mechanism (12 per body)
+std::vector<double> storedPoses(const ResolvedMechanism& r) {
+  std::vector<double> out;
+  for (const auto& b : r.bodies) {
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) out.push_back(b.rotation(i, k));
+    for (int i = 0; i < 3; ++i) out.push_back(b.position[i]);
+  }
+  return out;
+}
+
+Eigen::Vector2d worldPoint(const std::vector<double>& poses, int body, const Eigen::Vector3d& local) {
+  const double* p = &poses[static_cast<std::size_t>(body) * 12];
+  return {p[9] + p[0] * local.x() + p[1] * local.y() + p[2] * local.z(), p[10] + p[3] * local.x() + p[4] * local.y() + p[5] * local.z()};
+}
+
+}  // namespace
+
+SketchView::SketchView(QWidget* parent) : QGraphicsView(parent) {
+  setScene(new QGraphicsScene(this));
+  scene()->setSceneRect(-1e4, -1e4, 2e4, 2e4);
+  setRenderHint(QPainter::Antialiasing);
+  setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setMouseTracking(true);
+  setBackgroundBrush(QColor("#fbfbf8"));
+  scale(60, 60);  // pixels per metre until the first fit
+}
+
+SketchView::~SketchView() = default;
+
+QIcon sketchToolIcon(SketchView::Tool t) {
+  QPixmap pm(32, 32);
+  pm.fill(Qt::transparent);
+  QPainter p(&pm);
+  p.setRenderHint(QPainter::Antialiasing);
+  const QPen ink(QColor("#303030"), 2);
+  auto pivot = [&](QPointF at) {
+    p.setPen(ink);
+    p.setBrush(QBrush(QColor("#909090"), Qt::BDiagPattern));
+    p.drawPolygon(QPolygonF({at, at + QPointF(-7, 11), at + QPointF(7, 11)}));
+  };
+  auto joint = [&](QPointF at) {
+    p.setPen(QPen(QColor("#202020"), 2));
+    p.setBrush(Qt::white);
+    p.drawEllipse(at, 4, 4);
+  };
+  auto link = [&](QPointF a, QPointF b, QColor c = QColor("#0072b2")) {
+    p.setPen(QPen(c, 5, Qt::SolidLine, Qt::RoundCap));
+    p.drawLine(a, b);
+  };
+  switch (t) {
+    case SketchView::Tool::Select:
+      p.setPen(ink);
+      p.setBrush(Qt::white);
+      p.drawPolygon(QPolygonF({QPointF(9, 4), QPointF(9, 26), QPointF(15, 20), QPointF(19, 28), QPointF(23, 26), QPointF(19, 18), QPointF(26, 18)}));
+      break;
+    case SketchView::Tool::GroundPivot:
+      pivot({16, 12});
+      joint({16, 12});
+      break;
+    case SketchView::Tool::Link:
+      link({6, 24}, {26, 8});
+      joint({6, 24});
+      joint({26, 8});
+      break;
+    case SketchView::Tool::Point:
+      link({4, 22}, {28, 22});
+      p.setPen(QPen(QColor("#9467bd"), 1.5, Qt::DashLine));
+      p.setBrush(Qt::NoBrush);
+      p.drawEllipse(QPointF(16, 11), 8, 5);
+      p.setPen(QPen(QColor("#202020"), 1.5));
+      p.setBrush(QColor("#56b4e9"));
+      p.drawEllipse(QPointF(16, 16), 3.5, 3.5);
+      break;
+    case SketchView::Tool::Driver:
+      pivot({12, 18});
+      link({12, 18}, {26, 8});
+      p.setPen(QPen(QColor("#d62728"), 2.5));
+      p.setBrush(Qt::NoBrush);
+      p.drawArc(QRectF(3, 9, 18, 18), 30 * 16, 240 * 16);
+      joint({12, 18});
+      break;
+    case SketchView::Tool::Delete:
+      link({6, 24}, {26, 8}, QColor("#7f7f7f"));
+      p.setPen(QPen(QColor("#d62728"), 3.5, Qt::SolidLine, Qt::RoundCap));
+      p.drawLine(QPointF(8, 8), QPointF(24, 24));
+      p.drawLine(QPointF(24, 8), QPointF(8, 24));
+      break;
+  }
+  return QIcon(pm);
+}
+
+void SketchView::setMechanism(const Mechanism& m, std::shared_ptr<const ResolvedMechanism> resolved) {
+  if (m.dimension != 2) {  // the sketch edits planar linkages; spatial ones live in the 3D view
+    m_ = m;
+    resolved_.reset();
+    drag_.reset();
+    poses_.clear();
+    curves_.clear();
+    groupOfBody_.clear();
+    groupNames_.clear();
+    problemBodies_.clear();
+    problem_ = false;
+    summary_ = tr("A spatial mechanism: the sketch draws planar ones (use the 3D view and the model tree)");
+    scene()->clear();
+    viewport()->update();
+    return;
+  }
+  m_ = m;
+  resolved_ = std::move(resolved);
+  drag_.reset();
+  turning_ = false;
+  poses_ = resolved_ ? storedPoses(*resolved_) : std::vector<double>{};
+  analyse();
+  updateCurves();
+  rebuild();
+}
+
+void SketchView::setTool(Tool t) {
+  tool_ = t;
+  linkStart_.reset();
+  linkStartAt_.reset();
+  rubberEnd_.reset();
+  static const char* hints[] = {
+      "Select: drag a point to change the geometry, drag the driven link to move the mechanism",
+      "Ground pivot: click to place a fixed pivot",
+      "Link: click (or press) on the first end, then click (or release) on the second; ends on points get pins",
+      "Point: click on a link to add a coupler point there",
+      "Driver: click a link pinned to the ground to make it the crank (one turn per second)",
+      "Delete: click a link or a ground pivot"};
+  emit message(tr(hints[static_cast<int>(t)]));
+  viewport()->setCursor(t == Tool::Select ? Qt::ArrowCursor : Qt::CrossCursor);
+  viewport()->update();
+}
+
+void SketchView::resizeEvent(QResizeEvent* e) {
+  QGraphicsView::resizeEvent(e);
+  if (fitPending_ && isVisible()) fit();
+}
+
+void SketchView::fit() {
+  fitPending_ = !isVisible() || viewport()->width() < 50;
+  QRectF box;
+  for (const auto& p : currentPoints()) box |= QRectF(toScene(p.at.x(), p.at.y()), QSizeF(1e-9, 1e-9));
+  for (const auto& c : curves_)
+    for (const auto& q : c) box |= QRectF(toScene(q.x(), q.y()), QSizeF(1e-9, 1e-9));
+  if (box.width() < 1 && box.height() < 1) box = QRectF(box.center() - QPointF(2.5, 2.5), QSizeF(5, 5));
+  if (box.isEmpty() || currentPoints().empty()) box = QRectF(-1, -4, 6, 5);
+  fitInView(box.adjusted(-0.15 * box.width() - 0.5, -0.15 * box.height() - 0.5, 0.15 * box.width() + 0.5, 0.15 * box.height() + 0.5),
+            Qt::KeepAspectRatio);
+}
+
+std::vector<sketch::SketchPoint> SketchView::currentPoints() const {
+  if (!resolved_) return sketch::sketchPoints(m_);
+  // the shown configuration (the crank may have been turned)
+  std::vector<sketch::SketchPoint> out;
+  for (std::size_t b = 0; b < resolved_->bodies.size(); ++b) {
+    const auto& body = resolved_->bodies[b];
+    for (std::size_t i = 0; i < body.points.size(); ++i)
+      out.push_back({b == 0 ? std::string(kGroundName) : body.name, body.pointNames[i], worldPoint(poses_, static_cast<int>(b), body.points[i])});
+  }
+  return out;
+}
+
+void SketchView::analyse() {
+  groupOfBody_.assign(resolved_ ? resolved_->bodies.size() : 0, -1);
+  groupNames_.clear();
+  problemBodies_.clear();
+  problem_ = false;
+  if (!resolved_) {
+    summary_ = m_.ground.points.empty() ? tr("Empty sketch: place ground pivots (P), then draw links (L)")
+                                        : tr("Draw links (L) from the ground pivots");
+    if (!m_.bodies.empty()) {
+      Diagnostics d;
+      resolve(m_, d);
+      summary_ = d.empty() ? tr("The sketch is not a mechanism yet") : QString::fromStdString(d.front().format());
+      problem_ = true;
+    }
+    return;
+  }
+  const topology::Mobility mob = topology::grueblerKutzbach(*resolved_);
+  const kin::NaturalModel nm = kin::compileNaturalModel(*resolved_);
+  const topology::Decomposition dec = topology::decompose(nm);
+  for (std::size_t g = 0; g < dec.groups.size(); ++g) {
+    for (int b : dec.groups[g].bodies) groupOfBody_[static_cast<std::size_t>(b)] = static_cast<int>(g);
+    groupNames_.push_back(QString::fromStdString(dec.groups[g].name));
+  }
+  const int free = mob.grueblerKutzbach - mob.drivers;
+  QString head = tr("%1 DOF, %2 driven").arg(mob.grueblerKutzbach).arg(mob.drivers);
+  if (free > 0) {
+    summary_ = head + tr(" — under-constrained: %n free degree(s) of freedom; drive a grounded link (D) or add links", "", free);
+    problem_ = true;
+  } else if (free < 0) {
+    summary_ = head + tr(" — over-constrained by %1: remove a link, a joint or a driver").arg(-free);
+    problem_ = true;
+  } else if (!dec.ok) {
+    summary_ = head + tr(" — %1").arg(QString::fromStdString(dec.error));
+    problem_ = true;
+  } else {
+    QStringList names;
+    for (const auto& n : groupNames_) names << n;
+    summary_ = head + tr(" — ") + names.join(", ");
+  }
+  if (!dec.ok) problemBodies_ = dec.unsolvedBodies;
+}
+
+void SketchView::updateCurves() {
+  curves_.clear();
+  if (!resolved_ || problem_ || m_.drivers.size() != 1) return;
+  drag_ = analysis::CrankDrag::create(m_, nullptr);
+  if (drag_) curves_ = drag_->couplerCurves(180);
+}
+
+void SketchView::rebuild() {
+  QGraphicsScene* s = scene();
+  s->clear();
+  if (!resolved_) {
+    for (const auto& p : sketch::sketchPoints(m_)) {
+      if (!p.ground()) continue;
+      auto* tri = s->addPolygon(QPolygonF({QPointF(0, 0), QPointF(-9, 14), QPointF(9, 14)}), QPen(QColor("#303030"), 1.5), QColor("#d8d8d0"));
+      tri->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      tri->setPos(toScene(p.at.x(), p.at.y()));
+    }
+    return;
+  }
+  const ResolvedMechanism& r = *resolved_;
+  // coupler curves under everything
+  for (const auto& c : curves_) {
+    if (c.size() < 2) continue;
+    QPainterPath path(toScene(c[0].x(), c[0].y()));
+    for (const auto& q : c) path.lineTo(toScene(q.x(), q.y()));
+    QPen pen(QColor("#9467bd"), 1.5, Qt::DashLine);
+    pen.setCosmetic(true);
+    s->addPath(path, pen);
+  }
+  // links
+  for (std::size_t b = 1; b < r.bodies.size(); ++b) {
+    const auto& body = r.bodies[b];
+    const bool bad = std::find(problemBodies_.begin(), problemBodies_.end(), static_cast<int>(b)) != problemBodies_.end();
+    const QColor colour = bad ? kProblem : groupColour(groupOfBody_[b]);
+    QPolygonF outline;
+    for (const auto& p : body.points) {
+      const Eigen::Vector2d w = worldPoint(poses_, static_cast<int>(b), p);
+      outline << toScene(w.x(), w.y());
+    }
+    QPen pen(colour, 7, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin);
+    pen.setCosmetic(true);
+    if (outline.size() >= 3) {
+      QColor fill = colour;
+      fill.setAlpha(60);
+      auto* poly = s->addPolygon(outline, pen, fill);
+      poly->setToolTip(QString::fromStdString(body.name));
+    } else if (outline.size() == 2) {
+      s->addLine(QLineF(outline[0], outline[1]), pen)->setToolTip(QString::fromStdString(body.name));
+    }
+    // points no joint uses: small dots (coupler points)
+    for (std::size_t i = 0; i < body.points.size(); ++i) {
+      const Eigen::Vector2d w = worldPoint(poses_, static_cast<int>(b), body.points[i]);
+      auto* dot = s->addEllipse(-3.5, -3.5, 7, 7, QPen(colour.darker(140), 1), colour.lighter(130));
+      dot->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      dot->setPos(toScene(w.x(), w.y()));
+      dot->setToolTip(QString::fromStdString(body.name + "." + body.pointNames[i]));
+    }
+  }
+  // ground pivots: hatched triangles
+  const auto& ground = r.bodies[0];
+  for (std::size_t i = 0; i < ground.points.size(); ++i) {
+    const Eigen::Vector3d w = ground.points[i];
+    auto* tri = s->addPolygon(QPolygonF({QPointF(0, 0), QPointF(-9, 14), QPointF(9, 14)}), QPen(QColor("#303030"), 1.5), QBrush(QColor("#909090"), Qt::BDiagPattern));
+    tri->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+    tri->setPos(toScene(w.x(), w.y()));
+    tri->setZValue(-1);
+    tri->setToolTip(QString::fromStdString("ground." + ground.pointNames[i]));
+  }
+  // joints: white circles; the driven one with a motor ring
+  for (std::size_t j = 0; j < r.joints.size(); ++j) {
+    const auto& jt = r.joints[j];
+    const ItemIndex p = jt.points[0];
+    const Eigen::Vector2d w = worldPoint(poses_, p.body, r.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
+    bool driven = false;
+    for (const auto& d : r.drivers) driven = driven || d.joint == static_cast<int>(j);
+    if (driven) {
+      auto* ring = s->addEllipse(-11, -11, 22, 22, QPen(QColor("#d62728"), 2.5), Qt::NoBrush);
+      ring->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      ring->setPos(toScene(w.x(), w.y()));
+      ring->setZValue(2);
+    }
+    auto* c = s->addEllipse(-6, -6, 12, 12, QPen(QColor("#202020"), 2), Qt::white);
+    c->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+    c->setPos(toScene(w.x(), w.y()));
+    c->setZValue(3);
+    c->setToolTip(QString::fromStdString(jt.name) + (driven ? tr(" (driven)") : QString()));
+  }
+}
+
+Eigen::Vector2d SketchView::world(const QPoint& viewPos) const {
+  const QPointF s = mapToScene(viewPos);
+  return {s.x(), -s.y()};
+}
+
+Eigen::Vector2d SketchView::snap(const QPoint& viewPos, std::optional<sketch::SketchPoint>* hit) const {
+  const Eigen::Vector2d w = world(viewPos);
+  const double metresPerPixel = 1.0 / std::max(1e-9, transform().m11());
+  const auto near = sketch::nearestPoint(currentPoints(), w, kSnapPixels * metresPerPixel);
+  if (hit) *hit = near;
+  if (near) return near->at;
+  // grid: 0.1 m, coarser when zoomed out (at least 8 px per step)
+  double step = 0.1;
+  while (step / metresPerPixel < 8 - 1e-9) step *= 5;
+  return {std::round(w.x() / step) * step, std::round(w.y() / step) * step};
+}
+
+std::optional<std::string> SketchView::bodyAt(const QPoint& viewPos) const {
+  if (!resolved_) return std::nullopt;
+  const Eigen::Vector2d w = world(viewPos);
+  const double tolerance = 6.0 / std::max(1e-9, transform().m11());
+  std::optional<std::string> best;
+  double bestDistance = tolerance;
+  for (std::size_t b = 1; b < resolved_->bodies.size(); ++b) {
+    const auto& body = resolved_->bodies[b];
+    const std::size_t n = body.points.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const Eigen::Vector2d a = worldPoint(poses_, static_cast<int>(b), body.points[i]);
+      const Eigen::Vector2d c = worldPoint(poses_, static_cast<int>(b), body.points[(i + 1) % n]);
+      const Eigen::Vector2d ac = c - a;
+      const double t = ac.squaredNorm() > 0 ? std::clamp((w - a).dot(ac) / ac.squaredNorm(), 0.0, 1.0) : 0.0;
+      const double d = (a + t * ac - w).norm();
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = body.name;
+      }
+      if (n == 2) break;
+    }
+  }
+  return best;
+}
+
+void SketchView::emitEdit(const Mechanism& after, const sketch::EditResult& r) {
+  if (!r.ok) {
+    emit message(QString::fromStdString(r.error));
+    return;
+  }
+  emit edited(after, QString::fromStdString(r.description));
+}
+
+void SketchView::mousePressEvent(QMouseEvent* e) {
+  if (e->button() == Qt::MiddleButton || (e->button() == Qt::LeftButton && e->modifiers() & Qt::AltModifier)) {
+    panning_ = true;
+    panFrom_ = e->pos();
+    return;
+  }
+  if (e->button() != Qt::LeftButton) return;
+  std::optional<sketch::SketchPoint> hit;
+  const Eigen::Vector2d at = snap(e->pos(), &hit);
+  Mechanism after = m_;
+  switch (tool_) {
+    case Tool::GroundPivot:
+      if (hit && hit->ground()) {
+        emit message(tr("There is already a pivot here"));
+        return;
+      }
+      emitEdit(after, sketch::addGroundPoint(after, at));
+      return;
+    case Tool::Link:
+      if (!linkStartAt_) {
+        linkStart_ = hit;
+        linkStartAt_ = at;
+        rubberEnd_ = at;
+        emit message(tr("Now click (or release) where the link ends"));
+      }
+      return;
+    case Tool::Point:
+      if (const auto b = bodyAt(e->pos()); b && resolved_) emitEdit(after, sketch::addBodyPoint(after, *resolved_, *b, world(e->pos())));
+      else emit message(tr("Click on a link to add a point to it"));
+      return;
+    case Tool::Driver:
+      if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::addCrankDriver(after, *b));
+      else emit message(tr("Click on a link pinned to the ground"));
+      return;
+    case Tool::Delete:
+      if (hit && hit->ground()) emitEdit(after, sketch::deleteGroundPoint(after, hit->point));
+      else if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::deleteBody(after, *b));
+      return;
+    case Tool::Select: {
+      if (hit && resolved_ && !(drag_ && std::abs(drag_->value()) > 1e-12)) {  // geometry edits at the stored configuration
+        moving_ = hit;
+        beforeMove_ = m_;
+        return;
+      }
+      const auto b = bodyAt(e->pos());
+      if (b && drag_) {
+        const auto& jt = drag_->resolved().joints[static_cast<std::size_t>(drag_->joint())];
+        const int crank = jt.points[0].body == 0 ? jt.points[1].body : jt.points[0].body;
+        if (drag_->resolved().bodies[static_cast<std::size_t>(crank)].name == *b) {
+          const ItemIndex pivot = jt.points[0].body == 0 ? jt.points[0] : jt.points[1];
+          const Eigen::Vector3d P = drag_->resolved().bodies[0].points[static_cast<std::size_t>(pivot.index)];
+          const Eigen::Vector2d w = world(e->pos());
+          turning_ = true;
+          lastMouseAngle_ = std::atan2(w.y() - P.y(), w.x() - P.x());
+          turned_ = drag_->value();
+          emit message(tr("Turning %1: the mechanism follows").arg(QString::fromStdString(*b)));
+          return;
+        }
+        emit message(tr("Drag the driven link (%1) to move the mechanism, or a point to change the geometry")
+                         .arg(QString::fromStdString(drag_->resolved().bodies[static_cast<std::size_t>(crank)].name)));
+      } else if (hit && drag_) {
+        emit message(tr("Turn the crank back to its drawn position (or let go) to edit the geometry"));
+      }
+      return;
+    }
+  }
+}
+
+void SketchView::mouseMoveEvent(QMouseEvent* e) {
+  if (panning_) {
+    const QPoint d = e->pos() - panFrom_;
+    panFrom_ = e->pos();
+    translate(d.x() / transform().m11(), d.y() / transform().m22());
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() - d.x());
+    verticalScrollBar()->setValue(verticalScrollBar()->value() - d.y());
+    return;
+  }
+  if (tool_ == Tool::Link && linkStartAt_) {
+    rubberEnd_ = snap(e->pos(), nullptr);
+    viewport()->update();
+    return;
+  }
+  if (moving_) {
+    // live: the geometry changes as the point moves (the coupler curves follow)
+    std::optional<sketch::SketchPoint> ignored;
+    Eigen::Vector2d to = snap(e->pos(), &ignored);
+    if (ignored && ignored->body == moving_->body && ignored->point == moving_->point) to = world(e->pos());
+    Diagnostics d;
+    const auto before = resolve(beforeMove_, d);
+    if (!before) return;
+    Mechanism after = beforeMove_;
+    sketch::movePoint(after, *before, *moving_, to);
+    Diagnostics d2;
+    auto r = resolve(after, d2);
+    if (!r) {
+      emit message(d2.empty() ? tr("Not a valid position") : QString::fromStdString(d2.front().format()));
+      return;
+    }
+    setMechanism(after, std::make_shared<const ResolvedMechanism>(std::move(*r)));
+    return;
+  }
+  if (turning_ && drag_) {
+    const auto& jt = drag_->resolved().joints[static_cast<std::size_t>(drag_->joint())];
+    const ItemIndex pivot = jt.points[0].body == 0 ? jt.points[0] : jt.points[1];
+    const Eigen::Vector3d P = drag_->resolved().bodies[0].points[static_cast<std::size_t>(pivot.index)];
+    const Eigen::Vector2d w = world(e->pos());
+    const double a = std::atan2(w.y() - P.y(), w.x() - P.x());
+    double delta = a - lastMouseAngle_;
+    while (delta > std::numbers::pi) delta -= 2 * std::numbers::pi;
+    while (delta < -std::numbers::pi) delta += 2 * std::numbers::pi;
+    lastMouseAngle_ = a;
+    const double sign = jt.points[0].body == 0 ? 1.0 : -1.0;  // the coordinate of body 2 relative to body 1
+    turned_ += sign * delta;
+    const kin::KinStatus st = drag_->solve(turned_);
+    if (!st.ok()) {
+      turned_ = drag_->value();
+      emit message(tr("The mechanism cannot go further: %1").arg(QString::fromStdString(st.message)));
+    }
+    poses_ = drag_->poses();
+    rebuild();
+    return;
+  }
+}
+
+void SketchView::mouseReleaseEvent(QMouseEvent* e) {
+  if (panning_) {
+    panning_ = false;
+    return;
+  }
+  if (e->button() != Qt::LeftButton) return;
+  if (tool_ == Tool::Link && linkStartAt_) {
+    std::optional<sketch::SketchPoint> hit;
+    const Eigen::Vector2d at = snap(e->pos(), &hit);
+    if ((at - *linkStartAt_).norm() < 1e-9) return;  // a click: wait for the second one
+    Mechanism after = m_;
+    const auto r = sketch::addLink(after, {linkStart_, *linkStartAt_}, {hit, at});
+    linkStart_.reset();
+    linkStartAt_.reset();
+    rubberEnd_.reset();
+    viewport()->update();
+    emitEdit(after, r);
+    return;
+  }
+  if (moving_) {
+    const sketch::SketchPoint p = *moving_;
+    moving_.reset();
+    emit edited(m_, tr("Move %1.%2").arg(QString::fromStdString(p.body), QString::fromStdString(p.point)));
+    return;
+  }
+  turning_ = false;
+}
+
+void SketchView::wheelEvent(QWheelEvent* e) {
+  const double f = std::pow(1.0015, e->angleDelta().y());
+  scale(f, f);
+}
+
+void SketchView::drawBackground(QPainter* p, const QRectF& rect) {
+  QGraphicsView::drawBackground(p, rect);
+  const double pixelsPerMetre = transform().m11();
+  double step = 0.1;
+  while (step * pixelsPerMetre < 8 - 1e-9) step *= 5;
+  for (int level = 0; level < 2; ++level) {
+    const double s = level == 0 ? step : step * 5;
+    QPen pen(level == 0 ? QColor("#ececea") : QColor("#d9d9d4"), 1);
+    pen.setCosmetic(true);
+    p->setPen(pen);
+    for (double x = std::floor(rect.left() / s) * s; x <= rect.right(); x += s) p->drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom()));
+    for (double y = std::floor(rect.top() / s) * s; y <= rect.bottom(); y += s) p->drawLine(QPointF(rect.left(), y), QPointF(rect.right(), y));
+  }
+  QPen axes(QColor("#c0c0ba"), 1.5);
+  axes.setCosmetic(true);
+  p->setPen(axes);
+  p->drawLine(QPointF(rect.left(), 0), QPointF(rect.right(), 0));
+  p->drawLine(QPointF(0, rect.top()), QPointF(0, rect.bottom()));
+}
+
+void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
+  Q_UNUSED(rect);
+  if (rubberEnd_ && linkStartAt_) {
+    QPen pen(QColor("#0072b2"), 3, Qt::DashLine);
+    pen.setCosmetic(true);
+    p->setPen(pen);
+    p->drawLine(toScene(linkStartAt_->x(), linkStartAt_->y()), toScene(rubberEnd_->x(), rubberEnd_->y()));
+  }
+  // banner and group legend in view coordinates
+  p->save();
+  p->resetTransform();
+  QFont f = font();
+  f.setPointSizeF(f.pointSizeF() * 1.05);
+  p->setFont(f);
+  const QFontMetrics fm(f);
+  const QRect banner(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_) + 20), fm.height() + 10);
+  p->setPen(Qt::NoPen);
+  p->setBrush(problem_ ? QColor(214, 39, 40, 230) : QColor(40, 40, 40, 210));
+  p->drawRoundedRect(banner, 5, 5);
+  p->setPen(Qt::white);
+  p->drawText(banner.adjusted(10, 0, -10, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(summary_, Qt::ElideRight, banner.width() - 20));
+  int y = banner.bottom() + 10;
+  for (int g = 0; g < static_cast<int>(groupNames_.size()); ++g) {
+    QStringList bodies;
+    for (std::size_t b = 1; b < groupOfBody_.size(); ++b)
+      if (groupOfBody_[b] == g) bodies << QString::fromStdString(resolved_->bodies[b].name);
+    p->setBrush(groupColour(g));
+    p->setPen(Qt::NoPen);
+    p->drawRoundedRect(QRect(12, y + 3, 22, fm.height() - 6), 3, 3);
+    p->setPen(QColor("#202020"));
+    p->drawText(QPoint(42, y + fm.ascent()), tr("%1. %2: %3").arg(g + 1).arg(groupNames_[static_cast<std::size_t>(g)], bodies.join(", ")));
+    y += fm.height() + 4;
+  }
+  p->restore();
+}
+
+}  // namespace lw::widgets

@@ -1,0 +1,106 @@
+// The sketch view (issue 5): a 2D editor for planar linkages on a Qt Graphics View. Tools place
+// ground pivots, draw links between points (pins where they start or end on existing points), add
+// coupler points on links, drive a grounded link and delete items; the Select tool drags points
+// (the geometry changes, live) or the driven link (the mechanism moves, solved live by the modular
+// kinematics, keeping its assembly branch). Grid and point snapping, zoom (wheel) and pan (middle
+// button). The DOF count and the structural groups are always shown; links are coloured by group,
+// and a sketch that is under- or over-constrained says so, with the bodies concerned in red.
+//
+// The view never changes the document itself: every edit is emitted as the whole mechanism after
+// the edit (the main window checks it and pushes it on the undo stack).
+#pragma once
+
+#include <QGraphicsView>
+#include <QIcon>
+#include <QString>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "mechanism/mechanism.h"
+#include "mechanism/resolved.h"
+#include "mechanism/sketch_edits.h"
+
+namespace lw::analysis {
+class CrankDrag;
+}
+
+namespace lw::widgets {
+
+class SketchView : public QGraphicsView {
+  Q_OBJECT
+ public:
+  enum class Tool { Select, GroundPivot, Link, Point, Driver, Delete };
+
+  explicit SketchView(QWidget* parent = nullptr);
+  ~SketchView() override;
+
+  /// Shows `m` (its resolved form may be null while the sketch does not resolve). The zoom stays
+  /// (call fit() for a new document).
+  void setMechanism(const Mechanism& m, std::shared_ptr<const ResolvedMechanism> resolved);
+  void setTool(Tool t);
+  Tool tool() const { return tool_; }
+
+  /// What the banner says: "1 DOF, 1 driven — crank, RRR dyad" or the problem.
+  QString summary() const { return summary_; }
+  /// Body poses currently shown (12 per body), e.g. after dragging the crank.
+  const std::vector<double>& shownPoses() const { return poses_; }
+  /// Scene position of a world point (metres), for tests driving the mouse.
+  QPointF toScene(double x, double y) const { return {x, -y}; }
+  /// Fits the sketch (or a 10 m square when empty) in the view.
+  void fit();
+
+ signals:
+  /// An edit: the whole mechanism after it, and what it did ("Add link link3").
+  void edited(const lw::Mechanism& after, const QString& description);
+  /// A hint or a refusal for the status bar.
+  void message(const QString& text);
+
+ protected:
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void wheelEvent(QWheelEvent* e) override;
+  void drawBackground(QPainter* p, const QRectF& rect) override;
+  void drawForeground(QPainter* p, const QRectF& rect) override;
+  void resizeEvent(QResizeEvent* e) override;
+
+ private:
+  void rebuild();
+  void analyse();
+  void updateCurves();
+  Eigen::Vector2d world(const QPoint& viewPos) const;
+  /// Snapped position and the point snapped to (within 10 px), if any.
+  Eigen::Vector2d snap(const QPoint& viewPos, std::optional<sketch::SketchPoint>* hit) const;
+  /// The link under the mouse (within 6 px of its outline), if any.
+  std::optional<std::string> bodyAt(const QPoint& viewPos) const;
+  void emitEdit(const Mechanism& after, const sketch::EditResult& r);
+  std::vector<sketch::SketchPoint> currentPoints() const;
+
+  Mechanism m_;
+  std::shared_ptr<const ResolvedMechanism> resolved_;
+  Tool tool_ = Tool::Select;
+  QString summary_;
+  bool problem_ = false;
+  std::vector<int> groupOfBody_;          // resolved body → group (−1: none)
+  std::vector<QString> groupNames_;
+  std::vector<int> problemBodies_;
+  std::vector<double> poses_;             // shown configuration (12 per body)
+  std::vector<std::vector<Eigen::Vector3d>> curves_;
+  std::unique_ptr<analysis::CrankDrag> drag_;
+  // interaction state
+  std::optional<sketch::SketchPoint> linkStart_;
+  std::optional<Eigen::Vector2d> linkStartAt_, rubberEnd_;
+  std::optional<sketch::SketchPoint> moving_;   // point dragged (Select tool)
+  Mechanism beforeMove_;
+  bool turning_ = false;                  // dragging the driven link
+  double turnOffset_ = 0, lastMouseAngle_ = 0, turned_ = 0;
+  bool panning_ = false;
+  QPoint panFrom_;
+  bool fitPending_ = true;  // fit once the view has its size (it may be on a hidden tab)
+};
+
+/// The toolbar icon of a sketch tool (drawn, so it matches the sketch's own symbols).
+QIcon sketchToolIcon(SketchView::Tool t);
+
+}  // namespace lw::widgets
