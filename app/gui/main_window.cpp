@@ -248,6 +248,7 @@ void MainWindow::createActions() {
       {widgets::SketchView::Tool::GroundPivot, "GroundPivot", "Ground pivot", Qt::Key_P, "Place a fixed pivot on the ground"},
       {widgets::SketchView::Tool::Link, "Link", "Link", Qt::Key_L, "Draw a link between two points; ends on existing points are pinned"},
       {widgets::SketchView::Tool::Point, "Point", "Coupler point", Qt::Key_C, "Add a point on a link (its path is traced)"},
+      {widgets::SketchView::Tool::Slider, "Slider", "Slider", Qt::Key_K, "Put a slider block on a link's point, guided along the ground's x axis"},
       {widgets::SketchView::Tool::Driver, "Driver", "Driver", Qt::Key_D, "Drive a grounded link: it becomes the crank, one turn per second"},
       {widgets::SketchView::Tool::Delete, "Delete", "Delete", Qt::Key_X, "Delete a link or a ground pivot (and what depends on it)"}};
   for (const auto& e : entries) {
@@ -554,8 +555,13 @@ QStringList MainWindow::recoverableFiles() {
 bool MainWindow::recover(const QString& autosave) {
   io::LoadResult r = io::loadMechanismFile(autosave.toStdString());
   if (!r.ok()) {
+    // kept for a rescue by hand, but not offered again at every start
+    const QString kept = autosave + ".unrecoverable";
+    QFile::remove(kept);
+    QFile::rename(autosave, kept);
     for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(autosave.toStdString())));
-    log(tr("%1 could not be recovered").arg(autosave));
+    log(tr("%1 could not be recovered; it is kept as %2").arg(autosave, kept));
+    statusBar()->showMessage(tr("The autosave could not be recovered (see Messages)"), 8000);
     return false;
   }
   QFile origin(autosave + ".origin");

@@ -218,6 +218,60 @@ EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& res, const std::s
   return r;
 }
 
+EditResult addSlider(Mechanism& m, const SketchPoint& p) {
+  EditResult r;
+  if (p.ground()) {
+    r.error = "a slider goes on a link's point, not on the ground";
+    return r;
+  }
+  // refused when the point is already held by the ground, directly or through a slider block
+  auto slides = [&](const std::string& body) {
+    return std::any_of(m.joints.begin(), m.joints.end(), [&](const Joint& j) {
+      return j.type == JointType::Slider && ((j.points[0].body == body && j.points[1].body == kGroundName) ||
+                                             (j.points[1].body == body && j.points[0].body == kGroundName));
+    });
+  };
+  for (const auto& j : m.joints)
+    for (int s = 0; s < 2; ++s)
+      if (j.points[s].body == p.body && j.points[s].item == p.point &&
+          (j.points[1 - s].body == kGroundName || slides(j.points[1 - s].body))) {
+        r.error = "'" + p.body + "." + p.point + "' is already held by the ground";
+        return r;
+      }
+  // the guide: a ground point under the block and the ground's x direction
+  const std::string guidePoint = freshName(m, "G");
+  m.ground.points.push_back({guidePoint, literal(p.at)});
+  const bool hasX = std::any_of(m.ground.vectors.begin(), m.ground.vectors.end(), [](const NamedVector& v) { return v.name == "x"; });
+  if (!hasX) m.ground.vectors.push_back({"x", {Number(1.0), Number(0.0)}});
+  Body block;
+  block.name = freshName(m, "slider");
+  block.position = literal(p.at);
+  block.mass = 1.0;
+  block.com = {Number(0.0), Number(0.0)};
+  block.inertia.form = Inertia::Form::Scalar;
+  block.inertia.values = {Number(1.0 / 60)};
+  block.points = {{"P", {Number(0.0), Number(0.0)}}};
+  block.vectors = {{"x", {Number(1.0), Number(0.0)}}};
+  m.bodies.push_back(block);
+  Joint pin;
+  pin.name = freshName(m, "J");
+  pin.type = JointType::Pin;
+  pin.points[0] = {p.body, p.point};
+  pin.points[1] = {block.name, "P"};
+  m.joints.push_back(pin);
+  Joint guide;
+  guide.name = freshName(m, "guide");
+  guide.type = JointType::Slider;
+  guide.points[0] = {kGroundName, guidePoint};
+  guide.points[1] = {block.name, "P"};
+  guide.axes = {{kGroundName, "x"}, {block.name, "x"}};
+  m.joints.push_back(guide);
+  r.ok = true;
+  r.item = block.name;
+  r.description = "Add slider " + block.name + " on " + p.body + "." + p.point;
+  return r;
+}
+
 EditResult addCrankDriver(Mechanism& m, const std::string& body) {
   EditResult r;
   const Joint* pin = nullptr;

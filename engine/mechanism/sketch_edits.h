@@ -56,6 +56,10 @@ EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b);
 /// pin another link. `r` is `m` resolved.
 EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const Eigen::Vector2d& at);
 
+/// Puts a slider block on point `p` of a link: the block is pinned to the link there and slides
+/// on the ground along x through p (a slider-crank's piston).
+EditResult addSlider(Mechanism& m, const SketchPoint& p);
+
 /// Drives the pin between `body` and the ground at one turn per second.
 EditResult addCrankDriver(Mechanism& m, const std::string& body);
 

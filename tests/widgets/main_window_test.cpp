@@ -422,6 +422,29 @@ TEST_F(MainWindowTest, AutosaveIsRecoveredAfterACrash) {
   QStandardPaths::setTestModeEnabled(false);
 }
 
+TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {
+  QStandardPaths::setTestModeEnabled(true);
+  QDir(lw::app::MainWindow::autosaveDir()).removeRecursively();
+  QDir().mkpath(lw::app::MainWindow::autosaveDir());
+  const QString broken = QDir(lw::app::MainWindow::autosaveDir()).filePath("0-broken.json");
+  {
+    QFile f(broken);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("{\"format\": \"linkwright-mechanism\", \"version\": 1, \"bodies\": [");  // cut off by the crash
+  }
+  ASSERT_EQ(lw::app::MainWindow::recoverableFiles(), QStringList{broken});
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  EXPECT_FALSE(w.recover(broken));
+  EXPECT_EQ(w.mechanism()->bodies.size(), 3u) << "the open document is kept";
+  EXPECT_TRUE(lw::app::MainWindow::recoverableFiles().isEmpty()) << "not offered at every start";
+  EXPECT_TRUE(QFileInfo::exists(broken + ".unrecoverable")) << "kept for a rescue by hand";
+  const QString log = w.findChild<QPlainTextEdit*>()->toPlainText();
+  EXPECT_TRUE(log.contains("could not be recovered")) << log.toStdString();
+  QDir(lw::app::MainWindow::autosaveDir()).removeRecursively();
+  QStandardPaths::setTestModeEnabled(false);
+}
+
 TEST_F(MainWindowTest, AnalysisErrorNamesTheGroupAndTimeAndKeepsTheFrames) {
   // a non-Grashof four-bar (rocker 1.4 m): the crank cannot turn past about 154 degrees
   QFile in(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json");

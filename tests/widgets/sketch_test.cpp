@@ -147,6 +147,45 @@ TEST_F(SketchTest, DrawAFourBarFromScratchDragItAndUndo) {
   EXPECT_TRUE(v->summary().contains("under-constrained")) << v->summary().toStdString();
 }
 
+TEST_F(SketchTest, DrawASliderCrank) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.newDocument();
+  auto* v = w.sketchView();
+  v->resetTransform();
+  v->scale(100, 100);
+  v->centerOn(v->toScene(1.2, 0.3));
+  QApplication::processEvents();
+  trigger(w, "ToolGroundPivot");
+  click(v, 0, 0);
+  trigger(w, "ToolLink");
+  click(v, 0, 0), click(v, 0.3, 0.4);
+  click(v, 0.3, 0.4), click(v, 2.2, 0.0);
+  trigger(w, "ToolSlider");
+  click(v, 2.2, 0.0);
+  trigger(w, "ToolDriver");
+  click(v, 0.15, 0.2);
+  EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
+  EXPECT_TRUE(v->summary().contains("crank") && v->summary().contains("RRP dyad")) << v->summary().toStdString();
+  // turn the crank half a turn: the block stays on its guide (y = 0)
+  trigger(w, "ToolSelect");
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.15, 0.2));
+  for (int k = 1; k <= 18; ++k) {
+    const double a = std::atan2(0.4, 0.3) + std::numbers::pi * k / 18;
+    QMouseEvent move(QEvent::MouseMove, at(v, 0.25 * std::cos(a), 0.25 * std::sin(a)), v->viewport()->mapToGlobal(at(v, 0.25 * std::cos(a), 0.25 * std::sin(a))),
+                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v->viewport(), &move);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, -0.15, -0.2));
+  const auto& poses = v->shownPoses();
+  ASSERT_EQ(poses.size(), 4u * 12);
+  EXPECT_NEAR(poses[3 * 12 + 10], 0.0, 1e-9) << "the block left its guide";
+  EXPECT_LT(poses[3 * 12 + 9], 2.2 - 0.3) << "the block did not move";
+  w.grab().save(artifacts() + "/sketch_slider_crank.png");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

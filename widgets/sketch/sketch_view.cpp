@@ -105,6 +105,15 @@ QIcon sketchToolIcon(SketchView::Tool t) {
       p.setBrush(QColor("#56b4e9"));
       p.drawEllipse(QPointF(16, 16), 3.5, 3.5);
       break;
+    case SketchView::Tool::Slider:
+      p.setPen(QPen(QColor("#606060"), 1.5, Qt::DashLine));
+      p.drawLine(QPointF(2, 22), QPointF(30, 22));
+      link({6, 8}, {18, 20});
+      p.setPen(QPen(QColor("#303030"), 2));
+      p.setBrush(QColor("#e69f00"));
+      p.drawRect(QRectF(12, 16, 13, 10));
+      joint({18, 20});
+      break;
     case SketchView::Tool::Driver:
       pivot({12, 18});
       link({12, 18}, {26, 8});
@@ -159,6 +168,7 @@ void SketchView::setTool(Tool t) {
       "Ground pivot: click to place a fixed pivot",
       "Link: click (or press) on the first end, then click (or release) on the second; ends on points get pins",
       "Point: click on a link to add a coupler point there",
+      "Slider: click a link's point to put a block there sliding along the ground's x axis",
       "Driver: click a link pinned to the ground to make it the crank (one turn per second)",
       "Delete: click a link or a ground pivot"};
   emit message(tr(hints[static_cast<int>(t)]));
@@ -285,6 +295,14 @@ void SketchView::rebuild() {
       poly->setToolTip(QString::fromStdString(body.name));
     } else if (outline.size() == 2) {
       s->addLine(QLineF(outline[0], outline[1]), pen)->setToolTip(QString::fromStdString(body.name));
+    } else if (outline.size() == 1) {  // a block (a slider): a square turning with the body
+      auto* block = s->addRect(-13, -9, 26, 18, QPen(QColor("#303030"), 1.5), colour);
+      block->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      block->setPos(outline[0]);
+      const double* pose = &poses_[b * 12];
+      block->setRotation(-std::atan2(pose[3], pose[0]) * 180 / std::numbers::pi);
+      block->setZValue(1);
+      block->setToolTip(QString::fromStdString(body.name));
     }
     // points no joint uses: small dots (coupler points)
     for (std::size_t i = 0; i < body.points.size(); ++i) {
@@ -298,6 +316,14 @@ void SketchView::rebuild() {
   // ground pivots: hatched triangles
   const auto& ground = r.bodies[0];
   for (std::size_t i = 0; i < ground.points.size(); ++i) {
+    // a slider's guide point is drawn as its guide line, not as a pivot
+    const bool guideOnly = std::any_of(r.joints.begin(), r.joints.end(), [&](const auto& jt) {
+      return jt.type == JointType::Slider && jt.points[0].body == 0 && jt.points[0].index == static_cast<int>(i);
+    }) && std::none_of(r.joints.begin(), r.joints.end(), [&](const auto& jt) {
+      return jt.type != JointType::Slider && ((jt.points[0].body == 0 && jt.points[0].index == static_cast<int>(i)) ||
+                                              (jt.points[1].body == 0 && jt.points[1].index == static_cast<int>(i)));
+    });
+    if (guideOnly) continue;
     const Eigen::Vector3d w = ground.points[i];
     auto* tri = s->addPolygon(QPolygonF({QPointF(0, 0), QPointF(-9, 14), QPointF(9, 14)}), QPen(QColor("#303030"), 1.5), QBrush(QColor("#909090"), Qt::BDiagPattern));
     tri->setFlag(QGraphicsItem::ItemIgnoresTransformations);
@@ -305,9 +331,22 @@ void SketchView::rebuild() {
     tri->setZValue(-1);
     tri->setToolTip(QString::fromStdString("ground." + ground.pointNames[i]));
   }
-  // joints: white circles; the driven one with a motor ring
+  // slider guides: a dashed line along the guide through body 1's point
+  for (const auto& jt : r.joints) {
+    if (jt.type != JointType::Slider || !jt.axes[0].valid()) continue;
+    const auto& b1 = r.bodies[static_cast<std::size_t>(jt.body(0))];
+    const Eigen::Vector2d P = worldPoint(poses_, jt.body(0), b1.points[static_cast<std::size_t>(jt.points[0].index)]);
+    const Eigen::Vector2d u = (worldPoint(poses_, jt.body(0), b1.vectors[static_cast<std::size_t>(jt.axes[0].index)]) -
+                               worldPoint(poses_, jt.body(0), Eigen::Vector3d::Zero())).normalized();
+    QPen guide(QColor("#707070"), 1.5, Qt::DashDotLine);
+    guide.setCosmetic(true);
+    const Eigen::Vector2d a = P - 50 * u, c = P + 50 * u;
+    s->addLine(QLineF(toScene(a.x(), a.y()), toScene(c.x(), c.y())), guide)->setZValue(-2);
+  }
+  // joints: white circles (pins); the driven one with a motor ring
   for (std::size_t j = 0; j < r.joints.size(); ++j) {
     const auto& jt = r.joints[j];
+    if (jt.type == JointType::Slider) continue;  // drawn as the guide and the block
     const ItemIndex p = jt.points[0];
     const Eigen::Vector2d w = worldPoint(poses_, p.body, r.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
     bool driven = false;
@@ -405,6 +444,10 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
     case Tool::Point:
       if (const auto b = bodyAt(e->pos()); b && resolved_) emitEdit(after, sketch::addBodyPoint(after, *resolved_, *b, world(e->pos())));
       else emit message(tr("Click on a link to add a point to it"));
+      return;
+    case Tool::Slider:
+      if (hit && !hit->ground()) emitEdit(after, sketch::addSlider(after, *hit));
+      else emit message(tr("Click on a point of a link (an end, or a coupler point)"));
       return;
     case Tool::Driver:
       if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::addCrankDriver(after, *b));

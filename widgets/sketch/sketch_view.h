@@ -1,6 +1,6 @@
 // The sketch view (issue 5): a 2D editor for planar linkages on a Qt Graphics View. Tools place
 // ground pivots, draw links between points (pins where they start or end on existing points), add
-// coupler points on links, drive a grounded link and delete items; the Select tool drags points
+// coupler points on links, put a slider on a link's point, drive a grounded link and delete items; the Select tool drags points
 // (the geometry changes, live) or the driven link (the mechanism moves, solved live by the modular
 // kinematics, keeping its assembly branch). Grid and point snapping, zoom (wheel) and pan (middle
 // button). The DOF count and the structural groups are always shown; links are coloured by group,
@@ -30,7 +30,7 @@ namespace lw::widgets {
 class SketchView : public QGraphicsView {
   Q_OBJECT
  public:
-  enum class Tool { Select, GroundPivot, Link, Point, Driver, Delete };
+  enum class Tool { Select, GroundPivot, Link, Point, Slider, Driver, Delete };
 
   explicit SketchView(QWidget* parent = nullptr);
   ~SketchView() override;

@@ -46,6 +46,31 @@ TEST(SketchEdits, AFourBarDrawnFromScratchHasOneDofAndTwoGroups) {
   EXPECT_EQ(groups.groups[1].name, "RRR dyad");
 }
 
+TEST(SketchEdits, ASliderCrankDrawnFromScratchHasACrankAndAnRrpDyad) {
+  Mechanism m = emptyPlanar("slider-crank");
+  ASSERT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
+  ASSERT_TRUE(addLink(m, {at({0, 0}), {}}, {std::nullopt, {0.3, 0.4}}).ok);
+  ASSERT_TRUE(addLink(m, {at({0.3, 0.4}), {}}, {std::nullopt, {2.2, 0.0}}).ok);
+  const auto end = at({2.2, 0.0});
+  ASSERT_TRUE(end && !end->ground());
+  ASSERT_TRUE(addSlider(m, *end).ok);
+  EXPECT_FALSE(addSlider(m, *end).ok) << "already on the ground";
+  ASSERT_TRUE(addCrankDriver(m, "link1").ok);
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r.has_value()) << (d.empty() ? "" : d[0].format());
+  EXPECT_EQ(topology::grueblerKutzbach(*r).grueblerKutzbach, 1);
+  const auto groups = topology::decompose(kin::compileNaturalModel(*r));
+  ASSERT_TRUE(groups.ok) << groups.error;
+  ASSERT_EQ(groups.groups.size(), 2u);
+  EXPECT_EQ(groups.groups[0].name, "crank");
+  EXPECT_EQ(groups.groups[1].name, "RRP dyad");
+  auto drag = analysis::CrankDrag::create(m, nullptr);
+  ASSERT_TRUE(drag);
+  EXPECT_TRUE(drag->solve(3.0).ok());  // the slider follows the crank round
+}
+
 TEST(SketchEdits, DraggingTheCrankSolvesLikeTheGlobalSolver) {
   const Mechanism m = drawFourBar();
   std::string why;
