@@ -36,7 +36,9 @@ std::unique_ptr<CrankDrag> CrankDrag::create(const Mechanism& mech, std::string*
   drag->impl_ = std::make_unique<Impl>();
   Impl& s = *drag->impl_;
   s.nm = kin::compileNaturalModel(*drag->resolved_);
-  s.global.emplace(s.nm);
+  kin::KinematicsOptions sparse;
+  sparse.solver = kin::LinearSolverKind::Sparse;  // long chains: KLU for the one assembly
+  s.global.emplace(s.nm, sparse);
   const kin::KinStatus a = kin::assemble(s.nm, *s.global, 0.0);
   if (!a.ok()) return fail(a.message);
   s.mm.emplace(kin::compileModularModel(s.nm, topology::decompose(s.nm), s.global->q));

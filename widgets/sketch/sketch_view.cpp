@@ -1,6 +1,7 @@
 #include "sketch/sketch_view.h"
 
 #include <QGraphicsEllipseItem>
+#include <QGraphicsLineItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsPolygonItem>
 #include <QGraphicsScene>
@@ -49,6 +50,7 @@ Eigen::Vector2d worldPoint(const std::vector<double>& poses, int body, const Eig
 SketchView::SketchView(QWidget* parent) : QGraphicsView(parent) {
   setScene(new QGraphicsScene(this));
   scene()->setSceneRect(-1e4, -1e4, 2e4, 2e4);
+  scene()->setItemIndexMethod(QGraphicsScene::NoIndex);  // rebuilt on every drag move: no BSP upkeep
   setRenderHint(QPainter::Antialiasing);
   setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
@@ -249,7 +251,19 @@ void SketchView::analyse() {
 
 void SketchView::updateCurves() {
   curves_.clear();
+  drag_.reset();
   if (!resolved_ || problem_ || m_.drivers.size() != 1) return;
+  // the drag solver is made here only when there are coupler points to trace; otherwise when
+  // the user grabs the driven link (a geometry drag of a long chain stays cheap)
+  bool couplerPoints = false;
+  for (std::size_t b = 1; b < resolved_->bodies.size() && !couplerPoints; ++b)
+    for (std::size_t p = 0; p < resolved_->bodies[b].points.size() && !couplerPoints; ++p) {
+      bool used = false;
+      for (const auto& j : resolved_->joints)
+        for (int k = 0; k < 2; ++k) used = used || (j.points[k].body == static_cast<int>(b) && j.points[k].index == static_cast<int>(p));
+      couplerPoints = !used;
+    }
+  if (!couplerPoints) return;
   drag_ = analysis::CrankDrag::create(m_, nullptr);
   if (drag_) curves_ = drag_->couplerCurves(180);
 }
@@ -257,6 +271,9 @@ void SketchView::updateCurves() {
 void SketchView::rebuild() {
   QGraphicsScene* s = scene();
   s->clear();
+  bodyItems_.assign(resolved_ ? resolved_->bodies.size() : 0, nullptr);
+  pointItems_.clear();
+  jointItems_.clear();
   if (!resolved_) {
     for (const auto& p : sketch::sketchPoints(m_)) {
       if (!p.ground()) continue;
@@ -293,8 +310,11 @@ void SketchView::rebuild() {
       fill.setAlpha(60);
       auto* poly = s->addPolygon(outline, pen, fill);
       poly->setToolTip(QString::fromStdString(body.name));
+      bodyItems_[b] = poly;
     } else if (outline.size() == 2) {
-      s->addLine(QLineF(outline[0], outline[1]), pen)->setToolTip(QString::fromStdString(body.name));
+      auto* line = s->addLine(QLineF(outline[0], outline[1]), pen);
+      line->setToolTip(QString::fromStdString(body.name));
+      bodyItems_[b] = line;
     } else if (outline.size() == 1) {  // a block (a slider): a square turning with the body
       auto* block = s->addRect(-13, -9, 26, 18, QPen(QColor("#303030"), 1.5), colour);
       block->setFlag(QGraphicsItem::ItemIgnoresTransformations);
@@ -303,6 +323,7 @@ void SketchView::rebuild() {
       block->setRotation(-std::atan2(pose[3], pose[0]) * 180 / std::numbers::pi);
       block->setZValue(1);
       block->setToolTip(QString::fromStdString(body.name));
+      bodyItems_[b] = block;
     }
     // points no joint uses: small dots (coupler points)
     for (std::size_t i = 0; i < body.points.size(); ++i) {
@@ -311,6 +332,7 @@ void SketchView::rebuild() {
       dot->setFlag(QGraphicsItem::ItemIgnoresTransformations);
       dot->setPos(toScene(w.x(), w.y()));
       dot->setToolTip(QString::fromStdString(body.name + "." + body.pointNames[i]));
+      pointItems_.push_back({dot, static_cast<int>(b), static_cast<int>(i)});
     }
   }
   // ground pivots: hatched triangles
@@ -356,12 +378,47 @@ void SketchView::rebuild() {
       ring->setFlag(QGraphicsItem::ItemIgnoresTransformations);
       ring->setPos(toScene(w.x(), w.y()));
       ring->setZValue(2);
+      jointItems_.push_back({ring, static_cast<int>(j)});
     }
     auto* c = s->addEllipse(-6, -6, 12, 12, QPen(QColor("#202020"), 2), Qt::white);
     c->setFlag(QGraphicsItem::ItemIgnoresTransformations);
     c->setPos(toScene(w.x(), w.y()));
     c->setZValue(3);
     c->setToolTip(QString::fromStdString(jt.name) + (driven ? tr(" (driven)") : QString()));
+    jointItems_.push_back({c, static_cast<int>(j)});
+  }
+}
+
+// a new configuration of the same sketch (dragging the crank): move the items, do not rebuild them
+void SketchView::updatePoses() {
+  if (!resolved_) return;
+  const ResolvedMechanism& r = *resolved_;
+  for (std::size_t b = 1; b < r.bodies.size() && b < bodyItems_.size(); ++b) {
+    QGraphicsItem* item = bodyItems_[b];
+    if (!item) continue;
+    const auto& body = r.bodies[b];
+    QPolygonF outline;
+    for (const auto& p : body.points) {
+      const Eigen::Vector2d w = worldPoint(poses_, static_cast<int>(b), p);
+      outline << toScene(w.x(), w.y());
+    }
+    if (auto* line = qgraphicsitem_cast<QGraphicsLineItem*>(item)) {
+      line->setLine(QLineF(outline[0], outline[1]));
+    } else if (auto* poly = qgraphicsitem_cast<QGraphicsPolygonItem*>(item)) {
+      poly->setPolygon(outline);
+    } else {  // a block
+      item->setPos(outline[0]);
+      item->setRotation(-std::atan2(poses_[b * 12 + 3], poses_[b * 12]) * 180 / std::numbers::pi);
+    }
+  }
+  for (const auto& [item, b, i] : pointItems_) {
+    const Eigen::Vector2d w = worldPoint(poses_, b, r.bodies[static_cast<std::size_t>(b)].points[static_cast<std::size_t>(i)]);
+    item->setPos(toScene(w.x(), w.y()));
+  }
+  for (const auto& [item, j] : jointItems_) {
+    const ItemIndex p = r.joints[static_cast<std::size_t>(j)].points[0];
+    const Eigen::Vector2d w = worldPoint(poses_, p.body, r.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
+    item->setPos(toScene(w.x(), w.y()));
   }
 }
 
@@ -464,6 +521,7 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
         return;
       }
       const auto b = bodyAt(e->pos());
+      if (b && !drag_ && resolved_ && !problem_ && m_.drivers.size() == 1) drag_ = analysis::CrankDrag::create(m_, nullptr);
       if (b && drag_) {
         const auto& jt = drag_->resolved().joints[static_cast<std::size_t>(drag_->joint())];
         const int crank = jt.points[0].body == 0 ? jt.points[1].body : jt.points[0].body;
@@ -538,7 +596,7 @@ void SketchView::mouseMoveEvent(QMouseEvent* e) {
       emit message(tr("The mechanism cannot go further: %1").arg(QString::fromStdString(st.message)));
     }
     poses_ = drag_->poses();
-    rebuild();
+    updatePoses();
     return;
   }
 }

@@ -10,6 +10,7 @@
 // the edit (the main window checks it and pushes it on the undo stack).
 #pragma once
 
+#include <QGraphicsItem>
 #include <QGraphicsView>
 #include <QIcon>
 #include <QString>
@@ -67,6 +68,7 @@ class SketchView : public QGraphicsView {
 
  private:
   void rebuild();
+  void updatePoses();
   void analyse();
   void updateCurves();
   Eigen::Vector2d world(const QPoint& viewPos) const;
@@ -86,6 +88,18 @@ class SketchView : public QGraphicsView {
   std::vector<QString> groupNames_;
   std::vector<int> problemBodies_;
   std::vector<double> poses_;             // shown configuration (12 per body)
+  // the items that move with the configuration (updatePoses)
+  std::vector<QGraphicsItem*> bodyItems_;  // by body (null: not drawn)
+  struct PointItem {
+    QGraphicsItem* item;
+    int body, point;
+  };
+  std::vector<PointItem> pointItems_;
+  struct JointItem {
+    QGraphicsItem* item;
+    int joint;
+  };
+  std::vector<JointItem> jointItems_;
   std::vector<std::vector<Eigen::Vector3d>> curves_;
   std::unique_ptr<analysis::CrankDrag> drag_;
   // interaction state
