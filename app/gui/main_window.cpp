@@ -27,6 +27,8 @@
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
+#include "panels/property_editor.h"
+#include "mechanism/fields.h"
 #include "panels/samples_gallery.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
@@ -41,7 +43,7 @@ namespace lw::app {
 namespace {
 constexpr int kMaxRecent = 8;
 // bumped when the docks change: a window state saved with other docks is not restored
-constexpr int kLayoutVersion = 3;  // 3: the sketch toolbar
+constexpr int kLayoutVersion = 4;  // 3: the sketch toolbar; 4: the properties dock
 
 // The structural groups of a mechanism for the Structure panel.
 widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) {
@@ -150,6 +152,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabifyDockWidget(treeDock, structureDock);
   tabifyDockWidget(treeDock, parametersDock);
   treeDock->raise();
+
+  properties_ = new widgets::PropertyEditor(this);
+  auto* propertiesDock = new QDockWidget(tr("Properties"), this);
+  propertiesDock->setObjectName("PropertiesDock");
+  propertiesDock->setWidget(properties_);
+  addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
+  connect(tree_, &widgets::ModelTree::itemSelected, properties_, &widgets::PropertyEditor::showItem);
+  connect(properties_, &widgets::PropertyEditor::edited, this, &MainWindow::editProperty);
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
 
   analysis_ = new widgets::AnalysisPanel(this);
@@ -208,6 +218,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   view->addAction(treeDock->toggleViewAction());
   view->addAction(structureDock->toggleViewAction());
   view->addAction(parametersDock->toggleViewAction());
+  view->addAction(propertiesDock->toggleViewAction());
   view->addAction(logDock->toggleViewAction());
   view->addAction(analysisDock->toggleViewAction());
   view->addAction(plotDock->toggleViewAction());
@@ -312,11 +323,13 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   showMechanism();
   scene_->resetCamera();
   sketch_->fit();
+  views_->setCurrentWidget(scene_);  // an opened mechanism is shown in 3D (New switches to the sketch)
 }
 
 void MainWindow::showMechanism() {
   tree_->setMechanism(*mechanism_);
   parameters_->setParameters(mechanism_->parameters);
+  properties_->setMechanism(*mechanism_);
   saveAction_->setEnabled(!mechanism_->bodies.empty());
   saveAsAction_->setEnabled(!mechanism_->bodies.empty());
 
@@ -415,6 +428,36 @@ void MainWindow::newDocument() {
   if (!maybeSave()) return;
   setDocument(std::make_unique<Mechanism>(sketch::emptyPlanar("Untitled")), {});
   views_->setCurrentWidget(sketch_);  // a new mechanism is drawn
+}
+
+void MainWindow::editProperty(const QString& path, const QString& text) {
+  Mechanism trial = *mechanism_;
+  Number* field = numberAt(trial, path.toStdString());
+  if (!field) return;
+  bool isNumber = false;
+  const double v = text.toDouble(&isNumber);
+  QString why;
+  try {
+    *field = isNumber ? Number(v) : Number::expr(text.toStdString());
+  } catch (const std::exception& e) {
+    why = QString::fromUtf8(e.what());
+  }
+  // try it on a copy: an edit that breaks the mechanism is refused and the document kept
+  Diagnostics d;
+  if (why.isEmpty() && !resolve(trial, d)) {
+    for (const auto& x : d)
+      if (x.isError()) {
+        why = QString::fromStdString(x.format());
+        break;
+      }
+  }
+  if (!why.isEmpty()) {
+    log(tr("%1 = %2 refused: %3").arg(path, text, why));
+    statusBar()->showMessage(tr("%1 = %2 refused (see Messages)").arg(path, text), 8000);
+    properties_->setMechanism(*mechanism_);  // back to the document's value
+    return;
+  }
+  applyEdit(trial, tr("Set %1 = %2").arg(path, text));
 }
 
 void MainWindow::applyEdit(const Mechanism& after, const QString& description) {

@@ -28,6 +28,7 @@ class AnalysisPanel;
 class ModelTree;
 class PlaybackBar;
 class ParametersPanel;
+class PropertyEditor;
 class PlotPanel;
 class StructurePanel;
 struct RunResults;
@@ -59,6 +60,7 @@ class MainWindow : public QMainWindow {
   widgets::PlotPanel* plotPanel() const { return plots_; }
   widgets::StructurePanel* structurePanel() const { return structure_; }
   widgets::ParametersPanel* parametersPanel() const { return parameters_; }
+  widgets::PropertyEditor* propertyEditor() const { return properties_; }
   QUndoStack* undoStack() const { return undo_; }
   /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
   void applyParameter(int index, double value);
@@ -66,6 +68,9 @@ class MainWindow : public QMainWindow {
   void replaceMechanism(const Mechanism& m);
   /// An edit from the sketch (or another editor): pushed on the undo stack.
   void applyEdit(const Mechanism& after, const QString& description);
+  /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
+  /// the undo stack or refused with the reason.
+  void editProperty(const QString& path, const QString& text);
   /// Folder of the shipped samples.
   static QString samplesDir();
 
@@ -125,6 +130,7 @@ class MainWindow : public QMainWindow {
   widgets::PlotPanel* plots_ = nullptr;
   widgets::StructurePanel* structure_ = nullptr;
   widgets::ParametersPanel* parameters_ = nullptr;
+  widgets::PropertyEditor* properties_ = nullptr;
   QUndoStack* undo_ = nullptr;
   QTimer* autosaveTimer_ = nullptr;
   bool autosaveDirty_ = false;  // changed since the last autosave

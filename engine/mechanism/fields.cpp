@@ -110,4 +110,13 @@ void forEachNumber(const Mechanism& m, const std::function<void(const FieldVisit
   }
 }
 
+Number* numberAt(Mechanism& m, const std::string& path) {
+  Number* found = nullptr;
+  // forEachNumber hands out references into `m`, which is not const here
+  forEachNumber(m, [&](const FieldVisit& v) {
+    if (!found && v.path == path) found = const_cast<Number*>(&v.number);
+  });
+  return found;
+}
+
 }  // namespace lw

@@ -19,4 +19,7 @@ struct FieldVisit {
 /// order.
 void forEachNumber(const Mechanism& m, const std::function<void(const FieldVisit&)>& fn);
 
+/// The numeric field at `path` (as forEachNumber names it), or null: what editors write through.
+Number* numberAt(Mechanism& m, const std::string& path);
+
 }  // namespace lw

@@ -21,12 +21,14 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QToolButton>
+#include <QTreeWidget>
 #include <iostream>
 
 #include "io/mechanism_io.h"
 #include "main_window.h"
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
+#include "panels/property_editor.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 
@@ -420,6 +422,50 @@ TEST_F(MainWindowTest, AutosaveIsRecoveredAfterACrash) {
   ASSERT_TRUE(w2.saveTo(dir.filePath("five-bar.json")));
   EXPECT_TRUE(QDir(lw::app::MainWindow::autosaveDir()).entryList(QDir::Files).isEmpty());
   QStandardPaths::setTestModeEnabled(false);
+}
+
+TEST_F(MainWindowTest, PropertyEditsAreUndoableAndBadOnesRefused) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  // select the coupler in the model tree: its numbers appear in the property editor
+  auto* tree = w.findChild<QTreeWidget*>();
+  ASSERT_NE(tree, nullptr);
+  const auto found = tree->findItems("coupler", Qt::MatchExactly | Qt::MatchRecursive);
+  ASSERT_EQ(found.size(), 1);
+  tree->setCurrentItem(found[0]);
+  QTableWidget* table = w.propertyEditor()->table();
+  auto row = [&](const QString& field) {
+    for (int r = 0; r < table->rowCount(); ++r)
+      if (table->item(r, 0)->text() == field) return r;
+    return -1;
+  };
+  ASSERT_GE(row("mass"), 0);
+  ASSERT_GE(row("points.P[0]"), 0);
+  const double mass = w.mechanism()->bodies[1].mass.value;
+  const int before = w.undoStack()->count();
+  table->item(row("mass"), 1)->setText("9");
+  ASSERT_GE(row("mass"), 0) << "the edited item stays in the editor";
+  EXPECT_EQ(w.mechanism()->bodies[1].mass.value, 9);
+  EXPECT_EQ(w.undoStack()->count(), before + 1);
+  // refused: a negative mass, and an expression that does not parse; the document is kept
+  table->item(row("mass"), 1)->setText("-1");
+  table->item(row("points.P[0]"), 1)->setText("2*(");
+  EXPECT_EQ(w.mechanism()->bodies[1].mass.value, 9);
+  EXPECT_EQ(w.undoStack()->count(), before + 1);
+  EXPECT_EQ(table->item(row("mass"), 1)->text(), "9") << "the editor shows the document again";
+  const QString log = w.findChild<QPlainTextEdit*>()->toPlainText();
+  EXPECT_TRUE(log.contains("bodies[1].mass = -1 refused")) << log.toStdString();
+  EXPECT_TRUE(log.contains("bodies[1].points.P[0] = 2*( refused")) << log.toStdString();
+  // an expression of a new design parameter is refused until the parameter exists
+  table->item(row("points.P[0]"), 1)->setText("L_missing");
+  EXPECT_TRUE(w.mechanism()->bodies[1].points[2].value[0].isLiteral());
+  w.grab().save(artifacts() + "/main_window_properties.png");
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->bodies[1].mass.value, mass);
+  w.undoStack()->setClean();
 }
 
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {

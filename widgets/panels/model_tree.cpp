@@ -1,5 +1,8 @@
 #include "panels/model_tree.h"
 
+#include <QSignalBlocker>
+#include <QTreeWidgetItemIterator>
+
 #include <QHeaderView>
 
 #include "mechanism/mechanism.h"
@@ -25,11 +28,15 @@ QTreeWidgetItem* group(QTreeWidget* tree, const QString& title, std::size_t coun
   return item;
 }
 
-QTreeWidgetItem* leaf(QTreeWidgetItem* parent, const std::string& name, const QString& detail) {
+// `path`: the JSON path of the item ("bodies[2]"), what the property editor shows
+QTreeWidgetItem* leaf(QTreeWidgetItem* parent, const std::string& name, const QString& detail, const QString& path = {}) {
   auto* item = new QTreeWidgetItem(parent, {QString::fromStdString(name), detail});
   item->setToolTip(1, detail);
+  item->setData(0, Qt::UserRole, path);
   return item;
 }
+
+QString indexed(const char* list, std::size_t i) { return QString("%1[%2]").arg(list).arg(i); }
 
 }  // namespace
 
@@ -39,43 +46,56 @@ ModelTree::ModelTree(QWidget* parent) : QTreeWidget(parent) {
   header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   setAlternatingRowColors(true);
   setUniformRowHeights(true);
+  connect(this, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+    emit itemSelected(item ? item->data(0, Qt::UserRole).toString() : QString());
+  });
 }
 
 void ModelTree::clearMechanism() { clear(); }
 
 void ModelTree::setMechanism(const Mechanism& m) {
+  // an edit rebuilds the tree: the same item stays selected, without a selection signal
+  const QString selected = currentItem() ? currentItem()->data(0, Qt::UserRole).toString() : QString();
+  const QSignalBlocker quiet(this);
   setUpdatesEnabled(false);
   clear();
   auto* bodies = group(this, tr("Bodies"), m.bodies.size());
-  for (const auto& b : m.bodies) {
-    auto* item = leaf(bodies, b.name, tr("%1 kg, centre of mass %2").arg(text(b.mass), text(b.com)));
-    for (const auto& p : b.points) leaf(item, p.name, tr("point %1").arg(text(p.value)));
-    for (const auto& v : b.vectors) leaf(item, v.name, tr("vector %1").arg(text(v.value)));
+  for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+    const auto& b = m.bodies[i];
+    const QString path = indexed("bodies", i);
+    auto* item = leaf(bodies, b.name, tr("%1 kg, centre of mass %2").arg(text(b.mass), text(b.com)), path);
+    for (const auto& p : b.points) leaf(item, p.name, tr("point %1").arg(text(p.value)), path + ".points." + QString::fromStdString(p.name));
+    for (const auto& v : b.vectors) leaf(item, v.name, tr("vector %1").arg(text(v.value)), path + ".vectors." + QString::fromStdString(v.name));
   }
   auto* ground = group(this, tr("Ground"), m.ground.points.size() + m.ground.vectors.size());
-  for (const auto& p : m.ground.points) leaf(ground, p.name, tr("point %1").arg(text(p.value)));
-  for (const auto& v : m.ground.vectors) leaf(ground, v.name, tr("vector %1").arg(text(v.value)));
+  for (const auto& p : m.ground.points) leaf(ground, p.name, tr("point %1").arg(text(p.value)), "ground.points." + QString::fromStdString(p.name));
+  for (const auto& v : m.ground.vectors) leaf(ground, v.name, tr("vector %1").arg(text(v.value)), "ground.vectors." + QString::fromStdString(v.name));
   auto* joints = group(this, tr("Joints"), m.joints.size());
-  for (const auto& j : m.joints)
+  for (std::size_t i = 0; i < m.joints.size(); ++i) {
+    const auto& j = m.joints[i];
     leaf(joints, j.name, QString("%1: %2 – %3").arg(toString(j.type),
                                                    QString::fromStdString(j.points[0].str()),
-                                                   QString::fromStdString(j.points[1].str())));
+                                                   QString::fromStdString(j.points[1].str())), indexed("joints", i));
+  }
   auto* drivers = group(this, tr("Drivers"), m.drivers.size());
-  for (const auto& d : m.drivers) {
+  for (std::size_t i = 0; i < m.drivers.size(); ++i) {
+    const auto& d = m.drivers[i];
     QString target = d.type == Driver::Type::Joint ? tr("joint %1").arg(QString::fromStdString(d.joint))
                      : d.type == Driver::Type::Coordinate
                          ? QString("%1.%2").arg(QString::fromStdString(d.point.str()), toString(d.component))
                          : tr("distance %1 – %2").arg(QString::fromStdString(d.points[0].str()),
                                                       QString::fromStdString(d.points[1].str()));
-    leaf(drivers, d.name, QString("%1 = %2").arg(target, text(d.function)));
+    leaf(drivers, d.name, QString("%1 = %2").arg(target, text(d.function)), indexed("drivers", i));
   }
   auto* forces = group(this, tr("Forces"), m.forces.size());
-  for (const auto& f : m.forces) leaf(forces, f.name, toString(f.type));
+  for (std::size_t i = 0; i < m.forces.size(); ++i) leaf(forces, m.forces[i].name, toString(m.forces[i].type), indexed("forces", i));
   auto* contacts = group(this, tr("Contacts"), m.contacts.size());
-  for (const auto& c : m.contacts)
+  for (std::size_t i = 0; i < m.contacts.size(); ++i) {
+    const auto& c = m.contacts[i];
     leaf(contacts, c.name, tr("%1 on plane %2, e = %3")
                                .arg(QString::fromStdString(c.point.str()),
-                                    QString::fromStdString(c.planePoint.str()), text(c.restitution)));
+                                    QString::fromStdString(c.planePoint.str()), text(c.restitution)), indexed("contacts", i));
+  }
   auto* params = group(this, tr("Parameters"), m.parameters.size());
   for (const auto& p : m.parameters)
     leaf(params, p.name, QString("%1 %2").arg(text(p.value), QString::fromStdString(p.unit)));
@@ -84,6 +104,12 @@ void ModelTree::setMechanism(const Mechanism& m) {
   auto* costs = group(this, tr("Costs"), m.costs.size());
   for (const auto& c : m.costs) leaf(costs, c.name, QString::fromStdString(c.expression.text()));
   for (QTreeWidgetItem* g : {bodies, joints}) g->setExpanded(true);
+  if (!selected.isEmpty())
+    for (QTreeWidgetItemIterator it(this); *it; ++it)
+      if ((*it)->data(0, Qt::UserRole).toString() == selected) {
+        setCurrentItem(*it);
+        break;
+      }
   setUpdatesEnabled(true);
 }
 

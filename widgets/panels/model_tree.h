@@ -17,6 +17,10 @@ class ModelTree : public QTreeWidget {
   /// Rebuilds the tree (cheap: a few hundred items for the largest samples).
   void setMechanism(const Mechanism& m);
   void clearMechanism();
+
+ signals:
+  /// The JSON path of the selected item ("bodies[2]", "ground.points.A"); empty for a heading.
+  void itemSelected(const QString& path);
 };
 
 }  // namespace lw::widgets

@@ -1,0 +1,42 @@
+// The property editor: every numeric field of the item selected in the model tree (a body's mass,
+// centre of mass, inertia and points; a joint's, driver's, force's or contact's numbers), each as
+// a number or an expression of the design parameters (and of t where time is allowed). An edit is
+// emitted with the field's path; the main window tries it on a copy and pushes it on the undo
+// stack, or refuses it with the reason.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "mechanism/mechanism.h"
+
+class QLabel;
+class QTableWidget;
+
+namespace lw::widgets {
+
+class PropertyEditor : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PropertyEditor(QWidget* parent = nullptr);
+  /// The document (kept as a copy); the shown item keeps its path.
+  void setMechanism(const Mechanism& m);
+  /// Shows the fields under `path` ("bodies[2]"); empty shows a hint.
+  void showItem(const QString& path);
+  QString item() const { return path_; }
+  QTableWidget* table() const { return table_; }
+
+ signals:
+  /// A field edited: its full path ("bodies[2].mass") and the text typed.
+  void edited(const QString& path, const QString& text);
+
+ private:
+  void refill();
+  Mechanism m_;
+  QString path_;
+  QLabel* title_;
+  QTableWidget* table_;
+  bool filling_ = false;
+};
+
+}  // namespace lw::widgets
