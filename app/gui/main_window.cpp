@@ -159,6 +159,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   propertiesDock->setWidget(properties_);
   addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
   connect(tree_, &widgets::ModelTree::itemSelected, properties_, &widgets::PropertyEditor::showItem);
+  // picking in the 3D view selects the body or joint for the property editor
+  connect(scene_, &widgets::SceneView::picked, this, [this](widgets::SceneView::Pick p) {
+    if (!resolved_) return;
+    if (p.kind == widgets::SceneView::Pick::Kind::Body && p.index > 0) {  // body 0 is the ground
+      tree_->selectPath(QString("bodies[%1]").arg(p.index - 1));
+      statusBar()->showMessage(tr("Selected %1: edit it in Properties").arg(QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(p.index)].name)), 5000);
+    } else if (p.kind == widgets::SceneView::Pick::Kind::Joint) {
+      tree_->selectPath(QString("joints[%1]").arg(p.index));
+      statusBar()->showMessage(tr("Selected joint %1").arg(QString::fromStdString(resolved_->joints[static_cast<std::size_t>(p.index)].name)), 5000);
+    }
+  });
   connect(properties_, &widgets::PropertyEditor::edited, this, &MainWindow::editProperty);
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
 

@@ -25,6 +25,7 @@
 #include <iostream>
 
 #include "io/mechanism_io.h"
+#include "mechanism/resolved.h"
 #include "main_window.h"
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
@@ -466,6 +467,33 @@ TEST_F(MainWindowTest, PropertyEditsAreUndoableAndBadOnesRefused) {
   w.undoStack()->undo();
   EXPECT_EQ(w.mechanism()->bodies[1].mass.value, mass);
   w.undoStack()->setClean();
+}
+
+TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(300);
+  lw::Diagnostics d;
+  const auto r = lw::resolve(*w.mechanism(), d);
+  // the middle of each moving body's first two points lies inside its bar
+  for (std::size_t b = 1; b < r->bodies.size(); ++b) {
+    const auto& body = r->bodies[b];
+    const Eigen::Vector3d mid = body.position + body.rotation * (0.5 * (body.points[0] + body.points[1]));
+    const QPointF at = w.sceneView()->projectToWidget({mid.x(), mid.y(), mid.z()});
+    const auto pick = w.sceneView()->pickAt(at.toPoint());
+    ASSERT_EQ(pick.kind, lw::widgets::SceneView::Pick::Kind::Body) << body.name;
+    EXPECT_EQ(pick.index, static_cast<int>(b)) << body.name;
+    QTest::mouseClick(w.sceneView(), Qt::LeftButton, Qt::NoModifier, at.toPoint());
+    QApplication::processEvents();
+    EXPECT_EQ(w.propertyEditor()->item(), QString("bodies[%1]").arg(b - 1)) << body.name;
+  }
+  EXPECT_GT(w.propertyEditor()->table()->rowCount(), 5);
+  w.grab().save(artifacts() + "/main_window_picked.png");
+  // empty space picks nothing
+  EXPECT_EQ(w.sceneView()->pickAt(QPoint(3, 3)).kind, lw::widgets::SceneView::Pick::Kind::None);
 }
 
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {

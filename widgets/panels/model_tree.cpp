@@ -53,6 +53,15 @@ ModelTree::ModelTree(QWidget* parent) : QTreeWidget(parent) {
 
 void ModelTree::clearMechanism() { clear(); }
 
+void ModelTree::selectPath(const QString& path) {
+  for (QTreeWidgetItemIterator it(this); *it; ++it)
+    if ((*it)->data(0, Qt::UserRole).toString() == path) {
+      setCurrentItem(*it);
+      scrollToItem(*it);
+      return;
+    }
+}
+
 void ModelTree::setMechanism(const Mechanism& m) {
   // an edit rebuilds the tree: the same item stays selected, without a selection signal
   const QString selected = currentItem() ? currentItem()->data(0, Qt::UserRole).toString() : QString();

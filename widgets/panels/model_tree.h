@@ -17,6 +17,8 @@ class ModelTree : public QTreeWidget {
   /// Rebuilds the tree (cheap: a few hundred items for the largest samples).
   void setMechanism(const Mechanism& m);
   void clearMechanism();
+  /// Selects the item with JSON path `path` ("bodies[2]", "joints[0]") and says so (itemSelected).
+  void selectPath(const QString& path);
 
  signals:
   /// The JSON path of the selected item ("bodies[2]", "ground.points.A"); empty for a heading.

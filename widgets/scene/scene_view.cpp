@@ -4,6 +4,7 @@
 #include "scene/scene_geometry.h"
 
 #include <vtkActor.h>
+#include <vtkCellPicker.h>
 #include <vtkArrowSource.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
@@ -810,7 +811,33 @@ void SceneView::resizeEvent(QResizeEvent* event) {
 
 void SceneView::mousePressEvent(QMouseEvent* event) {
   fitOnResize_ = false;
+  pressPos_ = event->pos();
   VtkHostWidget::mousePressEvent(event);
+}
+
+void SceneView::mouseReleaseEvent(QMouseEvent* event) {
+  VtkHostWidget::mouseReleaseEvent(event);
+  // a click, not the end of a camera drag: pick what is under the mouse
+  if (event->button() == Qt::LeftButton && (event->pos() - pressPos_).manhattanLength() <= 3) {
+    const Pick p = pickAt(event->pos());
+    if (p.kind != Pick::Kind::None) emit picked(p);
+  }
+}
+
+SceneView::Pick SceneView::pickAt(const QPoint& pos) {
+  Pick out;
+  if (!s_->loaded || !renderer()) return out;
+  // software ray casting against the actors' cells: no OpenGL context needed
+  auto picker = vtkSmartPointer<vtkCellPicker>::New();
+  picker->SetTolerance(0.004);
+  const double dpr = devicePixelRatioF();
+  if (!picker->Pick(pos.x() * dpr, (height() - pos.y()) * dpr, 0, renderer())) return out;
+  vtkActor* hit = picker->GetActor();
+  for (std::size_t j = 0; j < s_->joints.size(); ++j)
+    if (s_->joints[j].actor == hit) return {Pick::Kind::Joint, static_cast<int>(j)};
+  for (std::size_t b = 0; b < s_->bodies.size(); ++b)
+    if (s_->bodies[b].actor == hit) return {Pick::Kind::Body, static_cast<int>(b)};
+  return out;
 }
 
 void SceneView::wheelEvent(QWheelEvent* event) {

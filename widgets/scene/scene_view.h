@@ -63,18 +63,31 @@ class SceneView : public VtkHostWidget {
   /// Where the world point p_W appears, in widget (logical) pixels, origin top left.
   [[nodiscard]] QPointF projectToWidget(const std::array<double, 3>& p_W) const;
 
+  /// What is under widget position `pos`: a body (ResolvedMechanism index) or a joint, or nothing.
+  struct Pick {
+    enum class Kind { None, Body, Joint } kind = Kind::None;
+    int index = -1;
+  };
+  [[nodiscard]] Pick pickAt(const QPoint& pos);
+
+ signals:
+  /// A click (press and release without dragging) on a body or a joint: select it for editing.
+  void picked(lw::widgets::SceneView::Pick what);
+
  protected:
   void keyPressEvent(QKeyEvent* event) override;
   // Until the user moves the camera, a resize (docks opening, the window first shown) refits
   // the view: a fit made at another aspect ratio crops the mechanism.
   void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> s_;
   bool fitOnResize_ = true;
+  QPoint pressPos_;  // to tell a click (pick) from a camera drag
 };
 
 }  // namespace lw::widgets
