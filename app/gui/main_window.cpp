@@ -28,6 +28,7 @@
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
+#include "panels/joint_dialog.h"
 #include "mechanism/fields.h"
 #include "panels/samples_gallery.h"
 #include "panels/structure_panel.h"
@@ -220,6 +221,72 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   redoAction->setShortcut(QKeySequence::Redo);
   edit->addAction(undoAction);
   edit->addAction(redoAction);
+  // adding and deleting items (the sketch draws planar linkages; this works in 3D too)
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  auto selectedBody = [this]() -> std::string {  // the body selected in the model tree (or of its point)
+    const QString path = properties_->item();
+    if (path.startsWith("ground.")) return kGroundName;
+    const auto open = path.indexOf('['), close = path.indexOf(']');
+    if (!path.startsWith("bodies[") || close < 0) return {};
+    const auto i = static_cast<std::size_t>(path.mid(open + 1, close - open - 1).toInt());
+    return i < mechanism_->bodies.size() ? mechanism_->bodies[i].name : std::string();
+  };
+  auto apply = [this](Mechanism after, const sketch::EditResult& r) {
+    if (!r.ok) {
+      statusBar()->showMessage(QString::fromStdString(r.error), 8000);
+      log(QString::fromStdString(r.error));
+      return;
+    }
+    applyEdit(after, QString::fromStdString(r.description));
+  };
+  QAction* addBody = model->addAction(tr("Add &Body"), this, [this, apply] {
+    Mechanism after = *mechanism_;
+    apply(after, sketch::addBody(after));
+  });
+  addBody->setObjectName("AddBody");
+  addBody->setStatusTip(tr("Add a body at the origin with one point; set its numbers in Properties"));
+  QAction* addPoint = model->addAction(tr("Add &Point to Selected Body"), this, [this, apply, selectedBody] {
+    Mechanism after = *mechanism_;
+    const std::string body = selectedBody();
+    if (body.empty()) return statusBar()->showMessage(tr("Select a body (or the ground) in the model tree first"), 8000);
+    apply(after, sketch::addPoint(after, body));
+  });
+  addPoint->setObjectName("AddPoint");
+  QAction* addVector = model->addAction(tr("Add &Vector to Selected Body"), this, [this, apply, selectedBody] {
+    Mechanism after = *mechanism_;
+    const std::string body = selectedBody();
+    if (body.empty()) return statusBar()->showMessage(tr("Select a body (or the ground) in the model tree first"), 8000);
+    apply(after, sketch::addVector(after, body));
+  });
+  addVector->setObjectName("AddVector");
+  QAction* addJoint = model->addAction(tr("Add &Joint..."), this, [this, selectedBody] {
+    const std::string body = selectedBody();
+    QString first;
+    for (const auto& b : mechanism_->bodies)
+      if (b.name == body && !b.points.empty()) first = QString::fromStdString(b.name + "." + b.points.front().name);
+    widgets::JointDialog dialog(*mechanism_, first, this);
+    dialog.setObjectName("JointDialog");
+    if (dialog.exec() != QDialog::Accepted) return;
+    addJointChecked(dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
+  });
+  addJoint->setObjectName("AddJoint");
+  addJoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+  model->addSeparator();
+  QAction* deleteSelected = model->addAction(tr("&Delete Selected"), this, [this, apply, selectedBody] {
+    const QString path = properties_->item();
+    Mechanism after = *mechanism_;
+    if (path.startsWith("joints[")) {
+      const auto i = static_cast<std::size_t>(path.mid(7, path.indexOf(']') - 7).toInt());
+      if (i < after.joints.size()) apply(after, sketch::deleteJoint(after, after.joints[i].name));
+    } else if (path.startsWith("bodies[") && !path.contains('.')) {
+      apply(after, sketch::deleteBody(after, selectedBody()));
+    } else {
+      statusBar()->showMessage(tr("Select a body or a joint in the model tree"), 8000);
+    }
+  });
+  deleteSelected->setObjectName("DeleteSelected");
+  deleteSelected->setShortcut(QKeySequence::Delete);
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
   QAction* show3d = view->addAction(tr("&3D View"), this, [this] { views_->setCurrentWidget(scene_); });
   show3d->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_1));
@@ -469,6 +536,26 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
     return;
   }
   applyEdit(trial, tr("Set %1 = %2").arg(path, text));
+}
+
+bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes) {
+  Mechanism after = *mechanism_;
+  const sketch::EditResult r = sketch::addJoint(after, type, a, b, axes);
+  QString why = r.ok ? QString() : QString::fromStdString(r.error);
+  Diagnostics d;
+  if (why.isEmpty() && !resolve(after, d))
+    for (const auto& x : d)
+      if (x.isError()) {
+        why = QString::fromStdString(x.format());
+        break;
+      }
+  if (!why.isEmpty()) {
+    log(tr("The joint was not added: %1").arg(why));
+    statusBar()->showMessage(tr("The joint was not added (see Messages)"), 8000);
+    return false;
+  }
+  applyEdit(after, QString::fromStdString(r.description));
+  return true;
 }
 
 void MainWindow::applyEdit(const Mechanism& after, const QString& description) {

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "mechanism/mechanism.h"
+
 class QAction;
 class QMenu;
 class QPlainTextEdit;
@@ -16,7 +18,6 @@ class QTimer;
 class QUndoStack;
 
 namespace lw {
-struct Mechanism;
 struct ResolvedMechanism;
 }  // namespace lw
 namespace lw::scene {
@@ -68,6 +69,8 @@ class MainWindow : public QMainWindow {
   void replaceMechanism(const Mechanism& m);
   /// An edit from the sketch (or another editor): pushed on the undo stack.
   void applyEdit(const Mechanism& after, const QString& description);
+  /// Adds a joint if the mechanism stays valid (else says why in Messages); true if added.
+  bool addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);

@@ -335,6 +335,99 @@ EditResult movePoint(Mechanism& m, const ResolvedMechanism& res, const SketchPoi
   return r;
 }
 
+EditResult addBody(Mechanism& m) {
+  EditResult r;
+  Body b;
+  b.name = freshName(m, "body");
+  b.mass = 1.0;
+  const std::size_t dim = m.dimension == 3 ? 3 : 2;
+  b.com = NumberVector(dim, Number(0.0));
+  b.inertia.form = dim == 3 ? Inertia::Form::Diagonal : Inertia::Form::Scalar;
+  b.inertia.values = NumberVector(dim == 3 ? 3 : 1, Number(0.1));
+  b.points = {{"O", NumberVector(dim, Number(0.0))}};
+  if (dim == 3) b.vectors = {{"z", {Number(0.0), Number(0.0), Number(1.0)}}};
+  m.bodies.push_back(b);
+  r.ok = true;
+  r.item = b.name;
+  r.description = "Add body " + b.name;
+  return r;
+}
+
+EditResult addPoint(Mechanism& m, const std::string& body) {
+  EditResult r;
+  auto* points = pointsOf(m, body);
+  if (!points) {
+    r.error = "no body '" + body + "'";
+    return r;
+  }
+  std::string name;
+  for (int k = 1;; ++k) {
+    name = "P" + std::to_string(k);
+    if (std::none_of(points->begin(), points->end(), [&](const NamedVector& p) { return p.name == name; })) break;
+  }
+  points->push_back({name, NumberVector(m.dimension == 3 ? 3 : 2, Number(0.0))});
+  r.ok = true;
+  r.item = body + "." + name;
+  r.description = "Add point " + r.item;
+  return r;
+}
+
+EditResult addVector(Mechanism& m, const std::string& body) {
+  EditResult r;
+  std::vector<NamedVector>* vectors = nullptr;
+  if (body == kGroundName) vectors = &m.ground.vectors;
+  for (auto& b : m.bodies)
+    if (b.name == body) vectors = &b.vectors;
+  if (!vectors) {
+    r.error = "no body '" + body + "'";
+    return r;
+  }
+  std::string name;
+  for (int k = 1;; ++k) {
+    name = "u" + std::to_string(k);
+    if (std::none_of(vectors->begin(), vectors->end(), [&](const NamedVector& v) { return v.name == name; })) break;
+  }
+  vectors->push_back({name, m.dimension == 3 ? NumberVector{Number(0.0), Number(0.0), Number(1.0)} : NumberVector{Number(1.0), Number(0.0)}});
+  r.ok = true;
+  r.item = body + "." + name;
+  r.description = "Add vector " + r.item;
+  return r;
+}
+
+EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes) {
+  EditResult r;
+  if (a.body == b.body) {
+    r.error = "both points are on '" + a.body + "': a joint connects two bodies";
+    return r;
+  }
+  Joint j;
+  j.name = freshName(m, "J");
+  j.type = type;
+  j.points[0] = a;
+  j.points[1] = b;
+  j.axes = axes;
+  m.joints.push_back(j);
+  r.ok = true;
+  r.item = j.name;
+  r.description = std::string("Add ") + toString(type) + " joint " + j.name;
+  return r;
+}
+
+EditResult deleteJoint(Mechanism& m, const std::string& joint) {
+  EditResult r;
+  const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == joint; });
+  if (it == m.joints.end()) {
+    r.error = "no joint '" + joint + "'";
+    return r;
+  }
+  m.joints.erase(it);
+  dropDependents(m, {}, {joint}, {});
+  r.ok = true;
+  r.item = joint;
+  r.description = "Delete joint " + joint;
+  return r;
+}
+
 EditResult deleteBody(Mechanism& m, const std::string& body) {
   EditResult r;
   const auto it = std::find_if(m.bodies.begin(), m.bodies.end(), [&](const Body& b) { return b.name == body; });

@@ -67,6 +67,19 @@ EditResult addCrankDriver(Mechanism& m, const std::string& body);
 /// to it (the links change length). `r` is `m` resolved.
 EditResult movePoint(Mechanism& m, const ResolvedMechanism& r, const SketchPoint& p, const Eigen::Vector2d& to);
 
+// ---- model edits shared with the Model menu (any dimension) ----
+
+/// Adds a body ("body1", ...) at the origin, 1 kg, with a point "O" (and in 3D a vector "z").
+EditResult addBody(Mechanism& m);
+/// Adds a point ("P1", ...) at the body's origin; its coordinates are edited in the property editor.
+EditResult addPoint(Mechanism& m, const std::string& body);
+/// Adds a unit vector ("u1", ...) along z (x in 2D) to a body or the ground.
+EditResult addVector(Mechanism& m, const std::string& body);
+/// Adds a joint between two points (axes: one vector on each body, for the joints that need them).
+EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
+/// Deletes a joint and what refers to it (drivers, torsion springs, outputs...).
+EditResult deleteJoint(Mechanism& m, const std::string& joint);
+
 /// Deletes a body with its joints and everything that refers to them (drivers, forces, outputs...).
 EditResult deleteBody(Mechanism& m, const std::string& body);
 /// Deletes a ground point and the joints, drivers and forces on it.

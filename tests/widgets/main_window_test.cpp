@@ -22,6 +22,8 @@
 #include <QUndoStack>
 #include <QToolButton>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
+#include <QAction>
 #include <iostream>
 
 #include "io/mechanism_io.h"
@@ -30,6 +32,7 @@
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
+#include "panels/joint_dialog.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 
@@ -494,6 +497,60 @@ TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
   w.grab().save(artifacts() + "/main_window_picked.png");
   // empty space picks nothing
   EXPECT_EQ(w.sceneView()->pickAt(QPoint(3, 3)).kind, lw::widgets::SceneView::Pick::Kind::None);
+}
+
+TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/rssr.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  auto* tree = w.findChild<QTreeWidget*>();
+  auto select = [&](const QString& path) {
+    for (QTreeWidgetItemIterator it(tree); *it; ++it)
+      if ((*it)->data(0, Qt::UserRole).toString() == path) tree->setCurrentItem(*it);
+    QApplication::processEvents();
+  };
+  auto trigger = [&](const char* name) {
+    auto* a = w.findChild<QAction*>(name);
+    ASSERT_NE(a, nullptr) << name;
+    a->trigger();
+  };
+  const std::size_t joints = w.mechanism()->joints.size();
+  // delete the spherical joint C: the coupler comes loose (the drivers stay)
+  select("joints[2]");
+  ASSERT_EQ(w.mechanism()->joints[2].name, "C");
+  trigger("DeleteSelected");
+  EXPECT_EQ(w.mechanism()->joints.size(), joints - 1);
+  // put it back through the joint dialog's choices
+  lw::widgets::JointDialog dialog(*w.mechanism(), "coupler.C");
+  dialog.typeBox()->setCurrentIndex(dialog.typeBox()->findText("spherical"));
+  dialog.pointBox(1)->setCurrentIndex(dialog.pointBox(1)->findText("rocker.C"));
+  EXPECT_EQ(dialog.point(0).str(), "coupler.C");
+  EXPECT_TRUE(dialog.axes().empty()) << "a spherical joint has no axes";
+  EXPECT_TRUE(w.addJointChecked(dialog.type(), dialog.point(0), dialog.point(1), dialog.axes()));
+  EXPECT_EQ(w.mechanism()->joints.size(), joints);
+  // a revolute joint between points that do not coincide is refused with the reason
+  dialog.typeBox()->setCurrentIndex(dialog.typeBox()->findText("revolute"));
+  dialog.pointBox(1)->setCurrentIndex(dialog.pointBox(1)->findText("rocker.D"));
+  EXPECT_TRUE(dialog.axisBox(1)->isEnabled()) << "a revolute joint asks for its axes";
+  EXPECT_EQ(dialog.axisBox(1)->currentText(), "rocker.x");
+  EXPECT_FALSE(w.addJointChecked(dialog.type(), dialog.point(0), dialog.point(1), dialog.axes()));
+  EXPECT_EQ(w.mechanism()->joints.size(), joints);
+  // a new body with a point, edited in the property editor
+  const std::size_t bodies = w.mechanism()->bodies.size();
+  trigger("AddBody");
+  ASSERT_EQ(w.mechanism()->bodies.size(), bodies + 1);
+  select(QString("bodies[%1]").arg(bodies));
+  trigger("AddPoint");
+  EXPECT_EQ(w.mechanism()->bodies.back().points.size(), 2u);
+  trigger("AddVector");
+  EXPECT_EQ(w.mechanism()->bodies.back().vectors.size(), 2u);
+  // all of it undoes
+  while (w.undoStack()->canUndo()) w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->bodies.size(), bodies);
+  EXPECT_EQ(w.mechanism()->joints.size(), joints);
+  EXPECT_EQ(w.mechanism()->joints[2].name, "C");
 }
 
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {

@@ -1,0 +1,84 @@
+#include "panels/joint_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
+
+namespace lw::widgets {
+namespace {
+
+Ref parseRef(const QString& s) {
+  const auto dot = s.indexOf('.');
+  return {s.left(dot).toStdString(), s.mid(dot + 1).toStdString()};
+}
+
+}  // namespace
+
+JointDialog::JointDialog(const Mechanism& m, const QString& first, QWidget* parent) : QDialog(parent), m_(m) {
+  setWindowTitle(tr("Add joint"));
+  auto* form = new QFormLayout(this);
+  type_ = new QComboBox(this);
+  type_->setObjectName("JointType");
+  for (JointType t : {JointType::Pin, JointType::Slider, JointType::Revolute, JointType::Prismatic, JointType::Cylindrical,
+                      JointType::Universal, JointType::Spherical, JointType::Fixed})
+    if (jointAllowedIn(t, m.dimension)) type_->addItem(toString(t), static_cast<int>(t));
+  form->addRow(tr("Type"), type_);
+  QStringList points;
+  for (const auto& p : m.ground.points) points << QString("%1.%2").arg(kGroundName, QString::fromStdString(p.name));
+  for (const auto& b : m.bodies)
+    for (const auto& p : b.points) points << QString::fromStdString(b.name + "." + p.name);
+  for (int s = 0; s < 2; ++s) {
+    points_[s] = new QComboBox(this);
+    points_[s]->setObjectName(QString("JointPoint%1").arg(s + 1));
+    points_[s]->addItems(points);
+    axes_[s] = new QComboBox(this);
+    axes_[s]->setObjectName(QString("JointAxis%1").arg(s + 1));
+    form->addRow(s == 0 ? tr("Point on body 1") : tr("Point on body 2"), points_[s]);
+    form->addRow(s == 0 ? tr("Axis on body 1") : tr("Axis on body 2"), axes_[s]);
+  }
+  if (const auto i = points.indexOf(first); i >= 0) points_[0]->setCurrentIndex(static_cast<int>(i));
+  if (points.size() > 1) points_[1]->setCurrentIndex(points_[0]->currentIndex() == 0 ? 1 : 0);
+  hint_ = new QLabel(this);
+  hint_->setWordWrap(true);
+  form->addRow(hint_);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  for (QComboBox* c : {type_, points_[0], points_[1]}) connect(c, &QComboBox::currentIndexChanged, this, &JointDialog::update);
+  update();
+}
+
+JointType JointDialog::type() const { return static_cast<JointType>(type_->currentData().toInt()); }
+
+Ref JointDialog::point(int side) const { return parseRef(points_[side]->currentText()); }
+
+std::vector<Ref> JointDialog::axes() const {
+  if (!jointNeedsAxes(type())) return {};
+  return {parseRef(axes_[0]->currentText()), parseRef(axes_[1]->currentText())};
+}
+
+// the axes offered are the vectors of each point's body
+void JointDialog::update() {
+  const bool needs = jointNeedsAxes(type());
+  for (int s = 0; s < 2; ++s) {
+    const std::string body = point(s).body;
+    const QString keep = axes_[s]->currentText();
+    axes_[s]->clear();
+    const std::vector<NamedVector>* vectors = body == kGroundName ? &m_.ground.vectors : nullptr;
+    for (const auto& b : m_.bodies)
+      if (b.name == body) vectors = &b.vectors;
+    if (vectors)
+      for (const auto& v : *vectors) axes_[s]->addItem(QString::fromStdString(body + "." + v.name));
+    if (const int i = axes_[s]->findText(keep); i >= 0) axes_[s]->setCurrentIndex(i);
+    axes_[s]->setEnabled(needs);
+  }
+  if (needs && (axes_[0]->count() == 0 || axes_[1]->count() == 0))
+    hint_->setText(tr("This joint needs an axis (a vector) on each body: add one with Model > Add Vector first."));
+  else
+    hint_->setText(needs ? tr("The axes must be parallel in the drawn position (perpendicular for a universal joint).")
+                         : tr("The two points should coincide in the drawn position."));
+}
+
+}  // namespace lw::widgets
