@@ -88,6 +88,15 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     d.P = d.Md + (h / 2) * d.C + hh * d.K;
     s.JtJ.noalias() = d.J.transpose() * d.J;
     d.A = d.P + (hh * d.alpha) * s.JtJ;
+    // the unit-quaternion rows |q|² − 1 have the Hessian 2I: their penalty force α Φ_zᵀΦ adds the
+    // stiffness 2αΦ on the quaternion's diagonal (the other rows' Φ_zz αΦ are neglected, as in
+    // the paper). It matters where the inertia is tiny, such as a rod's spin between ball joints.
+    for (const LoopConstraint& c : m.constraints) {
+      if (c.kind != LoopConstraint::Kind::UnitQuaternion) continue;
+      const Node& n = m.nodes[static_cast<std::size_t>(c.index)];
+      const int q = n.z + (n.kind == NodeKind::FreeSpatial ? 3 : 0);
+      for (int i = 0; i < 4; ++i) d.A(q + i, q + i) += hh * d.alpha * 2 * d.phi[c.row];
+    }
     s.lu.compute(d.A);
     d.dz = s.lu.solve(d.f);
     d.z -= d.dz;

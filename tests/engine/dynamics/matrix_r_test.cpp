@@ -305,7 +305,9 @@ namespace {
 
 // the two formulations on the same models: same motion, penalty loops closed to ~1e-7
 TEST(Penalty, AgreesWithMatrixR) {
-  for (const char* name : {"four-bar-free", "spatial-four-bar-swing"}) {
+  // rssr: a rod with almost no spin inertia between ball joints (needs the unit-quaternion
+  // stiffness in the penalty tangent); buggy: a free body with tyres
+  for (const char* name : {"four-bar-free", "spatial-four-bar-swing", "rssr", "buggy"}) {
     const auto l = sample(name);
     analysis::SimulationSpec a, b;
     a.tEnd = b.tEnd = 0.5;
@@ -319,6 +321,8 @@ TEST(Penalty, AgreesWithMatrixR) {
     for (std::size_t i = 0; i < ra.rows(); ++i) {
       for (std::size_t c = 1; c < n; ++c) {
         if (ra.columns[c].rfind("energy", 0) == 0 || ra.columns[c].rfind("constraint", 0) == 0) continue;
+        // the points, not the coordinates: a rod's free spin (rssr) is hardly determined by either
+        if (std::count(ra.columns[c].begin(), ra.columns[c].end(), '.') < 2) continue;
         ASSERT_NEAR(ra.values[i * n + c], rb.values[i * n + c], 1e-4) << name << " " << ra.columns[c] << " row " << i;
       }
       EXPECT_LT(rb.values[i * n + cpos], 1e-5) << name << ": penalty residual at row " << i;
