@@ -8,6 +8,7 @@
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace lw::dyn {
@@ -22,6 +23,7 @@ class MatrixRSolvers {
   GeneralizedForces<double> forces;         // Q^d
   Eigen::VectorXd dz, x, y, sign, zero, tmp;
   Eigen::MatrixXd MdR, Jp;
+  bool valid = false;  // lu holds a factorisation of Θ_z for the current choice of coordinates
 
   // 1 / (‖Θ‖₁ ‖Θ⁻¹‖₁) with ‖Θ⁻¹‖₁ by Hager's estimator (as Eigen's rcond, without its allocations)
   double rcond(const Eigen::MatrixXd& A) {
@@ -109,6 +111,7 @@ MatrixRData::~MatrixRData() = default;
 MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
 
 kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
+  d.solvers->valid = false;  // Θ_z changes with the choice
   const auto& mech = *m.tree.mechanism;
   const int nz = m.tree.nz;
   d.dofs.clear();
@@ -374,8 +377,17 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   d.zi = zi;
   d.zid = zid;
   d.rhs.resize(nz);
-  // 1. positions: Θ(z) = [Φ; h(z) − z^i] = 0 by Newton–Raphson from the previous z
+  // 1. positions: Θ(z) = [Φ; h(z) − z^i] = 0 by Newton–Raphson from the previous z. The first
+  // corrections reuse the previous evaluation's factorisation (a chord method: the configuration
+  // moved little since); Θ_z is factorised afresh at the solution, where everything below needs it.
   const double tol = 1e-12 * std::max(1.0, m.tree.mechanism->lengthScale());
+  auto singular = [&] {
+    return kin::failure(kin::KinStatus::Code::Singular, t,
+                        "the independent coordinates no longer determine the position at t = " + kin::shortNumber(t) +
+                            " (condition number " + (d.rcond > 0 ? kin::shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
+                        d.rcond > 0 ? 1 / d.rcond : 0);
+  };
+  double lastErr = std::numeric_limits<double>::infinity();
   for (int it = 0;; ++it) {
     loopConstraints(m.tree, d.z, t, d.phi);
     double err = 0;
@@ -387,15 +399,21 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
       d.rhs[nc + k] = zi[k] - dofValue(m, d.dofs[static_cast<std::size_t>(k)], d.z);
       err = std::max(err, std::abs(d.rhs[nc + k]));
     }
-    if (!factorTheta(m, d))
-      return kin::failure(kin::KinStatus::Code::Singular, t,
-                     "the independent coordinates no longer determine the position at t = " + kin::shortNumber(t) +
-                         " (condition number " + (d.rcond > 0 ? kin::shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
-                     d.rcond > 0 ? 1 / d.rcond : 0);
-    if (err < tol) break;  // Θ_z stays factorised at the solution for what follows
+    if (err < tol) {
+      if (!factorTheta(m, d)) return singular();
+      d.solvers->valid = true;
+      break;
+    }
     if (it == 30)
       return kin::failure(kin::KinStatus::Code::NotConverged, t,
                      "the position problem did not converge at t = " + kin::shortNumber(t) + " (residual " + kin::shortNumber(err) + ")");
+    // a fresh factorisation when there is none, after a few chord steps, or when they stall
+    const bool chord = d.solvers->valid && it < 3 && err < 0.5 * lastErr;
+    if (!chord) {
+      if (!factorTheta(m, d)) return singular();
+      d.solvers->valid = true;
+    }
+    lastErr = err;
     d.solvers->dz = d.solvers->lu.solve(d.rhs);
     d.z += d.solvers->dz;
   }
