@@ -273,6 +273,25 @@ struct ColumnFrames {
 
 }  // namespace
 
+namespace {
+
+// a cut joint's world geometry at z, for the closed-form rows of loopJacobian
+struct CutGeometry {
+  bool analytic = false;
+  JointType type = JointType::Pin;
+  int body[2] = {0, 0};
+  Eigen::Vector3d P[2], u1, w2, v2;  // points; body 1's axis; body 2's perpendiculars
+};
+
+// does `body` move with the coordinates of node k (is it in k's subtree)?
+bool movesWith(const RecursiveModel& m, int body, int k) {
+  for (int n = m.nodeOfBody[static_cast<std::size_t>(body)]; n >= 0; n = m.nodes[static_cast<std::size_t>(n)].parentNode)
+    if (n == k) return true;
+  return false;
+}
+
+}  // namespace
+
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J) {
   J.setZero(m.nrows, m.nz);
   if (m.nrows == 0) return;
@@ -282,6 +301,28 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
   out.resize(static_cast<std::size_t>(m.nrows));
   auto& zj = scratch<Jet, 2>();
   zj = seeded<3>(z, nullptr, -1);
+  // cut pins, spherical and revolute joints: their rows differentiated in closed form from the
+  // joint's points and axes (the common case; the others go through Jet frames)
+  thread_local std::vector<CutGeometry> cut;
+  cut.resize(m.constraints.size());
+  for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
+    const LoopConstraint& c = m.constraints[ci];
+    CutGeometry& g = cut[ci];
+    g.analytic = false;
+    if (c.kind != LoopConstraint::Kind::CutJoint) continue;
+    const auto& jt = m.mechanism->joints[static_cast<std::size_t>(c.index)];
+    if (jt.type != JointType::Pin && jt.type != JointType::Spherical && jt.type != JointType::Revolute) continue;
+    g.analytic = true;
+    g.type = jt.type;
+    V3<double> P, u, w, w2;
+    for (int sd = 0; sd < 2; ++sd) {
+      g.body[sd] = jt.body(sd);
+      jointFrame<double>(m, cf.f, c.index, sd, P, u, w, w2);
+      g.P[sd] = {P[0], P[1], P[2]};
+      if (sd == 0) g.u1 = {u[0], u[1], u[2]};
+      else g.w2 = {w[0], w[1], w[2]}, g.v2 = {w2[0], w2[1], w2[2]};
+    }
+  }
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
@@ -296,16 +337,47 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
       continue;
     }
     for (int i = 0; i < n.nz; ++i) {
-      cf.seed(m, k, i, 1.0);
-      zj[static_cast<std::size_t>(n.z + i)].d = 1;  // rows that read z directly (tree drivers, quaternions)
+      const int col = n.z + i;
+      const Eigen::Vector3d bv = cf.b[k].col(i).head<3>(), bw = cf.b[k].col(i).tail<3>();
+      bool seeded = false;
       // only the equations on bodies that move with this coordinate
       for (int ci : m.affected[k]) {
         const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
+        const CutGeometry& g = cut[static_cast<std::size_t>(ci)];
+        if (g.analytic) {
+          // the subtree turns with ω = b_ω about the node's centre: ∂P = v + ω × (P − r_k), ∂u = ω × u
+          Eigen::Vector3d dP[2], du1 = Eigen::Vector3d::Zero(), dw2 = Eigen::Vector3d::Zero(), dv2 = Eigen::Vector3d::Zero();
+          for (int sd = 0; sd < 2; ++sd) {
+            const bool moves = movesWith(m, g.body[sd], static_cast<int>(k));
+            dP[sd] = moves ? Eigen::Vector3d(bv + bw.cross(g.P[sd] - cf.centre[k])) : Eigen::Vector3d::Zero();
+            if (moves && sd == 0) du1 = bw.cross(g.u1);
+            if (moves && sd == 1) dw2 = bw.cross(g.w2), dv2 = bw.cross(g.v2);
+          }
+          const Eigen::Vector3d dd = dP[1] - dP[0];
+          if (g.type == JointType::Pin) {
+            J(c.row, col) = dd.x();
+            J(c.row + 1, col) = dd.y();
+          } else {
+            for (int a = 0; a < 3; ++a) J(c.row + a, col) = dd[a];
+            if (g.type == JointType::Revolute) {
+              J(c.row + 3, col) = du1.dot(g.w2) + g.u1.dot(dw2);
+              J(c.row + 4, col) = du1.dot(g.v2) + g.u1.dot(dv2);
+            }
+          }
+          continue;
+        }
+        if (!seeded) {
+          cf.seed(m, k, i, 1.0);
+          zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
+          seeded = true;
+        }
         constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
-        for (int r = c.row; r < c.row + c.rows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
+        for (int r = c.row; r < c.row + c.rows; ++r) J(r, col) = out[static_cast<std::size_t>(r)].d;
       }
-      zj[static_cast<std::size_t>(n.z + i)].d = 0;
-      cf.seed(m, k, i, 0.0);
+      if (seeded) {
+        zj[static_cast<std::size_t>(col)].d = 0;
+        cf.seed(m, k, i, 0.0);
+      }
     }
   }
 }
