@@ -12,6 +12,7 @@
 #include "integrators/integrators.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
+#include "support/samples.h"
 
 namespace {
 
@@ -83,12 +84,6 @@ void flatMemory(benchmark::State& state, const Mechanism& mech) {
   }
 }
 
-Mechanism sample(const std::string& name) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
-  if (!r.ok()) std::abort();
-  return *r.mechanism;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,7 +91,7 @@ int main(int argc, char** argv) {
       {"five-bar", 1.0}, {"four-bar-free", 1.0}, {"spatial-four-bar", 1.0}, {"spatial-four-bar-swing", 1.0},
       {"ten-bar-chain", 1.0}, {"rssr", 1.0}, {"buggy", 1.0}, {"grid-1x15", 0.5}};
   for (const auto& [name, tEnd] : samples) {
-    const Mechanism m = sample(name);
+    const Mechanism m = test::sampleMechanism(name);
     benchmark::RegisterBenchmark(("MatrixR/trapezoidal/" + name).c_str(), [m, tEnd = tEnd](benchmark::State& s) {
       simulate(s, m, analysis::Integrator::Trapezoidal, tEnd, 1e-3);
     })->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -112,7 +107,7 @@ int main(int argc, char** argv) {
   }
   // the penalty formulation (seed 004), trapezoidal h = 1 ms, with each tangent
   for (const auto& [name, tEnd] : samples) {
-    const Mechanism m = sample(name);
+    const Mechanism m = test::sampleMechanism(name);
     benchmark::RegisterBenchmark(("Penalty/sparse-ad/" + name).c_str(), [m, tEnd = tEnd](benchmark::State& s) {
       simulate(s, m, analysis::Integrator::Trapezoidal, tEnd, 1e-3, analysis::Formulation::Penalty);
     })->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -127,7 +122,7 @@ int main(int argc, char** argv) {
           ->Iterations(1)->Unit(benchmark::kMillisecond);
   }
   {
-    const Mechanism m = sample("four-bar-free");
+    const Mechanism m = test::sampleMechanism("four-bar-free");
     benchmark::RegisterBenchmark("FlatMemory/MatrixR/trapezoidal/four-bar-free/1e6-steps", [m](benchmark::State& s) { flatMemory(s, m); })
         ->Iterations(1)->Unit(benchmark::kSecond);
   }

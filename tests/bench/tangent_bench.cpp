@@ -11,6 +11,7 @@
 #include "dynamics/matrix_r.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
+#include "support/samples.h"
 
 namespace {
 
@@ -46,17 +47,11 @@ void tangent(benchmark::State& state, const std::shared_ptr<Model>& m, dyn::Tang
   if (method == dyn::TangentMethod::SparseAD) state.counters["colours"] = J.colours();
 }
 
-Mechanism sample(const std::string& name) {
-  auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
-  if (!r.ok()) std::abort();
-  return *r.mechanism;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::pair<std::string, Mechanism> models[] = {
-      {"spatial-four-bar", sample("spatial-four-bar")}, {"grid-1x15", generate::grid(1, 15)},
+      {"spatial-four-bar", test::sampleMechanism("spatial-four-bar")}, {"grid-1x15", generate::grid(1, 15)},
       {"grid-4x15", generate::grid(4, 15)}, {"grid-7x15", generate::grid(7, 15)}};
   for (const auto& [name, mech] : models) {
     const auto m = load(mech);

@@ -3,6 +3,8 @@
 // Screenshots land in $LW_TEST_ARTIFACTS: look at them.
 #include <gtest/gtest.h>
 
+#include "gui_test_support.h"
+
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -42,12 +44,7 @@
 
 namespace {
 
-QString artifacts() {
-  const QByteArray dir = qgetenv("LW_TEST_ARTIFACTS");
-  const QString path = dir.isEmpty() ? QDir::currentPath() : QString::fromLocal8Bit(dir);
-  QDir().mkpath(path);
-  return path;
-}
+using lw::test::artifacts;
 
 struct Coverage {
   double differsFromBackground = 0;  // fraction of pixels far from the background colour
@@ -644,9 +641,3 @@ TEST_F(MainWindowTest, SaveAsWritesACanonicalFileAndReopens) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  lw::widgets::setDefaultSurfaceFormat();
-  QApplication app(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -550,9 +550,3 @@ TEST(SceneView, MouseRotatesAndWheelZooms) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  lw::widgets::setDefaultSurfaceFormat();
-  QApplication app(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

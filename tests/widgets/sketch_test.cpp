@@ -4,6 +4,8 @@
 // changes). Screenshots land in $LW_TEST_ARTIFACTS: look at them.
 #include <gtest/gtest.h>
 
+#include "gui_test_support.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QDir>
@@ -20,12 +22,7 @@
 
 namespace {
 
-QString artifacts() {
-  const QByteArray dir = qgetenv("LW_TEST_ARTIFACTS");
-  const QString path = dir.isEmpty() ? QDir::currentPath() : QString::fromLocal8Bit(dir);
-  QDir().mkpath(path);
-  return path;
-}
+using lw::test::artifacts;
 
 class SketchTest : public ::testing::Test {
  protected:
@@ -188,9 +185,3 @@ TEST_F(SketchTest, DrawASliderCrank) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  lw::widgets::setDefaultSurfaceFormat();
-  QApplication app(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
