@@ -283,9 +283,13 @@ EditResult addCrankDriver(Mechanism& m, const std::string& body) {
     r.error = "'" + body + "' has no pin to the ground: only a link pinned to the ground can be a crank";
     return r;
   }
-  for (const auto& d : m.drivers)
-    if (d.type == Driver::Type::Joint && d.joint == pin->name) {
-      r.error = "joint '" + pin->name + "' is already driven by '" + d.name + "'";
+  // driven already: a second click takes the driver off (the link turns freely again)
+  for (auto it = m.drivers.begin(); it != m.drivers.end(); ++it)
+    if (it->type == Driver::Type::Joint && it->joint == pin->name) {
+      r.item = it->name;
+      r.description = "Remove driver " + it->name + " from " + body;
+      m.drivers.erase(it);
+      r.ok = true;
       return r;
     }
   Driver d;

@@ -60,7 +60,8 @@ EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& r, const std::str
 /// on the ground along x through p (a slider-crank's piston).
 EditResult addSlider(Mechanism& m, const SketchPoint& p);
 
-/// Drives the pin between `body` and the ground at one turn per second.
+/// Drives the pin between `body` and the ground at one turn per second; if it is driven already,
+/// removes that driver instead (the Driver tool toggles).
 EditResult addCrankDriver(Mechanism& m, const std::string& body);
 
 /// Moves a point of the stored configuration: the ground point itself, or every body point joined

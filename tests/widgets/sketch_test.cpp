@@ -160,6 +160,11 @@ TEST_F(SketchTest, DrawASliderCrank) {
   trigger(w, "ToolLink");
   click(v, 0, 0), click(v, 0.3, 0.4);
   click(v, 0.3, 0.4), click(v, 2.2, 0.0);
+  // a link started by mistake is dropped with Escape
+  click(v, 1.0, 1.0);
+  QTest::keyClick(v, Qt::Key_Escape);
+  click(v, 1.5, 1.0);
+  EXPECT_EQ(w.mechanism()->bodies.size(), 2u) << "no link from the cancelled start";
   trigger(w, "ToolSlider");
   click(v, 2.2, 0.0);
   trigger(w, "ToolDriver");

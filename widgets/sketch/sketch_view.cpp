@@ -5,6 +5,7 @@
 #include <QGraphicsPathItem>
 #include <QGraphicsPolygonItem>
 #include <QGraphicsScene>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QResizeEvent>
 #include <QPainter>
@@ -171,7 +172,7 @@ void SketchView::setTool(Tool t) {
       "Link: click (or press) on the first end, then click (or release) on the second; ends on points get pins",
       "Point: click on a link to add a coupler point there",
       "Slider: click a link's point to put a block there sliding along the ground's x axis",
-      "Driver: click a link pinned to the ground to make it the crank (one turn per second)",
+      "Driver: click a link pinned to the ground to make it the crank (one turn per second); click again to free it",
       "Delete: click a link or a ground pivot"};
   emit message(tr(hints[static_cast<int>(t)]));
   viewport()->setCursor(t == Tool::Select ? Qt::ArrowCursor : Qt::CrossCursor);
@@ -627,6 +628,18 @@ void SketchView::mouseReleaseEvent(QMouseEvent* e) {
     return;
   }
   turning_ = false;
+}
+
+void SketchView::keyPressEvent(QKeyEvent* e) {
+  if (e->key() == Qt::Key_Escape && linkStartAt_) {  // a link in progress is dropped
+    linkStart_.reset();
+    linkStartAt_.reset();
+    rubberEnd_.reset();
+    viewport()->update();
+    emit message(tr("Link cancelled"));
+    return;
+  }
+  QGraphicsView::keyPressEvent(e);
 }
 
 void SketchView::wheelEvent(QWheelEvent* e) {

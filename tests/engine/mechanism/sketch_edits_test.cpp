@@ -57,6 +57,11 @@ TEST(SketchEdits, ASliderCrankDrawnFromScratchHasACrankAndAnRrpDyad) {
   ASSERT_TRUE(addSlider(m, *end).ok);
   EXPECT_FALSE(addSlider(m, *end).ok) << "already on the ground";
   ASSERT_TRUE(addCrankDriver(m, "link1").ok);
+  // the driver tool toggles: a second click takes the driver off, a third puts it back
+  ASSERT_TRUE(addCrankDriver(m, "link1").ok);
+  EXPECT_TRUE(m.drivers.empty());
+  ASSERT_TRUE(addCrankDriver(m, "link1").ok);
+  EXPECT_EQ(m.drivers.size(), 1u);
   Diagnostics d;
   const auto r = resolve(m, d);
   ASSERT_TRUE(r.has_value()) << (d.empty() ? "" : d[0].format());
