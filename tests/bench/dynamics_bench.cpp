@@ -105,6 +105,15 @@ int main(int argc, char** argv) {
                                  [m](benchmark::State& s) { simulate(s, m, analysis::Integrator::Trapezoidal, 0.1, 1e-3); })
         ->Iterations(1)->Unit(benchmark::kMillisecond);
   }
+  // the grids at seed 004's longer step (it tested 1, 10 and 20 ms): 3 s, through the singular position
+  for (int cols : {1, 4, 7}) {
+    const Mechanism m = generate::grid(cols, 15);
+    for (auto f : {analysis::Formulation::MatrixR, analysis::Formulation::Penalty})
+      benchmark::RegisterBenchmark((std::string(f == analysis::Formulation::MatrixR ? "MatrixR" : "Penalty") + "/trapezoidal-10ms/grid-" +
+                                    std::to_string(cols) + "x15").c_str(),
+                                   [m, f](benchmark::State& s) { simulate(s, m, analysis::Integrator::Trapezoidal, 3.0, 1e-2, f); })
+          ->Iterations(1)->Unit(benchmark::kMillisecond);
+  }
   // the penalty formulation (seed 004), trapezoidal h = 1 ms, with each tangent
   for (const auto& [name, tEnd] : samples) {
     const Mechanism m = test::sampleMechanism(name);
