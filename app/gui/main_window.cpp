@@ -15,7 +15,9 @@
 #include <QStandardPaths>
 #include <QTime>
 #include <QTimer>
+#include <Eigen/Core>
 #include <QActionGroup>
+#include <QMenu>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QUndoCommand>
@@ -161,6 +163,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
   connect(tree_, &widgets::ModelTree::itemSelected, properties_, &widgets::PropertyEditor::showItem);
   // picking in the 3D view selects the body or joint for the property editor
+  // a right click on a body: add a point there (then a joint from it), or edit the body or joint
+  connect(scene_, &widgets::SceneView::contextPicked, this, [this](widgets::SceneView::Pick p, const QPoint& global) {
+    if (!resolved_) return;
+    QMenu menu(this);
+    if (p.kind == widgets::SceneView::Pick::Kind::Body && p.index > 0) {
+      const QString name = QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(p.index)].name);
+      menu.addAction(tr("Add a point here on %1").arg(name), this, [this, p] { addPointAtPick(p); });
+      menu.addAction(tr("Add a point here and a joint from it..."), this, [this, p] {
+        if (!addPointAtPick(p)) return;
+        const auto& body = mechanism_->bodies[static_cast<std::size_t>(p.index - 1)];
+        widgets::JointDialog dialog(*mechanism_, QString::fromStdString(body.name + "." + body.points.back().name), this);
+        if (dialog.exec() == QDialog::Accepted) addJointChecked(dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
+      });
+      menu.addAction(tr("Edit %1").arg(name), this, [this, p] { tree_->selectPath(QString("bodies[%1]").arg(p.index - 1)); });
+    } else if (p.kind == widgets::SceneView::Pick::Kind::Joint) {
+      const QString name = QString::fromStdString(resolved_->joints[static_cast<std::size_t>(p.index)].name);
+      menu.addAction(tr("Edit joint %1").arg(name), this, [this, p] { tree_->selectPath(QString("joints[%1]").arg(p.index)); });
+      menu.addAction(tr("Delete joint %1").arg(name), this, [this, name] {
+        Mechanism after = *mechanism_;
+        const auto r = sketch::deleteJoint(after, name.toStdString());
+        if (r.ok) applyEdit(after, QString::fromStdString(r.description));
+      });
+    }
+    if (!menu.isEmpty()) menu.exec(global);
+  });
   connect(scene_, &widgets::SceneView::picked, this, [this](widgets::SceneView::Pick p) {
     if (!resolved_) return;
     if (p.kind == widgets::SceneView::Pick::Kind::Body && p.index > 0) {  // body 0 is the ground
@@ -536,6 +563,35 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
     return;
   }
   applyEdit(trial, tr("Set %1 = %2").arg(path, text));
+}
+
+bool MainWindow::addPointAtPick(const widgets::SceneView::Pick& p) {
+  if (!resolved_ || p.kind != widgets::SceneView::Pick::Kind::Body || p.index <= 0) return false;
+  const auto b = static_cast<std::size_t>(p.index);
+  const auto& body = resolved_->bodies[b];
+  // the picked point in the body's frame, from the pose shown (a playback frame or the drawing)
+  Eigen::Matrix3d R = body.rotation;
+  Eigen::Vector3d x = body.position;
+  const auto results = playback_->results();
+  const int row = playback_->currentRow();
+  const std::size_t perRow = 12 * resolved_->bodies.size();
+  if (results && row >= 0 && results->poses.size() >= (static_cast<std::size_t>(row) + 1) * perRow) {
+    const double* pose = results->poses.data() + static_cast<std::size_t>(row) * perRow + 12 * b;
+    R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(pose);
+    x = Eigen::Vector3d(pose[9], pose[10], pose[11]);
+  }
+  Eigen::Vector3d picked(p.position[0], p.position[1], p.position[2]);
+  if (resolved_->dimension == 2) picked.z() = x.z();  // planar bodies are drawn in layers: no depth
+  const Eigen::Vector3d local = R.transpose() * (picked - x);
+  Mechanism after = *mechanism_;
+  const sketch::EditResult r = sketch::addPointAt(after, *resolved_, body.name, body.position + body.rotation * local);
+  if (!r.ok) {
+    log(QString::fromStdString(r.error));
+    return false;
+  }
+  applyEdit(after, QString::fromStdString(r.description));
+  tree_->selectPath(QString("bodies[%1].points.%2").arg(p.index - 1).arg(QString::fromStdString(mechanism_->bodies[b - 1].points.back().name)));
+  return true;
 }
 
 bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mechanism/mechanism.h"
+#include "scene/scene_view.h"
 
 class QAction;
 class QMenu;
@@ -69,6 +70,8 @@ class MainWindow : public QMainWindow {
   void replaceMechanism(const Mechanism& m);
   /// An edit from the sketch (or another editor): pushed on the undo stack.
   void applyEdit(const Mechanism& after, const QString& description);
+  /// Adds a point to the picked body where the pick landed (on the pose shown); true if added.
+  bool addPointAtPick(const widgets::SceneView::Pick& p);
   /// Adds a joint if the mechanism stays valid (else says why in Messages); true if added.
   bool addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on

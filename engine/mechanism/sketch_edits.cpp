@@ -198,6 +198,10 @@ EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b) {
 }
 
 EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& res, const std::string& body, const Eigen::Vector2d& at) {
+  return addPointAt(m, res, body, Eigen::Vector3d(at.x(), at.y(), 0));
+}
+
+EditResult addPointAt(Mechanism& m, const ResolvedMechanism& res, const std::string& body, const Eigen::Vector3d& at) {
   EditResult r;
   auto* points = pointsOf(m, body);
   const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& b) { return b.name == body; });
@@ -210,8 +214,10 @@ EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& res, const std::s
     name = "C" + std::to_string(k);
     if (std::none_of(points->begin(), points->end(), [&](const NamedVector& p) { return p.name == name; })) break;
   }
-  const Eigen::Vector3d w(at.x(), at.y(), 0);
-  points->push_back({name, literal((it->rotation.transpose() * (w - it->position)).head<2>())});
+  const Eigen::Vector3d local = it->rotation.transpose() * (at - it->position);
+  NumberVector v{Number(local.x()), Number(local.y())};
+  if (m.dimension == 3) v.push_back(Number(local.z()));
+  points->push_back({name, v});
   r.ok = true;
   r.item = body + "." + name;
   r.description = "Add point " + r.item;

@@ -55,6 +55,9 @@ EditResult addLink(Mechanism& m, const LinkEnd& a, const LinkEnd& b);
 /// Adds a named point ("C1", ...) to a link at world position `at`: a coupler point, or a place to
 /// pin another link. `r` is `m` resolved.
 EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const Eigen::Vector2d& at);
+/// The same in any dimension (a point picked on a body in the 3D view); `at` in world coordinates
+/// of the stored configuration.
+EditResult addPointAt(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const Eigen::Vector3d& at);
 
 /// Puts a slider block on point `p` of a link: the block is pinned to the link there and slides
 /// on the ground along x through p (a slider-crank's piston).

@@ -492,6 +492,24 @@ TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
   }
   EXPECT_GT(w.propertyEditor()->table()->rowCount(), 5);
   w.grab().save(artifacts() + "/main_window_picked.png");
+  // a point added where the pick landed (on the rod's surface), in the rod's frame
+  {
+    const auto& rod = r->bodies[2];
+    const Eigen::Vector3d mid = rod.position + rod.rotation * (0.5 * (rod.points[0] + rod.points[1]));
+    const auto pick = w.sceneView()->pickAt(w.sceneView()->projectToWidget({mid.x(), mid.y(), mid.z()}).toPoint());
+    ASSERT_EQ(pick.index, 2);
+    const std::size_t before = w.mechanism()->bodies[1].points.size();
+    ASSERT_TRUE(w.addPointAtPick(pick));
+    const auto& added = w.mechanism()->bodies[1].points;
+    ASSERT_EQ(added.size(), before + 1);
+    const Eigen::Vector3d local(added.back().value[0].value, added.back().value[1].value, added.back().value[2].value);
+    const Eigen::Vector3d world = rod.position + rod.rotation * local;
+    EXPECT_LT((world - Eigen::Vector3d(pick.position[0], pick.position[1], pick.position[2])).norm(), 1e-9);
+    EXPECT_LT((world - mid).norm(), 0.2) << "on the rod's surface, near the middle";
+    EXPECT_EQ(w.propertyEditor()->item(), QString("bodies[1].points.%1").arg(QString::fromStdString(added.back().name)));
+    w.undoStack()->undo();
+    EXPECT_EQ(w.mechanism()->bodies[1].points.size(), before);
+  }
   // empty space picks nothing
   EXPECT_EQ(w.sceneView()->pickAt(QPoint(3, 3)).kind, lw::widgets::SceneView::Pick::Kind::None);
 }

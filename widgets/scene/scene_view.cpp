@@ -818,9 +818,13 @@ void SceneView::mousePressEvent(QMouseEvent* event) {
 void SceneView::mouseReleaseEvent(QMouseEvent* event) {
   VtkHostWidget::mouseReleaseEvent(event);
   // a click, not the end of a camera drag: pick what is under the mouse
-  if (event->button() == Qt::LeftButton && (event->pos() - pressPos_).manhattanLength() <= 3) {
+  if ((event->pos() - pressPos_).manhattanLength() > 3) return;  // a camera drag
+  if (event->button() == Qt::LeftButton) {
     const Pick p = pickAt(event->pos());
     if (p.kind != Pick::Kind::None) emit picked(p);
+  } else if (event->button() == Qt::RightButton) {
+    const Pick p = pickAt(event->pos());
+    if (p.kind != Pick::Kind::None) emit contextPicked(p, event->globalPosition().toPoint());
   }
 }
 
@@ -833,11 +837,22 @@ SceneView::Pick SceneView::pickAt(const QPoint& pos) {
   const double dpr = devicePixelRatioF();
   if (!picker->Pick(pos.x() * dpr, (height() - pos.y()) * dpr, 0, renderer())) return out;
   vtkActor* hit = picker->GetActor();
+  double x[3];
+  picker->GetPickPosition(x);
+  out.position = {x[0], x[1], x[2]};
   for (std::size_t j = 0; j < s_->joints.size(); ++j)
-    if (s_->joints[j].actor == hit) return {Pick::Kind::Joint, static_cast<int>(j)};
+    if (s_->joints[j].actor == hit) {
+      out.kind = Pick::Kind::Joint;
+      out.index = static_cast<int>(j);
+      return out;
+    }
   for (std::size_t b = 0; b < s_->bodies.size(); ++b)
-    if (s_->bodies[b].actor == hit) return {Pick::Kind::Body, static_cast<int>(b)};
-  return out;
+    if (s_->bodies[b].actor == hit) {
+      out.kind = Pick::Kind::Body;
+      out.index = static_cast<int>(b);
+      return out;
+    }
+  return {};
 }
 
 void SceneView::wheelEvent(QWheelEvent* event) {

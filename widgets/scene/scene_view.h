@@ -67,12 +67,15 @@ class SceneView : public VtkHostWidget {
   struct Pick {
     enum class Kind { None, Body, Joint } kind = Kind::None;
     int index = -1;
+    std::array<double, 3> position{0, 0, 0};  // the picked world point (stored configuration at rest)
   };
   [[nodiscard]] Pick pickAt(const QPoint& pos);
 
  signals:
   /// A click (press and release without dragging) on a body or a joint: select it for editing.
   void picked(lw::widgets::SceneView::Pick what);
+  /// A right click (not a zoom drag) on a body or joint: the window offers what can be done there.
+  void contextPicked(lw::widgets::SceneView::Pick what, const QPoint& globalPos);
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
