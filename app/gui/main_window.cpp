@@ -200,6 +200,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(properties_, &widgets::PropertyEditor::edited, this, &MainWindow::editProperty);
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
+  connect(structure_, &widgets::StructurePanel::highlightBodies, sketch_, &widgets::SketchView::setHighlightedBodies);
 
   analysis_ = new widgets::AnalysisPanel(this);
   auto* analysisDock = new QDockWidget(tr("Analysis"), this);

@@ -17,6 +17,7 @@
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
 #include <QElapsedTimer>
+#include <QTabWidget>
 #include <QTest>
 #include <QTableWidget>
 #include <QStandardPaths>
@@ -35,6 +36,7 @@
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
 #include "panels/joint_dialog.h"
+#include "sketch/sketch_view.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 
@@ -340,9 +342,14 @@ TEST_F(MainWindowTest, StructureDiagramStepsThroughTheGroups) {
   QTest::qWait(100);
   const QImage stepped = w.sceneView()->grabImage();
   EXPECT_GT(changed(whole, stepped), 0.002) << "the other bodies were not faded";
+  EXPECT_EQ(w.sketchView()->highlightedBodies(), highlighted.back()) << "the sketch shows the same group";
   w.grab().save(artifacts() + "/main_window_structure.png");
+  w.views()->setCurrentWidget(w.sketchView());
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/main_window_structure_sketch.png");
   structure->selectGroup(-1);
   EXPECT_TRUE(highlighted.back().empty());
+  EXPECT_TRUE(w.sketchView()->highlightedBodies().empty());
 }
 
 TEST_F(MainWindowTest, ParameterEditsAreUndoableAndBadOnesRefused) {

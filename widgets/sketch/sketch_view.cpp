@@ -152,12 +152,18 @@ void SketchView::setMechanism(const Mechanism& m, std::shared_ptr<const Resolved
     return;
   }
   m_ = m;
+  if (!resolved || !resolved_ || resolved->bodies.size() != resolved_->bodies.size()) highlighted_.clear();
   resolved_ = std::move(resolved);
   drag_.reset();
   turning_ = false;
   poses_ = resolved_ ? storedPoses(*resolved_) : std::vector<double>{};
   analyse();
   updateCurves();
+  rebuild();
+}
+
+void SketchView::setHighlightedBodies(const std::vector<int>& bodies) {
+  highlighted_ = bodies;
   rebuild();
 }
 
@@ -298,7 +304,9 @@ void SketchView::rebuild() {
   for (std::size_t b = 1; b < r.bodies.size(); ++b) {
     const auto& body = r.bodies[b];
     const bool bad = std::find(problemBodies_.begin(), problemBodies_.end(), static_cast<int>(b)) != problemBodies_.end();
-    const QColor colour = bad ? kProblem : groupColour(groupOfBody_[b]);
+    QColor colour = bad ? kProblem : groupColour(groupOfBody_[b]);
+    if (!highlighted_.empty() && std::find(highlighted_.begin(), highlighted_.end(), static_cast<int>(b)) == highlighted_.end())
+      colour.setAlpha(45);  // not in the group being shown
     QPolygonF outline;
     for (const auto& p : body.points) {
       const Eigen::Vector2d w = worldPoint(poses_, static_cast<int>(b), p);
@@ -682,12 +690,12 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
   f.setPointSizeF(f.pointSizeF() * 1.05);
   p->setFont(f);
   const QFontMetrics fm(f);
-  const QRect banner(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_) + 20), fm.height() + 10);
+  const QRect banner(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_) + 32), fm.height() + 10);
   p->setPen(Qt::NoPen);
   p->setBrush(problem_ ? QColor(214, 39, 40, 230) : QColor(40, 40, 40, 210));
   p->drawRoundedRect(banner, 5, 5);
   p->setPen(Qt::white);
-  p->drawText(banner.adjusted(10, 0, -10, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(summary_, Qt::ElideRight, banner.width() - 20));
+  p->drawText(banner.adjusted(10, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(summary_, Qt::ElideRight, banner.width() - 14));
   int y = banner.bottom() + 10;
   for (int g = 0; g < static_cast<int>(groupNames_.size()); ++g) {
     QStringList bodies;

@@ -40,6 +40,10 @@ class SketchView : public QGraphicsView {
   /// (call fit() for a new document).
   void setMechanism(const Mechanism& m, std::shared_ptr<const ResolvedMechanism> resolved);
   void setTool(Tool t);
+  /// Shows the listed bodies (ResolvedMechanism indices) normally and fades the others (the
+  /// structure panel stepping through the groups); empty shows every body normally.
+  void setHighlightedBodies(const std::vector<int>& bodies);
+  const std::vector<int>& highlightedBodies() const { return highlighted_; }
   Tool tool() const { return tool_; }
 
   /// What the banner says: "1 DOF, 1 driven — crank, RRR dyad" or the problem.
@@ -88,6 +92,7 @@ class SketchView : public QGraphicsView {
   std::vector<int> groupOfBody_;          // resolved body → group (−1: none)
   std::vector<QString> groupNames_;
   std::vector<int> problemBodies_;
+  std::vector<int> highlighted_;          // empty: all bodies normal
   std::vector<double> poses_;             // shown configuration (12 per body)
   // the items that move with the configuration (updatePoses)
   std::vector<QGraphicsItem*> bodyItems_;  // by body (null: not drawn)
