@@ -17,6 +17,9 @@
 #include <QTimer>
 #include <Eigen/Core>
 #include <QActionGroup>
+#include <QTreeWidgetItem>
+#include <QLineEdit>
+#include <QInputDialog>
 #include <QMenu>
 #include <QTabWidget>
 #include <QToolBar>
@@ -299,6 +302,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   addJoint->setObjectName("AddJoint");
   addJoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+  QAction* rename = model->addAction(tr("&Rename Selected..."), this, [this] {
+    const QString path = properties_->item();
+    if (path.isEmpty()) return statusBar()->showMessage(tr("Select an item in the model tree first"), 8000);
+    const QString current = tree_->currentItem() ? tree_->currentItem()->text(0) : QString();
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Rename"), tr("New name for %1:").arg(current), QLineEdit::Normal, current, &ok);
+    if (ok && !name.isEmpty() && name != current) renameChecked(path, name);
+  });
+  rename->setObjectName("RenameSelected");
+  rename->setShortcut(QKeySequence(Qt::Key_F2));
   model->addSeparator();
   QAction* deleteSelected = model->addAction(tr("&Delete Selected"), this, [this, apply, selectedBody] {
     const QString path = properties_->item();
@@ -564,6 +577,26 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
     return;
   }
   applyEdit(trial, tr("Set %1 = %2").arg(path, text));
+}
+
+bool MainWindow::renameChecked(const QString& path, const QString& name) {
+  Mechanism after = *mechanism_;
+  const sketch::EditResult r = sketch::renameItem(after, path.toStdString(), name.toStdString());
+  QString why = r.ok ? QString() : QString::fromStdString(r.error);
+  Diagnostics d;
+  if (why.isEmpty() && !after.bodies.empty() && !resolve(after, d))
+    for (const auto& x : d)
+      if (x.isError()) {
+        why = QString::fromStdString(x.format());
+        break;
+      }
+  if (!why.isEmpty()) {
+    log(tr("Not renamed: %1").arg(why));
+    statusBar()->showMessage(tr("Not renamed (see Messages)"), 8000);
+    return false;
+  }
+  applyEdit(after, QString::fromStdString(r.description));
+  return true;
 }
 
 bool MainWindow::addPointAtPick(const widgets::SceneView::Pick& p) {

@@ -70,6 +70,8 @@ class MainWindow : public QMainWindow {
   void replaceMechanism(const Mechanism& m);
   /// An edit from the sketch (or another editor): pushed on the undo stack.
   void applyEdit(const Mechanism& after, const QString& description);
+  /// Renames the item at `path` and every reference to it, if the mechanism stays valid.
+  bool renameChecked(const QString& path, const QString& name);
   /// Adds a point to the picked body where the pick landed (on the pose shown); true if added.
   bool addPointAtPick(const widgets::SceneView::Pick& p);
   /// Adds a joint if the mechanism stays valid (else says why in Messages); true if added.

@@ -1,6 +1,7 @@
 #include "mechanism/sketch_edits.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <numbers>
 #include <set>
@@ -420,6 +421,108 @@ EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, co
   r.ok = true;
   r.item = j.name;
   r.description = std::string("Add ") + toString(type) + " joint " + j.name;
+  return r;
+}
+
+namespace {
+
+// every reference to a point or vector of a body, in one place
+template <class Fn>
+void forEachRef(Mechanism& m, Fn&& fn) {
+  for (auto& j : m.joints) {
+    fn(j.points[0]), fn(j.points[1]);
+    for (auto& a : j.axes) fn(a);
+  }
+  for (auto& d : m.drivers) fn(d.point), fn(d.points[0]), fn(d.points[1]);
+  for (auto& f : m.forces) fn(f.points[0]), fn(f.points[1]), fn(f.point), fn(f.axis), fn(f.planePoint), fn(f.planeNormal);
+  for (auto& c : m.contacts) fn(c.point), fn(c.planePoint), fn(c.planeNormal);
+  for (auto& v : m.initialVelocities) fn(v.point);
+  for (auto& c : m.independentCoordinates) fn(c.point);
+  for (auto& o : m.outputs) fn(o.point);
+}
+
+bool validName(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace
+
+EditResult renameItem(Mechanism& m, const std::string& path, const std::string& name) {
+  EditResult r;
+  if (!validName(name)) {
+    r.error = "'" + name + "' is not a name: letters, digits and _, starting with a letter or _";
+    return r;
+  }
+  auto index = [&](const std::string& list) -> long {  // "bodies[2]..." → 2
+    if (path.rfind(list + "[", 0) != 0) return -1;
+    return std::stol(path.substr(list.size() + 1));
+  };
+  std::string old;
+  if (const long b = index("bodies"); b >= 0 && path.find(".points.") != std::string::npos) {
+    auto& body = m.bodies.at(static_cast<std::size_t>(b));
+    old = path.substr(path.find(".points.") + 8);
+    for (auto& p : body.points)
+      if (p.name == old) p.name = name;
+    forEachRef(m, [&](Ref& ref) {
+      if (ref.body == body.name && ref.item == old) ref.item = name;
+    });
+  } else if (b >= 0 && path.find(".vectors.") != std::string::npos) {
+    auto& body = m.bodies.at(static_cast<std::size_t>(b));
+    old = path.substr(path.find(".vectors.") + 9);
+    for (auto& v : body.vectors)
+      if (v.name == old) v.name = name;
+    forEachRef(m, [&](Ref& ref) {
+      if (ref.body == body.name && ref.item == old) ref.item = name;
+    });
+  } else if (b >= 0) {
+    auto& body = m.bodies.at(static_cast<std::size_t>(b));
+    old = body.name;
+    body.name = name;
+    forEachRef(m, [&](Ref& ref) {
+      if (ref.body == old) ref.body = name;
+    });
+    for (auto& f : m.forces)
+      if (f.body == old) f.body = name;
+    for (auto& v : m.initialVelocities)
+      if (v.body == old) v.body = name;
+  } else if (path.rfind("ground.points.", 0) == 0 || path.rfind("ground.vectors.", 0) == 0) {
+    const bool points = path.rfind("ground.points.", 0) == 0;
+    old = path.substr(points ? 14 : 15);
+    for (auto& p : points ? m.ground.points : m.ground.vectors)
+      if (p.name == old) p.name = name;
+    forEachRef(m, [&](Ref& ref) {
+      if (ref.body == kGroundName && ref.item == old) ref.item = name;
+    });
+  } else if (const long j = index("joints"); j >= 0) {
+    auto& joint = m.joints.at(static_cast<std::size_t>(j));
+    old = joint.name;
+    joint.name = name;
+    for (auto& d : m.drivers)
+      if (d.joint == old) d.joint = name;
+    for (auto& f : m.forces)
+      if (f.joint == old) f.joint = name;
+    for (auto& v : m.initialVelocities)
+      if (v.joint == old) v.joint = name;
+    for (auto& c : m.independentCoordinates)
+      if (c.joint == old) c.joint = name;
+    for (auto& o : m.outputs)
+      if (o.joint == old) o.joint = name;
+  } else if (const long d = index("drivers"); d >= 0) {
+    old = m.drivers.at(static_cast<std::size_t>(d)).name;
+    m.drivers[static_cast<std::size_t>(d)].name = name;
+  } else if (const long f = index("forces"); f >= 0) {
+    old = m.forces.at(static_cast<std::size_t>(f)).name;
+    m.forces[static_cast<std::size_t>(f)].name = name;
+    for (auto& o : m.outputs)
+      if (o.spring == old) o.spring = name;
+  } else {
+    r.error = "this item cannot be renamed here";
+    return r;
+  }
+  r.ok = true;
+  r.item = name;
+  r.description = "Rename " + old + " to " + name;
   return r;
 }
 

@@ -81,6 +81,11 @@ EditResult addPoint(Mechanism& m, const std::string& body);
 EditResult addVector(Mechanism& m, const std::string& body);
 /// Adds a joint between two points (axes: one vector on each body, for the joints that need them).
 EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
+/// Renames the item at `path` ("bodies[2]", "joints[0]", "bodies[1].points.B", "ground.points.A",
+/// "drivers[0]", "forces[3]") and every reference to it. The new name must be a valid name; the
+/// caller checks the result (resolve) for clashes.
+EditResult renameItem(Mechanism& m, const std::string& path, const std::string& name);
+
 /// Deletes a joint and what refers to it (drivers, torsion springs, outputs...).
 EditResult deleteJoint(Mechanism& m, const std::string& joint);
 

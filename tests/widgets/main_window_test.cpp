@@ -568,11 +568,17 @@ TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   EXPECT_EQ(w.mechanism()->bodies.back().points.size(), 2u);
   trigger("AddVector");
   EXPECT_EQ(w.mechanism()->bodies.back().vectors.size(), 2u);
+  // renaming a body updates the joints that name it; a clash is refused
+  select("bodies[1]");
+  EXPECT_TRUE(w.renameChecked("bodies[1]", "link"));
+  EXPECT_EQ(w.mechanism()->joints[1].points[1].body, "link");
+  EXPECT_FALSE(w.renameChecked("bodies[0]", "link")) << "two bodies named link";
   // all of it undoes
   while (w.undoStack()->canUndo()) w.undoStack()->undo();
   EXPECT_EQ(w.mechanism()->bodies.size(), bodies);
   EXPECT_EQ(w.mechanism()->joints.size(), joints);
   EXPECT_EQ(w.mechanism()->joints[2].name, "C");
+  EXPECT_EQ(w.mechanism()->bodies[1].name, "coupler");
 }
 
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {
