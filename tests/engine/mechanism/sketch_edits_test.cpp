@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <numbers>
+#include <random>
 
 #include "analysis/crank_drag.h"
 #include "analysis/kinematics_run.h"
@@ -160,6 +161,70 @@ TEST(SketchEdits, RenamingUpdatesEveryReference) {
   ASSERT_TRUE(renameItem(m, "bodies[1]", "crank").ok);
   Diagnostics clash;
   EXPECT_FALSE(resolve(m, clash).has_value());
+}
+
+// whatever a user draws, the analyses the sketch runs on every edit answer (or say why): no crash,
+// no exception, no hang. Random sequences of sketch edits with a fixed seed.
+TEST(SketchEdits, RandomSketchesAreAnalysedWithoutCrashing) {
+  std::mt19937 rng(20261121);
+  auto coord = [&] { return std::uniform_int_distribution<int>(-20, 20)(rng) * 0.25; };
+  int resolved = 0, decomposed = 0, dragged = 0;
+  for (int sketch = 0; sketch < 400; ++sketch) {
+    Mechanism m = emptyPlanar("random");
+    for (int step = 0; step < 14; ++step) {
+      Diagnostics d;
+      const auto r = resolve(m, d);
+      const auto points = r ? sketchPoints(*r) : sketchPoints(m);
+      auto somePoint = [&]() -> std::optional<SketchPoint> {
+        if (points.empty() || rng() % 3 == 0) return std::nullopt;
+        return points[rng() % points.size()];
+      };
+      Mechanism after = m;
+      EditResult e;
+      switch (rng() % 8) {
+        case 0:
+        case 1: e = addGroundPoint(after, {coord(), coord()}); break;
+        case 2:
+        case 3:
+        case 4: e = addLink(after, {somePoint(), {coord(), coord()}}, {somePoint(), {coord(), coord()}}); break;
+        case 5:
+          if (!after.bodies.empty()) e = addCrankDriver(after, after.bodies[rng() % after.bodies.size()].name);
+          break;
+        case 6:
+          if (const auto p = somePoint(); p && !p->ground()) e = addSlider(after, *p);
+          break;
+        case 7:
+          if (!after.bodies.empty() && rng() % 2) e = deleteBody(after, after.bodies[rng() % after.bodies.size()].name);
+          else if (r && !points.empty()) e = movePoint(after, *r, points[rng() % points.size()], {coord(), coord()});
+          break;
+      }
+      if (e.ok) m = after;
+      // what the sketch view does after every edit
+      Diagnostics d2;
+      const auto r2 = resolve(m, d2);
+      if (!r2) continue;
+      ++resolved;
+      (void)topology::grueblerKutzbach(*r2);
+      const auto groups = topology::decompose(kin::compileNaturalModel(*r2));
+      decomposed += groups.ok;
+      if (m.drivers.size() == 1) {
+        std::string why;
+        if (auto drag = analysis::CrankDrag::create(m, &why)) {
+          (void)drag->solve(0.5);
+          (void)drag->couplerCurves(24);
+          ++dragged;
+        } else {
+          EXPECT_FALSE(why.empty());
+        }
+      }
+    }
+  }
+  RecordProperty("resolved", resolved);
+  RecordProperty("decomposed", decomposed);
+  RecordProperty("dragged", dragged);
+  EXPECT_GT(resolved, 1500);  // the generator does make mechanisms
+  EXPECT_GT(decomposed, 100);
+  EXPECT_GT(dragged, 20);
 }
 
 }  // namespace
