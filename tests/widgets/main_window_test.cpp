@@ -559,6 +559,8 @@ TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   EXPECT_EQ(dialog.axisBox(1)->currentText(), "rocker.x");
   EXPECT_FALSE(w.addJointChecked(dialog.type(), dialog.point(0), dialog.point(1), dialog.axes()));
   EXPECT_EQ(w.mechanism()->joints.size(), joints);
+  auto messages = [&] { return w.findChild<QPlainTextEdit*>()->toPlainText(); };
+  EXPECT_TRUE(messages().contains("The joint was not added: joints[")) << messages().toStdString();
   // a new body with a point, edited in the property editor
   const std::size_t bodies = w.mechanism()->bodies.size();
   trigger("AddBody");
@@ -573,6 +575,7 @@ TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   EXPECT_TRUE(w.renameChecked("bodies[1]", "link"));
   EXPECT_EQ(w.mechanism()->joints[1].points[1].body, "link");
   EXPECT_FALSE(w.renameChecked("bodies[0]", "link")) << "two bodies named link";
+  EXPECT_TRUE(messages().contains("Not renamed: ")) << messages().toStdString();
   // all of it undoes
   while (w.undoStack()->canUndo()) w.undoStack()->undo();
   EXPECT_EQ(w.mechanism()->bodies.size(), bodies);

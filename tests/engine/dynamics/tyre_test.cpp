@@ -88,16 +88,19 @@ TEST(Tyre, BadTyresAreRefusedWithTheItemAndTheReason) {
     if (edit == "slip") t.slipVelocity = 0;
     return m;
   };
-  const std::pair<std::string, std::string> cases[] = {{"radius", "forces[1].radius"},
-                                                        {"axis", "forces[1].axis"},
-                                                        {"plane", "forces[1].point"},
-                                                        {"slip", "forces[1].slip_velocity"}};
-  for (const auto& [edit, path] : cases) {
+  struct Case {
+    std::string edit, path, says;
+  };
+  const Case cases[] = {{"radius", "forces[1].radius", "the tyre radius must be positive (found -0.3)"},
+                        {"axis", "forces[1].axis", "the wheel's centre and spin axis must be on the same body"},
+                        {"plane", "forces[1].point", "the wheel and the plane are on the same body"},
+                        {"slip", "forces[1].slip_velocity", "the slip velocity that regularises friction must be positive"}};
+  for (const auto& [edit, path, says] : cases) {
     Diagnostics d;
     EXPECT_FALSE(resolve(text(edit), d).has_value()) << edit;
     bool named = false;
     for (const auto& e : d)
-      if (e.path == path) named = true;
+      if (e.path == path && e.message.find(says) != std::string::npos) named = true;
     EXPECT_TRUE(named) << edit << ": " << (d.empty() ? "" : d[0].format());
   }
 }

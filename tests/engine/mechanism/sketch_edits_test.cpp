@@ -56,7 +56,9 @@ TEST(SketchEdits, ASliderCrankDrawnFromScratchHasACrankAndAnRrpDyad) {
   const auto end = at({2.2, 0.0});
   ASSERT_TRUE(end && !end->ground());
   ASSERT_TRUE(addSlider(m, *end).ok);
-  EXPECT_FALSE(addSlider(m, *end).ok) << "already on the ground";
+  const EditResult twice = addSlider(m, *end);
+  EXPECT_FALSE(twice.ok);
+  EXPECT_EQ(twice.error, "'link2.P2' is already held by the ground");
   ASSERT_TRUE(addCrankDriver(m, "link1").ok);
   // the driver tool toggles: a second click takes the driver off, a third puts it back
   ASSERT_TRUE(addCrankDriver(m, "link1").ok);
@@ -138,8 +140,9 @@ TEST(SketchEdits, MovingAPivotStretchesTheLinksAndDeletingCleansUp) {
   EXPECT_EQ(m.joints.size(), 2u);
   Diagnostics after;
   EXPECT_TRUE(resolve(m, after).has_value()) << (after.empty() ? "" : after[0].format());
-  EXPECT_FALSE(addCrankDriver(m, "link2").ok);  // no pin to the ground any more
-  EXPECT_FALSE(addLink(m, {std::nullopt, {1, 1}}, {std::nullopt, {1, 1}}).ok);
+  EXPECT_EQ(addCrankDriver(m, "link2").error,
+            "'link2' has no pin to the ground: only a link pinned to the ground can be a crank");  // no pin any more
+  EXPECT_EQ(addLink(m, {std::nullopt, {1, 1}}, {std::nullopt, {1, 1}}).error, "a link needs two distinct ends");
 }
 
 TEST(SketchEdits, RenamingUpdatesEveryReference) {
@@ -148,7 +151,7 @@ TEST(SketchEdits, RenamingUpdatesEveryReference) {
   ASSERT_TRUE(renameItem(m, "joints[0]", "A").ok);
   ASSERT_TRUE(renameItem(m, "bodies[1].points.P2", "C").ok);
   ASSERT_TRUE(renameItem(m, "ground.points.O1", "origin").ok);
-  EXPECT_FALSE(renameItem(m, "bodies[2]", "2bad").ok);
+  EXPECT_EQ(renameItem(m, "bodies[2]", "2bad").error, "'2bad' is not a name: letters, digits and _, starting with a letter or _");
   EXPECT_EQ(m.joints[0].points[0].str(), "ground.origin");
   EXPECT_EQ(m.joints[0].points[1].str(), "crank.P1");
   EXPECT_EQ(m.joints[1].points[0].str(), "crank.P2");
@@ -161,6 +164,8 @@ TEST(SketchEdits, RenamingUpdatesEveryReference) {
   ASSERT_TRUE(renameItem(m, "bodies[1]", "crank").ok);
   Diagnostics clash;
   EXPECT_FALSE(resolve(m, clash).has_value());
+  ASSERT_FALSE(clash.empty());
+  EXPECT_NE(clash[0].message.find("crank"), std::string::npos) << clash[0].format();
 }
 
 // whatever a user draws, the analyses the sketch runs on every edit answer (or say why): no crash,
