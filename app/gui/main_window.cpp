@@ -549,6 +549,14 @@ void MainWindow::newDocument() {
   views_->setCurrentWidget(sketch_);  // a new mechanism is drawn
 }
 
+QString MainWindow::whyInvalid(const Mechanism& m) {
+  Diagnostics d;
+  if (resolve(m, d)) return {};
+  for (const auto& x : d)
+    if (x.isError()) return QString::fromStdString(x.format());
+  return tr("the mechanism does not resolve");
+}
+
 void MainWindow::editProperty(const QString& path, const QString& text) {
   Mechanism trial = *mechanism_;
   Number* field = numberAt(trial, path.toStdString());
@@ -562,14 +570,7 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
     why = QString::fromUtf8(e.what());
   }
   // try it on a copy: an edit that breaks the mechanism is refused and the document kept
-  Diagnostics d;
-  if (why.isEmpty() && !resolve(trial, d)) {
-    for (const auto& x : d)
-      if (x.isError()) {
-        why = QString::fromStdString(x.format());
-        break;
-      }
-  }
+  if (why.isEmpty()) why = whyInvalid(trial);
   if (!why.isEmpty()) {
     log(tr("%1 = %2 refused: %3").arg(path, text, why));
     statusBar()->showMessage(tr("%1 = %2 refused (see Messages)").arg(path, text), 8000);
@@ -583,13 +584,7 @@ bool MainWindow::renameChecked(const QString& path, const QString& name) {
   Mechanism after = *mechanism_;
   const sketch::EditResult r = sketch::renameItem(after, path.toStdString(), name.toStdString());
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
-  Diagnostics d;
-  if (why.isEmpty() && !after.bodies.empty() && !resolve(after, d))
-    for (const auto& x : d)
-      if (x.isError()) {
-        why = QString::fromStdString(x.format());
-        break;
-      }
+  if (why.isEmpty() && !after.bodies.empty()) why = whyInvalid(after);  // a sketch of pivots only may not resolve
   if (!why.isEmpty()) {
     log(tr("Not renamed: %1").arg(why));
     statusBar()->showMessage(tr("Not renamed (see Messages)"), 8000);
@@ -632,13 +627,7 @@ bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, con
   Mechanism after = *mechanism_;
   const sketch::EditResult r = sketch::addJoint(after, type, a, b, axes);
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
-  Diagnostics d;
-  if (why.isEmpty() && !resolve(after, d))
-    for (const auto& x : d)
-      if (x.isError()) {
-        why = QString::fromStdString(x.format());
-        break;
-      }
+  if (why.isEmpty()) why = whyInvalid(after);
   if (!why.isEmpty()) {
     log(tr("The joint was not added: %1").arg(why));
     statusBar()->showMessage(tr("The joint was not added (see Messages)"), 8000);

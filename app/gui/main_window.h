@@ -111,6 +111,8 @@ class MainWindow : public QMainWindow {
   void setDocument(std::unique_ptr<Mechanism> m, const QString& path);
   /// Rebuilds every view of the current mechanism (after loading or an edit).
   void showMechanism();
+  /// Why `m` is not a valid mechanism (its first error), or empty: edits are tried on a copy.
+  static QString whyInvalid(const Mechanism& m);
   /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.
   void editParameter(int index, double value);
   void addRecent(const QString& path);

@@ -10,6 +10,19 @@
 
 namespace lw::analysis {
 
+std::vector<std::pair<int, int>> couplerPoints(const ResolvedMechanism& m) {
+  std::vector<std::pair<int, int>> out;
+  for (std::size_t b = 1; b < m.bodies.size(); ++b)
+    for (std::size_t p = 0; p < m.bodies[b].points.size(); ++p) {
+      bool used = false;
+      for (const auto& j : m.joints)
+        for (int s = 0; s < 2; ++s)
+          if (j.points[s].body == static_cast<int>(b) && j.points[s].index == static_cast<int>(p)) used = true;
+      if (!used) out.emplace_back(static_cast<int>(b), static_cast<int>(p));
+    }
+  return out;
+}
+
 struct CrankDrag::Impl {
   kin::NaturalModel nm;
   std::optional<kin::GlobalData> global;
@@ -75,16 +88,7 @@ kin::KinStatus CrankDrag::solve(double value) {
 
 std::vector<std::vector<Eigen::Vector3d>> CrankDrag::couplerCurves(int samples) {
   const ResolvedMechanism& m = *resolved_;
-  // coupler points: points of moving bodies that no joint uses
-  std::vector<std::pair<int, int>> traced;
-  for (std::size_t b = 1; b < m.bodies.size(); ++b)
-    for (std::size_t p = 0; p < m.bodies[b].points.size(); ++p) {
-      bool used = false;
-      for (const auto& j : m.joints)
-        for (int s = 0; s < 2; ++s)
-          if (j.points[s].body == static_cast<int>(b) && j.points[s].index == static_cast<int>(p)) used = true;
-      if (!used) traced.emplace_back(static_cast<int>(b), static_cast<int>(p));
-    }
+  const std::vector<std::pair<int, int>> traced = couplerPoints(m);
   std::vector<std::vector<Eigen::Vector3d>> curves(traced.size());
   if (traced.empty()) return curves;
   Impl& s = *impl_;

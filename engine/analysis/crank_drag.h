@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kinematics/global_solver.h"
@@ -13,6 +14,9 @@
 #include "mechanism/resolved.h"
 
 namespace lw::analysis {
+
+/// The coupler points of a mechanism: points of moving bodies that no joint uses (body, point).
+std::vector<std::pair<int, int>> couplerPoints(const ResolvedMechanism& m);
 
 class CrankDrag {
  public:

@@ -354,18 +354,21 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
   }
 }
 
-void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-                   Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
+void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
+                   const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
   massMatrix(tree, z, Md);
   Qd.resize(tree.nz);
-  GeneralizedForces<double> forces(tree);
   forces(z.data(), zd.data(), t, Qd.data());
 }
 
+void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+                   Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
+  GeneralizedForces<double> forces(tree);
+  massAndForces(tree, forces, z, zd, t, Md, Qd);
+}
+
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
-  massMatrix(m.tree, d.z, d.Md);
-  d.Qd.resize(m.tree.nz);
-  d.solvers->forces(d.z.data(), d.zd.data(), t, d.Qd.data());
+  massAndForces(m.tree, d.solvers->forces, d.z, d.zd, t, d.Md, d.Qd);
 }
 
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,

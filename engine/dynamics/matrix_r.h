@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "dynamics/generalized_forces.h"
 #include "dynamics/recursive_model.h"
 #include "kinematics/global_solver.h"
 
@@ -83,6 +84,9 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
 /// M^d and Q^d = R^vᵀ (Q^v − M^v V̇⁰) (GeneralizedForces).
 void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                    Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
+/// The same with a force kernel kept by the caller (no allocation in a step loop).
+void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
+                   const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
 
 struct Energy {

@@ -20,11 +20,6 @@ class PenaltySolvers {
   Eigen::MatrixXd JtJ;
   Eigen::VectorXd tmp, tmp2, zdStar, zddStar;
 
-  void massAndForces(const RecursiveModel& m, PenaltyData& d, double t) {
-    massMatrix(m, d.z, d.Md);
-    d.Qd.resize(m.nz);
-    forces(d.z.data(), d.zd.data(), t, d.Qd.data());
-  }
   // α Φ_zᵀ v into out
   void penaltyForce(const PenaltyData& d, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
     out.noalias() = d.J.transpose() * v;
@@ -47,7 +42,7 @@ PenaltyData::PenaltyData(PenaltyData&&) noexcept = default;
 kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.t = t;
   PenaltySolvers& s = *d.solvers;
-  s.massAndForces(m, d, t);
+  dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
   loopJacobian(m, d.z, t, d.J);
   loopRates(m, d.z, d.zd, t, d.phiT, d.c);
   s.JtJ.noalias() = d.J.transpose() * d.J;
@@ -72,7 +67,7 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   for (d.lastIterations = 0; d.lastIterations < d.options.maxIterations; ++d.lastIterations) {
     d.zd = (2 / h) * d.z + d.zhatd;
     d.zdd = (4 / (h * h)) * d.z + d.zhatdd;
-    s.massAndForces(m, d, t);
+    dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
     loopConstraints(m, d.z, t, d.phi);
     loopJacobian(m, d.z, t, d.J);
     // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈) = h²/4 (M z̈ + Φ_zᵀ α Φ − Q)

@@ -262,15 +262,7 @@ void SketchView::updateCurves() {
   if (!resolved_ || problem_ || m_.drivers.size() != 1) return;
   // the drag solver is made here only when there are coupler points to trace; otherwise when
   // the user grabs the driven link (a geometry drag of a long chain stays cheap)
-  bool couplerPoints = false;
-  for (std::size_t b = 1; b < resolved_->bodies.size() && !couplerPoints; ++b)
-    for (std::size_t p = 0; p < resolved_->bodies[b].points.size() && !couplerPoints; ++p) {
-      bool used = false;
-      for (const auto& j : resolved_->joints)
-        for (int k = 0; k < 2; ++k) used = used || (j.points[k].body == static_cast<int>(b) && j.points[k].index == static_cast<int>(p));
-      couplerPoints = !used;
-    }
-  if (!couplerPoints) return;
+  if (analysis::couplerPoints(*resolved_).empty()) return;
   drag_ = analysis::CrankDrag::create(m_, nullptr);
   if (drag_) curves_ = drag_->couplerCurves(180);
 }
