@@ -71,8 +71,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
                         "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
     res.columns.push_back(c);
 
-  Eigen::VectorXd phi, phiT, c;
-  Eigen::MatrixXd J, Jp;
+  Eigen::VectorXd phi, phiDot;
   std::vector<Eigen::Vector3d> pos, vel;
   std::vector<dyn::Pose3<double>> bodyPoses;
   // works and dissipation: trapezoidal quadrature of the powers over the output rows
@@ -106,10 +105,9 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     res.values.push_back(e.potential);
     res.values.push_back(e.total());
     dyn::loopConstraints(model.tree, z, t, phi);
-    dyn::loopJacobian(model.tree, z, t, J);
-    dyn::loopRates(model.tree, z, zd, t, phiT, c);
+    dyn::loopRateResidual(model.tree, z, zd, t, phiDot);
     res.values.push_back(phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0);
-    res.values.push_back(phi.size() ? (J * zd + phiT).cwiseAbs().maxCoeff() : 0.0);
+    res.values.push_back(phi.size() ? phiDot.cwiseAbs().maxCoeff() : 0.0);
     const dyn::Powers p = dyn::powers(model.tree, z, zd, zdd, t);
     if (firstRow) {
       E0 = e.total();
@@ -167,24 +165,49 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   record(0, data.z, data.zd, data.zdd);
   for (long i = 1; i <= outputs; ++i) {
     const double tOut = static_cast<double>(i) * spec.dt;
-    // keep the accepted state: a failed step may be retried with a new choice of coordinates
-    const integ::State saved = s;
+    // keep the accepted state: a failed step is retried with a new choice of coordinates, then
+    // in 2, 4, ... 16 pieces (the singular positions of the grids need both at long steps)
+    integ::State saved = s;
     const Eigen::VectorXd z = data.z, zd = data.zd;
-    for (int attempt = 0;; ++attempt) {
-      res.status = spec.integrator == Integrator::Trapezoidal ? trap.step(sys, s, tOut - s.t) : rk.advance(sys, s, tOut);
-      if (res.status.ok() || attempt == 1) break;
-      // a singular choice of independent coordinates: choose again at the last good state
+    auto restore = [&] {
       s = saved;
       data.z = z;
       data.zd = zd;
       data.t = s.t;
-      dyn::chooseDofs(model, data);
-      ++res.dofSwitches;
-      s = {saved.t, data.zi, data.zid, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.dofs.size()))};
-      if (!dyn::evaluate(model, data, s.t, s.x, s.v).ok()) break;
-      s.a = data.zidd;
-      res.tangents += trap.jacobians;
-      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+    };
+    bool rechosen = false;
+    for (int pieces = 1;;) {
+      if (spec.integrator == Integrator::Trapezoidal) {
+        for (int p = 1; p <= pieces; ++p) {
+          res.status = trap.step(sys, s, saved.t + (tOut - saved.t) * p / pieces - s.t);
+          if (!res.status.ok()) break;
+        }
+      } else {
+        res.status = rk.advance(sys, s, tOut);
+      }
+      if (res.status.ok()) break;
+      restore();
+      if (!rechosen) {
+        // a singular choice of independent coordinates: choose again at the last good state
+        rechosen = true;
+        dyn::chooseDofs(model, data);
+        ++res.dofSwitches;
+        saved = {saved.t, data.zi, data.zid, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.dofs.size()))};
+        res.tangents += trap.jacobians;
+        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+      } else if (spec.integrator == Integrator::Trapezoidal && pieces < 16) {
+        pieces *= 2;
+      } else {
+        break;
+      }
+      // the evaluation at the restored state (the failed attempt left its own in data)
+      const kin::KinStatus e = dyn::evaluate(model, data, saved.t, saved.x, saved.v);
+      if (!e.ok()) {
+        res.status = e;
+        break;
+      }
+      saved.a = data.zidd;
+      s = saved;
     }
     if (!res.status.ok()) break;
     ++res.steps;

@@ -2,6 +2,7 @@
 
 #include "dynamics/generalized_forces.h"
 #include "dynamics/tyre.h"
+#include "numeric/sparse_lu.h"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Geometry>
@@ -18,15 +19,47 @@ class MatrixRSolvers {
  public:
   explicit MatrixRSolvers(const RecursiveModel& tree)
       : lu(tree.nz), forces(tree), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {}
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu;  // Θ_z, one factorisation per evaluation
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;  // Θ_z dense, one factorisation per evaluation
+  std::unique_ptr<num::SparseLu> klu;       // Θ_z sparse (large trees), pattern per choice of coordinates
   Eigen::LLT<Eigen::MatrixXd> llt;          // M̄
   GeneralizedForces<double> forces;         // Q^d
   Eigen::VectorXd dz, x, y, sign, zero, tmp;
   Eigen::MatrixXd MdR, Jp;
-  bool valid = false;  // lu holds a factorisation of Θ_z for the current choice of coordinates
+  bool valid = false;  // Θ_z is factorised for the current choice of coordinates
 
+  bool factor(const Eigen::MatrixXd& Theta, double& rcond) {
+    if (klu) {
+      const auto& colPtr = klu->colPtr();
+      const auto& rowIdx = klu->rowIdx();
+      for (Eigen::Index c = 0; c < Theta.cols(); ++c)
+        for (int p = colPtr[static_cast<std::size_t>(c)]; p < colPtr[static_cast<std::size_t>(c) + 1]; ++p)
+          klu->values[static_cast<std::size_t>(p)] = Theta(rowIdx[static_cast<std::size_t>(p)], c);
+      if (!klu->factor()) {
+        rcond = 0;
+        return false;
+      }
+      // the pivot ratio is cheap; the 1-norm estimate only where the choice of coordinates may
+      // be going singular (the switching threshold is 1e-7; the ratio can overestimate 1000-fold)
+      rcond = klu->rcond(1e-2);
+      return true;
+    }
+    lu.compute(Theta);
+    rcond = denseRcond(Theta);
+    return true;
+  }
+  /// Θ_z X = B in place (B: nz × ncols)
+  void solveInPlace(Eigen::VectorXd& b) {
+    if (klu) klu->solve(b.data());
+    else b = lu.solve(b);  // Eigen solves in place for an aliased vector
+  }
+  void solveInPlace(Eigen::MatrixXd& B) {
+    if (klu) klu->solve(B.data(), static_cast<int>(B.cols()));
+    else B = lu.solve(B);
+  }
+
+ private:
   // 1 / (‖Θ‖₁ ‖Θ⁻¹‖₁) with ‖Θ⁻¹‖₁ by Hager's estimator (as Eigen's rcond, without its allocations)
-  double rcond(const Eigen::MatrixXd& A) {
+  double denseRcond(const Eigen::MatrixXd& A) {
     const Eigen::Index n = A.rows();
     double norm = 0;
     for (Eigen::Index j = 0; j < n; ++j) norm = std::max(norm, A.col(j).cwiseAbs().sum());
@@ -79,6 +112,9 @@ double dofValue(const MatrixRModel& m, const Dof& f, const Eigen::VectorXd& z) {
 
 }  // namespace
 
+// from this many tree coordinates on, Θ_z is factorised sparse (lw_bench_dynamics evaluation-parts)
+constexpr int kSparseThetaFrom = 40;
+
 MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
   MatrixRModel mr;
   mr.tree = compileRecursiveModel(m);
@@ -92,6 +128,7 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
     std::sort(mr.rows.begin(), mr.rows.end());
   }
   mr.userDofs = !m.independent.empty();
+  mr.sparseTheta = mr.tree.nz >= kSparseThetaFrom;
   const int d = mr.tree.nz - static_cast<int>(mr.rows.size());
   if (mr.userDofs && static_cast<int>(m.independent.size()) != d)
     mr.error = "the file names " + std::to_string(m.independent.size()) + " independent coordinates, but the mechanism has " +
@@ -111,7 +148,8 @@ MatrixRData::~MatrixRData() = default;
 MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
 
 kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
-  d.solvers->valid = false;  // Θ_z changes with the choice
+  d.solvers->valid = false;  // Θ_z changes with the choice, and so does its pattern
+  d.solvers->klu.reset();
   const auto& mech = *m.tree.mechanism;
   const int nz = m.tree.nz;
   d.dofs.clear();
@@ -175,6 +213,46 @@ kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
 
 namespace {
 
+// the structural pattern of Θ_z for the current choice of coordinates: a loop row reads the
+// coordinates of the nodes whose subtree carries its bodies (RecursiveModel::affected); a point
+// coordinate reads the nodes above its body
+void thetaPattern(const MatrixRModel& m, MatrixRData& d) {
+  const auto& tree = m.tree;
+  std::vector<int> selected(static_cast<std::size_t>(tree.nrows), -1);
+  for (std::size_t i = 0; i < m.rows.size(); ++i) selected[static_cast<std::size_t>(m.rows[i])] = static_cast<int>(i);
+  std::vector<std::pair<int, int>> entries;  // (column, row)
+  for (std::size_t k = 0; k < tree.nodes.size(); ++k) {
+    const Node& n = tree.nodes[k];
+    for (int ci : tree.affected[k]) {
+      const LoopConstraint& c = tree.constraints[static_cast<std::size_t>(ci)];
+      for (int r = c.row; r < c.row + c.rows; ++r)
+        if (selected[static_cast<std::size_t>(r)] >= 0)
+          for (int i = 0; i < n.nz; ++i) entries.emplace_back(n.z + i, selected[static_cast<std::size_t>(r)]);
+    }
+  }
+  const int nc = static_cast<int>(m.rows.size());
+  for (std::size_t k = 0; k < d.dofs.size(); ++k) {
+    const Dof& f = d.dofs[k];
+    const int row = nc + static_cast<int>(k);
+    if (f.kind == Dof::Kind::Coordinate) {
+      entries.emplace_back(f.z, row);
+    } else {
+      for (int n = tree.nodeOfBody[static_cast<std::size_t>(f.body)]; n >= 0; n = tree.nodes[static_cast<std::size_t>(n)].parentNode)
+        for (int i = 0; i < tree.nodes[static_cast<std::size_t>(n)].nz; ++i) entries.emplace_back(tree.nodes[static_cast<std::size_t>(n)].z + i, row);
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+  std::vector<int> colPtr(static_cast<std::size_t>(tree.nz) + 1, 0), rowIdx;
+  rowIdx.reserve(entries.size());
+  for (const auto& [c, r] : entries) {
+    colPtr[static_cast<std::size_t>(c) + 1]++;
+    rowIdx.push_back(r);
+  }
+  for (std::size_t c = 0; c < static_cast<std::size_t>(tree.nz); ++c) colPtr[c + 1] += colPtr[c];
+  d.solvers->klu = std::make_unique<num::SparseLu>(tree.nz, std::move(colPtr), std::move(rowIdx));
+}
+
 // Θ_z = [Φ_z (independent rows); B] at d.z, factorised
 bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
   const int nz = m.tree.nz;
@@ -196,8 +274,8 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
     d.rcond = 1;
     return true;
   }
-  d.solvers->lu.compute(d.Theta);
-  d.rcond = d.solvers->rcond(d.Theta);
+  if (m.sparseTheta && !d.solvers->klu) thetaPattern(m, d);
+  if (!d.solvers->factor(d.Theta, d.rcond)) return false;
   return std::isfinite(d.rcond) && d.rcond > 1e-13;
 }
 
@@ -305,6 +383,8 @@ void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eige
 }
 
 void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md) {
+  using Matrix6d = Eigen::Matrix<double, 6, 6>;
+  using Columns = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 7>;  // at most 7 coordinates per joint
   const auto& mech = *tree.mechanism;
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
@@ -312,47 +392,86 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
   thread_local std::vector<Pose3<double>> poses;
   thread_local std::vector<Eigen::Vector3d> r;
   thread_local std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
-  thread_local std::vector<Eigen::Matrix<double, 6, 6>> Mbar;
+  thread_local std::vector<Matrix6d> Ic;
+  thread_local std::vector<Columns> S, F;
   bodyPoses(tree, z, poses);
   centres(mech, poses, r);
   partialVelocities(tree, z, b);
-  // accumulated inertia M̄ of every subtree about its node's centre, leaves to root
-  Mbar.resize(nn);
+  // Everything about the world origin (spatial velocities [v_O; ω], v_O the velocity of the body
+  // point at the origin): a subtree's inertia is then the plain sum of its bodies' (composite
+  // rigid bodies, no child-to-parent transforms), and M^d_kj = s_kᵀ I^c_k s_j for j an ancestor
+  // of k, s the joint's motion columns.
+  Ic.resize(nn);
+  S.resize(nn);
+  F.resize(nn);
   for (std::size_t k = nn; k-- > 0;) {
     const auto body = static_cast<std::size_t>(nodes[k].body);
     const auto& bd = mech.bodies[body];
     const Eigen::Matrix3d R = rotationOf(poses[body]);
-    Eigen::Matrix<double, 6, 6> Mk = Eigen::Matrix<double, 6, 6>::Zero();
-    Mk.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
-    Mk.bottomRightCorner<3, 3>() = R * bd.inertia * R.transpose();
-    if (tree.dimension == 2) Mk(5, 5) = bd.inertia(2, 2);  // planar: only the moment about Z acts
-    Mbar[k] = Mk;
-    for (int c : tree.children[k]) {
-      // B_c = [[I, r̃_k − r̃_c], [0, I]]: velocity of the child's centre from the parent's
-      Eigen::Matrix<double, 6, 6> Bc = Eigen::Matrix<double, 6, 6>::Identity();
-      Bc.topRightCorner<3, 3>() = skew(r[body] - r[static_cast<std::size_t>(nodes[static_cast<std::size_t>(c)].body)]);
-      Mbar[k] += Bc.transpose() * Mbar[static_cast<std::size_t>(c)] * Bc;
+    Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
+    if (tree.dimension == 2) J(2, 2) = bd.inertia(2, 2);  // planar: only the moment about Z acts
+    else J.noalias() = R * bd.inertia * R.transpose();
+    const Eigen::Matrix3d C = skew(r[body]);
+    Matrix6d& I = Ic[k];
+    I.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
+    I.topRightCorner<3, 3>() = -bd.mass * C;
+    I.bottomLeftCorner<3, 3>() = bd.mass * C;
+    I.bottomRightCorner<3, 3>() = J - bd.mass * C * C;
+    for (int c : tree.children[k]) I += Ic[static_cast<std::size_t>(c)];
+    // motion columns about the origin: v_O = v_centre + r × ω
+    const auto& bk = b[k];
+    S[k].resize(6, bk.cols());
+    for (Eigen::Index i = 0; i < bk.cols(); ++i) {
+      S[k].col(i).head<3>() = bk.col(i).head<3>() + r[body].cross(Eigen::Vector3d(bk.col(i).tail<3>()));
+      S[k].col(i).tail<3>() = bk.col(i).tail<3>();
     }
+    F[k].noalias() = I * S[k];
   }
-  // M^d blocks b_kᵀ M̄_k T_kj b_j for j an ancestor of k (or k)
   Md.setZero(tree.nz, tree.nz);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nk = nodes[k];
     if (nk.nz == 0) continue;
-    // at most 7 coordinates per joint: fixed-capacity blocks on the stack
-    const Eigen::Matrix<double, Eigen::Dynamic, 6, 0, 7, 6> left = b[k].transpose() * Mbar[k];
-    const auto rk = r[static_cast<std::size_t>(nk.body)];
     for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
       const Node& nj = nodes[static_cast<std::size_t>(j)];
       if (nj.nz == 0) continue;
-      Eigen::Matrix<double, 6, 6> T = Eigen::Matrix<double, 6, 6>::Identity();
-      T.topRightCorner<3, 3>() = skew(r[static_cast<std::size_t>(nj.body)] - rk);
-      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 7, 7> block = left * T * b[static_cast<std::size_t>(j)];
-      Md.block(nk.z, nj.z, nk.nz, nj.nz) = block;
-      if (j != static_cast<int>(k)) Md.block(nj.z, nk.z, nj.nz, nk.nz) = block.transpose();
+      const auto& Sj = S[static_cast<std::size_t>(j)];
+      for (int a = 0; a < nk.nz; ++a)
+        for (int c = 0; c < nj.nz; ++c) {
+          const double v = F[k].col(a).dot(Sj.col(c));
+          Md(nk.z + a, nj.z + c) = v;
+          Md(nj.z + c, nk.z + a) = v;
+        }
     }
   }
 }
+
+namespace {
+
+// Y += M^d X using only the blocks M^d can hold: M^d_kj ≠ 0 only for j an ancestor of k (or k),
+// a few percent of the matrix on wide trees such as the grids
+template <class Out, class In>
+void addMassTimes(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const In& X, Out& Y) {
+  const auto& nodes = tree.nodes;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const Node& nk = nodes[k];
+    if (nk.nz == 0) continue;
+    for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
+      const Node& nj = nodes[static_cast<std::size_t>(j)];
+      if (nj.nz == 0) continue;
+      if (nk.nz == 1 && nj.nz == 1) {
+        const double v = Md(nk.z, nj.z);
+        Y.row(nk.z) += v * X.row(nj.z);
+        if (j != static_cast<int>(k)) Y.row(nj.z) += v * X.row(nk.z);
+        continue;
+      }
+      Y.middleRows(nk.z, nk.nz).noalias() += Md.block(nk.z, nj.z, nk.nz, nj.nz) * X.middleRows(nj.z, nj.nz);
+      if (j != static_cast<int>(k))
+        Y.middleRows(nj.z, nj.nz).noalias() += Md.block(nj.z, nk.z, nj.nz, nk.nz) * X.middleRows(nk.z, nk.nz);
+    }
+  }
+}
+
+}  // namespace
 
 void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
@@ -417,20 +536,23 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
       d.solvers->valid = true;
     }
     lastErr = err;
-    d.solvers->dz = d.solvers->lu.solve(d.rhs);
+    d.solvers->dz = d.rhs;
+    d.solvers->solveInPlace(d.solvers->dz);
     d.z += d.solvers->dz;
   }
   // 2. velocities: Θ_z ż = [−Φ_t; ż^i]
   loopPhiT(m.tree, d.z, t, d.phiT);
   for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
   for (Eigen::Index k = 0; k < nd; ++k) d.rhs[nc + k] = zid[k];
-  if (nz > 0) d.zd = d.solvers->lu.solve(d.rhs);
+  if (nz > 0) {
+    d.zd = d.rhs;
+    d.solvers->solveInPlace(d.zd);
+  }
   // 3. R^Φ: Θ_z R = [0; I]
   d.R.setZero(nz, nd);
-  for (Eigen::Index k = 0; k < nd; ++k) {
-    d.rhs.setZero();
-    d.rhs[nc + k] = 1;
-    d.R.col(k) = d.solvers->lu.solve(d.rhs);
+  if (nz > 0) {
+    d.R.bottomRows(nd).setIdentity();
+    d.solvers->solveInPlace(d.R);
   }
   // 4. a: Θ_z a = [c; −Ḃż], c = −(Φ̇_z ż + Φ̇_t) with the new ż
   loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c);
@@ -444,14 +566,16 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
       d.rhs[nc + k] = -acc[f.component];  // Ḃż: the point's acceleration with z̈ = 0
     }
   }
-  if (nz > 0) d.a = d.solvers->lu.solve(d.rhs);
-  else d.a.resize(0);
+  d.a = d.rhs;
+  if (nz > 0) d.solvers->solveInPlace(d.a);
   // 5. M^d, Q^d; 6. M̄ z̈^i = Q̄ (products into sized buffers: no temporaries)
   recursiveMassAndForces(m, d, t);
-  d.solvers->MdR.noalias() = d.Md * d.R;
+  d.solvers->MdR.setZero(nz, nd);
+  addMassTimes(m.tree, d.Md, d.R, d.solvers->MdR);
   d.Mbar.noalias() = d.R.transpose() * d.solvers->MdR;
-  d.solvers->tmp = d.Qd;
-  d.solvers->tmp.noalias() -= d.Md * d.a;
+  d.solvers->tmp.setZero(nz);
+  addMassTimes(m.tree, d.Md, d.a, d.solvers->tmp);
+  d.solvers->tmp = d.Qd - d.solvers->tmp;
   d.Qbar.noalias() = d.R.transpose() * d.solvers->tmp;
   if (nd > 0) {
     d.solvers->llt.compute(d.Mbar);

@@ -387,10 +387,30 @@ void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen
   auto& f = scratch<Frame<Jet>, 6>();
   auto& out = scratch<Jet, 7>();
   out.resize(static_cast<std::size_t>(m.nrows));
+  phiT.setZero();
+  // only the drivers read the time (cut joints and unit quaternions do not)
+  bool driven = false;
+  for (const auto& c : m.constraints) driven = driven || c.kind == LoopConstraint::Kind::Driver;
+  if (!driven) return;
   const auto& z0 = seeded<8>(z, nullptr, -1);
   computeFrames<Jet>(m, z0.data(), f);
-  constraintRows<Jet>(m, f, z0.data(), Jet(t, 1, 0), out.data());
-  for (int r = 0; r < m.nrows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
+  for (const auto& c : m.constraints) {
+    if (c.kind != LoopConstraint::Kind::Driver) continue;
+    constraintRow<Jet>(m, f, z0.data(), Jet(t, 1, 0), c, out.data());
+    for (int r = c.row; r < c.row + c.rows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
+  }
+}
+
+void loopRateResidual(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+                      Eigen::VectorXd& phiDot) {
+  phiDot.resize(m.nrows);
+  auto& f = scratch<Frame<Jet>, 30>();
+  auto& out = scratch<Jet, 31>();
+  out.resize(static_cast<std::size_t>(m.nrows));
+  const auto& zv = seeded<32>(z, &zd, -1);
+  computeFrames<Jet>(m, zv.data(), f);
+  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data());
+  for (int r = 0; r < m.nrows; ++r) phiDot[r] = out[static_cast<std::size_t>(r)].d;
 }
 
 void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
@@ -450,10 +470,22 @@ void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
     const Node& n = m.nodes[k];
     b[k].setZero(6, n.nz);
     const Frame<double>& pd = f[static_cast<std::size_t>(n.parent)];
+    const auto& body = m.mechanism->bodies[static_cast<std::size_t>(n.body)];
+    // fixed-axis joints in closed form: the subtree turns about the world axis through the joint
+    // point (ω = a, v = a × (r − J)) or slides along it; the others through jets
+    if (n.kind == NodeKind::Revolute || n.kind == NodeKind::Prismatic) {
+      const V3<double> a = scale(n.flip ? -1.0 : 1.0, mul(pd.R, n.axis));
+      if (n.kind == NodeKind::Revolute) {
+        const V3<double> v = cross(a, sub(worldPoint(f[static_cast<std::size_t>(n.body)], body.com), worldPoint(pd, n.point)));
+        b[k].col(0) << v[0], v[1], v[2], a[0], a[1], a[2];
+      } else {
+        b[k].col(0) << a[0], a[1], a[2], 0, 0, 0;
+      }
+      continue;
+    }
     Frame<Jet> p;
     for (int i = 0; i < 9; ++i) p.R.a[i] = Jet(pd.R.a[i]);
     for (int i = 0; i < 3; ++i) p.x[i] = Jet(pd.x[i]);
-    const auto& body = m.mechanism->bodies[static_cast<std::size_t>(n.body)];
     for (int i = 0; i < n.nz; ++i) {
       Jet zl[7];
       for (int k2 = 0; k2 < n.nz; ++k2) zl[k2] = Jet(z[n.z + k2], k2 == i ? 1.0 : 0.0, 0.0);

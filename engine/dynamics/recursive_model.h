@@ -97,6 +97,9 @@ void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J);
 /// Φ_t only (nrows).
 void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
+/// Φ̇ = Φ_z ż + Φ_t along the motion (nrows), in one forward pass: the velocity constraint residual.
+void loopRateResidual(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+                      Eigen::VectorXd& phiDot);
 /// World positions and velocities of every point of every moving body, in model order (one pass).
 void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                     std::vector<Eigen::Vector3d>& r, std::vector<Eigen::Vector3d>& v);

@@ -7,63 +7,9 @@
 #include <set>
 #include <sstream>
 
-extern "C" {
-#include <klu.h>
-}
+#include "numeric/sparse_lu.h"
 
 namespace lw::kin {
-
-// KLU on a fixed pattern: analyse once, factor once, then refactor in place (no allocation).
-class SparseLu {
- public:
-  SparseLu(int n, std::vector<int> colPtr, std::vector<int> rowIdx)
-      : n_(n), colPtr_(std::move(colPtr)), rowIdx_(std::move(rowIdx)), values(rowIdx_.size(), 0.0) {
-    klu_defaults(&common_);
-    symbolic_ = klu_analyze(n_, colPtr_.data(), rowIdx_.data(), &common_);
-  }
-  ~SparseLu() {
-    if (numeric_) klu_free_numeric(&numeric_, &common_);
-    if (symbolic_) klu_free_symbolic(&symbolic_, &common_);
-  }
-  SparseLu(const SparseLu&) = delete;
-  SparseLu& operator=(const SparseLu&) = delete;
-
-  /// Factors `values`; false if the matrix is singular.
-  bool factor() {
-    if (!symbolic_) return false;
-    if (numeric_ && klu_refactor(colPtr_.data(), rowIdx_.data(), values.data(), symbolic_, numeric_, &common_) &&
-        klu_rcond(symbolic_, numeric_, &common_) && common_.rcond > 1e-6)
-      return true;
-    // first factorisation, or the old pivot order no longer suits these values: factor afresh
-    // with partial pivoting (allocates; rare)
-    if (numeric_) klu_free_numeric(&numeric_, &common_);
-    numeric_ = klu_factor(colPtr_.data(), rowIdx_.data(), values.data(), symbolic_, &common_);
-    return numeric_ && common_.status == KLU_OK;
-  }
-  /// Reciprocal condition: KLU's cheap pivot ratio, refined by its 1-norm estimate when small
-  /// (the ratio alone flags badly scaled but regular matrices).
-  double rcond() {
-    if (!numeric_ || !klu_rcond(symbolic_, numeric_, &common_)) return 0;
-    if (common_.rcond > 1e-10) return common_.rcond;
-    if (!klu_condest(colPtr_.data(), values.data(), symbolic_, numeric_, &common_) || !(common_.condest > 0)) return 0;
-    return 1 / common_.condest;
-  }
-  bool solve(double* b) { return numeric_ && klu_solve(symbolic_, numeric_, n_, 1, b, &common_); }
-
-  std::vector<int> slots;  // for each Jacobian entry (evaluateJacobian order): index in values, or -1
-  int n_;
-
- private:
-  std::vector<int> colPtr_, rowIdx_;
-
- public:
-  std::vector<double> values;
-
- private:
-  klu_common common_{};
-  klu_symbolic* symbolic_ = nullptr;
-  klu_numeric* numeric_ = nullptr;
-};
 
 class DenseLu {
  public:
@@ -92,11 +38,11 @@ int worstRow(const Eigen::VectorXd& phi) {
 // Φ_q restricted to the selected rows, into the dense or sparse storage; then factor it
 bool factorSelected(const NaturalModel& m, GlobalData& d) {
   if (d.options.solver == LinearSolverKind::Sparse) {
-    SparseLu& s = *d.sparse;
+    num::SparseLu& s = *d.sparse;
     std::fill(s.values.begin(), s.values.end(), 0.0);
     std::size_t k = 0;
     evaluateJacobian(m, d.q, d.t, [&](int, int, double v) {
-      const int slot = s.slots[k++];
+      const int slot = d.sparseSlots[k++];
       if (slot >= 0) s.values[static_cast<std::size_t>(slot)] += v;
     });
     if (!s.factor()) {
@@ -143,16 +89,17 @@ void buildSparse(const NaturalModel& m, GlobalData& d) {
     rowIdx.push_back(r);
   }
   for (std::size_t c = 0; c < static_cast<std::size_t>(m.nq); ++c) colPtr[c + 1] += colPtr[c];
-  d.sparse = std::make_unique<SparseLu>(m.nq, colPtr, rowIdx);
+  d.sparse = std::make_unique<num::SparseLu>(m.nq, colPtr, rowIdx);
+  d.sparseSlots.clear();
   for (const auto& [r, c] : entries) {
     if (r < 0) {
-      d.sparse->slots.push_back(-1);
+      d.sparseSlots.push_back(-1);
       continue;
     }
     const auto begin = pattern.begin() + colPtr[static_cast<std::size_t>(c)];
     const auto end = pattern.begin() + colPtr[static_cast<std::size_t>(c) + 1];
     const auto it = std::lower_bound(begin, end, std::make_pair(c, r));
-    d.sparse->slots.push_back(static_cast<int>(it - pattern.begin()));
+    d.sparseSlots.push_back(static_cast<int>(it - pattern.begin()));
   }
 }
 

@@ -13,6 +13,10 @@
 #include "kinematics/natural_model.h"
 #include "kinematics/status.h"
 
+namespace lw::num {
+class SparseLu;  // KLU wrapper (numeric/sparse_lu.h)
+}
+
 namespace lw::kin {
 
 enum class LinearSolverKind { Dense, Sparse };
@@ -24,7 +28,6 @@ struct KinematicsOptions {
   double singularRcond = 1e-12;  // reciprocal condition below which a position is singular
 };
 
-class SparseLu;  // KLU wrapper (global_solver.cpp)
 class DenseLu;   // Eigen LU holder (global_solver.cpp)
 
 /// Every mutable buffer of a global kinematic run, sized once from the model (G2/G10).
@@ -45,7 +48,8 @@ struct GlobalData {
   Eigen::MatrixXd J;                 // dense Φ_q, all rows (nrows × nq)
   Eigen::MatrixXd Jsel;              // dense, selected rows (nq × nq)
   std::unique_ptr<DenseLu> dense;
-  std::unique_ptr<SparseLu> sparse;
+  std::unique_ptr<num::SparseLu> sparse;
+  std::vector<int> sparseSlots;      // for each Jacobian entry (evaluateJacobian order): index in sparse->values, or -1
   int iterations = 0;                // Newton iterations of the last position solve
   double rcond = 1;                  // reciprocal condition estimate of the last factorisation
 };

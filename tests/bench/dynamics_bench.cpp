@@ -5,6 +5,8 @@
 
 #include <sys/resource.h>
 
+#include <Eigen/LU>
+#include <chrono>
 #include <string>
 
 #include "analysis/simulation_run.h"
@@ -84,6 +86,36 @@ void flatMemory(benchmark::State& state, const Mechanism& mech) {
   }
 }
 
+// the stages of one Matrix R evaluation at the initial state, each timed alone (µs per call):
+// where the time of a step goes on the large models
+void evaluationParts(benchmark::State& state, const Mechanism& mech) {
+  Diagnostics diag;
+  const auto res = resolve(mech, diag);
+  const dyn::MatrixRModel m = dyn::compileMatrixR(*res);
+  dyn::MatrixRData d(m);
+  if (!dyn::initialState(m, d).ok()) state.SkipWithError("no initial state");
+  auto timed = [&](const char* name, int reps, auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < reps; ++k) f();
+    state.counters[name] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / reps;
+  };
+  Eigen::VectorXd phi, phiT, c;
+  Eigen::MatrixXd J, Md;
+  Eigen::VectorXd Qd;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu(m.tree.nz);
+  for (auto _ : state) {
+    timed("evaluate", 50, [&] { (void)dyn::evaluate(m, d, d.t, d.zi, d.zid); });
+    timed("loopConstraints", 200, [&] { dyn::loopConstraints(m.tree, d.z, d.t, phi); });
+    timed("loopJacobian", 200, [&] { dyn::loopJacobian(m.tree, d.z, d.t, J); });
+    timed("loopRates", 200, [&] { dyn::loopRates(m.tree, d.z, d.zd, d.t, phiT, c); });
+    timed("denseLU", 50, [&] { lu.compute(d.Theta); });
+    timed("massMatrix", 200, [&] { dyn::massMatrix(m.tree, d.z, Md); });
+    timed("massAndForces", 200, [&] { dyn::massAndForces(m.tree, d.z, d.zd, d.t, Md, Qd); });
+  }
+  state.counters["nz"] = m.tree.nz;
+  state.counters["loop_rows"] = static_cast<double>(J.rows());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,9 +134,13 @@ int main(int argc, char** argv) {
   for (int cols : {4, 7}) {
     const Mechanism m = generate::grid(cols, 15);
     benchmark::RegisterBenchmark(("MatrixR/trapezoidal/grid-" + std::to_string(cols) + "x15").c_str(),
-                                 [m](benchmark::State& s) { simulate(s, m, analysis::Integrator::Trapezoidal, 0.1, 1e-3); })
+                                 [m](benchmark::State& s) { simulate(s, m, analysis::Integrator::Trapezoidal, 0.5, 1e-3); })
         ->Iterations(1)->Unit(benchmark::kMillisecond);
   }
+  for (int cols : {1, 4, 7})
+    benchmark::RegisterBenchmark(("MatrixR/evaluation-parts/grid-" + std::to_string(cols) + "x15").c_str(),
+                                 [m = generate::grid(cols, 15)](benchmark::State& s) { evaluationParts(s, m); })
+        ->Iterations(1)->Unit(benchmark::kMillisecond);
   // the grids at seed 004's longer step (it tested 1, 10 and 20 ms): 3 s, through the singular position
   for (int cols : {1, 4, 7}) {
     const Mechanism m = generate::grid(cols, 15);

@@ -9,6 +9,7 @@
 #include <Eigen/LU>
 #include <cmath>
 #include <numbers>
+#include <random>
 
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
@@ -263,6 +264,36 @@ void expectGridStaysOnItsBranch(int columns, analysis::Formulation formulation, 
   // the penalty closes loops only to force/α (about 1e-4 m here); a wrong branch would be metres off
   EXPECT_LT(worst, matrixR ? 1e-6 : 1e-3) << columns << "x15";
   EXPECT_LT(energy, 0.05) << columns << "x15";
+}
+
+// large trees factorise Θ_z with KLU on a pattern built from the tree: any entry missing from the
+// pattern would change the answers, so sparse and dense must agree on every output of evaluate()
+TEST(MatrixR, SparseAndDenseThetaGiveTheSameEvaluation) {
+  Diagnostics diag;
+  const auto res = resolve(generate::grid(2, 15), diag);
+  ASSERT_TRUE(res.has_value());
+  MatrixRModel sparse = compileMatrixR(*res);
+  ASSERT_TRUE(sparse.sparseTheta);  // chosen for this size
+  MatrixRModel dense = sparse;
+  dense.sparseTheta = false;
+  MatrixRData ds(sparse), dd(dense);
+  ASSERT_TRUE(initialState(sparse, ds).ok());
+  ASSERT_TRUE(initialState(dense, dd).ok());
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-0.05, 0.05);
+  Eigen::VectorXd zi = ds.zi, zid = ds.zid;
+  for (int k = 0; k < 5; ++k) {
+    for (Eigen::Index i = 0; i < zi.size(); ++i) zi[i] += u(rng), zid[i] += 10 * u(rng);
+    ASSERT_TRUE(evaluate(sparse, ds, 0.1 * k, zi, zid).ok());
+    ASSERT_TRUE(evaluate(dense, dd, 0.1 * k, zi, zid).ok());
+    EXPECT_LT((ds.z - dd.z).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((ds.zd - dd.zd).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LT((ds.R - dd.R).cwiseAbs().maxCoeff(), 1e-10);
+    EXPECT_LT((ds.zdd - dd.zdd).cwiseAbs().maxCoeff(), 1e-8 * (1 + dd.zdd.cwiseAbs().maxCoeff()));
+    // KLU's pivot ratio (an overestimate) while well conditioned, the 1-norm estimate below 1e-2
+    EXPECT_GT(ds.rcond, dd.rcond / 10);
+    if (ds.rcond < 1e-2) EXPECT_LT(ds.rcond, dd.rcond * 10);
+  }
 }
 
 TEST(MatrixR, Grids4x15And7x15PassTheFlatParallelogramOnTheirBranch) {
