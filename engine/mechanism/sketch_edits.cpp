@@ -225,8 +225,12 @@ EditResult addPointAt(Mechanism& m, const ResolvedMechanism& res, const std::str
   return r;
 }
 
-EditResult addSlider(Mechanism& m, const SketchPoint& p) {
+EditResult addSlider(Mechanism& m, const SketchPoint& p, const Eigen::Vector2d& direction) {
   EditResult r;
+  if (!(direction.norm() > 1e-12) || !direction.allFinite()) {
+    r.error = "a slider's guide needs a direction";
+    return r;
+  }
   if (p.ground()) {
     r.error = "a slider goes on a link's point, not on the ground";
     return r;
@@ -245,11 +249,19 @@ EditResult addSlider(Mechanism& m, const SketchPoint& p) {
         r.error = "'" + p.body + "." + p.point + "' is already held by the ground";
         return r;
       }
-  // the guide: a ground point under the block and the ground's x direction
+  // the guide: a ground point under the block and a ground direction ("x" for the x axis, shared)
   const std::string guidePoint = freshName(m, "G");
   m.ground.points.push_back({guidePoint, literal(p.at)});
-  const bool hasX = std::any_of(m.ground.vectors.begin(), m.ground.vectors.end(), [](const NamedVector& v) { return v.name == "x"; });
-  if (!hasX) m.ground.vectors.push_back({"x", {Number(1.0), Number(0.0)}});
+  const Eigen::Vector2d u = direction.normalized();
+  const bool alongX = std::abs(u.y()) < 1e-12 && u.x() > 0;
+  std::string groundAxis = "x";
+  if (alongX) {
+    const bool hasX = std::any_of(m.ground.vectors.begin(), m.ground.vectors.end(), [](const NamedVector& v) { return v.name == "x"; });
+    if (!hasX) m.ground.vectors.push_back({"x", {Number(1.0), Number(0.0)}});
+  } else {
+    groundAxis = freshName(m, "guide");
+    m.ground.vectors.push_back({groundAxis, literal(u)});
+  }
   Body block;
   block.name = freshName(m, "slider");
   block.position = literal(p.at);
@@ -258,7 +270,8 @@ EditResult addSlider(Mechanism& m, const SketchPoint& p) {
   block.inertia.form = Inertia::Form::Scalar;
   block.inertia.values = {Number(1.0 / 60)};
   block.points = {{"P", {Number(0.0), Number(0.0)}}};
-  block.vectors = {{"x", {Number(1.0), Number(0.0)}}};
+  const std::string blockAxis = alongX ? "x" : "guide";
+  block.vectors = {{blockAxis, literal(u)}};
   m.bodies.push_back(block);
   Joint pin;
   pin.name = freshName(m, "J");
@@ -271,11 +284,12 @@ EditResult addSlider(Mechanism& m, const SketchPoint& p) {
   guide.type = JointType::Slider;
   guide.points[0] = {kGroundName, guidePoint};
   guide.points[1] = {block.name, "P"};
-  guide.axes = {{kGroundName, "x"}, {block.name, "x"}};
+  guide.axes = {{kGroundName, groundAxis}, {block.name, blockAxis}};
   m.joints.push_back(guide);
   r.ok = true;
   r.item = block.name;
-  r.description = "Add slider " + block.name + " on " + p.body + "." + p.point;
+  r.description = "Add slider " + block.name + " on " + p.body + "." + p.point +
+                  (alongX ? std::string() : " (guide at " + std::to_string(static_cast<int>(std::lround(std::atan2(u.y(), u.x()) * 180 / std::numbers::pi))) + "°)");
   return r;
 }
 

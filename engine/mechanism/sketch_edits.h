@@ -60,8 +60,8 @@ EditResult addBodyPoint(Mechanism& m, const ResolvedMechanism& r, const std::str
 EditResult addPointAt(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const Eigen::Vector3d& at);
 
 /// Puts a slider block on point `p` of a link: the block is pinned to the link there and slides
-/// on the ground along x through p (a slider-crank's piston).
-EditResult addSlider(Mechanism& m, const SketchPoint& p);
+/// on the ground along `direction` through p (a slider-crank's piston; x by default).
+EditResult addSlider(Mechanism& m, const SketchPoint& p, const Eigen::Vector2d& direction = Eigen::Vector2d::UnitX());
 
 /// Drives the pin between `body` and the ground at one turn per second; if it is driven already,
 /// removes that driver instead (the Driver tool toggles).

@@ -188,5 +188,56 @@ TEST_F(SketchTest, DrawASliderCrank) {
   w.grab().save(artifacts() + "/sketch_slider_crank.png");
 }
 
+// the Slider tool dragged from the point sets the guide's direction (snapped to 15°): the block
+// then stays on the inclined guide while the crank turns
+TEST_F(SketchTest, DragTheSliderToolToInclineTheGuide) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.newDocument();
+  auto* v = w.sketchView();
+  v->resetTransform();
+  v->scale(100, 100);
+  v->centerOn(v->toScene(1.2, 0.3));
+  QApplication::processEvents();
+  trigger(w, "ToolGroundPivot");
+  click(v, 0, 0);
+  trigger(w, "ToolLink");
+  click(v, 0, 0), click(v, 0.3, 0.4);
+  click(v, 0.3, 0.4), click(v, 2.2, 0.0);
+  trigger(w, "ToolSlider");
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 2.2, 0.0));
+  // 31° by the mouse: snapped to 30°
+  const double a = 31 * std::numbers::pi / 180;
+  const QPoint to = at(v, 2.2 + 0.8 * std::cos(a), 0.8 * std::sin(a));
+  QMouseEvent move(QEvent::MouseMove, to, v->viewport()->mapToGlobal(to), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(v->viewport(), &move);
+  w.grab().save(artifacts() + "/sketch_slider_guide_drag.png");
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, to);
+  const auto& g = w.mechanism()->ground;
+  ASSERT_EQ(g.vectors.size(), 1u);
+  EXPECT_NEAR(g.vectors[0].value[0].value, std::cos(std::numbers::pi / 6), 1e-12);
+  EXPECT_NEAR(g.vectors[0].value[1].value, 0.5, 1e-12);
+  trigger(w, "ToolDriver");
+  click(v, 0.15, 0.2);
+  EXPECT_TRUE(v->summary().contains("RRP dyad")) << v->summary().toStdString();
+  trigger(w, "ToolSelect");
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.15, 0.2));
+  for (int k = 1; k <= 18; ++k) {
+    const double c = std::atan2(0.4, 0.3) + std::numbers::pi * k / 18;
+    const QPoint p = at(v, 0.25 * std::cos(c), 0.25 * std::sin(c));
+    QMouseEvent m(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v->viewport(), &m);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, -0.15, -0.2));
+  const auto& poses = v->shownPoses();
+  ASSERT_EQ(poses.size(), 4u * 12);
+  const double x = poses[3 * 12 + 9] - 2.2, y = poses[3 * 12 + 10];
+  EXPECT_GT(std::hypot(x, y), 0.1) << "the block did not move";
+  EXPECT_NEAR(x * 0.5 - y * std::cos(std::numbers::pi / 6), 0.0, 1e-9) << "the block left its 30° guide";
+  w.grab().save(artifacts() + "/sketch_slider_inclined.png");
+}
+
 }  // namespace
 

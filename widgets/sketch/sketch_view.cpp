@@ -172,12 +172,13 @@ void SketchView::setTool(Tool t) {
   linkStart_.reset();
   linkStartAt_.reset();
   rubberEnd_.reset();
+  sliderOn_.reset();
   static const char* hints[] = {
       "Select: drag a point to change the geometry, drag the driven link to move the mechanism",
       "Ground pivot: click to place a fixed pivot",
       "Link: click (or press) on the first end, then click (or release) on the second; ends on points get pins",
       "Point: click on a link to add a coupler point there",
-      "Slider: click a link's point to put a block there sliding along the ground's x axis",
+      "Slider: click a link's point to put a block there sliding along x, or drag from it to set the guide's direction",
       "Driver: click a link pinned to the ground to make it the crank (one turn per second); click again to free it",
       "Delete: click a link or a ground pivot"};
   emit message(tr(hints[static_cast<int>(t)]));
@@ -320,8 +321,7 @@ void SketchView::rebuild() {
       auto* block = s->addRect(-13, -9, 26, 18, QPen(QColor("#303030"), 1.5), colour);
       block->setFlag(QGraphicsItem::ItemIgnoresTransformations);
       block->setPos(outline[0]);
-      const double* pose = &poses_[b * 12];
-      block->setRotation(-std::atan2(pose[3], pose[0]) * 180 / std::numbers::pi);
+      block->setRotation(blockAngle(r, b));
       block->setZValue(1);
       block->setToolTip(QString::fromStdString(body.name));
       bodyItems_[b] = block;
@@ -409,7 +409,7 @@ void SketchView::updatePoses() {
       poly->setPolygon(outline);
     } else {  // a block
       item->setPos(outline[0]);
-      item->setRotation(-std::atan2(poses_[b * 12 + 3], poses_[b * 12]) * 180 / std::numbers::pi);
+      item->setRotation(blockAngle(r, b));
     }
   }
   for (const auto& [item, b, i] : pointItems_) {
@@ -504,8 +504,15 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
       else emit message(tr("Click on a link to add a point to it"));
       return;
     case Tool::Slider:
-      if (hit && !hit->ground()) emitEdit(after, sketch::addSlider(after, *hit));
-      else emit message(tr("Click on a point of a link (an end, or a coupler point)"));
+      // the guide follows the drag from the point (a click: along x)
+      if (hit && !hit->ground()) {
+        sliderOn_ = hit;
+        sliderPress_ = e->pos();
+        rubberEnd_.reset();
+        emit message(tr("Drag to set the guide's direction (15° steps; Shift: free), or release for x"));
+      } else {
+        emit message(tr("Click on a point of a link (an end, or a coupler point)"));
+      }
       return;
     case Tool::Driver:
       if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::addCrankDriver(after, *b));
@@ -560,6 +567,11 @@ void SketchView::mouseMoveEvent(QMouseEvent* e) {
     viewport()->update();
     return;
   }
+  if (tool_ == Tool::Slider && sliderOn_) {
+    if ((e->pos() - sliderPress_).manhattanLength() >= 6) rubberEnd_ = sliderOn_->at + guideDirection(e->pos(), e->modifiers());
+    viewport()->update();
+    return;
+  }
   if (moving_) {
     // live: the geometry changes as the point moves (the coupler curves follow)
     std::optional<sketch::SketchPoint> ignored;
@@ -608,6 +620,17 @@ void SketchView::mouseReleaseEvent(QMouseEvent* e) {
     return;
   }
   if (e->button() != Qt::LeftButton) return;
+  if (tool_ == Tool::Slider && sliderOn_) {
+    const Eigen::Vector2d u = (e->pos() - sliderPress_).manhattanLength() >= 6 ? guideDirection(e->pos(), e->modifiers())
+                                                                               : Eigen::Vector2d::UnitX();
+    const sketch::SketchPoint on = *sliderOn_;
+    sliderOn_.reset();
+    rubberEnd_.reset();
+    viewport()->update();
+    Mechanism after = m_;
+    emitEdit(after, sketch::addSlider(after, on, u));
+    return;
+  }
   if (tool_ == Tool::Link && linkStartAt_) {
     std::optional<sketch::SketchPoint> hit;
     const Eigen::Vector2d at = snap(e->pos(), &hit);
@@ -631,12 +654,13 @@ void SketchView::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void SketchView::keyPressEvent(QKeyEvent* e) {
-  if (e->key() == Qt::Key_Escape && linkStartAt_) {  // a link in progress is dropped
+  if (e->key() == Qt::Key_Escape && (linkStartAt_ || sliderOn_)) {  // a link or guide in progress is dropped
+    emit message(linkStartAt_ ? tr("Link cancelled") : tr("Slider cancelled"));
     linkStart_.reset();
     linkStartAt_.reset();
+    sliderOn_.reset();
     rubberEnd_.reset();
     viewport()->update();
-    emit message(tr("Link cancelled"));
     return;
   }
   QGraphicsView::keyPressEvent(e);
@@ -667,8 +691,42 @@ void SketchView::drawBackground(QPainter* p, const QRectF& rect) {
   p->drawLine(QPointF(0, rect.top()), QPointF(0, rect.bottom()));
 }
 
+// a slider block's rotation in the scene (degrees, y down): the body's angle plus its guide's
+double SketchView::blockAngle(const ResolvedMechanism& r, std::size_t b) const {
+  const double* pose = &poses_[b * 12];
+  double angle = std::atan2(pose[3], pose[0]);
+  const auto& vectors = r.bodies[b].vectors;
+  if (!vectors.empty()) angle += std::atan2(vectors[0].y(), vectors[0].x());
+  return -angle * 180 / std::numbers::pi;
+}
+
+Eigen::Vector2d SketchView::guideDirection(const QPoint& viewPos, Qt::KeyboardModifiers modifiers) const {
+  const Eigen::Vector2d d = world(viewPos) - sliderOn_->at;
+  double angle = std::atan2(d.y(), d.x());
+  if (!(modifiers & Qt::ShiftModifier)) {
+    const double step = std::numbers::pi / 12;  // 15°
+    angle = std::round(angle / step) * step;
+  }
+  // a guide is a line: keep the direction in (−90°, 90°] so that "left" and "right" are one guide
+  if (angle > std::numbers::pi / 2 + 1e-12) angle -= std::numbers::pi;
+  if (angle <= -std::numbers::pi / 2 + 1e-12) angle += std::numbers::pi;
+  Eigen::Vector2d u(std::cos(angle), std::sin(angle));
+  for (int k = 0; k < 2; ++k)
+    if (std::abs(u[k]) < 1e-12) u[k] = 0;  // exact axes: "x" stays the shared ground x
+  return u.normalized();
+}
+
 void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
   Q_UNUSED(rect);
+  if (rubberEnd_ && sliderOn_) {
+    // the guide being drawn: a dashed line both ways through the point
+    const Eigen::Vector2d u = *rubberEnd_ - sliderOn_->at;
+    const Eigen::Vector2d a = sliderOn_->at - 50 * u, c = sliderOn_->at + 50 * u;
+    QPen pen(QColor("#0072b2"), 2, Qt::DashDotLine);
+    pen.setCosmetic(true);
+    p->setPen(pen);
+    p->drawLine(toScene(a.x(), a.y()), toScene(c.x(), c.y()));
+  }
   if (rubberEnd_ && linkStartAt_) {
     QPen pen(QColor("#0072b2"), 3, Qt::DashLine);
     pen.setCosmetic(true);

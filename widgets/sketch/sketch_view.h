@@ -111,6 +111,10 @@ class SketchView : public QGraphicsView {
   // interaction state
   std::optional<sketch::SketchPoint> linkStart_;
   std::optional<Eigen::Vector2d> linkStartAt_, rubberEnd_;
+  std::optional<sketch::SketchPoint> sliderOn_;  // Slider tool: the point pressed, until release
+  QPoint sliderPress_;
+  Eigen::Vector2d guideDirection(const QPoint& viewPos, Qt::KeyboardModifiers modifiers) const;
+  double blockAngle(const ResolvedMechanism& r, std::size_t body) const;
   std::optional<sketch::SketchPoint> moving_;   // point dragged (Select tool)
   Mechanism beforeMove_;
   bool turning_ = false;                  // dragging the driven link

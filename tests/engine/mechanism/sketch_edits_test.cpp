@@ -47,6 +47,40 @@ TEST(SketchEdits, AFourBarDrawnFromScratchHasOneDofAndTwoGroups) {
   EXPECT_EQ(groups.groups[1].name, "RRR dyad");
 }
 
+// a guide at 30°: its own ground direction (the block's parallel), and the block stays on the line
+// through the point at that angle while the crank turns round
+TEST(SketchEdits, ASliderGuideCanTakeAnyDirection) {
+  Mechanism m = emptyPlanar("inclined");
+  ASSERT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
+  ASSERT_TRUE(addLink(m, {at({0, 0}), {}}, {std::nullopt, {0.3, 0.4}}).ok);
+  ASSERT_TRUE(addLink(m, {at({0.3, 0.4}), {}}, {std::nullopt, {2.2, 0.0}}).ok);
+  const Eigen::Vector2d u(std::cos(std::numbers::pi / 6), std::sin(std::numbers::pi / 6));
+  EXPECT_FALSE(addSlider(m, *at({2.2, 0.0}), Eigen::Vector2d::Zero()).ok);
+  const EditResult e = addSlider(m, *at({2.2, 0.0}), 3 * u);
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_NE(e.description.find("30°"), std::string::npos) << e.description;
+  ASSERT_EQ(m.ground.vectors.size(), 1u);
+  EXPECT_EQ(m.joints.back().axes[0].item, m.ground.vectors[0].name);
+  EXPECT_NEAR(m.ground.vectors[0].value[0].value, u.x(), 1e-15);
+  EXPECT_NEAR(m.ground.vectors[0].value[1].value, u.y(), 1e-15);
+  ASSERT_TRUE(addCrankDriver(m, "link1").ok);
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r.has_value()) << (d.empty() ? "" : d[0].format());
+  EXPECT_TRUE(d.empty()) << d[0].format();  // the two axes are parallel: no warning
+  auto drag = analysis::CrankDrag::create(m, nullptr);
+  ASSERT_TRUE(drag);
+  const int block = static_cast<int>(r->bodies.size()) - 1;
+  for (double angle : {1.0, 2.5, 4.0, 5.5}) {
+    ASSERT_TRUE(drag->solve(angle).ok()) << angle;
+    const double* pose = &drag->poses()[12 * static_cast<std::size_t>(block)];  // R row-major, then x
+    const Eigen::Vector2d P(pose[9], pose[10]);
+    const Eigen::Vector2d off = P - Eigen::Vector2d(2.2, 0.0);
+    EXPECT_NEAR(off.x() * u.y() - off.y() * u.x(), 0.0, 1e-9) << "the block left its 30° guide at " << angle;
+  }
+}
+
 TEST(SketchEdits, ASliderCrankDrawnFromScratchHasACrankAndAnRrpDyad) {
   Mechanism m = emptyPlanar("slider-crank");
   ASSERT_TRUE(addGroundPoint(m, {0, 0}).ok);
