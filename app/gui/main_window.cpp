@@ -183,6 +183,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     } else if (p.kind == widgets::SceneView::Pick::Kind::Joint) {
       const QString name = QString::fromStdString(resolved_->joints[static_cast<std::size_t>(p.index)].name);
       menu.addAction(tr("Edit joint %1").arg(name), this, [this, p] { tree_->selectPath(QString("joints[%1]").arg(p.index)); });
+      menu.addAction(tr("Change type and connections of %1...").arg(name), this, [this, p] { changeJoint(p.index); });
       menu.addAction(tr("Delete joint %1").arg(name), this, [this, name] {
         Mechanism after = *mechanism_;
         const auto r = sketch::deleteJoint(after, name.toStdString());
@@ -202,6 +203,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
   });
   connect(properties_, &widgets::PropertyEditor::edited, this, &MainWindow::editProperty);
+  connect(properties_, &widgets::PropertyEditor::changeJointRequested, this, [this](int joint) { changeJoint(joint); });
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
   connect(structure_, &widgets::StructurePanel::highlightBodies, sketch_, &widgets::SketchView::setHighlightedBodies);
 
@@ -302,6 +304,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   addJoint->setObjectName("AddJoint");
   addJoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+  QAction* changeJointAction = model->addAction(tr("&Change Selected Joint..."), this, [this] {
+    const QString path = properties_->item();
+    if (!path.startsWith("joints[")) return statusBar()->showMessage(tr("Select a joint in the model tree (or click one in the 3D view) first"), 8000);
+    changeJoint(path.mid(7, path.indexOf(']') - 7).toInt());
+  });
+  changeJointAction->setObjectName("ChangeJoint");
+  changeJointAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+  changeJointAction->setStatusTip(tr("Change the selected joint's type, points and axes (e.g. a pin into a slider)"));
   QAction* rename = model->addAction(tr("&Rename Selected..."), this, [this] {
     const QString path = properties_->item();
     if (path.isEmpty()) return statusBar()->showMessage(tr("Select an item in the model tree first"), 8000);
@@ -635,6 +645,44 @@ bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, con
   }
   applyEdit(after, QString::fromStdString(r.description));
   return true;
+}
+
+bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->joints.size())) return false;
+  const Joint joint = mechanism_->joints[static_cast<std::size_t>(index)];
+  widgets::JointDialog dialog(*mechanism_, joint, this);
+  dialog.setObjectName("ChangeJointDialog");
+  if (accept) accept(dialog);
+  else if (dialog.exec() != QDialog::Accepted) return false;
+  Mechanism after = *mechanism_;
+  const sketch::EditResult r = sketch::changeJoint(after, joint.name, dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
+  QString why = r.ok ? QString() : QString::fromStdString(r.error);
+  if (why.isEmpty()) why = whyInvalid(after);
+  if (!why.isEmpty()) {
+    log(tr("Joint %1 was not changed: %2").arg(QString::fromStdString(joint.name), why));
+    statusBar()->showMessage(tr("Joint %1 was not changed (see Messages)").arg(QString::fromStdString(joint.name)), 8000);
+    return false;
+  }
+  applyEdit(after, QString::fromStdString(r.description));
+  logJointWarnings(after, joint.name);
+  tree_->selectPath(QString("joints[%1]").arg(index));
+  return true;
+}
+
+// a joint accepted with warnings (axes not parallel in the drawn position: the assembly will turn
+// a body to line them up) says so where the user looks
+void MainWindow::logJointWarnings(const Mechanism& m, const std::string& joint) {
+  Diagnostics d;
+  (void)resolve(m, d);
+  for (std::size_t j = 0; j < m.joints.size(); ++j) {
+    if (m.joints[j].name != joint) continue;
+    const std::string prefix = "joints[" + std::to_string(j) + "]";
+    for (const auto& x : d)
+      if (!x.isError() && x.path.rfind(prefix, 0) == 0) {
+        log(tr("Warning: %1").arg(QString::fromStdString(x.format())));
+        statusBar()->showMessage(tr("Warning: %1").arg(QString::fromStdString(x.message)), 10000);
+      }
+  }
 }
 
 void MainWindow::applyEdit(const Mechanism& after, const QString& description) {

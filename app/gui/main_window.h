@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct PointColumns;
 }  // namespace lw::scene
 namespace lw::widgets {
 class AnalysisPanel;
+class JointDialog;
 class ModelTree;
 class PlaybackBar;
 class ParametersPanel;
@@ -76,6 +78,10 @@ class MainWindow : public QMainWindow {
   bool addPointAtPick(const widgets::SceneView::Pick& p);
   /// Adds a joint if the mechanism stays valid (else says why in Messages); true if added.
   bool addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
+  /// Model > Change Selected Joint...: the joint dialog on joint `index`; the change is checked
+  /// like any edit. `accept` (tests) stands in for the user's choices before the dialog is accepted.
+  bool changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept = {});
+  void logJointWarnings(const Mechanism& m, const std::string& joint);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);

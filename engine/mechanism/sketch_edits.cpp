@@ -438,6 +438,30 @@ EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, co
   return r;
 }
 
+EditResult changeJoint(Mechanism& m, const std::string& joint, JointType type, const Ref& a, const Ref& b,
+                       const std::vector<Ref>& axes) {
+  EditResult r;
+  const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == joint; });
+  if (it == m.joints.end()) {
+    r.error = "there is no joint '" + joint + "'";
+    return r;
+  }
+  if (a.body == b.body) {
+    r.error = "both points are on '" + a.body + "': a joint connects two bodies";
+    return r;
+  }
+  const JointType before = it->type;
+  it->type = type;
+  it->points[0] = a;
+  it->points[1] = b;
+  it->axes = axes;
+  r.ok = true;
+  r.item = joint;
+  r.description = "Change joint " + joint +
+                  (before == type ? std::string(" (connections)") : std::string(": ") + toString(before) + " to " + toString(type));
+  return r;
+}
+
 namespace {
 
 // every reference to a point or vector of a body, in one place

@@ -81,6 +81,10 @@ EditResult addPoint(Mechanism& m, const std::string& body);
 EditResult addVector(Mechanism& m, const std::string& body);
 /// Adds a joint between two points (axes: one vector on each body, for the joints that need them).
 EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
+/// Changes a joint's type, points and axes in place (its name, and the drivers and forces that
+/// name it, stay); whether the result is valid is the resolver's to say.
+EditResult changeJoint(Mechanism& m, const std::string& joint, JointType type, const Ref& a, const Ref& b,
+                       const std::vector<Ref>& axes);
 /// Renames the item at `path` ("bodies[2]", "joints[0]", "bodies[1].points.B", "ground.points.A",
 /// "drivers[0]", "forces[3]") and every reference to it. The new name must be a valid name; the
 /// caller checks the result (resolve) for clashes.

@@ -8,6 +8,11 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QDir>
 #include <QTabWidget>
 #include <QTest>
@@ -16,6 +21,8 @@
 #include <numbers>
 
 #include "analysis/crank_drag.h"
+#include "mechanism/sketch_edits.h"
+#include "panels/joint_dialog.h"
 #include "main_window.h"
 #include "scene/vtk_host_widget.h"
 #include "sketch/sketch_view.h"
@@ -186,6 +193,88 @@ TEST_F(SketchTest, DrawASliderCrank) {
   EXPECT_NEAR(poses[3 * 12 + 10], 0.0, 1e-9) << "the block left its guide";
   EXPECT_LT(poses[3 * 12 + 9], 2.2 - 0.3) << "the block did not move";
   w.grab().save(artifacts() + "/sketch_slider_crank.png");
+}
+
+// Model > Change Selected Joint...: the rocker's ground pin becomes a slider (with an axis on each
+// body), the rocker then translates and the groups follow; a change the resolver refuses leaves
+// the model as it was; undo brings the pin back
+TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.newDocument();
+  auto* v = w.sketchView();
+  v->resetTransform();
+  v->scale(100, 100);
+  v->centerOn(v->toScene(2, 1));
+  QApplication::processEvents();
+  drawFourBar(w);
+  ASSERT_TRUE(v->summary().contains("RRR dyad")) << v->summary().toStdString();
+  int pivot = -1;
+  for (std::size_t j = 0; j < w.mechanism()->joints.size(); ++j)
+    if (w.mechanism()->joints[j].points[0].str() == "ground.O2" || w.mechanism()->joints[j].points[1].str() == "ground.O2")
+      pivot = static_cast<int>(j);
+  ASSERT_GE(pivot, 0);
+  const std::string name = w.mechanism()->joints[static_cast<std::size_t>(pivot)].name;
+  // no vectors yet: a slider needs axes, so the change is refused and nothing changes
+  const lw::Mechanism before = *w.mechanism();
+  auto toSlider = [](lw::widgets::JointDialog& d) {
+    d.typeBox()->setCurrentIndex(d.typeBox()->findText("slider"));
+    for (int s = 0; s < 2; ++s)
+      if (d.axisBox(s)->count() > 0) d.axisBox(s)->setCurrentIndex(0);
+  };
+  EXPECT_FALSE(w.changeJoint(pivot, toSlider));
+  EXPECT_TRUE(w.findChild<QPlainTextEdit*>()->toPlainText().contains("needs \"axes\": one vector on each body"))
+      << w.findChild<QPlainTextEdit*>()->toPlainText().toStdString();
+  EXPECT_EQ(w.mechanism()->joints[static_cast<std::size_t>(pivot)].type, lw::JointType::Pin);
+  EXPECT_EQ(w.undoStack()->count(), 6);
+  // with the ground's x and a parallel vector on the (tilted) rocker it goes through
+  lw::Mechanism withAxes = *w.mechanism();
+  ASSERT_TRUE(lw::sketch::addVector(withAxes, "ground").ok);
+  ASSERT_TRUE(lw::sketch::addVector(withAxes, "link3").ok);
+  const double tilt = withAxes.bodies[2].angle.value;
+  withAxes.bodies[2].vectors.back().value = {lw::Number(std::cos(tilt)), lw::Number(-std::sin(tilt))};
+  w.applyEdit(withAxes, "Add axes");
+  ASSERT_TRUE(w.changeJoint(pivot, toSlider));
+  const auto& changed = w.mechanism()->joints[static_cast<std::size_t>(pivot)];
+  EXPECT_EQ(changed.name, name);
+  EXPECT_EQ(changed.type, lw::JointType::Slider);
+  ASSERT_EQ(changed.axes.size(), 2u);
+  EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
+  EXPECT_TRUE(v->summary().contains("RRP dyad")) << v->summary().toStdString();
+  // turning the crank moves the rocker without turning it
+  auto drag = lw::analysis::CrankDrag::create(*w.mechanism(), nullptr);
+  ASSERT_TRUE(drag);
+  ASSERT_TRUE(drag->solve(1.5).ok());
+  const double* rocker = &drag->poses()[12 * 3];
+  EXPECT_NEAR(rocker[3], std::sin(tilt), 1e-9) << "the rocker turned on its slider";
+  EXPECT_NEAR(rocker[10], 2.0, 1e-9) << "the rocker left its guide";
+  EXPECT_GT(std::abs(rocker[9] - 3.5), 0.05) << "the rocker did not move";
+  auto messages = [&] { return w.findChild<QPlainTextEdit*>()->toPlainText(); };
+  EXPECT_FALSE(messages().contains("Warning")) << messages().toStdString();
+  // the joint selected in the tree offers the change in Properties
+  auto* tree = w.findChild<QTreeWidget*>();
+  for (QTreeWidgetItemIterator it(tree); *it; ++it)
+    if ((*it)->data(0, Qt::UserRole).toString() == QString("joints[%1]").arg(pivot)) tree->setCurrentItem(*it);
+  QApplication::processEvents();
+  auto* button = w.findChild<QPushButton*>("ChangeJointButton");
+  ASSERT_NE(button, nullptr);
+  EXPECT_TRUE(button->isVisible());
+  w.grab().save(artifacts() + "/sketch_changed_joint.png");
+  // axes that are not parallel in the drawing: accepted (the assembly lines them up) with a warning
+  lw::Mechanism tilted = *w.mechanism();
+  ASSERT_TRUE(lw::sketch::addVector(tilted, "link3").ok);
+  w.applyEdit(tilted, "Add a tilted vector");
+  ASSERT_TRUE(w.changeJoint(pivot, [](lw::widgets::JointDialog& d) { d.axisBox(1)->setCurrentIndex(1); }));
+  EXPECT_TRUE(messages().contains("Warning") && messages().contains("parallel")) << messages().toStdString();
+  w.undoStack()->undo();
+  w.undoStack()->undo();
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->joints[static_cast<std::size_t>(pivot)].type, lw::JointType::Pin);
+  EXPECT_TRUE(v->summary().contains("RRR dyad")) << v->summary().toStdString();
+  EXPECT_EQ(w.mechanism()->joints[static_cast<std::size_t>(pivot)].axes.size(), 0u);
+  (void)before;
 }
 
 // the Slider tool dragged from the point sets the guide's direction (snapped to 15°): the block

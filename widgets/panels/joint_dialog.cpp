@@ -50,12 +50,25 @@ JointDialog::JointDialog(const Mechanism& m, const QString& first, QWidget* pare
   update();
 }
 
+JointDialog::JointDialog(const Mechanism& m, const Joint& joint, QWidget* parent)
+    : JointDialog(m, QString::fromStdString(joint.points[0].str()), parent) {
+  setWindowTitle(tr("Change joint %1").arg(QString::fromStdString(joint.name)));
+  if (const int i = type_->findData(static_cast<int>(joint.type)); i >= 0) type_->setCurrentIndex(i);
+  for (int s = 0; s < 2; ++s)
+    if (const int i = points_[s]->findText(QString::fromStdString(joint.points[s].str())); i >= 0) points_[s]->setCurrentIndex(i);
+  update();
+  for (int s = 0; s < 2 && s < static_cast<int>(joint.axes.size()); ++s)
+    if (const int i = axes_[s]->findText(QString::fromStdString(joint.axes[static_cast<std::size_t>(s)].str())); i >= 0)
+      axes_[s]->setCurrentIndex(i);
+}
+
 JointType JointDialog::type() const { return static_cast<JointType>(type_->currentData().toInt()); }
 
 Ref JointDialog::point(int side) const { return parseRef(points_[side]->currentText()); }
 
 std::vector<Ref> JointDialog::axes() const {
-  if (!jointNeedsAxes(type())) return {};
+  // none offered on a body: no axes, and the resolver says the joint needs them
+  if (!jointNeedsAxes(type()) || axes_[0]->currentText().isEmpty() || axes_[1]->currentText().isEmpty()) return {};
   return {parseRef(axes_[0]->currentText()), parseRef(axes_[1]->currentText())};
 }
 

@@ -1,4 +1,4 @@
-// Adding a joint (Model > Add Joint...): its type, the two points it joins and, for the types that
+// Adding or changing a joint (Model > Add Joint..., Change Selected Joint...): its type, the two points it joins and, for the types that
 // need them, one axis on each body. The choices come from the mechanism; the main window checks
 // the result (resolve on a copy) before it goes on the undo stack.
 #pragma once
@@ -18,6 +18,8 @@ class JointDialog : public QDialog {
  public:
   /// `first`: the point to offer first ("body.point"), e.g. of the selected body.
   JointDialog(const Mechanism& m, const QString& first, QWidget* parent = nullptr);
+  /// Changing an existing joint: its type, points and axes preselected.
+  JointDialog(const Mechanism& m, const Joint& joint, QWidget* parent = nullptr);
   JointType type() const;
   Ref point(int side) const;
   /// Empty when the type needs no axes.

@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -21,7 +22,16 @@ PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->setVisible(false);
   table_->setToolTip(tr("A number, or an expression of the design parameters (and of t for drivers and applied forces)"));
+  // joints: type, points and axes are choices, not numbers: a dialog changes them
+  changeJoint_ = new QPushButton(tr("Change type and connections..."), this);
+  changeJoint_->setObjectName("ChangeJointButton");
+  changeJoint_->setToolTip(tr("Change this joint's type (e.g. pin to slider), its points and axes (Ctrl+Shift+J)"));
+  changeJoint_->hide();
+  connect(changeJoint_, &QPushButton::clicked, this, [this] {
+    if (path_.startsWith("joints[")) emit changeJointRequested(path_.mid(7, path_.indexOf(']') - 7).toInt());
+  });
   layout->addWidget(title_);
+  layout->addWidget(changeJoint_);
   layout->addWidget(table_, 1);
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (filling_ || item->column() != 1) return;
@@ -42,6 +52,8 @@ void PropertyEditor::showItem(const QString& path) {
 void PropertyEditor::refill() {
   filling_ = true;
   table_->setRowCount(0);
+  // a joint itself ("joints[3]", not one of its fields)
+  changeJoint_->setVisible(path_.startsWith("joints[") && path_.endsWith(']') && path_.count('[') == 1);
   if (path_.isEmpty()) {
     title_->setText(tr("Select an item in the model tree to edit its numbers"));
     filling_ = false;
@@ -64,8 +76,14 @@ void PropertyEditor::refill() {
     table_->setItem(row, 0, name);
     table_->setItem(row, 1, value);
   });
-  title_->setText(table_->rowCount() ? tr("%1: %n number(s)", "", table_->rowCount()).arg(path_)
-                                     : tr("%1 has no numbers to edit").arg(path_));
+  QString what = path_;
+  if (changeJoint_->isVisible()) {
+    const auto j = static_cast<std::size_t>(path_.mid(7, path_.indexOf(']') - 7).toInt());
+    if (j < m_.joints.size())
+      what = tr("Joint %1 (%2)").arg(QString::fromStdString(m_.joints[j].name), QString::fromUtf8(toString(m_.joints[j].type)));
+  }
+  title_->setText(table_->rowCount() ? tr("%1: %n number(s)", "", table_->rowCount()).arg(what)
+                                     : tr("%1: no numbers to edit").arg(what));
   filling_ = false;
 }
 

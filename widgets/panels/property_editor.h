@@ -11,6 +11,7 @@
 #include "mechanism/mechanism.h"
 
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace lw::widgets {
@@ -29,6 +30,8 @@ class PropertyEditor : public QWidget {
  signals:
   /// A field edited: its full path ("bodies[2].mass") and the text typed.
   void edited(const QString& path, const QString& text);
+  /// The shown joint's type, points and axes are to be changed (its "Change..." button).
+  void changeJointRequested(int joint);
 
  private:
   void refill();
@@ -36,6 +39,7 @@ class PropertyEditor : public QWidget {
   QString path_;
   QLabel* title_;
   QTableWidget* table_;
+  QPushButton* changeJoint_;
   bool filling_ = false;
 };
 
