@@ -165,6 +165,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   propertiesDock->setWidget(properties_);
   addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
   connect(tree_, &widgets::ModelTree::itemSelected, properties_, &widgets::PropertyEditor::showItem);
+  // the item selected in the tree (or picked) is marked in the 3D view: its body, or its joint
+  connect(tree_, &widgets::ModelTree::itemSelected, this, [this](const QString& path) {
+    const auto close = path.indexOf(']');
+    const int index = close > 0 ? path.mid(path.indexOf('[') + 1, close - path.indexOf('[') - 1).toInt() : -1;
+    if (path.startsWith("bodies[")) scene_->setSelection(widgets::SceneView::Pick::Kind::Body, index + 1);
+    else if (path.startsWith("joints[")) scene_->setSelection(widgets::SceneView::Pick::Kind::Joint, index);
+    else scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
+  });
   // picking in the 3D view selects the body or joint for the property editor
   // a right click on a body: add a point there (then a joint from it), or edit the body or joint
   connect(scene_, &widgets::SceneView::contextPicked, this, [this](widgets::SceneView::Pick p, const QPoint& global) {

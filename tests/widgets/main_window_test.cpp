@@ -496,6 +496,8 @@ TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
     QTest::mouseClick(w.sceneView(), Qt::LeftButton, Qt::NoModifier, at.toPoint());
     QApplication::processEvents();
     EXPECT_EQ(w.propertyEditor()->item(), QString("bodies[%1]").arg(b - 1)) << body.name;
+    EXPECT_EQ(w.sceneView()->selectedKind(), lw::widgets::SceneView::Pick::Kind::Body) << "marked in 3D";
+    EXPECT_EQ(w.sceneView()->selectedIndex(), static_cast<int>(b)) << body.name;
   }
   EXPECT_GT(w.propertyEditor()->table()->rowCount(), 5);
   w.grab().save(artifacts() + "/main_window_picked.png");

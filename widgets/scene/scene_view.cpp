@@ -179,6 +179,7 @@ struct SceneView::Impl {
     vtkSmartPointer<vtkActor> actor;
     vtkSmartPointer<vtkMatrix4x4> matrix;
     double zOffset = 0;  // planar stacking layer (bodies only)
+    std::array<double, 3> color{0, 0, 0};  // bodies: their own colour (the selection replaces it)
   };
   struct PathVis {
     vtkSmartPointer<vtkActor> actor;
@@ -423,6 +424,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
       placed.zOffset = 0;
     } else {
       prop->SetColor(b.color[0], b.color[1], b.color[2]);
+      placed.color = {b.color[0], b.color[1], b.color[2]};
       placed.zOffset = s.planar ? layerOf[bi] * pitch : 0;
     }
     ren->AddActor(placed.actor);
@@ -561,8 +563,34 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   ren->AddActor(s.grid);
   ren->AddActor(s.axes);
 
+  applySelection();  // the selection outlives the rebuild (an edit of the selected item)
   if (fitOnResize_) resetCamera();  // a camera the user placed stays (edits rebuild the scene)
   else requestRender();
+}
+
+void SceneView::setSelection(Pick::Kind kind, int index) {
+  selectedKind_ = kind;
+  selectedIndex_ = index;
+  applySelection();
+  requestRender();
+}
+
+// the selected body turns bright orange (a glow of ambient light in the same colour); a selected
+// joint's glyph is drawn larger (its colours are per vertex)
+void SceneView::applySelection() {
+  for (std::size_t i = 1; i < s_->bodies.size(); ++i) {
+    vtkProperty* p = s_->bodies[i].actor->GetProperty();
+    const bool on = selectedKind_ == Pick::Kind::Body && static_cast<int>(i) == selectedIndex_;
+    const auto& c = s_->bodies[i].color;
+    if (on) p->SetColor(1.0, 0.5, 0.0);
+    else p->SetColor(c[0], c[1], c[2]);
+    p->SetAmbient(on ? 0.35 : 0.0);
+    p->SetAmbientColor(1.0, 0.6, 0.1);
+  }
+  for (std::size_t j = 0; j < s_->joints.size(); ++j) {
+    const bool on = selectedKind_ == Pick::Kind::Joint && static_cast<int>(j) == selectedIndex_;
+    s_->joints[j].actor->SetScale(on ? 1.6 : 1.0);
+  }
 }
 
 void SceneView::showFrame(const scene::SceneFrame& frame) {

@@ -71,6 +71,12 @@ class SceneView : public VtkHostWidget {
   };
   [[nodiscard]] Pick pickAt(const QPoint& pos);
 
+  /// Marks the selected item (a body glows, a joint's glyph grows); Kind::None clears it. Kept
+  /// through setScene.
+  void setSelection(Pick::Kind kind, int index);
+  [[nodiscard]] Pick::Kind selectedKind() const { return selectedKind_; }
+  [[nodiscard]] int selectedIndex() const { return selectedIndex_; }
+
  signals:
   /// A click (press and release without dragging) on a body or a joint: select it for editing.
   void picked(lw::widgets::SceneView::Pick what);
@@ -89,8 +95,11 @@ class SceneView : public VtkHostWidget {
  private:
   struct Impl;
   std::unique_ptr<Impl> s_;
+  void applySelection();
   bool fitOnResize_ = true;
   QPoint pressPos_;  // to tell a click (pick) from a camera drag
+  Pick::Kind selectedKind_ = Pick::Kind::None;
+  int selectedIndex_ = -1;
 };
 
 }  // namespace lw::widgets
