@@ -200,6 +200,45 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
     if (!menu.isEmpty()) menu.exec(global);
   });
+  // Shift + drag on a joint: its points move in the plane facing the camera, live; one undo step
+  connect(scene_, &widgets::SceneView::jointDragStarted, this, [this](int joint) {
+    if (!resolved_ || joint < 0 || joint >= static_cast<int>(resolved_->joints.size())) return;
+    const auto& jt = resolved_->joints[static_cast<std::size_t>(joint)];
+    const auto& body = resolved_->bodies[static_cast<std::size_t>(jt.points[0].body)];
+    const Eigen::Vector3d at = body.position + body.rotation * body.points[static_cast<std::size_t>(jt.points[0].index)];
+    jointDrag_.joint = joint;
+    jointDrag_.before = std::make_unique<Mechanism>(*mechanism_);
+    jointDrag_.resolved = resolved_;
+    jointDrag_.anchor = {at.x(), at.y(), at.z()};
+    jointDrag_.moved = false;
+    statusBar()->showMessage(tr("Moving joint %1: release to keep the new position, Esc to cancel").arg(QString::fromStdString(jt.name)));
+  });
+  connect(scene_, &widgets::SceneView::jointDragMoved, this, [this](const QPoint& pos) {
+    if (jointDrag_.joint < 0) return;
+    const auto to = scene_->pointOnViewPlane(pos, jointDrag_.anchor);
+    if (!to) return;
+    Mechanism after = *jointDrag_.before;
+    const Ref& point = after.joints[static_cast<std::size_t>(jointDrag_.joint)].points[0];
+    const sketch::EditResult r = sketch::movePointTo(after, *jointDrag_.resolved, point.body, point.item, Eigen::Vector3d((*to)[0], (*to)[1], (*to)[2]));
+    const QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
+    if (!why.isEmpty()) {
+      statusBar()->showMessage(tr("Not there: %1").arg(why), 4000);
+      return;
+    }
+    replaceMechanism(after);  // live, outside the undo stack until the release
+    jointDrag_.moved = true;
+  });
+  connect(scene_, &widgets::SceneView::jointDragFinished, this, [this](bool cancelled) {
+    if (jointDrag_.joint < 0) return;
+    const QString name = QString::fromStdString(jointDrag_.before->joints[static_cast<std::size_t>(jointDrag_.joint)].name);
+    if (jointDrag_.moved) {
+      const Mechanism after = *mechanism_;
+      replaceMechanism(*jointDrag_.before);
+      if (!cancelled) applyEdit(after, tr("Move joint %1").arg(name));
+    }
+    statusBar()->showMessage(cancelled ? tr("Move of joint %1 cancelled").arg(name) : QString(), 4000);
+    jointDrag_ = {};
+  });
   connect(scene_, &widgets::SceneView::picked, this, [this](widgets::SceneView::Pick p) {
     if (!resolved_) return;
     if (p.kind == widgets::SceneView::Pick::Kind::Body && p.index > 0) {  // body 0 is the ground

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <array>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -133,6 +134,14 @@ class MainWindow : public QMainWindow {
 
   std::unique_ptr<Mechanism> mechanism_;
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
+  // a joint dragged in the 3D view (Shift + drag): one undo step when released
+  struct JointDrag {
+    int joint = -1;
+    std::unique_ptr<Mechanism> before;
+    std::shared_ptr<const ResolvedMechanism> resolved;
+    std::array<double, 3> anchor{0, 0, 0};  // the joint's world point when the drag began
+    bool moved = false;
+  } jointDrag_;
   std::shared_ptr<const std::vector<scene::Path>> paths_;  // traced over the shown run
   std::shared_ptr<const std::vector<scene::PointColumns>> velocityColumns_;
   double velocityScale_ = 0;  // arrow length per unit speed for the shown run

@@ -326,9 +326,18 @@ EditResult addCrankDriver(Mechanism& m, const std::string& body) {
 }
 
 EditResult movePoint(Mechanism& m, const ResolvedMechanism& res, const SketchPoint& p, const Eigen::Vector2d& to) {
+  return movePointTo(m, res, p.body, p.point, Eigen::Vector3d(to.x(), to.y(), 0));
+}
+
+EditResult movePointTo(Mechanism& m, const ResolvedMechanism& res, const std::string& body, const std::string& point,
+                       const Eigen::Vector3d& to) {
   EditResult r;
-  // the points that coincide with p through joints (their locations move together)
-  std::set<std::pair<std::string, std::string>> moving{{p.body, p.point}};
+  if (!to.allFinite()) {
+    r.error = "the new position of '" + body + "." + point + "' is not a finite point";
+    return r;
+  }
+  // the points that coincide with it through joints (their locations move together)
+  std::set<std::pair<std::string, std::string>> moving{{body, point}};
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto& j : m.joints)
@@ -338,24 +347,29 @@ EditResult movePoint(Mechanism& m, const ResolvedMechanism& res, const SketchPoi
           grew = true;
         }
   }
-  for (const auto& [body, point] : moving) {
-    auto* points = pointsOf(m, body);
+  bool found = false;
+  for (const auto& [b, name] : moving) {
+    auto* points = pointsOf(m, b);
     if (!points) continue;
     for (auto& nv : *points) {
-      if (nv.name != point) continue;
-      Eigen::Vector2d local = to;
-      if (body != kGroundName) {
+      if (nv.name != name) continue;
+      Eigen::Vector3d local = to;
+      if (b != kGroundName) {
         // body frame at the stored configuration: p = Rᵀ (w − x)
-        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& b) { return b.name == body; });
+        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& rb) { return rb.name == b; });
         if (it == res.bodies.end()) continue;
-        const Eigen::Vector3d w(to.x(), to.y(), 0);
-        local = (it->rotation.transpose() * (w - it->position)).head<2>();
+        local = it->rotation.transpose() * (to - it->position);
       }
-      nv.value = literal(local);
+      nv.value = m.dimension == 3 ? NumberVector{Number(local.x()), Number(local.y()), Number(local.z())} : literal(Eigen::Vector2d(local.head<2>()));
+      found = true;
     }
   }
+  if (!found) {
+    r.error = "there is no point '" + body + "." + point + "'";
+    return r;
+  }
   r.ok = true;
-  r.item = p.body + "." + p.point;
+  r.item = body + "." + point;
   r.description = "Move " + r.item;
   return r;
 }

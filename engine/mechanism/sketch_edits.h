@@ -70,6 +70,10 @@ EditResult addCrankDriver(Mechanism& m, const std::string& body);
 /// Moves a point of the stored configuration: the ground point itself, or every body point joined
 /// to it (the links change length). `r` is `m` resolved.
 EditResult movePoint(Mechanism& m, const ResolvedMechanism& r, const SketchPoint& p, const Eigen::Vector2d& to);
+/// The same for any body point in 2D or 3D: moves it (and the points joined to it) to world
+/// position `to` in the stored configuration (z ignored in planar models).
+EditResult movePointTo(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const std::string& point,
+                       const Eigen::Vector3d& to);
 
 // ---- model edits shared with the Model menu (any dimension) ----
 

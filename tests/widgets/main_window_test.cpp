@@ -586,6 +586,65 @@ TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   EXPECT_EQ(w.mechanism()->bodies[1].name, "coupler");
 }
 
+// Shift + drag on a joint in the 3D view moves its points (both bodies') in the plane facing the
+// camera, live, as one undo step; Escape cancels a drag
+TEST_F(MainWindowTest, ShiftDraggingAJointIn3DMovesIt) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(300);
+  auto* view = w.sceneView();
+  auto jointAt = [&](const std::string& name) {
+    lw::Diagnostics d;
+    const auto r = lw::resolve(*w.mechanism(), d);
+    for (const auto& j : r->joints)
+      if (j.name == name) {
+        const auto& b = r->bodies[static_cast<std::size_t>(j.points[0].body)];
+        const auto& c = r->bodies[static_cast<std::size_t>(j.points[1].body)];
+        return std::pair{Eigen::Vector3d(b.position + b.rotation * b.points[static_cast<std::size_t>(j.points[0].index)]),
+                         Eigen::Vector3d(c.position + c.rotation * c.points[static_cast<std::size_t>(j.points[1].index)])};
+      }
+    const Eigen::Vector3d none = Eigen::Vector3d::Constant(NAN);
+    return std::pair{none, none};
+  };
+  const auto [D0, D0b] = jointAt("D");
+  const QPoint from = view->projectToWidget({D0.x(), D0.y(), D0.z()}).toPoint();
+  ASSERT_EQ(view->pickAt(from, true).kind, lw::widgets::SceneView::Pick::Kind::Joint);
+  const int steps = w.undoStack()->count();
+  auto drag = [&](QPoint to, bool cancel) {
+    QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
+    for (int k = 1; k <= 5; ++k) {
+      const QPoint p = from + (to - from) * k / 5;
+      QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+      QApplication::sendEvent(view, &move);
+    }
+    if (cancel) QTest::keyClick(view, Qt::Key_Escape);
+    else QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
+    QApplication::processEvents();
+  };
+  // cancelled: nothing changes
+  drag(from + QPoint(60, -40), true);
+  EXPECT_LT((jointAt("D").first - D0).norm(), 1e-12);
+  EXPECT_EQ(w.undoStack()->count(), steps);
+  // kept: both points of D sit where the mouse let go, on the plane through D facing the camera
+  const QPoint to = from + QPoint(60, -40);
+  const auto expected = view->pointOnViewPlane(to, {D0.x(), D0.y(), D0.z()});
+  ASSERT_TRUE(expected.has_value());
+  drag(to, false);
+  const auto [D1, D1b] = jointAt("D");
+  EXPECT_LT((D1 - Eigen::Vector3d((*expected)[0], (*expected)[1], (*expected)[2])).norm(), 1e-9);
+  EXPECT_LT((D1b - D1).norm(), 1e-9) << "the follower's point went with the ground's";
+  EXPECT_GT((D1 - D0).norm(), 0.1);
+  const QPointF shown = view->projectToWidget({D1.x(), D1.y(), D1.z()});
+  EXPECT_LT(std::hypot(shown.x() - to.x(), shown.y() - to.y()), 1.5) << "under the mouse";
+  EXPECT_EQ(w.undoStack()->count(), steps + 1);
+  w.grab().save(artifacts() + "/main_window_joint_dragged.png");
+  w.undoStack()->undo();
+  EXPECT_LT((jointAt("D").first - D0).norm(), 1e-12);
+}
+
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {
   QStandardPaths::setTestModeEnabled(true);
   QDir(lw::app::MainWindow::autosaveDir()).removeRecursively();

@@ -787,6 +787,36 @@ void SceneView::setGridVisible(bool visible) {
   requestRender();
 }
 
+std::optional<std::array<double, 3>> SceneView::pointOnViewPlane(const QPointF& pos, const std::array<double, 3>& through) const {
+  // the inverse of projectToWidget: the view ray through pos, from the near to the far plane
+  const double w = std::max(1, width());
+  const double h = std::max(1, height());
+  vtkCamera* camera = renderer()->GetActiveCamera();
+  vtkNew<vtkMatrix4x4> inverse;
+  vtkMatrix4x4::Invert(camera->GetCompositeProjectionTransformMatrix(w / h, -1, 1), inverse);
+  const double x = 2 * pos.x() / w - 1, y = 1 - 2 * pos.y() / h;
+  double ends[2][3];
+  for (int k = 0; k < 2; ++k) {
+    const double ndc[4] = {x, y, k == 0 ? -1.0 : 1.0, 1};
+    double q[4];
+    inverse->MultiplyPoint(ndc, q);
+    if (q[3] == 0) return std::nullopt;
+    for (int i = 0; i < 3; ++i) ends[k][i] = q[i] / q[3];
+  }
+  double n[3];
+  if (s_->planar) n[0] = 0, n[1] = 0, n[2] = 1;  // the drawing plane, whatever the camera
+  else camera->GetDirectionOfProjection(n);
+  double d[3], num = 0, den = 0;
+  for (int i = 0; i < 3; ++i) {
+    d[i] = ends[1][i] - ends[0][i];
+    num += (through[static_cast<std::size_t>(i)] - ends[0][i]) * n[i];
+    den += d[i] * n[i];
+  }
+  if (std::abs(den) < 1e-12) return std::nullopt;  // the ray runs along the plane
+  const double t = num / den;
+  return std::array<double, 3>{ends[0][0] + t * d[0], ends[0][1] + t * d[1], ends[0][2] + t * d[2]};
+}
+
 QPointF SceneView::projectToWidget(const std::array<double, 3>& p_W) const {
   // through the camera's projection with the widget's aspect (valid before the first paint too)
   const double w = std::max(1, width());
@@ -840,10 +870,33 @@ void SceneView::resizeEvent(QResizeEvent* event) {
 void SceneView::mousePressEvent(QMouseEvent* event) {
   fitOnResize_ = false;
   pressPos_ = event->pos();
+  if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)) {
+    const Pick p = pickAt(event->pos(), true);
+    if (p.kind == Pick::Kind::Joint) {  // move the joint, not the camera
+      draggingJoint_ = true;
+      setCursor(Qt::ClosedHandCursor);
+      emit jointDragStarted(p.index);
+      return;
+    }
+  }
   VtkHostWidget::mousePressEvent(event);
 }
 
+void SceneView::mouseMoveEvent(QMouseEvent* event) {
+  if (draggingJoint_) {
+    emit jointDragMoved(event->pos());
+    return;
+  }
+  VtkHostWidget::mouseMoveEvent(event);
+}
+
 void SceneView::mouseReleaseEvent(QMouseEvent* event) {
+  if (draggingJoint_) {
+    draggingJoint_ = false;
+    unsetCursor();
+    emit jointDragFinished(false);
+    return;
+  }
   VtkHostWidget::mouseReleaseEvent(event);
   // a click, not the end of a camera drag: pick what is under the mouse
   if ((event->pos() - pressPos_).manhattanLength() > 3) return;  // a camera drag
@@ -856,12 +909,16 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
   }
 }
 
-SceneView::Pick SceneView::pickAt(const QPoint& pos) {
+SceneView::Pick SceneView::pickAt(const QPoint& pos, bool jointsOnly) {
   Pick out;
   if (!s_->loaded || !renderer()) return out;
   // software ray casting against the actors' cells: no OpenGL context needed
   auto picker = vtkSmartPointer<vtkCellPicker>::New();
   picker->SetTolerance(0.004);
+  if (jointsOnly) {  // a joint sits on its bodies' ends: look through them
+    picker->PickFromListOn();
+    for (const auto& j : s_->joints) picker->AddPickList(j.actor);
+  }
   const double dpr = devicePixelRatioF();
   if (!picker->Pick(pos.x() * dpr, (height() - pos.y()) * dpr, 0, renderer())) return out;
   vtkActor* hit = picker->GetActor();
@@ -889,6 +946,13 @@ void SceneView::wheelEvent(QWheelEvent* event) {
 }
 
 void SceneView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Escape && draggingJoint_) {
+    draggingJoint_ = false;
+    unsetCursor();
+    emit jointDragFinished(true);
+    event->accept();
+    return;
+  }
   if (event->key() == Qt::Key_R && event->modifiers() == Qt::NoModifier) {
     resetCamera();
     event->accept();

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace lw::scene {
@@ -69,7 +70,12 @@ class SceneView : public VtkHostWidget {
     int index = -1;
     std::array<double, 3> position{0, 0, 0};  // the picked world point (stored configuration at rest)
   };
-  [[nodiscard]] Pick pickAt(const QPoint& pos);
+  /// `jointsOnly`: the joint glyphs alone (seen through the bodies), as Shift + drag picks.
+  [[nodiscard]] Pick pickAt(const QPoint& pos, bool jointsOnly = false);
+
+  /// The world point under widget position `pos` on the plane through `through` that faces the
+  /// camera (planar models: the drawing plane), or nothing when the view ray misses it.
+  [[nodiscard]] std::optional<std::array<double, 3>> pointOnViewPlane(const QPointF& pos, const std::array<double, 3>& through) const;
 
   /// Marks the selected item (a body glows, a joint's glyph grows); Kind::None clears it. Kept
   /// through setScene.
@@ -82,6 +88,11 @@ class SceneView : public VtkHostWidget {
   void picked(lw::widgets::SceneView::Pick what);
   /// A right click (not a zoom drag) on a body or joint: the window offers what can be done there.
   void contextPicked(lw::widgets::SceneView::Pick what, const QPoint& globalPos);
+  /// Shift + drag on a joint moves it (the camera stays): started on `joint`, the mouse at `pos`,
+  /// then released (or cancelled with Escape).
+  void jointDragStarted(int joint);
+  void jointDragMoved(const QPoint& pos);
+  void jointDragFinished(bool cancelled);
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
@@ -90,6 +101,7 @@ class SceneView : public VtkHostWidget {
   void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
 
  private:
@@ -98,6 +110,7 @@ class SceneView : public VtkHostWidget {
   void applySelection();
   bool fitOnResize_ = true;
   QPoint pressPos_;  // to tell a click (pick) from a camera drag
+  bool draggingJoint_ = false;
   Pick::Kind selectedKind_ = Pick::Kind::None;
   int selectedIndex_ = -1;
 };
