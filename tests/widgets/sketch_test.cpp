@@ -67,6 +67,42 @@ void drawFourBar(lw::app::MainWindow& w) {
   click(v, 0.25, 0.45);  // on the crank
 }
 
+// a new document on the sketch tab at 100 px per metre around (cx, cy)
+lw::widgets::SketchView* newSketch(lw::app::MainWindow& w, double cx, double cy) {
+  w.resize(1400, 900);
+  w.show();
+  EXPECT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.newDocument();
+  auto* v = w.sketchView();
+  v->resetTransform();
+  v->scale(100, 100);
+  v->centerOn(v->toScene(cx, cy));
+  QApplication::processEvents();
+  return v;
+}
+
+// a slider-crank's pivot and links: crank (0, 0)–(0.3, 0.4), rod to (2.2, 0)
+void drawCrankAndRod(lw::app::MainWindow& w, lw::widgets::SketchView* v) {
+  trigger(w, "ToolGroundPivot");
+  click(v, 0, 0);
+  trigger(w, "ToolLink");
+  click(v, 0, 0), click(v, 0.3, 0.4);
+  click(v, 0.3, 0.4), click(v, 2.2, 0.0);
+}
+
+// Select-drags the crank of drawCrankAndRod half a turn with the mouse
+void turnCrankHalfATurn(lw::app::MainWindow& w, lw::widgets::SketchView* v) {
+  trigger(w, "ToolSelect");
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.15, 0.2));
+  for (int k = 1; k <= 18; ++k) {
+    const double a = std::atan2(0.4, 0.3) + std::numbers::pi * k / 18;
+    const QPoint p = at(v, 0.25 * std::cos(a), 0.25 * std::sin(a));
+    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v->viewport(), &move);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, -0.15, -0.2));
+}
+
 TEST_F(SketchTest, DrawAFourBarFromScratchDragItAndUndo) {
   lw::app::MainWindow w;
   w.resize(1400, 900);
@@ -153,20 +189,8 @@ TEST_F(SketchTest, DrawAFourBarFromScratchDragItAndUndo) {
 
 TEST_F(SketchTest, DrawASliderCrank) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.newDocument();
-  auto* v = w.sketchView();
-  v->resetTransform();
-  v->scale(100, 100);
-  v->centerOn(v->toScene(1.2, 0.3));
-  QApplication::processEvents();
-  trigger(w, "ToolGroundPivot");
-  click(v, 0, 0);
-  trigger(w, "ToolLink");
-  click(v, 0, 0), click(v, 0.3, 0.4);
-  click(v, 0.3, 0.4), click(v, 2.2, 0.0);
+  auto* v = newSketch(w, 1.2, 0.3);
+  drawCrankAndRod(w, v);
   // a link started by mistake is dropped with Escape
   click(v, 1.0, 1.0);
   QTest::keyClick(v, Qt::Key_Escape);
@@ -179,15 +203,7 @@ TEST_F(SketchTest, DrawASliderCrank) {
   EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
   EXPECT_TRUE(v->summary().contains("crank") && v->summary().contains("RRP dyad")) << v->summary().toStdString();
   // turn the crank half a turn: the block stays on its guide (y = 0)
-  trigger(w, "ToolSelect");
-  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.15, 0.2));
-  for (int k = 1; k <= 18; ++k) {
-    const double a = std::atan2(0.4, 0.3) + std::numbers::pi * k / 18;
-    QMouseEvent move(QEvent::MouseMove, at(v, 0.25 * std::cos(a), 0.25 * std::sin(a)), v->viewport()->mapToGlobal(at(v, 0.25 * std::cos(a), 0.25 * std::sin(a))),
-                     Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(v->viewport(), &move);
-  }
-  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, -0.15, -0.2));
+  turnCrankHalfATurn(w, v);
   const auto& poses = v->shownPoses();
   ASSERT_EQ(poses.size(), 4u * 12);
   EXPECT_NEAR(poses[3 * 12 + 10], 0.0, 1e-9) << "the block left its guide";
@@ -200,15 +216,7 @@ TEST_F(SketchTest, DrawASliderCrank) {
 // the model as it was; undo brings the pin back
 TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.newDocument();
-  auto* v = w.sketchView();
-  v->resetTransform();
-  v->scale(100, 100);
-  v->centerOn(v->toScene(2, 1));
-  QApplication::processEvents();
+  auto* v = newSketch(w, 2, 1);
   drawFourBar(w);
   ASSERT_TRUE(v->summary().contains("RRR dyad")) << v->summary().toStdString();
   int pivot = -1;
@@ -281,20 +289,8 @@ TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
 // then stays on the inclined guide while the crank turns
 TEST_F(SketchTest, DragTheSliderToolToInclineTheGuide) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  w.newDocument();
-  auto* v = w.sketchView();
-  v->resetTransform();
-  v->scale(100, 100);
-  v->centerOn(v->toScene(1.2, 0.3));
-  QApplication::processEvents();
-  trigger(w, "ToolGroundPivot");
-  click(v, 0, 0);
-  trigger(w, "ToolLink");
-  click(v, 0, 0), click(v, 0.3, 0.4);
-  click(v, 0.3, 0.4), click(v, 2.2, 0.0);
+  auto* v = newSketch(w, 1.2, 0.3);
+  drawCrankAndRod(w, v);
   trigger(w, "ToolSlider");
   QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 2.2, 0.0));
   // 31° by the mouse: snapped to 30°
@@ -311,15 +307,7 @@ TEST_F(SketchTest, DragTheSliderToolToInclineTheGuide) {
   trigger(w, "ToolDriver");
   click(v, 0.15, 0.2);
   EXPECT_TRUE(v->summary().contains("RRP dyad")) << v->summary().toStdString();
-  trigger(w, "ToolSelect");
-  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.15, 0.2));
-  for (int k = 1; k <= 18; ++k) {
-    const double c = std::atan2(0.4, 0.3) + std::numbers::pi * k / 18;
-    const QPoint p = at(v, 0.25 * std::cos(c), 0.25 * std::sin(c));
-    QMouseEvent m(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(v->viewport(), &m);
-  }
-  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, -0.15, -0.2));
+  turnCrankHalfATurn(w, v);
   const auto& poses = v->shownPoses();
   ASSERT_EQ(poses.size(), 4u * 12);
   const double x = poses[3 * 12 + 9] - 2.2, y = poses[3 * 12 + 10];

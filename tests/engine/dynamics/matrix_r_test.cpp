@@ -292,7 +292,9 @@ TEST(MatrixR, SparseAndDenseThetaGiveTheSameEvaluation) {
     EXPECT_LT((ds.zdd - dd.zdd).cwiseAbs().maxCoeff(), 1e-8 * (1 + dd.zdd.cwiseAbs().maxCoeff()));
     // KLU's pivot ratio (an overestimate) while well conditioned, the 1-norm estimate below 1e-2
     EXPECT_GT(ds.rcond, dd.rcond / 10);
-    if (ds.rcond < 1e-2) EXPECT_LT(ds.rcond, dd.rcond * 10);
+    if (ds.rcond < 1e-2) {
+      EXPECT_LT(ds.rcond, dd.rcond * 10);
+    }
   }
 }
 
