@@ -283,13 +283,6 @@ struct CutGeometry {
   Eigen::Vector3d P[2], u1, w2, v2;  // points; body 1's axis; body 2's perpendiculars
 };
 
-// does `body` move with the coordinates of node k (is it in k's subtree)?
-bool movesWith(const RecursiveModel& m, int body, int k) {
-  for (int n = m.nodeOfBody[static_cast<std::size_t>(body)]; n >= 0; n = m.nodes[static_cast<std::size_t>(n)].parentNode)
-    if (n == k) return true;
-  return false;
-}
-
 }  // namespace
 
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J) {
@@ -348,7 +341,7 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
           // the subtree turns with ω = b_ω about the node's centre: ∂P = v + ω × (P − r_k), ∂u = ω × u
           Eigen::Vector3d dP[2], du1 = Eigen::Vector3d::Zero(), dw2 = Eigen::Vector3d::Zero(), dv2 = Eigen::Vector3d::Zero();
           for (int sd = 0; sd < 2; ++sd) {
-            const bool moves = movesWith(m, g.body[sd], static_cast<int>(k));
+            const bool moves = m.movesWith(g.body[sd], static_cast<int>(k));
             dP[sd] = moves ? Eigen::Vector3d(bv + bw.cross(g.P[sd] - cf.centre[k])) : Eigen::Vector3d::Zero();
             if (moves && sd == 0) du1 = bw.cross(g.u1);
             if (moves && sd == 1) dw2 = bw.cross(g.w2), dv2 = bw.cross(g.v2);

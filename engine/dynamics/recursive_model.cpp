@@ -149,6 +149,30 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     for (int c : r.children[k])
       r.subtree[k].insert(r.subtree[k].end(), r.subtree[static_cast<std::size_t>(c)].begin(), r.subtree[static_cast<std::size_t>(c)].end());
   }
+  // depth-first intervals: node n is in k's subtree iff enter[k] <= enter[n] < leave[k]
+  r.enter.assign(r.nodes.size(), 0);
+  r.leave.assign(r.nodes.size(), 0);
+  {
+    int clock = 0;
+    std::vector<std::pair<int, std::size_t>> stack;  // node, next child
+    for (std::size_t k = 0; k < r.nodes.size(); ++k) {
+      if (r.nodes[k].parentNode >= 0) continue;
+      stack.emplace_back(static_cast<int>(k), 0);
+      r.enter[k] = clock++;
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        const auto& kids = r.children[static_cast<std::size_t>(node)];
+        if (next < kids.size()) {
+          const int c = kids[next++];
+          r.enter[static_cast<std::size_t>(c)] = clock++;
+          stack.emplace_back(c, 0);
+        } else {
+          r.leave[static_cast<std::size_t>(node)] = clock;
+          stack.pop_back();
+        }
+      }
+    }
+  }
   // initial coordinates: zero, quaternions at identity
   r.z0 = Eigen::VectorXd::Zero(r.nz);
   for (const auto& n : r.nodes) {

@@ -65,6 +65,13 @@ struct RecursiveModel {
   std::vector<std::vector<int>> children;  // node -> child nodes
   std::vector<std::vector<int>> subtree;   // node -> bodies that move with it (itself included)
   std::vector<std::vector<int>> affected;  // node -> constraints its coordinates can change
+  std::vector<int> enter, leave;           // node -> depth-first interval of its subtree
+  /// Does `body` move with the coordinates of node k (is it in k's subtree)? O(1).
+  bool movesWith(int body, int k) const {
+    const int n = nodeOfBody[static_cast<std::size_t>(body)];
+    return n >= 0 && enter[static_cast<std::size_t>(k)] <= enter[static_cast<std::size_t>(n)] &&
+           enter[static_cast<std::size_t>(n)] < leave[static_cast<std::size_t>(k)];
+  }
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
   const ResolvedMechanism* mechanism = nullptr;
   // cut-joint geometry: for every joint, a unit vector of each body perpendicular to its axis
