@@ -71,16 +71,15 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
                         "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
     res.columns.push_back(c);
 
-  Eigen::VectorXd phi, phiDot;
-  std::vector<Eigen::Vector3d> pos, vel;
-  std::vector<dyn::Pose3<double>> bodyPoses;
   // works and dissipation: trapezoidal quadrature of the powers over the output rows
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
   bool firstRow = true;
+  dyn::MotionSnapshot snap;
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
-    dyn::bodyPoses(model.tree, z, bodyPoses);
-    for (const auto& p : bodyPoses) {
+    // one pass of the frames along ż serves the poses, points, energies, powers and residuals
+    dyn::motionSnapshot(model.tree, z, zd, t, snap);
+    for (const auto& p : snap.poses) {
       res.poses.insert(res.poses.end(), p.R, p.R + 9);
       res.poses.insert(res.poses.end(), p.x, p.x + 3);
     }
@@ -89,26 +88,23 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       if (f.kind == dyn::Dof::Kind::Coordinate) {
         res.values.push_back(z[f.z]);
       } else {
-        Eigen::Vector3d r;
-        const Eigen::VectorXd zero = Eigen::VectorXd::Zero(z.size());
-        dyn::pointState(model.tree, f.body, f.point, z, zd, zero, &r, nullptr, nullptr);
+        const auto& pose = snap.poses[static_cast<std::size_t>(f.body)];
+        const Eigen::Vector3d r = Eigen::Vector3d(pose.x[0], pose.x[1], pose.x[2]) +
+                                  Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(pose.R) * f.point;
         res.values.push_back(r[f.component]);
       }
     }
-    dyn::allPointStates(model.tree, z, zd, pos, vel);
-    for (const auto& r : pos)
+    for (const auto& r : snap.r)
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
-    for (const auto& v : vel)
+    for (const auto& v : snap.v)
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
-    const dyn::Energy e = dyn::energy(model.tree, z, zd);
+    const dyn::Energy e = dyn::energy(model.tree, snap, z);
     res.values.push_back(e.kinetic);
     res.values.push_back(e.potential);
     res.values.push_back(e.total());
-    dyn::loopConstraints(model.tree, z, t, phi);
-    dyn::loopRateResidual(model.tree, z, zd, t, phiDot);
-    res.values.push_back(phi.size() ? phi.cwiseAbs().maxCoeff() : 0.0);
-    res.values.push_back(phi.size() ? phiDot.cwiseAbs().maxCoeff() : 0.0);
-    const dyn::Powers p = dyn::powers(model.tree, z, zd, zdd, t);
+    res.values.push_back(snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
+    res.values.push_back(snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
+    const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t);
     if (firstRow) {
       E0 = e.total();
       firstRow = false;

@@ -617,14 +617,18 @@ detail::TyreContact<double> tyreAt(const RecursiveModel& tree, const ResolvedMec
 }  // namespace
 
 Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+  MotionSnapshot s;
+  motionSnapshot(tree, z, zd, 0.0, s);
+  return energy(tree, s, z);
+}
+
+Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z) {
   const auto& mech = *tree.mechanism;
   Energy e;
-  std::vector<Pose3<double>> poses;
-  bodyPoses(tree, z, poses);
-  std::vector<Eigen::Vector3d> r;
+  const std::vector<Pose3<double>>& poses = s.poses;
+  thread_local std::vector<Eigen::Vector3d> r;
   centres(mech, poses, r);
-  Eigen::VectorXd V, Vd0;
-  bodyVelocities(tree, z, zd, V, Vd0);
+  const Eigen::VectorXd& V = s.V;
   for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
     const auto& body = mech.bodies[b];
     const Eigen::Matrix3d R = rotationOf(poses[b]);
@@ -636,11 +640,7 @@ Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
   }
   for (const auto& f : mech.forces) {
     if (f.type == Force::Type::Spring) {
-      auto P = [&](ItemIndex p) {
-        return Eigen::Vector3d(originOf(poses[static_cast<std::size_t>(p.body)]) +
-                               rotationOf(poses[static_cast<std::size_t>(p.body)]) *
-                                   mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
-      };
+      auto P = [&](ItemIndex p) { return s.pointPosition(tree, p.body, p.index); };
       const double L = (P(f.points[1]) - P(f.points[0])).norm();
       e.potential += 0.5 * f.stiffness * (L - f.naturalLength) * (L - f.naturalLength);
     } else if (f.type == Force::Type::TorsionSpring) {
@@ -674,16 +674,20 @@ namespace lw::dyn {
 
 Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
               double t) {
+  MotionSnapshot s;
+  motionSnapshot(tree, z, zd, t, s);
+  return powers(tree, s, z, zd, zdd, t);
+}
+
+Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+              const Eigen::VectorXd& zdd, double t) {
   const auto& mech = *tree.mechanism;
   Powers p;
-  Eigen::VectorXd V, Vd0;
-  bodyVelocities(tree, z, zd, V, Vd0);
-  std::vector<Pose3<double>> poses;
-  bodyPoses(tree, z, poses);
-  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(z.size());
+  const Eigen::VectorXd& V = s.V;
+  const std::vector<Pose3<double>>& poses = s.poses;
   auto point = [&](ItemIndex q, Eigen::Vector3d& r, Eigen::Vector3d& v) {
-    pointState(tree, q.body, mech.bodies[static_cast<std::size_t>(q.body)].points[static_cast<std::size_t>(q.index)], z, zd, zero, &r,
-               &v, nullptr);
+    r = s.pointPosition(tree, q.body, q.index);
+    v = s.pointVelocity(q.body, q.index);
   };
   auto omega = [&](int b) { return Eigen::Vector3d(V.segment<3>(6 * b + 3)); };
   for (const auto& f : mech.forces) {

@@ -95,6 +95,8 @@ struct Energy {
   double total() const { return kinetic + potential; }
 };
 Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
+/// The same from a snapshot of the motion at z (no frame pass of its own).
+Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z);
 
 /// Instantaneous powers for the energy balance E(t) − E(0) = W_applied + W_driver − E_dissipated.
 struct Powers {
@@ -104,6 +106,8 @@ struct Powers {
 };
 Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
               double t);
+Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+              const Eigen::VectorXd& zdd, double t);
 Energy energy(const MatrixRModel& m, const MatrixRData& d);
 
 }  // namespace lw::dyn

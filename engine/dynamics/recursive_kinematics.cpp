@@ -394,31 +394,50 @@ void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen
   }
 }
 
-void loopRateResidual(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-                      Eigen::VectorXd& phiDot) {
-  phiDot.resize(m.nrows);
-  auto& f = scratch<Frame<Jet>, 30>();
-  auto& out = scratch<Jet, 31>();
-  out.resize(static_cast<std::size_t>(m.nrows));
-  const auto& zv = seeded<32>(z, &zd, -1);
+void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out) {
+  auto& f = scratch<Frame<Jet>, 33>();
+  auto& rows = scratch<Jet, 34>();
+  const auto& zv = seeded<35>(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
-  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data());
-  for (int r = 0; r < m.nrows; ++r) phiDot[r] = out[static_cast<std::size_t>(r)].d;
+  const auto& bodies = m.mechanism->bodies;
+  const auto nb = static_cast<Eigen::Index>(bodies.size());
+  out.poses.resize(bodies.size());
+  out.V.setZero(6 * nb);
+  out.r.clear();
+  out.v.clear();
+  out.firstPoint.assign(bodies.size(), -1);
+  for (std::size_t b = 0; b < bodies.size(); ++b) {
+    for (int i = 0; i < 9; ++i) out.poses[b].R[i] = f[b].R.a[i].v;
+    for (int i = 0; i < 3; ++i) out.poses[b].x[i] = f[b].x[i].v;
+    if (b == 0) continue;
+    const V3<Jet> c = worldPoint(f[b], bodies[b].com);
+    out.V.segment<3>(6 * static_cast<Eigen::Index>(b)) = Eigen::Vector3d(c[0].d, c[1].d, c[2].d);
+    out.V.segment<3>(6 * static_cast<Eigen::Index>(b) + 3) = omegaOf(f[b].R);
+    out.firstPoint[b] = static_cast<int>(out.r.size());
+    for (const auto& p : bodies[b].points) {
+      const V3<Jet> P = worldPoint(f[b], p);
+      out.r.emplace_back(P[0].v, P[1].v, P[2].v);
+      out.v.emplace_back(P[0].d, P[1].d, P[2].d);
+    }
+  }
+  rows.resize(static_cast<std::size_t>(m.nrows));
+  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), rows.data());
+  out.phi.resize(m.nrows);
+  out.phiDot.resize(m.nrows);
+  for (int i = 0; i < m.nrows; ++i) {
+    out.phi[i] = rows[static_cast<std::size_t>(i)].v;
+    out.phiDot[i] = rows[static_cast<std::size_t>(i)].d;
+  }
 }
 
-void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                    std::vector<Eigen::Vector3d>& r, std::vector<Eigen::Vector3d>& v) {
-  r.clear();
-  v.clear();
-  auto& f = scratch<Frame<Jet>, 9>();
-  const auto& zv = seeded<10>(z, &zd, -1);
-  computeFrames<Jet>(m, zv.data(), f);
-  for (std::size_t b = 1; b < m.mechanism->bodies.size(); ++b)
-    for (const auto& p : m.mechanism->bodies[b].points) {
-      const V3<Jet> P = worldPoint(f[b], p);
-      r.emplace_back(P[0].v, P[1].v, P[2].v);
-      v.emplace_back(P[0].d, P[1].d, P[2].d);
-    }
+Eigen::Vector3d MotionSnapshot::pointPosition(const RecursiveModel& m, int body, int index) const {
+  if (body == 0) return m.mechanism->bodies[0].points[static_cast<std::size_t>(index)];
+  return r[static_cast<std::size_t>(firstPoint[static_cast<std::size_t>(body)] + index)];
+}
+
+Eigen::Vector3d MotionSnapshot::pointVelocity(int body, int index) const {
+  if (body == 0) return Eigen::Vector3d::Zero();
+  return v[static_cast<std::size_t>(firstPoint[static_cast<std::size_t>(body)] + index)];
 }
 
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,

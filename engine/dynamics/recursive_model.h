@@ -104,12 +104,20 @@ void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J);
 /// Φ_t only (nrows).
 void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
-/// Φ̇ = Φ_z ż + Φ_t along the motion (nrows), in one forward pass: the velocity constraint residual.
-void loopRateResidual(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-                      Eigen::VectorXd& phiDot);
-/// World positions and velocities of every point of every moving body, in model order (one pass).
-void allPointStates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                    std::vector<Eigen::Vector3d>& r, std::vector<Eigen::Vector3d>& v);
+
+/// What an output row reads, from one pass of the frames along ż (jets).
+struct MotionSnapshot {
+  std::vector<Pose3<double>> poses;   // per body (the ground is identity)
+  Eigen::VectorXd V;                  // 6 per body: centre-of-mass velocity, then ω (ground zeros)
+  std::vector<Eigen::Vector3d> r, v;  // every point of every moving body, in model order
+  std::vector<int> firstPoint;        // body -> index of its first point in r and v (-1: ground)
+  Eigen::VectorXd phi, phiDot;        // Φ and Φ̇ = Φ_z ż + Φ_t (nrows)
+  /// World position and velocity of point `index` of `body` (the ground's from its stored value).
+  Eigen::Vector3d pointPosition(const RecursiveModel& m, int body, int index) const;
+  Eigen::Vector3d pointVelocity(int body, int index) const;
+};
+void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out);
+
 /// Φ_t and c = −(Φ̇_z ż + Φ̇_t) (nrows each).
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c);

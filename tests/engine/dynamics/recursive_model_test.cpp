@@ -112,6 +112,31 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
         const auto body = static_cast<Eigen::Index>(m.nodes[k].body);
         EXPECT_LT((V.segment<6>(6 * body) - bk[k].col(i)).cwiseAbs().maxCoeff(), 1e-12) << name;
       }
+    // the output rows' one-pass snapshot: the same Φ, Φ̇ = Φ_z ż + Φ_t, body velocities and poses,
+    // and point velocities by differences along z + s ż
+    MotionSnapshot snap;
+    motionSnapshot(m, z, zd, t, snap);
+    bodyVelocities(m, z, zd, V, Vd0);
+    loopConstraints(m, z, t, f0);
+    ASSERT_EQ(snap.phi.size(), m.nrows);
+    if (m.nrows > 0) {  // open chains have no loop rows
+      EXPECT_LT((snap.phi - f0).cwiseAbs().maxCoeff(), 1e-14) << name;
+      EXPECT_LT((snap.phiDot - (J * zd + phiT)).cwiseAbs().maxCoeff(), 1e-11) << name;
+    }
+    EXPECT_LT((snap.V - V).cwiseAbs().maxCoeff(), 1e-12) << name;
+    for (std::size_t b = 1; b < res->bodies.size(); ++b) {
+      for (int i = 0; i < 12; ++i)
+        EXPECT_EQ(i < 9 ? snap.poses[b].R[i] : snap.poses[b].x[i - 9], i < 9 ? p0[b].R[i] : p0[b].x[i - 9]) << name;
+      for (std::size_t k = 0; k < res->bodies[b].points.size(); ++k) {
+        auto at = [&](const Pose3<double>& P) {
+          Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(P.R);
+          return Eigen::Vector3d(Eigen::Vector3d(P.x[0], P.x[1], P.x[2]) + R * res->bodies[b].points[k]);
+        };
+        const int bi = static_cast<int>(b), ki = static_cast<int>(k);
+        EXPECT_LT((snap.pointPosition(m, bi, ki) - at(p0[b])).norm(), 1e-14) << name;
+        EXPECT_LT((snap.pointVelocity(bi, ki) - (at(pp[b]) - at(pm[b])) / (2 * s)).norm(), 1e-6) << name;
+      }
+    }
   }
 }
 
