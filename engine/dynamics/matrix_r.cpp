@@ -24,25 +24,30 @@ class MatrixRSolvers {
   Eigen::LLT<Eigen::MatrixXd> llt;          // M̄
   GeneralizedForces<double> forces;         // Q^d
   Eigen::VectorXd dz, x, y, sign, zero, tmp;
-  Eigen::MatrixXd MdR, Jp;
+  Eigen::MatrixXd Jp, dofRows, Rt, MdRt;
   bool valid = false;  // Θ_z is factorised for the current choice of coordinates
 
-  bool factor(const Eigen::MatrixXd& Theta, double& rcond) {
-    if (klu) {
-      const auto& colPtr = klu->colPtr();
-      const auto& rowIdx = klu->rowIdx();
-      for (Eigen::Index c = 0; c < Theta.cols(); ++c)
-        for (int p = colPtr[static_cast<std::size_t>(c)]; p < colPtr[static_cast<std::size_t>(c) + 1]; ++p)
-          klu->values[static_cast<std::size_t>(p)] = Theta(rowIdx[static_cast<std::size_t>(p)], c);
-      if (!klu->factor()) {
-        rcond = 0;
-        return false;
+  /// Sparse: Θ_z's values gathered straight from the loop Jacobian's selected rows and the
+  /// independent coordinates' rows B (no dense Θ_z).
+  bool factorSparse(const Eigen::MatrixXd& J, const std::vector<int>& rows, const Eigen::MatrixXd& B, double& rcond) {
+    const auto& colPtr = klu->colPtr();
+    const auto& rowIdx = klu->rowIdx();
+    const int nc = static_cast<int>(rows.size());
+    for (Eigen::Index c = 0; c < J.cols(); ++c)
+      for (int p = colPtr[static_cast<std::size_t>(c)]; p < colPtr[static_cast<std::size_t>(c) + 1]; ++p) {
+        const int r = rowIdx[static_cast<std::size_t>(p)];
+        klu->values[static_cast<std::size_t>(p)] = r < nc ? J(rows[static_cast<std::size_t>(r)], c) : B(r - nc, c);
       }
-      // the pivot ratio is cheap; the 1-norm estimate only where the choice of coordinates may
-      // be going singular (the switching threshold is 1e-7; the ratio can overestimate 1000-fold)
-      rcond = klu->rcond(1e-2);
-      return true;
+    if (!klu->factor()) {
+      rcond = 0;
+      return false;
     }
+    // the pivot ratio is cheap; the 1-norm estimate only where the choice of coordinates may be
+    // going singular (the switching threshold is 1e-7; the ratio can overestimate 1000-fold)
+    rcond = klu->rcond(1e-2);
+    return true;
+  }
+  bool factorDense(const Eigen::MatrixXd& Theta, double& rcond) {
     lu.compute(Theta);
     rcond = denseRcond(Theta);
     return true;
@@ -256,26 +261,35 @@ void thetaPattern(const MatrixRModel& m, MatrixRData& d) {
 // Θ_z = [Φ_z (independent rows); B] at d.z, factorised
 bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
   const int nz = m.tree.nz;
-  loopJacobian(m.tree, d.z, d.t, d.J);
-  d.Theta.setZero(nz, nz);
-  for (std::size_t i = 0; i < m.rows.size(); ++i) d.Theta.row(static_cast<Eigen::Index>(i)) = d.J.row(m.rows[i]);
+  // d.J only ever holds this model's Jacobian: its structural zeros stay zero between calls
+  loopJacobian(m.tree, d.z, d.t, d.J, true);
+  // B: the independent coordinates' rows
+  Eigen::MatrixXd& B = d.solvers->dofRows;
+  B.setZero(static_cast<Eigen::Index>(d.dofs.size()), nz);
   Eigen::MatrixXd& Jp = d.solvers->Jp;
   for (std::size_t k = 0; k < d.dofs.size(); ++k) {
     const Dof& f = d.dofs[k];
-    const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
+    const auto row = static_cast<Eigen::Index>(k);
     if (f.kind == Dof::Kind::Coordinate) {
-      d.Theta(row, f.z) = 1;
+      B(row, f.z) = 1;
     } else {
       pointJacobian(m.tree, f.body, f.point, d.z, Jp);
-      d.Theta.row(row) = Jp.row(f.component);
+      B.row(row) = Jp.row(f.component);
     }
   }
   if (nz == 0) {
     d.rcond = 1;
     return true;
   }
-  if (m.sparseTheta && !d.solvers->klu) thetaPattern(m, d);
-  if (!d.solvers->factor(d.Theta, d.rcond)) return false;
+  if (m.sparseTheta) {
+    if (!d.solvers->klu) thetaPattern(m, d);
+    if (!d.solvers->factorSparse(d.J, m.rows, B, d.rcond)) return false;
+  } else {
+    d.Theta.resize(nz, nz);
+    for (std::size_t i = 0; i < m.rows.size(); ++i) d.Theta.row(static_cast<Eigen::Index>(i)) = d.J.row(m.rows[i]);
+    d.Theta.bottomRows(B.rows()) = B;
+    if (!d.solvers->factorDense(d.Theta, d.rcond)) return false;
+  }
   return std::isfinite(d.rcond) && d.rcond > 1e-13;
 }
 
@@ -447,10 +461,10 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
 
 namespace {
 
-// Y += M^d X using only the blocks M^d can hold: M^d_kj ≠ 0 only for j an ancestor of k (or k),
-// a few percent of the matrix on wide trees such as the grids
-template <class Out, class In>
-void addMassTimes(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const In& X, Out& Y) {
+// calls add(rows k, cols j) for every block M^d can hold, both (k, j) and (j, k): M^d_kj ≠ 0 only
+// for j an ancestor of k (or k), a few percent of the matrix on wide trees such as the grids
+template <class Add>
+void forEachMassBlock(const RecursiveModel& tree, Add&& add) {
   const auto& nodes = tree.nodes;
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     const Node& nk = nodes[k];
@@ -458,17 +472,26 @@ void addMassTimes(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const I
     for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
       const Node& nj = nodes[static_cast<std::size_t>(j)];
       if (nj.nz == 0) continue;
-      if (nk.nz == 1 && nj.nz == 1) {
-        const double v = Md(nk.z, nj.z);
-        Y.row(nk.z) += v * X.row(nj.z);
-        if (j != static_cast<int>(k)) Y.row(nj.z) += v * X.row(nk.z);
-        continue;
-      }
-      Y.middleRows(nk.z, nk.nz).noalias() += Md.block(nk.z, nj.z, nk.nz, nj.nz) * X.middleRows(nj.z, nj.nz);
-      if (j != static_cast<int>(k))
-        Y.middleRows(nj.z, nj.nz).noalias() += Md.block(nj.z, nk.z, nj.nz, nk.nz) * X.middleRows(nk.z, nk.nz);
+      add(nk.z, nk.nz, nj.z, nj.nz);
+      if (j != static_cast<int>(k)) add(nj.z, nj.nz, nk.z, nk.nz);
     }
   }
+}
+
+// y += M^d x on those blocks
+void addMassTimes(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+  forEachMassBlock(tree, [&](int r, int nr, int c, int nc) {
+    if (nr == 1 && nc == 1) y[r] += Md(r, c) * x[c];
+    else y.segment(r, nr).noalias() += Md.block(r, c, nr, nc) * x.segment(c, nc);
+  });
+}
+
+// Yᵀ += (M^d X)ᵀ = Xᵀ M^d on those blocks, with X stored transposed (its columns contiguous)
+void addTimesMass(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const Eigen::MatrixXd& Xt, Eigen::MatrixXd& Yt) {
+  forEachMassBlock(tree, [&](int r, int nr, int c, int nc) {
+    if (nr == 1 && nc == 1) Yt.col(r) += Md(r, c) * Xt.col(c);
+    else Yt.middleCols(r, nr).noalias() += Xt.middleCols(c, nc) * Md.block(r, c, nr, nc).transpose();
+  });
 }
 
 }  // namespace
@@ -570,13 +593,15 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   if (nz > 0) d.solvers->solveInPlace(d.a);
   // 5. M^d, Q^d; 6. M̄ z̈^i = Q̄ (products into sized buffers: no temporaries)
   recursiveMassAndForces(m, d, t);
-  d.solvers->MdR.setZero(nz, nd);
-  addMassTimes(m.tree, d.Md, d.R, d.solvers->MdR);
-  d.Mbar.noalias() = d.R.transpose() * d.solvers->MdR;
-  d.solvers->tmp.setZero(nz);
-  addMassTimes(m.tree, d.Md, d.a, d.solvers->tmp);
-  d.solvers->tmp = d.Qd - d.solvers->tmp;
-  d.Qbar.noalias() = d.R.transpose() * d.solvers->tmp;
+  MatrixRSolvers& s = *d.solvers;
+  s.Rt = d.R.transpose();  // R^Φ by rows: the products below walk contiguous columns
+  s.MdRt.setZero(nd, nz);
+  addTimesMass(m.tree, d.Md, s.Rt, s.MdRt);
+  d.Mbar.noalias() = s.Rt * s.MdRt.transpose();
+  s.tmp.setZero(nz);
+  addMassTimes(m.tree, d.Md, d.a, s.tmp);
+  s.tmp = d.Qd - s.tmp;
+  d.Qbar.noalias() = s.Rt * s.tmp;
   if (nd > 0) {
     d.solvers->llt.compute(d.Mbar);
     if (d.solvers->llt.info() != Eigen::Success)

@@ -52,7 +52,7 @@ struct MatrixRData {
   Eigen::VectorXd z, zd, zdd;     // dependent state (nz)
   Eigen::VectorXd zi, zid, zidd;  // independent state (d)
   // ---- filled by evaluate() ----
-  Eigen::MatrixXd Theta;          // [Φ_z (selected rows); B] (nz × nz)
+  Eigen::MatrixXd Theta;          // [Φ_z (selected rows); B] (nz × nz; kept by the dense factorisation only)
   Eigen::MatrixXd R;              // R^Φ (nz × d)
   Eigen::VectorXd a;              // S^Φ c − R^Φ Ḃ ż (nz)
   Eigen::MatrixXd Md;             // M^d (nz × nz)

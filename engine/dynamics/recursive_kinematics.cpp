@@ -285,8 +285,8 @@ struct CutGeometry {
 
 }  // namespace
 
-void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J) {
-  J.setZero(m.nrows, m.nz);
+void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros) {
+  if (!reuseZeros || J.rows() != m.nrows || J.cols() != m.nz) J.setZero(m.nrows, m.nz);
   if (m.nrows == 0) return;
   thread_local ColumnFrames cf;
   cf.reset(m, z);

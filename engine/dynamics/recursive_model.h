@@ -100,8 +100,9 @@ void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Po
 
 /// Φ(z, t) (nrows).
 void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi);
-/// Φ_z (nrows × nz), dense.
-void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J);
+/// Φ_z (nrows × nz), dense. `reuseZeros`: J holds this model's Φ_z from an earlier call, so only
+/// the structural entries are written (the others are zero already; saves clearing it).
+void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros = false);
 /// Φ_t only (nrows).
 void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
 

@@ -5,7 +5,6 @@
 
 #include <sys/resource.h>
 
-#include <Eigen/LU>
 #include <chrono>
 #include <string>
 
@@ -102,13 +101,11 @@ void evaluationParts(benchmark::State& state, const Mechanism& mech) {
   Eigen::VectorXd phi, phiT, c;
   Eigen::MatrixXd J, Md;
   Eigen::VectorXd Qd;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu(m.tree.nz);
   for (auto _ : state) {
     timed("evaluate", 50, [&] { (void)dyn::evaluate(m, d, d.t, d.zi, d.zid); });
     timed("loopConstraints", 200, [&] { dyn::loopConstraints(m.tree, d.z, d.t, phi); });
     timed("loopJacobian", 200, [&] { dyn::loopJacobian(m.tree, d.z, d.t, J); });
     timed("loopRates", 200, [&] { dyn::loopRates(m.tree, d.z, d.zd, d.t, phiT, c); });
-    timed("denseLU", 50, [&] { lu.compute(d.Theta); });
     timed("massMatrix", 200, [&] { dyn::massMatrix(m.tree, d.z, Md); });
     timed("massAndForces", 200, [&] { dyn::massAndForces(m.tree, d.z, d.zd, d.t, Md, Qd); });
   }
