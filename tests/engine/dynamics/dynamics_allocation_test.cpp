@@ -2,6 +2,8 @@
 // trapezoidal rule and with Runge–Kutta, and the penalty formulation with each tangent.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "dynamics/matrix_r.h"
 #include "dynamics/penalty.h"
 #include "integrators/integrators.h"
@@ -25,7 +27,8 @@ class MatrixRSystem : public integ::SecondOrderSystem {
   MatrixRData& d_;
 };
 
-const char* kSamples[] = {"five-bar", "four-bar-free", "spatial-four-bar-swing", "rssr", "ten-bar-chain"};
+// the grid takes the sparse (KLU) factorisation of Θ_z: refactorisations in place
+const char* kMatrixRSamples[] = {"five-bar", "four-bar-free", "spatial-four-bar-swing", "rssr", "ten-bar-chain", "grid-1x15"};
 
 TEST(DynamicsAllocations, NoneInTheMatrixRStepLoop) {
   {
@@ -33,9 +36,12 @@ TEST(DynamicsAllocations, NoneInTheMatrixRStepLoop) {
     std::vector<double> v(16);
     EXPECT_GE(probe.count(), 1u);
   }
-  for (const char* name : kSamples) {
+  for (const char* name : kMatrixRSamples) {
     const ResolvedMechanism r = test::sampleResolved(name);
     const MatrixRModel m = compileMatrixR(r);
+    if (std::string(name) == "grid-1x15") {
+      ASSERT_TRUE(m.sparseTheta);
+    }
     for (bool rk : {false, true}) {
       MatrixRData d(m);
       ASSERT_TRUE(initialState(m, d).ok()) << name;
