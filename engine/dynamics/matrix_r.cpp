@@ -396,7 +396,7 @@ void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eige
   forces.bodyWrenches(z.data(), zd.data(), t, Qv.data());
 }
 
-void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md) {
+void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros) {
   using Matrix6d = Eigen::Matrix<double, 6, 6>;
   using Columns = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 7>;  // at most 7 coordinates per joint
   const auto& mech = *tree.mechanism;
@@ -441,7 +441,7 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
     }
     F[k].noalias() = I * S[k];
   }
-  Md.setZero(tree.nz, tree.nz);
+  if (!reuseZeros || Md.rows() != tree.nz || Md.cols() != tree.nz) Md.setZero(tree.nz, tree.nz);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nk = nodes[k];
     if (nk.nz == 0) continue;
@@ -498,7 +498,7 @@ void addTimesMass(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const E
 
 void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
-  massMatrix(tree, z, Md);
+  massMatrix(tree, z, Md, true);
   Qd.resize(tree.nz);
   forces(z.data(), zd.data(), t, Qd.data());
 }

@@ -81,11 +81,14 @@ void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eige
                 Eigen::VectorXd& Qv);
 
 /// M^d = R^vᵀ M^v R^v by the recursive accumulation of the subtrees' inertia (no R^v).
-void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md);
+/// `reuseZeros`: Md holds this model's M^d from an earlier call; only the blocks that can be
+/// nonzero (a node and its ancestors) are written.
+void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros = false);
 /// M^d and Q^d = R^vᵀ (Q^v − M^v V̇⁰) (GeneralizedForces).
 void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                    Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
-/// The same with a force kernel kept by the caller (no allocation in a step loop).
+/// The same with a force kernel and buffers kept by the caller for this model (no allocation in a
+/// step loop; Md's structural zeros are kept between calls).
 void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
