@@ -250,6 +250,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
   });
   connect(properties_, &widgets::PropertyEditor::edited, this, &MainWindow::editProperty);
+  // smooth edges cost a software renderer 3-4× per frame: dropped while the motion plays
+  connect(playback_, &widgets::PlaybackBar::animatingChanged, scene_, &widgets::SceneView::setAnimating);
   connect(properties_, &widgets::PropertyEditor::changeJointRequested, this, [this](int joint) { changeJoint(joint); });
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
   connect(structure_, &widgets::StructurePanel::highlightBodies, sketch_, &widgets::SketchView::setHighlightedBodies);

@@ -48,6 +48,7 @@ void playback(benchmark::State& state, const std::string& name) {
   if (rows == 0) return state.SkipWithError("the run failed");
   const auto paths = scene::tracedPaths(*m, poses.data(), rows);
   std::size_t row = 0;
+  w.sceneView()->setAnimating(true);  // as the playback bar does while playing
   for (auto _ : state) {
     scene::SceneFrame f = scene::frameFromPoses(*m, poses.data() + row * perRow, times[row]);
     f.paths = paths;
@@ -56,6 +57,8 @@ void playback(benchmark::State& state, const std::string& name) {
     row = (row + 1) % rows;
   }
   state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["msaa_samples"] = w.sceneView()->multiSamples();
+  state.counters["software_gl"] = w.sceneView()->softwareRenderer() ? 1 : 0;
 }
 
 }  // namespace

@@ -213,6 +213,8 @@ PlaybackBar::PlaybackBar(QWidget* parent) : QWidget(parent) {
   connect(playButton_, &QToolButton::clicked, this, [this] { playing() ? pause() : play(); });
   connect(stepBack, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() - 1); });
   connect(stepFwd, &QToolButton::clicked, this, [this] { pause(); showRow(currentRow() + 1); });
+  connect(slider_, &QSlider::sliderPressed, this, [this] { emit animatingChanged(true); });
+  connect(slider_, &QSlider::sliderReleased, this, [this] { emit animatingChanged(playing()); });
   connect(slider_, &QSlider::valueChanged, this, [this](int row) {
     if (!results_ || row < 0 || static_cast<std::size_t>(row) >= results_->rows) return;
     time_->setText(QString("t = %1 s").arg(results_->time(static_cast<std::size_t>(row)), 0, 'f', 3));
@@ -244,9 +246,11 @@ void PlaybackBar::play() {
   playTime_ = results_->time(static_cast<std::size_t>(currentRow()));
   timer_->start();
   playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
+  emit animatingChanged(true);
 }
 
 void PlaybackBar::pause() {
+  if (timer_->isActive()) emit animatingChanged(false);
   timer_->stop();
   playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
 }

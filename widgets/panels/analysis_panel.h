@@ -92,6 +92,8 @@ class PlaybackBar : public QWidget {
 
  signals:
   void rowChanged(int row);
+  /// Playing or scrubbing (frames follow each other quickly), or still again.
+  void animatingChanged(bool animating);
   void showPathsChanged(bool show);
   void showVelocitiesChanged(bool show);
 

@@ -12,6 +12,7 @@
 
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QOpenGLFunctions>
 #include <qopengl.h>  // GL enums (VTK's vtk_glew.h cannot be mixed with Qt's GL headers)
 #include <QSurfaceFormat>
 #include <QWheelEvent>
@@ -37,6 +38,10 @@ void setDefaultSurfaceFormat() {
   QSurfaceFormat::setDefaultFormat(fmt);
 }
 
+namespace {
+constexpr int kMultiSamples = 4;  // edge smoothing when the GPU (or the motion's end) allows
+}  // namespace
+
 struct VtkHostWidget::Impl {
   explicit Impl(VtkHostWidget* self) : widget(self) {}
 
@@ -47,6 +52,17 @@ struct VtkHostWidget::Impl {
   vtkNew<vtkInteractorStyleTrackballCamera> style;
   std::vector<unsigned long> observerIds;
   bool ready = false;    // between initializeGL and context destruction
+  bool software = false;   // the context renders in software
+  bool animating = false;  // told by the owner (playback)
+  bool interacting = false;  // a camera drag in progress
+  void applySamples() {
+    renderWindow->SetMultiSamples((animating || interacting) && software ? 0 : kMultiSamples);
+  }
+  void onInteraction(vtkObject*, unsigned long eventId, void*) {
+    interacting = eventId == vtkCommand::StartInteractionEvent;
+    applySamples();
+    if (!interacting) widget->requestRender();  // the view again, smoothed
+  }
   bool inPaint = false;  // inside paintGL (VTK's frame events must not schedule repaints)
   int wheelAccumulator = 0;
   long long renders = 0;
@@ -100,7 +116,7 @@ VtkHostWidget::VtkHostWidget(QWidget* parent) : QOpenGLWidget(parent), d_(std::m
   rw->SetFrameBlitModeToNoBlit();  // paintGL copies VTK's display framebuffer itself
   rw->SetOwnContext(0);
   rw->SetForceMaximumHardwareLineWidth(1);
-  rw->SetMultiSamples(4);
+  rw->SetMultiSamples(kMultiSamples);
   rw->AddRenderer(d_->renderer);
 
   for (unsigned long ev : {vtkCommand::WindowMakeCurrentEvent, vtkCommand::WindowIsCurrentEvent,
@@ -112,6 +128,8 @@ VtkHostWidget::VtkHostWidget(QWidget* parent) : QOpenGLWidget(parent), d_(std::m
   iren->SetRenderWindow(rw);
   iren->EnableRenderOff();  // styles must not render outside paintGL
   iren->AddObserver(vtkCommand::RenderEvent, d_.get(), &Impl::onInteractorRender);
+  for (unsigned long ev : {vtkCommand::StartInteractionEvent, vtkCommand::EndInteractionEvent})
+    d_->style->AddObserver(ev, d_.get(), &Impl::onInteraction);
   iren->SetInteractorStyle(d_->style);
   d_->style->SetDefaultRenderer(d_->renderer);
   iren->Initialize();
@@ -135,6 +153,17 @@ vtkRenderWindowInteractor* VtkHostWidget::interactor() const { return d_->intera
 
 void VtkHostWidget::requestRender() { update(); }
 
+void VtkHostWidget::setAnimating(bool animating) {
+  if (d_->animating == animating) return;
+  d_->animating = animating;
+  d_->applySamples();
+  if (!animating) requestRender();  // the last frame again, smoothed
+}
+
+bool VtkHostWidget::softwareRenderer() const { return d_->software; }
+
+int VtkHostWidget::multiSamples() const { return d_->renderWindow->GetMultiSamples(); }
+
 QImage VtkHostWidget::grabImage() { return grabFramebuffer(); }
 
 long long VtkHostWidget::renderCount() const { return d_->renders; }
@@ -157,6 +186,11 @@ void VtkHostWidget::initializeGL() {
   // the context may be recreated (reparenting): release what belonged to the old one
   connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, &VtkHostWidget::onContextAboutToBeDestroyed,
           Qt::UniqueConnection);
+  // which rasteriser: Mesa's software ones are 3-4× slower with multisampling
+  const auto* name = reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER));
+  const QString renderer = name ? QString::fromLatin1(name) : QString();
+  d_->software = renderer.contains("llvmpipe", Qt::CaseInsensitive) || renderer.contains("softpipe", Qt::CaseInsensitive) ||
+                 renderer.contains("swiftshader", Qt::CaseInsensitive) || renderer.contains("software", Qt::CaseInsensitive);
   d_->renderWindow->SetReadyForRendering(true);
   d_->renderWindow->OpenGLInit();
   d_->ready = true;

@@ -52,6 +52,14 @@ class VtkHostWidget : public QOpenGLWidget {
   /// Number of VTK renders done in paintGL so far (for tests and frame-rate displays).
   [[nodiscard]] long long renderCount() const;
 
+  /// Animation (playback, camera drags) on a software OpenGL renderer drops multisampling, which
+  /// costs it 3-4× per frame; edges are smoothed again when the motion stops. A GPU keeps it.
+  void setAnimating(bool animating);
+  /// True when the OpenGL renderer is a software rasteriser (llvmpipe, softpipe, SwiftShader).
+  [[nodiscard]] bool softwareRenderer() const;
+  /// Samples per pixel of the current rendering (0: none).
+  [[nodiscard]] int multiSamples() const;
+
  protected:
   void initializeGL() override;
   void resizeGL(int w, int h) override;
