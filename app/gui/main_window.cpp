@@ -172,6 +172,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (path.startsWith("bodies[")) scene_->setSelection(widgets::SceneView::Pick::Kind::Body, index + 1);
     else if (path.startsWith("joints[")) scene_->setSelection(widgets::SceneView::Pick::Kind::Joint, index);
     else scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
+    updateHandles();
   });
   // picking in the 3D view selects the body or joint for the property editor
   // a right click on a body: add a point there (then a joint from it), or edit the body or joint
@@ -200,50 +201,49 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     }
     if (!menu.isEmpty()) menu.exec(global);
   });
-  // Shift + drag on a joint: its points move in the plane facing the camera, live; one undo step
+  // Shift + drag on a point handle or a joint: the point (a joint's on both bodies) moves in the
+  // plane facing the camera, live; one undo step
   connect(scene_, &widgets::SceneView::jointDragStarted, this, [this](int joint) {
     if (!resolved_ || joint < 0 || joint >= static_cast<int>(resolved_->joints.size())) return;
     const auto& jt = resolved_->joints[static_cast<std::size_t>(joint)];
-    const auto& body = resolved_->bodies[static_cast<std::size_t>(jt.points[0].body)];
-    const Eigen::Vector3d at = body.position + body.rotation * body.points[static_cast<std::size_t>(jt.points[0].index)];
-    jointDrag_.joint = joint;
-    jointDrag_.before = std::make_unique<Mechanism>(*mechanism_);
-    jointDrag_.resolved = resolved_;
-    jointDrag_.anchor = {at.x(), at.y(), at.z()};
-    jointDrag_.moved = false;
-    statusBar()->showMessage(tr("Moving joint %1: release to keep the new position, Esc to cancel").arg(QString::fromStdString(jt.name)));
+    startPointDrag(jt.points[0].body, jt.points[0].index, tr("joint %1").arg(QString::fromStdString(jt.name)));
   });
-  connect(scene_, &widgets::SceneView::jointDragMoved, this, [this](const QPoint& pos) {
-    if (jointDrag_.joint < 0) return;
-    const auto to = scene_->pointOnViewPlane(pos, jointDrag_.anchor);
+  connect(scene_, &widgets::SceneView::handleDragStarted, this, [this](int handle) {
+    if (!resolved_ || handle < 0 || handle >= static_cast<int>(handles_.size())) return;
+    const auto [b, i] = handles_[static_cast<std::size_t>(handle)];
+    const auto& body = resolved_->bodies[static_cast<std::size_t>(b)];
+    startPointDrag(b, i, tr("point %1.%2").arg(QString::fromStdString(body.name), QString::fromStdString(body.pointNames[static_cast<std::size_t>(i)])));
+  });
+  connect(scene_, &widgets::SceneView::dragMoved, this, [this](const QPoint& pos) {
+    if (!pointDrag_.active) return;
+    const auto to = scene_->pointOnViewPlane(pos, pointDrag_.anchor);
     if (!to) return;
-    Mechanism after = *jointDrag_.before;
-    const Ref& point = after.joints[static_cast<std::size_t>(jointDrag_.joint)].points[0];
-    const sketch::EditResult r = sketch::movePointTo(after, *jointDrag_.resolved, point.body, point.item, Eigen::Vector3d((*to)[0], (*to)[1], (*to)[2]));
+    Mechanism after = *pointDrag_.before;
+    const sketch::EditResult r = sketch::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
+                                                     Eigen::Vector3d((*to)[0], (*to)[1], (*to)[2]));
     const QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
     if (!why.isEmpty()) {
       statusBar()->showMessage(tr("Not there: %1").arg(why), 4000);
       return;
     }
     replaceMechanism(after);  // live, outside the undo stack until the release
-    jointDrag_.moved = true;
+    pointDrag_.moved = true;
   });
-  connect(scene_, &widgets::SceneView::jointDragFinished, this, [this](bool cancelled) {
-    if (jointDrag_.joint < 0) return;
-    const QString name = QString::fromStdString(jointDrag_.before->joints[static_cast<std::size_t>(jointDrag_.joint)].name);
-    if (jointDrag_.moved) {
+  connect(scene_, &widgets::SceneView::dragFinished, this, [this](bool cancelled) {
+    if (!pointDrag_.active) return;
+    if (pointDrag_.moved) {
       const Mechanism after = *mechanism_;
-      replaceMechanism(*jointDrag_.before);
-      if (!cancelled) applyEdit(after, tr("Move joint %1").arg(name));
+      replaceMechanism(*pointDrag_.before);
+      if (!cancelled) applyEdit(after, tr("Move %1").arg(pointDrag_.what));
     }
-    statusBar()->showMessage(cancelled ? tr("Move of joint %1 cancelled").arg(name) : QString(), 4000);
-    jointDrag_ = {};
+    statusBar()->showMessage(cancelled ? tr("Move of %1 cancelled").arg(pointDrag_.what) : QString(), 4000);
+    pointDrag_ = {};
   });
   connect(scene_, &widgets::SceneView::picked, this, [this](widgets::SceneView::Pick p) {
     if (!resolved_) return;
     if (p.kind == widgets::SceneView::Pick::Kind::Body && p.index > 0) {  // body 0 is the ground
       tree_->selectPath(QString("bodies[%1]").arg(p.index - 1));
-      statusBar()->showMessage(tr("Selected %1: edit it in Properties").arg(QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(p.index)].name)), 5000);
+      statusBar()->showMessage(tr("Selected %1: edit it in Properties, or Shift + drag a blue handle to move its point").arg(QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(p.index)].name)), 5000);
     } else if (p.kind == widgets::SceneView::Pick::Kind::Joint) {
       tree_->selectPath(QString("joints[%1]").arg(p.index));
       statusBar()->showMessage(tr("Selected joint %1").arg(QString::fromStdString(resolved_->joints[static_cast<std::size_t>(p.index)].name)), 5000);
@@ -523,6 +523,7 @@ void MainWindow::showMechanism() {
     return;
   }
   scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
+  updateHandles();
   const auto mob = topology::grueblerKutzbach(*resolved_);
   structure_->setDiagram(structureDiagram(*resolved_, mob.grueblerKutzbach));
   statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (Grübler–Kutzbach %6)%7")
@@ -559,6 +560,7 @@ void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results)
   }
   plots_->setResults(results);
   playback_->setResults(std::move(results));
+  updateHandles();  // the bodies move: point handles only on the stored configuration
 }
 
 void MainWindow::showResultRow(int row) {
@@ -694,6 +696,37 @@ bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, con
   }
   applyEdit(after, QString::fromStdString(r.description));
   return true;
+}
+
+void MainWindow::startPointDrag(int b, int point, const QString& what) {
+  const auto& body = resolved_->bodies[static_cast<std::size_t>(b)];
+  // where it is in the stored configuration (an edit's frame; playback results are dropped by it)
+  const Eigen::Vector3d at = body.position + body.rotation * body.points[static_cast<std::size_t>(point)];
+  pointDrag_.active = true;
+  pointDrag_.point = {body.name, body.pointNames[static_cast<std::size_t>(point)]};
+  pointDrag_.what = what;
+  pointDrag_.before = std::make_unique<Mechanism>(*mechanism_);
+  pointDrag_.resolved = resolved_;
+  pointDrag_.anchor = {at.x(), at.y(), at.z()};
+  pointDrag_.moved = false;
+  statusBar()->showMessage(tr("Moving %1: release to keep the new position, Esc to cancel").arg(what));
+}
+
+void MainWindow::updateHandles() {
+  handles_.clear();
+  std::vector<std::array<double, 3>> at;
+  const int b = scene_->selectedKind() == widgets::SceneView::Pick::Kind::Body ? scene_->selectedIndex() : -1;
+  // on the stored configuration only: during playback the bodies are elsewhere
+  const bool stored = !playback_->results();
+  if (resolved_ && stored && b > 0 && b < static_cast<int>(resolved_->bodies.size())) {
+    const auto& body = resolved_->bodies[static_cast<std::size_t>(b)];
+    for (std::size_t i = 0; i < body.points.size(); ++i) {
+      const Eigen::Vector3d w = body.position + body.rotation * body.points[i];
+      at.push_back({w.x(), w.y(), w.z()});
+      handles_.emplace_back(b, static_cast<int>(i));
+    }
+  }
+  scene_->setHandles(at);
 }
 
 bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {

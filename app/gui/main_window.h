@@ -134,14 +134,20 @@ class MainWindow : public QMainWindow {
 
   std::unique_ptr<Mechanism> mechanism_;
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
-  // a joint dragged in the 3D view (Shift + drag): one undo step when released
-  struct JointDrag {
-    int joint = -1;
+  // a point or joint dragged in the 3D view (Shift + drag): one undo step when released
+  struct PointDrag {
+    bool active = false;
+    Ref point;                              // the point that moves (a joint's: its first)
+    QString what;                           // "joint J1", "point crank.B"
     std::unique_ptr<Mechanism> before;
     std::shared_ptr<const ResolvedMechanism> resolved;
-    std::array<double, 3> anchor{0, 0, 0};  // the joint's world point when the drag began
+    std::array<double, 3> anchor{0, 0, 0};  // its world position when the drag began
     bool moved = false;
-  } jointDrag_;
+  } pointDrag_;
+  std::vector<std::pair<int, int>> handles_;  // (body, point) behind each of the 3D view's handles
+  /// Handles on the points of the body selected in the 3D view, where they are shown.
+  void updateHandles();
+  void startPointDrag(int body, int point, const QString& what);
   std::shared_ptr<const std::vector<scene::Path>> paths_;  // traced over the shown run
   std::shared_ptr<const std::vector<scene::PointColumns>> velocityColumns_;
   double velocityScale_ = 0;  // arrow length per unit speed for the shown run

@@ -32,6 +32,7 @@
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "main_window.h"
+#include "mechanism/sketch_edits.h"
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
@@ -647,6 +648,57 @@ TEST_F(MainWindowTest, ShiftDraggingAJointIn3DMovesIt) {
   w.grab().save(artifacts() + "/main_window_joint_dragged.png");
   w.undoStack()->undo();
   EXPECT_LT((jointAt("D").first - D0).norm(), 1e-12);
+}
+
+// a body selected in 3D shows handles on its points; Shift + drag on one moves that point alone
+// (a coupler point here), live and as one undo step; the handles go during playback
+TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
+  lw::app::MainWindow w;
+  w.resize(1400, 900);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(300);
+  auto* view = w.sceneView();
+  lw::Diagnostics d;
+  auto r = lw::resolve(*w.mechanism(), d);
+  // a coupler point P in the middle of the rod
+  const auto& rod = r->bodies[2];
+  const Eigen::Vector3d mid = rod.position + rod.rotation * (0.5 * (rod.points[0] + rod.points[1]));
+  lw::Mechanism withP = *w.mechanism();
+  ASSERT_TRUE(lw::sketch::addPointAt(withP, *r, "rod", mid).ok);
+  w.applyEdit(withP, "Add P");
+  const std::string P = w.mechanism()->bodies[1].points.back().name;
+  // selecting the rod (a click on it) puts handles on its three points
+  QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, view->projectToWidget({mid.x(), mid.y(), mid.z()}).toPoint());
+  QApplication::processEvents();
+  ASSERT_EQ(view->selectedIndex(), 2);
+  ASSERT_EQ(view->handleCount(), 3);
+  w.grab().save(artifacts() + "/main_window_handles.png");
+  const QPoint from = view->projectToWidget({mid.x(), mid.y(), mid.z()}).toPoint(), to = from + QPoint(50, 40);
+  const auto expected = view->pointOnViewPlane(to, {mid.x(), mid.y(), mid.z()});
+  ASSERT_TRUE(expected.has_value());
+  const int steps = w.undoStack()->count();
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
+  for (int k = 1; k <= 4; ++k) {
+    const QPoint p = from + (to - from) * k / 4;
+    QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+    QApplication::sendEvent(view, &move);
+  }
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
+  QApplication::processEvents();
+  EXPECT_EQ(w.undoStack()->count(), steps + 1);
+  r = lw::resolve(*w.mechanism(), d);
+  const auto& moved = r->bodies[2];
+  const Eigen::Vector3d at = moved.position + moved.rotation * moved.points.back();
+  EXPECT_LT((at - Eigen::Vector3d((*expected)[0], (*expected)[1], (*expected)[2])).norm(), 1e-9);
+  EXPECT_LT((moved.points[0] - rod.points[0]).norm(), 1e-12) << "the joints' points stay";
+  EXPECT_LT((moved.points[1] - rod.points[1]).norm(), 1e-12);
+  EXPECT_EQ(w.mechanism()->bodies[1].points.back().name, P);
+  EXPECT_EQ(view->handleCount(), 3) << "the handles follow the edit";
+  w.undoStack()->undo();
+  r = lw::resolve(*w.mechanism(), d);
+  EXPECT_LT((r->bodies[2].position + r->bodies[2].rotation * r->bodies[2].points.back() - mid).norm(), 1e-12);
 }
 
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {

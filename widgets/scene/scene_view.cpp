@@ -202,6 +202,7 @@ struct SceneView::Impl {
   std::vector<Placed> springs;
   std::vector<PathVis> paths;
   std::vector<Placed> arrows;  // unit arrows along +X, stretched to each vector
+  std::vector<vtkSmartPointer<vtkActor>> handles;  // the selected body's points (Shift + drag)
   vtkSmartPointer<vtkActor> grid;
   vtkSmartPointer<vtkActor> axes;
   bool gridVisible = true;
@@ -258,6 +259,7 @@ struct SceneView::Impl {
       for (const Placed& p : *group) out.push_back(p.actor);
     for (const PathVis& p : paths) out.push_back(p.actor);
     for (const Placed& a : arrows) out.push_back(a.actor);
+    for (const auto& h : handles) out.push_back(h);
     if (grid) out.push_back(grid);
     if (axes) out.push_back(axes);
     return out;
@@ -293,6 +295,7 @@ void SceneView::clear() {
   s_->springs.clear();
   s_->paths.clear();
   s_->arrows.clear();
+  s_->handles.clear();
   s_->grid = nullptr;
   s_->axes = nullptr;
   s_->envelope.clear();
@@ -566,6 +569,41 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   applySelection();  // the selection outlives the rebuild (an edit of the selected item)
   if (fitOnResize_) resetCamera();  // a camera the user placed stays (edits rebuild the scene)
   else requestRender();
+}
+
+void SceneView::setHandles(const std::vector<std::array<double, 3>>& points) {
+  Impl& s = *s_;
+  for (auto& h : s.handles) renderer()->RemoveActor(h);
+  s.handles.clear();
+  if (!s.loaded) return;
+  const double radius = 1.6 * s.glyphUnit;  // over the joint glyphs at the same points
+  for (const auto& p : points) {
+    MeshBuilder mb;
+    mb.sphere({p[0], p[1], s.planar ? s.zTop + 2 * radius : p[2]}, radius);
+    auto actor = makeActor(mb.build(), false);
+    actor->GetProperty()->SetColor(0.1, 0.55, 1.0);  // apart from the selection orange
+    actor->GetProperty()->SetAmbient(0.4);
+    actor->UseBoundsOff();  // not part of the camera fit
+    renderer()->AddActor(actor);
+    s.handles.push_back(actor);
+  }
+  requestRender();
+}
+
+int SceneView::handleCount() const { return static_cast<int>(s_->handles.size()); }
+
+// the handle under widget position pos, or -1
+int SceneView::handleAt(const QPoint& pos) {
+  if (s_->handles.empty() || !renderer()) return -1;
+  auto picker = vtkSmartPointer<vtkCellPicker>::New();
+  picker->SetTolerance(0.004);
+  picker->PickFromListOn();
+  for (const auto& h : s_->handles) picker->AddPickList(h);
+  const double dpr = devicePixelRatioF();
+  if (!picker->Pick(pos.x() * dpr, (height() - pos.y()) * dpr, 0, renderer())) return -1;
+  for (std::size_t i = 0; i < s_->handles.size(); ++i)
+    if (s_->handles[i] == picker->GetActor()) return static_cast<int>(i);
+  return -1;
 }
 
 void SceneView::setSelection(Pick::Kind kind, int index) {
@@ -871,9 +909,16 @@ void SceneView::mousePressEvent(QMouseEvent* event) {
   fitOnResize_ = false;
   pressPos_ = event->pos();
   if (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)) {
+    // move a handle or a joint, not the camera
+    if (const int h = handleAt(event->pos()); h >= 0) {
+      dragging_ = true;
+      setCursor(Qt::ClosedHandCursor);
+      emit handleDragStarted(h);
+      return;
+    }
     const Pick p = pickAt(event->pos(), true);
-    if (p.kind == Pick::Kind::Joint) {  // move the joint, not the camera
-      draggingJoint_ = true;
+    if (p.kind == Pick::Kind::Joint) {
+      dragging_ = true;
       setCursor(Qt::ClosedHandCursor);
       emit jointDragStarted(p.index);
       return;
@@ -883,18 +928,18 @@ void SceneView::mousePressEvent(QMouseEvent* event) {
 }
 
 void SceneView::mouseMoveEvent(QMouseEvent* event) {
-  if (draggingJoint_) {
-    emit jointDragMoved(event->pos());
+  if (dragging_) {
+    emit dragMoved(event->pos());
     return;
   }
   VtkHostWidget::mouseMoveEvent(event);
 }
 
 void SceneView::mouseReleaseEvent(QMouseEvent* event) {
-  if (draggingJoint_) {
-    draggingJoint_ = false;
+  if (dragging_) {
+    dragging_ = false;
     unsetCursor();
-    emit jointDragFinished(false);
+    emit dragFinished(false);
     return;
   }
   VtkHostWidget::mouseReleaseEvent(event);
@@ -946,10 +991,10 @@ void SceneView::wheelEvent(QWheelEvent* event) {
 }
 
 void SceneView::keyPressEvent(QKeyEvent* event) {
-  if (event->key() == Qt::Key_Escape && draggingJoint_) {
-    draggingJoint_ = false;
+  if (event->key() == Qt::Key_Escape && dragging_) {
+    dragging_ = false;
     unsetCursor();
-    emit jointDragFinished(true);
+    emit dragFinished(true);
     event->accept();
     return;
   }

@@ -77,6 +77,11 @@ class SceneView : public VtkHostWidget {
   /// camera (planar models: the drawing plane), or nothing when the view ray misses it.
   [[nodiscard]] std::optional<std::array<double, 3>> pointOnViewPlane(const QPointF& pos, const std::array<double, 3>& through) const;
 
+  /// Small spheres at world points (the selected body's points) that Shift + drag moves; empty
+  /// removes them. Drawn over the bodies.
+  void setHandles(const std::vector<std::array<double, 3>>& points);
+  [[nodiscard]] int handleCount() const;
+
   /// Marks the selected item (a body glows, a joint's glyph grows); Kind::None clears it. Kept
   /// through setScene.
   void setSelection(Pick::Kind kind, int index);
@@ -88,11 +93,12 @@ class SceneView : public VtkHostWidget {
   void picked(lw::widgets::SceneView::Pick what);
   /// A right click (not a zoom drag) on a body or joint: the window offers what can be done there.
   void contextPicked(lw::widgets::SceneView::Pick what, const QPoint& globalPos);
-  /// Shift + drag on a joint moves it (the camera stays): started on `joint`, the mouse at `pos`,
-  /// then released (or cancelled with Escape).
+  /// Shift + drag on a point handle or a joint moves it (the camera stays): started on handle
+  /// `handle` or on `joint`, the mouse at `pos`, then released (or cancelled with Escape).
+  void handleDragStarted(int handle);
   void jointDragStarted(int joint);
-  void jointDragMoved(const QPoint& pos);
-  void jointDragFinished(bool cancelled);
+  void dragMoved(const QPoint& pos);
+  void dragFinished(bool cancelled);
 
  protected:
   void keyPressEvent(QKeyEvent* event) override;
@@ -108,9 +114,10 @@ class SceneView : public VtkHostWidget {
   struct Impl;
   std::unique_ptr<Impl> s_;
   void applySelection();
+  int handleAt(const QPoint& pos);
   bool fitOnResize_ = true;
   QPoint pressPos_;  // to tell a click (pick) from a camera drag
-  bool draggingJoint_ = false;
+  bool dragging_ = false;
   Pick::Kind selectedKind_ = Pick::Kind::None;
   int selectedIndex_ = -1;
 };
