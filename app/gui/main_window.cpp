@@ -210,17 +210,36 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(scene_, &widgets::SceneView::handleDragStarted, this, [this](int handle) {
     if (!resolved_ || handle < 0 || handle >= static_cast<int>(handles_.size())) return;
-    const auto [b, i] = handles_[static_cast<std::size_t>(handle)];
-    const auto& body = resolved_->bodies[static_cast<std::size_t>(b)];
-    startPointDrag(b, i, tr("point %1.%2").arg(QString::fromStdString(body.name), QString::fromStdString(body.pointNames[static_cast<std::size_t>(i)])));
+    const HandleRef h = handles_[static_cast<std::size_t>(handle)];
+    const auto& body = resolved_->bodies[static_cast<std::size_t>(h.body)];
+    if (!h.axis) {
+      startPointDrag(h.body, h.index, tr("point %1.%2").arg(QString::fromStdString(body.name), QString::fromStdString(body.pointNames[static_cast<std::size_t>(h.index)])));
+      return;
+    }
+    const std::string name = body.vectorNames[static_cast<std::size_t>(h.index)];
+    const Eigen::Vector3d tip = Eigen::Vector3d(h.base[0], h.base[1], h.base[2]) +
+                                axisHandleLength() * (body.rotation * body.vectors[static_cast<std::size_t>(h.index)]);
+    pointDrag_.active = true;
+    pointDrag_.point = {body.name, name};
+    pointDrag_.axis = true;
+    pointDrag_.base = h.base;
+    pointDrag_.what = tr("axis %1.%2").arg(QString::fromStdString(body.name), QString::fromStdString(name));
+    pointDrag_.before = std::make_unique<Mechanism>(*mechanism_);
+    pointDrag_.resolved = resolved_;
+    pointDrag_.anchor = {tip.x(), tip.y(), tip.z()};
+    pointDrag_.moved = false;
+    statusBar()->showMessage(tr("Turning %1: release to keep the new direction, Esc to cancel").arg(pointDrag_.what));
   });
   connect(scene_, &widgets::SceneView::dragMoved, this, [this](const QPoint& pos) {
     if (!pointDrag_.active) return;
     const auto to = scene_->pointOnViewPlane(pos, pointDrag_.anchor);
     if (!to) return;
     Mechanism after = *pointDrag_.before;
-    const sketch::EditResult r = sketch::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
-                                                     Eigen::Vector3d((*to)[0], (*to)[1], (*to)[2]));
+    const Eigen::Vector3d at((*to)[0], (*to)[1], (*to)[2]);
+    const sketch::EditResult r =
+        pointDrag_.axis ? sketch::turnVectorTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
+                                               at - Eigen::Vector3d(pointDrag_.base[0], pointDrag_.base[1], pointDrag_.base[2]))
+                        : sketch::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item, at);
     const QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
     if (!why.isEmpty()) {
       statusBar()->showMessage(tr("Not there: %1").arg(why), 4000);
@@ -234,7 +253,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (pointDrag_.moved) {
       const Mechanism after = *mechanism_;
       replaceMechanism(*pointDrag_.before);
-      if (!cancelled) applyEdit(after, tr("Move %1").arg(pointDrag_.what));
+      if (!cancelled) applyEdit(after, (pointDrag_.axis ? tr("Turn %1") : tr("Move %1")).arg(pointDrag_.what));
     }
     statusBar()->showMessage(cancelled ? tr("Move of %1 cancelled").arg(pointDrag_.what) : QString(), 4000);
     pointDrag_ = {};
@@ -243,7 +262,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!resolved_) return;
     if (p.kind == widgets::SceneView::Pick::Kind::Body && p.index > 0) {  // body 0 is the ground
       tree_->selectPath(QString("bodies[%1]").arg(p.index - 1));
-      statusBar()->showMessage(tr("Selected %1: edit it in Properties, or Shift + drag a blue handle to move its point").arg(QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(p.index)].name)), 5000);
+      statusBar()->showMessage(tr("Selected %1: edit it in Properties, or Shift + drag a handle (blue: a point, green: an axis)").arg(QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(p.index)].name)), 5000);
     } else if (p.kind == widgets::SceneView::Pick::Kind::Joint) {
       tree_->selectPath(QString("joints[%1]").arg(p.index));
       statusBar()->showMessage(tr("Selected joint %1").arg(QString::fromStdString(resolved_->joints[static_cast<std::size_t>(p.index)].name)), 5000);
@@ -712,21 +731,33 @@ void MainWindow::startPointDrag(int b, int point, const QString& what) {
   statusBar()->showMessage(tr("Moving %1: release to keep the new position, Esc to cancel").arg(what));
 }
 
+double MainWindow::axisHandleLength() const { return resolved_ ? 0.3 * resolved_->lengthScale() : 1.0; }
+
 void MainWindow::updateHandles() {
   handles_.clear();
-  std::vector<std::array<double, 3>> at;
+  std::vector<widgets::SceneView::Handle> shown;
   const int b = scene_->selectedKind() == widgets::SceneView::Pick::Kind::Body ? scene_->selectedIndex() : -1;
   // on the stored configuration only: during playback the bodies are elsewhere
   const bool stored = !playback_->results();
   if (resolved_ && stored && b > 0 && b < static_cast<int>(resolved_->bodies.size())) {
     const auto& body = resolved_->bodies[static_cast<std::size_t>(b)];
+    Eigen::Vector3d centre = Eigen::Vector3d::Zero();
     for (std::size_t i = 0; i < body.points.size(); ++i) {
       const Eigen::Vector3d w = body.position + body.rotation * body.points[i];
-      at.push_back({w.x(), w.y(), w.z()});
-      handles_.emplace_back(b, static_cast<int>(i));
+      centre += w / static_cast<double>(body.points.size());
+      shown.push_back({{w.x(), w.y(), w.z()}, false, {}});
+      handles_.push_back({b, static_cast<int>(i), false, {}});
+    }
+    if (body.points.empty()) centre = body.position;
+    // axes: a stem from the points' centre along each vector
+    for (std::size_t i = 0; i < body.vectors.size(); ++i) {
+      const Eigen::Vector3d tip = centre + axisHandleLength() * (body.rotation * body.vectors[i]);
+      const std::array<double, 3> base{centre.x(), centre.y(), centre.z()};
+      shown.push_back({{tip.x(), tip.y(), tip.z()}, true, base});
+      handles_.push_back({b, static_cast<int>(i), true, base});
     }
   }
-  scene_->setHandles(at);
+  scene_->setHandles(shown);
 }
 
 bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {

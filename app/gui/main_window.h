@@ -137,16 +137,24 @@ class MainWindow : public QMainWindow {
   // a point or joint dragged in the 3D view (Shift + drag): one undo step when released
   struct PointDrag {
     bool active = false;
-    Ref point;                              // the point that moves (a joint's: its first)
+    Ref point;                              // the point that moves (a joint's: its first), or the axis
+    bool axis = false;                      // an axis turns about base
+    std::array<double, 3> base{0, 0, 0};
     QString what;                           // "joint J1", "point crank.B"
     std::unique_ptr<Mechanism> before;
     std::shared_ptr<const ResolvedMechanism> resolved;
     std::array<double, 3> anchor{0, 0, 0};  // its world position when the drag began
     bool moved = false;
   } pointDrag_;
-  std::vector<std::pair<int, int>> handles_;  // (body, point) behind each of the 3D view's handles
+  struct HandleRef {
+    int body = -1, index = -1;  // bodies[body].points[index], or .vectors[index] for an axis
+    bool axis = false;
+    std::array<double, 3> base{0, 0, 0};
+  };
+  std::vector<HandleRef> handles_;  // behind each of the 3D view's handles
   /// Handles on the points of the body selected in the 3D view, where they are shown.
   void updateHandles();
+  double axisHandleLength() const;
   void startPointDrag(int body, int point, const QString& what);
   std::shared_ptr<const std::vector<scene::Path>> paths_;  // traced over the shown run
   std::shared_ptr<const std::vector<scene::PointColumns>> velocityColumns_;

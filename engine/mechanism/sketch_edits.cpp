@@ -40,6 +40,13 @@ std::vector<NamedVector>* pointsOf(Mechanism& m, const std::string& body) {
   return nullptr;
 }
 
+std::vector<NamedVector>* vectorsOf(Mechanism& m, const std::string& body) {
+  if (body == kGroundName) return &m.ground.vectors;
+  for (auto& b : m.bodies)
+    if (b.name == body) return &b.vectors;
+  return nullptr;
+}
+
 // removes the outputs and costs that name a removed point or joint
 void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std::set<std::string>& joints,
                     const std::set<std::string>& groundPoints) {
@@ -371,6 +378,57 @@ EditResult movePointTo(Mechanism& m, const ResolvedMechanism& res, const std::st
   r.ok = true;
   r.item = body + "." + point;
   r.description = "Move " + r.item;
+  return r;
+}
+
+EditResult turnVectorTo(Mechanism& m, const ResolvedMechanism& res, const std::string& body, const std::string& vector,
+                        const Eigen::Vector3d& direction) {
+  EditResult r;
+  Eigen::Vector3d u = direction;
+  if (m.dimension != 3) u.z() = 0;
+  if (!u.allFinite() || !(u.norm() > 1e-12)) {
+    r.error = "the new direction of '" + body + "." + vector + "' is not a direction";
+    return r;
+  }
+  u.normalize();
+  // the axes that must stay parallel to it: the other axis of every joint (but universal joints,
+  // whose axes are perpendicular) that uses it, and theirs in turn
+  std::set<std::pair<std::string, std::string>> turning{{body, vector}};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& j : m.joints) {
+      if (j.axes.size() != 2 || j.type == JointType::Universal) continue;
+      for (int s = 0; s < 2; ++s)
+        if (turning.count({j.axes[static_cast<std::size_t>(s)].body, j.axes[static_cast<std::size_t>(s)].item}) &&
+            !turning.count({j.axes[static_cast<std::size_t>(1 - s)].body, j.axes[static_cast<std::size_t>(1 - s)].item})) {
+          turning.insert({j.axes[static_cast<std::size_t>(1 - s)].body, j.axes[static_cast<std::size_t>(1 - s)].item});
+          grew = true;
+        }
+    }
+  }
+  bool found = false;
+  for (const auto& [b, name] : turning) {
+    auto* vectors = vectorsOf(m, b);
+    if (!vectors) continue;
+    for (auto& nv : *vectors) {
+      if (nv.name != name) continue;
+      Eigen::Vector3d local = u;
+      if (b != kGroundName) {
+        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& rb) { return rb.name == b; });
+        if (it == res.bodies.end()) continue;
+        local = it->rotation.transpose() * u;
+      }
+      nv.value = m.dimension == 3 ? NumberVector{Number(local.x()), Number(local.y()), Number(local.z())} : literal(Eigen::Vector2d(local.head<2>()));
+      found = true;
+    }
+  }
+  if (!found) {
+    r.error = "there is no vector '" + body + "." + vector + "'";
+    return r;
+  }
+  r.ok = true;
+  r.item = body + "." + vector;
+  r.description = "Turn " + r.item + (turning.size() > 1 ? " (and the joint axes parallel to it)" : "");
   return r;
 }
 

@@ -74,6 +74,10 @@ EditResult movePoint(Mechanism& m, const ResolvedMechanism& r, const SketchPoint
 /// position `to` in the stored configuration (z ignored in planar models).
 EditResult movePointTo(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const std::string& point,
                        const Eigen::Vector3d& to);
+/// Turns a body's (or the ground's) vector to the world `direction` in the stored configuration,
+/// together with the axes joints keep parallel to it (not a universal joint's, perpendicular).
+EditResult turnVectorTo(Mechanism& m, const ResolvedMechanism& r, const std::string& body, const std::string& vector,
+                        const Eigen::Vector3d& direction);
 
 // ---- model edits shared with the Model menu (any dimension) ----
 

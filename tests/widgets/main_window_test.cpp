@@ -673,7 +673,7 @@ TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, view->projectToWidget({mid.x(), mid.y(), mid.z()}).toPoint());
   QApplication::processEvents();
   ASSERT_EQ(view->selectedIndex(), 2);
-  ASSERT_EQ(view->handleCount(), 3);
+  ASSERT_EQ(view->handleCount(), 4) << "three points and the axis a2";
   w.grab().save(artifacts() + "/main_window_handles.png");
   const QPoint from = view->projectToWidget({mid.x(), mid.y(), mid.z()}).toPoint(), to = from + QPoint(50, 40);
   const auto expected = view->pointOnViewPlane(to, {mid.x(), mid.y(), mid.z()});
@@ -695,10 +695,37 @@ TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   EXPECT_LT((moved.points[0] - rod.points[0]).norm(), 1e-12) << "the joints' points stay";
   EXPECT_LT((moved.points[1] - rod.points[1]).norm(), 1e-12);
   EXPECT_EQ(w.mechanism()->bodies[1].points.back().name, P);
-  EXPECT_EQ(view->handleCount(), 3) << "the handles follow the edit";
+  EXPECT_EQ(view->handleCount(), 4) << "the handles follow the edit";
   w.undoStack()->undo();
   r = lw::resolve(*w.mechanism(), d);
   EXPECT_LT((r->bodies[2].position + r->bodies[2].rotation * r->bodies[2].points.back() - mid).norm(), 1e-12);
+
+  // the follower's axis y (revolute D): its green tip turns it, and the ground's y with it
+  const auto& follower = r->bodies[3];
+  const Eigen::Vector3d fmid = follower.position + follower.rotation * (0.5 * (follower.points[0] + follower.points[1]));
+  QTest::mouseClick(view, Qt::LeftButton, Qt::NoModifier, view->projectToWidget({fmid.x(), fmid.y(), fmid.z()}).toPoint());
+  QApplication::processEvents();
+  ASSERT_EQ(view->selectedIndex(), 3);
+  ASSERT_EQ(view->handleCount(), 3);
+  const Eigen::Vector3d tip = fmid + 0.3 * r->lengthScale() * (follower.rotation * follower.vectors[0]);
+  const QPoint tipAt = view->projectToWidget({tip.x(), tip.y(), tip.z()}).toPoint(), tipTo = tipAt + QPoint(40, 0);
+  const auto tipExpected = view->pointOnViewPlane(tipTo, {tip.x(), tip.y(), tip.z()});
+  ASSERT_TRUE(tipExpected.has_value());
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, tipAt);
+  QMouseEvent turn(QEvent::MouseMove, tipTo, view->mapToGlobal(tipTo), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+  QApplication::sendEvent(view, &turn);
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, tipTo);
+  QApplication::processEvents();
+  w.grab().save(artifacts() + "/main_window_axis_turned.png");
+  lw::Diagnostics d3;
+  r = lw::resolve(*w.mechanism(), d3);
+  const Eigen::Vector3d u = (Eigen::Vector3d((*tipExpected)[0], (*tipExpected)[1], (*tipExpected)[2]) - fmid).normalized();
+  EXPECT_LT((r->bodies[3].rotation * r->bodies[3].vectors[0] - u).norm(), 1e-9);
+  EXPECT_LT((r->bodies[0].vectors[1] - u).norm(), 1e-9) << "the ground's half of joint D turned too";
+  EXPECT_GT((u - Eigen::Vector3d::UnitY()).norm(), 0.05);
+  w.undoStack()->undo();
+  r = lw::resolve(*w.mechanism(), d3);
+  EXPECT_LT((r->bodies[0].vectors[1] - Eigen::Vector3d::UnitY()).norm(), 1e-15);
 }
 
 TEST_F(MainWindowTest, AMalformedAutosaveIsReportedKeptAsideAndNotOfferedAgain) {

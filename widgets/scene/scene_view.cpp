@@ -202,7 +202,8 @@ struct SceneView::Impl {
   std::vector<Placed> springs;
   std::vector<PathVis> paths;
   std::vector<Placed> arrows;  // unit arrows along +X, stretched to each vector
-  std::vector<vtkSmartPointer<vtkActor>> handles;  // the selected body's points (Shift + drag)
+  std::vector<vtkSmartPointer<vtkActor>> handles;  // the selected body's points and axis tips (Shift + drag)
+  std::vector<vtkSmartPointer<vtkActor>> stems;    // the axes' stems (not pickable)
   vtkSmartPointer<vtkActor> grid;
   vtkSmartPointer<vtkActor> axes;
   bool gridVisible = true;
@@ -260,6 +261,7 @@ struct SceneView::Impl {
     for (const PathVis& p : paths) out.push_back(p.actor);
     for (const Placed& a : arrows) out.push_back(a.actor);
     for (const auto& h : handles) out.push_back(h);
+    for (const auto& h : stems) out.push_back(h);
     if (grid) out.push_back(grid);
     if (axes) out.push_back(axes);
     return out;
@@ -296,6 +298,7 @@ void SceneView::clear() {
   s_->paths.clear();
   s_->arrows.clear();
   s_->handles.clear();
+  s_->stems.clear();
   s_->grid = nullptr;
   s_->axes = nullptr;
   s_->envelope.clear();
@@ -571,21 +574,38 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   else requestRender();
 }
 
-void SceneView::setHandles(const std::vector<std::array<double, 3>>& points) {
+void SceneView::setHandles(const std::vector<Handle>& handles) {
   Impl& s = *s_;
   for (auto& h : s.handles) renderer()->RemoveActor(h);
+  for (auto& h : s.stems) renderer()->RemoveActor(h);
   s.handles.clear();
+  s.stems.clear();
   if (!s.loaded) return;
   const double radius = 1.6 * s.glyphUnit;  // over the joint glyphs at the same points
-  for (const auto& p : points) {
+  auto lifted = [&](const std::array<double, 3>& p) {  // planar: above the stack of layers
+    return V3{p[0], p[1], s.planar ? s.zTop + 2 * radius : p[2]};
+  };
+  for (const Handle& h : handles) {
     MeshBuilder mb;
-    mb.sphere({p[0], p[1], s.planar ? s.zTop + 2 * radius : p[2]}, radius);
+    mb.sphere(lifted(h.at), h.axis ? 0.8 * radius : radius);
     auto actor = makeActor(mb.build(), false);
-    actor->GetProperty()->SetColor(0.1, 0.55, 1.0);  // apart from the selection orange
+    // points blue, axes green: apart from the selection orange
+    if (h.axis) actor->GetProperty()->SetColor(0.15, 0.7, 0.3);
+    else actor->GetProperty()->SetColor(0.1, 0.55, 1.0);
     actor->GetProperty()->SetAmbient(0.4);
     actor->UseBoundsOff();  // not part of the camera fit
     renderer()->AddActor(actor);
     s.handles.push_back(actor);
+    if (h.axis) {
+      MeshBuilder stem;
+      stem.cylinder(lifted(h.base), lifted(h.at), 0.25 * radius, 0.0);
+      auto line = makeActor(stem.build(), false);
+      line->GetProperty()->SetColor(0.15, 0.7, 0.3);
+      line->UseBoundsOff();
+      line->PickableOff();
+      renderer()->AddActor(line);
+      s.stems.push_back(line);
+    }
   }
   requestRender();
 }

@@ -77,9 +77,15 @@ class SceneView : public VtkHostWidget {
   /// camera (planar models: the drawing plane), or nothing when the view ray misses it.
   [[nodiscard]] std::optional<std::array<double, 3>> pointOnViewPlane(const QPointF& pos, const std::array<double, 3>& through) const;
 
-  /// Small spheres at world points (the selected body's points) that Shift + drag moves; empty
-  /// removes them. Drawn over the bodies.
-  void setHandles(const std::vector<std::array<double, 3>>& points);
+  /// A handle Shift + drag moves: a body's point (blue), or the tip of one of its axes (green, on
+  /// a stem from `base`).
+  struct Handle {
+    std::array<double, 3> at{0, 0, 0};
+    bool axis = false;
+    std::array<double, 3> base{0, 0, 0};
+  };
+  /// Shows `handles` (the selected body's points and axes); empty removes them.
+  void setHandles(const std::vector<Handle>& handles);
   [[nodiscard]] int handleCount() const;
 
   /// Marks the selected item (a body glows, a joint's glyph grows); Kind::None clears it. Kept

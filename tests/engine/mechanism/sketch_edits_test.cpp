@@ -10,6 +10,7 @@
 
 #include "analysis/crank_drag.h"
 #include "analysis/kinematics_run.h"
+#include "io/mechanism_io.h"
 #include "kinematics/global_solver.h"
 #include "topology/mobility.h"
 #include "topology/structural_groups.h"
@@ -177,6 +178,41 @@ TEST(SketchEdits, MovingAPivotStretchesTheLinksAndDeletingCleansUp) {
   EXPECT_EQ(addCrankDriver(m, "link2").error,
             "'link2' has no pin to the ground: only a link pinned to the ground can be a crank");  // no pin any more
   EXPECT_EQ(addLink(m, {std::nullopt, {1, 1}}, {std::nullopt, {1, 1}}).error, "a link needs two distinct ends");
+}
+
+// turning a joint axis turns the axis parallel to it on the other body (revolute D: ground.y and
+// follower.y), but not across a universal joint (crank.x and rod.a2 stay perpendicular ones)
+TEST(SketchEdits, TurningAnAxisKeepsItsJointsAxesParallel) {
+  auto loaded = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json");
+  ASSERT_TRUE(loaded.ok());
+  Mechanism m = *loaded.mechanism;
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r.has_value());
+  const double a = 20 * std::numbers::pi / 180;
+  const Eigen::Vector3d u(0, std::cos(a), std::sin(a));
+  const EditResult e = turnVectorTo(m, *r, "follower", "y", 2 * u);
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_NE(e.description.find("parallel"), std::string::npos) << e.description;
+  auto vec = [&](const std::vector<NamedVector>& vs, const std::string& name) {
+    for (const auto& v : vs)
+      if (v.name == name) return Eigen::Vector3d(v.value[0].value, v.value[1].value, v.value[2].value);
+    return Eigen::Vector3d::Constant(NAN).eval();
+  };
+  Diagnostics d2;
+  const auto r2 = resolve(m, d2);
+  ASSERT_TRUE(r2.has_value());
+  const auto& follower = r2->bodies[3];
+  EXPECT_LT((follower.rotation * vec(m.bodies[2].vectors, "y") - u).norm(), 1e-12);
+  EXPECT_LT((vec(m.ground.vectors, "y") - u).norm(), 1e-12);
+  for (const auto& x : d2) EXPECT_EQ(x.path.find("joints[3]"), std::string::npos) << x.format();  // D's axes parallel
+  // the crank's axis turns the ground's x with it (revolute A), not the rod's a2 (universal B)
+  const Eigen::Vector3d a2 = vec(m.bodies[1].vectors, "a2");
+  ASSERT_TRUE(turnVectorTo(m, *r2, "crank", "x", Eigen::Vector3d(1, 0.1, 0)).ok);
+  EXPECT_LT((vec(m.ground.vectors, "x") - Eigen::Vector3d(1, 0.1, 0).normalized()).norm(), 1e-12);
+  EXPECT_EQ(vec(m.bodies[1].vectors, "a2"), a2) << "not across the universal joint";
+  EXPECT_FALSE(turnVectorTo(m, *r2, "crank", "x", Eigen::Vector3d::Zero()).ok);
+  EXPECT_FALSE(turnVectorTo(m, *r2, "crank", "nothing", Eigen::Vector3d::UnitX()).ok);
 }
 
 TEST(SketchEdits, RenamingUpdatesEveryReference) {
