@@ -209,11 +209,27 @@ Eigen::Vector3d omegaDotOf(const M3<Jet>& R, const Eigen::Vector3d& w) {
   return {A(2, 1), A(0, 2), A(1, 0)};
 }
 
+// The poses at z, computed once per (model, z) on each thread: one evaluation of a state asks for
+// them from several kernels (constraints, Jacobian, mass matrix, partial velocities). The
+// reference holds until the next call with another z.
+const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const Eigen::VectorXd& z) {
+  thread_local struct {
+    std::uint64_t model = 0;
+    Eigen::VectorXd z;
+    std::vector<Frame<double>> f;
+  } memo;
+  if (memo.model != m.id || memo.z.size() != z.size() || memo.z != z) {
+    computeFrames<double>(m, z.data(), memo.f);
+    memo.model = m.id;
+    memo.z = z;
+  }
+  return memo.f;
+}
+
 }  // namespace
 
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
-  auto& f = scratch<Frame<double>, 0>();
-  computeFrames<double>(m, z.data(), f);
+  const auto& f = framesAt(m, z);
   out.resize(f.size());
   for (std::size_t b = 0; b < f.size(); ++b) {
     std::copy(f[b].R.a, f[b].R.a + 9, out[b].R);
@@ -222,8 +238,7 @@ void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Po
 }
 
 void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi) {
-  auto& f = scratch<Frame<double>, 0>();
-  computeFrames<double>(m, z.data(), f);
+  const auto& f = framesAt(m, z);
   phi.resize(m.nrows);
   constraintRows<double>(m, f, z.data(), t, phi.data());
 }
@@ -240,7 +255,7 @@ struct ColumnFrames {
   std::vector<Eigen::Vector3d> centre;          // world centre of mass of each node's body
 
   void reset(const RecursiveModel& m, const Eigen::VectorXd& z) {
-    computeFrames<double>(m, z.data(), f);
+    f = framesAt(m, z);
     fj.resize(f.size());
     for (std::size_t k = 0; k < f.size(); ++k) {
       for (int i = 0; i < 9; ++i) fj[k].R.a[i] = Jet(f[k].R.a[i]);
@@ -475,9 +490,19 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
 
 void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
                        std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
+  // once per (model, z) on each thread, like the poses: the loop Jacobian and the mass matrix of
+  // one state both need them
+  thread_local struct {
+    std::uint64_t model = 0;
+    Eigen::VectorXd z;
+    std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
+  } memo;
+  if (memo.model == m.id && memo.z.size() == z.size() && memo.z == z) {
+    b = memo.b;
+    return;
+  }
   b.resize(m.nodes.size());
-  auto& f = scratch<Frame<double>, 16>();
-  computeFrames<double>(m, z.data(), f);
+  const auto& f = framesAt(m, z);
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
     b[k].setZero(6, n.nz);
@@ -511,6 +536,9 @@ void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
       b[k].col(i) << r[0].d, r[1].d, r[2].d, omegaOf(c.R);
     }
   }
+  memo.model = m.id;
+  memo.z = z;
+  memo.b = b;
 }
 
 void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,

@@ -5,6 +5,8 @@
 
 #include "dynamics/recursive_model.h"
 
+#include <atomic>
+
 namespace lw::dyn {
 namespace {
 
@@ -59,7 +61,9 @@ int cutRows(JointType t, int dim) {
 }  // namespace
 
 RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
+  static std::atomic<std::uint64_t> compiled{0};
   RecursiveModel r;
+  r.id = ++compiled;
   r.dimension = m.dimension;
   r.mechanism = &m;
   const std::size_t nb = m.bodies.size();

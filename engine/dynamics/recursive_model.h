@@ -9,6 +9,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,7 @@ struct LoopConstraint {
 };
 
 struct RecursiveModel {
+  std::uint64_t id = 0;  // unique per compilation: what the kernels' per-state caches are keyed on
   int dimension = 2;
   int nz = 0;
   int nrows = 0;  // rows of Φ
