@@ -5,6 +5,8 @@
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
+#include <type_traits>
+
 namespace lw::dyn {
 
 using namespace detail;
@@ -85,8 +87,17 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
   const RecursiveModel& m = *m_;
   Work& w = *w_;
   // z + s ż + s²/2 z̈: second derivatives are accelerations (those of z̈ = 0 without zdd)
-  for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : S(0.0));
-  computeFrames<J>(m, w.zj.data(), w.frames);
+  if constexpr (std::is_same_v<S, double>) {
+    if (!zdd) {  // the plain forces of a state: its frames are shared with the loop rates and outputs
+      w.frames = jetFramesAlong(m, z, zd);
+    } else {
+      for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
+      computeFrames<J>(m, w.zj.data(), w.frames);
+    }
+  } else {
+    for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : S(0.0));
+    computeFrames<J>(m, w.zj.data(), w.frames);
+  }
   const auto& bodies = m.mechanism->bodies;
   // the ground: at rest (forces on it, e.g. a tyre's reaction, are simply not projected)
   w.r[0] = w.v[0] = w.a0[0] = w.w[0] = w.wd0[0] = zero3<S>();

@@ -410,10 +410,9 @@ void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen
 }
 
 void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out) {
-  auto& f = scratch<Frame<Jet>, 33>();
   auto& rows = scratch<Jet, 34>();
   const auto& zv = seeded<35>(z, &zd, -1);
-  computeFrames<Jet>(m, zv.data(), f);
+  const auto& f = jetFramesAlong(m, z.data(), zd.data());
   const auto& bodies = m.mechanism->bodies;
   const auto nb = static_cast<Eigen::Index>(bodies.size());
   out.poses.resize(bodies.size());
@@ -455,16 +454,40 @@ Eigen::Vector3d MotionSnapshot::pointVelocity(int body, int index) const {
   return v[static_cast<std::size_t>(firstPoint[static_cast<std::size_t>(body)] + index)];
 }
 
+namespace detail {
+
+const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const double* z, const double* zd) {
+  thread_local struct {
+    std::uint64_t model = 0;
+    std::vector<double> z, zd;
+    std::vector<Frame<Jet>> f;
+  } memo;
+  const auto n = static_cast<std::size_t>(m.nz);
+  const bool same = memo.model == m.id && memo.z.size() == n && std::equal(z, z + n, memo.z.begin()) &&
+                    std::equal(zd, zd + n, memo.zd.begin());
+  if (!same) {
+    auto& zv = scratch<Jet, 36>();
+    zv.resize(n);
+    for (std::size_t i = 0; i < n; ++i) zv[i] = Jet(z[i], zd[i], 0.0);
+    computeFrames<Jet>(m, zv.data(), memo.f);
+    memo.model = m.id;
+    memo.z.assign(z, z + n);
+    memo.zd.assign(zd, zd + n);
+  }
+  return memo.f;
+}
+
+}  // namespace detail
+
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c) {
   loopPhiT(m, z, t, phiT);
   c.resize(m.nrows);
-  auto& f = scratch<Frame<Jet>, 11>();
   auto& out = scratch<Jet, 12>();
   out.resize(static_cast<std::size_t>(m.nrows));
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
   const auto& zv = seeded<13>(z, &zd, -1);
-  computeFrames<Jet>(m, zv.data(), f);
+  const auto& f = jetFramesAlong(m, z.data(), zd.data());
   constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data());
   for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dynamics/recursive_model.h"
+#include "numeric/jet.h"
 
 namespace lw::dyn::detail {
 
@@ -168,6 +169,11 @@ void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f
 }
 
 template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, p)); }
+
+/// The frames along z + s ż on jets (value, rate, and acceleration with z̈ = 0), computed once per
+/// (model, z, ż) on each thread: the forces, the loop rates and the output rows of one state share
+/// them (recursive_kinematics.cpp). The reference holds until the next call with another state.
+const std::vector<Frame<kin::Jet>>& jetFramesAlong(const RecursiveModel& m, const double* z, const double* zd);
 template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, v); }
 
 }  // namespace lw::dyn::detail
