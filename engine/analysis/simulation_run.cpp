@@ -124,6 +124,16 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  // the rows' storage up front (growing it copies everything, a tenth of a large model's run),
+  // up to 256 MB: a longer run grows as it goes
+  {
+    const double rows = static_cast<double>(outputs + 1);
+    const double perRow = static_cast<double>(res.columns.size() + 12 * m.bodies.size());
+    if (rows * perRow * sizeof(double) < 256e6) {
+      res.values.reserve(static_cast<std::size_t>(rows) * res.columns.size());
+      res.poses.reserve(static_cast<std::size_t>(rows) * 12 * m.bodies.size());
+    }
+  }
   // progress at least every 32 outputs; true (with the status set) when the user cancelled
   auto reportAndCheckCancel = [&](long i, double tOut) {
     if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
