@@ -346,20 +346,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   addBody->setObjectName("AddBody");
   addBody->setStatusTip(tr("Add a body at the origin with one point; set its numbers in Properties"));
-  QAction* addPoint = model->addAction(tr("Add &Point to Selected Body"), this, [this, apply, selectedBody] {
-    Mechanism after = *mechanism_;
-    const std::string body = selectedBody();
-    if (body.empty()) return statusBar()->showMessage(tr("Select a body (or the ground) in the model tree first"), 8000);
-    apply(after, sketch::addPoint(after, body));
-  });
-  addPoint->setObjectName("AddPoint");
-  QAction* addVector = model->addAction(tr("Add &Vector to Selected Body"), this, [this, apply, selectedBody] {
-    Mechanism after = *mechanism_;
-    const std::string body = selectedBody();
-    if (body.empty()) return statusBar()->showMessage(tr("Select a body (or the ground) in the model tree first"), 8000);
-    apply(after, sketch::addVector(after, body));
-  });
-  addVector->setObjectName("AddVector");
+  // an item added to the body selected in the tree (or the ground)
+  auto addToSelectedBody = [this, model, apply, selectedBody](const QString& text, const char* name,
+                                                              sketch::EditResult (*add)(Mechanism&, const std::string&)) {
+    model->addAction(text, this, [this, apply, selectedBody, add] {
+      Mechanism after = *mechanism_;
+      const std::string body = selectedBody();
+      if (body.empty()) return statusBar()->showMessage(tr("Select a body (or the ground) in the model tree first"), 8000);
+      apply(after, add(after, body));
+    })->setObjectName(name);
+  };
+  addToSelectedBody(tr("Add &Point to Selected Body"), "AddPoint", &sketch::addPoint);
+  addToSelectedBody(tr("Add &Vector to Selected Body"), "AddVector", &sketch::addVector);
   QAction* addJoint = model->addAction(tr("Add &Joint..."), this, [this, selectedBody] {
     const std::string body = selectedBody();
     QString first;

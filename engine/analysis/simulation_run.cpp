@@ -169,16 +169,19 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   integ::Trapezoidal trap(n);
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
   record(0, data.z, data.zd, data.zdd);
+  integ::State saved;   // the accepted state of a step, kept for a retry (buffers reused)
+  Eigen::VectorXd savedZ, savedZd;
   for (long i = 1; i <= outputs; ++i) {
     const double tOut = static_cast<double>(i) * spec.dt;
     // keep the accepted state: a failed step is retried with a new choice of coordinates, then
     // in 2, 4, ... 16 pieces (the singular positions of the grids need both at long steps)
-    integ::State saved = s;
-    const Eigen::VectorXd z = data.z, zd = data.zd;
+    saved = s;
+    savedZ = data.z;
+    savedZd = data.zd;
     auto restore = [&] {
       s = saved;
-      data.z = z;
-      data.zd = zd;
+      data.z = savedZ;
+      data.zd = savedZd;
       data.t = s.t;
     };
     bool rechosen = false;

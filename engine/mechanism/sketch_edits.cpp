@@ -1,9 +1,11 @@
 #include "mechanism/sketch_edits.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <set>
 
 #include <Eigen/Geometry>
@@ -336,6 +338,55 @@ EditResult movePoint(Mechanism& m, const ResolvedMechanism& res, const SketchPoi
   return movePointTo(m, res, p.body, p.point, Eigen::Vector3d(to.x(), to.y(), 0));
 }
 
+namespace {
+
+using ItemName = std::pair<std::string, std::string>;  // (body, point or vector)
+
+// `seed` and every item joined to it through the joints, transitively: pairOf(j) gives a joint's
+// two joined items (points, or axes), or nothing
+template <class PairOf>
+std::set<ItemName> joinedThrough(const Mechanism& m, const ItemName& seed, PairOf&& pairOf) {
+  std::set<ItemName> joined{seed};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& j : m.joints) {
+      const std::optional<std::array<Ref, 2>> pair = pairOf(j);
+      if (!pair) continue;
+      for (int s = 0; s < 2; ++s)
+        if (joined.count({(*pair)[s].body, (*pair)[s].item}) && joined.insert({(*pair)[1 - s].body, (*pair)[1 - s].item}).second)
+          grew = true;
+    }
+  }
+  return joined;
+}
+
+// writes world position (or direction) `w` into every item of `items` found by listOf(body), each
+// in its body's frame at the stored configuration; false when none exists
+template <class ListOf>
+bool writeInBodyFrames(Mechanism& m, const ResolvedMechanism& res, const std::set<ItemName>& items, ListOf&& listOf,
+                       const Eigen::Vector3d& w, bool direction) {
+  bool found = false;
+  for (const auto& [b, name] : items) {
+    auto* list = listOf(m, b);
+    if (!list) continue;
+    for (auto& nv : *list) {
+      if (nv.name != name) continue;
+      Eigen::Vector3d local = w;
+      if (b != kGroundName) {
+        // body frame at the stored configuration: p = Rᵀ (w − x), u = Rᵀ w
+        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& rb) { return rb.name == b; });
+        if (it == res.bodies.end()) continue;
+        local = it->rotation.transpose() * (direction ? w : Eigen::Vector3d(w - it->position));
+      }
+      nv.value = m.dimension == 3 ? NumberVector{Number(local.x()), Number(local.y()), Number(local.z())} : literal(Eigen::Vector2d(local.head<2>()));
+      found = true;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
 EditResult movePointTo(Mechanism& m, const ResolvedMechanism& res, const std::string& body, const std::string& point,
                        const Eigen::Vector3d& to) {
   EditResult r;
@@ -343,35 +394,9 @@ EditResult movePointTo(Mechanism& m, const ResolvedMechanism& res, const std::st
     r.error = "the new position of '" + body + "." + point + "' is not a finite point";
     return r;
   }
-  // the points that coincide with it through joints (their locations move together)
-  std::set<std::pair<std::string, std::string>> moving{{body, point}};
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& j : m.joints)
-      for (int s = 0; s < 2; ++s)
-        if (moving.count({j.points[s].body, j.points[s].item}) && !moving.count({j.points[1 - s].body, j.points[1 - s].item})) {
-          moving.insert({j.points[1 - s].body, j.points[1 - s].item});
-          grew = true;
-        }
-  }
-  bool found = false;
-  for (const auto& [b, name] : moving) {
-    auto* points = pointsOf(m, b);
-    if (!points) continue;
-    for (auto& nv : *points) {
-      if (nv.name != name) continue;
-      Eigen::Vector3d local = to;
-      if (b != kGroundName) {
-        // body frame at the stored configuration: p = Rᵀ (w − x)
-        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& rb) { return rb.name == b; });
-        if (it == res.bodies.end()) continue;
-        local = it->rotation.transpose() * (to - it->position);
-      }
-      nv.value = m.dimension == 3 ? NumberVector{Number(local.x()), Number(local.y()), Number(local.z())} : literal(Eigen::Vector2d(local.head<2>()));
-      found = true;
-    }
-  }
-  if (!found) {
+  // the points that coincide with it through joints move together
+  const auto moving = joinedThrough(m, {body, point}, [](const Joint& j) { return std::optional<std::array<Ref, 2>>({j.points[0], j.points[1]}); });
+  if (!writeInBodyFrames(m, res, moving, pointsOf, to, false)) {
     r.error = "there is no point '" + body + "." + point + "'";
     return r;
   }
@@ -391,38 +416,12 @@ EditResult turnVectorTo(Mechanism& m, const ResolvedMechanism& res, const std::s
     return r;
   }
   u.normalize();
-  // the axes that must stay parallel to it: the other axis of every joint (but universal joints,
-  // whose axes are perpendicular) that uses it, and theirs in turn
-  std::set<std::pair<std::string, std::string>> turning{{body, vector}};
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& j : m.joints) {
-      if (j.axes.size() != 2 || j.type == JointType::Universal) continue;
-      for (int s = 0; s < 2; ++s)
-        if (turning.count({j.axes[static_cast<std::size_t>(s)].body, j.axes[static_cast<std::size_t>(s)].item}) &&
-            !turning.count({j.axes[static_cast<std::size_t>(1 - s)].body, j.axes[static_cast<std::size_t>(1 - s)].item})) {
-          turning.insert({j.axes[static_cast<std::size_t>(1 - s)].body, j.axes[static_cast<std::size_t>(1 - s)].item});
-          grew = true;
-        }
-    }
-  }
-  bool found = false;
-  for (const auto& [b, name] : turning) {
-    auto* vectors = vectorsOf(m, b);
-    if (!vectors) continue;
-    for (auto& nv : *vectors) {
-      if (nv.name != name) continue;
-      Eigen::Vector3d local = u;
-      if (b != kGroundName) {
-        const auto it = std::find_if(res.bodies.begin(), res.bodies.end(), [&](const auto& rb) { return rb.name == b; });
-        if (it == res.bodies.end()) continue;
-        local = it->rotation.transpose() * u;
-      }
-      nv.value = m.dimension == 3 ? NumberVector{Number(local.x()), Number(local.y()), Number(local.z())} : literal(Eigen::Vector2d(local.head<2>()));
-      found = true;
-    }
-  }
-  if (!found) {
+  // the axes joints keep parallel to it turn with it (not across a universal joint: perpendicular)
+  const auto turning = joinedThrough(m, {body, vector}, [](const Joint& j) {
+    if (j.axes.size() != 2 || j.type == JointType::Universal) return std::optional<std::array<Ref, 2>>();
+    return std::optional<std::array<Ref, 2>>({j.axes[0], j.axes[1]});
+  });
+  if (!writeInBodyFrames(m, res, turning, vectorsOf, u, true)) {
     r.error = "there is no vector '" + body + "." + vector + "'";
     return r;
   }

@@ -591,6 +591,20 @@ TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   EXPECT_EQ(w.mechanism()->bodies[1].name, "coupler");
 }
 
+// Shift + drag in the 3D view from `from` to `to` in `moves` mouse moves; released, or cancelled
+// with Escape
+void shiftDrag(lw::widgets::SceneView* view, QPoint from, QPoint to, int moves, bool cancel = false) {
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
+  for (int k = 1; k <= moves; ++k) {
+    const QPoint p = from + (to - from) * k / moves;
+    QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+    QApplication::sendEvent(view, &move);
+  }
+  if (cancel) QTest::keyClick(view, Qt::Key_Escape);
+  else QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
+  QApplication::processEvents();
+}
+
 // Shift + drag on a joint in the 3D view moves its points (both bodies') in the plane facing the
 // camera, live, as one undo step; Escape cancels a drag
 TEST_F(MainWindowTest, ShiftDraggingAJointIn3DMovesIt) {
@@ -618,17 +632,7 @@ TEST_F(MainWindowTest, ShiftDraggingAJointIn3DMovesIt) {
   const QPoint from = view->projectToWidget({D0.x(), D0.y(), D0.z()}).toPoint();
   ASSERT_EQ(view->pickAt(from, true).kind, lw::widgets::SceneView::Pick::Kind::Joint);
   const int steps = w.undoStack()->count();
-  auto drag = [&](QPoint to, bool cancel) {
-    QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
-    for (int k = 1; k <= 5; ++k) {
-      const QPoint p = from + (to - from) * k / 5;
-      QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
-      QApplication::sendEvent(view, &move);
-    }
-    if (cancel) QTest::keyClick(view, Qt::Key_Escape);
-    else QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
-    QApplication::processEvents();
-  };
+  auto drag = [&](QPoint to, bool cancel) { shiftDrag(view, from, to, 5, cancel); };
   // cancelled: nothing changes
   drag(from + QPoint(60, -40), true);
   EXPECT_LT((jointAt("D").first - D0).norm(), 1e-12);
@@ -679,14 +683,7 @@ TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   const auto expected = view->pointOnViewPlane(to, {mid.x(), mid.y(), mid.z()});
   ASSERT_TRUE(expected.has_value());
   const int steps = w.undoStack()->count();
-  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, from);
-  for (int k = 1; k <= 4; ++k) {
-    const QPoint p = from + (to - from) * k / 4;
-    QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
-    QApplication::sendEvent(view, &move);
-  }
-  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, to);
-  QApplication::processEvents();
+  shiftDrag(view, from, to, 4);
   EXPECT_EQ(w.undoStack()->count(), steps + 1);
   r = lw::resolve(*w.mechanism(), d);
   const auto& moved = r->bodies[2];
@@ -711,11 +708,7 @@ TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   const QPoint tipAt = view->projectToWidget({tip.x(), tip.y(), tip.z()}).toPoint(), tipTo = tipAt + QPoint(40, 0);
   const auto tipExpected = view->pointOnViewPlane(tipTo, {tip.x(), tip.y(), tip.z()});
   ASSERT_TRUE(tipExpected.has_value());
-  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, tipAt);
-  QMouseEvent turn(QEvent::MouseMove, tipTo, view->mapToGlobal(tipTo), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
-  QApplication::sendEvent(view, &turn);
-  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, tipTo);
-  QApplication::processEvents();
+  shiftDrag(view, tipAt, tipTo, 1);
   w.grab().save(artifacts() + "/main_window_axis_turned.png");
   lw::Diagnostics d3;
   r = lw::resolve(*w.mechanism(), d3);

@@ -48,14 +48,21 @@ TEST(SketchEdits, AFourBarDrawnFromScratchHasOneDofAndTwoGroups) {
   EXPECT_EQ(groups.groups[1].name, "RRR dyad");
 }
 
+// a pivot at the origin, a crank to (0.3, 0.4) and a rod on to (2.2, 0): a slider-crank without its slider
+Mechanism crankAndRod(const std::string& name) {
+  Mechanism m = emptyPlanar(name);
+  EXPECT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
+  EXPECT_TRUE(addLink(m, {at({0, 0}), {}}, {std::nullopt, {0.3, 0.4}}).ok);
+  EXPECT_TRUE(addLink(m, {at({0.3, 0.4}), {}}, {std::nullopt, {2.2, 0.0}}).ok);
+  return m;
+}
+
 // a guide at 30°: its own ground direction (the block's parallel), and the block stays on the line
 // through the point at that angle while the crank turns round
 TEST(SketchEdits, ASliderGuideCanTakeAnyDirection) {
-  Mechanism m = emptyPlanar("inclined");
-  ASSERT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  Mechanism m = crankAndRod("inclined");
   auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
-  ASSERT_TRUE(addLink(m, {at({0, 0}), {}}, {std::nullopt, {0.3, 0.4}}).ok);
-  ASSERT_TRUE(addLink(m, {at({0.3, 0.4}), {}}, {std::nullopt, {2.2, 0.0}}).ok);
   const Eigen::Vector2d u(std::cos(std::numbers::pi / 6), std::sin(std::numbers::pi / 6));
   EXPECT_FALSE(addSlider(m, *at({2.2, 0.0}), Eigen::Vector2d::Zero()).ok);
   const EditResult e = addSlider(m, *at({2.2, 0.0}), 3 * u);
@@ -83,11 +90,8 @@ TEST(SketchEdits, ASliderGuideCanTakeAnyDirection) {
 }
 
 TEST(SketchEdits, ASliderCrankDrawnFromScratchHasACrankAndAnRrpDyad) {
-  Mechanism m = emptyPlanar("slider-crank");
-  ASSERT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  Mechanism m = crankAndRod("slider-crank");
   auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
-  ASSERT_TRUE(addLink(m, {at({0, 0}), {}}, {std::nullopt, {0.3, 0.4}}).ok);
-  ASSERT_TRUE(addLink(m, {at({0.3, 0.4}), {}}, {std::nullopt, {2.2, 0.0}}).ok);
   const auto end = at({2.2, 0.0});
   ASSERT_TRUE(end && !end->ground());
   ASSERT_TRUE(addSlider(m, *end).ok);
@@ -213,6 +217,29 @@ TEST(SketchEdits, TurningAnAxisKeepsItsJointsAxesParallel) {
   EXPECT_EQ(vec(m.bodies[1].vectors, "a2"), a2) << "not across the universal joint";
   EXPECT_FALSE(turnVectorTo(m, *r2, "crank", "x", Eigen::Vector3d::Zero()).ok);
   EXPECT_FALSE(turnVectorTo(m, *r2, "crank", "nothing", Eigen::Vector3d::UnitX()).ok);
+}
+
+// bad moves and joint changes are refused with the item and the reason, the model untouched
+TEST(SketchEdits, BadMovesAndJointChangesAreRefusedWithTheReason) {
+  Mechanism m = crankAndRod("bad");
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r.has_value());
+  const Mechanism before = m;
+  EditResult e = movePointTo(m, *r, "link1", "P2", Eigen::Vector3d(NAN, 0, 0));
+  EXPECT_FALSE(e.ok);
+  EXPECT_EQ(e.error, "the new position of 'link1.P2' is not a finite point");
+  e = movePointTo(m, *r, "link1", "Q", Eigen::Vector3d::Zero());
+  EXPECT_FALSE(e.ok);
+  EXPECT_EQ(e.error, "there is no point 'link1.Q'");
+  e = changeJoint(m, "nothing", JointType::Pin, {"link1", "P1"}, {"ground", "O1"}, {});
+  EXPECT_FALSE(e.ok);
+  EXPECT_EQ(e.error, "there is no joint 'nothing'");
+  e = changeJoint(m, m.joints[0].name, JointType::Pin, {"link1", "P1"}, {"link1", "P2"}, {});
+  EXPECT_FALSE(e.ok);
+  EXPECT_EQ(e.error, "both points are on 'link1': a joint connects two bodies");
+  EXPECT_EQ(m.joints[0].points[0], before.joints[0].points[0]);
+  EXPECT_EQ(m.bodies[0].points[1].value[0].value, before.bodies[0].points[1].value[0].value);
 }
 
 TEST(SketchEdits, RenamingUpdatesEveryReference) {
