@@ -15,7 +15,8 @@ template <class S>
 struct GeneralizedForces<S>::Work {
   using J = kin::BasicJet<S>;
   std::vector<J> zj;                 // z + s ż: the frames' first derivatives are velocities
-  std::vector<Frame<J>> frames;      // by body
+  std::vector<Frame<J>> own;         // by body, when not the shared frames of the state
+  const std::vector<Frame<J>>* frames = &own;
   std::vector<V3<S>> r, v, a0, w, wd0;  // by body: centre of mass, its velocity and acceleration (z̈ = 0), ω, ω̇ (z̈ = 0)
   std::vector<M3<S>> R;              // by body
   std::vector<V3<S>> force, torque;  // by body, at the centre of mass
@@ -69,7 +70,7 @@ template <class S>
 GeneralizedForces<S>::GeneralizedForces(const RecursiveModel& m) : m_(&m), w_(std::make_unique<Work>()) {
   const std::size_t nb = m.mechanism->bodies.size(), nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
   w_->zj.resize(nz);
-  w_->frames.resize(nb);
+  w_->own.resize(nb);
   for (auto* v : {&w_->r, &w_->v, &w_->a0, &w_->w, &w_->wd0, &w_->force, &w_->torque}) v->resize(nb);
   w_->R.resize(nb);
   w_->bv.resize(nz);
@@ -89,21 +90,22 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
   // z + s ż + s²/2 z̈: second derivatives are accelerations (those of z̈ = 0 without zdd)
   if constexpr (std::is_same_v<S, double>) {
     if (!zdd) {  // the plain forces of a state: its frames are shared with the loop rates and outputs
-      w.frames = jetFramesAlong(m, z, zd);
+      w.frames = &jetFramesAlong(m, z, zd);
     } else {
       for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
-      computeFrames<J>(m, w.zj.data(), w.frames);
+      computeFrames<J>(m, w.zj.data(), w.own);
+      w.frames = &w.own;
     }
   } else {
     for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : S(0.0));
-    computeFrames<J>(m, w.zj.data(), w.frames);
+    computeFrames<J>(m, w.zj.data(), w.own);
   }
   const auto& bodies = m.mechanism->bodies;
   // the ground: at rest (forces on it, e.g. a tyre's reaction, are simply not projected)
   w.r[0] = w.v[0] = w.a0[0] = w.w[0] = w.wd0[0] = zero3<S>();
   w.R[0] = identity<S>();
   for (std::size_t b = 1; b < bodies.size(); ++b) {
-    const Frame<J>& F = w.frames[b];
+    const Frame<J>& F = (*w.frames)[b];
     const V3<J> c = worldPoint(F, bodies[b].com);
     for (int i = 0; i < 3; ++i) {
       w.r[b][i] = c[i].v;
@@ -115,7 +117,7 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
   }
   // b_k: the node's own coordinates moving at unit rate, its parent at rest
   for (const Node& n : m.nodes) {
-    const Frame<J>& pj = w.frames[static_cast<std::size_t>(n.parent)];
+    const Frame<J>& pj = (*w.frames)[static_cast<std::size_t>(n.parent)];
     M3<S> Rp;
     for (int i = 0; i < 9; ++i) Rp.a[i] = pj.R.a[i].v;
     const auto body = static_cast<std::size_t>(n.body);
@@ -178,7 +180,7 @@ void GeneralizedForces<S>::applied(double t) {
     w.force[b] = cst<S>(Eigen::Vector3d(body.mass * mech.gravity));
     if (!planar) w.torque[b] = scale(S(-1.0), cross(w.w[b], inertiaTimes(w.R[b], body.inertia, w.w[b])));
   }
-  auto point = [&](ItemIndex p) { return worldPoint(w.frames[static_cast<std::size_t>(p.body)], mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]); };
+  auto point = [&](ItemIndex p) { return worldPoint((*w.frames)[static_cast<std::size_t>(p.body)], mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]); };
   auto applyAt = [&](int body, const V3<S>& P, const V3<S>& f) {
     if (body == 0) return;
     const auto b = static_cast<std::size_t>(body);

@@ -1,6 +1,7 @@
 // Compilation of the recursive model: spanning tree, node geometry, loop constraints.
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cmath>
 #include <deque>
 
 #include "dynamics/recursive_model.h"
@@ -86,6 +87,12 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     n.z = r.nz;
     n.nz = coordinatesOf(n.kind);
     r.nz += n.nz;
+    for (int a = 0; a < 3; ++a)
+      if (std::abs(n.axis[a]) == 1.0 && n.axis[(a + 1) % 3] == 0.0 && n.axis[(a + 2) % 3] == 0.0) {
+        n.axisIndex = a;
+        n.axisSign = n.axis[a];
+      }
+    n.R0isIdentity = n.R0 == Eigen::Matrix3d::Identity();
     r.nodeOfBody[static_cast<std::size_t>(n.body)] = static_cast<int>(r.nodes.size());
     r.nodes.push_back(n);
   };

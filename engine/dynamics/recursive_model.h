@@ -45,6 +45,11 @@ struct Node {
   Eigen::Matrix3d R0 = Eigen::Matrix3d::Identity();
   Eigen::Vector3d x0 = Eigen::Vector3d::Zero();
   bool flip = false;      // the joint's body 1 is the child: joint coordinates change sign
+  // set on compilation: the axis as axisSign·e_axisIndex when it lies exactly along x, y or z
+  // (axisIndex −1 otherwise; a turn then mixes two columns only), and whether R0 = I
+  int axisIndex = -1;
+  double axisSign = 1.0;
+  bool R0isIdentity = false;
 };
 
 /// A joint outside the tree (or a driver, or a quaternion's unit norm): rows of Φ.

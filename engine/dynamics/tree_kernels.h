@@ -69,16 +69,47 @@ template <class T> M3<T> cst(const Eigen::Matrix3d& m) {
   return r;
 }
 
-// rotation by angle about a unit axis (Rodrigues)
+// sin and cos of one angle; on jets the trigonometric functions of the value are shared
+template <class T> void sinCos(const T& a, T& s, T& c) {
+  using std::sin, std::cos;
+  s = sin(a);
+  c = cos(a);
+}
+template <class S> void sinCos(const kin::BasicJet<S>& a, kin::BasicJet<S>& s, kin::BasicJet<S>& c) {
+  using std::sin, std::cos;
+  const S sv = sin(a.v), cv = cos(a.v), d2 = a.d * a.d;
+  s = {sv, cv * a.d, cv * a.dd - sv * d2};
+  c = {cv, -(sv * a.d), -(sv * a.dd) - cv * d2};
+}
+
+// rotation by angle about a unit axis u (Rodrigues): R = c I + s ũ + (1 − c) u uᵀ, without the
+// terms whose constant factor is zero (drawn mechanisms' axes mostly lie along x, y or z)
 template <class T> M3<T> axisAngle(const Eigen::Vector3d& u, const T& angle) {
-  using std::cos, std::sin;
-  const T c = cos(angle), s = sin(angle), k = T(1.0) - c;
-  const double x = u.x(), y = u.y(), z = u.z();
+  T s, c;
+  sinCos(angle, s, c);
+  const T k = T(1.0) - c;
+  const double skew[9] = {0.0, -u.z(), u.y(), u.z(), 0.0, -u.x(), -u.y(), u.x(), 0.0};
   M3<T> R;
-  R(0, 0) = c + k * (x * x); R(0, 1) = k * (x * y) - s * z; R(0, 2) = k * (x * z) + s * y;
-  R(1, 0) = k * (y * x) + s * z; R(1, 1) = c + k * (y * y); R(1, 2) = k * (y * z) - s * x;
-  R(2, 0) = k * (z * x) - s * y; R(2, 1) = k * (z * y) + s * x; R(2, 2) = c + k * (z * z);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      T e = i == j ? c : T(0.0);
+      if (skew[3 * i + j] != 0.0) e = s * skew[3 * i + j];  // off the diagonal only
+      if (u[i] * u[j] != 0.0) e = e + k * (u[i] * u[j]);
+      R(i, j) = e;
+    }
   return R;
+}
+// P · R(θ) for R a turn by θ about the coordinate axis e_a: only columns b = a+1 and d = a+2
+// (mod 3) mix, 12 products of scalars instead of the 27 of a full product
+template <class T> M3<T> turnedAbout(const M3<T>& P, int a, const T& s, const T& c) {
+  const int b = (a + 1) % 3, d = (a + 2) % 3;
+  M3<T> r;
+  for (int i = 0; i < 3; ++i) {
+    r(i, a) = P(i, a);
+    r(i, b) = P(i, b) * c + P(i, d) * s;
+    r(i, d) = P(i, d) * c - P(i, b) * s;
+  }
+  return r;
 }
 // rotation of the quaternion (w, x, y, z) normalised: R(q) = R(q/|q|), a rotation for every q ≠ 0.
 // |q| = 1 stays a loop constraint (it fixes the one direction R does not see); being a rotation off
@@ -159,10 +190,20 @@ void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f
   f[0].x = {{T(0.0), T(0.0), T(0.0)}};
   for (const Node& n : m.nodes) {
     const Frame<T>& p = f[static_cast<std::size_t>(n.parent)];
+    Frame<T>& c = f[static_cast<std::size_t>(n.body)];
+    if (n.kind == NodeKind::Revolute && n.axisIndex >= 0) {
+      // the common case on its own: P = p.R Rm by turning two columns, and
+      // x = p.x + p.R (J + Rm (x0 − J)) = p.x + p.R J + P (x0 − J)
+      T s, co;
+      sinCos(T(z[n.z] * (n.flip ? -n.axisSign : n.axisSign)), s, co);
+      const M3<T> P = turnedAbout(p.R, n.axisIndex, s, co);
+      c.R = n.R0isIdentity ? P : mul(P, n.R0);
+      c.x = add(add(p.x, mul(p.R, n.point)), mul(P, Eigen::Vector3d(n.x0 - n.point)));
+      continue;
+    }
     M3<T> Rm = identity<T>();
     V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
     jointMotion(n, z + n.z, Rm, tm);
-    Frame<T>& c = f[static_cast<std::size_t>(n.body)];
     c.R = mul(p.R, mul(Rm, n.R0));
     c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
   }
