@@ -45,8 +45,15 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     if (st.ok()) s.t = t;
     return st;
   }
-  // predictor: constant acceleration
-  x_ = s.x + h * s.v + 0.5 * h * h * s.a;
+  // predictor: x from the trapezoidal rule with the acceleration extrapolated linearly from the
+  // last step, when s is where that step ended (not after a change of coordinates or a reset);
+  // constant acceleration otherwise
+  if (haveLast_ && s.t == last_.t && s.x == last_.x && s.v == last_.v && s.a == last_.a) {
+    a_ = s.a + (h / lastH_) * (s.a - lastStartA_);
+    x_ = s.x + h * s.v + (h * h / 4) * (s.a + a_);
+  } else {
+    x_ = s.x + h * s.v + 0.5 * h * h * s.a;
+  }
   if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
   auto& lu = lu_;
   for (lastIterations = 0; lastIterations < options_.maxIterations; ++lastIterations) {
@@ -73,10 +80,14 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
       // enough for its dependent state; no extra evaluation
       v_ = (2 / h) * (x_ - s.x) - s.v;
       a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
+      lastStartA_ = s.a;
+      lastH_ = h;
       s.t = t;
       s.x = x_;
       s.v = v_;
       s.a = a_;
+      last_ = s;
+      haveLast_ = true;
       // a slow convergence says the kept tangent has aged: refresh it at the next step's start
       if (lastIterations > 4) haveJacobian_ = false;
       return {};

@@ -47,6 +47,12 @@ class Trapezoidal {
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   bool haveJacobian_ = false;
   double jacobianH_ = 0;
+  // the previous step, for a predictor that extrapolates the acceleration linearly (the first
+  // Newton update then usually meets the tolerance: one evaluation per step instead of two)
+  State last_;                    // what the last step returned
+  Eigen::VectorXd lastStartA_;    // the acceleration it started from
+  double lastH_ = 0;
+  bool haveLast_ = false;
   Status tangent(SecondOrderSystem& sys, const State& s0, double t, double h);
 };
 
