@@ -159,6 +159,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       if (reportAndCheckCancel(i, tOut)) break;
     }
     res.tangents = pd.jacobians;
+    res.evaluations = pd.iterations;
     res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
   }

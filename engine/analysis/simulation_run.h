@@ -34,7 +34,7 @@ struct SimulationResult {
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)
   long tangents = 0;                 // Newton tangents built (trapezoidal); Jacobians [K C] (penalty)
-  long evaluations = 0;              // right-hand side evaluations
+  long evaluations = 0;              // right-hand side evaluations (Matrix R); Newton iterations, one residual each (penalty)
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. contacts not simulated
   std::size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }

@@ -218,23 +218,16 @@ kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
 
 namespace {
 
-// the structural pattern of Θ_z for the current choice of coordinates: a loop row reads the
-// coordinates of the nodes whose subtree carries its bodies (RecursiveModel::affected); a point
-// coordinate reads the nodes above its body
+// the structural pattern of Θ_z for the current choice of coordinates: a loop row's
+// (RecursiveModel::rowColumns); a point coordinate reads the nodes above its body
 void thetaPattern(const MatrixRModel& m, MatrixRData& d) {
   const auto& tree = m.tree;
   std::vector<int> selected(static_cast<std::size_t>(tree.nrows), -1);
   for (std::size_t i = 0; i < m.rows.size(); ++i) selected[static_cast<std::size_t>(m.rows[i])] = static_cast<int>(i);
   std::vector<std::pair<int, int>> entries;  // (column, row)
-  for (std::size_t k = 0; k < tree.nodes.size(); ++k) {
-    const Node& n = tree.nodes[k];
-    for (int ci : tree.affected[k]) {
-      const LoopConstraint& c = tree.constraints[static_cast<std::size_t>(ci)];
-      for (int r = c.row; r < c.row + c.rows; ++r)
-        if (selected[static_cast<std::size_t>(r)] >= 0)
-          for (int i = 0; i < n.nz; ++i) entries.emplace_back(n.z + i, selected[static_cast<std::size_t>(r)]);
-    }
-  }
+  for (int r = 0; r < tree.nrows; ++r)
+    if (selected[static_cast<std::size_t>(r)] >= 0)
+      for (int col : tree.rowColumns[static_cast<std::size_t>(r)]) entries.emplace_back(col, selected[static_cast<std::size_t>(r)]);
   const int nc = static_cast<int>(m.rows.size());
   for (std::size_t k = 0; k < d.dofs.size(); ++k) {
     const Dof& f = d.dofs[k];

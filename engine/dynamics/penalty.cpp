@@ -14,11 +14,24 @@ namespace lw::dyn {
 class PenaltySolvers {
  public:
   explicit PenaltySolvers(const RecursiveModel& m)
-      : lu(m.nz), forces(m), JtJ(m.nz, m.nz), tmp(m.nz), tmp2(m.nz), zdStar(m.nz), zddStar(m.nz) {}
+      : lu(m.nz), forces(m), rowColumns(&m.rowColumns), tmp(m.nz), tmp2(m.nz), zdStar(m.nz), zddStar(m.nz) {}
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   GeneralizedForces<double> forces;
-  Eigen::MatrixXd JtJ;
+  const std::vector<std::vector<int>>* rowColumns;
   Eigen::VectorXd tmp, tmp2, zdStar, zddStar;
+
+  // A += s Φ_zᵀ Φ_z over each row's structural columns: a loop row reads few coordinates, and
+  // the dense product was half of a large grid's step
+  void addJtJ(const PenaltyData& d, double s, Eigen::MatrixXd& A) const {
+    for (Eigen::Index r = 0; r < d.J.rows(); ++r) {
+      const auto& cols = (*rowColumns)[static_cast<std::size_t>(r)];
+      for (int a : cols) {
+        const double v = s * d.J(r, a);
+        if (v == 0.0) continue;
+        for (int b : cols) A(b, a) += v * d.J(r, b);
+      }
+    }
+  }
 
   // α Φ_zᵀ v into out
   void penaltyForce(const PenaltyData& d, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
@@ -41,12 +54,13 @@ PenaltyData::PenaltyData(PenaltyData&&) noexcept = default;
 
 kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.t = t;
+  d.haveLast = false;
   PenaltySolvers& s = *d.solvers;
   dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
   loopJacobian(m, d.z, t, d.J);
   loopRates(m, d.z, d.zd, t, d.phiT, d.c);
-  s.JtJ.noalias() = d.J.transpose() * d.J;
-  d.A = d.Md + d.alpha * s.JtJ;
+  d.A = d.Md;
+  s.addJtJ(d, d.alpha, d.A);
   // Φ̇_z ż + Φ̇_t = −c
   s.penaltyForce(d, d.c, s.tmp);
   d.rhs = d.Qd + s.tmp;
@@ -61,10 +75,20 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   PenaltySolvers& s = *d.solvers;
   d.zhatd = -((2 / h) * d.z + d.zd);
   d.zhatdd = -((4 / (h * h)) * d.z + (4 / h) * d.zd + d.zdd);
-  d.z += h * d.zd + 0.5 * h * h * d.zdd;  // predictor
+  // predictor: the trapezoidal rule with z̈ extrapolated linearly from the last step (constant
+  // on the first); the first Newton update then is often within the tolerance
+  if (d.haveLast) {
+    d.dz = d.zdd + (h / d.lastH) * (d.zdd - d.lastStartZdd);
+    d.z += h * d.zd + hh * (d.zdd + d.dz);
+  } else {
+    d.z += h * d.zd + 0.5 * h * h * d.zdd;
+  }
+  d.lastStartZdd = d.zdd;
+  d.lastH = h;
   d.t = t;
   bool converged = false;
   for (d.lastIterations = 0; d.lastIterations < d.options.maxIterations; ++d.lastIterations) {
+    ++d.iterations;
     d.zd = (2 / h) * d.z + d.zhatd;
     d.zdd = (4 / (h * h)) * d.z + d.zhatdd;
     dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
@@ -81,8 +105,8 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     }
     // (25), (20)
     d.P = d.Md + (h / 2) * d.C + hh * d.K;
-    s.JtJ.noalias() = d.J.transpose() * d.J;
-    d.A = d.P + (hh * d.alpha) * s.JtJ;
+    d.A = d.P;
+    s.addJtJ(d, hh * d.alpha, d.A);
     // the unit-quaternion rows |q|² − 1 have the Hessian 2I: their penalty force α Φ_zᵀΦ adds the
     // stiffness 2αΦ on the quaternion's diagonal (the other rows' Φ_zz αΦ are neglected, as in
     // the paper). It matters where the inertia is tiny, such as a rod's spin between ball joints.
@@ -120,6 +144,7 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   d.rhs.noalias() = d.P * s.zddStar;
   d.rhs += hh * s.tmp;
   d.zdd = s.lu.solve(d.rhs);
+  d.haveLast = true;
   return {};
 }
 

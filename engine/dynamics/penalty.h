@@ -36,6 +36,11 @@ struct PenaltyData {
   Eigen::VectorXd z, zd, zdd;  // nz
   long jacobians = 0;          // evaluations of J = [K C] (a reported metric)
   int lastIterations = 0;
+  long iterations = 0;         // Newton iterations so far (a reported metric)
+  // the last step's start acceleration and size: the predictor extrapolates z̈ linearly
+  Eigen::VectorXd lastStartZdd;
+  double lastH = 0;
+  bool haveLast = false;       // cleared by penaltyStart
   // scratch, sized once
   Eigen::MatrixXd Md, K, C, P, A, J;
   Eigen::VectorXd Qd, phi, phiT, c, f, zhatd, zhatdd, rhs, dz;

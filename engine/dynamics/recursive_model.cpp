@@ -249,6 +249,13 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
       if (hit) r.affected[k].push_back(static_cast<int>(ci));
     }
   }
+  r.rowColumns.assign(static_cast<std::size_t>(r.nrows), {});
+  for (std::size_t k = 0; k < r.nodes.size(); ++k)  // nodes in order: columns come sorted
+    for (int ci : r.affected[k]) {
+      const LoopConstraint& c = r.constraints[static_cast<std::size_t>(ci)];
+      for (int ri = c.row; ri < c.row + c.rows; ++ri)
+        for (int i = 0; i < r.nodes[k].nz; ++i) r.rowColumns[static_cast<std::size_t>(ri)].push_back(r.nodes[k].z + i);
+    }
   return r;
 }
 

@@ -72,6 +72,7 @@ struct RecursiveModel {
   std::vector<std::vector<int>> children;  // node -> child nodes
   std::vector<std::vector<int>> subtree;   // node -> bodies that move with it (itself included)
   std::vector<std::vector<int>> affected;  // node -> constraints its coordinates can change
+  std::vector<std::vector<int>> rowColumns;  // row of Φ -> the coordinates it can depend on (sorted): Φ_z's pattern
   std::vector<int> enter, leave;           // node -> depth-first interval of its subtree
   /// Does `body` move with the coordinates of node k (is it in k's subtree)? O(1).
   bool movesWith(int body, int k) const {
