@@ -50,16 +50,14 @@ std::vector<NamedVector>* vectorsOf(Mechanism& m, const std::string& body) {
 }
 
 // removes the outputs and costs that name a removed point or joint
-void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std::set<std::string>& joints,
-                    const std::set<std::string>& groundPoints) {
-  auto gone = [&](const Ref& r) {
-    return bodies.count(r.body) || (r.body == kGroundName && groundPoints.count(r.item));
-  };
+// outputs matching `drop`, and the costs that read them
+template <class Pred>
+void dropOutputs(Mechanism& m, Pred drop) {
   std::set<std::string> outputs;
   std::erase_if(m.outputs, [&](const Output& o) {
-    const bool drop = gone(o.point) || joints.count(o.joint);
-    if (drop) outputs.insert(o.name);
-    return drop;
+    const bool d = drop(o);
+    if (d) outputs.insert(o.name);
+    return d;
   });
   std::erase_if(m.costs, [&](const Cost& c) {
     for (const auto& v : c.expression.variables()) {
@@ -68,6 +66,13 @@ void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std
     }
     return false;
   });
+}
+
+void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std::set<std::string>& joints,
+                    const std::set<std::string>& groundPoints) {
+  auto gone = [&](const Ref& r) {
+    return bodies.count(r.body) || (r.body == kGroundName && groundPoints.count(r.item));
+  };
   std::erase_if(m.initialVelocities, [&](const InitialVelocity& v) {
     return joints.count(v.joint) || gone(v.point) || bodies.count(v.body);
   });
@@ -79,7 +84,7 @@ void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std
     if (drop) springs.insert(f.name);
     return drop;
   });
-  std::erase_if(m.outputs, [&](const Output& o) { return springs.count(o.spring) > 0; });
+  dropOutputs(m, [&](const Output& o) { return gone(o.point) || joints.count(o.joint) || springs.count(o.spring); });
   std::erase_if(m.contacts, [&](const Contact& c) { return gone(c.point) || gone(c.planePoint) || gone(c.planeNormal); });
   std::erase_if(m.drivers, [&](const Driver& d) {
     return joints.count(d.joint) || gone(d.point) || gone(d.points[0]) || gone(d.points[1]);
@@ -689,6 +694,100 @@ EditResult deleteGroundPoint(Mechanism& m, const std::string& point) {
   r.ok = true;
   r.item = point;
   r.description = "Delete ground pivot " + point;
+  return r;
+}
+
+
+
+// ---- drivers and forces ----
+namespace {
+
+template <class Item>
+auto findNamed(std::vector<Item>& items, const std::string& name) {
+  return std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.name == name; });
+}
+
+}  // namespace
+
+EditResult addDriver(Mechanism& m, Driver d) {
+  EditResult r;
+  if (d.name.empty()) d.name = freshName(m, "motor");
+  r.item = d.name;
+  r.description = std::string("Add driver ") + d.name + " (" + toString(d.type) + ")";
+  m.drivers.push_back(std::move(d));
+  r.ok = true;
+  return r;
+}
+
+EditResult changeDriver(Mechanism& m, const std::string& name, Driver d) {
+  EditResult r;
+  const auto it = findNamed(m.drivers, name);
+  if (it == m.drivers.end()) {
+    r.error = "there is no driver '" + name + "'";
+    return r;
+  }
+  d.name = name;
+  *it = std::move(d);
+  r.ok = true;
+  r.item = name;
+  r.description = "Change driver " + name;
+  return r;
+}
+
+EditResult deleteDriver(Mechanism& m, const std::string& name) {
+  EditResult r;
+  const auto it = findNamed(m.drivers, name);
+  if (it == m.drivers.end()) {
+    r.error = "there is no driver '" + name + "'";
+    return r;
+  }
+  m.drivers.erase(it);
+  r.ok = true;
+  r.item = name;
+  r.description = "Delete driver " + name;
+  return r;
+}
+
+EditResult addForce(Mechanism& m, Force f) {
+  EditResult r;
+  if (f.name.empty()) f.name = freshName(m, f.type == Force::Type::Spring ? "spring" : "force");
+  r.item = f.name;
+  r.description = std::string("Add ") + toString(f.type) + " " + f.name;
+  m.forces.push_back(std::move(f));
+  r.ok = true;
+  return r;
+}
+
+EditResult changeForce(Mechanism& m, const std::string& name, Force f) {
+  EditResult r;
+  const auto it = findNamed(m.forces, name);
+  if (it == m.forces.end()) {
+    r.error = "there is no force '" + name + "'";
+    return r;
+  }
+  const bool wasSpring = it->type == Force::Type::Spring;
+  f.name = name;
+  *it = std::move(f);
+  // a spring's length outputs lose their meaning when it becomes another kind of force
+  if (wasSpring && it->type != Force::Type::Spring) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
+  r.ok = true;
+  r.item = name;
+  r.description = "Change force " + name;
+  return r;
+}
+
+EditResult deleteForce(Mechanism& m, const std::string& name) {
+  EditResult r;
+  const auto it = findNamed(m.forces, name);
+  if (it == m.forces.end()) {
+    r.error = "there is no force '" + name + "'";
+    return r;
+  }
+  m.forces.erase(it);
+  dropOutputs(m, [&](const Output& o) { return o.spring == name; });
+  r.ok = true;
+  r.item = name;
+  r.description = "Delete force " + name;
   return r;
 }
 

@@ -106,4 +106,21 @@ EditResult deleteBody(Mechanism& m, const std::string& body);
 /// Deletes a ground point and the joints, drivers and forces on it.
 EditResult deleteGroundPoint(Mechanism& m, const std::string& point);
 
+// ---- drivers and forces (Model > Add Driver..., Add Force..., Change..., Delete) ----
+// Whether the references hold (the joint exists, the points are on two bodies...) is the
+// resolver's to say: the caller resolves a copy before keeping the edit.
+
+/// Adds a driver; a fresh name ("motor1", ...) when d.name is empty.
+EditResult addDriver(Mechanism& m, Driver d);
+/// Replaces the named driver's type, references and function; its name stays.
+EditResult changeDriver(Mechanism& m, const std::string& name, Driver d);
+EditResult deleteDriver(Mechanism& m, const std::string& name);
+/// Adds a force element; a fresh name ("spring1", "force1", ...) when f.name is empty.
+EditResult addForce(Mechanism& m, Force f);
+/// Replaces the named force; its name stays. A spring that becomes another kind of force takes
+/// its length outputs (and the costs on them) with it.
+EditResult changeForce(Mechanism& m, const std::string& name, Force f);
+/// Deletes a force and the outputs (and costs) that read it.
+EditResult deleteForce(Mechanism& m, const std::string& name);
+
 }  // namespace lw::sketch

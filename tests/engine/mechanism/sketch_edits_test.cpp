@@ -242,6 +242,79 @@ TEST(SketchEdits, BadMovesAndJointChangesAreRefusedWithTheReason) {
   EXPECT_EQ(m.bodies[0].points[1].value[0].value, before.bodies[0].points[1].value[0].value);
 }
 
+// drivers and forces are added, changed and deleted by name; the decomposition follows the driver
+// to the rocker; a spring's length output goes with it; bad references are the resolver's to name
+TEST(SketchEdits, DriversAndForcesAreAddedChangedAndDeleted) {
+  Mechanism m = drawFourBar();
+  std::string rockerPivot;
+  for (const auto& j : m.joints)
+    if (j.points[0].body == "link3" || j.points[1].body == "link3")
+      if (j.points[0].body == kGroundName || j.points[1].body == kGroundName) rockerPivot = j.name;
+  ASSERT_FALSE(rockerPivot.empty());
+  Driver d;
+  d.type = Driver::Type::Joint;
+  d.joint = rockerPivot;
+  d.function = Number::expr("pi*t");
+  ASSERT_TRUE(changeDriver(m, "motor1", d).ok);
+  EXPECT_EQ(m.drivers[0].name, "motor1");
+  {
+    Diagnostics diag;
+    const auto r = resolve(m, diag);
+    ASSERT_TRUE(r.has_value()) << (diag.empty() ? "" : diag[0].format());
+    const auto groups = topology::decompose(kin::compileNaturalModel(*r));
+    ASSERT_TRUE(groups.ok) << groups.error;
+    EXPECT_EQ(topology::describe(groups, *r), "{link3} {link1, link2}");
+  }
+  Force f;
+  f.type = Force::Type::Spring;
+  f.points[0] = {kGroundName, "O1"};
+  f.points[1] = {"link2", "P2"};
+  f.stiffness = 100;
+  f.naturalLength = 1;
+  const EditResult added = addForce(m, f);
+  ASSERT_TRUE(added.ok);
+  EXPECT_EQ(added.item, "spring1");
+  Output o;
+  o.name = "stretch";
+  o.type = Output::Type::SpringLength;
+  o.spring = "spring1";
+  m.outputs.push_back(o);
+  {
+    Diagnostics diag;
+    ASSERT_TRUE(resolve(m, diag).has_value()) << (diag.empty() ? "" : diag[0].format());
+  }
+  Force push;
+  push.type = Force::Type::PointForce;
+  push.point = {"link2", "P2"};
+  push.value = {Number(0), Number::expr("-10*t")};
+  ASSERT_TRUE(changeForce(m, "spring1", push).ok);
+  EXPECT_EQ(m.forces[0].type, Force::Type::PointForce);
+  EXPECT_TRUE(m.outputs.empty()) << "the spring's length output should go with the spring";
+  {
+    Diagnostics diag;
+    ASSERT_TRUE(resolve(m, diag).has_value()) << (diag.empty() ? "" : diag[0].format());
+  }
+  ASSERT_TRUE(deleteForce(m, "spring1").ok);
+  EXPECT_TRUE(m.forces.empty());
+  ASSERT_TRUE(deleteDriver(m, "motor1").ok);
+  EXPECT_TRUE(m.drivers.empty());
+  // refused, with the reason
+  EXPECT_EQ(changeDriver(m, "motor1", d).error, "there is no driver 'motor1'");
+  EXPECT_EQ(deleteForce(m, "spring1").error, "there is no force 'spring1'");
+  EXPECT_EQ(changeForce(m, "x", push).error, "there is no force 'x'");
+  // a driver of a joint that does not exist: the resolver names the driver and the joint
+  Driver bad;
+  bad.type = Driver::Type::Joint;
+  bad.joint = "nothing";
+  bad.function = Number::expr("t");
+  ASSERT_TRUE(addDriver(m, bad).ok);
+  Diagnostics diag;
+  EXPECT_FALSE(resolve(m, diag).has_value());
+  ASSERT_FALSE(diag.empty());
+  EXPECT_NE(diag[0].format().find("nothing"), std::string::npos) << diag[0].format();
+  EXPECT_NE(diag[0].format().find("drivers[0]"), std::string::npos) << diag[0].format();
+}
+
 TEST(SketchEdits, RenamingUpdatesEveryReference) {
   Mechanism m = drawFourBar();
   ASSERT_TRUE(renameItem(m, "bodies[0]", "crank").ok);
