@@ -33,6 +33,8 @@
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
+#include "panels/driver_dialog.h"
+#include "panels/force_dialog.h"
 #include "panels/joint_dialog.h"
 #include "mechanism/fields.h"
 #include "panels/samples_gallery.h"
@@ -271,7 +273,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(properties_, &widgets::PropertyEditor::edited, this, &MainWindow::editProperty);
   // smooth edges cost a software renderer 3-4× per frame: dropped while the motion plays
   connect(playback_, &widgets::PlaybackBar::animatingChanged, scene_, &widgets::SceneView::setAnimating);
-  connect(properties_, &widgets::PropertyEditor::changeJointRequested, this, [this](int joint) { changeJoint(joint); });
+  connect(properties_, &widgets::PropertyEditor::changeRequested, this, &MainWindow::changeItem);
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
   connect(structure_, &widgets::StructurePanel::highlightBodies, sketch_, &widgets::SketchView::setHighlightedBodies);
 
@@ -370,14 +372,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   addJoint->setObjectName("AddJoint");
   addJoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
-  QAction* changeJointAction = model->addAction(tr("&Change Selected Joint..."), this, [this] {
+  QAction* addDriverAction = model->addAction(tr("Add &Driver..."), this, [this] { addDriver(); });
+  addDriverAction->setObjectName("AddDriver");
+  addDriverAction->setStatusTip(tr("Drive a joint, a point's coordinate or the distance between two points as a function of time"));
+  QAction* addForceAction = model->addAction(tr("Add F&orce..."), this, [this] { addForce(); });
+  addForceAction->setObjectName("AddForce");
+  addForceAction->setStatusTip(tr("Add a spring-damper, a torsion spring, a force on a point, a torque or a tyre"));
+  QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
-    if (!path.startsWith("joints[")) return statusBar()->showMessage(tr("Select a joint in the model tree (or click one in the 3D view) first"), 8000);
-    changeJoint(path.mid(7, path.indexOf(']') - 7).toInt());
+    if (!changeItem(path))
+      statusBar()->showMessage(tr("Select a joint, driver or force in the model tree (or click a joint in the 3D view) first"), 8000);
   });
-  changeJointAction->setObjectName("ChangeJoint");
-  changeJointAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
-  changeJointAction->setStatusTip(tr("Change the selected joint's type, points and axes (e.g. a pin into a slider)"));
+  changeSelected->setObjectName("ChangeSelected");
+  changeSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+  changeSelected->setStatusTip(tr("Change the selected joint's, driver's or force's type and what it connects (e.g. a pin into a slider)"));
   QAction* rename = model->addAction(tr("&Rename Selected..."), this, [this] {
     const QString path = properties_->item();
     if (path.isEmpty()) return statusBar()->showMessage(tr("Select an item in the model tree first"), 8000);
@@ -392,13 +400,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   QAction* deleteSelected = model->addAction(tr("&Delete Selected"), this, [this, apply, selectedBody] {
     const QString path = properties_->item();
     Mechanism after = *mechanism_;
+    const auto i = static_cast<std::size_t>(std::max(0, itemIndex(path)));
     if (path.startsWith("joints[")) {
-      const auto i = static_cast<std::size_t>(path.mid(7, path.indexOf(']') - 7).toInt());
       if (i < after.joints.size()) apply(after, sketch::deleteJoint(after, after.joints[i].name));
+    } else if (path.startsWith("drivers[") && !path.contains('.')) {
+      if (i < after.drivers.size()) apply(after, sketch::deleteDriver(after, after.drivers[i].name));
+    } else if (path.startsWith("forces[") && !path.contains('.')) {
+      if (i < after.forces.size()) apply(after, sketch::deleteForce(after, after.forces[i].name));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
       apply(after, sketch::deleteBody(after, selectedBody()));
     } else {
-      statusBar()->showMessage(tr("Select a body or a joint in the model tree"), 8000);
+      statusBar()->showMessage(tr("Select a body, joint, driver or force in the model tree"), 8000);
     }
   });
   deleteSelected->setObjectName("DeleteSelected");
@@ -703,16 +715,7 @@ bool MainWindow::addPointAtPick(const widgets::SceneView::Pick& p) {
 
 bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes) {
   Mechanism after = *mechanism_;
-  const sketch::EditResult r = sketch::addJoint(after, type, a, b, axes);
-  QString why = r.ok ? QString() : QString::fromStdString(r.error);
-  if (why.isEmpty()) why = whyInvalid(after);
-  if (!why.isEmpty()) {
-    log(tr("The joint was not added: %1").arg(why));
-    statusBar()->showMessage(tr("The joint was not added (see Messages)"), 8000);
-    return false;
-  }
-  applyEdit(after, QString::fromStdString(r.description));
-  return true;
+  return keepIfValid(after, sketch::addJoint(after, type, a, b, axes), tr("The joint was not added"));
 }
 
 void MainWindow::startPointDrag(int b, int point, const QString& what) {
@@ -758,6 +761,110 @@ void MainWindow::updateHandles() {
   scene_->setHandles(shown);
 }
 
+int MainWindow::itemIndex(const QString& path) {
+  const auto open = path.indexOf('['), close = path.indexOf(']');
+  if (open < 0 || close < open) return -1;
+  bool ok = false;
+  const int i = path.mid(open + 1, close - open - 1).toInt(&ok);
+  return ok ? i : -1;
+}
+
+bool MainWindow::changeItem(const QString& path) {
+  if (!path.endsWith(']') || path.count('[') != 1) return false;
+  const int i = itemIndex(path);
+  if (path.startsWith("joints[")) changeJoint(i);
+  else if (path.startsWith("drivers[")) changeDriver(i);
+  else if (path.startsWith("forces[")) changeForce(i);
+  else return false;
+  return true;
+}
+
+bool MainWindow::keepIfValid(const Mechanism& after, const sketch::EditResult& r, const QString& refused) {
+  QString why = r.ok ? QString() : QString::fromStdString(r.error);
+  if (why.isEmpty()) why = whyInvalid(after);
+  if (!why.isEmpty()) {
+    log(tr("%1: %2").arg(refused, why));
+    statusBar()->showMessage(tr("%1 (see Messages)").arg(refused), 8000);
+    return false;
+  }
+  applyEdit(after, QString::fromStdString(r.description));
+  return true;
+}
+
+bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& accept) {
+  widgets::DriverDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("DriverDialog");
+  if (accept) accept(dialog);
+  else if (dialog.exec() != QDialog::Accepted) return false;
+  Driver d;
+  QString why;
+  if (!dialog.driver(d, why)) {
+    log(tr("The driver was not added: %1").arg(why));
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  if (!keepIfValid(after, sketch::addDriver(after, d), tr("The driver was not added"))) return false;
+  tree_->selectPath(QString("drivers[%1]").arg(mechanism_->drivers.size() - 1));
+  return true;
+}
+
+bool MainWindow::changeDriver(int index, const std::function<void(widgets::DriverDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->drivers.size())) return false;
+  const Driver before = mechanism_->drivers[static_cast<std::size_t>(index)];
+  widgets::DriverDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeDriverDialog");
+  if (accept) accept(dialog);
+  else if (dialog.exec() != QDialog::Accepted) return false;
+  Driver d;
+  QString why;
+  const QString refused = tr("Driver %1 was not changed").arg(QString::fromStdString(before.name));
+  if (!dialog.driver(d, why)) {
+    log(tr("%1: %2").arg(refused, why));
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  if (!keepIfValid(after, sketch::changeDriver(after, before.name, d), refused)) return false;
+  tree_->selectPath(QString("drivers[%1]").arg(index));
+  return true;
+}
+
+bool MainWindow::addForce(const std::function<void(widgets::ForceDialog&)>& accept) {
+  widgets::ForceDialog dialog(*mechanism_, resolved_.get(), nullptr, this);
+  dialog.setObjectName("ForceDialog");
+  if (accept) accept(dialog);
+  else if (dialog.exec() != QDialog::Accepted) return false;
+  Force f;
+  QString why;
+  if (!dialog.force(f, why)) {
+    log(tr("The force was not added: %1").arg(why));
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  if (!keepIfValid(after, sketch::addForce(after, f), tr("The force was not added"))) return false;
+  tree_->selectPath(QString("forces[%1]").arg(mechanism_->forces.size() - 1));
+  return true;
+}
+
+bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->forces.size())) return false;
+  const Force before = mechanism_->forces[static_cast<std::size_t>(index)];
+  widgets::ForceDialog dialog(*mechanism_, resolved_.get(), &before, this);
+  dialog.setObjectName("ChangeForceDialog");
+  if (accept) accept(dialog);
+  else if (dialog.exec() != QDialog::Accepted) return false;
+  Force f;
+  QString why;
+  const QString refused = tr("Force %1 was not changed").arg(QString::fromStdString(before.name));
+  if (!dialog.force(f, why)) {
+    log(tr("%1: %2").arg(refused, why));
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  if (!keepIfValid(after, sketch::changeForce(after, before.name, f), refused)) return false;
+  tree_->selectPath(QString("forces[%1]").arg(index));
+  return true;
+}
+
 bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {
   if (index < 0 || index >= static_cast<int>(mechanism_->joints.size())) return false;
   const Joint joint = mechanism_->joints[static_cast<std::size_t>(index)];
@@ -767,14 +874,7 @@ bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointD
   else if (dialog.exec() != QDialog::Accepted) return false;
   Mechanism after = *mechanism_;
   const sketch::EditResult r = sketch::changeJoint(after, joint.name, dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
-  QString why = r.ok ? QString() : QString::fromStdString(r.error);
-  if (why.isEmpty()) why = whyInvalid(after);
-  if (!why.isEmpty()) {
-    log(tr("Joint %1 was not changed: %2").arg(QString::fromStdString(joint.name), why));
-    statusBar()->showMessage(tr("Joint %1 was not changed (see Messages)").arg(QString::fromStdString(joint.name)), 8000);
-    return false;
-  }
-  applyEdit(after, QString::fromStdString(r.description));
+  if (!keepIfValid(after, r, tr("Joint %1 was not changed").arg(QString::fromStdString(joint.name)))) return false;
   logJointWarnings(after, joint.name);
   tree_->selectPath(QString("joints[%1]").arg(index));
   return true;

@@ -23,12 +23,17 @@ class QUndoStack;
 namespace lw {
 struct ResolvedMechanism;
 }  // namespace lw
+namespace lw::sketch {
+struct EditResult;
+}  // namespace lw::sketch
 namespace lw::scene {
 struct Path;
 struct PointColumns;
 }  // namespace lw::scene
 namespace lw::widgets {
 class AnalysisPanel;
+class DriverDialog;
+class ForceDialog;
 class JointDialog;
 class ModelTree;
 class PlaybackBar;
@@ -83,6 +88,17 @@ class MainWindow : public QMainWindow {
   /// like any edit. `accept` (tests) stands in for the user's choices before the dialog is accepted.
   bool changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept = {});
   void logJointWarnings(const Mechanism& m, const std::string& joint);
+  /// Model > Add Driver... / Add Force...: the dialog, then the edit checked like any other (a
+  /// refusal names the reason in Messages); the new item is selected. `accept` (tests) stands in
+  /// for the user's choices.
+  bool addDriver(const std::function<void(widgets::DriverDialog&)>& accept = {});
+  bool addForce(const std::function<void(widgets::ForceDialog&)>& accept = {});
+  /// Change Selected... on driver / force `index`: the dialog pre-filled, checked, one undo step.
+  bool changeDriver(int index, const std::function<void(widgets::DriverDialog&)>& accept = {});
+  bool changeForce(int index, const std::function<void(widgets::ForceDialog&)>& accept = {});
+  /// The change dialog of the joint, driver or force at `path` ("forces[1]"); false if `path` is
+  /// none of those.
+  bool changeItem(const QString& path);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);
@@ -120,6 +136,11 @@ class MainWindow : public QMainWindow {
   void showMechanism();
   /// Why `m` is not a valid mechanism (its first error), or empty: edits are tried on a copy.
   static QString whyInvalid(const Mechanism& m);
+  /// Pushes `after` on the undo stack if the edit succeeded and the mechanism stays valid; else
+  /// logs "<refused>: <reason>" and returns false.
+  bool keepIfValid(const Mechanism& after, const sketch::EditResult& r, const QString& refused);
+  /// The index in "joints[3]" (−1 if none).
+  static int itemIndex(const QString& path);
   /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.
   void editParameter(int index, double value);
   void addRecent(const QString& path);

@@ -9,6 +9,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTreeWidget>
@@ -22,7 +23,14 @@
 
 #include "analysis/crank_drag.h"
 #include "mechanism/sketch_edits.h"
+#include "kinematics/natural_model.h"
+#include "mechanism/resolved.h"
+#include "panels/driver_dialog.h"
+#include "panels/force_dialog.h"
+#include "panels/item_choices.h"
+#include "panels/property_editor.h"
 #include "panels/joint_dialog.h"
+#include "topology/structural_groups.h"
 #include "main_window.h"
 #include "scene/vtk_host_widget.h"
 #include "sketch/sketch_view.h"
@@ -266,7 +274,7 @@ TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
   for (QTreeWidgetItemIterator it(tree); *it; ++it)
     if ((*it)->data(0, Qt::UserRole).toString() == QString("joints[%1]").arg(pivot)) tree->setCurrentItem(*it);
   QApplication::processEvents();
-  auto* button = w.findChild<QPushButton*>("ChangeJointButton");
+  auto* button = w.findChild<QPushButton*>("ChangeItemButton");
   ASSERT_NE(button, nullptr);
   EXPECT_TRUE(button->isVisible());
   w.grab().save(artifacts() + "/sketch_changed_joint.png");
@@ -318,3 +326,114 @@ TEST_F(SketchTest, DragTheSliderToolToInclineTheGuide) {
 
 }  // namespace
 
+
+namespace {
+
+void selectInTree(lw::app::MainWindow& w, const QString& path) {
+  auto* tree = w.findChild<QTreeWidget*>();
+  for (QTreeWidgetItemIterator it(tree); *it; ++it)
+    if ((*it)->data(0, Qt::UserRole).toString() == path) tree->setCurrentItem(*it);
+  QApplication::processEvents();
+}
+
+// the dialog as the user sees it, saved beside the window's screenshots
+template <class Dialog>
+void saveDialog(Dialog& d, const QString& file) {
+  d.show();
+  QApplication::processEvents();
+  d.grab().save(artifacts() + "/" + file);
+  d.hide();
+}
+
+}  // namespace
+
+// Model > Change Selected... on the crank's driver moves it to the rocker (the rocker becomes the
+// crank of the decomposition); Add Force... puts a spring from pivot A to C that starts unloaded
+// (natural length = the drawn distance); the spring becomes a force on C, is deleted, and undo
+// brings each step back. A function that does not parse is refused with the reason.
+TEST_F(SketchTest, DriversAndForcesThroughTheirDialogs) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 2, 1);
+  drawFourBar(w);
+  ASSERT_EQ(w.mechanism()->drivers.size(), 1u);
+  std::string rockerPivot;
+  for (const auto& j : w.mechanism()->joints)
+    if (j.points[0].str() == "ground.O2" || j.points[1].str() == "ground.O2") rockerPivot = j.name;
+  ASSERT_FALSE(rockerPivot.empty());
+  auto messages = [&] { return w.findChild<QPlainTextEdit*>()->toPlainText(); };
+  const int edits = w.undoStack()->count();
+
+  // the driver selected in the tree offers its change in Properties
+  selectInTree(w, "drivers[0]");
+  auto* button = w.findChild<QPushButton*>("ChangeItemButton");
+  ASSERT_NE(button, nullptr);
+  EXPECT_TRUE(button->isVisible());
+  // a function that does not parse: refused, nothing changes
+  EXPECT_FALSE(w.changeDriver(0, [](lw::widgets::DriverDialog& d) { d.functionEdit()->setText("2*pi*"); }));
+  EXPECT_TRUE(messages().contains("Driver motor1 was not changed: the function '2*pi*' is not valid")) << messages().toStdString();
+  EXPECT_EQ(w.undoStack()->count(), edits);
+  // onto the rocker's pivot, half a turn per second
+  ASSERT_TRUE(w.changeDriver(0, [&](lw::widgets::DriverDialog& d) {
+    ASSERT_TRUE(lw::widgets::selectText(d.jointBox(), QString::fromStdString(rockerPivot)));
+    d.functionEdit()->setText("pi*t");
+    saveDialog(d, "dialog_change_driver.png");
+  }));
+  EXPECT_EQ(w.mechanism()->drivers[0].joint, rockerPivot);
+  EXPECT_EQ(w.mechanism()->drivers[0].function.expression.text(), "pi*t");
+  {
+    lw::Diagnostics d;
+    const auto r = lw::resolve(*w.mechanism(), d);
+    ASSERT_TRUE(r.has_value());
+    const auto groups = lw::topology::decompose(lw::kin::compileNaturalModel(*r));
+    ASSERT_TRUE(groups.ok) << groups.error;
+    EXPECT_EQ(lw::topology::describe(groups, *r), "{link3} {link1, link2}");
+  }
+  EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
+
+  // a spring from A to C: unloaded at the drawn position
+  ASSERT_TRUE(w.addForce([](lw::widgets::ForceDialog& d) {
+    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(0), "ground.O1"));
+    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(1), "link2.P2"));
+    d.field("stiffness")->setText("50");
+    saveDialog(d, "dialog_add_spring.png");
+  }));
+  ASSERT_EQ(w.mechanism()->forces.size(), 1u);
+  const lw::Force& spring = w.mechanism()->forces[0];
+  EXPECT_EQ(spring.type, lw::Force::Type::Spring);
+  EXPECT_EQ(spring.points[1].str(), "link2.P2");
+  EXPECT_EQ(spring.stiffness.value, 50.0);
+  EXPECT_NEAR(spring.naturalLength.value, std::hypot(3.5, 2.0), 1e-5) << "a new spring should start unloaded";
+  EXPECT_EQ(w.propertyEditor()->item(), "forces[0]");
+  EXPECT_TRUE(w.findChild<QPushButton*>("ChangeItemButton")->isVisible());
+  w.grab().save(artifacts() + "/sketch_spring_added.png");
+
+  // the spring becomes a downward force on C that grows with time
+  ASSERT_TRUE(w.changeForce(0, [](lw::widgets::ForceDialog& d) {
+    d.typeBox()->setCurrentIndex(d.typeBox()->findData(static_cast<int>(lw::Force::Type::PointForce)));
+    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(0), "link2.P2"));
+    d.field("value1")->setText("-10*t");
+    saveDialog(d, "dialog_change_force.png");
+  }));
+  EXPECT_EQ(w.mechanism()->forces[0].type, lw::Force::Type::PointForce);
+  EXPECT_EQ(w.mechanism()->forces[0].point.str(), "link2.P2");
+  ASSERT_EQ(w.mechanism()->forces[0].value.size(), 2u);
+  EXPECT_EQ(w.mechanism()->forces[0].value[1].expression.text(), "-10*t");
+  // a number that does not parse names the field
+  EXPECT_FALSE(w.changeForce(0, [](lw::widgets::ForceDialog& d) { d.field("value0")->setText("3 +"); }));
+  EXPECT_TRUE(messages().contains("Force spring1 was not changed: value component 1 '3 +' is not valid")) << messages().toStdString();
+
+  // Delete Selected removes it; undo brings back each step
+  selectInTree(w, "forces[0]");
+  trigger(w, "DeleteSelected");
+  EXPECT_TRUE(w.mechanism()->forces.empty());
+  EXPECT_EQ(w.undoStack()->count(), edits + 4);
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->forces[0].type, lw::Force::Type::PointForce);
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->forces[0].type, lw::Force::Type::Spring);
+  w.undoStack()->undo();
+  EXPECT_TRUE(w.mechanism()->forces.empty());
+  w.undoStack()->undo();
+  EXPECT_NE(w.mechanism()->drivers[0].joint, rockerPivot);
+  EXPECT_EQ(w.mechanism()->drivers[0].function.expression.text(), "2*pi*t");
+}

@@ -5,15 +5,9 @@
 #include <QFormLayout>
 #include <QLabel>
 
+#include "panels/item_choices.h"
+
 namespace lw::widgets {
-namespace {
-
-Ref parseRef(const QString& s) {
-  const auto dot = s.indexOf('.');
-  return {s.left(dot).toStdString(), s.mid(dot + 1).toStdString()};
-}
-
-}  // namespace
 
 JointDialog::JointDialog(const Mechanism& m, const QString& first, QWidget* parent) : QDialog(parent), m_(m) {
   setWindowTitle(tr("Add joint"));
@@ -24,10 +18,7 @@ JointDialog::JointDialog(const Mechanism& m, const QString& first, QWidget* pare
                       JointType::Universal, JointType::Spherical, JointType::Fixed})
     if (jointAllowedIn(t, m.dimension)) type_->addItem(toString(t), static_cast<int>(t));
   form->addRow(tr("Type"), type_);
-  QStringList points;
-  for (const auto& p : m.ground.points) points << QString("%1.%2").arg(kGroundName, QString::fromStdString(p.name));
-  for (const auto& b : m.bodies)
-    for (const auto& p : b.points) points << QString::fromStdString(b.name + "." + p.name);
+  const QStringList points = pointChoices(m);
   for (int s = 0; s < 2; ++s) {
     points_[s] = new QComboBox(this);
     points_[s]->setObjectName(QString("JointPoint%1").arg(s + 1));
@@ -54,12 +45,10 @@ JointDialog::JointDialog(const Mechanism& m, const Joint& joint, QWidget* parent
     : JointDialog(m, QString::fromStdString(joint.points[0].str()), parent) {
   setWindowTitle(tr("Change joint %1").arg(QString::fromStdString(joint.name)));
   if (const int i = type_->findData(static_cast<int>(joint.type)); i >= 0) type_->setCurrentIndex(i);
-  for (int s = 0; s < 2; ++s)
-    if (const int i = points_[s]->findText(QString::fromStdString(joint.points[s].str())); i >= 0) points_[s]->setCurrentIndex(i);
+  for (int s = 0; s < 2; ++s) selectText(points_[s], QString::fromStdString(joint.points[s].str()));
   update();
   for (int s = 0; s < 2 && s < static_cast<int>(joint.axes.size()); ++s)
-    if (const int i = axes_[s]->findText(QString::fromStdString(joint.axes[static_cast<std::size_t>(s)].str())); i >= 0)
-      axes_[s]->setCurrentIndex(i);
+    selectText(axes_[s], QString::fromStdString(joint.axes[static_cast<std::size_t>(s)].str()));
 }
 
 JointType JointDialog::type() const { return static_cast<JointType>(type_->currentData().toInt()); }
@@ -79,12 +68,8 @@ void JointDialog::update() {
     const std::string body = point(s).body;
     const QString keep = axes_[s]->currentText();
     axes_[s]->clear();
-    const std::vector<NamedVector>* vectors = body == kGroundName ? &m_.ground.vectors : nullptr;
-    for (const auto& b : m_.bodies)
-      if (b.name == body) vectors = &b.vectors;
-    if (vectors)
-      for (const auto& v : *vectors) axes_[s]->addItem(QString::fromStdString(body + "." + v.name));
-    if (const int i = axes_[s]->findText(keep); i >= 0) axes_[s]->setCurrentIndex(i);
+    if (!body.empty()) axes_[s]->addItems(vectorChoices(m_, body));
+    selectText(axes_[s], keep);
     axes_[s]->setEnabled(needs);
   }
   if (needs && (axes_[0]->count() == 0 || axes_[1]->count() == 0))

@@ -97,7 +97,19 @@ void ModelTree::setMechanism(const Mechanism& m) {
     leaf(drivers, d.name, QString("%1 = %2").arg(target, text(d.function)), indexed("drivers", i));
   }
   auto* forces = group(this, tr("Forces"), m.forces.size());
-  for (std::size_t i = 0; i < m.forces.size(); ++i) leaf(forces, m.forces[i].name, toString(m.forces[i].type), indexed("forces", i));
+  for (std::size_t i = 0; i < m.forces.size(); ++i) {
+    const auto& f = m.forces[i];
+    auto str = [](const Ref& r) { return QString::fromStdString(r.str()); };
+    QString on;  // what it acts on
+    switch (f.type) {
+      case Force::Type::Spring: on = tr("%1 – %2, k = %3").arg(str(f.points[0]), str(f.points[1]), text(f.stiffness)); break;
+      case Force::Type::TorsionSpring: on = tr("joint %1, k = %2").arg(QString::fromStdString(f.joint), text(f.stiffness)); break;
+      case Force::Type::PointForce: on = str(f.point); break;
+      case Force::Type::Torque: on = QString::fromStdString(f.body); break;
+      case Force::Type::Tyre: on = tr("wheel %1").arg(str(f.point)); break;
+    }
+    leaf(forces, f.name, QString("%1: %2").arg(toString(f.type), on), indexed("forces", i));
+  }
   auto* contacts = group(this, tr("Contacts"), m.contacts.size());
   for (std::size_t i = 0; i < m.contacts.size(); ++i) {
     const auto& c = m.contacts[i];

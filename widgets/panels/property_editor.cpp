@@ -22,16 +22,13 @@ PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->setVisible(false);
   table_->setToolTip(tr("A number, or an expression of the design parameters (and of t for drivers and applied forces)"));
-  // joints: type, points and axes are choices, not numbers: a dialog changes them
-  changeJoint_ = new QPushButton(tr("Change type and connections..."), this);
-  changeJoint_->setObjectName("ChangeJointButton");
-  changeJoint_->setToolTip(tr("Change this joint's type (e.g. pin to slider), its points and axes (Ctrl+Shift+J)"));
-  changeJoint_->hide();
-  connect(changeJoint_, &QPushButton::clicked, this, [this] {
-    if (path_.startsWith("joints[")) emit changeJointRequested(path_.mid(7, path_.indexOf(']') - 7).toInt());
-  });
+  // joints, drivers and forces: type and references are choices, not numbers: a dialog changes them
+  change_ = new QPushButton(this);
+  change_->setObjectName("ChangeItemButton");
+  change_->hide();
+  connect(change_, &QPushButton::clicked, this, [this] { emit changeRequested(path_); });
   layout->addWidget(title_);
-  layout->addWidget(changeJoint_);
+  layout->addWidget(change_);
   layout->addWidget(table_, 1);
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (filling_ || item->column() != 1) return;
@@ -52,8 +49,14 @@ void PropertyEditor::showItem(const QString& path) {
 void PropertyEditor::refill() {
   filling_ = true;
   table_->setRowCount(0);
-  // a joint itself ("joints[3]", not one of its fields)
-  changeJoint_->setVisible(path_.startsWith("joints[") && path_.endsWith(']') && path_.count('[') == 1);
+  // a joint, driver or force itself ("joints[3]", not one of its fields)
+  const bool whole = path_.endsWith(']') && path_.count('[') == 1;
+  const QString kind = !whole ? QString() : path_.startsWith("joints[") ? tr("joint") : path_.startsWith("drivers[") ? tr("driver") : path_.startsWith("forces[") ? tr("force") : QString();
+  change_->setVisible(!kind.isEmpty());
+  if (!kind.isEmpty()) {
+    change_->setText(kind == tr("joint") ? tr("Change type and connections...") : tr("Change type and what it acts on..."));
+    change_->setToolTip(tr("Change this %1's type and the items it refers to (Ctrl+Shift+J)").arg(kind));
+  }
   if (path_.isEmpty()) {
     title_->setText(tr("Select an item in the model tree to edit its numbers"));
     filling_ = false;
@@ -77,10 +80,15 @@ void PropertyEditor::refill() {
     table_->setItem(row, 1, value);
   });
   QString what = path_;
-  if (changeJoint_->isVisible()) {
-    const auto j = static_cast<std::size_t>(path_.mid(7, path_.indexOf(']') - 7).toInt());
-    if (j < m_.joints.size())
-      what = tr("Joint %1 (%2)").arg(QString::fromStdString(m_.joints[j].name), QString::fromUtf8(toString(m_.joints[j].type)));
+  if (!kind.isEmpty()) {
+    const auto open = path_.indexOf('[');
+    const auto i = static_cast<std::size_t>(path_.mid(open + 1, path_.indexOf(']') - open - 1).toInt());
+    if (path_.startsWith("joints[") && i < m_.joints.size())
+      what = tr("Joint %1 (%2)").arg(QString::fromStdString(m_.joints[i].name), QString::fromUtf8(toString(m_.joints[i].type)));
+    if (path_.startsWith("drivers[") && i < m_.drivers.size())
+      what = tr("Driver %1 (%2)").arg(QString::fromStdString(m_.drivers[i].name), QString::fromUtf8(toString(m_.drivers[i].type)));
+    if (path_.startsWith("forces[") && i < m_.forces.size())
+      what = tr("Force %1 (%2)").arg(QString::fromStdString(m_.forces[i].name), QString::fromUtf8(toString(m_.forces[i].type)));
   }
   title_->setText(table_->rowCount() ? tr("%1: %n number(s)", "", table_->rowCount()).arg(what)
                                      : tr("%1: no numbers to edit").arg(what));

@@ -30,8 +30,9 @@ class PropertyEditor : public QWidget {
  signals:
   /// A field edited: its full path ("bodies[2].mass") and the text typed.
   void edited(const QString& path, const QString& text);
-  /// The shown joint's type, points and axes are to be changed (its "Change..." button).
-  void changeJointRequested(int joint);
+  /// The shown joint, driver or force ("joints[3]", "drivers[0]", "forces[1]") is to be changed:
+  /// its type and what it connects or acts on (its "Change..." button).
+  void changeRequested(const QString& item);
 
  private:
   void refill();
@@ -39,7 +40,7 @@ class PropertyEditor : public QWidget {
   QString path_;
   QLabel* title_;
   QTableWidget* table_;
-  QPushButton* changeJoint_;
+  QPushButton* change_;
   bool filling_ = false;
 };
 

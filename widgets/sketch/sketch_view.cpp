@@ -274,6 +274,7 @@ void SketchView::rebuild() {
   bodyItems_.assign(resolved_ ? resolved_->bodies.size() : 0, nullptr);
   pointItems_.clear();
   jointItems_.clear();
+  springItems_.clear();
   if (!resolved_) {
     for (const auto& p : sketch::sketchPoints(m_)) {
       if (!p.ground()) continue;
@@ -335,6 +336,16 @@ void SketchView::rebuild() {
       dot->setToolTip(QString::fromStdString(body.name + "." + body.pointNames[i]));
       pointItems_.push_back({dot, static_cast<int>(b), static_cast<int>(i)});
     }
+  }
+  // springs: grey zigzags between their points, over the links
+  for (std::size_t f = 0; f < r.forces.size(); ++f) {
+    if (r.forces[f].type != Force::Type::Spring) continue;
+    QPen pen(QColor("#505050"), 1.8);
+    pen.setCosmetic(true);
+    auto* spring = s->addPath(springPath(static_cast<int>(f)), pen);
+    spring->setZValue(0.5);
+    spring->setToolTip(QString::fromStdString(r.forces[f].name));
+    springItems_.push_back({spring, static_cast<int>(f)});
   }
   // ground pivots: hatched triangles
   const auto& ground = r.bodies[0];
@@ -421,6 +432,31 @@ void SketchView::updatePoses() {
     const Eigen::Vector2d w = worldPoint(poses_, p.body, r.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
     item->setPos(toScene(w.x(), w.y()));
   }
+  for (const auto& [item, f] : springItems_) item->setPath(springPath(f));
+}
+
+QPainterPath SketchView::springPath(int force) const {
+  const ResolvedMechanism& r = *resolved_;
+  const auto& f = r.forces[static_cast<std::size_t>(force)];
+  auto end = [&](const ItemIndex& p) {
+    return worldPoint(poses_, p.body, r.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]);
+  };
+  const Eigen::Vector2d a = end(f.points[0]), b = end(f.points[1]);
+  const double length = (b - a).norm();
+  QPainterPath path(toScene(a.x(), a.y()));
+  if (length < 1e-12) return path;
+  // straight ends, eight zigs in the middle, a tenth of the length wide (at most 0.2 m)
+  const Eigen::Vector2d u = (b - a) / length, n(-u.y(), u.x());
+  const double half = std::min(0.05 * length, 0.1);
+  const int zigs = 8;
+  for (int k = 0; k <= 2 * zigs; ++k) {
+    const double s = 0.15 + 0.7 * k / (2.0 * zigs);
+    const double side = (k == 0 || k == 2 * zigs) ? 0.0 : (k % 2 ? half : -half);
+    const Eigen::Vector2d q = a + s * length * u + side * n;
+    path.lineTo(toScene(q.x(), q.y()));
+  }
+  path.lineTo(toScene(b.x(), b.y()));
+  return path;
 }
 
 Eigen::Vector2d SketchView::world(const QPoint& viewPos) const {

@@ -106,6 +106,13 @@ class SketchView : public QGraphicsView {
     int joint;
   };
   std::vector<JointItem> jointItems_;
+  struct SpringItem {
+    QGraphicsPathItem* item;
+    int force;
+  };
+  std::vector<SpringItem> springItems_;
+  /// A spring's zigzag between the world points of its two ends at the shown configuration.
+  QPainterPath springPath(int force) const;
   std::vector<std::vector<Eigen::Vector3d>> curves_;
   std::unique_ptr<analysis::CrankDrag> drag_;
   // interaction state
