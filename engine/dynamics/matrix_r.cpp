@@ -154,6 +154,7 @@ MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
 
 kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
   d.solvers->valid = false;  // Θ_z changes with the choice, and so does its pattern
+  d.evaluated = false;
   d.solvers->klu.reset();
   const auto& mech = *m.tree.mechanism;
   const int nz = m.tree.nz;
@@ -511,6 +512,18 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   const int nz = m.tree.nz;
   const auto nc = static_cast<Eigen::Index>(m.rows.size());
   const auto nd = static_cast<Eigen::Index>(d.dofs.size());
+  // a first-order guess of the dependent coordinates from the last evaluation: along R^Φ for the
+  // change of z^i and along the drivers' motion ż − R^Φ ż^i for the change of t. Newton then
+  // starts a correction closer. Not across large changes (another branch could be nearer).
+  const double scale = std::max(1.0, m.tree.mechanism->lengthScale());
+  if (d.evaluated && d.R.rows() == nz && d.R.cols() == nd && d.zi.size() == nd && nz > 0) {
+    const double dt = t - d.t;
+    MatrixRSolvers& s = *d.solvers;
+    s.dz.noalias() = dt * d.zd;
+    for (Eigen::Index k = 0; k < nd; ++k) s.dz += (zi[k] - d.zi[k] - dt * d.zid[k]) * d.R.col(k);
+    if (s.dz.allFinite() && s.dz.cwiseAbs().maxCoeff() < 0.05 * scale) d.z += s.dz;
+  }
+  d.evaluated = false;
   d.t = t;
   d.zi = zi;
   d.zid = zid;
@@ -518,7 +531,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   // 1. positions: Θ(z) = [Φ; h(z) − z^i] = 0 by Newton–Raphson from the previous z. The first
   // corrections reuse the previous evaluation's factorisation (a chord method: the configuration
   // moved little since); Θ_z is factorised afresh at the solution, where everything below needs it.
-  const double tol = 1e-12 * std::max(1.0, m.tree.mechanism->lengthScale());
+  const double tol = 1e-12 * scale;
   auto singular = [&] {
     return kin::failure(kin::KinStatus::Code::Singular, t,
                         "the independent coordinates no longer determine the position at t = " + kin::shortNumber(t) +
@@ -605,6 +618,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   }
   d.zdd = d.a;
   d.zdd.noalias() += d.R * d.zidd;
+  d.evaluated = true;
   return {};
 }
 

@@ -60,6 +60,7 @@ struct MatrixRData {
   Eigen::MatrixXd Mbar;           // R^Φᵀ M^d R^Φ (d × d)
   Eigen::VectorXd Qbar;
   double rcond = 1;               // of Θ_z
+  bool evaluated = false;         // the fields above are those of the last (t, zi, zid): it succeeded
   std::unique_ptr<MatrixRSolvers> solvers;
   // scratch
   Eigen::VectorXd phi, phiT, c, rhs;
