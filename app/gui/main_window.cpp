@@ -791,21 +791,40 @@ bool MainWindow::keepIfValid(const Mechanism& after, const sketch::EditResult& r
   return true;
 }
 
-bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& accept) {
-  widgets::DriverDialog dialog(*mechanism_, nullptr, this);
-  dialog.setObjectName("DriverDialog");
-  if (accept) accept(dialog);
-  else if (dialog.exec() != QDialog::Accepted) return false;
-  Driver d;
+namespace {
+
+// a dialog accepted by the user, or by `accept` standing in for the user (tests)
+template <class Dialog>
+bool runDialog(Dialog& dialog, const std::function<void(Dialog&)>& accept) {
+  if (!accept) return dialog.exec() == QDialog::Accepted;
+  accept(dialog);
+  return true;
+}
+
+}  // namespace
+
+bool MainWindow::keepDialogEdit(bool accepted, const std::function<bool(QString&)>& read,
+                                const std::function<sketch::EditResult(Mechanism&)>& edit, const QString& refused,
+                                const QString& select) {
+  if (!accepted) return false;
   QString why;
-  if (!dialog.driver(d, why)) {
-    log(tr("The driver was not added: %1").arg(why));
+  if (!read(why)) {
+    log(tr("%1: %2").arg(refused, why));
     return false;
   }
   Mechanism after = *mechanism_;
-  if (!keepIfValid(after, sketch::addDriver(after, d), tr("The driver was not added"))) return false;
-  tree_->selectPath(QString("drivers[%1]").arg(mechanism_->drivers.size() - 1));
+  if (!keepIfValid(after, edit(after), refused)) return false;
+  tree_->selectPath(select);
   return true;
+}
+
+bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& accept) {
+  widgets::DriverDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("DriverDialog");
+  Driver d;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
+                        [&](Mechanism& m) { return sketch::addDriver(m, d); }, tr("The driver was not added"),
+                        QString("drivers[%1]").arg(mechanism_->drivers.size()));
 }
 
 bool MainWindow::changeDriver(int index, const std::function<void(widgets::DriverDialog&)>& accept) {
@@ -813,36 +832,19 @@ bool MainWindow::changeDriver(int index, const std::function<void(widgets::Drive
   const Driver before = mechanism_->drivers[static_cast<std::size_t>(index)];
   widgets::DriverDialog dialog(*mechanism_, &before, this);
   dialog.setObjectName("ChangeDriverDialog");
-  if (accept) accept(dialog);
-  else if (dialog.exec() != QDialog::Accepted) return false;
   Driver d;
-  QString why;
-  const QString refused = tr("Driver %1 was not changed").arg(QString::fromStdString(before.name));
-  if (!dialog.driver(d, why)) {
-    log(tr("%1: %2").arg(refused, why));
-    return false;
-  }
-  Mechanism after = *mechanism_;
-  if (!keepIfValid(after, sketch::changeDriver(after, before.name, d), refused)) return false;
-  tree_->selectPath(QString("drivers[%1]").arg(index));
-  return true;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
+                        [&](Mechanism& m) { return sketch::changeDriver(m, before.name, d); },
+                        tr("Driver %1 was not changed").arg(QString::fromStdString(before.name)), QString("drivers[%1]").arg(index));
 }
 
 bool MainWindow::addForce(const std::function<void(widgets::ForceDialog&)>& accept) {
   widgets::ForceDialog dialog(*mechanism_, resolved_.get(), nullptr, this);
   dialog.setObjectName("ForceDialog");
-  if (accept) accept(dialog);
-  else if (dialog.exec() != QDialog::Accepted) return false;
   Force f;
-  QString why;
-  if (!dialog.force(f, why)) {
-    log(tr("The force was not added: %1").arg(why));
-    return false;
-  }
-  Mechanism after = *mechanism_;
-  if (!keepIfValid(after, sketch::addForce(after, f), tr("The force was not added"))) return false;
-  tree_->selectPath(QString("forces[%1]").arg(mechanism_->forces.size() - 1));
-  return true;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
+                        [&](Mechanism& m) { return sketch::addForce(m, f); }, tr("The force was not added"),
+                        QString("forces[%1]").arg(mechanism_->forces.size()));
 }
 
 bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceDialog&)>& accept) {
@@ -850,19 +852,10 @@ bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceD
   const Force before = mechanism_->forces[static_cast<std::size_t>(index)];
   widgets::ForceDialog dialog(*mechanism_, resolved_.get(), &before, this);
   dialog.setObjectName("ChangeForceDialog");
-  if (accept) accept(dialog);
-  else if (dialog.exec() != QDialog::Accepted) return false;
   Force f;
-  QString why;
-  const QString refused = tr("Force %1 was not changed").arg(QString::fromStdString(before.name));
-  if (!dialog.force(f, why)) {
-    log(tr("%1: %2").arg(refused, why));
-    return false;
-  }
-  Mechanism after = *mechanism_;
-  if (!keepIfValid(after, sketch::changeForce(after, before.name, f), refused)) return false;
-  tree_->selectPath(QString("forces[%1]").arg(index));
-  return true;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
+                        [&](Mechanism& m) { return sketch::changeForce(m, before.name, f); },
+                        tr("Force %1 was not changed").arg(QString::fromStdString(before.name)), QString("forces[%1]").arg(index));
 }
 
 bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {
@@ -870,8 +863,7 @@ bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointD
   const Joint joint = mechanism_->joints[static_cast<std::size_t>(index)];
   widgets::JointDialog dialog(*mechanism_, joint, this);
   dialog.setObjectName("ChangeJointDialog");
-  if (accept) accept(dialog);
-  else if (dialog.exec() != QDialog::Accepted) return false;
+  if (!runDialog(dialog, accept)) return false;
   Mechanism after = *mechanism_;
   const sketch::EditResult r = sketch::changeJoint(after, joint.name, dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
   if (!keepIfValid(after, r, tr("Joint %1 was not changed").arg(QString::fromStdString(joint.name)))) return false;

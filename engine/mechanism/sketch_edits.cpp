@@ -703,91 +703,67 @@ EditResult deleteGroundPoint(Mechanism& m, const std::string& point) {
 namespace {
 
 template <class Item>
-auto findNamed(std::vector<Item>& items, const std::string& name) {
-  return std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.name == name; });
+EditResult addNamed(std::vector<Item>& items, Item item, const std::string& name, const std::string& description) {
+  EditResult r;
+  item.name = name;
+  r.item = name;
+  r.description = description;
+  items.push_back(std::move(item));
+  r.ok = true;
+  return r;
+}
+
+// replaces (or with `item` null deletes) the item called `name`; `kind` names it in messages
+template <class Item>
+EditResult replaceNamed(std::vector<Item>& items, const std::string& name, const Item* item, const std::string& kind) {
+  EditResult r;
+  const auto it = std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.name == name; });
+  if (it == items.end()) {
+    r.error = "there is no " + kind + " '" + name + "'";
+    return r;
+  }
+  if (item) {
+    *it = *item;
+    it->name = name;
+  } else {
+    items.erase(it);
+  }
+  r.ok = true;
+  r.item = name;
+  r.description = (item ? "Change " : "Delete ") + kind + " " + name;
+  return r;
 }
 
 }  // namespace
 
 EditResult addDriver(Mechanism& m, Driver d) {
-  EditResult r;
-  if (d.name.empty()) d.name = freshName(m, "motor");
-  r.item = d.name;
-  r.description = std::string("Add driver ") + d.name + " (" + toString(d.type) + ")";
-  m.drivers.push_back(std::move(d));
-  r.ok = true;
-  return r;
+  const std::string name = d.name.empty() ? freshName(m, "motor") : d.name;
+  const std::string description = "Add driver " + name + " (" + toString(d.type) + ")";
+  return addNamed(m.drivers, std::move(d), name, description);
 }
 
-EditResult changeDriver(Mechanism& m, const std::string& name, Driver d) {
-  EditResult r;
-  const auto it = findNamed(m.drivers, name);
-  if (it == m.drivers.end()) {
-    r.error = "there is no driver '" + name + "'";
-    return r;
-  }
-  d.name = name;
-  *it = std::move(d);
-  r.ok = true;
-  r.item = name;
-  r.description = "Change driver " + name;
-  return r;
-}
+EditResult changeDriver(Mechanism& m, const std::string& name, Driver d) { return replaceNamed(m.drivers, name, &d, "driver"); }
 
-EditResult deleteDriver(Mechanism& m, const std::string& name) {
-  EditResult r;
-  const auto it = findNamed(m.drivers, name);
-  if (it == m.drivers.end()) {
-    r.error = "there is no driver '" + name + "'";
-    return r;
-  }
-  m.drivers.erase(it);
-  r.ok = true;
-  r.item = name;
-  r.description = "Delete driver " + name;
-  return r;
-}
+EditResult deleteDriver(Mechanism& m, const std::string& name) { return replaceNamed<Driver>(m.drivers, name, nullptr, "driver"); }
 
 EditResult addForce(Mechanism& m, Force f) {
-  EditResult r;
-  if (f.name.empty()) f.name = freshName(m, f.type == Force::Type::Spring ? "spring" : "force");
-  r.item = f.name;
-  r.description = std::string("Add ") + toString(f.type) + " " + f.name;
-  m.forces.push_back(std::move(f));
-  r.ok = true;
-  return r;
+  const std::string name = f.name.empty() ? freshName(m, f.type == Force::Type::Spring ? "spring" : "force") : f.name;
+  const std::string description = std::string("Add ") + toString(f.type) + " " + name;
+  return addNamed(m.forces, std::move(f), name, description);
 }
 
 EditResult changeForce(Mechanism& m, const std::string& name, Force f) {
-  EditResult r;
-  const auto it = findNamed(m.forces, name);
-  if (it == m.forces.end()) {
-    r.error = "there is no force '" + name + "'";
-    return r;
-  }
-  const bool wasSpring = it->type == Force::Type::Spring;
-  f.name = name;
-  *it = std::move(f);
+  const auto it = std::find_if(m.forces.begin(), m.forces.end(), [&](const Force& x) { return x.name == name; });
+  const bool wasSpring = it != m.forces.end() && it->type == Force::Type::Spring;
+  EditResult r = replaceNamed(m.forces, name, &f, "force");
   // a spring's length outputs lose their meaning when it becomes another kind of force
-  if (wasSpring && it->type != Force::Type::Spring) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
-  r.ok = true;
-  r.item = name;
-  r.description = "Change force " + name;
+  if (r.ok && wasSpring && f.type != Force::Type::Spring) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
   return r;
 }
 
 EditResult deleteForce(Mechanism& m, const std::string& name) {
-  EditResult r;
-  const auto it = findNamed(m.forces, name);
-  if (it == m.forces.end()) {
-    r.error = "there is no force '" + name + "'";
-    return r;
-  }
-  m.forces.erase(it);
-  dropOutputs(m, [&](const Output& o) { return o.spring == name; });
-  r.ok = true;
-  r.item = name;
-  r.description = "Delete force " + name;
+  EditResult r = replaceNamed<Force>(m.forces, name, nullptr, "force");
+  if (r.ok) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
   return r;
 }
 

@@ -42,13 +42,7 @@ DriverDialog::DriverDialog(const Mechanism& m, const Driver* existing, QWidget* 
   function_->setObjectName("DriverFunction");
   function_->setToolTip(tr("A function of time t and the design parameters, e.g. 2*pi*t (one turn per second) or 0.1*sin(2*pi*t)"));
   form_->addRow(tr("Value at time t"), function_);
-  hint_ = new QLabel(this);
-  hint_->setWordWrap(true);
-  form_->addRow(hint_);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  form_->addRow(buttons);
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  buttons_ = addHintAndButtons(this, form_, hint_);
   if (existing) {
     name_ = existing->name;
     type_->setCurrentIndex(type_->findData(static_cast<int>(existing->type)));
@@ -104,7 +98,7 @@ void DriverDialog::update() {
     hint_->setText(tr("The point's world coordinate (m) at time t."));
   else
     hint_->setText(tr("The distance between the points (m) at time t: a linear actuator."));
-  if (auto* b = findChild<QDialogButtonBox*>()) b->button(QDialogButtonBox::Ok)->setEnabled(ok);
+  if (buttons_) buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);
 }
 
 }  // namespace lw::widgets

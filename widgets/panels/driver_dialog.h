@@ -8,6 +8,7 @@
 #include "mechanism/mechanism.h"
 
 class QComboBox;
+class QDialogButtonBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -39,6 +40,7 @@ class DriverDialog : public QDialog {
   QComboBox* component_;
   QLineEdit* function_;
   QLabel* hint_;
+  QDialogButtonBox* buttons_ = nullptr;
 };
 
 }  // namespace lw::widgets

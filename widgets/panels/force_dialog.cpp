@@ -104,13 +104,7 @@ ForceDialog::ForceDialog(const Mechanism& m, const ResolvedMechanism* drawn, con
   frame_->addItem(tr("world axes"), static_cast<int>(Force::Frame::World));
   frame_->addItem(tr("body axes"), static_cast<int>(Force::Frame::Body));
   form_->addRow(tr("Axes"), frame_);
-  hint_ = new QLabel(this);
-  hint_->setWordWrap(true);
-  form_->addRow(hint_);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  form_->addRow(buttons);
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  buttons_ = addHintAndButtons(this, form_, hint_);
   if (existing) {
     lengthTyped_ = true;  // a change keeps the spring's length
     type_->setCurrentIndex(std::max(0, type_->findData(static_cast<int>(existing->type))));
@@ -223,7 +217,7 @@ void ForceDialog::update() {
   else if (type == T::PointForce) hint_->setText(tr("Components may be functions of time t."));
   else if (type == T::Torque) hint_->setText(dimension_ == 2 ? tr("About z (counter-clockwise positive); may be a function of t.") : tr("Components may be functions of time t."));
   else hint_->setText(tr("The wheel (centre, radius, spin axis) on the plane through the plane point with the given normal."));
-  if (auto* b = findChild<QDialogButtonBox*>()) b->button(QDialogButtonBox::Ok)->setEnabled(ok);
+  if (buttons_) buttons_->button(QDialogButtonBox::Ok)->setEnabled(ok);
 }
 
 }  // namespace lw::widgets

@@ -9,6 +9,7 @@
 #include "mechanism/mechanism.h"
 
 class QComboBox;
+class QDialogButtonBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
@@ -54,6 +55,7 @@ class ForceDialog : public QDialog {
   QLineEdit *stiffness_, *damping_, *length_, *actuator_, *angle_, *radius_, *friction_;
   bool lengthTyped_ = false;
   QLabel* hint_;
+  QDialogButtonBox* buttons_ = nullptr;
 };
 
 }  // namespace lw::widgets

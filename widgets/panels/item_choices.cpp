@@ -1,6 +1,10 @@
 #include "panels/item_choices.h"
 
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QLabel>
 
 namespace lw::widgets {
 
@@ -72,6 +76,17 @@ bool parseNumber(const QString& text, Number& out, QString& why) {
 
 QString numberText(const Number& n) {
   return n.isLiteral() ? QString::number(n.value, 'g', 12) : QString::fromStdString(n.expression.text());
+}
+
+QDialogButtonBox* addHintAndButtons(QDialog* dialog, QFormLayout* form, QLabel*& hint) {
+  hint = new QLabel(dialog);
+  hint->setWordWrap(true);
+  form->addRow(hint);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, dialog);
+  form->addRow(buttons);
+  QObject::connect(buttons, &QDialogButtonBox::accepted, dialog, &QDialog::accept);
+  QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+  return buttons;
 }
 
 }  // namespace lw::widgets

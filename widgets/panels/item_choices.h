@@ -8,6 +8,10 @@
 #include "mechanism/mechanism.h"
 
 class QComboBox;
+class QDialog;
+class QDialogButtonBox;
+class QFormLayout;
+class QLabel;
 
 namespace lw::widgets {
 
@@ -26,5 +30,7 @@ bool selectText(QComboBox* box, const QString& text);
 bool parseNumber(const QString& text, Number& out, QString& why);
 /// The text a Number was written as.
 QString numberText(const Number& n);
+/// The foot of an item dialog: a hint line (returned in `hint`) and OK / Cancel.
+QDialogButtonBox* addHintAndButtons(QDialog* dialog, QFormLayout* form, QLabel*& hint);
 
 }  // namespace lw::widgets

@@ -1,7 +1,6 @@
 #include "panels/joint_dialog.h"
 
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QLabel>
 
@@ -30,13 +29,7 @@ JointDialog::JointDialog(const Mechanism& m, const QString& first, QWidget* pare
   }
   if (const auto i = points.indexOf(first); i >= 0) points_[0]->setCurrentIndex(static_cast<int>(i));
   if (points.size() > 1) points_[1]->setCurrentIndex(points_[0]->currentIndex() == 0 ? 1 : 0);
-  hint_ = new QLabel(this);
-  hint_->setWordWrap(true);
-  form->addRow(hint_);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  form->addRow(buttons);
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  addHintAndButtons(this, form, hint_);
   for (QComboBox* c : {type_, points_[0], points_[1]}) connect(c, &QComboBox::currentIndexChanged, this, &JointDialog::update);
   update();
 }
