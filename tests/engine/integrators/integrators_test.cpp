@@ -1,0 +1,62 @@
+// The trapezoidal rule against its closed-form solution of the linear oscillator x'' = −ω²x: the
+// rule is the Cayley transform of (x, v), a rotation of (ωx, v) by θ with tan(θ/2) = ωh/2 per step.
+// Its predictor (acceleration extrapolated from the last step) must leave the solution unchanged,
+// take about one evaluation per step, and fall back when the state was changed between steps.
+#include "integrators/integrators.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace lw::integ {
+namespace {
+
+struct Oscillator : SecondOrderSystem {
+  double omega2 = 0;
+  long calls = 0;
+  Status acceleration(double, const Eigen::VectorXd& x, const Eigen::VectorXd&, Eigen::VectorXd& a) override {
+    ++calls;
+    a = -omega2 * x;
+    return {};
+  }
+};
+
+// the trapezoidal rule's exact discrete solution from (x0, v0) after n steps
+std::pair<double, double> cayley(double omega, double h, double x0, double v0, int n) {
+  const double theta = 2 * std::atan(omega * h / 2);
+  const double c = std::cos(n * theta), s = std::sin(n * theta);
+  return {x0 * c + v0 / omega * s, -omega * x0 * s + v0 * c};
+}
+
+TEST(Trapezoidal, MatchesTheCayleyRotationWithAboutOneEvaluationPerStep) {
+  // ω = 1 rad/s: the constant-acceleration guess is off by h³ω³/4 ≈ 2.5e-10 > tolerance (two
+  // evaluations a step), the extrapolated one by h⁴ω⁴/4 ≈ 2.5e-13 (one)
+  const double omega = 1.0, h = 1e-3;
+  Oscillator sys;
+  sys.omega2 = omega * omega;
+  State s{0.0, Eigen::VectorXd::Constant(1, 1.0), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, -omega * omega)};
+  Trapezoidal trap(1);
+  const int steps = 7000;  // past one period
+  for (int k = 1; k <= steps; ++k) {
+    ASSERT_TRUE(trap.step(sys, s, h).ok()) << "step " << k;
+    const auto [x, v] = cayley(omega, h, 1.0, 0.0, k);
+    ASSERT_NEAR(s.x[0], x, 1e-9) << "step " << k;
+    ASSERT_NEAR(s.v[0], v, 1e-6) << "step " << k;
+  }
+  // Newton's evaluations plus the tangent's (one per column, and one back at the point)
+  const double perStep = static_cast<double>(sys.calls - 2L * trap.jacobians) / steps;
+  EXPECT_LT(perStep, 1.1) << "the predictor should meet the tolerance after one correction";
+  // a state changed between steps (a new choice of coordinates, a projection): the predictor
+  // falls back to constant acceleration and the rule goes on from the new state
+  s.v[0] = 3.0;
+  s.a[0] = -omega * omega * s.x[0];
+  const double x0 = s.x[0];
+  for (int k = 1; k <= 100; ++k) {
+    ASSERT_TRUE(trap.step(sys, s, h).ok());
+    const auto [x, v] = cayley(omega, h, x0, 3.0, k);
+    ASSERT_NEAR(s.x[0], x, 1e-9) << "step " << k << " after the change";
+  }
+}
+
+}  // namespace
+}  // namespace lw::integ
