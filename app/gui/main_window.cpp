@@ -27,6 +27,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
@@ -553,15 +554,23 @@ void MainWindow::showMechanism() {
   }
   scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
   updateHandles();
+  // the loops' rank counts the freedoms Grübler–Kutzbach miscounts (parallel axes in space,
+  // overconstrained grids); the formula is kept beside it
   const auto mob = topology::grueblerKutzbach(*resolved_);
-  structure_->setDiagram(structureDiagram(*resolved_, mob.grueblerKutzbach));
-  statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (Grübler–Kutzbach %6)%7")
+  const dyn::RecursiveModel tree = dyn::compileRecursiveModel(*resolved_);
+  const int dof = dyn::loopMobility(tree, tree.z0);
+  structure_->setDiagram(structureDiagram(*resolved_, dof));
+  const QString formula = dof == mob.grueblerKutzbach
+                              ? tr("Grübler–Kutzbach %1").arg(QString::fromStdString(mob.formula))
+                              : tr("by the rank of the loop equations; Grübler–Kutzbach %1 counts redundant ones")
+                                    .arg(QString::fromStdString(mob.formula));
+  statusBar()->showMessage(tr("%1 — %2, %3 bodies, %4 joints, %5 DOF (%6)%7")
                                .arg(QString::fromStdString(mechanism_->name))
                                .arg(mechanism_->dimension == 2 ? tr("planar") : tr("spatial"))
                                .arg(mechanism_->bodies.size())
                                .arg(mechanism_->joints.size())
-                               .arg(mob.grueblerKutzbach)
-                               .arg(QString::fromStdString(mob.formula))
+                               .arg(dof)
+                               .arg(formula)
                                .arg(mob.drivers ? tr(", %1 driven").arg(mob.drivers) : QString()));
 }
 

@@ -1,8 +1,10 @@
 // Recursive kinematics of the tree and the loop constraints, on double and on Jets.
 #include <Eigen/Geometry>
+#include <Eigen/QR>
 #include <cmath>
 
 #include "dynamics/recursive_model.h"
+
 #include "dynamics/tree_kernels.h"
 #include "numeric/jet.h"
 
@@ -235,6 +237,25 @@ void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Po
     std::copy(f[b].R.a, f[b].R.a + 9, out[b].R);
     std::copy(f[b].x.v, f[b].x.v + 3, out[b].x);
   }
+}
+
+int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z) {
+  Eigen::MatrixXd J;
+  loopJacobian(m, z, 0.0, J);
+  int rows = 0;
+  for (const LoopConstraint& c : m.constraints)
+    if (c.kind != LoopConstraint::Kind::Driver) rows += c.rows;
+  Eigen::MatrixXd A(rows, m.nz);
+  int r = 0;
+  for (const LoopConstraint& c : m.constraints)
+    if (c.kind != LoopConstraint::Kind::Driver) {
+      A.middleRows(r, c.rows) = J.middleRows(c.row, c.rows);
+      r += c.rows;
+    }
+  if (rows == 0) return m.nz;
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+  qr.setThreshold(1e-9);
+  return m.nz - static_cast<int>(qr.rank());
 }
 
 void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi) {

@@ -111,6 +111,11 @@ void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t
 /// Φ_z (nrows × nz), dense. `reuseZeros`: J holds this model's Φ_z from an earlier call, so only
 /// the structural entries are written (the others are zero already; saves clearing it).
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros = false);
+/// The freedoms the loops leave the tree at z, drivers not counted: nz − rank Φ_z (rows of the
+/// cut joints and unit quaternions). The mobility a mechanism really has where Grübler–Kutzbach
+/// miscounts (parallel axes, overconstrained grids); a passive spin (a rod between two ball
+/// joints) counts as a freedom.
+int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z);
 /// Φ_t only (nrows).
 void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
 

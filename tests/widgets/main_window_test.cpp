@@ -27,6 +27,7 @@
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QAction>
+#include <QStatusBar>
 #include <iostream>
 
 #include "io/mechanism_io.h"
@@ -241,6 +242,20 @@ TEST_F(MainWindowTest, LongSimulationCanBeStoppedAndKeepsItsFrames) {
   const auto* log = w.findChild<QPlainTextEdit*>();
   ASSERT_NE(log, nullptr);
   EXPECT_TRUE(log->toPlainText().contains("Stopped")) << log->toPlainText().toStdString();
+}
+
+// the status bar counts the freedoms the loops really leave: a grid's 15 rows of parallelograms
+// swing each on its own, where Grübler–Kutzbach (6·45 − 300) says −30; where the two agree, the
+// formula is shown as before
+TEST_F(MainWindowTest, StatusBarCountsTheRealFreedoms) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/grid-1x15.json", false));
+  QString status = w.statusBar()->currentMessage();
+  EXPECT_TRUE(status.contains("15 DOF (by the rank of the loop equations; Grübler–Kutzbach 6·45 − 300 = -30 counts redundant ones)"))
+      << status.toStdString();
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  status = w.statusBar()->currentMessage();
+  EXPECT_TRUE(status.contains("1 DOF (Grübler–Kutzbach 3·3 − 8 = 1), 1 driven")) << status.toStdString();
 }
 
 TEST_F(MainWindowTest, OpeningAnotherFileDropsTheRunningAnalysis) {
