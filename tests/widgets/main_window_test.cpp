@@ -135,6 +135,16 @@ double changed(const QImage& a, const QImage& b) {
 }
 
 // Opens a sample, runs the chosen analysis and waits for it to finish.
+// a sample opened in a shown 1400×900 window; `settleMs` lets the first renders finish
+bool openShown(lw::app::MainWindow& w, const char* sample, int settleMs = 0) {
+  w.resize(1400, 900);
+  if (!w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample, false)) return false;
+  w.show();
+  if (!QTest::qWaitForWindowExposed(&w)) return false;
+  if (settleMs > 0) QTest::qWait(settleMs);
+  return true;
+}
+
 std::shared_ptr<const lw::widgets::RunResults> openAndRun(lw::app::MainWindow& w, const char* sample, int choice) {
   EXPECT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample, false));
   showAndGrab(w);
@@ -454,10 +464,7 @@ TEST_F(MainWindowTest, AutosaveIsRecoveredAfterACrash) {
 
 TEST_F(MainWindowTest, PropertyEditsAreUndoableAndBadOnesRefused) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openShown(w, "four-bar.json"));
   // select the coupler in the model tree: its numbers appear in the property editor
   auto* tree = w.findChild<QTreeWidget*>();
   ASSERT_NE(tree, nullptr);
@@ -498,11 +505,7 @@ TEST_F(MainWindowTest, PropertyEditsAreUndoableAndBadOnesRefused) {
 
 TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json", false));
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QTest::qWait(300);
+  ASSERT_TRUE(openShown(w, "spatial-four-bar-swing.json", 300));
   lw::Diagnostics d;
   const auto r = lw::resolve(*w.mechanism(), d);
   // the middle of each moving body's first two points lies inside its bar
@@ -545,10 +548,7 @@ TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
 
 TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/rssr.json", false));
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openShown(w, "rssr.json"));
   auto* tree = w.findChild<QTreeWidget*>();
   auto select = [&](const QString& path) {
     for (QTreeWidgetItemIterator it(tree); *it; ++it)
@@ -624,11 +624,7 @@ void shiftDrag(lw::widgets::SceneView* view, QPoint from, QPoint to, int moves, 
 // camera, live, as one undo step; Escape cancels a drag
 TEST_F(MainWindowTest, ShiftDraggingAJointIn3DMovesIt) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json", false));
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QTest::qWait(300);
+  ASSERT_TRUE(openShown(w, "spatial-four-bar-swing.json", 300));
   auto* view = w.sceneView();
   auto jointAt = [&](const std::string& name) {
     lw::Diagnostics d;
@@ -673,11 +669,7 @@ TEST_F(MainWindowTest, ShiftDraggingAJointIn3DMovesIt) {
 // (a coupler point here), live and as one undo step; the handles go during playback
 TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   lw::app::MainWindow w;
-  w.resize(1400, 900);
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/spatial-four-bar-swing.json", false));
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QTest::qWait(300);
+  ASSERT_TRUE(openShown(w, "spatial-four-bar-swing.json", 300));
   auto* view = w.sceneView();
   lw::Diagnostics d;
   auto r = lw::resolve(*w.mechanism(), d);

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <algorithm>
 #include <optional>
 
 #include "mechanism/resolved.h"
@@ -16,13 +17,12 @@ namespace lw::widgets {
 namespace {
 
 std::optional<Eigen::Vector3d> drawnPoint(const ResolvedMechanism& r, const Ref& p) {
-  for (std::size_t b = 0; b < r.bodies.size(); ++b) {
-    const auto& body = r.bodies[b];
-    if ((b == 0 ? std::string(kGroundName) : body.name) != p.body) continue;
-    for (std::size_t i = 0; i < body.points.size(); ++i)
-      if (body.pointNames[i] == p.item) return Eigen::Vector3d(body.position + body.rotation * body.points[i]);
-  }
-  return std::nullopt;
+  const int b = r.findBody(p.body);
+  if (b < 0) return std::nullopt;
+  const auto& names = r.bodies[static_cast<std::size_t>(b)].pointNames;
+  const auto it = std::find(names.begin(), names.end(), p.item);
+  if (it == names.end()) return std::nullopt;
+  return r.pointWorld({b, static_cast<int>(it - names.begin())});
 }
 
 }  // namespace
