@@ -741,7 +741,7 @@ void MainWindow::startPointDrag(int b, int point, const QString& what) {
   statusBar()->showMessage(tr("Moving %1: release to keep the new position, Esc to cancel").arg(what));
 }
 
-double MainWindow::axisHandleLength() const { return resolved_ ? 0.3 * resolved_->lengthScale() : 1.0; }
+double MainWindow::axisHandleLength() const { return resolved_ ? 0.3 * resolved_->drawingScale() : 1.0; }
 
 void MainWindow::updateHandles() {
   handles_.clear();

@@ -56,6 +56,22 @@ double ResolvedMechanism::lengthScale() const {
   return any ? std::max((hi - lo).maxCoeff(), 1e-3) : 1.0;
 }
 
+double ResolvedMechanism::drawingScale() const {
+  const double whole = lengthScale();
+  std::vector<double> sizes;  // per moving body: the largest distance between two of its points
+  for (std::size_t b = 1; b < bodies.size(); ++b) {
+    double size = 0;
+    const auto& pts = bodies[b].points;
+    for (std::size_t i = 0; i < pts.size(); ++i)
+      for (std::size_t j = i + 1; j < pts.size(); ++j) size = std::max(size, (pts[i] - pts[j]).norm());
+    if (size > 0) sizes.push_back(size);
+  }
+  if (sizes.empty()) return whole;
+  const auto mid = sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2);
+  std::nth_element(sizes.begin(), mid, sizes.end());
+  return std::clamp(2.5 * *mid, 0.05 * whole, whole);
+}
+
 int ResolvedMechanism::findBody(std::string_view name) const {
   for (std::size_t i = 0; i < bodies.size(); ++i)
     if (bodies[i].name == name) return static_cast<int>(i);

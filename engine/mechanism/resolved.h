@@ -128,6 +128,10 @@ struct ResolvedMechanism {
   /// The largest extent of the stored configuration (at least 1e-3 m): a size for glyphs,
   /// tolerances and the camera.
   double lengthScale() const;
+  /// A size for drawn parts (pins, bars, handles): the length scale, but at most 2.5 times the
+  /// median size of the moving bodies, so that a long chain of short links (grid 1x15: 15 m of
+  /// 1 m links) is not drawn with pins longer than its links.
+  double drawingScale() const;
   int findBody(std::string_view name) const;
   int findJoint(std::string_view name) const;
 };

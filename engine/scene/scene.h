@@ -50,7 +50,7 @@ struct SceneSpring {
 /// Static part of the scene, built once per model.
 struct SceneModel {
   int dimension = 2;
-  double lengthScale = 1;  // characteristic size of the mechanism (m): sizes glyphs and the camera
+  double lengthScale = 1;  // size of drawn parts (m): ResolvedMechanism::drawingScale; sizes bars, glyphs, the grid
   std::vector<SceneBody> bodies;
   std::vector<SceneJoint> joints;
   std::vector<SceneSpring> springs;

@@ -105,7 +105,8 @@ JointGlyph glyphOf(JointType t) {
 SceneModel buildSceneModel(const ResolvedMechanism& m) {
   SceneModel s;
   s.dimension = m.dimension;
-  s.lengthScale = m.lengthScale();
+  s.lengthScale = m.drawingScale();
+  const double extent = m.lengthScale();
   const double defaultRadius = 0.012 * s.lengthScale;
 
   for (std::size_t i = 0; i < m.bodies.size(); ++i) {
@@ -131,7 +132,7 @@ SceneModel buildSceneModel(const ResolvedMechanism& m) {
         const Eigen::Vector3d p = m.pointWorld(c.planePoint), n = m.vectorWorld(c.planeNormal);
         Eigen::Vector3d t = m.dimension == 2 ? Eigen::Vector3d(-n.y(), n.x(), 0)
                                              : n.unitOrthogonal();
-        const double L = 0.8 * s.lengthScale;
+        const double L = 0.8 * extent;  // the floor spans the mechanism
         Primitive plate;
         plate.kind = Primitive::Kind::Plate;
         if (m.dimension == 2) {

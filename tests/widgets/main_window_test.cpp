@@ -711,7 +711,7 @@ TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   QApplication::processEvents();
   ASSERT_EQ(view->selectedIndex(), 3);
   ASSERT_EQ(view->handleCount(), 3);
-  const Eigen::Vector3d tip = fmid + 0.3 * r->lengthScale() * (follower.rotation * follower.vectors[0]);
+  const Eigen::Vector3d tip = fmid + 0.3 * r->drawingScale() * (follower.rotation * follower.vectors[0]);
   const QPoint tipAt = view->projectToWidget({tip.x(), tip.y(), tip.z()}).toPoint(), tipTo = tipAt + QPoint(40, 0);
   const auto tipExpected = view->pointOnViewPlane(tipTo, {tip.x(), tip.y(), tip.z()});
   ASSERT_TRUE(tipExpected.has_value());

@@ -44,6 +44,18 @@ TEST(SceneBuilder, BarsOfTheFourBarEndAtItsJoints) {
   EXPECT_GT(s.lengthScale, 3.0);
 }
 
+// drawn parts follow the size of the links, not of the whole mechanism: the grid's 1 m links
+// are drawn at the scale of 2.5 m although the grid is 15 m long (pins were longer than links)
+TEST(SceneBuilder, DrawnPartsFollowTheLinksOfALongChain) {
+  const ResolvedMechanism grid = load("grid-1x15");
+  EXPECT_NEAR(grid.lengthScale(), 15.0, 1e-12);
+  EXPECT_NEAR(grid.drawingScale(), 2.5, 1e-12);
+  EXPECT_NEAR(scene::buildSceneModel(grid).lengthScale, 2.5, 1e-12);
+  // a compact mechanism keeps its whole size
+  const ResolvedMechanism four = load("four-bar");
+  EXPECT_DOUBLE_EQ(four.drawingScale(), four.lengthScale());
+}
+
 TEST(SceneBuilder, SpatialJointsCarryTheirAxisAndSpringsTheirEnds) {
   const ResolvedMechanism m = load("spatial-four-bar");
   const scene::SceneFrame f = scene::storedConfigurationFrame(m);
