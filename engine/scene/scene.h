@@ -51,6 +51,7 @@ struct SceneSpring {
 struct SceneModel {
   int dimension = 2;
   double lengthScale = 1;  // size of drawn parts (m): ResolvedMechanism::drawingScale; sizes bars, glyphs, the grid
+  double extent = 1;       // the largest extent of the mechanism (m): ResolvedMechanism::lengthScale
   std::vector<SceneBody> bodies;
   std::vector<SceneJoint> joints;
   std::vector<SceneSpring> springs;

@@ -106,7 +106,8 @@ SceneModel buildSceneModel(const ResolvedMechanism& m) {
   SceneModel s;
   s.dimension = m.dimension;
   s.lengthScale = m.drawingScale();
-  const double extent = m.lengthScale();
+  s.extent = m.lengthScale();
+  const double extent = s.extent;
   const double defaultRadius = 0.012 * s.lengthScale;
 
   for (std::size_t i = 0; i < m.bodies.size(); ++i) {

@@ -206,6 +206,8 @@ void MeshBuilder::roundedSlab(const Frame& f, std::vector<V2> core, double radiu
   }
 }
 
+void MeshBuilder::setSegments(int segments) { segments_ = std::max(6, segments); }
+
 void MeshBuilder::revolve(const Frame& f, const std::vector<ProfileRing>& rings, int segments) {
   std::vector<int> prev;
   for (const ProfileRing& r : rings) {
@@ -237,12 +239,13 @@ void MeshBuilder::cylinder(const V3& p0, const V3& p1, double radius, double bev
   rings.push_back({0, 0, -1, 0});
   rings.push_back({0, radius - b, -1, 0});
   if (b > 0) {
-    for (int k = 0; k <= 3; ++k) {
-      const double th = -kPi / 2 + (kPi / 2) * k / 3;
+    const int steps = segments_ >= 24 ? 3 : 1;
+    for (int k = 0; k <= steps; ++k) {
+      const double th = -kPi / 2 + (kPi / 2) * k / steps;
       rings.push_back({b + b * std::sin(th), radius - b + b * std::cos(th), std::sin(th), std::cos(th)});
     }
-    for (int k = 0; k <= 3; ++k) {
-      const double th = (kPi / 2) * k / 3;
+    for (int k = 0; k <= steps; ++k) {
+      const double th = (kPi / 2) * k / steps;
       rings.push_back({len - b + b * std::sin(th), radius - b + b * std::cos(th), std::sin(th), std::cos(th)});
     }
   } else {
@@ -251,7 +254,7 @@ void MeshBuilder::cylinder(const V3& p0, const V3& p1, double radius, double bev
   }
   rings.push_back({len, radius - b, 1, 0});
   rings.push_back({len, 0, 1, 0});
-  revolve(f, rings, 32);
+  revolve(f, rings, segments_);
 }
 
 void MeshBuilder::capsule(const V3& p0, const V3& p1, double radius) {
@@ -259,7 +262,7 @@ void MeshBuilder::capsule(const V3& p0, const V3& p1, double radius) {
   const double len = norm(sub(p1, p0));
   const Frame f = frameAlong(p0, len > 0 ? sub(p1, p0) : V3{0, 0, 1});
   std::vector<ProfileRing> rings;
-  constexpr int kSteps = 8;
+  const int kSteps = std::max(2, segments_ / 4);
   for (int k = 0; k <= kSteps; ++k) {
     const double th = -kPi / 2 + (kPi / 2) * k / kSteps;
     rings.push_back({radius * std::sin(th), radius * std::cos(th), std::sin(th), std::cos(th)});
@@ -268,19 +271,19 @@ void MeshBuilder::capsule(const V3& p0, const V3& p1, double radius) {
     const double th = (kPi / 2) * k / kSteps;
     rings.push_back({len + radius * std::sin(th), radius * std::cos(th), std::sin(th), std::cos(th)});
   }
-  revolve(f, rings, 32);
+  revolve(f, rings, segments_);
 }
 
 void MeshBuilder::sphere(const V3& centre, double radius) {
   if (radius <= 0) return;
   const Frame f = frameAlong(centre, {0, 0, 1});
   std::vector<ProfileRing> rings;
-  constexpr int kSteps = 16;
+  const int kSteps = std::max(4, segments_ / 2);
   for (int k = 0; k <= kSteps; ++k) {
     const double th = -kPi / 2 + kPi * k / kSteps;
     rings.push_back({radius * std::sin(th), radius * std::cos(th), std::sin(th), std::cos(th)});
   }
-  revolve(f, rings, 32);
+  revolve(f, rings, segments_);
 }
 
 void MeshBuilder::box(const Frame& f, const V3& size) {

@@ -43,6 +43,9 @@ class MeshBuilder {
   void setColor(const Rgb8& c);
   /// Texture coordinate u = (x + y + z) / period (body frame): diagonal hatch stripes.
   void setHatchPeriod(double period);
+  /// Segments around surfaces of revolution (cylinders, capsules, spheres) added from now on
+  /// (at least 6; 32 by default); the rings along their rounded ends follow in proportion.
+  void setSegments(int segments);
 
   /// Slab over the convex polygon `core` (coordinates along f.u, f.v), grown by `radius` with
   /// rounded corners (two points give a stadium, i.e. a bar with round ends), from n = n0 to
@@ -75,6 +78,7 @@ class MeshBuilder {
   Rgb8 color_{200, 200, 200};
   bool useColor_ = false;
   double hatchPeriod_ = 0;
+  int segments_ = 32;
 };
 
 /// A helix of `turns` turns and radius `radius` along local z from 0 to 1, with short straight

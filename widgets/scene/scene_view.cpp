@@ -331,6 +331,11 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   }
 
   s.glyphUnit = s.planar ? 0.02 * L : std::max(0.02 * L, 1.1 * barRadius);
+  // parts that are small against the whole mechanism get fewer facets (invisible at the fitted
+  // zoom): a long chain of short links (grid 1x15, 105 parts) then plays back at 60 fps in
+  // software rendering, which is bound by vertices; compact mechanisms keep 32
+  const double whole = model.extent > 0 ? model.extent : L;
+  const int segments = std::clamp(static_cast<int>(std::lround(32 * std::sqrt(s.glyphUnit / whole / 0.02))), 12, 32);
 
   // planar stacking: ground at layer 0 (farthest from the viewer), moving bodies above it
   const double t = std::clamp(0.7 * barRadius, 0.008 * L, 0.04 * L);
@@ -355,6 +360,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   for (std::size_t bi = 0; bi < model.bodies.size(); ++bi) {
     const scene::SceneBody& b = model.bodies[bi];
     MeshBuilder mb;
+    mb.setSegments(segments);
     if (b.isGround && s.planar) mb.setHatchPeriod(0.05 * L);
     for (const scene::Primitive& p : b.primitives) {
       switch (p.kind) {
@@ -443,6 +449,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   const double stackMid = (s.zBottom + s.zTop) / 2;
   for (const scene::SceneJoint& j : model.joints) {
     MeshBuilder mb;
+    mb.setSegments(segments);
     Frame f;  // identity: geometry in the glyph's local frame
     switch (j.glyph) {
       case scene::JointGlyph::Pin:
