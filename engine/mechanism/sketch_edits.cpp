@@ -767,4 +767,49 @@ EditResult deleteForce(Mechanism& m, const std::string& name) {
   return r;
 }
 
+EditResult addContact(Mechanism& m, Contact c) {
+  const std::string name = c.name.empty() ? freshName(m, "contact") : c.name;
+  const std::string description = "Add contact " + name + " (" + c.point.str() + ")";
+  return addNamed(m.contacts, std::move(c), name, description);
+}
+
+EditResult changeContact(Mechanism& m, const std::string& name, Contact c) { return replaceNamed(m.contacts, name, &c, "contact"); }
+
+EditResult deleteContact(Mechanism& m, const std::string& name) { return replaceNamed<Contact>(m.contacts, name, nullptr, "contact"); }
+
+std::string describe(const InitialVelocity& v) {
+  switch (v.type) {
+    case InitialVelocity::Type::Joint: return "joint " + v.joint;
+    case InitialVelocity::Type::PointComponent: return v.point.str() + "." + toString(v.component);
+    case InitialVelocity::Type::Body: return "body " + v.body;
+  }
+  return {};
+}
+
+EditResult addInitialVelocity(Mechanism& m, InitialVelocity v) {
+  EditResult r;
+  r.item = describe(v);
+  const auto same = std::find_if(m.initialVelocities.begin(), m.initialVelocities.end(),
+                                 [&](const InitialVelocity& x) { return x.type == v.type && describe(x) == r.item; });
+  r.description = (same == m.initialVelocities.end() ? "Set initial velocity of " : "Change initial velocity of ") + r.item;
+  if (same == m.initialVelocities.end()) m.initialVelocities.push_back(std::move(v));
+  else *same = std::move(v);
+  r.ok = true;
+  return r;
+}
+
+EditResult changeInitialVelocity(Mechanism& m, std::size_t index, const InitialVelocity* v) {
+  EditResult r;
+  if (index >= m.initialVelocities.size()) {
+    r.error = "there is no initial velocity number " + std::to_string(index + 1);
+    return r;
+  }
+  r.item = describe(v ? *v : m.initialVelocities[index]);
+  r.description = (v ? "Change initial velocity of " : "Delete initial velocity of ") + r.item;
+  if (v) m.initialVelocities[index] = *v;
+  else m.initialVelocities.erase(m.initialVelocities.begin() + static_cast<std::ptrdiff_t>(index));
+  r.ok = true;
+  return r;
+}
+
 }  // namespace lw::sketch

@@ -123,4 +123,20 @@ EditResult changeForce(Mechanism& m, const std::string& name, Force f);
 /// Deletes a force and the outputs (and costs) that read it.
 EditResult deleteForce(Mechanism& m, const std::string& name);
 
+// ---- contacts and initial velocities (Model > Add Contact..., Set Initial Velocity...) ----
+
+/// Adds a point-on-plane contact; a fresh name ("contact1", ...) when c.name is empty.
+EditResult addContact(Mechanism& m, Contact c);
+/// Replaces the named contact's point, plane, radius, law and restitution; its name stays.
+EditResult changeContact(Mechanism& m, const std::string& name, Contact c);
+EditResult deleteContact(Mechanism& m, const std::string& name);
+/// What an initial velocity sets, for messages and the model tree: "joint crank",
+/// "link2.P2.x" or "body link1".
+std::string describe(const InitialVelocity& v);
+/// Adds an initial velocity; one that sets the same joint, point component or body as an
+/// existing one replaces it (two would contradict each other).
+EditResult addInitialVelocity(Mechanism& m, InitialVelocity v);
+/// Replaces (or, with `v` null, deletes) initial velocity number `index` (initial_velocities[index]).
+EditResult changeInitialVelocity(Mechanism& m, std::size_t index, const InitialVelocity* v);
+
 }  // namespace lw::sketch

@@ -14,6 +14,7 @@
 #include "kinematics/global_solver.h"
 #include "topology/mobility.h"
 #include "topology/structural_groups.h"
+#include "support/samples.h"
 
 namespace lw::sketch {
 namespace {
@@ -313,6 +314,84 @@ TEST(SketchEdits, DriversAndForcesAreAddedChangedAndDeleted) {
   ASSERT_FALSE(diag.empty());
   EXPECT_NE(diag[0].format().find("nothing"), std::string::npos) << diag[0].format();
   EXPECT_NE(diag[0].format().find("drivers[0]"), std::string::npos) << diag[0].format();
+}
+
+// a contact is added, changed and deleted by name; the resolver names a bad restitution
+TEST(SketchEdits, ContactsAreAddedChangedAndDeleted) {
+  Mechanism m = test::sampleMechanism("bouncing-ball");
+  Contact wall = m.contacts[0];
+  wall.name.clear();
+  wall.restitution = 0.5;
+  const EditResult added = addContact(m, wall);
+  ASSERT_TRUE(added.ok);
+  EXPECT_EQ(added.item, "contact1");
+  EXPECT_EQ(added.description, "Add contact contact1 (ball.C)");
+  {
+    Diagnostics diag;
+    const auto r = resolve(m, diag);
+    ASSERT_TRUE(r.has_value()) << (diag.empty() ? "" : diag[0].format());
+    ASSERT_EQ(r->contacts.size(), 2u);
+    EXPECT_DOUBLE_EQ(r->contacts[1].restitution, 0.5);
+  }
+  wall.restitution = 1.5;
+  ASSERT_TRUE(changeContact(m, "contact1", wall).ok);
+  EXPECT_EQ(m.contacts[1].name, "contact1");
+  {
+    Diagnostics diag;
+    EXPECT_FALSE(resolve(m, diag).has_value());
+    ASSERT_FALSE(diag.empty());
+    EXPECT_EQ(diag[0].path, "contacts[1].restitution");
+    EXPECT_NE(diag[0].message.find("between 0 and 1 (found 1.5)"), std::string::npos) << diag[0].message;
+  }
+  ASSERT_TRUE(deleteContact(m, "contact1").ok);
+  EXPECT_EQ(m.contacts.size(), 1u);
+  EXPECT_EQ(deleteContact(m, "contact1").error, "there is no contact 'contact1'");
+}
+
+// initial velocities: one per joint, point component or body (a second replaces the first),
+// changed and deleted by number, read by the resolver
+TEST(SketchEdits, InitialVelocitiesAreSetChangedAndDeleted) {
+  Mechanism m = test::sampleMechanism("four-bar");
+  InitialVelocity crank;
+  crank.type = InitialVelocity::Type::Joint;
+  crank.joint = "A";
+  crank.value = 2;
+  EXPECT_EQ(addInitialVelocity(m, crank).description, "Set initial velocity of joint A");
+  crank.value = Number::expr("2*pi");
+  EXPECT_EQ(addInitialVelocity(m, crank).description, "Change initial velocity of joint A");
+  ASSERT_EQ(m.initialVelocities.size(), 1u);
+  InitialVelocity point;
+  point.type = InitialVelocity::Type::PointComponent;
+  point.point = {"coupler", "P"};
+  point.component = Component::Y;
+  point.value = 0.5;
+  EXPECT_EQ(addInitialVelocity(m, point).item, "coupler.P.y");
+  ASSERT_EQ(m.initialVelocities.size(), 2u);
+  {
+    Diagnostics diag;
+    const auto r = resolve(m, diag);
+    ASSERT_TRUE(r.has_value()) << (diag.empty() ? "" : diag[0].format());
+    ASSERT_EQ(r->initialRates.size(), 2u);
+    EXPECT_NEAR(r->initialRates[0].value, 2 * std::numbers::pi, 1e-15);
+    EXPECT_EQ(r->initialRates[0].joint, 0);
+    EXPECT_EQ(r->initialRates[1].component, 1);
+  }
+  InitialVelocity body;
+  body.type = InitialVelocity::Type::Body;
+  body.body = "ground";
+  body.angularVelocity = {Number(1)};
+  ASSERT_TRUE(changeInitialVelocity(m, 1, &body).ok);
+  {
+    Diagnostics diag;
+    EXPECT_FALSE(resolve(m, diag).has_value());
+    ASSERT_FALSE(diag.empty());
+    EXPECT_EQ(diag[0].format(), "initial_velocities[1].body: the ground does not move");
+  }
+  const EditResult removed = changeInitialVelocity(m, 1, nullptr);
+  ASSERT_TRUE(removed.ok);
+  EXPECT_EQ(removed.description, "Delete initial velocity of body ground");
+  EXPECT_EQ(m.initialVelocities.size(), 1u);
+  EXPECT_EQ(changeInitialVelocity(m, 3, nullptr).error, "there is no initial velocity number 4");
 }
 
 TEST(SketchEdits, RenamingUpdatesEveryReference) {
