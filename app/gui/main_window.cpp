@@ -34,7 +34,9 @@
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
+#include "panels/contact_dialog.h"
 #include "panels/driver_dialog.h"
+#include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
 #include "panels/joint_dialog.h"
 #include "mechanism/fields.h"
@@ -379,14 +381,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   QAction* addForceAction = model->addAction(tr("Add F&orce..."), this, [this] { addForce(); });
   addForceAction->setObjectName("AddForce");
   addForceAction->setStatusTip(tr("Add a spring-damper, a torsion spring, a force on a point, a torque or a tyre"));
+  QAction* addContactAction = model->addAction(tr("Add Co&ntact..."), this, [this] { addContact(); });
+  addContactAction->setObjectName("AddContact");
+  addContactAction->setStatusTip(tr("A point (a ball, a wheel's rim) that bounces on a plane, with its coefficient of restitution"));
+  QAction* addVelocityAction = model->addAction(tr("Set &Initial Velocity..."), this, [this] { addInitialVelocity(); });
+  addVelocityAction->setObjectName("AddInitialVelocity");
+  addVelocityAction->setStatusTip(tr("The velocity dynamics starts from: a joint's rate, a point's velocity or a free body's"));
   QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
     if (!changeItem(path))
-      statusBar()->showMessage(tr("Select a joint, driver or force in the model tree (or click a joint in the 3D view) first"), 8000);
+      statusBar()->showMessage(tr("Select a joint, driver, force, contact or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
   });
   changeSelected->setObjectName("ChangeSelected");
   changeSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
-  changeSelected->setStatusTip(tr("Change the selected joint's, driver's or force's type and what it connects (e.g. a pin into a slider)"));
+  changeSelected->setStatusTip(tr("Change the selected joint, driver, force, contact or initial velocity: its type and what it connects (e.g. a pin into a slider)"));
   QAction* rename = model->addAction(tr("&Rename Selected..."), this, [this] {
     const QString path = properties_->item();
     if (path.isEmpty()) return statusBar()->showMessage(tr("Select an item in the model tree first"), 8000);
@@ -408,10 +416,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       if (i < after.drivers.size()) apply(after, sketch::deleteDriver(after, after.drivers[i].name));
     } else if (path.startsWith("forces[") && !path.contains('.')) {
       if (i < after.forces.size()) apply(after, sketch::deleteForce(after, after.forces[i].name));
+    } else if (path.startsWith("contacts[") && !path.contains('.')) {
+      if (i < after.contacts.size()) apply(after, sketch::deleteContact(after, after.contacts[i].name));
+    } else if (path.startsWith("initial_velocities[") && !path.contains('.')) {
+      apply(after, sketch::changeInitialVelocity(after, i, nullptr));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
       apply(after, sketch::deleteBody(after, selectedBody()));
     } else {
-      statusBar()->showMessage(tr("Select a body, joint, driver or force in the model tree"), 8000);
+      statusBar()->showMessage(tr("Select a body, joint, driver, force, contact or initial velocity in the model tree"), 8000);
     }
   });
   deleteSelected->setObjectName("DeleteSelected");
@@ -784,6 +796,8 @@ bool MainWindow::changeItem(const QString& path) {
   if (path.startsWith("joints[")) changeJoint(i);
   else if (path.startsWith("drivers[")) changeDriver(i);
   else if (path.startsWith("forces[")) changeForce(i);
+  else if (path.startsWith("contacts[")) changeContact(i);
+  else if (path.startsWith("initial_velocities[")) changeInitialVelocity(i);
   else return false;
   return true;
 }
@@ -865,6 +879,54 @@ bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceD
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
                         [&](Mechanism& m) { return sketch::changeForce(m, before.name, f); },
                         tr("Force %1 was not changed").arg(QString::fromStdString(before.name)), QString("forces[%1]").arg(index));
+}
+
+bool MainWindow::addContact(const std::function<void(widgets::ContactDialog&)>& accept) {
+  widgets::ContactDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("ContactDialog");
+  Contact c;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
+                        [&](Mechanism& m) { return sketch::addContact(m, c); }, tr("The contact was not added"),
+                        QString("contacts[%1]").arg(mechanism_->contacts.size()));
+}
+
+bool MainWindow::changeContact(int index, const std::function<void(widgets::ContactDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->contacts.size())) return false;
+  const Contact before = mechanism_->contacts[static_cast<std::size_t>(index)];
+  widgets::ContactDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeContactDialog");
+  Contact c;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
+                        [&](Mechanism& m) { return sketch::changeContact(m, before.name, c); },
+                        tr("Contact %1 was not changed").arg(QString::fromStdString(before.name)), QString("contacts[%1]").arg(index));
+}
+
+bool MainWindow::addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept) {
+  widgets::InitialVelocityDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("InitialVelocityDialog");
+  const bool accepted = runDialog(dialog, accept);
+  InitialVelocity v;
+  QString why;
+  // where it lands: one for the same joint, point component or body is replaced
+  std::size_t at = mechanism_->initialVelocities.size();
+  if (accepted && dialog.velocity(v, why))
+    for (std::size_t k = 0; k < mechanism_->initialVelocities.size(); ++k)
+      if (sketch::describe(mechanism_->initialVelocities[k]) == sketch::describe(v)) at = k;
+  return keepDialogEdit(accepted, [&](QString& reason) { return dialog.velocity(v, reason); },
+                        [&](Mechanism& m) { return sketch::addInitialVelocity(m, v); }, tr("The initial velocity was not set"),
+                        QString("initial_velocities[%1]").arg(at));
+}
+
+bool MainWindow::changeInitialVelocity(int index, const std::function<void(widgets::InitialVelocityDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->initialVelocities.size())) return false;
+  const InitialVelocity before = mechanism_->initialVelocities[static_cast<std::size_t>(index)];
+  widgets::InitialVelocityDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeInitialVelocityDialog");
+  InitialVelocity v;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.velocity(v, why); },
+                        [&](Mechanism& m) { return sketch::changeInitialVelocity(m, static_cast<std::size_t>(index), &v); },
+                        tr("The initial velocity of %1 was not changed").arg(QString::fromStdString(sketch::describe(before))),
+                        QString("initial_velocities[%1]").arg(index));
 }
 
 bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {

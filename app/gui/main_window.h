@@ -34,6 +34,8 @@ namespace lw::widgets {
 class AnalysisPanel;
 class DriverDialog;
 class ForceDialog;
+class ContactDialog;
+class InitialVelocityDialog;
 class JointDialog;
 class ModelTree;
 class PlaybackBar;
@@ -96,8 +98,13 @@ class MainWindow : public QMainWindow {
   /// Change Selected... on driver / force `index`: the dialog pre-filled, checked, one undo step.
   bool changeDriver(int index, const std::function<void(widgets::DriverDialog&)>& accept = {});
   bool changeForce(int index, const std::function<void(widgets::ForceDialog&)>& accept = {});
-  /// The change dialog of the joint, driver or force at `path` ("forces[1]"); false if `path` is
-  /// none of those.
+  /// Model > Add Contact... / Set Initial Velocity... and their Change Selected..., the same way.
+  bool addContact(const std::function<void(widgets::ContactDialog&)>& accept = {});
+  bool changeContact(int index, const std::function<void(widgets::ContactDialog&)>& accept = {});
+  bool addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
+  bool changeInitialVelocity(int index, const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
+  /// The change dialog of the joint, driver, force, contact or initial velocity at `path`
+  /// ("forces[1]"); false if `path` is none of those.
   bool changeItem(const QString& path);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.

@@ -25,7 +25,10 @@
 #include "mechanism/sketch_edits.h"
 #include "kinematics/natural_model.h"
 #include "mechanism/resolved.h"
+#include "analysis/simulation_run.h"
+#include "panels/contact_dialog.h"
 #include "panels/driver_dialog.h"
+#include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
 #include "panels/item_choices.h"
 #include "panels/property_editor.h"
@@ -436,4 +439,85 @@ TEST_F(SketchTest, DriversAndForcesThroughTheirDialogs) {
   w.undoStack()->undo();
   EXPECT_NE(w.mechanism()->drivers[0].joint, rockerPivot);
   EXPECT_EQ(w.mechanism()->drivers[0].function.expression.text(), "2*pi*t");
+}
+
+// Set Initial Velocity... gives the ball a new throw (it replaces the sample's one: one per body),
+// which a simulation then follows; Change Selected... on the floor contact changes its
+// restitution, and a restitution outside [0, 1] or one that does not parse is refused with the
+// reason; Add Contact... adds a second plane, Delete Selected removes it, and undo steps back.
+TEST_F(SketchTest, ContactsAndInitialVelocitiesThroughTheirDialogs) {
+  lw::app::MainWindow w;
+  w.resize(1200, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/bouncing-ball.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  auto messages = [&] { return w.findChild<QPlainTextEdit*>()->toPlainText(); };
+  const int edits = w.undoStack()->count();
+  ASSERT_EQ(w.mechanism()->initialVelocities.size(), 1u);
+
+  // a throw at 3 m/s along x and 2 m/s up
+  ASSERT_TRUE(w.addInitialVelocity([](lw::widgets::InitialVelocityDialog& d) {
+    d.typeBox()->setCurrentIndex(d.typeBox()->findData(static_cast<int>(lw::InitialVelocity::Type::Body)));
+    ASSERT_TRUE(lw::widgets::selectText(d.bodyBox(), "ball"));
+    d.velocityEdit(0)->setText("3");
+    d.velocityEdit(1)->setText("2");
+    saveDialog(d, "dialog_initial_velocity.png");
+  }));
+  ASSERT_EQ(w.mechanism()->initialVelocities.size(), 1u) << "one initial velocity per body";
+  EXPECT_EQ(w.propertyEditor()->item(), "initial_velocities[0]");
+  EXPECT_TRUE(w.findChild<QPushButton*>("ChangeItemButton")->isVisible());
+  {
+    lw::Diagnostics d;
+    const auto r = lw::resolve(*w.mechanism(), d);
+    ASSERT_TRUE(r.has_value());
+    lw::analysis::SimulationSpec spec;
+    spec.tEnd = 0.2;
+    spec.dt = 1e-3;
+    const auto run = lw::analysis::runSimulation(*r, spec);
+    ASSERT_TRUE(run.status.ok()) << run.status.message;
+    const auto col = [&](const char* name) {
+      return static_cast<std::size_t>(std::find(run.columns.begin(), run.columns.end(), name) - run.columns.begin());
+    };
+    const std::size_t last = (run.rows() - 1) * run.columns.size();
+    ASSERT_LT(col("ball.C.y"), run.columns.size());
+    // free flight from (0, 1): x = 3 t, y = 1 + 2 t − g t²/2 (no bounce before t = 0.2)
+    const double t = run.values[last];
+    EXPECT_NEAR(run.values[last + col("ball.C.x")], 3 * t, 1e-6);
+    EXPECT_NEAR(run.values[last + col("ball.C.y")], 1 + 2 * t - 9.81 * t * t / 2, 1e-6);
+  }
+
+  // the floor's restitution: refused when it does not parse or lies outside [0, 1]
+  EXPECT_FALSE(w.changeContact(0, [](lw::widgets::ContactDialog& d) { d.restitutionEdit()->setText("0.5 *"); }));
+  EXPECT_TRUE(messages().contains("Contact floor was not changed: the restitution '0.5 *' is not valid")) << messages().toStdString();
+  EXPECT_FALSE(w.changeContact(0, [](lw::widgets::ContactDialog& d) { d.restitutionEdit()->setText("1.5"); }));
+  EXPECT_TRUE(messages().contains("between 0 and 1 (found 1.5)")) << messages().toStdString();
+  ASSERT_TRUE(w.changeContact(0, [](lw::widgets::ContactDialog& d) {
+    d.restitutionEdit()->setText("0.5");
+    saveDialog(d, "dialog_change_contact.png");
+  }));
+  EXPECT_EQ(w.mechanism()->contacts[0].restitution.value, 0.5);
+  EXPECT_EQ(w.mechanism()->contacts[0].name, "floor");
+
+  // a second plane through the same point, then deleted
+  ASSERT_TRUE(w.addContact([](lw::widgets::ContactDialog& d) {
+    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(), "ball.C"));
+    ASSERT_TRUE(lw::widgets::selectText(d.planeNormalBox(), "ground.up"));
+    d.radiusEdit()->setText("0.1");
+  }));
+  ASSERT_EQ(w.mechanism()->contacts.size(), 2u);
+  EXPECT_EQ(w.mechanism()->contacts[1].name, "contact1");
+  EXPECT_EQ(w.propertyEditor()->item(), "contacts[1]");
+  w.grab().save(artifacts() + "/main_window_contacts.png");
+  selectInTree(w, "contacts[1]");
+  trigger(w, "DeleteSelected");
+  EXPECT_EQ(w.mechanism()->contacts.size(), 1u);
+  selectInTree(w, "initial_velocities[0]");
+  trigger(w, "DeleteSelected");
+  EXPECT_TRUE(w.mechanism()->initialVelocities.empty());
+  EXPECT_EQ(w.undoStack()->count(), edits + 5);
+  for (int i = 0; i < 5; ++i) w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->contacts.size(), 1u);
+  EXPECT_EQ(w.mechanism()->contacts[0].restitution.value, 0.8);
+  ASSERT_EQ(w.mechanism()->initialVelocities.size(), 1u);
+  EXPECT_EQ(w.mechanism()->initialVelocities[0].velocity[0].value, 1.0);
 }

@@ -6,6 +6,7 @@
 #include <QHeaderView>
 
 #include "mechanism/mechanism.h"
+#include "mechanism/sketch_edits.h"
 
 namespace lw::widgets {
 namespace {
@@ -116,6 +117,16 @@ void ModelTree::setMechanism(const Mechanism& m) {
     leaf(contacts, c.name, tr("%1 on plane %2, e = %3")
                                .arg(QString::fromStdString(c.point.str()),
                                     QString::fromStdString(c.planePoint.str()), text(c.restitution)), indexed("contacts", i));
+  }
+  auto* velocities = group(this, tr("Initial velocities"), m.initialVelocities.size());
+  for (std::size_t i = 0; i < m.initialVelocities.size(); ++i) {
+    const auto& v = m.initialVelocities[i];
+    QString value;
+    if (v.type == InitialVelocity::Type::Body)
+      value = tr("v = %1, ω = %2").arg(text(v.velocity), text(v.angularVelocity));
+    else
+      value = text(v.value);
+    leaf(velocities, sketch::describe(v), value, indexed("initial_velocities", i));
   }
   auto* params = group(this, tr("Parameters"), m.parameters.size());
   for (const auto& p : m.parameters)

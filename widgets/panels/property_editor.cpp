@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "mechanism/fields.h"
+#include "mechanism/sketch_edits.h"
 
 namespace lw::widgets {
 
@@ -49,9 +50,15 @@ void PropertyEditor::showItem(const QString& path) {
 void PropertyEditor::refill() {
   filling_ = true;
   table_->setRowCount(0);
-  // a joint, driver or force itself ("joints[3]", not one of its fields)
+  // a joint, driver, force, contact or initial velocity itself ("joints[3]", not one of its fields)
   const bool whole = path_.endsWith(']') && path_.count('[') == 1;
-  const QString kind = !whole ? QString() : path_.startsWith("joints[") ? tr("joint") : path_.startsWith("drivers[") ? tr("driver") : path_.startsWith("forces[") ? tr("force") : QString();
+  QString kind;
+  if (whole) {
+    const std::pair<const char*, QString> kinds[] = {{"joints[", tr("joint")}, {"drivers[", tr("driver")}, {"forces[", tr("force")},
+                                                     {"contacts[", tr("contact")}, {"initial_velocities[", tr("initial velocity")}};
+    for (const auto& [prefix, name] : kinds)
+      if (path_.startsWith(prefix)) kind = name;
+  }
   change_->setVisible(!kind.isEmpty());
   if (!kind.isEmpty()) {
     change_->setText(kind == tr("joint") ? tr("Change type and connections...") : tr("Change type and what it acts on..."));
@@ -89,6 +96,10 @@ void PropertyEditor::refill() {
       what = tr("Driver %1 (%2)").arg(QString::fromStdString(m_.drivers[i].name), QString::fromUtf8(toString(m_.drivers[i].type)));
     if (path_.startsWith("forces[") && i < m_.forces.size())
       what = tr("Force %1 (%2)").arg(QString::fromStdString(m_.forces[i].name), QString::fromUtf8(toString(m_.forces[i].type)));
+    if (path_.startsWith("contacts[") && i < m_.contacts.size())
+      what = tr("Contact %1 (%2)").arg(QString::fromStdString(m_.contacts[i].name), QString::fromStdString(m_.contacts[i].point.str()));
+    if (path_.startsWith("initial_velocities[") && i < m_.initialVelocities.size())
+      what = tr("Initial velocity of %1").arg(QString::fromStdString(sketch::describe(m_.initialVelocities[i])));
   }
   title_->setText(table_->rowCount() ? tr("%1: %n number(s)", "", table_->rowCount()).arg(what)
                                      : tr("%1: no numbers to edit").arg(what));
