@@ -3,6 +3,8 @@
 // the pixels. Look at the screenshots: a picture beats a pixel count.
 #include "scene/scene.h"
 #include "scene/scene_view.h"
+#include "scene/scene_geometry.h"
+#include <vtkPolyData.h>
 
 #include <gtest/gtest.h>
 
@@ -406,6 +408,28 @@ bool hasHueNear(const QImage& img, QPointF at, const Rgb& color, int radius = 4,
 Vec3 midpoint(const Vec3& p, const Vec3& q) { return {(p[0] + q[0]) / 2, (p[1] + q[1]) / 2, (p[2] + q[2]) / 2}; }
 
 // ---- tests
+
+// fewer facets for small parts: a capsule of 12 segments has 12 vertices on each of its
+// 2 × (12/4 + 1) rings, all on its surface (distance from the axis segment = radius); 32 is the
+// default; fewer than 6 becomes 6
+TEST(SceneGeometry, CapsuleFacetsFollowTheSegmentCount) {
+  auto capsulePoints = [](int segments) {
+    lw::widgets::detail::MeshBuilder mb;
+    if (segments > 0) mb.setSegments(segments);
+    mb.capsule({0, 0, 0}, {1, 0, 0}, 0.1);
+    return mb.build();
+  };
+  const auto coarse = capsulePoints(12);
+  ASSERT_EQ(coarse->GetNumberOfPoints(), 2 * (12 / 4 + 1) * 12);
+  for (vtkIdType i = 0; i < coarse->GetNumberOfPoints(); ++i) {
+    double p[3];
+    coarse->GetPoint(i, p);
+    const double along = std::clamp(p[0], 0.0, 1.0);
+    EXPECT_NEAR(std::hypot(p[0] - along, p[1], p[2]), 0.1, 1e-6) << "vertex " << i;
+  }
+  EXPECT_EQ(capsulePoints(0)->GetNumberOfPoints(), 2 * (32 / 4 + 1) * 32);
+  EXPECT_EQ(capsulePoints(3)->GetNumberOfPoints(), 2 * (2 + 1) * 6);  // 6 segments, 2 steps per rounded end
+}
 
 TEST(SceneView, PlanarFourBarIsDrawn) {
   const FourBar fb;
