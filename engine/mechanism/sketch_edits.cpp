@@ -790,7 +790,7 @@ EditResult addInitialVelocity(Mechanism& m, InitialVelocity v) {
   EditResult r;
   r.item = describe(v);
   const auto same = std::find_if(m.initialVelocities.begin(), m.initialVelocities.end(),
-                                 [&](const InitialVelocity& x) { return x.type == v.type && describe(x) == r.item; });
+                                 [&](const InitialVelocity& x) { return describe(x) == r.item; });
   r.description = (same == m.initialVelocities.end() ? "Set initial velocity of " : "Change initial velocity of ") + r.item;
   if (same == m.initialVelocities.end()) m.initialVelocities.push_back(std::move(v));
   else *same = std::move(v);

@@ -31,10 +31,7 @@ ContactDialog::ContactDialog(const Mechanism& m, const Contact* existing, QWidge
     return e;
   };
   // the contact point is on a moving body, the plane usually on the ground
-  QStringList moving;
-  for (const auto& b : m.bodies)
-    for (const auto& p : b.points) moving << QString::fromStdString(b.name + "." + p.name);
-  point_ = combo("ContactPoint", moving, tr("Point"), tr("The centre of the ball or wheel that touches the plane"));
+  point_ = combo("ContactPoint", movingPointChoices(m), tr("Point"), tr("The centre of the ball or wheel that touches the plane"));
   radius_ = number("ContactRadius", "0", tr("Radius"), tr("m: the contact happens when the point is this far from the plane"));
   planePoint_ = combo("ContactPlanePoint", pointChoices(m), tr("Plane point"), tr("A point of the plane (a line in a planar model)"));
   planeNormal_ = combo("ContactPlaneNormal", vectorChoices(m), tr("Plane normal"),

@@ -36,10 +36,7 @@ InitialVelocityDialog::InitialVelocityDialog(const Mechanism& m, const InitialVe
     return e;
   };
   joint_ = combo("VelocityJoint", jointChoices(m), tr("Joint"));
-  QStringList moving;  // points of moving bodies: a ground point does not move
-  for (const auto& b : m.bodies)
-    for (const auto& p : b.points) moving << QString::fromStdString(b.name + "." + p.name);
-  point_ = combo("VelocityPoint", moving, tr("Point"));
+  point_ = combo("VelocityPoint", movingPointChoices(m), tr("Point"));
   component_ = combo("VelocityComponent", {}, tr("Along"));
   component_->addItem("x", static_cast<int>(Component::X));
   component_->addItem("y", static_cast<int>(Component::Y));

@@ -16,6 +16,13 @@ QStringList pointChoices(const Mechanism& m) {
   return out;
 }
 
+QStringList movingPointChoices(const Mechanism& m) {
+  QStringList out;
+  for (const auto& b : m.bodies)
+    for (const auto& p : b.points) out << QString::fromStdString(b.name + "." + p.name);
+  return out;
+}
+
 QStringList vectorChoices(const Mechanism& m, const std::string& body) {
   QStringList out;
   if (body.empty() || body == kGroundName)

@@ -17,6 +17,8 @@ namespace lw::widgets {
 
 /// Every point, "ground.A" first, then the bodies' in file order.
 QStringList pointChoices(const Mechanism& m);
+/// The points of the moving bodies (not the ground's, which do not move), in file order.
+QStringList movingPointChoices(const Mechanism& m);
 /// The vectors of one body (or the ground), or of every body when `body` is empty.
 QStringList vectorChoices(const Mechanism& m, const std::string& body = {});
 QStringList jointChoices(const Mechanism& m);
