@@ -458,7 +458,7 @@ EditResult addPoint(Mechanism& m, const std::string& body) {
   EditResult r;
   auto* points = pointsOf(m, body);
   if (!points) {
-    r.error = "no body '" + body + "'";
+    r.error = "there is no body '" + body + "'";
     return r;
   }
   std::string name;
@@ -480,7 +480,7 @@ EditResult addVector(Mechanism& m, const std::string& body) {
   for (auto& b : m.bodies)
     if (b.name == body) vectors = &b.vectors;
   if (!vectors) {
-    r.error = "no body '" + body + "'";
+    r.error = "there is no body '" + body + "'";
     return r;
   }
   std::string name;
@@ -644,7 +644,7 @@ EditResult deleteJoint(Mechanism& m, const std::string& joint) {
   EditResult r;
   const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == joint; });
   if (it == m.joints.end()) {
-    r.error = "no joint '" + joint + "'";
+    r.error = "there is no joint '" + joint + "'";
     return r;
   }
   m.joints.erase(it);
@@ -659,7 +659,7 @@ EditResult deleteBody(Mechanism& m, const std::string& body) {
   EditResult r;
   const auto it = std::find_if(m.bodies.begin(), m.bodies.end(), [&](const Body& b) { return b.name == body; });
   if (it == m.bodies.end()) {
-    r.error = "no body '" + body + "'";
+    r.error = "there is no body '" + body + "'";
     return r;
   }
   m.bodies.erase(it);
@@ -680,7 +680,7 @@ EditResult deleteGroundPoint(Mechanism& m, const std::string& point) {
   EditResult r;
   const auto it = std::find_if(m.ground.points.begin(), m.ground.points.end(), [&](const NamedVector& p) { return p.name == point; });
   if (it == m.ground.points.end()) {
-    r.error = "no ground point '" + point + "'";
+    r.error = "there is no ground point '" + point + "'";
     return r;
   }
   m.ground.points.erase(it);

@@ -236,6 +236,11 @@ TEST(SketchEdits, BadMovesAndJointChangesAreRefusedWithTheReason) {
   e = changeJoint(m, "nothing", JointType::Pin, {"link1", "P1"}, {"ground", "O1"}, {});
   EXPECT_FALSE(e.ok);
   EXPECT_EQ(e.error, "there is no joint 'nothing'");
+  // deleting what is not there says so the same way
+  EXPECT_EQ(deleteJoint(m, "nothing").error, "there is no joint 'nothing'");
+  EXPECT_EQ(deleteBody(m, "nothing").error, "there is no body 'nothing'");
+  EXPECT_EQ(deleteGroundPoint(m, "nothing").error, "there is no ground point 'nothing'");
+  EXPECT_EQ(addPoint(m, "nothing").error, "there is no body 'nothing'");
   e = changeJoint(m, m.joints[0].name, JointType::Pin, {"link1", "P1"}, {"link1", "P2"}, {});
   EXPECT_FALSE(e.ok);
   EXPECT_EQ(e.error, "both points are on 'link1': a joint connects two bodies");
