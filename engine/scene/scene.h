@@ -50,7 +50,7 @@ struct SceneSpring {
 /// Static part of the scene, built once per model.
 struct SceneModel {
   int dimension = 2;
-  double lengthScale = 1;  // size of drawn parts (m): ResolvedMechanism::drawingScale; sizes bars, glyphs, the grid
+  double drawingScale = 1;  // size of drawn parts (m): ResolvedMechanism::drawingScale; sizes bars, glyphs, the grid
   double extent = 1;       // the largest extent of the mechanism (m): ResolvedMechanism::lengthScale
   std::vector<SceneBody> bodies;
   std::vector<SceneJoint> joints;

@@ -105,10 +105,10 @@ JointGlyph glyphOf(JointType t) {
 SceneModel buildSceneModel(const ResolvedMechanism& m) {
   SceneModel s;
   s.dimension = m.dimension;
-  s.lengthScale = m.drawingScale();
+  s.drawingScale = m.drawingScale();
   s.extent = m.lengthScale();
   const double extent = s.extent;
-  const double defaultRadius = 0.012 * s.lengthScale;
+  const double defaultRadius = 0.012 * s.drawingScale;
 
   for (std::size_t i = 0; i < m.bodies.size(); ++i) {
     const auto& b = m.bodies[i];
@@ -123,7 +123,7 @@ SceneModel buildSceneModel(const ResolvedMechanism& m) {
         Primitive box;
         box.kind = Primitive::Kind::Box;
         box.centre = toVec3(p);
-        const double a = 0.045 * s.lengthScale;
+        const double a = 0.045 * s.drawingScale;
         box.size = {a, a, a};
         sb.primitives.push_back(box);
       }
@@ -137,14 +137,14 @@ SceneModel buildSceneModel(const ResolvedMechanism& m) {
         Primitive plate;
         plate.kind = Primitive::Kind::Plate;
         if (m.dimension == 2) {
-          const Eigen::Vector3d d = -0.04 * s.lengthScale * n;
+          const Eigen::Vector3d d = -0.04 * s.drawingScale * n;
           plate.points = {toVec3(p - L * t), toVec3(p + L * t), toVec3(p + L * t + d), toVec3(p - L * t + d)};
         } else {
           const Eigen::Vector3d w = n.cross(t);
           plate.points = {toVec3(p - L * t - L * w), toVec3(p + L * t - L * w),
                           toVec3(p + L * t + L * w), toVec3(p - L * t + L * w)};
         }
-        plate.radius = 0.004 * s.lengthScale;
+        plate.radius = 0.004 * s.drawingScale;
         sb.primitives.push_back(plate);
       }
     } else {

@@ -87,7 +87,7 @@ struct FourBar {
   [[nodiscard]] SceneModel model() const {
     SceneModel m;
     m.dimension = 2;
-    m.lengthScale = 0.4;
+    m.drawingScale = 0.4;
 
     SceneBody ground;
     ground.name = "ground";
@@ -184,7 +184,7 @@ struct SliderCrank {
   [[nodiscard]] SceneModel model() const {
     SceneModel m;
     m.dimension = 2;
-    m.lengthScale = L;
+    m.drawingScale = L;
     SceneBody ground;
     ground.isGround = true;
     for (const Vec3& q : {Vec3{0, 0, 0}, Vec3{0.25, 0, 0}}) {
@@ -241,7 +241,7 @@ struct SliderCrank {
 SceneModel spatialModel() {
   SceneModel m;
   m.dimension = 3;
-  m.lengthScale = 0.5;
+  m.drawingScale = 0.5;
   SceneBody ground;
   ground.name = "ground";
   ground.isGround = true;

@@ -190,7 +190,7 @@ struct SceneView::Impl {
 
   bool loaded = false;
   bool planar = true;
-  double lengthScale = 1;
+  double drawingScale = 1;
   std::vector<double> envelope;  // x, y, z of body points over a whole motion (fitMotion)
   double layerThickness = 0;  // planar: thickness of one body slab
   double zBottom = 0;         // planar: lowest and highest z of the slab stack
@@ -322,8 +322,8 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
       if (p.kind == scene::Primitive::Kind::Bar && p.radius > 0 && !b.isGround) barRadii.push_back(p.radius);
     }
   }
-  const double L = model.lengthScale > 0 ? model.lengthScale : (extent > 0 ? extent : 1.0);
-  s.lengthScale = L;
+  const double L = model.drawingScale > 0 ? model.drawingScale : (extent > 0 ? extent : 1.0);
+  s.drawingScale = L;
   double barRadius = 0.03 * L;
   if (!barRadii.empty()) {
     std::nth_element(barRadii.begin(), barRadii.begin() + static_cast<long>(barRadii.size() / 2), barRadii.end());
@@ -332,9 +332,9 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
 
   s.glyphUnit = s.planar ? 0.02 * L : std::max(0.02 * L, 1.1 * barRadius);
   // parts that are small against the whole mechanism get fewer facets (invisible at the fitted
-  // zoom): a long chain of short links (grid 1x15, 105 parts) then plays back at 60 fps in
-  // software rendering, which is bound by vertices; compact mechanisms keep 32
-  const double whole = model.extent > 0 ? model.extent : L;
+  // zoom): a long chain of short links (grid 1x15, 105 parts) then plays back near 60 fps in
+  // software rendering instead of about 30; compact mechanisms keep 32
+  const double whole = std::max(model.extent, L);  // a hand-built model may leave the extent unset
   const int segments = std::clamp(static_cast<int>(std::lround(32 * std::sqrt(s.glyphUnit / whole / 0.02))), 12, 32);
 
   // planar stacking: ground at layer 0 (farthest from the viewer), moving bodies above it
@@ -690,7 +690,7 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
       to[2] += s.zTop + 0.5 * s.layerThickness;
     }
     const V3 d = sub(to, from);
-    const double len = std::max(norm(d), 1e-9 * s.lengthScale);
+    const double len = std::max(norm(d), 1e-9 * s.drawingScale);
     const Frame f = detail::frameAlong(from, norm(d) > 0 ? d : V3{0, 0, 1});
     setMatrix(s.springs[i].matrix, f.o, f.u, f.v, {f.n[0] * len, f.n[1] * len, f.n[2] * len});
   }
@@ -758,8 +758,8 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
     const scene::Arrow& a = frame.arrows[i];
     const double len = norm(a.vector);
     Impl::Placed& pa = s.arrows[i];
-    pa.actor->SetVisibility(len > 1e-9 * s.lengthScale);
-    if (len <= 1e-9 * s.lengthScale) continue;
+    pa.actor->SetVisibility(len > 1e-9 * s.drawingScale);
+    if (len <= 1e-9 * s.drawingScale) continue;
     pa.actor->GetProperty()->SetColor(a.color[0], a.color[1], a.color[2]);
     V3 from = a.from;
     if (s.planar) from[2] += s.zTop + 0.8 * s.layerThickness;
@@ -784,7 +784,7 @@ void SceneView::resetCamera() {
     return;
   }
   const double c[3] = {(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, (b[4] + b[5]) / 2};
-  const double r = std::max(1e-9 * s_->lengthScale, 0.5 * std::hypot(b[1] - b[0], b[3] - b[2], b[5] - b[4]));
+  const double r = std::max(1e-9 * s_->drawingScale, 0.5 * std::hypot(b[1] - b[0], b[3] - b[2], b[5] - b[4]));
   // planar: down -Z, parallel projection; spatial: isometric direction, Y up, perspective
   const V3 dir = s_->planar ? V3{0, 0, 1} : V3{1, 1, 1};
   cam->SetParallelProjection(s_->planar);

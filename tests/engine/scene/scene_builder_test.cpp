@@ -41,7 +41,7 @@ TEST(SceneBuilder, BarsOfTheFourBarEndAtItsJoints) {
       EXPECT_TRUE(touches) << "joint " << m.joints[j].name << " body " << s.bodies[b].name;
     }
   }
-  EXPECT_GT(s.lengthScale, 3.0);
+  EXPECT_GT(s.drawingScale, 3.0);
 }
 
 // drawn parts follow the size of the links, not of the whole mechanism: the grid's 1 m links
@@ -50,7 +50,7 @@ TEST(SceneBuilder, DrawnPartsFollowTheLinksOfALongChain) {
   const ResolvedMechanism grid = load("grid-1x15");
   EXPECT_NEAR(grid.lengthScale(), 15.0, 1e-12);
   EXPECT_NEAR(grid.drawingScale(), 2.5, 1e-12);
-  EXPECT_NEAR(scene::buildSceneModel(grid).lengthScale, 2.5, 1e-12);
+  EXPECT_NEAR(scene::buildSceneModel(grid).drawingScale, 2.5, 1e-12);
   // a compact mechanism keeps its whole size
   const ResolvedMechanism four = load("four-bar");
   EXPECT_DOUBLE_EQ(four.drawingScale(), four.lengthScale());
