@@ -200,7 +200,7 @@ int kinematics(const KinematicsArgs& a) {
 
 struct SimulateArgs {
   std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out;
-  double tEnd = -1, dt = -1, tol = 1e-8;
+  double tEnd = -1, dt = -1, tol = 1e-8, outputDt = 0;
 };
 
 // `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
@@ -216,6 +216,7 @@ int simulate(const SimulateArgs& a) {
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.tol = a.tol;
+  spec.outputDt = a.outputDt;
   const auto result = lw::analysis::runSimulation(*res, spec);
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
@@ -302,6 +303,7 @@ int main(int argc, char** argv) {
   simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
   simCmd->add_option("--dt", simArgs.dt, "step (trapezoidal) or output interval (rk45) in s (default: analysis.dt, else 1e-3)");
   simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (default 1e-8)");
+  simCmd->add_option("--output-dt", simArgs.outputDt, "interval between CSV rows in s, a whole number of steps (default: every step)");
   simCmd->add_option("-o,--out", simArgs.out, "CSV file (default: standard output)");
 
   try {

@@ -1,6 +1,7 @@
 #include "analysis/kinematics_run.h"
 
 #include "analysis/csv.h"
+#include "analysis/result_size.h"
 
 #include <Eigen/Geometry>
 #include <cmath>
@@ -138,6 +139,13 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     kin::startModular(*mm, *md, global.q, global.qd, global.qdd, 0.0);
   }
   const long steps = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  if (auto problem = resultSizeProblem(static_cast<double>(steps + 1),
+                                       static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
+                                       "use a longer time step, or shorten the run");
+      !problem.empty()) {
+    result.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    return result;
+  }
   result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
   for (long i = 0; i <= steps; ++i) {
     const double t = static_cast<double>(i) * spec.dt;

@@ -21,6 +21,7 @@ struct KinematicsSpec {
   KinematicsMethod method = KinematicsMethod::ModularTD;
   double tEnd = 1;
   double dt = 0.01;
+  double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
 };
 
 /// Time histories of every point of every moving body, in model order.

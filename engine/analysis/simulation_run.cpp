@@ -1,6 +1,7 @@
 #include "analysis/simulation_run.h"
 
 #include "analysis/csv.h"
+#include "analysis/result_size.h"
 
 #include <chrono>
 #include <cmath>
@@ -71,17 +72,32 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
                         "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
     res.columns.push_back(c);
 
-  // works and dissipation: trapezoidal quadrature of the powers over the output rows
+  // works and dissipation: trapezoidal quadrature of the powers over the steps
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
   bool firstRow = true;
   dyn::MotionSnapshot snap;
-  auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
+  // the powers are integrated at every step; without force elements or drivers they are zero and
+  // the steps between stored rows cost nothing here
+  const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
+  long every = 1;  // steps per stored row
+  auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
+    if (!store && !powersNeeded) return;
     // one pass of the frames along ż serves the poses, points, energies, powers and residuals
     dyn::motionSnapshot(model.tree, z, zd, t, snap);
-    for (const auto& p : snap.poses) {
-      res.poses.insert(res.poses.end(), p.R, p.R + 9);
-      res.poses.insert(res.poses.end(), p.x, p.x + 3);
+    const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t);
+    if (!firstRow) {
+      const double dt = t - lastT;
+      dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
+      applied += 0.5 * dt * (p.applied + lastPower.applied);
+      driver += 0.5 * dt * (p.driver + lastPower.driver);
+    }
+    lastPower = p;
+    lastT = t;
+    if (!store) return;
+    for (const auto& pose : snap.poses) {
+      res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
+      res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
     }
     res.values.push_back(t);
     for (const auto& f : outputDofs) {
@@ -104,18 +120,10 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     res.values.push_back(e.total());
     res.values.push_back(snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
     res.values.push_back(snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
-    const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t);
     if (firstRow) {
       E0 = e.total();
       firstRow = false;
-    } else {
-      const double dt = t - lastT;
-      dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
-      applied += 0.5 * dt * (p.applied + lastPower.applied);
-      driver += 0.5 * dt * (p.driver + lastPower.driver);
     }
-    lastPower = p;
-    lastT = t;
     res.values.push_back(dissipated);
     res.values.push_back(applied);
     res.values.push_back(driver);
@@ -124,11 +132,29 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  if (spec.outputDt > 0 && spec.dt > 0) {
+    const double k = spec.outputDt / spec.dt;
+    every = std::lround(k);
+    if (every < 1 || std::abs(k - static_cast<double>(every)) > 1e-6 * k) {
+      res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0,
+                                "the output interval (" + kin::shortNumber(spec.outputDt) + " s) must be a whole number of steps of " +
+                                    kin::shortNumber(spec.dt) + " s");
+      return res;
+    }
+  }
+  auto stored = [&](long i) { return i % every == 0 || i == outputs; };
   // the rows' storage up front (growing it copies everything, a tenth of a large model's run),
-  // up to 256 MB: a longer run grows as it goes
+  // up to 256 MB: a longer run grows as it goes. A run whose rows would not fit in memory is
+  // refused before it starts, not killed by the system hours in.
   {
-    const double rows = static_cast<double>(outputs + 1);
+    const double rows = static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
     const double perRow = static_cast<double>(res.columns.size() + 12 * m.bodies.size());
+    if (auto problem = resultSizeProblem(rows, perRow, spec.maxResultBytes,
+                                         "store fewer rows with a longer output interval, or shorten the run");
+        !problem.empty()) {
+      res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+      return res;
+    }
     if (rows * perRow * sizeof(double) < 256e6) {
       res.values.reserve(static_cast<std::size_t>(rows) * res.columns.size());
       res.poses.reserve(static_cast<std::size_t>(rows) * 12 * m.bodies.size());
@@ -149,13 +175,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     pd.z = data.z;
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);
-    record(0, pd.z, pd.zd, pd.zdd);
+    record(0, pd.z, pd.zd, pd.zdd, true);
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
       res.status = dyn::penaltyStep(model.tree, pd, tOut - pd.t);
       if (!res.status.ok()) break;
       ++res.steps;
-      record(tOut, pd.z, pd.zd, pd.zdd);
+      record(tOut, pd.z, pd.zd, pd.zdd, stored(i));
       if (reportAndCheckCancel(i, tOut)) break;
     }
     res.tangents = pd.jacobians;
@@ -169,7 +195,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   const int n = static_cast<int>(data.dofs.size());
   integ::Trapezoidal trap(n);
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
-  record(0, data.z, data.zd, data.zdd);
+  record(0, data.z, data.zd, data.zdd, true);
   integ::State saved;   // the accepted state of a step, kept for a retry (buffers reused)
   Eigen::VectorXd savedZ, savedZd;
   for (long i = 1; i <= outputs; ++i) {
@@ -236,7 +262,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       res.status.message = "the simulation diverged at t = " + kin::shortNumber(tOut) + " (non-finite state)";
       break;
     }
-    record(tOut, data.z, data.zd, data.zdd);
+    record(tOut, data.z, data.zd, data.zdd, stored(i));
     if (reportAndCheckCancel(i, tOut)) break;
   }
   res.evaluations = sys.evaluations;

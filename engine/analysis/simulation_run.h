@@ -23,6 +23,8 @@ struct SimulationSpec {
   double tEnd = 1;
   double dt = 1e-3;     // trapezoidal step; the output interval for RK45
   double tol = 1e-8;    // RK45 relative tolerance
+  double outputDt = 0;  // interval between stored rows, a whole number of steps dt; 0: every step
+  double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
 };
 

@@ -8,7 +8,7 @@ namespace lw::kin {
 
 /// Outcome of a kinematic solve: ok, or what went wrong, where and when.
 struct KinStatus {
-  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled };
+  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled, BadRequest };
   Code code = Code::Ok;
   std::string message;
   double time = 0;

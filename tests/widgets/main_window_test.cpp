@@ -206,6 +206,38 @@ TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
   EXPECT_EQ(w.sceneView()->multiSamples(), 4);
 }
 
+TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(2);  // Matrix R, trapezoidal
+  EXPECT_TRUE(panel->rowsEvery()->isEnabled());
+  EXPECT_EQ(panel->rowsEvery()->text(), QStringLiteral("every step"));
+  panel->endTime()->setValue(0.2);
+  panel->step()->setValue(0.001);
+  panel->rowsEvery()->setValue(0.01);
+  panel->run();
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr);
+  EXPECT_TRUE(results->ok) << results->message;
+  ASSERT_EQ(results->rows, 21u);  // 200 steps, a frame every 10
+  EXPECT_NEAR(results->time(1), 0.01, 1e-12);
+  EXPECT_NEAR(results->time(20), 0.2, 1e-12);
+  // an interval that is not a whole number of steps: the run is refused and says why
+  panel->rowsEvery()->setValue(0.0015);
+  panel->run();
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  bool said = false;
+  for (auto* label : panel->findChildren<QLabel*>())
+    said = said || label->text().contains("the output interval (0.0015 s) must be a whole number of steps of 0.001 s");
+  EXPECT_TRUE(said) << "no message in the analysis panel";
+  EXPECT_EQ(w.playbackBar()->results(), results) << "a refused run keeps the last results";
+  // kinematics has no separate frame interval
+  panel->analysisChoice()->setCurrentIndex(0);
+  EXPECT_FALSE(panel->rowsEvery()->isEnabled());
+}
+
 TEST_F(MainWindowTest, LongSimulationCanBeStoppedAndKeepsItsFrames) {
   lw::app::MainWindow w;
   ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/grid-1x15.json", false));

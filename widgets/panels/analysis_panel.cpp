@@ -57,6 +57,14 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   dt_->setSuffix(" s");
   dt_->setValue(0.01);
   dt_->setToolTip(tr("Time step (output interval for Runge–Kutta)"));
+  outputDt_ = new QDoubleSpinBox(this);
+  outputDt_->setRange(0, 10);
+  outputDt_->setDecimals(6);
+  outputDt_->setSuffix(" s");
+  outputDt_->setSpecialValueText(tr("every step"));
+  outputDt_->setValue(0);
+  outputDt_->setToolTip(tr("Dynamics: keep a frame every so many seconds, a whole number of steps (long runs of large "
+                           "models need less memory); the simulation still integrates every step"));
   run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run"), this);
   run_->setToolTip(tr("Run the analysis in the background (Ctrl+R)"));
   run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -70,6 +78,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(tr("Analysis"), choice_);
   form->addRow(tr("End time"), tEnd_);
   form->addRow(tr("Step"), dt_);
+  form->addRow(tr("Frames every"), outputDt_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
   buttons->addWidget(stop_);
@@ -80,6 +89,11 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(status_);
   layout->addStretch(1);
   connect(run_, &QPushButton::clicked, this, &AnalysisPanel::run);
+  auto showRowsEvery = [this](int index) {
+    outputDt_->setEnabled(!kChoices[std::clamp(index, 0, static_cast<int>(std::size(kChoices)) - 1)].kinematics);
+  };
+  connect(choice_, &QComboBox::currentIndexChanged, this, showRowsEvery);
+  showRowsEvery(choice_->currentIndex());
   connect(stop_, &QPushButton::clicked, this, &AnalysisPanel::stop);
   run_->setEnabled(false);
 }
@@ -106,7 +120,7 @@ void AnalysisPanel::run() {
   if (!mechanism_ || running_) return;
   if (worker_.joinable()) worker_.join();
   const Choice c = kChoices[std::clamp(choice_->currentIndex(), 0, static_cast<int>(std::size(kChoices)) - 1)];
-  const double tEnd = tEnd_->value(), dt = dt_->value();
+  const double tEnd = tEnd_->value(), dt = dt_->value(), outputDt = outputDt_->value();
   cancel_ = false;
   running_ = true;
   run_->setEnabled(false);
@@ -115,7 +129,7 @@ void AnalysisPanel::run() {
   status_->setText(tr("Running..."));
   auto mech = mechanism_;
   const unsigned generation = generation_;
-  worker_ = std::thread([this, c, tEnd, dt, mech, generation] {
+  worker_ = std::thread([this, c, tEnd, dt, outputDt, mech, generation] {
     // progress reaches the UI through queued calls, at most one per permille so that a fast
     // kinematic run does not flood the event queue
     auto progress = [this, last = -1](double f) mutable {
@@ -140,6 +154,7 @@ void AnalysisPanel::run() {
       spec.integrator = c.integrator;
       spec.tEnd = tEnd;
       spec.dt = dt;
+      spec.outputDt = outputDt;
       auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
       const auto warnings = s.warnings;
       take(std::move(s));

@@ -48,6 +48,7 @@ class AnalysisPanel : public QWidget {
   QComboBox* analysisChoice() const { return choice_; }
   QDoubleSpinBox* endTime() const { return tEnd_; }
   QDoubleSpinBox* step() const { return dt_; }
+  QDoubleSpinBox* rowsEvery() const { return outputDt_; }
 
  public slots:
   void run();
@@ -61,7 +62,7 @@ class AnalysisPanel : public QWidget {
   void finish(std::shared_ptr<RunResults> r, unsigned generation);
   std::shared_ptr<const ResolvedMechanism> mechanism_;
   QComboBox* choice_;
-  QDoubleSpinBox *tEnd_, *dt_;
+  QDoubleSpinBox *tEnd_, *dt_, *outputDt_;
   QPushButton *run_, *stop_;
   QProgressBar* progress_;
   QLabel* status_;

@@ -1,0 +1,34 @@
+#include "analysis/result_size.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace lw::analysis {
+
+double defaultResultBytesLimit() {
+  const long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && pageSize > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(pageSize) : 4e9;
+}
+
+namespace {
+std::string bytesText(double bytes) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(1);
+  if (bytes >= 1e9) s << bytes / 1e9 << " GB";
+  else s << bytes / 1e6 << " MB";
+  return s.str();
+}
+}  // namespace
+
+std::string resultSizeProblem(double rows, double perRow, double limitBytes, const std::string& remedy) {
+  const double limit = limitBytes > 0 ? limitBytes : defaultResultBytesLimit();
+  const double bytes = rows * perRow * static_cast<double>(sizeof(double));
+  if (bytes <= limit) return {};
+  return "the results would take " + bytesText(bytes) + " (" + std::to_string(std::llround(rows)) + " rows of " +
+         std::to_string(std::llround(perRow)) + " numbers), more than the " + bytesText(limit) + " allowed: " + remedy;
+}
+
+}  // namespace lw::analysis

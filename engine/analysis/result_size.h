@@ -1,0 +1,16 @@
+// The memory a run's stored rows will take, checked before the run: a request that cannot fit is
+// refused with the numbers, not killed by the system (or by a failed allocation) part-way.
+#pragma once
+
+#include <string>
+
+namespace lw::analysis {
+
+/// Half the machine's physical memory: the default bound on a run's stored results.
+double defaultResultBytesLimit();
+
+/// Empty when `rows` rows of `perRow` numbers fit in `limitBytes` (0: the default); otherwise
+/// the message that says how much they would take and what to change.
+std::string resultSizeProblem(double rows, double perRow, double limitBytes, const std::string& remedy);
+
+}  // namespace lw::analysis

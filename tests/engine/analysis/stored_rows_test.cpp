@@ -1,0 +1,101 @@
+// A simulation stores a row every output interval while it integrates every step: the stored rows
+// are the full run's rows at those times (works and dissipation included, which are integrated at
+// every step), and a run whose rows would not fit in memory is refused before it starts.
+#include <gtest/gtest.h>
+
+#include "analysis/kinematics_run.h"
+#include "analysis/result_size.h"
+#include "analysis/simulation_run.h"
+#include "support/samples.h"
+
+namespace lw::analysis {
+namespace {
+
+SimulationResult simulate(const ResolvedMechanism& m, Formulation f, double tEnd, double dt, double outputDt) {
+  SimulationSpec spec;
+  spec.formulation = f;
+  spec.tEnd = tEnd;
+  spec.dt = dt;
+  spec.outputDt = outputDt;
+  return runSimulation(m, spec);
+}
+
+TEST(StoredRows, EveryOutputIntervalTheyAreTheFullRunsRows) {
+  // damped and forced: the dissipated energy and applied work depend on every step
+  Diagnostics d;
+  const auto m = resolve(test::withEveryForce(test::sampleMechanism("five-bar")), d);
+  ASSERT_TRUE(m);
+  for (Formulation f : {Formulation::MatrixR, Formulation::Penalty}) {
+    // 0.305 s is not a whole number of output intervals: the last step is stored as well
+    const SimulationResult full = simulate(*m, f, 0.305, 1e-3, 0);
+    const SimulationResult sparse = simulate(*m, f, 0.305, 1e-3, 1e-2);
+    ASSERT_TRUE(full.status.ok()) << full.status.message;
+    ASSERT_TRUE(sparse.status.ok()) << sparse.status.message;
+    EXPECT_EQ(sparse.steps, full.steps);
+    ASSERT_EQ(full.rows(), 306u);
+    ASSERT_EQ(sparse.rows(), 32u);  // t = 0, 0.01, ..., 0.30 and 0.305
+    ASSERT_EQ(sparse.columns, full.columns);
+    const std::size_t n = full.columns.size(), nb = m->bodies.size();
+    ASSERT_EQ(sparse.poses.size(), sparse.rows() * 12 * nb);
+    const auto dissipated = static_cast<std::size_t>(std::find(full.columns.begin(), full.columns.end(), "energy.dissipated") - full.columns.begin());
+    ASSERT_LT(dissipated, n);
+    EXPECT_GT(full.values[(full.rows() - 1) * n + dissipated], 0);
+    for (std::size_t k = 0; k < sparse.rows(); ++k) {
+      const std::size_t row = k + 1 < sparse.rows() ? 10 * k : full.rows() - 1;
+      for (std::size_t c = 0; c < n; ++c)
+        ASSERT_NEAR(sparse.values[k * n + c], full.values[row * n + c], 1e-12 * (1 + std::abs(full.values[row * n + c])))
+            << full.columns[c] << " at stored row " << k;
+      for (std::size_t i = 0; i < 12 * nb; ++i)
+        ASSERT_DOUBLE_EQ(sparse.poses[k * 12 * nb + i], full.poses[row * 12 * nb + i]) << "pose at stored row " << k;
+    }
+  }
+}
+
+TEST(StoredRows, AnIntervalThatIsNotAWholeNumberOfStepsIsRefused) {
+  const ResolvedMechanism m = test::sampleResolved("five-bar");
+  const SimulationResult r = simulate(m, Formulation::MatrixR, 0.1, 1e-3, 1.5e-3);
+  EXPECT_EQ(r.status.code, kin::KinStatus::Code::BadRequest);
+  EXPECT_EQ(r.status.message, "the output interval (0.0015 s) must be a whole number of steps of 0.001 s");
+  EXPECT_EQ(r.steps, 0);
+  EXPECT_EQ(r.rows(), 0u);
+}
+
+TEST(StoredRows, ResultsThatWouldNotFitAreRefusedBeforeTheRun) {
+  const ResolvedMechanism m = test::sampleResolved("five-bar");
+  SimulationSpec spec;
+  spec.tEnd = 10;
+  spec.dt = 1e-3;
+  spec.maxResultBytes = 1e6;
+  const SimulationResult r = runSimulation(m, spec);
+  EXPECT_EQ(r.status.code, kin::KinStatus::Code::BadRequest);
+  EXPECT_NE(r.status.message.find("the results would take "), std::string::npos) << r.status.message;
+  EXPECT_NE(r.status.message.find("(10001 rows of "), std::string::npos) << r.status.message;
+  EXPECT_NE(r.status.message.find("more than the 1.0 MB allowed: store fewer rows with a longer output interval, or shorten the run"),
+            std::string::npos)
+      << r.status.message;
+  EXPECT_EQ(r.steps, 0);
+  // a row every 100 steps fits
+  spec.outputDt = 0.1;
+  const SimulationResult ok = runSimulation(m, spec);
+  EXPECT_TRUE(ok.status.ok()) << ok.status.message;
+  EXPECT_EQ(ok.rows(), 101u);
+  EXPECT_GT(defaultResultBytesLimit(), 1e8);  // half of any machine this runs on
+}
+
+TEST(StoredRows, AKinematicRunThatWouldNotFitIsRefusedBeforeItStarts) {
+  const ResolvedMechanism m = test::sampleResolved("four-bar");
+  KinematicsSpec spec;
+  spec.tEnd = 1e4;
+  spec.dt = 1e-3;
+  spec.maxResultBytes = 1e8;
+  const KinematicsResult r = runKinematics(m, spec);
+  EXPECT_EQ(r.status.code, kin::KinStatus::Code::BadRequest);
+  EXPECT_NE(r.status.message.find("the results would take "), std::string::npos) << r.status.message;
+  EXPECT_NE(r.status.message.find("(10000001 rows of "), std::string::npos) << r.status.message;
+  EXPECT_NE(r.status.message.find("more than the 100.0 MB allowed: use a longer time step, or shorten the run"), std::string::npos)
+      << r.status.message;
+  EXPECT_EQ(r.steps(), 0u);
+}
+
+}  // namespace
+}  // namespace lw::analysis
