@@ -220,7 +220,8 @@ int simulate(const SimulateArgs& a) {
   const auto result = lw::analysis::runSimulation(*res, spec);
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
-  std::cerr << a.file << ": " << result.steps << " steps, " << result.evaluations << " evaluations, "
+  if (result.steps > 0 || result.status.ok())  // a refused request took no steps: its message says it all
+    std::cerr << a.file << ": " << result.steps << " steps, " << result.evaluations << " evaluations, "
             << result.tangents << " tangents, " << result.wallSeconds << " s ("
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")

@@ -68,6 +68,12 @@ expect 0 "simulate rk45" -- "$cli" simulate "$samples/spatial-four-bar.json" --i
 expect 0 "simulate with contacts" -- "$cli" simulate "$samples/five-bar.json" --t-end 0.01 -o "$tmp/sim3.csv"
 contains err "warning: contacts are not simulated yet"
 expect 0 "simulate penalty" -- "$cli" simulate "$samples/spatial-four-bar.json" --formulation penalty --t-end 0.05 --dt 0.01 -o "$tmp/sim4.csv"
+expect 0 "simulate, a row every 5 steps" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.002 --output-dt 0.01 -o "$tmp/sim5.csv"
+[ "$(wc -l < "$tmp/sim5.csv")" -eq 12 ] || { echo "FAIL: --output-dt CSV has $(wc -l < "$tmp/sim5.csv") lines"; fail=1; }
+expect 5 "output interval not a whole number of steps" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.002 --output-dt 0.003
+contains err "the output interval (0.003 s) must be a whole number of steps of 0.002 s"
+expect 5 "results larger than memory" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1e9 --dt 1e-3
+contains err "store fewer rows with a longer output interval, or shorten the run"
 expect 2 "unknown formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation magic
 
 cp "$samples/four-bar.json" "$tmp/f.json"
