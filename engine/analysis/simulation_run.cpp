@@ -81,6 +81,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   // the steps between stored rows cost nothing here
   const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
   long every = 1;  // steps per stored row
+  double lastStoredT = -1;
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
     if (!store && !powersNeeded) return;
     // one pass of the frames along ż serves the poses, points, energies, powers and residuals
@@ -95,6 +96,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     lastPower = p;
     lastT = t;
     if (!store) return;
+    lastStoredT = t;
     for (const auto& pose : snap.poses) {
       res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
       res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
@@ -176,13 +178,24 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);
     record(0, pd.z, pd.zd, pd.zdd, true);
+    Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
+      const double acceptedT = pd.t;
+      acceptedZ = pd.z;
+      acceptedZd = pd.zd;
+      acceptedZdd = pd.zdd;
       res.status = dyn::penaltyStep(model.tree, pd, tOut - pd.t);
-      if (!res.status.ok()) break;
+      if (!res.status.ok()) {
+        if (acceptedT > lastStoredT) record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);  // where it stopped
+        break;
+      }
       ++res.steps;
       record(tOut, pd.z, pd.zd, pd.zdd, stored(i));
-      if (reportAndCheckCancel(i, tOut)) break;
+      if (reportAndCheckCancel(i, tOut)) {
+        if (!stored(i)) record(tOut, pd.z, pd.zd, pd.zdd, true);  // where it stopped
+        break;
+      }
     }
     res.tangents = pd.jacobians;
     res.evaluations = pd.iterations;
@@ -263,8 +276,15 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       break;
     }
     record(tOut, data.z, data.zd, data.zdd, stored(i));
-    if (reportAndCheckCancel(i, tOut)) break;
+    if (reportAndCheckCancel(i, tOut)) {
+      if (!stored(i)) record(tOut, data.z, data.zd, data.zdd, true);  // where it stopped
+      break;
+    }
   }
+  // a failed step: the last accepted state is the last row, whatever the output interval
+  if (!res.status.ok() && res.status.code != kin::KinStatus::Code::Cancelled && saved.t > lastStoredT && savedZ.allFinite() &&
+      savedZd.allFinite())
+    record(saved.t, savedZ, savedZd, data.zdd, true);
   res.evaluations = sys.evaluations;
   res.tangents += trap.jacobians;
   res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

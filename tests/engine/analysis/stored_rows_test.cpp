@@ -3,6 +3,9 @@
 // every step), and a run whose rows would not fit in memory is refused before it starts.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cmath>
+
 #include "analysis/kinematics_run.h"
 #include "analysis/result_size.h"
 #include "analysis/simulation_run.h"
@@ -48,6 +51,55 @@ TEST(StoredRows, EveryOutputIntervalTheyAreTheFullRunsRows) {
       for (std::size_t i = 0; i < 12 * nb; ++i)
         ASSERT_DOUBLE_EQ(sparse.poses[k * 12 * nb + i], full.poses[row * 12 * nb + i]) << "pose at stored row " << k;
     }
+  }
+}
+
+TEST(StoredRows, AStoppedRunEndsWithTheStateWhereItStopped) {
+  const ResolvedMechanism m = test::sampleResolved("five-bar");
+  for (Formulation f : {Formulation::MatrixR, Formulation::Penalty}) {
+    SimulationSpec spec;
+    spec.formulation = f;
+    spec.tEnd = 1;
+    spec.dt = 1e-3;
+    spec.outputDt = 1e-2;
+    std::atomic<bool> cancel{false};
+    // the first progress report comes after 32 steps: stop there, between two stored rows
+    const SimulationResult r = runSimulation(m, spec, [&](double) { cancel = true; }, &cancel);
+    EXPECT_EQ(r.status.code, kin::KinStatus::Code::Cancelled) << r.status.message;
+    EXPECT_EQ(r.steps, 32);
+    ASSERT_EQ(r.rows(), 5u);  // t = 0, 0.01, 0.02, 0.03 and 0.032
+    EXPECT_NEAR(r.values[4 * r.columns.size()], 0.032, 1e-12);
+  }
+}
+
+TEST(StoredRows, AFailedRunEndsWithItsLastAcceptedState) {
+  // a stiff spring at a long step: the Newton iterations lose it after a few steps (Matrix R
+  // after 10 steps of 50 ms at k = 1e4, penalty after 1 at k = 1e7)
+  struct Case {
+    Formulation formulation;
+    double stiffness, outputDt;
+  };
+  for (const Case& c : {Case{Formulation::MatrixR, 1e4, 0.15}, Case{Formulation::Penalty, 1e7, 0.1}}) {
+    Mechanism mech = test::sampleMechanism("five-bar");
+    Force spring;
+    spring.name = "stiff";
+    spring.type = Force::Type::Spring;
+    spring.points[0] = {"ground", "F"};
+    spring.points[1] = {"bar_12", "P2"};
+    spring.stiffness = c.stiffness;
+    mech.forces.push_back(spring);
+    Diagnostics d;
+    const auto m = resolve(mech, d);
+    ASSERT_TRUE(m);
+    const SimulationResult r = simulate(*m, c.formulation, 2, 0.05, c.outputDt);
+    ASSERT_FALSE(r.status.ok());
+    // it fails between two stored rows: only the final store keeps its last accepted state
+    const long every = std::lround(c.outputDt / 0.05);
+    ASSERT_GT(r.steps % every, 0) << r.status.message;
+    ASSERT_EQ(r.rows(), static_cast<std::size_t>(r.steps / every + 2)) << r.status.message;
+    const double last = r.values[(r.rows() - 1) * r.columns.size()];
+    EXPECT_NEAR(last, 0.05 * static_cast<double>(r.steps), 1e-12) << r.status.message;
+    EXPECT_LT(last, r.status.time) << r.status.message;
   }
 }
 
