@@ -112,6 +112,14 @@ TEST(StoredRows, AnIntervalThatIsNotAWholeNumberOfStepsIsRefused) {
   EXPECT_EQ(r.rows(), 0u);
 }
 
+// the refusal names the size, the rows and the limit, and says what to change
+void expectTooLarge(const kin::KinStatus& s, const std::string& rows, const std::string& limitAndRemedy) {
+  EXPECT_EQ(s.code, kin::KinStatus::Code::BadRequest);
+  EXPECT_EQ(s.message.rfind("the results would take ", 0), 0u) << s.message;
+  EXPECT_NE(s.message.find("(" + rows + " rows of "), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("more than the " + limitAndRemedy), std::string::npos) << s.message;
+}
+
 TEST(StoredRows, ResultsThatWouldNotFitAreRefusedBeforeTheRun) {
   const ResolvedMechanism m = test::sampleResolved("five-bar");
   SimulationSpec spec;
@@ -119,12 +127,7 @@ TEST(StoredRows, ResultsThatWouldNotFitAreRefusedBeforeTheRun) {
   spec.dt = 1e-3;
   spec.maxResultBytes = 1e6;
   const SimulationResult r = runSimulation(m, spec);
-  EXPECT_EQ(r.status.code, kin::KinStatus::Code::BadRequest);
-  EXPECT_NE(r.status.message.find("the results would take "), std::string::npos) << r.status.message;
-  EXPECT_NE(r.status.message.find("(10001 rows of "), std::string::npos) << r.status.message;
-  EXPECT_NE(r.status.message.find("more than the 1.0 MB allowed: store fewer rows with a longer output interval, or shorten the run"),
-            std::string::npos)
-      << r.status.message;
+  expectTooLarge(r.status, "10001", "1.0 MB allowed: store fewer rows with a longer output interval, or shorten the run");
   EXPECT_EQ(r.steps, 0);
   // a row every 100 steps fits
   spec.outputDt = 0.1;
@@ -141,11 +144,7 @@ TEST(StoredRows, AKinematicRunThatWouldNotFitIsRefusedBeforeItStarts) {
   spec.dt = 1e-3;
   spec.maxResultBytes = 1e8;
   const KinematicsResult r = runKinematics(m, spec);
-  EXPECT_EQ(r.status.code, kin::KinStatus::Code::BadRequest);
-  EXPECT_NE(r.status.message.find("the results would take "), std::string::npos) << r.status.message;
-  EXPECT_NE(r.status.message.find("(10000001 rows of "), std::string::npos) << r.status.message;
-  EXPECT_NE(r.status.message.find("more than the 100.0 MB allowed: use a longer time step, or shorten the run"), std::string::npos)
-      << r.status.message;
+  expectTooLarge(r.status, "10000001", "100.0 MB allowed: use a longer time step, or shorten the run");
   EXPECT_EQ(r.steps(), 0u);
 }
 
