@@ -114,6 +114,15 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       for (const auto& p : m.bodies[b].pointNames)
         for (int k = 0; k < m.dimension; ++k)
           result.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
+  // before any solving: a request whose rows cannot fit is refused at once
+  const long steps = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  if (auto problem = resultSizeProblem(static_cast<double>(steps + 1),
+                                       static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
+                                       "use a longer time step, or shorten the run");
+      !problem.empty()) {
+    result.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    return result;
+  }
 
   const kin::NaturalModel nm = kin::compileNaturalModel(m);
   kin::KinematicsOptions options;
@@ -137,14 +146,6 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     md->acceleration = spec.method == KinematicsMethod::Modular3OT ? kin::AccelerationMethod::ThirdOrderTensor
                                                                      : kin::AccelerationMethod::TD;
     kin::startModular(*mm, *md, global.q, global.qd, global.qdd, 0.0);
-  }
-  const long steps = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
-  if (auto problem = resultSizeProblem(static_cast<double>(steps + 1),
-                                       static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
-                                       "use a longer time step, or shorten the run");
-      !problem.empty()) {
-    result.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
-    return result;
   }
   result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
   for (long i = 0; i <= steps; ++i) {

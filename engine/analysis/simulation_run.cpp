@@ -75,19 +75,19 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   // works and dissipation: trapezoidal quadrature of the powers over the steps
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
-  bool firstRow = true;
   dyn::MotionSnapshot snap;
   // the powers are integrated at every step; without force elements or drivers they are zero and
   // the steps between stored rows cost nothing here
   const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
   long every = 1;  // steps per stored row
-  double lastStoredT = -1;
+  double lastStoredT = -1;  // negative before the first row
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
     if (!store && !powersNeeded) return;
     // one pass of the frames along ż serves the poses, points, energies, powers and residuals
     dyn::motionSnapshot(model.tree, z, zd, t, snap);
     const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t);
-    if (!firstRow) {
+    const bool first = lastStoredT < 0;
+    if (!first) {
       const double dt = t - lastT;
       dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
       applied += 0.5 * dt * (p.applied + lastPower.applied);
@@ -122,10 +122,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     res.values.push_back(e.total());
     res.values.push_back(snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
     res.values.push_back(snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
-    if (firstRow) {
-      E0 = e.total();
-      firstRow = false;
-    }
+    if (first) E0 = e.total();
     res.values.push_back(dissipated);
     res.values.push_back(applied);
     res.values.push_back(driver);

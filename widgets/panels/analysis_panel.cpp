@@ -38,6 +38,8 @@ const Choice kChoices[] = {
     {"Dynamics — penalty, trapezoidal", false, {}, analysis::Formulation::Penalty, analysis::Integrator::Trapezoidal},
 };
 
+const Choice& choiceAt(int index) { return kChoices[std::clamp(index, 0, static_cast<int>(std::size(kChoices)) - 1)]; }
+
 }  // namespace
 
 AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
@@ -90,7 +92,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
   connect(run_, &QPushButton::clicked, this, &AnalysisPanel::run);
   auto showRowsEvery = [this](int index) {
-    outputDt_->setEnabled(!kChoices[std::clamp(index, 0, static_cast<int>(std::size(kChoices)) - 1)].kinematics);
+    outputDt_->setEnabled(!choiceAt(index).kinematics);
   };
   connect(choice_, &QComboBox::currentIndexChanged, this, showRowsEvery);
   showRowsEvery(choice_->currentIndex());
@@ -119,7 +121,7 @@ void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, dou
 void AnalysisPanel::run() {
   if (!mechanism_ || running_) return;
   if (worker_.joinable()) worker_.join();
-  const Choice c = kChoices[std::clamp(choice_->currentIndex(), 0, static_cast<int>(std::size(kChoices)) - 1)];
+  const Choice c = choiceAt(choice_->currentIndex());
   const double tEnd = tEnd_->value(), dt = dt_->value(), outputDt = outputDt_->value();
   cancel_ = false;
   running_ = true;
