@@ -24,7 +24,7 @@ class MatrixRSolvers {
   Eigen::LLT<Eigen::MatrixXd> llt;          // M̄
   GeneralizedForces<double> forces;         // Q^d
   Eigen::VectorXd dz, x, y, sign, zero, tmp;
-  Eigen::MatrixXd Jp, dofRows, Rt, MdRt;
+  Eigen::MatrixXd Jp, dofRows, Rt;
   bool valid = false;  // Θ_z is factorised for the current choice of coordinates
 
   /// Sparse: Θ_z's values gathered straight from the loop Jacobian's selected rows and the
@@ -390,51 +390,71 @@ void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eige
   forces.bodyWrenches(z.data(), zd.data(), t, Qv.data());
 }
 
+namespace {
+
+using Matrix6d = Eigen::Matrix<double, 6, 6>;
+using MotionColumns = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 7>;  // at most 7 coordinates per joint
+
+// Everything about the world origin (spatial velocities [v_O; ω], v_O the velocity of the body
+// point at the origin): a node's velocity is its parent's plus S_k ż_k, and a subtree's inertia is
+// the plain sum of its bodies' (no child-to-parent transforms).
+struct OriginTerms {
+  std::vector<Pose3<double>> poses;
+  std::vector<Eigen::Vector3d> r;                            // centres of mass
+  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;   // partial velocities at the centres
+  std::vector<Matrix6d> I;                                   // per node: its body's inertia about the origin
+  std::vector<MotionColumns> S;                              // per node: motion columns about the origin
+
+  void compute(const RecursiveModel& tree, const Eigen::VectorXd& z) {
+    const auto& mech = *tree.mechanism;
+    const auto& nodes = tree.nodes;
+    const std::size_t nn = nodes.size();
+    bodyPoses(tree, z, poses);
+    centres(mech, poses, r);
+    partialVelocities(tree, z, b);
+    I.resize(nn);
+    S.resize(nn);
+    for (std::size_t k = 0; k < nn; ++k) {
+      const auto body = static_cast<std::size_t>(nodes[k].body);
+      const auto& bd = mech.bodies[body];
+      const Eigen::Matrix3d R = rotationOf(poses[body]);
+      Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
+      if (tree.dimension == 2) J(2, 2) = bd.inertia(2, 2);  // planar: only the moment about Z acts
+      else J.noalias() = R * bd.inertia * R.transpose();
+      const Eigen::Matrix3d C = skew(r[body]);
+      Matrix6d& Ik = I[k];
+      Ik.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
+      Ik.topRightCorner<3, 3>() = -bd.mass * C;
+      Ik.bottomLeftCorner<3, 3>() = bd.mass * C;
+      Ik.bottomRightCorner<3, 3>() = J - bd.mass * C * C;
+      // v_O = v_centre + r × ω
+      const auto& bk = b[k];
+      S[k].resize(6, bk.cols());
+      for (Eigen::Index i = 0; i < bk.cols(); ++i) {
+        S[k].col(i).head<3>() = bk.col(i).head<3>() + r[body].cross(Eigen::Vector3d(bk.col(i).tail<3>()));
+        S[k].col(i).tail<3>() = bk.col(i).tail<3>();
+      }
+    }
+  }
+};
+
+}  // namespace
+
 void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros) {
-  using Matrix6d = Eigen::Matrix<double, 6, 6>;
-  using Columns = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 7>;  // at most 7 coordinates per joint
-  const auto& mech = *tree.mechanism;
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
   // scratch per thread: no allocation after the first call
-  thread_local std::vector<Pose3<double>> poses;
-  thread_local std::vector<Eigen::Vector3d> r;
-  thread_local std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
-  thread_local std::vector<Matrix6d> Ic;
-  thread_local std::vector<Columns> S, F;
-  bodyPoses(tree, z, poses);
-  centres(mech, poses, r);
-  partialVelocities(tree, z, b);
-  // Everything about the world origin (spatial velocities [v_O; ω], v_O the velocity of the body
-  // point at the origin): a subtree's inertia is then the plain sum of its bodies' (composite
-  // rigid bodies, no child-to-parent transforms), and M^d_kj = s_kᵀ I^c_k s_j for j an ancestor
-  // of k, s the joint's motion columns.
-  Ic.resize(nn);
-  S.resize(nn);
+  thread_local OriginTerms o;
+  thread_local std::vector<MotionColumns> F;
+  o.compute(tree, z);
+  // composite rigid bodies: M^d_kj = s_kᵀ I^c_k s_j for j an ancestor of k, s the motion columns
+  std::vector<Matrix6d>& Ic = o.I;
   F.resize(nn);
   for (std::size_t k = nn; k-- > 0;) {
-    const auto body = static_cast<std::size_t>(nodes[k].body);
-    const auto& bd = mech.bodies[body];
-    const Eigen::Matrix3d R = rotationOf(poses[body]);
-    Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
-    if (tree.dimension == 2) J(2, 2) = bd.inertia(2, 2);  // planar: only the moment about Z acts
-    else J.noalias() = R * bd.inertia * R.transpose();
-    const Eigen::Matrix3d C = skew(r[body]);
-    Matrix6d& I = Ic[k];
-    I.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
-    I.topRightCorner<3, 3>() = -bd.mass * C;
-    I.bottomLeftCorner<3, 3>() = bd.mass * C;
-    I.bottomRightCorner<3, 3>() = J - bd.mass * C * C;
-    for (int c : tree.children[k]) I += Ic[static_cast<std::size_t>(c)];
-    // motion columns about the origin: v_O = v_centre + r × ω
-    const auto& bk = b[k];
-    S[k].resize(6, bk.cols());
-    for (Eigen::Index i = 0; i < bk.cols(); ++i) {
-      S[k].col(i).head<3>() = bk.col(i).head<3>() + r[body].cross(Eigen::Vector3d(bk.col(i).tail<3>()));
-      S[k].col(i).tail<3>() = bk.col(i).tail<3>();
-    }
-    F[k].noalias() = I * S[k];
+    for (int c : tree.children[k]) Ic[k] += Ic[static_cast<std::size_t>(c)];
+    F[k].noalias() = Ic[k] * o.S[k];
   }
+  const auto& S = o.S;
   if (!reuseZeros || Md.rows() != tree.nz || Md.cols() != tree.nz) Md.setZero(tree.nz, tree.nz);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nk = nodes[k];
@@ -455,37 +475,59 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
 
 namespace {
 
-// calls add(rows k, cols j) for every block M^d can hold, both (k, j) and (j, k): M^d_kj ≠ 0 only
-// for j an ancestor of k (or k), a few percent of the matrix on wide trees such as the grids
-template <class Add>
-void forEachMassBlock(const RecursiveModel& tree, Add&& add) {
+// M̄ = R^Φᵀ M^d R^Φ and M^d a without M^d. With W_k = W_parent + S_k R_k (6 × d: a node's velocity
+// per unit independent rate), M̄ = Σ_b W_bᵀ I_b W_b = Σ_k (S_k R_k)ᵀ Y_k, Y_k = Σ_{b in subtree k}
+// I_b W_b: one pass down the tree and one up on contiguous 6 × d blocks. Forming M^d and
+// multiplying it by R^Φ costs about as many operations on a wide tree (the grids), but on
+// scattered memory, and M^d itself costs as much again. M^d a is the same with a for R^Φ.
+void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
+                 Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda) {
+  // scratch per thread: no allocation after the first call
+  thread_local OriginTerms o;
+  thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y, A, F;
+  thread_local Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 7, Eigen::Dynamic> G;
+  o.compute(tree, z);
   const auto& nodes = tree.nodes;
-  for (std::size_t k = 0; k < nodes.size(); ++k) {
-    const Node& nk = nodes[k];
-    if (nk.nz == 0) continue;
-    for (int j = static_cast<int>(k); j >= 0; j = nodes[static_cast<std::size_t>(j)].parentNode) {
-      const Node& nj = nodes[static_cast<std::size_t>(j)];
-      if (nj.nz == 0) continue;
-      add(nk.z, nk.nz, nj.z, nj.nz);
-      if (j != static_cast<int>(k)) add(nj.z, nj.nz, nk.z, nk.nz);
+  const auto nn = static_cast<Eigen::Index>(nodes.size());
+  const Eigen::Index d = Rt.rows();
+  W.resize(6, nn * d);
+  Y.resize(6, nn * d);
+  A.resize(6, nn);
+  F.resize(6, nn);
+  for (Eigen::Index k = 0; k < nn; ++k) {
+    const Node& n = nodes[static_cast<std::size_t>(k)];
+    auto Wk = W.middleCols(k * d, d);
+    if (n.parentNode >= 0) {
+      Wk = W.middleCols(n.parentNode * d, d);
+      A.col(k) = A.col(n.parentNode);
+    } else {
+      Wk.setZero();
+      A.col(k).setZero();
+    }
+    const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
+    if (n.nz > 0) {
+      Wk.noalias() += Sk * Rt.middleCols(n.z, n.nz).transpose();
+      A.col(k).noalias() += Sk * a.segment(n.z, n.nz);
+    }
+    Y.middleCols(k * d, d).noalias() = o.I[static_cast<std::size_t>(k)] * Wk;
+    F.col(k).noalias() = o.I[static_cast<std::size_t>(k)] * A.col(k);
+  }
+  Mbar.setZero(d, d);
+  Mda.resize(tree.nz);
+  for (Eigen::Index k = nn; k-- > 0;) {  // children after parents: Y_k is whole when k is reached
+    const Node& n = nodes[static_cast<std::size_t>(k)];
+    const auto Yk = Y.middleCols(k * d, d);
+    if (n.nz > 0) {
+      const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
+      G.noalias() = Sk.transpose() * Yk;
+      Mbar.noalias() += Rt.middleCols(n.z, n.nz) * G;
+      Mda.segment(n.z, n.nz).noalias() = Sk.transpose() * F.col(k);
+    }
+    if (n.parentNode >= 0) {
+      Y.middleCols(n.parentNode * d, d) += Yk;
+      F.col(n.parentNode) += F.col(k);
     }
   }
-}
-
-// y += M^d x on those blocks
-void addMassTimes(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-  forEachMassBlock(tree, [&](int r, int nr, int c, int nc) {
-    if (nr == 1 && nc == 1) y[r] += Md(r, c) * x[c];
-    else y.segment(r, nr).noalias() += Md.block(r, c, nr, nc) * x.segment(c, nc);
-  });
-}
-
-// Yᵀ += (M^d X)ᵀ = Xᵀ M^d on those blocks, with X stored transposed (its columns contiguous)
-void addTimesMass(const RecursiveModel& tree, const Eigen::MatrixXd& Md, const Eigen::MatrixXd& Xt, Eigen::MatrixXd& Yt) {
-  forEachMassBlock(tree, [&](int r, int nr, int c, int nc) {
-    if (nr == 1 && nc == 1) Yt.col(r) += Md(r, c) * Xt.col(c);
-    else Yt.middleCols(r, nr).noalias() += Xt.middleCols(c, nc) * Md.block(r, c, nr, nc).transpose();
-  });
 }
 
 }  // namespace
@@ -597,15 +639,12 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   }
   d.a = d.rhs;
   if (nz > 0) d.solvers->solveInPlace(d.a);
-  // 5. M^d, Q^d; 6. M̄ z̈^i = Q̄ (products into sized buffers: no temporaries)
-  recursiveMassAndForces(m, d, t);
+  // 5. Q^d, M̄ = R^Φᵀ M^d R^Φ and M^d a (recursively, without M^d); 6. M̄ z̈^i = Q̄
   MatrixRSolvers& s = *d.solvers;
-  s.Rt = d.R.transpose();  // R^Φ by rows: the products below walk contiguous columns
-  s.MdRt.setZero(nd, nz);
-  addTimesMass(m.tree, d.Md, s.Rt, s.MdRt);
-  d.Mbar.noalias() = s.Rt * s.MdRt.transpose();
-  s.tmp.setZero(nz);
-  addMassTimes(m.tree, d.Md, d.a, s.tmp);
+  d.Qd.resize(nz);
+  s.forces(d.z.data(), d.zd.data(), t, d.Qd.data());
+  s.Rt = d.R.transpose();  // R^Φ by rows: its rows of a node are contiguous columns
+  reducedMass(m.tree, d.z, s.Rt, d.a, d.Mbar, s.tmp);
   s.tmp = d.Qd - s.tmp;
   d.Qbar.noalias() = s.Rt * s.tmp;
   if (nd > 0) {

@@ -2,7 +2,8 @@
 // independent coordinates z^i (a subset of z, or point coordinates), and the ODE (29)
 //   (R^Φᵀ M^d R^Φ) z̈^i = R^Φᵀ (Q^d − M^d a),   ż = R^Φ ż^i + S^Φ b,   z̈ = R^Φ z̈^i + a,
 // where Θ_z = [Φ_z; B] is factorised once per evaluation and reused for the position, velocity,
-// R^Φ and a problems; M^d and Q^d are assembled recursively without forming R^v (§2.2).
+// R^Φ and a problems; Q^d is assembled recursively without forming R^v (§2.2), and so is the
+// reduced mass matrix R^Φᵀ M^d R^Φ, without M^d (M^d itself: massMatrix).
 #pragma once
 
 #include <Eigen/Core>
@@ -55,9 +56,9 @@ struct MatrixRData {
   Eigen::MatrixXd Theta;          // [Φ_z (selected rows); B] (nz × nz; kept by the dense factorisation only)
   Eigen::MatrixXd R;              // R^Φ (nz × d)
   Eigen::VectorXd a;              // S^Φ c − R^Φ Ḃ ż (nz)
-  Eigen::MatrixXd Md;             // M^d (nz × nz)
   Eigen::VectorXd Qd;             // Q^d (nz)
-  Eigen::MatrixXd Mbar;           // R^Φᵀ M^d R^Φ (d × d)
+  Eigen::MatrixXd Mbar;           // R^Φᵀ M^d R^Φ (d × d), accumulated down and up the tree without M^d
+  Eigen::MatrixXd Md;             // M^d (nz × nz): filled by recursiveMassAndForces only, not by evaluate
   Eigen::VectorXd Qbar;
   double rcond = 1;               // of Θ_z
   bool evaluated = false;         // the fields above are those of the last (t, zi, zid): it succeeded

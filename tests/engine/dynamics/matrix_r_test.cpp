@@ -78,6 +78,30 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
   }
 }
 
+// evaluate() accumulates M̄ = R^Φᵀ M^d R^Φ and M^d a down and up the tree without M^d: they equal
+// the products with the recursive M^d (itself checked against R^vᵀ M^v R^v above), on trees with
+// revolute, quaternion and free-body nodes, planar and spatial, one or many independent coordinates
+TEST(MatrixR, ReducedMassMatrixEqualsProductWithMd) {
+  for (const char* name : {"five-bar", "spatial-four-bar-swing", "four-bar-free", "ten-bar-chain", "rssr", "buggy", "grid-1x15"}) {
+    const auto l = sample(name);
+    const MatrixRModel m = compileMatrixR(l->resolved);
+    MatrixRData d(m);
+    ASSERT_TRUE(initialState(m, d).ok()) << name;
+    const Eigen::VectorXd zid = Eigen::VectorXd::LinSpaced(static_cast<Eigen::Index>(d.dofs.size()), 0.4, -0.6);
+    ASSERT_TRUE(evaluate(m, d, 0.01, d.zi, zid).ok()) << name;
+    const Eigen::MatrixXd Mbar = d.Mbar;
+    const Eigen::VectorXd Qbar = d.Qbar;
+    ASSERT_GT(Mbar.rows(), 0) << name;
+    recursiveMassAndForces(m, d, 0.01);
+    const Eigen::MatrixXd expected = d.R.transpose() * d.Md * d.R;
+    const Eigen::VectorXd expectedQ = d.R.transpose() * (d.Qd - d.Md * d.a);
+    // relative to the terms summed (the RSSR's only free motion is the coupler's spin, of ~0 inertia)
+    const double scale = d.Md.cwiseAbs().maxCoeff() * d.R.cwiseAbs().maxCoeff() * d.R.cwiseAbs().maxCoeff();
+    EXPECT_LT((Mbar - expected).cwiseAbs().maxCoeff(), 1e-12 * scale) << name;
+    EXPECT_LT((Qbar - expectedQ).cwiseAbs().maxCoeff(), 1e-10 * std::max(1.0, expectedQ.cwiseAbs().maxCoeff())) << name;
+  }
+}
+
 TEST(MatrixR, ProjectionIdentities) {
   const auto l = sample("spatial-four-bar-swing");
   const MatrixRModel m = compileMatrixR(l->resolved);
