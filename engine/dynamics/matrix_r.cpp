@@ -473,8 +473,6 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
   }
 }
 
-namespace {
-
 // M̄ = R^Φᵀ M^d R^Φ and M^d a without M^d. With W_k = W_parent + S_k R_k (6 × d: a node's velocity
 // per unit independent rate), M̄ = Σ_b W_bᵀ I_b W_b = Σ_k (S_k R_k)ᵀ Y_k, Y_k = Σ_{b in subtree k}
 // I_b W_b: one pass down the tree and one up on contiguous 6 × d blocks. Forming M^d and
@@ -482,10 +480,11 @@ namespace {
 // scattered memory, and M^d itself costs as much again. M^d a is the same with a for R^Φ.
 void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
                  Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda) {
-  // scratch per thread: no allocation after the first call
+  // scratch per thread: no allocation after the first call. Column by column on fixed-size
+  // 6-vectors (Eigen's products of small dynamic blocks go through GEMM's packing)
   thread_local OriginTerms o;
   thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y, A, F;
-  thread_local Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 7, Eigen::Dynamic> G;
+  thread_local Eigen::MatrixXd G;
   o.compute(tree, z);
   const auto& nodes = tree.nodes;
   const auto nn = static_cast<Eigen::Index>(nodes.size());
@@ -494,43 +493,40 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   Y.resize(6, nn * d);
   A.resize(6, nn);
   F.resize(6, nn);
+  G.resize(tree.nz, d);
+  Mda.resize(tree.nz);
   for (Eigen::Index k = 0; k < nn; ++k) {
     const Node& n = nodes[static_cast<std::size_t>(k)];
-    auto Wk = W.middleCols(k * d, d);
-    if (n.parentNode >= 0) {
-      Wk = W.middleCols(n.parentNode * d, d);
-      A.col(k) = A.col(n.parentNode);
-    } else {
-      Wk.setZero();
-      A.col(k).setZero();
-    }
     const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
-    if (n.nz > 0) {
-      Wk.noalias() += Sk * Rt.middleCols(n.z, n.nz).transpose();
-      A.col(k).noalias() += Sk * a.segment(n.z, n.nz);
+    const Matrix6d& Ik = o.I[static_cast<std::size_t>(k)];
+    const Eigen::Index p = n.parentNode;
+    if (p >= 0) A.col(k) = A.col(p);
+    else A.col(k).setZero();
+    for (int i = 0; i < n.nz; ++i) A.col(k) += a[n.z + i] * Sk.col(i);
+    F.col(k).noalias() = Ik * A.col(k);
+    for (Eigen::Index c = 0; c < d; ++c) {
+      auto w = W.col(k * d + c);
+      if (p >= 0) w = W.col(p * d + c);
+      else w.setZero();
+      for (int i = 0; i < n.nz; ++i) w += Rt(c, n.z + i) * Sk.col(i);
+      Y.col(k * d + c).noalias() = Ik * w;
     }
-    Y.middleCols(k * d, d).noalias() = o.I[static_cast<std::size_t>(k)] * Wk;
-    F.col(k).noalias() = o.I[static_cast<std::size_t>(k)] * A.col(k);
   }
-  Mbar.setZero(d, d);
-  Mda.resize(tree.nz);
   for (Eigen::Index k = nn; k-- > 0;) {  // children after parents: Y_k is whole when k is reached
     const Node& n = nodes[static_cast<std::size_t>(k)];
-    const auto Yk = Y.middleCols(k * d, d);
-    if (n.nz > 0) {
-      const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
-      G.noalias() = Sk.transpose() * Yk;
-      Mbar.noalias() += Rt.middleCols(n.z, n.nz) * G;
-      Mda.segment(n.z, n.nz).noalias() = Sk.transpose() * F.col(k);
+    const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
+    const Eigen::Index p = n.parentNode;
+    for (int i = 0; i < n.nz; ++i) {
+      for (Eigen::Index c = 0; c < d; ++c) G(n.z + i, c) = Sk.col(i).dot(Y.col(k * d + c));
+      Mda[n.z + i] = Sk.col(i).dot(F.col(k));
     }
-    if (n.parentNode >= 0) {
-      Y.middleCols(n.parentNode * d, d) += Yk;
-      F.col(n.parentNode) += F.col(k);
+    if (p >= 0) {
+      Y.middleCols(p * d, d) += Y.middleCols(k * d, d);
+      F.col(p) += F.col(k);
     }
   }
+  Mbar.noalias() = Rt * G;  // Σ_k R_kᵀ S_kᵀ Y_k, G stacking S_kᵀ Y_k
 }
-
-}  // namespace
 
 void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {

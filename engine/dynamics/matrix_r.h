@@ -94,6 +94,9 @@ void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const E
 void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
+/// M̄ = R^Φᵀ M^d R^Φ (d × d) and M^d a (nz) at z without M^d, from R^Φ by rows (Rt = R^Φᵀ, d × nz).
+void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
+                 Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda);
 
 struct Energy {
   double kinetic = 0, potential = 0;  // potential: gravity and springs
