@@ -76,6 +76,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
   dyn::MotionSnapshot snap;
+  dyn::GeneralizedForces<double> forces(model.tree);  // the drivers' power
   // the powers are integrated at every step; without force elements or drivers they are zero and
   // the steps between stored rows cost nothing here
   const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
@@ -85,7 +86,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     if (!store && !powersNeeded) return;
     // one pass of the frames along ż serves the poses, points, energies, powers and residuals
     dyn::motionSnapshot(model.tree, z, zd, t, snap);
-    const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t);
+    const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t, forces);
     const bool first = lastStoredT < 0;
     if (!first) {
       const double dt = t - lastT;

@@ -743,11 +743,12 @@ Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
               double t) {
   MotionSnapshot s;
   motionSnapshot(tree, z, zd, t, s);
-  return powers(tree, s, z, zd, zdd, t);
+  GeneralizedForces<double> forces(tree);
+  return powers(tree, s, z, zd, zdd, t, forces);
 }
 
 Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-              const Eigen::VectorXd& zdd, double t) {
+              const Eigen::VectorXd& zdd, double t, GeneralizedForces<double>& forces) {
   const auto& mech = *tree.mechanism;
   Powers p;
   const Eigen::VectorXd& V = s.V;
@@ -816,10 +817,11 @@ Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::
     }
   }
   if (!mech.drivers.empty()) {
-    Eigen::MatrixXd Md;
-    Eigen::VectorXd Qd;
-    massAndForces(tree, z, zd, t, Md, Qd);
-    p.driver = (Md * zdd - Qd).dot(zd);
+    // the drivers' reactions: M^d z̈ − Q^d, the negated inverse-dynamics residual (no M^d)
+    thread_local Eigen::VectorXd residual;
+    residual.resize(tree.nz);
+    forces(z.data(), zd.data(), t, residual.data(), zdd.data());
+    p.driver = -residual.dot(zd);
   }
   return p;
 }

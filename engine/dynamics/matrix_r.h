@@ -114,8 +114,10 @@ struct Powers {
 };
 Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
               double t);
+/// The same from a snapshot of the motion at (z, ż), with a force kernel of this tree kept by the
+/// caller for the drivers' power (no allocation per call).
 Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-              const Eigen::VectorXd& zdd, double t);
+              const Eigen::VectorXd& zdd, double t, GeneralizedForces<double>& forces);
 Energy energy(const MatrixRModel& m, const MatrixRData& d);
 
 }  // namespace lw::dyn

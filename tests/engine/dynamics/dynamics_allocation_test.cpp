@@ -2,8 +2,10 @@
 // trapezoidal rule and with Runge–Kutta, and the penalty formulation with each tangent.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
+#include "analysis/simulation_run.h"
 #include "dynamics/matrix_r.h"
 #include "dynamics/penalty.h"
 #include "integrators/integrators.h"
@@ -76,6 +78,32 @@ TEST(DynamicsAllocations, NoneInThePenaltyStepLoop) {
       test::CountAllocations count;
       for (int k = 3; k < 60; ++k) ASSERT_TRUE(penaltyStep(m.tree, d, 1e-3).ok()) << name;
       EXPECT_EQ(count.count(), 0u) << name << " " << tangentMethodName(tangent);
+    }
+  }
+}
+
+// A whole run, rows and energy bookkeeping included: its allocations do not grow with the number of
+// steps (the rows are reserved up front). The driven four-bar's rows include the drivers' power,
+// the five-bar's the springs' and dampers' powers.
+TEST(DynamicsAllocations, ARunAllocatesTheSameWhateverItsLength) {
+  for (const char* name : {"four-bar", "five-bar"}) {
+    const ResolvedMechanism r = test::sampleResolved(name);
+    for (auto f : {analysis::Formulation::MatrixR, analysis::Formulation::Penalty}) {
+      auto allocations = [&](double tEnd) {
+        analysis::SimulationSpec spec;
+        spec.formulation = f;
+        spec.tEnd = tEnd;
+        spec.dt = 1e-3;
+        test::CountAllocations count;
+        const auto res = analysis::runSimulation(r, spec);
+        EXPECT_TRUE(res.status.ok()) << name << ": " << res.status.message;
+        EXPECT_EQ(res.rows(), static_cast<std::size_t>(std::lround(tEnd / spec.dt)) + 1) << name;
+        return count.count();
+      };
+      (void)allocations(0.01);  // per-thread scratch sized
+      const std::size_t shortRun = allocations(0.02), longRun = allocations(0.2);
+      EXPECT_GT(shortRun, 0u);  // the counter sees the run's set-up
+      EXPECT_EQ(longRun, shortRun) << name << (f == analysis::Formulation::MatrixR ? " Matrix R" : " penalty");
     }
   }
 }
