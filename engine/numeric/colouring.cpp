@@ -1,6 +1,7 @@
 #include "numeric/colouring.h"
 
 #include <ColPack/ColPackHeaders.h>
+#include <omp.h>
 
 #include <map>
 #include <stdexcept>
@@ -20,6 +21,14 @@ ColumnColouring colourColumns(const std::vector<std::vector<int>>& rows, int nco
     for (int c : rows[i]) storage[i].push_back(static_cast<unsigned int>(c));
     pattern[i] = storage[i].data();
   }
+  // on this thread alone (ColPack's OpenMP regions otherwise split the ordering among a thread
+  // pool: a colouring once per run gains nothing from it, and its work and allocations on each
+  // thread would vary from run to run); the setting is this thread's and is restored
+  struct OneThread {
+    int threads = omp_get_max_threads();
+    OneThread() { omp_set_num_threads(1); }
+    ~OneThread() { omp_set_num_threads(threads); }
+  } oneThread;
   ColPack::BipartiteGraphPartialColoringInterface graph(SRC_MEM_ADOLC, pattern.data(), static_cast<int>(rows.size()), ncols);
   graph.PartialDistanceTwoColoring("SMALLEST_LAST", "COLUMN_PARTIAL_DISTANCE_TWO");
   std::vector<int> colours;

@@ -5,11 +5,13 @@
 #include <new>
 
 namespace {
-std::atomic<bool> g_counting{false};
+// the thread that made the probe only: helper threads of libraries (ColPack's OpenMP pool) start
+// and finish on their own schedule and would make the count depend on timing
+thread_local bool t_counting = false;
 std::atomic<std::size_t> g_count{0};
 
 void* allocate(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_count.fetch_add(1, std::memory_order_relaxed);
+  if (t_counting) g_count.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
@@ -25,8 +27,8 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 namespace lw::test {
 CountAllocations::CountAllocations() {
   g_count = 0;
-  g_counting = true;
+  t_counting = true;
 }
-CountAllocations::~CountAllocations() { g_counting = false; }
+CountAllocations::~CountAllocations() { t_counting = false; }
 std::size_t CountAllocations::count() const { return g_count.load(); }
 }  // namespace lw::test
