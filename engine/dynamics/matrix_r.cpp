@@ -403,6 +403,7 @@ struct OriginTerms {
   std::vector<Eigen::Vector3d> r;                            // centres of mass
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;   // partial velocities at the centres
   std::vector<Matrix6d> I;                                   // per node: its body's inertia about the origin
+  std::vector<Eigen::Matrix3d> Jc;                           // per node: its body's world inertia at the centre
   std::vector<MotionColumns> S;                              // per node: motion columns about the origin
 
   void compute(const RecursiveModel& tree, const Eigen::VectorXd& z) {
@@ -413,12 +414,14 @@ struct OriginTerms {
     centres(mech, poses, r);
     partialVelocities(tree, z, b);
     I.resize(nn);
+    Jc.resize(nn);
     S.resize(nn);
     for (std::size_t k = 0; k < nn; ++k) {
       const auto body = static_cast<std::size_t>(nodes[k].body);
       const auto& bd = mech.bodies[body];
       const Eigen::Matrix3d R = rotationOf(poses[body]);
-      Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
+      Eigen::Matrix3d& J = Jc[k];
+      J.setZero();
       if (tree.dimension == 2) J(2, 2) = bd.inertia(2, 2);  // planar: only the moment about Z acts
       else J.noalias() = R * bd.inertia * R.transpose();
       const Eigen::Matrix3d C = skew(r[body]);
@@ -504,12 +507,20 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
     else A.col(k).setZero();
     for (int i = 0; i < n.nz; ++i) A.col(k) += a[n.z + i] * Sk.col(i);
     F.col(k).noalias() = Ik * A.col(k);
+    // I_b w = [p; r × p + J ω] with p = m (v_O + ω × r), the momentum (cheaper than the 6 × 6 product)
+    const double mass = tree.mechanism->bodies[static_cast<std::size_t>(n.body)].mass;
+    const Eigen::Vector3d& rc = o.r[static_cast<std::size_t>(n.body)];
+    const Eigen::Matrix3d& Jk = o.Jc[static_cast<std::size_t>(k)];
     for (Eigen::Index c = 0; c < d; ++c) {
       auto w = W.col(k * d + c);
       if (p >= 0) w = W.col(p * d + c);
       else w.setZero();
       for (int i = 0; i < n.nz; ++i) w += Rt(c, n.z + i) * Sk.col(i);
-      Y.col(k * d + c).noalias() = Ik * w;
+      const Eigen::Vector3d v = w.head<3>(), om = w.tail<3>();
+      const Eigen::Vector3d mom = mass * (v + om.cross(rc));
+      auto y = Y.col(k * d + c);
+      y.head<3>() = mom;
+      y.tail<3>().noalias() = rc.cross(mom) + Jk * om;
     }
   }
   for (Eigen::Index k = nn; k-- > 0;) {  // children after parents: Y_k is whole when k is reached
