@@ -480,45 +480,40 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
 // per unit independent rate), M̄ = Σ_b W_bᵀ I_b W_b = Σ_k (S_k R_k)ᵀ Y_k, Y_k = Σ_{b in subtree k}
 // I_b W_b: one pass down the tree and one up on contiguous 6 × d blocks. Forming M^d and
 // multiplying it by R^Φ costs about as many operations on a wide tree (the grids), but on
-// scattered memory, and M^d itself costs as much again. M^d a is the same with a for R^Φ.
+// scattered memory, and M^d itself costs as much again. M^d a rides along as one more column (a).
 void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
                  Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda) {
   // scratch per thread: no allocation after the first call. Column by column on fixed-size
   // 6-vectors (Eigen's products of small dynamic blocks go through GEMM's packing)
   thread_local OriginTerms o;
-  thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y, A, F;
+  thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y;
   thread_local Eigen::MatrixXd G;
   o.compute(tree, z);
   const auto& nodes = tree.nodes;
   const auto nn = static_cast<Eigen::Index>(nodes.size());
   const Eigen::Index d = Rt.rows();
-  W.resize(6, nn * d);
-  Y.resize(6, nn * d);
-  A.resize(6, nn);
-  F.resize(6, nn);
+  const Eigen::Index D = d + 1;  // a node's columns: one per independent rate, then the one of a
+  auto rate = [&](Eigen::Index c, int zi) { return c < d ? Rt(c, zi) : a[zi]; };
+  W.resize(6, nn * D);
+  Y.resize(6, nn * D);
   G.resize(tree.nz, d);
   Mda.resize(tree.nz);
   for (Eigen::Index k = 0; k < nn; ++k) {
     const Node& n = nodes[static_cast<std::size_t>(k)];
     const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
-    const Matrix6d& Ik = o.I[static_cast<std::size_t>(k)];
     const Eigen::Index p = n.parentNode;
-    if (p >= 0) A.col(k) = A.col(p);
-    else A.col(k).setZero();
-    for (int i = 0; i < n.nz; ++i) A.col(k) += a[n.z + i] * Sk.col(i);
-    F.col(k).noalias() = Ik * A.col(k);
     // I_b w = [p; r × p + J ω] with p = m (v_O + ω × r), the momentum (cheaper than the 6 × 6 product)
     const double mass = tree.mechanism->bodies[static_cast<std::size_t>(n.body)].mass;
     const Eigen::Vector3d& rc = o.r[static_cast<std::size_t>(n.body)];
     const Eigen::Matrix3d& Jk = o.Jc[static_cast<std::size_t>(k)];
-    for (Eigen::Index c = 0; c < d; ++c) {
-      auto w = W.col(k * d + c);
-      if (p >= 0) w = W.col(p * d + c);
+    for (Eigen::Index c = 0; c < D; ++c) {
+      auto w = W.col(k * D + c);
+      if (p >= 0) w = W.col(p * D + c);
       else w.setZero();
-      for (int i = 0; i < n.nz; ++i) w += Rt(c, n.z + i) * Sk.col(i);
+      for (int i = 0; i < n.nz; ++i) w += rate(c, n.z + i) * Sk.col(i);
       const Eigen::Vector3d v = w.head<3>(), om = w.tail<3>();
       const Eigen::Vector3d mom = mass * (v + om.cross(rc));
-      auto y = Y.col(k * d + c);
+      auto y = Y.col(k * D + c);
       y.head<3>() = mom;
       y.tail<3>().noalias() = rc.cross(mom) + Jk * om;
     }
@@ -528,13 +523,10 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
     const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
     const Eigen::Index p = n.parentNode;
     for (int i = 0; i < n.nz; ++i) {
-      for (Eigen::Index c = 0; c < d; ++c) G(n.z + i, c) = Sk.col(i).dot(Y.col(k * d + c));
-      Mda[n.z + i] = Sk.col(i).dot(F.col(k));
+      for (Eigen::Index c = 0; c < d; ++c) G(n.z + i, c) = Sk.col(i).dot(Y.col(k * D + c));
+      Mda[n.z + i] = Sk.col(i).dot(Y.col(k * D + d));
     }
-    if (p >= 0) {
-      Y.middleCols(p * d, d) += Y.middleCols(k * d, d);
-      F.col(p) += F.col(k);
-    }
+    if (p >= 0) Y.middleCols(p * D, D) += Y.middleCols(k * D, D);
   }
   Mbar.noalias() = Rt * G;  // Σ_k R_kᵀ S_kᵀ Y_k, G stacking S_kᵀ Y_k
 }
