@@ -196,14 +196,24 @@ TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
   velocities->setChecked(false);
 
   // play to the end in real time (1 s of motion), then it stops on the last frame
-  // (a software renderer drops multisampling while it plays, and smooths the last frame again)
+  // (a software renderer drops multisampling and lights with one headlight while it plays, and
+  // smooths and lights the last frame fully again)
   EXPECT_EQ(w.sceneView()->multiSamples(), 4);
+  const int lights = w.sceneView()->lightsOn();
+  EXPECT_GE(lights, 4);  // the light kit's key, fill, back and head lights
+  const bool software = w.sceneView()->softwareRenderer();
   w.playbackBar()->play();
   EXPECT_TRUE(w.playbackBar()->playing());
-  EXPECT_EQ(w.sceneView()->multiSamples(), w.sceneView()->softwareRenderer() ? 0 : 4);
+  EXPECT_EQ(w.sceneView()->multiSamples(), software ? 0 : 4);
+  EXPECT_EQ(w.sceneView()->lightsOn(), software ? 1 : lights);
+  QTest::qWait(300);
+  const QImage playing = w.sceneView()->grabImage();
+  playing.save(artifacts() + "/scene_four_bar_playing.png");
+  EXPECT_GT(changed(withArrows, playing), 0.002) << "nothing drawn while playing";
   EXPECT_TRUE(QTest::qWaitFor([&] { return !w.playbackBar()->playing(); }, 10000));
   EXPECT_EQ(w.playbackBar()->currentRow(), 100);
   EXPECT_EQ(w.sceneView()->multiSamples(), 4);
+  EXPECT_EQ(w.sceneView()->lightsOn(), lights);
 }
 
 TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {

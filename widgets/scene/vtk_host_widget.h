@@ -53,12 +53,15 @@ class VtkHostWidget : public QOpenGLWidget {
   [[nodiscard]] long long renderCount() const;
 
   /// Animation (playback, camera drags) on a software OpenGL renderer drops multisampling, which
-  /// costs it 3-4× per frame; edges are smoothed again when the motion stops. A GPU keeps it.
+  /// costs it 3-4× per frame, and lights the scene with one headlight instead of the renderer's
+  /// lights (shading costs it per light); both come back when the motion stops. A GPU keeps them.
   void setAnimating(bool animating);
   /// True when the OpenGL renderer is a software rasteriser (llvmpipe, softpipe, SwiftShader).
   [[nodiscard]] bool softwareRenderer() const;
   /// Samples per pixel of the current rendering (0: none).
   [[nodiscard]] int multiSamples() const;
+  /// Lights switched on in the renderer.
+  [[nodiscard]] int lightsOn() const;
 
  protected:
   void initializeGL() override;
