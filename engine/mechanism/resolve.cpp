@@ -739,11 +739,14 @@ class Resolver {
       switch (o.type) {
         case Output::Type::PointPosition:
         case Output::Type::PointVelocity:
-        case Output::Type::PointAcceleration:
-          point(o.point, p + ".point");
+        case Output::Type::PointAcceleration: {
+          const ItemIndex at = point(o.point, p + ".point");
+          if (at.valid() && std::find(r_.outputPoints.begin(), r_.outputPoints.end(), at) == r_.outputPoints.end())
+            r_.outputPoints.push_back(at);
           for (int c = 0; c < dim_; ++c)
             names.insert(o.name + "." + toString(static_cast<Component>(c)));
           break;
+        }
         case Output::Type::JointCoordinate:
         case Output::Type::JointRate: {
           const int j = jointByName(o.joint, p + ".joint");

@@ -39,6 +39,7 @@ struct ItemIndex {
   int body = -1;
   int index = -1;
   bool valid() const { return body >= 0 && index >= 0; }
+  friend bool operator==(const ItemIndex&, const ItemIndex&) = default;
 };
 
 struct ResolvedMechanism {
@@ -115,6 +116,7 @@ struct ResolvedMechanism {
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();
   std::vector<InitialRate> initialRates;
   std::vector<Independent> independent;
+  std::vector<ItemIndex> outputPoints;  // the points the outputs follow (position, velocity, acceleration), once each
   std::vector<Body> bodies;  // bodies[0] is the ground (pose identity, points in world)
   std::vector<Joint> joints;
   std::vector<Driver> drivers;

@@ -239,6 +239,8 @@ std::vector<Path> tracedPaths(const ResolvedMechanism& m, const double* poses, s
   for (std::size_t b = 1; b < nb; ++b)
     for (std::size_t i = 0; i < m.bodies[b].points.size(); ++i)
       if (!jointed[b][i]) traced.push_back({static_cast<int>(b), static_cast<int>(i)});
+  for (const ItemIndex& p : m.outputPoints)  // the points the file's outputs follow
+    if (p.body > 0 && std::find(traced.begin(), traced.end(), p) == traced.end()) traced.push_back(p);
   if (traced.empty())
     for (const auto& j : m.joints)
       if (j.body(0) > 0 && j.body(1) > 0 && j.points[0].valid()) traced.push_back(j.points[0]);

@@ -18,7 +18,8 @@ SceneFrame frameFromPoses(const ResolvedMechanism& m, const double* poses, doubl
 
 /// The paths the points of interest trace over a run (`rows` rows of poses as in frameFromPoses),
 /// at most `maxPoints` vertices each. Points of interest: the points of moving bodies that no joint
-/// uses (coupler points); when there are none, the joint points between two moving bodies.
+/// uses (coupler points) and those the outputs follow; when there are none, the joint points
+/// between two moving bodies.
 std::vector<Path> tracedPaths(const ResolvedMechanism& m, const double* poses, std::size_t rows,
                               std::size_t maxPoints = 2000);
 

@@ -92,6 +92,26 @@ TEST(ResultPoses, TracedPathsFollowThePointColumns) {
   }
 }
 
+// the points traced are the coupler points and those the outputs follow; the joints only when a
+// mechanism has neither (the grid's 58 joints used to be traced, cluttering the view)
+TEST(ResultPoses, TracedPathsAreTheCouplerPointsAndTheOutputs) {
+  auto names = [](const ResolvedMechanism& m) {
+    const std::vector<double> poses(12 * m.bodies.size(), 0.0);  // one row: only the names matter here
+    std::vector<std::string> out;
+    for (const auto& p : scene::tracedPaths(m, poses.data(), 1)) out.push_back(p.name);
+    return out;
+  };
+  EXPECT_EQ(names(load("grid-1x15")), (std::vector<std::string>{"v_0_15.bottom", "v_1_15.bottom", "v_0_8.bottom"}));
+  ResolvedMechanism grid = load("grid-1x15");
+  grid.outputPoints.clear();  // no outputs: every joint between two moving bodies
+  EXPECT_EQ(names(grid).size(), grid.joints.size() - 2);
+  ResolvedMechanism fourBar = load("four-bar");
+  const auto withOutputs = names(fourBar);
+  fourBar.outputPoints.clear();
+  EXPECT_EQ(names(fourBar), (std::vector<std::string>{"coupler.P"}));  // its coupler point
+  EXPECT_EQ(withOutputs.front(), "coupler.P");
+}
+
 TEST(ResultPoses, VelocityArrowsScaleThePointVelocities) {
   const auto m = load("four-bar");
   KinematicsSpec spec;
