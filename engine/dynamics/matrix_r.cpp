@@ -125,11 +125,14 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
   mr.tree = compileRecursiveModel(m);
   Eigen::MatrixXd J;
   loopJacobian(mr.tree, mr.tree.z0, 0.0, J);
-  if (J.rows() > 0) {
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J.cols(), J.rows());
+  const std::vector<int> live = nonzeroRows(J, 0, static_cast<int>(J.rows()));
+  if (!live.empty()) {
+    Eigen::MatrixXd Jt(J.cols(), static_cast<Eigen::Index>(live.size()));
+    for (std::size_t i = 0; i < live.size(); ++i) Jt.col(static_cast<Eigen::Index>(i)) = J.row(live[i]).transpose();
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jt.rows(), Jt.cols());
     qr.setThreshold(1e-9);
-    qr.compute(J.transpose());
-    mr.rows.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.rank());
+    qr.compute(Jt);
+    for (Eigen::Index k = 0; k < qr.rank(); ++k) mr.rows.push_back(live[static_cast<std::size_t>(qr.colsPermutation().indices()[k])]);
     std::sort(mr.rows.begin(), mr.rows.end());
   }
   mr.userDofs = !m.independent.empty();

@@ -239,20 +239,23 @@ void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Po
   }
 }
 
+std::vector<int> nonzeroRows(const Eigen::MatrixXd& J, int first, int count) {
+  std::vector<int> rows;
+  for (int r = first; r < first + count; ++r)
+    if ((J.row(r).array() != 0.0).any()) rows.push_back(r);
+  return rows;
+}
+
 int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z) {
   Eigen::MatrixXd J;
   loopJacobian(m, z, 0.0, J);
-  int rows = 0;
+  std::vector<int> live;
   for (const LoopConstraint& c : m.constraints)
-    if (c.kind != LoopConstraint::Kind::Driver) rows += c.rows;
-  Eigen::MatrixXd A(rows, m.nz);
-  int r = 0;
-  for (const LoopConstraint& c : m.constraints)
-    if (c.kind != LoopConstraint::Kind::Driver) {
-      A.middleRows(r, c.rows) = J.middleRows(c.row, c.rows);
-      r += c.rows;
-    }
-  if (rows == 0) return m.nz;
+    if (c.kind != LoopConstraint::Kind::Driver)
+      for (int r : nonzeroRows(J, c.row, c.rows)) live.push_back(r);
+  if (live.empty()) return m.nz;
+  Eigen::MatrixXd A(static_cast<Eigen::Index>(live.size()), m.nz);
+  for (std::size_t i = 0; i < live.size(); ++i) A.row(static_cast<Eigen::Index>(i)) = J.row(live[i]);
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
   qr.setThreshold(1e-9);
   return m.nz - static_cast<int>(qr.rank());

@@ -116,6 +116,10 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
 /// miscounts (parallel axes, overconstrained grids); a passive spin (a rod between two ball
 /// joints) counts as a freedom.
 int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z);
+/// The rows of J (from `first`, `count` of them) that are not zero. A zero row is never a pivot,
+/// so ranks and choices of rows need only the others, at a fraction of a QR's cost: a planar
+/// linkage drawn in 3D has the out-of-plane rows of its cut joints zero.
+std::vector<int> nonzeroRows(const Eigen::MatrixXd& J, int first, int count);
 /// Φ_t only (nrows).
 void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
+#include <Eigen/QR>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -81,6 +82,39 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
 // evaluate() accumulates M̄ = R^Φᵀ M^d R^Φ and M^d a down and up the tree without M^d: they equal
 // the products with the recursive M^d (itself checked against R^vᵀ M^v R^v above), on trees with
 // revolute, quaternion and free-body nodes, planar and spatial, one or many independent coordinates
+// the independent loop rows are chosen among the nonzero rows only (a planar grid drawn in 3D has
+// 3 of every cut joint's 5 rows zero); the choice is the column-pivoted QR's over all rows
+TEST(MatrixR, RowChoiceLeavesOutOnlyZeroRows) {
+  for (const char* name : {"grid-1x15", "five-bar", "spatial-four-bar", "rssr", "buggy"}) {
+    const auto l = sample(name);
+    const MatrixRModel m = compileMatrixR(l->resolved);
+    Eigen::MatrixXd J;
+    loopJacobian(m.tree, m.tree.z0, 0.0, J);
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J.cols(), J.rows());
+    qr.setThreshold(1e-9);
+    qr.compute(J.transpose());
+    std::vector<int> all(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.rank());
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(m.rows, all) << name;
+    // the mobility: the rank of the rows of the loops (drivers left out), over all of them
+    Eigen::MatrixXd loops(0, J.cols());
+    for (const LoopConstraint& c : m.tree.constraints)
+      if (c.kind != LoopConstraint::Kind::Driver) {
+        loops.conservativeResize(loops.rows() + c.rows, Eigen::NoChange);
+        loops.bottomRows(c.rows) = J.middleRows(c.row, c.rows);
+      }
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> loopQr(loops);
+    loopQr.setThreshold(1e-9);
+    EXPECT_EQ(loopMobility(m.tree, m.tree.z0), m.tree.nz - (loops.rows() > 0 ? loopQr.rank() : 0)) << name;
+  }
+  const auto grid = sample("grid-1x15");
+  const MatrixRModel m = compileMatrixR(grid->resolved);
+  Eigen::MatrixXd J;
+  loopJacobian(m.tree, m.tree.z0, 0.0, J);
+  EXPECT_EQ(nonzeroRows(J, 0, static_cast<int>(J.rows())).size(), 2u * 15u);  // 15 cut joints, 2 in-plane rows each
+  EXPECT_EQ(m.rows.size(), 30u);
+}
+
 TEST(MatrixR, ReducedMassMatrixEqualsProductWithMd) {
   for (const char* name : {"five-bar", "spatial-four-bar-swing", "four-bar-free", "ten-bar-chain", "rssr", "buggy", "grid-1x15"}) {
     const auto l = sample(name);
