@@ -79,10 +79,7 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
   }
 }
 
-// evaluate() accumulates M̄ = R^Φᵀ M^d R^Φ and M^d a down and up the tree without M^d: they equal
-// the products with the recursive M^d (itself checked against R^vᵀ M^v R^v above), on trees with
-// revolute, quaternion and free-body nodes, planar and spatial, one or many independent coordinates
-// the independent loop rows are chosen among the nonzero rows only (a planar grid drawn in 3D has
+// The independent loop rows are chosen among the nonzero rows only (a planar grid drawn in 3D has
 // 3 of every cut joint's 5 rows zero); the choice is the column-pivoted QR's over all rows
 TEST(MatrixR, RowChoiceLeavesOutOnlyZeroRows) {
   for (const char* name : {"grid-1x15", "five-bar", "spatial-four-bar", "rssr", "buggy"}) {
@@ -115,6 +112,9 @@ TEST(MatrixR, RowChoiceLeavesOutOnlyZeroRows) {
   EXPECT_EQ(m.rows.size(), 30u);
 }
 
+// evaluate() accumulates M̄ = R^Φᵀ M^d R^Φ and M^d a down and up the tree without M^d: they equal
+// the products with the recursive M^d (itself checked against R^vᵀ M^v R^v above), on trees with
+// revolute, quaternion and free-body nodes, planar and spatial, one or many independent coordinates
 TEST(MatrixR, ReducedMassMatrixEqualsProductWithMd) {
   for (const char* name : {"five-bar", "spatial-four-bar-swing", "four-bar-free", "ten-bar-chain", "rssr", "buggy", "grid-1x15"}) {
     const auto l = sample(name);
