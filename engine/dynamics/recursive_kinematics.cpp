@@ -274,17 +274,14 @@ namespace {
 // is still. This replaces a full recursion on Jets per column (seed 000 §2.2: telescoping B).
 struct ColumnFrames {
   std::vector<Frame<double>> f;                 // poses
-  std::vector<Frame<Jet>> fj;                   // the same, with derivatives
+  std::vector<Frame<Jet>> fj;                   // the same, with derivatives (made by the first seed)
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
   std::vector<Eigen::Vector3d> centre;          // world centre of mass of each node's body
+  bool jets = false;                            // fj holds f (the closed-form rows never need it)
 
   void reset(const RecursiveModel& m, const Eigen::VectorXd& z) {
     f = framesAt(m, z);
-    fj.resize(f.size());
-    for (std::size_t k = 0; k < f.size(); ++k) {
-      for (int i = 0; i < 9; ++i) fj[k].R.a[i] = Jet(f[k].R.a[i]);
-      for (int i = 0; i < 3; ++i) fj[k].x[i] = Jet(f[k].x[i]);
-    }
+    jets = false;
     partialVelocities(m, z, b);
     centre.clear();
     for (const Node& n : m.nodes) {
@@ -294,6 +291,14 @@ struct ColumnFrames {
     }
   }
   void seed(const RecursiveModel& m, std::size_t node, int i, double sign) {
+    if (!jets) {
+      fj.resize(f.size());
+      for (std::size_t k = 0; k < f.size(); ++k) {
+        for (int a = 0; a < 9; ++a) fj[k].R.a[a] = Jet(f[k].R.a[a]);
+        for (int a = 0; a < 3; ++a) fj[k].x[a] = Jet(f[k].x[a]);
+      }
+      jets = true;
+    }
     const Eigen::Vector3d v = b[node].col(i).head<3>(), w = b[node].col(i).tail<3>();
     for (int body : m.subtree[node]) {
       auto& F = fj[static_cast<std::size_t>(body)];
