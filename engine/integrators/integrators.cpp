@@ -66,9 +66,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     if (!haveJacobian_ || (lastIterations > 0 && lastIterations % options_.reuseJacobian == 0)) {
       st = tangent(sys, s, t, h);
       if (!st.ok()) return st;
-      lu.compute(J_);
-    } else if (lastIterations == 0) {
-      lu.compute(J_);
+      lu.compute(J_);  // kept with the tangent: the steps that reuse it reuse its factorisation
     }
     dx_ = lu.solve(r_);
     dx_ = -dx_;
