@@ -506,7 +506,7 @@ bool planeOfMotion(const OriginTerms& o, Eigen::Vector3d& e1, Eigen::Vector3d& e
 }
 
 // reducedMass on a plane of motion: a velocity is (v·e1, v·e2, ω·n), a momentum (p·e1, p·e2,
-// L_O·n); the out-of-plane parts are zero, or dotted with zeros. A third of the work of 6-vectors.
+// L_O·n); the out-of-plane parts are zero, or dotted with zeros. Half the time of 6-vectors.
 void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const Eigen::Vector3d& e1, const Eigen::Vector3d& e2,
                        const Eigen::Vector3d& n, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a, Eigen::MatrixXd& G,
                        Eigen::VectorXd& Mda) {
