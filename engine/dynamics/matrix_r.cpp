@@ -21,22 +21,24 @@ class MatrixRSolvers {
       : lu(tree.nz), forces(tree), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {}
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;  // Θ_z dense, one factorisation per evaluation
   std::unique_ptr<num::SparseLu> klu;       // Θ_z sparse (large trees), pattern per choice of coordinates
+  std::vector<int> thetaSource;             // per entry of klu's pattern in a loop row: its index in blocks
+  std::vector<double> blocks;               // Φ_z on its pattern (loopJacobianBlocks), sparse Θ_z only
   Eigen::LLT<Eigen::MatrixXd> llt;          // M̄
   GeneralizedForces<double> forces;         // Q^d
   Eigen::VectorXd dz, x, y, sign, zero, tmp;
   Eigen::MatrixXd Jp, dofRows, Rt;
   bool valid = false;  // Θ_z is factorised for the current choice of coordinates
 
-  /// Sparse: Θ_z's values gathered straight from the loop Jacobian's selected rows and the
-  /// independent coordinates' rows B (no dense Θ_z).
-  bool factorSparse(const Eigen::MatrixXd& J, const std::vector<int>& rows, const Eigen::MatrixXd& B, double& rcond) {
+  /// Sparse: Θ_z's values gathered straight from the loop Jacobian's blocks (thetaSource) and
+  /// the independent coordinates' rows B (no dense Θ_z).
+  bool factorSparse(int nc, const Eigen::MatrixXd& B, double& rcond) {
     const auto& colPtr = klu->colPtr();
     const auto& rowIdx = klu->rowIdx();
-    const int nc = static_cast<int>(rows.size());
-    for (Eigen::Index c = 0; c < J.cols(); ++c)
+    for (Eigen::Index c = 0; c < B.cols(); ++c)
       for (int p = colPtr[static_cast<std::size_t>(c)]; p < colPtr[static_cast<std::size_t>(c) + 1]; ++p) {
         const int r = rowIdx[static_cast<std::size_t>(p)];
-        klu->values[static_cast<std::size_t>(p)] = r < nc ? J(rows[static_cast<std::size_t>(r)], c) : B(r - nc, c);
+        klu->values[static_cast<std::size_t>(p)] =
+            r < nc ? blocks[static_cast<std::size_t>(thetaSource[static_cast<std::size_t>(p)])] : B(r - nc, c);
       }
     if (!klu->factor()) {
       rcond = 0;
@@ -135,6 +137,8 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
     for (Eigen::Index k = 0; k < qr.rank(); ++k) mr.rows.push_back(live[static_cast<std::size_t>(qr.colsPermutation().indices()[k])]);
     std::sort(mr.rows.begin(), mr.rows.end());
   }
+  mr.selected.assign(static_cast<std::size_t>(mr.tree.nrows), 0);
+  for (int r : mr.rows) mr.selected[static_cast<std::size_t>(r)] = 1;
   mr.userDofs = !m.independent.empty();
   mr.sparseTheta = mr.tree.nz >= kSparseThetaFrom;
   const int d = mr.tree.nz - static_cast<int>(mr.rows.size());
@@ -252,14 +256,32 @@ void thetaPattern(const MatrixRModel& m, MatrixRData& d) {
     rowIdx.push_back(r);
   }
   for (std::size_t c = 0; c < static_cast<std::size_t>(tree.nz); ++c) colPtr[c + 1] += colPtr[c];
+  // where each loop entry (row i of Θ_z = row rows[i] of Φ, column c) lies in Φ_z's blocks
+  std::vector<const LoopConstraint*> constraintOfRow(static_cast<std::size_t>(tree.nrows), nullptr);
+  for (const LoopConstraint& lc : tree.constraints)
+    for (int r = lc.row; r < lc.row + lc.rows; ++r) constraintOfRow[static_cast<std::size_t>(r)] = &lc;
+  auto& source = d.solvers->thetaSource;
+  source.assign(rowIdx.size(), -1);
+  for (int c = 0; c < tree.nz; ++c)
+    for (int p = colPtr[static_cast<std::size_t>(c)]; p < colPtr[static_cast<std::size_t>(c) + 1]; ++p) {
+      const int i = rowIdx[static_cast<std::size_t>(p)];
+      if (i >= nc) continue;
+      const int r = m.rows[static_cast<std::size_t>(i)];
+      const LoopConstraint& lc = *constraintOfRow[static_cast<std::size_t>(r)];
+      const auto& cols = tree.rowColumns[static_cast<std::size_t>(r)];
+      const auto j = std::lower_bound(cols.begin(), cols.end(), c) - cols.begin();
+      source[static_cast<std::size_t>(p)] = lc.block + static_cast<int>(j) * lc.rows + (r - lc.row);
+    }
   d.solvers->klu = std::make_unique<num::SparseLu>(tree.nz, std::move(colPtr), std::move(rowIdx));
 }
 
 // Θ_z = [Φ_z (independent rows); B] at d.z, factorised
 bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
   const int nz = m.tree.nz;
-  // d.J only ever holds this model's Jacobian: its structural zeros stay zero between calls
-  loopJacobian(m.tree, d.z, d.t, d.J, true);
+  // sparse: Φ_z's selected rows on its pattern only; dense: d.J only ever holds this model's
+  // Jacobian, so its structural zeros stay zero between calls
+  if (m.sparseTheta) loopJacobianBlocks(m.tree, d.z, d.t, d.solvers->blocks, &m.selected);
+  else loopJacobian(m.tree, d.z, d.t, d.J, true);
   // B: the independent coordinates' rows
   Eigen::MatrixXd& B = d.solvers->dofRows;
   B.setZero(static_cast<Eigen::Index>(d.dofs.size()), nz);
@@ -280,7 +302,7 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
   }
   if (m.sparseTheta) {
     if (!d.solvers->klu) thetaPattern(m, d);
-    if (!d.solvers->factorSparse(d.J, m.rows, B, d.rcond)) return false;
+    if (!d.solvers->factorSparse(static_cast<int>(m.rows.size()), B, d.rcond)) return false;
   } else {
     d.Theta.resize(nz, nz);
     for (std::size_t i = 0; i < m.rows.size(); ++i) d.Theta.row(static_cast<Eigen::Index>(i)) = d.J.row(m.rows[i]);

@@ -31,6 +31,7 @@ struct Dof {
 struct MatrixRModel {
   RecursiveModel tree;
   std::vector<int> rows;  // independent rows of Φ (redundant loop equations dropped)
+  std::vector<char> selected;  // by row of Φ: is it one of rows
   bool userDofs = false;  // the file chose the independent coordinates
   bool sparseTheta = false;  // factorise Θ_z with KLU (large trees) instead of a dense LU
   std::string error;      // why the model cannot be simulated (empty when ok)

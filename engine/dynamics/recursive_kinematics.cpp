@@ -228,6 +228,8 @@ const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const Eigen:
   return memo.f;
 }
 
+const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z);
+
 }  // namespace
 
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
@@ -273,36 +275,37 @@ namespace {
 // with angular velocity ω and its centre moves with v (the partial velocity b_k), everything else
 // is still. This replaces a full recursion on Jets per column (seed 000 §2.2: telescoping B).
 struct ColumnFrames {
-  std::vector<Frame<double>> f;                 // poses
-  std::vector<Frame<Jet>> fj;                   // the same, with derivatives (made by the first seed)
-  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
-  std::vector<Eigen::Vector3d> centre;          // world centre of mass of each node's body
-  bool jets = false;                            // fj holds f (the closed-form rows never need it)
+  const std::vector<Frame<double>>* f = nullptr;  // poses (framesAt's, valid until asked for another z)
+  std::vector<Frame<Jet>> fj;                     // the same, with derivatives (made by the first seed)
+  const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>* b = nullptr;  // partialVelocitiesAt's
+  std::vector<Eigen::Vector3d> centre;            // world centre of mass of each node's body
+  bool jets = false;                              // fj holds f (the closed-form rows never need it)
 
   void reset(const RecursiveModel& m, const Eigen::VectorXd& z) {
-    f = framesAt(m, z);
+    f = &framesAt(m, z);
     jets = false;
-    partialVelocities(m, z, b);
+    b = &partialVelocitiesAt(m, z);
     centre.clear();
     for (const Node& n : m.nodes) {
-      const auto& F = f[static_cast<std::size_t>(n.body)];
+      const auto& F = (*f)[static_cast<std::size_t>(n.body)];
       const V3<double> c = worldPoint(F, m.mechanism->bodies[static_cast<std::size_t>(n.body)].com);
       centre.emplace_back(c[0], c[1], c[2]);
     }
   }
   void seed(const RecursiveModel& m, std::size_t node, int i, double sign) {
+    const auto& poses = *f;
     if (!jets) {
-      fj.resize(f.size());
-      for (std::size_t k = 0; k < f.size(); ++k) {
-        for (int a = 0; a < 9; ++a) fj[k].R.a[a] = Jet(f[k].R.a[a]);
-        for (int a = 0; a < 3; ++a) fj[k].x[a] = Jet(f[k].x[a]);
+      fj.resize(poses.size());
+      for (std::size_t k = 0; k < poses.size(); ++k) {
+        for (int a = 0; a < 9; ++a) fj[k].R.a[a] = Jet(poses[k].R.a[a]);
+        for (int a = 0; a < 3; ++a) fj[k].x[a] = Jet(poses[k].x[a]);
       }
       jets = true;
     }
-    const Eigen::Vector3d v = b[node].col(i).head<3>(), w = b[node].col(i).tail<3>();
+    const Eigen::Vector3d v = (*b)[node].col(i).head<3>(), w = (*b)[node].col(i).tail<3>();
     for (int body : m.subtree[node]) {
       auto& F = fj[static_cast<std::size_t>(body)];
-      const auto& P = f[static_cast<std::size_t>(body)];
+      const auto& P = poses[static_cast<std::size_t>(body)];
       for (int c = 0; c < 3; ++c) {  // Ṙ = ω̃ R, column by column
         const Eigen::Vector3d col(P.R(0, c), P.R(1, c), P.R(2, c));
         const Eigen::Vector3d dc = w.cross(col);
@@ -322,15 +325,16 @@ namespace {
 // a cut joint's world geometry at z, for the closed-form rows of loopJacobian
 struct CutGeometry {
   bool analytic = false;
+  bool axes = false;  // a revolute's axis rows are wanted
   JointType type = JointType::Pin;
-  int body[2] = {0, 0};
   Eigen::Vector3d P[2], u1, w2, v2;  // points; body 1's axis; body 2's perpendiculars
 };
 
 }  // namespace
 
-void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros) {
-  if (!reuseZeros || J.rows() != m.nrows || J.cols() != m.nz) J.setZero(m.nrows, m.nz);
+void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, double t, std::vector<double>& values,
+                        const std::vector<char>* wanted) {
+  values.resize(static_cast<std::size_t>(m.nblocks));
   if (m.nrows == 0) return;
   thread_local ColumnFrames cf;
   cf.reset(m, z);
@@ -351,15 +355,22 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
     if (jt.type != JointType::Pin && jt.type != JointType::Spherical && jt.type != JointType::Revolute) continue;
     g.analytic = true;
     g.type = jt.type;
+    g.axes = jt.type == JointType::Revolute && (!wanted || (*wanted)[static_cast<std::size_t>(c.row) + 3] || (*wanted)[static_cast<std::size_t>(c.row) + 4]);
     V3<double> P, u, w, w2;
     for (int sd = 0; sd < 2; ++sd) {
-      g.body[sd] = jt.body(sd);
-      jointFrame<double>(m, cf.f, c.index, sd, P, u, w, w2);
+      jointFrame<double>(m, *cf.f, c.index, sd, P, u, w, w2);
       g.P[sd] = {P[0], P[1], P[2]};
       if (sd == 0) g.u1 = {u[0], u[1], u[2]};
       else g.w2 = {w[0], w[1], w[2]}, g.v2 = {w2[0], w2[1], w2[2]};
     }
   }
+  // a constraint's next column of its block: nodes come in order, and so do its columns
+  thread_local std::vector<int> next;
+  next.assign(m.constraints.size(), 0);
+  auto block = [&](int ci, int i) {
+    const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
+    return values.data() + c.block + (next[static_cast<std::size_t>(ci)] + i) * c.rows;
+  };
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
@@ -369,53 +380,73 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
         const auto& zs = seeded<5>(z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         constraintRows<Jet>(m, f, zs.data(), Jet(t), out.data());
-        for (int r = 0; r < m.nrows; ++r) J(r, n.z + i) = out[static_cast<std::size_t>(r)].d;
+        for (int ci : m.affected[k]) {
+          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
+          double* col = block(ci, i);
+          for (int a = 0; a < c.rows; ++a) col[a] = out[static_cast<std::size_t>(c.row + a)].d;
+        }
       }
-      continue;
-    }
-    for (int i = 0; i < n.nz; ++i) {
-      const int col = n.z + i;
-      const Eigen::Vector3d bv = cf.b[k].col(i).head<3>(), bw = cf.b[k].col(i).tail<3>();
-      bool seeded = false;
-      // only the equations on bodies that move with this coordinate
-      for (int ci : m.affected[k]) {
-        const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
-        const CutGeometry& g = cut[static_cast<std::size_t>(ci)];
-        if (g.analytic) {
-          // the subtree turns with ω = b_ω about the node's centre: ∂P = v + ω × (P − r_k), ∂u = ω × u
-          Eigen::Vector3d dP[2], du1 = Eigen::Vector3d::Zero(), dw2 = Eigen::Vector3d::Zero(), dv2 = Eigen::Vector3d::Zero();
-          for (int sd = 0; sd < 2; ++sd) {
-            const bool moves = m.movesWith(g.body[sd], static_cast<int>(k));
-            dP[sd] = moves ? Eigen::Vector3d(bv + bw.cross(g.P[sd] - cf.centre[k])) : Eigen::Vector3d::Zero();
-            if (moves && sd == 0) du1 = bw.cross(g.u1);
-            if (moves && sd == 1) dw2 = bw.cross(g.w2), dv2 = bw.cross(g.v2);
-          }
-          const Eigen::Vector3d dd = dP[1] - dP[0];
-          if (g.type == JointType::Pin) {
-            J(c.row, col) = dd.x();
-            J(c.row + 1, col) = dd.y();
-          } else {
-            for (int a = 0; a < 3; ++a) J(c.row + a, col) = dd[a];
-            if (g.type == JointType::Revolute) {
-              J(c.row + 3, col) = du1.dot(g.w2) + g.u1.dot(dw2);
-              J(c.row + 4, col) = du1.dot(g.v2) + g.u1.dot(dv2);
+    } else {
+      for (int i = 0; i < n.nz; ++i) {
+        const int col = n.z + i;
+        // the subtree turns with ω = b_ω about the node's centre r_k: a point P of it moves with
+        // v + ω × (P − r_k) = v0 + ω × P, an axis u with ω × u
+        const Eigen::Vector3d w = (*cf.b)[k].col(i).tail<3>();
+        const Eigen::Vector3d v0 = Eigen::Vector3d((*cf.b)[k].col(i).head<3>()) - w.cross(cf.centre[k]);
+        bool seeded = false;
+        // only the equations on bodies that move with this coordinate
+        for (int ci : m.affected[k]) {
+          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
+          const CutGeometry& g = cut[static_cast<std::size_t>(ci)];
+          double* J = block(ci, i);
+          if (g.analytic) {
+            const std::uint8_t sides = m.cutSides[static_cast<std::size_t>(ci)][static_cast<std::size_t>(next[static_cast<std::size_t>(ci)] + i)];
+            Eigen::Vector3d dd = Eigen::Vector3d::Zero();
+            if (sides & 2) dd += v0 + w.cross(g.P[1]);
+            if (sides & 1) dd -= v0 + w.cross(g.P[0]);
+            if (g.type == JointType::Pin) {
+              J[0] = dd.x();
+              J[1] = dd.y();
+              continue;
             }
+            for (int a = 0; a < 3; ++a) J[a] = dd[a];
+            if (g.axes) {
+              const Eigen::Vector3d du1 = (sides & 1) ? w.cross(g.u1) : Eigen::Vector3d::Zero();
+              const Eigen::Vector3d dw2 = (sides & 2) ? w.cross(g.w2) : Eigen::Vector3d::Zero();
+              const Eigen::Vector3d dv2 = (sides & 2) ? w.cross(g.v2) : Eigen::Vector3d::Zero();
+              J[3] = du1.dot(g.w2) + g.u1.dot(dw2);
+              J[4] = du1.dot(g.v2) + g.u1.dot(dv2);
+            }
+            continue;
           }
-          continue;
+          if (!seeded) {
+            cf.seed(m, k, i, 1.0);
+            zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
+            seeded = true;
+          }
+          constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
+          for (int a = 0; a < c.rows; ++a) J[a] = out[static_cast<std::size_t>(c.row + a)].d;
         }
-        if (!seeded) {
-          cf.seed(m, k, i, 1.0);
-          zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
-          seeded = true;
+        if (seeded) {
+          zj[static_cast<std::size_t>(col)].d = 0;
+          cf.seed(m, k, i, 0.0);
         }
-        constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
-        for (int r = c.row; r < c.row + c.rows; ++r) J(r, col) = out[static_cast<std::size_t>(r)].d;
-      }
-      if (seeded) {
-        zj[static_cast<std::size_t>(col)].d = 0;
-        cf.seed(m, k, i, 0.0);
       }
     }
+    for (int ci : m.affected[k]) next[static_cast<std::size_t>(ci)] += n.nz;
+  }
+}
+
+void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros) {
+  if (!reuseZeros || J.rows() != m.nrows || J.cols() != m.nz) J.setZero(m.nrows, m.nz);
+  thread_local std::vector<double> values;
+  loopJacobianBlocks(m, z, t, values);
+  for (const LoopConstraint& c : m.constraints) {
+    if (c.rows == 0) continue;
+    const auto& cols = m.rowColumns[static_cast<std::size_t>(c.row)];
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      for (int a = 0; a < c.rows; ++a)
+        J(c.row + a, cols[j]) = values[static_cast<std::size_t>(c.block) + j * static_cast<std::size_t>(c.rows) + static_cast<std::size_t>(a)];
   }
 }
 
@@ -540,19 +571,18 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
   }
 }
 
-void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
-                       std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
-  // once per (model, z) on each thread, like the poses: the loop Jacobian and the mass matrix of
-  // one state both need them
+namespace {
+
+// once per (model, z) on each thread, like the poses: the loop Jacobian and the mass matrix of
+// one state both need them. The reference holds until the next call with another z.
+const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z) {
   thread_local struct {
     std::uint64_t model = 0;
     Eigen::VectorXd z;
     std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
   } memo;
-  if (memo.model == m.id && memo.z.size() == z.size() && memo.z == z) {
-    b = memo.b;
-    return;
-  }
+  if (memo.model == m.id && memo.z.size() == z.size() && memo.z == z) return memo.b;
+  auto& b = memo.b;
   b.resize(m.nodes.size());
   const auto& f = framesAt(m, z);
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
@@ -590,7 +620,14 @@ void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
   }
   memo.model = m.id;
   memo.z = z;
-  memo.b = b;
+  return b;
+}
+
+}  // namespace
+
+void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
+                       std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
+  b = partialVelocitiesAt(m, z);
 }
 
 void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
@@ -598,7 +635,7 @@ void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B
   J.setZero(3, m.nz);
   thread_local ColumnFrames cf;
   cf.reset(m, z);
-  const V3<double> P = worldPoint(cf.f[static_cast<std::size_t>(body)], p_B);
+  const V3<double> P = worldPoint((*cf.f)[static_cast<std::size_t>(body)], p_B);
   const Eigen::Vector3d p(P[0], P[1], P[2]);
   // ∂P/∂z_(k,i) = v + ω × (P − r_k) for the nodes k the body hangs from
   for (int k = m.nodeOfBody[static_cast<std::size_t>(body)]; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
@@ -614,7 +651,7 @@ void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B
       continue;
     }
     for (int i = 0; i < n.nz; ++i) {
-      const Eigen::Vector3d v = cf.b[static_cast<std::size_t>(k)].col(i).head<3>(), w = cf.b[static_cast<std::size_t>(k)].col(i).tail<3>();
+      const Eigen::Vector3d v = (*cf.b)[static_cast<std::size_t>(k)].col(i).head<3>(), w = (*cf.b)[static_cast<std::size_t>(k)].col(i).tail<3>();
       J.col(n.z + i) = v + w.cross(p - cf.centre[static_cast<std::size_t>(k)]);
     }
   }

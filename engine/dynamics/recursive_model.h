@@ -59,6 +59,7 @@ struct LoopConstraint {
   int index = -1;   // joint, driver, or node
   int rows = 0;
   int row = 0;
+  int block = 0;    // offset of its Φ_z block in loopJacobianBlocks' values
 };
 
 struct RecursiveModel {
@@ -73,6 +74,10 @@ struct RecursiveModel {
   std::vector<std::vector<int>> subtree;   // node -> bodies that move with it (itself included)
   std::vector<std::vector<int>> affected;  // node -> constraints its coordinates can change
   std::vector<std::vector<int>> rowColumns;  // row of Φ -> the coordinates it can depend on (sorted): Φ_z's pattern
+  int nblocks = 0;                         // entries of Φ_z's pattern (loopJacobianBlocks)
+  // cut joint constraint -> per column of its pattern: bit s set when the joint's body s moves
+  // with that column's coordinate (empty for the other constraints)
+  std::vector<std::vector<std::uint8_t>> cutSides;
   std::vector<int> enter, leave;           // node -> depth-first interval of its subtree
   /// Does `body` move with the coordinates of node k (is it in k's subtree)? O(1).
   bool movesWith(int body, int k) const {
@@ -111,6 +116,12 @@ void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t
 /// Φ_z (nrows × nz), dense. `reuseZeros`: J holds this model's Φ_z from an earlier call, so only
 /// the structural entries are written (the others are zero already; saves clearing it).
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros = false);
+/// Φ_z on its structural pattern, constraint by constraint: constraint c's block is c.rows ×
+/// rowColumns[c.row].size(), column-major, from values[c.block] (nblocks in all). A Matrix R step
+/// reads only these; the dense nrows × nz Φ_z of a large grid is a megabyte of cache misses.
+/// `wanted` (by row of Φ, optional): rows not wanted may be left as they were.
+void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, double t, std::vector<double>& values,
+                        const std::vector<char>* wanted = nullptr);
 /// The freedoms the loops leave the tree at z, drivers not counted: nz − rank Φ_z (rows of the
 /// cut joints and unit quaternions). The mobility a mechanism really has where Grübler–Kutzbach
 /// miscounts (parallel axes, overconstrained grids); a passive spin (a rod between two ball

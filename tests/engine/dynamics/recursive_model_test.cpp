@@ -96,6 +96,21 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
         }
       }
     }
+    // the blocks Matrix R reads, some rows only: the wanted rows' entries are Φ_z's
+    std::vector<char> wanted(static_cast<std::size_t>(m.nrows));
+    for (std::size_t r = 0; r < wanted.size(); ++r) wanted[r] = static_cast<char>(r % 3 != 1);
+    std::vector<double> blocks;
+    loopJacobianBlocks(m, z, t, blocks, &wanted);
+    ASSERT_EQ(static_cast<int>(blocks.size()), m.nblocks);
+    for (const LoopConstraint& lc : m.constraints)
+      for (int a = 0; a < lc.rows; ++a) {
+        if (!wanted[static_cast<std::size_t>(lc.row + a)]) continue;
+        const auto& cols = m.rowColumns[static_cast<std::size_t>(lc.row + a)];
+        for (std::size_t j = 0; j < cols.size(); ++j)
+          ASSERT_EQ(blocks[static_cast<std::size_t>(lc.block) + j * static_cast<std::size_t>(lc.rows) + static_cast<std::size_t>(a)],
+                    J(lc.row + a, cols[j]))
+              << name << " block of row " << lc.row + a;
+      }
     Eigen::VectorXd phiT, c;
     loopRates(m, z, zd, t, phiT, c);
     loopConstraints(m, z, t + h, fp);
