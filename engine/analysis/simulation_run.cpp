@@ -207,6 +207,10 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   integ::Trapezoidal trap(n);
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
   record(0, data.z, data.zd, data.zdd, true);
+  // the choice of independent coordinates changes when Θ_z's condition falls below this
+  constexpr double kSwitchBelow = 1e-7;
+  double switchBelow = kSwitchBelow;
+  std::vector<dyn::Dof> previousDofs;
   integ::State saved;   // the accepted state of a step, kept for a retry (buffers reused)
   Eigen::VectorXd savedZ, savedZd;
   for (long i = 1; i <= outputs; ++i) {
@@ -258,14 +262,23 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     }
     if (!res.status.ok()) break;
     ++res.steps;
-    // watch the conditioning of the choice: change it before it becomes singular
-    if (!model.userDofs && data.rcond < 1e-7) {
+    // watch the conditioning of the choice: change it before it becomes singular. Near a
+    // singular position of the loops themselves (the grids' flat parallelograms) no choice is
+    // much better; the next change then waits until this one has lost another factor of ten,
+    // not one change per step (each costs a QR and the integrator's tangent)
+    if (!model.userDofs && data.rcond < switchBelow) {
+      previousDofs = data.dofs;
       dyn::chooseDofs(model, data);
-      ++res.dofSwitches;
       s = {s.t, data.zi, data.zid, s.a};
       if (dyn::evaluate(model, data, s.t, s.x, s.v).ok()) s.a = data.zidd;
-      res.tangents += trap.jacobians;
-      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+      if (data.dofs != previousDofs) {
+        ++res.dofSwitches;
+        res.tangents += trap.jacobians;
+        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+      }
+      switchBelow = std::min(kSwitchBelow, 0.1 * data.rcond);
+    } else if (data.rcond > 10 * kSwitchBelow) {
+      switchBelow = kSwitchBelow;
     }
     if (!data.z.allFinite() || !data.zd.allFinite()) {
       res.status.code = kin::KinStatus::Code::NotConverged;

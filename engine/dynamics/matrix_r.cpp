@@ -506,6 +506,13 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
 
 namespace {
 
+// M̄ = Rt G, known to be symmetric: the lower half by the product (a third less time), the upper mirrored
+void symmetricProduct(const Eigen::MatrixXd& Rt, const Eigen::MatrixXd& G, Eigen::MatrixXd& Mbar) {
+  Mbar.resize(Rt.rows(), G.cols());
+  Mbar.triangularView<Eigen::Lower>() = Rt * G;
+  Mbar.triangularView<Eigen::StrictlyUpper>() = Mbar.transpose();
+}
+
 // The plane every motion column moves in, when there is one: ω along n and v_O ⊥ n for every
 // node (planar models, and the grids drawn in 3D with parallel hinges). (e1, e2, n) is right-handed.
 bool planeOfMotion(const OriginTerms& o, Eigen::Vector3d& e1, Eigen::Vector3d& e2, Eigen::Vector3d& n) {
@@ -600,7 +607,7 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   Mda.resize(tree.nz);
   if (Eigen::Vector3d e1, e2, n; planeOfMotion(o, e1, e2, n)) {
     reducedMassPlanar(tree, o, e1, e2, n, Rt, a, G, Mda);
-    Mbar.noalias() = Rt * G;
+    symmetricProduct(Rt, G, Mbar);
     return;
   }
   W.resize(6, nn * D);
@@ -635,7 +642,7 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
     }
     if (p >= 0) Y.middleCols(p * D, D) += Y.middleCols(k * D, D);
   }
-  Mbar.noalias() = Rt * G;  // Σ_k R_kᵀ S_kᵀ Y_k, G stacking S_kᵀ Y_k
+  symmetricProduct(Rt, G, Mbar);  // Σ_k R_kᵀ S_kᵀ Y_k, G stacking S_kᵀ Y_k
 }
 
 void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,

@@ -26,6 +26,9 @@ struct Dof {
   Eigen::Vector3d point = Eigen::Vector3d::Zero(); // body frame
   int component = 0;
   std::string name;                                // "joint A", "bar_12.P2.y"
+  bool operator==(const Dof& o) const {
+    return kind == o.kind && z == o.z && body == o.body && point == o.point && component == o.component;
+  }
 };
 
 struct MatrixRModel {

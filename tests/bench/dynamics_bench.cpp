@@ -106,6 +106,8 @@ void evaluationParts(benchmark::State& state, const Mechanism& mech) {
   const Eigen::MatrixXd Rt = d.R.transpose();
   for (auto _ : state) {
     timed("evaluate", 50, [&] { (void)dyn::evaluate(m, d, d.t, d.zi, d.zid); });
+    timed("chooseDofs", 5, [&] { (void)dyn::chooseDofs(m, d); (void)dyn::evaluate(m, d, d.t, d.zi, d.zid); });
+    timed("compileMatrixR", 5, [&] { (void)dyn::compileMatrixR(*res); });
     timed("loopConstraints", 200, [&] { dyn::loopConstraints(m.tree, d.z, d.t, phi); });
     timed("loopJacobianBlocks", 200, [&] { dyn::loopJacobianBlocks(m.tree, d.z, d.t, blocks, &m.selected); });
     timed("loopRates", 200, [&] { dyn::loopRates(m.tree, d.z, d.zd, d.t, phiT, c); });
