@@ -125,6 +125,7 @@ constexpr int kSparseThetaFrom = 40;
 MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
   MatrixRModel mr;
   mr.tree = compileRecursiveModel(m);
+  mr.lengthScale = m.lengthScale();
   Eigen::MatrixXd J;
   loopJacobian(mr.tree, mr.tree.z0, 0.0, J);
   const std::vector<int> live = nonzeroRows(J, 0, static_cast<int>(J.rows()));
@@ -670,7 +671,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   // a first-order guess of the dependent coordinates from the last evaluation: along R^Φ for the
   // change of z^i and along the drivers' motion ż − R^Φ ż^i for the change of t. Newton then
   // starts a correction closer. Not across large changes (another branch could be nearer).
-  const double scale = std::max(1.0, m.tree.mechanism->lengthScale());
+  const double scale = std::max(1.0, m.lengthScale);
   if (d.evaluated && d.R.rows() == nz && d.R.cols() == nd && d.zi.size() == nd && nz > 0) {
     const double dt = t - d.t;
     MatrixRSolvers& s = *d.solvers;
@@ -724,19 +725,26 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.solvers->solveInPlace(d.solvers->dz);
     d.z += d.solvers->dz;
   }
-  // 2. velocities: Θ_z ż = [−Φ_t; ż^i]
-  loopPhiT(m.tree, d.z, t, d.phiT);
-  for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
-  for (Eigen::Index k = 0; k < nd; ++k) d.rhs[nc + k] = zid[k];
-  if (nz > 0) {
-    d.zd = d.rhs;
-    d.solvers->solveInPlace(d.zd);
-  }
-  // 3. R^Φ: Θ_z R = [0; I]
+  // 2. R^Φ: Θ_z R = [0; I]
   d.R.setZero(nz, nd);
   if (nz > 0) {
     d.R.bottomRows(nd).setIdentity();
     d.solvers->solveInPlace(d.R);
+  }
+  // 3. velocities: Θ_z ż = [−Φ_t; ż^i], that is ż = R^Φ ż^i when no constraint moves with time
+  // (no drivers): a product instead of a solve
+  loopPhiT(m.tree, d.z, t, d.phiT);
+  bool rheonomic = false;
+  for (Eigen::Index i = 0; i < nc; ++i) {
+    d.rhs[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
+    rheonomic = rheonomic || d.rhs[i] != 0.0;
+  }
+  for (Eigen::Index k = 0; k < nd; ++k) d.rhs[nc + k] = zid[k];
+  if (nz > 0 && rheonomic) {
+    d.zd = d.rhs;
+    d.solvers->solveInPlace(d.zd);
+  } else if (nz > 0) {
+    d.zd.noalias() = d.R * zid;
   }
   // 4. a: Θ_z a = [c; −Ḃż], c = −(Φ̇_z ż + Φ̇_t) with the new ż
   loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c);

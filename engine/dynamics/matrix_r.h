@@ -37,6 +37,7 @@ struct MatrixRModel {
   std::vector<char> selected;  // by row of Φ: is it one of rows
   bool userDofs = false;  // the file chose the independent coordinates
   bool sparseTheta = false;  // factorise Θ_z with KLU (large trees) instead of a dense LU
+  double lengthScale = 1;  // the mechanism's (ResolvedMechanism::lengthScale, a pass over every point)
   std::string error;      // why the model cannot be simulated (empty when ok)
   bool ok() const { return error.empty(); }
 };
