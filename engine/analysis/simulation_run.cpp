@@ -274,7 +274,11 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       if (data.dofs != previousDofs) {
         ++res.dofSwitches;
         res.tangents += trap.jacobians;
-        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+        // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
+        // unless the iteration asks for it
+        integ::TrapezoidalOptions options;
+        options.startWithMinusIdentity = trap.nearMinusIdentity();
+        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), options);
       }
       switchBelow = std::min(kSwitchBelow, 0.1 * data.rcond);
     } else if (data.rcond > 10 * kSwitchBelow) {

@@ -11,7 +11,7 @@ namespace {
 }  // namespace
 
 Trapezoidal::Trapezoidal(int n, TrapezoidalOptions o)
-    : options_(o), x_(n), v_(n), a_(n), F_(n), Fp_(n), r_(n), dx_(n), J_(n, n), lu_(n) {}
+    : options_(o), x_(n), v_(n), a_(n), F_(n), Fp_(n), r_(n), dx_(n), J_(n, n), lu_(n), useMinusIdentity_(o.startWithMinusIdentity) {}
 
 // tangent of r(x) = (h²/4)(F(x, v(x)) − a(x)): (h²/4)(F_x + (2/h) F_v) − I, by forward differences
 Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, double h) {
@@ -33,6 +33,9 @@ Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, d
   const Status back = sys.acceleration(t, x_, v_, Fp_);
   if (!back.ok()) return back;
   haveJacobian_ = true;
+  minusIdentity_ = false;
+  // near −I (short steps, soft systems) the next system in new coordinates may start with −I
+  useMinusIdentity_ = (J_ + Eigen::MatrixXd::Identity(n, n)).cwiseAbs().rowwise().sum().maxCoeff() < 0.01;
   jacobianH_ = h;
   ++jacobians;
   return {};
@@ -56,6 +59,14 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
   }
   if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
   auto& lu = lu_;
+  if (!haveJacobian_ && useMinusIdentity_) {
+    J_.setIdentity();
+    J_ = -J_;
+    lu.compute(J_);
+    haveJacobian_ = true;
+    minusIdentity_ = true;
+    jacobianH_ = h;
+  }
   double lastNorm = 0;  // the previous update's size: the iteration's contraction rate
   for (lastIterations = 0; lastIterations < options_.maxIterations; ++lastIterations) {
     v_ = (2 / h) * (x_ - s.x) - s.v;
@@ -70,6 +81,18 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     }
     dx_ = lu.solve(r_);
     dx_ = -dx_;
+    double norm = dx_.cwiseAbs().maxCoeff();
+    double theta = lastIterations > 0 && lastNorm > 0 ? norm / lastNorm : 1;
+    if (minusIdentity_ && lastIterations > 0 && theta > 0.1) {
+      // −I contracts too slowly here (or not at all): the tangent at this point, and the update again
+      st = tangent(sys, s, t, h);
+      if (!st.ok()) return st;
+      lu.compute(J_);
+      dx_ = lu.solve(r_);
+      dx_ = -dx_;
+      norm = dx_.cwiseAbs().maxCoeff();
+      theta = 1;
+    }
     x_ += dx_;
     const double scale = std::max(1.0, x_.cwiseAbs().maxCoeff());
     if (!dx_.allFinite() || !x_.allFinite())
@@ -78,8 +101,6 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     // estimated from the contraction rate θ as θ/(1 − θ) |dx| (Hairer & Wanner, IV.8), is: a
     // linearly converging (modified) Newton iteration then stops an iteration earlier, which
     // at 10 ms steps is one evaluation in three
-    const double norm = dx_.cwiseAbs().maxCoeff();
-    const double theta = lastIterations > 0 && lastNorm > 0 ? norm / lastNorm : 1;
     lastNorm = norm;
     if (norm < options_.tolerance * scale || (theta < 0.5 && theta / (1 - theta) * norm < options_.tolerance * scale)) {
       // accepted without another evaluation: the system's dependent state (Matrix R's z) is
@@ -95,7 +116,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
       last_ = s;
       haveLast_ = true;
       // a slow convergence says the kept tangent has aged: refresh it at the next step's start
-      if (lastIterations > 4) haveJacobian_ = false;
+      if (lastIterations > 4) haveJacobian_ = useMinusIdentity_ = false;
       return {};
     }
     if (lastIterations > 2 && lastIterations % options_.reuseJacobian == options_.reuseJacobian - 1) haveJacobian_ = false;

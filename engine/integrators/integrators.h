@@ -30,6 +30,10 @@ struct TrapezoidalOptions {
   double tolerance = 1e-10;  // on the Newton update of x (scaled by max(1, |x|))
   int maxIterations = 25;
   int reuseJacobian = 8;     // iterations before the tangent is rebuilt (modified Newton)
+  // iterate with −I, the tangent's limit for short steps, until a step shows it contracts too
+  // slowly: for a system that starts over in new coordinates where the old tangent was near −I
+  // (building one costs n + 1 evaluations)
+  bool startWithMinusIdentity = false;
 };
 
 class Trapezoidal {
@@ -39,6 +43,9 @@ class Trapezoidal {
   Status step(SecondOrderSystem& sys, State& s, double h);
   int lastIterations = 0;
   int jacobians = 0;  // tangents built so far
+  /// The iteration matrix is −I, or the last tangent was within 1 % of it (‖J + I‖∞ < 0.01): the
+  /// same system in other coordinates may start with −I (startWithMinusIdentity).
+  bool nearMinusIdentity() const { return useMinusIdentity_; }
 
  private:
   TrapezoidalOptions options_;
@@ -46,6 +53,8 @@ class Trapezoidal {
   Eigen::MatrixXd J_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   bool haveJacobian_ = false;
+  bool minusIdentity_ = false;     // J_ is −I, not a tangent
+  bool useMinusIdentity_ = false;  // when a new iteration matrix is needed, try −I first
   double jacobianH_ = 0;
   // the previous step, for a predictor that extrapolates the acceleration linearly (the first
   // Newton update then usually meets the tolerance: one evaluation per step instead of two)

@@ -58,6 +58,33 @@ TEST(Trapezoidal, MatchesTheCayleyRotationWithAboutOneEvaluationPerStep) {
   }
 }
 
+// A system restarted in new coordinates may iterate with −I, the tangent's limit for short steps:
+// no tangent is built while −I contracts fast, and one is as soon as it does not (here a stiff
+// oscillator, where −I diverges); the steps land on the rule's solution either way.
+TEST(Trapezoidal, StartsWithMinusIdentityAndBuildsATangentWhenItContractsTooSlowly) {
+  for (const double omega : {1.0, 100.0}) {
+    const double h = omega == 1.0 ? 1e-3 : 0.05;  // (hω)²/4: 2.5e-7, then 6.25
+    Oscillator sys;
+    sys.omega2 = omega * omega;
+    State s{0.0, Eigen::VectorXd::Constant(1, 1.0), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, -omega * omega)};
+    TrapezoidalOptions o;
+    o.startWithMinusIdentity = true;
+    Trapezoidal trap(1, o);
+    for (int k = 1; k <= 200; ++k) {
+      ASSERT_TRUE(trap.step(sys, s, h).ok()) << "step " << k;
+      const auto [x, v] = cayley(omega, h, 1.0, 0.0, k);
+      ASSERT_NEAR(s.x[0], x, 1e-9) << "ω = " << omega << ", step " << k;
+    }
+    if (omega == 1.0) {
+      EXPECT_EQ(trap.jacobians, 0);
+      EXPECT_TRUE(trap.nearMinusIdentity());
+    } else {
+      EXPECT_EQ(trap.jacobians, 1);  // built once, then kept (the system is linear)
+      EXPECT_FALSE(trap.nearMinusIdentity());
+    }
+  }
+}
+
 struct Pendulum : SecondOrderSystem {
   long calls = 0;
   Status acceleration(double, const Eigen::VectorXd& x, const Eigen::VectorXd&, Eigen::VectorXd& a) override {
