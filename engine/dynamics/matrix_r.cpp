@@ -427,38 +427,20 @@ using MotionColumns = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 7>;  // at 
 struct OriginTerms {
   std::vector<Pose3<double>> poses;
   std::vector<Eigen::Vector3d> r;                            // centres of mass
-  std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;   // partial velocities at the centres
   std::vector<Matrix6d> I;                                   // per node: its body's inertia about the origin
   std::vector<Eigen::Matrix3d> Jc;                           // per node: its body's world inertia at the centre
   std::vector<MotionColumns> S;                              // per node: motion columns about the origin
 
-  /// `spatialInertia`: fill I (massMatrix needs it; the reduced mass matrix does not)
-  void compute(const RecursiveModel& tree, const Eigen::VectorXd& z, bool spatialInertia = true) {
-    const auto& mech = *tree.mechanism;
+  /// Poses, centres and motion columns (the inertias: inertias())
+  void compute(const RecursiveModel& tree, const Eigen::VectorXd& z) {
     const auto& nodes = tree.nodes;
     const std::size_t nn = nodes.size();
     bodyPoses(tree, z, poses);
-    centres(mech, poses, r);
-    partialVelocities(tree, z, b);
-    I.resize(nn);
-    Jc.resize(nn);
+    centres(*tree.mechanism, poses, r);
+    const auto& b = partialVelocitiesAt(tree, z);
     S.resize(nn);
     for (std::size_t k = 0; k < nn; ++k) {
       const auto body = static_cast<std::size_t>(nodes[k].body);
-      const auto& bd = mech.bodies[body];
-      const Eigen::Matrix3d R = rotationOf(poses[body]);
-      Eigen::Matrix3d& J = Jc[k];
-      J.setZero();
-      if (tree.dimension == 2) J(2, 2) = bd.inertia(2, 2);  // planar: only the moment about Z acts
-      else J.noalias() = R * bd.inertia * R.transpose();
-      if (spatialInertia) {
-        const Eigen::Matrix3d C = skew(r[body]);
-        Matrix6d& Ik = I[k];
-        Ik.topLeftCorner<3, 3>() = bd.mass * Eigen::Matrix3d::Identity();
-        Ik.topRightCorner<3, 3>() = -bd.mass * C;
-        Ik.bottomLeftCorner<3, 3>() = bd.mass * C;
-        Ik.bottomRightCorner<3, 3>() = J - bd.mass * C * C;
-      }
       // v_O = v_centre + r × ω
       const auto& bk = b[k];
       S[k].resize(6, bk.cols());
@@ -466,6 +448,32 @@ struct OriginTerms {
         S[k].col(i).head<3>() = bk.col(i).head<3>() + r[body].cross(Eigen::Vector3d(bk.col(i).tail<3>()));
         S[k].col(i).tail<3>() = bk.col(i).tail<3>();
       }
+    }
+  }
+  /// A body's world inertia at its centre (planar models: only the moment about Z acts)
+  Eigen::Matrix3d worldInertia(const RecursiveModel& tree, std::size_t body) const {
+    const auto& bd = tree.mechanism->bodies[body];
+    if (tree.dimension == 2) return Eigen::Vector3d(0, 0, bd.inertia(2, 2)).asDiagonal();
+    const Eigen::Matrix3d R = rotationOf(poses[body]);
+    return R * bd.inertia * R.transpose();
+  }
+  /// Jc, and I when `spatial` (massMatrix needs it; the reduced mass matrix does not)
+  void inertias(const RecursiveModel& tree, bool spatial) {
+    const auto& nodes = tree.nodes;
+    const std::size_t nn = nodes.size();
+    Jc.resize(nn);
+    if (spatial) I.resize(nn);
+    for (std::size_t k = 0; k < nn; ++k) {
+      const auto body = static_cast<std::size_t>(nodes[k].body);
+      Jc[k] = worldInertia(tree, body);
+      if (!spatial) continue;
+      const double mass = tree.mechanism->bodies[body].mass;
+      const Eigen::Matrix3d C = skew(r[body]);
+      Matrix6d& Ik = I[k];
+      Ik.topLeftCorner<3, 3>() = mass * Eigen::Matrix3d::Identity();
+      Ik.topRightCorner<3, 3>() = -mass * C;
+      Ik.bottomLeftCorner<3, 3>() = mass * C;
+      Ik.bottomRightCorner<3, 3>() = Jc[k] - mass * C * C;
     }
   }
 };
@@ -479,6 +487,7 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
   thread_local OriginTerms o;
   thread_local std::vector<MotionColumns> F;
   o.compute(tree, z);
+  o.inertias(tree, true);
   // composite rigid bodies: M^d_kj = s_kᵀ I^c_k s_j for j an ancestor of k, s the motion columns
   std::vector<Matrix6d>& Ic = o.I;
   F.resize(nn);
@@ -561,7 +570,14 @@ void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const E
     const double mass = tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].mass;
     const Eigen::Vector3d& rc = o.r[static_cast<std::size_t>(nd.body)];
     const double r1 = rc.dot(e1), r2 = rc.dot(e2);
-    const double Jn = n.dot(o.Jc[static_cast<std::size_t>(k)] * n);
+    // n·J·n with J the world inertia: (Rᵀn)·I_body·(Rᵀn)
+    double Jn;
+    if (tree.dimension == 2) {
+      Jn = tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].inertia(2, 2) * n.z() * n.z();
+    } else {
+      const Eigen::Vector3d nb = rotationOf(o.poses[static_cast<std::size_t>(nd.body)]).transpose() * n;
+      Jn = nb.dot(tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].inertia * nb);
+    }
     for (Eigen::Index c = 0; c < D; ++c) {
       auto w = W.col(k * D + c);
       if (p >= 0) w = W.col(p * D + c);
@@ -598,7 +614,7 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   thread_local OriginTerms o;
   thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y;
   thread_local Eigen::MatrixXd G;
-  o.compute(tree, z, false);
+  o.compute(tree, z);
   const auto& nodes = tree.nodes;
   const auto nn = static_cast<Eigen::Index>(nodes.size());
   const Eigen::Index d = Rt.rows();
@@ -611,6 +627,7 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
     symmetricProduct(Rt, G, Mbar);
     return;
   }
+  o.inertias(tree, false);
   W.resize(6, nn * D);
   Y.resize(6, nn * D);
   for (Eigen::Index k = 0; k < nn; ++k) {

@@ -228,8 +228,6 @@ const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const Eigen:
   return memo.f;
 }
 
-const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z);
-
 }  // namespace
 
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
@@ -571,8 +569,6 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
   }
 }
 
-namespace {
-
 // once per (model, z) on each thread, like the poses: the loop Jacobian and the mass matrix of
 // one state both need them. The reference holds until the next call with another z.
 const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z) {
@@ -622,8 +618,6 @@ const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt
   memo.z = z;
   return b;
 }
-
-}  // namespace
 
 void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
                        std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
