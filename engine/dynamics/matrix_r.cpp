@@ -713,7 +713,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   };
   double lastErr = std::numeric_limits<double>::infinity();
   for (int it = 0;; ++it) {
-    loopConstraints(m.tree, d.z, t, d.phi);
+    loopConstraints(m.tree, d.z, t, d.phi, &m.selected);
     double err = 0;
     for (Eigen::Index i = 0; i < nc; ++i) {
       d.rhs[i] = -d.phi[m.rows[static_cast<std::size_t>(i)]];
@@ -764,7 +764,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.zd.noalias() = d.R * zid;
   }
   // 4. a: Θ_z a = [c; −Ḃż], c = −(Φ̇_z ż + Φ̇_t) with the new ż
-  loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c);
+  loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c, &m.selected);
   for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = d.c[m.rows[static_cast<std::size_t>(i)]];
   for (Eigen::Index k = 0; k < nd; ++k) {
     const Dof& f = d.dofs[static_cast<std::size_t>(k)];

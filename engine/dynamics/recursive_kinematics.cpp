@@ -36,9 +36,20 @@ void jointFrame(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, 
   w2 = cross(u, w);
 }
 
+// a cut joint's point on side s, in world (what its position rows need)
+template <class T>
+V3<T> jointPoint(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, int s) {
+  const auto& jt = m.mechanism->joints[static_cast<std::size_t>(j)];
+  const auto& body = m.mechanism->bodies[static_cast<std::size_t>(jt.body(s))];
+  return worldPoint(f[static_cast<std::size_t>(jt.body(s))], body.points[static_cast<std::size_t>(jt.points[s].index)]);
+}
+
+// Φ's rows of constraint c into out[c.row...]. `wanted` (by row, optional): a revolute's axis rows
+// are skipped (left as they are) when neither is wanted; a Matrix R step uses none on a planar
+// linkage drawn in 3D, and they cost three quarters of the joint's work
 template <class T>
 void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t,
-                   const LoopConstraint& c, T* out) {
+                   const LoopConstraint& c, T* out, const std::vector<char>* wanted = nullptr) {
   using std::cos, std::sin;
   const auto& mech = *m.mechanism;
   const bool planar = m.dimension == 2;
@@ -53,6 +64,12 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
       }
       case LoopConstraint::Kind::CutJoint: {
         const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
+        if (jt.type == JointType::Revolute && wanted && !(*wanted)[static_cast<std::size_t>(c.row) + 3] &&
+            !(*wanted)[static_cast<std::size_t>(c.row) + 4]) {
+          const V3<T> d = sub(jointPoint(m, f, c.index, 1), jointPoint(m, f, c.index, 0));
+          for (int i = 0; i < 3; ++i) r[i] = d[i];
+          break;
+        }
         V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
         jointFrame(m, f, c.index, 0, P1, u1, w1, v1);
         jointFrame(m, f, c.index, 1, P2, u2, w2, v2);
@@ -165,8 +182,9 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
 }
 
 template <class T>
-void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t, T* out) {
-  for (const auto& c : m.constraints) constraintRow(m, f, z, t, c, out);
+void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t, T* out,
+                    const std::vector<char>* wanted = nullptr) {
+  for (const auto& c : m.constraints) constraintRow(m, f, z, t, c, out, wanted);
 }
 
 // Scratch buffers are per thread and per call site (thread_local): after the first call of a
@@ -261,10 +279,11 @@ int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z) {
   return m.nz - static_cast<int>(qr.rank());
 }
 
-void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi) {
+void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi,
+                     const std::vector<char>* wanted) {
   const auto& f = framesAt(m, z);
   phi.resize(m.nrows);
-  constraintRows<double>(m, f, z.data(), t, phi.data());
+  constraintRows<double>(m, f, z.data(), t, phi.data(), wanted);
 }
 
 namespace {
@@ -356,6 +375,11 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
     g.axes = jt.type == JointType::Revolute && (!wanted || (*wanted)[static_cast<std::size_t>(c.row) + 3] || (*wanted)[static_cast<std::size_t>(c.row) + 4]);
     V3<double> P, u, w, w2;
     for (int sd = 0; sd < 2; ++sd) {
+      if (jt.type == JointType::Revolute && !g.axes) {
+        P = jointPoint(m, *cf.f, c.index, sd);
+        g.P[sd] = {P[0], P[1], P[2]};
+        continue;
+      }
       jointFrame<double>(m, *cf.f, c.index, sd, P, u, w, w2);
       g.P[sd] = {P[0], P[1], P[2]};
       if (sd == 0) g.u1 = {u[0], u[1], u[2]};
@@ -538,7 +562,7 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
 }  // namespace detail
 
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-               Eigen::VectorXd& phiT, Eigen::VectorXd& c) {
+               Eigen::VectorXd& phiT, Eigen::VectorXd& c, const std::vector<char>* wanted) {
   loopPhiT(m, z, t, phiT);
   c.resize(m.nrows);
   auto& out = scratch<Jet, 12>();
@@ -546,7 +570,7 @@ void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::V
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
   const auto& zv = seeded<13>(z, &zd, -1);
   const auto& f = jetFramesAlong(m, z.data(), zd.data());
-  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data());
+  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data(), wanted);
   for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
 }
 

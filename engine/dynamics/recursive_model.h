@@ -111,8 +111,9 @@ struct Pose3 {
 /// Poses of every body (index = body; the ground is identity) at z.
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);
 
-/// Φ(z, t) (nrows).
-void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi);
+/// Φ(z, t) (nrows). `wanted` (by row, optional): rows not wanted may be left as they were.
+void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi,
+                     const std::vector<char>* wanted = nullptr);
 /// Φ_z (nrows × nz), dense. `reuseZeros`: J holds this model's Φ_z from an earlier call, so only
 /// the structural entries are written (the others are zero already; saves clearing it).
 void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros = false);
@@ -147,9 +148,10 @@ struct MotionSnapshot {
 };
 void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out);
 
-/// Φ_t and c = −(Φ̇_z ż + Φ̇_t) (nrows each).
+/// Φ_t and c = −(Φ̇_z ż + Φ̇_t) (nrows each). `wanted` (by row, optional): c's rows not wanted may
+/// be left as they were.
 void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
-               Eigen::VectorXd& phiT, Eigen::VectorXd& c);
+               Eigen::VectorXd& phiT, Eigen::VectorXd& c, const std::vector<char>* wanted = nullptr);
 
 /// Body velocities V_k = [ṙ_k; ω_k] (centre of mass, world) and V̇⁰_k = Ṙ^v ż (the accelerations
 /// with z̈ = 0), each 6·nbodies (ground included as zeros).

@@ -113,6 +113,18 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
       }
     Eigen::VectorXd phiT, c;
     loopRates(m, z, zd, t, phiT, c);
+    // Φ and c of the wanted rows alone are those of all rows
+    {
+      Eigen::VectorXd phiAll, phiWanted, phiTw, cWanted;
+      loopConstraints(m, z, t, phiAll);
+      loopConstraints(m, z, t, phiWanted, &wanted);
+      loopRates(m, z, zd, t, phiTw, cWanted, &wanted);
+      for (int r = 0; r < m.nrows; ++r)
+        if (wanted[static_cast<std::size_t>(r)]) {
+          ASSERT_EQ(phiWanted[r], phiAll[r]) << name << " Φ row " << r;
+          ASSERT_EQ(cWanted[r], c[r]) << name << " c row " << r;
+        }
+    }
     loopConstraints(m, z, t + h, fp);
     loopConstraints(m, z, t - h, fm);
     for (int r = 0; r < m.nrows; ++r) ASSERT_TRUE(test::near(phiT[r], (fp[r] - fm[r]) / (2 * h), 1e-7, 1e-7)) << name;
