@@ -273,7 +273,7 @@ void thetaPattern(const MatrixRModel& m, MatrixRData& d) {
       const auto j = std::lower_bound(cols.begin(), cols.end(), c) - cols.begin();
       source[static_cast<std::size_t>(p)] = lc.block + static_cast<int>(j) * lc.rows + (r - lc.row);
     }
-  d.solvers->klu = std::make_unique<num::SparseLu>(tree.nz, std::move(colPtr), std::move(rowIdx));
+  d.solvers->klu = std::make_unique<num::SparseLu>(tree.nz, std::move(colPtr), std::move(rowIdx), false);
 }
 
 // Θ_z = [Φ_z (independent rows); B] at d.z, factorised

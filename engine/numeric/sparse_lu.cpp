@@ -12,9 +12,10 @@ struct SparseLu::Klu {
   klu_numeric* numeric = nullptr;
 };
 
-SparseLu::SparseLu(int n, std::vector<int> colPtr, std::vector<int> rowIdx)
+SparseLu::SparseLu(int n, std::vector<int> colPtr, std::vector<int> rowIdx, bool rowScaling)
     : values(rowIdx.size(), 0.0), n_(n), colPtr_(std::move(colPtr)), rowIdx_(std::move(rowIdx)), klu_(std::make_unique<Klu>()) {
   klu_defaults(&klu_->common);
+  if (!rowScaling) klu_->common.scale = -1;  // KLU: none (the pattern is valid by construction)
   klu_->symbolic = klu_analyze(n_, colPtr_.data(), rowIdx_.data(), &klu_->common);
 }
 

@@ -9,8 +9,11 @@ namespace lw::num {
 
 class SparseLu {
  public:
-  /// The pattern in compressed columns (row indices sorted within each column).
-  SparseLu(int n, std::vector<int> colPtr, std::vector<int> rowIdx);
+  /// The pattern in compressed columns (row indices sorted within each column). `rowScaling`:
+  /// KLU's default scaling of the rows by their largest entry before pivoting. Without it partial
+  /// pivoting stays stable (and the refactorisations keep their pivot-growth check); Matrix R's
+  /// Θ_z does without and saves KLU's pass over the matrix per factorisation and per solve.
+  SparseLu(int n, std::vector<int> colPtr, std::vector<int> rowIdx, bool rowScaling = true);
   ~SparseLu();
   SparseLu(const SparseLu&) = delete;
   SparseLu& operator=(const SparseLu&) = delete;
