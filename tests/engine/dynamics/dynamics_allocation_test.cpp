@@ -53,7 +53,7 @@ TEST(DynamicsAllocations, NoneInTheMatrixRStepLoop) {
       integ::Trapezoidal trap(n);
       integ::DormandPrince dp(n);
       // a half step among the counted ones: the trapezoidal rule changes its iteration matrix and
-      // back (a new tangent, or −I where the last tangent was near it)
+      // back (to −I: every sample's tangent at 1 ms is within 1 % of it)
       auto step = [&](int k) { return rk ? dp.advance(sys, s, 1e-3 * k) : trap.step(sys, s, k == 30 ? 5e-4 : 1e-3); };
       for (int k = 1; k <= 3; ++k) ASSERT_TRUE(step(k).ok()) << name;  // first steps: buffers settle
       test::CountAllocations count;
