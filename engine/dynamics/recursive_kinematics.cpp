@@ -643,11 +643,6 @@ const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt
   return b;
 }
 
-void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z,
-                       std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b) {
-  b = partialVelocitiesAt(m, z);
-}
-
 void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                    Eigen::MatrixXd& J) {
   J.setZero(3, m.nz);

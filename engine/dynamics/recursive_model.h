@@ -159,9 +159,8 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
                     Eigen::VectorXd& V, Eigen::VectorXd& Vdot0);
 
 /// The partial velocities b_k (6 × nz_k) of every node: the velocity of its body's centre of mass
-/// and its angular velocity per unit rate of its own coordinates, parent at rest.
-void partialVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& b);
-/// The same without a copy: this thread's partial velocities at z, valid until it asks for another z.
+/// and its angular velocity per unit rate of its own coordinates, parent at rest. Computed once
+/// per z on each thread; the reference holds until this thread asks for another z.
 const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z);
 
 /// ∂r_P/∂z (3 × nz) for point p_B of `body`.

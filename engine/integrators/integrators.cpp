@@ -60,8 +60,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
   if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
   auto& lu = lu_;
   if (!haveJacobian_ && useMinusIdentity_) {
-    J_.setIdentity();
-    J_ = -J_;
+    J_ = -Eigen::MatrixXd::Identity(J_.rows(), J_.cols());
     lu.compute(J_);
     haveJacobian_ = true;
     minusIdentity_ = true;

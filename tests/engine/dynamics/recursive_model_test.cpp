@@ -159,8 +159,7 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
       EXPECT_TRUE(test::near(V[6 * static_cast<Eigen::Index>(b) + 5], W(1, 0), 1e-6, 1e-6)) << name;
     }
     // partial velocities: b_k is V_k when only node k's coordinates move
-    std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> bk;
-    partialVelocities(m, z, bk);
+    const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> bk = partialVelocitiesAt(m, z);
     for (std::size_t k = 0; k < m.nodes.size(); ++k)
       for (int i = 0; i < m.nodes[k].nz; ++i) {
         Eigen::VectorXd e = Eigen::VectorXd::Zero(m.nz);
