@@ -742,11 +742,21 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.solvers->solveInPlace(d.solvers->dz);
     d.z += d.solvers->dz;
   }
-  // 2. R^Φ: Θ_z R = [0; I]
-  d.R.setZero(nz, nd);
-  if (nz > 0) {
-    d.R.bottomRows(nd).setIdentity();
-    d.solvers->solveInPlace(d.R);
+  // 2. R^Φ: Θ_z R = [0; I]. Sparse: solved as Rᵀ, the right-hand sides stored as rows (R^Φ by
+  // rows is what M̄ needs, and KLU's own solve would walk the factors once per four columns)
+  MatrixRSolvers& s = *d.solvers;
+  if (s.klu) {
+    s.Rt.setZero(nd, nz);
+    for (Eigen::Index k = 0; k < nd; ++k) s.Rt(k, nc + k) = 1;
+    s.klu->solveRows(s.Rt.data(), static_cast<int>(nd));
+    d.R = s.Rt.transpose();
+  } else {
+    d.R.setZero(nz, nd);
+    if (nz > 0) {
+      d.R.bottomRows(nd).setIdentity();
+      s.solveInPlace(d.R);
+    }
+    s.Rt = d.R.transpose();  // R^Φ by rows: its rows of a node are contiguous columns
   }
   // 3. velocities: Θ_z ż = [−Φ_t; ż^i], that is ż = R^Φ ż^i when no constraint moves with time
   // (no drivers): a product instead of a solve
@@ -759,7 +769,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   for (Eigen::Index k = 0; k < nd; ++k) d.rhs[nc + k] = zid[k];
   if (nz > 0 && rheonomic) {
     d.zd = d.rhs;
-    d.solvers->solveInPlace(d.zd);
+    s.solveInPlace(d.zd);
   } else if (nz > 0) {
     d.zd.noalias() = d.R * zid;
   }
@@ -771,27 +781,25 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.rhs[nc + k] = 0;
     if (f.kind == Dof::Kind::PointComponent) {
       Eigen::Vector3d acc;
-      pointState(m.tree, f.body, f.point, d.z, d.zd, d.solvers->zero, nullptr, nullptr, &acc);
+      pointState(m.tree, f.body, f.point, d.z, d.zd, s.zero, nullptr, nullptr, &acc);
       d.rhs[nc + k] = -acc[f.component];  // Ḃż: the point's acceleration with z̈ = 0
     }
   }
   d.a = d.rhs;
-  if (nz > 0) d.solvers->solveInPlace(d.a);
+  if (nz > 0) s.solveInPlace(d.a);
   // 5. Q^d, M̄ = R^Φᵀ M^d R^Φ and M^d a (recursively, without M^d); 6. M̄ z̈^i = Q̄
-  MatrixRSolvers& s = *d.solvers;
   d.Qd.resize(nz);
   s.forces(d.z.data(), d.zd.data(), t, d.Qd.data());
-  s.Rt = d.R.transpose();  // R^Φ by rows: its rows of a node are contiguous columns
   reducedMass(m.tree, d.z, s.Rt, d.a, d.Mbar, s.tmp);
   s.tmp = d.Qd - s.tmp;
   d.Qbar.noalias() = s.Rt * s.tmp;
   if (nd > 0) {
-    d.solvers->llt.compute(d.Mbar);
-    if (d.solvers->llt.info() != Eigen::Success)
+    s.llt.compute(d.Mbar);
+    if (s.llt.info() != Eigen::Success)
       return kin::failure(kin::KinStatus::Code::Singular, t,
                      "the reduced mass matrix is not positive definite at t = " + kin::shortNumber(t) +
                          " (a massless body with free motion, or a singular choice of coordinates)");
-    d.zidd = d.solvers->llt.solve(d.Qbar);
+    d.zidd = s.llt.solve(d.Qbar);
   }
   d.zdd = d.a;
   d.zdd.noalias() += d.R * d.zidd;
