@@ -545,28 +545,44 @@ bool planeOfMotion(const OriginTerms& o, Eigen::Vector3d& e1, Eigen::Vector3d& e
 }
 
 // reducedMass on a plane of motion: a velocity is (v·e1, v·e2, ω·n), a momentum (p·e1, p·e2,
-// L_O·n); the out-of-plane parts are zero, or dotted with zeros. Half the time of 6-vectors.
+// L_O·n); the out-of-plane parts are zero, or dotted with zeros. Each node's columns (one per
+// independent rate, and a) are processed together: per component, a row of them in vectors of 4
+// doubles (GCC's vector extension; padded with zeros), which a node's few scalars scale. Writes
+// Gt = (Sᵀ Y)ᵀ, padded rows: Gt(c, z) for column c (a's at row d). x86-64: an AVX2/FMA clone
+// where the CPU has them (a vector is then one register instead of two).
+using Four = double __attribute__((vector_size(32), aligned(8)));
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const Eigen::Vector3d& e1, const Eigen::Vector3d& e2,
-                       const Eigen::Vector3d& n, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a, Eigen::MatrixXd& G,
-                       Eigen::VectorXd& Mda) {
-  thread_local Eigen::Matrix<double, 3, Eigen::Dynamic> W, Y;
-  thread_local Eigen::Matrix<double, 3, Eigen::Dynamic, 0, 3, 7> S;
+                       const Eigen::Vector3d& n, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a, Eigen::MatrixXd& Gt) {
+  thread_local std::vector<double> rateRows, Wrows, Yrows;  // per coordinate 4 nv; per node 3 × 4 nv
   const auto& nodes = tree.nodes;
-  const auto nn = static_cast<Eigen::Index>(nodes.size());
-  const Eigen::Index d = Rt.rows();
-  const Eigen::Index D = d + 1;
-  auto rate = [&](Eigen::Index c, int zi) { return c < d ? Rt(c, zi) : a[zi]; };
-  auto inPlane = [&](const MotionColumns& Sk) {
-    S.resize(3, Sk.cols());
-    for (Eigen::Index i = 0; i < Sk.cols(); ++i)
-      S.col(i) = Eigen::Vector3d(Sk.col(i).head<3>().dot(e1), Sk.col(i).head<3>().dot(e2), Sk.col(i).tail<3>().dot(n));
+  const std::size_t nn = nodes.size();
+  const auto nz = static_cast<std::size_t>(tree.nz);
+  const auto d = static_cast<std::size_t>(Rt.rows());
+  const std::size_t nv = (d + 1 + 3) / 4;  // vectors per row of columns
+  const std::size_t width = 4 * nv;
+  // the rates of every coordinate per column: R^Φ's row, then a, then zeros
+  rateRows.resize(nz * width);
+  Wrows.resize(nn * 3 * width);
+  Yrows.resize(nn * 3 * width);
+  const auto rates = reinterpret_cast<const Four*>(rateRows.data());
+  const auto W = reinterpret_cast<Four*>(Wrows.data()), Y = reinterpret_cast<Four*>(Yrows.data());
+  for (std::size_t zi = 0; zi < nz; ++zi) {
+    double* row = rateRows.data() + zi * width;
+    for (std::size_t c = 0; c < d; ++c) row[c] = Rt(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(zi));
+    row[d] = a[static_cast<Eigen::Index>(zi)];
+    for (std::size_t c = d + 1; c < width; ++c) row[c] = 0;
+  }
+  Gt.resize(static_cast<Eigen::Index>(width), static_cast<Eigen::Index>(nz));
+  auto inPlane = [&](const MotionColumns& Sk, Eigen::Index i) {
+    return Eigen::Vector3d(Sk.col(i).head<3>().dot(e1), Sk.col(i).head<3>().dot(e2), Sk.col(i).tail<3>().dot(n));
   };
-  W.resize(3, nn * D);
-  Y.resize(3, nn * D);
-  for (Eigen::Index k = 0; k < nn; ++k) {
-    const Node& nd = nodes[static_cast<std::size_t>(k)];
-    const Eigen::Index p = nd.parentNode;
-    inPlane(o.S[static_cast<std::size_t>(k)]);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& nd = nodes[k];
+    const MotionColumns& Sk = o.S[k];
     const double mass = tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].mass;
     const Eigen::Vector3d& rc = o.r[static_cast<std::size_t>(nd.body)];
     const double r1 = rc.dot(e1), r2 = rc.dot(e2);
@@ -578,25 +594,43 @@ void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const E
       const Eigen::Vector3d nb = rotationOf(o.poses[static_cast<std::size_t>(nd.body)]).transpose() * n;
       Jn = nb.dot(tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].inertia * nb);
     }
-    for (Eigen::Index c = 0; c < D; ++c) {
-      auto w = W.col(k * D + c);
-      if (p >= 0) w = W.col(p * D + c);
-      else w.setZero();
-      for (int i = 0; i < nd.nz; ++i) w += rate(c, nd.z + i) * S.col(i);
-      // p = m (v_O + ω × r): ω × r = ω (−r2, r1) in the plane; L_O·n = (r × p)·n + J_nn ω
-      const double p1 = mass * (w[0] - w[2] * r2), p2 = mass * (w[1] + w[2] * r1);
-      Y.col(k * D + c) = Eigen::Vector3d(p1, p2, r1 * p2 - r2 * p1 + Jn * w[2]);
+    Four* w = W + k * 3 * nv;
+    if (nd.parentNode >= 0) {
+      const Four* wp = W + static_cast<std::size_t>(nd.parentNode) * 3 * nv;
+      for (std::size_t v = 0; v < 3 * nv; ++v) w[v] = wp[v];
+    } else {
+      for (std::size_t v = 0; v < 3 * nv; ++v) w[v] = Four{};
+    }
+    for (int i = 0; i < nd.nz; ++i) {
+      const Eigen::Vector3d s = inPlane(Sk, i);
+      const Four* rate = rates + static_cast<std::size_t>(nd.z + i) * nv;
+      for (std::size_t v = 0; v < nv; ++v) {
+        w[v] += s[0] * rate[v];
+        w[nv + v] += s[1] * rate[v];
+        w[2 * nv + v] += s[2] * rate[v];
+      }
+    }
+    // p = m (v_O + ω × r): ω × r = ω (−r2, r1) in the plane; L_O·n = (r × p)·n + J_nn ω
+    Four* y = Y + k * 3 * nv;
+    for (std::size_t v = 0; v < nv; ++v) {
+      const Four p1 = mass * (w[v] - r2 * w[2 * nv + v]), p2 = mass * (w[nv + v] + r1 * w[2 * nv + v]);
+      y[v] = p1;
+      y[nv + v] = p2;
+      y[2 * nv + v] = r1 * p2 - r2 * p1 + Jn * w[2 * nv + v];
     }
   }
-  for (Eigen::Index k = nn; k-- > 0;) {
-    const Node& nd = nodes[static_cast<std::size_t>(k)];
-    const Eigen::Index p = nd.parentNode;
-    inPlane(o.S[static_cast<std::size_t>(k)]);
+  for (std::size_t k = nn; k-- > 0;) {  // children after parents: Y_k is whole when k is reached
+    const Node& nd = nodes[k];
+    const Four* y = Y + k * 3 * nv;
     for (int i = 0; i < nd.nz; ++i) {
-      for (Eigen::Index c = 0; c < d; ++c) G(nd.z + i, c) = S.col(i).dot(Y.col(k * D + c));
-      Mda[nd.z + i] = S.col(i).dot(Y.col(k * D + d));
+      const Eigen::Vector3d s = inPlane(o.S[k], i);
+      Four* g = reinterpret_cast<Four*>(Gt.data() + static_cast<std::size_t>(nd.z + i) * width);
+      for (std::size_t v = 0; v < nv; ++v) g[v] = s[0] * y[v] + s[1] * y[nv + v] + s[2] * y[2 * nv + v];
     }
-    if (p >= 0) Y.middleCols(p * D, D) += Y.middleCols(k * D, D);
+    if (nd.parentNode >= 0) {
+      Four* yp = Y + static_cast<std::size_t>(nd.parentNode) * 3 * nv;
+      for (std::size_t v = 0; v < 3 * nv; ++v) yp[v] += y[v];
+    }
   }
 }
 
@@ -613,20 +647,23 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   // 6-vectors (Eigen's products of small dynamic blocks go through GEMM's packing)
   thread_local OriginTerms o;
   thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y;
-  thread_local Eigen::MatrixXd G;
+  thread_local Eigen::MatrixXd G, Gt;  // Sᵀ Y stacked (6-vector path), its transpose (planar path)
   o.compute(tree, z);
   const auto& nodes = tree.nodes;
   const auto nn = static_cast<Eigen::Index>(nodes.size());
   const Eigen::Index d = Rt.rows();
   const Eigen::Index D = d + 1;  // a node's columns: one per independent rate, then the one of a
   auto rate = [&](Eigen::Index c, int zi) { return c < d ? Rt(c, zi) : a[zi]; };
-  G.resize(tree.nz, d);
   Mda.resize(tree.nz);
   if (Eigen::Vector3d e1, e2, n; planeOfMotion(o, e1, e2, n)) {
-    reducedMassPlanar(tree, o, e1, e2, n, Rt, a, G, Mda);
-    symmetricProduct(Rt, G, Mbar);
+    reducedMassPlanar(tree, o, e1, e2, n, Rt, a, Gt);
+    Mbar.resize(d, d);
+    Mbar.triangularView<Eigen::Lower>() = Rt * Gt.topRows(d).transpose();
+    Mbar.triangularView<Eigen::StrictlyUpper>() = Mbar.transpose();
+    Mda = Gt.row(d).transpose();
     return;
   }
+  G.resize(tree.nz, d);
   o.inertias(tree, false);
   W.resize(6, nn * D);
   Y.resize(6, nn * D);
