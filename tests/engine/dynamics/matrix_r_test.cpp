@@ -149,6 +149,26 @@ TEST(MatrixR, ProjectionIdentities) {
   EXPECT_EQ(d.dofs.size(), 1u);
 }
 
+// the same on a grid, where Θ_z is sparse: R^Φ from KLU's factors, the right-hand sides as rows
+TEST(MatrixR, ProjectionIdentitiesWithSparseTheta) {
+  Diagnostics diag;
+  const auto res = resolve(generate::grid(4, 15), diag);
+  ASSERT_TRUE(res.has_value());
+  const MatrixRModel m = compileMatrixR(*res);
+  ASSERT_TRUE(m.sparseTheta);
+  MatrixRData d(m);
+  ASSERT_TRUE(initialState(m, d).ok());
+  const Eigen::VectorXd zid = Eigen::VectorXd::LinSpaced(static_cast<Eigen::Index>(d.dofs.size()), 0.4, -0.6);
+  ASSERT_TRUE(evaluate(m, d, 0.01, d.zi, zid).ok());
+  Eigen::MatrixXd J;
+  loopJacobian(m.tree, d.z, d.t, J);
+  EXPECT_LT((J * d.R).cwiseAbs().maxCoeff(), 1e-12);  // Φ_z R^Φ = 0
+  ASSERT_EQ(d.dofs.size(), 15u);
+  for (std::size_t k = 0; k < d.dofs.size(); ++k)  // B R^Φ = I
+    for (std::size_t j = 0; j < d.dofs.size(); ++j)
+      EXPECT_NEAR(d.R(d.dofs[k].z, static_cast<Eigen::Index>(j)), k == j ? 1.0 : 0.0, 1e-12);
+}
+
 // open double pendulum in the plane: two bars pinned in series, released from an angle
 const char* kDoublePendulum = R"({"format": "linkwright-mechanism", "version": 1, "name": "double pendulum",
   "dimension": 2, "gravity": [0, -9.81],
