@@ -2,6 +2,7 @@
 
 #include "dynamics/generalized_forces.h"
 #include "dynamics/tyre.h"
+#include "numeric/four.h"
 #include "numeric/sparse_lu.h"
 
 #include <Eigen/Cholesky>
@@ -548,15 +549,10 @@ bool planeOfMotion(const OriginTerms& o, Eigen::Vector3d& e1, Eigen::Vector3d& e
 // L_O·n); the out-of-plane parts are zero, or dotted with zeros. Each node's columns (one per
 // independent rate, and a) are processed together: per component, a row of them in vectors of 4
 // doubles (GCC's vector extension; padded with zeros), which a node's few scalars scale. Writes
-// Gt = (Sᵀ Y)ᵀ, padded rows: Gt(c, z) for column c (a's at row d). x86-64: an AVX2/FMA clone
-// where the CPU has them (a vector is then one register instead of two).
-using Four = double __attribute__((vector_size(32), aligned(8)));
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
-void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const Eigen::Vector3d& e1, const Eigen::Vector3d& e2,
+// Gt = (Sᵀ Y)ᵀ, padded rows: Gt(c, z) for column c (a's at row d).
+LW_CLONE_FOR_AVX2 void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const Eigen::Vector3d& e1, const Eigen::Vector3d& e2,
                        const Eigen::Vector3d& n, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a, Eigen::MatrixXd& Gt) {
+  using num::Four;
   thread_local std::vector<double> rateRows, Wrows, Yrows;  // per coordinate 4 nv; per node 3 × 4 nv
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();

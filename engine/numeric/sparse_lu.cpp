@@ -1,5 +1,7 @@
 #include "numeric/sparse_lu.h"
 
+#include "numeric/four.h"
+
 extern "C" {
 #include <klu.h>
 }
@@ -67,9 +69,7 @@ namespace {
 // time: each factor entry is then a few whole-register updates, without loop or tail.
 template <std::size_t RP>
 [[gnu::always_inline]] inline void sweep(const SparseLu::Factors& f, double* __restrict w) {
-  // y −= a x in vectors of 4 doubles (GCC's vector extension: one AVX register, or two SSE2 ones);
-  // the rows need no alignment
-  using Four = double __attribute__((vector_size(32), aligned(8)));
+  // y −= a x, 4 doubles at a time
   auto subtract = [](double* y, double a, const double* x) {
     for (std::size_t c = 0; c < RP; c += 4) *reinterpret_cast<Four*>(y + c) -= a * *reinterpret_cast<const Four*>(x + c);
   };
@@ -97,11 +97,7 @@ template <std::size_t RP>
   }
 }
 
-// x86-64: an AVX2/FMA clone where the CPU has them (4 doubles per instruction instead of 2)
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
-void solveFactoredRows(const SparseLu::Factors& f, double* w, std::size_t width) {
+LW_CLONE_FOR_AVX2 void solveFactoredRows(const SparseLu::Factors& f, double* w, std::size_t width) {
   switch (width) {
     case 4: sweep<4>(f, w); break;
     case 8: sweep<8>(f, w); break;
