@@ -518,7 +518,8 @@ void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::Mat
 namespace {
 
 // M̄ = Rt G, known to be symmetric: the lower half by the product (a third less time), the upper mirrored
-void symmetricProduct(const Eigen::MatrixXd& Rt, const Eigen::MatrixXd& G, Eigen::MatrixXd& Mbar) {
+template <class Derived>
+void symmetricProduct(const Eigen::MatrixXd& Rt, const Eigen::MatrixBase<Derived>& G, Eigen::MatrixXd& Mbar) {
   Mbar.resize(Rt.rows(), G.cols());
   Mbar.triangularView<Eigen::Lower>() = Rt * G;
   Mbar.triangularView<Eigen::StrictlyUpper>() = Mbar.transpose();
@@ -653,9 +654,7 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   Mda.resize(tree.nz);
   if (Eigen::Vector3d e1, e2, n; planeOfMotion(o, e1, e2, n)) {
     reducedMassPlanar(tree, o, e1, e2, n, Rt, a, Gt);
-    Mbar.resize(d, d);
-    Mbar.triangularView<Eigen::Lower>() = Rt * Gt.topRows(d).transpose();
-    Mbar.triangularView<Eigen::StrictlyUpper>() = Mbar.transpose();
+    symmetricProduct(Rt, Gt.topRows(d).transpose(), Mbar);
     Mda = Gt.row(d).transpose();
     return;
   }

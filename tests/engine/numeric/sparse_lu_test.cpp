@@ -18,21 +18,32 @@ struct Pattern {
   std::vector<int> diagonalRow;  // per column, the row of a structurally nonsingular diagonal
 };
 
-// a random sparse pattern with a full diagonal (about `perColumn` entries per column)
-Pattern randomPattern(int n, int perColumn, std::mt19937& rng) {
+// compressed columns from each column's rows (sorted here, duplicates dropped)
+Pattern compressed(std::vector<std::vector<int>> rowsOfColumn, std::vector<int> diagonalRow) {
   Pattern p;
   p.colPtr.push_back(0);
-  std::uniform_int_distribution<int> row(0, n - 1);
-  for (int c = 0; c < n; ++c) {
-    std::vector<int> rows{c};
-    for (int k = 0; k < perColumn; ++k) rows.push_back(row(rng));
+  for (auto& rows : rowsOfColumn) {
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     p.rowIdx.insert(p.rowIdx.end(), rows.begin(), rows.end());
     p.colPtr.push_back(static_cast<int>(p.rowIdx.size()));
-    p.diagonalRow.push_back(c);
   }
+  p.diagonalRow = std::move(diagonalRow);
   return p;
+}
+
+// a random sparse pattern with a full diagonal (about `perColumn` entries per column)
+Pattern randomPattern(int n, int perColumn, std::mt19937& rng) {
+  std::uniform_int_distribution<int> row(0, n - 1);
+  std::vector<std::vector<int>> rows(static_cast<std::size_t>(n));
+  std::vector<int> diagonal(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) {
+    auto& r = rows[static_cast<std::size_t>(c)];
+    r.push_back(c);
+    for (int k = 0; k < perColumn; ++k) r.push_back(row(rng));
+    diagonal[static_cast<std::size_t>(c)] = c;
+  }
+  return compressed(std::move(rows), std::move(diagonal));
 }
 
 Eigen::MatrixXd dense(const SparseLu& lu) {
@@ -96,16 +107,9 @@ Pattern blockTriangularPattern(int n, std::mt19937& rng) {
       for (int i = 0; i < start[b + 1]; ++i)  // the block (dense) and above it (sparse)
         if (i >= start[b] || u(rng) < 0.1) rows[static_cast<std::size_t>(colPerm[static_cast<std::size_t>(j)])].push_back(rowPerm[static_cast<std::size_t>(i)]);
     }
-  Pattern p;
-  p.colPtr.push_back(0);
-  p.diagonalRow.resize(static_cast<std::size_t>(n));
-  for (std::size_t j = 0; j < rows.size(); ++j) p.diagonalRow[static_cast<std::size_t>(colPerm[j])] = rowPerm[j];
-  for (auto& r : rows) {
-    std::sort(r.begin(), r.end());
-    p.rowIdx.insert(p.rowIdx.end(), r.begin(), r.end());
-    p.colPtr.push_back(static_cast<int>(p.rowIdx.size()));
-  }
-  return p;
+  std::vector<int> diagonal(static_cast<std::size_t>(n));
+  for (std::size_t j = 0; j < rows.size(); ++j) diagonal[static_cast<std::size_t>(colPerm[j])] = rowPerm[j];
+  return compressed(std::move(rows), std::move(diagonal));
 }
 
 TEST(SparseLu, SolvesRowStoredRightHandSidesLikeKlu) {
