@@ -156,6 +156,35 @@ TEST(SparseLu, SolvesRowStoredRightHandSidesLikeKlu) {
   }
 }
 
+TEST(SparseLu, PivotsAfreshWhenTheKeptPivotOrderGrows) {
+  // [a 1; 1 3] with the diagonal pivot a: U₂₂ = 3 − 1/a, growth about 3a while the pivot ratio
+  // (about a²) stays above 1e-6 down to a = 1e-3
+  for (const bool rowScaling : {true, false}) {
+    SCOPED_TRACE(rowScaling ? "rows scaled" : "rows not scaled");
+    SparseLu lu(2, {0, 2, 4}, {0, 1, 0, 1}, rowScaling);
+    auto factorAt = [&](double a) {
+      lu.values = {a, 1.0, 1.0, 3.0};
+      return lu.factor();
+    };
+    ASSERT_TRUE(factorAt(1.0));
+    ASSERT_TRUE(factorAt(0.5));  // growth about 0.5: kept
+    EXPECT_EQ(lu.factorisations, 1);
+    EXPECT_EQ(lu.refactorisations, 1);
+    ASSERT_TRUE(factorAt(2e-3));  // growth below 1e-2: KLU pivots afresh (and keeps a: above its
+    EXPECT_EQ(lu.factorisations, 2);  // threshold of a thousandth of the column)
+    ASSERT_TRUE(factorAt(2.1e-3));    // no worse than that fresh order: kept
+    EXPECT_EQ(lu.factorisations, 2);
+    EXPECT_EQ(lu.refactorisations, 2);
+    ASSERT_TRUE(factorAt(1e-4));  // ten times worse: afresh, now on row 2
+    EXPECT_EQ(lu.factorisations, 3);
+    double b[2] = {1.0, 2.0};  // x = A⁻¹ b
+    ASSERT_TRUE(lu.solve(b));
+    const double det = 1e-4 * 3 - 1;
+    EXPECT_NEAR(b[0], (3 * 1.0 - 1 * 2.0) / det, 1e-15);
+    EXPECT_NEAR(b[1], (1e-4 * 2.0 - 1 * 1.0) / det, 1e-15);
+  }
+}
+
 TEST(SparseLu, ReportsASingularMatrix) {
   // column 2 is empty in value: structurally present, numerically zero
   SparseLu lu(3, {0, 1, 2, 3}, {0, 1, 2});
