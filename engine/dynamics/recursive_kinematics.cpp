@@ -386,15 +386,9 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
       else g.w2 = {w[0], w[1], w[2]}, g.v2 = {w2[0], w2[1], w2[2]};
     }
   }
-  // a constraint's next column of its block: nodes come in order, and so do its columns
-  thread_local std::vector<int> next;
-  next.assign(m.constraints.size(), 0);
-  auto block = [&](int ci, int i) {
-    const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
-    return values.data() + c.block + (next[static_cast<std::size_t>(ci)] + i) * c.rows;
-  };
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
+    const auto& columns = m.blockColumns[k];  // the blocks this node's coordinates enter
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
       // off the unit sphere R(q) is not a rotation: these columns take the full recursion
       auto& f = scratch<Frame<Jet>, 4>();
@@ -402,60 +396,58 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
         const auto& zs = seeded<5>(z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         constraintRows<Jet>(m, f, zs.data(), Jet(t), out.data());
-        for (int ci : m.affected[k]) {
-          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
-          double* col = block(ci, i);
+        for (const auto& b : columns) {
+          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(b.constraint)];
+          double* col = values.data() + b.offset + i * c.rows;
           for (int a = 0; a < c.rows; ++a) col[a] = out[static_cast<std::size_t>(c.row + a)].d;
         }
       }
-    } else {
-      for (int i = 0; i < n.nz; ++i) {
-        const int col = n.z + i;
-        // the subtree turns with ω = b_ω about the node's centre r_k: a point P of it moves with
-        // v + ω × (P − r_k) = v0 + ω × P, an axis u with ω × u
-        const Eigen::Vector3d w = (*cf.b)[k].col(i).tail<3>();
-        const Eigen::Vector3d v0 = Eigen::Vector3d((*cf.b)[k].col(i).head<3>()) - w.cross(cf.centre[k]);
-        bool seeded = false;
-        // only the equations on bodies that move with this coordinate
-        for (int ci : m.affected[k]) {
-          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
-          const CutGeometry& g = cut[static_cast<std::size_t>(ci)];
-          double* J = block(ci, i);
-          if (g.analytic) {
-            const std::uint8_t sides = m.cutSides[static_cast<std::size_t>(ci)][static_cast<std::size_t>(next[static_cast<std::size_t>(ci)] + i)];
-            Eigen::Vector3d dd = Eigen::Vector3d::Zero();
-            if (sides & 2) dd += v0 + w.cross(g.P[1]);
-            if (sides & 1) dd -= v0 + w.cross(g.P[0]);
-            if (g.type == JointType::Pin) {
-              J[0] = dd.x();
-              J[1] = dd.y();
-              continue;
-            }
-            for (int a = 0; a < 3; ++a) J[a] = dd[a];
-            if (g.axes) {
-              const Eigen::Vector3d du1 = (sides & 1) ? w.cross(g.u1) : Eigen::Vector3d::Zero();
-              const Eigen::Vector3d dw2 = (sides & 2) ? w.cross(g.w2) : Eigen::Vector3d::Zero();
-              const Eigen::Vector3d dv2 = (sides & 2) ? w.cross(g.v2) : Eigen::Vector3d::Zero();
-              J[3] = du1.dot(g.w2) + g.u1.dot(dw2);
-              J[4] = du1.dot(g.v2) + g.u1.dot(dv2);
-            }
+      continue;
+    }
+    for (int i = 0; i < n.nz; ++i) {
+      const int col = n.z + i;
+      // the subtree turns with ω = b_ω about the node's centre r_k: a point P of it moves with
+      // v + ω × (P − r_k) = v0 + ω × P, an axis u with ω × u
+      const Eigen::Vector3d w = (*cf.b)[k].col(i).tail<3>();
+      const Eigen::Vector3d v0 = Eigen::Vector3d((*cf.b)[k].col(i).head<3>()) - w.cross(cf.centre[k]);
+      bool seeded = false;
+      // only the equations on bodies that move with this coordinate
+      for (const auto& b : columns) {
+        const LoopConstraint& c = m.constraints[static_cast<std::size_t>(b.constraint)];
+        const CutGeometry& g = cut[static_cast<std::size_t>(b.constraint)];
+        double* J = values.data() + b.offset + i * c.rows;
+        if (g.analytic) {
+          // the motion of point 2 minus that of point 1, of the sides that move:
+          // σ v0 + ω × Q with σ = s₂ − s₁, Q = s₂ P₂ − s₁ P₁
+          const double s1 = (b.sides & 1) ? 1.0 : 0.0, s2 = (b.sides & 2) ? 1.0 : 0.0, sigma = s2 - s1;
+          const Eigen::Vector3d Q = s2 * g.P[1] - s1 * g.P[0];
+          if (g.type == JointType::Pin) {  // the in-plane rows only
+            J[0] = sigma * v0.x() + w.y() * Q.z() - w.z() * Q.y();
+            J[1] = sigma * v0.y() + w.z() * Q.x() - w.x() * Q.z();
             continue;
           }
-          if (!seeded) {
-            cf.seed(m, k, i, 1.0);
-            zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
-            seeded = true;
+          const Eigen::Vector3d dd = sigma * v0 + w.cross(Q);
+          for (int a = 0; a < 3; ++a) J[a] = dd[a];
+          if (g.axes) {
+            const Eigen::Vector3d du1 = s1 * w.cross(g.u1), dw2 = s2 * w.cross(g.w2), dv2 = s2 * w.cross(g.v2);
+            J[3] = du1.dot(g.w2) + g.u1.dot(dw2);
+            J[4] = du1.dot(g.v2) + g.u1.dot(dv2);
           }
-          constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
-          for (int a = 0; a < c.rows; ++a) J[a] = out[static_cast<std::size_t>(c.row + a)].d;
+          continue;
         }
-        if (seeded) {
-          zj[static_cast<std::size_t>(col)].d = 0;
-          cf.seed(m, k, i, 0.0);
+        if (!seeded) {
+          cf.seed(m, k, i, 1.0);
+          zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
+          seeded = true;
         }
+        constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
+        for (int a = 0; a < c.rows; ++a) J[a] = out[static_cast<std::size_t>(c.row + a)].d;
+      }
+      if (seeded) {
+        zj[static_cast<std::size_t>(col)].d = 0;
+        cf.seed(m, k, i, 0.0);
       }
     }
-    for (int ci : m.affected[k]) next[static_cast<std::size_t>(ci)] += n.nz;
   }
 }
 

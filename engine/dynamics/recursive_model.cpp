@@ -260,15 +260,21 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     c.block = r.nblocks;
     if (c.rows > 0) r.nblocks += c.rows * static_cast<int>(r.rowColumns[static_cast<std::size_t>(c.row)].size());
   }
-  r.cutSides.resize(r.constraints.size());
+  std::vector<int> next(r.constraints.size(), 0);  // a constraint's columns filled so far
+  r.blockColumns.resize(r.nodes.size());
   for (std::size_t k = 0; k < r.nodes.size(); ++k)
     for (int ci : r.affected[k]) {
       const LoopConstraint& c = r.constraints[static_cast<std::size_t>(ci)];
-      if (c.kind != LoopConstraint::Kind::CutJoint) continue;
-      const auto& jt = m.joints[static_cast<std::size_t>(c.index)];
-      const auto sides = static_cast<std::uint8_t>((r.movesWith(jt.body(0), static_cast<int>(k)) ? 1 : 0) |
-                                                   (r.movesWith(jt.body(1), static_cast<int>(k)) ? 2 : 0));
-      for (int i = 0; i < r.nodes[k].nz; ++i) r.cutSides[static_cast<std::size_t>(ci)].push_back(sides);
+      RecursiveModel::BlockColumns b;
+      b.constraint = ci;
+      b.offset = c.block + next[static_cast<std::size_t>(ci)] * c.rows;
+      next[static_cast<std::size_t>(ci)] += r.nodes[k].nz;
+      if (c.kind == LoopConstraint::Kind::CutJoint) {
+        const auto& jt = m.joints[static_cast<std::size_t>(c.index)];
+        b.sides = static_cast<std::uint8_t>((r.movesWith(jt.body(0), static_cast<int>(k)) ? 1 : 0) |
+                                            (r.movesWith(jt.body(1), static_cast<int>(k)) ? 2 : 0));
+      }
+      r.blockColumns[k].push_back(b);
     }
   return r;
 }

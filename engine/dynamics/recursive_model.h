@@ -75,9 +75,15 @@ struct RecursiveModel {
   std::vector<std::vector<int>> affected;  // node -> constraints its coordinates can change
   std::vector<std::vector<int>> rowColumns;  // row of Φ -> the coordinates it can depend on (sorted): Φ_z's pattern
   int nblocks = 0;                         // entries of Φ_z's pattern (loopJacobianBlocks)
-  // cut joint constraint -> per column of its pattern: bit s set when the joint's body s moves
-  // with that column's coordinate (empty for the other constraints)
-  std::vector<std::vector<std::uint8_t>> cutSides;
+  // node -> per affected constraint (same order as `affected`): where the block column of the
+  // node's first coordinate starts in loopJacobianBlocks' values (the next coordinates follow,
+  // `rows` apart), and for a cut joint the bits s set when the joint's body s moves with the node
+  struct BlockColumns {
+    int constraint = 0;
+    int offset = 0;
+    std::uint8_t sides = 0;
+  };
+  std::vector<std::vector<BlockColumns>> blockColumns;
   std::vector<int> enter, leave;           // node -> depth-first interval of its subtree
   /// Does `body` move with the coordinates of node k (is it in k's subtree)? O(1).
   bool movesWith(int body, int k) const {
