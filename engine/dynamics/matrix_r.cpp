@@ -880,11 +880,16 @@ Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::
   const Eigen::VectorXd& V = s.V;
   for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
     const auto& body = mech.bodies[b];
-    const Eigen::Matrix3d R = rotationOf(poses[b]);
     const Eigen::Vector3d v = V.segment<3>(static_cast<Eigen::Index>(6 * b)), w = V.segment<3>(static_cast<Eigen::Index>(6 * b + 3));
-    const Eigen::Matrix3d J = tree.dimension == 2 ? Eigen::Matrix3d(Eigen::Vector3d(0, 0, body.inertia(2, 2)).asDiagonal())
-                                                    : Eigen::Matrix3d(R * body.inertia * R.transpose());
-    e.kinetic += 0.5 * body.mass * v.squaredNorm() + 0.5 * w.dot(J * w);
+    // ½ ωᵀ (R I Rᵀ) ω with ω in the body frame (Rᵀω); planar: I_zz ω_z²
+    double rotational;
+    if (tree.dimension == 2) {
+      rotational = body.inertia(2, 2) * w.z() * w.z();
+    } else {
+      const Eigen::Vector3d wb = rotationOf(poses[b]).transpose() * w;
+      rotational = wb.dot(body.inertia * wb);
+    }
+    e.kinetic += 0.5 * body.mass * v.squaredNorm() + 0.5 * rotational;
     e.potential -= body.mass * mech.gravity.dot(r[b]);
   }
   for (const auto& f : mech.forces) {

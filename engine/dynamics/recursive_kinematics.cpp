@@ -204,29 +204,21 @@ const std::vector<Jet>& seeded(const Eigen::VectorXd& z, const Eigen::VectorXd* 
   return zj;
 }
 
-// ω from Ṙ Rᵀ = ω̃ (first derivative parts of a Jet frame)
+// ω from Ṙ Rᵀ = ω̃ (first derivative parts of a Jet frame): only the three entries below the
+// diagonal, (Ṙ Rᵀ)(i, k) = Ṙ's row i · R's row k
 Eigen::Vector3d omegaOf(const M3<Jet>& R) {
-  Eigen::Matrix3d Rv, Rd;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      Rv(i, j) = R(i, j).v;
-      Rd(i, j) = R(i, j).d;
-    }
-  const Eigen::Matrix3d W = Rd * Rv.transpose();
-  return {W(2, 1), W(0, 2), W(1, 0)};
+  auto entry = [&](int i, int k) { return R(i, 0).d * R(k, 0).v + R(i, 1).d * R(k, 1).v + R(i, 2).d * R(k, 2).v; };
+  return {entry(2, 1), entry(0, 2), entry(1, 0)};
 }
-// ω̇ with z̈ = 0 from R̈ = ω̇̃ R + ω̃ Ṙ
+// ω̇ with z̈ = 0 from R̈ = ω̇̃ R + ω̃ Ṙ: the same entries of (R̈ − ω̃ Ṙ) Rᵀ
 Eigen::Vector3d omegaDotOf(const M3<Jet>& R, const Eigen::Vector3d& w) {
-  Eigen::Matrix3d Rv, Rd, Rdd, W;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      Rv(i, j) = R(i, j).v;
-      Rd(i, j) = R(i, j).d;
-      Rdd(i, j) = R(i, j).dd;
-    }
-  W << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
-  const Eigen::Matrix3d A = (Rdd - W * Rd) * Rv.transpose();
-  return {A(2, 1), A(0, 2), A(1, 0)};
+  Eigen::Matrix3d A;  // R̈ − ω̃ Ṙ
+  for (int j = 0; j < 3; ++j) {
+    const Eigen::Vector3d c = w.cross(Eigen::Vector3d(R(0, j).d, R(1, j).d, R(2, j).d));
+    for (int i = 0; i < 3; ++i) A(i, j) = R(i, j).dd - c[i];
+  }
+  auto entry = [&](int i, int k) { return A(i, 0) * R(k, 0).v + A(i, 1) * R(k, 1).v + A(i, 2) * R(k, 2).v; };
+  return {entry(2, 1), entry(0, 2), entry(1, 0)};
 }
 
 // The poses at z, computed once per (model, z) on each thread: one evaluation of a state asks for
