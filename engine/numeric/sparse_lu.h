@@ -26,14 +26,15 @@ class SparseLu {
   /// the fresh factorisation's, and pivot ratio above 1e-6), afresh by KLU otherwise. KLU's own
   /// klu_rgrowth is not used: on scaled rows it reported 0.66 for factors of growth 0.0024.
   bool factor();
-  /// Reciprocal condition: KLU's cheap pivot ratio, refined by its 1-norm estimate when below
-  /// `refineBelow` (the ratio alone flags badly scaled but regular matrices).
+  /// Reciprocal condition: the cheap pivot ratio min |U_kk| / max |U_kk| (as KLU's klu_rcond),
+  /// refined by KLU's 1-norm estimate when below `refineBelow` (the ratio alone flags badly scaled
+  /// but regular matrices; KLU's factors are brought up to date for it first).
   double rcond(double refineBelow = 1e-10);
   /// Solves A X = B in place; B is n × nrhs, column-major.
   bool solve(double* b, int nrhs = 1);
   /// The same with the right-hand sides stored as rows: B is nrhs × n, column-major (entry (c, i)
   /// at i·nrhs + c, an Eigen matrix holding Bᵀ). For many right-hand sides: each factor entry
-  /// updates nrhs contiguous values, where KLU's solve walks the factors once per four.
+  /// updates up to 16 contiguous values, where KLU's own solve walks its factors once per four.
   bool solveRows(double* bt, int nrhs);
 
   int size() const { return n_; }
