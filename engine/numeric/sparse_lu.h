@@ -59,7 +59,7 @@ class SparseLu {
     std::vector<double> Lx, Ux, Fx, rowScale, work;
     std::vector<int> target;   // per entry of A: its row in pivot order (≥ 0), or −1 − its slot in Fx
     std::vector<double> x;     // the refactorisation's column, zero between columns
-    std::vector<double> rowMax;  // per row of A: the largest entry, KLU's row scale
+    std::vector<double> rowMax;  // per row of A: its largest entry (KLU's row scale), then 1 / that
     double pivotRatio = 0;     // min |U_kk| / max |U_kk|, KLU's cheap reciprocal condition
     double minGrowth = 0;      // the reciprocal pivot growth a refactorisation must keep
     std::vector<int> Pinv, blockOf;  // extraction's work (kept: a fresh factorisation then
