@@ -226,8 +226,8 @@ void GeneralizedForces<S>::applied(double t) {
         const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
         const V3<S> a = jt.axes[0].valid() ? mul(w.R[b1], cst<S>(mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)]))
                                            : V3<S>{{S(0.0), S(0.0), S(1.0)}};
-        const V3<S> w1 = mul(w.R[b1], cst<S>(m.perp[static_cast<std::size_t>(f.joint)][0]));
-        const V3<S> w2 = mul(w.R[b2], cst<S>(m.perp[static_cast<std::size_t>(f.joint)][1]));
+        const V3<S> w1 = mul(w.R[b1], cst<S>(m.jointAxes[static_cast<std::size_t>(f.joint)][0].w));
+        const V3<S> w2 = mul(w.R[b2], cst<S>(m.jointAxes[static_cast<std::size_t>(f.joint)][1].w));
         const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
         const S rate = dot(sub(w.w[b2], w.w[b1]), a);
         const S tau = (angle - f.naturalAngle) * (-f.stiffness) - rate * f.damping;

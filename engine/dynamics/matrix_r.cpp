@@ -909,8 +909,8 @@ Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::
         const Eigen::Matrix3d R1 = rotationOf(poses[b1]), R2 = rotationOf(poses[b2]);
         const Eigen::Vector3d a = jt.axes[0].valid() ? Eigen::Vector3d(R1 * mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)])
                                                      : Eigen::Vector3d::UnitZ();
-        const Eigen::Vector3d w1 = R1 * tree.perp[static_cast<std::size_t>(f.joint)][0];
-        const Eigen::Vector3d w2 = R2 * tree.perp[static_cast<std::size_t>(f.joint)][1];
+        const Eigen::Vector3d w1 = R1 * tree.jointAxes[static_cast<std::size_t>(f.joint)][0].w;
+        const Eigen::Vector3d w2 = R2 * tree.jointAxes[static_cast<std::size_t>(f.joint)][1].w;
         angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
       }
       e.potential += 0.5 * f.stiffness * (angle - f.naturalAngle) * (angle - f.naturalAngle);

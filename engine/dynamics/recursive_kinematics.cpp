@@ -21,19 +21,18 @@ template <> Jet timeFunction<Jet>(const TimeFunction& f, const Jet& t) {
   return Jet(f.value(t.v), r * t.d, f.acceleration(t.v) * t.d * t.d + r * t.dd);
 }
 
-// axis and perpendiculars of side s of joint j, in world
+// axis and perpendiculars of side s of joint j, in world (v = u × w, rotated from the body's)
 template <class T>
 void jointFrame(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, int s, V3<T>& P, V3<T>& u, V3<T>& w,
-                V3<T>& w2) {
+                V3<T>& v) {
   const auto& jt = m.mechanism->joints[static_cast<std::size_t>(j)];
   const auto& body = m.mechanism->bodies[static_cast<std::size_t>(jt.body(s))];
   const Frame<T>& F = f[static_cast<std::size_t>(jt.body(s))];
+  const RecursiveModel::JointAxes& ax = m.jointAxes[static_cast<std::size_t>(j)][static_cast<std::size_t>(s)];
   P = worldPoint(F, body.points[static_cast<std::size_t>(jt.points[s].index)]);
-  const Eigen::Vector3d a = jt.axes[s].valid() ? body.vectors[static_cast<std::size_t>(jt.axes[s].index)]
-                                                : Eigen::Vector3d(body.rotation.transpose() * Eigen::Vector3d::UnitZ());
-  u = worldDir(F, a);
-  w = worldDir(F, m.perp[static_cast<std::size_t>(j)][static_cast<std::size_t>(s)]);
-  w2 = cross(u, w);
+  u = worldDir(F, ax.u);
+  w = worldDir(F, ax.w);
+  v = worldDir(F, ax.v);
 }
 
 // a cut joint's point on side s, in world (what its position rows need)
@@ -46,7 +45,7 @@ V3<T> jointPoint(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j,
 
 // Φ's rows of constraint c into out[c.row...]. `wanted` (by row, optional): a revolute's axis rows
 // are skipped (left as they are) when neither is wanted; a Matrix R step uses none on a planar
-// linkage drawn in 3D, and they cost three quarters of the joint's work
+// linkage drawn in 3D, and they cost more than its position rows
 template <class T>
 void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t,
                    const LoopConstraint& c, T* out, const std::vector<char>* wanted = nullptr) {
@@ -64,10 +63,15 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
       }
       case LoopConstraint::Kind::CutJoint: {
         const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
-        if (jt.type == JointType::Revolute && wanted && !(*wanted)[static_cast<std::size_t>(c.row) + 3] &&
-            !(*wanted)[static_cast<std::size_t>(c.row) + 4]) {
+        if (jt.type == JointType::Revolute) {  // the common case: only the vectors its rows read
           const V3<T> d = sub(jointPoint(m, f, c.index, 1), jointPoint(m, f, c.index, 0));
           for (int i = 0; i < 3; ++i) r[i] = d[i];
+          if (wanted && !(*wanted)[static_cast<std::size_t>(c.row) + 3] && !(*wanted)[static_cast<std::size_t>(c.row) + 4]) break;
+          const auto& axes = m.jointAxes[static_cast<std::size_t>(c.index)];
+          const V3<T> u1 = worldDir(f[static_cast<std::size_t>(jt.body(0))], axes[0].u);
+          const Frame<T>& F2 = f[static_cast<std::size_t>(jt.body(1))];
+          r[3] = dot(u1, worldDir(F2, axes[1].w));  // axes parallel: u1 has no component along body 2's perpendiculars
+          r[4] = dot(u1, worldDir(F2, axes[1].v));
           break;
         }
         V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
@@ -82,10 +86,7 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
           case JointType::Spherical:
             for (int i = 0; i < 3; ++i) r[i] = d[i];
             break;
-          case JointType::Revolute:
-            for (int i = 0; i < 3; ++i) r[i] = d[i];
-            r[3] = dot(u1, w2);  // axes parallel: u1 has no component along body 2's perpendiculars
-            r[4] = dot(u1, v2);
+          case JointType::Revolute:  // above
             break;
           case JointType::Universal:
             for (int i = 0; i < 3; ++i) r[i] = d[i];

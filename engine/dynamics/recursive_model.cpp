@@ -190,8 +190,8 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     if (n.kind == NodeKind::Spherical) r.z0[n.z] = 1;
     if (n.kind == NodeKind::FreeSpatial) r.z0[n.z + 3] = 1;
   }
-  // perpendicular unit vectors of every joint axis, on each body (body frames)
-  r.perp.resize(m.joints.size());
+  // every joint's axis and perpendiculars, on each body (body frames)
+  r.jointAxes.resize(m.joints.size());
   for (std::size_t j = 0; j < m.joints.size(); ++j) {
     const auto& jt = m.joints[j];
     // the same world direction on both bodies (perpendicular to body 1's axis, or to Z in a
@@ -200,8 +200,14 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     const Eigen::Vector3d a0_W = jt.axes[0].valid() ? Eigen::Vector3d(b0.rotation * b0.vectors[static_cast<std::size_t>(jt.axes[0].index)])
                                                     : Eigen::Vector3d::UnitZ();
     const Eigen::Vector3d w_W = m.dimension == 2 && !jt.axes[0].valid() ? Eigen::Vector3d::UnitX() : a0_W.unitOrthogonal();
-    for (int s = 0; s < 2; ++s)
-      r.perp[j][static_cast<std::size_t>(s)] = m.bodies[static_cast<std::size_t>(jt.body(s))].rotation.transpose() * w_W;
+    for (int s = 0; s < 2; ++s) {
+      const auto& b = m.bodies[static_cast<std::size_t>(jt.body(s))];
+      auto& ax = r.jointAxes[j][static_cast<std::size_t>(s)];
+      // a pin's axis (or a joint's without one) is the model's Z
+      ax.u = jt.axes[s].valid() ? b.vectors[static_cast<std::size_t>(jt.axes[s].index)] : Eigen::Vector3d(b.rotation.transpose() * Eigen::Vector3d::UnitZ());
+      ax.w = b.rotation.transpose() * w_W;
+      ax.v = ax.u.cross(ax.w);
+    }
   }
   // loop constraints: cut joints, drivers, unit quaternions
   for (std::size_t j = 0; j < m.joints.size(); ++j)

@@ -93,9 +93,13 @@ struct RecursiveModel {
   }
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
   const ResolvedMechanism* mechanism = nullptr;
-  // cut-joint geometry: for every joint, a unit vector of each body perpendicular to its axis
-  // (axis-parallelism and rotation locks), in body frames
-  std::vector<std::array<Eigen::Vector3d, 2>> perp;
+  // cut-joint geometry: for every joint, on each of its two bodies and in that body's frame, the
+  // joint axis u, a unit vector w perpendicular to it (axis-parallelism and rotation locks) and
+  // v = u × w (rotated with the body, it stays u × w: no cross product per evaluation)
+  struct JointAxes {
+    Eigen::Vector3d u, w, v;
+  };
+  std::vector<std::array<JointAxes, 2>> jointAxes;
   std::vector<char> isCut;             // by joint
   std::vector<int> treeJointNode;      // joint -> node, -1 when cut
 
