@@ -225,19 +225,21 @@ Eigen::Vector3d omegaDotOf(const M3<Jet>& R, const Eigen::Vector3d& w) {
 // The poses at z, computed once per (model, z) on each thread: one evaluation of a state asks for
 // them from several kernels (constraints, Jacobian, mass matrix, partial velocities). The
 // reference holds until the next call with another z.
-const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const Eigen::VectorXd& z) {
+const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const double* z) {
   thread_local struct {
     std::uint64_t model = 0;
-    Eigen::VectorXd z;
+    std::vector<double> z;
     std::vector<Frame<double>> f;
   } memo;
-  if (memo.model != m.id || memo.z.size() != z.size() || memo.z != z) {
-    computeFrames<double>(m, z.data(), memo.f);
+  const auto n = static_cast<std::size_t>(m.nz);
+  if (memo.model != m.id || memo.z.size() != n || !std::equal(z, z + n, memo.z.begin())) {
+    computeFrames<double>(m, z, memo.f);
     memo.model = m.id;
-    memo.z = z;
+    memo.z.assign(z, z + n);
   }
   return memo.f;
 }
+const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const Eigen::VectorXd& z) { return framesAt(m, z.data()); }
 
 }  // namespace
 
@@ -528,19 +530,59 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
     std::uint64_t model = 0;
     std::vector<double> z, zd;
     std::vector<Frame<Jet>> f;
+    std::vector<Eigen::Vector3d> w, wd;  // per body: ω and ω̇ (z̈ = 0)
   } memo;
   const auto n = static_cast<std::size_t>(m.nz);
   const bool same = memo.model == m.id && memo.z.size() == n && std::equal(z, z + n, memo.z.begin()) &&
                     std::equal(zd, zd + n, memo.zd.begin());
-  if (!same) {
-    auto& zv = scratch<Jet, 36>();
-    zv.resize(n);
-    for (std::size_t i = 0; i < n; ++i) zv[i] = Jet(z[i], zd[i], 0.0);
-    computeFrames<Jet>(m, zv.data(), memo.f);
-    memo.model = m.id;
-    memo.z.assign(z, z + n);
-    memo.zd.assign(zd, zd + n);
+  if (same) return memo.f;
+  // the values are the poses at z (shared with the other kernels of the state); a revolute node
+  // adds its rate about its world axis u: ω = ω_p + σż u, ω̇ = ω̇_p + ω_p × σż u (u turns with the
+  // parent), Ṙ = ω̃ R and R̈ = (ω̇~ + ω̃ ω̃) R. Its origin hangs from the parent's on two arms,
+  // r1 = R_p J turning with the parent and r2 = x − x_p − r1 with the body. No trigonometry and
+  // no products of jets; the other joints go through jets from their parent's jet frame.
+  const auto& fd = framesAt(m, z);
+  const std::size_t nb = fd.size();
+  auto& f = memo.f;
+  f.resize(nb);
+  memo.w.resize(nb);
+  memo.wd.resize(nb);
+  f[0].R = identity<Jet>();
+  f[0].x = {{Jet(0.0), Jet(0.0), Jet(0.0)}};
+  memo.w[0].setZero();
+  memo.wd[0].setZero();
+  for (const Node& node : m.nodes) {
+    const auto P = static_cast<std::size_t>(node.parent), B = static_cast<std::size_t>(node.body);
+    Frame<Jet>& c = f[B];
+    if (node.kind != NodeKind::Revolute) {
+      Jet zn[7];
+      for (int i = 0; i < node.nz; ++i) zn[i] = Jet(z[node.z + i], zd[node.z + i], 0.0);
+      nodeFrame(node, f[P], zn, c);
+      memo.w[B] = omegaOf(c.R);
+      memo.wd[B] = omegaDotOf(c.R, memo.w[B]);
+      continue;
+    }
+    const Frame<double>& p0 = fd[P];
+    const Frame<double>& c0 = fd[B];
+    Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> Rp(p0.R.a), R(c0.R.a);
+    const Eigen::Vector3d wp = memo.w[P], wdp = memo.wd[P];
+    const Eigen::Vector3d spin = ((node.flip ? -1.0 : 1.0) * zd[node.z]) * (Rp * node.axis);
+    const Eigen::Vector3d w = wp + spin, wd = wdp + wp.cross(spin);
+    memo.w[B] = w;
+    memo.wd[B] = wd;
+    for (int j = 0; j < 3; ++j) {
+      const Eigen::Vector3d col = R.col(j), d = w.cross(col), dd = wd.cross(col) + w.cross(d);
+      for (int i = 0; i < 3; ++i) c.R(i, j) = Jet(col[i], d[i], dd[i]);
+    }
+    const Eigen::Vector3d r1 = Rp * node.point;
+    const Eigen::Vector3d r2 = Eigen::Vector3d(c0.x[0], c0.x[1], c0.x[2]) - Eigen::Vector3d(p0.x[0], p0.x[1], p0.x[2]) - r1;
+    const Eigen::Vector3d v1 = wp.cross(r1), v2 = w.cross(r2);
+    const Eigen::Vector3d v = v1 + v2, a = wdp.cross(r1) + wp.cross(v1) + wd.cross(r2) + w.cross(v2);
+    for (int i = 0; i < 3; ++i) c.x[i] = Jet(c0.x[i], f[P].x[i].d + v[i], f[P].x[i].dd + a[i]);
   }
+  memo.model = m.id;
+  memo.z.assign(z, z + n);
+  memo.zd.assign(zd, zd + n);
   return memo.f;
 }
 

@@ -182,31 +182,34 @@ void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
   }
 }
 
-// poses of every body: X_child = X_parent ∘ M_joint ∘ X0
+// the pose of node n's body from its parent's p and its coordinates zn (= z + n.z):
+// X_child = X_parent ∘ M_joint ∘ X0
+template <class T>
+void nodeFrame(const Node& n, const Frame<T>& p, const T* zn, Frame<T>& c) {
+  if (n.kind == NodeKind::Revolute && n.axisIndex >= 0) {
+    // the common case on its own: P = p.R Rm by turning two columns, and
+    // x = p.x + p.R (J + Rm (x0 − J)) = p.x + p.R J + P (x0 − J)
+    T s, co;
+    sinCos(T(zn[0] * (n.flip ? -n.axisSign : n.axisSign)), s, co);
+    const M3<T> P = turnedAbout(p.R, n.axisIndex, s, co);
+    c.R = n.R0isIdentity ? P : mul(P, n.R0);
+    c.x = add(add(p.x, mul(p.R, n.point)), mul(P, Eigen::Vector3d(n.x0 - n.point)));
+    return;
+  }
+  M3<T> Rm = identity<T>();
+  V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
+  jointMotion(n, zn, Rm, tm);
+  c.R = mul(p.R, mul(Rm, n.R0));
+  c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
+}
+
+// poses of every body, down the tree
 template <class T>
 void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f) {
   f.resize(m.mechanism->bodies.size());
   f[0].R = identity<T>();
   f[0].x = {{T(0.0), T(0.0), T(0.0)}};
-  for (const Node& n : m.nodes) {
-    const Frame<T>& p = f[static_cast<std::size_t>(n.parent)];
-    Frame<T>& c = f[static_cast<std::size_t>(n.body)];
-    if (n.kind == NodeKind::Revolute && n.axisIndex >= 0) {
-      // the common case on its own: P = p.R Rm by turning two columns, and
-      // x = p.x + p.R (J + Rm (x0 − J)) = p.x + p.R J + P (x0 − J)
-      T s, co;
-      sinCos(T(z[n.z] * (n.flip ? -n.axisSign : n.axisSign)), s, co);
-      const M3<T> P = turnedAbout(p.R, n.axisIndex, s, co);
-      c.R = n.R0isIdentity ? P : mul(P, n.R0);
-      c.x = add(add(p.x, mul(p.R, n.point)), mul(P, Eigen::Vector3d(n.x0 - n.point)));
-      continue;
-    }
-    M3<T> Rm = identity<T>();
-    V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
-    jointMotion(n, z + n.z, Rm, tm);
-    c.R = mul(p.R, mul(Rm, n.R0));
-    c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
-  }
+  for (const Node& n : m.nodes) nodeFrame(n, f[static_cast<std::size_t>(n.parent)], z + n.z, f[static_cast<std::size_t>(n.body)]);
 }
 
 template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, p)); }
@@ -214,6 +217,8 @@ template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p)
 /// The frames along z + s ż on jets (value, rate, and acceleration with z̈ = 0), computed once per
 /// (model, z, ż) on each thread: the forces, the loop rates and the output rows of one state share
 /// them (recursive_kinematics.cpp). The reference holds until the next call with another state.
+/// Equal to computeFrames on jets (z, ż, 0) up to rounding; revolute nodes go by the velocity
+/// recursion from the poses at z instead.
 const std::vector<Frame<kin::Jet>>& jetFramesAlong(const RecursiveModel& m, const double* z, const double* zd);
 template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, v); }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 
+#include "dynamics/tree_kernels.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
@@ -192,6 +193,40 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
         EXPECT_LT((snap.pointPosition(m, bi, ki) - at(p0[b])).norm(), 1e-14) << name;
         EXPECT_LT((snap.pointVelocity(bi, ki) - (at(pp[b]) - at(pm[b])) / (2 * s)).norm(), 1e-6) << name;
       }
+    }
+  }
+}
+
+// The shared jet frames of a state (forces, loop rates, output rows) come from the poses and the
+// velocity recursion on revolute nodes: they equal the pose recursion on jets, value, rate and
+// acceleration, for every joint kind the samples have (planar, spatial, free, spherical).
+TEST(RecursiveModel, JetFramesFromVelocitiesEqualThePoseRecursionOnJets) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> noise(0, 1);
+  for (const auto& [name, mech] : models()) {
+    Diagnostics d;
+    const auto res = resolve(mech, d);
+    const RecursiveModel m = compileRecursiveModel(*res);
+    Eigen::VectorXd z = m.z0, zd(m.nz);
+    for (int i = 0; i < m.nz; ++i) {
+      z[i] += 0.1 * noise(rng);
+      zd[i] = noise(rng);
+    }
+    std::vector<kin::Jet> zj(static_cast<std::size_t>(m.nz));
+    for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(z[i], zd[i], 0.0);
+    std::vector<detail::Frame<kin::Jet>> expected;
+    detail::computeFrames<kin::Jet>(m, zj.data(), expected);
+    const auto& f = detail::jetFramesAlong(m, z.data(), zd.data());
+    ASSERT_EQ(f.size(), expected.size()) << name;
+    const double scale = std::max(1.0, res->lengthScale());
+    for (std::size_t b = 0; b < f.size(); ++b) {
+      auto check = [&](const kin::Jet& got, const kin::Jet& want, double s, const char* what) {
+        EXPECT_EQ(got.v, want.v) << name << " body " << b << " " << what;  // the same poses
+        EXPECT_NEAR(got.d, want.d, 1e-12 * s) << name << " body " << b << " " << what;
+        EXPECT_NEAR(got.dd, want.dd, 1e-11 * s) << name << " body " << b << " " << what;
+      };
+      for (int i = 0; i < 9; ++i) check(f[b].R.a[i], expected[b].R.a[i], 1.0, "R");
+      for (int i = 0; i < 3; ++i) check(f[b].x[i], expected[b].x[i], scale, "x");
     }
   }
 }
