@@ -22,6 +22,17 @@ namespace {
 
 std::vector<std::pair<std::string, Mechanism>> models() { return test::samplesAndGenerated(); }
 
+// a state off the stored configuration: z0 + 0.1 N(0, 1) and ż = N(0, 1)
+void randomState(const RecursiveModel& m, std::mt19937& rng, std::normal_distribution<double>& noise, Eigen::VectorXd& z,
+                 Eigen::VectorXd& zd) {
+  z = m.z0;
+  zd.resize(m.nz);
+  for (int i = 0; i < m.nz; ++i) {
+    z[i] += 0.1 * noise(rng);
+    zd[i] = noise(rng);
+  }
+}
+
 TEST(RecursiveModel, StoredConfigurationAtZ0AndLoopsClosed) {
   for (const auto& [name, mech] : models()) {
     Diagnostics d;
@@ -72,11 +83,8 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
     Diagnostics d;
     const auto res = resolve(mech, d);
     const RecursiveModel m = compileRecursiveModel(*res);
-    Eigen::VectorXd z = m.z0, zd(m.nz);
-    for (int i = 0; i < m.nz; ++i) {
-      z[i] += 0.1 * noise(rng);
-      zd[i] = noise(rng);
-    }
+    Eigen::VectorXd z, zd;
+    randomState(m, rng, noise, z, zd);
     const double t = 0.3, h = 1e-6;
     Eigen::MatrixXd J;
     loopJacobian(m, z, t, J);
@@ -207,11 +215,8 @@ TEST(RecursiveModel, JetFramesFromVelocitiesEqualThePoseRecursionOnJets) {
     Diagnostics d;
     const auto res = resolve(mech, d);
     const RecursiveModel m = compileRecursiveModel(*res);
-    Eigen::VectorXd z = m.z0, zd(m.nz);
-    for (int i = 0; i < m.nz; ++i) {
-      z[i] += 0.1 * noise(rng);
-      zd[i] = noise(rng);
-    }
+    Eigen::VectorXd z, zd;
+    randomState(m, rng, noise, z, zd);
     std::vector<kin::Jet> zj(static_cast<std::size_t>(m.nz));
     for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(z[i], zd[i], 0.0);
     std::vector<detail::Frame<kin::Jet>> expected;
