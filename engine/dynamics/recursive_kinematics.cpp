@@ -555,7 +555,7 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
     const auto P = static_cast<std::size_t>(node.parent), B = static_cast<std::size_t>(node.body);
     Frame<Jet>& c = f[B];
     if (node.kind != NodeKind::Revolute) {
-      Jet zn[7];
+      Jet zn[7];  // a node has at most 7 coordinates (a free body's position and quaternion)
       for (int i = 0; i < node.nz; ++i) zn[i] = Jet(z[node.z + i], zd[node.z + i], 0.0);
       nodeFrame(node, f[P], zn, c);
       memo.w[B] = omegaOf(c.R);
