@@ -221,7 +221,10 @@ int simulate(const SimulateArgs& a) {
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
   if (result.steps > 0 || result.status.ok())  // a refused request took no steps: its message says it all
-    std::cerr << a.file << ": " << result.steps << " steps, " << result.evaluations << " evaluations, "
+    std::cerr << a.file << ": " << result.steps << " steps"
+              << (spec.integrator == lw::analysis::Integrator::RK45 && spec.formulation == lw::analysis::Formulation::MatrixR
+                      ? " (" + std::to_string(result.rejectedSteps) + " rejected)" : std::string())
+              << ", " << result.rows() << " rows, " << result.evaluations << " evaluations, "
             << result.tangents << " tangents, " << result.wallSeconds << " s ("
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
@@ -302,9 +305,11 @@ int main(int argc, char** argv) {
                                                     "compressed forward AD with ColPack colouring), dense-ad or differences")
       ->check(CLI::IsMember({"sparse-ad", "dense-ad", "differences"}));
   simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
-  simCmd->add_option("--dt", simArgs.dt, "step (trapezoidal) or output interval (rk45) in s (default: analysis.dt, else 1e-3)");
-  simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (default 1e-8)");
-  simCmd->add_option("--output-dt", simArgs.outputDt, "interval between CSV rows in s, a whole number of steps (default: every step)");
+  simCmd->add_option("--dt", simArgs.dt, "trapezoidal and penalty: the fixed step in s; rk45, which chooses its own steps: "
+                                         "the interval between rows unless --output-dt is given (default: analysis.dt, else 1e-3)");
+  simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (absolute: a hundredth of it; default 1e-8)");
+  simCmd->add_option("--output-dt", simArgs.outputDt, "interval between CSV rows in s: trapezoidal and penalty, a whole number "
+                                                       "of steps (default: every step); rk45, any interval, rows from its dense output");
   simCmd->add_option("-o,--out", simArgs.out, "CSV file (default: standard output)");
 
   try {

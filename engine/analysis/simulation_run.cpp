@@ -3,8 +3,10 @@
 #include "analysis/csv.h"
 #include "analysis/result_size.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "dynamics/matrix_r.h"
@@ -29,22 +31,124 @@ bool parseIntegrator(const std::string& s, Integrator& out) {
 
 namespace {
 
-// the Matrix R ODE as a second-order system in the independent coordinates
+// the Matrix R ODE as a second-order system in the independent coordinates. It keeps the state of
+// the last accepted step (its anchor): every attempt of a step starts its position problems from
+// there, not from what a rejected attempt evaluated last, and a step's end is accepted only as the
+// continuation of its start (the same assembly branch).
 class MatrixRSystem : public integ::SecondOrderSystem {
  public:
   MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
   long evaluations = 0;
   integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
     ++evaluations;
+    dirty_ = true;
     const integ::Status s = dyn::evaluate(m_, d_, t, x, v);
     if (s.ok()) a = d_.zidd;
     return s;
+  }
+  /// The data now describe an accepted state: keep it.
+  void setAnchor() {
+    t_ = d_.t;
+    z_ = d_.z;
+    zd_ = d_.zd;
+    zdd_ = d_.zdd;
+    dirty_ = false;
+  }
+  /// The data back at the anchor (before a new attempt, or for a new choice of coordinates).
+  void restoreAnchor() {
+    if (!dirty_) return;
+    dyn::restoreState(d_, t_, z_, zd_);
+    d_.zdd = zdd_;
+    dirty_ = false;
+  }
+  const Eigen::VectorXd& z() const { return z_; }
+  const Eigen::VectorXd& zd() const { return zd_; }
+  const Eigen::VectorXd& zdd() const { return zdd_; }
+  void beginStep(const integ::State& s) override {
+    if (s.t == t_) restoreAnchor();
+  }
+  // A change of branch shows in the dependent velocities: along the branch ż is smooth and the
+  // trapezoidal rule ż₁ ≈ ż₀ + h(z̈₀ + z̈₁)/2 holds to O(h³); on another branch ż differs by the
+  // order of ż itself however short the step (at a bifurcation the branches' tangents differ).
+  // The positions likewise, for a branch change at rest.
+  integ::Status acceptStep(const integ::State& from, const integ::State& to) override {
+    if (from.t != t_ || d_.z.size() == 0) return {};
+    const double h = to.t - from.t;
+    const double vScale = std::max(zd_.cwiseAbs().maxCoeff(), d_.zd.cwiseAbs().maxCoeff());
+    const double aScale = std::max(zdd_.cwiseAbs().maxCoeff(), d_.zdd.cwiseAbs().maxCoeff());
+    double dv = 0, dz = 0;
+    for (Eigen::Index k = 0; k < d_.z.size(); ++k) {
+      dv = std::max(dv, std::abs(d_.zd[k] - zd_[k] - 0.5 * h * (zdd_[k] + d_.zdd[k])));
+      dz = std::max(dz, std::abs(d_.z[k] - z_[k] - 0.5 * h * (zd_[k] + d_.zd[k])));
+    }
+    const double allowV = 0.1 * (vScale + h * aScale) + 1e-12;
+    const double allowZ = 0.1 * h * (vScale + h * aScale) + 1e-9 * std::max(1.0, m_.lengthScale);
+    if (dv <= allowV && dz <= allowZ) return {};
+    return kin::failure(kin::KinStatus::Code::LeftBranch, to.t,
+                        "the motion left its assembly branch between t = " + kin::shortNumber(from.t) + " and " + kin::shortNumber(to.t) +
+                            " s (the dependent velocities jumped by " + kin::shortNumber(dv) + "): a singular position the step could not pass");
   }
 
  private:
   const dyn::MatrixRModel& m_;
   dyn::MatrixRData& d_;
+  double t_ = -1;
+  Eigen::VectorXd z_, zd_, zdd_;
+  bool dirty_ = true;
 };
+
+// Where the loops turn singular for every choice of coordinates (a flat parallelogram), the
+// position and velocity problems lose accuracy as 1/rcond and the accelerations as 1/rcond²: no
+// evaluation may land there. Θ_z's reciprocal condition falls linearly towards such a point;
+// from its last two values at step ends, the distance in time to where it would reach zero.
+struct SingularAhead {
+  double t0 = 0, rc0 = 0, t1 = 0, rc1 = 0;
+  int samples = 0;
+  void add(double t, double rc) {
+    t0 = t1;
+    rc0 = rc1;
+    t1 = t;
+    rc1 = rc;
+    ++samples;
+  }
+  /// Time from the last sample to the predicted singular point, or infinity.
+  double distance() const {
+    if (samples < 2 || rc1 > 1e-3 || rc0 <= rc1 || t1 <= t0) return std::numeric_limits<double>::infinity();
+    return rc1 * (t1 - t0) / (rc0 - rc1);
+  }
+  /// How fast the condition falls (per second), when it does.
+  double slope() const { return samples < 2 || t1 <= t0 ? 0.0 : std::max(0.0, (rc0 - rc1) / (t1 - t0)); }
+};
+
+// A conservative run keeps E − E0 − W_applied − W_driver + E_dissipated at zero up to the
+// integration error: a jump of it between two rows larger than the tolerance allows (an inaccurate
+// pass of a singular position, a step too long for a fast event) is worth a warning that names
+// the time. The trapezoidal rule has no tolerance: it is warned of gross jumps only.
+void warnEnergyJumps(SimulationResult& res, const SimulationSpec& spec) {
+  const auto col = [&](const char* name) {
+    const auto it = std::find(res.columns.begin(), res.columns.end(), name);
+    return it == res.columns.end() ? -1 : static_cast<long>(it - res.columns.begin());
+  };
+  const long balance = col("energy.balance"), total = col("energy.total"), kinetic = col("energy.kinetic");
+  const long rows = static_cast<long>(res.rows()), width = static_cast<long>(res.columns.size());
+  if (balance < 0 || rows < 2) return;
+  double scale = 0;
+  for (long r = 0; r < rows; ++r)
+    scale = std::max({scale, std::abs(res.values[static_cast<std::size_t>(r * width + total)]),
+                      std::abs(res.values[static_cast<std::size_t>(r * width + kinetic)])});
+  const double relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
+  const double allowed = relative * std::max(scale, 1e-12);
+  for (long r = 1; r < rows; ++r) {
+    const double jump = res.values[static_cast<std::size_t>(r * width + balance)] - res.values[static_cast<std::size_t>((r - 1) * width + balance)];
+    if (std::abs(jump) > allowed) {
+      res.warnings.push_back("the energy balance jumped by " + kin::shortNumber(jump) + " J between t = " +
+                             kin::shortNumber(res.values[static_cast<std::size_t>((r - 1) * width)]) + " and " +
+                             kin::shortNumber(res.values[static_cast<std::size_t>(r * width)]) + " s, more than the accuracy allows (" +
+                             kin::shortNumber(allowed) + " J): the motion there is not to be trusted (a singular position, or a step too long)");
+      return;
+    }
+  }
+}
 
 }  // namespace
 
@@ -132,7 +236,9 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
-  if (spec.outputDt > 0 && spec.dt > 0) {
+  // RK45 chooses its own steps and writes its rows at any interval from its dense output
+  const bool adaptive = spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45;
+  if (spec.outputDt > 0 && spec.dt > 0 && !adaptive) {
     const double k = spec.outputDt / spec.dt;
     every = std::lround(k);
     if (every < 1 || std::abs(k - static_cast<double>(every)) > 1e-6 * k) {
@@ -147,7 +253,8 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   // up to 256 MB: a longer run grows as it goes. A run whose rows would not fit in memory is
   // refused before it starts, not killed by the system hours in.
   {
-    const double rows = static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
+    const double rows = adaptive ? std::ceil(spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt)) + 1
+                                 : static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
     const double perRow = static_cast<double>(res.columns.size() + 12 * m.bodies.size());
     if (auto problem = resultSizeProblem(rows, perRow, spec.maxResultBytes,
                                          "store fewer rows with a longer output interval, or shorten the run");
@@ -206,52 +313,132 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   const int n = static_cast<int>(data.dofs.size());
   integ::Trapezoidal trap(n);
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
+  const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
   record(0, data.z, data.zd, data.zdd, true);
+  sys.setAnchor();
+  // the rows: at k·rowDt up to tFinal (the trapezoidal rule's rows are every `every` steps, the
+  // adaptive rule's at --output-dt, or --dt when not given, from its dense output)
+  const double tFinal = trapezoidal ? static_cast<double>(outputs) * spec.dt : spec.tEnd;
+  const double rowDt = trapezoidal ? static_cast<double>(every) * spec.dt : (spec.outputDt > 0 ? spec.outputDt : spec.dt);
+  const double tTiny = 1e-9 * std::max(1e-3, spec.dt);
+  const long rowCount = static_cast<long>(std::ceil(tFinal / rowDt - 1e-9));
+  long nextRow = 1;
+  auto rowTime = [&](long k) { return std::min(static_cast<double>(k) * rowDt, tFinal); };
   // the choice of independent coordinates changes when Θ_z's condition falls below this
   constexpr double kSwitchBelow = 1e-7;
   double switchBelow = kSwitchBelow;
   std::vector<dyn::Dof> previousDofs;
-  integ::State saved;   // the accepted state of a step, kept for a retry (buffers reused)
-  Eigen::VectorXd savedZ, savedZd;
-  for (long i = 1; i <= outputs; ++i) {
-    const double tOut = static_cast<double>(i) * spec.dt;
-    // keep the accepted state: a failed step is retried with a new choice of coordinates, then
-    // in 2, 4, ... 16 pieces (the singular positions of the grids need both at long steps)
+  SingularAhead singular;
+  singular.add(0, data.rcond);
+  double rcondStart = data.rcond;  // Θ_z's at the accepted state, in the current coordinates
+  // RK45 near a singular point: the step allowed away from it; the last forced step failed; forced
+  // steps failed since the last that passed
+  double hFar = 0;
+  bool forcedFailed = false;
+  int forcedFailures = 0;
+  integ::State saved;           // the accepted state of a step, kept for a retry (buffers reused)
+  Eigen::VectorXd xRow, vRow;
+  while (s.t < tFinal - tTiny) {
     saved = s;
-    savedZ = data.z;
-    savedZd = data.zd;
-    auto restore = [&] {
+    auto restart = [&] {  // the last accepted state, in the current coordinates
+      sys.restoreAnchor();
       s = saved;
-      data.z = savedZ;
-      data.zd = savedZd;
-      data.t = s.t;
     };
+    // the next step
     bool rechosen = false;
-    for (int pieces = 1;;) {
-      if (spec.integrator == Integrator::Trapezoidal) {
+    bool nearSingular = false;  // this step is taken again at half its length
+    double halfStep = 0;
+    int pieces = 1;
+    for (;;) {
+      if (trapezoidal) {
+        // to the next point of the grid k·dt, not a sliver short of it; a singular point ahead
+        // is stepped over with both ends half a step from it
+        const double h = spec.dt;
+        double target = std::ceil((s.t + tTiny) / h) * h;
+        if (target - s.t < 0.25 * h) target += h;
+        target = std::min(target, tFinal);
+        // both ends at least `margin` from it: half a step, or as far as Θ_z's condition needs to
+        // come back above 1e-6 (the evaluations' errors grow as 1/rcond²), up to two steps (a
+        // longer crossing step costs more in truncation than it saves)
+        const double d = singular.distance();
+        const double margin = std::clamp(1e-6 / singular.slope(), 0.5 * h, 2 * h);
+        if (d < target - s.t + margin) target = s.t + (d - margin >= 0.25 * h ? d - margin : d + margin);
+        if (target > tFinal - 0.25 * h) target = tFinal;
+        if (nearSingular) target = s.t + 0.5 * (target - s.t);
         for (int p = 1; p <= pieces; ++p) {
-          res.status = trap.step(sys, s, saved.t + (tOut - saved.t) * p / pieces - s.t);
+          res.status = trap.step(sys, s, saved.t + (target - saved.t) * p / pieces - s.t);
           if (!res.status.ok()) break;
         }
+        // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition
+        // fell tenfold in the step lies within a tenth of the step from the singular point, and
+        // the step is taken again at half its length (its end then at least 0.4 of it away)
+        if (res.status.ok() && !nearSingular && data.rcond < 0.1 * rcondStart && data.rcond < 1e-6) {
+          nearSingular = true;
+          restart();
+          continue;
+        }
       } else {
-        res.status = rk.advance(sys, s, tOut);
+        // a singular point ahead is crossed by one step that puts it between the stages at 0.3
+        // and 0.8 of the step, as long as the tolerance allows (hFar: the step proposed before
+        // the point came near; the error control proposes shorter ones as the evaluations lose
+        // accuracy near it, and would creep towards it for ever). Further away, a step brings it
+        // within reach. A forced step that fails comes half-way closer; a few failures in a row
+        // end the run with the reason.
+        double tryStep = nearSingular ? halfStep : 0;
+        const double d = singular.distance();
+        const double proposed = rk.proposedStep();
+        if (!std::isfinite(d)) hFar = 0;
+        else if (hFar == 0 && proposed > 0 && d < 20 * proposed) hFar = proposed;
+        const double reach = std::max(hFar, proposed);
+        if (proposed > 0 && std::isfinite(d) && !nearSingular) {
+          if (forcedFailed) tryStep = 0.5 * d;
+          else if (d <= 0.55 * reach) tryStep = d / 0.55;
+          else if (d < 3 * reach && proposed < 0.5 * reach) tryStep = d - 0.55 * reach;
+        }
+        res.status = rk.step(sys, s, tFinal, tryStep);
+        if (res.status.code == kin::KinStatus::Code::Rejected) {
+          if (++forcedFailures > 6) {
+            res.status = kin::failure(kin::KinStatus::Code::NotConverged, s.t,
+                                      "RK45 cannot pass the singular position at t ≈ " + kin::shortNumber(s.t + (std::isfinite(d) ? d : 0.0)) + " s to the tolerance " +
+                                          kin::shortNumber(spec.tol) + " (the loops' condition number there exceeds " +
+                                          kin::shortNumber(1 / singular.rc1) + " and the accelerations lose their accuracy): loosen --tol, or use the trapezoidal rule");
+            restart();
+            break;
+          }
+          forcedFailed = !forcedFailed;
+          restart();
+          continue;
+        }
+        if (res.status.ok()) {
+          forcedFailed = false;
+          if (tryStep > 0) forcedFailures = 0;
+          // as for the trapezoidal rule: an end that landed next to the singular point is taken
+          // again with a step of half the length
+          if (!nearSingular && data.rcond < 0.1 * rcondStart && data.rcond < 1e-6) {
+            nearSingular = true;
+            halfStep = 0.5 * (s.t - saved.t);
+            restart();
+            continue;
+          }
+        }
       }
       if (res.status.ok()) break;
-      restore();
-      if (!rechosen) {
+      restart();
+      if (!rechosen && !model.userDofs) {
         // a singular choice of independent coordinates: choose again at the last good state
         rechosen = true;
         dyn::chooseDofs(model, data);
+        saved.x = data.zi;
+        saved.v = data.zid;
         ++res.dofSwitches;
-        saved = {saved.t, data.zi, data.zid, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(data.dofs.size()))};
         res.tangents += trap.jacobians;
         trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
-      } else if (spec.integrator == Integrator::Trapezoidal && pieces < 16) {
+      } else if (trapezoidal && pieces < 16) {
         pieces *= 2;
       } else {
         break;
       }
-      // the evaluation at the restored state (the failed attempt left its own in data)
+      // the evaluation at the restored state in the (new) coordinates
       const kin::KinStatus e = dyn::evaluate(model, data, saved.t, saved.x, saved.v);
       if (!e.ok()) {
         res.status = e;
@@ -259,19 +446,59 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       }
       saved.a = data.zidd;
       s = saved;
+      sys.setAnchor();
+      rcondStart = data.rcond;
     }
     if (!res.status.ok()) break;
     ++res.steps;
-    // watch the conditioning of the choice: change it before it becomes singular. Near a
-    // singular position of the loops themselves (the grids' flat parallelograms) no choice is
-    // much better; the next change then waits until this one has lost another factor of ten,
-    // not one change per step (each costs a QR and the integrator's tangent)
-    if (!model.userDofs && data.rcond < switchBelow) {
+    sys.setAnchor();
+    if (!data.z.allFinite() || !data.zd.allFinite()) {
+      res.status = kin::failure(kin::KinStatus::Code::NotConverged, s.t, "the simulation diverged at t = " + kin::shortNumber(s.t) + " (non-finite state)");
+      break;
+    }
+    const double rcondEnd = data.rcond;
+    rcondStart = rcondEnd;
+    singular.add(s.t, rcondEnd);
+    // the rows inside the step, from the step's interpolant (an evaluation each), then its end
+    for (; nextRow <= rowCount && rowTime(nextRow) < s.t - tTiny; ++nextRow) {
+      const double tau = rowTime(nextRow);
+      if (trapezoidal) trap.interpolate(tau, xRow, vRow);
+      else rk.interpolate(tau, xRow, vRow);
+      const kin::KinStatus e = sys.acceleration(tau, xRow, vRow, data.zidd);
+      if (!e.ok()) {
+        res.status = e;
+        break;
+      }
+      record(tau, data.z, data.zd, data.zdd, true);
+    }
+    if (!res.status.ok()) break;
+    const bool storeEnd = nextRow <= rowCount && std::abs(rowTime(nextRow) - s.t) <= tTiny;
+    if (storeEnd) ++nextRow;
+    record(s.t, sys.z(), sys.zd(), sys.zdd(), storeEnd);
+    sys.restoreAnchor();
+    // watch the conditioning of the choice: change it before it becomes singular. Where the
+    // loops themselves approach a singular position (the grids' flat parallelograms, predicted
+    // within ten steps) no choice is better conditioned: the choice is kept through it. Otherwise
+    // the next change waits until this one has lost another factor of ten, not one change per
+    // step (each costs a QR and the integrator's tangent)
+    const double lastStep = s.t - saved.t;
+    if (!model.userDofs && rcondEnd < switchBelow && !(singular.distance() < 10 * lastStep)) {
+      // the dependent state of the accepted step exactly (the trapezoidal rule accepts its last
+      // Newton update without evaluating it: its velocities would be (2/h)·update off)
+      res.status = sys.acceleration(s.t, s.x, s.v, s.a);
+      if (!res.status.ok()) break;
+      sys.setAnchor();
       previousDofs = data.dofs;
       dyn::chooseDofs(model, data);
-      s = {s.t, data.zi, data.zid, s.a};
-      if (dyn::evaluate(model, data, s.t, s.x, s.v).ok()) s.a = data.zidd;
       if (data.dofs != previousDofs) {
+        s = {s.t, data.zi, data.zid, s.a};
+        res.status = dyn::evaluate(model, data, s.t, s.x, s.v);
+        if (!res.status.ok()) break;
+        s.a = data.zidd;
+        sys.setAnchor();
+        singular = SingularAhead{};  // the condition of another choice: a new prediction
+        singular.add(s.t, data.rcond);
+        rcondStart = data.rcond;
         ++res.dofSwitches;
         res.tangents += trap.jacobians;
         // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
@@ -280,28 +507,26 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
         options.startWithMinusIdentity = trap.nearMinusIdentity();
         trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), options);
       }
-      switchBelow = std::min(kSwitchBelow, 0.1 * data.rcond);
-    } else if (data.rcond > 10 * kSwitchBelow) {
+      switchBelow = std::min(kSwitchBelow, 0.1 * rcondEnd);
+    } else if (rcondEnd > 10 * kSwitchBelow) {
       switchBelow = kSwitchBelow;
     }
-    if (!data.z.allFinite() || !data.zd.allFinite()) {
-      res.status.code = kin::KinStatus::Code::NotConverged;
-      res.status.time = tOut;
-      res.status.message = "the simulation diverged at t = " + kin::shortNumber(tOut) + " (non-finite state)";
-      break;
-    }
-    record(tOut, data.z, data.zd, data.zdd, stored(i));
-    if (reportAndCheckCancel(i, tOut)) {
-      if (!stored(i)) record(tOut, data.z, data.zd, data.zdd, true);  // where it stopped
+    if (progress && res.steps % 32 == 0) progress(s.t / tFinal);
+    if (cancel && cancel->load(std::memory_order_relaxed)) {
+      res.status = kin::failure(kin::KinStatus::Code::Cancelled, s.t, "cancelled at t = " + kin::shortNumber(s.t));
+      if (!storeEnd) record(s.t, sys.z(), sys.zd(), sys.zdd(), true);  // where it stopped
       break;
     }
   }
   // a failed step: the last accepted state is the last row, whatever the output interval
-  if (!res.status.ok() && res.status.code != kin::KinStatus::Code::Cancelled && saved.t > lastStoredT && savedZ.allFinite() &&
-      savedZd.allFinite())
-    record(saved.t, savedZ, savedZd, data.zdd, true);
+  if (!res.status.ok() && res.status.code != kin::KinStatus::Code::Cancelled && saved.t > lastStoredT && sys.z().allFinite() &&
+      sys.zd().allFinite())
+    record(saved.t, sys.z(), sys.zd(), sys.zdd(), true);
+  if (progress && res.status.ok()) progress(1.0);
   res.evaluations = sys.evaluations;
+  res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
   res.tangents += trap.jacobians;
+  warnEnergyJumps(res, spec);
   res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }

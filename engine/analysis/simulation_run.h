@@ -21,9 +21,11 @@ struct SimulationSpec {
   Formulation formulation = Formulation::MatrixR;
   Integrator integrator = Integrator::Trapezoidal;  // the penalty formulation is always trapezoidal
   double tEnd = 1;
-  double dt = 1e-3;     // trapezoidal step; the output interval for RK45
-  double tol = 1e-8;    // RK45 relative tolerance
-  double outputDt = 0;  // interval between stored rows, a whole number of steps dt; 0: every step
+  double dt = 1e-3;     // trapezoidal and penalty: the step; RK45 (which chooses its own steps):
+                        // the interval between rows when outputDt is 0
+  double tol = 1e-8;    // RK45 relative tolerance (absolute: a hundredth of it)
+  double outputDt = 0;  // interval between stored rows; trapezoidal: a whole number of steps dt
+                        // (0: every step); RK45: any interval (0: dt), rows from its dense output
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
 };
@@ -35,6 +37,7 @@ struct SimulationResult {
   kin::KinStatus status;
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)
+  long rejectedSteps = 0;            // RK45: steps its error control (or the branch check) rejected
   long tangents = 0;                 // Newton tangents built (trapezoidal); Jacobians [K C] (penalty)
   long evaluations = 0;              // right-hand side evaluations (Matrix R); Newton iterations, one residual each (penalty)
   double wallSeconds = 0;

@@ -712,6 +712,14 @@ void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
   massAndForces(m.tree, d.solvers->forces, d.z, d.zd, t, d.Md, d.Qd);
 }
 
+void restoreState(MatrixRData& d, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+  d.t = t;
+  d.z = z;
+  d.zd = zd;
+  d.evaluated = false;         // no first-order guess from a state that is not this one
+  d.solvers->valid = false;    // nor chord steps on its factorisation
+}
+
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
                         const Eigen::VectorXd& zid) {
   const int nz = m.tree.nz;

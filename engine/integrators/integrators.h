@@ -1,7 +1,9 @@
 // Time integrators for second-order systems x'' = F(t, x, x'): the implicit trapezoidal rule
 // (Newmark β = 1/4, γ = 1/2) with Newton–Raphson, and an adaptive Dormand–Prince 5(4) Runge–Kutta
-// with error control and dense output. The system is a plug-in point: the Matrix R ODE, later the
-// penalty formulation, implement it.
+// with error control and dense output. Both take one step at a time and keep that step's interpolant,
+// so that a driver can write rows at any time, stop at a given time and restart from a new state (a
+// new choice of coordinates, later a jump at an impact). The system is a plug-in point: the Matrix R
+// ODE implements it.
 #pragma once
 
 #include <Eigen/Core>
@@ -18,6 +20,13 @@ class SecondOrderSystem {
   virtual ~SecondOrderSystem() = default;
   /// a = F(t, x, v). May keep internal state (the dependent coordinates of the last call).
   virtual Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) = 0;
+  /// Called before each attempt of a step from s: a system with internal state (Matrix R's
+  /// dependent coordinates, warm starts) returns to that of s, so that an attempt does not depend
+  /// on what a rejected one evaluated.
+  virtual void beginStep(const struct State& /*s*/) {}
+  /// Called when an attempt passed the integrator's own tests, the system having just evaluated
+  /// the step's end: a failure rejects the step (Matrix R: the motion left its assembly branch).
+  virtual Status acceptStep(const struct State& /*from*/, const struct State& /*to*/) { return {}; }
 };
 
 struct State {
@@ -39,8 +48,14 @@ struct TrapezoidalOptions {
 class Trapezoidal {
  public:
   explicit Trapezoidal(int n, TrapezoidalOptions o = {});
-  /// One step of size h from s (s.a consistent with s.x, s.v). On success s advances.
+  /// One step of size h from s (s.a consistent with s.x, s.v). On success s advances; on failure
+  /// s is unchanged.
   Status step(SecondOrderSystem& sys, State& s, double h);
+  /// The rule's own polynomial over the last step (constant average acceleration (a0 + a1)/2):
+  /// x and v at t in [stepStart(), stepEnd()], second order like the rule.
+  void interpolate(double t, Eigen::VectorXd& x, Eigen::VectorXd& v) const;
+  double stepStart() const { return start_.t; }
+  double stepEnd() const { return last_.t; }
   int lastIterations = 0;
   int jacobians = 0;  // tangents built so far
   /// The iteration matrix is −I, or the last tangent was within 1 % of it (‖J + I‖∞ < 0.01): the
@@ -59,6 +74,7 @@ class Trapezoidal {
   // the previous step, for a predictor that extrapolates the acceleration linearly (the first
   // Newton update then usually meets the tolerance: one evaluation per step instead of two)
   State last_;                    // what the last step returned
+  State start_;                   // where it started (for interpolate)
   Eigen::VectorXd lastStartA_;    // the acceleration it started from
   double lastH_ = 0;
   bool haveLast_ = false;
@@ -74,17 +90,35 @@ struct RungeKuttaOptions {
 class DormandPrince {
  public:
   explicit DormandPrince(int n, RungeKuttaOptions o = {});
-  /// Advances s to tEnd with adaptive internal steps (dense output between them).
+  /// One accepted step from s (s.a = F(s.t, s.x, s.v)), its size chosen by the error control and
+  /// not past tStop. On success s advances to the step's end; on failure s is unchanged.
+  /// `tryStep` > 0: a single attempt of exactly that size (not past tStop); when the error test
+  /// rejects it the result is Code::Rejected and s is unchanged (a driver placing a step across a
+  /// singular position).
+  Status step(SecondOrderSystem& sys, State& s, double tStop, double tryStep = 0);
+  /// The step's continuous extension (order 4, Dormand–Prince/Shampine) at t in [stepStart(),
+  /// stepEnd()]: x and v.
+  void interpolate(double t, Eigen::VectorXd& x, Eigen::VectorXd& v) const;
+  double stepStart() const { return t0_; }
+  double stepEnd() const { return t0_ + hDone_; }
+  /// The size the error control proposes for the next step (0 before the first).
+  double proposedStep() const { return h_; }
+  /// Advances s to tEnd with as many steps as needed.
   Status advance(SecondOrderSystem& sys, State& s, double tEnd);
-  int acceptedSteps = 0, rejectedSteps = 0;
+  long acceptedSteps = 0, rejectedSteps = 0;
   double lastStep = 0;
 
  private:
   Status f(SecondOrderSystem& sys, double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy);
+  double initialStep(SecondOrderSystem& sys, const State& s, double tStop);
   RungeKuttaOptions options_;
   int n_;
   double h_ = 0;
+  double t0_ = 0, hDone_ = 0;  // the last accepted step
   Eigen::VectorXd y_, k_[7], ytmp_, ynew_, err_, a_, x_, v_;  // x_, v_: the halves of a stage's y
+  Eigen::VectorXd dense_[5];   // the continuous extension's coefficients of the last step
+  State stepEndState_;
+  mutable Eigen::VectorXd yDense_;  // interpolate's buffer
 };
 
 }  // namespace lw::integ

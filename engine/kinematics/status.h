@@ -8,7 +8,9 @@ namespace lw::kin {
 
 /// Outcome of a kinematic solve: ok, or what went wrong, where and when.
 struct KinStatus {
-  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled, BadRequest };
+  // Rejected: a step attempt the integrator's error test refused (not a failure of the run); LeftBranch:
+  // a step whose end is not the continuation of its start (the assembly branch changed)
+  enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled, BadRequest, Rejected, LeftBranch };
   Code code = Code::Ok;
   std::string message;
   double time = 0;

@@ -73,21 +73,31 @@ TEST(StoredRows, AStoppedRunEndsWithTheStateWhereItStopped) {
 }
 
 TEST(StoredRows, AFailedRunEndsWithItsLastAcceptedState) {
-  // a stiff spring at a long step: the Newton iterations lose it after a few steps (Matrix R
-  // after 10 steps of 50 ms at k = 1e4, penalty after 1 at k = 1e7)
+  // Matrix R: a force that stops being a number after t = 0.12 (the step to 0.15 fails however it
+  // is split); penalty: a stiff spring at a long step, which its Newton iteration loses after one
+  // step at k = 1e7
   struct Case {
     Formulation formulation;
     double stiffness, outputDt;
   };
-  for (const Case& c : {Case{Formulation::MatrixR, 1e4, 0.15}, Case{Formulation::Penalty, 1e7, 0.1}}) {
+  for (const Case& c : {Case{Formulation::MatrixR, 0, 0.15}, Case{Formulation::Penalty, 1e7, 0.1}}) {
     Mechanism mech = test::sampleMechanism("five-bar");
-    Force spring;
-    spring.name = "stiff";
-    spring.type = Force::Type::Spring;
-    spring.points[0] = {"ground", "F"};
-    spring.points[1] = {"bar_12", "P2"};
-    spring.stiffness = c.stiffness;
-    mech.forces.push_back(spring);
+    if (c.stiffness > 0) {
+      Force spring;
+      spring.name = "stiff";
+      spring.type = Force::Type::Spring;
+      spring.points[0] = {"ground", "F"};
+      spring.points[1] = {"bar_12", "P2"};
+      spring.stiffness = c.stiffness;
+      mech.forces.push_back(spring);
+    } else {
+      Force push;
+      push.name = "push";
+      push.type = Force::Type::PointForce;
+      push.point = {"bar_12", "P2"};
+      push.value = {Number::expr("100 * sqrt(0.12 - t)"), Number::expr("0")};
+      mech.forces.push_back(push);
+    }
     Diagnostics d;
     const auto m = resolve(mech, d);
     ASSERT_TRUE(m);

@@ -277,9 +277,10 @@ TEST(MatrixR, ContactsAreAnnouncedNotSilentlyIgnored) {
 namespace lw::dyn {
 namespace {
 
-// seed 004's grids swing through a flat-parallelogram position near t = 1.5 s, where a choice
-// of relative independent coordinates turns singular: Matrix R must switch it and stay on the
-// parallelogram branch (every horizontal bar keeps translating).
+// seed 004's grids swing through a flat-parallelogram position near t = 1.5 s, where the loops
+// turn singular whatever the choice of independent coordinates: Matrix R keeps its choice through
+// it (a new one would be no better conditioned) and stays on the parallelogram branch (every
+// horizontal bar keeps translating).
 TEST(MatrixR, GridPassesTheFlatParallelogramOnItsBranch) {
   const auto l = sample("grid-1x15");
   analysis::SimulationSpec spec;
@@ -287,7 +288,7 @@ TEST(MatrixR, GridPassesTheFlatParallelogramOnItsBranch) {
   spec.dt = 2e-3;
   const auto r = analysis::runSimulation(l->resolved, spec);
   ASSERT_TRUE(r.status.ok()) << r.status.message;
-  EXPECT_GE(r.dofSwitches, 1);
+  EXPECT_EQ(r.dofSwitches, 0);
   const std::size_t n = r.columns.size();
   auto col = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(r.columns.begin(), r.columns.end(), name) - r.columns.begin());

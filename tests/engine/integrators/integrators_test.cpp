@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace lw::integ {
 namespace {
@@ -115,6 +117,88 @@ TEST(Trapezoidal, StopsOnTheContractionEstimateWithinTheTolerance) {
   // ~1000-fold: the root is well within the tolerance after two evaluations a step, not three
   const double perStep = static_cast<double>(sys.calls - 2L * trap.jacobians) / steps;
   EXPECT_LT(perStep, 2.2);
+}
+
+// Dormand–Prince one step at a time on the oscillator x'' = −x: the steps follow the tolerance (a
+// hundredfold tighter one takes about 2.5 times the steps: the error per step goes as h⁵), the
+// end of each lands within the tolerance of the exact solution, and the dense output between
+// steps is as accurate (order 4); a run stopped at a given time lands on it exactly.
+TEST(DormandPrince, StepsFollowTheToleranceAndTheDenseOutputIsAsAccurate) {
+  std::vector<long> steps;
+  for (const double tol : {1e-6, 1e-8}) {
+    Oscillator sys;
+    sys.omega2 = 1;
+    State s{0.0, Eigen::VectorXd::Constant(1, 1.0), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, -1.0)};
+    DormandPrince rk(1, RungeKuttaOptions{tol, tol * 1e-2, 0});
+    Eigen::VectorXd x, v;
+    double worstDense = 0, worstEnd = 0;
+    while (s.t < 10) {
+      ASSERT_TRUE(rk.step(sys, s, 10).ok());
+      EXPECT_DOUBLE_EQ(rk.stepEnd(), s.t);
+      worstEnd = std::max(worstEnd, std::abs(s.x[0] - std::cos(s.t)));
+      for (double f : {0.25, 0.5, 0.75}) {
+        const double t = rk.stepStart() + f * (rk.stepEnd() - rk.stepStart());
+        rk.interpolate(t, x, v);
+        worstDense = std::max({worstDense, std::abs(x[0] - std::cos(t)), std::abs(v[0] + std::sin(t))});
+      }
+    }
+    EXPECT_DOUBLE_EQ(s.t, 10.0);  // the last step stretched or cut to end there
+    EXPECT_LT(worstEnd, 100 * tol);
+    EXPECT_LT(worstDense, 100 * tol);
+    EXPECT_GT(worstDense, 1e-3 * tol);  // the interpolant's own error, not the steps' ends
+    steps.push_back(rk.acceptedSteps);
+  }
+  EXPECT_GT(steps[1], 2 * steps[0]);
+  EXPECT_LT(steps[1], 4 * steps[0]);
+}
+
+// a system that refuses a step's end (Matrix R's check that the motion kept its branch): the step
+// is retried shorter, and the state is never advanced to a refused end
+struct RefusesLongSteps : Oscillator {
+  double longest = 0.05;
+  int refusals = 0;
+  Status acceptStep(const State& from, const State& to) override {
+    if (to.t - from.t <= longest) return {};
+    ++refusals;
+    return kin::failure(kin::KinStatus::Code::LeftBranch, to.t, "refused");
+  }
+};
+
+TEST(DormandPrince, RetriesAStepItsSystemRefuses) {
+  RefusesLongSteps sys;
+  sys.omega2 = 1;
+  State s{0.0, Eigen::VectorXd::Constant(1, 1.0), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, -1.0)};
+  DormandPrince rk(1, RungeKuttaOptions{1e-6, 1e-8, 0});
+  ASSERT_TRUE(rk.advance(sys, s, 2).ok());
+  EXPECT_GT(sys.refusals, 0);
+  EXPECT_NEAR(s.x[0], std::cos(2.0), 1e-5);
+  // a single attempt of a given size that the system refuses leaves the state where it was
+  State before = s;
+  sys.longest = 0.01;
+  const Status st = rk.step(sys, s, 3, 0.1);
+  EXPECT_EQ(st.code, kin::KinStatus::Code::Rejected);
+  EXPECT_EQ(s.t, before.t);
+  EXPECT_EQ(s.x, before.x);
+}
+
+// the trapezoidal rule's own polynomial over a step: constant average acceleration, so that it
+// meets both ends of the step exactly
+TEST(Trapezoidal, InterpolatesWithTheRulesOwnPolynomial) {
+  Pendulum sys;
+  State s{0.0, Eigen::VectorXd::Constant(1, 1.0), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, -std::sin(1.0))};
+  Trapezoidal trap(1);
+  const State start = s;
+  ASSERT_TRUE(trap.step(sys, s, 0.1).ok());
+  Eigen::VectorXd x, v;
+  trap.interpolate(0.0, x, v);
+  EXPECT_DOUBLE_EQ(x[0], start.x[0]);
+  trap.interpolate(0.1, x, v);
+  EXPECT_NEAR(x[0], s.x[0], 1e-15);
+  EXPECT_NEAR(v[0], s.v[0], 1e-15);
+  trap.interpolate(0.05, x, v);
+  const double abar = 0.5 * (start.a[0] + s.a[0]);
+  EXPECT_NEAR(x[0], start.x[0] + 0.05 * start.v[0] + 0.5 * 0.05 * 0.05 * abar, 1e-15);
+  EXPECT_NEAR(v[0], start.v[0] + 0.05 * abar, 1e-15);
 }
 
 }  // namespace
