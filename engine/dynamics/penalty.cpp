@@ -55,6 +55,7 @@ PenaltyData::PenaltyData(PenaltyData&&) noexcept = default;
 kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.t = t;
   d.haveLast = false;
+  d.tangentAge = -1;
   PenaltySolvers& s = *d.solvers;
   dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
   loopJacobian(m, d.z, t, d.J);
@@ -86,6 +87,10 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   d.lastStartZdd = d.zdd;
   d.lastH = h;
   d.t = t;
+  // the last step's K and C serve this one while they let Newton converge fast
+  const bool keepTangent = d.tangentAge >= 0 && d.tangentAge < d.options.maxTangentAge && std::abs(d.tangentH - h) <= 1e-9 * h &&
+                           d.lastIterations < d.options.reuseWhileIterationsAtMost;
+  d.tangentAge = keepTangent ? d.tangentAge + 1 : -1;
   bool converged = false;
   for (d.lastIterations = 0; d.lastIterations < d.options.maxIterations; ++d.lastIterations) {
     ++d.iterations;
@@ -99,9 +104,11 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     s.tmp -= d.Qd;
     s.tmp.noalias() += d.Md * d.zdd;
     d.f = hh * s.tmp;
-    if (d.lastIterations % d.options.jacobianReuse == 0) {
+    if (d.lastIterations % d.options.jacobianReuse == 0 && !(keepTangent && d.lastIterations == 0)) {
       d.tangent->compute(d.z, d.zd, t, d.K, d.C, &d.zdd);
       ++d.jacobians;
+      d.tangentAge = 0;
+      d.tangentH = h;
     }
     // (25), (20)
     d.P = d.Md + (h / 2) * d.C + hh * d.K;

@@ -19,7 +19,12 @@ struct PenaltyOptions {
   double alpha = 1e8;         // penalty factor for 1 kg, 1 m bodies; scaled by the model's mass
   double tolerance = 1e-10;   // on the Newton update (scaled by max(1, |z|))
   int maxIterations = 25;
-  int jacobianReuse = 3;      // K, C evaluated at iterations 0, 3, 6, ... of every step (§8.4)
+  int jacobianReuse = 3;      // within a step, K and C are evaluated again at iterations 3, 6, ... (§8.4)
+  // K and C are kept across steps while Newton converges in at most this many iterations (they
+  // only shape the iteration matrix: the residual is exact), and rebuilt after this many steps
+  // or when the step size changes
+  int reuseWhileIterationsAtMost = 3;
+  int maxTangentAge = 20;
   TangentMethod tangent = TangentMethod::SparseAD;
 };
 
@@ -41,6 +46,8 @@ struct PenaltyData {
   Eigen::VectorXd lastStartZdd;
   double lastH = 0;
   bool haveLast = false;       // cleared by penaltyStart
+  int tangentAge = -1;         // steps since K and C were evaluated (−1: none yet)
+  double tangentH = 0;         // the step they were evaluated for
   // scratch, sized once
   Eigen::MatrixXd Md, K, C, P, A, J;
   Eigen::VectorXd Qd, phi, phiT, c, f, zhatd, zhatdd, rhs, dz;

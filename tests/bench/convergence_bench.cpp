@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,23 +98,29 @@ void workPrecision(benchmark::State& state, const std::string& name, Formulation
   state.counters["evaluations"] = static_cast<double>(r.evaluations);
 }
 
+std::string shortNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 void registerAll() {
   for (const std::string name : {"four-bar-free", "ten-bar-chain", "grid_1x15", "grid_4x15"}) {
     for (double h : {2e-3, 1e-3, 5e-4, 2.5e-4}) {
-      benchmark::RegisterBenchmark((name + "/matrix-r/trapezoidal/h=" + std::to_string(h)).c_str(), workPrecision, name, Formulation::MatrixR,
+      benchmark::RegisterBenchmark((name + "/matrix-r/trapezoidal/h=" + shortNumber(h)).c_str(), workPrecision, name, Formulation::MatrixR,
                                    Integrator::Trapezoidal, h)
           ->Unit(benchmark::kMillisecond)
           ->Iterations(1);
       // the penalty formulation costs 20–30 times Matrix R per step on the grids: only its two
       // longest steps there
       if (name.rfind("grid_", 0) != 0 || h >= 1e-3)
-        benchmark::RegisterBenchmark((name + "/penalty/trapezoidal/h=" + std::to_string(h)).c_str(), workPrecision, name, Formulation::Penalty,
+        benchmark::RegisterBenchmark((name + "/penalty/trapezoidal/h=" + shortNumber(h)).c_str(), workPrecision, name, Formulation::Penalty,
                                      Integrator::Trapezoidal, h)
             ->Unit(benchmark::kMillisecond)
             ->Iterations(1);
     }
     for (double tol : {1e-5, 1e-6, 1e-7, 1e-8, 1e-9})
-      benchmark::RegisterBenchmark((name + "/matrix-r/rk45/tol=" + std::to_string(tol)).c_str(), workPrecision, name, Formulation::MatrixR,
+      benchmark::RegisterBenchmark((name + "/matrix-r/rk45/tol=" + shortNumber(tol)).c_str(), workPrecision, name, Formulation::MatrixR,
                                    Integrator::RK45, tol)
           ->Unit(benchmark::kMillisecond)
           ->Iterations(1);

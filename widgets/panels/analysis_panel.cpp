@@ -58,15 +58,17 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   dt_->setDecimals(6);
   dt_->setSuffix(" s");
   dt_->setValue(0.01);
-  dt_->setToolTip(tr("Time step (output interval for Runge–Kutta)"));
+  dt_->setToolTip(tr("Time step; for Runge–Kutta, which chooses its own steps, the interval between frames when "
+                   "\"Frames every\" is \"every step\""));
   outputDt_ = new QDoubleSpinBox(this);
   outputDt_->setRange(0, 10);
   outputDt_->setDecimals(6);
   outputDt_->setSuffix(" s");
   outputDt_->setSpecialValueText(tr("every step"));
   outputDt_->setValue(0);
-  outputDt_->setToolTip(tr("Dynamics: keep a frame every so many seconds, a whole number of steps (long runs of large "
-                           "models need less memory); the simulation still integrates every step"));
+  outputDt_->setToolTip(tr("Dynamics: keep a frame every so many seconds (long runs of large models need less memory); "
+                           "the simulation still integrates every step. Trapezoidal rule: a whole number of steps; "
+                           "Runge–Kutta: any interval, frames from its dense output (it chooses its own steps)"));
   run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run"), this);
   run_->setToolTip(tr("Run the analysis in the background (Ctrl+R)"));
   run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
