@@ -223,6 +223,9 @@ kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
       d.zid[k] = Jp.row(f.component).dot(d.zd);
     }
   }
+  d.dofsAreTheCoordinates = m.rows.empty() && nd == nz;
+  for (Eigen::Index k = 0; k < nd && d.dofsAreTheCoordinates; ++k)
+    d.dofsAreTheCoordinates = d.dofs[static_cast<std::size_t>(k)].kind == Dof::Kind::Coordinate && d.dofs[static_cast<std::size_t>(k)].z == k;
   return {};
 }
 
@@ -720,8 +723,42 @@ void restoreState(MatrixRData& d, double t, const Eigen::VectorXd& z, const Eige
   d.solvers->valid = false;    // nor chord steps on its factorisation
 }
 
+namespace {
+
+// An open tree whose independent coordinates are all its coordinates (a chain): Θ_z = I, so
+// R^Φ = I, a = 0, ż = ż^i, M̄ = M^d and Q̄ = Q^d, with no factorisation of Θ_z
+kin::KinStatus evaluateOpenTree(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi, const Eigen::VectorXd& zid) {
+  const int nz = m.tree.nz;
+  MatrixRSolvers& s = *d.solvers;
+  d.t = t;
+  d.zi = zi;
+  d.zid = zid;
+  d.z = zi;
+  d.zd = zid;
+  if (d.R.rows() != nz || d.R.cols() != nz) d.R.setIdentity(nz, nz);
+  d.a.setZero(nz);
+  d.rcond = 1;
+  d.Qd.resize(nz);
+  s.forces(d.z.data(), d.zd.data(), t, d.Qd.data());
+  massMatrix(m.tree, d.z, d.Mbar, true);
+  d.Qbar = d.Qd;
+  if (nz > 0) {
+    s.llt.compute(d.Mbar);
+    if (s.llt.info() != Eigen::Success)
+      return kin::failure(kin::KinStatus::Code::Singular, t,
+                          "the mass matrix is not positive definite at t = " + kin::shortNumber(t) + " (a massless body with free motion)");
+    d.zidd = s.llt.solve(d.Qbar);
+  }
+  d.zdd = d.zidd;
+  d.evaluated = true;
+  return {};
+}
+
+}  // namespace
+
 kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
                         const Eigen::VectorXd& zid) {
+  if (d.dofsAreTheCoordinates) return evaluateOpenTree(m, d, t, zi, zid);
   const int nz = m.tree.nz;
   const auto nc = static_cast<Eigen::Index>(m.rows.size());
   const auto nd = static_cast<Eigen::Index>(d.dofs.size());

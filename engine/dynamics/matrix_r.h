@@ -67,6 +67,7 @@ struct MatrixRData {
   Eigen::VectorXd Qbar;
   double rcond = 1;               // of Θ_z
   bool evaluated = false;         // the fields above are those of the last (t, zi, zid): it succeeded
+  bool dofsAreTheCoordinates = false;  // no loops, and z^i = z in order: Θ_z = I (an open chain)
   std::unique_ptr<MatrixRSolvers> solvers;
   // scratch
   Eigen::VectorXd phi, phiT, c, rhs;
