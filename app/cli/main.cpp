@@ -23,6 +23,36 @@ namespace {
 
 enum Exit { kOk = 0, kInternal = 1, kUsage = 2, kInvalidModel = 3, kIoError = 4, kAnalysisFailed = 5 };
 
+// Number options that must be finite and above a bound (CLI11 would take "-1", "nan" or "inf" as
+// they are, and the analysis would quietly fall back to the file's values)
+CLI::Validator finiteAbove(double bound, bool inclusive, double below = INFINITY) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) return "'" + text + "' is not a number";
+        } catch (const std::exception&) {
+          return "'" + text + "' is not a number";
+        }
+        if (!std::isfinite(v)) return "must be a finite number, not " + text;
+        if (inclusive ? v < bound : v <= bound)
+          return "must be " + std::string(inclusive ? "at least " : "greater than ") + (bound == 0 ? "0" : text) + " (got " + text + ")";
+        if (v >= below) return "must be less than " + std::to_string(static_cast<int>(below)) + " (got " + text + ")";
+        return {};
+      },
+      inclusive ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
+// An output path that is the input file would replace the mechanism with a table
+bool outputIsInput(const std::string& out, const std::string& in) {
+  if (out.empty() || out == "-" || !lw::io::sameFile(out, in)) return false;
+  std::cerr << "linkwright-cli: the output '" << out << "' is the input file '" << in
+            << "': it would be overwritten; choose another output file\n";
+  return true;
+}
+
 void printDiagnostics(const lw::Diagnostics& d, const std::string& file) {
   for (const auto& x : d) std::cerr << x.format(file) << "\n";
 }
@@ -185,6 +215,7 @@ struct KinematicsArgs {
 // `kinematics`: drive the mechanism over [0, t_end] and write every point's position, velocity
 // and acceleration to CSV.
 int kinematics(const KinematicsArgs& a) {
+  if (outputIsInput(a.out, a.file)) return kUsage;
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -205,6 +236,7 @@ struct SimulateArgs {
 
 // `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
 int simulate(const SimulateArgs& a) {
+  if (outputIsInput(a.out, a.file)) return kUsage;
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -288,8 +320,8 @@ int main(int argc, char** argv) {
   kinCmd->add_option("--method", kinArgs.method, "global-dense, global-sparse (natural coordinates, seed 002 "
                                                  "§1.3), modular-td or modular-3ot (structural groups, §2)")
       ->check(CLI::IsMember({"global-dense", "global-sparse", "modular-td", "modular-3ot"}));
-  kinCmd->add_option("--t-end", kinArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
-  kinCmd->add_option("--dt", kinArgs.dt, "time step in s (default: the file's analysis.dt, else t_end/100)");
+  kinCmd->add_option("--t-end", kinArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  kinCmd->add_option("--dt", kinArgs.dt, "time step in s (default: the file's analysis.dt, else t_end/100)")->check(finiteAbove(0, false));
   kinCmd->add_option("-o,--out", kinArgs.out, "CSV file (default: standard output)");
 
   SimulateArgs simArgs;
@@ -304,12 +336,15 @@ int main(int argc, char** argv) {
   simCmd->add_option("--tangent", simArgs.tangent, "penalty: K and C of the Newton tangent by sparse-ad (default, "
                                                     "compressed forward AD with ColPack colouring), dense-ad or differences")
       ->check(CLI::IsMember({"sparse-ad", "dense-ad", "differences"}));
-  simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)");
+  simCmd->add_option("--t-end", simArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
   simCmd->add_option("--dt", simArgs.dt, "trapezoidal and penalty: the fixed step in s; rk45, which chooses its own steps: "
-                                         "the interval between rows unless --output-dt is given (default: analysis.dt, else 1e-3)");
-  simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (absolute: a hundredth of it; default 1e-8)");
+                                         "the interval between rows unless --output-dt is given (default: analysis.dt, else 1e-3)")
+      ->check(finiteAbove(0, false));
+  simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (absolute: a hundredth of it; default 1e-8)")
+      ->check(finiteAbove(0, false, 1));
   simCmd->add_option("--output-dt", simArgs.outputDt, "interval between CSV rows in s: trapezoidal and penalty, a whole number "
-                                                       "of steps (default: every step); rk45, any interval, rows from its dense output");
+                                                       "of steps (default: every step); rk45, any interval, rows from its dense output")
+      ->check(finiteAbove(0, true));
   simCmd->add_option("-o,--out", simArgs.out, "CSV file (default: standard output)");
 
   try {

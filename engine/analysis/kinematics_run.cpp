@@ -114,8 +114,12 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       for (const auto& p : m.bodies[b].pointNames)
         for (int k = 0; k < m.dimension; ++k)
           result.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
-  // before any solving: a request whose rows cannot fit is refused at once
-  const long steps = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  // before any solving: a time span that makes no run, or rows that cannot fit, are refused at once
+  if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
+    result.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    return result;
+  }
+  const long steps = std::lround(spec.tEnd / spec.dt);
   if (auto problem = resultSizeProblem(static_cast<double>(steps + 1),
                                        static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
                                        "use a longer time step, or shorten the run");

@@ -23,6 +23,21 @@ std::string bytesText(double bytes) {
 }
 }  // namespace
 
+std::string timeSpanProblem(double tEnd, double dt) {
+  auto text = [](double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  if (!std::isfinite(tEnd) || tEnd <= 0) return "the end time must be a finite number greater than 0 (it is " + text(tEnd) + " s)";
+  if (!std::isfinite(dt) || dt <= 0) return "the time step must be a finite number greater than 0 (it is " + text(dt) + " s)";
+  if (dt > tEnd) return "the time step (" + text(dt) + " s) is longer than the end time (" + text(tEnd) + " s)";
+  if (tEnd / dt > kMaxSteps)
+    return "the end time over the step is " + text(tEnd / dt) + " steps, more than the " + text(kMaxSteps) +
+           " a run may take: lengthen the step or shorten the run";
+  return {};
+}
+
 std::string resultSizeProblem(double rows, double perRow, double limitBytes, const std::string& remedy) {
   const double limit = limitBytes > 0 ? limitBytes : defaultResultBytesLimit();
   const double bytes = rows * perRow * static_cast<double>(sizeof(double));

@@ -6,6 +6,13 @@
 
 namespace lw::analysis {
 
+/// Runs longer than this many steps are refused (a step of 1e-300 s, an end time of 1e308 s).
+constexpr double kMaxSteps = 1e9;
+
+/// Empty when an end time and a step make a run: both finite and positive, the step no longer
+/// than the span, at most kMaxSteps steps; otherwise the sentence that says what is wrong.
+std::string timeSpanProblem(double tEnd, double dt);
+
 /// Half the machine's physical memory: the default bound on a run's stored results.
 double defaultResultBytesLimit();
 

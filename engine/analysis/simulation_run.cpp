@@ -156,6 +156,10 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
                                const std::function<void(double)>& progress, const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   SimulationResult res;
+  if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
+    res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    return res;
+  }
   if (!m.contacts.empty())
     res.warnings.push_back("contacts are not simulated yet (impacts come with the events module): bodies pass through them");
   const dyn::MatrixRModel model = dyn::compileMatrixR(m);

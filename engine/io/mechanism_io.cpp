@@ -1,18 +1,14 @@
 #include "io/mechanism_io.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
-#include <random>
 #include <sstream>
 
+#include "io/files.h"
 #include "io/json_document.h"
 #include "mechanism/resolved.h"
 
@@ -838,27 +834,6 @@ LoadResult loadMechanismFromString(std::string_view text) {
   return result;
 }
 
-bool readFile(const std::string& path, std::string& content, std::string& error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    error = "'" + path + "' is a folder, not a file";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read '" + path + "'";
-    return false;
-  }
-  content = ss.str();
-  return true;
-}
-
 LoadResult loadMechanismFile(const std::string& path) {
   std::string text, err;
   if (!readFile(path, text, err)) {
@@ -871,42 +846,6 @@ LoadResult loadMechanismFile(const std::string& path) {
 }
 
 std::string mechanismToString(const Mechanism& m) { return formatJson(encode(m)); }
-
-bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device rd;
-  const fs::path tmp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000));
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    error = "cannot write to the folder '" + dir.string() + "': " + std::strerror(errno);
-    return false;
-  }
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      error = "cannot write '" + tmp.string() + "': " + std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    error = "cannot flush '" + tmp.string() + "' to disk: " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    error = "cannot replace '" + path + "': " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
-}
 
 bool saveMechanismFile(const Mechanism& m, const std::string& path, std::string& error) {
   return writeFileAtomically(path, mechanismToString(m), error);

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "io/files.h"
+
 #include "mechanism/diagnostics.h"
 #include "mechanism/mechanism.h"
 
@@ -29,12 +31,7 @@ LoadResult loadMechanismFile(const std::string& path);
 /// The canonical JSON text of a mechanism (what saveMechanismFile writes).
 std::string mechanismToString(const Mechanism& m);
 
-/// Writes `content` to a temporary file beside `path`, flushes it to disk, then renames it over
-/// `path`: a crash leaves either the old file or the new one. Returns false with a message.
-bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error);
+/// Writes the canonical text atomically (writeFileAtomically, io/files.h).
 bool saveMechanismFile(const Mechanism& m, const std::string& path, std::string& error);
-
-/// Reads a whole file; returns false with a message.
-bool readFile(const std::string& path, std::string& content, std::string& error);
 
 }  // namespace lw::io

@@ -789,8 +789,12 @@ class Resolver {
   }
 
   void analysis() {
-    if (m_.analysis.tEnd < 0) error("analysis.t_end", "the end time must be positive");
-    if (m_.analysis.dt < 0) error("analysis.dt", "the time step must be positive");
+    const double tEnd = m_.analysis.tEnd, dt = m_.analysis.dt;
+    if (tEnd < 0) error("analysis.t_end", "the end time must be positive");
+    if (dt < 0) error("analysis.dt", "the time step must be positive");
+    if (tEnd > 0 && dt > 0 && dt > tEnd) error("analysis.dt", "the time step is longer than the end time");
+    if (tEnd > 0 && dt > 0 && tEnd / dt > 1e9)
+      error("analysis.dt", "the end time over the step is more than 10^9 steps: lengthen the step or shorten the run");
   }
 
   const Mechanism& m_;

@@ -72,13 +72,80 @@ expect 0 "simulate, a row every 5 steps" -- "$cli" simulate "$samples/four-bar-f
 [ "$(wc -l < "$tmp/sim5.csv")" -eq 12 ] || { echo "FAIL: --output-dt CSV has $(wc -l < "$tmp/sim5.csv") lines"; fail=1; }
 expect 5 "output interval not a whole number of steps" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.002 --output-dt 0.003
 contains err "the output interval (0.003 s) must be a whole number of steps of 0.002 s"
-expect 5 "results larger than memory" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1e9 --dt 1e-3
+expect 5 "results larger than memory" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1e5 --dt 1e-3
 contains err "store fewer rows with a longer output interval, or shorten the run"
 expect 2 "unknown formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation magic
 
 cp "$samples/four-bar.json" "$tmp/f.json"
 expect 0 "format in place" -- "$cli" format "$tmp/f.json"
 cmp -s "$tmp/f.json" "$samples/four-bar.json" || { echo "FAIL: format changed a canonical file"; fail=1; }
+
+# ---- issue 23: bad input, huge runs and file safety ----
+# numbers on the command line: exit 2 naming the option and the reason
+for bad in "--t-end -1" "--t-end nan" "--t-end inf" "--dt 0" "--dt -0.01" "--output-dt -1" "--tol 0" "--tol -1" "--tol 2" "--dt 1e-3x"; do
+  # shellcheck disable=SC2086
+  expect 2 "simulate $bad" -- "$cli" simulate "$samples/four-bar-free.json" $bad -o "$tmp/never.csv"
+  contains err "${bad%% *}: "
+  [ -e "$tmp/never.csv" ] && { echo "FAIL: simulate $bad wrote a file"; fail=1; }
+done
+expect 2 "kinematics --t-end nan" -- "$cli" kinematics "$samples/four-bar.json" --t-end nan
+contains err "--t-end: must be a finite number, not nan"
+expect 2 "kinematics --dt 0" -- "$cli" kinematics "$samples/four-bar.json" --dt 0
+contains err "--dt: must be greater than 0 (got 0)"
+# time spans that make no run: refused with the reason, before any work
+expect 5 "kinematics of 1e308 steps" -- "$cli" kinematics "$samples/four-bar.json" --t-end 1e308 --dt 1
+contains err "steps, more than the 1e+09 a run may take"
+expect 5 "simulate at a step of 1e-300 s" -- "$cli" simulate "$samples/four-bar-free.json" --dt 1e-300
+contains err "steps, more than the 1e+09 a run may take"
+expect 5 "a step longer than the run" -- "$cli" simulate "$samples/four-bar-free.json" --dt 2 --t-end 1
+contains err "the time step (2 s) is longer than the end time (1 s)"
+python3 - "$samples/four-bar.json" "$tmp/huge.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["analysis"] = {"t_end": 1e308, "dt": 1e-308}; json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 3 "a file asking for 1e616 steps" -- "$cli" check "$tmp/huge.json"
+contains err "analysis.dt: the end time over the step is more than 10^9 steps"
+# the output is the input: refused, the mechanism intact
+cp "$samples/four-bar.json" "$tmp/in.json"
+expect 2 "kinematics -o its input" -- "$cli" kinematics "$tmp/in.json" -o "$tmp/in.json"
+contains err "is the input file"
+expect 2 "simulate -o its input by another name" -- "$cli" simulate "$tmp/in.json" -o "$tmp/./in.json"
+cmp -s "$tmp/in.json" "$samples/four-bar.json" || { echo "FAIL: the input was overwritten"; fail=1; }
+# inputs that are not regular files: refused at once (a FIFO would block for ever)
+mkfifo "$tmp/fifo"
+expect 4 "check a FIFO" -- timeout 10 "$cli" check "$tmp/fifo"
+contains err "is not a regular file"
+expect 4 "check /dev/zero" -- timeout 10 "$cli" check /dev/zero
+contains err "is not a regular file"
+# outputs: through a symbolic link to its file; a FIFO written directly; a read-only file kept;
+# an existing file's permissions kept; no temporary file left behind
+cp "$samples/four-bar.json" "$tmp/real.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); json.dump(d, open(sys.argv[1], 'w'))" "$tmp/real.json"  # not canonical
+ln -s real.json "$tmp/link.json"
+expect 0 "format through a link" -- "$cli" format "$tmp/link.json"
+[ -L "$tmp/link.json" ] || { echo "FAIL: format replaced the link"; fail=1; }
+cmp -s "$tmp/real.json" "$samples/four-bar.json" || { echo "FAIL: format did not write the link's file"; fail=1; }
+chmod 600 "$tmp/real.json"
+expect 0 "format a 0600 file" -- "$cli" format "$tmp/real.json"
+[ "$(stat -c %a "$tmp/real.json")" = 600 ] || { echo "FAIL: format changed 0600 to $(stat -c %a "$tmp/real.json")"; fail=1; }
+cp "$samples/four-bar.json" "$tmp/ro.json"; chmod 444 "$tmp/ro.json"
+expect 4 "write over a read-only file" -- "$cli" format "$samples/five-bar.json" -o "$tmp/ro.json"
+contains err "is read-only: not overwritten"
+cmp -s "$tmp/ro.json" "$samples/four-bar.json" || { echo "FAIL: a read-only file was overwritten"; fail=1; }
+mkfifo "$tmp/outfifo"
+( cat "$tmp/outfifo" > "$tmp/fromfifo.json" ) &
+expect 0 "write to a FIFO" -- timeout 10 "$cli" format "$samples/four-bar.json" -o "$tmp/outfifo"
+wait
+[ -p "$tmp/outfifo" ] || { echo "FAIL: the FIFO was replaced by a file"; fail=1; }
+cmp -s "$tmp/fromfifo.json" "$samples/four-bar.json" || { echo "FAIL: the FIFO did not carry the file"; fail=1; }
+mkdir "$tmp/dir"
+expect 4 "write over a folder" -- "$cli" format "$samples/four-bar.json" -o "$tmp/dir"
+contains err "is a folder"
+ls -A "$tmp" | grep -q '\.tmp' && { echo "FAIL: a temporary file was left: $(ls -A "$tmp")"; fail=1; }
+# a temporary file of a killed writer (its process gone) is cleaned up by the next write
+touch "$tmp/.four.json.tmp999999999.0"
+expect 0 "write beside a stale temporary" -- "$cli" format "$samples/four-bar.json" -o "$tmp/four.json"
+[ -e "$tmp/.four.json.tmp999999999.0" ] && { echo "FAIL: the stale temporary file is still there"; fail=1; }
 
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
