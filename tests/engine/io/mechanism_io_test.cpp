@@ -365,11 +365,11 @@ TEST_F(AtomicSave, FailureKeepsTheOldFileAndSaysWhy) {
   const std::string path = (dir_ / "m.json").string();
   std::string err;
   ASSERT_TRUE(writeFileAtomically(path, "old", err));
-  // a folder in the way of the rename: the write fails, the temporary is removed
+  // a folder where the file should be: refused before anything is written
   const std::string blocked = (dir_ / "folder").string();
   std::filesystem::create_directories(dir_ / "folder" / "inside");
   EXPECT_FALSE(writeFileAtomically(blocked, "new", err));
-  EXPECT_NE(err.find("cannot replace"), std::string::npos) << err;
+  EXPECT_NE(err.find("is a folder"), std::string::npos) << err;
   EXPECT_FALSE(writeFileAtomically((dir_ / "missing" / "m.json").string(), "new", err));
   EXPECT_NE(err.find("cannot write to the folder"), std::string::npos) << err;
   std::string content;
