@@ -2,24 +2,41 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <stdexcept>
+#include <unordered_map>
 
 #include "mechanism/fields.h"
 
 namespace lw {
 
 int ParameterTable::find(std::string_view name) const {
-  for (std::size_t i = 0; i < names_.size(); ++i)
-    if (names_[i] == name) return static_cast<int>(i);
-  return -1;
+  const auto it = index_.find(std::string(name));
+  return it == index_.end() ? -1 : static_cast<int>(it->second);
+}
+
+std::vector<double> ParameterTable::slotValues(const std::vector<std::string>& variables, double t) const {
+  std::vector<double> v(variables.size());
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    if (variables[i] == "t") {
+      v[i] = t;
+      continue;
+    }
+    const int k = find(variables[i]);
+    if (k < 0) throw std::invalid_argument("unknown parameter '" + variables[i] + "'");
+    v[i] = values_[static_cast<std::size_t>(k)];
+  }
+  return v;
 }
 
 std::optional<ParameterTable> ParameterTable::build(const Mechanism& m, Diagnostics& out) {
   ParameterTable table;
   const std::size_t n = m.parameters.size();
-  for (const auto& p : m.parameters) table.names_.push_back(p.name);
-  table.slotNames_.push_back("t");
-  table.slotNames_.insert(table.slotNames_.end(), table.names_.begin(), table.names_.end());
+  table.names_.reserve(n);
+  table.index_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    table.names_.push_back(m.parameters[i].name);
+    table.index_.emplace(m.parameters[i].name, i);
+  }
   const std::size_t errorsBefore = out.size();
   auto error = [&](std::size_t i, std::string msg) {
     out.push_back({Diagnostic::Severity::Error, "parameters[" + std::to_string(i) + "].value",
@@ -27,9 +44,12 @@ std::optional<ParameterTable> ParameterTable::build(const Mechanism& m, Diagnost
   };
 
   // direct dependencies
-  std::vector<std::vector<std::size_t>> deps(n);
+  table.deps_.assign(n, {});
+  std::vector<std::vector<std::string>> variables(n);
   for (std::size_t i = 0; i < n; ++i) {
-    for (const auto& v : m.parameters[i].value.expression.variables()) {
+    if (m.parameters[i].value.isLiteral()) continue;
+    variables[i] = m.parameters[i].value.expression.variables();
+    for (const auto& v : variables[i]) {
       const int j = table.find(v);
       if (v == "t")
         error(i, "a parameter cannot depend on the time t");
@@ -37,66 +57,58 @@ std::optional<ParameterTable> ParameterTable::build(const Mechanism& m, Diagnost
         error(i, "unknown parameter '" + v + "' in the expression '" +
                      m.parameters[i].value.expression.text() + "'");
       else
-        deps[i].push_back(static_cast<std::size_t>(j));
+        table.deps_[i].push_back(static_cast<std::size_t>(j));
     }
   }
   if (out.size() != errorsBefore) return std::nullopt;
 
-  // topological order; a cycle is reported with its members
-  std::vector<int> state(n, 0);  // 0 new, 1 on stack, 2 done
-  std::vector<std::size_t> order, stack;
-  bool cycle = false;
-  std::function<void(std::size_t)> visit = [&](std::size_t i) {
-    if (cycle || state[i] == 2) return;
-    if (state[i] == 1) {
-      auto it = std::find(stack.begin(), stack.end(), i);
-      std::string loop;
-      for (; it != stack.end(); ++it) loop += table.names_[*it] + " -> ";
-      error(i, "the parameters depend on each other in a cycle: " + loop + table.names_[i]);
-      cycle = true;
-      return;
+  // topological order by an iterative depth-first search (a chain of 50 000 parameters written
+  // in reverse overflowed the stack of a recursive one); a cycle is reported with its members
+  std::vector<char> state(n, 0);  // 0 new, 1 on the path, 2 done
+  std::vector<std::size_t> order;
+  order.reserve(n);
+  std::vector<std::pair<std::size_t, std::size_t>> path;  // (parameter, next dependency to visit)
+  for (std::size_t root = 0; root < n; ++root) {
+    if (state[root] != 0) continue;
+    path.emplace_back(root, 0);
+    state[root] = 1;
+    while (!path.empty()) {
+      auto& [i, next] = path.back();
+      if (next < table.deps_[i].size()) {
+        const std::size_t j = table.deps_[i][next++];
+        if (state[j] == 2) continue;
+        if (state[j] == 1) {
+          std::string loop;
+          auto it = std::find_if(path.begin(), path.end(), [&](const auto& e) { return e.first == j; });
+          for (; it != path.end(); ++it) loop += table.names_[it->first] + " -> ";
+          error(j, "the parameters depend on each other in a cycle: " + loop + table.names_[j]);
+          return std::nullopt;
+        }
+        state[j] = 1;
+        path.emplace_back(j, 0);
+        continue;
+      }
+      state[i] = 2;
+      order.push_back(i);
+      path.pop_back();
     }
-    state[i] = 1;
-    stack.push_back(i);
-    for (std::size_t j : deps[i]) visit(j);
-    stack.pop_back();
-    state[i] = 2;
-    order.push_back(i);
-  };
-  for (std::size_t i = 0; i < n && !cycle; ++i) visit(i);
-  if (cycle) return std::nullopt;
+  }
 
-  // values in dependency order
+  // values in dependency order, with the direct partial derivatives at them
   table.values_.assign(n, 0.0);
+  table.partials_.assign(n, {});
   for (std::size_t i : order) {
-    const double v = table.evaluate(m.parameters[i].value);
-    if (!std::isfinite(v)) {
+    const Number& v = m.parameters[i].value;
+    const double x = table.evaluate(v);
+    if (!std::isfinite(x)) {
       error(i, "the value of parameter '" + table.names_[i] + "' is not a finite number");
       return std::nullopt;
     }
-    table.values_[i] = v;
-  }
-
-  // total derivatives dValue_[j][k], forward through the dependency order
-  table.dValue_.assign(n, std::vector<double>(n, 0.0));
-  table.reaches_.assign(n, std::vector<char>(n, 0));
-  for (std::size_t k = 0; k < n; ++k) {
-    for (std::size_t j : order) {
-      if (j == k) {
-        table.dValue_[j][k] = 1;
-        table.reaches_[j][k] = 1;
-        continue;
-      }
-      double d = 0;
-      for (std::size_t i : deps[j]) {
-        if (table.reaches_[i][k]) table.reaches_[j][k] = 1;
-        if (table.dValue_[i][k] == 0) continue;
-        const Expression partial = m.parameters[j].value.expression.derivative(table.names_[i]);
-        std::vector<double> slots{0.0};
-        slots.insert(slots.end(), table.values_.begin(), table.values_.end());
-        d += partial.evaluate<double>(table.slotNames_, slots) * table.dValue_[i][k];
-      }
-      table.dValue_[j][k] = d;
+    table.values_[i] = x;
+    for (std::size_t j : table.deps_[i]) {
+      const Expression partial = v.expression.derivative(table.names_[j]);
+      const auto vars = partial.variables();
+      table.partials_[i].push_back(partial.evaluate<double>(vars, table.slotValues(vars, 0.0)));
     }
   }
   return table;
@@ -104,35 +116,68 @@ std::optional<ParameterTable> ParameterTable::build(const Mechanism& m, Diagnost
 
 double ParameterTable::evaluate(const Number& n, double t) const {
   if (n.isLiteral()) return n.value;
-  std::vector<double> slots{t};
-  slots.insert(slots.end(), values_.begin(), values_.end());
-  return n.expression.evaluate<double>(slotNames_, slots);
+  const auto vars = n.expression.variables();
+  return n.expression.evaluate<double>(vars, slotValues(vars, t));
+}
+
+// d value_j / d p_k = [j = k] + Σ_m ∂value_j/∂value_{deps_j[m]} · d value_{deps_j[m]} / d p_k,
+// over j's cone of dependencies (an iterative post-order walk; each parameter once)
+double ParameterTable::totalDerivative(std::size_t j, std::size_t k) const {
+  if (j == k) return 1;
+  if (deps_[j].empty()) return 0;
+  std::unordered_map<std::size_t, double> done;
+  std::vector<std::pair<std::size_t, std::size_t>> path{{j, 0}};
+  while (!path.empty()) {
+    auto& [i, next] = path.back();
+    if (i == k || deps_[i].empty()) {
+      done[i] = i == k ? 1.0 : 0.0;
+      path.pop_back();
+      continue;
+    }
+    if (next < deps_[i].size()) {
+      const std::size_t d = deps_[i][next++];
+      if (!done.count(d)) path.emplace_back(d, 0);
+      continue;
+    }
+    double sum = 0;
+    for (std::size_t m = 0; m < deps_[i].size(); ++m) sum += partials_[i][m] * done.at(deps_[i][m]);
+    done[i] = sum;
+    path.pop_back();
+  }
+  return done.at(j);
 }
 
 double ParameterTable::derivative(const Number& n, std::size_t k, double t) const {
   if (n.isLiteral()) return 0;
-  std::vector<double> slots{t};
-  slots.insert(slots.end(), values_.begin(), values_.end());
   double d = 0;
   for (const auto& v : n.expression.variables()) {
     const int j = find(v);
-    if (j < 0 || dValue_[static_cast<std::size_t>(j)][k] == 0) continue;
-    d += n.expression.derivative(v).evaluate<double>(slotNames_, slots) *
-         dValue_[static_cast<std::size_t>(j)][k];
+    if (j < 0) continue;
+    const double dj = totalDerivative(static_cast<std::size_t>(j), k);
+    if (dj == 0) continue;
+    const Expression partial = n.expression.derivative(v);
+    const auto vars = partial.variables();
+    d += partial.evaluate<double>(vars, slotValues(vars, t)) * dj;
   }
   return d;
 }
 
 std::vector<std::size_t> ParameterTable::dependencies(const Number& n) const {
-  std::vector<std::size_t> result;
+  std::vector<std::size_t> result, stack;
+  if (n.isLiteral()) return result;
   for (const auto& v : n.expression.variables()) {
     const int j = find(v);
-    if (j < 0) continue;
-    for (std::size_t k = 0; k < names_.size(); ++k)
-      if (reaches_[static_cast<std::size_t>(j)][k]) result.push_back(k);
+    if (j >= 0) stack.push_back(static_cast<std::size_t>(j));
+  }
+  std::unordered_map<std::size_t, char> mark;
+  while (!stack.empty()) {
+    const std::size_t i = stack.back();
+    stack.pop_back();
+    if (!mark.emplace(i, 1).second) continue;
+    result.push_back(i);
+    for (std::size_t d : deps_[i]) stack.push_back(d);
   }
   std::sort(result.begin(), result.end());
-  result.erase(std::unique(result.begin(), result.end()), result.end());
   return result;
 }
 

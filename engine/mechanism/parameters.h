@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mechanism/diagnostics.h"
@@ -36,11 +37,18 @@ class ParameterTable {
   std::vector<std::size_t> dependencies(const Number& n) const;
 
  private:
+  // Memory and time linear in the parameters and their direct dependencies: a field depends on
+  // few parameters, and 100 000 of them must load in about a second. Total derivatives through
+  // chains of parameters are propagated on demand over the chain, not tabulated n × n.
   std::vector<std::string> names_;       // parameter names, in file order
-  std::vector<std::string> slotNames_;   // "t", then the parameter names
+  std::unordered_map<std::string, std::size_t> index_;
   std::vector<double> values_;
-  std::vector<std::vector<double>> dValue_;  // dValue_[j][k] = d value_j / d p_k
-  std::vector<std::vector<char>> reaches_;   // reaches_[j][k]: value_j uses p_k (structurally)
+  std::vector<std::vector<std::size_t>> deps_;   // deps_[j]: the parameters value_j uses directly
+  std::vector<std::vector<double>> partials_;    // partials_[j][m] = ∂value_j/∂value_{deps_[j][m]}
+  /// d value_j / d p_k through the chains of parameters.
+  double totalDerivative(std::size_t j, std::size_t k) const;
+  /// The values of a field's variables ("t" and parameters), in the order of `variables`.
+  std::vector<double> slotValues(const std::vector<std::string>& variables, double t) const;
 };
 
 /// For every parameter, the paths of the fields that depend on it (through forEachNumber).

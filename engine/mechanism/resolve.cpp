@@ -15,8 +15,15 @@
 namespace lw {
 
 TimeFunction::TimeFunction(const Expression& f, const ParameterTable& p) {
-  const auto& names = p.names();
-  const auto values = p.values();
+  // the parameters it uses, by value (not every parameter's name: a model may have 100 000)
+  std::vector<std::string> names;
+  std::vector<double> values;
+  if (!f.empty())
+    for (const auto& v : f.variables())
+      if (const int k = p.find(v); k >= 0) {
+        names.push_back(v);
+        values.push_back(p.values()[static_cast<std::size_t>(k)]);
+      }
   expr_ = f.empty() ? Expression::constant(0) : f.substitute(names, values);
   const std::string t[] = {"t"};
   f_ = expr_.bind(t);

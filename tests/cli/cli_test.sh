@@ -147,5 +147,17 @@ touch "$tmp/.four.json.tmp999999999.0"
 expect 0 "write beside a stale temporary" -- "$cli" format "$samples/four-bar.json" -o "$tmp/four.json"
 [ -e "$tmp/.four.json.tmp999999999.0" ] && { echo "FAIL: the stale temporary file is still there"; fail=1; }
 
+# parameters: a chain of 50 000 written in reverse (stack overflow before), 100 000 plain ones
+python3 - "$samples/four-bar.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["parameters"] = [{"name": f"p{i}", "value": (f"p{i + 1}" if i < 49999 else 1)} for i in range(50000)]
+json.dump(d, open(sys.argv[2] + "/chain.json", "w"))
+d["parameters"] = [{"name": f"q{i}", "value": i * 0.5} for i in range(100000)]
+json.dump(d, open(sys.argv[2] + "/plain.json", "w"))
+PY
+expect 0 "a reverse chain of 50 000 parameters" -- timeout 60 "$cli" check -q "$tmp/chain.json"
+expect 0 "100 000 parameters" -- timeout 60 "$cli" check -q "$tmp/plain.json"
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail

@@ -92,5 +92,51 @@ TEST(Parameters, DerivedParameterChainRule) {
   EXPECT_EQ(t->dependencies(use), (std::vector<std::size_t>{0, 1, 2}));
 }
 
+// Issue 23: a chain written in reverse (p0 = p1, p1 = p2, ..., p49999 = 1) overflowed the stack of
+// the recursive sort. Here its first link squares (p0 = p1²): values 1 all along, and the total
+// derivative of p0 with respect to the last parameter is 2, carried through 50 000 links without
+// an n × n table
+TEST(Parameters, AChainLongerThanTheStackBuildsWithoutOverflowingIt) {
+  Mechanism m;
+  const int n = 50000;
+  for (int i = 0; i < n; ++i) {
+    Parameter p;
+    p.name = "p" + std::to_string(i);
+    p.value = i + 1 < n ? Number::expr("p" + std::to_string(i + 1)) : Number(1.0);
+    m.parameters.push_back(std::move(p));
+  }
+  m.parameters[0].value = Number::expr("p1^2");
+  Diagnostics d;
+  const auto t = ParameterTable::build(m, d);
+  ASSERT_TRUE(t);
+  EXPECT_DOUBLE_EQ(t->values()[0], 1.0);
+  EXPECT_DOUBLE_EQ(t->derivative(Number::expr("2 * p0"), n - 1), 4.0);  // 2 · 2 p1 · 1 ··· 1
+  EXPECT_DOUBLE_EQ(t->derivative(Number::expr("2 * p0"), 1), 4.0);
+  EXPECT_DOUBLE_EQ(t->derivative(Number::expr("2 * p2"), 1), 0.0);      // p1 is not upstream of p2
+  EXPECT_EQ(t->dependencies(Number::expr("p0")).size(), static_cast<std::size_t>(n));
+}
+
+// Issue 23: 3 000 plain parameters took 2.8 s and 88 MB, 10 000 took 29 s and 0.9 GB (n × n
+// tables); 100 000 now build (and are found by name) in linear time and memory
+TEST(Parameters, AHundredThousandPlainParametersBuild) {
+  Mechanism m;
+  const int n = 100000;
+  for (int i = 0; i < n; ++i) {
+    Parameter p;
+    p.name = "q" + std::to_string(i);
+    p.value = Number(0.5 * i);
+    m.parameters.push_back(std::move(p));
+  }
+  m.parameters[7].value = Number::expr("q99999 / 2");
+  Diagnostics d;
+  const auto t = ParameterTable::build(m, d);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->find("q12345"), 12345);
+  EXPECT_DOUBLE_EQ(t->values()[7], 0.5 * 99999 / 2);
+  EXPECT_DOUBLE_EQ(t->derivative(Number::expr("q7 + q3"), 99999), 0.5);
+  EXPECT_DOUBLE_EQ(t->derivative(Number::expr("q7 + q3"), 3), 1.0);
+  EXPECT_DOUBLE_EQ(t->derivative(Number::expr("q7 + q3"), 4), 0.0);
+}
+
 }  // namespace
 }  // namespace lw
