@@ -82,6 +82,10 @@ int check(const std::string& file, bool quiet) {
   lw::Diagnostics ignored;
   const auto res = lw::resolve(*r.mechanism, ignored);
   if (!res) return kInternal;  // loadMechanism already resolved it successfully
+  if (auto problem = lw::analysis::overDriven(*res); !problem.empty()) {
+    std::cerr << file << ": drivers: " << problem << "\n" << file << ": not loaded (invalid model)\n";
+    return kInvalidModel;
+  }
   if (quiet) return kOk;
   const lw::Mechanism& m = *r.mechanism;
   const auto mob = lw::topology::grueblerKutzbach(*res);

@@ -1,6 +1,8 @@
 #include "analysis/csv.h"
 
 #include <charconv>
+#include <cmath>
+#include <sstream>
 
 namespace lw::analysis {
 
@@ -24,6 +26,21 @@ std::string tableToCsv(const std::vector<std::string>& columns, const std::vecto
     out += '\n';
   }
   return out;
+}
+
+std::string nonFiniteInLastRow(const std::vector<std::string>& columns, const std::vector<double>& values) {
+  if (columns.empty() || values.size() < columns.size()) return {};
+  const std::size_t start = values.size() - columns.size();
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const double v = values[start + c];
+    if (std::isfinite(v)) continue;
+    std::ostringstream s;
+    s << columns[c] << " is " << (std::isnan(v) ? "not a number" : "infinite") << " at t = " << values[start]
+      << ": the model's numbers are beyond double precision there (a length, mass or force near 1e308, "
+         "or a function of time that is not finite)";
+    return s.str();
+  }
+  return {};
 }
 
 }  // namespace lw::analysis

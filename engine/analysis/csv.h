@@ -9,4 +9,8 @@ namespace lw::analysis {
 
 std::string tableToCsv(const std::vector<std::string>& columns, const std::vector<double>& values);
 
+/// Empty when the last row of `values` is all finite; otherwise the sentence naming the first
+/// column that is not and the row's time (the first column), for a run to stop with.
+std::string nonFiniteInLastRow(const std::vector<std::string>& columns, const std::vector<double>& values);
+
 }  // namespace lw::analysis

@@ -128,6 +128,10 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     return result;
   }
 
+  if (auto problem = overDriven(m); !problem.empty()) {
+    result.status = kin::failure(kin::KinStatus::Code::Overdriven, 0, problem);
+    return result;
+  }
   const kin::NaturalModel nm = kin::compileNaturalModel(m);
   kin::KinematicsOptions options;
   options.solver = spec.method == KinematicsMethod::GlobalDense ? kin::LinearSolverKind::Dense : kin::LinearSolverKind::Sparse;
@@ -154,12 +158,23 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
   for (long i = 0; i <= steps; ++i) {
     const double t = static_cast<double>(i) * spec.dt;
+    // a driver whose function is not finite at t (1/(t − 0.02) at 0.02) is named as such, not
+    // found later as a dyad whose points are "nan m apart"
+    if (auto problem = driverNotFiniteAt(m, t); !problem.empty()) {
+      result.status = kin::failure(kin::KinStatus::Code::BadRequest, t, problem);
+      break;
+    }
     if (i > 0) {
       result.status = modular ? kin::modularStep(*mm, *md, t) : kin::solveStep(nm, global, t);
       if (!result.status.ok()) break;
     }
     if (modular) appendRow(m, nm, t, md->q, md->qd, md->qdd, result.values);
     else appendRow(m, nm, t, global.q, global.qd, global.qdd, result.values);
+    if (auto problem = nonFiniteInLastRow(result.columns, result.values); !problem.empty()) {
+      result.values.resize(result.values.size() - result.columns.size());
+      result.status = kin::failure(kin::KinStatus::Code::NotConverged, t, problem);
+      break;
+    }
     appendPoses(m, nm, modular ? md->q : global.q, result.poses);
     if (progress && (i % 64 == 0 || i == steps)) progress(steps ? static_cast<double>(i) / static_cast<double>(steps) : 1.0);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
@@ -170,6 +185,32 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     }
   }
   return result;
+}
+
+std::string overDriven(const ResolvedMechanism& m) {
+  if (m.drivers.empty()) return {};
+  const kin::NaturalModel nm = kin::compileNaturalModel(m);
+  kin::GlobalData data(nm);
+  if (!kin::assemble(nm, data, 0.0).ok()) return {};  // the analysis itself says why it cannot assemble
+  const kin::NumericalMobility mob = kin::numericalMobility(nm, data.q);
+  if (mob.rankWithDrivers >= mob.rank + mob.drivers) return {};
+  std::string names;
+  for (std::size_t i = 0; i < m.drivers.size(); ++i) names += (i ? ", '" : "'") + m.drivers[i].name + "'";
+  return "over-driven: " + std::to_string(mob.drivers) + " driver(s) (" + names + ") for " + std::to_string(mob.dof) +
+         " DOF; " + std::to_string(mob.rank + mob.drivers - mob.rankWithDrivers) +
+         " of them repeat or contradict the others: remove or free one";
+}
+
+std::string driverNotFiniteAt(const ResolvedMechanism& m, double t) {
+  for (const auto& d : m.drivers) {
+    const double v = d.function.value(t), r = d.function.rate(t), a = d.function.acceleration(t);
+    if (std::isfinite(v) && std::isfinite(r) && std::isfinite(a)) continue;
+    std::ostringstream s;
+    s << "the driver '" << d.name << "' is not finite at t = " << t << ": its function " << d.function.expression().text() << " gives "
+      << (std::isfinite(v) ? (std::isfinite(r) ? "an acceleration of " : "a rate of ") : "") << (std::isfinite(v) ? (std::isfinite(r) ? a : r) : v);
+    return s.str();
+  }
+  return {};
 }
 
 std::string toCsv(const KinematicsResult& r) { return tableToCsv(r.columns, r.values); }

@@ -47,4 +47,12 @@ void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const 
 /// CSV with a header row (17 significant digits).
 std::string toCsv(const KinematicsResult& r);
 
+/// Empty unless the drivers fix more than the mechanism's freedoms (the numerical rank of the
+/// constraints with and without them at the assembled start): the sentence that says so.
+std::string overDriven(const ResolvedMechanism& m);
+
+/// Empty when every driver's function, rate and acceleration are finite at t; otherwise the
+/// sentence naming the driver, the time and its function.
+std::string driverNotFiniteAt(const ResolvedMechanism& m, double t);
+
 }  // namespace lw::analysis

@@ -1,6 +1,7 @@
 #include "analysis/simulation_run.h"
 
 #include "analysis/csv.h"
+#include "analysis/kinematics_run.h"
 #include "analysis/result_size.h"
 
 #include <algorithm>
@@ -160,6 +161,10 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
     return res;
   }
+  if (auto problem = overDriven(m); !problem.empty()) {
+    res.status = kin::failure(kin::KinStatus::Code::Overdriven, 0, problem);
+    return res;
+  }
   if (!m.contacts.empty())
     res.warnings.push_back("contacts are not simulated yet (impacts come with the events module): bodies pass through them");
   const dyn::MatrixRModel model = dyn::compileMatrixR(m);
@@ -189,6 +194,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   // the steps between stored rows cost nothing here
   const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
   long every = 1;  // steps per stored row
+  bool nonFinite = false;  // a row was not finite: the run stops there
   double lastStoredT = -1;  // negative before the first row
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
     if (!store && !powersNeeded) return;
@@ -237,6 +243,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     res.values.push_back(driver);
     // zero up to the quadrature and integration errors: E − E0 − W_applied − W_driver + E_dissipated
     res.values.push_back(e.total() - E0 - applied - driver + dissipated);
+    // a row that is not finite is not kept, and the run stops with the column and the time
+    if (auto problem = nonFiniteInLastRow(res.columns, res.values); !problem.empty()) {
+      res.values.resize(res.values.size() - res.columns.size());
+      res.poses.resize(res.poses.size() - 12 * snap.poses.size());
+      if (res.status.ok()) res.status = kin::failure(kin::KinStatus::Code::NotConverged, t, problem);
+      nonFinite = true;
+    }
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
@@ -287,6 +300,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);
     record(0, pd.z, pd.zd, pd.zdd, true);
+    if (nonFinite) return res;
     Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
@@ -301,6 +315,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
       }
       ++res.steps;
       record(tOut, pd.z, pd.zd, pd.zdd, stored(i));
+      if (nonFinite) break;
       if (reportAndCheckCancel(i, tOut)) {
         if (!stored(i)) record(tOut, pd.z, pd.zd, pd.zdd, true);  // where it stopped
         break;
@@ -319,6 +334,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
   record(0, data.z, data.zd, data.zdd, true);
+  if (nonFinite) return res;
   sys.setAnchor();
   // the rows: at k·rowDt up to tFinal (the trapezoidal rule's rows are every `every` steps, the
   // adaptive rule's at --output-dt, or --dt when not given, from its dense output)
@@ -474,11 +490,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
         break;
       }
       record(tau, data.z, data.zd, data.zdd, true);
+      if (nonFinite) break;
     }
     if (!res.status.ok()) break;
     const bool storeEnd = nextRow <= rowCount && std::abs(rowTime(nextRow) - s.t) <= tTiny;
     if (storeEnd) ++nextRow;
     record(s.t, sys.z(), sys.zd(), sys.zdd(), storeEnd);
+    if (nonFinite) break;
     sys.restoreAnchor();
     // watch the conditioning of the choice: change it before it becomes singular. Where the
     // loops themselves approach a singular position (the grids' flat parallelograms, predicted
@@ -523,7 +541,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     }
   }
   // a failed step: the last accepted state is the last row, whatever the output interval
-  if (!res.status.ok() && res.status.code != kin::KinStatus::Code::Cancelled && saved.t > lastStoredT && sys.z().allFinite() &&
+  if (!res.status.ok() && !nonFinite && res.status.code != kin::KinStatus::Code::Cancelled && saved.t > lastStoredT && sys.z().allFinite() &&
       sys.zd().allFinite())
     record(saved.t, sys.z(), sys.zd(), sys.zdd(), true);
   if (progress && res.status.ok()) progress(1.0);

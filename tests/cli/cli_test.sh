@@ -159,5 +159,44 @@ PY
 expect 0 "a reverse chain of 50 000 parameters" -- timeout 60 "$cli" check -q "$tmp/chain.json"
 expect 0 "100 000 parameters" -- timeout 60 "$cli" check -q "$tmp/plain.json"
 
+# over-driven (a second, conflicting driver on the four-bar): every analysis refuses, check errs
+python3 - "$samples" "$tmp" <<'PY'
+import json, sys
+s, t = sys.argv[1], sys.argv[2]
+b = json.load(open(s + "/four-bar.json"))
+d = json.loads(json.dumps(b)); d["drivers"].append({"name": "motor2", "type": "joint", "joint": "D", "function": "t"})
+json.dump(d, open(t + "/over.json", "w"))
+d = json.loads(json.dumps(b)); d["drivers"][0]["function"] = "1/(t-0.02)"; json.dump(d, open(t + "/pole.json", "w"))
+d = json.loads(json.dumps(b)); d["bodies"][2]["position"] = [1e308, 1e308]; json.dump(d, open(t + "/far.json", "w"))
+f = json.load(open(s + "/four-bar-free.json"))
+d = json.loads(json.dumps(f)); d["bodies"][0]["mass"] = 1e308; json.dump(d, open(t + "/heavy.json", "w"))
+d = json.loads(json.dumps(f)); d["gravity"] = [0, 0, -1e308]; json.dump(d, open(t + "/gravity.json", "w"))
+open(t + "/trailing.json", "w").write(open(s + "/four-bar.json").read() + "garbage }\n")
+PY
+expect 3 "check an over-driven four-bar" -- "$cli" check "$tmp/over.json"
+contains err "over-driven: 2 driver(s) ('motor', 'motor2') for 1 DOF"
+for method in global-dense global-sparse modular-td; do
+  expect 5 "kinematics $method of an over-driven four-bar" -- "$cli" kinematics "$tmp/over.json" --method $method -o "$tmp/over.csv"
+  contains err "over-driven"
+done
+for formulation in matrix-r penalty; do
+  expect 5 "simulate ($formulation) an over-driven four-bar" -- "$cli" simulate "$tmp/over.json" --formulation $formulation -o "$tmp/over.csv"
+  contains err "over-driven: 2 driver(s)"
+done
+# numbers beyond double precision: stop with the column and the time, no row of nan
+expect 5 "kinematics with a rocker at 1e308" -- "$cli" kinematics "$tmp/far.json" -o "$tmp/far.csv"
+contains err "is not a number at t = 0"
+expect 5 "simulate a 1e308 kg crank" -- "$cli" simulate "$tmp/heavy.json" -o "$tmp/heavy.csv"
+contains err "energy.kinetic is infinite at t = 0"
+expect 5 "simulate under a gravity of 1e308" -- "$cli" simulate "$tmp/gravity.json" --formulation penalty -o "$tmp/g.csv"
+contains err "energy.potential is infinite at t = 0"
+# messages that say what is wrong
+expect 3 "text after the JSON" -- "$cli" check "$tmp/trailing.json"
+contains err "there is more text after the end of the mechanism"
+expect 5 "a driver with a pole" -- "$cli" kinematics "$tmp/pole.json" --dt 0.01
+contains err "the driver 'motor' is not finite at t = 0.02: its function 1/(t - 0.02) gives inf"
+# a crank that has turned 16 000 rad: its row's rounding is not a failure to converge
+expect 0 "simulate the four-bar past 2608 s" -- "$cli" simulate "$samples/four-bar.json" --t-end 2650 --dt 0.05 --output-dt 10 -o "$tmp/long.csv"
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
