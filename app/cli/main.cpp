@@ -2,10 +2,15 @@
 // Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid model, 4 file could not be read/written,
 // 5 analysis failed.
 #include <CLI/CLI.hpp>
+#include <sys/statvfs.h>
+
+#include <atomic>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <cmath>
+#include <span>
 #include <sstream>
 
 #include "io/mechanism_io.h"
@@ -142,6 +147,79 @@ int writeText(const std::string& out, const std::string& text) {
   return kOk;
 }
 
+// A CSV written as the run's rows come (flat memory however long the run): opened before the run
+// (a bad path is reported before any work), the header with the first block, and the target
+// replaced only at the end, when there was at least one row.
+// A run whose file would not fit on the disk is stopped after its first block of rows, with the
+// numbers (the rows are the run's, their size the first block's).
+class CsvStream {
+ public:
+  /// `plannedRows`: how many rows the run will write
+  bool open(const std::string& out, double plannedRows) {
+    plannedRows_ = plannedRows;
+    if (!out.empty() && out != "-") {
+      struct statvfs fs {};
+      const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
+      if (::statvfs(dir.c_str(), &fs) == 0) freeBytes_ = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    }
+    if (file_.open(out, error_)) return true;
+    std::cerr << "linkwright-cli: " << error_ << "\n";
+    return false;
+  }
+  const std::atomic<bool>* cancel() const { return &stop_; }
+  /// The run was stopped because its file would not fit (finish() says so)
+  bool refused() const { return failed_ && !checked_; }
+  lw::analysis::RowSink sink() {
+    return [this](const std::vector<std::string>& columns, std::span<const double> rows) {
+      if (failed_) return;
+      if (!header_) lw::analysis::appendCsvHeader(columns, buffer_);
+      const std::size_t headerBytes = header_ ? 0 : buffer_.size();
+      header_ = true;
+      lw::analysis::appendCsvRows(columns.size(), rows, buffer_);
+      const double perRow = static_cast<double>(buffer_.size() - headerBytes) / std::max<double>(1.0, static_cast<double>(rows.size() / columns.size()));
+      if (!checked_ && freeBytes_ > 0 && plannedRows_ * perRow > freeBytes_) {
+        error_ = "the CSV would take about " + gigabytes(plannedRows_ * perRow) + " (" + std::to_string(std::llround(plannedRows_)) +
+                 " rows of about " + std::to_string(std::llround(perRow)) + " bytes), more than the " + gigabytes(freeBytes_) +
+                 " free where it goes: write fewer rows (--output-dt), or shorten the run";
+        failed_ = true;
+        stop_ = true;
+        return;
+      }
+      checked_ = true;
+      failed_ = !file_.write(buffer_, error_);
+      stop_ = failed_.load();
+      buffer_.clear();
+    };
+  }
+  /// kOk, or kIoError with the message printed
+  int finish(std::size_t rows) {
+    if (!failed_ && rows > 0 && file_.commit(error_)) return kOk;
+    if (failed_ && !checked_) {  // refused before any row was written: the reason, not a cancellation
+      std::cerr << "linkwright-cli: " << error_ << "\n";
+      file_.abandon();
+      return kAnalysisFailed;
+    }
+    file_.abandon();
+    if (!failed_ && rows == 0) return kOk;  // nothing computed: the failure's message says it all
+    std::cerr << "linkwright-cli: " << error_ << "\n";
+    return kIoError;
+  }
+
+ private:
+  static std::string gigabytes(double bytes) {
+    std::ostringstream s;
+    s.setf(std::ios::fixed);
+    s.precision(1);
+    s << bytes / 1e9 << " GB";
+    return s.str();
+  }
+  lw::io::OutputFile file_;
+  std::string buffer_, error_;
+  bool header_ = false, checked_ = false;
+  std::atomic<bool> failed_ = false, stop_ = false;
+  double plannedRows_ = 0, freeBytes_ = 0;
+};
+
 int writeOut(const lw::Mechanism& m, const std::string& out) { return writeText(out, lw::io::mechanismToString(m)); }
 
 int format(const std::string& file, const std::string& out) {
@@ -227,9 +305,13 @@ int kinematics(const KinematicsArgs& a) {
   if (!lw::analysis::parseKinematicsMethod(a.method, spec.method)) return kUsage;
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
-  const auto result = lw::analysis::runKinematics(*res, spec);
+  CsvStream csv;
+  if (!csv.open(a.out, spec.tEnd / spec.dt + 1)) return kIoError;
+  spec.rows = csv.sink();
+  const auto result = lw::analysis::runKinematics(*res, spec, {}, csv.cancel());
+  if (csv.refused()) return csv.finish(result.steps());
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
-  if (result.steps() > 0 && writeText(a.out, lw::analysis::toCsv(result)) != kOk) return kIoError;
+  if (const int written = csv.finish(result.steps()); written != kOk) return written;
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
 
@@ -253,7 +335,11 @@ int simulate(const SimulateArgs& a) {
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;
-  const auto result = lw::analysis::runSimulation(*res, spec);
+  CsvStream csv;
+  if (!csv.open(a.out, spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt) + 1)) return kIoError;
+  spec.rows = csv.sink();
+  const auto result = lw::analysis::runSimulation(*res, spec, {}, csv.cancel());
+  if (csv.refused()) return csv.finish(result.rows());
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
   if (result.steps > 0 || result.status.ok())  // a refused request took no steps: its message says it all
@@ -265,7 +351,7 @@ int simulate(const SimulateArgs& a) {
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
             << "\n";
-  if (result.rows() > 0 && writeText(a.out, lw::analysis::toCsv(result)) != kOk) return kIoError;
+  if (const int written = csv.finish(result.rows()); written != kOk) return written;
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
 

@@ -6,25 +6,32 @@
 
 namespace lw::analysis {
 
-std::string tableToCsv(const std::vector<std::string>& columns, const std::vector<double>& values) {
-  // shortest round-trip numbers (std::to_chars): exact, and several times faster than a stream
-  std::string out;
+void appendCsvHeader(const std::vector<std::string>& columns, std::string& out) {
   for (std::size_t c = 0; c < columns.size(); ++c) {
     if (c) out += ',';
     out += columns[c];
   }
   out += '\n';
-  const std::size_t n = columns.size();
-  if (n == 0) return out;
+}
+
+void appendCsvRows(std::size_t width, std::span<const double> values, std::string& out) {
+  // shortest round-trip numbers (std::to_chars): exact, and several times faster than a stream
+  if (width == 0) return;
   char buf[32];
-  for (std::size_t i = 0; i < values.size() / n; ++i) {
-    for (std::size_t c = 0; c < n; ++c) {
+  for (std::size_t i = 0; i < values.size() / width; ++i) {
+    for (std::size_t c = 0; c < width; ++c) {
       if (c) out += ',';
-      const auto res = std::to_chars(buf, buf + sizeof buf, values[i * n + c]);
+      const auto res = std::to_chars(buf, buf + sizeof buf, values[i * width + c]);
       out.append(buf, res.ptr);
     }
     out += '\n';
   }
+}
+
+std::string tableToCsv(const std::vector<std::string>& columns, const std::vector<double>& values) {
+  std::string out;
+  appendCsvHeader(columns, out);
+  appendCsvRows(columns.size(), values, out);
   return out;
 }
 

@@ -120,7 +120,8 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     return result;
   }
   const long steps = std::lround(spec.tEnd / spec.dt);
-  if (auto problem = resultSizeProblem(static_cast<double>(steps + 1),
+  const bool streamed = static_cast<bool>(spec.rows);
+  if (auto problem = streamed ? std::string() : resultSizeProblem(static_cast<double>(steps + 1),
                                        static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
                                        "use a longer time step, or shorten the run");
       !problem.empty()) {
@@ -155,7 +156,13 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
                                                                      : kin::AccelerationMethod::TD;
     kin::startModular(*mm, *md, global.q, global.qd, global.qdd, 0.0);
   }
-  result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
+  if (!streamed) result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
+  auto send = [&] {  // a streamed run passes its rows on in blocks and keeps none
+    if (!streamed || result.values.empty()) return;
+    spec.rows(result.columns, result.values);
+    result.sentRows += result.values.size() / result.columns.size();
+    result.values.clear();
+  };
   for (long i = 0; i <= steps; ++i) {
     const double t = static_cast<double>(i) * spec.dt;
     // a driver whose function is not finite at t (1/(t − 0.02) at 0.02) is named as such, not
@@ -175,7 +182,8 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       result.status = kin::failure(kin::KinStatus::Code::NotConverged, t, problem);
       break;
     }
-    appendPoses(m, nm, modular ? md->q : global.q, result.poses);
+    if (!streamed) appendPoses(m, nm, modular ? md->q : global.q, result.poses);
+    if (result.values.size() >= 256 * result.columns.size()) send();
     if (progress && (i % 64 == 0 || i == steps)) progress(steps ? static_cast<double>(i) / static_cast<double>(steps) : 1.0);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
       result.status.code = kin::KinStatus::Code::Cancelled;
@@ -184,6 +192,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       break;
     }
   }
+  send();
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/csv.h"
 #include "kinematics/global_solver.h"
 #include "kinematics/natural_model.h"
 
@@ -22,6 +23,7 @@ struct KinematicsSpec {
   double tEnd = 1;
   double dt = 0.01;
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
+  RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
 };
 
 /// Time histories of every point of every moving body, in model order.
@@ -31,7 +33,8 @@ struct KinematicsResult {
   std::vector<double> poses;         // per step: 12 numbers per body (rotation row-major, position)
   kin::KinStatus status;             // ok, or the failure that stopped the run (time, place)
   std::string decomposition;         // modular methods: the groups used
-  std::size_t steps() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+  std::size_t sentRows = 0;          // rows passed to KinematicsSpec::rows
+  std::size_t steps() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }
 };
 
 /// progress(fraction in [0, 1]); cancel is polled every step.

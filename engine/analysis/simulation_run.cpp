@@ -124,37 +124,49 @@ struct SingularAhead {
 // A conservative run keeps E − E0 − W_applied − W_driver + E_dissipated at zero up to the
 // integration error: a jump of it between two rows larger than the tolerance allows (an inaccurate
 // pass of a singular position, a step too long for a fast event) is worth a warning that names
-// the time. The trapezoidal rule has no tolerance: it is warned of gross jumps only.
-void warnEnergyJumps(SimulationResult& res, const SimulationSpec& spec) {
-  const auto col = [&](const char* name) {
-    const auto it = std::find(res.columns.begin(), res.columns.end(), name);
-    return it == res.columns.end() ? -1 : static_cast<long>(it - res.columns.begin());
-  };
-  const long balance = col("energy.balance"), total = col("energy.total"), kinetic = col("energy.kinetic");
-  const long rows = static_cast<long>(res.rows()), width = static_cast<long>(res.columns.size());
-  if (balance < 0 || rows < 2) return;
-  double scale = 0;
-  for (long r = 0; r < rows; ++r)
-    scale = std::max({scale, std::abs(res.values[static_cast<std::size_t>(r * width + total)]),
-                      std::abs(res.values[static_cast<std::size_t>(r * width + kinetic)])});
-  const double relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
-  const double allowed = relative * std::max(scale, 1e-12);
-  for (long r = 1; r < rows; ++r) {
-    const double jump = res.values[static_cast<std::size_t>(r * width + balance)] - res.values[static_cast<std::size_t>((r - 1) * width + balance)];
-    if (std::abs(jump) > allowed) {
-      res.warnings.push_back("the energy balance jumped by " + kin::shortNumber(jump) + " J between t = " +
-                             kin::shortNumber(res.values[static_cast<std::size_t>((r - 1) * width)]) + " and " +
-                             kin::shortNumber(res.values[static_cast<std::size_t>(r * width)]) + " s, more than the accuracy allows (" +
-                             kin::shortNumber(allowed) + " J): the motion there is not to be trusted (a singular position, or a step too long)");
-      return;
+// the time. The trapezoidal rule has no tolerance: it is warned of gross jumps only. Rows are seen
+// one at a time (a streamed run keeps none), the energy's scale so far sets the bound.
+struct EnergyJumpWatch {
+  double relative = 1e-4;
+  double scale = 0, lastT = 0, lastBalance = 0;
+  bool haveLast = false;
+  std::string warning;
+  void add(double t, double total, double kinetic, double balance) {
+    scale = std::max({scale, std::abs(total), std::abs(kinetic)});
+    if (haveLast && warning.empty()) {
+      const double jump = balance - lastBalance, allowed = relative * std::max(scale, 1e-12);
+      if (std::abs(jump) > allowed)
+        warning = "the energy balance jumped by " + kin::shortNumber(jump) + " J between t = " + kin::shortNumber(lastT) + " and " +
+                  kin::shortNumber(t) + " s, more than the accuracy allows (" + kin::shortNumber(allowed) +
+                  " J): the motion there is not to be trusted (a singular position, or a step too long)";
     }
+    haveLast = true;
+    lastT = t;
+    lastBalance = balance;
   }
-}
+};
+
+SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec, const std::function<void(double)>& progress,
+                          const std::atomic<bool>* cancel);
 
 }  // namespace
 
 SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,
                                const std::function<void(double)>& progress, const std::atomic<bool>* cancel) {
+  SimulationResult res = simulate(m, spec, progress, cancel);
+  if (spec.rows && !res.values.empty()) {  // the last block
+    spec.rows(res.columns, res.values);
+    res.sentRows += res.values.size() / res.columns.size();
+    res.values.clear();
+    res.poses.clear();
+  }
+  return res;
+}
+
+namespace {
+
+SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec, const std::function<void(double)>& progress,
+                          const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   SimulationResult res;
   if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
@@ -195,6 +207,10 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
   long every = 1;  // steps per stored row
   bool nonFinite = false;  // a row was not finite: the run stops there
+  EnergyJumpWatch energyWatch;
+  energyWatch.relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
+  // rows that leave as they are computed take no memory; the file's size is the disk's business
+  const bool streamed = static_cast<bool>(spec.rows);
   double lastStoredT = -1;  // negative before the first row
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
     if (!store && !powersNeeded) return;
@@ -213,6 +229,7 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     if (!store) return;
     lastStoredT = t;
     for (const auto& pose : snap.poses) {
+      if (streamed) break;
       res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
       res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
     }
@@ -246,9 +263,18 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     // a row that is not finite is not kept, and the run stops with the column and the time
     if (auto problem = nonFiniteInLastRow(res.columns, res.values); !problem.empty()) {
       res.values.resize(res.values.size() - res.columns.size());
-      res.poses.resize(res.poses.size() - 12 * snap.poses.size());
+      if (!streamed) res.poses.resize(res.poses.size() - 12 * snap.poses.size());
       if (res.status.ok()) res.status = kin::failure(kin::KinStatus::Code::NotConverged, t, problem);
       nonFinite = true;
+      return;
+    }
+    energyWatch.add(t, e.total(), e.kinetic, res.values.back());
+    // a streamed run passes its rows on in blocks and keeps none
+    if (spec.rows && res.values.size() >= 256 * res.columns.size()) {
+      spec.rows(res.columns, res.values);
+      res.sentRows += res.values.size() / res.columns.size();
+      res.values.clear();
+      res.poses.clear();
     }
   };
 
@@ -273,13 +299,13 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
     const double rows = adaptive ? std::ceil(spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt)) + 1
                                  : static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
     const double perRow = static_cast<double>(res.columns.size() + 12 * m.bodies.size());
-    if (auto problem = resultSizeProblem(rows, perRow, spec.maxResultBytes,
-                                         "store fewer rows with a longer output interval, or shorten the run");
+    if (auto problem = streamed ? std::string() : resultSizeProblem(rows, perRow, spec.maxResultBytes,
+                                                                     "store fewer rows with a longer output interval, or shorten the run");
         !problem.empty()) {
       res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
       return res;
     }
-    if (rows * perRow * sizeof(double) < 256e6) {
+    if (!streamed && rows * perRow * sizeof(double) < 256e6) {
       res.values.reserve(static_cast<std::size_t>(rows) * res.columns.size());
       res.poses.reserve(static_cast<std::size_t>(rows) * 12 * m.bodies.size());
     }
@@ -548,10 +574,12 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   res.evaluations = sys.evaluations;
   res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
   res.tangents += trap.jacobians;
-  warnEnergyJumps(res, spec);
+  if (!energyWatch.warning.empty()) res.warnings.push_back(energyWatch.warning);
   res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }
+
+}  // namespace
 
 std::string toCsv(const SimulationResult& r) { return tableToCsv(r.columns, r.values); }
 

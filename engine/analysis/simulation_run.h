@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/csv.h"
 #include "dynamics/force_jacobian.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/resolved.h"
@@ -28,6 +29,7 @@ struct SimulationSpec {
                         // (0: every step); RK45: any interval (0: dt), rows from its dense output
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
+  RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
 };
 
 struct SimulationResult {
@@ -42,7 +44,8 @@ struct SimulationResult {
   long evaluations = 0;              // right-hand side evaluations (Matrix R); Newton iterations, one residual each (penalty)
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. contacts not simulated
-  std::size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+  std::size_t sentRows = 0;          // rows passed to SimulationSpec::rows
+  std::size_t rows() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }
 };
 
 SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,

@@ -105,7 +105,14 @@ void removeStaleTemporaries(const std::string& path) {
   }
 }
 
-bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error) {
+bool OutputFile::open(const std::string& path, std::string& error) {
+  abandon();
+  path_ = path;
+  if (path.empty() || path == "-") {
+    fd_ = STDOUT_FILENO;
+    direct_ = true;
+    return true;
+  }
   std::error_code ec;
   fs::path target(path);
   // a symbolic link: write its file (replacing the link itself would break it)
@@ -117,82 +124,121 @@ bool writeFileAtomically(const std::string& path, std::string_view content, std:
     }
     target = real;
   }
+  target_ = target.string();
   struct stat st {};
-  const bool exists = ::stat(target.c_str(), &st) == 0;
-  if (exists && S_ISDIR(st.st_mode)) {
+  exists_ = ::stat(target.c_str(), &st) == 0;
+  if (exists_ && S_ISDIR(st.st_mode)) {
     error = "'" + path + "' is a folder: give a file name";
     return false;
   }
-  if (exists && !S_ISREG(st.st_mode)) {
+  if (exists_ && !S_ISREG(st.st_mode)) {
     // a device or FIFO (/dev/null, /dev/stdout, a pipe): written to directly, never replaced
-    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
+    fd_ = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) {
       error = "cannot write to '" + path + "': " + std::strerror(errno);
       return false;
     }
-    const bool ok = writeAll(fd, content, path, error);
-    ::close(fd);
-    return ok;
+    direct_ = true;
+    return true;
   }
   // read-only: no write permission for anyone (root may write anything, but a file marked so is
   // not meant to change), or none for us
-  if (exists && ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(target.c_str(), W_OK) != 0)) {
+  if (exists_ && ((st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0 || ::access(target.c_str(), W_OK) != 0)) {
     error = "'" + path + "' is read-only: not overwritten (make it writable, or write elsewhere)";
     return false;
   }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  const mode_t mode = exists ? (st.st_mode & 07777) : 0644;
-  removeStaleTemporaries(target.string());
+  mode_ = exists_ ? (st.st_mode & 07777) : 0644;
+  uid_ = st.st_uid;
+  gid_ = st.st_gid;
+  removeStaleTemporaries(target_);
   // the temporary file: unnamed (O_TMPFILE: nothing is left behind if the process dies), named
   // only once complete; or, where the file system has no O_TMPFILE, named from the start with this
   // process's id (removeStaleTemporaries cleans it up after a kill)
   static std::atomic<unsigned> counter{0};
-  const std::string tmpName = "." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  const fs::path tmp = dir / tmpName;
-  bool unnamed = true;
-  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
-  if (fd < 0) {
-    unnamed = false;
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  tmp_ = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(counter++))).string();
+  unnamed_ = true;
+  fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode_);
+  if (fd_ < 0) {
+    unnamed_ = false;
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_);
   }
-  if (fd < 0) {
+  if (fd_ < 0) {
     error = "cannot write to the folder '" + dir.string() + "': " + std::strerror(errno);
     return false;
   }
+  return true;
+}
+
+bool OutputFile::write(std::string_view text, std::string& error) {
+  if (fd_ < 0) {
+    error = "'" + path_ + "' is not open for writing";
+    return false;
+  }
+  if (writeAll(fd_, text, path_, error)) return true;
+  abandon();
+  return false;
+}
+
+bool OutputFile::commit(std::string& error) {
+  if (fd_ < 0) {
+    error = "'" + path_ + "' is not open for writing";
+    return false;
+  }
+  if (direct_) {
+    const bool toStdout = fd_ == STDOUT_FILENO;
+    const int fd = fd_;
+    fd_ = -1;
+    if (!toStdout && ::close(fd) != 0) {
+      error = "cannot write '" + path_ + "': " + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
   auto fail = [&](const std::string& message) {
     error = message;
-    ::close(fd);
-    if (!unnamed) ::unlink(tmp.c_str());
+    abandon();
     return false;
   };
-  if (!writeAll(fd, content, tmp.string(), error)) return fail(error);
   // the existing file's permissions (the umask does not apply to them) and, where allowed, owner
-  if (exists) {
-    if (::fchmod(fd, mode) != 0) return fail("cannot set the permissions of '" + path + "': " + std::strerror(errno));
-    if ((st.st_uid != ::geteuid() || st.st_gid != ::getegid()) && ::fchown(fd, st.st_uid, st.st_gid) != 0) {
+  if (exists_) {
+    if (::fchmod(fd_, mode_) != 0) return fail("cannot set the permissions of '" + path_ + "': " + std::strerror(errno));
+    if ((uid_ != ::geteuid() || gid_ != ::getegid()) && ::fchown(fd_, uid_, gid_) != 0) {
       // not ours to give away: the file is written with our ownership, as any editor would
     }
   }
-  if (::fsync(fd) != 0) return fail("cannot flush '" + path + "' to disk: " + std::strerror(errno));
-  if (unnamed) {
-    const std::string self = "/proc/self/fd/" + std::to_string(fd);
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-      unnamed = false;  // nothing was linked: nothing to remove
-      return fail("cannot write to the folder '" + dir.string() + "': " + std::strerror(errno));
-    }
-    unnamed = false;  // from here on it has a name to remove on failure
+  if (::fsync(fd_) != 0) return fail("cannot flush '" + path_ + "' to disk: " + std::strerror(errno));
+  if (unnamed_) {
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
+      return fail("cannot write to the folder of '" + path_ + "': " + std::strerror(errno));
+    unnamed_ = false;  // from here on it has a name to remove on failure
   }
+  const int fd = fd_;
+  fd_ = -1;
   if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    error = "cannot write '" + path + "': " + std::strerror(errno);
+    ::unlink(tmp_.c_str());
+    error = "cannot write '" + path_ + "': " + std::strerror(errno);
     return false;
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    error = "cannot replace '" + path + "': " + std::strerror(errno);
-    ::unlink(tmp.c_str());
+  if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
+    error = "cannot replace '" + path_ + "': " + std::strerror(errno);
+    ::unlink(tmp_.c_str());
     return false;
   }
   return true;
+}
+
+void OutputFile::abandon() {
+  if (fd_ < 0) return;
+  if (fd_ != STDOUT_FILENO) ::close(fd_);
+  if (!direct_ && !unnamed_) ::unlink(tmp_.c_str());
+  fd_ = -1;
+}
+
+bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error) {
+  OutputFile out;
+  return out.open(path, error) && out.write(content, error) && out.commit(error);
 }
 
 }  // namespace lw::io

@@ -24,6 +24,29 @@ bool readFile(const std::string& path, std::string& content, std::string& error)
 /// with a message.
 bool writeFileAtomically(const std::string& path, std::string_view content, std::string& error);
 
+/// The same, written in pieces as they are produced (a long run's rows, in flat memory): nothing
+/// replaces the target until commit(); a stream abandoned (or destroyed) without commit leaves the
+/// target as it was. "" or "-" is standard output.
+class OutputFile {
+ public:
+  OutputFile() = default;
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile() { abandon(); }
+  bool open(const std::string& path, std::string& error);
+  bool write(std::string_view text, std::string& error);
+  bool commit(std::string& error);
+  void abandon();
+
+ private:
+  std::string path_, target_, tmp_;
+  int fd_ = -1;
+  bool direct_ = false;      // standard output, a device or FIFO: written in place
+  bool unnamed_ = false;     // O_TMPFILE: linked to tmp_ only on commit
+  bool exists_ = false;      // a regular file is replaced: its mode and owner are kept
+  unsigned mode_ = 0644, uid_ = 0, gid_ = 0;
+};
+
 /// Do the two paths name the same existing file (same device and inode)?
 bool sameFile(const std::string& a, const std::string& b);
 

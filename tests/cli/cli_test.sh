@@ -72,8 +72,15 @@ expect 0 "simulate, a row every 5 steps" -- "$cli" simulate "$samples/four-bar-f
 [ "$(wc -l < "$tmp/sim5.csv")" -eq 12 ] || { echo "FAIL: --output-dt CSV has $(wc -l < "$tmp/sim5.csv") lines"; fail=1; }
 expect 5 "output interval not a whole number of steps" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.002 --output-dt 0.003
 contains err "the output interval (0.003 s) must be a whole number of steps of 0.002 s"
-expect 5 "results larger than memory" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1e5 --dt 1e-3
-contains err "store fewer rows with a longer output interval, or shorten the run"
+# rows stream to the file (flat memory); a file larger than the free disk is refused after the
+# first block of rows, with the numbers, and nothing is left behind
+expect 5 "a CSV larger than the disk" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1e6 --dt 1e-3 -o "$tmp/huge.csv"
+contains err "free where it goes: write fewer rows (--output-dt), or shorten the run"
+[ -e "$tmp/huge.csv" ] && { echo "FAIL: the refused CSV was written"; fail=1; }
+expect 5 "a kinematic CSV larger than the disk" -- "$cli" kinematics "$samples/four-bar.json" --t-end 1e7 --dt 0.01 -o "$tmp/huge.csv"
+contains err "free where it goes"
+expect 0 "a streamed CSV is the whole table" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1 --dt 1e-3 -o "$tmp/streamed.csv"
+[ "$(wc -l < "$tmp/streamed.csv")" -eq 1002 ] || { echo "FAIL: streamed CSV has $(wc -l < "$tmp/streamed.csv") lines, not 1002"; fail=1; }
 expect 2 "unknown formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation magic
 
 cp "$samples/four-bar.json" "$tmp/f.json"

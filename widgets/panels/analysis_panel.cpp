@@ -151,7 +151,11 @@ void AnalysisPanel::run() {
       r->message = result.status.message;
     };
     if (c.kinematics) {
-      take(analysis::runKinematics(*mech, analysis::KinematicsSpec{c.method, tEnd, dt}, progress, &cancel_));
+      analysis::KinematicsSpec spec;
+      spec.method = c.method;
+      spec.tEnd = tEnd;
+      spec.dt = dt;
+      take(analysis::runKinematics(*mech, spec, progress, &cancel_));
     } else {
       analysis::SimulationSpec spec;
       spec.formulation = c.formulation;

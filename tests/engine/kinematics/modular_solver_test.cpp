@@ -152,7 +152,10 @@ TEST(KinematicsRun, EachBodyKeepsItsOwnShapeWhenTheDrawingIsNotAssembled) {
   const auto res = resolve(m, d);
   ASSERT_TRUE(res);
   for (const auto method : {analysis::KinematicsMethod::ModularTD, analysis::KinematicsMethod::GlobalSparse}) {
-    analysis::KinematicsSpec spec{method, 1.0, 0.05};
+    analysis::KinematicsSpec spec;
+    spec.method = method;
+    spec.tEnd = 1.0;
+    spec.dt = 0.05;
     const auto r = analysis::runKinematics(*res, spec);
     ASSERT_TRUE(r.status.ok()) << r.status.message;
     auto col = [&](const std::string& name) {
