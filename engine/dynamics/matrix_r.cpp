@@ -524,6 +524,7 @@ namespace {
 template <class Derived>
 void symmetricProduct(const Eigen::MatrixXd& Rt, const Eigen::MatrixBase<Derived>& G, Eigen::MatrixXd& Mbar) {
   Mbar.resize(Rt.rows(), G.cols());
+  if (Mbar.size() == 0) return;  // no independent coordinates: Eigen's triangular product reads [0, 0]
   Mbar.triangularView<Eigen::Lower>() = Rt * G;
   Mbar.triangularView<Eigen::StrictlyUpper>() = Mbar.transpose();
 }
@@ -832,7 +833,7 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
     d.R = s.Rt.transpose();
   } else {
     d.R.setZero(nz, nd);
-    if (nz > 0) {
+    if (nz > 0 && nd > 0) {  // a fully driven mechanism has no columns to solve for
       d.R.bottomRows(nd).setIdentity();
       s.solveInPlace(d.R);
     }

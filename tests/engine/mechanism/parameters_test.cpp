@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "io/mechanism_io.h"
 #include "mechanism/fields.h"
 #include "mechanism/resolved.h"
@@ -96,15 +98,21 @@ TEST(Parameters, DerivedParameterChainRule) {
 // the recursive sort. Here its first link squares (p0 = p1²): values 1 all along, and the total
 // derivative of p0 with respect to the last parameter is 2, carried through 50 000 links without
 // an n × n table
-TEST(Parameters, AChainLongerThanTheStackBuildsWithoutOverflowingIt) {
+// n parameters named prefix0, prefix1, ..., the i-th valued value(i)
+Mechanism withParameters(int n, const std::string& prefix, const std::function<Number(int)>& value) {
   Mechanism m;
-  const int n = 50000;
   for (int i = 0; i < n; ++i) {
     Parameter p;
-    p.name = "p" + std::to_string(i);
-    p.value = i + 1 < n ? Number::expr("p" + std::to_string(i + 1)) : Number(1.0);
+    p.name = prefix + std::to_string(i);
+    p.value = value(i);
     m.parameters.push_back(std::move(p));
   }
+  return m;
+}
+
+TEST(Parameters, AChainLongerThanTheStackBuildsWithoutOverflowingIt) {
+  const int n = 50000;
+  Mechanism m = withParameters(n, "p", [&](int i) { return i + 1 < n ? Number::expr("p" + std::to_string(i + 1)) : Number(1.0); });
   m.parameters[0].value = Number::expr("p1^2");
   Diagnostics d;
   const auto t = ParameterTable::build(m, d);
@@ -119,14 +127,7 @@ TEST(Parameters, AChainLongerThanTheStackBuildsWithoutOverflowingIt) {
 // Issue 23: 3 000 plain parameters took 2.8 s and 88 MB, 10 000 took 29 s and 0.9 GB (n × n
 // tables); 100 000 now build (and are found by name) in linear time and memory
 TEST(Parameters, AHundredThousandPlainParametersBuild) {
-  Mechanism m;
-  const int n = 100000;
-  for (int i = 0; i < n; ++i) {
-    Parameter p;
-    p.name = "q" + std::to_string(i);
-    p.value = Number(0.5 * i);
-    m.parameters.push_back(std::move(p));
-  }
+  Mechanism m = withParameters(100000, "q", [](int i) { return Number(0.5 * i); });
   m.parameters[7].value = Number::expr("q99999 / 2");
   Diagnostics d;
   const auto t = ParameterTable::build(m, d);
