@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -157,6 +158,7 @@ class CsvStream {
   /// `plannedRows`: how many rows the run will write
   bool open(const std::string& out, double plannedRows) {
     plannedRows_ = plannedRows;
+    start_ = std::chrono::steady_clock::now();
     if (!out.empty() && out != "-") {
       struct statvfs fs {};
       const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
@@ -184,6 +186,16 @@ class CsvStream {
         failed_ = true;
         stop_ = true;
         return;
+      }
+      if (!checked_) {
+        // the run's time, from the rate of its first rows: a long one is announced
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double rowsDone = static_cast<double>(rows.size() / columns.size());
+        const double total = seconds * plannedRows_ / std::max(1.0, rowsDone);
+        if (total > 60)
+          std::cerr << "linkwright-cli: note: at the rate of its first " << std::llround(rowsDone) << " rows this run will take about "
+                    << (total > 7200 ? std::to_string(std::llround(total / 3600)) + " h" : std::to_string(std::llround(total / 60)) + " min")
+                    << " and write " << gigabytes(plannedRows_ * perRow) << "\n";
       }
       checked_ = true;
       failed_ = !file_.write(buffer_, error_);
@@ -218,6 +230,7 @@ class CsvStream {
   bool header_ = false, checked_ = false;
   std::atomic<bool> failed_ = false, stop_ = false;
   double plannedRows_ = 0, freeBytes_ = 0;
+  std::chrono::steady_clock::time_point start_;
 };
 
 int writeOut(const lw::Mechanism& m, const std::string& out) { return writeText(out, lw::io::mechanismToString(m)); }

@@ -79,6 +79,8 @@ contains err "free where it goes: write fewer rows (--output-dt), or shorten the
 [ -e "$tmp/huge.csv" ] && { echo "FAIL: the refused CSV was written"; fail=1; }
 expect 5 "a kinematic CSV larger than the disk" -- "$cli" kinematics "$samples/four-bar.json" --t-end 1e7 --dt 0.01 -o "$tmp/huge.csv"
 contains err "free where it goes"
+expect 0 "write to /dev/null" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.01 -o /dev/null
+[ -c /dev/null ] || { echo "FAIL: /dev/null is no longer a device"; fail=1; }
 expect 0 "a streamed CSV is the whole table" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1 --dt 1e-3 -o "$tmp/streamed.csv"
 [ "$(wc -l < "$tmp/streamed.csv")" -eq 1002 ] || { echo "FAIL: streamed CSV has $(wc -l < "$tmp/streamed.csv") lines, not 1002"; fail=1; }
 expect 2 "unknown formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation magic
