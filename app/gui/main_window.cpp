@@ -987,12 +987,10 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
     log(tr("%1 was not opened; the current document is unchanged").arg(name));
     if (interactive) {
       QMessageBox box(QMessageBox::Warning, tr("Cannot open %1").arg(name),
-                      r.ioError ? tr("The file could not be read.")
-                                : (errors == 1 ? tr("%1 is not a valid mechanism: 1 problem found.")
-                                               : tr("%1 is not a valid mechanism: %2 problems found.")
-                                                     .arg(errors))
-                                          .arg(name) +
-                                      tr(" The current document is unchanged."),
+                      (r.ioError ? tr("The file could not be read.")
+                                 : errors == 1 ? tr("%1 is not a valid mechanism: 1 problem found.").arg(name)
+                                               : tr("%1 is not a valid mechanism: %2 problems found.").arg(name).arg(errors)) +
+                          tr(" The current document is unchanged."),
                       QMessageBox::Ok, this);
       box.setInformativeText(lines.mid(0, 5).join("\n"));
       box.setDetailedText(lines.join("\n"));

@@ -14,6 +14,7 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QDoubleSpinBox>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
 #include <QElapsedTimer>
@@ -87,6 +88,30 @@ class MainWindowTest : public ::testing::Test {
  protected:
   void SetUp() override { QCoreApplication::setOrganizationName("LinkwrightTests"); }
 };
+
+// Issue 24: the dialog for an invalid file read "2 is not a valid mechanism: bad.json problems
+// found" (its arguments swapped)
+TEST_F(MainWindowTest, TheInvalidFileDialogNamesTheFileAndCountsItsProblems) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("bad.json");
+  QFile f(path);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write(R"({"format": "linkwright-mechanism", "version": 1, "name": "x", "dimension": 2,
+ "bodies": [{"name": "b", "mass": -1, "com": [0, 0], "inertia": 1, "points": {"P": [0, 0]}},
+            {"name": "c", "mass": -2, "com": [0, 0], "inertia": 1, "points": {"P": [0, 0]}}]})");
+  f.close();
+  lw::app::MainWindow w;
+  QString text;
+  QTimer::singleShot(0, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      text = box->text();
+      box->grab().save(artifacts() + "/invalid_file_dialog.png");
+      box->accept();
+    }
+  });
+  EXPECT_FALSE(w.openFile(path, true));
+  EXPECT_EQ(text.toStdString(), "bad.json is not a valid mechanism: 2 problems found. The current document is unchanged.");
+}
 
 TEST_F(MainWindowTest, OpensTheFiveBarAndDrawsIt) {
   lw::app::MainWindow w;
