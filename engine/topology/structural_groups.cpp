@@ -219,15 +219,17 @@ class Decomposer {
       } else {
         g.name = "dyad";
       }
-      g.kind = "Assur group class I";
+      g.kind = "Assur group class II";  // textbook numbering (Artobolevsky): seed 002 says class I
       return;
     }
     if (planar && n == 4 && g.pairs == 6) {
-      g.kind = "Assur group class II";
+      g.kind = "Assur group class III";  // seed 002: class II
       g.name = "triad";
       return;
     }
-    g.kind = planar && n % 2 == 0 ? "Assur group class " + std::to_string(n / 2) : "structural group";
+    // larger groups: their textbook class depends on their closed contours, which are not counted
+    // here, so no class number is given
+    g.kind = planar && n % 2 == 0 ? "Assur group of " + std::to_string(n) + " bodies" : "structural group";
     g.name = planar ? std::to_string(n) + "-body group" : counts;
   }
 

@@ -42,7 +42,7 @@ contains out "= 4 DOF"
 
 # decomposition and kinematics
 expect 0 "decompose four-bar" -- "$cli" decompose "$samples/four-bar.json"
-contains out "2. {coupler, rocker}  RRR dyad (Assur group class I"
+contains out "2. {coupler, rocker}  RRR dyad (Assur group class II;"
 expect 0 "decompose --json" -- "$cli" decompose --json "$samples/stephenson-six-bar.json"
 contains out '"name": "triad"'
 expect 5 "decompose an undriven mechanism" -- "$cli" decompose "$samples/five-bar.json"

@@ -42,7 +42,7 @@ TEST(StructuralGroups, FourBarIsACrankThenAnRRRDyad) {
   EXPECT_EQ(names(c->d), (std::vector<std::string>{"crank", "RRR dyad"}));
   EXPECT_EQ(c->d.groups[1].inputs, (std::vector<int>{-1, 0}));  // frame and the crank
   EXPECT_EQ(c->d.groups[0].kind, "primary element");
-  EXPECT_EQ(c->d.groups[1].kind, "Assur group class I");
+  EXPECT_EQ(c->d.groups[1].kind, "Assur group class II");
 }
 
 TEST(StructuralGroups, SliderCrankEndsInAnRRPDyad) {
@@ -64,7 +64,7 @@ TEST(StructuralGroups, ClassIITriadIsOneGroup) {
   ASSERT_EQ(c->d.groups.size(), 2u);
   EXPECT_EQ(c->d.groups[1].bodies.size(), 4u);
   EXPECT_EQ(c->d.groups[1].name, "triad");
-  EXPECT_EQ(c->d.groups[1].kind, "Assur group class II");
+  EXPECT_EQ(c->d.groups[1].kind, "Assur group class III");
   EXPECT_EQ(c->d.groups[1].pairs, 6);
 }
 
