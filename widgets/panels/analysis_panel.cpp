@@ -164,9 +164,8 @@ void AnalysisPanel::run() {
       spec.dt = dt;
       spec.outputDt = outputDt;
       auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
-      const auto warnings = s.warnings;
+      r->warnings = s.warnings;
       take(std::move(s));
-      for (const auto& w : warnings) r->message += (r->message.empty() ? "" : "; ") + w;
     }
     r->rows = r->columns.empty() ? 0 : r->values.size() / r->columns.size();
     QMetaObject::invokeMethod(this, [this, r, generation] { finish(r, generation); }, Qt::QueuedConnection);
@@ -186,8 +185,13 @@ void AnalysisPanel::finish(std::shared_ptr<RunResults> r, unsigned generation) {
   if (r->ok) progress_->setValue(1000);
   const QString summary = r->ok ? tr("Done: %1 frames").arg(r->rows)
                                 : tr("Stopped: %1 (%2 frames kept)").arg(QString::fromStdString(r->message)).arg(r->rows);
-  status_->setText(summary);
+  // the warnings where the user looks: the panel's status and Messages (a successful run with
+  // contacts used to say nothing while bodies went through their floor)
+  QString shown = summary;
+  for (const auto& w : r->warnings) shown += "\n" + tr("Warning: %1").arg(QString::fromStdString(w));
+  status_->setText(shown);
   emit message(summary);
+  for (const auto& w : r->warnings) emit message(tr("Warning: %1").arg(QString::fromStdString(w)));
   if (r->rows > 0) emit finished(r);
 }
 

@@ -34,6 +34,7 @@ struct RunResults {
   std::size_t rows = 0;
   bool ok = true;
   std::string message;         // the engine's message when it stopped early
+  std::vector<std::string> warnings;  // what the run did not do or cannot vouch for (contacts ignored, ...)
   double time(std::size_t row) const { return values[row * columns.size()]; }
 };
 
