@@ -35,6 +35,13 @@ std::string tableToCsv(const std::vector<std::string>& columns, const std::vecto
   return out;
 }
 
+void sendRows(const RowSink& sink, const std::vector<std::string>& columns, std::vector<double>& values, std::size_t& sent) {
+  if (!sink || values.empty() || columns.empty()) return;
+  sink(columns, values);
+  sent += values.size() / columns.size();
+  values.clear();
+}
+
 std::string nonFiniteInLastRow(const std::vector<std::string>& columns, const std::vector<double>& values) {
   if (columns.empty() || values.size() < columns.size()) return {};
   const std::size_t start = values.size() - columns.size();

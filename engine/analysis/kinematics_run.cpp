@@ -157,12 +157,8 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     kin::startModular(*mm, *md, global.q, global.qd, global.qdd, 0.0);
   }
   if (!streamed) result.values.reserve(static_cast<std::size_t>(steps + 1) * result.columns.size());
-  auto send = [&] {  // a streamed run passes its rows on in blocks and keeps none
-    if (!streamed || result.values.empty()) return;
-    spec.rows(result.columns, result.values);
-    result.sentRows += result.values.size() / result.columns.size();
-    result.values.clear();
-  };
+  // a streamed run passes its rows on in blocks and keeps none
+  auto send = [&] { sendRows(spec.rows, result.columns, result.values, result.sentRows); };
   for (long i = 0; i <= steps; ++i) {
     const double t = static_cast<double>(i) * spec.dt;
     // a driver whose function is not finite at t (1/(t − 0.02) at 0.02) is named as such, not

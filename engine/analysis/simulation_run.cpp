@@ -154,12 +154,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
 SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,
                                const std::function<void(double)>& progress, const std::atomic<bool>* cancel) {
   SimulationResult res = simulate(m, spec, progress, cancel);
-  if (spec.rows && !res.values.empty()) {  // the last block
-    spec.rows(res.columns, res.values);
-    res.sentRows += res.values.size() / res.columns.size();
-    res.values.clear();
-    res.poses.clear();
-  }
+  sendRows(spec.rows, res.columns, res.values, res.sentRows);  // the last block
   return res;
 }
 
@@ -228,11 +223,11 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     lastT = t;
     if (!store) return;
     lastStoredT = t;
-    for (const auto& pose : snap.poses) {
-      if (streamed) break;
-      res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
-      res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
-    }
+    if (!streamed)  // a streamed run keeps no poses
+      for (const auto& pose : snap.poses) {
+        res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
+        res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
+      }
     res.values.push_back(t);
     for (const auto& f : outputDofs) {
       if (f.kind == dyn::Dof::Kind::Coordinate) {
@@ -270,12 +265,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     }
     energyWatch.add(t, e.total(), e.kinetic, res.values.back());
     // a streamed run passes its rows on in blocks and keeps none
-    if (spec.rows && res.values.size() >= 256 * res.columns.size()) {
-      spec.rows(res.columns, res.values);
-      res.sentRows += res.values.size() / res.columns.size();
-      res.values.clear();
-      res.poses.clear();
-    }
+    if (res.values.size() >= 256 * res.columns.size()) sendRows(spec.rows, res.columns, res.values, res.sentRows);
   };
 
   const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
@@ -384,6 +374,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   int forcedFailures = 0;
   integ::State saved;           // the accepted state of a step, kept for a retry (buffers reused)
   Eigen::VectorXd xRow, vRow;
+  // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition fell
+  // tenfold in the step lies within a tenth of the step from the singular point
+  auto endNextToSingular = [&] { return data.rcond < 0.1 * rcondStart && data.rcond < 1e-6; };
   while (s.t < tFinal - tTiny) {
     saved = s;
     auto restart = [&] {  // the last accepted state, in the current coordinates
@@ -415,10 +408,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
           res.status = trap.step(sys, s, saved.t + (target - saved.t) * p / pieces - s.t);
           if (!res.status.ok()) break;
         }
-        // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition
-        // fell tenfold in the step lies within a tenth of the step from the singular point, and
-        // the step is taken again at half its length (its end then at least 0.4 of it away)
-        if (res.status.ok() && !nearSingular && data.rcond < 0.1 * rcondStart && data.rcond < 1e-6) {
+        // an end next to the singular point: the step is taken again at half its length (its end
+        // then at least 0.4 of it away)
+        if (res.status.ok() && !nearSingular && endNextToSingular()) {
           nearSingular = true;
           restart();
           continue;
@@ -460,7 +452,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
           if (tryStep > 0) forcedFailures = 0;
           // as for the trapezoidal rule: an end that landed next to the singular point is taken
           // again with a step of half the length
-          if (!nearSingular && data.rcond < 0.1 * rcondStart && data.rcond < 1e-6) {
+          if (!nearSingular && endNextToSingular()) {
             nearSingular = true;
             halfStep = 0.5 * (s.t - saved.t);
             restart();

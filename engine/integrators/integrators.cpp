@@ -114,15 +114,11 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
       // that of one update earlier, a lag far below the step's truncation error
       v_ = (2 / h) * (x_ - s.x) - s.v;
       a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
-      {
-        State to;
-        to.t = t;
-        to.x = x_;
-        to.v = v_;
-        to.a = a_;
-        const Status accepted = sys.acceptStep(s, to);
-        if (!accepted.ok()) return accepted;
-      }
+      end_.t = t;  // a member: its buffers are reused, no allocation per step
+      end_.x = x_;
+      end_.v = v_;
+      end_.a = a_;
+      if (const Status accepted = sys.acceptStep(s, end_); !accepted.ok()) return accepted;
       start_ = s;
       lastStartA_ = s.a;
       lastH_ = h;

@@ -75,6 +75,7 @@ class Trapezoidal {
   // Newton update then usually meets the tolerance: one evaluation per step instead of two)
   State last_;                    // what the last step returned
   State start_;                   // where it started (for interpolate)
+  State end_;                     // a converged step's end, offered to the system's acceptStep
   Eigen::VectorXd lastStartA_;    // the acceleration it started from
   double lastH_ = 0;
   bool haveLast_ = false;
