@@ -52,7 +52,7 @@ std::unique_ptr<CrankDrag> CrankDrag::create(const Mechanism& mech, std::string*
   kin::KinematicsOptions sparse;
   sparse.solver = kin::LinearSolverKind::Sparse;  // long chains: KLU for the one assembly
   s.global.emplace(s.nm, sparse);
-  const kin::KinStatus a = kin::assemble(s.nm, *s.global, 0.0);
+  const lw::Status a = kin::assemble(s.nm, *s.global, 0.0);
   if (!a.ok()) return fail(a.message);
   s.mm.emplace(kin::compileModularModel(s.nm, topology::decompose(s.nm), s.global->q));
   if (!s.mm->ok()) return fail(s.mm->error);
@@ -65,7 +65,7 @@ std::unique_ptr<CrankDrag> CrankDrag::create(const Mechanism& mech, std::string*
 
 CrankDrag::~CrankDrag() = default;
 
-kin::KinStatus CrankDrag::solve(double value) {
+lw::Status CrankDrag::solve(double value) {
   Impl& s = *impl_;
   // large jumps in one go could land on the other assembly branch: walk there in small turns
   const double maxTurn = 0.1;
@@ -73,7 +73,7 @@ kin::KinStatus CrankDrag::solve(double value) {
   const double from = value_;
   for (int k = 1; k <= pieces; ++k) {
     const double v = from + (value - from) * k / pieces;
-    const kin::KinStatus st = kin::modularStep(*s.mm, *s.md, v);
+    const lw::Status st = kin::modularStep(*s.mm, *s.md, v);
     if (!st.ok()) {
       s.md->q = s.lastGood;  // stay at the last position the mechanism could reach
       return st;

@@ -26,7 +26,7 @@ class CrankDrag {
   ~CrankDrag();
 
   /// Solves at driven-joint coordinate `value` (relative to the stored configuration).
-  kin::KinStatus solve(double value);
+  lw::Status solve(double value);
   /// The value of the last successful solve.
   double value() const { return value_; }
   /// Body poses of the last successful solve (12 numbers per body).

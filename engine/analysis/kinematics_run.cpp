@@ -116,7 +116,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
           result.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
   // before any solving: a time span that makes no run, or rows that cannot fit, are refused at once
   if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
-    result.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    result.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
     return result;
   }
   const long steps = std::lround(spec.tEnd / spec.dt);
@@ -125,12 +125,12 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
                                        static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
                                        "use a longer time step, or shorten the run");
       !problem.empty()) {
-    result.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    result.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
     return result;
   }
 
   if (auto problem = overDriven(m); !problem.empty()) {
-    result.status = kin::failure(kin::KinStatus::Code::Overdriven, 0, problem);
+    result.status = lw::failure(lw::Status::Code::Overdriven, 0, problem);
     return result;
   }
   const kin::NaturalModel nm = kin::compileNaturalModel(m);
@@ -146,7 +146,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   if (modular) {
     mm = kin::compileModularModel(nm, topology::decompose(nm), global.q);
     if (!mm->ok()) {
-      result.status.code = kin::KinStatus::Code::NotDriven;
+      result.status.code = lw::Status::Code::NotDriven;
       result.status.message = mm->error;
       return result;
     }
@@ -164,7 +164,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     // a driver whose function is not finite at t (1/(t − 0.02) at 0.02) is named as such, not
     // found later as a dyad whose points are "nan m apart"
     if (auto problem = driverNotFiniteAt(m, t); !problem.empty()) {
-      result.status = kin::failure(kin::KinStatus::Code::BadRequest, t, problem);
+      result.status = lw::failure(lw::Status::Code::BadRequest, t, problem);
       break;
     }
     if (i > 0) {
@@ -175,14 +175,14 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     else appendRow(m, nm, t, global.q, global.qd, global.qdd, result.values);
     if (auto problem = nonFiniteInLastRow(result.columns, result.values); !problem.empty()) {
       result.values.resize(result.values.size() - result.columns.size());
-      result.status = kin::failure(kin::KinStatus::Code::NotConverged, t, problem);
+      result.status = lw::failure(lw::Status::Code::NotConverged, t, problem);
       break;
     }
     if (!streamed) appendPoses(m, nm, modular ? md->q : global.q, result.poses);
     if (result.values.size() >= 256 * result.columns.size()) send();
     if (progress && (i % 64 == 0 || i == steps)) progress(steps ? static_cast<double>(i) / static_cast<double>(steps) : 1.0);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
-      result.status.code = kin::KinStatus::Code::Cancelled;
+      result.status.code = lw::Status::Code::Cancelled;
       result.status.message = "cancelled at t = " + std::to_string(t);
       result.status.time = t;
       break;

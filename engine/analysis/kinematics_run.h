@@ -31,7 +31,7 @@ struct KinematicsResult {
   std::vector<std::string> columns;  // time, then <body>.<point>.x/.y(/.z), then .vx.., then .ax..
   std::vector<double> values;        // row-major, columns.size() per step
   std::vector<double> poses;         // per step: 12 numbers per body (rotation row-major, position)
-  kin::KinStatus status;             // ok, or the failure that stopped the run (time, place)
+  lw::Status status;             // ok, or the failure that stopped the run (time, place)
   std::string decomposition;         // modular methods: the groups used
   std::size_t sentRows = 0;          // rows passed to KinematicsSpec::rows
   std::size_t steps() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }

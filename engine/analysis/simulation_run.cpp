@@ -40,10 +40,10 @@ class MatrixRSystem : public integ::SecondOrderSystem {
  public:
   MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
   long evaluations = 0;
-  integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+  lw::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
     ++evaluations;
     dirty_ = true;
-    const integ::Status s = dyn::evaluate(m_, d_, t, x, v);
+    const lw::Status s = dyn::evaluate(m_, d_, t, x, v);
     if (s.ok()) a = d_.zidd;
     return s;
   }
@@ -72,7 +72,7 @@ class MatrixRSystem : public integ::SecondOrderSystem {
   // trapezoidal rule ż₁ ≈ ż₀ + h(z̈₀ + z̈₁)/2 holds to O(h³); on another branch ż differs by the
   // order of ż itself however short the step (at a bifurcation the branches' tangents differ).
   // The positions likewise, for a branch change at rest.
-  integ::Status acceptStep(const integ::State& from, const integ::State& to) override {
+  lw::Status acceptStep(const integ::State& from, const integ::State& to) override {
     if (from.t != t_ || d_.z.size() == 0) return {};
     const double h = to.t - from.t;
     const double vScale = std::max(zd_.cwiseAbs().maxCoeff(), d_.zd.cwiseAbs().maxCoeff());
@@ -85,9 +85,9 @@ class MatrixRSystem : public integ::SecondOrderSystem {
     const double allowV = 0.1 * (vScale + h * aScale) + 1e-12;
     const double allowZ = 0.1 * h * (vScale + h * aScale) + 1e-9 * std::max(1.0, m_.lengthScale);
     if (dv <= allowV && dz <= allowZ) return {};
-    return kin::failure(kin::KinStatus::Code::LeftBranch, to.t,
-                        "the motion left its assembly branch between t = " + kin::shortNumber(from.t) + " and " + kin::shortNumber(to.t) +
-                            " s (the dependent velocities jumped by " + kin::shortNumber(dv) + "): a singular position the step could not pass");
+    return lw::failure(lw::Status::Code::LeftBranch, to.t,
+                        "the motion left its assembly branch between t = " + lw::shortNumber(from.t) + " and " + lw::shortNumber(to.t) +
+                            " s (the dependent velocities jumped by " + lw::shortNumber(dv) + "): a singular position the step could not pass");
   }
 
  private:
@@ -136,8 +136,8 @@ struct EnergyJumpWatch {
     if (haveLast && warning.empty()) {
       const double jump = balance - lastBalance, allowed = relative * std::max(scale, 1e-12);
       if (std::abs(jump) > allowed)
-        warning = "the energy balance jumped by " + kin::shortNumber(jump) + " J between t = " + kin::shortNumber(lastT) + " and " +
-                  kin::shortNumber(t) + " s, more than the accuracy allows (" + kin::shortNumber(allowed) +
+        warning = "the energy balance jumped by " + lw::shortNumber(jump) + " J between t = " + lw::shortNumber(lastT) + " and " +
+                  lw::shortNumber(t) + " s, more than the accuracy allows (" + lw::shortNumber(allowed) +
                   " J): the motion there is not to be trusted (a singular position, or a step too long)";
     }
     haveLast = true;
@@ -165,11 +165,11 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   const auto start = std::chrono::steady_clock::now();
   SimulationResult res;
   if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
-    res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+    res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
     return res;
   }
   if (auto problem = overDriven(m); !problem.empty()) {
-    res.status = kin::failure(kin::KinStatus::Code::Overdriven, 0, problem);
+    res.status = lw::failure(lw::Status::Code::Overdriven, 0, problem);
     return res;
   }
   if (!m.contacts.empty())
@@ -259,7 +259,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (auto problem = nonFiniteInLastRow(res.columns, res.values); !problem.empty()) {
       res.values.resize(res.values.size() - res.columns.size());
       if (!streamed) res.poses.resize(res.poses.size() - 12 * snap.poses.size());
-      if (res.status.ok()) res.status = kin::failure(kin::KinStatus::Code::NotConverged, t, problem);
+      if (res.status.ok()) res.status = lw::failure(lw::Status::Code::NotConverged, t, problem);
       nonFinite = true;
       return;
     }
@@ -275,9 +275,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     const double k = spec.outputDt / spec.dt;
     every = std::lround(k);
     if (every < 1 || std::abs(k - static_cast<double>(every)) > 1e-6 * k) {
-      res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0,
-                                "the output interval (" + kin::shortNumber(spec.outputDt) + " s) must be a whole number of steps of " +
-                                    kin::shortNumber(spec.dt) + " s");
+      res.status = lw::failure(lw::Status::Code::BadRequest, 0,
+                                "the output interval (" + lw::shortNumber(spec.outputDt) + " s) must be a whole number of steps of " +
+                                    lw::shortNumber(spec.dt) + " s");
       return res;
     }
   }
@@ -292,7 +292,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (auto problem = streamed ? std::string() : resultSizeProblem(rows, perRow, spec.maxResultBytes,
                                                                      "store fewer rows with a longer output interval, or shorten the run");
         !problem.empty()) {
-      res.status = kin::failure(kin::KinStatus::Code::BadRequest, 0, problem);
+      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
       return res;
     }
     if (!streamed && rows * perRow * sizeof(double) < 256e6) {
@@ -304,7 +304,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   auto reportAndCheckCancel = [&](long i, double tOut) {
     if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
     if (!cancel || !cancel->load(std::memory_order_relaxed)) return false;
-    res.status = kin::failure(kin::KinStatus::Code::Cancelled, tOut, "cancelled at t = " + kin::shortNumber(tOut));
+    res.status = lw::failure(lw::Status::Code::Cancelled, tOut, "cancelled at t = " + lw::shortNumber(tOut));
     return true;
   };
   if (spec.formulation == Formulation::Penalty) {
@@ -434,12 +434,12 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
           else if (d < 3 * reach && proposed < 0.5 * reach) tryStep = d - 0.55 * reach;
         }
         res.status = rk.step(sys, s, tFinal, tryStep);
-        if (res.status.code == kin::KinStatus::Code::Rejected) {
+        if (res.status.code == lw::Status::Code::Rejected) {
           if (++forcedFailures > 6) {
-            res.status = kin::failure(kin::KinStatus::Code::NotConverged, s.t,
-                                      "RK45 cannot pass the singular position at t ≈ " + kin::shortNumber(s.t + (std::isfinite(d) ? d : 0.0)) + " s to the tolerance " +
-                                          kin::shortNumber(spec.tol) + " (the loops' condition number there exceeds " +
-                                          kin::shortNumber(1 / singular.rc1) + " and the accelerations lose their accuracy): loosen --tol, or use the trapezoidal rule");
+            res.status = lw::failure(lw::Status::Code::NotConverged, s.t,
+                                      "RK45 cannot pass the singular position at t ≈ " + lw::shortNumber(s.t + (std::isfinite(d) ? d : 0.0)) + " s to the tolerance " +
+                                          lw::shortNumber(spec.tol) + " (the loops' condition number there exceeds " +
+                                          lw::shortNumber(1 / singular.rc1) + " and the accelerations lose their accuracy): loosen --tol, or use the trapezoidal rule");
             restart();
             break;
           }
@@ -477,7 +477,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         break;
       }
       // the evaluation at the restored state in the (new) coordinates
-      const kin::KinStatus e = dyn::evaluate(model, data, saved.t, saved.x, saved.v);
+      const lw::Status e = dyn::evaluate(model, data, saved.t, saved.x, saved.v);
       if (!e.ok()) {
         res.status = e;
         break;
@@ -491,7 +491,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     ++res.steps;
     sys.setAnchor();
     if (!data.z.allFinite() || !data.zd.allFinite()) {
-      res.status = kin::failure(kin::KinStatus::Code::NotConverged, s.t, "the simulation diverged at t = " + kin::shortNumber(s.t) + " (non-finite state)");
+      res.status = lw::failure(lw::Status::Code::NotConverged, s.t, "the simulation diverged at t = " + lw::shortNumber(s.t) + " (non-finite state)");
       break;
     }
     const double rcondEnd = data.rcond;
@@ -502,7 +502,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       const double tau = rowTime(nextRow);
       if (trapezoidal) trap.interpolate(tau, xRow, vRow);
       else rk.interpolate(tau, xRow, vRow);
-      const kin::KinStatus e = sys.acceleration(tau, xRow, vRow, data.zidd);
+      const lw::Status e = sys.acceleration(tau, xRow, vRow, data.zidd);
       if (!e.ok()) {
         res.status = e;
         break;
@@ -553,13 +553,13 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     }
     if (progress && res.steps % 32 == 0) progress(s.t / tFinal);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
-      res.status = kin::failure(kin::KinStatus::Code::Cancelled, s.t, "cancelled at t = " + kin::shortNumber(s.t));
+      res.status = lw::failure(lw::Status::Code::Cancelled, s.t, "cancelled at t = " + lw::shortNumber(s.t));
       if (!storeEnd) record(s.t, sys.z(), sys.zd(), sys.zdd(), true);  // where it stopped
       break;
     }
   }
   // a failed step: the last accepted state is the last row, whatever the output interval
-  if (!res.status.ok() && !nonFinite && res.status.code != kin::KinStatus::Code::Cancelled && saved.t > lastStoredT && sys.z().allFinite() &&
+  if (!res.status.ok() && !nonFinite && res.status.code != lw::Status::Code::Cancelled && saved.t > lastStoredT && sys.z().allFinite() &&
       sys.zd().allFinite())
     record(saved.t, sys.z(), sys.zd(), sys.zdd(), true);
   if (progress && res.status.ok()) progress(1.0);

@@ -36,7 +36,7 @@ struct SimulationResult {
   std::vector<std::string> columns;  // see toCsv
   std::vector<double> values;        // row-major
   std::vector<double> poses;         // per row: 12 numbers per body (rotation row-major, position)
-  kin::KinStatus status;
+  lw::Status status;
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)
   long rejectedSteps = 0;            // RK45: steps its error control (or the branch check) rejected

@@ -161,7 +161,7 @@ MatrixRData::MatrixRData(const MatrixRModel& model)
 MatrixRData::~MatrixRData() = default;
 MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
 
-kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d) {
+lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d) {
   d.solvers->valid = false;  // Θ_z changes with the choice, and so does its pattern
   d.evaluated = false;
   d.solvers->klu.reset();
@@ -319,8 +319,8 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
 
 }  // namespace
 
-kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
-  if (!m.ok()) return kin::failure(kin::KinStatus::Code::NotDriven, 0, m.error);
+lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
+  if (!m.ok()) return lw::failure(lw::Status::Code::NotDriven, 0, m.error);
   const auto& mech = *m.tree.mechanism;
   d.t = 0;
   d.z = m.tree.z0;
@@ -332,8 +332,8 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
     loopJacobian(m.tree, d.z, 0, d.J);
     d.z += Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(d.J).solve(-d.phi);
     if (it == 99)
-      return kin::failure(kin::KinStatus::Code::NotConverged, 0,
-                     "the mechanism cannot be assembled: residual " + kin::shortNumber(d.phi.cwiseAbs().maxCoeff()));
+      return lw::failure(lw::Status::Code::NotConverged, 0,
+                     "the mechanism cannot be assembled: residual " + lw::shortNumber(d.phi.cwiseAbs().maxCoeff()));
   }
   // initial velocities: the given rates as equations beside Φ_z ż = −Φ_t, least squares
   loopJacobian(m.tree, d.z, 0, d.J);
@@ -346,7 +346,7 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
       case InitialVelocity::Type::Joint: {
         const int node = m.tree.treeJointNode[static_cast<std::size_t>(r.joint)];
         if (node < 0)
-          return kin::failure(kin::KinStatus::Code::NotDriven, 0,
+          return lw::failure(lw::Status::Code::NotDriven, 0,
                          "the initial rate of joint '" + mech.joints[static_cast<std::size_t>(r.joint)].name +
                              "' cannot be imposed: it closes a loop of the spanning tree; give a tree joint's or a point's rate");
         const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
@@ -388,7 +388,7 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
             rhs.push_back(0.5 * r.angular[k]);
           }
         } else {
-          return kin::failure(kin::KinStatus::Code::NotDriven, 0,
+          return lw::failure(lw::Status::Code::NotDriven, 0,
                          "an initial body velocity needs a free body; '" + mech.bodies[static_cast<std::size_t>(r.body)].name +
                              "' is jointed: give joint rates instead");
         }
@@ -408,7 +408,7 @@ kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d) {
     b[nc + static_cast<Eigen::Index>(k)] = rhs[k];
   }
   if (A.rows() > 0 && m.tree.nz > 0) d.zd = Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(A).solve(b);
-  const kin::KinStatus s = chooseDofs(m, d);
+  const lw::Status s = chooseDofs(m, d);
   if (!s.ok()) return s;
   return evaluate(m, d, 0, d.zi, d.zid);
 }
@@ -728,7 +728,7 @@ namespace {
 
 // An open tree whose independent coordinates are all its coordinates (a chain): Θ_z = I, so
 // R^Φ = I, a = 0, ż = ż^i, M̄ = M^d and Q̄ = Q^d, with no factorisation of Θ_z
-kin::KinStatus evaluateOpenTree(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi, const Eigen::VectorXd& zid) {
+lw::Status evaluateOpenTree(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi, const Eigen::VectorXd& zid) {
   const int nz = m.tree.nz;
   MatrixRSolvers& s = *d.solvers;
   d.t = t;
@@ -746,8 +746,8 @@ kin::KinStatus evaluateOpenTree(const MatrixRModel& m, MatrixRData& d, double t,
   if (nz > 0) {
     s.llt.compute(d.Mbar);
     if (s.llt.info() != Eigen::Success)
-      return kin::failure(kin::KinStatus::Code::Singular, t,
-                          "the mass matrix is not positive definite at t = " + kin::shortNumber(t) + " (a massless body with free motion)");
+      return lw::failure(lw::Status::Code::Singular, t,
+                          "the mass matrix is not positive definite at t = " + lw::shortNumber(t) + " (a massless body with free motion)");
     d.zidd = s.llt.solve(d.Qbar);
   }
   d.zdd = d.zidd;
@@ -757,7 +757,7 @@ kin::KinStatus evaluateOpenTree(const MatrixRModel& m, MatrixRData& d, double t,
 
 }  // namespace
 
-kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
+lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
                         const Eigen::VectorXd& zid) {
   if (d.dofsAreTheCoordinates) return evaluateOpenTree(m, d, t, zi, zid);
   const int nz = m.tree.nz;
@@ -787,9 +787,9 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   const double zMax = std::max(d.z.size() ? d.z.cwiseAbs().maxCoeff() : 0.0, zi.size() ? zi.cwiseAbs().maxCoeff() : 0.0);
   const double tol = 1e-12 * scale + 64 * std::numeric_limits<double>::epsilon() * zMax;
   auto singular = [&] {
-    return kin::failure(kin::KinStatus::Code::Singular, t,
-                        "the independent coordinates no longer determine the position at t = " + kin::shortNumber(t) +
-                            " (condition number " + (d.rcond > 0 ? kin::shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
+    return lw::failure(lw::Status::Code::Singular, t,
+                        "the independent coordinates no longer determine the position at t = " + lw::shortNumber(t) +
+                            " (condition number " + (d.rcond > 0 ? lw::shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
                         d.rcond > 0 ? 1 / d.rcond : 0);
   };
   double lastErr = std::numeric_limits<double>::infinity();
@@ -810,8 +810,8 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
       break;
     }
     if (it == 30)
-      return kin::failure(kin::KinStatus::Code::NotConverged, t,
-                     "the position problem did not converge at t = " + kin::shortNumber(t) + " (residual " + kin::shortNumber(err) + ")");
+      return lw::failure(lw::Status::Code::NotConverged, t,
+                     "the position problem did not converge at t = " + lw::shortNumber(t) + " (residual " + lw::shortNumber(err) + ")");
     // a fresh factorisation when there is none, after a few chord steps, or when they stall
     const bool chord = d.solvers->valid && it < 3 && err < 0.5 * lastErr;
     if (!chord) {
@@ -877,8 +877,8 @@ kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const E
   if (nd > 0) {
     s.llt.compute(d.Mbar);
     if (s.llt.info() != Eigen::Success)
-      return kin::failure(kin::KinStatus::Code::Singular, t,
-                     "the reduced mass matrix is not positive definite at t = " + kin::shortNumber(t) +
+      return lw::failure(lw::Status::Code::Singular, t,
+                     "the reduced mass matrix is not positive definite at t = " + lw::shortNumber(t) +
                          " (a massless body with free motion, or a singular choice of coordinates)");
     d.zidd = s.llt.solve(d.Qbar);
   }

@@ -75,16 +75,16 @@ struct MatrixRData {
 };
 
 /// Chooses the independent coordinates at data.z (or takes the file's), sets zi, zid from z, zd.
-kin::KinStatus chooseDofs(const MatrixRModel& m, MatrixRData& d);
+lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d);
 /// Assembles the stored configuration and the initial velocities given in the file.
-kin::KinStatus initialState(const MatrixRModel& m, MatrixRData& d);
+lw::Status initialState(const MatrixRModel& m, MatrixRData& d);
 /// Puts the dependent state back to (t, z, ż) of an earlier evaluation (a step's start): the next
 /// evaluation starts its position problem from there with a fresh factorisation, as if nothing
 /// had been evaluated since. The independent coordinates are the caller's.
 void restoreState(MatrixRData& d, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
 /// The pipeline of seed 000 §4.1 at (t, zi, zid): positions (Newton–Raphson from data.z),
 /// velocities, R^Φ, a, M^d, Q^d, then z̈^i. Fills data.zidd, data.zdd and the matrices.
-kin::KinStatus evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
+lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen::VectorXd& zi,
                         const Eigen::VectorXd& zid);
 
 /// Body wrenches Q^v (6 per body: force at the centre of mass, torque including −ω × Jω) from

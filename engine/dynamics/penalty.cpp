@@ -52,7 +52,7 @@ PenaltyData::PenaltyData(const RecursiveModel& m, PenaltyOptions o)
 PenaltyData::~PenaltyData() = default;
 PenaltyData::PenaltyData(PenaltyData&&) noexcept = default;
 
-kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
+lw::Status penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.t = t;
   d.haveLast = false;
   d.tangentAge = -1;
@@ -70,7 +70,7 @@ kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   return {};
 }
 
-kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
+lw::Status penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   const double t = d.t + h;
   const double hh = h * h / 4;
   PenaltySolvers& s = *d.solvers;
@@ -127,16 +127,16 @@ kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     d.dz = s.lu.solve(d.f);
     d.z -= d.dz;
     if (!d.z.allFinite())
-      return kin::failure(kin::KinStatus::Code::NotConverged, t, "the penalty simulation diverged at t = " + kin::shortNumber(t) + " (non-finite coordinates): the step " +
-                            kin::shortNumber(h) + " s is too large for this model");
+      return lw::failure(lw::Status::Code::NotConverged, t, "the penalty simulation diverged at t = " + lw::shortNumber(t) + " (non-finite coordinates): the step " +
+                            lw::shortNumber(h) + " s is too large for this model");
     if (d.dz.cwiseAbs().maxCoeff() < d.options.tolerance * std::max(1.0, d.z.cwiseAbs().maxCoeff())) {
       converged = true;
       break;
     }
   }
   if (!converged)
-    return kin::failure(kin::KinStatus::Code::NotConverged, t, "the penalty formulation's Newton iteration did not converge at t = " + kin::shortNumber(t) + " (step " +
-                          kin::shortNumber(h) + " s): the step may be too large, or a body has a nearly massless freedom (such as a rod's spin "
+    return lw::failure(lw::Status::Code::NotConverged, t, "the penalty formulation's Newton iteration did not converge at t = " + lw::shortNumber(t) + " (step " +
+                          lw::shortNumber(h) + " s): the step may be too large, or a body has a nearly massless freedom (such as a rod's spin "
                           "between two ball joints) that the penalty tangent cannot resolve; try a smaller step or the Matrix R formulation");
   // projections (24), (26) with the last factorisation
   s.zdStar = (2 / h) * d.z + d.zhatd;

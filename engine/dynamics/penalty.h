@@ -56,8 +56,8 @@ struct PenaltyData {
 };
 
 /// Initial accelerations (M + Φ_zᵀαΦ_z) z̈ = Q − Φ_zᵀα(Φ̇_z ż + Φ̇_t) at the data's z, ż.
-kin::KinStatus penaltyStart(const RecursiveModel& m, PenaltyData& d, double t);
+lw::Status penaltyStart(const RecursiveModel& m, PenaltyData& d, double t);
 /// One trapezoidal step of size h.
-kin::KinStatus penaltyStep(const RecursiveModel& m, PenaltyData& d, double h);
+lw::Status penaltyStep(const RecursiveModel& m, PenaltyData& d, double h);
 
 }  // namespace lw::dyn

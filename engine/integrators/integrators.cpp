@@ -103,7 +103,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     x_ += dx_;
     const double scale = std::max(1.0, x_.cwiseAbs().maxCoeff());
     if (!dx_.allFinite() || !x_.allFinite())
-      return kin::failure(kin::KinStatus::Code::NotConverged, t, "the simulation diverged at t = " + kin::shortNumber(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + kin::shortNumber(h) + " s too large, or the model is unstable)");
+      return lw::failure(lw::Status::Code::NotConverged, t, "the simulation diverged at t = " + lw::shortNumber(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + lw::shortNumber(h) + " s too large, or the model is unstable)");
     // converged when the update is below the tolerance, or when the distance left to the root,
     // estimated from the contraction rate θ as θ/(1 − θ) |dx| (Hairer & Wanner, IV.8), is: a
     // linearly converging (modified) Newton iteration then stops an iteration earlier, which
@@ -134,7 +134,7 @@ Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
     }
     if (lastIterations > 2 && lastIterations % options_.reuseJacobian == options_.reuseJacobian - 1) haveJacobian_ = false;
   }
-  return kin::failure(kin::KinStatus::Code::NotConverged, t, "the trapezoidal rule's Newton iteration did not converge at t = " + kin::shortNumber(t) + " (step " + kin::shortNumber(h) +
+  return lw::failure(lw::Status::Code::NotConverged, t, "the trapezoidal rule's Newton iteration did not converge at t = " + lw::shortNumber(t) + " (step " + lw::shortNumber(h) +
                         " s): the motion is too fast for this step, or the simulation is diverging");
 }
 
@@ -208,7 +208,7 @@ double DormandPrince::initialStep(SecondOrderSystem& sys, const State& s, double
 
 Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, double tryStep) {
   const double span = tStop - s.t;
-  if (span <= 0) return kin::failure(kin::KinStatus::Code::BadRequest, s.t, "no time left to step over");
+  if (span <= 0) return lw::failure(lw::Status::Code::BadRequest, s.t, "no time left to step over");
   if (n_ == 0) {  // no freedom: evaluate at the end (the drivers set everything)
     const double h = tryStep > 0 ? std::min(tryStep, span) : span;
     const Status st = sys.acceleration(s.t + h, s.x, s.v, a_);
@@ -230,7 +230,7 @@ Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, doubl
     // the last step before tStop is stretched to reach it rather than leave a sliver
     if (h >= span || (tryStep <= 0 && h > 0.99 * span)) h = span;
     if (attempt > 60 || h < 1e-14 * std::max(1.0, std::abs(t)))
-      return kin::failure(kin::KinStatus::Code::NotConverged, t, "the Runge–Kutta step size fell to " + kin::shortNumber(h) + " s at t = " + kin::shortNumber(t) +
+      return lw::failure(lw::Status::Code::NotConverged, t, "the Runge–Kutta step size fell to " + lw::shortNumber(h) + " s at t = " + lw::shortNumber(t) +
                             ": the solution changes too fast (a singular position, or the simulation is diverging)");
     sys.beginStep(s);
     // the stages (a failure of the system inside them shrinks the step)
@@ -287,14 +287,14 @@ Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, doubl
         s.a = stepEndState_.a;
         return {};
       }
-      if (accepted.code != kin::KinStatus::Code::LeftBranch) return accepted;
+      if (accepted.code != lw::Status::Code::LeftBranch) return accepted;
       branchLost = true;
     }
     ++rejectedSteps;
     if (tryStep > 0) {
       sys.beginStep(s);
       if (ok && !branchLost) h_ = h * std::clamp(0.9 * std::pow(errNorm, -0.2), 0.1, 0.5);
-      return kin::failure(kin::KinStatus::Code::Rejected, t, "the step of " + kin::shortNumber(h) + " s was rejected", errNorm);
+      return lw::failure(lw::Status::Code::Rejected, t, "the step of " + lw::shortNumber(h) + " s was rejected", errNorm);
     }
     h *= branchLost ? 0.5 : ok ? std::clamp(0.9 * std::pow(errNorm, -0.2), 0.1, 0.5) : 0.25;
   }

@@ -9,11 +9,9 @@
 #include <Eigen/Core>
 #include <Eigen/LU>
 
-#include "kinematics/global_solver.h"
+#include "core/status.h"
 
 namespace lw::integ {
-
-using Status = kin::KinStatus;
 
 class SecondOrderSystem {
  public:

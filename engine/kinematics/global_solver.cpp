@@ -139,7 +139,7 @@ NumericalMobility numericalMobility(const NaturalModel& m, const Eigen::VectorXd
   return r;
 }
 
-KinStatus assemble(const NaturalModel& m, GlobalData& d, double t) {
+Status assemble(const NaturalModel& m, GlobalData& d, double t) {
   d.t = t;
   const double tol = d.options.tolerance * scaleOf(m);
   // least-squares Newton over all rows: the stored configuration need not close exactly
@@ -165,11 +165,11 @@ KinStatus assemble(const NaturalModel& m, GlobalData& d, double t) {
                       (mob.freeDof == 1 ? "" : "s") + " undetermined (" + std::to_string(mob.dof) +
                       " DOF, " + std::to_string(mob.drivers) + " driver" + (mob.drivers == 1 ? "" : "s") +
                       "): kinematics needs one driver per degree of freedom";
-    return failure(KinStatus::Code::NotDriven, t, msg);
+    return failure(Status::Code::NotDriven, t, msg);
   }
   if (!converged) {
     const int row = worstRow(d.phi);
-    return failure(KinStatus::Code::NotConverged, t,
+    return failure(Status::Code::NotConverged, t,
                 "the mechanism cannot be assembled at t = " + shortNumber(t) + ": the largest residual (" +
                     shortNumber(std::abs(d.phi[row])) + ") is in " + m.describeRow(row) +
                     (mob.drivers > mob.rankWithDrivers - mob.rank ? "; the drivers may contradict each other" : ""));
@@ -184,15 +184,15 @@ KinStatus assemble(const NaturalModel& m, GlobalData& d, double t) {
     std::sort(d.rows.begin(), d.rows.end());
   }
   if (static_cast<int>(d.rows.size()) != m.nq)
-    return failure(KinStatus::Code::NotDriven, t, "the constraint Jacobian has rank " + std::to_string(d.rows.size()) +
+    return failure(Status::Code::NotDriven, t, "the constraint Jacobian has rank " + std::to_string(d.rows.size()) +
                                                    " for " + std::to_string(m.nq) + " coordinates");
   if (d.options.solver == LinearSolverKind::Sparse) buildSparse(m, d);
-  KinStatus s = solveVelocities(m, d);
+  Status s = solveVelocities(m, d);
   if (!s.ok()) return s;
   return solveAccelerations(m, d);
 }
 
-KinStatus solvePositions(const NaturalModel& m, GlobalData& d, double t) {
+Status solvePositions(const NaturalModel& m, GlobalData& d, double t) {
   // predictor: second-order extrapolation along the motion keeps Newton on its branch
   const double h = t - d.t;
   d.q += h * d.qd + 0.5 * h * h * d.qdd;
@@ -205,13 +205,13 @@ KinStatus solvePositions(const NaturalModel& m, GlobalData& d, double t) {
     if (err < tol) break;
     if (d.iterations == d.options.maxIterations) {
       const int row = worstRow(d.phi);
-      return failure(KinStatus::Code::NotConverged, t,
+      return failure(Status::Code::NotConverged, t,
                   "the position problem did not converge at t = " + shortNumber(t) + " (residual " + shortNumber(err) +
                       " in " + m.describeRow(row) + "): the mechanism cannot reach this position",
                   d.rcond > 0 ? 1 / d.rcond : 0);
     }
     if (!factorSelected(m, d) || d.rcond < d.options.singularRcond)
-      return failure(KinStatus::Code::Singular, t,
+      return failure(Status::Code::Singular, t,
                   "singular position at t = " + shortNumber(t) + ": the constraint Jacobian lost rank (condition number " +
                       (d.rcond > 0 ? shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
                   d.rcond > 0 ? 1 / d.rcond : 0);
@@ -222,9 +222,9 @@ KinStatus solvePositions(const NaturalModel& m, GlobalData& d, double t) {
   return {};
 }
 
-KinStatus solveVelocities(const NaturalModel& m, GlobalData& d) {
+Status solveVelocities(const NaturalModel& m, GlobalData& d) {
   if (!factorSelected(m, d) || d.rcond < d.options.singularRcond)
-    return failure(KinStatus::Code::Singular, d.t,
+    return failure(Status::Code::Singular, d.t,
                 "singular position at t = " + shortNumber(d.t) + ": velocities are not determined (condition number " +
                     (d.rcond > 0 ? shortNumber(1 / d.rcond) : std::string("infinite")) + ")",
                 d.rcond > 0 ? 1 / d.rcond : 0);
@@ -235,7 +235,7 @@ KinStatus solveVelocities(const NaturalModel& m, GlobalData& d) {
   return {};
 }
 
-KinStatus solveAccelerations(const NaturalModel& m, GlobalData& d) {
+Status solveAccelerations(const NaturalModel& m, GlobalData& d) {
   // uses the factorisation of solveVelocities (same q)
   evaluateGamma(m, d.q, d.qd, d.t, d.gamma);
   gatherRows(d, d.gamma, -1, d.rhs);
@@ -244,8 +244,8 @@ KinStatus solveAccelerations(const NaturalModel& m, GlobalData& d) {
   return {};
 }
 
-KinStatus solveStep(const NaturalModel& m, GlobalData& d, double t) {
-  KinStatus s = solvePositions(m, d, t);
+Status solveStep(const NaturalModel& m, GlobalData& d, double t) {
+  Status s = solvePositions(m, d, t);
   if (!s.ok()) return s;
   s = solveVelocities(m, d);
   if (!s.ok()) return s;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kinematics/natural_model.h"
-#include "kinematics/status.h"
+#include "core/status.h"
 
 namespace lw::num {
 class SparseLu;  // KLU wrapper (numeric/sparse_lu.h)
@@ -56,15 +56,15 @@ struct GlobalData {
 
 /// Assembles the stored configuration (Newton from data.q, least squares over all rows), checks
 /// that the drivers determine the motion, and picks the independent rows used afterwards.
-KinStatus assemble(const NaturalModel& m, GlobalData& data, double t);
+Status assemble(const NaturalModel& m, GlobalData& data, double t);
 /// Position at time t from the current data.q (Newton–Raphson). Fills data.q.
-KinStatus solvePositions(const NaturalModel& m, GlobalData& data, double t);
+Status solvePositions(const NaturalModel& m, GlobalData& data, double t);
 /// Velocities at data.q, data.t. Fills data.qd.
-KinStatus solveVelocities(const NaturalModel& m, GlobalData& data);
+Status solveVelocities(const NaturalModel& m, GlobalData& data);
 /// Accelerations at data.q, data.qd, data.t. Fills data.qdd.
-KinStatus solveAccelerations(const NaturalModel& m, GlobalData& data);
+Status solveAccelerations(const NaturalModel& m, GlobalData& data);
 /// All three stages.
-KinStatus solveStep(const NaturalModel& m, GlobalData& data, double t);
+Status solveStep(const NaturalModel& m, GlobalData& data, double t);
 
 /// Mobility from the numerical rank of Φ_q at q (seed 002 §2.1 notes: Grübler–Kutzbach is only
 /// necessary). Rows are named after their joints, bodies or drivers.

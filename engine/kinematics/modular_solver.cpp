@@ -602,11 +602,11 @@ bool closedFormRates(const NaturalModel& m, const ModularGroup& g, ModularData& 
   }
 }
 
-KinStatus groupPosition(const NaturalModel& m, const ModularGroup& g, ModularData& d, GroupBuffers& b,
+Status groupPosition(const NaturalModel& m, const ModularGroup& g, ModularData& d, GroupBuffers& b,
                         double branch, int& iterations) {
   if (g.solver != GroupSolver::Generic) {
     std::string why;
-    if (!closedFormPosition(m, g, d, branch, &why)) return failure(KinStatus::Code::NotConverged, d.t, why);
+    if (!closedFormPosition(m, g, d, branch, &why)) return failure(Status::Code::NotConverged, d.t, why);
     return {};
   }
   const double tol = d.options.tolerance * (m.mechanism ? m.mechanism->lengthScale() : 1.0);
@@ -625,12 +625,12 @@ KinStatus groupPosition(const NaturalModel& m, const ModularGroup& g, ModularDat
     }
     if (err < tol) return {};
     if (it == d.options.maxIterations)
-      return failure(KinStatus::Code::NotConverged, d.t,
+      return failure(Status::Code::NotConverged, d.t,
                      "the position problem did not converge at t = " + shortNumber(d.t) + " (residual " + shortNumber(err) + ")");
     groupJacobian(m, g, d, b);
     double rcond = 0;
     if (!factor(g, b, rcond) || rcond < d.options.singularRcond)
-      return failure(KinStatus::Code::Singular, d.t,
+      return failure(Status::Code::Singular, d.t,
                      "singular position at t = " + shortNumber(d.t) + " (condition number " +
                          (rcond > 0 ? shortNumber(1 / rcond) : std::string("infinite")) + ")",
                      rcond > 0 ? 1 / rcond : 0);
@@ -735,7 +735,7 @@ void startModular(const ModularModel& model, ModularData& d, const Eigen::Vector
   for (std::size_t i = 0; i < model.groups.size(); ++i) d.branch[i] = branchOf(*model.natural, model.groups[i], q);
 }
 
-KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
+Status modularStep(const ModularModel& model, ModularData& d, double t) {
   const NaturalModel& m = *model.natural;
   const double h = t - d.t;
   d.q += h * d.qd + 0.5 * h * h * d.qdd;  // predictor for the Newton groups
@@ -755,7 +755,7 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
     if (g.closedRates && d.acceleration == AccelerationMethod::TD && !d.profile &&
         closedFormPosition(m, g, d, d.branch[gi], nullptr) && closedFormRates(m, g, d))
       continue;
-    KinStatus s = groupPosition(m, g, d, b, d.branch[gi], d.iterations);
+    Status s = groupPosition(m, g, d, b, d.branch[gi], d.iterations);
     if (!s.ok()) {
       s.message += " in group " + groupName(m, model.decomposition.groups[static_cast<std::size_t>(g.group)]) + " (" +
                    model.decomposition.groups[static_cast<std::size_t>(g.group)].name + ")";
@@ -766,7 +766,7 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
     if (d.acceleration == AccelerationMethod::TD && g.closedRates) {
       if (!closedFormRates(m, g, d)) {
         const auto& sg = model.decomposition.groups[static_cast<std::size_t>(g.group)];
-        return failure(KinStatus::Code::Singular, t,
+        return failure(Status::Code::Singular, t,
                        "singular position at t = " + shortNumber(t) + " in group " + groupName(m, sg) + " (" + sg.name +
                            "): its links are aligned (toggle or dead centre, condition number above 1e12), "
                            "velocities are not determined",
@@ -785,7 +785,7 @@ KinStatus modularStep(const ModularModel& model, ModularData& d, double t) {
     double rcond = 0;
     if (!factor(g, b, rcond) || rcond < d.options.singularRcond) {
       const auto& sg = model.decomposition.groups[static_cast<std::size_t>(g.group)];
-      return failure(KinStatus::Code::Singular, t,
+      return failure(Status::Code::Singular, t,
                      "singular position at t = " + shortNumber(t) + " in group " + groupName(m, sg) + " (" + sg.name +
                          "): its Jacobian lost rank (condition number " +
                          (rcond > 0 ? shortNumber(1 / rcond) : std::string("infinite")) + ")",

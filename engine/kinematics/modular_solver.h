@@ -87,6 +87,6 @@ struct ModularData {
 void startModular(const ModularModel& model, ModularData& data, const Eigen::VectorXd& q,
                   const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, double t);
 /// Positions, velocities and accelerations at t, group after group.
-KinStatus modularStep(const ModularModel& model, ModularData& data, double t);
+Status modularStep(const ModularModel& model, ModularData& data, double t);
 
 }  // namespace lw::kin

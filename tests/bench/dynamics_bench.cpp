@@ -63,8 +63,8 @@ void flatMemory(benchmark::State& state, const Mechanism& mech) {
     struct System : integ::SecondOrderSystem {
       const dyn::MatrixRModel* m;
       dyn::MatrixRData* d;
-      integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
-        const integ::Status s = dyn::evaluate(*m, *d, t, x, v);
+      lw::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+        const lw::Status s = dyn::evaluate(*m, *d, t, x, v);
         if (s.ok()) a = d->zidd;
         return s;
       }

@@ -76,7 +76,7 @@ void runMethod(benchmark::State& state, bool spatial, int units, double rate, Me
   using Clock = std::chrono::steady_clock;
   for (auto _ : state) {
     t += dt;
-    kin::KinStatus s;
+    lw::Status s;
     if (method == kGlob || method == kGlobSp) {
       const auto t0 = Clock::now();
       s = kin::solvePositions(c.natural, g, t);

@@ -16,7 +16,7 @@
 
 namespace {
 
-void expectSound(const std::vector<std::string>& columns, const std::vector<double>& values, const lw::kin::KinStatus& status) {
+void expectSound(const std::vector<std::string>& columns, const std::vector<double>& values, const lw::Status& status) {
   if (!status.ok() && status.message.empty()) std::abort();  // a failure must say why
   for (double v : values)
     if (!std::isfinite(v)) std::abort();  // a row that is not finite is never kept

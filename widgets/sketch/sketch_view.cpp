@@ -639,7 +639,7 @@ void SketchView::mouseMoveEvent(QMouseEvent* e) {
     lastMouseAngle_ = a;
     const double sign = jt.points[0].body == 0 ? 1.0 : -1.0;  // the coordinate of body 2 relative to body 1
     turned_ += sign * delta;
-    const kin::KinStatus st = drag_->solve(turned_);
+    const lw::Status st = drag_->solve(turned_);
     if (!st.ok()) {
       turned_ = drag_->value();
       emit message(tr("The mechanism cannot go further: %1").arg(QString::fromStdString(st.message)));

@@ -65,7 +65,7 @@ TEST(StoredRows, AStoppedRunEndsWithTheStateWhereItStopped) {
     std::atomic<bool> cancel{false};
     // the first progress report comes after 32 steps: stop there, between two stored rows
     const SimulationResult r = runSimulation(m, spec, [&](double) { cancel = true; }, &cancel);
-    EXPECT_EQ(r.status.code, kin::KinStatus::Code::Cancelled) << r.status.message;
+    EXPECT_EQ(r.status.code, lw::Status::Code::Cancelled) << r.status.message;
     EXPECT_EQ(r.steps, 32);
     ASSERT_EQ(r.rows(), 5u);  // t = 0, 0.01, 0.02, 0.03 and 0.032
     EXPECT_NEAR(r.values[4 * r.columns.size()], 0.032, 1e-12);
@@ -116,15 +116,15 @@ TEST(StoredRows, AFailedRunEndsWithItsLastAcceptedState) {
 TEST(StoredRows, AnIntervalThatIsNotAWholeNumberOfStepsIsRefused) {
   const ResolvedMechanism m = test::sampleResolved("five-bar");
   const SimulationResult r = simulate(m, Formulation::MatrixR, 0.1, 1e-3, 1.5e-3);
-  EXPECT_EQ(r.status.code, kin::KinStatus::Code::BadRequest);
+  EXPECT_EQ(r.status.code, lw::Status::Code::BadRequest);
   EXPECT_EQ(r.status.message, "the output interval (0.0015 s) must be a whole number of steps of 0.001 s");
   EXPECT_EQ(r.steps, 0);
   EXPECT_EQ(r.rows(), 0u);
 }
 
 // the refusal names the size, the rows and the limit, and says what to change
-void expectTooLarge(const kin::KinStatus& s, const std::string& rows, const std::string& limitAndRemedy) {
-  EXPECT_EQ(s.code, kin::KinStatus::Code::BadRequest);
+void expectTooLarge(const lw::Status& s, const std::string& rows, const std::string& limitAndRemedy) {
+  EXPECT_EQ(s.code, lw::Status::Code::BadRequest);
   EXPECT_EQ(s.message.rfind("the results would take ", 0), 0u) << s.message;
   EXPECT_NE(s.message.find("(" + rows + " rows of "), std::string::npos) << s.message;
   EXPECT_NE(s.message.find("more than the " + limitAndRemedy), std::string::npos) << s.message;

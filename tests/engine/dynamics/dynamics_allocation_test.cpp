@@ -18,8 +18,8 @@ namespace {
 class MatrixRSystem : public integ::SecondOrderSystem {
  public:
   MatrixRSystem(const MatrixRModel& m, MatrixRData& d) : m_(m), d_(d) {}
-  integ::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
-    const integ::Status s = evaluate(m_, d_, t, x, v);
+  lw::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    const lw::Status s = evaluate(m_, d_, t, x, v);
     if (s.ok()) a = d_.zidd;
     return s;
   }

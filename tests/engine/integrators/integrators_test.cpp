@@ -160,7 +160,7 @@ struct RefusesLongSteps : Oscillator {
   Status acceptStep(const State& from, const State& to) override {
     if (to.t - from.t <= longest) return {};
     ++refusals;
-    return kin::failure(kin::KinStatus::Code::LeftBranch, to.t, "refused");
+    return lw::failure(lw::Status::Code::LeftBranch, to.t, "refused");
   }
 };
 
@@ -176,7 +176,7 @@ TEST(DormandPrince, RetriesAStepItsSystemRefuses) {
   State before = s;
   sys.longest = 0.01;
   const Status st = rk.step(sys, s, 3, 0.1);
-  EXPECT_EQ(st.code, kin::KinStatus::Code::Rejected);
+  EXPECT_EQ(st.code, lw::Status::Code::Rejected);
   EXPECT_EQ(s.t, before.t);
   EXPECT_EQ(s.x, before.x);
 }

@@ -78,7 +78,7 @@ void checkFourBar(LinearSolverKind kind) {
   for (int k = 0; k <= 40; ++k) {
     const double t = 0.06 * k;  // 2.4 s: almost a full turn in 40 steps of 8.6°
     if (k > 0) {
-      const KinStatus s = solveStep(m, d, t);
+      const Status s = solveStep(m, d, t);
       ASSERT_TRUE(s.ok()) << s.message;
     }
     Eigen::Vector3d r, v, a;
@@ -168,8 +168,8 @@ TEST(GlobalKinematics, UndrivenMechanismIsReported) {
   const auto res = resolve(*r.mechanism, diag);
   const NaturalModel m = compileNaturalModel(*res);
   GlobalData d(m);
-  const KinStatus s = assemble(m, d, 0);
-  EXPECT_EQ(s.code, KinStatus::Code::NotDriven);
+  const Status s = assemble(m, d, 0);
+  EXPECT_EQ(s.code, Status::Code::NotDriven);
   EXPECT_EQ(s.message, "the drivers leave 2 freedoms undetermined (2 DOF, 0 drivers): kinematics needs one driver per degree of freedom");
 }
 
@@ -185,13 +185,13 @@ TEST(GlobalKinematics, UnreachablePositionStopsWithTimeAndPlace) {
   const NaturalModel m = compileNaturalModel(*res);
   GlobalData d(m);
   ASSERT_TRUE(assemble(m, d, 0).ok());
-  KinStatus s;
+  Status s;
   double t = 0;
   for (int k = 1; k <= 200 && s.ok(); ++k) s = solveStep(m, d, t = 0.01 * k);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message.find("t = "), std::string::npos) << s.message;
   EXPECT_GT(s.time, 0);
-  EXPECT_TRUE(s.code == KinStatus::Code::Singular || s.code == KinStatus::Code::NotConverged) << s.message;
+  EXPECT_TRUE(s.code == Status::Code::Singular || s.code == Status::Code::NotConverged) << s.message;
 }
 
 }  // namespace

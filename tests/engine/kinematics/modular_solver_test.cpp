@@ -31,7 +31,7 @@ std::unique_ptr<Setup> setUp(const Mechanism& m) {
   s->resolved = *resolve(s->mechanism, d);
   s->natural = compileNaturalModel(s->resolved);
   s->global = std::make_unique<GlobalData>(s->natural);
-  const KinStatus a = assemble(s->natural, *s->global, 0);
+  const Status a = assemble(s->natural, *s->global, 0);
   if (!a.ok()) throw std::runtime_error(a.message);
   s->modular = compileModularModel(s->natural, topology::decompose(s->natural), s->global->q);
   return s;
@@ -55,7 +55,7 @@ void compareWithGlobal(const std::string& label, const Mechanism& mech, int step
     startModular(s->modular, md, g.q, g.qd, g.qdd, 0);
     for (int k = 1; k <= steps; ++k) {
       const double t = k * dt;
-      const KinStatus gs = solveStep(s->natural, g, t), ms = modularStep(s->modular, md, t);
+      const Status gs = solveStep(s->natural, g, t), ms = modularStep(s->modular, md, t);
       ASSERT_TRUE(gs.ok()) << label << ": " << gs.message;
       ASSERT_TRUE(ms.ok()) << label << ": " << ms.message;
       ASSERT_LT(relDiff(md.q, g.q), 1e-10) << label << " positions at t = " << t;
@@ -133,7 +133,7 @@ TEST(ModularKinematics, ADyadThatCannotCloseIsReportedWithGroupAndTime) {
   ASSERT_TRUE(s->modular.ok()) << s->modular.error;
   ModularData md(s->modular);
   startModular(s->modular, md, s->global->q, s->global->qd, s->global->qdd, 0);
-  KinStatus st;
+  Status st;
   for (int k = 1; k <= 100 && st.ok(); ++k) st = modularStep(s->modular, md, k * 0.01);
   ASSERT_FALSE(st.ok());
   EXPECT_GT(st.time, 0);
@@ -213,7 +213,7 @@ TEST(KinematicsRun, CancelAndProgress) {
     last = f;
     if (++calls == 3) cancel = true;  // a user pressing Stop
   }, &cancel);
-  EXPECT_EQ(result.status.code, KinStatus::Code::Cancelled);
+  EXPECT_EQ(result.status.code, Status::Code::Cancelled);
   EXPECT_LT(result.steps(), 10001u);
   EXPECT_GT(result.steps(), 0u);
 }

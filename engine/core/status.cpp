@@ -1,11 +1,11 @@
-#include "kinematics/status.h"
+#include "core/status.h"
 
 #include <sstream>
 
-namespace lw::kin {
+namespace lw {
 
-KinStatus failure(KinStatus::Code code, double t, std::string message, double conditionNumber) {
-  KinStatus s;
+Status failure(Status::Code code, double t, std::string message, double conditionNumber) {
+  Status s;
   s.code = code;
   s.time = t;
   s.message = std::move(message);
@@ -20,4 +20,4 @@ std::string shortNumber(double v) {
   return os.str();
 }
 
-}  // namespace lw::kin
+}  // namespace lw

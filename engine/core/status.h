@@ -1,13 +1,13 @@
 // The outcome of a solve or a step: ok, or what went wrong, when and how badly conditioned.
-// Shared by kinematics, dynamics and the integrators.
+// Every stage returns it: kinematics, dynamics, the integrators, sensitivities.
 #pragma once
 
 #include <string>
 
-namespace lw::kin {
+namespace lw {
 
-/// Outcome of a kinematic solve: ok, or what went wrong, where and when.
-struct KinStatus {
+/// The outcome of a solve, a step or a run: ok, or what went wrong, where and when.
+struct Status {
   // Rejected: a step attempt the integrator's error test refused (not a failure of the run); LeftBranch:
   // a step whose end is not the continuation of its start (the assembly branch changed)
   enum class Code { Ok, NotConverged, Singular, NotDriven, Overdriven, Cancelled, BadRequest, Rejected, LeftBranch };
@@ -19,9 +19,9 @@ struct KinStatus {
 };
 
 /// A failed status (the message is a sentence naming the time and the place).
-KinStatus failure(KinStatus::Code code, double t, std::string message, double conditionNumber = 0);
+Status failure(Status::Code code, double t, std::string message, double conditionNumber = 0);
 
 /// A number for messages, four significant digits: "0.0359", "9.81e+12".
 std::string shortNumber(double v);
 
-}  // namespace lw::kin
+}  // namespace lw
