@@ -1,5 +1,7 @@
 #include "mechanism/expression.h"
 
+#include "numeric/dual.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -128,6 +130,7 @@ bool dependsOn(const NodePtr& n, std::string_view name) {
 // ---- scalar helpers: the few places where double and complex differ ----
 double re(double x) { return x; }
 double re(const std::complex<double>& x) { return x.real(); }
+double re(const num::Dual8& x) { return x.v; }
 
 template <class T>
 T absT(const T& x) {
@@ -137,6 +140,8 @@ template <class T>
 T atan2T(const T& y, const T& x) {
   if constexpr (std::is_same_v<T, double>) {
     return std::atan2(y, x);
+  } else if constexpr (std::is_same_v<T, num::Dual8>) {
+    return num::atan2(y, x);
   } else {
     // complex step: quadrant from the real parts, first-order term (x dy - y dx)/(x² + y²)
     const double xr = x.real(), yr = y.real();
@@ -546,6 +551,8 @@ template std::complex<double> Expression::evaluate<std::complex<double>>(
 template double Expression::Bound::operator()<double>(std::span<const double>) const;
 template std::complex<double> Expression::Bound::operator()<std::complex<double>>(
     std::span<const std::complex<double>>) const;
+template num::Dual8 Expression::evaluate<num::Dual8>(std::span<const std::string>, std::span<const num::Dual8>) const;
+template num::Dual8 Expression::Bound::operator()<num::Dual8>(std::span<const num::Dual8>) const;
 
 bool isIdentifier(std::string_view name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))

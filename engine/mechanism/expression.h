@@ -15,6 +15,10 @@
 
 namespace lw {
 
+namespace num {
+template <int N> struct Dual;
+}
+
 namespace detail {
 struct ExprNode;
 }
@@ -85,6 +89,9 @@ extern template std::complex<double> Expression::evaluate<std::complex<double>>(
 extern template double Expression::Bound::operator()<double>(std::span<const double>) const;
 extern template std::complex<double> Expression::Bound::operator()<std::complex<double>>(
     std::span<const std::complex<double>>) const;
+extern template num::Dual<8> Expression::evaluate<num::Dual<8>>(std::span<const std::string>,
+                                                                std::span<const num::Dual<8>>) const;
+extern template num::Dual<8> Expression::Bound::operator()<num::Dual<8>>(std::span<const num::Dual<8>>) const;
 
 /// True if `name` is a valid identifier: a letter or '_' then letters, digits or '_'.
 bool isIdentifier(std::string_view name);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "mechanism/fields.h"
+#include "numeric/dual.h"
 
 namespace lw {
 
@@ -95,6 +96,9 @@ std::optional<ParameterTable> ParameterTable::build(const Mechanism& m, Diagnost
   }
 
   // values in dependency order, with the direct partial derivatives at them
+  table.order_ = order;
+  table.expressions_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) table.expressions_[i] = m.parameters[i].value.expression;
   table.values_.assign(n, 0.0);
   table.partials_.assign(n, {});
   for (std::size_t i : order) {
@@ -180,6 +184,55 @@ std::vector<std::size_t> ParameterTable::dependencies(const Number& n) const {
   std::sort(result.begin(), result.end());
   return result;
 }
+
+template <class P>
+std::vector<P> ParameterTable::valuesOn(std::span<const std::size_t> seeded, std::span<const P> seeds) const {
+  std::vector<P> v(values_.size());
+  std::vector<char> isSeed(values_.size(), 0);
+  for (std::size_t i = 0; i < seeded.size(); ++i) {
+    v[seeded[i]] = seeds[i];
+    isSeed[seeded[i]] = 1;
+  }
+  for (std::size_t i : order_) {
+    if (isSeed[i]) continue;
+    if (expressions_[i].empty()) {
+      v[i] = P(values_[i]);
+      continue;
+    }
+    const auto vars = expressions_[i].variables();
+    std::vector<P> slots;
+    slots.reserve(vars.size());
+    for (const auto& name : vars) slots.push_back(v[static_cast<std::size_t>(find(name))]);
+    v[i] = expressions_[i].evaluate<P>(vars, slots);
+  }
+  return v;
+}
+
+template <class P>
+P ParameterTable::evaluateOn(const Number& n, std::span<const P> values, double t) const {
+  if (n.isLiteral()) return P(n.value);
+  const auto vars = n.expression.variables();
+  std::vector<P> slots;
+  slots.reserve(vars.size());
+  for (const auto& name : vars) {
+    if (name == "t") {
+      slots.push_back(P(t));
+      continue;
+    }
+    const int k = find(name);
+    if (k < 0) throw std::invalid_argument("unknown parameter '" + name + "'");
+    slots.push_back(values[static_cast<std::size_t>(k)]);
+  }
+  return n.expression.evaluate<P>(vars, slots);
+}
+
+#define LW_PARAMETERS_ON(P)                                                                                  \
+  template std::vector<P> ParameterTable::valuesOn<P>(std::span<const std::size_t>, std::span<const P>) const; \
+  template P ParameterTable::evaluateOn<P>(const Number&, std::span<const P>, double) const;
+LW_PARAMETERS_ON(double)
+LW_PARAMETERS_ON(std::complex<double>)
+LW_PARAMETERS_ON(num::Dual8)
+#undef LW_PARAMETERS_ON
 
 std::map<std::string, std::vector<std::string>> fieldsByParameter(const Mechanism& m,
                                                                  const ParameterTable& p) {

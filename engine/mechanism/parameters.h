@@ -36,6 +36,16 @@ class ParameterTable {
   /// Parameters the field depends on, directly or through other parameters (indices, sorted).
   std::vector<std::size_t> dependencies(const Number& n) const;
 
+  /// Every parameter's value on another scalar (a dual number, a complex step): parameters
+  /// listed in `seeded` take the given values (their seeds: taken as independent, their own
+  /// expression ignored, as in derivative()); the others are evaluated on P from their
+  /// expressions in dependency order, so that derivatives flow through chains of parameters.
+  template <class P>
+  std::vector<P> valuesOn(std::span<const std::size_t> seeded, std::span<const P> seeds) const;
+  /// A field on P from parameter values on P (valuesOn's result).
+  template <class P>
+  P evaluateOn(const Number& n, std::span<const P> values, double t = 0) const;
+
  private:
   // Memory and time linear in the parameters and their direct dependencies: a field depends on
   // few parameters, and 100 000 of them must load in about a second. Total derivatives through
@@ -45,6 +55,8 @@ class ParameterTable {
   std::vector<double> values_;
   std::vector<std::vector<std::size_t>> deps_;   // deps_[j]: the parameters value_j uses directly
   std::vector<std::vector<double>> partials_;    // partials_[j][m] = ∂value_j/∂value_{deps_[j][m]}
+  std::vector<Expression> expressions_;          // by parameter (empty for literals)
+  std::vector<std::size_t> order_;               // dependency order (a parameter after those it uses)
   /// d value_j / d p_k through the chains of parameters.
   double totalDerivative(std::size_t j, std::size_t k) const;
   /// The values of a field's variables ("t" and parameters), in the order of `variables`.

@@ -74,8 +74,12 @@ struct Dual {
   Dual& operator-=(const Dual& o) { return *this = *this - o; }
   Dual& operator*=(const Dual& o) { return *this = *this * o; }
 
+  Dual& operator/=(const Dual& o) { return *this = *this / o; }
+  // comparisons see the value only (branches of a differentiated code follow its value)
   friend bool operator<(const Dual& a, const Dual& b) { return a.v < b.v; }
   friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
+  friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
+  friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
 };
 
 // chain rule through a scalar function with value f and derivative df at a.v
@@ -98,6 +102,49 @@ template <int N> Dual<N> atan2(const Dual<N>& y, const Dual<N>& x) {
   detail::lanes<N>(r.g, [&](int i) { return (x.v * detail::load(y.g + i) - y.v * detail::load(x.g + i)) / n; });
   return r;
 }
+template <int N> Dual<N> tan(const Dual<N>& a) {
+  const double t = std::tan(a.v);
+  return chain(a, t, 1 + t * t);
+}
+template <int N> Dual<N> asin(const Dual<N>& a) { return chain(a, std::asin(a.v), 1 / std::sqrt(1 - a.v * a.v)); }
+template <int N> Dual<N> acos(const Dual<N>& a) { return chain(a, std::acos(a.v), -1 / std::sqrt(1 - a.v * a.v)); }
+template <int N> Dual<N> atan(const Dual<N>& a) { return chain(a, std::atan(a.v), 1 / (1 + a.v * a.v)); }
+template <int N> Dual<N> sinh(const Dual<N>& a) { return chain(a, std::sinh(a.v), std::cosh(a.v)); }
+template <int N> Dual<N> cosh(const Dual<N>& a) { return chain(a, std::cosh(a.v), std::sinh(a.v)); }
+template <int N> Dual<N> tanh(const Dual<N>& a) {
+  const double t = std::tanh(a.v);
+  return chain(a, t, 1 - t * t);
+}
+template <int N> Dual<N> exp(const Dual<N>& a) {
+  const double e = std::exp(a.v);
+  return chain(a, e, e);
+}
+template <int N> Dual<N> log(const Dual<N>& a) { return chain(a, std::log(a.v), 1 / a.v); }
+// x^y = exp(y log x); a constant exponent (no derivatives) also serves x ≤ 0
+template <int N> Dual<N> pow(const Dual<N>& x, const Dual<N>& y) {
+  const double f = std::pow(x.v, y.v);
+  const double dfdx = x.v == 0 ? (y.v == 1 ? 1.0 : 0.0) : y.v * f / x.v;
+  Dual<N> r = chain(x, f, dfdx);
+  bool constantExponent = true;
+  for (int i = 0; i < N; ++i) constantExponent = constantExponent && y.g[i] == 0;
+  if (!constantExponent) {
+    const double dfdy = f * std::log(x.v);
+    for (int i = 0; i < N; ++i) r.g[i] += dfdy * y.g[i];
+  }
+  return r;
+}
 template <int N> double value(const Dual<N>& a) { return a.v; }
+/// A number whose value and derivatives are all zero: a term that may be skipped exactly.
+template <int N> bool isExactZero(const Dual<N>& a) {
+  if (a.v != 0) return false;
+  for (int i = 0; i < N; ++i)
+    if (a.g[i] != 0) return false;
+  return true;
+}
+inline bool isExactZero(double a) { return a == 0; }
+
+/// The chunk of directions the sensitivities and the penalty tangent differentiate with.
+inline constexpr int kChunk = 8;
+using Dual8 = Dual<kChunk>;
 
 }  // namespace lw::num
