@@ -5,14 +5,15 @@
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
+#include <stdexcept>
 #include <type_traits>
 
 namespace lw::dyn {
 
 using namespace detail;
 
-template <class S>
-struct GeneralizedForces<S>::Work {
+template <class S, class P>
+struct GeneralizedForces<S, P>::Work {
   using J = kin::BasicJet<S>;
   std::vector<J> zj;                 // z + s ż: the frames' first derivatives are velocities
   std::vector<Frame<J>> own;         // by body, when not the shared frames of the state
@@ -55,8 +56,8 @@ void angularRates(const M3<kin::BasicJet<S>>& Rj, V3<S>& w, V3<S>* wd) {
 }
 
 // J v with J = R I Rᵀ (world inertia about the centre of mass)
-template <class S>
-V3<S> inertiaTimes(const M3<S>& R, const Eigen::Matrix3d& I, const V3<S>& x) {
+template <class S, class P>
+V3<S> inertiaTimes(const M3<S>& R, const Eigen::Matrix<P, 3, 3>& I, const V3<S>& x) {
   V3<S> y;  // Rᵀ x
   for (int i = 0; i < 3; ++i) y[i] = R(0, i) * x[0] + R(1, i) * x[1] + R(2, i) * x[2];
   V3<S> Iy;
@@ -66,9 +67,16 @@ V3<S> inertiaTimes(const M3<S>& R, const Eigen::Matrix3d& I, const V3<S>& x) {
 
 }  // namespace
 
-template <class S>
-GeneralizedForces<S>::GeneralizedForces(const RecursiveModel& m) : m_(&m), w_(std::make_unique<Work>()) {
-  const std::size_t nb = m.mechanism->bodies.size(), nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
+template <class S, class P>
+GeneralizedForces<S, P>::GeneralizedForces(const RecursiveModel& m) : GeneralizedForces(m, [&]() -> const TreeNumbers<P>& {
+    if constexpr (std::is_same_v<P, double>) return m.numbers;
+    else throw std::logic_error("GeneralizedForces: numbers on another scalar must be given");
+  }()) {}
+
+template <class S, class P>
+GeneralizedForces<S, P>::GeneralizedForces(const RecursiveModel& m, const TreeNumbers<P>& numbers)
+    : m_(&m), p_(&numbers), w_(std::make_unique<Work>()) {
+  const std::size_t nb = numbers.mech.bodies.size(), nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
   w_->zj.resize(nz);
   w_->own.resize(nb);
   for (auto* v : {&w_->r, &w_->v, &w_->a0, &w_->w, &w_->wd0, &w_->force, &w_->torque}) v->resize(nb);
@@ -78,29 +86,30 @@ GeneralizedForces<S>::GeneralizedForces(const RecursiveModel& m) : m_(&m), w_(st
   w_->Fbar.resize(nn);
   w_->Mbar.resize(nn);
 }
-template <class S> GeneralizedForces<S>::~GeneralizedForces() = default;
-template <class S> GeneralizedForces<S>::GeneralizedForces(GeneralizedForces&&) noexcept = default;
+template <class S, class P> GeneralizedForces<S, P>::~GeneralizedForces() = default;
+template <class S, class P> GeneralizedForces<S, P>::GeneralizedForces(GeneralizedForces&&) noexcept = default;
 
 // positions, velocities and accelerations (z̈ = 0) of every body, and the partial velocities
-template <class S>
-void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
+template <class S, class P>
+void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) {
   using J = kin::BasicJet<S>;
   const RecursiveModel& m = *m_;
+  const TreeNumbers<P>& p = *p_;
   Work& w = *w_;
   // z + s ż + s²/2 z̈: second derivatives are accelerations (those of z̈ = 0 without zdd)
-  if constexpr (std::is_same_v<S, double>) {
+  if constexpr (std::is_same_v<S, double> && std::is_same_v<P, double>) {
     if (!zdd) {  // the plain forces of a state: its frames are shared with the loop rates and outputs
       w.frames = &jetFramesAlong(m, z, zd);
     } else {
       for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
-      computeFrames<J>(m, w.zj.data(), w.own);
+      computeFrames<J>(m, p, w.zj.data(), w.own);
       w.frames = &w.own;
     }
   } else {
     for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : S(0.0));
-    computeFrames<J>(m, w.zj.data(), w.own);
+    computeFrames<J>(m, p, w.zj.data(), w.own);
   }
-  const auto& bodies = m.mechanism->bodies;
+  const auto& bodies = p.mech.bodies;
   // the ground: at rest (forces on it, e.g. a tyre's reaction, are simply not projected)
   w.r[0] = w.v[0] = w.a0[0] = w.w[0] = w.wd0[0] = zero3<S>();
   w.R[0] = identity<S>();
@@ -116,7 +125,9 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
     angularRates(F.R, w.w[b], &w.wd0[b]);
   }
   // b_k: the node's own coordinates moving at unit rate, its parent at rest
-  for (const Node& n : m.nodes) {
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& n = m.nodes[k];
+    const auto& g = p.nodes[k];
     const Frame<J>& pj = (*w.frames)[static_cast<std::size_t>(n.parent)];
     M3<S> Rp;
     for (int i = 0; i < 9; ++i) Rp.a[i] = pj.R.a[i].v;
@@ -125,10 +136,10 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
       // one fixed axis u (turned by the parent): rotation gives ω = ±u and v = ω × (r − J),
       // sliding gives v = ±u; no differentiation needed
       const double sign = n.flip ? -1.0 : 1.0;
-      const V3<S> u = scale(S(sign), mul(Rp, n.axis));
+      const V3<S> u = scale(S(sign), mul(Rp, g.axis));
       V3<S> Jw;  // the joint point in the world
       for (int k = 0; k < 3; ++k) Jw[k] = pj.x[k].v;
-      Jw = add(Jw, mul(Rp, n.point));
+      Jw = add(Jw, mul(Rp, g.point));
       const auto col = static_cast<std::size_t>(n.z);
       if (n.kind == NodeKind::Prismatic) {
         w.bv[col] = u;
@@ -144,18 +155,18 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
       continue;
     }
     // other joints: differentiate the child's frame with the parent's held still
-    Frame<J> p;
-    for (int i = 0; i < 9; ++i) p.R.a[i] = J(pj.R.a[i].v);
-    for (int i = 0; i < 3; ++i) p.x[i] = J(pj.x[i].v);
+    Frame<J> pf;
+    for (int i = 0; i < 9; ++i) pf.R.a[i] = J(pj.R.a[i].v);
+    for (int i = 0; i < 3; ++i) pf.x[i] = J(pj.x[i].v);
     for (int i = 0; i < n.nz; ++i) {
       J zl[7];
       for (int k = 0; k < n.nz; ++k) zl[k] = J(z[n.z + k], S(k == i ? 1.0 : 0.0), S(0.0));
       M3<J> Rm;
       V3<J> tm;
-      jointMotion(n, zl, Rm, tm);
+      jointMotion(n, g, zl, Rm, tm);
       Frame<J> c;
-      c.R = mul(p.R, mul(Rm, n.R0));
-      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
+      c.R = mul(pf.R, mul(Rm, g.R0));
+      c.x = add(pf.x, mul(pf.R, add(tm, mul(Rm, g.x0))));
       const auto col = static_cast<std::size_t>(n.z + i);
       w.bv[col] = rateOf(worldPoint(c, bodies[body].com));
       angularRates<S>(c.R, w.bw[col], nullptr);
@@ -164,30 +175,33 @@ void GeneralizedForces<S>::kinematics(const S* z, const S* zd, const S* zdd) {
 }
 
 // gravity, force elements and −ω × Jω as wrenches at the centres of mass
-template <class S>
-void GeneralizedForces<S>::applied(double t) {
+template <class S, class P>
+void GeneralizedForces<S, P>::applied(double t) {
   using std::sqrt, num::atan2, num::value;
   using J = kin::BasicJet<S>;
   const RecursiveModel& m = *m_;
-  const auto& mech = *m.mechanism;
+  const auto& mech = *m.mechanism;  // structure: which bodies, points and joints
+  const MechanismNumbers<P>& nums = p_->mech;
   Work& w = *w_;
   const bool planar = m.dimension == 2;
   for (std::size_t b = 0; b < mech.bodies.size(); ++b) {
     w.force[b] = zero3<S>();
     w.torque[b] = zero3<S>();
     if (b == 0) continue;
-    const auto& body = mech.bodies[b];
-    w.force[b] = cst<S>(Eigen::Vector3d(body.mass * mech.gravity));
+    const auto& body = nums.bodies[b];
+    w.force[b] = cst<S>(Eigen::Matrix<P, 3, 1>(nums.gravity * body.mass));
     if (!planar) w.torque[b] = scale(S(-1.0), cross(w.w[b], inertiaTimes(w.R[b], body.inertia, w.w[b])));
   }
-  auto point = [&](ItemIndex p) { return worldPoint((*w.frames)[static_cast<std::size_t>(p.body)], mech.bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]); };
-  auto applyAt = [&](int body, const V3<S>& P, const V3<S>& f) {
+  auto point = [&](ItemIndex p) { return worldPoint((*w.frames)[static_cast<std::size_t>(p.body)], nums.point(p)); };
+  auto applyAt = [&](int body, const V3<S>& at, const V3<S>& f) {
     if (body == 0) return;
     const auto b = static_cast<std::size_t>(body);
     w.force[b] = add(w.force[b], f);
-    w.torque[b] = add(w.torque[b], cross(sub(P, w.r[b]), f));
+    w.torque[b] = add(w.torque[b], cross(sub(at, w.r[b]), f));
   };
-  for (const auto& f : mech.forces) {
+  for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
+    const auto& f = mech.forces[fi];
+    const auto& fn = nums.forces[fi];
     switch (f.type) {
       case Force::Type::Spring: {
         const V3<J> P1 = point(f.points[0]), P2 = point(f.points[1]);
@@ -197,14 +211,14 @@ void GeneralizedForces<S>::applied(double t) {
         const V3<S> e = scale(S(1.0) / L, delta);
         const S Ld = dot(e, sub(rateOf(P2), rateOf(P1)));
         // tension pulls the ends together; the actuator force pushes them apart
-        const S tension = (L - f.naturalLength) * f.stiffness + Ld * f.damping - S(f.actuatorForce.value(t));
+        const S tension = (L - S(fn.naturalLength)) * S(fn.stiffness) + Ld * S(fn.damping) - S(fn.actuatorForce.value(t));
         applyAt(f.points[0].body, valueOf(P1), scale(tension, e));
         applyAt(f.points[1].body, valueOf(P2), scale(-tension, e));
         break;
       }
       case Force::Type::PointForce: {
         V3<S> F = zero3<S>();
-        for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) F[static_cast<int>(k)] = S(f.value[k].value(t));
+        for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) F[static_cast<int>(k)] = S(fn.value[k].value(t));
         if (f.frame == lw::Force::Frame::Body && f.point.body != 0) F = mul(w.R[static_cast<std::size_t>(f.point.body)], F);
         applyAt(f.point.body, valueOf(point(f.point)), F);
         break;
@@ -212,9 +226,9 @@ void GeneralizedForces<S>::applied(double t) {
       case Force::Type::Torque: {
         if (f.body == 0) break;
         V3<S> tau = zero3<S>();
-        if (f.value.size() == 1) tau[2] = S(f.value[0].value(t));
+        if (fn.value.size() == 1) tau[2] = S(fn.value[0].value(t));
         else
-          for (std::size_t k = 0; k < f.value.size() && k < 3; ++k) tau[static_cast<int>(k)] = S(f.value[k].value(t));
+          for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) tau[static_cast<int>(k)] = S(fn.value[k].value(t));
         if (f.frame == lw::Force::Frame::Body) tau = mul(w.R[static_cast<std::size_t>(f.body)], tau);
         w.torque[static_cast<std::size_t>(f.body)] = add(w.torque[static_cast<std::size_t>(f.body)], tau);
         break;
@@ -224,13 +238,12 @@ void GeneralizedForces<S>::applied(double t) {
         // a cut joint: a torque pair about body 1's axis, from the angle between the perpendiculars
         const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
         const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
-        const V3<S> a = jt.axes[0].valid() ? mul(w.R[b1], cst<S>(mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)]))
-                                           : V3<S>{{S(0.0), S(0.0), S(1.0)}};
-        const V3<S> w1 = mul(w.R[b1], cst<S>(m.jointAxes[static_cast<std::size_t>(f.joint)][0].w));
-        const V3<S> w2 = mul(w.R[b2], cst<S>(m.jointAxes[static_cast<std::size_t>(f.joint)][1].w));
+        const V3<S> a = jt.axes[0].valid() ? mul(w.R[b1], cst<S>(nums.vector(jt.axes[0]))) : V3<S>{{S(0.0), S(0.0), S(1.0)}};
+        const V3<S> w1 = mul(w.R[b1], cst<S>(p_->jointAxes[static_cast<std::size_t>(f.joint)][0].w));
+        const V3<S> w2 = mul(w.R[b2], cst<S>(p_->jointAxes[static_cast<std::size_t>(f.joint)][1].w));
         const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
         const S rate = dot(sub(w.w[b2], w.w[b1]), a);
-        const S tau = (angle - f.naturalAngle) * (-f.stiffness) - rate * f.damping;
+        const S tau = (angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping);
         if (b1) w.torque[b1] = sub(w.torque[b1], scale(tau, a));
         if (b2) w.torque[b2] = add(w.torque[b2], scale(tau, a));
         break;
@@ -238,11 +251,10 @@ void GeneralizedForces<S>::applied(double t) {
       case Force::Type::Tyre: {
         const auto wb = static_cast<std::size_t>(f.point.body), pb = static_cast<std::size_t>(f.planePoint.body);
         const V3<J> C = point(f.point);
-        const V3<S> axis = mul(w.R[wb], mech.bodies[wb].vectors[static_cast<std::size_t>(f.axis.index)]);
+        const V3<S> axis = mul(w.R[wb], nums.vector(f.axis));
         const V3<S> P0 = valueOf(point(f.planePoint));
-        const V3<S> n = pb == 0 ? cst<S>(mech.bodies[0].vectors[static_cast<std::size_t>(f.planeNormal.index)])
-                                : mul(w.R[pb], mech.bodies[pb].vectors[static_cast<std::size_t>(f.planeNormal.index)]);
-        const TyreContact<S> c = tyreContact(f, valueOf(C), rateOf(C), w.w[wb], axis, P0, n, w.r[pb], w.v[pb], w.w[pb]);
+        const V3<S> n = pb == 0 ? cst<S>(nums.vector(f.planeNormal)) : mul(w.R[pb], nums.vector(f.planeNormal));
+        const TyreContact<S> c = tyreContact(fn, valueOf(C), rateOf(C), w.w[wb], axis, P0, n, w.r[pb], w.v[pb], w.w[pb]);
         if (!c.touching) break;
         const V3<S> F = c.total();
         applyAt(f.point.body, c.point, F);
@@ -253,8 +265,8 @@ void GeneralizedForces<S>::applied(double t) {
   }
 }
 
-template <class S>
-void GeneralizedForces<S>::bodyWrenches(const S* z, const S* zd, double t, S* Qv) {
+template <class S, class P>
+void GeneralizedForces<S, P>::bodyWrenches(const S* z, const S* zd, double t, S* Qv) {
   kinematics(z, zd, nullptr);
   applied(t);
   for (std::size_t b = 0; b < w_->force.size(); ++b)
@@ -264,18 +276,19 @@ void GeneralizedForces<S>::bodyWrenches(const S* z, const S* zd, double t, S* Qv
     }
 }
 
-template <class S>
-void GeneralizedForces<S>::operator()(const S* z, const S* zd, double t, S* Qd, const S* zdd) {
+template <class S, class P>
+void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Qd, const S* zdd) {
   const RecursiveModel& m = *m_;
   const auto& mech = *m.mechanism;
+  const MechanismNumbers<P>& nums = p_->mech;
   Work& w = *w_;
   kinematics(z, zd, zdd);
   applied(t);
   // the inertia forces of the accelerations (with z̈ = 0, or the given z̈): −m a, −J ω̇ (planar: only I_zz acts)
-  for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
-    const auto& body = mech.bodies[b];
+  for (std::size_t b = 1; b < nums.bodies.size(); ++b) {
+    const auto& body = nums.bodies[b];
     w.force[b] = sub(w.force[b], scale(S(body.mass), w.a0[b]));
-    if (m.dimension == 2) w.torque[b][2] = w.torque[b][2] - w.wd0[b][2] * body.inertia(2, 2);
+    if (m.dimension == 2) w.torque[b][2] = w.torque[b][2] - w.wd0[b][2] * S(body.inertia(2, 2));
     else w.torque[b] = sub(w.torque[b], inertiaTimes(w.R[b], body.inertia, w.wd0[b]));
   }
   // leaves to root: the subtree's force and moment about the node's centre, then Q = b_vᵀF + b_ωᵀM
@@ -296,14 +309,16 @@ void GeneralizedForces<S>::operator()(const S* z, const S* zd, double t, S* Qd, 
     }
   }
   // torsion springs of tree joints act on their coordinate
-  for (const auto& f : mech.forces) {
+  for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
+    const auto& f = mech.forces[fi];
+    const auto& fn = nums.forces[fi];
     if (f.type != Force::Type::TorsionSpring) continue;
     const int node = m.treeJointNode[static_cast<std::size_t>(f.joint)];
     if (node < 0) continue;
     const Node& n = m.nodes[static_cast<std::size_t>(node)];
     const double sign = n.flip ? -1 : 1;
     const S angle = z[n.z] * sign, rate = zd[n.z] * sign;
-    Qd[n.z] = Qd[n.z] + ((angle - f.naturalAngle) * (-f.stiffness) - rate * f.damping) * sign;
+    Qd[n.z] = Qd[n.z] + ((angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping)) * sign;
   }
 }
 
@@ -311,5 +326,7 @@ template class GeneralizedForces<double>;
 template class GeneralizedForces<num::Dual<kForceChunk>>;
 template class GeneralizedForces<std::complex<double>>;
 template class GeneralizedForces<num::Pattern>;
+template class GeneralizedForces<num::Dual<kForceChunk>, num::Dual<kForceChunk>>;
+template class GeneralizedForces<std::complex<double>, std::complex<double>>;
 
 }  // namespace lw::dyn

@@ -24,10 +24,15 @@ namespace lw::dyn {
 /// Directions per forward-AD pass of the force kernel.
 inline constexpr int kForceChunk = 8;
 
-template <class S>
+/// S: the scalar of the state; P: that of the model's numbers (double: the compiled model's; S
+/// itself for a sensitivity with respect to the design parameters, numbers from treeNumbers).
+template <class S, class P = double>
 class GeneralizedForces {
  public:
+  /// With the model's own numbers (P = double).
   explicit GeneralizedForces(const RecursiveModel& m);
+  /// With numbers of the same tree on P (kept by the caller, outliving this).
+  GeneralizedForces(const RecursiveModel& m, const TreeNumbers<P>& numbers);
   ~GeneralizedForces();
   GeneralizedForces(GeneralizedForces&&) noexcept;
 
@@ -47,6 +52,7 @@ class GeneralizedForces {
   void kinematics(const S* z, const S* zd, const S* zdd);
   void applied(double t);
   const RecursiveModel* m_;
+  const TreeNumbers<P>* p_;
   std::unique_ptr<Work> w_;
 };
 
@@ -54,5 +60,7 @@ extern template class GeneralizedForces<double>;
 extern template class GeneralizedForces<num::Dual<kForceChunk>>;
 extern template class GeneralizedForces<std::complex<double>>;
 extern template class GeneralizedForces<num::Pattern>;
+extern template class GeneralizedForces<num::Dual<kForceChunk>, num::Dual<kForceChunk>>;
+extern template class GeneralizedForces<std::complex<double>, std::complex<double>>;
 
 }  // namespace lw::dyn

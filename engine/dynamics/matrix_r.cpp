@@ -415,7 +415,7 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
 
 void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                 Eigen::VectorXd& Qv) {
-  Qv.resize(static_cast<Eigen::Index>(6 * tree.mechanism->bodies.size()));
+  Qv.resize(static_cast<Eigen::Index>(6 * tree.numbers.mech.bodies.size()));
   GeneralizedForces<double> forces(tree);
   forces.bodyWrenches(z.data(), zd.data(), t, Qv.data());
 }
@@ -456,7 +456,7 @@ struct OriginTerms {
   }
   /// A body's world inertia at its centre (planar models: only the moment about Z acts)
   Eigen::Matrix3d worldInertia(const RecursiveModel& tree, std::size_t body) const {
-    const auto& bd = tree.mechanism->bodies[body];
+    const auto& bd = tree.numbers.mech.bodies[body];
     if (tree.dimension == 2) return Eigen::Vector3d(0, 0, bd.inertia(2, 2)).asDiagonal();
     const Eigen::Matrix3d R = rotationOf(poses[body]);
     return R * bd.inertia * R.transpose();
@@ -471,7 +471,7 @@ struct OriginTerms {
       const auto body = static_cast<std::size_t>(nodes[k].body);
       Jc[k] = worldInertia(tree, body);
       if (!spatial) continue;
-      const double mass = tree.mechanism->bodies[body].mass;
+      const double mass = tree.numbers.mech.bodies[body].mass;
       const Eigen::Matrix3d C = skew(r[body]);
       Matrix6d& Ik = I[k];
       Ik.topLeftCorner<3, 3>() = mass * Eigen::Matrix3d::Identity();
@@ -584,16 +584,16 @@ LW_CLONE_FOR_AVX2 void reducedMassPlanar(const RecursiveModel& tree, const Origi
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& nd = nodes[k];
     const MotionColumns& Sk = o.S[k];
-    const double mass = tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].mass;
+    const double mass = tree.numbers.mech.bodies[static_cast<std::size_t>(nd.body)].mass;
     const Eigen::Vector3d& rc = o.r[static_cast<std::size_t>(nd.body)];
     const double r1 = rc.dot(e1), r2 = rc.dot(e2);
     // n·J·n with J the world inertia: (Rᵀn)·I_body·(Rᵀn)
     double Jn;
     if (tree.dimension == 2) {
-      Jn = tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].inertia(2, 2) * n.z() * n.z();
+      Jn = tree.numbers.mech.bodies[static_cast<std::size_t>(nd.body)].inertia(2, 2) * n.z() * n.z();
     } else {
       const Eigen::Vector3d nb = rotationOf(o.poses[static_cast<std::size_t>(nd.body)]).transpose() * n;
-      Jn = nb.dot(tree.mechanism->bodies[static_cast<std::size_t>(nd.body)].inertia * nb);
+      Jn = nb.dot(tree.numbers.mech.bodies[static_cast<std::size_t>(nd.body)].inertia * nb);
     }
     Four* w = W + k * 3 * nv;
     if (nd.parentNode >= 0) {
@@ -671,7 +671,7 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
     const MotionColumns& Sk = o.S[static_cast<std::size_t>(k)];
     const Eigen::Index p = n.parentNode;
     // I_b w = [p; r × p + J ω] with p = m (v_O + ω × r), the momentum (cheaper than the 6 × 6 product)
-    const double mass = tree.mechanism->bodies[static_cast<std::size_t>(n.body)].mass;
+    const double mass = tree.numbers.mech.bodies[static_cast<std::size_t>(n.body)].mass;
     const Eigen::Vector3d& rc = o.r[static_cast<std::size_t>(n.body)];
     const Eigen::Matrix3d& Jk = o.Jc[static_cast<std::size_t>(k)];
     for (Eigen::Index c = 0; c < D; ++c) {
@@ -958,8 +958,8 @@ Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::
         const Eigen::Matrix3d R1 = rotationOf(poses[b1]), R2 = rotationOf(poses[b2]);
         const Eigen::Vector3d a = jt.axes[0].valid() ? Eigen::Vector3d(R1 * mech.bodies[b1].vectors[static_cast<std::size_t>(jt.axes[0].index)])
                                                      : Eigen::Vector3d::UnitZ();
-        const Eigen::Vector3d w1 = R1 * tree.jointAxes[static_cast<std::size_t>(f.joint)][0].w;
-        const Eigen::Vector3d w2 = R2 * tree.jointAxes[static_cast<std::size_t>(f.joint)][1].w;
+        const Eigen::Vector3d w1 = R1 * tree.numbers.jointAxes[static_cast<std::size_t>(f.joint)][0].w;
+        const Eigen::Vector3d w2 = R2 * tree.numbers.jointAxes[static_cast<std::size_t>(f.joint)][1].w;
         angle = std::atan2(w1.cross(w2).dot(a), w1.dot(w2));
       }
       e.potential += 0.5 * f.stiffness * (angle - f.naturalAngle) * (angle - f.naturalAngle);

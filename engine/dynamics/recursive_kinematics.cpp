@@ -7,6 +7,7 @@
 
 #include "dynamics/tree_kernels.h"
 #include "numeric/jet.h"
+#include "numeric/scalar.h"
 
 namespace lw::dyn {
 namespace {
@@ -14,40 +15,47 @@ namespace {
 using namespace detail;
 using kin::Jet;
 
-template <class T> T timeFunction(const TimeFunction& f, const T& t);
-template <> double timeFunction<double>(const TimeFunction& f, const double& t) { return f.value(t); }
-template <> Jet timeFunction<Jet>(const TimeFunction& f, const Jet& t) {
-  const double r = f.rate(t.v);
-  return Jet(f.value(t.v), r * t.d, f.acceleration(t.v) * t.d * t.d + r * t.dd);
+// f(t) on T: a plain scalar (the value), or a jet along the time (its derivatives from the
+// function's own rate and acceleration)
+template <class T> struct IsJet : std::false_type {};
+template <class S> struct IsJet<kin::BasicJet<S>> : std::true_type {};
+
+template <class T, class P>
+T timeFunction(const TimeFunctionOn<P>& f, const T& t) {
+  if constexpr (IsJet<T>::value) {
+    const double tv = num::value(t.v);
+    const auto r = f.rate(tv);
+    return T(f.value(tv), r * t.d, f.acceleration(tv) * t.d * t.d + r * t.dd);
+  } else {
+    return T(f.value(num::value(t)));
+  }
 }
 
 // axis and perpendiculars of side s of joint j, in world (v = u × w, rotated from the body's)
-template <class T>
-void jointFrame(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, int s, V3<T>& P, V3<T>& u, V3<T>& w,
-                V3<T>& v) {
+template <class T, class P>
+void jointFrame(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<Frame<T>>& f, int j, int s, V3<T>& P_,
+                V3<T>& u, V3<T>& w, V3<T>& v) {
   const auto& jt = m.mechanism->joints[static_cast<std::size_t>(j)];
-  const auto& body = m.mechanism->bodies[static_cast<std::size_t>(jt.body(s))];
   const Frame<T>& F = f[static_cast<std::size_t>(jt.body(s))];
-  const RecursiveModel::JointAxes& ax = m.jointAxes[static_cast<std::size_t>(j)][static_cast<std::size_t>(s)];
-  P = worldPoint(F, body.points[static_cast<std::size_t>(jt.points[s].index)]);
+  const auto& ax = p.jointAxes[static_cast<std::size_t>(j)][static_cast<std::size_t>(s)];
+  P_ = worldPoint(F, p.mech.point(jt.points[s]));
   u = worldDir(F, ax.u);
   w = worldDir(F, ax.w);
   v = worldDir(F, ax.v);
 }
 
 // a cut joint's point on side s, in world (what its position rows need)
-template <class T>
-V3<T> jointPoint(const RecursiveModel& m, const std::vector<Frame<T>>& f, int j, int s) {
+template <class T, class P>
+V3<T> jointPoint(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<Frame<T>>& f, int j, int s) {
   const auto& jt = m.mechanism->joints[static_cast<std::size_t>(j)];
-  const auto& body = m.mechanism->bodies[static_cast<std::size_t>(jt.body(s))];
-  return worldPoint(f[static_cast<std::size_t>(jt.body(s))], body.points[static_cast<std::size_t>(jt.points[s].index)]);
+  return worldPoint(f[static_cast<std::size_t>(jt.body(s))], p.mech.point(jt.points[s]));
 }
 
 // Φ's rows of constraint c into out[c.row...]. `wanted` (by row, optional): a revolute's axis rows
 // are skipped (left as they are) when neither is wanted; a Matrix R step uses none on a planar
 // linkage drawn in 3D, and they cost more than its position rows
-template <class T>
-void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t,
+template <class T, class P>
+void constraintRow(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<Frame<T>>& f, const T* z, const T& t,
                    const LoopConstraint& c, T* out, const std::vector<char>* wanted = nullptr) {
   using std::cos, std::sin;
   const auto& mech = *m.mechanism;
@@ -64,10 +72,10 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
       case LoopConstraint::Kind::CutJoint: {
         const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
         if (jt.type == JointType::Revolute) {  // the common case: only the vectors its rows read
-          const V3<T> d = sub(jointPoint(m, f, c.index, 1), jointPoint(m, f, c.index, 0));
+          const V3<T> d = sub(jointPoint(m, p, f, c.index, 1), jointPoint(m, p, f, c.index, 0));
           for (int i = 0; i < 3; ++i) r[i] = d[i];
           if (wanted && !(*wanted)[static_cast<std::size_t>(c.row) + 3] && !(*wanted)[static_cast<std::size_t>(c.row) + 4]) break;
-          const auto& axes = m.jointAxes[static_cast<std::size_t>(c.index)];
+          const auto& axes = p.jointAxes[static_cast<std::size_t>(c.index)];
           const V3<T> u1 = worldDir(f[static_cast<std::size_t>(jt.body(0))], axes[0].u);
           const Frame<T>& F2 = f[static_cast<std::size_t>(jt.body(1))];
           r[3] = dot(u1, worldDir(F2, axes[1].w));  // axes parallel: u1 has no component along body 2's perpendiculars
@@ -75,8 +83,8 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
           break;
         }
         V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
-        jointFrame(m, f, c.index, 0, P1, u1, w1, v1);
-        jointFrame(m, f, c.index, 1, P2, u2, w2, v2);
+        jointFrame(m, p, f, c.index, 0, P1, u1, w1, v1);
+        jointFrame(m, p, f, c.index, 1, P2, u2, w2, v2);
         const V3<T> d = sub(P2, P1);
         switch (jt.type) {
           case JointType::Pin:
@@ -90,13 +98,7 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
             break;
           case JointType::Universal:
             for (int i = 0; i < 3; ++i) r[i] = d[i];
-            {
-              const auto& b0 = mech.bodies[static_cast<std::size_t>(jt.body(0))];
-              const auto& b1 = mech.bodies[static_cast<std::size_t>(jt.body(1))];
-              const double stored01 = (b0.rotation * b0.vectors[static_cast<std::size_t>(jt.axes[0].index)])
-                                          .dot(b1.rotation * b1.vectors[static_cast<std::size_t>(jt.axes[1].index)]);
-              r[3] = dot(u1, u2) - T(stored01);
-            }
+            r[3] = dot(u1, u2) - T(p.joints[static_cast<std::size_t>(c.index)].axesDot);
             break;
           case JointType::Slider:
             // on the line, and no relative rotation
@@ -117,9 +119,7 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
             const int n = planar ? 2 : 3;
             for (int i = 0; i < n; ++i) r[i] = d[i];
             // the relative rotation stays the stored one: rows of R1ᵀR2 − (R1ᵀR2)_stored
-            const auto& b0 = mech.bodies[static_cast<std::size_t>(jt.body(0))];
-            const auto& b1 = mech.bodies[static_cast<std::size_t>(jt.body(1))];
-            const Eigen::Matrix3d rel = b0.rotation.transpose() * b1.rotation;
+            const auto& rel = p.joints[static_cast<std::size_t>(c.index)].relative;
             auto relEntry = [&](int i, int k) {  // (R1ᵀ R2)(i, k)
               return F1.R(0, i) * F2.R(0, k) + F1.R(1, i) * F2.R(1, k) + F1.R(2, i) * F2.R(2, k);
             };
@@ -137,7 +137,7 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
       }
       case LoopConstraint::Kind::Driver: {
         const auto& dv = mech.drivers[static_cast<std::size_t>(c.index)];
-        const T ft = timeFunction<T>(dv.function, t);
+        const T ft = timeFunction<T>(p.mech.drivers[static_cast<std::size_t>(c.index)], t);
         switch (dv.type) {
           case Driver::Type::Joint: {
             const int node = m.treeJointNode[static_cast<std::size_t>(dv.joint)];
@@ -149,29 +149,26 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
             // a cut joint: measured from the bodies
             const auto& jt = mech.joints[static_cast<std::size_t>(dv.joint)];
             V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
-            jointFrame(m, f, dv.joint, 0, P1, u1, w1, v1);
-            jointFrame(m, f, dv.joint, 1, P2, u2, w2, v2);
+            jointFrame(m, p, f, dv.joint, 0, P1, u1, w1, v1);
+            jointFrame(m, p, f, dv.joint, 1, P2, u2, w2, v2);
             if (jt.type == JointType::Pin || jt.type == JointType::Revolute) {
               // angle from w1 to w2 about u1 equals α = f(t) (both perpendiculars start aligned)
               r[0] = cos(ft) * dot(cross(w1, w2), u1) - sin(ft) * dot(w1, w2);
             } else {
-              const Eigen::Vector3d s0 = m.mechanism->pointWorld(jt.points[1]) - m.mechanism->pointWorld(jt.points[0]);
-              r[0] = dot(sub(P2, P1), u1) - (T(s0.dot(m.mechanism->vectorWorld(jt.axes[0]))) + ft);
+              r[0] = dot(sub(P2, P1), u1) - (T(p.joints[static_cast<std::size_t>(dv.joint)].slide) + ft);
             }
             break;
           }
           case Driver::Type::Coordinate: {
             const Frame<T>& F = f[static_cast<std::size_t>(dv.point.body)];
-            const V3<T> P = worldPoint(F, mech.bodies[static_cast<std::size_t>(dv.point.body)].points[static_cast<std::size_t>(dv.point.index)]);
-            r[0] = P[dv.component] - ft;
+            const V3<T> X = worldPoint(F, p.mech.point(dv.point));
+            r[0] = X[dv.component] - ft;
             break;
           }
           case Driver::Type::Distance: {
-            const V3<T> P = worldPoint(f[static_cast<std::size_t>(dv.points[0].body)],
-                                       mech.bodies[static_cast<std::size_t>(dv.points[0].body)].points[static_cast<std::size_t>(dv.points[0].index)]);
-            const V3<T> Q = worldPoint(f[static_cast<std::size_t>(dv.points[1].body)],
-                                       mech.bodies[static_cast<std::size_t>(dv.points[1].body)].points[static_cast<std::size_t>(dv.points[1].index)]);
-            const V3<T> dq = sub(Q, P);
+            const V3<T> X1 = worldPoint(f[static_cast<std::size_t>(dv.points[0].body)], p.mech.point(dv.points[0]));
+            const V3<T> X2 = worldPoint(f[static_cast<std::size_t>(dv.points[1].body)], p.mech.point(dv.points[1]));
+            const V3<T> dq = sub(X2, X1);
             r[0] = dot(dq, dq) - ft * ft;
             break;
           }
@@ -182,10 +179,10 @@ void constraintRow(const RecursiveModel& m, const std::vector<Frame<T>>& f, cons
   }
 }
 
-template <class T>
-void constraintRows(const RecursiveModel& m, const std::vector<Frame<T>>& f, const T* z, const T& t, T* out,
-                    const std::vector<char>* wanted = nullptr) {
-  for (const auto& c : m.constraints) constraintRow(m, f, z, t, c, out, wanted);
+template <class T, class P>
+void constraintRows(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<Frame<T>>& f, const T* z, const T& t,
+                    T* out, const std::vector<char>* wanted = nullptr) {
+  for (const auto& c : m.constraints) constraintRow(m, p, f, z, t, c, out, wanted);
 }
 
 // Scratch buffers are per thread and per call site (thread_local): after the first call of a
@@ -278,7 +275,7 @@ void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t
                      const std::vector<char>* wanted) {
   const auto& f = framesAt(m, z);
   phi.resize(m.nrows);
-  constraintRows<double>(m, f, z.data(), t, phi.data(), wanted);
+  constraintRows<double>(m, m.numbers, f, z.data(), t, phi.data(), wanted);
 }
 
 namespace {
@@ -300,7 +297,7 @@ struct ColumnFrames {
     centre.clear();
     for (const Node& n : m.nodes) {
       const auto& F = (*f)[static_cast<std::size_t>(n.body)];
-      const V3<double> c = worldPoint(F, m.mechanism->bodies[static_cast<std::size_t>(n.body)].com);
+      const V3<double> c = worldPoint(F, m.numbers.mech.bodies[static_cast<std::size_t>(n.body)].com);
       centre.emplace_back(c[0], c[1], c[2]);
     }
   }
@@ -371,11 +368,11 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
     V3<double> P, u, w, w2;
     for (int sd = 0; sd < 2; ++sd) {
       if (jt.type == JointType::Revolute && !g.axes) {
-        P = jointPoint(m, *cf.f, c.index, sd);
+        P = jointPoint(m, m.numbers, *cf.f, c.index, sd);
         g.P[sd] = {P[0], P[1], P[2]};
         continue;
       }
-      jointFrame<double>(m, *cf.f, c.index, sd, P, u, w, w2);
+      jointFrame<double>(m, m.numbers, *cf.f, c.index, sd, P, u, w, w2);
       g.P[sd] = {P[0], P[1], P[2]};
       if (sd == 0) g.u1 = {u[0], u[1], u[2]};
       else g.w2 = {w[0], w[1], w[2]}, g.v2 = {w2[0], w2[1], w2[2]};
@@ -390,7 +387,7 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
       for (int i = 0; i < n.nz; ++i) {
         const auto& zs = seeded<5>(z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
-        constraintRows<Jet>(m, f, zs.data(), Jet(t), out.data());
+        constraintRows<Jet>(m, m.numbers, f, zs.data(), Jet(t), out.data());
         for (const auto& b : columns) {
           const LoopConstraint& c = m.constraints[static_cast<std::size_t>(b.constraint)];
           double* col = values.data() + b.offset + i * c.rows;
@@ -435,7 +432,7 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
           zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
           seeded = true;
         }
-        constraintRow<Jet>(m, cf.fj, zj.data(), Jet(t), c, out.data());
+        constraintRow<Jet>(m, m.numbers, cf.fj, zj.data(), Jet(t), c, out.data());
         for (int a = 0; a < c.rows; ++a) J[a] = out[static_cast<std::size_t>(c.row + a)].d;
       }
       if (seeded) {
@@ -473,7 +470,7 @@ void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen
   computeFrames<Jet>(m, z0.data(), f);
   for (const auto& c : m.constraints) {
     if (c.kind != LoopConstraint::Kind::Driver) continue;
-    constraintRow<Jet>(m, f, z0.data(), Jet(t, 1, 0), c, out.data());
+    constraintRow<Jet>(m, m.numbers, f, z0.data(), Jet(t, 1, 0), c, out.data());
     for (int r = c.row; r < c.row + c.rows; ++r) phiT[r] = out[static_cast<std::size_t>(r)].d;
   }
 }
@@ -482,7 +479,7 @@ void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
   auto& rows = scratch<Jet, 34>();
   const auto& zv = seeded<35>(z, &zd, -1);
   const auto& f = jetFramesAlong(m, z.data(), zd.data());
-  const auto& bodies = m.mechanism->bodies;
+  const auto& bodies = m.numbers.mech.bodies;
   const auto nb = static_cast<Eigen::Index>(bodies.size());
   out.poses.resize(bodies.size());
   out.V.setZero(6 * nb);
@@ -504,7 +501,7 @@ void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
     }
   }
   rows.resize(static_cast<std::size_t>(m.nrows));
-  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), rows.data());
+  constraintRows<Jet>(m, m.numbers, f, zv.data(), Jet(t, 1, 0), rows.data());
   out.phi.resize(m.nrows);
   out.phiDot.resize(m.nrows);
   for (int i = 0; i < m.nrows; ++i) {
@@ -514,7 +511,7 @@ void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
 }
 
 Eigen::Vector3d MotionSnapshot::pointPosition(const RecursiveModel& m, int body, int index) const {
-  if (body == 0) return m.mechanism->bodies[0].points[static_cast<std::size_t>(index)];
+  if (body == 0) return m.numbers.mech.bodies[0].points[static_cast<std::size_t>(index)];
   return r[static_cast<std::size_t>(firstPoint[static_cast<std::size_t>(body)] + index)];
 }
 
@@ -551,13 +548,15 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
   f[0].x = {{Jet(0.0), Jet(0.0), Jet(0.0)}};
   memo.w[0].setZero();
   memo.wd[0].setZero();
-  for (const Node& node : m.nodes) {
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& node = m.nodes[k];
+    const auto& g = m.numbers.nodes[k];
     const auto P = static_cast<std::size_t>(node.parent), B = static_cast<std::size_t>(node.body);
     Frame<Jet>& c = f[B];
     if (node.kind != NodeKind::Revolute) {
       Jet zn[7];  // a node has at most 7 coordinates (a free body's position and quaternion)
       for (int i = 0; i < node.nz; ++i) zn[i] = Jet(z[node.z + i], zd[node.z + i], 0.0);
-      nodeFrame(node, f[P], zn, c);
+      nodeFrame(node, g, f[P], zn, c);
       memo.w[B] = omegaOf(c.R);
       memo.wd[B] = omegaDotOf(c.R, memo.w[B]);
       continue;
@@ -566,7 +565,7 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
     const Frame<double>& c0 = fd[B];
     Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> Rp(p0.R.a), R(c0.R.a);
     const Eigen::Vector3d wp = memo.w[P], wdp = memo.wd[P];
-    const Eigen::Vector3d spin = ((node.flip ? -1.0 : 1.0) * zd[node.z]) * (Rp * node.axis);
+    const Eigen::Vector3d spin = ((node.flip ? -1.0 : 1.0) * zd[node.z]) * (Rp * g.axis);
     const Eigen::Vector3d w = wp + spin, wd = wdp + wp.cross(spin);
     memo.w[B] = w;
     memo.wd[B] = wd;
@@ -574,7 +573,7 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
       const Eigen::Vector3d col = R.col(j), d = w.cross(col), dd = wd.cross(col) + w.cross(d);
       for (int i = 0; i < 3; ++i) c.R(i, j) = Jet(col[i], d[i], dd[i]);
     }
-    const Eigen::Vector3d r1 = Rp * node.point;
+    const Eigen::Vector3d r1 = Rp * g.point;
     const Eigen::Vector3d r2 = Eigen::Vector3d(c0.x[0], c0.x[1], c0.x[2]) - Eigen::Vector3d(p0.x[0], p0.x[1], p0.x[2]) - r1;
     const Eigen::Vector3d v1 = wp.cross(r1), v2 = w.cross(r2);
     const Eigen::Vector3d v = v1 + v2, a = wdp.cross(r1) + wp.cross(v1) + wd.cross(r2) + w.cross(v2);
@@ -597,20 +596,20 @@ void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::V
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
   const auto& zv = seeded<13>(z, &zd, -1);
   const auto& f = jetFramesAlong(m, z.data(), zd.data());
-  constraintRows<Jet>(m, f, zv.data(), Jet(t, 1, 0), out.data(), wanted);
+  constraintRows<Jet>(m, m.numbers, f, zv.data(), Jet(t, 1, 0), out.data(), wanted);
   for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
 }
 
 void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& V,
                     Eigen::VectorXd& Vdot0) {
-  const auto nb = static_cast<Eigen::Index>(m.mechanism->bodies.size());
+  const auto nb = static_cast<Eigen::Index>(m.numbers.mech.bodies.size());
   V.setZero(6 * nb);
   Vdot0.setZero(6 * nb);
   auto& f = scratch<Frame<Jet>, 14>();
   const auto& zv = seeded<15>(z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   for (Eigen::Index b = 1; b < nb; ++b) {
-    const auto& body = m.mechanism->bodies[static_cast<std::size_t>(b)];
+    const auto& body = m.numbers.mech.bodies[static_cast<std::size_t>(b)];
     const V3<Jet> r = worldPoint(f[static_cast<std::size_t>(b)], body.com);
     const Eigen::Vector3d w = omegaOf(f[static_cast<std::size_t>(b)].R);
     V.segment<3>(6 * b) = Eigen::Vector3d(r[0].d, r[1].d, r[2].d);
@@ -634,15 +633,16 @@ const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt
   const auto& f = framesAt(m, z);
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
+    const auto& g = m.numbers.nodes[k];
     b[k].setZero(6, n.nz);
     const Frame<double>& pd = f[static_cast<std::size_t>(n.parent)];
-    const auto& body = m.mechanism->bodies[static_cast<std::size_t>(n.body)];
+    const auto& body = m.numbers.mech.bodies[static_cast<std::size_t>(n.body)];
     // fixed-axis joints in closed form: the subtree turns about the world axis through the joint
     // point (ω = a, v = a × (r − J)) or slides along it; the others through jets
     if (n.kind == NodeKind::Revolute || n.kind == NodeKind::Prismatic) {
-      const V3<double> a = scale(n.flip ? -1.0 : 1.0, mul(pd.R, n.axis));
+      const V3<double> a = scale(n.flip ? -1.0 : 1.0, mul(pd.R, g.axis));
       if (n.kind == NodeKind::Revolute) {
-        const V3<double> v = cross(a, sub(worldPoint(f[static_cast<std::size_t>(n.body)], body.com), worldPoint(pd, n.point)));
+        const V3<double> v = cross(a, sub(worldPoint(f[static_cast<std::size_t>(n.body)], body.com), worldPoint(pd, g.point)));
         b[k].col(0) << v[0], v[1], v[2], a[0], a[1], a[2];
       } else {
         b[k].col(0) << a[0], a[1], a[2], 0, 0, 0;
@@ -657,10 +657,10 @@ const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt
       for (int k2 = 0; k2 < n.nz; ++k2) zl[k2] = Jet(z[n.z + k2], k2 == i ? 1.0 : 0.0, 0.0);
       M3<Jet> Rm = identity<Jet>();
       V3<Jet> tm{{Jet(0.0), Jet(0.0), Jet(0.0)}};
-      jointMotion(n, zl, Rm, tm);
+      jointMotion(n, g, zl, Rm, tm);
       Frame<Jet> c;
-      c.R = mul(p.R, mul(Rm, cst<Jet>(n.R0)));
-      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<Jet>(n.x0)))));
+      c.R = mul(p.R, mul(Rm, cst<Jet>(g.R0)));
+      c.x = add(p.x, mul(p.R, add(tm, mul(Rm, cst<Jet>(g.x0)))));
       const V3<Jet> r = worldPoint(c, body.com);
       b[k].col(i) << r[0].d, r[1].d, r[2].d, omegaOf(c.R);
     }

@@ -2,9 +2,11 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <deque>
 
 #include "dynamics/recursive_model.h"
+#include "numeric/scalar.h"
 
 #include <atomic>
 
@@ -87,12 +89,6 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     n.z = r.nz;
     n.nz = coordinatesOf(n.kind);
     r.nz += n.nz;
-    for (int a = 0; a < 3; ++a)
-      if (std::abs(n.axis[a]) == 1.0 && n.axis[(a + 1) % 3] == 0.0 && n.axis[(a + 2) % 3] == 0.0) {
-        n.axisIndex = a;
-        n.axisSign = n.axis[a];
-      }
-    n.R0isIdentity = n.R0 == Eigen::Matrix3d::Identity();
     r.nodeOfBody[static_cast<std::size_t>(n.body)] = static_cast<int>(r.nodes.size());
     r.nodes.push_back(n);
   };
@@ -118,19 +114,6 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
         n.joint = j;
         n.kind = kindOf(jt.type);
         n.flip = jt.body(0) == other;  // the joint's body 1 is the child
-        const int side = n.flip ? 1 : 0;  // the parent's side of the joint
-        const auto& pb = m.bodies[static_cast<std::size_t>(b)];
-        n.point = pb.points[static_cast<std::size_t>(jt.points[side].index)];
-        if (jt.axes[side].valid()) n.axis = pb.vectors[static_cast<std::size_t>(jt.axes[side].index)];
-        else if (m.dimension == 2) n.axis = pb.rotation.transpose() * Eigen::Vector3d::UnitZ();
-        const auto& cb = m.bodies[static_cast<std::size_t>(other)];
-        if (n.kind == NodeKind::Universal) {
-          // the second axis belongs to the child; expressed in the parent frame at z = 0
-          const Eigen::Vector3d a2_W = cb.rotation * cb.vectors[static_cast<std::size_t>(jt.axes[1 - side].index)];
-          n.axis2 = pb.rotation.transpose() * a2_W;
-        }
-        n.R0 = pb.rotation.transpose() * cb.rotation;
-        n.x0 = pb.rotation.transpose() * (cb.position - pb.position);
         r.treeJointNode[static_cast<std::size_t>(j)] = static_cast<int>(r.nodes.size());
         addNode(n);
         queue.push_back(other);
@@ -145,8 +128,6 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     n.body = static_cast<int>(b);
     n.parent = 0;
     n.kind = m.dimension == 2 ? NodeKind::FreePlanar : NodeKind::FreeSpatial;
-    n.R0 = m.bodies[b].rotation;
-    n.x0 = m.bodies[b].position;
     addNode(n);
     queue.push_back(static_cast<int>(b));
     bfs();
@@ -190,25 +171,7 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     if (n.kind == NodeKind::Spherical) r.z0[n.z] = 1;
     if (n.kind == NodeKind::FreeSpatial) r.z0[n.z + 3] = 1;
   }
-  // every joint's axis and perpendiculars, on each body (body frames)
-  r.jointAxes.resize(m.joints.size());
-  for (std::size_t j = 0; j < m.joints.size(); ++j) {
-    const auto& jt = m.joints[j];
-    // the same world direction on both bodies (perpendicular to body 1's axis, or to Z in a
-    // plane), so that its stored dot products are 0 or 1
-    const auto& b0 = m.bodies[static_cast<std::size_t>(jt.body(0))];
-    const Eigen::Vector3d a0_W = jt.axes[0].valid() ? Eigen::Vector3d(b0.rotation * b0.vectors[static_cast<std::size_t>(jt.axes[0].index)])
-                                                    : Eigen::Vector3d::UnitZ();
-    const Eigen::Vector3d w_W = m.dimension == 2 && !jt.axes[0].valid() ? Eigen::Vector3d::UnitX() : a0_W.unitOrthogonal();
-    for (int s = 0; s < 2; ++s) {
-      const auto& b = m.bodies[static_cast<std::size_t>(jt.body(s))];
-      auto& ax = r.jointAxes[j][static_cast<std::size_t>(s)];
-      // a pin's axis (or a joint's without one) is the model's Z
-      ax.u = jt.axes[s].valid() ? b.vectors[static_cast<std::size_t>(jt.axes[s].index)] : Eigen::Vector3d(b.rotation.transpose() * Eigen::Vector3d::UnitZ());
-      ax.w = b.rotation.transpose() * w_W;
-      ax.v = ax.u.cross(ax.w);
-    }
-  }
+  r.numbers = treeNumbers<double>(r, numbersOf(m));
   // loop constraints: cut joints, drivers, unit quaternions
   for (std::size_t j = 0; j < m.joints.size(); ++j)
     if (r.isCut[j]) r.constraints.push_back({LoopConstraint::Kind::CutJoint, static_cast<int>(j), cutRows(m.joints[j].type, m.dimension), 0});
@@ -284,6 +247,111 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     }
   return r;
 }
+
+namespace {
+
+template <class P> bool isExactly(const P& x, double c) {
+  if constexpr (std::is_same_v<P, double>) {
+    return x == c;
+  } else if constexpr (std::is_same_v<P, std::complex<double>>) {
+    return x.real() == c && x.imag() == 0;
+  } else {
+    return num::isExactZero(x - P(c));
+  }
+}
+
+template <class P> Eigen::Matrix<P, 3, 1> cross3(const Eigen::Matrix<P, 3, 1>& a, const Eigen::Matrix<P, 3, 1>& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+// Eigen's unitOrthogonal on any scalar: the branch from the values, the arithmetic on P
+template <class P> Eigen::Matrix<P, 3, 1> unitOrthogonal3(const Eigen::Matrix<P, 3, 1>& a) {
+  using std::sqrt;
+  const double x = num::value(a[0]), y = num::value(a[1]), z = num::value(a[2]);
+  const double precision = Eigen::NumTraits<double>::dummy_precision();
+  if (!(std::abs(x) <= std::abs(z) * precision) || !(std::abs(y) <= std::abs(z) * precision)) {
+    const P inv = P(1.0) / P(sqrt(a[0] * a[0] + a[1] * a[1]));
+    return {-a[1] * inv, a[0] * inv, P(0.0)};
+  }
+  const P inv = P(1.0) / P(sqrt(a[1] * a[1] + a[2] * a[2]));
+  return {P(0.0), -a[2] * inv, a[1] * inv};
+}
+
+}  // namespace
+
+template <class P>
+TreeNumbers<P> treeNumbers(const RecursiveModel& r, MechanismNumbers<P> numbers) {
+  using Vec3 = Eigen::Matrix<P, 3, 1>;
+  const ResolvedMechanism& m = *r.mechanism;
+  const Vec3 X(P(1.0), P(0.0), P(0.0)), Z(P(0.0), P(0.0), P(1.0));
+  TreeNumbers<P> t;
+  t.mech = std::move(numbers);
+  const auto& bodies = t.mech.bodies;
+  t.nodes.resize(r.nodes.size());
+  for (std::size_t k = 0; k < r.nodes.size(); ++k) {
+    const Node& n = r.nodes[k];
+    auto& g = t.nodes[k];
+    const auto& cb = bodies[static_cast<std::size_t>(n.body)];
+    if (n.joint < 0) {  // a free body: its stored pose
+      g.R0 = cb.rotation;
+      g.x0 = cb.position;
+    } else {
+      const auto& jt = m.joints[static_cast<std::size_t>(n.joint)];
+      const int side = n.flip ? 1 : 0;  // the parent's side of the joint
+      const auto& pb = bodies[static_cast<std::size_t>(n.parent)];
+      g.point = pb.points[static_cast<std::size_t>(jt.points[side].index)];
+      if (jt.axes[side].valid()) g.axis = pb.vectors[static_cast<std::size_t>(jt.axes[side].index)];
+      else if (m.dimension == 2) g.axis = pb.rotation.transpose() * Z;
+      if (n.kind == NodeKind::Universal) {
+        // the second axis belongs to the child; expressed in the parent frame at z = 0
+        const Vec3 a2_W = cb.rotation * cb.vectors[static_cast<std::size_t>(jt.axes[1 - side].index)];
+        g.axis2 = pb.rotation.transpose() * a2_W;
+      }
+      g.R0 = pb.rotation.transpose() * cb.rotation;
+      g.x0 = pb.rotation.transpose() * (cb.position - pb.position);
+    }
+    for (int a = 0; a < 3; ++a)
+      for (double sign : {1.0, -1.0})
+        if (isExactly(g.axis[a], sign) && isExactly(g.axis[(a + 1) % 3], 0.0) && isExactly(g.axis[(a + 2) % 3], 0.0)) {
+          g.axisIndex = a;
+          g.axisSign = sign;
+        }
+    g.R0isIdentity = true;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) g.R0isIdentity = g.R0isIdentity && isExactly(g.R0(i, j), i == j ? 1.0 : 0.0);
+  }
+  // every joint's axis and perpendiculars, on each body (body frames)
+  t.jointAxes.resize(m.joints.size());
+  t.joints.resize(m.joints.size());
+  for (std::size_t j = 0; j < m.joints.size(); ++j) {
+    const auto& jt = m.joints[j];
+    // the same world direction on both bodies (perpendicular to body 1's axis, or to Z in a
+    // plane), so that its stored dot products are 0 or 1
+    const auto& b0 = bodies[static_cast<std::size_t>(jt.body(0))];
+    const auto& b1 = bodies[static_cast<std::size_t>(jt.body(1))];
+    const Vec3 a0_W = jt.axes[0].valid() ? Vec3(b0.rotation * b0.vectors[static_cast<std::size_t>(jt.axes[0].index)]) : Z;
+    const Vec3 w_W = m.dimension == 2 && !jt.axes[0].valid() ? X : unitOrthogonal3<P>(a0_W);
+    for (int s = 0; s < 2; ++s) {
+      const auto& b = s == 0 ? b0 : b1;
+      auto& ax = t.jointAxes[j][static_cast<std::size_t>(s)];
+      // a pin's axis (or a joint's without one) is the model's Z
+      ax.u = jt.axes[s].valid() ? b.vectors[static_cast<std::size_t>(jt.axes[s].index)] : Vec3(b.rotation.transpose() * Z);
+      ax.w = b.rotation.transpose() * w_W;
+      ax.v = cross3<P>(ax.u, ax.w);
+    }
+    auto& stored = t.joints[j];
+    if (jt.axes[0].valid() && jt.axes[1].valid())
+      stored.axesDot = dot3<P>(t.mech.vectorWorld(jt.axes[0]), t.mech.vectorWorld(jt.axes[1]));
+    stored.relative = b0.rotation.transpose() * b1.rotation;
+    if (jt.axes[0].valid())
+      stored.slide = dot3<P>(Vec3(t.mech.pointWorld(jt.points[1]) - t.mech.pointWorld(jt.points[0])), t.mech.vectorWorld(jt.axes[0]));
+  }
+  return t;
+}
+
+template TreeNumbers<double> treeNumbers<double>(const RecursiveModel&, MechanismNumbers<double>);
+template TreeNumbers<std::complex<double>> treeNumbers<std::complex<double>>(const RecursiveModel&, MechanismNumbers<std::complex<double>>);
+template TreeNumbers<num::Dual8> treeNumbers<num::Dual8>(const RecursiveModel&, MechanismNumbers<num::Dual8>);
 
 std::string RecursiveModel::describeRow(int row) const {
   for (const auto& c : constraints) {

@@ -9,10 +9,12 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "mechanism/numbers.h"
 #include "mechanism/resolved.h"
 
 namespace lw::dyn {
@@ -37,19 +39,47 @@ struct Node {
   NodeKind kind = NodeKind::Fixed;
   int z = 0;              // first coordinate in z
   int nz = 0;             // number of coordinates
-  // geometry in the parent's frame at z = 0
-  Eigen::Vector3d point = Eigen::Vector3d::Zero();   // joint point
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   // joint axis (unit)
-  Eigen::Vector3d axis2 = Eigen::Vector3d::UnitX();  // universal: second axis at z = 0
-  // stored relative pose X0 = X_parent0⁻¹ X_child0
-  Eigen::Matrix3d R0 = Eigen::Matrix3d::Identity();
-  Eigen::Vector3d x0 = Eigen::Vector3d::Zero();
   bool flip = false;      // the joint's body 1 is the child: joint coordinates change sign
-  // set on compilation: the axis as axisSign·e_axisIndex when it lies exactly along x, y or z
-  // (axisIndex −1 otherwise; a turn then mixes two columns only), and whether R0 = I
-  int axisIndex = -1;
-  double axisSign = 1.0;
-  bool R0isIdentity = false;
+};
+
+/// The numbers the recursive kernels read, on any scalar P (double in a compiled model; a dual
+/// number or a complex step where a sensitivity differentiates with respect to the design
+/// parameters): the mechanism's numbers, each node's geometry and each joint's axes.
+template <class P>
+struct TreeNumbers {
+  using Vec3 = Eigen::Matrix<P, 3, 1>;
+  using Mat3 = Eigen::Matrix<P, 3, 3>;
+  struct NodeGeometry {
+    // in the parent's frame at z = 0
+    Vec3 point = Vec3::Zero();                  // joint point
+    Vec3 axis = Vec3(P(0.0), P(0.0), P(1.0));    // joint axis (unit)
+    Vec3 axis2 = Vec3(P(1.0), P(0.0), P(0.0));   // universal: second axis at z = 0
+    // stored relative pose X0 = X_parent0⁻¹ X_child0
+    Mat3 R0 = Mat3::Identity();
+    Vec3 x0 = Vec3::Zero();
+    // the axis as axisSign·e_axisIndex when it lies exactly along x, y or z, derivatives included
+    // (axisIndex −1 otherwise; a turn then mixes two columns only), and whether R0 = I exactly:
+    // shortcuts that hold for every parameter value of a differentiated run, or are not taken
+    int axisIndex = -1;
+    double axisSign = 1.0;
+    bool R0isIdentity = false;
+  };
+  // for every joint, on each of its two bodies and in that body's frame: the joint axis u, a unit
+  // vector w perpendicular to it (axis-parallelism and rotation locks) and v = u × w (rotated
+  // with the body, it stays u × w: no cross product per evaluation)
+  struct JointAxes {
+    Vec3 u, w, v;
+  };
+  // what a joint's rows compare with in the stored configuration
+  struct JointStored {
+    P axesDot{};                       // universal: u1·u2 (world)
+    Mat3 relative = Mat3::Identity();  // fixed: R1ᵀ R2
+    P slide{};                         // a driven cut slider: (P2 − P1)·u1 (world)
+  };
+  MechanismNumbers<P> mech;
+  std::vector<NodeGeometry> nodes;                  // by node
+  std::vector<std::array<JointAxes, 2>> jointAxes;  // by joint
+  std::vector<JointStored> joints;                  // by joint
 };
 
 /// A joint outside the tree (or a driver, or a quaternion's unit norm): rows of Φ.
@@ -93,13 +123,7 @@ struct RecursiveModel {
   }
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
   const ResolvedMechanism* mechanism = nullptr;
-  // cut-joint geometry: for every joint, on each of its two bodies and in that body's frame, the
-  // joint axis u, a unit vector w perpendicular to it (axis-parallelism and rotation locks) and
-  // v = u × w (rotated with the body, it stays u × w: no cross product per evaluation)
-  struct JointAxes {
-    Eigen::Vector3d u, w, v;
-  };
-  std::vector<std::array<JointAxes, 2>> jointAxes;
+  TreeNumbers<double> numbers;         // geometry, inertia, forces (the double kernels read them here)
   std::vector<char> isCut;             // by joint
   std::vector<int> treeJointNode;      // joint -> node, -1 when cut
 
@@ -109,6 +133,12 @@ struct RecursiveModel {
 /// Spanning tree by breadth-first search from the ground (short chains), joints with fewer
 /// freedoms taken first (a spherical joint is better cut than in the tree).
 RecursiveModel compileRecursiveModel(const ResolvedMechanism& m);
+
+/// The tree's numbers from the mechanism's (numbersOf for the compiled model, numbersOn for a
+/// sensitivity): node geometry, joint axes, stored joint constants. Shortcut flags (axisIndex,
+/// R0isIdentity) are set only where they hold exactly, derivatives included.
+template <class P>
+TreeNumbers<P> treeNumbers(const RecursiveModel& m, MechanismNumbers<P> numbers);
 
 // ---- evaluation on doubles and Jets (recursive_kinematics.cpp) -------------------------------
 

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "dynamics/recursive_model.h"
+#include "numeric/dual_eigen.h"
 #include "numeric/jet.h"
+#include <complex>
 
 namespace lw::dyn::detail {
 
@@ -54,6 +56,19 @@ template <class T> V3<T> mul(const M3<T>& A, const Eigen::Vector3d& x) {
   for (int i = 0; i < 3; ++i) y[i] = A(i, 0) * x.x() + A(i, 1) * x.y() + A(i, 2) * x.z();
   return y;
 }
+// products with a model's numbers on another scalar P (a dual number or complex step of the
+// design parameters): T is P itself or a jet on P
+template <class T, class P> M3<T> mul(const M3<T>& A, const Eigen::Matrix<P, 3, 3>& B) {
+  M3<T> C;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C(i, j) = A(i, 0) * B(0, j) + A(i, 1) * B(1, j) + A(i, 2) * B(2, j);
+  return C;
+}
+template <class T, class P> V3<T> mul(const M3<T>& A, const Eigen::Matrix<P, 3, 1>& x) {
+  V3<T> y;
+  for (int i = 0; i < 3; ++i) y[i] = A(i, 0) * x[0] + A(i, 1) * x[1] + A(i, 2) * x[2];
+  return y;
+}
 template <class T> V3<T> add(const V3<T>& a, const V3<T>& b) { return {{a[0] + b[0], a[1] + b[1], a[2] + b[2]}}; }
 template <class T> V3<T> sub(const V3<T>& a, const V3<T>& b) { return {{a[0] - b[0], a[1] - b[1], a[2] - b[2]}}; }
 template <class T> V3<T> scale(const T& s, const V3<T>& a) { return {{s * a[0], s * a[1], s * a[2]}}; }
@@ -61,8 +76,8 @@ template <class T> T dot(const V3<T>& a, const V3<T>& b) { return a[0] * b[0] + 
 template <class T> V3<T> cross(const V3<T>& a, const V3<T>& b) {
   return {{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
 }
-template <class T> V3<T> cst(const Eigen::Vector3d& v) { return {{T(v.x()), T(v.y()), T(v.z())}}; }
-template <class T> M3<T> cst(const Eigen::Matrix3d& m) {
+template <class T, class P> V3<T> cst(const Eigen::Matrix<P, 3, 1>& v) { return {{T(v.x()), T(v.y()), T(v.z())}}; }
+template <class T, class P> M3<T> cst(const Eigen::Matrix<P, 3, 3>& m) {
   M3<T> r;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) r(i, j) = T(m(i, j));
@@ -82,19 +97,26 @@ template <class S> void sinCos(const kin::BasicJet<S>& a, kin::BasicJet<S>& s, k
   c = {cv, -(sv * a.d), -(sv * a.dd) - cv * d2};
 }
 
+// a constant that is exactly zero, derivatives included: its terms may be left out
+inline bool exactZero(double x) { return x == 0; }
+template <int N> bool exactZero(const num::Dual<N>& x) { return num::isExactZero(x); }
+inline bool exactZero(const std::complex<double>& x) { return x.real() == 0 && x.imag() == 0; }
+
 // rotation by angle about a unit axis u (Rodrigues): R = c I + s ũ + (1 − c) u uᵀ, without the
 // terms whose constant factor is zero (drawn mechanisms' axes mostly lie along x, y or z)
-template <class T> M3<T> axisAngle(const Eigen::Vector3d& u, const T& angle) {
+template <class T, class P> M3<T> axisAngle(const Eigen::Matrix<P, 3, 1>& u, const T& angle) {
   T s, c;
   sinCos(angle, s, c);
   const T k = T(1.0) - c;
-  const double skew[9] = {0.0, -u.z(), u.y(), u.z(), 0.0, -u.x(), -u.y(), u.x(), 0.0};
+  const P zero(0.0);
+  const P skew[9] = {zero, -u.z(), u.y(), u.z(), zero, -u.x(), -u.y(), u.x(), zero};
   M3<T> R;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
       T e = i == j ? c : T(0.0);
-      if (skew[3 * i + j] != 0.0) e = s * skew[3 * i + j];  // off the diagonal only
-      if (u[i] * u[j] != 0.0) e = e + k * (u[i] * u[j]);
+      if (!exactZero(skew[3 * i + j])) e = s * skew[3 * i + j];  // off the diagonal only
+      const P uu = u[i] * u[j];
+      if (!exactZero(uu)) e = e + k * uu;
       R(i, j) = e;
     }
   return R;
@@ -131,34 +153,35 @@ struct Frame {
 };
 
 // s·a for a constant vector a
-template <class T> V3<T> along(const T& s, const Eigen::Vector3d& a) { return {{s * a.x(), s * a.y(), s * a.z()}}; }
+template <class T, class P> V3<T> along(const T& s, const Eigen::Matrix<P, 3, 1>& a) { return {{s * a.x(), s * a.y(), s * a.z()}}; }
 
 // M_joint(z): rotation Rm and translation tm in the parent frame
-template <class T>
-void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
+// (g: the node's TreeNumbers<P>::NodeGeometry)
+template <class T, class G>
+void jointMotion(const Node& n, const G& g, const T* z, M3<T>& Rm, V3<T>& tm) {
   auto aboutJ = [&] {  // tm = J − Rm J: the rotation keeps the joint point J in place
-    tm = sub(cst<T>(n.point), mul(Rm, n.point));
+    tm = sub(cst<T>(g.point), mul(Rm, g.point));
   };
   auto aboutOrigin = [&] {  // free bodies rotate about their stored origin
-    tm = sub(cst<T>(n.x0), mul(Rm, n.x0));
+    tm = sub(cst<T>(g.x0), mul(Rm, g.x0));
   };
   const double sign = n.flip ? -1.0 : 1.0;
   switch (n.kind) {
     case NodeKind::Revolute:
-      Rm = axisAngle<T>(n.axis, z[0] * sign);
+      Rm = axisAngle<T>(g.axis, z[0] * sign);
       aboutJ();
       return;
     case NodeKind::Prismatic:
       Rm = identity<T>();
-      tm = along(z[0] * sign, n.axis);
+      tm = along(z[0] * sign, g.axis);
       return;
     case NodeKind::Cylindrical:
-      Rm = axisAngle<T>(n.axis, z[0] * sign);
+      Rm = axisAngle<T>(g.axis, z[0] * sign);
       aboutJ();
-      tm = add(tm, along(z[1] * sign, n.axis));
+      tm = add(tm, along(z[1] * sign, g.axis));
       return;
     case NodeKind::Universal:
-      Rm = mul(axisAngle<T>(n.axis, z[0]), axisAngle<T>(n.axis2, z[1]));
+      Rm = mul(axisAngle<T>(g.axis, z[0]), axisAngle<T>(g.axis2, z[1]));
       aboutJ();
       return;
     case NodeKind::Spherical:
@@ -170,7 +193,7 @@ void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
       tm = {{T(0.0), T(0.0), T(0.0)}};
       return;
     case NodeKind::FreePlanar:
-      Rm = axisAngle<T>(Eigen::Vector3d::UnitZ(), z[2]);
+      Rm = axisAngle<T>(Eigen::Vector3d::UnitZ().eval(), z[2]);
       aboutOrigin();
       tm = add(tm, V3<T>{{z[0], z[1], T(0.0)}});
       return;
@@ -184,35 +207,43 @@ void jointMotion(const Node& n, const T* z, M3<T>& Rm, V3<T>& tm) {
 
 // the pose of node n's body from its parent's p and its coordinates zn (= z + n.z):
 // X_child = X_parent ∘ M_joint ∘ X0
-template <class T>
-void nodeFrame(const Node& n, const Frame<T>& p, const T* zn, Frame<T>& c) {
-  if (n.kind == NodeKind::Revolute && n.axisIndex >= 0) {
+template <class T, class G>
+void nodeFrame(const Node& n, const G& g, const Frame<T>& p, const T* zn, Frame<T>& c) {
+  if (n.kind == NodeKind::Revolute && g.axisIndex >= 0) {
     // the common case on its own: P = p.R Rm by turning two columns, and
     // x = p.x + p.R (J + Rm (x0 − J)) = p.x + p.R J + P (x0 − J)
     T s, co;
-    sinCos(T(zn[0] * (n.flip ? -n.axisSign : n.axisSign)), s, co);
-    const M3<T> P = turnedAbout(p.R, n.axisIndex, s, co);
-    c.R = n.R0isIdentity ? P : mul(P, n.R0);
-    c.x = add(add(p.x, mul(p.R, n.point)), mul(P, Eigen::Vector3d(n.x0 - n.point)));
+    sinCos(T(zn[0] * (n.flip ? -g.axisSign : g.axisSign)), s, co);
+    const M3<T> R = turnedAbout(p.R, g.axisIndex, s, co);
+    c.R = g.R0isIdentity ? R : mul(R, g.R0);
+    c.x = add(add(p.x, mul(p.R, g.point)), mul(R, std::decay_t<decltype(g.x0)>(g.x0 - g.point)));
     return;
   }
   M3<T> Rm = identity<T>();
   V3<T> tm{{T(0.0), T(0.0), T(0.0)}};
-  jointMotion(n, zn, Rm, tm);
-  c.R = mul(p.R, mul(Rm, n.R0));
-  c.x = add(p.x, mul(p.R, add(tm, mul(Rm, n.x0))));
+  jointMotion(n, g, zn, Rm, tm);
+  c.R = mul(p.R, mul(Rm, g.R0));
+  c.x = add(p.x, mul(p.R, add(tm, mul(Rm, g.x0))));
 }
 
-// poses of every body, down the tree
-template <class T>
-void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f) {
-  f.resize(m.mechanism->bodies.size());
+// poses of every body, down the tree, with the numbers `p` (the model's, or the same on another
+// scalar)
+template <class T, class P>
+void computeFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, std::vector<Frame<T>>& f) {
+  f.resize(p.mech.bodies.size());
   f[0].R = identity<T>();
   f[0].x = {{T(0.0), T(0.0), T(0.0)}};
-  for (const Node& n : m.nodes) nodeFrame(n, f[static_cast<std::size_t>(n.parent)], z + n.z, f[static_cast<std::size_t>(n.body)]);
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& n = m.nodes[k];
+    nodeFrame(n, p.nodes[k], f[static_cast<std::size_t>(n.parent)], z + n.z, f[static_cast<std::size_t>(n.body)]);
+  }
+}
+template <class T>
+void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f) {
+  computeFrames<T, double>(m, m.numbers, z, f);
 }
 
-template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p) { return add(f.x, mul(f.R, p)); }
+template <class T, class P> V3<T> worldPoint(const Frame<T>& f, const Eigen::Matrix<P, 3, 1>& p) { return add(f.x, mul(f.R, p)); }
 
 /// The frames along z + s ż on jets (value, rate, and acceleration with z̈ = 0), computed once per
 /// (model, z, ż) on each thread: the forces, the loop rates and the output rows of one state share
@@ -220,6 +251,6 @@ template <class T> V3<T> worldPoint(const Frame<T>& f, const Eigen::Vector3d& p)
 /// Equal to computeFrames on jets (z, ż, 0) up to rounding; revolute nodes go by the velocity
 /// recursion from the poses at z instead.
 const std::vector<Frame<kin::Jet>>& jetFramesAlong(const RecursiveModel& m, const double* z, const double* zd);
-template <class T> V3<T> worldDir(const Frame<T>& f, const Eigen::Vector3d& v) { return mul(f.R, v); }
+template <class T, class P> V3<T> worldDir(const Frame<T>& f, const Eigen::Matrix<P, 3, 1>& v) { return mul(f.R, v); }
 
 }  // namespace lw::dyn::detail

@@ -30,8 +30,9 @@ struct TyreContact {
 
 /// Wheel: centre C, its velocity vC, angular velocity w, spin axis a (unit). Plane: point P0, unit
 /// normal n, and the plane body's centre r, velocity v and angular velocity ω (zeros for the ground).
-template <class S>
-TyreContact<S> tyreContact(const ResolvedMechanism::Force& f, const V3<S>& C, const V3<S>& vC, const V3<S>& w, const V3<S>& a,
+/// f: the tyre's numbers (MechanismNumbers<P>::Force, P double or S).
+template <class S, class F>
+TyreContact<S> tyreContact(const F& f, const V3<S>& C, const V3<S>& vC, const V3<S>& w, const V3<S>& a,
                            const V3<S>& P0, const V3<S>& n, const V3<S>& rPlane, const V3<S>& vPlane, const V3<S>& wPlane) {
   using std::sqrt;
   TyreContact<S> c;
@@ -51,7 +52,7 @@ TyreContact<S> tyreContact(const ResolvedMechanism::Force& f, const V3<S>& C, co
   const V3<S> v = sub(vWheel, vGround);
   const S vn = dot(v, n);
   c.rate = -vn;
-  c.force = c.penetration * f.stiffness + c.rate * f.damping;
+  c.force = c.penetration * S(f.stiffness) + c.rate * S(f.damping);
   if (!(num::value(c.force) > 0)) {  // separating faster than the spring pushes: no pull
     c.force = S(0.0);
     return c;
@@ -59,7 +60,7 @@ TyreContact<S> tyreContact(const ResolvedMechanism::Force& f, const V3<S>& C, co
   c.touching = true;
   c.slip = sub(v, scale(vn, n));
   const S speed = sqrt(dot(c.slip, c.slip) + S(f.slipVelocity * f.slipVelocity));
-  c.friction = scale(-(c.force * f.friction) / speed, c.slip);
+  c.friction = scale(-(c.force * S(f.friction)) / speed, c.slip);
   return c;
 }
 

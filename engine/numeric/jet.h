@@ -47,6 +47,19 @@ struct BasicJet {
   BasicJet& operator*=(const BasicJet& o) { return *this = *this * o; }
 };
 
+// products with a constant of the jet's own scalar (a model number on a dual number or a complex
+// step): no products of derivatives
+template <class S>
+  requires(!std::is_same_v<S, double>)
+BasicJet<S> operator*(const BasicJet<S>& a, const S& s) {
+  return {a.v * s, a.d * s, a.dd * s};
+}
+template <class S>
+  requires(!std::is_same_v<S, double>)
+BasicJet<S> operator*(const S& s, const BasicJet<S>& a) {
+  return {a.v * s, a.d * s, a.dd * s};
+}
+
 template <class S>
 BasicJet<S> sin(const BasicJet<S>& a) {
   using std::sin, std::cos;
