@@ -179,6 +179,7 @@ lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d) {
       } else {
         f.kind = Dof::Kind::PointComponent;
         f.body = ic.point.body;
+        f.item = ic.point;
         f.point = mech.bodies[static_cast<std::size_t>(ic.point.body)].points[static_cast<std::size_t>(ic.point.index)];
         f.component = ic.component;
         f.name = mech.bodies[static_cast<std::size_t>(ic.point.body)].name + "." +

@@ -24,6 +24,7 @@ struct Dof {
   int z = -1;                                      // Coordinate
   int body = -1;                                   // PointComponent
   Eigen::Vector3d point = Eigen::Vector3d::Zero(); // body frame
+  ItemIndex item;                                  // PointComponent: which point (its numbers)
   int component = 0;
   std::string name;                                // "joint A", "bar_12.P2.y"
   bool operator==(const Dof& o) const {

@@ -716,3 +716,30 @@ void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, c
 }
 
 }  // namespace lw::dyn
+
+namespace lw::dyn {
+
+template <class T, class P>
+void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, const T& t, T* phi,
+                  std::span<const ItemIndex> points, T* xyz) {
+  std::vector<Frame<T>> f;
+  computeFrames<T, P>(m, p, z, f);
+  if (phi) constraintRows<T, P>(m, p, f, z, t, phi);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const ItemIndex q = points[i];
+    const V3<T> x = worldPoint(f[static_cast<std::size_t>(q.body)], p.mech.point(q));
+    for (int k = 0; k < 3; ++k) xyz[3 * i + static_cast<std::size_t>(k)] = x[k];
+  }
+}
+
+#define LW_KINEMATICS_ON(T, P) \
+  template void kinematicsOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const T&, T*, std::span<const ItemIndex>, T*);
+LW_KINEMATICS_ON(double, double)
+LW_KINEMATICS_ON(kin::Jet, double)
+LW_KINEMATICS_ON(num::Dual8, num::Dual8)
+LW_KINEMATICS_ON(kin::BasicJet<num::Dual8>, num::Dual8)
+LW_KINEMATICS_ON(std::complex<double>, std::complex<double>)
+LW_KINEMATICS_ON(kin::BasicJet<std::complex<double>>, std::complex<double>)
+#undef LW_KINEMATICS_ON
+
+}  // namespace lw::dyn

@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,13 @@ struct Pose3 {
   T R[9];  // row-major world rotation of the body frame
   T x[3];  // world position of the body frame origin
 };
+
+/// On any scalar (the design-parameter derivatives of sensitivity/): T is the scalar of z and t
+/// (P itself, or a jet on P along a direction of z and t), P that of the numbers `p`. Fills Φ
+/// (nrows, when phi is not null) and the world positions of `points` (3 each, into xyz).
+template <class T, class P>
+void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, const T& t, T* phi,
+                  std::span<const ItemIndex> points, T* xyz);
 
 /// Poses of every body (index = body; the ground is identity) at z.
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);

@@ -80,6 +80,14 @@ struct Dual {
   friend bool operator>(const Dual& a, const Dual& b) { return a.v > b.v; }
   friend bool operator<=(const Dual& a, const Dual& b) { return a.v <= b.v; }
   friend bool operator>=(const Dual& a, const Dual& b) { return a.v >= b.v; }
+  // equality is exact, derivatives included (Eigen asks whether a factor is zero)
+  friend bool operator==(const Dual& a, const Dual& b) {
+    if (a.v != b.v) return false;
+    for (int i = 0; i < N; ++i)
+      if (a.g[i] != b.g[i]) return false;
+    return true;
+  }
+  friend bool operator!=(const Dual& a, const Dual& b) { return !(a == b); }
 };
 
 // chain rule through a scalar function with value f and derivative df at a.v

@@ -1,0 +1,302 @@
+#include "dynamics/matrix_r_derivatives.h"
+
+#include <Eigen/QR>
+#include <algorithm>
+#include <complex>
+
+#include "dynamics/generalized_forces.h"
+#include "numeric/jet.h"
+#include "numeric/scalar.h"
+#include "numeric/solve_on.h"
+
+namespace lw::dyn {
+namespace {
+
+template <class S> using Jet = kin::BasicJet<S>;
+template <class S> using MatrixOn = num::MatrixOn<S>;
+
+template <class S> double real(const S& x) { return num::value(x); }
+
+// the points the independent coordinates follow
+std::vector<ItemIndex> dofPoints(const std::vector<Dof>& dofs) {
+  std::vector<ItemIndex> points;
+  for (const Dof& f : dofs)
+    if (f.kind == Dof::Kind::PointComponent) points.push_back(f.item);
+  return points;
+}
+
+// [Φ (selected rows); h(z) − zⁱ] on T (S, or a jet on S along a direction): rows m.rows, then
+// the coordinates. `points`: dofPoints(dofs).
+template <class S, class T>
+void thetaRows(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const std::vector<ItemIndex>& points,
+               const T* z, const T& t, std::vector<T>& phi, std::vector<T>& xyz, T* out) {
+  phi.resize(static_cast<std::size_t>(m.tree.nrows));
+  xyz.resize(3 * points.size());
+  kinematicsOn<T, S>(m.tree, p, z, t, phi.data(), points, xyz.data());
+  std::size_t r = 0;
+  for (int row : m.rows) out[r++] = phi[static_cast<std::size_t>(row)];
+  std::size_t point = 0;
+  for (const Dof& f : dofs) {
+    if (f.kind == Dof::Kind::Coordinate) out[r++] = z[f.z];
+    else out[r++] = xyz[3 * point++ + static_cast<std::size_t>(f.component)];
+  }
+}
+
+// Θ_z = ∂[Φ_sel; h]/∂z on S, a column per pass of jets
+template <class S>
+MatrixOn<S> thetaOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const std::vector<ItemIndex>& points,
+                    const VectorOn<S>& z, double t) {
+  const int nz = m.tree.nz;
+  MatrixOn<S> Theta(nz, nz);
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), phi, xyz, rows(static_cast<std::size_t>(nz));
+  for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], S(0.0), S(0.0));
+  for (int j = 0; j < nz; ++j) {
+    zj[static_cast<std::size_t>(j)].d = S(1.0);
+    thetaRows<S, Jet<S>>(m, p, dofs, points, zj.data(), Jet<S>(S(t)), phi, xyz, rows.data());
+    for (int i = 0; i < nz; ++i) Theta(i, j) = rows[static_cast<std::size_t>(i)].d;
+    zj[static_cast<std::size_t>(j)].d = S(0.0);
+  }
+  return Theta;
+}
+
+// the rows along z + s ż, t + s·dt (z̈ = 0): first derivatives Θ ż + [Φ_t; 0]·dt, second the
+// acceleration terms −[c; −Ḃż]
+template <class S>
+std::vector<Jet<S>> ratesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs,
+                            const std::vector<ItemIndex>& points, const VectorOn<S>& z, const VectorOn<S>* zd, double t) {
+  const int nz = m.tree.nz;
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), phi, xyz, rows(static_cast<std::size_t>(nz));
+  for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], zd ? (*zd)[i] : S(0.0), S(0.0));
+  thetaRows<S, Jet<S>>(m, p, dofs, points, zj.data(), Jet<S>(S(t), S(1.0), S(0.0)), phi, xyz, rows.data());
+  return rows;
+}
+
+}  // namespace
+
+template <class S>
+Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, double t, const VectorOn<S>& zi,
+                  const VectorOn<S>& zid, const Eigen::VectorXd& zStart, MatrixROn<S>& out) {
+  const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
+  if (nc + d != nz) return failure(Status::Code::BadRequest, t, "the independent coordinates do not complete the loop equations");
+  const std::vector<ItemIndex> points = dofPoints(dofs);
+  // positions: Newton on [Φ_sel; h − zⁱ] = 0 from the double solution
+  VectorOn<S> z = zStart.cast<S>();
+  std::vector<S> phi, xyz;
+  MatrixOn<S> r(nz, 1), dz, Theta;
+  const double scale = std::max(1.0, zStart.cwiseAbs().maxCoeff());
+  bool converged = false;
+  for (int it = 0; it < 30 && !converged; ++it) {
+    thetaRows<S, S>(m, p, dofs, points, z.data(), S(t), phi, xyz, r.data());
+    for (int k = 0; k < d; ++k) r(nc + k, 0) -= zi[k];
+    Theta = thetaOn(m, p, dofs, points, z, t);
+    if (!num::solveOn(Theta, r, dz)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
+    z -= dz.col(0);
+    double step = 0;
+    for (int i = 0; i < nz; ++i) step = std::max(step, std::abs(real(dz(i, 0))));
+    // one more iteration after the values converge: the derivative parts follow quadratically
+    converged = it >= 1 && step <= 1e-13 * scale;
+  }
+  if (!converged) return failure(Status::Code::NotConverged, t, "the position problem did not converge (on the derivatives' scalar)");
+  Theta = thetaOn(m, p, dofs, points, z, t);
+  // velocities: Θ ż = [−Φ_t; żⁱ]
+  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, dofs, points, z, nullptr, t);
+  MatrixOn<S> rhs(nz, 1), sol;
+  for (int i = 0; i < nc; ++i) rhs(i, 0) = -phiT[static_cast<std::size_t>(i)].d;
+  for (int k = 0; k < d; ++k) rhs(nc + k, 0) = zid[k];
+  if (!num::solveOn(Theta, rhs, sol)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
+  const VectorOn<S> zd = sol.col(0);
+  // R^Φ and a: Θ R = [0; I], Θ a = [c; −Ḃż] (the second derivatives along ż with z̈ = 0 are
+  // −c for the loops and Ḃż for the coordinates)
+  const std::vector<Jet<S>> along = ratesOn<S>(m, p, dofs, points, z, &zd, t);
+  MatrixOn<S> B = MatrixOn<S>::Zero(nz, d + 1), RA;
+  for (int k = 0; k < d; ++k) B(nc + k, k) = S(1.0);
+  for (int i = 0; i < nz; ++i) B(i, d) = -along[static_cast<std::size_t>(i)].dd;
+  if (!num::solveOn(Theta, B, RA)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
+  const MatrixOn<S> R = RA.leftCols(d);
+  const VectorOn<S> a = RA.col(d);
+  // M̄ z̈ⁱ = Q̄ from the inverse dynamics residual Q^d − M^d z̈: at z̈ = a it is Q^d − M^d a, and
+  // the difference at a + R e_k is −M^d R e_k
+  GeneralizedForces<S, S> forces(m.tree, p);
+  VectorOn<S> Qa(nz), Qk(nz), zddk(nz);
+  forces(z.data(), zd.data(), t, Qa.data(), a.data());
+  MatrixOn<S> MR(nz, d);
+  for (int k = 0; k < d; ++k) {
+    zddk = a + R.col(k);
+    forces(z.data(), zd.data(), t, Qk.data(), zddk.data());
+    MR.col(k) = Qa - Qk;
+  }
+  const MatrixOn<S> Mbar = R.transpose() * MR;
+  const MatrixOn<S> Qbar = R.transpose() * Qa;
+  MatrixOn<S> zidd;
+  if (!num::solveOn(Mbar, Qbar, zidd)) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
+  out.z = z;
+  out.zd = zd;
+  out.zidd = zidd.col(0);
+  out.zdd = R * out.zidd + a;
+  return {};
+}
+
+template <class S>
+void independentOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const VectorOn<S>& z,
+                   const VectorOn<S>& zd, const VectorOn<S>* zdd, VectorOn<S>& zi, VectorOn<S>& zid, VectorOn<S>* zidd) {
+  const std::vector<ItemIndex> points = dofPoints(dofs);
+  const int nz = m.tree.nz;
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), phi(static_cast<std::size_t>(m.tree.nrows)), xyz(3 * points.size());
+  for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], zd[i], zdd ? (*zdd)[i] : S(0.0));
+  kinematicsOn<Jet<S>, S>(m.tree, p, zj.data(), Jet<S>(S(0.0)), nullptr, points, xyz.data());
+  const auto d = static_cast<Eigen::Index>(dofs.size());
+  zi.resize(d);
+  zid.resize(d);
+  if (zidd) zidd->resize(d);
+  std::size_t point = 0;
+  for (Eigen::Index k = 0; k < d; ++k) {
+    const Dof& f = dofs[static_cast<std::size_t>(k)];
+    const Jet<S> x = f.kind == Dof::Kind::Coordinate ? zj[static_cast<std::size_t>(f.z)] : xyz[3 * point++ + static_cast<std::size_t>(f.component)];
+    zi[k] = x.v;
+    zid[k] = x.d;
+    if (zidd) (*zidd)[k] = x.dd;
+  }
+}
+
+template <class S>
+Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const Eigen::VectorXd& z0,
+                      VectorOn<S>& zi, VectorOn<S>& zid) {
+  const int nz = m.tree.nz, nc = static_cast<int>(m.rows.size());
+  const auto& mech = *m.tree.mechanism;
+  // the assembly moved only the coordinates its QR pivoted on (the others stay at zero): the same
+  // loops closed with those held
+  Eigen::MatrixXd J;
+  loopJacobian(m.tree, z0, 0, J);
+  std::vector<int> free;
+  if (J.rows() > 0) {
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J);
+    for (Eigen::Index i = qr.rank(); i < nz; ++i) free.push_back(qr.colsPermutation().indices()[i]);
+  } else {
+    for (int i = 0; i < nz; ++i) free.push_back(i);
+  }
+  std::sort(free.begin(), free.end());
+  if (nc + static_cast<int>(free.size()) != nz)
+    return failure(Status::Code::BadRequest, 0, "the assembly's free coordinates do not complete the loop equations");
+  std::vector<Dof> held;
+  for (int i : free) {
+    Dof f;
+    f.z = i;
+    held.push_back(f);
+  }
+  const std::vector<ItemIndex> none;
+  VectorOn<S> z = z0.cast<S>();
+  std::vector<S> phi, xyz;
+  MatrixOn<S> r(nz, 1), dz;
+  const double scale = std::max(1.0, z0.cwiseAbs().maxCoeff());
+  bool converged = false;
+  for (int it = 0; it < 30 && !converged; ++it) {
+    thetaRows<S, S>(m, p, held, none, z.data(), S(0.0), phi, xyz, r.data());
+    for (std::size_t k = 0; k < free.size(); ++k) r(nc + static_cast<Eigen::Index>(k), 0) -= S(z0[free[k]]);
+    if (!num::solveOn(thetaOn(m, p, held, none, z, 0), r, dz)) return failure(Status::Code::Singular, 0, "the assembly is singular");
+    z -= dz.col(0);
+    double step = 0;
+    for (int i = 0; i < nz; ++i) step = std::max(step, std::abs(real(dz(i, 0))));
+    converged = it >= 1 && step <= 1e-13 * scale;
+  }
+  if (!converged) return failure(Status::Code::NotConverged, 0, "the assembly did not converge (on the derivatives' scalar)");
+  // velocities: [Φ_z (selected rows); the initial rates' rows] ż = [−Φ_t; rates], least squares on
+  // the columns the double solve pivoted on (the others zero), as ColPivHouseholderQR solves it
+  std::vector<VectorOn<S>> rows;
+  std::vector<S> rhs;
+  const MatrixOn<S> Theta = thetaOn(m, p, held, none, z, 0);
+  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, held, none, z, nullptr, 0);
+  for (int i = 0; i < nc; ++i) {
+    rows.push_back(Theta.row(i).transpose());
+    rhs.push_back(-phiT[static_cast<std::size_t>(i)].d);
+  }
+  for (std::size_t i = 0; i < mech.initialRates.size(); ++i) {
+    const auto& rate = mech.initialRates[i];
+    const auto& value = p.mech.initialRates[i];
+    auto unit = [&](int col, double sign) {
+      VectorOn<S> e = VectorOn<S>::Zero(nz);
+      e[col] = S(sign);
+      return e;
+    };
+    switch (rate.type) {
+      case InitialVelocity::Type::Joint: {
+        const Node& n = m.tree.nodes[static_cast<std::size_t>(m.tree.treeJointNode[static_cast<std::size_t>(rate.joint)])];
+        rows.push_back(unit(n.z, n.flip ? -1 : 1));
+        rhs.push_back(value.value);
+        break;
+      }
+      case InitialVelocity::Type::PointComponent: {
+        Dof f;
+        f.kind = Dof::Kind::PointComponent;
+        f.item = rate.point;
+        f.component = rate.component;
+        const std::vector<Dof> one{f};
+        const std::vector<ItemIndex> at{rate.point};
+        std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), ph, xy(3);
+        VectorOn<S> row(nz);
+        for (int j = 0; j < nz; ++j) {
+          for (int k = 0; k < nz; ++k) zj[static_cast<std::size_t>(k)] = Jet<S>(z[k], S(k == j ? 1.0 : 0.0), S(0.0));
+          kinematicsOn<Jet<S>, S>(m.tree, p, zj.data(), Jet<S>(S(0.0)), nullptr, at, xy.data());
+          row[j] = xy[static_cast<std::size_t>(rate.component)].d;
+        }
+        rows.push_back(row);
+        rhs.push_back(value.value);
+        break;
+      }
+      case InitialVelocity::Type::Body: {
+        const Node& n = m.tree.nodes[static_cast<std::size_t>(m.tree.nodeOfBody[static_cast<std::size_t>(rate.body)])];
+        if (n.kind == NodeKind::FreePlanar) {
+          for (int k = 0; k < 3; ++k) {
+            rows.push_back(unit(n.z + k, 1));
+            rhs.push_back(k < 2 ? value.velocity[k] : value.angular[2]);
+          }
+        } else {
+          for (int k = 0; k < 3; ++k) {
+            rows.push_back(unit(n.z + k, 1));
+            rhs.push_back(value.velocity[k]);
+          }
+          for (int k = 0; k < 3; ++k) {
+            rows.push_back(unit(n.z + 4 + k, 1));
+            rhs.push_back(value.angular[k] * 0.5);
+          }
+        }
+        break;
+      }
+    }
+  }
+  VectorOn<S> zd = VectorOn<S>::Zero(nz);
+  if (!rows.empty() && nz > 0) {
+    Eigen::MatrixXd Av(static_cast<Eigen::Index>(rows.size()), nz);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (int j = 0; j < nz; ++j) Av(static_cast<Eigen::Index>(i), j) = real(rows[i][j]);
+    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Av);
+    std::vector<int> pivots;
+    for (Eigen::Index i = 0; i < qr.rank(); ++i) pivots.push_back(qr.colsPermutation().indices()[i]);
+    // normal equations on the pivot columns: the least-squares solution the QR gives
+    MatrixOn<S> A(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(pivots.size())), b(static_cast<Eigen::Index>(rows.size()), 1), x;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      for (std::size_t j = 0; j < pivots.size(); ++j) A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][pivots[j]];
+      b(static_cast<Eigen::Index>(i), 0) = rhs[i];
+    }
+    if (!pivots.empty()) {
+      if (!num::solveOn(MatrixOn<S>(A.transpose() * A), MatrixOn<S>(A.transpose() * b), x))
+        return failure(Status::Code::Singular, 0, "the initial velocities are singular");
+      for (std::size_t j = 0; j < pivots.size(); ++j) zd[pivots[j]] = x(static_cast<Eigen::Index>(j), 0);
+    }
+  }
+  independentOn<S>(m, p, dofs, z, zd, nullptr, zi, zid, nullptr);
+  return {};
+}
+
+#define LW_MATRIX_R_ON(S)                                                                                                          \
+  template Status evaluateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, double, const VectorOn<S>&, \
+                                const VectorOn<S>&, const Eigen::VectorXd&, MatrixROn<S>&);                                       \
+  template void independentOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const VectorOn<S>&,        \
+                                 const VectorOn<S>&, const VectorOn<S>*, VectorOn<S>&, VectorOn<S>&, VectorOn<S>*);              \
+  template Status initialStateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const Eigen::VectorXd&,  \
+                                    VectorOn<S>&, VectorOn<S>&);
+LW_MATRIX_R_ON(double)
+LW_MATRIX_R_ON(num::Dual8)
+LW_MATRIX_R_ON(std::complex<double>)
+#undef LW_MATRIX_R_ON
+
+}  // namespace lw::dyn

@@ -1,0 +1,158 @@
+// Matrix R on the differentiation scalars: on double it equals the fast pipeline; on dual numbers
+// its derivatives along the state and the design parameters equal a complex step of the same
+// function to round-off and central differences to their truncation error.
+#include "dynamics/matrix_r_derivatives.h"
+
+#include <gtest/gtest.h>
+
+#include <complex>
+
+#include "support/numeric.h"
+#include "support/samples.h"
+
+namespace lw::dyn {
+namespace {
+
+struct Case {
+  Mechanism mechanism;
+  ResolvedMechanism resolved;
+  MatrixRModel model;
+  std::unique_ptr<MatrixRData> data;
+};
+
+std::unique_ptr<Case> assembled(const Mechanism& m) {
+  auto c = std::make_unique<Case>();
+  c->mechanism = m;
+  Diagnostics d;
+  c->resolved = *resolve(m, d);
+  c->model = compileMatrixR(c->resolved);
+  c->data = std::make_unique<MatrixRData>(c->model);
+  EXPECT_TRUE(initialState(c->model, *c->data).ok());
+  return c;
+}
+
+// the tree's numbers on S with parameter k (all of them when k < 0 and S is dual: lane j = parameter j)
+template <class S>
+TreeNumbers<S> numbersWith(const Case& c, const std::vector<std::size_t>& seeded, const std::vector<S>& seeds) {
+  const auto& table = *c.resolved.parameters;
+  const auto values = table.valuesOn<S>(seeded, seeds);
+  return treeNumbers<S>(c.model.tree, numbersOn<S>(c.mechanism, c.resolved, values));
+}
+
+TEST(MatrixROn, OnDoubleItEqualsTheFastPipeline) {
+  for (const char* name : {"five-bar", "four-bar", "ten-bar-chain", "spatial-four-bar-swing", "rssr", "slider-crank", "buggy"}) {
+    SCOPED_TRACE(name);
+    auto c = assembled(test::sampleMechanism(name));
+    MatrixRData& d = *c->data;
+    // a moving state: the start with made-up independent rates
+    Eigen::VectorXd zi = d.zi, zid = d.zid;
+    for (Eigen::Index k = 0; k < zid.size(); ++k) zid[k] += 0.3 + 0.1 * static_cast<double>(k);
+    ASSERT_TRUE(evaluate(c->model, d, 0.1, zi, zid).ok());
+    MatrixROn<double> out;
+    ASSERT_TRUE(evaluateOn<double>(c->model, c->model.tree.numbers, d.dofs, 0.1, zi, zid, d.z, out).ok());
+    const double scale = d.zidd.size() ? std::max(1.0, d.zidd.cwiseAbs().maxCoeff()) : 1.0;
+    // the double pipeline's position problem stops at its tolerance: 1e-8 of the accelerations
+    for (Eigen::Index k = 0; k < zi.size(); ++k) EXPECT_TRUE(test::near(out.zidd[k], d.zidd[k], 1e-8 * scale, 0)) << k;
+    for (Eigen::Index k = 0; k < d.z.size(); ++k) {
+      EXPECT_TRUE(test::near(out.z[k], d.z[k], 1e-11, 0));
+      EXPECT_TRUE(test::near(out.zd[k], d.zd[k], 1e-9 * std::max(1.0, d.zd.cwiseAbs().maxCoeff()), 0));
+      EXPECT_TRUE(test::near(out.zdd[k], d.zdd[k], 1e-9 * std::max(1.0, d.zdd.cwiseAbs().maxCoeff()), 0));
+    }
+  }
+}
+
+// z̈ⁱ's derivative along a state direction (δzⁱ, δżⁱ) and a parameter, by dual numbers (one lane),
+// against a complex step and central differences of the double pipeline on S = double
+// (`differences`: also against central differences; a rod between two ball joints spins
+// passively with almost no inertia about its axis, and its accelerations curve too sharply for them)
+void checkDirectionalDerivative(const char* name, int parameter, bool differences = true) {
+  SCOPED_TRACE(name);
+  auto c = assembled(test::sampleMechanism(name));
+  MatrixRData& d = *c->data;
+  const auto& table = *c->resolved.parameters;
+  const Eigen::Index n = d.zi.size();
+  Eigen::VectorXd zi = d.zi, zid = d.zid, dzi(n), dzid(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    zid[k] += 0.2 + 0.05 * static_cast<double>(k);
+    dzi[k] = 0.3 - 0.07 * static_cast<double>(k);
+    dzid[k] = -0.5 + 0.11 * static_cast<double>(k);
+  }
+  const double t = 0.05;
+  std::vector<std::size_t> seeded;
+  double p0 = 0;
+  if (parameter >= 0) {
+    seeded.push_back(static_cast<std::size_t>(parameter));
+    p0 = table.values()[static_cast<std::size_t>(parameter)];
+  }
+  // dual: lane 0
+  num::Dual8 ps(p0);
+  ps.g[0] = 1;
+  const auto pd = numbersWith<num::Dual8>(*c, seeded, parameter >= 0 ? std::vector<num::Dual8>{ps} : std::vector<num::Dual8>{});
+  VectorOn<num::Dual8> xi(n), vi(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    xi[k] = zi[k];
+    xi[k].g[0] = dzi[k];
+    vi[k] = zid[k];
+    vi[k].g[0] = dzid[k];
+  }
+  MatrixROn<num::Dual8> dual;
+  ASSERT_TRUE(evaluateOn<num::Dual8>(c->model, pd, d.dofs, t, xi, vi, d.z, dual).ok());
+  // complex step
+  const double h = 1e-30;
+  const auto pc = numbersWith<std::complex<double>>(*c, seeded, parameter >= 0 ? std::vector<std::complex<double>>{{p0, h}}
+                                                                                 : std::vector<std::complex<double>>{});
+  VectorOn<std::complex<double>> xc(n), vc(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    xc[k] = {zi[k], h * dzi[k]};
+    vc[k] = {zid[k], h * dzid[k]};
+  }
+  MatrixROn<std::complex<double>> cs;
+  ASSERT_TRUE(evaluateOn<std::complex<double>>(c->model, pc, d.dofs, t, xc, vc, d.z, cs).ok());
+  // central differences on double
+  const double e = 1e-6;
+  auto at = [&](double s) {
+    const double pv = p0 + s;
+    const auto p = numbersWith<double>(*c, seeded, parameter >= 0 ? std::vector<double>{pv} : std::vector<double>{});
+    MatrixROn<double> o;
+    EXPECT_TRUE(evaluateOn<double>(c->model, p, d.dofs, t, Eigen::VectorXd(zi + s * dzi), Eigen::VectorXd(zid + s * dzid), d.z, o).ok());
+    return o.zidd;
+  };
+  const Eigen::VectorXd fd = (at(e) - at(-e)) / (2 * e);
+  double scale = 0;
+  for (Eigen::Index k = 0; k < n; ++k) scale = std::max(scale, std::abs(cs.zidd[k].imag() / h));
+  ASSERT_GT(scale, 0);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    const double ad = dual.zidd[k].g[0], c2 = cs.zidd[k].imag() / h;
+    EXPECT_TRUE(test::near(ad, c2, 1e-9 * scale, 0)) << "coordinate " << k;
+    if (differences) EXPECT_TRUE(test::near(ad, fd[k], 1e-5 * scale, 0)) << "coordinate " << k;
+    EXPECT_NEAR(dual.zidd[k].v, cs.zidd[k].real(), 1e-9 * std::max(1.0, std::abs(cs.zidd[k].real())));
+  }
+}
+
+TEST(MatrixROn, DerivativesAlongTheStateMatchComplexStepAndDifferences) {
+  for (const char* name : {"five-bar", "four-bar-free", "spatial-four-bar-swing", "grid-1x15"}) checkDirectionalDerivative(name, -1);
+  checkDirectionalDerivative("rssr", -1, false);
+}
+TEST(MatrixROn, DerivativesAlongEachParameterOfTheFiveBarMatchComplexStepAndDifferences) {
+  for (int k = 0; k < 5; ++k) checkDirectionalDerivative("five-bar", k);
+}
+TEST(MatrixROn, DerivativesAlongParametersOfTheTenBarChainAndBuggyMatchComplexStep) {
+  for (int k : {0, 1, 10, 19}) checkDirectionalDerivative("ten-bar-chain", k);
+  for (int k = 0; k < 5; ++k) checkDirectionalDerivative("buggy", k);
+}
+
+TEST(MatrixROn, TheInitialStateOnDoubleIsTheAssembledOne) {
+  for (const char* name : {"five-bar", "four-bar", "ten-bar-chain", "spatial-four-bar-swing", "grid-1x15"}) {
+    SCOPED_TRACE(name);
+    auto c = assembled(test::sampleMechanism(name));
+    VectorOn<double> zi, zid;
+    ASSERT_TRUE(initialStateOn<double>(c->model, c->model.tree.numbers, c->data->dofs, c->data->z, zi, zid).ok());
+    for (Eigen::Index k = 0; k < zi.size(); ++k) {
+      EXPECT_NEAR(zi[k], c->data->zi[k], 1e-10);
+      EXPECT_NEAR(zid[k], c->data->zid[k], 1e-9 * std::max(1.0, c->data->zid.cwiseAbs().maxCoeff()));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lw::dyn
