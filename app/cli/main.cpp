@@ -21,6 +21,7 @@
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
+#include "sensitivity/sensitivity.h"
 #include "topology/mobility.h"
 #include "topology/structural_groups.h"
 #include <nlohmann/json.hpp>
@@ -368,6 +369,65 @@ int simulate(const SimulateArgs& a) {
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
 
+struct SensitivityArgs {
+  std::string file, method = "ddm", parameters = "all", costs = "all", out;
+  double tEnd = -1, dt = -1, fdStep = 1e-6;
+};
+
+std::vector<std::string> commaList(const std::string& s) {
+  std::vector<std::string> out;
+  if (s.empty() || s == "all") return out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// `sensitivity`: the gradients of the file's costs with respect to its design parameters
+int sensitivity(const SensitivityArgs& a) {
+  if (outputIsInput(a.out, a.file)) return kUsage;
+  lw::io::LoadResult r;
+  std::optional<lw::ResolvedMechanism> res;
+  if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
+  lw::sens::SensitivitySpec spec;
+  if (!lw::sens::parseMethod(a.method, spec.method)) return kUsage;
+  spec.parameters = commaList(a.parameters);
+  spec.costs = commaList(a.costs);
+  spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
+  spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
+  spec.relativeStep = a.fdStep;
+  const auto result = lw::sens::runSensitivity(*r.mechanism, spec);
+  for (const auto& n : result.notes) std::cerr << a.file << ": note: " << n << "\n";
+  if (!result.status.ok()) {
+    std::cerr << a.file << ": " << result.status.message << "\n";
+    return kAnalysisFailed;
+  }
+  // a table on the terminal: each cost's gradient by method, and how far each is from the complex step
+  const lw::sens::Gradient* reference = nullptr;
+  for (const auto& g : result.methods)
+    if (g.method == lw::sens::Method::ComplexStep) reference = &g;
+  std::ostringstream table;
+  table.precision(10);
+  for (std::size_t c = 0; c < result.costs.size(); ++c) {
+    table << result.costs[c] << " = " << result.methods.front().values[c] << "\n";
+    for (std::size_t k = 0; k < result.parameters.size(); ++k) {
+      table << "  d/d" << result.parameters[k] << ":";
+      for (const auto& g : result.methods) {
+        const double v = g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k));
+        table << "  " << lw::sens::toString(g.method) << " " << v;
+        if (reference && &g != reference) {
+          const double ref = reference->gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k));
+          table << " (rel. diff. " << lw::shortNumber(std::abs(v - ref) / std::max(std::abs(ref), 1e-300)) << ")";
+        }
+      }
+      table << "\n";
+    }
+  }
+  for (const auto& g : result.methods) table << lw::sens::toString(g.method) << ": " << g.seconds << " s\n";
+  std::cerr << table.str() << a.file << ": " << result.steps << " steps differentiated\n";
+  return writeText(a.out.empty() ? "-" : a.out, lw::sens::toJson(result));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -450,6 +510,23 @@ int main(int argc, char** argv) {
       ->check(finiteAbove(0, true));
   simCmd->add_option("-o,--out", simArgs.out, "CSV file (default: standard output)");
 
+  SensitivityArgs sensArgs;
+  auto* sensCmd = app.add_subcommand("sensitivity", "Gradients of the file's costs with respect to its design parameters "
+                                                    "(Matrix R dynamics, trapezoidal rule), as JSON");
+  sensCmd->add_option("FILE", sensArgs.file, "mechanism file (.json)")->required();
+  sensCmd->add_option("--method", sensArgs.method, "ddm (direct differentiation of the steps, default), cs (complex step of "
+                                                   "the whole run, the reference), fd (central differences of whole runs) or "
+                                                   "compare (all three, with their relative differences and times)")
+      ->check(CLI::IsMember({"ddm", "cs", "fd", "compare"}));
+  sensCmd->add_option("--parameters", sensArgs.parameters, "comma-separated parameter names, or all (default)");
+  sensCmd->add_option("--costs", sensArgs.costs, "comma-separated cost names, or all (default)");
+  sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--fd-step", sensArgs.fdStep, "finite differences: the relative step (default 1e-6; each parameter's "
+                                                    "step is reported)")
+      ->check(finiteAbove(0, false, 1));
+  sensCmd->add_option("-o,--out", sensArgs.out, "JSON file (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -462,6 +539,7 @@ int main(int argc, char** argv) {
     if (*kinCmd) return kinematics(kinArgs);
     if (*decCmd) return decomposeCmd(decFile, decJson);
     if (*simCmd) return simulate(simArgs);
+    if (*sensCmd) return sensitivity(sensArgs);
     if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
     if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
     if (*gridCmd) return writeOut(lw::generate::grid(columns, rows), genOut);

@@ -344,6 +344,12 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   }
 
   integ::State s{0.0, data.zi, data.zid, data.zidd};
+  StepObserver* observer = spec.integrator == Integrator::Trapezoidal ? spec.observer : nullptr;
+  if (observer) {
+    res.status = observer->start(model, data.dofs, s, data.z);
+    if (!res.status.ok()) return res;
+  }
+  std::vector<integ::State> pieceEnds;  // an accepted step's pieces, for the observer
   MatrixRSystem sys(model, data);
   const int n = static_cast<int>(data.dofs.size());
   integ::Trapezoidal trap(n);
@@ -404,9 +410,11 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         if (d < target - s.t + margin) target = s.t + (d - margin >= 0.25 * h ? d - margin : d + margin);
         if (target > tFinal - 0.25 * h) target = tFinal;
         if (nearSingular) target = s.t + 0.5 * (target - s.t);
+        pieceEnds.clear();
         for (int p = 1; p <= pieces; ++p) {
           res.status = trap.step(sys, s, saved.t + (target - saved.t) * p / pieces - s.t);
           if (!res.status.ok()) break;
+          if (observer) pieceEnds.push_back(s);
         }
         // an end next to the singular point: the step is taken again at half its length (its end
         // then at least 0.4 of it away)
@@ -465,6 +473,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       if (!rechosen && !model.userDofs) {
         // a singular choice of independent coordinates: choose again at the last good state
         rechosen = true;
+        previousDofs = data.dofs;
         dyn::chooseDofs(model, data);
         saved.x = data.zi;
         saved.v = data.zid;
@@ -486,10 +495,23 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       s = saved;
       sys.setAnchor();
       rcondStart = data.rcond;
+      if (observer && rechosen && data.dofs != previousDofs) {
+        res.status = observer->switched(previousDofs, data.dofs, saved, data.z);
+        if (!res.status.ok()) break;
+      }
     }
     if (!res.status.ok()) break;
     ++res.steps;
     sys.setAnchor();
+    if (observer) {
+      const integ::State* from = &saved;
+      for (const integ::State& end : pieceEnds) {
+        res.status = observer->step(data.dofs, *from, end, data.z);
+        if (!res.status.ok()) break;
+        from = &end;
+      }
+      if (!res.status.ok()) break;
+    }
     if (!data.z.allFinite() || !data.zd.allFinite()) {
       res.status = lw::failure(lw::Status::Code::NotConverged, s.t, "the simulation diverged at t = " + lw::shortNumber(s.t) + " (non-finite state)");
       break;
@@ -536,6 +558,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         if (!res.status.ok()) break;
         s.a = data.zidd;
         sys.setAnchor();
+        if (observer) {
+          res.status = observer->switched(previousDofs, data.dofs, s, data.z);
+          if (!res.status.ok()) break;
+        }
         singular = SingularAhead{};  // the condition of another choice: a new prediction
         singular.add(s.t, data.rcond);
         rcondStart = data.rcond;

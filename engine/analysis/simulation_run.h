@@ -8,6 +8,8 @@
 
 #include "analysis/csv.h"
 #include "dynamics/force_jacobian.h"
+#include "dynamics/matrix_r.h"
+#include "integrators/integrators.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/resolved.h"
 
@@ -17,6 +19,24 @@ enum class Formulation { MatrixR, Penalty };
 enum class Integrator { Trapezoidal, RK45 };
 bool parseFormulation(const std::string& s, Formulation& out);
 bool parseIntegrator(const std::string& s, Integrator& out);
+
+/// Follows a Matrix R run with the trapezoidal rule step by step: a sensitivity analysis
+/// differentiates exactly these steps (sensitivity/). States are in the independent coordinates
+/// `dofs` in use; `z` is the dependent coordinates there (a start for position problems).
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  /// The assembled initial state (t = 0), in the first choice of independent coordinates.
+  virtual Status start(const dyn::MatrixRModel& model, const std::vector<dyn::Dof>& dofs, const integ::State& s,
+                       const Eigen::VectorXd& z) = 0;
+  /// One accepted step from `from` to `to`.
+  virtual Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to,
+                      const Eigen::VectorXd& z) = 0;
+  /// The choice of independent coordinates changed at s.t: the same physical state, `s` in the
+  /// coordinates `after`.
+  virtual Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
+                          const Eigen::VectorXd& z) = 0;
+};
 
 struct SimulationSpec {
   Formulation formulation = Formulation::MatrixR;
@@ -30,6 +50,7 @@ struct SimulationSpec {
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
+  StepObserver* observer = nullptr;  // Matrix R with the trapezoidal rule: told of every step
 };
 
 struct SimulationResult {

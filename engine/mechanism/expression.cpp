@@ -515,6 +515,23 @@ std::vector<std::string> Expression::functions() const {
   return fns;
 }
 
+namespace detail {
+NodePtr initialsAsVariables(const NodePtr& n) {
+  if (n->op == Op::Call && n->fn == Fn::Initial) return var("initial(" + n->args[0]->name + ")");
+  if (n->args.empty()) return n;
+  auto c = std::make_shared<ExprNode>(*n);
+  for (auto& a : c->args) a = initialsAsVariables(a);
+  return c;
+}
+}  // namespace detail
+
+Expression Expression::initialsAsVariables() const {
+  if (!root_) return *this;
+  Expression e(detail::initialsAsVariables(root_));
+  e.text_ = text_;
+  return e;
+}
+
 Expression Expression::derivative(std::string_view name) const {
   if (!root_) return constant(0);
   return Expression(detail::derive(root_, name));

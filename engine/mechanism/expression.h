@@ -51,6 +51,9 @@ class Expression {
   /// Names of the functions called (to check `initial` is used only where allowed).
   std::vector<std::string> functions() const;
 
+  /// The same with every initial(x) replaced by a variable named "initial(x)" (a cost's value of x
+  /// at the start, which the cost's evaluator supplies and differentiates like any other).
+  Expression initialsAsVariables() const;
   /// Symbolic derivative with respect to variable `name`, lightly simplified.
   Expression derivative(std::string_view name) const;
   /// Substitutes constant values for variables (names not in `names` stay variables).

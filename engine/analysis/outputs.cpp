@@ -1,0 +1,203 @@
+#include "analysis/outputs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+
+#include "numeric/jet.h"
+#include "numeric/scalar.h"
+
+namespace lw::analysis {
+
+int OutputComponents::find(const std::string& name) const {
+  const auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
+}
+
+namespace {
+int pointOf(const ResolvedMechanism& r, const Ref& ref, std::vector<ItemIndex>& points) {
+  const int b = r.findBody(ref.body);
+  if (b < 0) return -1;
+  const auto& names = r.bodies[static_cast<std::size_t>(b)].pointNames;
+  const auto it = std::find(names.begin(), names.end(), ref.item);
+  if (it == names.end()) return -1;
+  const ItemIndex at{b, static_cast<int>(it - names.begin())};
+  const auto known = std::find(points.begin(), points.end(), at);
+  if (known != points.end()) return static_cast<int>(known - points.begin());
+  points.push_back(at);
+  return static_cast<int>(points.size()) - 1;
+}
+}  // namespace
+
+OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree) {
+  OutputComponents o;
+  const char* axes = "xyz";
+  for (const Output& out : m.outputs) {
+    OutputComponents::Component c;
+    c.type = out.type;
+    std::string problem;
+    switch (out.type) {
+      case Output::Type::PointPosition:
+      case Output::Type::PointVelocity:
+      case Output::Type::PointAcceleration:
+        c.point = pointOf(r, out.point, o.points);
+        for (int k = 0; k < m.dimension; ++k) {
+          c.axis = k;
+          o.names.push_back(out.name + "." + axes[k]);
+          o.components.push_back(c);
+          o.problems.emplace_back();
+        }
+        continue;
+      case Output::Type::JointCoordinate:
+      case Output::Type::JointRate: {
+        const int j = r.findJoint(out.joint);
+        c.node = j >= 0 ? tree.treeJointNode[static_cast<std::size_t>(j)] : -1;
+        if (c.node >= 0) c.sign = tree.nodes[static_cast<std::size_t>(c.node)].flip ? -1 : 1;
+        else problem = "joint '" + out.joint + "' closes a loop of the spanning tree: its coordinate is not measured yet";
+        break;
+      }
+      case Output::Type::SpringLength: {
+        const auto it = std::find_if(m.forces.begin(), m.forces.end(), [&](const Force& f) { return f.name == out.spring; });
+        if (it != m.forces.end()) {
+          c.springs[0] = pointOf(r, it->points[0], o.points);
+          c.springs[1] = pointOf(r, it->points[1], o.points);
+        }
+        break;
+      }
+      case Output::Type::Energy:
+        problem = "energies are not differentiated yet";
+        break;
+      case Output::Type::ConstraintResidual:
+        problem = "a constraint residual (a largest absolute value) has no derivative";
+        break;
+    }
+    o.names.push_back(out.name);
+    o.components.push_back(c);
+    o.problems.push_back(problem);
+  }
+  return o;
+}
+
+template <class S>
+void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
+               const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
+               const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out) {
+  using J = kin::BasicJet<S>;
+  using std::sqrt;
+  std::vector<J> zj(static_cast<std::size_t>(tree.nz)), xyz(3 * o.points.size());
+  for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
+  if (!o.points.empty()) dyn::kinematicsOn<J, S>(tree, p, zj.data(), J(S(t), S(1.0), S(0.0)), nullptr, o.points, xyz.data());
+  for (std::size_t i = 0; i < o.components.size(); ++i) {
+    const auto& c = o.components[i];
+    auto at = [&](int point, int axis) -> const J& { return xyz[3 * static_cast<std::size_t>(point) + static_cast<std::size_t>(axis)]; };
+    S v(0.0);
+    switch (c.type) {
+      case Output::Type::PointPosition: v = at(c.point, c.axis).v; break;
+      case Output::Type::PointVelocity: v = at(c.point, c.axis).d; break;
+      case Output::Type::PointAcceleration: v = at(c.point, c.axis).dd; break;
+      case Output::Type::JointCoordinate:
+        if (c.node >= 0) v = z[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign;
+        break;
+      case Output::Type::JointRate:
+        if (c.node >= 0) v = zd[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign;
+        break;
+      case Output::Type::SpringLength:
+        if (c.springs[0] >= 0 && c.springs[1] >= 0) {
+          S sum(0.0);
+          for (int k = 0; k < 3; ++k) {
+            const S d = at(c.springs[1], k).v - at(c.springs[0], k).v;
+            sum = sum + d * d;
+          }
+          v = sqrt(sum);
+        }
+        break;
+      case Output::Type::Energy:
+      case Output::Type::ConstraintResidual: break;
+    }
+    out[i] = v;
+  }
+}
+
+std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o,
+                         const std::vector<std::string>& names, CostSet& out) {
+  out = CostSet{};
+  std::vector<const Cost*> chosen;
+  if (names.empty()) {
+    for (const Cost& c : m.costs) chosen.push_back(&c);
+  } else {
+    for (const auto& n : names) {
+      const auto it = std::find_if(m.costs.begin(), m.costs.end(), [&](const Cost& c) { return c.name == n; });
+      if (it == m.costs.end()) {
+        std::string known;
+        for (const Cost& c : m.costs) known += (known.empty() ? "" : ", ") + c.name;
+        return "unknown cost '" + n + "' (the file's costs: " + (known.empty() ? "none" : known) + ")";
+      }
+      chosen.push_back(&*it);
+    }
+  }
+  if (chosen.empty()) return "the file has no costs: add one under \"costs\" (an integral or terminal expression of outputs)";
+  const auto& table = *r.parameters;
+  std::vector<std::string> slots{"t"};
+  for (const auto& n : o.names) slots.push_back(n);
+  for (const auto& n : o.names) slots.push_back("initial(" + n + ")");
+  for (const auto& n : table.names()) slots.push_back(n);
+  out.outputs = o.names.size();
+  out.parameters = table.names().size();
+  for (const Cost* c : chosen) {
+    const Expression e = c->expression.initialsAsVariables();
+    for (const auto& v : e.variables()) {
+      std::string component = v;
+      if (v.rfind("initial(", 0) == 0) component = v.substr(8, v.size() - 9);
+      const int k = o.find(component);
+      if (k >= 0 && !o.problems[static_cast<std::size_t>(k)].empty())
+        return "cost '" + c->name + "' cannot be differentiated: it uses '" + component + "' (" + o.problems[static_cast<std::size_t>(k)] + ")";
+      if (k < 0 && v != "t" && table.find(v) < 0) return "cost '" + c->name + "' uses the unknown name '" + v + "'";
+    }
+    out.names.push_back(c->name);
+    out.types.push_back(c->type);
+    out.expressions.push_back(e.bind(slots));
+  }
+  (void)m;
+  return {};
+}
+
+template <class S>
+void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
+  const CostSet& c = *c_;
+  slots_.resize(1 + 2 * c.outputs + c.parameters);
+  slots_[0] = S(t);
+  if (!started_) initial_.assign(outputs, outputs + c.outputs);
+  std::copy(outputs, outputs + c.outputs, slots_.begin() + 1);
+  std::copy(initial_.begin(), initial_.end(), slots_.begin() + 1 + static_cast<long>(c.outputs));
+  std::copy(parameters, parameters + c.parameters, slots_.begin() + 1 + 2 * static_cast<long>(c.outputs));
+  if (sum_.empty()) sum_.assign(c.names.size(), S(0.0));
+  std::vector<S> g(c.names.size());
+  for (std::size_t k = 0; k < c.names.size(); ++k) g[k] = c.expressions[k](std::span<const S>(slots_));
+  if (started_)
+    for (std::size_t k = 0; k < g.size(); ++k) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+  last_ = g;
+  lastT_ = t;
+  started_ = true;
+}
+
+template <class S>
+std::vector<S> CostAccumulator<S>::values() const {
+  std::vector<S> v(c_->names.size(), S(0.0));
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (c_->types[k] == Cost::Type::Integral) v[k] = sum_.empty() ? S(0.0) : sum_[k];
+    else v[k] = last_.empty() ? S(0.0) : last_[k];
+  }
+  return v;
+}
+
+#define LW_OUTPUTS_ON(S)                                                                                             \
+  template void outputsOn<S>(const OutputComponents&, const dyn::RecursiveModel&, const dyn::TreeNumbers<S>&,       \
+                             const Eigen::Matrix<S, Eigen::Dynamic, 1>&, const Eigen::Matrix<S, Eigen::Dynamic, 1>&, \
+                             const Eigen::Matrix<S, Eigen::Dynamic, 1>&, double, S*);                                \
+  template class CostAccumulator<S>;
+LW_OUTPUTS_ON(double)
+LW_OUTPUTS_ON(num::Dual8)
+LW_OUTPUTS_ON(std::complex<double>)
+#undef LW_OUTPUTS_ON
+
+}  // namespace lw::analysis

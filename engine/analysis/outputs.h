@@ -1,0 +1,74 @@
+// The file's outputs and costs, from a state of the recursive model, on any scalar (double in a
+// run; dual numbers and complex steps in sensitivities, with the model's numbers on that scalar).
+// Outputs are named by component: "p2.x" for a point's, "rocker_angle" for a scalar's. Costs
+// are expressions of those components, of initial(component), of parameters and of t: integral
+// costs are summed by the trapezoidal rule over the integrator's steps (the quadrature
+// consistent with the trapezoidal rule), terminal costs are read at the end.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "dynamics/recursive_model.h"
+#include "mechanism/mechanism.h"
+
+namespace lw::analysis {
+
+struct OutputComponents {
+  struct Component {
+    Output::Type type = Output::Type::PointPosition;
+    int point = -1;      // index into points (point outputs)
+    int axis = 0;        // x, y, z
+    int node = -1;       // joint outputs: the tree node
+    double sign = 1;     // joint outputs: the coordinate's sign
+    int springs[2] = {-1, -1};  // spring length: indices into points
+  };
+  std::vector<std::string> names;       // "p2.x", "E"
+  std::vector<Component> components;
+  std::vector<ItemIndex> points;        // the points the components read
+  std::vector<std::string> problems;    // outputs that cannot be evaluated here (and why)
+  int find(const std::string& name) const;
+};
+
+/// The outputs of `m` (resolved as `r`, compiled as `tree`).
+OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree);
+
+/// Every component at (z, ż, z̈, t) on S with numbers `p` (`out` has names.size() entries). Energy
+/// and constraint-residual outputs are not evaluated (left zero): compileCosts refuses costs that use them.
+template <class S>
+void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
+               const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
+               const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out);
+
+/// The chosen costs, bound to [t, output components, their initial values, parameters].
+struct CostSet {
+  std::vector<std::string> names;
+  std::vector<Cost::Type> types;
+  std::vector<Expression::Bound> expressions;
+  std::size_t outputs = 0, parameters = 0;  // slots: 1 + outputs + outputs + parameters
+};
+
+/// The costs named in `names` (all of the file's when empty). Returns an error sentence naming the
+/// cost and the reason (an unknown cost, an output that cannot be differentiated) or "".
+std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o,
+                         const std::vector<std::string>& names, CostSet& out);
+
+/// Running values of a CostSet on S: integral costs by the trapezoidal rule over the points added.
+template <class S>
+class CostAccumulator {
+ public:
+  explicit CostAccumulator(const CostSet& c) : c_(&c) {}
+  /// The state's outputs at t (the first call fixes the initial values), parameters on S.
+  void add(double t, const S* outputs, const S* parameters);
+  /// The costs' values so far (integral: up to the last point; terminal: at the last point).
+  std::vector<S> values() const;
+
+ private:
+  const CostSet* c_;
+  std::vector<S> slots_, initial_, sum_, last_;
+  double lastT_ = 0;
+  bool started_ = false;
+};
+
+}  // namespace lw::analysis

@@ -1,0 +1,574 @@
+#include "sensitivity/sensitivity.h"
+
+#include <Eigen/LU>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <memory>
+#include <sstream>
+
+#include "analysis/outputs.h"
+#include "dynamics/matrix_r_derivatives.h"
+#include "mechanism/numbers.h"
+
+namespace lw::sens {
+
+bool parseMethod(const std::string& s, Method& out) {
+  if (s == "ddm" || s == "direct") out = Method::Direct;
+  else if (s == "cs" || s == "complex") out = Method::ComplexStep;
+  else if (s == "fd" || s == "differences") out = Method::FiniteDifferences;
+  else if (s == "compare") out = Method::Compare;
+  else return false;
+  return true;
+}
+
+const char* toString(Method m) {
+  switch (m) {
+    case Method::Direct: return "ddm";
+    case Method::ComplexStep: return "cs";
+    case Method::FiniteDifferences: return "fd";
+    case Method::Compare: return "compare";
+  }
+  return "?";
+}
+
+namespace {
+
+using Dual = num::Dual8;
+using Cplx = std::complex<double>;
+constexpr int kLanes = num::kChunk;
+template <class S> using Vec = dyn::VectorOn<S>;
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// what every method shares: the mechanism compiled, its outputs and the chosen costs
+struct Study {
+  const Mechanism* mechanism = nullptr;
+  ResolvedMechanism resolved;
+  dyn::MatrixRModel model;
+  analysis::OutputComponents outputs;
+  analysis::CostSet costs;
+  std::vector<std::size_t> parameters;  // indices in the parameter table
+  const ParameterTable& table() const { return *resolved.parameters; }
+};
+
+// the parameters on S with the given ones seeded, and the tree's numbers from them
+template <class S>
+struct NumbersOn {
+  std::vector<S> parameters;
+  dyn::TreeNumbers<S> tree;
+  NumbersOn(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<S>& seeds)
+      : parameters(st.table().valuesOn<S>(seeded, seeds)),
+        tree(dyn::treeNumbers<S>(st.model.tree, numbersOn<S>(*st.mechanism, st.resolved, parameters))) {}
+};
+
+// the outputs of a state on S, and the costs' running values
+template <class S>
+Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& x, const Vec<S>& v,
+                const Eigen::VectorXd& z, analysis::CostAccumulator<S>& costs, Vec<S>* a = nullptr) {
+  dyn::MatrixROn<S> e;
+  const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
+  if (!s.ok()) return s;
+  std::vector<S> out(st.outputs.names.size());
+  analysis::outputsOn<S>(st.outputs, st.model.tree, n.tree, e.z, e.zd, e.zdd, t, out.data());
+  costs.add(t, out.data(), n.parameters.data());
+  if (a) *a = e.zidd;
+  return {};
+}
+
+// ---- the costs of a double run (values; finite differences) ----
+class CostObserver : public analysis::StepObserver {
+ public:
+  CostObserver(const Study& st) : st_(st), numbers_(st, {}, {}), costs_(st.costs) {}
+  Status start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
+    return addCosts<double>(st_, numbers_, dofs, s.t, s.x, s.v, z, costs_);
+  }
+  Status step(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& to, const Eigen::VectorXd& z) override {
+    return addCosts<double>(st_, numbers_, dofs, to.t, to.x, to.v, z, costs_);
+  }
+  Status switched(const std::vector<dyn::Dof>&, const std::vector<dyn::Dof>&, const integ::State&, const Eigen::VectorXd&) override {
+    return {};
+  }
+  std::vector<double> values() const { return costs_.values(); }
+
+ private:
+  const Study& st_;
+  NumbersOn<double> numbers_;
+  analysis::CostAccumulator<double> costs_;
+};
+
+// ---- direct differentiation of the discrete trapezoidal steps ----
+// Step n → n+1 of size h: x₁ = x̂ + h²/4 a₁, v₁ = v̂ + h/2 a₁ with x̂ = x₀ + h v₀ + h²/4 a₀,
+// v̂ = v₀ + h/2 a₀, and a₁ = f(t₁, x₁, v₁; ρ). Differentiated:
+//   (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ
+// with X̂, V̂ built from X₀, V₀, A₀ like x̂, v̂. The matrix is the step's Newton matrix at its
+// solution (exact here: f_x, f_v by forward AD); the right-hand side is one evaluation of f on
+// dual numbers along (X̂, V̂) with the parameters seeded, a chunk of eight parameters per pass.
+class DirectObserver : public analysis::StepObserver {
+ public:
+  explicit DirectObserver(const Study& st) : st_(st), plain_(st, {}, {}) {
+    const std::size_t p = st.parameters.size();
+    for (std::size_t first = 0; first < p; first += kLanes) {
+      std::vector<std::size_t> seeded;
+      std::vector<Dual> seeds;
+      for (std::size_t j = first; j < std::min(p, first + kLanes); ++j) {
+        seeded.push_back(st.parameters[j]);
+        Dual s(st.table().values()[st.parameters[j]]);
+        s.g[j - first] = 1;
+        seeds.push_back(s);
+      }
+      chunks_.push_back(std::make_unique<Chunk>(st, seeded, seeds, first));
+    }
+  }
+
+  Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
+    const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st_.parameters.size());
+    X_.setZero(d, p);
+    V_.setZero(d, p);
+    A_.setZero(d, p);
+    for (auto& c : chunks_) {
+      Vec<Dual> x, v;
+      Status st = dyn::initialStateOn<Dual>(m, c->numbers.tree, dofs, z, x, v);
+      if (!st.ok()) return st;
+      Vec<Dual> a;
+      st = addCosts<Dual>(st_, c->numbers, dofs, s.t, x, v, z, c->costs, &a);
+      if (!st.ok()) return st;
+      store(*c, x, X_);
+      store(*c, v, V_);
+      store(*c, a, A_);
+    }
+    last_ = s;
+    return {};
+  }
+
+  Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
+    const double h = to.t - from.t;
+    const auto d = static_cast<Eigen::Index>(dofs.size());
+    // the step's Newton matrix at its end: I − h²/4 f_x − h/2 f_v
+    Eigen::MatrixXd fx(d, d), fv(d, d);
+    for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
+      Vec<Dual> x = seeded(to.x, {}, 0), v = seeded(to.v, {}, 0);
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
+        if (j < d) x[j].g[j - first] = 1;
+        else v[j - d].g[j - first] = 1;
+      }
+      dyn::MatrixROn<Dual> e;
+      const Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, dofs, to.t, x, v, z, e);
+      if (!s.ok()) return s;
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < d; ++i) (j < d ? fx(i, j) : fv(i, j - d)) = e.zidd[i].g[j - first];
+    }
+    const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * fx - (0.5 * h) * fv;
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
+    const Eigen::MatrixXd Xh = X_ + h * V_ + (0.25 * h * h) * A_, Vh = V_ + (0.5 * h) * A_;
+    for (auto& c : chunks_) {
+      // f_x X̂ + f_v V̂ + f_ρ for this chunk's parameters
+      dyn::MatrixROn<Dual> e;
+      Status s = dyn::evaluateOn<Dual>(st_.model, c->numbers.tree, dofs, to.t, seeded(to.x, Xh, c->first), seeded(to.v, Vh, c->first), z, e);
+      if (!s.ok()) return s;
+      Eigen::MatrixXd rhs(d, c->count);
+      for (int j = 0; j < c->count; ++j)
+        for (Eigen::Index i = 0; i < d; ++i) rhs(i, j) = e.zidd[i].g[j];
+      const Eigen::MatrixXd A1 = lu.solve(rhs);
+      for (int j = 0; j < c->count; ++j) {
+        const Eigen::Index col = c->first + j;
+        A_.col(col) = A1.col(j);
+        X_.col(col) = Xh.col(col) + (0.25 * h * h) * A1.col(j);
+        V_.col(col) = Vh.col(col) + (0.5 * h) * A1.col(j);
+      }
+      s = addCosts<Dual>(st_, c->numbers, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, c->costs);
+      if (!s.ok()) return s;
+    }
+    last_ = to;
+    return {};
+  }
+
+  // the same state in other coordinates: its sensitivities through the dependent state
+  Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
+                  const Eigen::VectorXd& z) override {
+    const auto d = static_cast<Eigen::Index>(after.size()), p = static_cast<Eigen::Index>(st_.parameters.size());
+    Eigen::MatrixXd X(d, p), V(d, p), A(d, p);
+    for (auto& c : chunks_) {
+      dyn::MatrixROn<Dual> e;
+      const Status st = dyn::evaluateOn<Dual>(st_.model, c->numbers.tree, before, last_.t, seeded(last_.x, X_, c->first),
+                                              seeded(last_.v, V_, c->first), z, e);
+      if (!st.ok()) return st;
+      Vec<Dual> x, v, a;
+      dyn::independentOn<Dual>(st_.model, c->numbers.tree, after, e.z, e.zd, &e.zdd, x, v, &a);
+      store(*c, x, X);
+      store(*c, v, V);
+      store(*c, a, A);
+    }
+    X_ = X;
+    V_ = V;
+    A_ = A;
+    last_ = s;
+    return {};
+  }
+
+  void finish(Gradient& g) const {
+    const std::size_t nc = st_.costs.names.size();
+    g.values.assign(nc, 0.0);
+    g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(st_.parameters.size()));
+    for (const auto& c : chunks_) {
+      const auto v = c->costs.values();
+      for (std::size_t k = 0; k < nc; ++k) {
+        g.values[k] = v[k].v;
+        for (int j = 0; j < c->count; ++j) g.gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
+      }
+    }
+  }
+
+ private:
+  struct Chunk {
+    NumbersOn<Dual> numbers;
+    analysis::CostAccumulator<Dual> costs;
+    Eigen::Index first;
+    int count;
+    Chunk(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds, std::size_t f)
+        : numbers(st, seeded, seeds), costs(st.costs), first(static_cast<Eigen::Index>(f)), count(static_cast<int>(seeded.size())) {}
+  };
+  // x with lanes j = columns first + j of D (D empty: no derivatives)
+  static Vec<Dual> seeded(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first) {
+    Vec<Dual> y(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      y[i] = Dual(x[i]);
+      for (int j = 0; j < kLanes && D.size() && first + j < D.cols(); ++j) y[i].g[j] = D(i, first + j);
+    }
+    return y;
+  }
+  static void store(const Chunk& c, const Vec<Dual>& x, Eigen::MatrixXd& D) {
+    for (int j = 0; j < c.count; ++j)
+      for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
+  }
+  const Study& st_;
+  NumbersOn<Dual> plain_;  // no parameter seeded: f_x and f_v
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  Eigen::MatrixXd X_, V_, A_;  // d × p: ∂zⁱ/∂ρ, ∂żⁱ/∂ρ, ∂z̈ⁱ/∂ρ
+  integ::State last_;
+};
+
+// ---- the run recorded, for the complex step to follow step by step ----
+class Recorder : public analysis::StepObserver {
+ public:
+  struct Event {
+    enum class Kind { Start, Step, Switch } kind;
+    std::vector<dyn::Dof> dofs, before;
+    integ::State from, to;  // Start and Switch: `to`
+    Eigen::VectorXd z;
+  };
+  std::vector<Event> events;
+  Status start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
+    events.push_back({Event::Kind::Start, dofs, {}, {}, s, z});
+    return {};
+  }
+  Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
+    events.push_back({Event::Kind::Step, dofs, {}, from, to, z});
+    return {};
+  }
+  Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
+                  const Eigen::VectorXd& z) override {
+    events.push_back({Event::Kind::Switch, after, before, {}, s, z});
+    return {};
+  }
+};
+
+// One parameter's complex-step run over the recorded steps: the trapezoidal step solved again on
+// complex numbers (a₁ = f(x̂ + h²/4 a₁, v̂ + h/2 a₁) by Newton with the real Newton matrix of central
+// differences of f: any matrix close to it converges, to the same answer)
+Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, std::vector<double>& gradient) {
+  const double eps = 1e-30;
+  const std::vector<std::size_t> seeded{parameter};
+  const std::vector<Cplx> seeds{Cplx(st.table().values()[parameter], eps)};
+  const NumbersOn<Cplx> n(st, seeded, seeds);
+  const NumbersOn<double> real(st, {}, {});
+  analysis::CostAccumulator<Cplx> costs(st.costs);
+  Vec<Cplx> x, v, a;
+  double t = 0;
+  for (const auto& ev : rec.events) {
+    switch (ev.kind) {
+      case Recorder::Event::Kind::Start: {
+        Status s = dyn::initialStateOn<Cplx>(st.model, n.tree, ev.dofs, ev.z, x, v);
+        if (!s.ok()) return s;
+        s = addCosts<Cplx>(st, n, ev.dofs, 0.0, x, v, ev.z, costs, &a);
+        if (!s.ok()) return s;
+        break;
+      }
+      case Recorder::Event::Kind::Switch: {
+        dyn::MatrixROn<Cplx> e;
+        const Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.before, t, x, v, ev.z, e);
+        if (!s.ok()) return s;
+        dyn::independentOn<Cplx>(st.model, n.tree, ev.dofs, e.z, e.zd, &e.zdd, x, v, &a);
+        break;
+      }
+      case Recorder::Event::Kind::Step: {
+        const double h = ev.to.t - ev.from.t;
+        const auto d = x.size();
+        const Vec<Cplx> xh = x + h * v + (0.25 * h * h) * a, vh = v + (0.5 * h) * a;
+        // Newton matrix I − h²/4 f_x − h/2 f_v by central differences of the real f at the
+        // recorded end
+        Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d);
+        auto f = [&](const Eigen::VectorXd& xs, const Eigen::VectorXd& vs, Eigen::VectorXd& out) {
+          dyn::MatrixROn<double> e;
+          const Status s = dyn::evaluateOn<double>(st.model, real.tree, ev.dofs, ev.to.t, xs, vs, ev.z, e);
+          out = e.zidd;
+          return s;
+        };
+        Eigen::VectorXd fp, fm;
+        for (Eigen::Index j = 0; j < d; ++j) {
+          const double dx = 1e-7 * std::max(1.0, std::abs(ev.to.x[j])), dv = 1e-7 * std::max(1.0, std::abs(ev.to.v[j]));
+          Eigen::VectorXd xs = ev.to.x, vs = ev.to.v;
+          xs[j] += dx;
+          if (Status s = f(xs, vs, fp); !s.ok()) return s;
+          xs[j] -= 2 * dx;
+          if (Status s = f(xs, vs, fm); !s.ok()) return s;
+          G.col(j) -= (0.25 * h * h) * (fp - fm) / (2 * dx);
+          xs[j] = ev.to.x[j];
+          vs[j] += dv;
+          if (Status s = f(xs, vs, fp); !s.ok()) return s;
+          vs[j] -= 2 * dv;
+          if (Status s = f(xs, vs, fm); !s.ok()) return s;
+          G.col(j) -= (0.5 * h) * (fp - fm) / (2 * dv);
+        }
+        const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
+        Vec<Cplx> a1(d);
+        for (Eigen::Index i = 0; i < d; ++i) a1[i] = Cplx(ev.to.a[i], a[i].imag());
+        bool converged = false;
+        double lastR = 0, lastI = 0;
+        dyn::MatrixROn<Cplx> e;
+        for (int it = 0; it < 50 && !converged; ++it) {
+          const Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.dofs, ev.to.t, Vec<Cplx>(xh + (0.25 * h * h) * a1),
+                                                 Vec<Cplx>(vh + (0.5 * h) * a1), ev.z, e);
+          if (!s.ok()) return s;
+          const Vec<Cplx> r = a1 - e.zidd;
+          const Eigen::VectorXd dr = lu.solve(Eigen::VectorXd(r.real())), di = lu.solve(Eigen::VectorXd(r.imag()));
+          for (Eigen::Index i = 0; i < d; ++i) a1[i] -= Cplx(dr[i], di[i]);
+          const double scale = std::max(1.0, a1.real().cwiseAbs().maxCoeff()), iscale = a1.imag().cwiseAbs().maxCoeff();
+          // converged when each part's correction is at its round-off: tiny, or no longer falling (the
+          // real part starts at the double run's solution; the imaginary part converges linearly)
+          const double er = dr.cwiseAbs().maxCoeff(), ei = di.cwiseAbs().maxCoeff();
+          const bool realDone = er <= 1e-12 * scale || (it >= 1 && er >= 0.5 * lastR && er <= 1e-9 * scale);
+          const bool imagDone = ei <= 1e-13 * iscale || (it >= 1 && ei >= 0.5 * lastI);
+          converged = it >= 1 && realDone && imagDone;
+          lastR = er;
+          lastI = ei;
+        }
+        if (!converged)
+          return failure(Status::Code::NotConverged, ev.to.t, "the complex-step run's step did not converge at t = " + shortNumber(ev.to.t));
+        x = xh + (0.25 * h * h) * a1;
+        v = vh + (0.5 * h) * a1;
+        a = a1;
+        t = ev.to.t;
+        const Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs);
+        if (!s.ok()) return s;
+        break;
+      }
+    }
+  }
+  const auto values = costs.values();
+  gradient.resize(values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) gradient[k] = values[k].imag() / eps;
+  return {};
+}
+
+analysis::SimulationSpec runSpec(const SensitivitySpec& spec, analysis::StepObserver* observer) {
+  analysis::SimulationSpec s = spec.run;
+  s.observer = observer;
+  s.outputDt = s.tEnd;  // the rows are not the point: keep two
+  s.rows = {};
+  return s;
+}
+
+}  // namespace
+
+SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec, const std::function<void(double)>& progress,
+                                 const std::atomic<bool>* cancel) {
+  SensitivityResult res;
+  Study st;
+  st.mechanism = &m;
+  {
+    Diagnostics d;
+    auto r = resolve(m, d);
+    if (!r) {
+      res.status = failure(Status::Code::BadRequest, 0, "the mechanism has errors: " + (d.empty() ? std::string("?") : d.front().path + ": " + d.front().message));
+      return res;
+    }
+    st.resolved = std::move(*r);
+  }
+  if (spec.run.formulation != analysis::Formulation::MatrixR || spec.run.integrator != analysis::Integrator::Trapezoidal) {
+    res.status = failure(Status::Code::BadRequest, 0,
+                         "sensitivities are computed for the Matrix R formulation with the trapezoidal rule so far "
+                         "(the penalty formulation and RK45 come next): use --formulation matrix-r --integrator trapezoidal");
+    return res;
+  }
+  const auto& table = *st.resolved.parameters;
+  if (spec.parameters.empty()) {
+    for (std::size_t k = 0; k < table.names().size(); ++k) st.parameters.push_back(k);
+  } else {
+    for (const auto& name : spec.parameters) {
+      const int k = table.find(name);
+      if (k < 0) {
+        std::string known;
+        for (const auto& n : table.names()) known += (known.empty() ? "" : ", ") + n;
+        res.status = failure(Status::Code::BadRequest, 0, "unknown parameter '" + name + "' (the file's parameters: " + (known.empty() ? "none" : known) + ")");
+        return res;
+      }
+      st.parameters.push_back(static_cast<std::size_t>(k));
+    }
+  }
+  if (st.parameters.empty()) {
+    res.status = failure(Status::Code::BadRequest, 0, "the file has no design parameters: add some under \"parameters\" and use them in fields");
+    return res;
+  }
+  for (std::size_t k : st.parameters) res.parameters.push_back(table.names()[k]);
+  // a parameter no field uses: its gradient is exactly zero
+  {
+    const auto uses = fieldsByParameter(m, table);
+    for (std::size_t k : st.parameters)
+      if (uses.at(table.names()[k]).empty())
+        res.notes.push_back("nothing depends on parameter '" + table.names()[k] + "': its gradient is exactly 0");
+  }
+  st.model = dyn::compileMatrixR(st.resolved);
+  if (!st.model.ok()) {
+    res.status = failure(Status::Code::NotDriven, 0, st.model.error);
+    return res;
+  }
+  st.outputs = analysis::compileOutputs(m, st.resolved, st.model.tree);
+  if (auto problem = analysis::compileCosts(m, st.resolved, st.outputs, spec.costs, st.costs); !problem.empty()) {
+    res.status = failure(Status::Code::BadRequest, 0, problem);
+    return res;
+  }
+  res.costs = st.costs.names;
+  const std::vector<Method> methods = spec.method == Method::Compare
+                                          ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
+                                          : std::vector<Method>{spec.method};
+  const double share = 1.0 / static_cast<double>(methods.size());
+  for (std::size_t mi = 0; mi < methods.size(); ++mi) {
+    const auto started = std::chrono::steady_clock::now();
+    auto part = [&](double f) {
+      if (progress) progress(share * (static_cast<double>(mi) + f));
+    };
+    Gradient g;
+    g.method = methods[mi];
+    const std::size_t nc = st.costs.names.size(), np = st.parameters.size();
+    g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(np));
+    auto run = [&](const Mechanism& mech, const ResolvedMechanism& r, analysis::StepObserver* o) {
+      const auto result = analysis::runSimulation(r, runSpec(spec, o), {}, cancel);
+      (void)mech;
+      return result;
+    };
+    if (g.method == Method::Direct) {
+      DirectObserver o(st);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &o), part, cancel);
+      res.status = r.status;
+      res.steps = r.steps;
+      for (const auto& w : r.warnings) res.notes.push_back(w);
+      if (!res.status.ok()) return res;
+      o.finish(g);
+    } else if (g.method == Method::ComplexStep) {
+      Recorder rec;
+      CostObserver values(st);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &rec), {}, cancel);
+      res.status = r.status;
+      res.steps = r.steps;
+      if (!res.status.ok()) return res;
+      for (std::size_t k = 0; k < np; ++k) {
+        std::vector<double> column;
+        res.status = complexRun(st, rec, st.parameters[k], column);
+        if (!res.status.ok()) return res;
+        for (std::size_t c = 0; c < nc; ++c) g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = column[c];
+        part(static_cast<double>(k + 1) / static_cast<double>(np));
+        if (cancel && cancel->load()) {
+          res.status = failure(Status::Code::Cancelled, 0, "cancelled");
+          return res;
+        }
+      }
+      // the values from the complex run's real parts equal the double run's; take the double one
+      const auto r2 = run(m, st.resolved, &values);
+      g.values = values.values();
+    } else {
+      CostObserver values(st);
+      const auto r = run(m, st.resolved, &values);
+      res.status = r.status;
+      res.steps = r.steps;
+      if (!res.status.ok()) return res;
+      g.values = values.values();
+      const double scale = st.resolved.lengthScale();
+      for (std::size_t k = 0; k < np; ++k) {
+        const std::size_t p = st.parameters[k];
+        const double value = table.values()[p];
+        const double delta = spec.relativeStep * std::max(std::abs(value), 1e-3 * scale);
+        g.steps.push_back(delta);
+        std::vector<double> psi[2];
+        for (int side = 0; side < 2; ++side) {
+          Mechanism moved = m;
+          moved.parameters[p].value = Number(value + (side ? -delta : delta));
+          Diagnostics d;
+          auto r2 = resolve(moved, d);
+          if (!r2) {
+            res.status = failure(Status::Code::BadRequest, 0, "parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + " makes the mechanism invalid");
+            return res;
+          }
+          Study moved_st;
+          moved_st.mechanism = &moved;
+          moved_st.resolved = std::move(*r2);
+          moved_st.model = dyn::compileMatrixR(moved_st.resolved);
+          moved_st.outputs = analysis::compileOutputs(moved, moved_st.resolved, moved_st.model.tree);
+          analysis::compileCosts(moved, moved_st.resolved, moved_st.outputs, spec.costs, moved_st.costs);
+          CostObserver o(moved_st);
+          const auto rr = analysis::runSimulation(moved_st.resolved, runSpec(spec, &o), {}, cancel);
+          if (!rr.status.ok()) {
+            res.status = rr.status;
+            res.status.message = "with parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + ": " + rr.status.message;
+            return res;
+          }
+          psi[side] = o.values();
+        }
+        for (std::size_t c = 0; c < nc; ++c)
+          g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = (psi[0][c] - psi[1][c]) / (2 * delta);
+        part(static_cast<double>(k + 1) / static_cast<double>(np));
+      }
+    }
+    g.seconds = seconds(started);
+    res.methods.push_back(std::move(g));
+  }
+  if (progress) progress(1.0);
+  return res;
+}
+
+std::string toJson(const SensitivityResult& r) {
+  std::ostringstream os;
+  os.precision(17);
+  auto gradientJson = [&](const Gradient& g) {
+    os << "{\"method\": \"" << toString(g.method) << "\", \"costs\": {";
+    for (std::size_t c = 0; c < r.costs.size(); ++c) {
+      os << (c ? ", " : "") << "\"" << r.costs[c] << "\": {\"value\": " << (c < g.values.size() ? g.values[c] : 0.0) << ", \"gradient\": {";
+      for (std::size_t k = 0; k < r.parameters.size(); ++k)
+        os << (k ? ", " : "") << "\"" << r.parameters[k] << "\": " << g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k));
+      os << "}}";
+    }
+    os << "}, \"seconds\": " << g.seconds;
+    if (!g.steps.empty()) {
+      os << ", \"steps\": {";
+      for (std::size_t k = 0; k < g.steps.size(); ++k) os << (k ? ", " : "") << "\"" << r.parameters[k] << "\": " << g.steps[k];
+      os << "}";
+    }
+    os << "}";
+  };
+  if (r.methods.size() == 1) {
+    gradientJson(r.methods.front());
+  } else {
+    os << "{\"methods\": [";
+    for (std::size_t i = 0; i < r.methods.size(); ++i) {
+      if (i) os << ", ";
+      gradientJson(r.methods[i]);
+    }
+    os << "]}";
+  }
+  os << "\n";
+  return os.str();
+}
+
+}  // namespace lw::sens

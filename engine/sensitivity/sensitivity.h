@@ -1,0 +1,64 @@
+// Sensitivity analysis (seeds 000, 003): the gradients of a mechanism's costs with respect to its
+// design parameters, for a dynamics run of the Matrix R formulation with the trapezoidal rule.
+//   direct      the discrete tangent linear model: each step of the computed trajectory
+//               differentiated, sensitivities carried beside the state (seed 000 Algorithm 1 on the
+//               discrete step; CVODES' staggered direct method), partials by forward AD
+//   complex     the whole run again in complex arithmetic, one parameter at a time (h = 1e-30 i):
+//               exact to round-off, the reference
+//   differences central differences of whole runs, a step per parameter (reported)
+//   compare     all of them, side by side with their relative differences and times
+// A study = a mechanism, the parameters chosen (default all), the costs chosen (default all), the
+// run, the method. Every method differentiates the same discrete trajectory: the same steps, the
+// same choices of independent coordinates (a change of choice maps the sensitivities exactly).
+#pragma once
+
+#include <Eigen/Core>
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analysis/simulation_run.h"
+#include "core/status.h"
+#include "mechanism/mechanism.h"
+
+namespace lw::sens {
+
+enum class Method { Direct, ComplexStep, FiniteDifferences, Compare };
+bool parseMethod(const std::string& s, Method& out);
+const char* toString(Method m);
+
+struct SensitivitySpec {
+  Method method = Method::Direct;
+  std::vector<std::string> parameters;  // empty: every parameter of the file
+  std::vector<std::string> costs;       // empty: every cost of the file
+  analysis::SimulationSpec run;         // t_end, dt (the trapezoidal rule's step)
+  double relativeStep = 1e-6;           // finite differences: δ = relativeStep · max(|ρ|, 1e-3 · scale)
+};
+
+/// One method's answer.
+struct Gradient {
+  Method method = Method::Direct;
+  std::vector<double> values;     // by cost
+  Eigen::MatrixXd gradient;       // costs × parameters: ∂ψ/∂ρ
+  std::vector<double> steps;      // finite differences: δ per parameter
+  double seconds = 0;
+};
+
+struct SensitivityResult {
+  Status status;
+  std::vector<std::string> costs, parameters;
+  std::vector<Gradient> methods;  // one (or, compared, one per method)
+  std::vector<std::string> notes; // parameters nothing depends on, warnings of the run
+  long steps = 0;                 // of the run differentiated
+};
+
+SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec,
+                                 const std::function<void(double)>& progress = {},
+                                 const std::atomic<bool>* cancel = nullptr);
+
+/// {"method": "...", "costs": {"<cost>": {"value": V, "gradient": {"<parameter>": G}}}, "seconds": S};
+/// compared: {"methods": [...], "costs": ..., "parameters": ...}.
+std::string toJson(const SensitivityResult& r);
+
+}  // namespace lw::sens
