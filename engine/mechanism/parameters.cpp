@@ -188,22 +188,21 @@ std::vector<std::size_t> ParameterTable::dependencies(const Number& n) const {
 template <class P>
 std::vector<P> ParameterTable::valuesOn(std::span<const std::size_t> seeded, std::span<const P> seeds) const {
   std::vector<P> v(values_.size());
-  std::vector<char> isSeed(values_.size(), 0);
-  for (std::size_t i = 0; i < seeded.size(); ++i) {
-    v[seeded[i]] = seeds[i];
-    isSeed[seeded[i]] = 1;
-  }
+  std::vector<int> seedOf(values_.size(), -1);
+  for (std::size_t i = 0; i < seeded.size(); ++i) seedOf[seeded[i]] = static_cast<int>(i);
   for (std::size_t i : order_) {
-    if (isSeed[i]) continue;
-    if (expressions_[i].empty()) {
-      v[i] = P(values_[i]);
-      continue;
+    P x = P(values_[i]);
+    if (!expressions_[i].empty()) {
+      const auto vars = expressions_[i].variables();
+      std::vector<P> slots;
+      slots.reserve(vars.size());
+      for (const auto& name : vars) slots.push_back(v[static_cast<std::size_t>(find(name))]);
+      x = expressions_[i].evaluate<P>(vars, slots);
     }
-    const auto vars = expressions_[i].variables();
-    std::vector<P> slots;
-    slots.reserve(vars.size());
-    for (const auto& name : vars) slots.push_back(v[static_cast<std::size_t>(find(name))]);
-    v[i] = expressions_[i].evaluate<P>(vars, slots);
+    // a seeded parameter moves by its own seed, beside what moves it through its expression (so a
+    // parameter seeded together with one it depends on still carries that one's derivative)
+    if (seedOf[i] >= 0) x = x + (seeds[static_cast<std::size_t>(seedOf[i])] - P(values_[i]));
+    v[i] = x;
   }
   return v;
 }

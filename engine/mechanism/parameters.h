@@ -36,10 +36,10 @@ class ParameterTable {
   /// Parameters the field depends on, directly or through other parameters (indices, sorted).
   std::vector<std::size_t> dependencies(const Number& n) const;
 
-  /// Every parameter's value on another scalar (a dual number, a complex step): parameters
-  /// listed in `seeded` take the given values (their seeds: taken as independent, their own
-  /// expression ignored, as in derivative()); the others are evaluated on P from their
-  /// expressions in dependency order, so that derivatives flow through chains of parameters.
+  /// Every parameter's value on another scalar (a dual number, a complex step), in dependency
+  /// order: each parameter's expression evaluated on P, so that derivatives flow through chains
+  /// of parameters; a parameter listed in `seeded` moves in addition by its seed (seeds[i] minus
+  /// its value: the direction in which it is differentiated, as if it were independent).
   template <class P>
   std::vector<P> valuesOn(std::span<const std::size_t> seeded, std::span<const P> seeds) const;
   /// A field on P from parameter values on P (valuesOn's result).

@@ -1,0 +1,166 @@
+// Gradients of costs with respect to design parameters: the direct method against the complex
+// step (the same discrete trajectory: equal to round-off) and central differences (to their
+// truncation error), the ten-bar chain's scaling invariants, and a closed form.
+#include "sensitivity/sensitivity.h"
+
+#include <gtest/gtest.h>
+
+#include "io/mechanism_io.h"
+#include "support/numeric.h"
+#include "support/samples.h"
+
+namespace lw::sens {
+namespace {
+
+SensitivitySpec spec(Method method, double tEnd, double dt) {
+  SensitivitySpec s;
+  s.method = method;
+  s.run.tEnd = tEnd;
+  s.run.dt = dt;
+  return s;
+}
+
+const Gradient& byMethod(const SensitivityResult& r, Method m) {
+  for (const auto& g : r.methods)
+    if (g.method == m) return g;
+  throw std::runtime_error("method missing");
+}
+
+// every entry of `a` against `b`: |a − b| ≤ rtol·(|b| + the largest |b| of its cost · floor)
+void expectGradientsNear(const SensitivityResult& r, const Gradient& a, const Gradient& b, double rtol, double floor) {
+  for (Eigen::Index c = 0; c < b.gradient.rows(); ++c) {
+    const double largest = b.gradient.row(c).cwiseAbs().maxCoeff();
+    for (Eigen::Index k = 0; k < b.gradient.cols(); ++k)
+      EXPECT_TRUE(test::near(a.gradient(c, k), b.gradient(c, k), rtol * floor * largest, rtol))
+          << r.costs[static_cast<std::size_t>(c)] << " d/d" << r.parameters[static_cast<std::size_t>(k)] << " (" << toString(a.method)
+          << " against " << toString(b.method) << ")";
+  }
+}
+
+TEST(Sensitivity, TenBarChainDirectEqualsComplexStepAndDifferencesAgree) {
+  const Mechanism m = test::sampleMechanism("ten-bar-chain");
+  const SensitivityResult r = runSensitivity(m, spec(Method::Compare, 0.03, 1e-3));
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  ASSERT_EQ(r.parameters.size(), 20u);
+  ASSERT_EQ(r.methods.size(), 3u);
+  const Gradient& ddm = byMethod(r, Method::Direct);
+  const Gradient& cs = byMethod(r, Method::ComplexStep);
+  const Gradient& fd = byMethod(r, Method::FiniteDifferences);
+  // the same discrete trajectory: equal up to the Newton tolerances of the two routes
+  expectGradientsNear(r, ddm, cs, 1e-7, 1e-3);
+  expectGradientsNear(r, fd, cs, 1e-4, 1e-3);
+  EXPECT_NEAR(ddm.values[0], cs.values[0], 1e-12 * std::abs(cs.values[0]));
+  // a length matters: ψ = ∫|end|² grows with every bar
+  for (int k = 0; k < 10; ++k) EXPECT_GT(ddm.gradient(0, k), 0.2);
+}
+
+TEST(Sensitivity, TenBarChainKeepsItsScalingInvariants) {
+  // Σ mᵢ ∂ψ/∂mᵢ = 0 (scaling every mass changes nothing), and Σ lᵢ ∂ψ/∂lᵢ + g ∂ψ/∂g = 2ψ (scaling
+  // every length and g scales the motion's size and not its timing); exact for the discrete run
+  Mechanism m = test::sampleMechanism("ten-bar-chain");
+  Parameter g;
+  g.name = "g";
+  g.value = 9.8;
+  m.parameters.push_back(g);
+  m.gravity = {Number(0.0), Number::expr("-g")};
+  const SensitivityResult r = runSensitivity(m, spec(Method::Direct, 0.2, 1e-3));
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  const Gradient& d = r.methods.front();
+  const double psi = d.values[0];
+  double masses = 0, massScale = 0, lengths = 0;
+  for (std::size_t k = 0; k < r.parameters.size(); ++k) {
+    const std::string& name = r.parameters[k];
+    const double value = m.parameters[k].value.value;
+    const double term = value * d.gradient(0, static_cast<Eigen::Index>(k));
+    if (name[0] == 'm') {
+      masses += term;
+      massScale += std::abs(term);
+    } else {
+      lengths += term;  // l_i and g
+    }
+  }
+  EXPECT_GT(massScale, 1e-6);
+  EXPECT_NEAR(masses, 0.0, 1e-6 * massScale + 1e-12 * psi);
+  EXPECT_TRUE(test::near(lengths, 2 * psi, 0, 1e-9));
+}
+
+TEST(Sensitivity, APinnedBarAtRestHasTheClosedForm) {
+  // a bar of length l hanging at rest: the tip stays at (0, −l), ψ = ∫|tip|² = l² T,
+  // ∂ψ/∂l = 2 l T, ∂ψ/∂m = 0
+  const char* text = R"({
+    "format": "linkwright-mechanism", "version": 1, "name": "pinned bar", "dimension": 2,
+    "gravity": [0, -9.81],
+    "parameters": [{"name": "l", "value": 0.7}, {"name": "m", "value": 1.3}],
+    "ground": {"points": {"O": [0, 0]}},
+    "bodies": [{"name": "bar", "mass": "m", "com": [0, "-l/2"], "inertia": "m*l^2/12",
+                "points": {"O": [0, 0], "tip": [0, "-l"]}}],
+    "joints": [{"name": "pivot", "type": "pin", "points": ["ground.O", "bar.O"]}],
+    "outputs": [{"name": "tip", "type": "point_position", "point": "bar.tip"}],
+    "costs": [{"name": "psi", "type": "integral", "expression": "tip.x^2 + tip.y^2"}]
+  })";
+  const auto loaded = io::loadMechanismFromString(text);
+  ASSERT_TRUE(loaded.ok());
+  const double T = 0.5, l = 0.7;
+  for (Method method : {Method::Direct, Method::ComplexStep, Method::FiniteDifferences}) {
+    const SensitivityResult r = runSensitivity(*loaded.mechanism, spec(method, T, 1e-2));
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    const Gradient& g = r.methods.front();
+    EXPECT_NEAR(g.values[0], l * l * T, 1e-12);
+    EXPECT_NEAR(g.gradient(0, 0), 2 * l * T, method == Method::FiniteDifferences ? 1e-8 : 1e-12) << toString(method);
+    EXPECT_NEAR(g.gradient(0, 1), 0.0, 1e-10) << toString(method);
+  }
+}
+
+TEST(Sensitivity, FiveBarAllCostsAndParametersAgreeAcrossMethods) {
+  // parameters that move the initial configuration (L_A1), springs, a mass and its centre; costs of
+  // positions against their initial values, velocities and accelerations
+  const Mechanism m = test::sampleMechanism("five-bar");
+  const SensitivityResult r = runSensitivity(m, spec(Method::Compare, 0.1, 1e-3));
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  ASSERT_EQ(r.costs.size(), 5u);
+  expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-7, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-3, 1e-2);
+}
+
+TEST(Sensitivity, BadRequestsNameTheItemAndTheReason) {
+  const Mechanism m = test::sampleMechanism("ten-bar-chain");
+  SensitivitySpec s = spec(Method::Direct, 0.01, 1e-3);
+  s.parameters = {"l_1", "length_of_nothing"};
+  auto r = runSensitivity(m, s);
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message.find("unknown parameter 'length_of_nothing'"), std::string::npos) << r.status.message;
+  s.parameters = {};
+  s.costs = {"phi"};
+  r = runSensitivity(m, s);
+  EXPECT_NE(r.status.message.find("unknown cost 'phi'"), std::string::npos) << r.status.message;
+  s.costs = {};
+  s.run.integrator = analysis::Integrator::RK45;
+  r = runSensitivity(m, s);
+  EXPECT_NE(r.status.message.find("trapezoidal"), std::string::npos) << r.status.message;
+  // a parameter nothing depends on: exactly zero, with a note
+  Mechanism unused = m;
+  Parameter p;
+  p.name = "unused";
+  p.value = 3;
+  unused.parameters.push_back(p);
+  s = spec(Method::Direct, 0.01, 1e-3);
+  s.parameters = {"unused", "l_1"};
+  r = runSensitivity(unused, s);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  EXPECT_EQ(r.methods.front().gradient(0, 0), 0.0);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.front().find("'unused'"), std::string::npos);
+  // a cost of an output that has no derivative
+  Mechanism energy = test::sampleMechanism("five-bar");
+  Cost c;
+  c.name = "energy_cost";
+  c.expression = Expression::parseOrThrow("E");
+  energy.costs.push_back(c);
+  s = spec(Method::Direct, 0.01, 1e-3);
+  s.costs = {"energy_cost"};
+  r = runSensitivity(energy, s);
+  EXPECT_NE(r.status.message.find("cannot be differentiated"), std::string::npos) << r.status.message;
+}
+
+}  // namespace
+}  // namespace lw::sens
