@@ -207,5 +207,23 @@ contains err "the driver 'motor' is not finite at t = 0.02: its function 1/(t - 
 # a crank that has turned 16 000 rad: its row's rounding is not a failure to converge
 expect 0 "simulate the four-bar past 2608 s" -- "$cli" simulate "$samples/four-bar.json" --t-end 2650 --dt 0.05 --output-dt 10 -o "$tmp/long.csv"
 
+# sensitivities: JSON with every cost's value and gradient; names that do not exist are refused
+expect 0 "sensitivity of the ten-bar chain" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_1,m_2 -o "$tmp/grad.json"
+python3 - "$tmp/grad.json" <<'PY' || { echo "FAIL: sensitivity JSON"; fail=1; }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["method"] == "ddm", j
+psi = j["costs"]["psi"]
+assert set(psi["gradient"]) == {"l_1", "m_2"}, psi
+assert psi["value"] > 0 and psi["gradient"]["l_1"] > 0, psi
+PY
+expect 0 "sensitivity compared across methods" -- "$cli" sensitivity "$samples/five-bar.json" --method compare --t-end 0.01 --costs psi2 -o "$tmp/cmp.json"
+contains err "rel. diff."
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [m['method'] for m in j['methods']] == ['ddm','cs','fd'], j" "$tmp/cmp.json" || { echo "FAIL: compare JSON"; fail=1; }
+expect 5 "sensitivity to a parameter that does not exist" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_11
+contains err "unknown parameter 'l_11'"
+expect 5 "sensitivity of a file without parameters" -- "$cli" sensitivity "$samples/four-bar-free.json" --t-end 0.01
+contains err "no design parameters"
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail

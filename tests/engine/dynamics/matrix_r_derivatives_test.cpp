@@ -156,3 +156,59 @@ TEST(MatrixROn, TheInitialStateOnDoubleIsTheAssembledOne) {
 
 }  // namespace
 }  // namespace lw::dyn
+
+namespace lw::dyn {
+namespace {
+
+// A change of independent coordinates moves nothing physical: mapped through the dependent state
+// (what a sensitivity does at a switch), the same dependent positions, velocities and
+// accelerations follow from the new coordinates, derivatives with respect to the parameters
+// included. The five-bar's file chooses point 2's x and y; the tree's own coordinates are the other
+// choice.
+TEST(MatrixROn, AChangeOfIndependentCoordinatesCarriesTheSensitivitiesExactly) {
+  auto c = assembled(test::sampleMechanism("five-bar"));
+  MatrixRData& d = *c->data;
+  const std::vector<Dof> pointDofs = d.dofs;
+  ASSERT_EQ(pointDofs.front().kind, Dof::Kind::PointComponent);
+  const_cast<MatrixRModel&>(c->model).userDofs = false;  // let the QR choose tree coordinates
+  ASSERT_TRUE(chooseDofs(c->model, d).ok());
+  const std::vector<Dof> treeDofs = d.dofs;
+  ASSERT_EQ(treeDofs.front().kind, Dof::Kind::Coordinate);
+  // every parameter seeded, one per lane, and a moving state
+  const auto& table = *c->resolved.parameters;
+  std::vector<std::size_t> seeded;
+  std::vector<num::Dual8> seeds;
+  for (std::size_t k = 0; k < table.names().size(); ++k) {
+    seeded.push_back(k);
+    num::Dual8 s(table.values()[k]);
+    s.g[k] = 1;
+    seeds.push_back(s);
+  }
+  const auto p = numbersWith<num::Dual8>(*c, seeded, seeds);
+  VectorOn<num::Dual8> zi, zid;
+  ASSERT_TRUE(initialStateOn<num::Dual8>(c->model, p, pointDofs, d.z, zi, zid).ok());
+  zid[0] = zid[0] + 0.4;
+  zid[1] = zid[1] - 0.3;
+  MatrixROn<num::Dual8> before;
+  ASSERT_TRUE(evaluateOn<num::Dual8>(c->model, p, pointDofs, 0.0, zi, zid, d.z, before).ok());
+  VectorOn<num::Dual8> xi, vi, ai;
+  independentOn<num::Dual8>(c->model, p, treeDofs, before.z, before.zd, &before.zdd, xi, vi, &ai);
+  MatrixROn<num::Dual8> after;
+  ASSERT_TRUE(evaluateOn<num::Dual8>(c->model, p, treeDofs, 0.0, xi, vi, d.z, after).ok());
+  int moved = 0;
+  for (Eigen::Index i = 0; i < before.z.size(); ++i)
+    for (int k = 0; k < static_cast<int>(seeded.size()); ++k) {
+      EXPECT_NEAR(after.z[i].g[k], before.z[i].g[k], 1e-10) << i << " " << k;
+      EXPECT_NEAR(after.zd[i].g[k], before.zd[i].g[k], 1e-9) << i << " " << k;
+      EXPECT_NEAR(after.zdd[i].g[k], before.zdd[i].g[k], 1e-7 * std::max(1.0, std::abs(before.zdd[i].g[k]))) << i << " " << k;
+      if (std::abs(before.zdd[i].g[k]) > 1e-3) ++moved;
+    }
+  EXPECT_GT(moved, 0);
+  // and the new coordinates' accelerations are those the mapping gave
+  for (Eigen::Index i = 0; i < ai.size(); ++i)
+    for (int k = 0; k < static_cast<int>(seeded.size()); ++k)
+      EXPECT_NEAR(after.zidd[i].g[k], ai[i].g[k], 1e-7 * std::max(1.0, std::abs(ai[i].g[k])));
+}
+
+}  // namespace
+}  // namespace lw::dyn
