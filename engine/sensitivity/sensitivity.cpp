@@ -306,6 +306,11 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, s
       case Recorder::Event::Kind::Step: {
         const double h = ev.to.t - ev.from.t;
         const auto d = x.size();
+        if (d == 0) {  // a driven mechanism: its motion is the drivers', nothing to integrate
+          t = ev.to.t;
+          if (Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs); !s.ok()) return s;
+          break;
+        }
         const Vec<Cplx> xh = x + h * v + (0.25 * h * h) * a, vh = v + (0.5 * h) * a;
         // Newton matrix I − h²/4 f_x − h/2 f_v by central differences of the real f at the
         // recorded end

@@ -153,6 +153,16 @@ TEST(Sensitivity, AGridThroughItsFlatSingularPositionAgreesWithComplexStep) {
   EXPECT_GT(std::abs(byMethod(r, Method::ComplexStep).gradient(0, 0)), 1e-3);  // the mass ratio matters
 }
 
+TEST(Sensitivity, ACouplerPathCostOfADrivenFourBarHasKinematicSensitivities) {
+  // a driven mechanism: no dynamics, the motion is the drivers' (q_ρ from Φ_q q_ρ = −Φ_ρ at every
+  // time); lengths re-assemble the linkage
+  const SensitivityResult r = runSensitivity(test::sampleMechanism("four-bar-path"), spec(Method::Compare, 1.0, 0.01));
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  ASSERT_EQ(r.parameters.size(), 5u);
+  expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-12, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-7, 1e-2);
+}
+
 TEST(Sensitivity, BadRequestsNameTheItemAndTheReason) {
   const Mechanism m = test::sampleMechanism("ten-bar-chain");
   SensitivitySpec s = spec(Method::Direct, 0.01, 1e-3);
