@@ -372,6 +372,7 @@ int simulate(const SimulateArgs& a) {
 struct SensitivityArgs {
   std::string file, method = "ddm", parameters = "all", costs = "all", out;
   double tEnd = -1, dt = -1, fdStep = 1e-6;
+  long checkpointEvery = 0;
 };
 
 std::vector<std::string> commaList(const std::string& s) {
@@ -396,6 +397,7 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.relativeStep = a.fdStep;
+  spec.checkpointEvery = a.checkpointEvery;
   const auto result = lw::sens::runSensitivity(*r.mechanism, spec);
   for (const auto& n : result.notes) std::cerr << a.file << ": note: " << n << "\n";
   if (!result.status.ok()) {
@@ -423,7 +425,13 @@ int sensitivity(const SensitivityArgs& a) {
       table << "\n";
     }
   }
-  for (const auto& g : result.methods) table << lw::sens::toString(g.method) << ": " << g.seconds << " s\n";
+  for (const auto& g : result.methods) {
+    table << lw::sens::toString(g.method) << ": " << g.seconds << " s";
+    if (g.method == lw::sens::Method::Adjoint)
+      table << " (a checkpoint every " << g.checkpointEvery << " steps: " << g.recordBytes / 1024 << " kB recorded, "
+            << g.segmentBytes / 1024 << " kB per segment, " << g.recomputedSteps << " steps recomputed)";
+    table << "\n";
+  }
   std::cerr << table.str() << a.file << ": " << result.steps << " steps differentiated\n";
   return writeText(a.out.empty() ? "-" : a.out, lw::sens::toJson(result));
 }
@@ -515,9 +523,9 @@ int main(int argc, char** argv) {
                                                     "(Matrix R dynamics, trapezoidal rule), as JSON");
   sensCmd->add_option("FILE", sensArgs.file, "mechanism file (.json)")->required();
   sensCmd->add_option("--method", sensArgs.method, "ddm (direct differentiation of the steps, default), cs (complex step of "
-                                                   "the whole run, the reference), fd (central differences of whole runs) or "
-                                                   "compare (all three, with their relative differences and times)")
-      ->check(CLI::IsMember({"ddm", "cs", "fd", "compare"}));
+                                                   "the whole run, the reference), avm (the adjoint: one backward pass for every cost), fd (central "
+                                                   "differences of whole runs) or compare (all four, with their relative differences and times)")
+      ->check(CLI::IsMember({"ddm", "avm", "cs", "fd", "compare"}));
   sensCmd->add_option("--parameters", sensArgs.parameters, "comma-separated parameter names, or all (default)");
   sensCmd->add_option("--costs", sensArgs.costs, "comma-separated cost names, or all (default)");
   sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
@@ -525,6 +533,9 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--fd-step", sensArgs.fdStep, "finite differences: the relative step (default 1e-6; each parameter's "
                                                     "step is reported)")
       ->check(finiteAbove(0, false, 1));
+  sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
+                                                                      "(default: about the square root of the steps; 1 stores every step)")
+      ->check(CLI::PositiveNumber);
   sensCmd->add_option("-o,--out", sensArgs.out, "JSON file (default: standard output)");
 
   try {

@@ -7,14 +7,14 @@
 #include <memory>
 #include <sstream>
 
-#include "analysis/outputs.h"
-#include "dynamics/matrix_r_derivatives.h"
-#include "mechanism/numbers.h"
+#include "sensitivity/adjoint.h"
+#include "sensitivity/study.h"
 
 namespace lw::sens {
 
 bool parseMethod(const std::string& s, Method& out) {
   if (s == "ddm" || s == "direct") out = Method::Direct;
+  else if (s == "avm" || s == "adjoint") out = Method::Adjoint;
   else if (s == "cs" || s == "complex") out = Method::ComplexStep;
   else if (s == "fd" || s == "differences") out = Method::FiniteDifferences;
   else if (s == "compare") out = Method::Compare;
@@ -25,6 +25,7 @@ bool parseMethod(const std::string& s, Method& out) {
 const char* toString(Method m) {
   switch (m) {
     case Method::Direct: return "ddm";
+    case Method::Adjoint: return "avm";
     case Method::ComplexStep: return "cs";
     case Method::FiniteDifferences: return "fd";
     case Method::Compare: return "compare";
@@ -34,48 +35,10 @@ const char* toString(Method m) {
 
 namespace {
 
-using Dual = num::Dual8;
-using Cplx = std::complex<double>;
-constexpr int kLanes = num::kChunk;
-template <class S> using Vec = dyn::VectorOn<S>;
+using namespace detail;
 
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// what every method shares: the mechanism compiled, its outputs and the chosen costs
-struct Study {
-  const Mechanism* mechanism = nullptr;
-  ResolvedMechanism resolved;
-  dyn::MatrixRModel model;
-  analysis::OutputComponents outputs;
-  analysis::CostSet costs;
-  std::vector<std::size_t> parameters;  // indices in the parameter table
-  const ParameterTable& table() const { return *resolved.parameters; }
-};
-
-// the parameters on S with the given ones seeded, and the tree's numbers from them
-template <class S>
-struct NumbersOn {
-  std::vector<S> parameters;
-  dyn::TreeNumbers<S> tree;
-  NumbersOn(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<S>& seeds)
-      : parameters(st.table().valuesOn<S>(seeded, seeds)),
-        tree(dyn::treeNumbers<S>(st.model.tree, numbersOn<S>(*st.mechanism, st.resolved, parameters))) {}
-};
-
-// the outputs of a state on S, and the costs' running values
-template <class S>
-Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& x, const Vec<S>& v,
-                const Eigen::VectorXd& z, analysis::CostAccumulator<S>& costs, Vec<S>* a = nullptr) {
-  dyn::MatrixROn<S> e;
-  const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
-  if (!s.ok()) return s;
-  std::vector<S> out(st.outputs.names.size());
-  analysis::outputsOn<S>(st.outputs, st.model.tree, n.tree, e.z, e.zd, e.zdd, t, out.data());
-  costs.add(t, out.data(), n.parameters.data());
-  if (a) *a = e.zidd;
-  return {};
 }
 
 // ---- the costs of a double run (values; finite differences) ----
@@ -447,7 +410,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   res.costs = st.costs.names;
   const std::vector<Method> methods = spec.method == Method::Compare
-                                          ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
+                                          ? std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences}
                                           : std::vector<Method>{spec.method};
   const double share = 1.0 / static_cast<double>(methods.size());
   for (std::size_t mi = 0; mi < methods.size(); ++mi) {
@@ -472,6 +435,21 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       for (const auto& w : r.warnings) res.notes.push_back(w);
       if (!res.status.ok()) return res;
       o.finish(g);
+    } else if (g.method == Method::Adjoint) {
+      const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
+      const long every = spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
+      AdjointRecorder rec(every);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &rec), {}, cancel);
+      res.status = r.status;
+      res.steps = r.steps;
+      if (!res.status.ok()) return res;
+      AdjointStats stats;
+      res.status = adjointGradient(st, rec, g.values, g.gradient, stats);
+      if (!res.status.ok()) return res;
+      g.recordBytes = stats.recordBytes;
+      g.segmentBytes = stats.segmentBytes;
+      g.recomputedSteps = stats.recomputedSteps;
+      g.checkpointEvery = every;
     } else if (g.method == Method::ComplexStep) {
       Recorder rec;
       CostObserver values(st);
@@ -555,6 +533,9 @@ std::string toJson(const SensitivityResult& r) {
       os << "}}";
     }
     os << "}, \"seconds\": " << g.seconds;
+    if (g.method == Method::Adjoint)
+      os << ", \"checkpoint_every\": " << g.checkpointEvery << ", \"record_bytes\": " << g.recordBytes << ", \"segment_bytes\": " << g.segmentBytes
+         << ", \"recomputed_steps\": " << g.recomputedSteps;
     if (!g.steps.empty()) {
       os << ", \"steps\": {";
       for (std::size_t k = 0; k < g.steps.size(); ++k) os << (k ? ", " : "") << "\"" << r.parameters[k] << "\": " << g.steps[k];

@@ -3,6 +3,9 @@
 //   direct      the discrete tangent linear model: each step of the computed trajectory
 //               differentiated, sensitivities carried beside the state (seed 000 Algorithm 1 on the
 //               discrete step; CVODES' staggered direct method), partials by forward AD
+//   adjoint     the discrete adjoint: the transposed linearised steps swept backward once for all
+//               costs, the trajectory kept by checkpoints (a state every k steps, the steps between
+//               recomputed) or stored whole
 //   complex     the whole run again in complex arithmetic, one parameter at a time (h = 1e-30 i):
 //               exact to round-off, the reference
 //   differences central differences of whole runs, a step per parameter (reported)
@@ -24,7 +27,7 @@
 
 namespace lw::sens {
 
-enum class Method { Direct, ComplexStep, FiniteDifferences, Compare };
+enum class Method { Direct, Adjoint, ComplexStep, FiniteDifferences, Compare };
 bool parseMethod(const std::string& s, Method& out);
 const char* toString(Method m);
 
@@ -34,6 +37,7 @@ struct SensitivitySpec {
   std::vector<std::string> costs;       // empty: every cost of the file
   analysis::SimulationSpec run;         // t_end, dt (the trapezoidal rule's step)
   double relativeStep = 1e-6;           // finite differences: δ = relativeStep · max(|ρ|, 1e-3 · scale)
+  long checkpointEvery = 0;             // adjoint: steps between checkpoints (0: about √steps; 1: every step stored)
 };
 
 /// One method's answer.
@@ -43,6 +47,10 @@ struct Gradient {
   Eigen::MatrixXd gradient;       // costs × parameters: ∂ψ/∂ρ
   std::vector<double> steps;      // finite differences: δ per parameter
   double seconds = 0;
+  // adjoint: the recording's size (checkpoints and the list of steps), the largest segment's
+  // replayed states and partial derivatives, the steps recomputed, the interval used
+  std::size_t recordBytes = 0, segmentBytes = 0;
+  long recomputedSteps = 0, checkpointEvery = 0;
 };
 
 struct SensitivityResult {

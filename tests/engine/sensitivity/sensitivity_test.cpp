@@ -43,12 +43,13 @@ TEST(Sensitivity, TenBarChainDirectEqualsComplexStepAndDifferencesAgree) {
   const SensitivityResult r = runSensitivity(m, spec(Method::Compare, 0.03, 1e-3));
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   ASSERT_EQ(r.parameters.size(), 20u);
-  ASSERT_EQ(r.methods.size(), 3u);
+  ASSERT_EQ(r.methods.size(), 4u);
   const Gradient& ddm = byMethod(r, Method::Direct);
   const Gradient& cs = byMethod(r, Method::ComplexStep);
   const Gradient& fd = byMethod(r, Method::FiniteDifferences);
   // the same discrete trajectory: equal up to the Newton tolerances of the two routes
   expectGradientsNear(r, ddm, cs, 1e-7, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), cs, 1e-7, 1e-3);
   expectGradientsNear(r, fd, cs, 1e-4, 1e-3);
   EXPECT_NEAR(ddm.values[0], cs.values[0], 1e-12 * std::abs(cs.values[0]));
   // a length matters: ψ = ∫|end|² grows with every bar
@@ -102,7 +103,7 @@ TEST(Sensitivity, APinnedBarAtRestHasTheClosedForm) {
   const auto loaded = io::loadMechanismFromString(text);
   ASSERT_TRUE(loaded.ok());
   const double T = 0.5, l = 0.7;
-  for (Method method : {Method::Direct, Method::ComplexStep, Method::FiniteDifferences}) {
+  for (Method method : {Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences}) {
     const SensitivityResult r = runSensitivity(*loaded.mechanism, spec(method, T, 1e-2));
     ASSERT_TRUE(r.status.ok()) << r.status.message;
     const Gradient& g = r.methods.front();
@@ -120,7 +121,34 @@ TEST(Sensitivity, FiveBarAllCostsAndParametersAgreeAcrossMethods) {
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   ASSERT_EQ(r.costs.size(), 5u);
   expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-7, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::ComplexStep), 1e-7, 1e-3);
   expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-3, 1e-2);
+}
+
+TEST(Sensitivity, TheAdjointOverTheStoredRunEqualsTheDirectMethodAndCheckpointsChangeNothing) {
+  // the same linearised steps, swept forward (direct) or their transposes backward (adjoint): equal
+  // to round-off; checkpointing recomputes the steps between its states, to the Newton tolerance
+  for (const char* name : {"five-bar", "ten-bar-chain"}) {
+    SCOPED_TRACE(name);
+    const Mechanism m = test::sampleMechanism(name);
+    SensitivitySpec s = spec(Method::Direct, 0.05, 1e-3);
+    const SensitivityResult direct = runSensitivity(m, s);
+    ASSERT_TRUE(direct.status.ok()) << direct.status.message;
+    s.method = Method::Adjoint;
+    s.checkpointEvery = 1;
+    const SensitivityResult stored = runSensitivity(m, s);
+    ASSERT_TRUE(stored.status.ok()) << stored.status.message;
+    EXPECT_EQ(stored.methods.front().recomputedSteps, 0);
+    s.checkpointEvery = 7;
+    const SensitivityResult checkpointed = runSensitivity(m, s);
+    ASSERT_TRUE(checkpointed.status.ok()) << checkpointed.status.message;
+    EXPECT_GT(checkpointed.methods.front().recomputedSteps, 40);
+    EXPECT_LT(checkpointed.methods.front().recordBytes, stored.methods.front().recordBytes / 3);
+    expectGradientsNear(stored, stored.methods.front(), direct.methods.front(), 1e-10, 1e-4);
+    expectGradientsNear(stored, checkpointed.methods.front(), stored.methods.front(), 1e-8, 1e-3);
+    for (std::size_t c = 0; c < direct.costs.size(); ++c)
+      EXPECT_NEAR(stored.methods.front().values[c], direct.methods.front().values[c], 1e-12 * std::abs(direct.methods.front().values[c]));
+  }
 }
 
 TEST(Sensitivity, AGridThroughItsFlatSingularPositionAgreesWithComplexStep) {
@@ -149,6 +177,7 @@ TEST(Sensitivity, AGridThroughItsFlatSingularPositionAgreesWithComplexStep) {
   const SensitivityResult r = runSensitivity(m, spec(Method::Compare, 2.0, 0.01));
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
   expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-3, 1e-2);
   EXPECT_GT(std::abs(byMethod(r, Method::ComplexStep).gradient(0, 0)), 1e-3);  // the mass ratio matters
 }
@@ -160,6 +189,7 @@ TEST(Sensitivity, ACouplerPathCostOfADrivenFourBarHasKinematicSensitivities) {
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   ASSERT_EQ(r.parameters.size(), 5u);
   expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-12, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::ComplexStep), 1e-12, 1e-3);
   expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-7, 1e-2);
 }
 

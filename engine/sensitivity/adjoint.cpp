@@ -1,0 +1,433 @@
+#include "sensitivity/adjoint.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+
+namespace lw::sens::detail {
+
+// ---- the recording ----
+
+int AdjointRecorder::dofIndex(const std::vector<dyn::Dof>& dofs) {
+  for (std::size_t i = 0; i < dofSets.size(); ++i)
+    if (dofSets[i] == dofs) return static_cast<int>(i);
+  dofSets.push_back(dofs);
+  return static_cast<int>(dofSets.size()) - 1;
+}
+
+void AdjointRecorder::save(const integ::State& s, const Eigen::VectorXd& z) {
+  saved.push_back({items.size() - 1, s.x, s.v, s.a, z});
+  sinceSaved_ = 0;
+}
+
+Status AdjointRecorder::start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) {
+  items.push_back({Item::Kind::Start, s.t, s.t, dofIndex(dofs), -1});
+  save(s, z);
+  return {};
+}
+
+Status AdjointRecorder::step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) {
+  items.push_back({Item::Kind::Step, from.t, to.t, dofIndex(dofs), -1});
+  if (++sinceSaved_ >= interval_) save(to, z);
+  return {};
+}
+
+Status AdjointRecorder::switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
+                                 const Eigen::VectorXd& z) {
+  const int b = dofIndex(before);
+  items.push_back({Item::Kind::Switch, s.t, s.t, dofIndex(after), b});
+  save(s, z);
+  return {};
+}
+
+std::size_t AdjointRecorder::bytes() const {
+  std::size_t b = items.capacity() * sizeof(Item) + saved.capacity() * sizeof(Saved);
+  for (const auto& s : saved) b += sizeof(double) * static_cast<std::size_t>(s.x.size() + s.v.size() + s.a.size() + s.z.size());
+  return b;
+}
+
+namespace {
+
+// A state of the run in the coordinates `dofs`.
+struct Point {
+  double t = 0;
+  int dofs = -1;
+  Eigen::VectorXd x, v, a, z;
+};
+
+// The partial derivatives at a node: f's and the outputs' with respect to x, v and the chosen
+// parameters (forward AD, eight directions per pass), the outputs' values
+struct Node {
+  double t = 0;
+  Eigen::MatrixXd Fx, Fv, Fp, Ox, Ov, Op;
+  Eigen::VectorXd outputs;
+  std::size_t bytes() const {
+    return sizeof(double) * static_cast<std::size_t>(Fx.size() + Fv.size() + Fp.size() + Ox.size() + Ov.size() + Op.size() + outputs.size());
+  }
+};
+
+// The map of a change of coordinates: new (x, v, a) = Sx x + Sv v + Sp (linearised)
+struct SwitchMap {
+  Eigen::MatrixXd Sx, Sv, Sp;  // 3d × d, 3d × d, 3d × p
+};
+
+class Adjoint {
+ public:
+  Adjoint(const Study& st, const AdjointRecorder& rec) : st_(st), rec_(rec), plain_(st, {}, {}), real_(st, {}, {}) {
+    const std::size_t p = st.parameters.size();
+    for (std::size_t first = 0; first < p; first += kLanes) {
+      std::vector<std::size_t> seeded;
+      std::vector<Dual> seeds;
+      for (std::size_t j = first; j < std::min(p, first + kLanes); ++j) {
+        seeded.push_back(st.parameters[j]);
+        Dual s(st.table().values()[st.parameters[j]]);
+        s.g[j - first] = 1;
+        seeds.push_back(s);
+      }
+      chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, seeded, seeds));
+      firsts_.push_back(static_cast<Eigen::Index>(first));
+    }
+    // d(every parameter)/d(chosen): chains of parameters carry the derivatives of the cost's own
+    // parameter slots
+    const std::size_t np = st.table().names().size();
+    paramJacobian_.setZero(static_cast<Eigen::Index>(np), static_cast<Eigen::Index>(p));
+    for (std::size_t c = 0; c < chunks_.size(); ++c)
+      for (std::size_t i = 0; i < np; ++i)
+        for (int j = 0; j < kLanes && firsts_[c] + j < static_cast<Eigen::Index>(p); ++j)
+          paramJacobian_(static_cast<Eigen::Index>(i), firsts_[c] + j) = chunks_[c]->parameters[i].g[j];
+  }
+
+  const std::vector<dyn::Dof>& dofs(int i) const { return rec_.dofSets[static_cast<std::size_t>(i)]; }
+
+  Status node(const Point& pt, Node& n) const {
+    const auto& D = dofs(pt.dofs);
+    const auto d = static_cast<Eigen::Index>(D.size()), p = static_cast<Eigen::Index>(st_.parameters.size());
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    n.t = pt.t;
+    n.Fx.resize(d, d);
+    n.Fv.resize(d, d);
+    n.Fp.resize(d, p);
+    n.Ox.resize(no, d);
+    n.Ov.resize(no, d);
+    n.Op.resize(no, p);
+    n.outputs.resize(no);
+    std::vector<Dual> out(static_cast<std::size_t>(no));
+    auto pass = [&](const NumbersOn<Dual>& nums, const Vec<Dual>& x, const Vec<Dual>& v) -> Status {
+      dyn::MatrixROn<Dual> e;
+      const Status s = dyn::evaluateOn<Dual>(st_.model, nums.tree, D, pt.t, x, v, pt.z, e);
+      if (!s.ok()) return s;
+      zidd_ = e.zidd;
+      analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, nums.tree, e.z, e.zd, e.zdd, pt.t, out.data());
+      return {};
+    };
+    for (Eigen::Index first = 0; first < 2 * d || first == 0; first += kLanes) {
+      Vec<Dual> x = pt.x.cast<Dual>(), v = pt.v.cast<Dual>();
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
+        if (j < d) x[j].g[j - first] = 1;
+        else v[j - d].g[j - first] = 1;
+      }
+      if (Status s = pass(plain_, x, v); !s.ok()) return s;
+      for (Eigen::Index k = 0; k < no; ++k) n.outputs[k] = out[static_cast<std::size_t>(k)].v;
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
+        for (Eigen::Index i = 0; i < d; ++i) (j < d ? n.Fx(i, j) : n.Fv(i, j - d)) = zidd_[i].g[j - first];
+        for (Eigen::Index k = 0; k < no; ++k) (j < d ? n.Ox(k, j) : n.Ov(k, j - d)) = out[static_cast<std::size_t>(k)].g[j - first];
+      }
+      if (2 * d == 0) break;
+    }
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      if (Status s = pass(*chunks_[c], pt.x.cast<Dual>(), pt.v.cast<Dual>()); !s.ok()) return s;
+      for (int j = 0; j < kLanes && firsts_[c] + j < p; ++j) {
+        for (Eigen::Index i = 0; i < d; ++i) n.Fp(i, firsts_[c] + j) = zidd_[i].g[j];
+        for (Eigen::Index k = 0; k < no; ++k) n.Op(k, firsts_[c] + j) = out[static_cast<std::size_t>(k)].g[j];
+      }
+    }
+    return {};
+  }
+
+  // g's values and derivatives with respect to the outputs, their initial values and the chosen
+  // parameters (through the parameter slots), per cost
+  void integrand(double t, const Eigen::VectorXd& outputs, Eigen::VectorXd& g, Eigen::MatrixXd& gOut, Eigen::MatrixXd& gInit,
+                 Eigen::MatrixXd& gPar) const {
+    const auto& cs = st_.costs;
+    const auto no = static_cast<Eigen::Index>(cs.outputs), np = static_cast<Eigen::Index>(cs.parameters);
+    const auto nc = static_cast<Eigen::Index>(cs.names.size());
+    const Eigen::Index slots = 2 * no + np;
+    g.resize(nc);
+    gOut.resize(nc, no);
+    gInit.resize(nc, no);
+    Eigen::MatrixXd gSlotPar(nc, np);
+    std::vector<Dual> s(static_cast<std::size_t>(1 + slots));
+    for (Eigen::Index first = 0; first < slots || first == 0; first += kLanes) {
+      s[0] = Dual(t);
+      for (Eigen::Index i = 0; i < slots; ++i) {
+        const double value = i < no ? outputs[i] : i < 2 * no ? initial_[i - no] : st_.table().values()[static_cast<std::size_t>(i - 2 * no)];
+        s[static_cast<std::size_t>(1 + i)] = Dual(value);
+        if (i >= first && i < first + kLanes) s[static_cast<std::size_t>(1 + i)].g[i - first] = 1;
+      }
+      for (Eigen::Index k = 0; k < nc; ++k) {
+        const Dual v = cs.expressions[static_cast<std::size_t>(k)](std::span<const Dual>(s));
+        g[k] = v.v;
+        for (Eigen::Index i = first; i < std::min(slots, first + kLanes); ++i) {
+          const double dv = v.g[i - first];
+          if (i < no) gOut(k, i) = dv;
+          else if (i < 2 * no) gInit(k, i - no) = dv;
+          else gSlotPar(k, i - 2 * no) = dv;
+        }
+      }
+      if (slots == 0) break;
+    }
+    gPar = gSlotPar * paramJacobian_;
+  }
+
+  // one trapezoidal step again, from `a` to its end (Newton with the previous node's matrix)
+  Status recompute(const AdjointRecorder::Item& it, const Point& a, const Eigen::MatrixXd* Fx, const Eigen::MatrixXd* Fv, Point& b) const {
+    const auto& D = dofs(it.dofs);
+    const double h = it.t1 - it.t0;
+    const auto d = a.x.size();
+    const Eigen::VectorXd xh = a.x + h * a.v + (0.25 * h * h) * a.a, vh = a.v + (0.5 * h) * a.a;
+    Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d);
+    if (Fx && Fx->rows() == d) G -= (0.25 * h * h) * *Fx + (0.5 * h) * *Fv;
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
+    Eigen::VectorXd acc = a.a;
+    dyn::MatrixROn<double> e;
+    bool converged = d == 0;
+    double lastStep = 0;
+    for (int iter = 0; iter < 30 && !converged; ++iter) {
+      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, Eigen::VectorXd(xh + (0.25 * h * h) * acc),
+                                               Eigen::VectorXd(vh + (0.5 * h) * acc), a.z, e);
+      if (!s.ok()) return s;
+      const Eigen::VectorXd da = lu.solve(Eigen::VectorXd(acc - e.zidd));
+      acc -= da;
+      // to round-off: tiny, or no longer falling (the evaluations' own position tolerance)
+      const double step = da.cwiseAbs().maxCoeff(), scale = std::max(1.0, acc.cwiseAbs().maxCoeff());
+      converged = step <= 1e-13 * scale || (iter >= 1 && step >= 0.5 * lastStep && step <= 1e-9 * scale);
+      lastStep = step;
+    }
+    if (!converged) return failure(Status::Code::NotConverged, it.t1, "the adjoint's replay of the step to t = " + shortNumber(it.t1) + " did not converge");
+    b.t = it.t1;
+    b.dofs = it.dofs;
+    b.x = xh + (0.25 * h * h) * acc;
+    b.v = vh + (0.5 * h) * acc;
+    b.a = acc;
+    if (d > 0) {
+      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, b.x, b.v, a.z, e);
+      if (!s.ok()) return s;
+      b.z = e.z;
+    } else {
+      b.z = a.z;
+    }
+    return {};
+  }
+
+  // the state after a change of coordinates, and the change's linearisation
+  Status switchAt(const AdjointRecorder::Item& it, const Point& a, Point& b, SwitchMap* map) const {
+    const auto& before = dofs(it.before), &after = dofs(it.dofs);
+    dyn::MatrixROn<double> e;
+    Status s = dyn::evaluateOn<double>(st_.model, real_.tree, before, it.t1, a.x, a.v, a.z, e);
+    if (!s.ok()) return s;
+    Vec<double> x, v, acc;
+    dyn::independentOn<double>(st_.model, real_.tree, after, e.z, e.zd, &e.zdd, x, v, &acc);
+    b = {it.t1, it.dofs, x, v, acc, e.z};
+    if (!map) return {};
+    const auto d0 = a.x.size(), d1 = x.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
+    map->Sx.resize(3 * d1, d0);
+    map->Sv.resize(3 * d1, d0);
+    map->Sp.resize(3 * d1, p);
+    auto columns = [&](const NumbersOn<Dual>& nums, const Vec<Dual>& xs, const Vec<Dual>& vs, auto&& put) -> Status {
+      dyn::MatrixROn<Dual> ed;
+      const Status st = dyn::evaluateOn<Dual>(st_.model, nums.tree, before, it.t1, xs, vs, a.z, ed);
+      if (!st.ok()) return st;
+      Vec<Dual> x1, v1, a1;
+      dyn::independentOn<Dual>(st_.model, nums.tree, after, ed.z, ed.zd, &ed.zdd, x1, v1, &a1);
+      for (int lane = 0; lane < kLanes; ++lane)
+        for (Eigen::Index i = 0; i < d1; ++i) put(lane, i, x1[i].g[lane], v1[i].g[lane], a1[i].g[lane]);
+      return {};
+    };
+    for (Eigen::Index first = 0; first < 2 * d0; first += kLanes) {
+      Vec<Dual> xs = a.x.cast<Dual>(), vs = a.v.cast<Dual>();
+      for (Eigen::Index j = first; j < std::min(2 * d0, first + kLanes); ++j) {
+        if (j < d0) xs[j].g[j - first] = 1;
+        else vs[j - d0].g[j - first] = 1;
+      }
+      s = columns(plain_, xs, vs, [&](int lane, Eigen::Index i, double dx, double dv, double da) {
+        const Eigen::Index j = first + lane;
+        if (j >= 2 * d0) return;
+        auto& M = j < d0 ? map->Sx : map->Sv;
+        const Eigen::Index col = j < d0 ? j : j - d0;
+        M(i, col) = dx;
+        M(d1 + i, col) = dv;
+        M(2 * d1 + i, col) = da;
+      });
+      if (!s.ok()) return s;
+    }
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      s = columns(*chunks_[c], a.x.cast<Dual>(), a.v.cast<Dual>(), [&](int lane, Eigen::Index i, double dx, double dv, double da) {
+        const Eigen::Index j = firsts_[c] + lane;
+        if (j >= p) return;
+        map->Sp(i, j) = dx;
+        map->Sp(d1 + i, j) = dv;
+        map->Sp(2 * d1 + i, j) = da;
+      });
+      if (!s.ok()) return s;
+    }
+    return {};
+  }
+
+  // the initial sensitivities ∂(zⁱ, żⁱ)/∂ρ at the start
+  Status initial(const Point& pt, Eigen::MatrixXd& X0, Eigen::MatrixXd& V0) const {
+    const auto& D = dofs(pt.dofs);
+    const auto d = static_cast<Eigen::Index>(D.size()), p = static_cast<Eigen::Index>(st_.parameters.size());
+    X0.setZero(d, p);
+    V0.setZero(d, p);
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      Vec<Dual> x, v;
+      const Status s = dyn::initialStateOn<Dual>(st_.model, chunks_[c]->tree, D, pt.z, x, v);
+      if (!s.ok()) return s;
+      for (int j = 0; j < kLanes && firsts_[c] + j < p; ++j)
+        for (Eigen::Index i = 0; i < d; ++i) {
+          X0(i, firsts_[c] + j) = x[i].g[j];
+          V0(i, firsts_[c] + j) = v[i].g[j];
+        }
+    }
+    return {};
+  }
+
+  void setInitialOutputs(const Eigen::VectorXd& o) { initial_ = o; }
+
+ private:
+  const Study& st_;
+  const AdjointRecorder& rec_;
+  NumbersOn<Dual> plain_;
+  NumbersOn<double> real_;
+  std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
+  std::vector<Eigen::Index> firsts_;
+  Eigen::MatrixXd paramJacobian_;
+  Eigen::VectorXd initial_;
+  mutable Vec<Dual> zidd_;
+};
+
+}  // namespace
+
+Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<double>& values, Eigen::MatrixXd& gradient,
+                       AdjointStats& stats) {
+  Adjoint adj(st, rec);
+  const auto& items = rec.items;
+  const auto& saved = rec.saved;
+  const auto nc = static_cast<Eigen::Index>(st.costs.names.size()), p = static_cast<Eigen::Index>(st.parameters.size());
+  stats.recordBytes = rec.bytes();
+  // the nodes' quadrature weights (trapezoidal over the step ends; terminal costs: the last node)
+  std::vector<double> nodeTimes;
+  std::vector<long> nodeOfItem(items.size(), -1);
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].kind != AdjointRecorder::Item::Kind::Switch) {
+      nodeOfItem[i] = static_cast<long>(nodeTimes.size());
+      nodeTimes.push_back(items[i].t1);
+    }
+  const long lastNode = static_cast<long>(nodeTimes.size()) - 1;
+  auto weights = [&](long n) {
+    Eigen::VectorXd w(nc);
+    const double integral = 0.5 * ((n > 0 ? nodeTimes[static_cast<std::size_t>(n)] - nodeTimes[static_cast<std::size_t>(n - 1)] : 0.0) +
+                                   (n < lastNode ? nodeTimes[static_cast<std::size_t>(n + 1)] - nodeTimes[static_cast<std::size_t>(n)] : 0.0));
+    for (Eigen::Index k = 0; k < nc; ++k)
+      w[k] = st.costs.types[static_cast<std::size_t>(k)] == Cost::Type::Integral ? integral : (n == lastNode ? 1.0 : 0.0);
+    return w;
+  };
+  // the start and its outputs (the costs' initial values)
+  const auto& s0 = saved.front();
+  const Point start{items[0].t1, items[0].dofs, s0.x, s0.v, s0.a, s0.z};
+  Node n0;
+  if (Status s = adj.node(start, n0); !s.ok()) return s;
+  adj.setInitialOutputs(n0.outputs);
+  const auto d0 = start.x.size();
+  Eigen::MatrixXd lx = Eigen::MatrixXd::Zero(d0, nc), lv = lx, la = lx;  // resized as coordinates change
+  Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(nc, p), beta = Eigen::MatrixXd::Zero(nc, n0.outputs.size());
+  Eigen::VectorXd value = Eigen::VectorXd::Zero(nc);
+  // a node's cost: λ += w gᵀ, ∂ψ/∂ρ += w g_ρ, β += w g_init
+  auto addNode = [&](const Node& n, long index) {
+    Eigen::VectorXd g;
+    Eigen::MatrixXd gOut, gInit, gPar;
+    adj.integrand(n.t, n.outputs, g, gOut, gInit, gPar);
+    const Eigen::VectorXd w = weights(index);
+    value += w.cwiseProduct(g);
+    if (lx.rows() != n.Fx.rows()) lx = lv = la = Eigen::MatrixXd::Zero(n.Fx.rows(), nc);
+    lx += (w.asDiagonal() * gOut * n.Ox).transpose();
+    lv += (w.asDiagonal() * gOut * n.Ov).transpose();
+    grad += w.asDiagonal() * (gOut * n.Op + gPar);
+    beta += w.asDiagonal() * gInit;
+  };
+  // segments between saved states, last first: replay forward, then sweep backward
+  for (std::size_t seg = saved.size(); seg-- > 0;) {
+    const std::size_t begin = saved[seg].item;
+    const std::size_t end = seg + 1 < saved.size() ? saved[seg + 1].item : items.size() - 1;
+    if (end <= begin) continue;
+    const auto& sv = saved[seg];
+    Point at{items[begin].t1, items[begin].dofs, sv.x, sv.v, sv.a, sv.z};
+    std::vector<Node> nodes(end - begin);
+    std::vector<SwitchMap> maps(end - begin);
+    const Node* last = nullptr;
+    if (begin == 0) last = &n0;
+    std::size_t bytes = 0;
+    for (std::size_t i = begin + 1; i <= end; ++i) {
+      const auto& it = items[i];
+      Point next;
+      if (it.kind == AdjointRecorder::Item::Kind::Switch) {
+        if (Status s = adj.switchAt(it, at, next, &maps[i - begin - 1]); !s.ok()) return s;
+        last = nullptr;
+      } else {
+        if (i == end && seg + 1 < saved.size()) {
+          const auto& sn = saved[seg + 1];
+          next = {it.t1, it.dofs, sn.x, sn.v, sn.a, sn.z};
+        } else {
+          if (Status s = adj.recompute(it, at, last ? &last->Fx : nullptr, last ? &last->Fv : nullptr, next); !s.ok()) return s;
+          ++stats.recomputedSteps;
+        }
+        if (Status s = adj.node(next, nodes[i - begin - 1]); !s.ok()) return s;
+        last = &nodes[i - begin - 1];
+        bytes += last->bytes();
+      }
+      at = std::move(next);
+    }
+    stats.segmentBytes = std::max(stats.segmentBytes, bytes);
+    for (std::size_t i = end; i > begin; --i) {
+      const auto& it = items[i];
+      if (it.kind == AdjointRecorder::Item::Kind::Switch) {
+        const SwitchMap& m = maps[i - begin - 1];
+        const auto d1 = lx.rows();
+        Eigen::MatrixXd l(3 * d1, nc);
+        l << lx, lv, la;
+        grad += l.transpose() * m.Sp;
+        lx = m.Sx.transpose() * l;
+        lv = m.Sv.transpose() * l;
+        la = Eigen::MatrixXd::Zero(lx.rows(), nc);
+        continue;
+      }
+      const Node& n = nodes[i - begin - 1];
+      addNode(n, nodeOfItem[i]);
+      // the step from its start to n, transposed
+      const double h = it.t1 - it.t0;
+      const auto d = n.Fx.rows();
+      if (d == 0) continue;
+      const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Fx - (0.5 * h) * n.Fv;
+      const Eigen::MatrixXd mu = la + (0.25 * h * h) * lx + (0.5 * h) * lv;
+      const Eigen::MatrixXd nu = G.transpose().partialPivLu().solve(mu);
+      grad += nu.transpose() * n.Fp;
+      const Eigen::MatrixXd lx1 = lx + n.Fx.transpose() * nu;
+      const Eigen::MatrixXd lv1 = h * lx + lv + (h * n.Fx + n.Fv).transpose() * nu;
+      const Eigen::MatrixXd la1 = (0.25 * h * h) * lx + (0.5 * h) * lv + (0.25 * h * h * n.Fx + 0.5 * h * n.Fv).transpose() * nu;
+      lx = lx1;
+      lv = lv1;
+      la = la1;
+    }
+  }
+  // the start: its own cost, then the initial sensitivities and the initial values' derivatives
+  addNode(n0, 0);
+  Eigen::MatrixXd X0, V0;
+  if (Status s = adj.initial(start, X0, V0); !s.ok()) return s;
+  const Eigen::MatrixXd A0 = n0.Fx * X0 + n0.Fv * V0 + n0.Fp;
+  grad += lx.transpose() * X0 + lv.transpose() * V0 + la.transpose() * A0;
+  grad += beta * (n0.Ox * X0 + n0.Ov * V0 + n0.Op);
+  gradient = grad;
+  values.assign(value.data(), value.data() + value.size());
+  return {};
+}
+
+}  // namespace lw::sens::detail

@@ -1,0 +1,56 @@
+// What the sensitivity methods share (internal to engine/sensitivity): the study compiled (the
+// mechanism, its Matrix R model, outputs and chosen costs), the tree's numbers on a scalar with
+// some parameters seeded, and the costs' running values of a state.
+#pragma once
+
+#include <complex>
+#include <vector>
+
+#include "analysis/outputs.h"
+#include "dynamics/matrix_r_derivatives.h"
+#include "mechanism/numbers.h"
+#include "numeric/dual.h"
+
+namespace lw::sens::detail {
+
+using Dual = num::Dual8;
+using Cplx = std::complex<double>;
+constexpr int kLanes = num::kChunk;
+template <class S> using Vec = dyn::VectorOn<S>;
+
+// what every method shares: the mechanism compiled, its outputs and the chosen costs
+struct Study {
+  const Mechanism* mechanism = nullptr;
+  ResolvedMechanism resolved;
+  dyn::MatrixRModel model;
+  analysis::OutputComponents outputs;
+  analysis::CostSet costs;
+  std::vector<std::size_t> parameters;  // indices in the parameter table
+  const ParameterTable& table() const { return *resolved.parameters; }
+};
+
+// the parameters on S with the given ones seeded, and the tree's numbers from them
+template <class S>
+struct NumbersOn {
+  std::vector<S> parameters;
+  dyn::TreeNumbers<S> tree;
+  NumbersOn(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<S>& seeds)
+      : parameters(st.table().valuesOn<S>(seeded, seeds)),
+        tree(dyn::treeNumbers<S>(st.model.tree, numbersOn<S>(*st.mechanism, st.resolved, parameters))) {}
+};
+
+// the outputs of a state on S, and the costs' running values
+template <class S>
+inline Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& x, const Vec<S>& v,
+                const Eigen::VectorXd& z, analysis::CostAccumulator<S>& costs, Vec<S>* a = nullptr) {
+  dyn::MatrixROn<S> e;
+  const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
+  if (!s.ok()) return s;
+  std::vector<S> out(st.outputs.names.size());
+  analysis::outputsOn<S>(st.outputs, st.model.tree, n.tree, e.z, e.zd, e.zdd, t, out.data());
+  costs.add(t, out.data(), n.parameters.data());
+  if (a) *a = e.zidd;
+  return {};
+}
+
+}  // namespace lw::sens::detail
