@@ -370,7 +370,7 @@ int simulate(const SimulateArgs& a) {
 }
 
 struct SensitivityArgs {
-  std::string file, method = "ddm", parameters = "all", costs = "all", out;
+  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories;
   double tEnd = -1, dt = -1, fdStep = 1e-6;
   long checkpointEvery = 0;
 };
@@ -398,7 +398,20 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.relativeStep = a.fdStep;
   spec.checkpointEvery = a.checkpointEvery;
+  if (!a.histories.empty() && outputIsInput(a.histories, a.file)) return kUsage;
+  CsvStream histories;
+  if (!a.histories.empty()) {
+    if (spec.method != lw::sens::Method::Direct && spec.method != lw::sens::Method::Compare) {
+      std::cerr << "linkwright-cli: --histories comes from the direct method: use --method ddm or compare\n";
+      return kUsage;
+    }
+    if (!histories.open(a.histories, spec.run.tEnd / spec.run.dt + 1)) return kIoError;
+    spec.histories = histories.sink();
+  }
   const auto result = lw::sens::runSensitivity(*r.mechanism, spec);
+  if (!a.histories.empty()) {
+    if (const int written = histories.finish(static_cast<std::size_t>(result.steps + 1)); written != kOk) return written;
+  }
   for (const auto& n : result.notes) std::cerr << a.file << ": note: " << n << "\n";
   if (!result.status.ok()) {
     std::cerr << a.file << ": " << result.status.message << "\n";
@@ -536,6 +549,8 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
                                                                       "(default: about the square root of the steps; 1 stores every step)")
       ->check(CLI::PositiveNumber);
+  sensCmd->add_option("--histories", sensArgs.histories, "CSV of the sensitivity time histories (direct method): time, every "
+                                                          "output component, then d(component)/d(parameter) for each");
   sensCmd->add_option("-o,--out", sensArgs.out, "JSON file (default: standard output)");
 
   try {

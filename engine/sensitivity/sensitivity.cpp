@@ -71,7 +71,13 @@ class CostObserver : public analysis::StepObserver {
 // dual numbers along (X̂, V̂) with the parameters seeded, a chunk of eight parameters per pass.
 class DirectObserver : public analysis::StepObserver {
  public:
-  explicit DirectObserver(const Study& st) : st_(st), plain_(st, {}, {}) {
+  DirectObserver(const Study& st, analysis::RowSink histories) : st_(st), plain_(st, {}, {}), histories_(std::move(histories)) {
+    if (histories_) {
+      columns_.push_back("time");
+      for (const auto& o : st.outputs.names) columns_.push_back(o);
+      for (const auto& o : st.outputs.names)
+        for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
+    }
     const std::size_t p = st.parameters.size();
     for (std::size_t first = 0; first < p; first += kLanes) {
       std::vector<std::size_t> seeded;
@@ -96,12 +102,15 @@ class DirectObserver : public analysis::StepObserver {
       Status st = dyn::initialStateOn<Dual>(m, c->numbers.tree, dofs, z, x, v);
       if (!st.ok()) return st;
       Vec<Dual> a;
-      st = addCosts<Dual>(st_, c->numbers, dofs, s.t, x, v, z, c->costs, &a);
+      std::vector<Dual> out;
+      st = addCosts<Dual>(st_, c->numbers, dofs, s.t, x, v, z, c->costs, &a, &out);
       if (!st.ok()) return st;
       store(*c, x, X_);
       store(*c, v, V_);
       store(*c, a, A_);
+      history(*c, out);
     }
+    sendHistory(s.t);
     last_ = s;
     return {};
   }
@@ -141,12 +150,18 @@ class DirectObserver : public analysis::StepObserver {
         X_.col(col) = Xh.col(col) + (0.25 * h * h) * A1.col(j);
         V_.col(col) = Vh.col(col) + (0.5 * h) * A1.col(j);
       }
-      s = addCosts<Dual>(st_, c->numbers, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, c->costs);
+      std::vector<Dual> out;
+      s = addCosts<Dual>(st_, c->numbers, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, c->costs, nullptr, &out);
       if (!s.ok()) return s;
+      history(*c, out);
     }
+    sendHistory(to.t);
     last_ = to;
     return {};
   }
+
+  /// The rows not yet passed on.
+  void flush() { analysis::sendRows(histories_, columns_, rows_, sent_); }
 
   // the same state in other coordinates: its sensitivities through the dependent state
   Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
@@ -202,6 +217,23 @@ class DirectObserver : public analysis::StepObserver {
     }
     return y;
   }
+  // a row of the histories: this chunk's lanes of every output
+  void history(const Chunk& c, const std::vector<Dual>& out) {
+    if (!histories_) return;
+    const std::size_t no = out.size(), p = st_.parameters.size();
+    row_.resize(1 + no + no * p);
+    for (std::size_t i = 0; i < no; ++i) {
+      row_[1 + i] = out[i].v;
+      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
+    }
+  }
+  void sendHistory(double t) {
+    if (!histories_) return;
+    if (st_.parameters.empty()) row_.resize(1 + st_.outputs.names.size());
+    row_[0] = t;
+    rows_.insert(rows_.end(), row_.begin(), row_.end());
+    if (rows_.size() >= 256 * columns_.size()) flush();
+  }
   static void store(const Chunk& c, const Vec<Dual>& x, Eigen::MatrixXd& D) {
     for (int j = 0; j < c.count; ++j)
       for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
@@ -211,6 +243,10 @@ class DirectObserver : public analysis::StepObserver {
   std::vector<std::unique_ptr<Chunk>> chunks_;
   Eigen::MatrixXd X_, V_, A_;  // d × p: ∂zⁱ/∂ρ, ∂żⁱ/∂ρ, ∂z̈ⁱ/∂ρ
   integ::State last_;
+  analysis::RowSink histories_;
+  std::vector<std::string> columns_;
+  std::vector<double> row_, rows_;
+  std::size_t sent_ = 0;
 };
 
 // ---- the run recorded, for the complex step to follow step by step ----
@@ -428,8 +464,9 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       return result;
     };
     if (g.method == Method::Direct) {
-      DirectObserver o(st);
+      DirectObserver o(st, spec.histories);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &o), part, cancel);
+      o.flush();
       res.status = r.status;
       res.steps = r.steps;
       for (const auto& w : r.warnings) res.notes.push_back(w);

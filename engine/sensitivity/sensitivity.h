@@ -38,6 +38,10 @@ struct SensitivitySpec {
   analysis::SimulationSpec run;         // t_end, dt (the trapezoidal rule's step)
   double relativeStep = 1e-6;           // finite differences: δ = relativeStep · max(|ρ|, 1e-3 · scale)
   long checkpointEvery = 0;             // adjoint: steps between checkpoints (0: about √steps; 1: every step stored)
+  // set: the direct method's sensitivity histories go here as they are computed, a row per step:
+  // time, every output component, then ∂(component)/∂(parameter) for each component and parameter
+  // ("d(P.x)/d(L1)")
+  analysis::RowSink histories;
 };
 
 /// One method's answer.

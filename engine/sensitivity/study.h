@@ -42,7 +42,8 @@ struct NumbersOn {
 // the outputs of a state on S, and the costs' running values
 template <class S>
 inline Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& x, const Vec<S>& v,
-                const Eigen::VectorXd& z, analysis::CostAccumulator<S>& costs, Vec<S>* a = nullptr) {
+                       const Eigen::VectorXd& z, analysis::CostAccumulator<S>& costs, Vec<S>* a = nullptr,
+                       std::vector<S>* outputs = nullptr) {
   dyn::MatrixROn<S> e;
   const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
   if (!s.ok()) return s;
@@ -50,6 +51,7 @@ inline Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector
   analysis::outputsOn<S>(st.outputs, st.model.tree, n.tree, e.z, e.zd, e.zdd, t, out.data());
   costs.add(t, out.data(), n.parameters.data());
   if (a) *a = e.zidd;
+  if (outputs) *outputs = std::move(out);
   return {};
 }
 

@@ -220,6 +220,10 @@ PY
 expect 0 "sensitivity compared across methods" -- "$cli" sensitivity "$samples/five-bar.json" --method compare --t-end 0.01 --costs psi2 -o "$tmp/cmp.json"
 contains err "rel. diff."
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [m['method'] for m in j['methods']] == ['ddm','avm','cs','fd'], j" "$tmp/cmp.json" || { echo "FAIL: compare JSON"; fail=1; }
+expect 0 "sensitivity histories" -- "$cli" sensitivity "$samples/four-bar-path.json" --t-end 0.1 --histories "$tmp/hist.csv" -o "$tmp/g.json"
+python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[0][:2]==['time','P.x'] and 'd(P.y)/d(Px)' in r[0] and len(r)==12, r[0]" "$tmp/hist.csv" || { echo "FAIL: histories CSV"; fail=1; }
+expect 2 "histories need the direct method" -- "$cli" sensitivity "$samples/four-bar-path.json" --method cs --histories "$tmp/hist2.csv"
+contains err "--histories comes from the direct method"
 expect 5 "sensitivity to a parameter that does not exist" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_11
 contains err "unknown parameter 'l_11'"
 expect 5 "sensitivity of a file without parameters" -- "$cli" sensitivity "$samples/four-bar-free.json" --t-end 0.01
