@@ -370,8 +370,9 @@ int simulate(const SimulateArgs& a) {
 }
 
 struct SensitivityArgs {
-  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories;
-  double tEnd = -1, dt = -1, fdStep = 1e-6;
+  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad";
+  double tEnd = -1, dt = -1, fdStep = 1e-6, delta = 1e-6;
+  bool deltaSweep = false;
   long checkpointEvery = 0;
 };
 
@@ -398,6 +399,52 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.relativeStep = a.fdStep;
   spec.checkpointEvery = a.checkpointEvery;
+  spec.partials = a.partials == "gsam" ? lw::sens::Partials::GlobalSemiAnalytical : lw::sens::Partials::AutomaticDifferentiation;
+  spec.delta = a.delta;
+  if ((spec.partials == lw::sens::Partials::GlobalSemiAnalytical || a.deltaSweep) && spec.method != lw::sens::Method::Direct) {
+    std::cerr << "linkwright-cli: --partials gsam and --delta-sweep are options of the direct method (--method ddm)\n";
+    return kUsage;
+  }
+  if (a.deltaSweep) {
+    // seed 003's robustness study: GSAM's gradient for δ = 1e-3 … 1e-10 beside AD's
+    std::ostringstream table, json;
+    table.precision(6);
+    json << "{\"sweep\": [";
+    spec.partials = lw::sens::Partials::AutomaticDifferentiation;
+    const auto exact = lw::sens::runSensitivity(*r.mechanism, spec);
+    if (!exact.status.ok()) {
+      std::cerr << a.file << ": " << exact.status.message << "\n";
+      return kAnalysisFailed;
+    }
+    table << "delta";
+    for (const auto& c : exact.costs)
+      for (const auto& p : exact.parameters) table << "  d" << c << "/d" << p;
+    table << "\nAD   ";
+    for (Eigen::Index c = 0; c < exact.methods.front().gradient.rows(); ++c)
+      for (Eigen::Index k = 0; k < exact.methods.front().gradient.cols(); ++k) table << "  " << exact.methods.front().gradient(c, k);
+    table << "\n";
+    spec.partials = lw::sens::Partials::GlobalSemiAnalytical;
+    for (int e = 3; e <= 10; ++e) {
+      spec.delta = std::pow(10.0, -e);
+      const auto g = lw::sens::runSensitivity(*r.mechanism, spec);
+      if (!g.status.ok()) {
+        std::cerr << a.file << ": δ = 1e-" << e << ": " << g.status.message << "\n";
+        return kAnalysisFailed;
+      }
+      table << "1e-" << e << (e < 10 ? " " : "");
+      for (Eigen::Index c = 0; c < g.methods.front().gradient.rows(); ++c)
+        for (Eigen::Index k = 0; k < g.methods.front().gradient.cols(); ++k) table << "  " << g.methods.front().gradient(c, k);
+      table << "\n";
+      std::string one = lw::sens::toJson(g);
+      one.pop_back();
+      json << (e > 3 ? ", " : "") << "{\"delta\": " << spec.delta << ", \"result\": " << one << "}";
+    }
+    std::string ad = lw::sens::toJson(exact);
+    ad.pop_back();
+    json << "], \"ad\": " << ad << "}\n";
+    std::cerr << table.str();
+    return writeText(a.out.empty() ? "-" : a.out, json.str());
+  }
   if (!a.histories.empty() && outputIsInput(a.histories, a.file)) return kUsage;
   CsvStream histories;
   if (!a.histories.empty()) {
@@ -549,6 +596,13 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
                                                                       "(default: about the square root of the steps; 1 stores every step)")
       ->check(CLI::PositiveNumber);
+  sensCmd->add_option("--partials", sensArgs.partials, "ddm: the partial derivatives with respect to the parameters by ad "
+                                                        "(forward AD, default) or gsam (seed 003's global semi-analytical method: "
+                                                        "differences of the system-level terms at the frozen state, step --delta)")
+      ->check(CLI::IsMember({"ad", "gsam"}));
+  sensCmd->add_option("--delta", sensArgs.delta, "gsam: the relative step of its differences (default 1e-6)")->check(finiteAbove(0, false, 1));
+  sensCmd->add_flag("--delta-sweep", sensArgs.deltaSweep, "ddm: gsam's gradient for delta = 1e-3 ... 1e-10 beside ad's "
+                                                           "(seed 003's robustness study), as a table and JSON");
   sensCmd->add_option("--histories", sensArgs.histories, "CSV of the sensitivity time histories (direct method): time, every "
                                                           "output component, then d(component)/d(parameter) for each");
   sensCmd->add_option("-o,--out", sensArgs.out, "JSON file (default: standard output)");

@@ -71,7 +71,8 @@ class CostObserver : public analysis::StepObserver {
 // dual numbers along (X̂, V̂) with the parameters seeded, a chunk of eight parameters per pass.
 class DirectObserver : public analysis::StepObserver {
  public:
-  DirectObserver(const Study& st, analysis::RowSink histories) : st_(st), plain_(st, {}, {}), histories_(std::move(histories)) {
+  DirectObserver(const Study& st, const SensitivitySpec& spec)
+      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(spec.histories), partials_(spec.partials) {
     if (histories_) {
       columns_.push_back("time");
       for (const auto& o : st.outputs.names) columns_.push_back(o);
@@ -90,6 +91,15 @@ class DirectObserver : public analysis::StepObserver {
       }
       chunks_.push_back(std::make_unique<Chunk>(st, seeded, seeds, first));
     }
+    if (partials_ == Partials::GlobalSemiAnalytical) {
+      // the system-level terms again at each parameter moved by δ_k (seed 003 GSAM)
+      for (std::size_t k : st.parameters) {
+        const double value = st.table().values()[k];
+        const double delta = spec.delta * std::max(1.0, std::abs(value));
+        deltas_.push_back(delta);
+        moved_.push_back(std::make_unique<NumbersOn<double>>(st, std::vector<std::size_t>{k}, std::vector<double>{value + delta}));
+      }
+    }
   }
 
   Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
@@ -97,17 +107,32 @@ class DirectObserver : public analysis::StepObserver {
     X_.setZero(d, p);
     V_.setZero(d, p);
     A_.setZero(d, p);
+    if (partials_ == Partials::GlobalSemiAnalytical) {
+      // the initial state's parameter derivatives by differences of the assembly
+      Vec<double> x0, v0;
+      if (Status st = dyn::initialStateOn<double>(m, nominal_.tree, dofs, z, x0, v0); !st.ok()) return st;
+      for (Eigen::Index k = 0; k < p; ++k) {
+        Vec<double> xk, vk;
+        if (Status st = dyn::initialStateOn<double>(m, moved_[static_cast<std::size_t>(k)]->tree, dofs, z, xk, vk); !st.ok()) return st;
+        X_.col(k) = (xk - x0) / deltas_[static_cast<std::size_t>(k)];
+        V_.col(k) = (vk - v0) / deltas_[static_cast<std::size_t>(k)];
+      }
+    }
     for (auto& c : chunks_) {
       Vec<Dual> x, v;
-      Status st = dyn::initialStateOn<Dual>(m, c->numbers.tree, dofs, z, x, v);
-      if (!st.ok()) return st;
-      Vec<Dual> a;
+      if (partials_ == Partials::AutomaticDifferentiation) {
+        if (Status st = dyn::initialStateOn<Dual>(m, c->numbers.tree, dofs, z, x, v); !st.ok()) return st;
+      } else {
+        x = seeded(s.x, X_, c->first);
+        v = seeded(s.v, V_, c->first);
+      }
+      dyn::MatrixROn<Dual> e;
       std::vector<Dual> out;
-      st = addCosts<Dual>(st_, c->numbers, dofs, s.t, x, v, z, c->costs, &a, &out);
-      if (!st.ok()) return st;
+      if (Status st = along(*c, dofs, s.t, x, v, z, e, &out); !st.ok()) return st;
+      c->costs.add(s.t, out.data(), c->numbers.parameters.data());
       store(*c, x, X_);
       store(*c, v, V_);
-      store(*c, a, A_);
+      store(*c, e.zidd, A_);
       history(*c, out);
     }
     sendHistory(s.t);
@@ -138,7 +163,7 @@ class DirectObserver : public analysis::StepObserver {
     for (auto& c : chunks_) {
       // f_x X̂ + f_v V̂ + f_ρ for this chunk's parameters
       dyn::MatrixROn<Dual> e;
-      Status s = dyn::evaluateOn<Dual>(st_.model, c->numbers.tree, dofs, to.t, seeded(to.x, Xh, c->first), seeded(to.v, Vh, c->first), z, e);
+      Status s = along(*c, dofs, to.t, seeded(to.x, Xh, c->first), seeded(to.v, Vh, c->first), z, e, nullptr);
       if (!s.ok()) return s;
       Eigen::MatrixXd rhs(d, c->count);
       for (int j = 0; j < c->count; ++j)
@@ -151,8 +176,9 @@ class DirectObserver : public analysis::StepObserver {
         V_.col(col) = Vh.col(col) + (0.5 * h) * A1.col(j);
       }
       std::vector<Dual> out;
-      s = addCosts<Dual>(st_, c->numbers, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, c->costs, nullptr, &out);
+      s = along(*c, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, e, &out);
       if (!s.ok()) return s;
+      c->costs.add(to.t, out.data(), c->numbers.parameters.data());
       history(*c, out);
     }
     sendHistory(to.t);
@@ -170,11 +196,26 @@ class DirectObserver : public analysis::StepObserver {
     Eigen::MatrixXd X(d, p), V(d, p), A(d, p);
     for (auto& c : chunks_) {
       dyn::MatrixROn<Dual> e;
-      const Status st = dyn::evaluateOn<Dual>(st_.model, c->numbers.tree, before, last_.t, seeded(last_.x, X_, c->first),
-                                              seeded(last_.v, V_, c->first), z, e);
+      const Status st = along(*c, before, last_.t, seeded(last_.x, X_, c->first), seeded(last_.v, V_, c->first), z, e, nullptr);
       if (!st.ok()) return st;
       Vec<Dual> x, v, a;
-      dyn::independentOn<Dual>(st_.model, c->numbers.tree, after, e.z, e.zd, &e.zdd, x, v, &a);
+      const bool ad = partials_ == Partials::AutomaticDifferentiation;
+      dyn::independentOn<Dual>(st_.model, ad ? c->numbers.tree : plain_.tree, after, e.z, e.zd, &e.zdd, x, v, &a);
+      if (!ad) {  // the map's own parameter dependence (a point's coordinates in its body) by differences
+        const auto zv = values(e.z), zdv = values(e.zd), zddv = values(e.zdd);
+        Vec<double> x0, v0, a0;
+        dyn::independentOn<double>(st_.model, nominal_.tree, after, zv, zdv, &zddv, x0, v0, &a0);
+        for (int j = 0; j < c->count; ++j) {
+          const auto k = static_cast<std::size_t>(c->first + j);
+          Vec<double> xk, vk, ak;
+          dyn::independentOn<double>(st_.model, moved_[k]->tree, after, zv, zdv, &zddv, xk, vk, &ak);
+          for (Eigen::Index i = 0; i < d; ++i) {
+            x[i].g[j] += (xk[i] - x0[i]) / deltas_[k];
+            v[i].g[j] += (vk[i] - v0[i]) / deltas_[k];
+            a[i].g[j] += (ak[i] - a0[i]) / deltas_[k];
+          }
+        }
+      }
       store(*c, x, X);
       store(*c, v, V);
       store(*c, a, A);
@@ -197,6 +238,7 @@ class DirectObserver : public analysis::StepObserver {
         for (int j = 0; j < c->count; ++j) g.gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
       }
     }
+    g.steps = deltas_;
   }
 
  private:
@@ -208,6 +250,55 @@ class DirectObserver : public analysis::StepObserver {
     Chunk(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds, std::size_t f)
         : numbers(st, seeded, seeds), costs(st.costs), first(static_cast<Eigen::Index>(f)), count(static_cast<int>(seeded.size())) {}
   };
+  static Eigen::VectorXd values(const Vec<Dual>& x) {
+    Eigen::VectorXd v(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) v[i] = x[i].v;
+    return v;
+  }
+  // f and the outputs along the chunk's directions: the state's by AD, the parameters' by AD
+  // (the chunk's seeded numbers) or, for GSAM, by differences of the system-level evaluation
+  // at the frozen state
+  Status along(const Chunk& c, const std::vector<dyn::Dof>& dofs, double t, const Vec<Dual>& x, const Vec<Dual>& v, const Eigen::VectorXd& z,
+               dyn::MatrixROn<Dual>& e, std::vector<Dual>* outputs) const {
+    const bool ad = partials_ == Partials::AutomaticDifferentiation;
+    if (Status s = dyn::evaluateOn<Dual>(st_.model, ad ? c.numbers.tree : plain_.tree, dofs, t, x, v, z, e); !s.ok()) return s;
+    std::vector<double> explicitPart;  // GSAM: the outputs' own parameter derivatives, lane by lane
+    if (!ad) {
+      const Eigen::VectorXd xv = values(x), vv = values(v);
+      dyn::MatrixROn<double> e0;
+      if (Status s = dyn::evaluateOn<double>(st_.model, nominal_.tree, dofs, t, xv, vv, z, e0); !s.ok()) return s;
+      const std::size_t no = st_.outputs.names.size();
+      std::vector<double> o0(no), ok(no);
+      if (outputs) {
+        analysis::outputsOn<double>(st_.outputs, st_.model.tree, nominal_.tree, e0.z, e0.zd, e0.zdd, t, o0.data());
+        explicitPart.assign(no * kLanes, 0.0);
+      }
+      for (int j = 0; j < c.count; ++j) {
+        const auto k = static_cast<std::size_t>(c.first + j);
+        dyn::MatrixROn<double> ek;
+        if (Status s = dyn::evaluateOn<double>(st_.model, moved_[k]->tree, dofs, t, xv, vv, z, ek); !s.ok()) return s;
+        const double inv = 1 / deltas_[k];
+        for (Eigen::Index i = 0; i < e.z.size(); ++i) {
+          e.z[i].g[j] += (ek.z[i] - e0.z[i]) * inv;
+          e.zd[i].g[j] += (ek.zd[i] - e0.zd[i]) * inv;
+          e.zdd[i].g[j] += (ek.zdd[i] - e0.zdd[i]) * inv;
+        }
+        for (Eigen::Index i = 0; i < e.zidd.size(); ++i) e.zidd[i].g[j] += (ek.zidd[i] - e0.zidd[i]) * inv;
+        if (outputs) {
+          analysis::outputsOn<double>(st_.outputs, st_.model.tree, moved_[k]->tree, e0.z, e0.zd, e0.zdd, t, ok.data());
+          for (std::size_t i = 0; i < no; ++i) explicitPart[i * kLanes + static_cast<std::size_t>(j)] = (ok[i] - o0[i]) * inv;
+        }
+      }
+    }
+    if (!outputs) return {};
+    // through the state (every lane, now that z, ż, z̈ carry them), plus GSAM's explicit part
+    outputs->resize(st_.outputs.names.size());
+    analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, ad ? c.numbers.tree : plain_.tree, e.z, e.zd, e.zdd, t, outputs->data());
+    if (!ad)
+      for (std::size_t i = 0; i < outputs->size(); ++i)
+        for (int j = 0; j < kLanes; ++j) (*outputs)[i].g[j] += explicitPart[i * kLanes + static_cast<std::size_t>(j)];
+    return {};
+  }
   // x with lanes j = columns first + j of D (D empty: no derivatives)
   static Vec<Dual> seeded(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first) {
     Vec<Dual> y(x.size());
@@ -239,11 +330,15 @@ class DirectObserver : public analysis::StepObserver {
       for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
   }
   const Study& st_;
-  NumbersOn<Dual> plain_;  // no parameter seeded: f_x and f_v
+  NumbersOn<Dual> plain_;     // no parameter seeded: f_x and f_v
+  NumbersOn<double> nominal_; // GSAM: the system at the parameters' values
+  std::vector<std::unique_ptr<NumbersOn<double>>> moved_;  // GSAM: with parameter k moved by δ_k
+  std::vector<double> deltas_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
   Eigen::MatrixXd X_, V_, A_;  // d × p: ∂zⁱ/∂ρ, ∂żⁱ/∂ρ, ∂z̈ⁱ/∂ρ
   integ::State last_;
   analysis::RowSink histories_;
+  Partials partials_;
   std::vector<std::string> columns_;
   std::vector<double> row_, rows_;
   std::size_t sent_ = 0;
@@ -464,7 +559,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       return result;
     };
     if (g.method == Method::Direct) {
-      DirectObserver o(st, spec.histories);
+      DirectObserver o(st, spec);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &o), part, cancel);
       o.flush();
       res.status = r.status;

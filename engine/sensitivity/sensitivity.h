@@ -28,6 +28,10 @@
 namespace lw::sens {
 
 enum class Method { Direct, Adjoint, ComplexStep, FiniteDifferences, Compare };
+/// How the direct method takes the partial derivatives with respect to the parameters: forward
+/// AD through the kernels, or seed 003's global semi-analytical method (one-sided differences of
+/// the system-level evaluation at the frozen state, step δ; the state's derivatives stay AD).
+enum class Partials { AutomaticDifferentiation, GlobalSemiAnalytical };
 bool parseMethod(const std::string& s, Method& out);
 const char* toString(Method m);
 
@@ -38,6 +42,8 @@ struct SensitivitySpec {
   analysis::SimulationSpec run;         // t_end, dt (the trapezoidal rule's step)
   double relativeStep = 1e-6;           // finite differences: δ = relativeStep · max(|ρ|, 1e-3 · scale)
   long checkpointEvery = 0;             // adjoint: steps between checkpoints (0: about √steps; 1: every step stored)
+  Partials partials = Partials::AutomaticDifferentiation;  // direct method
+  double delta = 1e-6;                  // GSAM: δ_k = delta · max(1, |ρ_k|)
   // set: the direct method's sensitivity histories go here as they are computed, a row per step:
   // time, every output component, then ∂(component)/∂(parameter) for each component and parameter
   // ("d(P.x)/d(L1)")
@@ -49,7 +55,7 @@ struct Gradient {
   Method method = Method::Direct;
   std::vector<double> values;     // by cost
   Eigen::MatrixXd gradient;       // costs × parameters: ∂ψ/∂ρ
-  std::vector<double> steps;      // finite differences: δ per parameter
+  std::vector<double> steps;      // finite differences (and GSAM's partials): δ per parameter
   double seconds = 0;
   // adjoint: the recording's size (checkpoints and the list of steps), the largest segment's
   // replayed states and partial derivatives, the steps recomputed, the interval used
