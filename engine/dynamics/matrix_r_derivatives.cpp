@@ -93,8 +93,10 @@ Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vec
     z -= dz.col(0);
     double step = 0;
     for (int i = 0; i < nz; ++i) step = std::max(step, std::abs(real(dz(i, 0))));
-    // one more iteration after the values converge: the derivative parts follow quadratically
-    converged = it >= 1 && step <= 1e-13 * scale;
+    // from a converged start the first update's values are round-off and its derivative parts
+    // exact (−Θ⁻¹ times the residual's, Θ exact on S): one iteration; from further away, Newton
+    // converges quadratically in both parts
+    converged = step <= 1e-13 * scale;
   }
   if (!converged) return failure(Status::Code::NotConverged, t, "the position problem did not converge (on the derivatives' scalar)");
   Theta = thetaOn(m, p, dofs, points, z, t);
