@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <cmath>
@@ -349,6 +350,7 @@ int simulate(const SimulateArgs& a) {
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;
+  spec.costsOf = &*r.mechanism;
   CsvStream csv;
   if (!csv.open(a.out, spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt) + 1)) return kIoError;
   spec.rows = csv.sink();
@@ -365,6 +367,9 @@ int simulate(const SimulateArgs& a) {
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
             << "\n";
+  if (!result.costProblem.empty()) std::cerr << a.file << ": the costs are not evaluated: " << result.costProblem << "\n";
+  for (std::size_t k = 0; k < result.costNames.size(); ++k)
+    std::cerr << a.file << ": cost " << result.costNames[k] << " = " << std::setprecision(10) << result.costValues[k] << "\n";
   if (const int written = csv.finish(result.rows()); written != kOk) return written;
   return result.status.ok() ? kOk : kAnalysisFailed;
 }

@@ -2,6 +2,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/kinematics_run.h"
+#include "analysis/outputs.h"
 #include "analysis/result_size.h"
 
 #include <algorithm>
@@ -178,6 +179,24 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   dyn::MatrixRData data(model);
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
+  // the file's costs, summed over the steps as the sensitivities differentiate them
+  OutputComponents costOutputs;
+  CostSet costSet;
+  std::unique_ptr<CostAccumulator<double>> costs;
+  std::vector<double> outputValues;
+  if (spec.costsOf && !spec.costsOf->costs.empty()) {
+    costOutputs = compileOutputs(*spec.costsOf, m, model.tree);
+    res.costProblem = compileCosts(*spec.costsOf, m, costOutputs, {}, costSet);
+    if (res.costProblem.empty()) {
+      costs = std::make_unique<CostAccumulator<double>>(costSet);
+      outputValues.resize(costOutputs.names.size());
+    }
+  }
+  auto addCosts = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
+    if (!costs) return;
+    outputsOn<double>(costOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, outputValues.data());
+    costs->add(t, outputValues.data(), m.parameters->values().data());
+  };
 
   // columns
   const std::vector<dyn::Dof> outputDofs = data.dofs;  // fixed at t = 0, even if the choice switches
@@ -316,6 +335,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);
     record(0, pd.z, pd.zd, pd.zdd, true);
+    addCosts(0, pd.z, pd.zd, pd.zdd);
     if (nonFinite) return res;
     Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
@@ -331,6 +351,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       }
       ++res.steps;
       record(tOut, pd.z, pd.zd, pd.zdd, stored(i));
+      addCosts(tOut, pd.z, pd.zd, pd.zdd);
       if (nonFinite) break;
       if (reportAndCheckCancel(i, tOut)) {
         if (!stored(i)) record(tOut, pd.z, pd.zd, pd.zdd, true);  // where it stopped
@@ -339,6 +360,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     }
     res.tangents = pd.jacobians;
     res.evaluations = pd.iterations;
+    if (costs) {
+      res.costNames = costSet.names;
+      res.costValues = costs->values();
+    }
     res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return res;
   }
@@ -357,6 +382,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
   record(0, data.z, data.zd, data.zdd, true);
   if (nonFinite) return res;
+  addCosts(0, data.z, data.zd, data.zdd);
   sys.setAnchor();
   // the rows: at k·rowDt up to tFinal (the trapezoidal rule's rows are every `every` steps, the
   // adaptive rule's at --output-dt, or --dt when not given, from its dense output)
@@ -537,6 +563,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (storeEnd) ++nextRow;
     record(s.t, sys.z(), sys.zd(), sys.zdd(), storeEnd);
     if (nonFinite) break;
+    addCosts(s.t, sys.z(), sys.zd(), sys.zdd());
     sys.restoreAnchor();
     // watch the conditioning of the choice: change it before it becomes singular. Where the
     // loops themselves approach a singular position (the grids' flat parallelograms, predicted
@@ -589,6 +616,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       sys.zd().allFinite())
     record(saved.t, sys.z(), sys.zd(), sys.zdd(), true);
   if (progress && res.status.ok()) progress(1.0);
+  if (costs) {
+    res.costNames = costSet.names;
+    res.costValues = costs->values();
+  }
   res.evaluations = sys.evaluations;
   res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
   res.tangents += trap.jacobians;

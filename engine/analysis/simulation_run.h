@@ -51,6 +51,7 @@ struct SimulationSpec {
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
   StepObserver* observer = nullptr;  // Matrix R with the trapezoidal rule: told of every step
+  const Mechanism* costsOf = nullptr;  // set (the Mechanism the run's was resolved from): its costs are evaluated
 };
 
 struct SimulationResult {
@@ -65,6 +66,11 @@ struct SimulationResult {
   long evaluations = 0;              // right-hand side evaluations (Matrix R); Newton iterations, one residual each (penalty)
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. contacts not simulated
+  // the file's costs over the run (integral: trapezoidal rule over the steps; terminal: at the
+  // end); empty when the file has none. A cost that cannot be evaluated is in costProblem.
+  std::vector<std::string> costNames;
+  std::vector<double> costValues;
+  std::string costProblem;
   std::size_t sentRows = 0;          // rows passed to SimulationSpec::rows
   std::size_t rows() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }
 };
