@@ -74,17 +74,9 @@ class Adjoint {
  public:
   Adjoint(const Study& st, const AdjointRecorder& rec) : st_(st), rec_(rec), plain_(st, {}, {}), real_(st, {}, {}) {
     const std::size_t p = st.parameters.size();
-    for (std::size_t first = 0; first < p; first += kLanes) {
-      std::vector<std::size_t> seeded;
-      std::vector<Dual> seeds;
-      for (std::size_t j = first; j < std::min(p, first + kLanes); ++j) {
-        seeded.push_back(st.parameters[j]);
-        Dual s(st.table().values()[st.parameters[j]]);
-        s.g[j - first] = 1;
-        seeds.push_back(s);
-      }
-      chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, seeded, seeds));
-      firsts_.push_back(static_cast<Eigen::Index>(first));
+    for (const ParameterChunk& c : parameterChunks(st)) {
+      chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
+      firsts_.push_back(static_cast<Eigen::Index>(c.first));
     }
     // d(every parameter)/d(chosen): chains of parameters carry the derivatives of the cost's own
     // parameter slots

@@ -79,18 +79,7 @@ class DirectObserver : public analysis::StepObserver {
       for (const auto& o : st.outputs.names)
         for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
     }
-    const std::size_t p = st.parameters.size();
-    for (std::size_t first = 0; first < p; first += kLanes) {
-      std::vector<std::size_t> seeded;
-      std::vector<Dual> seeds;
-      for (std::size_t j = first; j < std::min(p, first + kLanes); ++j) {
-        seeded.push_back(st.parameters[j]);
-        Dual s(st.table().values()[st.parameters[j]]);
-        s.g[j - first] = 1;
-        seeds.push_back(s);
-      }
-      chunks_.push_back(std::make_unique<Chunk>(st, seeded, seeds, first));
-    }
+    for (const ParameterChunk& c : parameterChunks(st)) chunks_.push_back(std::make_unique<Chunk>(st, c.seeded, c.seeds, c.first));
     if (partials_ == Partials::GlobalSemiAnalytical) {
       // the system-level terms again at each parameter moved by δ_k (seed 003 GSAM)
       for (std::size_t k : st.parameters) {

@@ -3,6 +3,7 @@
 // some parameters seeded, and the costs' running values of a state.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <vector>
 
@@ -53,6 +54,30 @@ inline Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector
   if (a) *a = e.zidd;
   if (outputs) *outputs = std::move(out);
   return {};
+}
+
+/// The chosen parameters in chunks of eight, each seeded in its own lane (parameter first + j in
+/// lane j): the numbers a forward-AD pass differentiates a chunk with.
+struct ParameterChunk {
+  std::vector<std::size_t> seeded;  // table indices
+  std::vector<Dual> seeds;
+  std::size_t first = 0;            // index of the chunk's first parameter among the chosen
+};
+inline std::vector<ParameterChunk> parameterChunks(const Study& st) {
+  std::vector<ParameterChunk> chunks;
+  const std::size_t p = st.parameters.size();
+  for (std::size_t first = 0; first < p; first += kLanes) {
+    ParameterChunk c;
+    c.first = first;
+    for (std::size_t j = first; j < std::min(p, first + kLanes); ++j) {
+      c.seeded.push_back(st.parameters[j]);
+      Dual s(st.table().values()[st.parameters[j]]);
+      s.g[j - first] = 1;
+      c.seeds.push_back(s);
+    }
+    chunks.push_back(std::move(c));
+  }
+  return chunks;
 }
 
 }  // namespace lw::sens::detail

@@ -1,0 +1,89 @@
+// Cost of the gradients against the forward run (issue 20's targets): for each model, the forward
+// run alone, then the direct method, the adjoint (checkpointed), central differences (2p + 1
+// runs) and the complex step, each for every cost and parameter of the file. Counters: seconds,
+// the ratio to the forward run, parameters. Targets: adjoint ≤ 2× forward whatever p; direct ≤
+// (1 + 0.1 p)×; both ≥ 10× faster than differences.
+//   build/tests/bench/lw_bench_sensitivity [--benchmark_filter=ten-bar]
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "analysis/simulation_run.h"
+#include "sensitivity/sensitivity.h"
+#include "support/samples.h"
+
+namespace {
+
+using namespace lw;
+
+struct Case {
+  const char* sample;
+  double tEnd, dt;
+};
+const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3}, {"five-bar", 1.0, 1e-3}, {"four-bar-path", 1.0, 1e-2}, {"buggy", 0.2, 1e-3}};
+
+std::map<std::string, double>& forwardSeconds() {
+  static std::map<std::string, double> s;
+  return s;
+}
+
+void forward(benchmark::State& state, const Case& c) {
+  const Mechanism m = test::sampleMechanism(c.sample);
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  analysis::SimulationSpec spec;
+  spec.tEnd = c.tEnd;
+  spec.dt = c.dt;
+  spec.outputDt = c.tEnd;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto res = analysis::runSimulation(*r, spec);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!res.status.ok()) state.SkipWithError(res.status.message.c_str());
+  }
+  forwardSeconds()[c.sample] = seconds;
+  state.counters["seconds"] = seconds;
+}
+
+void gradient(benchmark::State& state, const Case& c, sens::Method method) {
+  const Mechanism m = test::sampleMechanism(c.sample);
+  sens::SensitivitySpec spec;
+  spec.method = method;
+  spec.run.tEnd = c.tEnd;
+  spec.run.dt = c.dt;
+  double seconds = 0;
+  std::size_t parameters = 0;
+  for (auto _ : state) {
+    const auto res = sens::runSensitivity(m, spec);
+    if (!res.status.ok()) {
+      state.SkipWithError(res.status.message.c_str());
+      return;
+    }
+    seconds = res.methods.front().seconds;
+    parameters = res.parameters.size();
+  }
+  state.counters["seconds"] = seconds;
+  state.counters["parameters"] = static_cast<double>(parameters);
+  const auto f = forwardSeconds().find(c.sample);
+  if (f != forwardSeconds().end() && f->second > 0) state.counters["x_forward"] = seconds / f->second;
+}
+
+const bool registered = [] {
+  for (const Case& c : kCases) {
+    const std::string name = c.sample;
+    benchmark::RegisterBenchmark(("forward/" + name).c_str(), [c](benchmark::State& s) { forward(s, c); })->Iterations(1)->Unit(benchmark::kMillisecond);
+    for (auto [label, method] : {std::pair{"ddm", sens::Method::Direct}, std::pair{"avm", sens::Method::Adjoint},
+                                 std::pair{"fd", sens::Method::FiniteDifferences}, std::pair{"cs", sens::Method::ComplexStep}})
+      benchmark::RegisterBenchmark((std::string(label) + "/" + name).c_str(), [c, method](benchmark::State& s) { gradient(s, c, method); })
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();
