@@ -375,8 +375,8 @@ int simulate(const SimulateArgs& a) {
 }
 
 struct SensitivityArgs {
-  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad";
-  double tEnd = -1, dt = -1, fdStep = 1e-6, delta = 1e-6;
+  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad", integrator = "trapezoidal";
+  double tEnd = -1, dt = -1, fdStep = 1e-6, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
   long checkpointEvery = 0;
 };
@@ -402,6 +402,8 @@ int sensitivity(const SensitivityArgs& a) {
   spec.costs = commaList(a.costs);
   spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
+  if (!lw::analysis::parseIntegrator(a.integrator, spec.run.integrator)) return kUsage;
+  spec.run.tol = a.tol;
   spec.relativeStep = a.fdStep;
   spec.checkpointEvery = a.checkpointEvery;
   spec.partials = a.partials == "gsam" ? lw::sens::Partials::GlobalSemiAnalytical : lw::sens::Partials::AutomaticDifferentiation;
@@ -594,7 +596,11 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--parameters", sensArgs.parameters, "comma-separated parameter names, or all (default)");
   sensCmd->add_option("--costs", sensArgs.costs, "comma-separated cost names, or all (default)");
   sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (ddm, cs, fd: its accepted steps "
+                                                            "differentiated stage by stage)")
+      ->check(CLI::IsMember({"trapezoidal", "rk45"}));
   sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--tol", sensArgs.tol, "rk45: relative tolerance (default 1e-8)")->check(finiteAbove(0, false, 1));
   sensCmd->add_option("--fd-step", sensArgs.fdStep, "finite differences: the relative step (default 1e-6; each parameter's "
                                                     "step is reported)")
       ->check(finiteAbove(0, false, 1));

@@ -369,7 +369,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   }
 
   integ::State s{0.0, data.zi, data.zid, data.zidd};
-  StepObserver* observer = spec.integrator == Integrator::Trapezoidal ? spec.observer : nullptr;
+  StepObserver* observer = spec.observer;
   if (observer) {
     res.status = observer->start(model, data.dofs, s, data.z);
     if (!res.status.ok()) return res;
@@ -468,6 +468,8 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
           else if (d < 3 * reach && proposed < 0.5 * reach) tryStep = d - 0.55 * reach;
         }
         res.status = rk.step(sys, s, tFinal, tryStep);
+        pieceEnds.clear();
+        if (observer && res.status.ok()) pieceEnds.push_back(s);
         if (res.status.code == lw::Status::Code::Rejected) {
           if (++forcedFailures > 6) {
             res.status = lw::failure(lw::Status::Code::NotConverged, s.t,

@@ -20,7 +20,7 @@ enum class Integrator { Trapezoidal, RK45 };
 bool parseFormulation(const std::string& s, Formulation& out);
 bool parseIntegrator(const std::string& s, Integrator& out);
 
-/// Follows a Matrix R run with the trapezoidal rule step by step: a sensitivity analysis
+/// Follows a Matrix R run (either integrator) step by step: a sensitivity analysis
 /// differentiates exactly these steps (sensitivity/). States are in the independent coordinates
 /// `dofs` in use; `z` is the dependent coordinates there (a start for position problems).
 class StepObserver {
@@ -50,7 +50,7 @@ struct SimulationSpec {
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
-  StepObserver* observer = nullptr;  // Matrix R with the trapezoidal rule: told of every step
+  StepObserver* observer = nullptr;  // Matrix R: told of every accepted step
   const Mechanism* costsOf = nullptr;  // set (the Mechanism the run's was resolved from): its costs are evaluated
 };
 

@@ -81,6 +81,17 @@ class Trapezoidal {
 };
 
 // ---- Dormand–Prince 5(4) ----
+/// The method's coefficients (Dormand & Prince 1980): what DormandPrince steps with, and what a
+/// sensitivity analysis differentiates its steps with (sensitivity/).
+namespace dopri {
+inline constexpr double c2 = 1.0 / 5, c3 = 3.0 / 10, c4 = 4.0 / 5, c5 = 8.0 / 9;
+inline constexpr double a21 = 1.0 / 5;
+inline constexpr double a31 = 3.0 / 40, a32 = 9.0 / 40;
+inline constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
+inline constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
+inline constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
+inline constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
+}  // namespace dopri
 struct RungeKuttaOptions {
   double rtol = 1e-8, atol = 1e-10;
   double maxStep = 0;  // 0: no limit

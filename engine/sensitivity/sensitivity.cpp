@@ -72,7 +72,8 @@ class CostObserver : public analysis::StepObserver {
 class DirectObserver : public analysis::StepObserver {
  public:
   DirectObserver(const Study& st, const SensitivitySpec& spec)
-      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(spec.histories), partials_(spec.partials) {
+      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(spec.histories), partials_(spec.partials),
+        rungeKutta_(spec.run.integrator == analysis::Integrator::RK45) {
     if (histories_) {
       columns_.push_back("time");
       for (const auto& o : st.outputs.names) columns_.push_back(o);
@@ -132,6 +133,27 @@ class DirectObserver : public analysis::StepObserver {
   Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
     const double h = to.t - from.t;
     const auto d = static_cast<Eigen::Index>(dofs.size());
+    if (rungeKutta_) {
+      // an explicit step: its stages on dual numbers carry the sensitivities (the step's own
+      // forward AD, size h held)
+      for (auto& c : chunks_) {
+        Vec<Dual> x1, v1;
+        Status s = rungeKuttaStepOn<Dual>(st_, c->numbers, dofs, from.t, h, seeded(from.x, X_, c->first), seeded(from.v, V_, c->first), z, x1, v1);
+        if (!s.ok()) return s;
+        store(*c, x1, X_);
+        store(*c, v1, V_);
+        dyn::MatrixROn<Dual> e;
+        std::vector<Dual> out;
+        s = along(*c, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, e, &out);
+        if (!s.ok()) return s;
+        store(*c, e.zidd, A_);
+        c->costs.add(to.t, out.data(), c->numbers.parameters.data());
+        history(*c, out);
+      }
+      sendHistory(to.t);
+      last_ = to;
+      return {};
+    }
     // the step's Newton matrix at its end: I − h²/4 f_x − h/2 f_v
     Eigen::MatrixXd fx(d, d), fv(d, d);
     for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
@@ -328,6 +350,7 @@ class DirectObserver : public analysis::StepObserver {
   integ::State last_;
   analysis::RowSink histories_;
   Partials partials_;
+  bool rungeKutta_ = false;
   std::vector<std::string> columns_;
   std::vector<double> row_, rows_;
   std::size_t sent_ = 0;
@@ -361,7 +384,7 @@ class Recorder : public analysis::StepObserver {
 // One parameter's complex-step run over the recorded steps: the trapezoidal step solved again on
 // complex numbers (a₁ = f(x̂ + h²/4 a₁, v̂ + h/2 a₁) by Newton with the real Newton matrix of central
 // differences of f: any matrix close to it converges, to the same answer)
-Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, std::vector<double>& gradient) {
+Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, bool rungeKutta, std::vector<double>& gradient) {
   const double eps = 1e-30;
   const std::vector<std::size_t> seeded{parameter};
   const std::vector<Cplx> seeds{Cplx(st.table().values()[parameter], eps)};
@@ -389,6 +412,15 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, s
       case Recorder::Event::Kind::Step: {
         const double h = ev.to.t - ev.from.t;
         const auto d = x.size();
+        if (rungeKutta && d > 0) {  // the explicit step again, on complex numbers
+          Vec<Cplx> x1, v1;
+          if (Status s = rungeKuttaStepOn<Cplx>(st, n, ev.dofs, ev.from.t, h, x, v, ev.z, x1, v1); !s.ok()) return s;
+          x = x1;
+          v = v1;
+          t = ev.to.t;
+          if (Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs, &a); !s.ok()) return s;
+          break;
+        }
         if (d == 0) {  // a driven mechanism: its motion is the drivers', nothing to integrate
           t = ev.to.t;
           if (Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs); !s.ok()) return s;
@@ -485,10 +517,17 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     }
     st.resolved = std::move(*r);
   }
-  if (spec.run.formulation != analysis::Formulation::MatrixR || spec.run.integrator != analysis::Integrator::Trapezoidal) {
+  const bool rungeKutta = spec.run.integrator == analysis::Integrator::RK45;
+  if (spec.run.formulation != analysis::Formulation::MatrixR) {
     res.status = failure(Status::Code::BadRequest, 0,
-                         "sensitivities are computed for the Matrix R formulation with the trapezoidal rule so far "
-                         "(the penalty formulation and RK45 come next): use --formulation matrix-r --integrator trapezoidal");
+                         "sensitivities are computed for the Matrix R formulation so far (the penalty formulation's come next): "
+                         "use --formulation matrix-r");
+    return res;
+  }
+  if (rungeKutta && (spec.method == Method::Adjoint || spec.partials == Partials::GlobalSemiAnalytical)) {
+    res.status = failure(Status::Code::BadRequest, 0,
+                         spec.method == Method::Adjoint ? "the adjoint of RK45's steps is not implemented yet: use the trapezoidal rule, or ddm, cs or fd with RK45"
+                                                        : "the semi-analytical partials serve the trapezoidal rule so far: use --partials ad with RK45");
     return res;
   }
   const auto& table = *st.resolved.parameters;
@@ -530,7 +569,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   res.costs = st.costs.names;
   const std::vector<Method> methods = spec.method == Method::Compare
-                                          ? std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences}
+                                          ? (rungeKutta ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
+                                                        : std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences})
                                           : std::vector<Method>{spec.method};
   const double share = 1.0 / static_cast<double>(methods.size());
   for (std::size_t mi = 0; mi < methods.size(); ++mi) {
@@ -580,7 +620,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       if (!res.status.ok()) return res;
       for (std::size_t k = 0; k < np; ++k) {
         std::vector<double> column;
-        res.status = complexRun(st, rec, st.parameters[k], column);
+        res.status = complexRun(st, rec, st.parameters[k], spec.run.integrator == analysis::Integrator::RK45, column);
         if (!res.status.ok()) return res;
         for (std::size_t c = 0; c < nc; ++c) g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = column[c];
         part(static_cast<double>(k + 1) / static_cast<double>(np));

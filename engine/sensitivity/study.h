@@ -9,6 +9,7 @@
 
 #include "analysis/outputs.h"
 #include "dynamics/matrix_r_derivatives.h"
+#include "integrators/integrators.h"
 #include "mechanism/numbers.h"
 #include "numeric/dual.h"
 
@@ -53,6 +54,43 @@ inline Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector
   costs.add(t, out.data(), n.parameters.data());
   if (a) *a = e.zidd;
   if (outputs) *outputs = std::move(out);
+  return {};
+}
+
+/// One Dormand–Prince step of size h from (x0, v0) on S, with the coefficients the integrator
+/// steps with: the step differentiated (dual numbers) or run on a complex step. z: the dependent
+/// coordinates near the step (a start for its stages' position problems).
+template <class S>
+Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t0, double h,
+                        const Vec<S>& x0, const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1) {
+  using namespace integ::dopri;
+  Vec<S> kx[6], kv[6];
+  auto stage = [&](int i, double t, const Vec<S>& x, const Vec<S>& v) -> Status {
+    dyn::MatrixROn<S> e;
+    const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
+    kx[i] = v;
+    kv[i] = e.zidd;
+    return s;
+  };
+  if (Status s = stage(0, t0, x0, v0); !s.ok()) return s;
+  auto at = [&](std::initializer_list<std::pair<int, double>> terms, Vec<S>* k0, const Vec<S>& y0) {
+    Vec<S> y = y0;
+    for (auto [i, a] : terms) y += (h * a) * k0[i];
+    return y;
+  };
+  if (Status s = stage(1, t0 + c2 * h, at({{0, a21}}, kx, x0), at({{0, a21}}, kv, v0)); !s.ok()) return s;
+  if (Status s = stage(2, t0 + c3 * h, at({{0, a31}, {1, a32}}, kx, x0), at({{0, a31}, {1, a32}}, kv, v0)); !s.ok()) return s;
+  if (Status s = stage(3, t0 + c4 * h, at({{0, a41}, {1, a42}, {2, a43}}, kx, x0), at({{0, a41}, {1, a42}, {2, a43}}, kv, v0)); !s.ok())
+    return s;
+  if (Status s = stage(4, t0 + c5 * h, at({{0, a51}, {1, a52}, {2, a53}, {3, a54}}, kx, x0), at({{0, a51}, {1, a52}, {2, a53}, {3, a54}}, kv, v0));
+      !s.ok())
+    return s;
+  if (Status s = stage(5, t0 + h, at({{0, a61}, {1, a62}, {2, a63}, {3, a64}, {4, a65}}, kx, x0),
+                       at({{0, a61}, {1, a62}, {2, a63}, {3, a64}, {4, a65}}, kv, v0));
+      !s.ok())
+    return s;
+  x1 = at({{0, b1}, {2, b3}, {3, b4}, {4, b5}, {5, b6}}, kx, x0);
+  v1 = at({{0, b1}, {2, b3}, {3, b4}, {4, b5}, {5, b6}}, kv, v0);
   return {};
 }
 
