@@ -406,10 +406,12 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.tol = a.tol;
   spec.relativeStep = a.fdStep;
   spec.checkpointEvery = a.checkpointEvery;
-  spec.partials = a.partials == "gsam" ? lw::sens::Partials::GlobalSemiAnalytical : lw::sens::Partials::AutomaticDifferentiation;
+  spec.partials = a.partials == "gsam"   ? lw::sens::Partials::GlobalSemiAnalytical
+                  : a.partials == "lsam" ? lw::sens::Partials::LocalSemiAnalytical
+                                         : lw::sens::Partials::AutomaticDifferentiation;
   spec.delta = a.delta;
-  if ((spec.partials == lw::sens::Partials::GlobalSemiAnalytical || a.deltaSweep) && spec.method != lw::sens::Method::Direct) {
-    std::cerr << "linkwright-cli: --partials gsam and --delta-sweep are options of the direct method (--method ddm)\n";
+  if ((spec.partials != lw::sens::Partials::AutomaticDifferentiation || a.deltaSweep) && spec.method != lw::sens::Method::Direct) {
+    std::cerr << "linkwright-cli: --partials gsam|lsam and --delta-sweep are options of the direct method (--method ddm)\n";
     return kUsage;
   }
   if (a.deltaSweep) {
@@ -417,6 +419,7 @@ int sensitivity(const SensitivityArgs& a) {
     std::ostringstream table, json;
     table.precision(6);
     json << "{\"sweep\": [";
+    const auto semiAnalytical = spec.partials == lw::sens::Partials::LocalSemiAnalytical ? spec.partials : lw::sens::Partials::GlobalSemiAnalytical;
     spec.partials = lw::sens::Partials::AutomaticDifferentiation;
     const auto exact = lw::sens::runSensitivity(*r.mechanism, spec);
     if (!exact.status.ok()) {
@@ -430,7 +433,7 @@ int sensitivity(const SensitivityArgs& a) {
     for (Eigen::Index c = 0; c < exact.methods.front().gradient.rows(); ++c)
       for (Eigen::Index k = 0; k < exact.methods.front().gradient.cols(); ++k) table << "  " << exact.methods.front().gradient(c, k);
     table << "\n";
-    spec.partials = lw::sens::Partials::GlobalSemiAnalytical;
+    spec.partials = semiAnalytical;
     for (int e = 3; e <= 10; ++e) {
       spec.delta = std::pow(10.0, -e);
       const auto g = lw::sens::runSensitivity(*r.mechanism, spec);
@@ -609,10 +612,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   sensCmd->add_option("--partials", sensArgs.partials, "ddm: the partial derivatives with respect to the parameters by ad "
                                                         "(forward AD, default) or gsam (seed 003's global semi-analytical method: "
-                                                        "differences of the system-level terms at the frozen state, step --delta)")
-      ->check(CLI::IsMember({"ad", "gsam"}));
+                                                        "differences of the system-level terms at the frozen state, step --delta) or "
+                                                        "lsam (the same element by element: a body, force, driver... at a time)")
+      ->check(CLI::IsMember({"ad", "gsam", "lsam"}));
   sensCmd->add_option("--delta", sensArgs.delta, "gsam: the relative step of its differences (default 1e-6)")->check(finiteAbove(0, false, 1));
-  sensCmd->add_flag("--delta-sweep", sensArgs.deltaSweep, "ddm: gsam's gradient for delta = 1e-3 ... 1e-10 beside ad's "
+  sensCmd->add_flag("--delta-sweep", sensArgs.deltaSweep, "ddm: gsam's (or with --partials lsam, lsam's) gradient for delta = 1e-3 ... 1e-10 beside ad's "
                                                            "(seed 003's robustness study), as a table and JSON");
   sensCmd->add_option("--histories", sensArgs.histories, "CSV of the sensitivity time histories (direct method): time, every "
                                                           "output component, then d(component)/d(parameter) for each");

@@ -62,6 +62,48 @@ class CostObserver : public analysis::StepObserver {
   analysis::CostAccumulator<double> costs_;
 };
 
+// ---- the elements of seed 003's local semi-analytical method ----
+// An element is what a field path starts with: a body ("bodies[2]", the ground "ground"), a force,
+// a driver, a contact, an initial velocity, the gravity.
+struct Element {
+  enum class Kind { Body, Force, Driver, Contact, InitialRate, Gravity } kind;
+  std::size_t index = 0;  // in MechanismNumbers' lists (bodies: 0 the ground)
+  bool operator==(const Element&) const = default;
+};
+
+std::vector<Element> elementsOf(const std::vector<std::string>& paths) {
+  std::vector<Element> out;
+  auto indexAfter = [](const std::string& p, const std::string& list) -> long {
+    if (p.rfind(list + "[", 0) != 0) return -1;
+    return std::stol(p.substr(list.size() + 1));
+  };
+  for (const auto& p : paths) {
+    Element e{Element::Kind::Gravity, 0};
+    long i;
+    if (p.rfind("gravity", 0) == 0) e = {Element::Kind::Gravity, 0};
+    else if (p.rfind("ground", 0) == 0) e = {Element::Kind::Body, 0};
+    else if ((i = indexAfter(p, "bodies")) >= 0) e = {Element::Kind::Body, static_cast<std::size_t>(i) + 1};
+    else if ((i = indexAfter(p, "forces")) >= 0) e = {Element::Kind::Force, static_cast<std::size_t>(i)};
+    else if ((i = indexAfter(p, "drivers")) >= 0) e = {Element::Kind::Driver, static_cast<std::size_t>(i)};
+    else if ((i = indexAfter(p, "contacts")) >= 0) e = {Element::Kind::Contact, static_cast<std::size_t>(i)};
+    else if ((i = indexAfter(p, "initial_velocities")) >= 0) e = {Element::Kind::InitialRate, static_cast<std::size_t>(i)};
+    else continue;  // outputs, costs, analysis: no numbers of the model
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return out;
+}
+
+void moveElement(const Element& e, const MechanismNumbers<double>& moved, MechanismNumbers<double>& into) {
+  switch (e.kind) {
+    case Element::Kind::Body: into.bodies[e.index] = moved.bodies[e.index]; break;
+    case Element::Kind::Force: into.forces[e.index] = moved.forces[e.index]; break;
+    case Element::Kind::Driver: into.drivers[e.index] = moved.drivers[e.index]; break;
+    case Element::Kind::Contact: into.contacts[e.index] = moved.contacts[e.index]; break;
+    case Element::Kind::InitialRate: into.initialRates[e.index] = moved.initialRates[e.index]; break;
+    case Element::Kind::Gravity: into.gravity = moved.gravity; break;
+  }
+}
+
 // ---- direct differentiation of the discrete trapezoidal steps ----
 // Step n → n+1 of size h: x₁ = x̂ + h²/4 a₁, v₁ = v̂ + h/2 a₁ with x̂ = x₀ + h v₀ + h²/4 a₀,
 // v̂ = v₀ + h/2 a₀, and a₁ = f(t₁, x₁, v₁; ρ). Differentiated:
@@ -81,13 +123,26 @@ class DirectObserver : public analysis::StepObserver {
         for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
     }
     for (const ParameterChunk& c : parameterChunks(st)) chunks_.push_back(std::make_unique<Chunk>(st, c.seeded, c.seeds, c.first));
-    if (partials_ == Partials::GlobalSemiAnalytical) {
-      // the system-level terms again at each parameter moved by δ_k (seed 003 GSAM)
+    if (partials_ != Partials::AutomaticDifferentiation) {
+      // the system-level terms again at each parameter moved by δ_k (GSAM), or one element at a
+      // time with the others nominal (LSAM)
+      const auto uses = fieldsByParameter(*st.mechanism, st.table());
       for (std::size_t k : st.parameters) {
         const double value = st.table().values()[k];
         const double delta = spec.delta * std::max(1.0, std::abs(value));
         deltas_.push_back(delta);
-        moved_.push_back(std::make_unique<NumbersOn<double>>(st, std::vector<std::size_t>{k}, std::vector<double>{value + delta}));
+        auto all = std::make_unique<NumbersOn<double>>(st, std::vector<std::size_t>{k}, std::vector<double>{value + delta});
+        std::vector<std::unique_ptr<NumbersOn<double>>> sets;
+        if (partials_ == Partials::GlobalSemiAnalytical) {
+          sets.push_back(std::move(all));
+        } else {
+          for (const auto& element : elementsOf(uses.at(st.table().names()[k]))) {
+            MechanismNumbers<double> mixed = nominal_.tree.mech;
+            moveElement(element, all->tree.mech, mixed);
+            sets.push_back(std::make_unique<NumbersOn<double>>(all->parameters, dyn::treeNumbers<double>(st.model.tree, std::move(mixed))));
+          }
+        }
+        moved_.push_back(std::move(sets));
       }
     }
   }
@@ -97,16 +152,17 @@ class DirectObserver : public analysis::StepObserver {
     X_.setZero(d, p);
     V_.setZero(d, p);
     A_.setZero(d, p);
-    if (partials_ == Partials::GlobalSemiAnalytical) {
+    if (partials_ != Partials::AutomaticDifferentiation) {
       // the initial state's parameter derivatives by differences of the assembly
       Vec<double> x0, v0;
       if (Status st = dyn::initialStateOn<double>(m, nominal_.tree, dofs, z, x0, v0); !st.ok()) return st;
-      for (Eigen::Index k = 0; k < p; ++k) {
-        Vec<double> xk, vk;
-        if (Status st = dyn::initialStateOn<double>(m, moved_[static_cast<std::size_t>(k)]->tree, dofs, z, xk, vk); !st.ok()) return st;
-        X_.col(k) = (xk - x0) / deltas_[static_cast<std::size_t>(k)];
-        V_.col(k) = (vk - v0) / deltas_[static_cast<std::size_t>(k)];
-      }
+      for (Eigen::Index k = 0; k < p; ++k)
+        for (const auto& set : moved_[static_cast<std::size_t>(k)]) {
+          Vec<double> xk, vk;
+          if (Status st = dyn::initialStateOn<double>(m, set->tree, dofs, z, xk, vk); !st.ok()) return st;
+          X_.col(k) += (xk - x0) / deltas_[static_cast<std::size_t>(k)];
+          V_.col(k) += (vk - v0) / deltas_[static_cast<std::size_t>(k)];
+        }
     }
     for (auto& c : chunks_) {
       Vec<Dual> x, v;
@@ -218,12 +274,14 @@ class DirectObserver : public analysis::StepObserver {
         dyn::independentOn<double>(st_.model, nominal_.tree, after, zv, zdv, &zddv, x0, v0, &a0);
         for (int j = 0; j < c->count; ++j) {
           const auto k = static_cast<std::size_t>(c->first + j);
-          Vec<double> xk, vk, ak;
-          dyn::independentOn<double>(st_.model, moved_[k]->tree, after, zv, zdv, &zddv, xk, vk, &ak);
-          for (Eigen::Index i = 0; i < d; ++i) {
-            x[i].g[j] += (xk[i] - x0[i]) / deltas_[k];
-            v[i].g[j] += (vk[i] - v0[i]) / deltas_[k];
-            a[i].g[j] += (ak[i] - a0[i]) / deltas_[k];
+          for (const auto& set : moved_[k]) {
+            Vec<double> xk, vk, ak;
+            dyn::independentOn<double>(st_.model, set->tree, after, zv, zdv, &zddv, xk, vk, &ak);
+            for (Eigen::Index i = 0; i < d; ++i) {
+              x[i].g[j] += (xk[i] - x0[i]) / deltas_[k];
+              v[i].g[j] += (vk[i] - v0[i]) / deltas_[k];
+              a[i].g[j] += (ak[i] - a0[i]) / deltas_[k];
+            }
           }
         }
       }
@@ -286,18 +344,20 @@ class DirectObserver : public analysis::StepObserver {
       }
       for (int j = 0; j < c.count; ++j) {
         const auto k = static_cast<std::size_t>(c.first + j);
-        dyn::MatrixROn<double> ek;
-        if (Status s = dyn::evaluateOn<double>(st_.model, moved_[k]->tree, dofs, t, xv, vv, z, ek); !s.ok()) return s;
         const double inv = 1 / deltas_[k];
-        for (Eigen::Index i = 0; i < e.z.size(); ++i) {
-          e.z[i].g[j] += (ek.z[i] - e0.z[i]) * inv;
-          e.zd[i].g[j] += (ek.zd[i] - e0.zd[i]) * inv;
-          e.zdd[i].g[j] += (ek.zdd[i] - e0.zdd[i]) * inv;
-        }
-        for (Eigen::Index i = 0; i < e.zidd.size(); ++i) e.zidd[i].g[j] += (ek.zidd[i] - e0.zidd[i]) * inv;
-        if (outputs) {
-          analysis::outputsOn<double>(st_.outputs, st_.model.tree, moved_[k]->tree, e0.z, e0.zd, e0.zdd, t, ok.data());
-          for (std::size_t i = 0; i < no; ++i) explicitPart[i * kLanes + static_cast<std::size_t>(j)] = (ok[i] - o0[i]) * inv;
+        for (const auto& set : moved_[k]) {  // GSAM: one set; LSAM: an element each, summed
+          dyn::MatrixROn<double> ek;
+          if (Status s = dyn::evaluateOn<double>(st_.model, set->tree, dofs, t, xv, vv, z, ek); !s.ok()) return s;
+          for (Eigen::Index i = 0; i < e.z.size(); ++i) {
+            e.z[i].g[j] += (ek.z[i] - e0.z[i]) * inv;
+            e.zd[i].g[j] += (ek.zd[i] - e0.zd[i]) * inv;
+            e.zdd[i].g[j] += (ek.zdd[i] - e0.zdd[i]) * inv;
+          }
+          for (Eigen::Index i = 0; i < e.zidd.size(); ++i) e.zidd[i].g[j] += (ek.zidd[i] - e0.zidd[i]) * inv;
+          if (outputs) {
+            analysis::outputsOn<double>(st_.outputs, st_.model.tree, set->tree, e0.z, e0.zd, e0.zdd, t, ok.data());
+            for (std::size_t i = 0; i < no; ++i) explicitPart[i * kLanes + static_cast<std::size_t>(j)] += (ok[i] - o0[i]) * inv;
+          }
         }
       }
     }
@@ -343,7 +403,8 @@ class DirectObserver : public analysis::StepObserver {
   const Study& st_;
   NumbersOn<Dual> plain_;     // no parameter seeded: f_x and f_v
   NumbersOn<double> nominal_; // GSAM: the system at the parameters' values
-  std::vector<std::unique_ptr<NumbersOn<double>>> moved_;  // GSAM: with parameter k moved by δ_k
+  // GSAM: the numbers with parameter k moved by δ_k; LSAM: the same one element at a time
+  std::vector<std::vector<std::unique_ptr<NumbersOn<double>>>> moved_;
   std::vector<double> deltas_;
   std::vector<std::unique_ptr<Chunk>> chunks_;
   Eigen::MatrixXd X_, V_, A_;  // d × p: ∂zⁱ/∂ρ, ∂żⁱ/∂ρ, ∂z̈ⁱ/∂ρ
@@ -524,7 +585,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
                          "use --formulation matrix-r");
     return res;
   }
-  if (rungeKutta && (spec.method == Method::Adjoint || spec.partials == Partials::GlobalSemiAnalytical)) {
+  if (rungeKutta && (spec.method == Method::Adjoint || spec.partials != Partials::AutomaticDifferentiation)) {
     res.status = failure(Status::Code::BadRequest, 0,
                          spec.method == Method::Adjoint ? "the adjoint of RK45's steps is not implemented yet: use the trapezoidal rule, or ddm, cs or fd with RK45"
                                                         : "the semi-analytical partials serve the trapezoidal rule so far: use --partials ad with RK45");

@@ -29,9 +29,11 @@ namespace lw::sens {
 
 enum class Method { Direct, Adjoint, ComplexStep, FiniteDifferences, Compare };
 /// How the direct method takes the partial derivatives with respect to the parameters: forward
-/// AD through the kernels, or seed 003's global semi-analytical method (one-sided differences of
-/// the system-level evaluation at the frozen state, step δ; the state's derivatives stay AD).
-enum class Partials { AutomaticDifferentiation, GlobalSemiAnalytical };
+/// AD through the kernels, or seed 003's semi-analytical methods: one-sided differences at the
+/// frozen state, step δ, of the system-level evaluation (global, GSAM) or of each element's share
+/// (local, LSAM: one body, force, driver, the gravity... moved at a time, the differences summed);
+/// the state's derivatives stay AD.
+enum class Partials { AutomaticDifferentiation, GlobalSemiAnalytical, LocalSemiAnalytical };
 bool parseMethod(const std::string& s, Method& out);
 const char* toString(Method m);
 

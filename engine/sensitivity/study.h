@@ -36,6 +36,7 @@ template <class S>
 struct NumbersOn {
   std::vector<S> parameters;
   dyn::TreeNumbers<S> tree;
+  NumbersOn(std::vector<S> p, dyn::TreeNumbers<S> t) : parameters(std::move(p)), tree(std::move(t)) {}
   NumbersOn(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<S>& seeds)
       : parameters(st.table().valuesOn<S>(seeded, seeds)),
         tree(dyn::treeNumbers<S>(st.model.tree, numbersOn<S>(*st.mechanism, st.resolved, parameters))) {}

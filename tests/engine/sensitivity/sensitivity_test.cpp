@@ -208,22 +208,25 @@ TEST(Sensitivity, ACouplerPathCostOfADrivenFourBarHasKinematicSensitivities) {
 }
 
 TEST(Sensitivity, SemiAnalyticalPartialsAgreeWithADOverARangeOfSteps) {
-  // seed 003's GSAM: the parameters' partials by one-sided differences of the system-level terms at
-  // the frozen state, the state's by AD. First order in δ, round-off below: 1e-4 … 1e-7 all agree
+  // seed 003's GSAM and LSAM: the parameters' partials by one-sided differences at the frozen state
+  // of the system-level terms (or of each element's share: a length of the ten-bar chain moves
+  // every later bar), the state's by AD. First order in δ, round-off below: 1e-4 … 1e-7 all agree
   for (const char* name : {"five-bar", "ten-bar-chain"}) {
     SCOPED_TRACE(name);
     const Mechanism m = test::sampleMechanism(name);
     SensitivitySpec s = spec(Method::Direct, 0.05, 1e-3);
     const SensitivityResult ad = runSensitivity(m, s);
     ASSERT_TRUE(ad.status.ok()) << ad.status.message;
-    s.partials = Partials::GlobalSemiAnalytical;
-    for (double delta : {1e-4, 1e-6, 1e-7}) {
-      s.delta = delta;
-      const SensitivityResult gsam = runSensitivity(m, s);
-      ASSERT_TRUE(gsam.status.ok()) << gsam.status.message;
-      const double tol = delta == 1e-4 ? 1e-3 : 1e-4;
-      expectGradientsNear(ad, gsam.methods.front(), ad.methods.front(), tol, 1e-2);
-      EXPECT_EQ(gsam.methods.front().steps.size(), ad.parameters.size());
+    for (Partials partials : {Partials::GlobalSemiAnalytical, Partials::LocalSemiAnalytical}) {
+      s.partials = partials;
+      for (double delta : {1e-4, 1e-6, 1e-7}) {
+        s.delta = delta;
+        const SensitivityResult sam = runSensitivity(m, s);
+        ASSERT_TRUE(sam.status.ok()) << sam.status.message;
+        const double tol = delta == 1e-4 ? 1e-3 : 1e-4;
+        expectGradientsNear(ad, sam.methods.front(), ad.methods.front(), tol, 1e-2);
+        EXPECT_EQ(sam.methods.front().steps.size(), ad.parameters.size());
+      }
     }
   }
 }
