@@ -1,0 +1,116 @@
+#include "sensitivity/complex_step.h"
+
+#include <Eigen/LU>
+
+namespace lw::sens::detail {
+
+Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, bool rungeKutta, std::vector<double>& gradient) {
+  const double eps = 1e-30;
+  const std::vector<std::size_t> seeded{parameter};
+  const std::vector<Cplx> seeds{Cplx(st.table().values()[parameter], eps)};
+  const NumbersOn<Cplx> n(st, seeded, seeds);
+  const NumbersOn<double> real(st, {}, {});
+  analysis::CostAccumulator<Cplx> costs(st.costs);
+  Vec<Cplx> x, v, a;
+  double t = 0;
+  for (const auto& ev : rec.events) {
+    switch (ev.kind) {
+      case Recorder::Event::Kind::Start: {
+        Status s = dyn::initialStateOn<Cplx>(st.model, n.tree, ev.dofs, ev.z, x, v);
+        if (!s.ok()) return s;
+        s = addCosts<Cplx>(st, n, ev.dofs, 0.0, x, v, ev.z, costs, &a);
+        if (!s.ok()) return s;
+        break;
+      }
+      case Recorder::Event::Kind::Switch: {
+        dyn::MatrixROn<Cplx> e;
+        const Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.before, t, x, v, ev.z, e);
+        if (!s.ok()) return s;
+        dyn::independentOn<Cplx>(st.model, n.tree, ev.dofs, e.z, e.zd, &e.zdd, x, v, &a);
+        break;
+      }
+      case Recorder::Event::Kind::Step: {
+        const double h = ev.to.t - ev.from.t;
+        const auto d = x.size();
+        if (rungeKutta && d > 0) {  // the explicit step again, on complex numbers
+          Vec<Cplx> x1, v1;
+          if (Status s = rungeKuttaStepOn<Cplx>(st, n, ev.dofs, ev.from.t, h, x, v, ev.z, x1, v1); !s.ok()) return s;
+          x = x1;
+          v = v1;
+          t = ev.to.t;
+          if (Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs, &a); !s.ok()) return s;
+          break;
+        }
+        if (d == 0) {  // a driven mechanism: its motion is the drivers', nothing to integrate
+          t = ev.to.t;
+          if (Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs); !s.ok()) return s;
+          break;
+        }
+        const Vec<Cplx> xh = x + h * v + (0.25 * h * h) * a, vh = v + (0.5 * h) * a;
+        // Newton matrix I − h²/4 f_x − h/2 f_v by central differences of the real f at the
+        // recorded end
+        Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d);
+        auto f = [&](const Eigen::VectorXd& xs, const Eigen::VectorXd& vs, Eigen::VectorXd& out) {
+          dyn::MatrixROn<double> e;
+          const Status s = dyn::evaluateOn<double>(st.model, real.tree, ev.dofs, ev.to.t, xs, vs, ev.z, e);
+          out = e.zidd;
+          return s;
+        };
+        Eigen::VectorXd fp, fm;
+        for (Eigen::Index j = 0; j < d; ++j) {
+          const double dx = 1e-7 * std::max(1.0, std::abs(ev.to.x[j])), dv = 1e-7 * std::max(1.0, std::abs(ev.to.v[j]));
+          Eigen::VectorXd xs = ev.to.x, vs = ev.to.v;
+          xs[j] += dx;
+          if (Status s = f(xs, vs, fp); !s.ok()) return s;
+          xs[j] -= 2 * dx;
+          if (Status s = f(xs, vs, fm); !s.ok()) return s;
+          G.col(j) -= (0.25 * h * h) * (fp - fm) / (2 * dx);
+          xs[j] = ev.to.x[j];
+          vs[j] += dv;
+          if (Status s = f(xs, vs, fp); !s.ok()) return s;
+          vs[j] -= 2 * dv;
+          if (Status s = f(xs, vs, fm); !s.ok()) return s;
+          G.col(j) -= (0.5 * h) * (fp - fm) / (2 * dv);
+        }
+        const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
+        Vec<Cplx> a1(d);
+        for (Eigen::Index i = 0; i < d; ++i) a1[i] = Cplx(ev.to.a[i], a[i].imag());
+        bool converged = false;
+        double lastR = 0, lastI = 0;
+        dyn::MatrixROn<Cplx> e;
+        for (int it = 0; it < 50 && !converged; ++it) {
+          const Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.dofs, ev.to.t, Vec<Cplx>(xh + (0.25 * h * h) * a1),
+                                                 Vec<Cplx>(vh + (0.5 * h) * a1), ev.z, e);
+          if (!s.ok()) return s;
+          const Vec<Cplx> r = a1 - e.zidd;
+          const Eigen::VectorXd dr = lu.solve(Eigen::VectorXd(r.real())), di = lu.solve(Eigen::VectorXd(r.imag()));
+          for (Eigen::Index i = 0; i < d; ++i) a1[i] -= Cplx(dr[i], di[i]);
+          const double scale = std::max(1.0, a1.real().cwiseAbs().maxCoeff()), iscale = a1.imag().cwiseAbs().maxCoeff();
+          // converged when each part's correction is at its round-off: tiny, or no longer falling (the
+          // real part starts at the double run's solution; the imaginary part converges linearly)
+          const double er = dr.cwiseAbs().maxCoeff(), ei = di.cwiseAbs().maxCoeff();
+          const bool realDone = er <= 1e-12 * scale || (it >= 1 && er >= 0.5 * lastR && er <= 1e-9 * scale);
+          const bool imagDone = ei <= 1e-13 * iscale || (it >= 1 && ei >= 0.5 * lastI);
+          converged = it >= 1 && realDone && imagDone;
+          lastR = er;
+          lastI = ei;
+        }
+        if (!converged)
+          return failure(Status::Code::NotConverged, ev.to.t, "the complex-step run's step did not converge at t = " + shortNumber(ev.to.t));
+        x = xh + (0.25 * h * h) * a1;
+        v = vh + (0.5 * h) * a1;
+        a = a1;
+        t = ev.to.t;
+        const Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs);
+        if (!s.ok()) return s;
+        break;
+      }
+    }
+  }
+  const auto values = costs.values();
+  gradient.resize(values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) gradient[k] = values[k].imag() / eps;
+  return {};
+}
+
+}  // namespace lw::sens::detail

@@ -1,0 +1,368 @@
+#include "sensitivity/direct.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+
+namespace lw::sens::detail {
+namespace {
+
+// ---- the elements of seed 003's local semi-analytical method ----
+// An element is what a field path starts with: a body ("bodies[2]", the ground "ground"), a force,
+// a driver, a contact, an initial velocity, the gravity.
+struct Element {
+  enum class Kind { Body, Force, Driver, Contact, InitialRate, Gravity } kind;
+  std::size_t index = 0;  // in MechanismNumbers' lists (bodies: 0 the ground)
+  bool operator==(const Element&) const = default;
+};
+
+std::vector<Element> elementsOf(const std::vector<std::string>& paths) {
+  std::vector<Element> out;
+  auto indexAfter = [](const std::string& p, const std::string& list) -> long {
+    if (p.rfind(list + "[", 0) != 0) return -1;
+    return std::stol(p.substr(list.size() + 1));
+  };
+  for (const auto& p : paths) {
+    Element e{Element::Kind::Gravity, 0};
+    long i;
+    if (p.rfind("gravity", 0) == 0) e = {Element::Kind::Gravity, 0};
+    else if (p.rfind("ground", 0) == 0) e = {Element::Kind::Body, 0};
+    else if ((i = indexAfter(p, "bodies")) >= 0) e = {Element::Kind::Body, static_cast<std::size_t>(i) + 1};
+    else if ((i = indexAfter(p, "forces")) >= 0) e = {Element::Kind::Force, static_cast<std::size_t>(i)};
+    else if ((i = indexAfter(p, "drivers")) >= 0) e = {Element::Kind::Driver, static_cast<std::size_t>(i)};
+    else if ((i = indexAfter(p, "contacts")) >= 0) e = {Element::Kind::Contact, static_cast<std::size_t>(i)};
+    else if ((i = indexAfter(p, "initial_velocities")) >= 0) e = {Element::Kind::InitialRate, static_cast<std::size_t>(i)};
+    else continue;  // outputs, costs, analysis: no numbers of the model
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return out;
+}
+
+void moveElement(const Element& e, const MechanismNumbers<double>& moved, MechanismNumbers<double>& into) {
+  switch (e.kind) {
+    case Element::Kind::Body: into.bodies[e.index] = moved.bodies[e.index]; break;
+    case Element::Kind::Force: into.forces[e.index] = moved.forces[e.index]; break;
+    case Element::Kind::Driver: into.drivers[e.index] = moved.drivers[e.index]; break;
+    case Element::Kind::Contact: into.contacts[e.index] = moved.contacts[e.index]; break;
+    case Element::Kind::InitialRate: into.initialRates[e.index] = moved.initialRates[e.index]; break;
+    case Element::Kind::Gravity: into.gravity = moved.gravity; break;
+  }
+}
+
+// ---- direct differentiation of the discrete trapezoidal steps ----
+// Step n → n+1 of size h: x₁ = x̂ + h²/4 a₁, v₁ = v̂ + h/2 a₁ with x̂ = x₀ + h v₀ + h²/4 a₀,
+// v̂ = v₀ + h/2 a₀, and a₁ = f(t₁, x₁, v₁; ρ). Differentiated:
+//   (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ
+// with X̂, V̂ built from X₀, V₀, A₀ like x̂, v̂. The matrix is the step's Newton matrix at its
+// solution (exact here: f_x, f_v by forward AD); the right-hand side is one evaluation of f on
+// dual numbers along (X̂, V̂) with the parameters seeded, a chunk of eight parameters per pass.
+class DirectObserver final : public DirectMethod {
+ public:
+  DirectObserver(const Study& st, const SensitivitySpec& spec)
+      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(spec.histories), partials_(spec.partials),
+        rungeKutta_(spec.run.integrator == analysis::Integrator::RK45) {
+    if (histories_) {
+      columns_.push_back("time");
+      for (const auto& o : st.outputs.names) columns_.push_back(o);
+      for (const auto& o : st.outputs.names)
+        for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
+    }
+    for (const ParameterChunk& c : parameterChunks(st)) chunks_.push_back(std::make_unique<Chunk>(st, c.seeded, c.seeds, c.first));
+    if (partials_ != Partials::AutomaticDifferentiation) {
+      // the system-level terms again at each parameter moved by δ_k (GSAM), or one element at a
+      // time with the others nominal (LSAM)
+      const auto uses = fieldsByParameter(*st.mechanism, st.table());
+      for (std::size_t k : st.parameters) {
+        const double value = st.table().values()[k];
+        const double delta = spec.delta * std::max(1.0, std::abs(value));
+        deltas_.push_back(delta);
+        auto all = std::make_unique<NumbersOn<double>>(st, std::vector<std::size_t>{k}, std::vector<double>{value + delta});
+        std::vector<std::unique_ptr<NumbersOn<double>>> sets;
+        if (partials_ == Partials::GlobalSemiAnalytical) {
+          sets.push_back(std::move(all));
+        } else {
+          for (const auto& element : elementsOf(uses.at(st.table().names()[k]))) {
+            MechanismNumbers<double> mixed = nominal_.tree.mech;
+            moveElement(element, all->tree.mech, mixed);
+            sets.push_back(std::make_unique<NumbersOn<double>>(all->parameters, dyn::treeNumbers<double>(st.model.tree, std::move(mixed))));
+          }
+        }
+        moved_.push_back(std::move(sets));
+      }
+    }
+  }
+
+  Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
+    const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st_.parameters.size());
+    X_.setZero(d, p);
+    V_.setZero(d, p);
+    A_.setZero(d, p);
+    if (partials_ != Partials::AutomaticDifferentiation) {
+      // the initial state's parameter derivatives by differences of the assembly
+      Vec<double> x0, v0;
+      if (Status st = dyn::initialStateOn<double>(m, nominal_.tree, dofs, z, x0, v0); !st.ok()) return st;
+      for (Eigen::Index k = 0; k < p; ++k)
+        for (const auto& set : moved_[static_cast<std::size_t>(k)]) {
+          Vec<double> xk, vk;
+          if (Status st = dyn::initialStateOn<double>(m, set->tree, dofs, z, xk, vk); !st.ok()) return st;
+          X_.col(k) += (xk - x0) / deltas_[static_cast<std::size_t>(k)];
+          V_.col(k) += (vk - v0) / deltas_[static_cast<std::size_t>(k)];
+        }
+    }
+    for (auto& c : chunks_) {
+      Vec<Dual> x, v;
+      if (partials_ == Partials::AutomaticDifferentiation) {
+        if (Status st = dyn::initialStateOn<Dual>(m, c->numbers.tree, dofs, z, x, v); !st.ok()) return st;
+      } else {
+        x = seeded(s.x, X_, c->first);
+        v = seeded(s.v, V_, c->first);
+      }
+      dyn::MatrixROn<Dual> e;
+      std::vector<Dual> out;
+      if (Status st = along(*c, dofs, s.t, x, v, z, e, &out); !st.ok()) return st;
+      c->costs.add(s.t, out.data(), c->numbers.parameters.data());
+      store(*c, x, X_);
+      store(*c, v, V_);
+      store(*c, e.zidd, A_);
+      history(*c, out);
+    }
+    sendHistory(s.t);
+    last_ = s;
+    return {};
+  }
+
+  Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
+    const double h = to.t - from.t;
+    const auto d = static_cast<Eigen::Index>(dofs.size());
+    if (rungeKutta_) {
+      // an explicit step: its stages on dual numbers carry the sensitivities (the step's own
+      // forward AD, size h held)
+      for (auto& c : chunks_) {
+        Vec<Dual> x1, v1;
+        Status s = rungeKuttaStepOn<Dual>(st_, c->numbers, dofs, from.t, h, seeded(from.x, X_, c->first), seeded(from.v, V_, c->first), z, x1, v1);
+        if (!s.ok()) return s;
+        store(*c, x1, X_);
+        store(*c, v1, V_);
+        dyn::MatrixROn<Dual> e;
+        std::vector<Dual> out;
+        s = along(*c, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, e, &out);
+        if (!s.ok()) return s;
+        store(*c, e.zidd, A_);
+        c->costs.add(to.t, out.data(), c->numbers.parameters.data());
+        history(*c, out);
+      }
+      sendHistory(to.t);
+      last_ = to;
+      return {};
+    }
+    // the step's Newton matrix at its end: I − h²/4 f_x − h/2 f_v
+    Eigen::MatrixXd fx(d, d), fv(d, d);
+    for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
+      Vec<Dual> x = seeded(to.x, {}, 0), v = seeded(to.v, {}, 0);
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
+        if (j < d) x[j].g[j - first] = 1;
+        else v[j - d].g[j - first] = 1;
+      }
+      dyn::MatrixROn<Dual> e;
+      const Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, dofs, to.t, x, v, z, e);
+      if (!s.ok()) return s;
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < d; ++i) (j < d ? fx(i, j) : fv(i, j - d)) = e.zidd[i].g[j - first];
+    }
+    const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * fx - (0.5 * h) * fv;
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
+    const Eigen::MatrixXd Xh = X_ + h * V_ + (0.25 * h * h) * A_, Vh = V_ + (0.5 * h) * A_;
+    for (auto& c : chunks_) {
+      // f_x X̂ + f_v V̂ + f_ρ for this chunk's parameters
+      dyn::MatrixROn<Dual> e;
+      Status s = along(*c, dofs, to.t, seeded(to.x, Xh, c->first), seeded(to.v, Vh, c->first), z, e, nullptr);
+      if (!s.ok()) return s;
+      Eigen::MatrixXd rhs(d, c->count);
+      for (int j = 0; j < c->count; ++j)
+        for (Eigen::Index i = 0; i < d; ++i) rhs(i, j) = e.zidd[i].g[j];
+      const Eigen::MatrixXd A1 = lu.solve(rhs);
+      for (int j = 0; j < c->count; ++j) {
+        const Eigen::Index col = c->first + j;
+        A_.col(col) = A1.col(j);
+        X_.col(col) = Xh.col(col) + (0.25 * h * h) * A1.col(j);
+        V_.col(col) = Vh.col(col) + (0.5 * h) * A1.col(j);
+      }
+      std::vector<Dual> out;
+      s = along(*c, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, e, &out);
+      if (!s.ok()) return s;
+      c->costs.add(to.t, out.data(), c->numbers.parameters.data());
+      history(*c, out);
+    }
+    sendHistory(to.t);
+    last_ = to;
+    return {};
+  }
+
+  /// The rows not yet passed on.
+  void flush() override { analysis::sendRows(histories_, columns_, rows_, sent_); }
+
+  // the same state in other coordinates: its sensitivities through the dependent state
+  Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
+                  const Eigen::VectorXd& z) override {
+    const auto d = static_cast<Eigen::Index>(after.size()), p = static_cast<Eigen::Index>(st_.parameters.size());
+    Eigen::MatrixXd X(d, p), V(d, p), A(d, p);
+    for (auto& c : chunks_) {
+      dyn::MatrixROn<Dual> e;
+      const Status st = along(*c, before, last_.t, seeded(last_.x, X_, c->first), seeded(last_.v, V_, c->first), z, e, nullptr);
+      if (!st.ok()) return st;
+      Vec<Dual> x, v, a;
+      const bool ad = partials_ == Partials::AutomaticDifferentiation;
+      dyn::independentOn<Dual>(st_.model, ad ? c->numbers.tree : plain_.tree, after, e.z, e.zd, &e.zdd, x, v, &a);
+      if (!ad) {  // the map's own parameter dependence (a point's coordinates in its body) by differences
+        const auto zv = values(e.z), zdv = values(e.zd), zddv = values(e.zdd);
+        Vec<double> x0, v0, a0;
+        dyn::independentOn<double>(st_.model, nominal_.tree, after, zv, zdv, &zddv, x0, v0, &a0);
+        for (int j = 0; j < c->count; ++j) {
+          const auto k = static_cast<std::size_t>(c->first + j);
+          for (const auto& set : moved_[k]) {
+            Vec<double> xk, vk, ak;
+            dyn::independentOn<double>(st_.model, set->tree, after, zv, zdv, &zddv, xk, vk, &ak);
+            for (Eigen::Index i = 0; i < d; ++i) {
+              x[i].g[j] += (xk[i] - x0[i]) / deltas_[k];
+              v[i].g[j] += (vk[i] - v0[i]) / deltas_[k];
+              a[i].g[j] += (ak[i] - a0[i]) / deltas_[k];
+            }
+          }
+        }
+      }
+      store(*c, x, X);
+      store(*c, v, V);
+      store(*c, a, A);
+    }
+    X_ = X;
+    V_ = V;
+    A_ = A;
+    last_ = s;
+    return {};
+  }
+
+  void finish(Gradient& g) const override {
+    const std::size_t nc = st_.costs.names.size();
+    g.values.assign(nc, 0.0);
+    g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(st_.parameters.size()));
+    for (const auto& c : chunks_) {
+      const auto v = c->costs.values();
+      for (std::size_t k = 0; k < nc; ++k) {
+        g.values[k] = v[k].v;
+        for (int j = 0; j < c->count; ++j) g.gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
+      }
+    }
+    g.steps = deltas_;
+  }
+
+ private:
+  struct Chunk {
+    NumbersOn<Dual> numbers;
+    analysis::CostAccumulator<Dual> costs;
+    Eigen::Index first;
+    int count;
+    Chunk(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds, std::size_t f)
+        : numbers(st, seeded, seeds), costs(st.costs), first(static_cast<Eigen::Index>(f)), count(static_cast<int>(seeded.size())) {}
+  };
+  static Eigen::VectorXd values(const Vec<Dual>& x) {
+    Eigen::VectorXd v(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) v[i] = x[i].v;
+    return v;
+  }
+  // f and the outputs along the chunk's directions: the state's by AD, the parameters' by AD
+  // (the chunk's seeded numbers) or, for GSAM, by differences of the system-level evaluation
+  // at the frozen state
+  Status along(const Chunk& c, const std::vector<dyn::Dof>& dofs, double t, const Vec<Dual>& x, const Vec<Dual>& v, const Eigen::VectorXd& z,
+               dyn::MatrixROn<Dual>& e, std::vector<Dual>* outputs) const {
+    const bool ad = partials_ == Partials::AutomaticDifferentiation;
+    if (Status s = dyn::evaluateOn<Dual>(st_.model, ad ? c.numbers.tree : plain_.tree, dofs, t, x, v, z, e); !s.ok()) return s;
+    std::vector<double> explicitPart;  // GSAM: the outputs' own parameter derivatives, lane by lane
+    if (!ad) {
+      const Eigen::VectorXd xv = values(x), vv = values(v);
+      dyn::MatrixROn<double> e0;
+      if (Status s = dyn::evaluateOn<double>(st_.model, nominal_.tree, dofs, t, xv, vv, z, e0); !s.ok()) return s;
+      const std::size_t no = st_.outputs.names.size();
+      std::vector<double> o0(no), ok(no);
+      if (outputs) {
+        analysis::outputsOn<double>(st_.outputs, st_.model.tree, nominal_.tree, e0.z, e0.zd, e0.zdd, t, o0.data());
+        explicitPart.assign(no * kLanes, 0.0);
+      }
+      for (int j = 0; j < c.count; ++j) {
+        const auto k = static_cast<std::size_t>(c.first + j);
+        const double inv = 1 / deltas_[k];
+        for (const auto& set : moved_[k]) {  // GSAM: one set; LSAM: an element each, summed
+          dyn::MatrixROn<double> ek;
+          if (Status s = dyn::evaluateOn<double>(st_.model, set->tree, dofs, t, xv, vv, z, ek); !s.ok()) return s;
+          for (Eigen::Index i = 0; i < e.z.size(); ++i) {
+            e.z[i].g[j] += (ek.z[i] - e0.z[i]) * inv;
+            e.zd[i].g[j] += (ek.zd[i] - e0.zd[i]) * inv;
+            e.zdd[i].g[j] += (ek.zdd[i] - e0.zdd[i]) * inv;
+          }
+          for (Eigen::Index i = 0; i < e.zidd.size(); ++i) e.zidd[i].g[j] += (ek.zidd[i] - e0.zidd[i]) * inv;
+          if (outputs) {
+            analysis::outputsOn<double>(st_.outputs, st_.model.tree, set->tree, e0.z, e0.zd, e0.zdd, t, ok.data());
+            for (std::size_t i = 0; i < no; ++i) explicitPart[i * kLanes + static_cast<std::size_t>(j)] += (ok[i] - o0[i]) * inv;
+          }
+        }
+      }
+    }
+    if (!outputs) return {};
+    // through the state (every lane, now that z, ż, z̈ carry them), plus GSAM's explicit part
+    outputs->resize(st_.outputs.names.size());
+    analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, ad ? c.numbers.tree : plain_.tree, e.z, e.zd, e.zdd, t, outputs->data());
+    if (!ad)
+      for (std::size_t i = 0; i < outputs->size(); ++i)
+        for (int j = 0; j < kLanes; ++j) (*outputs)[i].g[j] += explicitPart[i * kLanes + static_cast<std::size_t>(j)];
+    return {};
+  }
+  // x with lanes j = columns first + j of D (D empty: no derivatives)
+  static Vec<Dual> seeded(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first) {
+    Vec<Dual> y(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      y[i] = Dual(x[i]);
+      for (int j = 0; j < kLanes && D.size() && first + j < D.cols(); ++j) y[i].g[j] = D(i, first + j);
+    }
+    return y;
+  }
+  // a row of the histories: this chunk's lanes of every output
+  void history(const Chunk& c, const std::vector<Dual>& out) {
+    if (!histories_) return;
+    const std::size_t no = out.size(), p = st_.parameters.size();
+    row_.resize(1 + no + no * p);
+    for (std::size_t i = 0; i < no; ++i) {
+      row_[1 + i] = out[i].v;
+      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
+    }
+  }
+  void sendHistory(double t) {
+    if (!histories_) return;
+    if (st_.parameters.empty()) row_.resize(1 + st_.outputs.names.size());
+    row_[0] = t;
+    rows_.insert(rows_.end(), row_.begin(), row_.end());
+    if (rows_.size() >= 256 * columns_.size()) flush();
+  }
+  static void store(const Chunk& c, const Vec<Dual>& x, Eigen::MatrixXd& D) {
+    for (int j = 0; j < c.count; ++j)
+      for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
+  }
+  const Study& st_;
+  NumbersOn<Dual> plain_;     // no parameter seeded: f_x and f_v
+  NumbersOn<double> nominal_; // GSAM: the system at the parameters' values
+  // GSAM: the numbers with parameter k moved by δ_k; LSAM: the same one element at a time
+  std::vector<std::vector<std::unique_ptr<NumbersOn<double>>>> moved_;
+  std::vector<double> deltas_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  Eigen::MatrixXd X_, V_, A_;  // d × p: ∂zⁱ/∂ρ, ∂żⁱ/∂ρ, ∂z̈ⁱ/∂ρ
+  integ::State last_;
+  analysis::RowSink histories_;
+  Partials partials_;
+  bool rungeKutta_ = false;
+  std::vector<std::string> columns_;
+  std::vector<double> row_, rows_;
+  std::size_t sent_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<DirectMethod> directMethod(const Study& st, const SensitivitySpec& spec) { return std::make_unique<DirectObserver>(st, spec); }
+
+}  // namespace lw::sens::detail
