@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
@@ -163,6 +164,68 @@ TEST(Sensitivity, TheAdjointOverTheStoredRunEqualsTheDirectMethodAndCheckpointsC
     for (std::size_t c = 0; c < direct.costs.size(); ++c)
       EXPECT_NEAR(stored.methods.front().values[c], direct.methods.front().values[c], 1e-12 * std::abs(direct.methods.front().values[c]));
   }
+}
+
+TEST(Sensitivity, TheSpatialFourBarSwingAgreesAcrossMethods) {
+  // a spatial loop (revolute, universal, spherical, revolute: a quaternion coordinate and its unit
+  // norm) with its masses and gravity as parameters
+  Mechanism m = test::sampleMechanism("spatial-four-bar-swing");
+  for (const char* name : {"m_crank", "m_rod", "m_follower", "g"}) {
+    Parameter p;
+    p.name = name;
+    p.value = name[0] == 'g' ? 9.81 : 1.0;
+    m.parameters.push_back(p);
+  }
+  const char* masses[] = {"m_crank", "m_rod", "m_follower"};
+  for (std::size_t b = 0; b < 3; ++b) {
+    m.parameters[b].value = m.bodies[b].mass.value;
+    m.bodies[b].mass = Number::expr(masses[b]);
+  }
+  m.gravity[2] = Number::expr("-g");
+  std::erase_if(m.outputs, [](const Output& o) { return o.type == Output::Type::Energy; });
+  Cost c;
+  c.name = "swing";
+  c.expression = Expression::parseOrThrow("C.z^2 + 0.1*B.y^2");
+  m.costs = {c};
+  const SensitivityResult r = runSensitivity(m, spec(Method::Compare, 0.3, 1e-3));
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-4, 1e-2);
+}
+
+TEST(Sensitivity, TheGradientPassesATaylorTest) {
+  // ψ(ρ + hδ) − ψ(ρ) − h ∇ψ·δ falls as h² over three decades (a wrong gradient leaves it at O(h))
+  const Mechanism m = test::sampleMechanism("five-bar");
+  const SensitivitySpec s = spec(Method::Direct, 0.1, 1e-3);
+  const SensitivityResult base = runSensitivity(m, s);
+  ASSERT_TRUE(base.status.ok()) << base.status.message;
+  const double direction[] = {0.3, -0.5, 0.2, 0.4, -0.1};
+  double along = 0;
+  for (int k = 0; k < 5; ++k) along += base.methods.front().gradient(1, k) * direction[k];  // ψ2
+  // the negative control: the same test with one term left out (L_A1's, the one that moves the
+  // assembly) falls only as h
+  const double missing = along - base.methods.front().gradient(1, 4) * direction[4];
+  std::vector<double> remainders, wrong;
+  for (double h : {1e-2, 1e-3, 1e-4}) {
+    Mechanism moved = m;
+    // each parameter moved by hδ_k, an expression one keeping its expression (xG_A1 = L_A1/2 + hδ
+    // follows L_A1, as the gradient's chain does)
+    for (int k = 0; k < 5; ++k) {
+      Number& value = moved.parameters[static_cast<std::size_t>(k)].value;
+      char shift[64];
+      std::snprintf(shift, sizeof shift, "%.17g", h * direction[k]);
+      value = value.isLiteral() ? Number(value.value + h * direction[k]) : Number::expr("(" + value.expression.text() + ") + " + shift);
+    }
+    const SensitivityResult r = runSensitivity(moved, s);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    remainders.push_back(std::abs(r.methods.front().values[1] - base.methods.front().values[1] - h * along));
+    wrong.push_back(std::abs(r.methods.front().values[1] - base.methods.front().values[1] - h * missing));
+  }
+  EXPECT_NEAR(remainders[0] / remainders[1], 100, 15);
+  EXPECT_NEAR(remainders[1] / remainders[2], 100, 15);
+  EXPECT_NEAR(wrong[1] / wrong[2], 10, 1.5);
+  EXPECT_GT(wrong[2], 100 * remainders[2]);
 }
 
 TEST(Sensitivity, AGridThroughItsFlatSingularPositionAgreesWithComplexStep) {
