@@ -350,7 +350,7 @@ int simulate(const SimulateArgs& a) {
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;
-  spec.costsOf = &*r.mechanism;
+  spec.mechanism = &*r.mechanism;
   CsvStream csv;
   if (!csv.open(a.out, spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt) + 1)) return kIoError;
   spec.rows = csv.sink();

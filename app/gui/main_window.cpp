@@ -556,7 +556,7 @@ void MainWindow::showMechanism() {
   Diagnostics d;
   auto resolved = resolve(*mechanism_, d);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
-  analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt);
+  analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt, std::make_shared<const Mechanism>(*mechanism_));
   sketch_->setMechanism(*mechanism_, resolved_);
   if (!resolved_) {  // an empty new document, or a sketch that is not a mechanism yet
     scene_->clear();

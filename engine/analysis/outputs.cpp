@@ -51,7 +51,12 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
       case Output::Type::JointCoordinate:
       case Output::Type::JointRate: {
         const int j = r.findJoint(out.joint);
+        c.joint = j;
         c.node = j >= 0 ? tree.treeJointNode[static_cast<std::size_t>(j)] : -1;
+        if (j >= 0) {
+          const JointType type = r.joints[static_cast<std::size_t>(j)].type;
+          c.angle = !(type == JointType::Slider || type == JointType::Prismatic);
+        }
         if (c.node >= 0) c.sign = tree.nodes[static_cast<std::size_t>(c.node)].flip ? -1 : 1;
         else problem = "joint '" + out.joint + "' closes a loop of the spanning tree: its coordinate is not measured yet";
         break;
@@ -65,6 +70,7 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
         break;
       }
       case Output::Type::Energy:
+        c.which = out.which;
         problem = "energies are not differentiated yet";
         break;
       case Output::Type::ConstraintResidual:
@@ -77,6 +83,23 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
   }
   return o;
 }
+
+namespace {
+// a joint coordinate's value in the stored configuration (where the tree's coordinate is zero)
+template <class S>
+S storedCoordinate(const OutputComponents::Component& c, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p) {
+  const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.joint)];
+  if (!c.angle) return p.joints[static_cast<std::size_t>(c.joint)].slide;
+  if (tree.dimension != 2) return S(0.0);
+  // planar: the angle of R1ᵀ R2 about z
+  const auto& R1 = p.mech.bodies[static_cast<std::size_t>(jt.body(0))].rotation;
+  const auto& R2 = p.mech.bodies[static_cast<std::size_t>(jt.body(1))].rotation;
+  const S cosine = R1(0, 0) * R2(0, 0) + R1(1, 0) * R2(1, 0) + R1(2, 0) * R2(2, 0);
+  const S sine = R1(0, 1) * R2(0, 0) + R1(1, 1) * R2(1, 0) + R1(2, 1) * R2(2, 0);
+  using num::atan2;
+  return atan2(sine, cosine);
+}
+}  // namespace
 
 template <class S>
 void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
@@ -96,7 +119,7 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
       case Output::Type::PointVelocity: v = at(c.point, c.axis).d; break;
       case Output::Type::PointAcceleration: v = at(c.point, c.axis).dd; break;
       case Output::Type::JointCoordinate:
-        if (c.node >= 0) v = z[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign;
+        if (c.node >= 0) v = z[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign + storedCoordinate(c, tree, p);
         break;
       case Output::Type::JointRate:
         if (c.node >= 0) v = zd[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign;

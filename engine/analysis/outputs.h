@@ -21,7 +21,10 @@ struct OutputComponents {
     int point = -1;      // index into points (point outputs)
     int axis = 0;        // x, y, z
     int node = -1;       // joint outputs: the tree node
+    int joint = -1;      // joint outputs: the mechanism joint
     double sign = 1;     // joint outputs: the coordinate's sign
+    bool angle = true;   // joint outputs: a rotation (else a slide)
+    Output::Energy which = Output::Energy::Total;  // energy outputs
     int springs[2] = {-1, -1};  // spring length: indices into points
   };
   std::vector<std::string> names;       // "p2.x", "E"
@@ -34,8 +37,11 @@ struct OutputComponents {
 /// The outputs of `m` (resolved as `r`, compiled as `tree`).
 OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree);
 
-/// Every component at (z, ż, z̈, t) on S with numbers `p` (`out` has names.size() entries). Energy
-/// and constraint-residual outputs are not evaluated (left zero): compileCosts refuses costs that use them.
+/// Every component at (z, ż, z̈, t) on S with numbers `p` (`out` has names.size() entries). A joint
+/// coordinate is absolute: a pin's the angle from body 1's x axis to body 2's (planar), a slide
+/// the distance of body 2's point from body 1's along the axis; a spatial revolute joint's angle
+/// counts from the stored configuration. Energy and constraint-residual outputs are not evaluated
+/// (left zero): compileCosts refuses costs that use them, a run fills them itself.
 template <class S>
 void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,

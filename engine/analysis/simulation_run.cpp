@@ -184,9 +184,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   CostSet costSet;
   std::unique_ptr<CostAccumulator<double>> costs;
   std::vector<double> outputValues;
-  if (spec.costsOf && !spec.costsOf->costs.empty()) {
-    costOutputs = compileOutputs(*spec.costsOf, m, model.tree);
-    res.costProblem = compileCosts(*spec.costsOf, m, costOutputs, {}, costSet);
+  if (spec.mechanism && !spec.mechanism->costs.empty()) {
+    costOutputs = compileOutputs(*spec.mechanism, m, model.tree);
+    res.costProblem = compileCosts(*spec.mechanism, m, costOutputs, {}, costSet);
     if (res.costProblem.empty()) {
       costs = std::make_unique<CostAccumulator<double>>(costSet);
       outputValues.resize(costOutputs.names.size());
@@ -210,6 +210,11 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   for (const char* c : {"energy.kinetic", "energy.potential", "energy.total", "constraint.position", "constraint.velocity",
                         "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
     res.columns.push_back(c);
+  // the file's outputs by name ("rocker_angle", "p2.x")
+  OutputComponents rowOutputs;
+  if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree);
+  for (const auto& name : rowOutputs.names) res.columns.push_back(name);
+  std::vector<double> rowOutputValues(rowOutputs.names.size());
 
   // works and dissipation: trapezoidal quadrature of the powers over the steps
   dyn::Powers lastPower;
@@ -273,7 +278,19 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     res.values.push_back(applied);
     res.values.push_back(driver);
     // zero up to the quadrature and integration errors: E − E0 − W_applied − W_driver + E_dissipated
-    res.values.push_back(e.total() - E0 - applied - driver + dissipated);
+    const double balance = e.total() - E0 - applied - driver + dissipated;
+    res.values.push_back(balance);
+    if (!rowOutputs.names.empty()) {
+      outputsOn<double>(rowOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, rowOutputValues.data());
+      for (std::size_t i = 0; i < rowOutputValues.size(); ++i) {
+        const auto& c = rowOutputs.components[i];
+        if (c.type == Output::Type::Energy)
+          rowOutputValues[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
+        else if (c.type == Output::Type::ConstraintResidual)
+          rowOutputValues[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
+      }
+      res.values.insert(res.values.end(), rowOutputValues.begin(), rowOutputValues.end());
+    }
     // a row that is not finite is not kept, and the run stops with the column and the time
     if (auto problem = nonFiniteInLastRow(res.columns, res.values); !problem.empty()) {
       res.values.resize(res.values.size() - res.columns.size());
@@ -282,7 +299,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       nonFinite = true;
       return;
     }
-    energyWatch.add(t, e.total(), e.kinetic, res.values.back());
+    energyWatch.add(t, e.total(), e.kinetic, balance);
     // a streamed run passes its rows on in blocks and keeps none
     if (res.values.size() >= 256 * res.columns.size()) sendRows(spec.rows, res.columns, res.values, res.sentRows);
   };

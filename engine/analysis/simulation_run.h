@@ -51,7 +51,9 @@ struct SimulationSpec {
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
   StepObserver* observer = nullptr;  // Matrix R: told of every accepted step
-  const Mechanism* costsOf = nullptr;  // set (the Mechanism the run's was resolved from): its costs are evaluated
+  // set (the Mechanism the run's was resolved from): its outputs become named columns of the rows
+  // and its costs are evaluated
+  const Mechanism* mechanism = nullptr;
 };
 
 struct SimulationResult {
@@ -80,7 +82,8 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
                                const std::atomic<bool>* cancel = nullptr);
 
 /// time, the independent coordinates, every point's position and velocity (as in the kinematics
-/// CSV), energy.kinetic, energy.potential, energy.total, constraint.position, constraint.velocity
+/// CSV), energy.kinetic, energy.potential, energy.total, constraint.position, constraint.velocity,
+/// the energy bookkeeping, then (with SimulationSpec::mechanism) the file's outputs by component
 std::string toCsv(const SimulationResult& r);
 
 }  // namespace lw::analysis

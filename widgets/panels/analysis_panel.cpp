@@ -107,10 +107,12 @@ AnalysisPanel::~AnalysisPanel() {
   if (worker_.joinable()) worker_.join();
 }
 
-void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt) {
+void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt,
+                                 std::shared_ptr<const Mechanism> source) {
   stop();
   ++generation_;
   mechanism_ = std::move(m);
+  source_ = std::move(source);
   run_->setEnabled(mechanism_ != nullptr && !running_);
   // a sensible default: kinematics moves a driven mechanism, dynamics one without drivers
   if (mechanism_) choice_->setCurrentIndex(mechanism_->drivers.empty() ? 2 : 0);
@@ -132,8 +134,9 @@ void AnalysisPanel::run() {
   progress_->setValue(0);
   status_->setText(tr("Running..."));
   auto mech = mechanism_;
+  auto source = source_;
   const unsigned generation = generation_;
-  worker_ = std::thread([this, c, tEnd, dt, outputDt, mech, generation] {
+  worker_ = std::thread([this, c, tEnd, dt, outputDt, mech, source, generation] {
     // progress reaches the UI through queued calls, at most one per permille so that a fast
     // kinematic run does not flood the event queue
     auto progress = [this, last = -1](double f) mutable {
@@ -163,6 +166,7 @@ void AnalysisPanel::run() {
       spec.tEnd = tEnd;
       spec.dt = dt;
       spec.outputDt = outputDt;
+      spec.mechanism = source.get();  // the file's outputs as named columns, its costs evaluated
       auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
       r->warnings = s.warnings;
       take(std::move(s));

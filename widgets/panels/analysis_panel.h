@@ -22,6 +22,7 @@ class QCheckBox;
 
 namespace lw {
 struct ResolvedMechanism;
+struct Mechanism;
 }
 
 namespace lw::widgets {
@@ -44,7 +45,9 @@ class AnalysisPanel : public QWidget {
   explicit AnalysisPanel(QWidget* parent = nullptr);
   ~AnalysisPanel() override;
   /// The mechanism the next run analyses (a snapshot: edits never reach a running job).
-  void setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt);
+  /// `source`: the Mechanism `m` was resolved from (a snapshot): a dynamics run then writes its
+  /// outputs by name and evaluates its costs.
+  void setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt, std::shared_ptr<const Mechanism> source = {});
   bool running() const { return running_; }
   QComboBox* analysisChoice() const { return choice_; }
   QDoubleSpinBox* endTime() const { return tEnd_; }
@@ -62,6 +65,7 @@ class AnalysisPanel : public QWidget {
  private:
   void finish(std::shared_ptr<RunResults> r, unsigned generation);
   std::shared_ptr<const ResolvedMechanism> mechanism_;
+  std::shared_ptr<const Mechanism> source_;
   QComboBox* choice_;
   QDoubleSpinBox *tEnd_, *dt_, *outputDt_;
   QPushButton *run_, *stop_;

@@ -351,7 +351,7 @@ TEST(Sensitivity, EveryRunEvaluatesTheFilesCostsAsTheSensitivitiesDo) {
     analysis::SimulationSpec run;
     run.tEnd = 0.1;
     run.dt = 1e-3;
-    run.costsOf = &m;
+    run.mechanism = &m;
     for (auto formulation : {analysis::Formulation::MatrixR, analysis::Formulation::Penalty}) {
       run.formulation = formulation;
       const auto sim = analysis::runSimulation(*r, run);
