@@ -3,6 +3,7 @@
 // 5 analysis failed.
 #include <CLI/CLI.hpp>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -465,7 +466,21 @@ int sensitivity(const SensitivityArgs& a) {
     if (!histories.open(a.histories, spec.run.tEnd / spec.run.dt + 1)) return kIoError;
     spec.histories = histories.sink();
   }
-  const auto result = lw::sens::runSensitivity(*r.mechanism, spec);
+  // a study can take minutes (the complex step replays the run once per parameter): on a
+  // terminal, the share done every second or so
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  auto lastShown = std::chrono::steady_clock::now();
+  bool shown = false, done = false;
+  auto progress = [&](double f) {
+    if (!terminal || done) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - lastShown < std::chrono::seconds(1) && (f < 1 || !shown)) return;
+    lastShown = now;
+    shown = true;
+    done = f >= 1;
+    std::cerr << "\r" << a.file << ": " << static_cast<int>(100 * f) << " %" << (done ? "\n" : "") << std::flush;
+  };
+  const auto result = lw::sens::runSensitivity(*r.mechanism, spec, progress);
   if (!a.histories.empty()) {
     if (const int written = histories.finish(static_cast<std::size_t>(result.steps + 1)); written != kOk) return written;
   }
