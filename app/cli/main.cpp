@@ -321,6 +321,7 @@ int kinematics(const KinematicsArgs& a) {
   if (!lw::analysis::parseKinematicsMethod(a.method, spec.method)) return kUsage;
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
+  spec.mechanism = &*r.mechanism;
   CsvStream csv;
   if (!csv.open(a.out, spec.tEnd / spec.dt + 1)) return kIoError;
   spec.rows = csv.sink();

@@ -1,5 +1,9 @@
 #include "analysis/kinematics_run.h"
 
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <limits>
+
 #include "analysis/csv.h"
 #include "analysis/result_size.h"
 
@@ -54,6 +58,154 @@ void appendRow(const ResolvedMechanism& m, const kin::NaturalModel& nm, double t
       }
     }
 }
+
+// The file's outputs from a row of point columns and the bodies' poses: a point's its columns; a
+// joint coordinate absolute as in the dynamics (analysis/outputs.h): planar, the angle of R1ᵀR2;
+// spatial, the rotation about the joint's axis since the stored configuration; a slide, the
+// distance along body 1's axis; a planar joint's rate from two points of each body.
+struct RowOutputs {
+  struct Item {
+    Output::Type type = Output::Type::PointPosition;
+    int column = -1;          // point outputs: the row's column (offset from the row's start)
+    int joint = -1;
+    bool angle = true;
+    int points[2][2] = {{-1, -1}, {-1, -1}};  // spring: (body, point) of each end
+  };
+  std::vector<std::string> names;
+  std::vector<Item> items;
+  std::size_t count = 0;                 // moving bodies' points
+  std::vector<std::size_t> firstPoint;   // by body: its first point among them
+  mutable std::vector<double> last;      // by item: the previous row's value (angles are unwrapped)
+
+  void compile(const Mechanism& mech, const ResolvedMechanism& m) {
+    const char* axes = "xyz";
+    firstPoint.assign(m.bodies.size(), 0);
+    for (std::size_t b = 1; b < m.bodies.size(); ++b) {
+      firstPoint[b] = count;
+      count += m.bodies[b].points.size();
+    }
+    auto pointAt = [&](const Ref& ref, int& body, int& index) {
+      body = m.findBody(ref.body);
+      index = -1;
+      if (body < 0) return;
+      const auto& names = m.bodies[static_cast<std::size_t>(body)].pointNames;
+      const auto it = std::find(names.begin(), names.end(), ref.item);
+      if (it != names.end()) index = static_cast<int>(it - names.begin());
+    };
+    for (const Output& o : mech.outputs) {
+      Item item;
+      item.type = o.type;
+      switch (o.type) {
+        case Output::Type::PointPosition:
+        case Output::Type::PointVelocity:
+        case Output::Type::PointAcceleration: {
+          int body = -1, index = -1;
+          pointAt(o.point, body, index);
+          if (body <= 0 || index < 0) continue;  // the ground's points do not move: not in the rows
+          const std::size_t block = o.type == Output::Type::PointPosition ? 0 : o.type == Output::Type::PointVelocity ? 1 : 2;
+          for (int k = 0; k < m.dimension; ++k) {
+            item.column = static_cast<int>(1 + (block * count + firstPoint[static_cast<std::size_t>(body)] + static_cast<std::size_t>(index)) *
+                                                    static_cast<std::size_t>(m.dimension) + static_cast<std::size_t>(k));
+            names.push_back(o.name + "." + axes[k]);
+            items.push_back(item);
+          }
+          continue;
+        }
+        case Output::Type::JointCoordinate:
+        case Output::Type::JointRate:
+          item.joint = m.findJoint(o.joint);
+          if (item.joint < 0) continue;
+          {
+            const auto& jt = m.joints[static_cast<std::size_t>(item.joint)];
+            item.angle = !(jt.type == JointType::Slider || jt.type == JointType::Prismatic);
+            if (!item.angle && !jt.axes[0].valid()) continue;
+            // a rate from the rows: planar rotations only (two points on each moving body)
+            if (o.type == Output::Type::JointRate) {
+              if (m.dimension != 2 || !item.angle) continue;
+              bool measurable = true;
+              for (int s = 0; s < 2; ++s)
+                measurable = measurable && (jt.body(s) == 0 || m.bodies[static_cast<std::size_t>(jt.body(s))].points.size() >= 2);
+              if (!measurable) continue;
+            }
+          }
+          break;
+        case Output::Type::SpringLength: {
+          const auto it = std::find_if(mech.forces.begin(), mech.forces.end(), [&](const Force& f) { return f.name == o.spring; });
+          if (it == mech.forces.end()) continue;
+          pointAt(it->points[0], item.points[0][0], item.points[0][1]);
+          pointAt(it->points[1], item.points[1][0], item.points[1][1]);
+          break;
+        }
+        case Output::Type::Energy:
+        case Output::Type::ConstraintResidual: continue;  // the dynamics' columns
+      }
+      names.push_back(o.name);
+      items.push_back(item);
+    }
+  }
+
+  // `row`: the row's values (time first); `poses`: 12 per body
+  void append(const ResolvedMechanism& m, const double* row, const std::vector<double>& poses, std::vector<double>& out) const {
+    const bool first = last.empty();
+    last.resize(items.size());
+    auto R = [&](int b) { return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&poses[12 * static_cast<std::size_t>(b)]); };
+    auto X = [&](int b) { return Eigen::Map<const Eigen::Vector3d>(&poses[12 * static_cast<std::size_t>(b) + 9]); };
+    auto point = [&](int b, int i) { return Eigen::Vector3d(X(b) + R(b) * m.bodies[static_cast<std::size_t>(b)].points[static_cast<std::size_t>(i)]); };
+    for (const Item& item : items) {
+      double v = std::numeric_limits<double>::quiet_NaN();
+      switch (item.type) {
+        case Output::Type::PointPosition:
+        case Output::Type::PointVelocity:
+        case Output::Type::PointAcceleration: v = row[item.column]; break;
+        case Output::Type::JointCoordinate: {
+          const auto& jt = m.joints[static_cast<std::size_t>(item.joint)];
+          const int b1 = jt.body(0), b2 = jt.body(1);
+          if (!item.angle) {
+            if (jt.axes[0].valid())
+              v = (point(b2, jt.points[1].index) - point(b1, jt.points[0].index)).dot(R(b1) * m.bodies[static_cast<std::size_t>(b1)].vectors[static_cast<std::size_t>(jt.axes[0].index)]);
+            break;
+          }
+          const Eigen::Matrix3d rel = R(b1).transpose() * R(b2);
+          if (m.dimension == 2) {
+            v = std::atan2(rel(1, 0), rel(0, 0));
+          } else {  // the turn about body 1's axis since the stored configuration
+            const auto& B1 = m.bodies[static_cast<std::size_t>(b1)];
+            const auto& B2 = m.bodies[static_cast<std::size_t>(b2)];
+            const Eigen::Matrix3d d = rel * (B1.rotation.transpose() * B2.rotation).transpose();
+            const Eigen::Vector3d u = jt.axes[0].valid() ? B1.vectors[static_cast<std::size_t>(jt.axes[0].index)] : Eigen::Vector3d::UnitZ();
+            const Eigen::Vector3d w(d(2, 1) - d(1, 2), d(0, 2) - d(2, 0), d(1, 0) - d(0, 1));
+            v = std::atan2(0.5 * w.dot(u), 0.5 * (d.trace() - 1));
+          }
+          // continuous through ±π, as the dynamics' stored angle plus coordinate is: a crank that
+          // turns reads 60°, 150°, 240°, not −120°
+          if (!first) v += 2 * M_PI * std::round((last[static_cast<std::size_t>(&item - items.data())] - v) / (2 * M_PI));
+          break;
+        }
+        case Output::Type::JointRate: {  // planar: ω₂ − ω₁, each from two points' positions and velocities
+          const auto& jt = m.joints[static_cast<std::size_t>(item.joint)];
+          auto omega = [&](int b) {
+            if (b == 0) return 0.0;
+            const std::size_t p0 = firstPoint[static_cast<std::size_t>(b)], dim = 2;
+            const double* r0 = row + 1 + p0 * dim, *r1 = r0 + dim;
+            const double* v0 = row + 1 + (count + p0) * dim, *v1 = v0 + dim;
+            const double dx = r1[0] - r0[0], dy = r1[1] - r0[1], dvx = v1[0] - v0[0], dvy = v1[1] - v0[1];
+            return (dx * dvy - dy * dvx) / (dx * dx + dy * dy);
+          };
+          v = omega(jt.body(1)) - omega(jt.body(0));
+          break;
+        }
+        case Output::Type::SpringLength:
+          if (item.points[0][1] >= 0 && item.points[1][1] >= 0)
+            v = (point(item.points[1][0], item.points[1][1]) - point(item.points[0][0], item.points[0][1])).norm();
+          break;
+        case Output::Type::Energy:
+        case Output::Type::ConstraintResidual: break;
+      }
+      last[static_cast<std::size_t>(&item - items.data())] = v;
+      out.push_back(v);
+    }
+  }
+};
 
 }  // namespace
 
@@ -114,6 +266,11 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       for (const auto& p : m.bodies[b].pointNames)
         for (int k = 0; k < m.dimension; ++k)
           result.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
+  RowOutputs outputs;
+  if (spec.mechanism) outputs.compile(*spec.mechanism, m);
+  const std::size_t pointColumns = result.columns.size();
+  for (const auto& n : outputs.names) result.columns.push_back(n);
+  std::vector<double> rowPoses;
   // before any solving: a time span that makes no run, or rows that cannot fit, are refused at once
   if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
     result.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
@@ -173,6 +330,14 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     }
     if (modular) appendRow(m, nm, t, md->q, md->qd, md->qdd, result.values);
     else appendRow(m, nm, t, global.q, global.qd, global.qdd, result.values);
+    if (!outputs.items.empty()) {
+      rowPoses.clear();
+      appendPoses(m, nm, modular ? md->q : global.q, rowPoses);
+      const std::size_t start = result.values.size() - pointColumns;
+      std::vector<double> values;
+      outputs.append(m, result.values.data() + start, rowPoses, values);
+      result.values.insert(result.values.end(), values.begin(), values.end());
+    }
     if (auto problem = nonFiniteInLastRow(result.columns, result.values); !problem.empty()) {
       result.values.resize(result.values.size() - result.columns.size());
       result.status = lw::failure(lw::Status::Code::NotConverged, t, problem);

@@ -24,6 +24,9 @@ struct KinematicsSpec {
   double dt = 0.01;
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
+  // set (the Mechanism the run's was resolved from): its point, joint and spring outputs become
+  // named columns after the points' (energies and residuals are the dynamics' columns)
+  const Mechanism* mechanism = nullptr;
 };
 
 /// Time histories of every point of every moving body, in model order.

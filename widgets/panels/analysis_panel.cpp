@@ -158,6 +158,7 @@ void AnalysisPanel::run() {
       spec.method = c.method;
       spec.tEnd = tEnd;
       spec.dt = dt;
+      spec.mechanism = source.get();  // the file's outputs as named columns
       take(analysis::runKinematics(*mech, spec, progress, &cancel_));
     } else {
       analysis::SimulationSpec spec;
