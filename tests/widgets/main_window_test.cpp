@@ -366,8 +366,17 @@ TEST_F(MainWindowTest, PlotsShowTheRunAndFollowPlayback) {
   ASSERT_NE(results, nullptr);
   auto* plots = w.plotPanel();
   ASSERT_EQ(plots->plottedColumns().size(), 1) << "a first column is plotted by default";
+  // the first that moves: not crank.A.x, the ground pivot's flat line
+  EXPECT_EQ(plots->plottedColumns().front(), "crank.B.x");
   ASSERT_EQ(plots->plot()->graphCount(), 1);
   EXPECT_EQ(plots->plot()->graph(0)->dataCount(), static_cast<int>(results->rows));
+
+  // the file's outputs are columns: the transmission function, rocker against crank angle
+  plots->plotColumns("crank_angle", {"rocker_angle"});
+  ASSERT_EQ(plots->plot()->plottableCount(), 1);
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/main_window_transmission.png");
+  plots->plotColumns("time", {"crank.B.x"});
 
   // the coupler curve of point C: y against x, as a parametric curve with the run's values
   plots->plotColumns("coupler.C.x", {"coupler.C.y", "rocker.D.y"});

@@ -154,10 +154,27 @@ void PlotPanel::setResults(std::shared_ptr<const RunResults> r) {
     plot_->replot();
     return;
   }
-  // keep the user's choice when it still applies; else the first column after time
+  // keep the user's choice when it still applies; else the first column after time that moves (a
+  // ground pivot's coordinate is a flat line)
   keep.erase(std::remove_if(keep.begin(), keep.end(), [&](const QString& c) { return columnIndex(*results_, c) < 0; }),
              keep.end());
-  if (keep.isEmpty() && results_->columns.size() > 1) keep << QString::fromStdString(results_->columns[1]);
+  if (keep.isEmpty() && results_->columns.size() > 1) {
+    const std::size_t n = results_->columns.size(), rows = results_->values.size() / n;
+    std::size_t pick = 1;
+    for (std::size_t c = 1; c < n && rows > 1; ++c) {
+      double lo = results_->values[c], hi = lo;
+      for (std::size_t r = 1; r < rows; ++r) {
+        const double v = results_->values[r * n + c];
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      if (hi - lo > 1e-9 * std::max(1.0, std::max(std::abs(lo), std::abs(hi)))) {
+        pick = c;
+        break;
+      }
+    }
+    keep << QString::fromStdString(results_->columns[pick]);
+  }
   plotColumns(columnIndex(*results_, oldX) >= 0 ? oldX : QStringLiteral("time"), keep);
   filter_->setText(filter_->text());  // re-apply the filter to the new rows
 }
