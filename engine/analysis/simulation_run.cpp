@@ -392,6 +392,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (!res.status.ok()) return res;
   }
   std::vector<integ::State> pieceEnds;  // an accepted step's pieces, for the observer
+  Eigen::VectorXd zAccepted, zdAccepted, zddAccepted, update;
   MatrixRSystem sys(model, data);
   const int n = static_cast<int>(data.dofs.size());
   integ::Trapezoidal trap(n);
@@ -548,6 +549,18 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (!res.status.ok()) break;
     ++res.steps;
     sys.setAnchor();
+    // the accepted state's dependent coordinates: the trapezoidal rule accepts its last Newton
+    // update without evaluating it, and R^Φ of the last evaluation carries that update to first
+    // order (rows and costs of the accepted state, not of the iterate before it; RK45 ends on an
+    // evaluation, where the update is zero)
+    auto carry = [&](const Eigen::VectorXd& dependent, const Eigen::VectorXd& accepted, const Eigen::VectorXd& evaluated, Eigen::VectorXd& out) {
+      update = accepted - evaluated;  // sized once: no allocation per step
+      out = dependent;
+      out.noalias() += data.R * update;
+    };
+    carry(data.z, s.x, data.zi, zAccepted);
+    carry(data.zd, s.v, data.zid, zdAccepted);
+    carry(data.zdd, s.a, data.zidd, zddAccepted);
     if (observer) {
       const integ::State* from = &saved;
       for (const integ::State& end : pieceEnds) {
@@ -580,9 +593,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (!res.status.ok()) break;
     const bool storeEnd = nextRow <= rowCount && std::abs(rowTime(nextRow) - s.t) <= tTiny;
     if (storeEnd) ++nextRow;
-    record(s.t, sys.z(), sys.zd(), sys.zdd(), storeEnd);
+    record(s.t, zAccepted, zdAccepted, zddAccepted, storeEnd);
     if (nonFinite) break;
-    addCosts(s.t, sys.z(), sys.zd(), sys.zdd());
+    addCosts(s.t, zAccepted, zdAccepted, zddAccepted);
     sys.restoreAnchor();
     // watch the conditioning of the choice: change it before it becomes singular. Where the
     // loops themselves approach a singular position (the grids' flat parallelograms, predicted
@@ -626,7 +639,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (progress && res.steps % 32 == 0) progress(s.t / tFinal);
     if (cancel && cancel->load(std::memory_order_relaxed)) {
       res.status = lw::failure(lw::Status::Code::Cancelled, s.t, "cancelled at t = " + lw::shortNumber(s.t));
-      if (!storeEnd) record(s.t, sys.z(), sys.zd(), sys.zdd(), true);  // where it stopped
+      if (!storeEnd) record(s.t, zAccepted, zdAccepted, zddAccepted, true);  // where it stopped
       break;
     }
   }
