@@ -180,7 +180,6 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
     out.types.push_back(c->type);
     out.expressions.push_back(e.bind(slots));
   }
-  (void)m;
   return {};
 }
 

@@ -43,6 +43,29 @@ double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// one run told to two observers
+class BothObservers : public analysis::StepObserver {
+ public:
+  BothObservers(analysis::StepObserver& a, analysis::StepObserver& b) : a_(a), b_(b) {}
+  Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
+    const Status st = a_.start(m, dofs, s, z);
+    return st.ok() ? b_.start(m, dofs, s, z) : st;
+  }
+  Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
+    const Status st = a_.step(dofs, from, to, z);
+    return st.ok() ? b_.step(dofs, from, to, z) : st;
+  }
+  Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
+                  const Eigen::VectorXd& z) override {
+    const Status st = a_.switched(before, after, s, z);
+    return st.ok() ? b_.switched(before, after, s, z) : st;
+  }
+
+ private:
+  analysis::StepObserver& a_;
+  analysis::StepObserver& b_;
+};
+
 // ---- the costs of a double run (values; finite differences) ----
 class CostObserver : public analysis::StepObserver {
  public:
@@ -153,11 +176,6 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     g.method = methods[mi];
     const std::size_t nc = st.costs.names.size(), np = st.parameters.size();
     g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(np));
-    auto run = [&](const Mechanism& mech, const ResolvedMechanism& r, analysis::StepObserver* o) {
-      const auto result = analysis::runSimulation(r, runSpec(spec, o), {}, cancel);
-      (void)mech;
-      return result;
-    };
     if (g.method == Method::Direct) {
       auto o = directMethod(st, spec);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, o.get()), part, cancel);
@@ -183,9 +201,11 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       g.recomputedSteps = stats.recomputedSteps;
       g.checkpointEvery = every;
     } else if (g.method == Method::ComplexStep) {
+      // one forward run: recorded for the replays, and its costs' values
       Recorder rec;
       CostObserver values(st);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &rec), {}, cancel);
+      BothObservers both(rec, values);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &both), {}, cancel);
       res.status = r.status;
       res.steps = r.steps;
       if (!res.status.ok()) return res;
@@ -200,12 +220,10 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           return res;
         }
       }
-      // the values from the complex run's real parts equal the double run's; take the double one
-      const auto r2 = run(m, st.resolved, &values);
       g.values = values.values();
     } else {
       CostObserver values(st);
-      const auto r = run(m, st.resolved, &values);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &values), {}, cancel);
       res.status = r.status;
       res.steps = r.steps;
       if (!res.status.ok()) return res;

@@ -13,7 +13,9 @@
 namespace lw::analysis {
 namespace {
 
-std::map<std::string, std::vector<double>> columnsOf(const SimulationResult& r) {
+// a run's table by column name (simulation and kinematics results alike)
+template <class Result>
+std::map<std::string, std::vector<double>> columnsOf(const Result& r) {
   std::map<std::string, std::vector<double>> out;
   const std::size_t w = r.columns.size();
   for (std::size_t row = 0; row < r.values.size() / w; ++row)
@@ -61,14 +63,6 @@ TEST(NamedOutputs, EnergyOutputsAreTheEnergyColumns) {
   EXPECT_NEAR(col["E"][0], 141.128, 1e-3);  // benchmark-mechanisms.md
 }
 
-std::map<std::string, std::vector<double>> kinematicColumns(const KinematicsResult& r) {
-  std::map<std::string, std::vector<double>> out;
-  const std::size_t w = r.columns.size();
-  for (std::size_t row = 0; row < r.values.size() / w; ++row)
-    for (std::size_t c = 0; c < w; ++c) out[r.columns[c]].push_back(r.values[row * w + c]);
-  return out;
-}
-
 TEST(NamedOutputs, KinematicRowsCarryTheSameOutputsAsTheDynamics) {
   // the natural-coordinate kinematics measures the outputs from its poses and point columns: the
   // same absolute, continuous angles (the crank past 180° reads 240°, not −120°), slides and rates
@@ -89,7 +83,7 @@ TEST(NamedOutputs, KinematicRowsCarryTheSameOutputsAsTheDynamics) {
     s.mechanism = &m;
     const auto dyn = runSimulation(*r, s);
     ASSERT_TRUE(dyn.status.ok()) << dyn.status.message;
-    auto a = kinematicColumns(kin);
+    auto a = columnsOf(kin);
     auto b = columnsOf(dyn);
     int compared = 0;
     for (const Output& o : m.outputs) {
