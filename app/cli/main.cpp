@@ -378,7 +378,7 @@ int simulate(const SimulateArgs& a) {
 
 struct SensitivityArgs {
   std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad", integrator = "trapezoidal";
-  double tEnd = -1, dt = -1, fdStep = 1e-6, delta = 1e-6, tol = 1e-8;
+  double tEnd = -1, dt = -1, fdStep = 1e-4, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
   long checkpointEvery = 0;
 };
@@ -562,6 +562,9 @@ int main(int argc, char** argv) {
   auto* gridCmd = gen->add_subcommand("grid", "Grid of four-bar loops of seed 004 §6.3");
   gridCmd->add_option("--columns", columns, "squares per row (n_y)")->check(CLI::Range(1, 1000));
   gridCmd->add_option("--rows", rows, "rows of squares (n_z)")->check(CLI::Range(1, 1000));
+  bool gridParameters = false;
+  gridCmd->add_flag("--design-parameters", gridParameters,
+                    "with design parameters (masses, gravity, initial rate) and a cost, for sensitivity studies");
   gridCmd->add_option("-o,--out", genOut, "output file (default: standard output)");
 
   std::string decFile;
@@ -620,7 +623,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
   sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
   sensCmd->add_option("--tol", sensArgs.tol, "rk45: relative tolerance (default 1e-8)")->check(finiteAbove(0, false, 1));
-  sensCmd->add_option("--fd-step", sensArgs.fdStep, "finite differences: the relative step (default 1e-6; each parameter's "
+  sensCmd->add_option("--fd-step", sensArgs.fdStep, "finite differences: the relative step (default 1e-4; each parameter's "
                                                     "step is reported)")
       ->check(finiteAbove(0, false, 1));
   sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
@@ -653,7 +656,8 @@ int main(int argc, char** argv) {
     if (*sensCmd) return sensitivity(sensArgs);
     if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
     if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
-    if (*gridCmd) return writeOut(lw::generate::grid(columns, rows), genOut);
+    if (*gridCmd)
+      return writeOut(gridParameters ? lw::generate::gridWithParameters(columns, rows) : lw::generate::grid(columns, rows), genOut);
   } catch (const std::exception& e) {
     std::cerr << "linkwright-cli: internal error: " << e.what() << "\n";
     return kInternal;

@@ -529,7 +529,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         saved.v = data.zid;
         ++res.dofSwitches;
         res.tangents += trap.jacobians;
-        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()));
+        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);  // the run's tolerance kept
       } else if (trapezoidal && pieces < 16) {
         pieces *= 2;
       } else {
@@ -632,7 +632,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         res.tangents += trap.jacobians;
         // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
         // unless the iteration asks for it
-        integ::TrapezoidalOptions options;
+        integ::TrapezoidalOptions options = trapOptions;  // the run's tolerance kept
         options.startWithMinusIdentity = trap.nearMinusIdentity();
         trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), options);
       }

@@ -20,4 +20,10 @@ Mechanism crankSlider3d(int units);
 /// the top vertical of chain 0 starting at π/3 rad/s.
 Mechanism grid(int columns, int rows);
 
+/// The grid with design parameters for sensitivity studies (rows + 3 of them): m_v (every
+/// vertical bar's mass), m_h_r (the mass of row r's horizontal bars), g (gravity) and w0 (the top
+/// vertical's initial rate), at the grid's values, and a cost ψ = ∫ (BL.y² + MID.z²) dt: how far
+/// the bottom-left node swings out and the middle node rises.
+Mechanism gridWithParameters(int columns, int rows);
+
 }  // namespace lw::generate

@@ -177,21 +177,60 @@ class Adjoint {
     const auto d = a.x.size();
     const Eigen::VectorXd xh = a.x + h * a.v + (0.25 * h * h) * a.a, vh = a.v + (0.5 * h) * a.a;
     Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d);
-    if (Fx && Fx->rows() == d) G -= (0.25 * h * h) * *Fx + (0.5 * h) * *Fv;
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
-    Eigen::VectorXd acc = a.a;
+    if (Fx && Fx->rows() == d) {
+      G -= (0.25 * h * h) * *Fx + (0.5 * h) * *Fv;
+    } else if (d > 0) {
+      // a segment's first step, or the first after a change of coordinates: the start's own
+      // matrix (the identity alone lets Newton diverge at large steps)
+      Node n;
+      if (Status s = node(a, n); !s.ok()) return s;
+      G -= (0.25 * h * h) * n.Fx + (0.5 * h) * n.Fv;
+    }
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
     dyn::MatrixROn<double> e;
-    bool converged = d == 0;
-    double lastStep = 0;
-    for (int iter = 0; iter < 30 && !converged; ++iter) {
+    Eigen::VectorXd zs = a.z;  // each position problem starts from the last one's solution
+    // the residual acc − f(x̂ + h²/4 acc, v̂ + h/2 acc) at a trial acceleration
+    auto residual = [&](const Eigen::VectorXd& acc, Eigen::VectorXd& r) -> Status {
       const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, Eigen::VectorXd(xh + (0.25 * h * h) * acc),
-                                               Eigen::VectorXd(vh + (0.5 * h) * acc), a.z, e);
-      if (!s.ok()) return s;
-      const Eigen::VectorXd da = lu.solve(Eigen::VectorXd(acc - e.zidd));
-      acc -= da;
-      // to round-off: tiny, or no longer falling (the evaluations' own position tolerance)
-      const double step = da.cwiseAbs().maxCoeff(), scale = std::max(1.0, acc.cwiseAbs().maxCoeff());
-      converged = step <= 1e-13 * scale || (iter >= 1 && step >= 0.5 * lastStep && step <= 1e-9 * scale);
+                                               Eigen::VectorXd(vh + (0.5 * h) * acc), zs, e);
+      if (s.ok()) {
+        zs = e.z;
+        r = acc - e.zidd;
+      }
+      return s;
+    };
+    Eigen::VectorXd acc = a.a, r, trial, rt;
+    bool converged = d == 0;
+    if (!converged)
+      if (Status s = residual(acc, r); !s.ok()) return s;
+    double lastStep = 0;
+    for (int iter = 0; iter < 40 && !converged; ++iter) {
+      const Eigen::VectorXd da = lu.solve(r);
+      // damped: halve the update while the trial's position problem fails or its residual grows
+      // (next to a singular position f is strongly nonlinear within a step)
+      double lambda = 1;
+      bool accepted = false;
+      for (int half = 0; half < 12 && !accepted; ++half, lambda *= 0.5) {
+        trial = acc - lambda * da;
+        const Eigen::VectorXd zKeep = zs;
+        const Status s = residual(trial, rt);
+        accepted = s.ok() && (rt.norm() < r.norm() || lambda * da.cwiseAbs().maxCoeff() <= 1e-7 * std::max(1.0, acc.cwiseAbs().maxCoeff()));
+        if (!accepted) zs = zKeep;
+      }
+      if (!accepted) break;
+      lambda *= 2;  // the one taken
+      const double step = lambda * da.cwiseAbs().maxCoeff(), scale = std::max(1.0, trial.cwiseAbs().maxCoeff());
+      acc = trial;
+      r = rt;
+      // to round-off: tiny, or no longer falling (the evaluations' own noise: their position
+      // tolerance, amplified where the reduced mass matrix is ill-conditioned, e.g. a bar's spin)
+      converged = step <= 1e-13 * scale || (iter >= 1 && step >= 0.5 * lastStep && step <= 1e-7 * scale);
+      if (!converged && (lambda < 1 || (iter >= 1 && step > 0.25 * lastStep))) {
+        // damped or slow: the matrix at the start is stale, take Newton's own at the iterate
+        Node n;
+        if (Status s = node(Point{it.t1, it.dofs, xh + (0.25 * h * h) * acc, vh + (0.5 * h) * acc, acc, zs}, n); !s.ok()) return s;
+        lu.compute(Eigen::MatrixXd(Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Fx - (0.5 * h) * n.Fv));
+      }
       lastStep = step;
     }
     if (!converged) return failure(Status::Code::NotConverged, it.t1, "the adjoint's replay of the step to t = " + shortNumber(it.t1) + " did not converge");
@@ -201,7 +240,7 @@ class Adjoint {
     b.v = vh + (0.5 * h) * acc;
     b.a = acc;
     if (d > 0) {
-      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, b.x, b.v, a.z, e);
+      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, b.x, b.v, zs, e);
       if (!s.ok()) return s;
       b.z = e.z;
     } else {

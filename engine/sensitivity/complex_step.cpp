@@ -9,7 +9,7 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
   const std::vector<std::size_t> seeded{parameter};
   const std::vector<Cplx> seeds{Cplx(st.table().values()[parameter], eps)};
   const NumbersOn<Cplx> n(st, seeded, seeds);
-  const NumbersOn<double> real(st, {}, {});
+  const NumbersOn<Dual> plain(st, {}, {});
   analysis::CostAccumulator<Cplx> costs(st.costs);
   Vec<Cplx> x, v, a;
   double t = 0;
@@ -47,30 +47,20 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
           break;
         }
         const Vec<Cplx> xh = x + h * v + (0.25 * h * h) * a, vh = v + (0.5 * h) * a;
-        // Newton matrix I − h²/4 f_x − h/2 f_v by central differences of the real f at the
-        // recorded end
+        // Newton matrix I − h²/4 f_x − h/2 f_v at the recorded end, f_x and f_v by forward AD
+        // (differences of f lose digits where the reduced mass matrix is ill-conditioned, and the
+        // imaginary part then converges slowly)
         Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d);
-        auto f = [&](const Eigen::VectorXd& xs, const Eigen::VectorXd& vs, Eigen::VectorXd& out) {
-          dyn::MatrixROn<double> e;
-          const Status s = dyn::evaluateOn<double>(st.model, real.tree, ev.dofs, ev.to.t, xs, vs, ev.z, e);
-          out = e.zidd;
-          return s;
-        };
-        Eigen::VectorXd fp, fm;
-        for (Eigen::Index j = 0; j < d; ++j) {
-          const double dx = 1e-7 * std::max(1.0, std::abs(ev.to.x[j])), dv = 1e-7 * std::max(1.0, std::abs(ev.to.v[j]));
-          Eigen::VectorXd xs = ev.to.x, vs = ev.to.v;
-          xs[j] += dx;
-          if (Status s = f(xs, vs, fp); !s.ok()) return s;
-          xs[j] -= 2 * dx;
-          if (Status s = f(xs, vs, fm); !s.ok()) return s;
-          G.col(j) -= (0.25 * h * h) * (fp - fm) / (2 * dx);
-          xs[j] = ev.to.x[j];
-          vs[j] += dv;
-          if (Status s = f(xs, vs, fp); !s.ok()) return s;
-          vs[j] -= 2 * dv;
-          if (Status s = f(xs, vs, fm); !s.ok()) return s;
-          G.col(j) -= (0.5 * h) * (fp - fm) / (2 * dv);
+        for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
+          Vec<Dual> xs = ev.to.x.cast<Dual>(), vs = ev.to.v.cast<Dual>();
+          for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
+            if (j < d) xs[j].g[j - first] = 1;
+            else vs[j - d].g[j - first] = 1;
+          }
+          dyn::MatrixROn<Dual> e;
+          if (Status s = dyn::evaluateOn<Dual>(st.model, plain.tree, ev.dofs, ev.to.t, xs, vs, ev.z, e); !s.ok()) return s;
+          for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
+            for (Eigen::Index i = 0; i < d; ++i) G(i, j % d) -= (j < d ? 0.25 * h * h : 0.5 * h) * e.zidd[i].g[j - first];
         }
         const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
         Vec<Cplx> a1(d);

@@ -84,6 +84,24 @@ TEST(Generators, TheGridSampleIsTheGeneratorsOutput) {
       << "regenerate with: linkwright-cli generate grid --columns 1 --rows 15 -o samples/grid-1x15.json";
 }
 
+TEST(Generators, TheGridWithParametersSampleIsTheGeneratorsOutput) {
+  std::string text, err;
+  ASSERT_TRUE(io::readFile(std::string(LW_SAMPLES_DIR) + "/grid-1x15-parameters.json", text, err)) << err;
+  EXPECT_EQ(io::mechanismToString(generate::gridWithParameters(1, 15)), text)
+      << "regenerate with: linkwright-cli generate grid --columns 1 --rows 15 --design-parameters -o samples/grid-1x15-parameters.json";
+}
+
+TEST(Generators, TheGridsParametersReproduceTheGrid) {
+  // at their values the parameters give the grid's numbers: the same initial energy
+  const ResolvedMechanism a = resolveOrFail(generate::grid(1, 4)), b = resolveOrFail(generate::gridWithParameters(1, 4));
+  ASSERT_EQ(a.bodies.size(), b.bodies.size());
+  for (std::size_t i = 0; i < a.bodies.size(); ++i) {
+    EXPECT_DOUBLE_EQ(a.bodies[i].mass, b.bodies[i].mass);
+    EXPECT_TRUE(a.bodies[i].inertia.isApprox(b.bodies[i].inertia, 1e-15)) << a.bodies[i].name;
+  }
+  EXPECT_EQ(generate::gridWithParameters(1, 4).parameters.size(), 7u);
+}
+
 TEST(Generators, RejectEmptySizes) {
   EXPECT_THROW(generate::fourBarChain(0), std::invalid_argument);
   EXPECT_THROW(generate::crankSlider3d(0), std::invalid_argument);
