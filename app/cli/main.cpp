@@ -377,7 +377,8 @@ int simulate(const SimulateArgs& a) {
 }
 
 struct SensitivityArgs {
-  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad", integrator = "trapezoidal";
+  std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad", integrator = "trapezoidal",
+                                   formulation = "matrix-r";
   double tEnd = -1, dt = -1, fdStep = 1e-4, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
   long checkpointEvery = 0;
@@ -405,6 +406,10 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   if (!lw::analysis::parseIntegrator(a.integrator, spec.run.integrator)) return kUsage;
+  if (!lw::analysis::parseFormulation(a.formulation, spec.run.formulation)) {
+    std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r or penalty)\n";
+    return kUsage;
+  }
   spec.run.tol = a.tol;
   spec.relativeStep = a.fdStep;
   spec.checkpointEvery = a.checkpointEvery;
@@ -618,6 +623,8 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--parameters", sensArgs.parameters, "comma-separated parameter names, or all (default)");
   sensCmd->add_option("--costs", sensArgs.costs, "comma-separated cost names, or all (default)");
   sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default) or penalty (ddm, cs, fd: the trapezoidal "
+                                                            "step of all tree coordinates, projected with the mass matrix)");
   sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (ddm, cs, fd: its accepted steps "
                                                             "differentiated stage by stage)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));

@@ -347,10 +347,16 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     // same assembled start as Matrix R; all tree coordinates integrated, loops by penalty
     dyn::PenaltyOptions options;
     options.tangent = spec.tangent;
+    PenaltyObserver* observer = spec.penaltyObserver;
+    if (observer) {  // a step that is a function of its inputs, solved to round-off
+      options.massProjections = true;
+      options.tolerance = 1e-13;
+    }
     dyn::PenaltyData pd(model.tree, options);
     pd.z = data.z;
     pd.zd = data.zd;
     res.status = dyn::penaltyStart(model.tree, pd, 0.0);
+    if (observer && res.status.ok()) res.status = observer->start(model.tree, pd.alpha, 0.0, pd.z, pd.zd, pd.zdd);
     record(0, pd.z, pd.zd, pd.zdd, true);
     addCosts(0, pd.z, pd.zd, pd.zdd);
     if (nonFinite) return res;
@@ -367,6 +373,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         break;
       }
       ++res.steps;
+      if (observer) {
+        res.status = observer->step(acceptedT, tOut, pd.z, pd.zd, pd.zdd);
+        if (!res.status.ok()) break;
+      }
       record(tOut, pd.z, pd.zd, pd.zdd, stored(i));
       addCosts(tOut, pd.z, pd.zd, pd.zdd);
       if (nonFinite) break;

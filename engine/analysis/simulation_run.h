@@ -38,6 +38,17 @@ class StepObserver {
                           const Eigen::VectorXd& z) = 0;
 };
 
+/// Told of every step of a penalty run, in all the tree's coordinates: what a sensitivity of that
+/// formulation differentiates. A run with one converges its Newton iterations to round-off and
+/// projects with the mass matrix (penalty_derivatives.h); α is the run's penalty factor.
+class PenaltyObserver {
+ public:
+  virtual ~PenaltyObserver() = default;
+  virtual Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                       const Eigen::VectorXd& zdd) = 0;
+  virtual Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) = 0;
+};
+
 struct SimulationSpec {
   Formulation formulation = Formulation::MatrixR;
   Integrator integrator = Integrator::Trapezoidal;  // the penalty formulation is always trapezoidal
@@ -51,6 +62,7 @@ struct SimulationSpec {
   dyn::TangentMethod tangent = dyn::TangentMethod::SparseAD;  // penalty: how K and C are computed
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
   StepObserver* observer = nullptr;  // Matrix R: told of every accepted step
+  PenaltyObserver* penaltyObserver = nullptr;  // penalty: told of every step
   // set (the Mechanism the run's was resolved from): its outputs become named columns of the rows
   // and its costs are evaluated
   const Mechanism* mechanism = nullptr;

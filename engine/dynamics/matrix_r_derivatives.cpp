@@ -167,6 +167,14 @@ void independentOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::ve
 template <class S>
 Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const Eigen::VectorXd& z0,
                       VectorOn<S>& zi, VectorOn<S>& zid) {
+  VectorOn<S> z, zd;
+  if (Status s = initialCoordinatesOn<S>(m, p, z0, z, zd); !s.ok()) return s;
+  independentOn<S>(m, p, dofs, z, zd, nullptr, zi, zid, nullptr);
+  return {};
+}
+
+template <class S>
+Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd) {
   const int nz = m.tree.nz, nc = static_cast<int>(m.rows.size());
   const auto& mech = *m.tree.mechanism;
   // the assembly moved only the coordinates its QR pivoted on (the others stay at zero): the same
@@ -190,7 +198,7 @@ Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std:
     held.push_back(f);
   }
   const std::vector<ItemIndex> none;
-  VectorOn<S> z = z0.cast<S>();
+  z = z0.cast<S>();
   std::vector<S> phi, xyz;
   MatrixOn<S> r(nz, 1), dz;
   const double scale = std::max(1.0, z0.cwiseAbs().maxCoeff());
@@ -269,7 +277,7 @@ Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std:
       }
     }
   }
-  VectorOn<S> zd = VectorOn<S>::Zero(nz);
+  zd = VectorOn<S>::Zero(nz);
   if (!rows.empty() && nz > 0) {
     Eigen::MatrixXd Av(static_cast<Eigen::Index>(rows.size()), nz);
     for (std::size_t i = 0; i < rows.size(); ++i)
@@ -289,7 +297,6 @@ Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std:
       for (std::size_t j = 0; j < pivots.size(); ++j) zd[pivots[j]] = x(static_cast<Eigen::Index>(j), 0);
     }
   }
-  independentOn<S>(m, p, dofs, z, zd, nullptr, zi, zid, nullptr);
   return {};
 }
 
@@ -299,7 +306,9 @@ Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std:
   template void independentOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const VectorOn<S>&,        \
                                  const VectorOn<S>&, const VectorOn<S>*, VectorOn<S>&, VectorOn<S>&, VectorOn<S>*);              \
   template Status initialStateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const Eigen::VectorXd&,  \
-                                    VectorOn<S>&, VectorOn<S>&);
+                                    VectorOn<S>&, VectorOn<S>&);                                                                   \
+  template Status initialCoordinatesOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const Eigen::VectorXd&, VectorOn<S>&,       \
+                                          VectorOn<S>&);
 LW_MATRIX_R_ON(double)
 LW_MATRIX_R_ON(num::Dual8)
 LW_MATRIX_R_ON(std::complex<double>)

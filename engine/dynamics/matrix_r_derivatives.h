@@ -44,5 +44,9 @@ void independentOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::ve
 template <class S>
 Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const Eigen::VectorXd& z0,
                       VectorOn<S>& zi, VectorOn<S>& zid);
+/// The same initial state in all the tree's coordinates (z, ż: nz each), for the penalty
+/// formulation that integrates them all.
+template <class S>
+Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd);
 
 }  // namespace lw::dyn

@@ -138,6 +138,15 @@ lw::Status penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     return lw::failure(lw::Status::Code::NotConverged, t, "the penalty formulation's Newton iteration did not converge at t = " + lw::shortNumber(t) + " (step " +
                           lw::shortNumber(h) + " s): the step may be too large, or a body has a nearly massless freedom (such as a rod's spin "
                           "between two ball joints) that the penalty tangent cannot resolve; try a smaller step or the Matrix R formulation");
+  if (d.options.massProjections) {
+    // the metric M and the penalty term at the converged z, factorised afresh
+    dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
+    loopJacobian(m, d.z, t, d.J);
+    d.P = d.Md;
+    d.A = d.P;
+    s.addJtJ(d, hh * d.alpha, d.A);
+    s.lu.compute(d.A);
+  }
   // projections (24), (26) with the last factorisation
   s.zdStar = (2 / h) * d.z + d.zhatd;
   s.zddStar = (4 / (h * h)) * d.z + d.zhatdd;

@@ -26,6 +26,9 @@ struct PenaltyOptions {
   int reuseWhileIterationsAtMost = 3;
   int maxTangentAge = 20;
   TangentMethod tangent = TangentMethod::SparseAD;
+  // project with the mass matrix at the step's end (penalty_derivatives.h): the step then is a
+  // function of its inputs, as a sensitivity run differentiates it
+  bool massProjections = false;
 };
 
 class PenaltySolvers;

@@ -10,6 +10,7 @@
 #include "sensitivity/adjoint.h"
 #include "sensitivity/complex_step.h"
 #include "sensitivity/direct.h"
+#include "sensitivity/penalty_methods.h"
 #include "sensitivity/study.h"
 
 namespace lw::sens {
@@ -87,9 +88,30 @@ class CostObserver : public analysis::StepObserver {
   analysis::CostAccumulator<double> costs_;
 };
 
-analysis::SimulationSpec runSpec(const SensitivitySpec& spec, analysis::StepObserver* observer) {
+// one penalty run told to two observers
+class BothPenaltyObservers : public analysis::PenaltyObserver {
+ public:
+  BothPenaltyObservers(analysis::PenaltyObserver& a, analysis::PenaltyObserver& b) : a_(a), b_(b) {}
+  Status start(const dyn::RecursiveModel& m, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+               const Eigen::VectorXd& zdd) override {
+    const Status st = a_.start(m, alpha, t, z, zd, zdd);
+    return st.ok() ? b_.start(m, alpha, t, z, zd, zdd) : st;
+  }
+  Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+    const Status st = a_.step(t0, t1, z, zd, zdd);
+    return st.ok() ? b_.step(t0, t1, z, zd, zdd) : st;
+  }
+
+ private:
+  analysis::PenaltyObserver& a_;
+  analysis::PenaltyObserver& b_;
+};
+
+analysis::SimulationSpec runSpec(const SensitivitySpec& spec, analysis::StepObserver* observer,
+                                 analysis::PenaltyObserver* penaltyObserver = nullptr) {
   analysis::SimulationSpec s = spec.run;
   s.observer = observer;
+  s.penaltyObserver = penaltyObserver;
   s.outputDt = s.tEnd;  // the rows are not the point: keep two
   s.rows = {};
   return s;
@@ -111,11 +133,13 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     }
     st.resolved = std::move(*r);
   }
-  const bool rungeKutta = spec.run.integrator == analysis::Integrator::RK45;
-  if (spec.run.formulation != analysis::Formulation::MatrixR) {
+  const bool penalty = spec.run.formulation == analysis::Formulation::Penalty;
+  const bool rungeKutta = !penalty && spec.run.integrator == analysis::Integrator::RK45;
+  if (penalty && (spec.method == Method::Adjoint || spec.partials != Partials::AutomaticDifferentiation)) {
     res.status = failure(Status::Code::BadRequest, 0,
-                         "sensitivities are computed for the Matrix R formulation so far (the penalty formulation's come next): "
-                         "use --formulation matrix-r");
+                         spec.method == Method::Adjoint
+                             ? "the adjoint of the penalty formulation's step is not implemented yet: use ddm, cs or fd, or the Matrix R formulation"
+                             : "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
     return res;
   }
   if (rungeKutta && (spec.method == Method::Adjoint || spec.partials != Partials::AutomaticDifferentiation)) {
@@ -163,7 +187,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   res.costs = st.costs.names;
   const std::vector<Method> methods = spec.method == Method::Compare
-                                          ? (rungeKutta ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
+                                          ? (rungeKutta || penalty ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
                                                         : std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences})
                                           : std::vector<Method>{spec.method};
   const double share = 1.0 / static_cast<double>(methods.size());
@@ -176,7 +200,36 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     g.method = methods[mi];
     const std::size_t nc = st.costs.names.size(), np = st.parameters.size();
     g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(np));
-    if (g.method == Method::Direct) {
+    if (g.method == Method::Direct && penalty) {
+      auto o = penaltyDirect(st, spec);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, o.get()), part, cancel);
+      o->flush();
+      res.status = r.status;
+      res.steps = r.steps;
+      for (const auto& w : r.warnings) res.notes.push_back(w);
+      if (!res.status.ok()) return res;
+      o->finish(g);
+    } else if (g.method == Method::ComplexStep && penalty) {
+      PenaltyRecorder rec;
+      PenaltyCosts values(st);
+      BothPenaltyObservers both(rec, values);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, &both), {}, cancel);
+      res.status = r.status;
+      res.steps = r.steps;
+      if (!res.status.ok()) return res;
+      for (std::size_t k = 0; k < np; ++k) {
+        std::vector<double> column;
+        res.status = penaltyComplexRun(st, rec, st.parameters[k], column);
+        if (!res.status.ok()) return res;
+        for (std::size_t c = 0; c < nc; ++c) g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = column[c];
+        part(static_cast<double>(k + 1) / static_cast<double>(np));
+        if (cancel && cancel->load()) {
+          res.status = failure(Status::Code::Cancelled, 0, "cancelled");
+          return res;
+        }
+      }
+      g.values = values.values();
+    } else if (g.method == Method::Direct) {
       auto o = directMethod(st, spec);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, o.get()), part, cancel);
       o->flush();
@@ -223,11 +276,12 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       g.values = values.values();
     } else {
       CostObserver values(st);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &values), {}, cancel);
+      PenaltyCosts penaltyValues(st);
+      const auto r = analysis::runSimulation(st.resolved, penalty ? runSpec(spec, nullptr, &penaltyValues) : runSpec(spec, &values), {}, cancel);
       res.status = r.status;
       res.steps = r.steps;
       if (!res.status.ok()) return res;
-      g.values = values.values();
+      g.values = penalty ? penaltyValues.values() : values.values();
       const double scale = st.resolved.lengthScale();
       for (std::size_t k = 0; k < np; ++k) {
         const std::size_t p = st.parameters[k];
@@ -251,13 +305,14 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           moved_st.outputs = analysis::compileOutputs(moved, moved_st.resolved, moved_st.model.tree);
           analysis::compileCosts(moved, moved_st.resolved, moved_st.outputs, spec.costs, moved_st.costs);
           CostObserver o(moved_st);
-          const auto rr = analysis::runSimulation(moved_st.resolved, runSpec(spec, &o), {}, cancel);
+          PenaltyCosts po(moved_st);
+          const auto rr = analysis::runSimulation(moved_st.resolved, penalty ? runSpec(spec, nullptr, &po) : runSpec(spec, &o), {}, cancel);
           if (!rr.status.ok()) {
             res.status = rr.status;
             res.status.message = "with parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + ": " + rr.status.message;
             return res;
           }
-          psi[side] = o.values();
+          psi[side] = penalty ? po.values() : o.values();
         }
         for (std::size_t c = 0; c < nc; ++c)
           g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = (psi[0][c] - psi[1][c]) / (2 * delta);

@@ -1,0 +1,140 @@
+#include "dynamics/penalty_derivatives.h"
+
+#include <complex>
+#include <vector>
+
+#include "dynamics/generalized_forces.h"
+#include "numeric/dual.h"
+#include "numeric/jet.h"
+#include "numeric/solve_on.h"
+
+namespace lw::dyn {
+namespace {
+
+template <class S> using Jet = kin::BasicJet<S>;
+template <class S> using MatrixOn = num::MatrixOn<S>;
+
+// Φ on S (every row: the penalty enforces them all)
+template <class S>
+VectorOn<S> constraintsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t) {
+  VectorOn<S> phi(m.nrows);
+  kinematicsOn<S, S>(m, p, z.data(), S(t), phi.data(), {}, nullptr);
+  return phi;
+}
+
+// Φ_z on S, a column per pass of jets
+template <class S>
+MatrixOn<S> jacobianOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t) {
+  MatrixOn<S> J(m.nrows, m.nz);
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(m.nz)), phi(static_cast<std::size_t>(m.nrows));
+  for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], S(0.0), S(0.0));
+  for (int j = 0; j < m.nz; ++j) {
+    zj[static_cast<std::size_t>(j)].d = S(1.0);
+    kinematicsOn<Jet<S>, S>(m, p, zj.data(), Jet<S>(S(t)), phi.data(), {}, nullptr);
+    for (int i = 0; i < m.nrows; ++i) J(i, j) = phi[static_cast<std::size_t>(i)].d;
+    zj[static_cast<std::size_t>(j)].d = S(0.0);
+  }
+  return J;
+}
+
+// the rows along z + s ż, t + s: first derivatives Φ_z ż + Φ_t, second Φ̇_z ż + Φ̇_t = −c
+template <class S>
+std::vector<Jet<S>> ratesOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>* zd, double t) {
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(m.nz)), phi(static_cast<std::size_t>(m.nrows));
+  for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], zd ? (*zd)[i] : S(0.0), S(0.0));
+  kinematicsOn<Jet<S>, S>(m, p, zj.data(), Jet<S>(S(t), S(1.0), S(0.0)), phi.data(), {}, nullptr);
+  return phi;
+}
+
+// M (nz × nz) from the inverse-dynamics residual: Q^d − M^d e_k against Q^d
+template <class S>
+MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>& zd, double t, VectorOn<S>& Q) {
+  GeneralizedForces<S, S> forces(m, p);
+  Q.resize(m.nz);
+  forces(z.data(), zd.data(), t, Q.data(), nullptr);
+  MatrixOn<S> M(m.nz, m.nz);
+  VectorOn<S> e = VectorOn<S>::Zero(m.nz), Qk(m.nz);
+  for (int k = 0; k < m.nz; ++k) {
+    e[k] = S(1.0);
+    forces(z.data(), zd.data(), t, Qk.data(), e.data());
+    M.col(k) = Q - Qk;
+    e[k] = S(0.0);
+  }
+  return M;
+}
+
+}  // namespace
+
+template <class S>
+void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
+                       const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F) {
+  GeneralizedForces<S, S> forces(m, p);
+  F.resize(m.nz);
+  forces(z.data(), zd.data(), t, F.data(), zdd.data());  // Q − M z̈
+  F = -F;
+  if (m.nrows > 0) {
+    const VectorOn<S> phi = constraintsOn(m, p, z, t);
+    F += (jacobianOn(m, p, z, t).transpose() * phi) * S(alpha);
+  }
+}
+
+template <class S>
+Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, double h, const VectorOn<S>& z,
+                        const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd) {
+  const double hh = 0.25 * h * h;
+  VectorOn<S> Q;
+  const MatrixOn<S> M = massOn(m, p, z, zdStar, t, Q);
+  if (m.nrows == 0) {
+    zd = zdStar;
+    zdd = zddStar;
+    return {};
+  }
+  const MatrixOn<S> J = jacobianOn(m, p, z, t);
+  const MatrixOn<S> A = M + (J.transpose() * J) * S(hh * alpha);
+  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, z, nullptr, t);
+  VectorOn<S> r(m.nrows);
+  for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
+  MatrixOn<S> b = M * zdStar - (J.transpose() * r) * S(hh * alpha), x;
+  if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
+  zd = x.col(0);
+  const std::vector<Jet<S>> along = ratesOn<S>(m, p, z, &zd, t);
+  for (int i = 0; i < m.nrows; ++i) r[i] = -along[static_cast<std::size_t>(i)].dd;  // c
+  b = M * zddStar + (J.transpose() * r) * S(hh * alpha);
+  if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
+  zdd = x.col(0);
+  return {};
+}
+
+template <class S>
+Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
+                      const VectorOn<S>& zd, VectorOn<S>& zdd) {
+  VectorOn<S> Q;
+  MatrixOn<S> A = massOn(m, p, z, zd, t, Q);
+  MatrixOn<S> b = Q;
+  if (m.nrows > 0) {
+    const MatrixOn<S> J = jacobianOn(m, p, z, t);
+    A += (J.transpose() * J) * S(alpha);
+    const std::vector<Jet<S>> along = ratesOn<S>(m, p, z, &zd, t);
+    VectorOn<S> c(m.nrows);
+    for (int i = 0; i < m.nrows; ++i) c[i] = -along[static_cast<std::size_t>(i)].dd;
+    b += (J.transpose() * c) * S(alpha);
+  }
+  MatrixOn<S> x;
+  if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty formulation's initial mass matrix is singular");
+  zdd = x.col(0);
+  return {};
+}
+
+#define LW_PENALTY_ON(S)                                                                                                           \
+  template void penaltyResidualOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, const VectorOn<S>&,             \
+                                     const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&);                                        \
+  template Status penaltyProjectOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, double, const VectorOn<S>&,   \
+                                      const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&, VectorOn<S>&);                         \
+  template Status penaltyStartOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, const VectorOn<S>&,             \
+                                    const VectorOn<S>&, VectorOn<S>&);
+LW_PENALTY_ON(double)
+LW_PENALTY_ON(num::Dual8)
+LW_PENALTY_ON(std::complex<double>)
+#undef LW_PENALTY_ON
+
+}  // namespace lw::dyn

@@ -1,0 +1,35 @@
+// The penalty formulation's trapezoidal step (seed 004 §3, penalty.h) on the differentiation
+// scalars, as a sensitivity run defines it: Newton on (17) converged to round-off, then the
+// projections (24), (26) with the mass matrix as their metric at the step's end,
+//   (M + h²/4 Φ_zᵀαΦ_z) ż = M ż* − h²/4 Φ_zᵀ α Φ_t
+//   (M + h²/4 Φ_zᵀαΦ_z) z̈ = M z̈* + h²/4 Φ_zᵀ α c,   c = −(Φ̇_z ż + Φ̇_t)
+// (the plain run projects with M + h/2 C + h²/4 K of an earlier iterate: a matrix that depends on
+// the run's history, so not a function of the step's inputs that could be differentiated; with M
+// the step is one, and penaltyStep takes it when PenaltyOptions::massProjections is set).
+// α is held at the double run's value (it scales with the largest mass: a choice, not physics).
+#pragma once
+
+#include <Eigen/Core>
+
+#include "core/status.h"
+#include "dynamics/matrix_r_derivatives.h"
+#include "dynamics/recursive_model.h"
+
+namespace lw::dyn {
+
+/// F = M z̈ + Φ_zᵀ α Φ − Q at (z, ż, z̈, t): (17) divided by h²/4, zero at a step's end.
+template <class S>
+void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
+                       const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F);
+
+/// The projected velocities and accelerations of a step's end z from the trapezoidal ones.
+template <class S>
+Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, double h, const VectorOn<S>& z,
+                        const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd);
+
+/// The initial accelerations, as penaltyStart: (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀ α c.
+template <class S>
+Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
+                      const VectorOn<S>& zd, VectorOn<S>& zdd);
+
+}  // namespace lw::dyn

@@ -1,0 +1,245 @@
+#include "sensitivity/penalty_methods.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+
+#include "dynamics/penalty_derivatives.h"
+
+namespace lw::sens::detail {
+namespace {
+
+// x with lane j of chunk `first` set from column first + j of D
+Vec<Dual> seededBy(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first, int count) {
+  Vec<Dual> out = x.cast<Dual>();
+  for (int j = 0; j < count; ++j)
+    for (Eigen::Index i = 0; i < x.size(); ++i) out[i].g[j] = D(i, first + j);
+  return out;
+}
+
+class DirectObserver final : public PenaltyDirect {
+ public:
+  DirectObserver(const Study& st, const SensitivitySpec& spec) : st_(st), plain_(st, {}, {}), histories_(spec.histories) {
+    for (const ParameterChunk& c : parameterChunks(st)) chunks_.push_back(std::make_unique<Chunk>(st, c.seeded, c.seeds, c.first));
+    if (histories_) {
+      columns_.push_back("time");
+      for (const auto& o : st.outputs.names) columns_.push_back(o);
+      for (const auto& o : st.outputs.names)
+        for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
+    }
+  }
+
+  Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+               const Eigen::VectorXd& zdd) override {
+    tree_ = &tree;
+    alpha_ = alpha;
+    const auto nz = z.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
+    Z_.setZero(nz, p);
+    Zd_ = Z_;
+    Zdd_ = Z_;
+    for (auto& c : chunks_) {
+      // the assembly and the initial velocities on dual numbers (seed 003 §1.6), then z̈₀
+      Vec<Dual> zD, zdD, zddD;
+      if (Status s = dyn::initialCoordinatesOn<Dual>(st_.model, c->numbers.tree, z, zD, zdD); !s.ok()) return s;
+      if (Status s = dyn::penaltyStartOn<Dual>(tree, c->numbers.tree, alpha, t, zD, zdD, zddD); !s.ok()) return s;
+      store(*c, zD, Z_);
+      store(*c, zdD, Zd_);
+      store(*c, zddD, Zdd_);
+      output(*c, t, zD, zdD, zddD);
+    }
+    sendHistory(t);
+    z0_ = z;
+    zd0_ = zd;
+    zdd0_ = zdd;
+    return {};
+  }
+
+  Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+    const double h = t1 - t0;
+    const auto nz = z.size();
+    // the trapezoidal velocities and accelerations of the end before the projections
+    const Eigen::VectorXd zdS = (2 / h) * (z - z0_) - zd0_, zddS = (4 / (h * h)) * (z - z0_) - (4 / h) * zd0_ - zdd0_;
+    // T = F_z + 2/h F_ż + 4/h² F_z̈ at the end, eight columns per pass
+    Eigen::MatrixXd T(nz, nz);
+    for (Eigen::Index first = 0; first < nz; first += kLanes) {
+      Vec<Dual> zD = z.cast<Dual>(), zdD = zdS.cast<Dual>(), zddD = zddS.cast<Dual>(), F;
+      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {
+        zD[j].g[j - first] = 1;
+        zdD[j].g[j - first] = 2 / h;
+        zddD[j].g[j - first] = 4 / (h * h);
+      }
+      dyn::penaltyResidualOn<Dual>(*tree_, plain_.tree, alpha_, t1, zD, zdD, zddD, F);
+      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
+    }
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(T);
+    const Eigen::MatrixXd Zhd = -((2 / h) * Z_ + Zd_), Zhdd = -((4 / (h * h)) * Z_ + (4 / h) * Zd_ + Zdd_);
+    for (auto& c : chunks_) {
+      // the rest of F's derivative: the start's sensitivities and the parameters
+      Vec<Dual> zD = z.cast<Dual>(), F;
+      dyn::penaltyResidualOn<Dual>(*tree_, c->numbers.tree, alpha_, t1, zD, seededBy(zdS, Zhd, c->first, c->count),
+                                   seededBy(zddS, Zhdd, c->first, c->count), F);
+      Eigen::MatrixXd b(nz, c->count);
+      for (int j = 0; j < c->count; ++j)
+        for (Eigen::Index i = 0; i < nz; ++i) b(i, j) = F[i].g[j];
+      const Eigen::MatrixXd Z1 = -lu.solve(b);
+      for (int j = 0; j < c->count; ++j) Z_.col(c->first + j) = Z1.col(j);
+      // the projections along them
+      Eigen::MatrixXd ZdS = Zhd, ZddS = Zhdd;
+      for (int j = 0; j < c->count; ++j) {
+        ZdS.col(c->first + j) += (2 / h) * Z1.col(j);
+        ZddS.col(c->first + j) += (4 / (h * h)) * Z1.col(j);
+      }
+      zD = seededBy(z, Z_, c->first, c->count);
+      Vec<Dual> zdD, zddD;
+      if (Status s = dyn::penaltyProjectOn<Dual>(*tree_, c->numbers.tree, alpha_, t1, h, zD, seededBy(zdS, ZdS, c->first, c->count),
+                                                  seededBy(zddS, ZddS, c->first, c->count), zdD, zddD);
+          !s.ok())
+        return s;
+      store(*c, zdD, Zd_);
+      store(*c, zddD, Zdd_);
+      output(*c, t1, zD, zdD, zddD);
+    }
+    sendHistory(t1);
+    z0_ = z;
+    zd0_ = zd;
+    zdd0_ = zdd;
+    return {};
+  }
+
+  void finish(Gradient& g) const override {
+    const std::size_t nc = st_.costs.names.size();
+    g.values.assign(nc, 0.0);
+    g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(st_.parameters.size()));
+    for (const auto& c : chunks_) {
+      const auto v = c->costs.values();
+      for (std::size_t k = 0; k < nc; ++k) {
+        g.values[k] = v[k].v;
+        for (int j = 0; j < c->count; ++j) g.gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
+      }
+    }
+  }
+  void flush() override { analysis::sendRows(histories_, columns_, rows_, sent_); }
+
+ private:
+  struct Chunk {
+    NumbersOn<Dual> numbers;
+    analysis::CostAccumulator<Dual> costs;
+    Eigen::Index first;
+    int count;
+    Chunk(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds, std::size_t f)
+        : numbers(st, seeded, seeds), costs(st.costs), first(static_cast<Eigen::Index>(f)), count(static_cast<int>(seeded.size())) {}
+  };
+  static void store(const Chunk& c, const Vec<Dual>& x, Eigen::MatrixXd& D) {
+    for (int j = 0; j < c.count; ++j)
+      for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
+  }
+  // the outputs on dual numbers: the costs, and the histories' row
+  void output(Chunk& c, double t, const Vec<Dual>& z, const Vec<Dual>& zd, const Vec<Dual>& zdd) {
+    std::vector<Dual> out(st_.outputs.names.size());
+    analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, c.numbers.tree, z, zd, zdd, t, out.data());
+    c.costs.add(t, out.data(), c.numbers.parameters.data());
+    if (!histories_) return;
+    const std::size_t no = out.size(), p = st_.parameters.size();
+    row_.resize(1 + no + no * p);
+    for (std::size_t i = 0; i < no; ++i) {
+      row_[1 + i] = out[i].v;
+      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
+    }
+  }
+  void sendHistory(double t) {
+    if (!histories_) return;
+    row_[0] = t;
+    rows_.insert(rows_.end(), row_.begin(), row_.end());
+    if (rows_.size() >= 256 * columns_.size()) flush();
+  }
+
+  const Study& st_;
+  NumbersOn<Dual> plain_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  const dyn::RecursiveModel* tree_ = nullptr;
+  double alpha_ = 0;
+  Eigen::VectorXd z0_, zd0_, zdd0_;  // the last step's end
+  Eigen::MatrixXd Z_, Zd_, Zdd_;     // its sensitivities (nz × parameters)
+  analysis::RowSink histories_;
+  std::vector<std::string> columns_;
+  std::vector<double> row_, rows_;
+  std::size_t sent_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<PenaltyDirect> penaltyDirect(const Study& st, const SensitivitySpec& spec) {
+  return std::make_unique<DirectObserver>(st, spec);
+}
+
+Status penaltyComplexRun(const Study& st, const PenaltyRecorder& rec, std::size_t parameter, std::vector<double>& gradient) {
+  const double eps = 1e-30;
+  const NumbersOn<Cplx> n(st, {parameter}, {Cplx(st.table().values()[parameter], eps)});
+  const NumbersOn<Dual> plain(st, {}, {});
+  const dyn::RecursiveModel& tree = st.model.tree;
+  const double alpha = rec.alpha;
+  analysis::CostAccumulator<Cplx> costs(st.costs);
+  auto addCosts = [&](double t, const Vec<Cplx>& z, const Vec<Cplx>& zd, const Vec<Cplx>& zdd) {
+    std::vector<Cplx> out(st.outputs.names.size());
+    analysis::outputsOn<Cplx>(st.outputs, tree, n.tree, z, zd, zdd, t, out.data());
+    costs.add(t, out.data(), n.parameters.data());
+  };
+  const auto& p0 = rec.points.front();
+  Vec<Cplx> z, zd, zdd;
+  if (Status s = dyn::initialCoordinatesOn<Cplx>(st.model, n.tree, p0.z, z, zd); !s.ok()) return s;
+  if (Status s = dyn::penaltyStartOn<Cplx>(tree, n.tree, alpha, p0.t, z, zd, zdd); !s.ok()) return s;
+  addCosts(p0.t, z, zd, zdd);
+  const auto nz = p0.z.size();
+  for (std::size_t k = 1; k < rec.points.size(); ++k) {
+    const auto& end = rec.points[k];
+    const double t0 = rec.points[k - 1].t, h = end.t - t0;
+    // Newton on complex numbers with the real tangent T at the recorded end (forward AD)
+    const Eigen::VectorXd zdS0 = (2 / h) * (end.z - rec.points[k - 1].z) - rec.points[k - 1].zd;
+    const Eigen::VectorXd zddS0 = (4 / (h * h)) * (end.z - rec.points[k - 1].z) - (4 / h) * rec.points[k - 1].zd - rec.points[k - 1].zdd;
+    Eigen::MatrixXd T(nz, nz);
+    for (Eigen::Index first = 0; first < nz; first += kLanes) {
+      Vec<Dual> zD = end.z.cast<Dual>(), zdD = zdS0.cast<Dual>(), zddD = zddS0.cast<Dual>(), F;
+      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {
+        zD[j].g[j - first] = 1;
+        zdD[j].g[j - first] = 2 / h;
+        zddD[j].g[j - first] = 4 / (h * h);
+      }
+      dyn::penaltyResidualOn<Dual>(tree, plain.tree, alpha, end.t, zD, zdD, zddD, F);
+      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
+    }
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(T);
+    Vec<Cplx> z1(nz);
+    for (Eigen::Index i = 0; i < nz; ++i) z1[i] = Cplx(end.z[i], (z[i] + h * zd[i] + 0.5 * h * h * zdd[i]).imag());
+    Vec<Cplx> zdS, zddS, F;
+    bool converged = false;
+    double lastR = 0, lastI = 0;
+    for (int it = 0; it < 50 && !converged; ++it) {
+      zdS = Cplx(2 / h) * (z1 - z) - zd;
+      zddS = Cplx(4 / (h * h)) * (z1 - z) - Cplx(4 / h) * zd - zdd;
+      dyn::penaltyResidualOn<Cplx>(tree, n.tree, alpha, end.t, z1, zdS, zddS, F);
+      const Eigen::VectorXd dr = lu.solve(Eigen::VectorXd(F.real())), di = lu.solve(Eigen::VectorXd(F.imag()));
+      for (Eigen::Index i = 0; i < nz; ++i) z1[i] -= Cplx(dr[i], di[i]);
+      const double scale = std::max(1.0, z1.real().cwiseAbs().maxCoeff()), iscale = z1.imag().cwiseAbs().maxCoeff();
+      const double er = dr.cwiseAbs().maxCoeff(), ei = di.cwiseAbs().maxCoeff();
+      const bool realDone = er <= 1e-13 * scale || (it >= 1 && er >= 0.5 * lastR && er <= 1e-10 * scale);
+      const bool imagDone = ei <= 1e-13 * iscale || (it >= 1 && ei >= 0.5 * lastI);
+      converged = it >= 1 && realDone && imagDone;
+      lastR = er;
+      lastI = ei;
+    }
+    if (!converged)
+      return failure(Status::Code::NotConverged, end.t, "the complex-step run's penalty step did not converge at t = " + shortNumber(end.t));
+    zdS = Cplx(2 / h) * (z1 - z) - zd;
+    zddS = Cplx(4 / (h * h)) * (z1 - z) - Cplx(4 / h) * zd - zdd;
+    if (Status s = dyn::penaltyProjectOn<Cplx>(tree, n.tree, alpha, end.t, h, z1, zdS, zddS, zd, zdd); !s.ok()) return s;
+    z = z1;
+    addCosts(end.t, z, zd, zdd);
+  }
+  const auto values = costs.values();
+  gradient.resize(values.size());
+  for (std::size_t k = 0; k < values.size(); ++k) gradient[k] = values[k].imag() / eps;
+  return {};
+}
+
+}  // namespace lw::sens::detail

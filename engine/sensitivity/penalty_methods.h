@@ -1,0 +1,76 @@
+// Sensitivities of the penalty formulation (seed 004 §3 differentiated): the trapezoidal step of
+// all the tree's coordinates with its projections, as penalty_derivatives.h defines it.
+//   direct   F(z₁) = 0 differentiated: (F_z + 2/h F_ż + 4/h² M) Z₁ = −(F_ż Ẑ' + M Ẑ'' + F_ρ), with
+//            Ẑ' = −(2/h Z₀ + Z'₀), Ẑ'' = −(4/h² Z₀ + 4/h Z'₀ + Z''₀); then the projections on dual
+//            numbers give Z'₁, Z''₁ (the AD tangent of the step: F_z by forward AD, a chunk of
+//            eight columns per pass)
+//   complex  the recorded run again on complex numbers, one parameter at a time
+// Internal to engine/sensitivity.
+#pragma once
+
+#include <memory>
+
+#include "analysis/simulation_run.h"
+#include "sensitivity/sensitivity.h"
+#include "sensitivity/study.h"
+
+namespace lw::sens::detail {
+
+class PenaltyDirect : public analysis::PenaltyObserver {
+ public:
+  virtual void finish(Gradient& g) const = 0;
+  virtual void flush() = 0;
+};
+std::unique_ptr<PenaltyDirect> penaltyDirect(const Study& st, const SensitivitySpec& spec);
+
+/// The costs of a double penalty run (their values; finite differences).
+class PenaltyCosts : public analysis::PenaltyObserver {
+ public:
+  explicit PenaltyCosts(const Study& st) : st_(st), numbers_(st, {}, {}), costs_(st.costs) {}
+  Status start(const dyn::RecursiveModel&, double, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+               const Eigen::VectorXd& zdd) override {
+    add(t, z, zd, zdd);
+    return {};
+  }
+  Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+    add(t1, z, zd, zdd);
+    return {};
+  }
+  std::vector<double> values() const { return costs_.values(); }
+
+ private:
+  void add(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
+    std::vector<double> out(st_.outputs.names.size());
+    analysis::outputsOn<double>(st_.outputs, st_.model.tree, numbers_.tree, z, zd, zdd, t, out.data());
+    costs_.add(t, out.data(), numbers_.parameters.data());
+  }
+  const Study& st_;
+  NumbersOn<double> numbers_;
+  analysis::CostAccumulator<double> costs_;
+};
+
+/// The run recorded, for the complex step.
+class PenaltyRecorder : public analysis::PenaltyObserver {
+ public:
+  struct Point {
+    double t;
+    Eigen::VectorXd z, zd, zdd;
+  };
+  double alpha = 0;
+  std::vector<Point> points;  // the start, then every step's end
+  Status start(const dyn::RecursiveModel&, double a, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+               const Eigen::VectorXd& zdd) override {
+    alpha = a;
+    points.push_back({t, z, zd, zdd});
+    return {};
+  }
+  Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+    points.push_back({t1, z, zd, zdd});
+    return {};
+  }
+};
+
+/// One parameter's gradient of every cost by the complex step over the recorded penalty run.
+Status penaltyComplexRun(const Study& st, const PenaltyRecorder& rec, std::size_t parameter, std::vector<double>& gradient);
+
+}  // namespace lw::sens::detail
