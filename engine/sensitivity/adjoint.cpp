@@ -3,6 +3,8 @@
 #include <Eigen/LU>
 #include <algorithm>
 
+#include "sensitivity/cost_integrand.h"
+
 namespace lw::sens::detail {
 
 // ---- the recording ----
@@ -73,19 +75,10 @@ struct SwitchMap {
 class Adjoint {
  public:
   Adjoint(const Study& st, const AdjointRecorder& rec) : st_(st), rec_(rec), plain_(st, {}, {}), real_(st, {}, {}) {
-    const std::size_t p = st.parameters.size();
     for (const ParameterChunk& c : parameterChunks(st)) {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
     }
-    // d(every parameter)/d(chosen): chains of parameters carry the derivatives of the cost's own
-    // parameter slots
-    const std::size_t np = st.table().names().size();
-    paramJacobian_.setZero(static_cast<Eigen::Index>(np), static_cast<Eigen::Index>(p));
-    for (std::size_t c = 0; c < chunks_.size(); ++c)
-      for (std::size_t i = 0; i < np; ++i)
-        for (int j = 0; j < kLanes && firsts_[c] + j < static_cast<Eigen::Index>(p); ++j)
-          paramJacobian_(static_cast<Eigen::Index>(i), firsts_[c] + j) = chunks_[c]->parameters[i].g[j];
   }
 
   const std::vector<dyn::Dof>& dofs(int i) const { return rec_.dofSets[static_cast<std::size_t>(i)]; }
@@ -135,40 +128,6 @@ class Adjoint {
     return {};
   }
 
-  // g's values and derivatives with respect to the outputs, their initial values and the chosen
-  // parameters (through the parameter slots), per cost
-  void integrand(double t, const Eigen::VectorXd& outputs, Eigen::VectorXd& g, Eigen::MatrixXd& gOut, Eigen::MatrixXd& gInit,
-                 Eigen::MatrixXd& gPar) const {
-    const auto& cs = st_.costs;
-    const auto no = static_cast<Eigen::Index>(cs.outputs), np = static_cast<Eigen::Index>(cs.parameters);
-    const auto nc = static_cast<Eigen::Index>(cs.names.size());
-    const Eigen::Index slots = 2 * no + np;
-    g.resize(nc);
-    gOut.resize(nc, no);
-    gInit.resize(nc, no);
-    Eigen::MatrixXd gSlotPar(nc, np);
-    std::vector<Dual> s(static_cast<std::size_t>(1 + slots));
-    for (Eigen::Index first = 0; first < slots || first == 0; first += kLanes) {
-      s[0] = Dual(t);
-      for (Eigen::Index i = 0; i < slots; ++i) {
-        const double value = i < no ? outputs[i] : i < 2 * no ? initial_[i - no] : st_.table().values()[static_cast<std::size_t>(i - 2 * no)];
-        s[static_cast<std::size_t>(1 + i)] = Dual(value);
-        if (i >= first && i < first + kLanes) s[static_cast<std::size_t>(1 + i)].g[i - first] = 1;
-      }
-      for (Eigen::Index k = 0; k < nc; ++k) {
-        const Dual v = cs.expressions[static_cast<std::size_t>(k)](std::span<const Dual>(s));
-        g[k] = v.v;
-        for (Eigen::Index i = first; i < std::min(slots, first + kLanes); ++i) {
-          const double dv = v.g[i - first];
-          if (i < no) gOut(k, i) = dv;
-          else if (i < 2 * no) gInit(k, i - no) = dv;
-          else gSlotPar(k, i - 2 * no) = dv;
-        }
-      }
-      if (slots == 0) break;
-    }
-    gPar = gSlotPar * paramJacobian_;
-  }
 
   // one trapezoidal step again, from `a` to its end (Newton with the previous node's matrix)
   Status recompute(const AdjointRecorder::Item& it, const Point& a, const Eigen::MatrixXd* Fx, const Eigen::MatrixXd* Fv, Point& b) const {
@@ -322,7 +281,6 @@ class Adjoint {
     return {};
   }
 
-  void setInitialOutputs(const Eigen::VectorXd& o) { initial_ = o; }
 
  private:
   const Study& st_;
@@ -331,8 +289,6 @@ class Adjoint {
   NumbersOn<double> real_;
   std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
   std::vector<Eigen::Index> firsts_;
-  Eigen::MatrixXd paramJacobian_;
-  Eigen::VectorXd initial_;
   mutable Vec<Dual> zidd_;
 };
 
@@ -353,21 +309,14 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<
       nodeOfItem[i] = static_cast<long>(nodeTimes.size());
       nodeTimes.push_back(items[i].t1);
     }
-  const long lastNode = static_cast<long>(nodeTimes.size()) - 1;
-  auto weights = [&](long n) {
-    Eigen::VectorXd w(nc);
-    const double integral = 0.5 * ((n > 0 ? nodeTimes[static_cast<std::size_t>(n)] - nodeTimes[static_cast<std::size_t>(n - 1)] : 0.0) +
-                                   (n < lastNode ? nodeTimes[static_cast<std::size_t>(n + 1)] - nodeTimes[static_cast<std::size_t>(n)] : 0.0));
-    for (Eigen::Index k = 0; k < nc; ++k)
-      w[k] = st.costs.types[static_cast<std::size_t>(k)] == Cost::Type::Integral ? integral : (n == lastNode ? 1.0 : 0.0);
-    return w;
-  };
+  auto weights = [&](long n) { return nodeWeights(st.costs, nodeTimes, n); };
   // the start and its outputs (the costs' initial values)
   const auto& s0 = saved.front();
   const Point start{items[0].t1, items[0].dofs, s0.x, s0.v, s0.a, s0.z};
   Node n0;
   if (Status s = adj.node(start, n0); !s.ok()) return s;
-  adj.setInitialOutputs(n0.outputs);
+  CostIntegrand integrand(st);
+  integrand.setInitialOutputs(n0.outputs);
   const auto d0 = start.x.size();
   Eigen::MatrixXd lx = Eigen::MatrixXd::Zero(d0, nc), lv = lx, la = lx;  // resized as coordinates change
   Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(nc, p), beta = Eigen::MatrixXd::Zero(nc, n0.outputs.size());
@@ -376,7 +325,7 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<
   auto addNode = [&](const Node& n, long index) {
     Eigen::VectorXd g;
     Eigen::MatrixXd gOut, gInit, gPar;
-    adj.integrand(n.t, n.outputs, g, gOut, gInit, gPar);
+    integrand(n.t, n.outputs, g, gOut, gInit, gPar);
     const Eigen::VectorXd w = weights(index);
     value += w.cwiseProduct(g);
     if (lx.rows() != n.Fx.rows()) lx = lv = la = Eigen::MatrixXd::Zero(n.Fx.rows(), nc);
