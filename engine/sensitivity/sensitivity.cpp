@@ -10,6 +10,7 @@
 #include "sensitivity/adjoint.h"
 #include "sensitivity/complex_step.h"
 #include "sensitivity/direct.h"
+#include "sensitivity/penalty_adjoint.h"
 #include "sensitivity/penalty_methods.h"
 #include "sensitivity/study.h"
 
@@ -135,11 +136,9 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   const bool penalty = spec.run.formulation == analysis::Formulation::Penalty;
   const bool rungeKutta = !penalty && spec.run.integrator == analysis::Integrator::RK45;
-  if (penalty && (spec.method == Method::Adjoint || spec.partials != Partials::AutomaticDifferentiation)) {
+  if (penalty && spec.partials != Partials::AutomaticDifferentiation) {
     res.status = failure(Status::Code::BadRequest, 0,
-                         spec.method == Method::Adjoint
-                             ? "the adjoint of the penalty formulation's step is not implemented yet: use ddm, cs or fd, or the Matrix R formulation"
-                             : "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
+                         "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
     return res;
   }
   if (rungeKutta && (spec.method == Method::Adjoint || spec.partials != Partials::AutomaticDifferentiation)) {
@@ -187,7 +186,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   res.costs = st.costs.names;
   const std::vector<Method> methods = spec.method == Method::Compare
-                                          ? (rungeKutta || penalty ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
+                                          ? (rungeKutta ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
                                                         : std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences})
                                           : std::vector<Method>{spec.method};
   const double share = 1.0 / static_cast<double>(methods.size());
@@ -238,6 +237,21 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       for (const auto& w : r.warnings) res.notes.push_back(w);
       if (!res.status.ok()) return res;
       o->finish(g);
+    } else if (g.method == Method::Adjoint && penalty) {
+      const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
+      const long every = spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
+      PenaltyAdjointRecorder rec(every);
+      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, &rec), {}, cancel);
+      res.status = r.status;
+      res.steps = r.steps;
+      if (!res.status.ok()) return res;
+      AdjointStats stats;
+      res.status = penaltyAdjointGradient(st, rec, g.values, g.gradient, stats);
+      if (!res.status.ok()) return res;
+      g.recordBytes = stats.recordBytes;
+      g.segmentBytes = stats.segmentBytes;
+      g.recomputedSteps = stats.recomputedSteps;
+      g.checkpointEvery = every;
     } else if (g.method == Method::Adjoint) {
       const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
       const long every = spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));

@@ -360,16 +360,19 @@ TEST(Sensitivity, AChangeOfIndependentCoordinatesMapsTheSensitivitiesExactly) {
 
 TEST(Sensitivity, ThePenaltyFormulationsStepDifferentiatedEqualsComplexStep) {
   // the five-bar of seed 000 §10.2 in the penalty formulation: Newton on (17) and the projections
-  // with the mass matrix, all tree coordinates; the direct method (the AD tangent of the step)
-  // against the complex step on the same steps, and central differences
+  // with the mass matrix, all tree coordinates; the direct method (the AD tangent of the step) and
+  // the adjoint (its transpose, checkpointed) against the complex step on the same steps, and
+  // central differences
   const Mechanism m = test::sampleMechanism("five-bar");
   SensitivitySpec s = spec(Method::Compare, 0.2, 1e-3);
   s.run.formulation = analysis::Formulation::Penalty;
   const SensitivityResult r = runSensitivity(m, s);
   ASSERT_TRUE(r.status.ok()) << r.status.message;
-  ASSERT_EQ(r.methods.size(), 3u);
+  ASSERT_EQ(r.methods.size(), 4u);
   ASSERT_EQ(r.costs.size(), 5u);
   expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
+  expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::Direct), 1e-9, 1e-3);
   expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 2e-4, 1e-2);
   // another formulation of the same motion: Matrix R's gradients agree to the penalty's own
   // accuracy (α = 1e8: constraint violations ~1e-7 of the motion)
@@ -380,6 +383,22 @@ TEST(Sensitivity, ThePenaltyFormulationsStepDifferentiatedEqualsComplexStep) {
   expectGradientsNear(mr, mr.methods.front(), byMethod(r, Method::Direct), 1e-4, 1e-2);
   // the initial sensitivities come from the assembly: a length moves the start
   EXPECT_GT(std::abs(byMethod(r, Method::ComplexStep).gradient(3, 0)), 0.05);
+}
+
+TEST(Sensitivity, ThePenaltyAdjointCheckpointedEqualsStoredWhole) {
+  // the steps between checkpoints solved again give the stored run's gradients
+  const Mechanism m = test::sampleMechanism("five-bar");
+  SensitivitySpec s = spec(Method::Adjoint, 0.1, 1e-3);
+  s.run.formulation = analysis::Formulation::Penalty;
+  s.checkpointEvery = 1;
+  const SensitivityResult whole = runSensitivity(m, s);
+  s.checkpointEvery = 7;
+  const SensitivityResult checkpointed = runSensitivity(m, s);
+  ASSERT_TRUE(whole.status.ok() && checkpointed.status.ok()) << whole.status.message << checkpointed.status.message;
+  EXPECT_EQ(whole.methods.front().recomputedSteps, 0);
+  EXPECT_GT(checkpointed.methods.front().recomputedSteps, 80);
+  EXPECT_LT(checkpointed.methods.front().recordBytes, whole.methods.front().recordBytes / 4);
+  expectGradientsNear(checkpointed, checkpointed.methods.front(), whole.methods.front(), 1e-9, 1e-3);
 }
 
 TEST(Sensitivity, APenaltyRunForSensitivitiesStaysThePlainRun) {
@@ -526,10 +545,10 @@ TEST(Sensitivity, BadRequestsNameTheItemAndTheReason) {
   EXPECT_NE(r.status.message.find("unknown cost 'phi'"), std::string::npos) << r.status.message;
   s.costs = {};
   s.run.formulation = analysis::Formulation::Penalty;
-  s.method = Method::Adjoint;
+  s.partials = Partials::GlobalSemiAnalytical;
   r = runSensitivity(m, s);
-  EXPECT_NE(r.status.message.find("adjoint of the penalty formulation"), std::string::npos) << r.status.message;
-  s.method = Method::Direct;
+  EXPECT_NE(r.status.message.find("--partials ad with the penalty formulation"), std::string::npos) << r.status.message;
+  s.partials = Partials::AutomaticDifferentiation;
   s.run.formulation = analysis::Formulation::MatrixR;
   // a parameter nothing depends on: exactly zero, with a note
   Mechanism unused = m;

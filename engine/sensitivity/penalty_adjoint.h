@@ -1,0 +1,56 @@
+// The adjoint of the penalty formulation's step (penalty_methods.h): the transposed tangent of
+// Newton's F(z₁) = 0 and of the projections, swept backward once for all costs. The forward run
+// is kept by checkpoints (z, ż, z̈ every k steps, the steps between solved again from them).
+// Internal to engine/sensitivity.
+#pragma once
+
+#include <vector>
+
+#include "analysis/simulation_run.h"
+#include "sensitivity/adjoint.h"
+#include "sensitivity/study.h"
+
+namespace lw::sens::detail {
+
+class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
+ public:
+  explicit PenaltyAdjointRecorder(long interval) : interval_(interval < 1 ? 1 : interval) {}
+  struct Saved {
+    std::size_t node = 0;  // index into times
+    Eigen::VectorXd z, zd, zdd;
+  };
+  Status start(const dyn::RecursiveModel&, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+               const Eigen::VectorXd& zdd) override {
+    alpha_ = alpha;
+    times.push_back(t);
+    saved.push_back({0, z, zd, zdd});
+    return {};
+  }
+  Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+    times.push_back(t1);
+    if (++since_ >= interval_) {
+      saved.push_back({times.size() - 1, z, zd, zdd});
+      since_ = 0;
+    }
+    return {};
+  }
+  double alpha() const { return alpha_; }
+  std::size_t bytes() const {
+    std::size_t b = times.capacity() * sizeof(double) + saved.capacity() * sizeof(Saved);
+    for (const auto& s : saved) b += sizeof(double) * static_cast<std::size_t>(s.z.size() + s.zd.size() + s.zdd.size());
+    return b;
+  }
+  std::vector<double> times;  // every node: the start, then each step's end
+  std::vector<Saved> saved;
+
+ private:
+  long interval_;
+  long since_ = 0;
+  double alpha_ = 0;
+};
+
+/// Every chosen cost's gradient by the adjoint over the recorded penalty run (values included).
+Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec, std::vector<double>& values, Eigen::MatrixXd& gradient,
+                              AdjointStats& stats);
+
+}  // namespace lw::sens::detail
