@@ -208,6 +208,64 @@ class Adjoint {
     return {};
   }
 
+  // one Dormand–Prince step again from `a` (the sizes held), and its end's acceleration
+  Status rungeKuttaRecompute(const AdjointRecorder::Item& it, const Point& a, Point& b) const {
+    const auto& D = dofs(it.dofs);
+    Vec<double> x1, v1;
+    if (Status s = rungeKuttaStepOn<double>(st_, real_, D, it.t0, it.t1 - it.t0, a.x, a.v, a.z, x1, v1); !s.ok()) return s;
+    dyn::MatrixROn<double> e;
+    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, x1, v1, a.z, e); !s.ok()) return s;
+    b = {it.t1, it.dofs, x1, v1, e.zidd, e.z};
+    return {};
+  }
+
+  // a Dormand–Prince step's stages linearised: f_x, f_v, f_ρ at each stage point (forward AD)
+  struct Stage {
+    Eigen::MatrixXd fx, fv, fp;
+  };
+  Status rungeKuttaStages(const AdjointRecorder::Item& it, const Point& a, std::vector<Stage>& stages) const {
+    using namespace integ::dopri;
+    const double A[6][5] = {{0, 0, 0, 0, 0}, {a21, 0, 0, 0, 0}, {a31, a32, 0, 0, 0}, {a41, a42, a43, 0, 0}, {a51, a52, a53, a54, 0},
+                            {a61, a62, a63, a64, a65}};
+    const double C[6] = {0, c2, c3, c4, c5, 1};
+    const auto& D = dofs(it.dofs);
+    const double h = it.t1 - it.t0;
+    const auto d = a.x.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
+    std::vector<Eigen::VectorXd> kx(6), kv(6);
+    stages.assign(6, {});
+    for (int i = 0; i < 6; ++i) {
+      Eigen::VectorXd X = a.x, V = a.v;
+      for (int j = 0; j < i; ++j) {
+        X += (h * A[i][j]) * kx[static_cast<std::size_t>(j)];
+        V += (h * A[i][j]) * kv[static_cast<std::size_t>(j)];
+      }
+      const double t = it.t0 + C[i] * h;
+      Stage& sg = stages[static_cast<std::size_t>(i)];
+      sg.fx.resize(d, d);
+      sg.fv.resize(d, d);
+      sg.fp.resize(d, p);
+      Eigen::VectorXd acc(d);
+      for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
+        Vec<Dual> x = X.cast<Dual>(), v = V.cast<Dual>();
+        for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? x[j] : v[j - d]).g[j - first] = 1;
+        dyn::MatrixROn<Dual> e;
+        if (Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, D, t, x, v, a.z, e); !s.ok()) return s;
+        for (Eigen::Index r = 0; r < d; ++r) acc[r] = e.zidd[r].v;
+        for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
+          for (Eigen::Index r = 0; r < d; ++r) (j < d ? sg.fx(r, j) : sg.fv(r, j - d)) = e.zidd[r].g[j - first];
+      }
+      for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        dyn::MatrixROn<Dual> e;
+        if (Status s = dyn::evaluateOn<Dual>(st_.model, chunks_[c]->tree, D, t, X.cast<Dual>(), V.cast<Dual>(), a.z, e); !s.ok()) return s;
+        for (int j = 0; j < kLanes && firsts_[c] + j < p; ++j)
+          for (Eigen::Index r = 0; r < d; ++r) sg.fp(r, firsts_[c] + j) = e.zidd[r].g[j];
+      }
+      kx[static_cast<std::size_t>(i)] = V;
+      kv[static_cast<std::size_t>(i)] = acc;
+    }
+    return {};
+  }
+
   // the state after a change of coordinates, and the change's linearisation
   Status switchAt(const AdjointRecorder::Item& it, const Point& a, Point& b, SwitchMap* map) const {
     const auto& before = dofs(it.before), &after = dofs(it.dofs);
@@ -294,7 +352,7 @@ class Adjoint {
 
 }  // namespace
 
-Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<double>& values, Eigen::MatrixXd& gradient,
+Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, std::vector<double>& values, Eigen::MatrixXd& gradient,
                        AdjointStats& stats) {
   Adjoint adj(st, rec);
   const auto& items = rec.items;
@@ -343,12 +401,14 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<
     Point at{items[begin].t1, items[begin].dofs, sv.x, sv.v, sv.a, sv.z};
     std::vector<Node> nodes(end - begin);
     std::vector<SwitchMap> maps(end - begin);
+    std::vector<Point> starts(end - begin);  // RK45: each step's start, for its stages
     const Node* last = nullptr;
     if (begin == 0) last = &n0;
     std::size_t bytes = 0;
     for (std::size_t i = begin + 1; i <= end; ++i) {
       const auto& it = items[i];
       Point next;
+      if (rungeKutta) starts[i - begin - 1] = at;
       if (it.kind == AdjointRecorder::Item::Kind::Switch) {
         if (Status s = adj.switchAt(it, at, next, &maps[i - begin - 1]); !s.ok()) return s;
         last = nullptr;
@@ -357,7 +417,9 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<
           const auto& sn = saved[seg + 1];
           next = {it.t1, it.dofs, sn.x, sn.v, sn.a, sn.z};
         } else {
-          if (Status s = adj.recompute(it, at, last ? &last->Fx : nullptr, last ? &last->Fv : nullptr, next); !s.ok()) return s;
+          const Status s = rungeKutta ? adj.rungeKuttaRecompute(it, at, next)
+                                      : adj.recompute(it, at, last ? &last->Fx : nullptr, last ? &last->Fv : nullptr, next);
+          if (!s.ok()) return s;
           ++stats.recomputedSteps;
         }
         if (Status s = adj.node(next, nodes[i - begin - 1]); !s.ok()) return s;
@@ -386,6 +448,34 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<
       const double h = it.t1 - it.t0;
       const auto d = n.Fx.rows();
       if (d == 0) continue;
+      if (rungeKutta) {
+        // the explicit stages backward: κᵢ = h bᵢ λ₁ + Σ_{j>i} h a_ji ηⱼ, ηᵢ = Jᵢᵀ κᵢ with
+        // Jᵢ = [0 I; f_x f_v] at stage i; λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ
+        using namespace integ::dopri;
+        const double A[6][5] = {{0, 0, 0, 0, 0}, {a21, 0, 0, 0, 0}, {a31, a32, 0, 0, 0}, {a41, a42, a43, 0, 0}, {a51, a52, a53, a54, 0},
+                                {a61, a62, a63, a64, a65}};
+        const double B[6] = {b1, 0, b3, b4, b5, b6};
+        std::vector<Adjoint::Stage> stages;
+        if (Status s = adj.rungeKuttaStages(it, starts[i - begin - 1], stages); !s.ok()) return s;
+        std::vector<Eigen::MatrixXd> ex(6), ev(6);
+        Eigen::MatrixXd lx0 = lx, lv0 = lv;  // λ₀ = λ₁ + Σ ηᵢ
+        for (int k = 5; k >= 0; --k) {
+          Eigen::MatrixXd kx = (h * B[k]) * lx, kv = (h * B[k]) * lv;
+          for (int j = k + 1; j < 6; ++j) {
+            kx += (h * A[j][k]) * ex[static_cast<std::size_t>(j)];
+            kv += (h * A[j][k]) * ev[static_cast<std::size_t>(j)];
+          }
+          const auto& sg = stages[static_cast<std::size_t>(k)];
+          ex[static_cast<std::size_t>(k)] = sg.fx.transpose() * kv;
+          ev[static_cast<std::size_t>(k)] = kx + sg.fv.transpose() * kv;
+          grad += kv.transpose() * sg.fp;
+          lx0 += ex[static_cast<std::size_t>(k)];
+          lv0 += ev[static_cast<std::size_t>(k)];
+        }
+        lx = lx0;
+        lv = lv0;
+        continue;
+      }
       const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Fx - (0.5 * h) * n.Fv;
       const Eigen::MatrixXd mu = la + (0.25 * h * h) * lx + (0.5 * h) * lv;
       const Eigen::MatrixXd nu = G.transpose().partialPivLu().solve(mu);

@@ -50,8 +50,9 @@ struct AdjointStats {
   long recomputedSteps = 0;
 };
 
-/// Every chosen cost's gradient by the adjoint over the recorded run (values included).
-Status adjointGradient(const Study& st, const AdjointRecorder& rec, std::vector<double>& values, Eigen::MatrixXd& gradient,
+/// Every chosen cost's gradient by the adjoint over the recorded run (values included); its steps
+/// are the trapezoidal rule's, or (rungeKutta) Dormand–Prince's with their sizes held.
+Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, std::vector<double>& values, Eigen::MatrixXd& gradient,
                        AdjointStats& stats);
 
 }  // namespace lw::sens::detail

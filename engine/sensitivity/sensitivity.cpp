@@ -141,10 +141,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
                          "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
     return res;
   }
-  if (rungeKutta && (spec.method == Method::Adjoint || spec.partials != Partials::AutomaticDifferentiation)) {
-    res.status = failure(Status::Code::BadRequest, 0,
-                         spec.method == Method::Adjoint ? "the adjoint of RK45's steps is not implemented yet: use the trapezoidal rule, or ddm, cs or fd with RK45"
-                                                        : "the semi-analytical partials serve the trapezoidal rule so far: use --partials ad with RK45");
+  if (rungeKutta && spec.partials != Partials::AutomaticDifferentiation) {
+    res.status = failure(Status::Code::BadRequest, 0, "the semi-analytical partials serve the trapezoidal rule so far: use --partials ad with RK45");
     return res;
   }
   const auto& table = *st.resolved.parameters;
@@ -186,8 +184,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   res.costs = st.costs.names;
   const std::vector<Method> methods = spec.method == Method::Compare
-                                          ? (rungeKutta ? std::vector<Method>{Method::Direct, Method::ComplexStep, Method::FiniteDifferences}
-                                                        : std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences})
+                                          ? std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences}
                                           : std::vector<Method>{spec.method};
   const double share = 1.0 / static_cast<double>(methods.size());
   for (std::size_t mi = 0; mi < methods.size(); ++mi) {
@@ -261,7 +258,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       res.steps = r.steps;
       if (!res.status.ok()) return res;
       AdjointStats stats;
-      res.status = adjointGradient(st, rec, g.values, g.gradient, stats);
+      res.status = adjointGradient(st, rec, rungeKutta, g.values, g.gradient, stats);
       if (!res.status.ok()) return res;
       g.recordBytes = stats.recordBytes;
       g.segmentBytes = stats.segmentBytes;
