@@ -328,6 +328,9 @@ int kinematics(const KinematicsArgs& a) {
   const auto result = lw::analysis::runKinematics(*res, spec, {}, csv.cancel());
   if (csv.refused()) return csv.finish(result.steps());
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
+  if (!result.costProblem.empty()) std::cerr << a.file << ": the costs are not evaluated: " << result.costProblem << "\n";
+  for (std::size_t k = 0; k < result.costValues.size() && result.status.ok(); ++k)
+    std::cerr << a.file << ": cost " << result.costNames[k] << " = " << std::setprecision(10) << result.costValues[k] << "\n";
   if (const int written = csv.finish(result.steps()); written != kOk) return written;
   return result.status.ok() ? kOk : kAnalysisFailed;
 }
@@ -378,7 +381,7 @@ int simulate(const SimulateArgs& a) {
 
 struct SensitivityArgs {
   std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad", integrator = "trapezoidal",
-                                   formulation = "matrix-r";
+                                   formulation = "matrix-r", analysis = "dynamics";
   double tEnd = -1, dt = -1, fdStep = 1e-4, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
   long checkpointEvery = 0;
@@ -406,6 +409,11 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   if (!lw::analysis::parseIntegrator(a.integrator, spec.run.integrator)) return kUsage;
+  if (a.analysis == "kinematics") spec.analysis = lw::sens::Analysis::Kinematics;
+  else if (a.analysis != "dynamics") {
+    std::cerr << "linkwright-cli: unknown analysis '" << a.analysis << "' (kinematics or dynamics)\n";
+    return kUsage;
+  }
   if (!lw::analysis::parseFormulation(a.formulation, spec.run.formulation)) {
     std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r or penalty)\n";
     return kUsage;
@@ -623,6 +631,8 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--parameters", sensArgs.parameters, "comma-separated parameter names, or all (default)");
   sensCmd->add_option("--costs", sensArgs.costs, "comma-separated cost names, or all (default)");
   sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--analysis", sensArgs.analysis, "dynamics (default) or kinematics (a fully driven mechanism: the kinematic "
+                                                      "solution's sensitivities, the same positions as the kinematics command's)");
   sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default) or penalty (ddm, cs, fd: the trapezoidal "
                                                             "step of all tree coordinates, projected with the mass matrix)");
   sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (ddm, cs, fd: its accepted steps "

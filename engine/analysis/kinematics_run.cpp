@@ -3,8 +3,10 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "analysis/csv.h"
+#include "analysis/outputs.h"
 #include "analysis/result_size.h"
 
 #include <Eigen/Geometry>
@@ -88,9 +90,9 @@ struct RowOutputs {
       body = m.findBody(ref.body);
       index = -1;
       if (body < 0) return;
-      const auto& names = m.bodies[static_cast<std::size_t>(body)].pointNames;
-      const auto it = std::find(names.begin(), names.end(), ref.item);
-      if (it != names.end()) index = static_cast<int>(it - names.begin());
+      const auto& pointNames = m.bodies[static_cast<std::size_t>(body)].pointNames;
+      const auto it = std::find(pointNames.begin(), pointNames.end(), ref.item);
+      if (it != pointNames.end()) index = static_cast<int>(it - pointNames.begin());
     };
     for (const Output& o : mech.outputs) {
       Item item;
@@ -268,6 +270,19 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
           result.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
   RowOutputs outputs;
   if (spec.mechanism) outputs.compile(*spec.mechanism, m);
+  // the costs, bound to the rows' outputs by name (energies and residuals are the dynamics')
+  CostSet costSet;
+  std::optional<CostAccumulator<double>> costs;
+  if (spec.mechanism && !spec.mechanism->costs.empty()) {
+    OutputComponents named;
+    named.names = outputs.names;
+    named.problems.assign(named.names.size(), std::string());
+    result.costProblem = compileCosts(*spec.mechanism, m, named, {}, costSet);
+    if (result.costProblem.empty()) costs.emplace(costSet);
+    else result.costProblem += " (a kinematic run has no energies or residuals)";
+  }
+  std::vector<double> parameterValues;
+  if (m.parameters) parameterValues.assign(m.parameters->values().begin(), m.parameters->values().end());
   const std::size_t pointColumns = result.columns.size();
   for (const auto& n : outputs.names) result.columns.push_back(n);
   std::vector<double> rowPoses;
@@ -337,6 +352,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       std::vector<double> values;
       outputs.append(m, result.values.data() + start, rowPoses, values);
       result.values.insert(result.values.end(), values.begin(), values.end());
+      if (costs) costs->add(t, values.data(), parameterValues.data());
     }
     if (auto problem = nonFiniteInLastRow(result.columns, result.values); !problem.empty()) {
       result.values.resize(result.values.size() - result.columns.size());
@@ -354,6 +370,10 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     }
   }
   send();
+  if (costs) {
+    result.costNames = costSet.names;
+    result.costValues = costs->values();
+  }
   return result;
 }
 

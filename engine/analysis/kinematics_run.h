@@ -37,6 +37,11 @@ struct KinematicsResult {
   lw::Status status;             // ok, or the failure that stopped the run (time, place)
   std::string decomposition;         // modular methods: the groups used
   std::size_t sentRows = 0;          // rows passed to KinematicsSpec::rows
+  // with KinematicsSpec::mechanism: the file's costs over the run (integrals by the trapezoidal
+  // rule over the steps); a cost that cannot be evaluated here is in costProblem
+  std::vector<std::string> costNames;
+  std::vector<double> costValues;
+  std::string costProblem;
   std::size_t steps() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }
 };
 

@@ -325,13 +325,27 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
   const auto& mech = *m.tree.mechanism;
   d.t = 0;
   d.z = m.tree.z0;
-  // assemble: least-squares Newton on the loop equations from the stored configuration
+  // assemble: minimum-norm Newton steps on the independent loop equations from the stored
+  // configuration (every coordinate shares the correction: smooth in the design parameters, where
+  // a pivoted choice of the coordinates to move could flip between two runs a parameter apart)
   const double tol = 1e-12 * mech.lengthScale();
+  const auto nc = static_cast<Eigen::Index>(m.rows.size());
   for (int it = 0; it < 100; ++it) {
     loopConstraints(m.tree, d.z, 0, d.phi);
     if (d.phi.size() == 0 || d.phi.cwiseAbs().maxCoeff() < tol) break;
     loopJacobian(m.tree, d.z, 0, d.J);
-    d.z += Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(d.J).solve(-d.phi);
+    Eigen::MatrixXd Js(nc, m.tree.nz);
+    Eigen::VectorXd phis(nc);
+    for (Eigen::Index i = 0; i < nc; ++i) {
+      Js.row(i) = d.J.row(m.rows[static_cast<std::size_t>(i)]);
+      phis[i] = d.phi[m.rows[static_cast<std::size_t>(i)]];
+    }
+    const Eigen::LDLT<Eigen::MatrixXd> normal(Js * Js.transpose());
+    if (normal.info() != Eigen::Success || nc == 0) {
+      d.z += Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(d.J).solve(-d.phi);  // a singular stored configuration
+    } else {
+      d.z -= Js.transpose() * normal.solve(phis);
+    }
     if (it == 99)
       return lw::failure(lw::Status::Code::NotConverged, 0,
                      "the mechanism cannot be assembled: residual " + lw::shortNumber(d.phi.cwiseAbs().maxCoeff()));
@@ -397,7 +411,6 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
       }
     }
   }
-  const auto nc = static_cast<Eigen::Index>(m.rows.size());
   Eigen::MatrixXd A(nc + static_cast<Eigen::Index>(rows.size()), m.tree.nz);
   Eigen::VectorXd b(A.rows());
   for (Eigen::Index i = 0; i < nc; ++i) {

@@ -177,50 +177,49 @@ template <class S>
 Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd) {
   const int nz = m.tree.nz, nc = static_cast<int>(m.rows.size());
   const auto& mech = *m.tree.mechanism;
-  // the assembly moved only the coordinates its QR pivoted on (the others stay at zero): the same
-  // loops closed with those held
-  Eigen::MatrixXd J;
-  loopJacobian(m.tree, z0, 0, J);
-  std::vector<int> free;
-  if (J.rows() > 0) {
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J);
-    for (Eigen::Index i = qr.rank(); i < nz; ++i) free.push_back(qr.colsPermutation().indices()[i]);
-  } else {
-    for (int i = 0; i < nz; ++i) free.push_back(i);
-  }
-  std::sort(free.begin(), free.end());
-  if (nc + static_cast<int>(free.size()) != nz)
-    return failure(Status::Code::BadRequest, 0, "the assembly's free coordinates do not complete the loop equations");
-  std::vector<Dof> held;
-  for (int i : free) {
-    Dof f;
-    f.z = i;
-    held.push_back(f);
-  }
-  const std::vector<ItemIndex> none;
-  z = z0.cast<S>();
+  // the assembly as initialState() takes it: minimum-norm Newton steps on the independent loop
+  // rows from the stored configuration (smooth in the parameters: no choice of coordinates to
+  // hold that a perturbation could flip), run on S until values and derivative parts settle
+  const std::vector<Dof> none;
+  const std::vector<ItemIndex> noPoints;
+  z = m.tree.z0.cast<S>();
   std::vector<S> phi, xyz;
-  MatrixOn<S> r(nz, 1), dz;
+  MatrixOn<S> r(nc, 1), Jrows(nc, nz), y;
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), phij, xyzj, rowsj(static_cast<std::size_t>(nc));
   const double scale = std::max(1.0, z0.cwiseAbs().maxCoeff());
-  bool converged = false;
-  for (int it = 0; it < 30 && !converged; ++it) {
-    thetaRows<S, S>(m, p, held, none, z.data(), S(0.0), phi, xyz, r.data());
-    for (std::size_t k = 0; k < free.size(); ++k) r(nc + static_cast<Eigen::Index>(k), 0) -= S(z0[free[k]]);
-    if (!num::solveOn(thetaOn(m, p, held, none, z, 0), r, dz)) return failure(Status::Code::Singular, 0, "the assembly is singular");
-    z -= dz.col(0);
+  auto jacobian = [&] {  // Φ_z's independent rows at z, a column per pass of jets
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], S(0.0), S(0.0));
+    for (int j = 0; j < nz; ++j) {
+      zj[static_cast<std::size_t>(j)].d = S(1.0);
+      thetaRows<S, Jet<S>>(m, p, none, noPoints, zj.data(), Jet<S>(S(0.0)), phij, xyzj, rowsj.data());
+      for (int i = 0; i < nc; ++i) Jrows(i, j) = rowsj[static_cast<std::size_t>(i)].d;
+      zj[static_cast<std::size_t>(j)].d = S(0.0);
+    }
+  };
+  bool converged = nc == 0;
+  for (int it = 0; it < 100 && !converged; ++it) {
+    thetaRows<S, S>(m, p, none, noPoints, z.data(), S(0.0), phi, xyz, r.data());
+    jacobian();
+    if (!num::solveOn(MatrixOn<S>(Jrows * Jrows.transpose()), r, y)) return failure(Status::Code::Singular, 0, "the assembly is singular");
+    const VectorOn<S> dz = Jrows.transpose() * y.col(0);
+    z -= dz;
     double step = 0;
-    for (int i = 0; i < nz; ++i) step = std::max(step, std::abs(real(dz(i, 0))));
-    converged = it >= 1 && step <= 1e-13 * scale;
+    for (int i = 0; i < nz; ++i) step = std::max(step, std::abs(real(dz[i])));
+    converged = it >= 2 && step <= 1e-13 * scale;
   }
+  if (!converged) return failure(Status::Code::NotConverged, 0, "the assembly did not converge (on the derivatives' scalar)");
+  jacobian();
+  for (int i = 0; i < nz; ++i)
+    if (std::abs(real(z[i]) - z0[i]) > 1e-3 * scale)  // moved numbers (GSAM) move it by their δ
+      return failure(Status::Code::NotConverged, 0, "the assembly on the derivatives' scalar reached another configuration than the run's");
   if (!converged) return failure(Status::Code::NotConverged, 0, "the assembly did not converge (on the derivatives' scalar)");
   // velocities: [Φ_z (selected rows); the initial rates' rows] ż = [−Φ_t; rates], least squares on
   // the columns the double solve pivoted on (the others zero), as ColPivHouseholderQR solves it
   std::vector<VectorOn<S>> rows;
   std::vector<S> rhs;
-  const MatrixOn<S> Theta = thetaOn(m, p, held, none, z, 0);
-  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, held, none, z, nullptr, 0);
+  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, none, noPoints, z, nullptr, 0);
   for (int i = 0; i < nc; ++i) {
-    rows.push_back(Theta.row(i).transpose());
+    rows.push_back(Jrows.row(i).transpose());
     rhs.push_back(-phiT[static_cast<std::size_t>(i)].d);
   }
   for (std::size_t i = 0; i < mech.initialRates.size(); ++i) {
@@ -245,11 +244,11 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
         f.component = rate.component;
         const std::vector<Dof> one{f};
         const std::vector<ItemIndex> at{rate.point};
-        std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), ph, xy(3);
+        std::vector<Jet<S>> zp(static_cast<std::size_t>(nz)), ph, xy(3);
         VectorOn<S> row(nz);
         for (int j = 0; j < nz; ++j) {
-          for (int k = 0; k < nz; ++k) zj[static_cast<std::size_t>(k)] = Jet<S>(z[k], S(k == j ? 1.0 : 0.0), S(0.0));
-          kinematicsOn<Jet<S>, S>(m.tree, p, zj.data(), Jet<S>(S(0.0)), nullptr, at, xy.data());
+          for (int k = 0; k < nz; ++k) zp[static_cast<std::size_t>(k)] = Jet<S>(z[k], S(k == j ? 1.0 : 0.0), S(0.0));
+          kinematicsOn<Jet<S>, S>(m.tree, p, zp.data(), Jet<S>(S(0.0)), nullptr, at, xy.data());
           row[j] = xy[static_cast<std::size_t>(rate.component)].d;
         }
         rows.push_back(row);

@@ -309,6 +309,20 @@ TreeNumbers<P> treeNumbers(const RecursiveModel& r, MechanismNumbers<P> numbers)
       }
       g.R0 = pb.rotation.transpose() * cb.rotation;
       g.x0 = pb.rotation.transpose() * (cb.position - pb.position);
+      // the joint closed: the child placed so that its joint point meets the parent's (on a
+      // slide, lies on the parent's line, the stored slide kept). A file whose stored bodies
+      // leave a gap (a length parameter changed, the positions not) is assembled, not run
+      // with the joint open; a closed one is unchanged
+      const auto& pc = jt.points[1 - side];
+      if (pc.valid() && jt.points[side].valid()) {
+        const Vec3 p_C = cb.points[static_cast<std::size_t>(pc.index)];
+        const Vec3 gap = g.R0 * p_C + g.x0 - g.point;
+        if (n.kind == NodeKind::Revolute || n.kind == NodeKind::Universal || n.kind == NodeKind::Spherical) {
+          g.x0 -= gap;
+        } else if ((n.kind == NodeKind::Prismatic || n.kind == NodeKind::Cylindrical) && jt.axes[side].valid()) {
+          g.x0 -= gap - g.axis * dot3(g.axis, gap);
+        }
+      }
     }
     for (int a = 0; a < 3; ++a)
       for (double sign : {1.0, -1.0})

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "kinematics/global_solver.h"
 #include "sensitivity/adjoint.h"
 #include "sensitivity/complex_step.h"
 #include "sensitivity/direct.h"
@@ -133,6 +134,28 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       return res;
     }
     st.resolved = std::move(*r);
+  }
+  if (spec.analysis == Analysis::Kinematics) {
+    // the drivers must fix every freedom: the motion is then the kinematic solution, which the
+    // tree's coordinates follow step by step (a Matrix R run with no independent coordinates)
+    if (spec.run.formulation != analysis::Formulation::MatrixR || spec.run.integrator != analysis::Integrator::Trapezoidal) {
+      res.status = failure(Status::Code::BadRequest, 0, "a kinematic analysis has no formulation or integrator to choose: drop --formulation and --integrator");
+      return res;
+    }
+    const kin::NaturalModel nm = kin::compileNaturalModel(st.resolved);
+    kin::GlobalData data(nm);
+    if (Status s = kin::assemble(nm, data, 0.0); !s.ok()) {
+      res.status = s;
+      res.status.message += " (a kinematic analysis needs the motion fully driven: add drivers, or use --analysis dynamics)";
+      return res;
+    }
+    const kin::NumericalMobility mob = kin::numericalMobility(nm, data.q);
+    if (mob.freeDof > 0 || !mob.passive.empty()) {
+      std::string why = mob.freeDof > 0 ? std::to_string(mob.freeDof) + " freedom(s) have no driver" : "";
+      for (const auto& b : mob.passive) why += (why.empty() ? "" : "; ") + std::string("the passive spin of '") + b + "' is a freedom of the dynamics";
+      res.status = failure(Status::Code::BadRequest, 0, "a kinematic analysis needs the motion fully driven: " + why + " (add drivers, or use --analysis dynamics)");
+      return res;
+    }
   }
   const bool penalty = spec.run.formulation == analysis::Formulation::Penalty;
   const bool rungeKutta = !penalty && spec.run.integrator == analysis::Integrator::RK45;

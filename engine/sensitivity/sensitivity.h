@@ -37,8 +37,14 @@ enum class Partials { AutomaticDifferentiation, GlobalSemiAnalytical, LocalSemiA
 bool parseMethod(const std::string& s, Method& out);
 const char* toString(Method m);
 
+/// A kinematic analysis (a fully driven mechanism: q_ρ from Φ_q q_ρ = −Φ_ρ at every time, then
+/// the velocities' and accelerations'; the same positions as the global and modular solvers'),
+/// or a dynamic one (SensitivitySpec::run's formulation and integrator).
+enum class Analysis { Dynamics, Kinematics };
+
 struct SensitivitySpec {
   Method method = Method::Direct;
+  Analysis analysis = Analysis::Dynamics;
   std::vector<std::string> parameters;  // empty: every parameter of the file
   std::vector<std::string> costs;       // empty: every cost of the file
   analysis::SimulationSpec run;         // t_end, dt (the trapezoidal rule's step)
