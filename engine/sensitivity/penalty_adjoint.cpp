@@ -5,6 +5,7 @@
 
 #include "dynamics/penalty_derivatives.h"
 #include "sensitivity/cost_integrand.h"
+#include "sensitivity/penalty_methods.h"
 
 namespace lw::sens::detail {
 namespace {
@@ -72,24 +73,11 @@ class PenaltyAdjoint {
     }
   }
 
-  // T at (z₁, the trapezoidal ż*, z̈* from a), eight columns per pass
+  // T at (z₁, the trapezoidal ż*, z̈* from a)
   Eigen::MatrixXd tangent(const State& a, double h, double t, const Eigen::VectorXd& z1) const {
-    const auto nz = z1.size();
     Eigen::VectorXd zdS, zddS;
     trapezoidal(a, h, z1, zdS, zddS);
-    Eigen::MatrixXd T(nz, nz);
-    for (Eigen::Index first = 0; first < nz; first += kLanes) {
-      Vec<Dual> z = z1.cast<Dual>(), zd = zdS.cast<Dual>(), zdd = zddS.cast<Dual>(), F;
-      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {
-        z[j].g[j - first] = 1;
-        zd[j].g[j - first] = 2 / h;
-        zdd[j].g[j - first] = 4 / (h * h);
-      }
-      dyn::penaltyResidualOn<Dual>(tree_, plain_.tree, alpha_, t, z, zd, zdd, F);
-      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
-        for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
-    }
-    return T;
+    return penaltyTangent(tree_, plain_, alpha_, t, h, z1, zdS, zddS);
   }
 
   Status step(const State& a, const State& b, StepJacobians& J) const {

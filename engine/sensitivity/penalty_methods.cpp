@@ -58,19 +58,7 @@ class DirectObserver final : public PenaltyDirect {
     const auto nz = z.size();
     // the trapezoidal velocities and accelerations of the end before the projections
     const Eigen::VectorXd zdS = (2 / h) * (z - z0_) - zd0_, zddS = (4 / (h * h)) * (z - z0_) - (4 / h) * zd0_ - zdd0_;
-    // T = F_z + 2/h F_ż + 4/h² F_z̈ at the end, eight columns per pass
-    Eigen::MatrixXd T(nz, nz);
-    for (Eigen::Index first = 0; first < nz; first += kLanes) {
-      Vec<Dual> zD = z.cast<Dual>(), zdD = zdS.cast<Dual>(), zddD = zddS.cast<Dual>(), F;
-      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {
-        zD[j].g[j - first] = 1;
-        zdD[j].g[j - first] = 2 / h;
-        zddD[j].g[j - first] = 4 / (h * h);
-      }
-      dyn::penaltyResidualOn<Dual>(*tree_, plain_.tree, alpha_, t1, zD, zdD, zddD, F);
-      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
-        for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
-    }
+    const Eigen::MatrixXd T = penaltyTangent(*tree_, plain_, alpha_, t1, h, z, zdS, zddS);
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(T);
     const Eigen::MatrixXd Zhd = -((2 / h) * Z_ + Zd_), Zhdd = -((4 / (h * h)) * Z_ + (4 / h) * Zd_ + Zdd_);
     for (auto& c : chunks_) {
@@ -168,6 +156,24 @@ class DirectObserver final : public PenaltyDirect {
 
 }  // namespace
 
+Eigen::MatrixXd penaltyTangent(const dyn::RecursiveModel& tree, const NumbersOn<Dual>& plain, double alpha, double t1, double h,
+                               const Eigen::VectorXd& z1, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS) {
+  const auto nz = z1.size();
+  Eigen::MatrixXd T(nz, nz);
+  for (Eigen::Index first = 0; first < nz; first += kLanes) {
+    Vec<Dual> z = z1.cast<Dual>(), zd = zdS.cast<Dual>(), zdd = zddS.cast<Dual>(), F;
+    for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {  // z₁ moved: ż*, z̈* with it
+      z[j].g[j - first] = 1;
+      zd[j].g[j - first] = 2 / h;
+      zdd[j].g[j - first] = 4 / (h * h);
+    }
+    dyn::penaltyResidualOn<Dual>(tree, plain.tree, alpha, t1, z, zd, zdd, F);
+    for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
+      for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
+  }
+  return T;
+}
+
 std::unique_ptr<PenaltyDirect> penaltyDirect(const Study& st, const SensitivitySpec& spec) {
   return std::make_unique<DirectObserver>(st, spec);
 }
@@ -196,19 +202,7 @@ Status penaltyComplexRun(const Study& st, const PenaltyRecorder& rec, std::size_
     // Newton on complex numbers with the real tangent T at the recorded end (forward AD)
     const Eigen::VectorXd zdS0 = (2 / h) * (end.z - rec.points[k - 1].z) - rec.points[k - 1].zd;
     const Eigen::VectorXd zddS0 = (4 / (h * h)) * (end.z - rec.points[k - 1].z) - (4 / h) * rec.points[k - 1].zd - rec.points[k - 1].zdd;
-    Eigen::MatrixXd T(nz, nz);
-    for (Eigen::Index first = 0; first < nz; first += kLanes) {
-      Vec<Dual> zD = end.z.cast<Dual>(), zdD = zdS0.cast<Dual>(), zddD = zddS0.cast<Dual>(), F;
-      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {
-        zD[j].g[j - first] = 1;
-        zdD[j].g[j - first] = 2 / h;
-        zddD[j].g[j - first] = 4 / (h * h);
-      }
-      dyn::penaltyResidualOn<Dual>(tree, plain.tree, alpha, end.t, zD, zdD, zddD, F);
-      for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
-        for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
-    }
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(T);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(penaltyTangent(tree, plain, alpha, end.t, h, end.z, zdS0, zddS0));
     Vec<Cplx> z1(nz);
     for (Eigen::Index i = 0; i < nz; ++i) z1[i] = Cplx(end.z[i], (z[i] + h * zd[i] + 0.5 * h * h * zdd[i]).imag());
     Vec<Cplx> zdS, zddS, F;

@@ -16,6 +16,11 @@
 
 namespace lw::sens::detail {
 
+/// The penalty step's Newton matrix T = F_z + 2/h F_ż + 4/h² F_z̈ at the end z₁ (ż*, z̈* the
+/// trapezoidal ones from the start), by forward AD eight columns per pass, numbers `plain`.
+Eigen::MatrixXd penaltyTangent(const dyn::RecursiveModel& tree, const NumbersOn<Dual>& plain, double alpha, double t1, double h,
+                               const Eigen::VectorXd& z1, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS);
+
 class PenaltyDirect : public analysis::PenaltyObserver {
  public:
   virtual void finish(Gradient& g) const = 0;

@@ -109,6 +109,13 @@ class BothPenaltyObservers : public analysis::PenaltyObserver {
   analysis::PenaltyObserver& b_;
 };
 
+// steps between the adjoint's checkpoints: the spec's, else about √steps (memory and recomputation
+// both O(√steps))
+long checkpointInterval(const SensitivitySpec& spec) {
+  const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
+  return spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
+}
+
 analysis::SimulationSpec runSpec(const SensitivitySpec& spec, analysis::StepObserver* observer,
                                  analysis::PenaltyObserver* penaltyObserver = nullptr) {
   analysis::SimulationSpec s = spec.run;
@@ -219,6 +226,17 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     g.method = methods[mi];
     const std::size_t nc = st.costs.names.size(), np = st.parameters.size();
     g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(np));
+    // one run per parameter (the complex step): its column of every cost's gradient, progress, cancel
+    auto columnByColumn = [&](const std::function<Status(std::size_t, std::vector<double>&)>& run) -> Status {
+      for (std::size_t k = 0; k < np; ++k) {
+        std::vector<double> column;
+        if (Status s = run(k, column); !s.ok()) return s;
+        for (std::size_t c = 0; c < nc; ++c) g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = column[c];
+        part(static_cast<double>(k + 1) / static_cast<double>(np));
+        if (cancel && cancel->load()) return failure(Status::Code::Cancelled, 0, "cancelled");
+      }
+      return {};
+    };
     if (g.method == Method::Direct && penalty) {
       auto o = penaltyDirect(st, spec);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, o.get()), part, cancel);
@@ -236,17 +254,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       res.status = r.status;
       res.steps = r.steps;
       if (!res.status.ok()) return res;
-      for (std::size_t k = 0; k < np; ++k) {
-        std::vector<double> column;
-        res.status = penaltyComplexRun(st, rec, st.parameters[k], column);
-        if (!res.status.ok()) return res;
-        for (std::size_t c = 0; c < nc; ++c) g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = column[c];
-        part(static_cast<double>(k + 1) / static_cast<double>(np));
-        if (cancel && cancel->load()) {
-          res.status = failure(Status::Code::Cancelled, 0, "cancelled");
-          return res;
-        }
-      }
+      res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) { return penaltyComplexRun(st, rec, st.parameters[k], column); });
+      if (!res.status.ok()) return res;
       g.values = values.values();
     } else if (g.method == Method::Direct) {
       auto o = directMethod(st, spec);
@@ -258,8 +267,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       if (!res.status.ok()) return res;
       o->finish(g);
     } else if (g.method == Method::Adjoint && penalty) {
-      const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
-      const long every = spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
+      const long every = checkpointInterval(spec);
       PenaltyAdjointRecorder rec(every);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, &rec), {}, cancel);
       res.status = r.status;
@@ -273,8 +281,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       g.recomputedSteps = stats.recomputedSteps;
       g.checkpointEvery = every;
     } else if (g.method == Method::Adjoint) {
-      const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
-      const long every = spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
+      const long every = checkpointInterval(spec);
       AdjointRecorder rec(every);
       const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &rec), {}, cancel);
       res.status = r.status;
@@ -296,17 +303,10 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       res.status = r.status;
       res.steps = r.steps;
       if (!res.status.ok()) return res;
-      for (std::size_t k = 0; k < np; ++k) {
-        std::vector<double> column;
-        res.status = complexRun(st, rec, st.parameters[k], spec.run.integrator == analysis::Integrator::RK45, column);
-        if (!res.status.ok()) return res;
-        for (std::size_t c = 0; c < nc; ++c) g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = column[c];
-        part(static_cast<double>(k + 1) / static_cast<double>(np));
-        if (cancel && cancel->load()) {
-          res.status = failure(Status::Code::Cancelled, 0, "cancelled");
-          return res;
-        }
-      }
+      res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) {
+        return complexRun(st, rec, st.parameters[k], spec.run.integrator == analysis::Integrator::RK45, column);
+      });
+      if (!res.status.ok()) return res;
       g.values = values.values();
     } else {
       CostObserver values(st);

@@ -21,8 +21,15 @@ using namespace lw;
 struct Case {
   const char* sample;
   double tEnd, dt;
+  analysis::Formulation formulation = analysis::Formulation::MatrixR;
+  const char* label = "";
 };
-const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3}, {"five-bar", 1.0, 1e-3}, {"four-bar-path", 1.0, 1e-2}, {"buggy", 0.2, 1e-3}};
+const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3},
+                       {"five-bar", 1.0, 1e-3},
+                       {"five-bar", 1.0, 1e-3, analysis::Formulation::Penalty, "-penalty"},
+                       {"four-bar-path", 1.0, 1e-2},
+                       {"buggy", 0.2, 1e-3},
+                       {"grid-1x15-parameters", 0.5, 1e-2}};
 
 std::map<std::string, double>& forwardSeconds() {
   static std::map<std::string, double> s;
@@ -37,6 +44,7 @@ void forward(benchmark::State& state, const Case& c) {
   spec.tEnd = c.tEnd;
   spec.dt = c.dt;
   spec.outputDt = c.tEnd;
+  spec.formulation = c.formulation;
   double seconds = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -44,7 +52,7 @@ void forward(benchmark::State& state, const Case& c) {
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!res.status.ok()) state.SkipWithError(res.status.message.c_str());
   }
-  forwardSeconds()[c.sample] = seconds;
+  forwardSeconds()[std::string(c.sample) + c.label] = seconds;
   state.counters["seconds"] = seconds;
 }
 
@@ -54,6 +62,7 @@ void gradient(benchmark::State& state, const Case& c, sens::Method method) {
   spec.method = method;
   spec.run.tEnd = c.tEnd;
   spec.run.dt = c.dt;
+  spec.run.formulation = c.formulation;
   double seconds = 0;
   std::size_t parameters = 0;
   for (auto _ : state) {
@@ -67,13 +76,13 @@ void gradient(benchmark::State& state, const Case& c, sens::Method method) {
   }
   state.counters["seconds"] = seconds;
   state.counters["parameters"] = static_cast<double>(parameters);
-  const auto f = forwardSeconds().find(c.sample);
+  const auto f = forwardSeconds().find(std::string(c.sample) + c.label);
   if (f != forwardSeconds().end() && f->second > 0) state.counters["x_forward"] = seconds / f->second;
 }
 
 const bool registered = [] {
   for (const Case& c : kCases) {
-    const std::string name = c.sample;
+    const std::string name = std::string(c.sample) + c.label;
     benchmark::RegisterBenchmark(("forward/" + name).c_str(), [c](benchmark::State& s) { forward(s, c); })->Iterations(1)->Unit(benchmark::kMillisecond);
     for (auto [label, method] : {std::pair{"ddm", sens::Method::Direct}, std::pair{"avm", sens::Method::Adjoint},
                                  std::pair{"fd", sens::Method::FiniteDifferences}, std::pair{"cs", sens::Method::ComplexStep}})

@@ -124,7 +124,9 @@ void checkDirectionalDerivative(const char* name, int parameter, bool difference
   for (Eigen::Index k = 0; k < n; ++k) {
     const double ad = dual.zidd[k].g[0], c2 = cs.zidd[k].imag() / h;
     EXPECT_TRUE(test::near(ad, c2, 1e-9 * scale, 0)) << "coordinate " << k;
-    if (differences) EXPECT_TRUE(test::near(ad, fd[k], 1e-5 * scale, 0)) << "coordinate " << k;
+    if (differences) {
+      EXPECT_TRUE(test::near(ad, fd[k], 1e-5 * scale, 0)) << "coordinate " << k;
+    }
     EXPECT_NEAR(dual.zidd[k].v, cs.zidd[k].real(), 1e-9 * std::max(1.0, std::abs(cs.zidd[k].real())));
   }
 }
