@@ -184,7 +184,7 @@ class Adjoint {
       // to round-off: tiny, or no longer falling (the evaluations' own noise: their position
       // tolerance, amplified where the reduced mass matrix is ill-conditioned, e.g. a bar's spin)
       converged = step <= 1e-13 * scale || (iter >= 1 && step >= 0.5 * lastStep && step <= 1e-7 * scale);
-      if (!converged && (lambda < 1 || (iter >= 1 && step > 0.25 * lastStep))) {
+      if (!converged && step > 1e-10 * scale && (lambda < 1 || (iter >= 1 && step > 0.25 * lastStep))) {
         // damped or slow: the matrix at the start is stale, take Newton's own at the iterate
         Node n;
         if (Status s = node(Point{it.t1, it.dofs, xh + (0.25 * h * h) * acc, vh + (0.5 * h) * acc, acc, zs}, n); !s.ok()) return s;
@@ -198,13 +198,7 @@ class Adjoint {
     b.x = xh + (0.25 * h * h) * acc;
     b.v = vh + (0.5 * h) * acc;
     b.a = acc;
-    if (d > 0) {
-      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, it.t1, b.x, b.v, zs, e);
-      if (!s.ok()) return s;
-      b.z = e.z;
-    } else {
-      b.z = a.z;
-    }
+    b.z = d > 0 ? zs : a.z;  // the last residual's evaluation was at acc: its dependent coordinates
     return {};
   }
 

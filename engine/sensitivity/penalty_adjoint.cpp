@@ -156,7 +156,7 @@ class PenaltyAdjoint {
       z1 -= dz;
       const double step = dz.cwiseAbs().maxCoeff(), scale = std::max(1.0, z1.cwiseAbs().maxCoeff());
       converged = step <= 1e-14 * scale || (it >= 1 && step >= 0.5 * lastStep && step <= 1e-11 * scale);
-      if (!converged && it >= 1 && step > 0.25 * lastStep) lu.compute(tangent(a, h, t1, z1));  // slow: Newton's own matrix
+      if (!converged && step > 1e-10 * scale && it >= 1 && step > 0.25 * lastStep) lu.compute(tangent(a, h, t1, z1));  // slow: Newton's own
       lastStep = step;
     }
     if (!converged)
