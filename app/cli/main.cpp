@@ -16,6 +16,7 @@
 #include <span>
 #include <sstream>
 
+#include "analysis/result_size.h"
 #include "io/mechanism_io.h"
 #include "analysis/kinematics_run.h"
 #include "analysis/simulation_run.h"
@@ -306,9 +307,44 @@ int decomposeCmd(const std::string& file, bool asJson) {
 }
 
 struct KinematicsArgs {
-  std::string file, method = "modular-td", out;
+  std::string file, method = "modular-td", out, times;
   double tEnd = -1, dt = -1;
 };
+
+// --times: "0.1,0.25,1" or "@FILE" (numbers separated by commas, spaces or lines); false with a
+// message when a number does not read
+bool parseTimes(const std::string& text, std::vector<double>& out) {
+  std::string list = text;
+  if (!text.empty() && text[0] == '@') {
+    std::string err;
+    if (!lw::io::readFile(text.substr(1), list, err)) {
+      std::cerr << "linkwright-cli: --times " << text << ": " << err << "\n";
+      return false;
+    }
+  }
+  for (char& c : list)
+    if (c == ',' || c == ';' || c == '\n' || c == '\r' || c == '\t') c = ' ';
+  std::istringstream in(list);
+  std::string word;
+  while (in >> word) {
+    char* end = nullptr;
+    const double v = std::strtod(word.c_str(), &end);
+    if (end == word.c_str() || *end != '\0') {
+      std::cerr << "linkwright-cli: --times: '" << word << "' is not a number\n";
+      return false;
+    }
+    out.push_back(v);
+  }
+  if (out.empty()) {
+    std::cerr << "linkwright-cli: --times: no times given\n";
+    return false;
+  }
+  if (auto problem = lw::analysis::timesProblem(out); !problem.empty()) {
+    std::cerr << "linkwright-cli: --times: " << problem << "\n";
+    return false;
+  }
+  return true;
+}
 
 // `kinematics`: drive the mechanism over [0, t_end] and write every point's position, velocity
 // and acceleration to CSV.
@@ -322,8 +358,12 @@ int kinematics(const KinematicsArgs& a) {
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
   spec.mechanism = &*r.mechanism;
+  if (!a.times.empty()) {
+    if (!parseTimes(a.times, spec.times)) return kUsage;
+    spec.tEnd = spec.times.back();
+  }
   CsvStream csv;
-  if (!csv.open(a.out, spec.tEnd / spec.dt + 1)) return kIoError;
+  if (!csv.open(a.out, spec.times.empty() ? spec.tEnd / spec.dt + 1 : static_cast<double>(spec.times.size() + 1))) return kIoError;
   spec.rows = csv.sink();
   const auto result = lw::analysis::runKinematics(*res, spec, {}, csv.cancel());
   if (csv.refused()) return csv.finish(result.steps());
@@ -336,7 +376,7 @@ int kinematics(const KinematicsArgs& a) {
 }
 
 struct SimulateArgs {
-  std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out;
+  std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out, times;
   double tEnd = -1, dt = -1, tol = 1e-8, outputDt = 0;
 };
 
@@ -356,8 +396,15 @@ int simulate(const SimulateArgs& a) {
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;
   spec.mechanism = &*r.mechanism;
+  if (!a.times.empty()) {
+    if (!parseTimes(a.times, spec.times)) return kUsage;
+    spec.tEnd = spec.times.back();
+    if (a.dt <= 0 && spec.dt > spec.tEnd) spec.dt = spec.tEnd;
+  }
   CsvStream csv;
-  if (!csv.open(a.out, spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt) + 1)) return kIoError;
+  if (!csv.open(a.out, spec.times.empty() ? spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt) + 1
+                                          : static_cast<double>(spec.times.size() + 1)))
+    return kIoError;
   spec.rows = csv.sink();
   const auto result = lw::analysis::runSimulation(*res, spec, {}, csv.cancel());
   if (csv.refused()) return csv.finish(result.rows());
@@ -595,6 +642,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"global-dense", "global-sparse", "modular-td", "modular-3ot"}));
   kinCmd->add_option("--t-end", kinArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
   kinCmd->add_option("--dt", kinArgs.dt, "time step in s (default: the file's analysis.dt, else t_end/100)")->check(finiteAbove(0, false));
+  kinCmd->add_option("--times", kinArgs.times, "rows at t = 0 and these times instead of every --dt: 0.1,0.25,1 or @FILE "
+                                              "(increasing, separated by commas, spaces or lines)");
   kinCmd->add_option("-o,--out", kinArgs.out, "CSV file (default: standard output)");
 
   SimulateArgs simArgs;
@@ -615,6 +664,8 @@ int main(int argc, char** argv) {
       ->check(finiteAbove(0, false));
   simCmd->add_option("--tol", simArgs.tol, "rk45 relative tolerance (absolute: a hundredth of it; default 1e-8)")
       ->check(finiteAbove(0, false, 1));
+  simCmd->add_option("--times", simArgs.times, "Matrix R: rows at t = 0 and these times (from the steps' interpolants) instead "
+                                              "of every --output-dt: 0.1,0.25,1 or @FILE; the run ends at the last");
   simCmd->add_option("--output-dt", simArgs.outputDt, "interval between CSV rows in s: trapezoidal and penalty, a whole number "
                                                        "of steps (default: every step); rk45, any interval, rows from its dense output")
       ->check(finiteAbove(0, true));

@@ -287,11 +287,12 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   for (const auto& n : outputs.names) result.columns.push_back(n);
   std::vector<double> rowPoses;
   // before any solving: a time span that makes no run, or rows that cannot fit, are refused at once
-  if (auto problem = timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
+  const bool atTimes = !spec.times.empty();
+  if (auto problem = atTimes ? timesProblem(spec.times) : timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
     result.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
     return result;
   }
-  const long steps = std::lround(spec.tEnd / spec.dt);
+  const long steps = atTimes ? static_cast<long>(spec.times.size()) : std::lround(spec.tEnd / spec.dt);
   const bool streamed = static_cast<bool>(spec.rows);
   if (auto problem = streamed ? std::string() : resultSizeProblem(static_cast<double>(steps + 1),
                                        static_cast<double>(result.columns.size() + 12 * m.bodies.size()), spec.maxResultBytes,
@@ -332,7 +333,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   // a streamed run passes its rows on in blocks and keeps none
   auto send = [&] { sendRows(spec.rows, result.columns, result.values, result.sentRows); };
   for (long i = 0; i <= steps; ++i) {
-    const double t = static_cast<double>(i) * spec.dt;
+    const double t = atTimes ? (i == 0 ? 0.0 : spec.times[static_cast<std::size_t>(i - 1)]) : static_cast<double>(i) * spec.dt;
     // a driver whose function is not finite at t (1/(t − 0.02) at 0.02) is named as such, not
     // found later as a dyad whose points are "nan m apart"
     if (auto problem = driverNotFiniteAt(m, t); !problem.empty()) {

@@ -22,6 +22,9 @@ struct KinematicsSpec {
   KinematicsMethod method = KinematicsMethod::ModularTD;
   double tEnd = 1;
   double dt = 0.01;
+  // set: the rows at t = 0 and these times (increasing, > 0) instead of every dt; tEnd and dt
+  // are then not used
+  std::vector<double> times;
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
   // set (the Mechanism the run's was resolved from): its point, joint and spring outputs become

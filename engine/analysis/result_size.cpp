@@ -38,6 +38,17 @@ std::string timeSpanProblem(double tEnd, double dt) {
   return {};
 }
 
+std::string timesProblem(const std::vector<double>& times) {
+  if (static_cast<double>(times.size()) > kMaxSteps) return "more than " + std::to_string(static_cast<long long>(kMaxSteps)) + " sample times";
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    std::ostringstream s;
+    s << "sample time " << i + 1 << " (" << times[i] << " s) ";
+    if (!std::isfinite(times[i]) || times[i] <= 0) return s.str() + "must be a finite number greater than 0 (t = 0 is always a row)";
+    if (i > 0 && times[i] <= times[i - 1]) return s.str() + "is not after the one before it (" + std::to_string(times[i - 1]) + " s): give increasing times";
+  }
+  return {};
+}
+
 std::string resultSizeProblem(double rows, double perRow, double limitBytes, const std::string& remedy) {
   const double limit = limitBytes > 0 ? limitBytes : defaultResultBytesLimit();
   const double bytes = rows * perRow * static_cast<double>(sizeof(double));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace lw::analysis {
 
@@ -12,6 +13,9 @@ constexpr double kMaxSteps = 1e9;
 /// Empty when an end time and a step make a run: both finite and positive, the step no longer
 /// than the span, at most kMaxSteps steps; otherwise the sentence that says what is wrong.
 std::string timeSpanProblem(double tEnd, double dt);
+/// Empty when given sample times make a run: finite, greater than 0, increasing, at most
+/// kMaxSteps of them; otherwise the sentence that names the first bad one.
+std::string timesProblem(const std::vector<double>& times);
 
 /// Half the machine's physical memory: the default bound on a run's stored results.
 double defaultResultBytesLimit();

@@ -304,7 +304,18 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (res.values.size() >= 256 * res.columns.size()) sendRows(spec.rows, res.columns, res.values, res.sentRows);
   };
 
-  const long outputs = spec.dt > 0 ? std::lround(spec.tEnd / spec.dt) : 0;
+  const bool atTimes = !spec.times.empty();
+  if (atTimes) {
+    std::string problem = timesProblem(spec.times);
+    if (problem.empty() && spec.formulation == Formulation::Penalty)
+      problem = "sample times (--times) serve the Matrix R formulation: the penalty formulation keeps no interpolant between its steps (use --output-dt)";
+    if (!problem.empty()) {
+      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+      return res;
+    }
+  }
+  const double tEndRun = atTimes ? spec.times.back() : spec.tEnd;
+  const long outputs = spec.dt > 0 ? std::lround(tEndRun / spec.dt) : 0;
   // RK45 chooses its own steps and writes its rows at any interval from its dense output
   const bool adaptive = spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45;
   if (spec.outputDt > 0 && spec.dt > 0 && !adaptive) {
@@ -322,8 +333,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   // up to 256 MB: a longer run grows as it goes. A run whose rows would not fit in memory is
   // refused before it starts, not killed by the system hours in.
   {
-    const double rows = adaptive ? std::ceil(spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt)) + 1
-                                 : static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
+    const double rows = atTimes    ? static_cast<double>(spec.times.size() + 1)
+                        : adaptive ? std::ceil(spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt)) + 1
+                                   : static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
     const double perRow = static_cast<double>(res.columns.size() + 12 * m.bodies.size());
     if (auto problem = streamed ? std::string() : resultSizeProblem(rows, perRow, spec.maxResultBytes,
                                                                      "store fewer rows with a longer output interval, or shorten the run");
@@ -418,12 +430,14 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   sys.setAnchor();
   // the rows: at k·rowDt up to tFinal (the trapezoidal rule's rows are every `every` steps, the
   // adaptive rule's at --output-dt, or --dt when not given, from its dense output)
-  const double tFinal = trapezoidal ? static_cast<double>(outputs) * spec.dt : spec.tEnd;
+  const double tFinal = atTimes ? tEndRun : trapezoidal ? static_cast<double>(outputs) * spec.dt : spec.tEnd;
   const double rowDt = trapezoidal ? static_cast<double>(every) * spec.dt : (spec.outputDt > 0 ? spec.outputDt : spec.dt);
   const double tTiny = 1e-9 * std::max(1e-3, spec.dt);
-  const long rowCount = static_cast<long>(std::ceil(tFinal / rowDt - 1e-9));
+  const long rowCount = atTimes ? static_cast<long>(spec.times.size()) : static_cast<long>(std::ceil(tFinal / rowDt - 1e-9));
   long nextRow = 1;
-  auto rowTime = [&](long k) { return std::min(static_cast<double>(k) * rowDt, tFinal); };
+  auto rowTime = [&](long k) {
+    return atTimes ? spec.times[static_cast<std::size_t>(k - 1)] : std::min(static_cast<double>(k) * rowDt, tFinal);
+  };
   // the choice of independent coordinates changes when Θ_z's condition falls below this
   constexpr double kSwitchBelow = 1e-7;
   double switchBelow = kSwitchBelow;

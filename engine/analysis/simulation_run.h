@@ -56,6 +56,9 @@ struct SimulationSpec {
   double dt = 1e-3;     // trapezoidal and penalty: the step; RK45 (which chooses its own steps):
                         // the interval between rows when outputDt is 0
   double tol = 1e-8;    // RK45 relative tolerance (absolute: a hundredth of it)
+  // set (Matrix R): the rows at t = 0 and these times (increasing, > 0) from the steps'
+  // interpolants instead of every outputDt; the run ends at the last
+  std::vector<double> times;
   double outputDt = 0;  // interval between stored rows; trapezoidal: a whole number of steps dt
                         // (0: every step); RK45: any interval (0: dt), rows from its dense output
   double maxResultBytes = 0;  // the stored rows may take at most this; 0: half the physical memory

@@ -229,5 +229,20 @@ contains err "unknown parameter 'l_11'"
 expect 5 "sensitivity of a file without parameters" -- "$cli" sensitivity "$samples/four-bar-free.json" --t-end 0.01
 contains err "no design parameters"
 
+# rows at given times: t = 0 and each of them, for kinematics and Matrix R (both integrators)
+expect 0 "kinematics at given times" -- "$cli" kinematics "$samples/four-bar.json" --times 0.1,0.25,0.5 -o "$tmp/times.csv"
+[ "$(cut -d, -f1 "$tmp/times.csv" | tr '\n' ' ')" = "time 0 0.1 0.25 0.5 " ] || { echo "FAIL: kinematics --times rows"; cat "$tmp/times.csv"; fail=1; }
+printf '0.1\n0.3\n' > "$tmp/times.txt"
+for integrator in trapezoidal rk45; do
+  expect 0 "simulate at given times ($integrator)" -- "$cli" simulate "$samples/five-bar.json" --integrator $integrator --times "@$tmp/times.txt" -o "$tmp/times.csv"
+  [ "$(cut -d, -f1 "$tmp/times.csv" | tr '\n' ' ')" = "time 0 0.1 0.3 " ] || { echo "FAIL: simulate --times rows"; cat "$tmp/times.csv"; fail=1; }
+done
+expect 2 "times out of order" -- "$cli" kinematics "$samples/four-bar.json" --times 0.3,0.2
+contains err "is not after the one before it"
+expect 2 "a time that is not a number" -- "$cli" simulate "$samples/five-bar.json" --times 0.1,abc
+contains err "'abc' is not a number"
+expect 5 "times with the penalty formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation penalty --times 0.1
+contains err "serve the Matrix R formulation"
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
