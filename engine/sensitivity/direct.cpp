@@ -154,8 +154,11 @@ class DirectObserver final : public DirectMethod {
       last_ = to;
       return {};
     }
-    // the step's Newton matrix at its end: I − h²/4 f_x − h/2 f_v
-    Eigen::MatrixXd fx(d, d), fv(d, d);
+    // the step's Newton matrix at its end: I − h²/4 f_x − h/2 f_v; the outputs' state
+    // derivatives O_x, O_v from the same passes
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    Eigen::MatrixXd fx(d, d), fv(d, d), Ox(no, d), Ov(no, d);
+    std::vector<Dual> out(static_cast<std::size_t>(no));
     for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
       Vec<Dual> x = seeded(to.x, {}, 0), v = seeded(to.v, {}, 0);
       for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
@@ -165,16 +168,19 @@ class DirectObserver final : public DirectMethod {
       dyn::MatrixROn<Dual> e;
       const Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, dofs, to.t, x, v, z, e);
       if (!s.ok()) return s;
-      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
+      analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, plain_.tree, e.z, e.zd, e.zdd, to.t, out.data());
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
         for (Eigen::Index i = 0; i < d; ++i) (j < d ? fx(i, j) : fv(i, j - d)) = e.zidd[i].g[j - first];
+        for (Eigen::Index k = 0; k < no; ++k) (j < d ? Ox(k, j) : Ov(k, j - d)) = out[static_cast<std::size_t>(k)].g[j - first];
+      }
     }
     const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * fx - (0.5 * h) * fv;
     const Eigen::PartialPivLU<Eigen::MatrixXd> lu(G);
     const Eigen::MatrixXd Xh = X_ + h * V_ + (0.25 * h * h) * A_, Vh = V_ + (0.5 * h) * A_;
     for (auto& c : chunks_) {
-      // f_x X̂ + f_v V̂ + f_ρ for this chunk's parameters
+      // f_x X̂ + f_v V̂ + f_ρ for this chunk's parameters, and the outputs along (X̂, V̂)
       dyn::MatrixROn<Dual> e;
-      Status s = along(*c, dofs, to.t, seeded(to.x, Xh, c->first), seeded(to.v, Vh, c->first), z, e, nullptr);
+      Status s = along(*c, dofs, to.t, seeded(to.x, Xh, c->first), seeded(to.v, Vh, c->first), z, e, &out);
       if (!s.ok()) return s;
       Eigen::MatrixXd rhs(d, c->count);
       for (int j = 0; j < c->count; ++j)
@@ -186,9 +192,11 @@ class DirectObserver final : public DirectMethod {
         X_.col(col) = Xh.col(col) + (0.25 * h * h) * A1.col(j);
         V_.col(col) = Vh.col(col) + (0.5 * h) * A1.col(j);
       }
-      std::vector<Dual> out;
-      s = along(*c, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, e, &out);
-      if (!s.ok()) return s;
+      // the outputs along (X, V) = (X̂ + h²/4 A, V̂ + h/2 A): linear in the direction, so the
+      // pass along (X̂, V̂) plus O_x h²/4 A + O_v h/2 A (no evaluation more)
+      const Eigen::MatrixXd shift = Ox * ((0.25 * h * h) * A1) + Ov * ((0.5 * h) * A1);
+      for (Eigen::Index k = 0; k < no; ++k)
+        for (int j = 0; j < c->count; ++j) out[static_cast<std::size_t>(k)].g[j] += shift(k, j);
       c->costs.add(to.t, out.data(), c->numbers.parameters.data());
       history(*c, out);
     }
