@@ -58,15 +58,9 @@ void moveElement(const Element& e, const MechanismNumbers<double>& moved, Mechan
 class DirectObserver final : public DirectMethod {
  public:
   DirectObserver(const Study& st, const SensitivitySpec& spec)
-      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(spec.histories), partials_(spec.partials),
+      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(st, spec.histories), partials_(spec.partials),
         rungeKutta_(spec.run.integrator == analysis::Integrator::RK45) {
-    if (histories_) {
-      columns_.push_back("time");
-      for (const auto& o : st.outputs.names) columns_.push_back(o);
-      for (const auto& o : st.outputs.names)
-        for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
-    }
-    for (const ParameterChunk& c : parameterChunks(st)) chunks_.push_back(std::make_unique<Chunk>(st, c.seeded, c.seeds, c.first));
+    chunks_ = dualChunks(st);
     if (partials_ != Partials::AutomaticDifferentiation) {
       // the system-level terms again at each parameter moved by δ_k (GSAM), or one element at a
       // time with the others nominal (LSAM)
@@ -120,12 +114,12 @@ class DirectObserver final : public DirectMethod {
       std::vector<Dual> out;
       if (Status st = along(*c, dofs, s.t, x, v, z, e, &out); !st.ok()) return st;
       c->costs.add(s.t, out.data(), c->numbers.parameters.data());
-      store(*c, x, X_);
-      store(*c, v, V_);
-      store(*c, e.zidd, A_);
-      history(*c, out);
+      c->store(x, X_);
+      c->store(v, V_);
+      c->store(e.zidd, A_);
+      histories_.set(*c, out);
     }
-    sendHistory(s.t);
+    histories_.send(s.t);
     last_ = s;
     return {};
   }
@@ -140,17 +134,17 @@ class DirectObserver final : public DirectMethod {
         Vec<Dual> x1, v1;
         Status s = rungeKuttaStepOn<Dual>(st_, c->numbers, dofs, from.t, h, seeded(from.x, X_, c->first), seeded(from.v, V_, c->first), z, x1, v1);
         if (!s.ok()) return s;
-        store(*c, x1, X_);
-        store(*c, v1, V_);
+        c->store(x1, X_);
+        c->store(v1, V_);
         dyn::MatrixROn<Dual> e;
         std::vector<Dual> out;
         s = along(*c, dofs, to.t, seeded(to.x, X_, c->first), seeded(to.v, V_, c->first), z, e, &out);
         if (!s.ok()) return s;
-        store(*c, e.zidd, A_);
+        c->store(e.zidd, A_);
         c->costs.add(to.t, out.data(), c->numbers.parameters.data());
-        history(*c, out);
+        histories_.set(*c, out);
       }
-      sendHistory(to.t);
+      histories_.send(to.t);
       last_ = to;
       return {};
     }
@@ -198,15 +192,15 @@ class DirectObserver final : public DirectMethod {
       for (Eigen::Index k = 0; k < no; ++k)
         for (int j = 0; j < c->count; ++j) out[static_cast<std::size_t>(k)].g[j] += shift(k, j);
       c->costs.add(to.t, out.data(), c->numbers.parameters.data());
-      history(*c, out);
+      histories_.set(*c, out);
     }
-    sendHistory(to.t);
+    histories_.send(to.t);
     last_ = to;
     return {};
   }
 
   /// The rows not yet passed on.
-  void flush() override { analysis::sendRows(histories_, columns_, rows_, sent_); }
+  void flush() override { histories_.flush(); }
 
   // the same state in other coordinates: its sensitivities through the dependent state
   Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
@@ -237,9 +231,9 @@ class DirectObserver final : public DirectMethod {
           }
         }
       }
-      store(*c, x, X);
-      store(*c, v, V);
-      store(*c, a, A);
+      c->store(x, X);
+      c->store(v, V);
+      c->store(a, A);
     }
     X_ = X;
     V_ = V;
@@ -249,28 +243,12 @@ class DirectObserver final : public DirectMethod {
   }
 
   void finish(Gradient& g) const override {
-    const std::size_t nc = st_.costs.names.size();
-    g.values.assign(nc, 0.0);
-    g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(st_.parameters.size()));
-    for (const auto& c : chunks_) {
-      const auto v = c->costs.values();
-      for (std::size_t k = 0; k < nc; ++k) {
-        g.values[k] = v[k].v;
-        for (int j = 0; j < c->count; ++j) g.gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
-      }
-    }
+    costsOfChunks(st_, chunks_, g.values, g.gradient);
     g.steps = deltas_;
   }
 
+
  private:
-  struct Chunk {
-    NumbersOn<Dual> numbers;
-    analysis::CostAccumulator<Dual> costs;
-    Eigen::Index first;
-    int count;
-    Chunk(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds, std::size_t f)
-        : numbers(st, seeded, seeds), costs(st.costs), first(static_cast<Eigen::Index>(f)), count(static_cast<int>(seeded.size())) {}
-  };
   static Eigen::VectorXd values(const Vec<Dual>& x) {
     Eigen::VectorXd v(x.size());
     for (Eigen::Index i = 0; i < x.size(); ++i) v[i] = x[i].v;
@@ -279,7 +257,7 @@ class DirectObserver final : public DirectMethod {
   // f and the outputs along the chunk's directions: the state's by AD, the parameters' by AD
   // (the chunk's seeded numbers) or, for GSAM, by differences of the system-level evaluation
   // at the frozen state
-  Status along(const Chunk& c, const std::vector<dyn::Dof>& dofs, double t, const Vec<Dual>& x, const Vec<Dual>& v, const Eigen::VectorXd& z,
+  Status along(const DualChunk& c, const std::vector<dyn::Dof>& dofs, double t, const Vec<Dual>& x, const Vec<Dual>& v, const Eigen::VectorXd& z,
                dyn::MatrixROn<Dual>& e, std::vector<Dual>* outputs) const {
     const bool ad = partials_ == Partials::AutomaticDifferentiation;
     if (Status s = dyn::evaluateOn<Dual>(st_.model, ad ? c.numbers.tree : plain_.tree, dofs, t, x, v, z, e); !s.ok()) return s;
@@ -331,42 +309,19 @@ class DirectObserver final : public DirectMethod {
     }
     return y;
   }
-  // a row of the histories: this chunk's lanes of every output
-  void history(const Chunk& c, const std::vector<Dual>& out) {
-    if (!histories_) return;
-    const std::size_t no = out.size(), p = st_.parameters.size();
-    row_.resize(1 + no + no * p);
-    for (std::size_t i = 0; i < no; ++i) {
-      row_[1 + i] = out[i].v;
-      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
-    }
-  }
-  void sendHistory(double t) {
-    if (!histories_) return;
-    if (st_.parameters.empty()) row_.resize(1 + st_.outputs.names.size());
-    row_[0] = t;
-    rows_.insert(rows_.end(), row_.begin(), row_.end());
-    if (rows_.size() >= 256 * columns_.size()) flush();
-  }
-  static void store(const Chunk& c, const Vec<Dual>& x, Eigen::MatrixXd& D) {
-    for (int j = 0; j < c.count; ++j)
-      for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
-  }
+
   const Study& st_;
   NumbersOn<Dual> plain_;     // no parameter seeded: f_x and f_v
   NumbersOn<double> nominal_; // GSAM: the system at the parameters' values
   // GSAM: the numbers with parameter k moved by δ_k; LSAM: the same one element at a time
   std::vector<std::vector<std::unique_ptr<NumbersOn<double>>>> moved_;
   std::vector<double> deltas_;
-  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::vector<std::unique_ptr<DualChunk>> chunks_;
   Eigen::MatrixXd X_, V_, A_;  // d × p: ∂zⁱ/∂ρ, ∂żⁱ/∂ρ, ∂z̈ⁱ/∂ρ
   integ::State last_;
-  analysis::RowSink histories_;
+  HistoryRows histories_;
   Partials partials_;
   bool rungeKutta_ = false;
-  std::vector<std::string> columns_;
-  std::vector<double> row_, rows_;
-  std::size_t sent_ = 0;
 };
 
 }  // namespace

@@ -18,15 +18,7 @@ Vec<Dual> seededBy(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::In
 
 class DirectObserver final : public PenaltyDirect {
  public:
-  DirectObserver(const Study& st, const SensitivitySpec& spec) : st_(st), plain_(st, {}, {}), histories_(spec.histories) {
-    for (const ParameterChunk& c : parameterChunks(st)) chunks_.push_back(std::make_unique<Chunk>(st, c.seeded, c.seeds, c.first));
-    if (histories_) {
-      columns_.push_back("time");
-      for (const auto& o : st.outputs.names) columns_.push_back(o);
-      for (const auto& o : st.outputs.names)
-        for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
-    }
-  }
+  DirectObserver(const Study& st, const SensitivitySpec& spec) : st_(st), plain_(st, {}, {}), chunks_(dualChunks(st)), histories_(st, spec.histories) {}
 
   Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                const Eigen::VectorXd& zdd) override {
@@ -41,12 +33,12 @@ class DirectObserver final : public PenaltyDirect {
       Vec<Dual> zD, zdD, zddD;
       if (Status s = dyn::initialCoordinatesOn<Dual>(st_.model, c->numbers.tree, z, zD, zdD); !s.ok()) return s;
       if (Status s = dyn::penaltyStartOn<Dual>(tree, c->numbers.tree, alpha, t, zD, zdD, zddD); !s.ok()) return s;
-      store(*c, zD, Z_);
-      store(*c, zdD, Zd_);
-      store(*c, zddD, Zdd_);
+      c->store(zD, Z_);
+      c->store(zdD, Zd_);
+      c->store(zddD, Zdd_);
       output(*c, t, zD, zdD, zddD);
     }
-    sendHistory(t);
+    histories_.send(t);
     z0_ = z;
     zd0_ = zd;
     zdd0_ = zdd;
@@ -83,75 +75,37 @@ class DirectObserver final : public PenaltyDirect {
                                                   seededBy(zddS, ZddS, c->first, c->count), zdD, zddD);
           !s.ok())
         return s;
-      store(*c, zdD, Zd_);
-      store(*c, zddD, Zdd_);
+      c->store(zdD, Zd_);
+      c->store(zddD, Zdd_);
       output(*c, t1, zD, zdD, zddD);
     }
-    sendHistory(t1);
+    histories_.send(t1);
     z0_ = z;
     zd0_ = zd;
     zdd0_ = zdd;
     return {};
   }
 
-  void finish(Gradient& g) const override {
-    const std::size_t nc = st_.costs.names.size();
-    g.values.assign(nc, 0.0);
-    g.gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(st_.parameters.size()));
-    for (const auto& c : chunks_) {
-      const auto v = c->costs.values();
-      for (std::size_t k = 0; k < nc; ++k) {
-        g.values[k] = v[k].v;
-        for (int j = 0; j < c->count; ++j) g.gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
-      }
-    }
-  }
-  void flush() override { analysis::sendRows(histories_, columns_, rows_, sent_); }
+  void finish(Gradient& g) const override { costsOfChunks(st_, chunks_, g.values, g.gradient); }
+  void flush() override { histories_.flush(); }
 
  private:
-  struct Chunk {
-    NumbersOn<Dual> numbers;
-    analysis::CostAccumulator<Dual> costs;
-    Eigen::Index first;
-    int count;
-    Chunk(const Study& st, const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds, std::size_t f)
-        : numbers(st, seeded, seeds), costs(st.costs), first(static_cast<Eigen::Index>(f)), count(static_cast<int>(seeded.size())) {}
-  };
-  static void store(const Chunk& c, const Vec<Dual>& x, Eigen::MatrixXd& D) {
-    for (int j = 0; j < c.count; ++j)
-      for (Eigen::Index i = 0; i < x.size(); ++i) D(i, c.first + j) = x[i].g[j];
-  }
   // the outputs on dual numbers: the costs, and the histories' row
-  void output(Chunk& c, double t, const Vec<Dual>& z, const Vec<Dual>& zd, const Vec<Dual>& zdd) {
+  void output(DualChunk& c, double t, const Vec<Dual>& z, const Vec<Dual>& zd, const Vec<Dual>& zdd) {
     std::vector<Dual> out(st_.outputs.names.size());
     analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, c.numbers.tree, z, zd, zdd, t, out.data());
     c.costs.add(t, out.data(), c.numbers.parameters.data());
-    if (!histories_) return;
-    const std::size_t no = out.size(), p = st_.parameters.size();
-    row_.resize(1 + no + no * p);
-    for (std::size_t i = 0; i < no; ++i) {
-      row_[1 + i] = out[i].v;
-      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
-    }
-  }
-  void sendHistory(double t) {
-    if (!histories_) return;
-    row_[0] = t;
-    rows_.insert(rows_.end(), row_.begin(), row_.end());
-    if (rows_.size() >= 256 * columns_.size()) flush();
+    histories_.set(c, out);
   }
 
   const Study& st_;
   NumbersOn<Dual> plain_;
-  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::vector<std::unique_ptr<DualChunk>> chunks_;
   const dyn::RecursiveModel* tree_ = nullptr;
   double alpha_ = 0;
   Eigen::VectorXd z0_, zd0_, zdd0_;  // the last step's end
   Eigen::MatrixXd Z_, Zd_, Zdd_;     // its sensitivities (nz × parameters)
-  analysis::RowSink histories_;
-  std::vector<std::string> columns_;
-  std::vector<double> row_, rows_;
-  std::size_t sent_ = 0;
+  HistoryRows histories_;
 };
 
 }  // namespace

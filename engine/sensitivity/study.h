@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <complex>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "analysis/csv.h"
 #include "analysis/outputs.h"
 #include "dynamics/matrix_r_derivatives.h"
 #include "integrators/integrators.h"
@@ -118,5 +121,79 @@ inline std::vector<ParameterChunk> parameterChunks(const Study& st) {
   }
   return chunks;
 }
+
+
+/// A chunk of the chosen parameters carried by a direct method: their seeded numbers and the
+/// costs' running values on dual numbers.
+struct DualChunk {
+  NumbersOn<Dual> numbers;
+  analysis::CostAccumulator<Dual> costs;
+  Eigen::Index first;  // its first parameter among the chosen
+  int count;
+  DualChunk(const Study& st, const ParameterChunk& c)
+      : numbers(st, c.seeded, c.seeds), costs(st.costs), first(static_cast<Eigen::Index>(c.first)), count(static_cast<int>(c.seeded.size())) {}
+  /// D's columns first … first + count − 1 from x's lanes.
+  void store(const Vec<Dual>& x, Eigen::MatrixXd& D) const {
+    for (int j = 0; j < count; ++j)
+      for (Eigen::Index i = 0; i < x.size(); ++i) D(i, first + j) = x[i].g[j];
+  }
+};
+inline std::vector<std::unique_ptr<DualChunk>> dualChunks(const Study& st) {
+  std::vector<std::unique_ptr<DualChunk>> out;
+  for (const ParameterChunk& c : parameterChunks(st)) out.push_back(std::make_unique<DualChunk>(st, c));
+  return out;
+}
+/// The costs' values and gradients (costs × chosen parameters) from the chunks' accumulators.
+inline void costsOfChunks(const Study& st, const std::vector<std::unique_ptr<DualChunk>>& chunks, std::vector<double>& values,
+                          Eigen::MatrixXd& gradient) {
+  const std::size_t nc = st.costs.names.size();
+  values.assign(nc, 0.0);
+  gradient.setZero(static_cast<Eigen::Index>(nc), static_cast<Eigen::Index>(st.parameters.size()));
+  for (const auto& c : chunks) {
+    const auto v = c->costs.values();
+    for (std::size_t k = 0; k < nc; ++k) {
+      values[k] = v[k].v;
+      for (int j = 0; j < c->count; ++j) gradient(static_cast<Eigen::Index>(k), c->first + j) = v[k].g[j];
+    }
+  }
+}
+
+/// The sensitivity histories of a direct method, passed on in blocks: a row per time with every
+/// output component, then d(component)/d(parameter) for each ("d(P.x)/d(L1)").
+class HistoryRows {
+ public:
+  HistoryRows(const Study& st, analysis::RowSink sink) : st_(st), sink_(std::move(sink)) {
+    if (!sink_) return;
+    columns_.push_back("time");
+    for (const auto& o : st.outputs.names) columns_.push_back(o);
+    for (const auto& o : st.outputs.names)
+      for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
+    row_.assign(columns_.size(), 0.0);
+  }
+  /// One chunk's lanes of every output at the row being built.
+  void set(const DualChunk& c, const std::vector<Dual>& out) {
+    if (!sink_) return;
+    const std::size_t no = out.size(), p = st_.parameters.size();
+    for (std::size_t i = 0; i < no; ++i) {
+      row_[1 + i] = out[i].v;
+      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
+    }
+  }
+  /// The row at t done.
+  void send(double t) {
+    if (!sink_) return;
+    row_[0] = t;
+    rows_.insert(rows_.end(), row_.begin(), row_.end());
+    if (rows_.size() >= 256 * columns_.size()) flush();
+  }
+  void flush() { analysis::sendRows(sink_, columns_, rows_, sent_); }
+
+ private:
+  const Study& st_;
+  analysis::RowSink sink_;
+  std::vector<std::string> columns_;
+  std::vector<double> row_, rows_;
+  std::size_t sent_ = 0;
+};
 
 }  // namespace lw::sens::detail
