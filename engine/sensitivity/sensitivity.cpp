@@ -237,72 +237,58 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       }
       return {};
     };
-    if (g.method == Method::Direct && penalty) {
-      auto o = penaltyDirect(st, spec);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, o.get()), part, cancel);
-      o->flush();
+    // the forward run, told to this method's observer of the formulation
+    auto runWith = [&](analysis::StepObserver* matrixR, analysis::PenaltyObserver* penaltyObserver, bool notes) {
+      const auto r = analysis::runSimulation(st.resolved, penalty ? runSpec(spec, nullptr, penaltyObserver) : runSpec(spec, matrixR),
+                                             notes ? part : std::function<void(double)>{}, cancel);
       res.status = r.status;
       res.steps = r.steps;
-      for (const auto& w : r.warnings) res.notes.push_back(w);
-      if (!res.status.ok()) return res;
+      if (notes)
+        for (const auto& w : r.warnings) res.notes.push_back(w);
+      return res.status.ok();
+    };
+    auto keepStats = [&](const AdjointStats& stats, long every) {
+      g.recordBytes = stats.recordBytes;
+      g.segmentBytes = stats.segmentBytes;
+      g.recomputedSteps = stats.recomputedSteps;
+      g.checkpointEvery = every;
+    };
+    if (g.method == Method::Direct && penalty) {
+      auto o = penaltyDirect(st, spec);
+      const bool ok = runWith(nullptr, o.get(), true);
+      o->flush();
+      if (!ok) return res;
+      o->finish(g);
+    } else if (g.method == Method::Direct) {
+      auto o = directMethod(st, spec);
+      const bool ok = runWith(o.get(), nullptr, true);
+      o->flush();
+      if (!ok) return res;
       o->finish(g);
     } else if (g.method == Method::ComplexStep && penalty) {
       PenaltyRecorder rec;
       PenaltyCosts values(st);
       BothPenaltyObservers both(rec, values);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, &both), {}, cancel);
-      res.status = r.status;
-      res.steps = r.steps;
-      if (!res.status.ok()) return res;
+      if (!runWith(nullptr, &both, false)) return res;
       res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) { return penaltyComplexRun(st, rec, st.parameters[k], column); });
       if (!res.status.ok()) return res;
       g.values = values.values();
-    } else if (g.method == Method::Direct) {
-      auto o = directMethod(st, spec);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, o.get()), part, cancel);
-      o->flush();
-      res.status = r.status;
-      res.steps = r.steps;
-      for (const auto& w : r.warnings) res.notes.push_back(w);
-      if (!res.status.ok()) return res;
-      o->finish(g);
-    } else if (g.method == Method::Adjoint && penalty) {
-      const long every = checkpointInterval(spec);
-      PenaltyAdjointRecorder rec(every);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, nullptr, &rec), {}, cancel);
-      res.status = r.status;
-      res.steps = r.steps;
-      if (!res.status.ok()) return res;
-      AdjointStats stats;
-      res.status = penaltyAdjointGradient(st, rec, g.values, g.gradient, stats);
-      if (!res.status.ok()) return res;
-      g.recordBytes = stats.recordBytes;
-      g.segmentBytes = stats.segmentBytes;
-      g.recomputedSteps = stats.recomputedSteps;
-      g.checkpointEvery = every;
     } else if (g.method == Method::Adjoint) {
       const long every = checkpointInterval(spec);
       AdjointRecorder rec(every);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &rec), {}, cancel);
-      res.status = r.status;
-      res.steps = r.steps;
-      if (!res.status.ok()) return res;
+      PenaltyAdjointRecorder penaltyRec(every);
+      if (!runWith(&rec, &penaltyRec, false)) return res;
       AdjointStats stats;
-      res.status = adjointGradient(st, rec, rungeKutta, g.values, g.gradient, stats);
+      res.status = penalty ? penaltyAdjointGradient(st, penaltyRec, g.values, g.gradient, stats)
+                           : adjointGradient(st, rec, rungeKutta, g.values, g.gradient, stats);
       if (!res.status.ok()) return res;
-      g.recordBytes = stats.recordBytes;
-      g.segmentBytes = stats.segmentBytes;
-      g.recomputedSteps = stats.recomputedSteps;
-      g.checkpointEvery = every;
+      keepStats(stats, every);
     } else if (g.method == Method::ComplexStep) {
       // one forward run: recorded for the replays, and its costs' values
       Recorder rec;
       CostObserver values(st);
       BothObservers both(rec, values);
-      const auto r = analysis::runSimulation(st.resolved, runSpec(spec, &both), {}, cancel);
-      res.status = r.status;
-      res.steps = r.steps;
-      if (!res.status.ok()) return res;
+      if (!runWith(&both, nullptr, false)) return res;
       res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) {
         return complexRun(st, rec, st.parameters[k], spec.run.integrator == analysis::Integrator::RK45, column);
       });
@@ -311,10 +297,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     } else {
       CostObserver values(st);
       PenaltyCosts penaltyValues(st);
-      const auto r = analysis::runSimulation(st.resolved, penalty ? runSpec(spec, nullptr, &penaltyValues) : runSpec(spec, &values), {}, cancel);
-      res.status = r.status;
-      res.steps = r.steps;
-      if (!res.status.ok()) return res;
+      if (!runWith(&values, &penaltyValues, false)) return res;
       g.values = penalty ? penaltyValues.values() : values.values();
       const double scale = st.resolved.lengthScale();
       for (std::size_t k = 0; k < np; ++k) {
