@@ -244,5 +244,17 @@ contains err "'abc' is not a number"
 expect 5 "times with the penalty formulation" -- "$cli" simulate "$samples/five-bar.json" --formulation penalty --times 0.1
 contains err "serve the Matrix R formulation"
 
+# sensitivity's analysis and formulation choices
+expect 2 "sensitivity with an unknown analysis" -- "$cli" sensitivity "$samples/four-bar-path.json" --analysis statics
+contains err "unknown analysis 'statics'"
+expect 2 "sensitivity with an unknown formulation" -- "$cli" sensitivity "$samples/five-bar.json" --formulation lagrange
+contains err "unknown formulation 'lagrange'"
+expect 5 "kinematic sensitivity of an undriven mechanism" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --analysis kinematics
+contains err "use --analysis dynamics"
+expect 5 "kinematic sensitivity with a formulation" -- "$cli" sensitivity "$samples/four-bar-path.json" --analysis kinematics --formulation penalty
+contains err "has no formulation or integrator to choose"
+expect 5 "penalty sensitivity with semi-analytical partials" -- "$cli" sensitivity "$samples/five-bar.json" --formulation penalty --partials gsam --t-end 0.01
+contains err "--partials ad with the penalty formulation"
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
