@@ -376,13 +376,13 @@ int kinematics(const KinematicsArgs& a) {
 }
 
 struct SimulateArgs {
-  std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out, times;
+  std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out, times, events;
   double tEnd = -1, dt = -1, tol = 1e-8, outputDt = 0;
 };
 
 // `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
 int simulate(const SimulateArgs& a) {
-  if (outputIsInput(a.out, a.file)) return kUsage;
+  if (outputIsInput(a.out, a.file) || outputIsInput(a.events, a.file)) return kUsage;
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -410,6 +410,11 @@ int simulate(const SimulateArgs& a) {
   if (csv.refused()) return csv.finish(result.rows());
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
+  if (!result.events.empty())
+    std::cerr << a.file << ": " << result.events.size() << " impact(s), the first at t = " << std::setprecision(10) << result.events.front().t
+              << " s, the last at t = " << result.events.back().t << " s" << std::setprecision(6) << "\n";
+  if (!a.events.empty())
+    if (const int written = writeText(a.events, lw::events::eventsToCsv(result.events)); written != kOk) return written;
   if (result.steps > 0 || result.status.ok())  // a refused request took no steps: its message says it all
     std::cerr << a.file << ": " << result.steps << " steps"
               << (spec.integrator == lw::analysis::Integrator::RK45 && spec.formulation == lw::analysis::Formulation::MatrixR
@@ -670,6 +675,8 @@ int main(int argc, char** argv) {
                                                        "of steps (default: every step); rk45, any interval, rows from its dense output")
       ->check(finiteAbove(0, true));
   simCmd->add_option("-o,--out", simArgs.out, "CSV file (default: standard output)");
+  simCmd->add_option("--events", simArgs.events, "CSV file of the impacts: time, contact, normal velocity before and after, "
+                                                 "impulse, energy before and after");
 
   SensitivityArgs sensArgs;
   auto* sensCmd = app.add_subcommand("sensitivity", "Gradients of the file's costs with respect to its design parameters "

@@ -13,6 +13,9 @@
 
 #include "dynamics/matrix_r.h"
 #include "dynamics/penalty.h"
+#include "events/contact_gaps.h"
+#include "events/contact_monitor.h"
+#include "events/impact_law.h"
 #include "integrators/integrators.h"
 
 namespace lw::analysis {
@@ -22,6 +25,17 @@ bool parseFormulation(const std::string& s, Formulation& out) {
   else if (s == "penalty") out = Formulation::Penalty;
   else return false;
   return true;
+}
+
+Status StepObserver::impact(const std::vector<dyn::Dof>&, const integ::State& before, const integ::State&, const std::vector<int>&,
+                            const Eigen::VectorXd&) {
+  return lw::failure(lw::Status::Code::BadRequest, before.t,
+                     "an impact at t = " + lw::shortNumber(before.t) + " s: this analysis does not follow impacts");
+}
+
+Status PenaltyObserver::impact(double t, const std::vector<int>&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                               const Eigen::VectorXd&) {
+  return lw::failure(lw::Status::Code::BadRequest, t, "an impact at t = " + lw::shortNumber(t) + " s: this analysis does not follow impacts");
 }
 
 bool parseIntegrator(const std::string& s, Integrator& out) {
@@ -147,6 +161,65 @@ struct EnergyJumpWatch {
   }
 };
 
+// events are located to this (s)
+constexpr double kEventTime = 1e-12;
+
+// the speeds that tell a grazing impact (its time's sensitivity unbounded, seed 001 T9) and a
+// contact coming to rest (its bounces accumulate: Zeno) from the mechanism's scale √(g L)
+struct ImpactSpeeds {
+  double grazing = 0, resting = 0;
+};
+ImpactSpeeds impactSpeeds(const ResolvedMechanism& m) {
+  const double v = std::sqrt(std::max(1.0, m.gravity.norm()) * std::max(1e-3, m.lengthScale()));
+  return {1e-6 * v, 1e-8 * v};
+}
+
+events::EventRecord impactRecord(const ResolvedMechanism& m, double t, const std::vector<int>& closing,
+                                 const events::ImpactOn<double>& imp, double eBefore, double eAfter, const ImpactSpeeds& speeds) {
+  events::EventRecord r;
+  r.t = t;
+  r.kind = "impact";
+  for (std::size_t j = 0; j < closing.size(); ++j) {
+    const auto k = static_cast<Eigen::Index>(j);
+    r.contacts.push_back(m.contacts[static_cast<std::size_t>(closing[j])].name);
+    r.normalBefore.push_back(imp.normalBefore[k]);
+    r.normalAfter.push_back(imp.normalAfter[k]);
+    r.impulse.push_back(imp.impulse[k]);
+    r.grazing = r.grazing || std::abs(imp.normalBefore[k]) < speeds.grazing;
+  }
+  r.energyBefore = eBefore;
+  r.energyAfter = eAfter;
+  return r;
+}
+
+// a contact whose point leaves so slowly that its next flight (about 2ṙ⁺/|r̈⁺|) is over within a
+// ten-thousandth of the row interval comes to rest: the impacts would accumulate without end (a
+// bouncing ball's times converge), each flight shorter than the last, until the steps' round-off
+// is larger than the motion
+std::string restingProblem(const dyn::RecursiveModel& tree, const events::EventRecord& r, const std::vector<int>& closing,
+                           const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double rowDt,
+                           const ImpactSpeeds& speeds) {
+  Eigen::VectorXd accel;
+  events::contactAccelerations(tree, z, zd, zdd, accel);
+  for (std::size_t j = 0; j < r.contacts.size(); ++j) {
+    const double a = accel[closing[j]], flight = a < 0 ? 2 * r.normalAfter[j] / -a : INFINITY;
+    if (r.normalAfter[j] < speeds.resting || flight < 1e-4 * rowDt)
+      return "contact '" + r.contacts[j] + "' comes to rest at t = " + lw::shortNumber(r.t) + " s (it leaves the impact at " +
+             lw::shortNumber(r.normalAfter[j]) + " m/s for a flight of " + lw::shortNumber(flight) +
+             " s: the impacts would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far";
+  }
+  return {};
+}
+
+// a point that starts inside its plane (beyond the assembly's round-off) is refused
+std::string startsInside(const ResolvedMechanism& m, const Eigen::VectorXd& gaps) {
+  for (Eigen::Index j = 0; j < gaps.size(); ++j)
+    if (gaps[j] < -1e-6 * std::max(1e-3, m.lengthScale()))
+      return "contact '" + m.contacts[static_cast<std::size_t>(j)].name + "': the point starts " + lw::shortNumber(-gaps[j]) +
+             " m inside the plane: move it out (or the plane) before simulating";
+  return {};
+}
+
 SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec, const std::function<void(double)>& progress,
                           const std::atomic<bool>* cancel);
 
@@ -173,12 +246,12 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     res.status = lw::failure(lw::Status::Code::Overdriven, 0, problem);
     return res;
   }
-  if (!m.contacts.empty())
-    res.warnings.push_back("contacts are not simulated yet (impacts come with the events module): bodies pass through them");
   const dyn::MatrixRModel model = dyn::compileMatrixR(m);
   dyn::MatrixRData data(model);
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
+  events::ContactMonitor monitor(model.tree);
+  const ImpactSpeeds speeds = impactSpeeds(m);
   // the file's costs, summed over the steps as the sensitivities differentiate them
   OutputComponents costOutputs;
   CostSet costSet;
@@ -372,7 +445,49 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     record(0, pd.z, pd.zd, pd.zdd, true);
     addCosts(0, pd.z, pd.zd, pd.zdd);
     if (nonFinite) return res;
+    // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
+    // independent coordinates chosen there), the accelerations again, the row just after
+    auto penaltyImpact = [&](const std::vector<int>& closing) -> lw::Status {
+      data.z = pd.z;
+      data.zd = pd.zd;
+      if (lw::Status e = dyn::chooseDofs(model, data); !e.ok()) return e;
+      events::ImpactOn<double> imp;
+      if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp); !e.ok())
+        return e;
+      const double eBefore = dyn::energy(model.tree, pd.z, pd.zd).total();
+      const Eigen::VectorXd zdBefore = pd.zd;
+      pd.zd += imp.zdPlus - imp.zdMinus;
+      if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+      const double eAfter = dyn::energy(model.tree, pd.z, pd.zd).total();
+      res.events.push_back(impactRecord(m, pd.t, closing, imp, eBefore, eAfter, speeds));
+      dissipated += eBefore - eAfter;  // what the impact takes counts as dissipated: the balance holds
+      record(pd.t, pd.z, pd.zd, pd.zdd, true);
+      addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+      if (observer)
+        if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
+      monitor.start(pd.t, pd.z, pd.zd);
+      if (auto problem = restingProblem(model.tree, res.events.back(), closing, pd.z, pd.zd, pd.zdd, spec.dt, speeds); !problem.empty())
+        return lw::failure(lw::Status::Code::NotConverged, pd.t, problem);
+      return {};
+    };
+    std::vector<int> closing;
+    monitor.start(0, pd.z, pd.zd, &closing);
+    if (auto problem = startsInside(m, monitor.gaps()); !problem.empty()) {
+      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+      return res;
+    }
+    if (!closing.empty()) res.status = penaltyImpact(closing);
     Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
+    // the gaps on the rule's own polynomial over the step (constant average acceleration)
+    double acceptedT_ = 0;
+    Eigen::VectorXd stepEndZdd;
+    const std::function<bool(double, Eigen::VectorXd&)> gapsAt = [&](double tau, Eigen::VectorXd& g) {
+      const double sgm = tau - acceptedT_;
+      const Eigen::VectorXd aMean = 0.5 * (acceptedZdd + stepEndZdd);
+      Eigen::VectorXd rate;
+      events::contactGaps(model.tree, acceptedZ + sgm * acceptedZd + 0.5 * sgm * sgm * aMean, acceptedZd + sgm * aMean, g, rate);
+      return true;
+    };
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
       const double acceptedT = pd.t;
@@ -384,14 +499,48 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         if (acceptedT > lastStoredT) record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);  // where it stopped
         break;
       }
+      // a contact that closed inside the step: located on the rule's own polynomial (constant
+      // average acceleration), the step taken again to there, and its length corrected by
+      // Newton's method on the gap at its end
+      bool impact = false;
+      if (monitor.active()) {
+        acceptedT_ = acceptedT;
+        stepEndZdd = pd.zdd;
+        double tEvent = 0;
+        res.status = monitor.closesWithin(pd.t, pd.z, pd.zd, gapsAt, kEventTime, impact, tEvent, closing);
+        for (int retake = 0; impact && res.status.ok() && retake < 6; ++retake) {
+          pd.t = acceptedT;
+          pd.z = acceptedZ;
+          pd.zd = acceptedZd;
+          pd.zdd = acceptedZdd;
+          res.status = dyn::penaltyStep(model.tree, pd, tEvent - acceptedT);
+          if (!res.status.ok()) break;
+          Eigen::VectorXd g, rate;
+          events::contactGaps(model.tree, pd.z, pd.zd, g, rate);
+          const double correction = rate[closing[0]] < 0 ? -g[closing[0]] / rate[closing[0]] : 0.0;
+          if (std::abs(correction) <= kEventTime) break;
+          tEvent = std::clamp(tEvent + correction, acceptedT + 0.5 * (tEvent - acceptedT), tOut);
+        }
+        if (!res.status.ok()) {
+          if (acceptedT > lastStoredT) record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);
+          break;
+        }
+      }
       ++res.steps;
       if (observer) {
-        res.status = observer->step(acceptedT, tOut, pd.z, pd.zd, pd.zdd);
+        res.status = observer->step(acceptedT, pd.t, pd.z, pd.zd, pd.zdd);
         if (!res.status.ok()) break;
       }
-      record(tOut, pd.z, pd.zd, pd.zdd, stored(i));
-      addCosts(tOut, pd.z, pd.zd, pd.zdd);
+      record(pd.t, pd.z, pd.zd, pd.zdd, impact || stored(i));
+      addCosts(pd.t, pd.z, pd.zd, pd.zdd);
       if (nonFinite) break;
+      if (impact) {
+        res.status = penaltyImpact(closing);
+        if (!res.status.ok()) break;
+        if (tOut - pd.t > kEventTime) --i;  // the same grid point again, from the impact
+        continue;
+      }
+      monitor.accept();
       if (reportAndCheckCancel(i, tOut)) {
         if (!stored(i)) record(tOut, pd.z, pd.zd, pd.zdd, true);  // where it stopped
         break;
@@ -455,7 +604,54 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition fell
   // tenfold in the step lies within a tenth of the step from the singular point
   auto endNextToSingular = [&] { return data.rcond < 0.1 * rcondStart && data.rcond < 1e-6; };
-  while (s.t < tFinal - tTiny) {
+  // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
+  // the state after it, and the table gets the row just after beside the one just before
+  auto applyImpact = [&](const std::vector<int>& closing) -> lw::Status {
+    if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+    const integ::State before = s;
+    const double eBefore = dyn::energy(model.tree, data.z, data.zd).total();
+    events::ImpactOn<double> imp;
+    if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, s.x, s.v, data.z, closing, imp); !e.ok())
+      return e;
+    s.v = imp.zidPlus;
+    if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+    sys.setAnchor();
+    const double eAfter = dyn::energy(model.tree, data.z, data.zd).total();
+    res.events.push_back(impactRecord(m, s.t, closing, imp, eBefore, eAfter, speeds));
+    dissipated += eBefore - eAfter;  // what the impact takes counts as dissipated: the balance holds
+    record(s.t, data.z, data.zd, data.zdd, !atTimes);  // rows at given times: those only
+    addCosts(s.t, data.z, data.zd, data.zdd);
+    if (observer)
+      if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
+    // the trapezoidal rule's predictor and tangent belong to the motion before the jump
+    res.tangents += trap.jacobians;
+    trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
+    monitor.start(s.t, data.z, data.zd);
+    if (auto problem = restingProblem(model.tree, res.events.back(), closing, data.z, data.zd, data.zdd, spec.dt, speeds); !problem.empty())
+      return lw::failure(lw::Status::Code::NotConverged, s.t, problem);
+    return {};
+  };
+  {
+    std::vector<int> closing;
+    monitor.start(0, data.z, data.zd, &closing);
+    if (auto problem = startsInside(m, monitor.gaps()); !problem.empty()) {
+      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+      return res;
+    }
+    if (!closing.empty()) res.status = applyImpact(closing);
+  }
+  Eigen::VectorXd aRow;
+  std::vector<int> closing;
+  // the gaps on the last step's interpolant (an evaluation each)
+  const std::function<bool(double, Eigen::VectorXd&)> gapsAt = [&](double tau, Eigen::VectorXd& g) {
+    if (trapezoidal) trap.interpolate(tau, xRow, vRow);
+    else rk.interpolate(tau, xRow, vRow);
+    if (!sys.acceleration(tau, xRow, vRow, aRow).ok()) return false;
+    Eigen::VectorXd rate;
+    events::contactGaps(model.tree, data.z, data.zd, g, rate);
+    return true;
+  };
+  while (res.status.ok() && s.t < tFinal - tTiny) {
     saved = s;
     auto restart = [&] {  // the last accepted state, in the current coordinates
       sys.restoreAnchor();
@@ -575,8 +771,6 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       }
     }
     if (!res.status.ok()) break;
-    ++res.steps;
-    sys.setAnchor();
     // the accepted state's dependent coordinates: the trapezoidal rule accepts its last Newton
     // update without evaluating it, and R^Φ of the last evaluation carries that update to first
     // order (rows and costs of the accepted state, not of the iterate before it; RK45 ends on an
@@ -586,9 +780,50 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       out = dependent;
       out.noalias() += data.R * update;
     };
-    carry(data.z, s.x, data.zi, zAccepted);
-    carry(data.zd, s.v, data.zid, zdAccepted);
-    carry(data.zdd, s.a, data.zidd, zddAccepted);
+    auto carryEnd = [&] {
+      carry(data.z, s.x, data.zi, zAccepted);
+      carry(data.zd, s.v, data.zid, zdAccepted);
+      carry(data.zdd, s.a, data.zidd, zddAccepted);
+    };
+    carryEnd();
+    // a contact that closed inside the step: its time located on the step's interpolant, the
+    // step taken again to there, and its length corrected by Newton's method on the gap at its
+    // end, so that the step ends on the contact (seed 001 Remark 7)
+    bool impact = false;
+    if (monitor.active()) {
+      double tEvent = 0;
+      const double tEnd = s.t;
+      res.status = monitor.closesWithin(s.t, zAccepted, zdAccepted, gapsAt, kEventTime, impact, tEvent, closing);
+      for (int retake = 0; impact && res.status.ok() && retake < 6; ++retake) {
+        restart();
+        pieceEnds.clear();
+        if (trapezoidal) {
+          res.status = trap.step(sys, s, tEvent - s.t);
+          if (res.status.ok() && observer) pieceEnds.push_back(s);
+        } else {
+          res.status = rk.step(sys, s, tEvent, tEvent - s.t);
+          if (res.status.ok() && observer) pieceEnds.push_back(s);
+          while (res.status.code == lw::Status::Code::Rejected || (res.status.ok() && s.t < tEvent - kEventTime)) {
+            res.status = rk.step(sys, s, tEvent);  // the error control's own steps up to the contact
+            if (res.status.ok() && observer) pieceEnds.push_back(s);
+          }
+        }
+        if (!res.status.ok()) break;
+        carryEnd();
+        Eigen::VectorXd g, rate;
+        events::contactGaps(model.tree, zAccepted, zdAccepted, g, rate);
+        const int j = closing[0];
+        const double correction = rate[j] < 0 ? -g[j] / rate[j] : 0.0;
+        if (std::abs(correction) <= kEventTime) break;
+        tEvent = std::clamp(tEvent + correction, saved.t + 0.5 * (tEvent - saved.t), tEnd);
+      }
+      if (!res.status.ok()) {
+        restart();
+        break;
+      }
+    }
+    ++res.steps;
+    sys.setAnchor();
     if (observer) {
       const integ::State* from = &saved;
       for (const integ::State& end : pieceEnds) {
@@ -621,10 +856,16 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (!res.status.ok()) break;
     const bool storeEnd = nextRow <= rowCount && std::abs(rowTime(nextRow) - s.t) <= tTiny;
     if (storeEnd) ++nextRow;
-    record(s.t, zAccepted, zdAccepted, zddAccepted, storeEnd);
+    record(s.t, zAccepted, zdAccepted, zddAccepted, storeEnd || (impact && !atTimes));
     if (nonFinite) break;
     addCosts(s.t, zAccepted, zdAccepted, zddAccepted);
     sys.restoreAnchor();
+    if (impact) {
+      res.status = applyImpact(closing);
+      if (!res.status.ok()) break;
+    } else {
+      monitor.accept();
+    }
     // watch the conditioning of the choice: change it before it becomes singular. Where the
     // loops themselves approach a singular position (the grids' flat parallelograms, predicted
     // within ten steps) no choice is better conditioned: the choice is kept through it. Otherwise

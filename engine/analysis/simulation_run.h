@@ -9,6 +9,7 @@
 #include "analysis/csv.h"
 #include "dynamics/force_jacobian.h"
 #include "dynamics/matrix_r.h"
+#include "events/event_log.h"
 #include "integrators/integrators.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/resolved.h"
@@ -36,6 +37,11 @@ class StepObserver {
   /// coordinates `after`.
   virtual Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
                           const Eigen::VectorXd& z) = 0;
+  /// The contacts `contacts` closed at before.t: the velocities jumped from before.v to after.v
+  /// (the positions are the same), in the coordinates `dofs`; `z` the dependent coordinates there.
+  /// Observers that do not follow impacts refuse them.
+  virtual Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
+                        const std::vector<int>& contacts, const Eigen::VectorXd& z);
 };
 
 /// Told of every step of a penalty run, in all the tree's coordinates: what a sensitivity of that
@@ -47,6 +53,9 @@ class PenaltyObserver {
   virtual Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                        const Eigen::VectorXd& zdd) = 0;
   virtual Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) = 0;
+  /// The contacts `contacts` closed at t: ż jumped from zdBefore to zd (z̈ to zdd).
+  virtual Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore,
+                        const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
 };
 
 struct SimulationSpec {
@@ -82,7 +91,8 @@ struct SimulationResult {
   long tangents = 0;                 // Newton tangents built (trapezoidal); Jacobians [K C] (penalty)
   long evaluations = 0;              // right-hand side evaluations (Matrix R); Newton iterations, one residual each (penalty)
   double wallSeconds = 0;
-  std::vector<std::string> warnings; // e.g. contacts not simulated
+  std::vector<std::string> warnings; // e.g. an inaccurate pass of a singular position
+  std::vector<events::EventRecord> events;  // the impacts, in time order (two rows at each in the table)
   // the file's costs over the run (integral: trapezoidal rule over the steps; terminal: at the
   // end); empty when the file has none. A cost that cannot be evaluated is in costProblem.
   std::vector<std::string> costNames;

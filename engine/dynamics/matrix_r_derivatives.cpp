@@ -139,6 +139,8 @@ Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vec
   out.zd = zd;
   out.zidd = zidd.col(0);
   out.zdd = R * out.zidd + a;
+  out.R = R;
+  out.Mbar = Mbar;
   return {};
 }
 

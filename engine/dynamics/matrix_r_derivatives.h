@@ -23,6 +23,7 @@ template <class S>
 struct MatrixROn {
   VectorOn<S> z, zd, zdd;  // dependent (nz)
   VectorOn<S> zidd;        // independent accelerations (d)
+  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> R, Mbar;  // R^Φ (nz × d) and R^Φᵀ M^d R^Φ (d × d)
 };
 
 /// f(t, zⁱ, żⁱ) on S in the independent coordinates `dofs`, numbers `p`. The position problem

@@ -65,8 +65,11 @@ contains header ",crank.A.x,crank.A.y,crank.A.z,"
 contains header "energy.kinetic,energy.potential,energy.total,constraint.position,constraint.velocity"
 [ "$(wc -l < "$tmp/sim.csv")" -eq 12 ] || { echo "FAIL: simulate CSV has $(wc -l < "$tmp/sim.csv") lines"; fail=1; }
 expect 0 "simulate rk45" -- "$cli" simulate "$samples/spatial-four-bar.json" --integrator rk45 --t-end 0.1 --dt 0.05 -o "$tmp/sim2.csv"
-expect 0 "simulate with contacts" -- "$cli" simulate "$samples/five-bar.json" --t-end 0.01 -o "$tmp/sim3.csv"
-contains err "warning: contacts are not simulated yet"
+expect 0 "simulate with contacts" -- "$cli" simulate "$samples/five-bar.json" --t-end 1 -o "$tmp/sim3.csv" --events "$tmp/events.csv"
+contains err "five-bar.json: 2 impact(s), the first at t = 0.2836"
+head -1 "$tmp/events.csv" > "$tmp/header"
+contains header "time,kind,contact,normal_velocity_before,normal_velocity_after,impulse,energy_before,energy_after,grazing"
+[ "$(wc -l < "$tmp/events.csv")" -eq 3 ] || { echo "FAIL: events CSV has $(wc -l < "$tmp/events.csv") lines"; fail=1; }
 expect 0 "simulate penalty" -- "$cli" simulate "$samples/spatial-four-bar.json" --formulation penalty --t-end 0.05 --dt 0.01 -o "$tmp/sim4.csv"
 expect 0 "simulate, a row every 5 steps" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.002 --output-dt 0.01 -o "$tmp/sim5.csv"
 [ "$(wc -l < "$tmp/sim5.csv")" -eq 12 ] || { echo "FAIL: --output-dt CSV has $(wc -l < "$tmp/sim5.csv") lines"; fail=1; }

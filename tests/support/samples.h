@@ -25,6 +25,17 @@ inline ResolvedMechanism sampleResolved(const std::string& name) {
   return *resolve(sampleMechanism(name), d);
 }
 
+/// The mechanism without its contacts: the five-bar's springs, drivers and sensitivities as they
+/// were tested before its impacts were simulated (its first is at t = 0.28 s)
+inline Mechanism withoutContacts(Mechanism m) {
+  m.contacts.clear();
+  return m;
+}
+inline ResolvedMechanism sampleResolvedWithoutContacts(const std::string& name) {
+  Diagnostics d;
+  return *resolve(withoutContacts(sampleMechanism(name)), d);
+}
+
 /// Every sample that loads, by file stem, plus the generated spatial crank-slider and a small grid.
 inline std::vector<std::pair<std::string, Mechanism>> samplesAndGenerated() {
   std::vector<std::pair<std::string, Mechanism>> out;

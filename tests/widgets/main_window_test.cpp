@@ -248,7 +248,7 @@ TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {
   panel->analysisChoice()->setCurrentIndex(2);  // Matrix R, trapezoidal
   EXPECT_TRUE(panel->rowsEvery()->isEnabled());
   EXPECT_EQ(panel->rowsEvery()->text(), QStringLiteral("every step"));
-  panel->endTime()->setValue(0.2);
+  panel->endTime()->setValue(0.4);
   panel->step()->setValue(0.001);
   panel->rowsEvery()->setValue(0.01);
   panel->run();
@@ -256,18 +256,24 @@ TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {
   auto results = w.playbackBar()->results();
   ASSERT_NE(results, nullptr);
   EXPECT_TRUE(results->ok) << results->message;
-  ASSERT_EQ(results->rows, 21u);  // 200 steps, a frame every 10
+  // 400 steps, a frame every 10, and two at the impact of point 2 on its floor (t ≈ 0.2836 s):
+  // just before and just after, at the same time
+  ASSERT_EQ(results->rows, 43u);
   EXPECT_NEAR(results->time(1), 0.01, 1e-12);
-  EXPECT_NEAR(results->time(20), 0.2, 1e-12);
-  // issue 24: the five-bar's contacts are not simulated yet: a successful run says so in Messages
-  // and in the panel (it said nothing while point 2 went through its floor)
+  ASSERT_EQ(results->events.size(), 1u);
+  EXPECT_NEAR(results->events[0].t, 0.2836, 1e-3);
+  std::size_t before = 0;
+  while (results->time(before) < results->events[0].t) ++before;
+  EXPECT_EQ(results->time(before), results->time(before + 1));
+  EXPECT_NEAR(results->time(42), 0.4, 1e-12);
+  // issue 21: the impacts are said where the user looks (issue 24: the panel said nothing while
+  // point 2 went through its floor; now it bounces off it)
   bool logged = false, labelled = false;
-  for (auto* log : w.findChildren<QPlainTextEdit*>())
-    logged = logged || log->toPlainText().contains("Warning: contacts are not simulated yet");
-  for (auto* label : panel->findChildren<QLabel*>()) labelled = labelled || label->text().contains("contacts are not simulated yet");
-  EXPECT_TRUE(logged) << "no warning in Messages";
-  EXPECT_TRUE(labelled) << "no warning in the analysis panel";
-  panel->grab().save(artifacts() + "/analysis_panel_contact_warning.png");
+  for (auto* log : w.findChildren<QPlainTextEdit*>()) logged = logged || log->toPlainText().contains("1 impact(s) at t = 0.2836");
+  for (auto* label : panel->findChildren<QLabel*>()) labelled = labelled || label->text().contains("1 impact(s) at t = 0.2836");
+  EXPECT_TRUE(logged) << "no impact in Messages";
+  EXPECT_TRUE(labelled) << "no impact in the analysis panel";
+  panel->grab().save(artifacts() + "/analysis_panel_impacts.png");
   // an interval that is not a whole number of steps: the run is refused and says why
   panel->rowsEvery()->setValue(0.0015);
   panel->run();

@@ -170,6 +170,7 @@ void AnalysisPanel::run() {
       spec.mechanism = source.get();  // the file's outputs as named columns, its costs evaluated
       auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
       r->warnings = s.warnings;
+      r->events = s.events;
       take(std::move(s));
     }
     r->rows = r->columns.empty() ? 0 : r->values.size() / r->columns.size();
@@ -188,8 +189,15 @@ void AnalysisPanel::finish(std::shared_ptr<RunResults> r, unsigned generation) {
   stop_->setEnabled(false);
   if (generation != generation_) return;  // the mechanism changed while it ran
   if (r->ok) progress_->setValue(1000);
-  const QString summary = r->ok ? tr("Done: %1 frames").arg(r->rows)
-                                : tr("Stopped: %1 (%2 frames kept)").arg(QString::fromStdString(r->message)).arg(r->rows);
+  QString summary = r->ok ? tr("Done: %1 frames").arg(r->rows)
+                          : tr("Stopped: %1 (%2 frames kept)").arg(QString::fromStdString(r->message)).arg(r->rows);
+  // the impacts: how many, and when (the first few)
+  if (!r->events.empty()) {
+    QStringList times;
+    for (std::size_t k = 0; k < r->events.size() && k < 4; ++k) times << QString::number(r->events[k].t, 'g', 6);
+    if (r->events.size() > 4) times << QStringLiteral("…");
+    summary += tr("; %n impact(s) at t = %1 s", "", static_cast<int>(r->events.size())).arg(times.join(QStringLiteral(", ")));
+  }
   // the warnings where the user looks: the panel's status and Messages (a successful run with
   // contacts used to say nothing while bodies went through their floor)
   QString shown = summary;

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "events/event_log.h"
+
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -35,7 +37,8 @@ struct RunResults {
   std::size_t rows = 0;
   bool ok = true;
   std::string message;         // the engine's message when it stopped early
-  std::vector<std::string> warnings;  // what the run did not do or cannot vouch for (contacts ignored, ...)
+  std::vector<std::string> warnings;  // what the run cannot vouch for (an inaccurate pass of a singular position, ...)
+  std::vector<events::EventRecord> events;  // the impacts (two frames at each: just before, just after)
   double time(std::size_t row) const { return values[row * columns.size()]; }
 };
 

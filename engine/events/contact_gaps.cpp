@@ -1,0 +1,85 @@
+#include "events/contact_gaps.h"
+
+#include <complex>
+
+#include "dynamics/tree_kernels.h"
+#include "numeric/dual.h"
+#include "numeric/jet.h"
+
+namespace lw::events {
+
+namespace {
+
+template <class T, class P>
+void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const T* z, T* gap, std::vector<dyn::detail::Frame<T>>& f) {
+  using namespace dyn::detail;
+  const auto& contacts = m.mechanism->contacts;
+  if (contacts.empty()) return;
+  computeFrames<T, P>(m, p, z, f);
+  for (std::size_t i = 0; i < contacts.size(); ++i) {
+    const ResolvedMechanism::Contact& c = contacts[i];
+    const V3<T> x = worldPoint(f[static_cast<std::size_t>(c.point.body)], p.mech.point(c.point));
+    const V3<T> F = worldPoint(f[static_cast<std::size_t>(c.planePoint.body)], p.mech.point(c.planePoint));
+    const V3<T> n = worldDir(f[static_cast<std::size_t>(c.planeNormal.body)], p.mech.vector(c.planeNormal));
+    gap[i] = dot(sub(x, F), n) - T(p.mech.contacts[i].radius);
+  }
+}
+
+}  // namespace
+
+template <class T, class P>
+void contactGapsOn(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const T* z, T* gap) {
+  std::vector<dyn::detail::Frame<T>> f;
+  gapsWith<T, P>(m, p, z, gap, f);
+}
+
+struct GapEvaluator::Buffers {
+  std::vector<kin::Jet> z, g;
+  std::vector<dyn::detail::Frame<kin::Jet>> frames;
+};
+
+GapEvaluator::GapEvaluator(const dyn::RecursiveModel& m) : m_(m), b_(std::make_unique<Buffers>()) {
+  b_->z.resize(static_cast<std::size_t>(m.nz));
+  b_->g.resize(m.mechanism ? m.mechanism->contacts.size() : 0);
+}
+GapEvaluator::~GapEvaluator() = default;
+
+void GapEvaluator::operator()(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& gap, Eigen::VectorXd& rate) {
+  const std::size_t nc = b_->g.size();
+  gap.resize(static_cast<Eigen::Index>(nc));
+  rate.resize(static_cast<Eigen::Index>(nc));
+  for (int i = 0; i < m_.nz; ++i) b_->z[static_cast<std::size_t>(i)] = kin::Jet(z[i], zd[i], 0.0);
+  gapsWith<kin::Jet, double>(m_, m_.numbers, b_->z.data(), b_->g.data(), b_->frames);
+  for (std::size_t i = 0; i < nc; ++i) {
+    gap[static_cast<Eigen::Index>(i)] = b_->g[i].v;
+    rate[static_cast<Eigen::Index>(i)] = b_->g[i].d;
+  }
+}
+
+void contactGaps(const dyn::RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& gap,
+                 Eigen::VectorXd& rate) {
+  GapEvaluator evaluate(m);
+  evaluate(z, zd, gap, rate);
+}
+
+void contactAccelerations(const dyn::RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+                          Eigen::VectorXd& accel) {
+  const std::size_t nc = m.mechanism->contacts.size();
+  accel.resize(static_cast<Eigen::Index>(nc));
+  std::vector<kin::Jet> zj(static_cast<std::size_t>(m.nz)), g(nc);
+  for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(z[i], zd[i], zdd[i]);
+  contactGapsOn<kin::Jet, double>(m, m.numbers, zj.data(), g.data());
+  for (std::size_t i = 0; i < nc; ++i) accel[static_cast<Eigen::Index>(i)] = g[i].dd;
+}
+
+#define LW_CONTACT_GAPS_ON(T, P) \
+  template void contactGapsOn<T, P>(const dyn::RecursiveModel&, const dyn::TreeNumbers<P>&, const T*, T*);
+LW_CONTACT_GAPS_ON(double, double)
+LW_CONTACT_GAPS_ON(kin::Jet, double)
+LW_CONTACT_GAPS_ON(num::Dual8, num::Dual8)
+LW_CONTACT_GAPS_ON(kin::BasicJet<num::Dual8>, num::Dual8)
+LW_CONTACT_GAPS_ON(std::complex<double>, std::complex<double>)
+LW_CONTACT_GAPS_ON(kin::BasicJet<std::complex<double>>, std::complex<double>)
+#undef LW_CONTACT_GAPS_ON
+
+}  // namespace lw::events

@@ -1,0 +1,134 @@
+#include "events/contact_monitor.h"
+
+#include <algorithm>
+#include <boost/math/tools/toms748_solve.hpp>
+#include <cmath>
+
+#include "events/contact_gaps.h"
+
+namespace lw::events {
+
+namespace {
+
+// the cubic Hermite interpolant of a gap over [0, h] from its values and rates at both ends
+double hermite(double s, double h, double g0, double r0, double g1, double r1) {
+  const double u = s / h, u2 = u * u, u3 = u2 * u;
+  return (2 * u3 - 3 * u2 + 1) * g0 + (u3 - 2 * u2 + u) * h * r0 + (-2 * u3 + 3 * u2) * g1 + (u3 - u2) * h * r1;
+}
+
+// where the interpolant is least (largest when `largest`) inside (0, h): at a root of its derivative,
+// a quadratic in u = s/h (or at an end)
+double extremum(double h, double g0, double r0, double g1, double r1, bool largest) {
+  // g'(u)/h... in u: (6u² − 6u)(g0 − g1) + (3u² − 4u + 1) h r0 + (3u² − 2u) h r1
+  const double a = 6 * (g0 - g1) + 3 * h * (r0 + r1), b = -6 * (g0 - g1) - h * (4 * r0 + 2 * r1), c = h * r0;
+  double best = largest ? h : 0, bestValue = hermite(best, h, g0, r0, g1, r1);
+  auto consider = [&](double u) {
+    if (!(u > 0 && u < 1)) return;
+    const double v = hermite(u * h, h, g0, r0, g1, r1);
+    if (largest ? v > bestValue : v < bestValue) {
+      bestValue = v;
+      best = u * h;
+    }
+  };
+  if (std::abs(a) < 1e-300) {
+    if (b != 0) consider(-c / b);
+  } else {
+    const double disc = b * b - 4 * a * c;
+    if (disc >= 0) {
+      const double q = -0.5 * (b + std::copysign(std::sqrt(disc), b));
+      if (q != 0) consider(c / q);
+      consider(q / a);
+    }
+  }
+  return best;
+}
+
+struct CannotEvaluate {};
+
+}  // namespace
+
+ContactMonitor::ContactMonitor(const dyn::RecursiveModel& tree)
+    : tree_(tree), count_(tree.mechanism ? static_cast<int>(tree.mechanism->contacts.size()) : 0), gapsOf_(tree) {
+  if (tree.mechanism) touching_ = 1e-10 * std::max(1e-3, tree.mechanism->lengthScale());
+}
+
+void ContactMonitor::start(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, std::vector<int>* closingNow) {
+  if (!active()) return;
+  t0_ = t;
+  gapsOf_(z, zd, g0_, r0_);
+  g1_ = g0_;
+  r1_ = r0_;
+  if (!closingNow) return;
+  closingNow->clear();
+  for (int j = 0; j < count_; ++j)
+    if (g0_[j] <= touching_ && r0_[j] < 0) closingNow->push_back(j);
+}
+
+Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                                    const std::function<bool(double, Eigen::VectorXd&)>& gapsAt, double timeTolerance, bool& found,
+                                    double& tEvent, std::vector<int>& closing) {
+  found = false;
+  closing.clear();
+  if (!active()) return {};
+  t1_ = t;
+  gapsOf_(z, zd, g1_, r1_);
+  const double h = t1_ - t0_;
+  auto gapAt = [&](double tau, int j) {
+    if (!gapsAt(tau, inside_)) throw CannotEvaluate{};
+    return inside_[j];
+  };
+  try {
+    double first = INFINITY;
+    std::vector<double>& roots = roots_;
+    roots.assign(static_cast<std::size_t>(count_), INFINITY);
+    for (int j = 0; j < count_; ++j) {
+      const double g0 = g0_[j], r0 = r0_[j], g1 = g1_[j], r1 = r1_[j];
+      const bool armed = g0 > touching_ || r0 > 0;  // not resting on it, nor inside it
+      if (!armed || h <= 0) continue;
+      double lo = t0_, hi = t1_, glo = g0, ghi = g1;
+      if (g1 < 0) {
+        if (g0 <= 0) {  // it has just bounced off: from where the gap is open again
+          lo = t0_ + extremum(h, g0, r0, g1, r1, true);
+          glo = gapAt(lo, j);
+          if (glo <= 0)
+            return failure(Status::Code::NotConverged, t0_,
+                           "contact '" + tree_.mechanism->contacts[static_cast<std::size_t>(j)].name + "' comes to rest at t = " +
+                               shortNumber(t0_) + " s (it is back at the plane within one step of its last impact: the impacts " +
+                               "would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far");
+        }
+      } else if (g0 > 0 && r0 < 0 && r1 > 0) {  // both ends open, moving apart at the end: a dip below zero between them?
+        const double s = extremum(h, g0, r0, g1, r1, false);
+        if (hermite(s, h, g0, r0, g1, r1) > std::max(g0, g1)) continue;
+        hi = t0_ + s;
+        ghi = gapAt(hi, j);
+        if (ghi >= 0) continue;
+      } else {
+        continue;
+      }
+      auto f = [&](double tau) { return tau <= lo ? glo : tau >= hi ? ghi : gapAt(tau, j); };
+      auto close = [&](double a, double b) { return b - a <= timeTolerance; };
+      std::uintmax_t iterations = 100;
+      const auto bracket = boost::math::tools::toms748_solve(f, lo, hi, glo, ghi, close, iterations);
+      // the side where the gap is still open: the step is cut before the contact point enters
+      roots[static_cast<std::size_t>(j)] = bracket.first;
+      first = std::min(first, bracket.first);
+    }
+    if (!std::isfinite(first)) return {};
+    for (int j = 0; j < count_; ++j)
+      if (roots[static_cast<std::size_t>(j)] <= first + timeTolerance) closing.push_back(j);
+    tEvent = first;
+    found = true;
+  } catch (const CannotEvaluate&) {
+    return failure(Status::Code::NotConverged, t0_, "the contacts' gaps could not be evaluated inside the step from t = " + shortNumber(t0_));
+  }
+  return {};
+}
+
+void ContactMonitor::accept() {
+  if (!active()) return;
+  t0_ = t1_;
+  g0_ = g1_;
+  r0_ = r1_;
+}
+
+}  // namespace lw::events

@@ -1,0 +1,53 @@
+// Watching a run's contacts (seed 001 §2.1, Remark 7): after each accepted step, did a gap fall
+// through zero inside it? A crossing is bracketed (also a dip below zero between two positive
+// ends, found from the gaps' cubic Hermite interpolant in time) and its time located on the
+// step's own interpolant by TOMS 748 (Boost.Math) to 1e-12 s; the driver then cuts the step there.
+// Direction filtering: a contact that has just bounced (ṙ⁺ > 0) is not found again at its
+// own root.
+#pragma once
+
+#include <Eigen/Core>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "dynamics/recursive_model.h"
+#include "events/contact_gaps.h"
+
+namespace lw::events {
+
+class ContactMonitor {
+ public:
+  explicit ContactMonitor(const dyn::RecursiveModel& tree);
+  bool active() const { return count_ > 0; }
+  /// The gaps and rates at an accepted state (a run's start, after an impact): the next step's
+  /// start. `closingNow` receives the contacts that touch and close there (an impact at once).
+  void start(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, std::vector<int>* closingNow = nullptr);
+  /// A step from the last accepted state to (t, z, ż): did a contact close inside it? When one did,
+  /// `closing` holds the contacts that close first (together, within `timeTolerance`) and tEvent
+  /// their time, located on `gapsAt(τ, gaps)` (the step's interpolant at τ; false when it cannot
+  /// be evaluated). Otherwise the end becomes the next step's start.
+  Status closesWithin(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                      const std::function<bool(double, Eigen::VectorXd&)>& gapsAt, double timeTolerance, bool& found, double& tEvent,
+                      std::vector<int>& closing);
+  /// The step was accepted as it is (no event): its end becomes the next start.
+  void accept();
+  /// A length below which a gap counts as touching (1e-10 of the mechanism's size).
+  double touching() const { return touching_; }
+  /// The gaps and rates at the last state seen (a start, or a step's end).
+  const Eigen::VectorXd& gaps() const { return g1_; }
+  const Eigen::VectorXd& rates() const { return r1_; }
+
+ private:
+  const dyn::RecursiveModel& tree_;
+  int count_ = 0;
+  double touching_ = 1e-10;
+  double t0_ = 0, t1_ = 0;
+  Eigen::VectorXd g0_, r0_, g1_, r1_;  // start and end of the step
+  GapEvaluator gapsOf_;
+  Eigen::VectorXd inside_;             // the gaps at a time inside the step (locating)
+  std::vector<double> roots_;
+};
+
+}  // namespace lw::events

@@ -1,0 +1,215 @@
+// Impacts in forward runs (issue 21, seed 001): the bouncing ball's closed form (impact times,
+// velocities, energies: e² per impact), the five-bar's ten bounces on its line with the seed's
+// kinematic law (ẏ₂ reverses, ẋ₂ kept, never below the line), Newton's law conserving energy
+// for e = 1 through the constrained mass matrix, simultaneous contacts as one impact, the same
+// impact times from Matrix R (both integrators) and the penalty formulation, and the refusals:
+// a point that starts inside its plane, a ball that comes to rest (Zeno) stops with the reason.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/simulation_run.h"
+#include "io/mechanism_io.h"
+#include "support/samples.h"
+
+namespace lw {
+namespace {
+
+struct Loaded {
+  Mechanism mechanism;
+  ResolvedMechanism resolved;
+};
+std::unique_ptr<Loaded> load(Mechanism m) {
+  auto l = std::make_unique<Loaded>();
+  l->mechanism = std::move(m);
+  Diagnostics d;
+  auto r = resolve(l->mechanism, d);
+  if (!r) throw std::runtime_error("the mechanism does not resolve");
+  l->resolved = *r;
+  return l;
+}
+std::unique_ptr<Loaded> fromText(const std::string& text) {
+  auto r = io::loadMechanismFromString(text);
+  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
+  return load(*r.mechanism);
+}
+int column(const analysis::SimulationResult& r, const std::string& name) {
+  for (std::size_t k = 0; k < r.columns.size(); ++k)
+    if (r.columns[k] == name) return static_cast<int>(k);
+  throw std::runtime_error("no column " + name);
+}
+double at(const analysis::SimulationResult& r, std::size_t row, int col) { return r.values[row * r.columns.size() + static_cast<std::size_t>(col)]; }
+
+// the ball of seed 001 T1 in the plane: y0 = 1 above the line, at rest, restitution e
+std::string ball(double e, double radius = 0) {
+  return R"({"format": "linkwright-mechanism", "version": 1, "name": "ball", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"O": [0, 0]}, "vectors": {"up": [0, 1]}},
+    "bodies": [{"name": "ball", "position": [0, )" + std::to_string(1.0 + radius) + R"(], "mass": 1, "com": [0, 0], "inertia": 0.004,
+                "points": {"C": [0, 0]}}],
+    "contacts": [{"name": "floor", "type": "point_plane", "point": "ball.C", "plane_point": "ground.O",
+                  "plane_normal": "ground.up", "radius": )" + std::to_string(radius) + R"(, "restitution": )" + std::to_string(e) + "}]}";
+}
+
+analysis::SimulationSpec spec(analysis::Integrator integrator, double tEnd, double dt = 1e-3) {
+  analysis::SimulationSpec s;
+  s.integrator = integrator;
+  s.tEnd = tEnd;
+  s.dt = dt;
+  s.tol = 1e-12;
+  return s;
+}
+
+TEST(Impacts, BouncingBallMatchesTheClosedForm) {
+  const auto l = fromText(ball(0.8));
+  // seed 001 §8 T1: t₁ = √(2y₀/g), t_{k+1} = t_k + 2eᵏ√(2gy₀)/g
+  const double g = 9.81, e = 0.8, tExpected[3] = {0.4515236409857309, 1.1739614665629003, 1.7519117270246358};
+  for (auto integrator : {analysis::Integrator::RK45, analysis::Integrator::Trapezoidal}) {
+    const auto r = analysis::runSimulation(l->resolved, spec(integrator, 2.0));
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_EQ(r.events.size(), 3u);
+    double v = std::sqrt(2 * g);
+    for (int k = 0; k < 3; ++k) {
+      const auto& ev = r.events[static_cast<std::size_t>(k)];
+      EXPECT_NEAR(ev.t, tExpected[k], 1e-8 * tExpected[k]) << k;
+      EXPECT_NEAR(ev.normalBefore[0], -v, 1e-8 * v) << k;
+      EXPECT_NEAR(ev.normalAfter[0], e * v, 1e-8 * v) << k;
+      EXPECT_NEAR(ev.impulse[0], (1 + e) * v, 1e-8 * v) << k;  // 1 kg
+      // the energy is all kinetic at the floor: it keeps e² of it
+      EXPECT_NEAR(ev.energyAfter, e * e * ev.energyBefore, 1e-8 * std::abs(ev.energyBefore)) << k;
+      v *= e;
+    }
+    // two rows at each impact, the same time: just before (falling) and just after (rising)
+    const int ty = column(r, "ball.C.vy");
+    int pairs = 0;
+    for (std::size_t row = 1; row < r.rows(); ++row)
+      if (at(r, row, 0) == at(r, row - 1, 0)) {
+        ++pairs;
+        EXPECT_LT(at(r, row - 1, ty), 0);
+        EXPECT_NEAR(at(r, row, ty), -e * at(r, row - 1, ty), 1e-9);
+      }
+    EXPECT_EQ(pairs, 3);
+    // the energy the impacts take is booked as dissipated: the balance stays at zero
+    const int balance = column(r, "energy.balance");
+    EXPECT_NEAR(at(r, r.rows() - 1, balance), 0, 1e-9);
+  }
+}
+
+TEST(Impacts, FiveBarBouncesTenTimesWithTheSeedsLaw) {
+  const auto l = test::sampleMechanism("five-bar");
+  const auto five = load(l);
+  auto s = spec(analysis::Integrator::RK45, 5.0);
+  s.tol = 1e-10;
+  const auto r = analysis::runSimulation(five->resolved, s);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  EXPECT_EQ(r.events.size(), 10u);  // seed 001 §7, issue 21: 10 impacts in 5 s
+  const int y = column(r, "bar_12.P2.y"), vx = column(r, "bar_12.P2.vx"), vy = column(r, "bar_12.P2.vy");
+  for (std::size_t row = 0; row < r.rows(); ++row) EXPECT_GE(at(r, row, y), -2.35 - 1e-9) << at(r, row, 0);
+  int pairs = 0;
+  for (std::size_t row = 1; row < r.rows(); ++row)
+    if (at(r, row, 0) == at(r, row - 1, 0)) {
+      ++pairs;
+      EXPECT_NEAR(at(r, row, y), -2.35, 1e-9);
+      EXPECT_NEAR(at(r, row, vy), -at(r, row - 1, vy), 1e-9);  // kinematic law, e = 1: ẏ₂ reverses
+      EXPECT_NEAR(at(r, row, vx), at(r, row - 1, vx), 1e-9);   // ẋ₂ is kept
+    }
+  EXPECT_EQ(pairs, 10);
+  // the seed's law does not conserve energy (guide §2.8: 2.757521 → 2.761035 J of kinetic energy
+  // at the first impact of its reconstruction): it gains a few mJ here too
+  EXPECT_GT(r.events[0].energyAfter - r.events[0].energyBefore, 1e-3);
+  EXPECT_LT(r.events[0].energyAfter - r.events[0].energyBefore, 1e-2);
+}
+
+TEST(Impacts, NewtonsLawConservesEnergyThroughTheConstrainedMassMatrix) {
+  Mechanism m = test::sampleMechanism("five-bar");
+  m.contacts[0].law = Contact::Law::Newton;
+  const auto five = load(m);
+  auto s = spec(analysis::Integrator::RK45, 2.0);
+  const auto r = analysis::runSimulation(five->resolved, s);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  ASSERT_GE(r.events.size(), 2u);
+  for (const auto& ev : r.events) {
+    EXPECT_NEAR(ev.energyAfter, ev.energyBefore, 1e-10 * std::abs(ev.energyBefore)) << ev.t;
+    EXPECT_NEAR(ev.normalAfter[0], -ev.normalBefore[0], 1e-10) << ev.t;
+  }
+  // restitution 0.5: the normal velocity halves and the energy falls by what the closed form of
+  // a one-contact impulse says, ½(1 − e²)·u⁻²/(w M̄⁻¹ w) = ½ (1 − e²) u⁻ P/(1 + e) with P = (1 + e) u⁻/(w M̄⁻¹ w)
+  m.contacts[0].restitution = 0.5;
+  const auto half = load(m);
+  const auto rh = analysis::runSimulation(half->resolved, s);
+  ASSERT_TRUE(rh.status.ok()) << rh.status.message;
+  for (const auto& ev : rh.events) {
+    EXPECT_NEAR(ev.normalAfter[0], -0.5 * ev.normalBefore[0], 1e-10);
+    const double lost = 0.5 * (1 - 0.25) * std::abs(ev.normalBefore[0]) * ev.impulse[0] / 1.5;
+    EXPECT_NEAR(ev.energyBefore - ev.energyAfter, lost, 1e-9 * std::abs(ev.energyBefore)) << ev.t;
+  }
+}
+
+TEST(Impacts, MatrixRAndPenaltyFindTheSameImpactTimes) {
+  const auto five = load(test::sampleMechanism("five-bar"));
+  auto reference = spec(analysis::Integrator::RK45, 1.5);
+  reference.tol = 1e-11;
+  const auto a = analysis::runSimulation(five->resolved, reference);
+  auto penalty = spec(analysis::Integrator::Trapezoidal, 1.5, 2e-4);
+  penalty.formulation = analysis::Formulation::Penalty;
+  const auto b = analysis::runSimulation(five->resolved, penalty);
+  const auto c = analysis::runSimulation(five->resolved, spec(analysis::Integrator::Trapezoidal, 1.5, 2e-4));
+  ASSERT_TRUE(a.status.ok() && b.status.ok() && c.status.ok()) << a.status.message << b.status.message << c.status.message;
+  ASSERT_EQ(a.events.size(), 3u);
+  ASSERT_EQ(b.events.size(), a.events.size());
+  ASSERT_EQ(c.events.size(), a.events.size());
+  for (std::size_t k = 0; k < a.events.size(); ++k) {
+    // the trapezoidal rule's error at h = 2e-4 (O(h²)), the penalty's constraint drift below it
+    EXPECT_NEAR(b.events[k].t, a.events[k].t, 2e-6) << k;
+    EXPECT_NEAR(c.events[k].t, a.events[k].t, 2e-6) << k;
+  }
+}
+
+TEST(Impacts, SimultaneousContactsAreOneImpact) {
+  // a bar falling flat: both ends reach the floor together, one impulse pair, no spin
+  const auto l = fromText(R"({"format": "linkwright-mechanism", "version": 1, "name": "bar", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"O": [0, 0]}, "vectors": {"up": [0, 1]}},
+    "bodies": [{"name": "bar", "position": [0, 0.5], "mass": 2, "com": [0, 0], "inertia": 0.3,
+                "points": {"L": [-0.5, 0], "R": [0.5, 0]}}],
+    "contacts": [{"name": "left", "type": "point_plane", "point": "bar.L", "plane_point": "ground.O", "plane_normal": "ground.up", "restitution": 0.5},
+                 {"name": "right", "type": "point_plane", "point": "bar.R", "plane_point": "ground.O", "plane_normal": "ground.up", "restitution": 0.5}]})");
+  for (auto integrator : {analysis::Integrator::RK45, analysis::Integrator::Trapezoidal}) {
+    const auto r = analysis::runSimulation(l->resolved, spec(integrator, 0.5));
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_EQ(r.events.size(), 1u);
+    const auto& ev = r.events[0];
+    ASSERT_EQ(ev.contacts.size(), 2u);
+    EXPECT_NEAR(ev.t, std::sqrt(2 * 0.5 / 9.81), 1e-9);
+    const double v = std::sqrt(2 * 9.81 * 0.5);
+    for (int j = 0; j < 2; ++j) {
+      EXPECT_NEAR(ev.normalAfter[static_cast<std::size_t>(j)], 0.5 * v, 1e-8);
+      EXPECT_NEAR(ev.impulse[static_cast<std::size_t>(j)], 0.5 * 2 * 1.5 * v, 1e-8);  // half the bar's momentum change each
+    }
+  }
+}
+
+TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
+  const auto l = fromText(ball(0.8, 0.0));
+  Mechanism m = l->mechanism;
+  m.bodies[0].position = {Number(0), Number(-0.05)};
+  const auto inside = load(m);
+  const auto r = analysis::runSimulation(inside->resolved, spec(analysis::Integrator::Trapezoidal, 0.1));
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message.find("contact 'floor': the point starts 0.05 m inside the plane"), std::string::npos) << r.status.message;
+}
+
+TEST(Impacts, ABallComingToRestStopsWithTheReason) {
+  // e = 0.5: the impact times converge to t∞ = t₁(1 + 2e/(1 − e)) ≈ 1.35 s; the run must not
+  // creep towards it for ever
+  const auto l = fromText(ball(0.5));
+  for (auto integrator : {analysis::Integrator::RK45, analysis::Integrator::Trapezoidal}) {
+    const auto r = analysis::runSimulation(l->resolved, spec(integrator, 3.0));
+    ASSERT_FALSE(r.status.ok());
+    EXPECT_NE(r.status.message.find("contact 'floor' comes to rest at t = "), std::string::npos) << r.status.message;
+    EXPECT_NEAR(r.status.time, 0.4515236409857309 * 3, 1e-3);
+    EXPECT_GT(r.events.size(), 10u);
+    EXPECT_GT(r.rows(), 1000u);  // the rows up to there are kept
+  }
+}
+
+}  // namespace
+}  // namespace lw
