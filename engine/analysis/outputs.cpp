@@ -197,9 +197,17 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   for (std::size_t k = 0; k < c.names.size(); ++k) g[k] = c.expressions[k](std::span<const S>(slots_));
   if (started_)
     for (std::size_t k = 0; k < g.size(); ++k) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+  previous_ = std::move(last_);
   last_ = g;
   lastT_ = t;
   started_ = true;
+}
+
+template <class S>
+void CostAccumulator<S>::eventTimeMoves(const S& dt) {
+  if (previous_.size() != last_.size()) return;
+  for (std::size_t k = 0; k < sum_.size(); ++k)
+    if (c_->types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + (previous_[k] - last_[k]) * dt;
 }
 
 template <class S>

@@ -69,10 +69,14 @@ class CostAccumulator {
   void add(double t, const S* outputs, const S* parameters);
   /// The costs' values so far (integral: up to the last point; terminal: at the last point).
   std::vector<S> values() const;
+  /// The last two points were one event's (the same time, just before and just after) and its
+  /// time moves by dt (a design derivative in its lanes): the integrals change by (g⁻ − g⁺)·dt
+  /// (seed 001 Theorem 5).
+  void eventTimeMoves(const S& dt);
 
  private:
   const CostSet* c_;
-  std::vector<S> slots_, initial_, sum_, last_;
+  std::vector<S> slots_, initial_, sum_, last_, previous_;
   double lastT_ = 0;
   bool started_ = false;
 };

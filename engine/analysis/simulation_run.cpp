@@ -507,8 +507,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         acceptedT_ = acceptedT;
         stepEndZdd = pd.zdd;
         double tEvent = 0;
+        const double tStepEnd = pd.t;
         res.status = monitor.closesWithin(pd.t, pd.z, pd.zd, gapsAt, kEventTime, impact, tEvent, closing);
-        for (int retake = 0; impact && res.status.ok() && retake < 6; ++retake) {
+        for (int retake = 0; impact && res.status.ok() && tEvent < tStepEnd - kEventTime && retake < 6; ++retake) {
           pd.t = acceptedT;
           pd.z = acceptedZ;
           pd.zd = acceptedZd;
@@ -794,7 +795,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       double tEvent = 0;
       const double tEnd = s.t;
       res.status = monitor.closesWithin(s.t, zAccepted, zdAccepted, gapsAt, kEventTime, impact, tEvent, closing);
-      for (int retake = 0; impact && res.status.ok() && retake < 6; ++retake) {
+      for (int retake = 0; impact && res.status.ok() && tEvent < tEnd - kEventTime && retake < 6; ++retake) {
         restart();
         pieceEnds.clear();
         if (trapezoidal) {

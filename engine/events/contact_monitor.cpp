@@ -77,6 +77,14 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
     if (!gapsAt(tau, inside_)) throw CannotEvaluate{};
     return inside_[j];
   };
+  // a step that ends on a contact (within touching of it) and closing: the impact is at its end
+  for (int j = 0; j < count_; ++j)
+    if (std::abs(g1_[j]) <= touching_ && r1_[j] < 0 && (g0_[j] > touching_ || r0_[j] > 0)) closing.push_back(j);
+  if (!closing.empty()) {
+    tEvent = t1_;
+    found = true;
+    return {};
+  }
   try {
     double first = INFINITY;
     std::vector<double>& roots = roots_;

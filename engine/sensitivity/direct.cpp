@@ -1,4 +1,5 @@
 #include "sensitivity/direct.h"
+#include "sensitivity/impact_jump.h"
 
 #include <Eigen/LU>
 #include <algorithm>
@@ -59,7 +60,7 @@ class DirectObserver final : public DirectMethod {
  public:
   DirectObserver(const Study& st, const SensitivitySpec& spec)
       : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), histories_(st, spec.histories), partials_(spec.partials),
-        rungeKutta_(spec.run.integrator == analysis::Integrator::RK45) {
+        rungeKutta_(spec.run.integrator == analysis::Integrator::RK45), eventTimeTerms_(spec.eventTimeTerms) {
     chunks_ = dualChunks(st);
     if (partials_ != Partials::AutomaticDifferentiation) {
       // the system-level terms again at each parameter moved by δ_k (GSAM), or one element at a
@@ -242,6 +243,31 @@ class DirectObserver final : public DirectMethod {
     return {};
   }
 
+  // an impact: the jump of the sensitivities (impact_jump.h), the state after it as a node of its
+  // own (the histories' second row at the event time), the costs' jump
+  Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
+                const Eigen::VectorXd& z) override {
+    ImpactJump jump;
+    if (Status s = impactJump(st_, dofs, before, after, contacts, z, jump); !s.ok()) return s;
+    if (!eventTimeTerms_) jump.dropEventTime();
+    const Eigen::RowVectorXd dt = jump.eventTime(X_);
+    jump.apply(X_, V_);
+    for (auto& c : chunks_) {
+      dyn::MatrixROn<Dual> e;
+      std::vector<Dual> out;
+      if (Status s = along(*c, dofs, after.t, seeded(after.x, X_, c->first), seeded(after.v, V_, c->first), z, e, &out); !s.ok()) return s;
+      c->store(e.zidd, A_);
+      c->costs.add(after.t, out.data(), c->numbers.parameters.data());
+      Dual moves(0.0);
+      for (int j = 0; j < c->count; ++j) moves.g[j] = dt[c->first + j];
+      c->costs.eventTimeMoves(moves);
+      histories_.set(*c, out);
+    }
+    histories_.send(after.t);
+    last_ = after;
+    return {};
+  }
+
   void finish(Gradient& g) const override {
     costsOfChunks(st_, chunks_, g.values, g.gradient);
     g.steps = deltas_;
@@ -322,6 +348,7 @@ class DirectObserver final : public DirectMethod {
   HistoryRows histories_;
   Partials partials_;
   bool rungeKutta_ = false;
+  bool eventTimeTerms_ = true;
 };
 
 }  // namespace

@@ -41,6 +41,11 @@ class PenaltyCosts : public analysis::PenaltyObserver {
     add(t1, z, zd, zdd);
     return {};
   }
+  Status impact(double t, const std::vector<int>&, const Eigen::VectorXd& z, const Eigen::VectorXd&, const Eigen::VectorXd& zd,
+                const Eigen::VectorXd& zdd) override {
+    add(t, z, zd, zdd);  // the state after it: a node of its own at the same time
+    return {};
+  }
   std::vector<double> values() const { return costs_.values(); }
 
  private:

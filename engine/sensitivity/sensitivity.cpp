@@ -63,6 +63,11 @@ class BothObservers : public analysis::StepObserver {
     const Status st = a_.switched(before, after, s, z);
     return st.ok() ? b_.switched(before, after, s, z) : st;
   }
+  Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
+                const Eigen::VectorXd& z) override {
+    const Status st = a_.impact(dofs, before, after, contacts, z);
+    return st.ok() ? b_.impact(dofs, before, after, contacts, z) : st;
+  }
 
  private:
   analysis::StepObserver& a_;
@@ -81,6 +86,11 @@ class CostObserver : public analysis::StepObserver {
   }
   Status switched(const std::vector<dyn::Dof>&, const std::vector<dyn::Dof>&, const integ::State&, const Eigen::VectorXd&) override {
     return {};
+  }
+  // the state after an impact: a node of its own at the same time
+  Status impact(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& after, const std::vector<int>&,
+                const Eigen::VectorXd& z) override {
+    return addCosts<double>(st_, numbers_, dofs, after.t, after.x, after.v, z, costs_);
   }
   std::vector<double> values() const { return costs_.values(); }
 
@@ -102,6 +112,11 @@ class BothPenaltyObservers : public analysis::PenaltyObserver {
   Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
     const Status st = a_.step(t0, t1, z, zd, zdd);
     return st.ok() ? b_.step(t0, t1, z, zd, zdd) : st;
+  }
+  Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
+                const Eigen::VectorXd& zdd) override {
+    const Status st = a_.impact(t, contacts, z, zdBefore, zd, zdd);
+    return st.ok() ? b_.impact(t, contacts, z, zdBefore, zd, zdd) : st;
   }
 
  private:

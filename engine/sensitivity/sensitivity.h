@@ -58,6 +58,9 @@ struct SensitivitySpec {
   // time, every output component, then ∂(component)/∂(parameter) for each component and parameter
   // ("d(P.x)/d(L1)")
   analysis::RowSink histories;
+  // false: the jumps at impacts leave out the event time's sensitivity dt_e/dρ (Q⁺ = Q⁻, V⁺ =
+  // h_x Q⁻ + h_v V⁻ + h_ρ): seed 001's negative control T2, which tests hold wrong
+  bool eventTimeTerms = true;
 };
 
 /// One method's answer.

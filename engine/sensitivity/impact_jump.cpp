@@ -1,0 +1,98 @@
+#include "sensitivity/impact_jump.h"
+
+#include <cmath>
+
+#include "events/contact_gaps.h"
+#include "events/impact_law.h"
+
+namespace lw::sens::detail {
+
+namespace {
+
+// x with lane j set to direction column first + j of D
+Vec<Dual> lanes(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first) {
+  Vec<Dual> y(x.size());
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    y[i] = Dual(x[i]);
+    for (int j = 0; j < kLanes && first + j < D.cols(); ++j) y[i].g[j] = D(i, first + j);
+  }
+  return y;
+}
+
+// the gap of contact c as a function of (x, ρ) on Dual: the position problem, then r(z)
+Status gapOn(const Study& st, const dyn::TreeNumbers<Dual>& numbers, const std::vector<dyn::Dof>& dofs, double t, const Vec<Dual>& x,
+             const Vec<Dual>& v, const Eigen::VectorXd& z, int c, Dual& gap) {
+  dyn::MatrixROn<Dual> e;
+  if (Status s = dyn::evaluateOn<Dual>(st.model, numbers, dofs, t, x, v, z, e); !s.ok()) return s;
+  std::vector<Dual> gaps(st.resolved.contacts.size());
+  events::contactGapsOn<Dual, Dual>(st.model.tree, numbers, e.z.data(), gaps.data());
+  gap = gaps[static_cast<std::size_t>(c)];
+  return {};
+}
+
+}  // namespace
+
+Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out) {
+  const double t = before.t;
+  const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st.parameters.size());
+  const auto& all = st.resolved.contacts;
+  std::string names;
+  for (int c : contacts) names += (names.empty() ? "'" : ", '") + all[static_cast<std::size_t>(c)].name + "'";
+  if (contacts.size() != 1)
+    return failure(Status::Code::BadRequest, t,
+                   "contacts " + names + " close together at t = " + shortNumber(t) +
+                       " s: a perturbation parts their impact times, so the sensitivities through them do not exist");
+  if (!st.resolved.drivers.empty())
+    return failure(Status::Code::BadRequest, t,
+                   "an impact at t = " + shortNumber(t) + " s of a driven mechanism: sensitivities through it (the jump's time derivative) are not available yet");
+  const int c = contacts[0];
+  const NumbersOn<Dual> plain(st, {}, {});
+  out.t = t;
+  // r_x and h_x, h_v: the state's directions, eight per pass
+  out.cx.resize(d);
+  out.hx.resize(d, d);
+  out.hv.resize(d, d);
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(2 * d, 2 * d);
+  for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
+    const Vec<Dual> x = lanes(before.x, I.topRows(d), first), v = lanes(before.v, I.bottomRows(d), first);
+    Dual gap;
+    if (Status s = gapOn(st, plain.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
+    events::ImpactOn<Dual> h;
+    if (Status s = events::impactOn<Dual>(st.model, plain.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
+    for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
+      const int lane = static_cast<int>(j - first);
+      if (j < d) out.cx[j] = gap.g[lane];
+      for (Eigen::Index i = 0; i < d; ++i) (j < d ? out.hx(i, j) : out.hv(i, j - d)) = h.zidPlus[i].g[lane];
+    }
+  }
+  // ṙ⁻ = r_x v⁻ (no drivers: r_t = 0); grazing where it vanishes on the mechanism's scale
+  out.normalBefore = out.cx.dot(before.v);
+  const double scale = std::sqrt(std::max(1.0, st.resolved.gravity.norm()) * std::max(1e-3, st.resolved.lengthScale()));
+  if (!(std::abs(out.normalBefore) > 1e-6 * scale))
+    return failure(Status::Code::Singular, t,
+                   "contact " + names + " grazes its plane at t = " + shortNumber(t) + " s (normal velocity " + shortNumber(out.normalBefore) +
+                       " m/s): the impact time's sensitivity is unbounded there");
+  out.cx /= -out.normalBefore;
+  // r_ρ and h_ρ: the parameters' chunks at the state
+  out.cp.resize(p);
+  out.hp.resize(d, p);
+  for (const ParameterChunk& chunk : parameterChunks(st)) {
+    const NumbersOn<Dual> seeded(st, chunk.seeded, chunk.seeds);
+    const Vec<Dual> x = lanes(before.x, Eigen::MatrixXd(), 0), v = lanes(before.v, Eigen::MatrixXd(), 0);
+    Dual gap;
+    if (Status s = gapOn(st, seeded.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
+    events::ImpactOn<Dual> h;
+    if (Status s = events::impactOn<Dual>(st.model, seeded.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
+    for (std::size_t j = 0; j < chunk.seeded.size(); ++j) {
+      const auto col = static_cast<Eigen::Index>(chunk.first + j);
+      out.cp[col] = -gap.g[static_cast<int>(j)] / out.normalBefore;
+      for (Eigen::Index i = 0; i < d; ++i) out.hp(i, col) = h.zidPlus[i].g[static_cast<int>(j)];
+    }
+  }
+  out.dv = after.v - before.v;
+  out.w = out.hx * before.v + out.hv * before.a - after.a;
+  return {};
+}
+
+}  // namespace lw::sens::detail

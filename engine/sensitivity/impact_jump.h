@@ -1,0 +1,53 @@
+// The linearised jump of the state at an impact (seed 001 Theorems 1–3 and 5), in the
+// independent coordinates of Matrix R, for sensitivities that cross it: with Q = ∂x/∂ρ,
+// V = ∂v/∂ρ just before (−) and after (+) the event time t_e,
+//   dt_e/dρ = c_xᵀ Q⁻ + c_ρ,                 c = −(r_x, r_ρ)/ṙ⁻       (Theorem 1)
+//   Q⁺ = Q⁻ − Δv dt_e/dρ,                    Δv = v⁺ − v⁻             (Theorem 2)
+//   V⁺ = h_x Q⁻ + h_v V⁻ + h_ρ + w dt_e/dρ,  w = h_x v⁻ + h_v a⁻ − a⁺  (Theorem 3)
+//   Z⁺ = Z⁻ − (g⁺ − g⁻) dt_e/dρ                                        (Theorem 5)
+// r is the gap of the contact as a function of (x, ρ) through the position problem, h the
+// impact law's jump map (events/impact_law.h), both differentiated by forward AD. The direct
+// method applies the map, the adjoint its transpose: one set of matrices serves both.
+// Internal to engine/sensitivity.
+#pragma once
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "sensitivity/study.h"
+
+namespace lw::sens::detail {
+
+struct ImpactJump {
+  double t = 0;
+  double normalBefore = 0;   // ṙ⁻
+  Eigen::VectorXd cx;        // d
+  Eigen::RowVectorXd cp;     // p (chosen parameters)
+  Eigen::VectorXd dv, w;     // d
+  Eigen::MatrixXd hx, hv;    // d × d
+  Eigen::MatrixXd hp;        // d × p
+  /// dt_e/dρ for the sensitivities Q⁻ before it (1 × p).
+  Eigen::RowVectorXd eventTime(const Eigen::MatrixXd& Q) const { return cx.transpose() * Q + cp; }
+  /// Seed 001's negative control (T2): the jump without the event time's sensitivity.
+  void dropEventTime() {
+    cx.setZero();
+    cp.setZero();
+  }
+  /// The sensitivities after the impact from those before (in place).
+  void apply(Eigen::MatrixXd& Q, Eigen::MatrixXd& V) const {
+    const Eigen::RowVectorXd dt = eventTime(Q);
+    const Eigen::MatrixXd Vplus = hx * Q + hv * V + hp + w * dt;
+    Q -= dv * dt;
+    V = Vplus;
+  }
+};
+
+/// The jump at the impact from `before` to `after` (the same t and x) of the contacts `contacts`
+/// in the coordinates `dofs`; z the dependent coordinates there. Refused (with the reason) where
+/// the derivative does not exist or is not derived: simultaneous contacts (their event times
+/// part under a perturbation), a grazing contact (ṙ⁻ → 0: dt_e/dρ unbounded, seed 001 T9), and a
+/// driven mechanism (the jump's time derivative h_t).
+Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out);
+
+}  // namespace lw::sens::detail

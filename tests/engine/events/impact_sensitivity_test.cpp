@@ -1,0 +1,167 @@
+// Sensitivities through impacts (issue 21, seed 001 §8): the bouncing ball's closed form T1
+// (values and gradients at T = 2 s through three impacts, the integrals' quadrature extrapolated
+// to h → 0), the negative control T2 (without dt_e/dρ the known wrong numbers), central
+// differences of whole runs, the five-bar's properties T5 (Q_y2⁺ = −Q_y2⁻ and Q_x2 continuous at
+// each impact, two rows at each in the histories), and the refusals: grazing (T9), simultaneous
+// contacts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sensitivity/sensitivity.h"
+#include "support/samples.h"
+
+namespace lw::sens {
+namespace {
+
+SensitivitySpec spec(Method method, double tEnd, double dt) {
+  SensitivitySpec s;
+  s.method = method;
+  s.run.tEnd = tEnd;
+  s.run.dt = dt;
+  return s;
+}
+const Gradient& byMethod(const SensitivityResult& r, Method m) {
+  for (const auto& g : r.methods)
+    if (g.method == m) return g;
+  throw std::runtime_error("no such method");
+}
+int indexOf(const std::vector<std::string>& names, const std::string& name) {
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (names[k] == name) return static_cast<int>(k);
+  throw std::runtime_error("no " + name);
+}
+
+// seed 001 §8 T1 at T = 2: values and gradients along [y0, v0, e, g]
+struct Reference {
+  const char* cost;
+  double value;
+  double gradient[4];
+};
+const Reference kT1[] = {
+    {"y_T", 0.260741728327, {0.426610864164, 0.016908168791, 2.499324113317, -0.016908168791}},
+    {"v_T", -0.165869135836, {9.727065432082, 1.0, 31.537662056659, -1.008454084395}},
+    {"int_y", 0.811900973899, {0.957109732521, 0.075357621985, 1.989058937819, -0.014802116068}},
+    {"int_v2", 7.921499548790, {11.85473675296, -0.002804543345886, 27.32129196120, 0.4065506977185}},
+    {"int_a", -19.62, {0, 0, 0, -2}},
+};
+
+TEST(ImpactSensitivities, TheBouncingBallMatchesTheClosedForm) {
+  const Mechanism m = test::sampleMechanism("bouncing-ball-t1");
+  // the trapezoidal rule is exact for a free fall and the impacts are located to round-off: the
+  // terminal values are exact; the integrals carry the rule's O(h²) quadrature error, removed by
+  // Richardson's extrapolation of two step sizes (values and gradients alike)
+  const SensitivityResult coarse = runSensitivity(m, spec(Method::Direct, 2.0, 1e-3));
+  const SensitivityResult fine = runSensitivity(m, spec(Method::Direct, 2.0, 5e-4));
+  ASSERT_TRUE(coarse.status.ok() && fine.status.ok()) << coarse.status.message << fine.status.message;
+  ASSERT_EQ(fine.parameters, (std::vector<std::string>{"y0", "v0", "e", "g"}));
+  const Gradient &a = coarse.methods.front(), &b = fine.methods.front();
+  for (const Reference& ref : kT1) {
+    const int k = indexOf(fine.costs, ref.cost);
+    const bool integral = std::string(ref.cost).rfind("int_", 0) == 0;
+    auto extrapolated = [&](double ca, double fb) { return integral ? (4 * fb - ca) / 3 : fb; };
+    const double scale = std::max(1.0, std::abs(ref.value));
+    EXPECT_NEAR(extrapolated(a.values[static_cast<std::size_t>(k)], b.values[static_cast<std::size_t>(k)]), ref.value, 1e-8 * scale) << ref.cost;
+    for (int j = 0; j < 4; ++j) {
+      const double g = extrapolated(a.gradient(k, j), b.gradient(k, j));
+      EXPECT_NEAR(g, ref.gradient[j], 1e-8 * std::max(1.0, std::abs(ref.gradient[j]))) << ref.cost << " d/d" << fine.parameters[static_cast<std::size_t>(j)];
+    }
+  }
+  // RK45 on its own steps: the terminal values as exactly
+  SensitivitySpec rk = spec(Method::Direct, 2.0, 1e-3);
+  rk.run.integrator = analysis::Integrator::RK45;
+  rk.run.tol = 1e-12;
+  const SensitivityResult r = runSensitivity(m, rk);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  for (const Reference& ref : {kT1[0], kT1[1]}) {
+    const int k = indexOf(r.costs, ref.cost);
+    for (int j = 0; j < 4; ++j) EXPECT_NEAR(r.methods.front().gradient(k, j), ref.gradient[j], 1e-8 * std::max(1.0, std::abs(ref.gradient[j]))) << ref.cost;
+  }
+}
+
+TEST(ImpactSensitivities, WithoutTheEventTimesTermsTheGradientIsSeed001sWrongOne) {
+  // seed 001 T2: Q⁺ = Q⁻ and V⁺ = h_v V⁻ + h_ρ give dy(T)/dρ = [1.0, 0.11644035, 3.90329206,
+  // −0.07535762]; the jumps must not (the test above), and do when the terms are dropped
+  SensitivitySpec s = spec(Method::Direct, 2.0, 1e-3);
+  s.eventTimeTerms = false;
+  s.costs = {"y_T"};
+  const SensitivityResult r = runSensitivity(test::sampleMechanism("bouncing-ball-t1"), s);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  const double wrong[4] = {1.0, 0.11644035, 3.90329206, -0.07535762};
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(r.methods.front().gradient(0, j), wrong[j], 1e-7) << j;
+}
+
+TEST(ImpactSensitivities, CentralDifferencesOfWholeRunsAgree) {
+  // differences of runs whose impacts move with the parameters: the terminal costs are smooth
+  // there (no impact near T)
+  SensitivitySpec s = spec(Method::FiniteDifferences, 2.0, 1e-3);
+  s.costs = {"y_T", "v_T", "int_v2"};
+  s.parameters = {"y0", "e", "g"};  // v0 = 0: its difference step would be a length scale's 1e-7
+  const Mechanism m = test::sampleMechanism("bouncing-ball-t1");
+  const SensitivityResult fd = runSensitivity(m, s);
+  s.method = Method::Direct;
+  const SensitivityResult ddm = runSensitivity(m, s);
+  ASSERT_TRUE(fd.status.ok() && ddm.status.ok()) << fd.status.message << ddm.status.message;
+  const Eigen::MatrixXd &a = fd.methods.front().gradient, &b = ddm.methods.front().gradient;
+  for (Eigen::Index k = 0; k < a.rows(); ++k)
+    for (Eigen::Index j = 0; j < a.cols(); ++j) EXPECT_NEAR(a(k, j), b(k, j), 1e-5 * std::max(1.0, std::abs(b(k, j)))) << k << " " << j;
+}
+
+TEST(ImpactSensitivities, TheFiveBarsSensitivitiesJumpAsTheSeedSays) {
+  // seed 001 T5: y₂ = −2.35 at the impact, e = 1 and the kinematic law in (x₂, y₂): Q_y2⁺ = −Q_y2⁻,
+  // Q_x2 continuous, and the histories hold both rows at each impact
+  SensitivitySpec s = spec(Method::Direct, 1.0, 1e-3);
+  std::vector<std::string> columns;
+  std::vector<double> rows;
+  s.histories = [&](const std::vector<std::string>& c, std::span<const double> r) {
+    columns = c;
+    rows.insert(rows.end(), r.begin(), r.end());
+  };
+  const SensitivityResult r = runSensitivity(test::sampleMechanism("five-bar"), s);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  const std::size_t w = columns.size();
+  const int t = 0, y = indexOf(columns, "p2.y");
+  int pairs = 0;
+  for (const std::string& p : r.parameters) {
+    const int qx = indexOf(columns, "d(p2.x)/d(" + p + ")"), qy = indexOf(columns, "d(p2.y)/d(" + p + ")");
+    for (std::size_t row = 1; row < rows.size() / w; ++row) {
+      const double* before = &rows[(row - 1) * w];
+      const double* after = &rows[row * w];
+      if (after[t] != before[t]) continue;
+      ++pairs;
+      EXPECT_NEAR(after[y], -2.35, 1e-9);
+      EXPECT_NEAR(after[qy], -before[qy], 1e-9 * std::max(1.0, std::abs(before[qy]))) << p << " at " << after[t];
+      EXPECT_NEAR(after[qx], before[qx], 1e-9 * std::max(1.0, std::abs(before[qx]))) << p << " at " << after[t];
+    }
+  }
+  EXPECT_EQ(pairs, 2 * static_cast<int>(r.parameters.size()));  // two impacts in 1 s
+}
+
+TEST(ImpactSensitivities, NoImpactIsTheSmoothMethod) {
+  // seed 001 T8: the floor far below, no event: the same gradients as without the contact
+  Mechanism far = test::sampleMechanism("five-bar");
+  for (auto& p : far.ground.points)
+    if (p.name == "F") p.value = {Number(0), Number(-20)};
+  Mechanism none = test::withoutContacts(test::sampleMechanism("five-bar"));
+  const SensitivitySpec s = spec(Method::Direct, 0.5, 1e-3);
+  const SensitivityResult a = runSensitivity(far, s), b = runSensitivity(none, s);
+  ASSERT_TRUE(a.status.ok() && b.status.ok()) << a.status.message << b.status.message;
+  EXPECT_TRUE(a.methods.front().gradient.isApprox(b.methods.front().gradient, 1e-12));
+}
+
+TEST(ImpactSensitivities, AGrazingImpactIsReportedNotDifferentiated) {
+  // seed 001 T9: a ball drifting onto the floor at 1e-9 m/s (no gravity): its impact time's
+  // sensitivity −Q/ṙ⁻ is unbounded as ṙ⁻ → 0; the run reports it instead of differentiating it
+  Mechanism m = test::sampleMechanism("bouncing-ball-t1");
+  for (auto& p : m.parameters) {
+    if (p.name == "y0") p.value = 1e-11;
+    if (p.name == "v0") p.value = -1e-9;
+    if (p.name == "g") p.value = 0;
+  }
+  const SensitivityResult r = runSensitivity(m, spec(Method::Direct, 0.05, 1e-3));
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message.find("contact 'floor' grazes its plane at t = 0.01"), std::string::npos) << r.status.message;
+}
+
+}  // namespace
+}  // namespace lw::sens
