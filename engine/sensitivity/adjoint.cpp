@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sensitivity/cost_integrand.h"
+#include "sensitivity/impact_jump.h"
 
 namespace lw::sens::detail {
 
@@ -38,6 +39,14 @@ Status AdjointRecorder::switched(const std::vector<dyn::Dof>& before, const std:
   const int b = dofIndex(before);
   items.push_back({Item::Kind::Switch, s.t, s.t, dofIndex(after), b});
   save(s, z);
+  return {};
+}
+
+Status AdjointRecorder::impact(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& after, const std::vector<int>& contacts,
+                               const Eigen::VectorXd& z) {
+  impacts.push_back(contacts);
+  items.push_back({Item::Kind::Impact, after.t, after.t, dofIndex(dofs), -1, static_cast<int>(impacts.size()) - 1});
+  save(after, z);
   return {};
 }
 
@@ -395,6 +404,11 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
     Point at{items[begin].t1, items[begin].dofs, sv.x, sv.v, sv.a, sv.z};
     std::vector<Node> nodes(end - begin);
     std::vector<SwitchMap> maps(end - begin);
+    struct ImpactRecord {
+      ImpactJump jump;
+      Eigen::VectorXd dg;  // g⁺ − g⁻ per cost (integral costs; 0 for terminal ones)
+    };
+    std::vector<ImpactRecord> impacts(end - begin);
     std::vector<Point> starts(end - begin);  // RK45: each step's start, for its stages
     const Node* last = nullptr;
     if (begin == 0) last = &n0;
@@ -406,6 +420,27 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
       if (it.kind == AdjointRecorder::Item::Kind::Switch) {
         if (Status s = adj.switchAt(it, at, next, &maps[i - begin - 1]); !s.ok()) return s;
         last = nullptr;
+      } else if (it.kind == AdjointRecorder::Item::Kind::Impact) {
+        // the state after it is saved (a segment ends here); the jump linearised between the two,
+        // and the integrands' change across it (integral costs: Theorem 5)
+        const auto& sn = saved[seg + 1];
+        next = {it.t1, it.dofs, sn.x, sn.v, sn.a, sn.z};
+        ImpactRecord& r = impacts[i - begin - 1];
+        const integ::State before{at.t, at.x, at.v, at.a}, after{next.t, next.x, next.v, next.a};
+        if (Status s = impactJump(st, adj.dofs(it.dofs), before, after, rec.impacts[static_cast<std::size_t>(it.impact)], at.z, r.jump); !s.ok())
+          return s;
+        Node beforeNode;
+        if (Status s = adj.node(at, beforeNode); !s.ok()) return s;
+        if (Status s = adj.node(next, nodes[i - begin - 1]); !s.ok()) return s;
+        Eigen::VectorXd gBefore, gAfter;
+        Eigen::MatrixXd gOut, gInit, gPar;
+        integrand(it.t1, beforeNode.outputs, gBefore, gOut, gInit, gPar);
+        integrand(it.t1, nodes[i - begin - 1].outputs, gAfter, gOut, gInit, gPar);
+        r.dg = gAfter - gBefore;
+        for (Eigen::Index k = 0; k < r.dg.size(); ++k)
+          if (st.costs.types[static_cast<std::size_t>(k)] != Cost::Type::Integral) r.dg[k] = 0;
+        last = &nodes[i - begin - 1];
+        bytes += last->bytes();
       } else {
         if (i == end && seg + 1 < saved.size()) {
           const auto& sn = saved[seg + 1];
@@ -438,6 +473,23 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
       }
       const Node& n = nodes[i - begin - 1];
       addNode(n, nodeOfItem[i]);
+      if (it.kind == AdjointRecorder::Item::Kind::Impact) {
+        // a⁺ = f(x, v⁺; ρ) folded into x, v⁺, then the jump transposed: with
+        // s = −Δvᵀλx + wᵀλv − Δg per cost, λx⁻ = λx + h_xᵀλv + c_x s, λv⁻ = h_vᵀλv,
+        // ∂ψ/∂ρ += λvᵀ h_ρ + s c_ρ (impact_jump.h's map, transposed)
+        lx += n.Fx.transpose() * la;
+        lv += n.Fv.transpose() * la;
+        grad += la.transpose() * n.Fp;
+        const ImpactRecord& r = impacts[i - begin - 1];
+        const ImpactJump& J = r.jump;
+        const Eigen::RowVectorXd sk = -J.dv.transpose() * lx + J.w.transpose() * lv - r.dg.transpose();
+        grad += lv.transpose() * J.hp + sk.transpose() * J.cp;
+        const Eigen::MatrixXd lxBefore = lx + J.hx.transpose() * lv + J.cx * sk;
+        lv = J.hv.transpose() * lv;
+        lx = lxBefore;
+        la = Eigen::MatrixXd::Zero(lx.rows(), nc);
+        continue;
+      }
       // the step from its start to n, transposed
       const double h = it.t1 - it.t0;
       const auto d = n.Fx.rows();

@@ -20,9 +20,10 @@ class AdjointRecorder : public analysis::StepObserver {
  public:
   explicit AdjointRecorder(long interval) : interval_(interval < 1 ? 1 : interval) {}
   struct Item {
-    enum class Kind { Start, Step, Switch } kind;
+    enum class Kind { Start, Step, Switch, Impact } kind;
     double t0 = 0, t1 = 0;
     int dofs = -1, before = -1;  // indices into dofSets
+    int impact = -1;             // Impact: index into impacts (its contacts)
   };
   struct Saved {
     std::size_t item = 0;        // the state after this item
@@ -32,7 +33,11 @@ class AdjointRecorder : public analysis::StepObserver {
   Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override;
   Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
                   const Eigen::VectorXd& z) override;
+  /// An impact: the state after it saved (a segment ends at each), the contacts kept.
+  Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
+                const Eigen::VectorXd& z) override;
   std::vector<Item> items;
+  std::vector<std::vector<int>> impacts;
   std::vector<std::vector<dyn::Dof>> dofSets;
   std::vector<Saved> saved;  // in item order
   std::size_t bytes() const;  // what the recording holds

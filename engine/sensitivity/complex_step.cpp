@@ -2,6 +2,10 @@
 
 #include <Eigen/LU>
 
+#include "events/contact_gaps.h"
+#include "events/impact_law.h"
+#include "sensitivity/impact_jump.h"
+
 namespace lw::sens::detail {
 
 Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, bool rungeKutta, std::vector<double>& gradient) {
@@ -27,6 +31,26 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
         const Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.before, t, x, v, ev.z, e);
         if (!s.ok()) return s;
         dyn::independentOn<Cplx>(st.model, n.tree, ev.dofs, e.z, e.zd, &e.zdd, x, v, &a);
+        break;
+      }
+      case Recorder::Event::Kind::Impact: {
+        const int c = ev.contacts.front();
+        dyn::MatrixROn<Cplx> e;
+        if (Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.dofs, t, x, v, ev.z, e); !s.ok()) return s;
+        std::vector<Cplx> gaps(st.resolved.contacts.size());
+        events::contactGapsOn<Cplx, Cplx>(st.model.tree, n.tree, e.z.data(), gaps.data());
+        Eigen::VectorXd gap, rate;
+        events::contactGaps(st.model.tree, e.z.real(), e.zd.real(), gap, rate);
+        if (Status s = differentiableImpact(st, ev.contacts, t, rate[c]); !s.ok()) return s;
+        const Cplx dtau = -gaps[static_cast<std::size_t>(c)] / rate[c];
+        const Vec<Cplx> xc = x + v * dtau, vc = v + a * dtau;
+        events::ImpactOn<Cplx> jump;
+        if (Status s = events::impactOn<Cplx>(st.model, n.tree, ev.dofs, t, xc, vc, ev.z, ev.contacts, jump); !s.ok()) return s;
+        if (Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.dofs, t, xc, jump.zidPlus, ev.z, e); !s.ok()) return s;
+        x = xc - jump.zidPlus * dtau;
+        v = jump.zidPlus - e.zidd * dtau;
+        if (Status s = addCosts<Cplx>(st, n, ev.dofs, t, x, v, ev.z, costs, &a); !s.ok()) return s;
+        costs.eventTimeMoves(dtau);
         break;
       }
       case Recorder::Event::Kind::Step: {

@@ -32,10 +32,7 @@ Status gapOn(const Study& st, const dyn::TreeNumbers<Dual>& numbers, const std::
 
 }  // namespace
 
-Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
-                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out) {
-  const double t = before.t;
-  const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st.parameters.size());
+Status differentiableImpact(const Study& st, const std::vector<int>& contacts, double t, double normalBefore) {
   const auto& all = st.resolved.contacts;
   std::string names;
   for (int c : contacts) names += (names.empty() ? "'" : ", '") + all[static_cast<std::size_t>(c)].name + "'";
@@ -46,6 +43,19 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
   if (!st.resolved.drivers.empty())
     return failure(Status::Code::BadRequest, t,
                    "an impact at t = " + shortNumber(t) + " s of a driven mechanism: sensitivities through it (the jump's time derivative) are not available yet");
+  // grazing where ṙ⁻ vanishes on the mechanism's scale √(g L)
+  const double scale = std::sqrt(std::max(1.0, st.resolved.gravity.norm()) * std::max(1e-3, st.resolved.lengthScale()));
+  if (!(std::abs(normalBefore) > 1e-6 * scale))
+    return failure(Status::Code::Singular, t,
+                   "contact " + names + " grazes its plane at t = " + shortNumber(t) + " s (normal velocity " + shortNumber(normalBefore) +
+                       " m/s): the impact time's sensitivity is unbounded there");
+  return {};
+}
+
+Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out) {
+  const double t = before.t;
+  const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st.parameters.size());
   const int c = contacts[0];
   const NumbersOn<Dual> plain(st, {}, {});
   out.t = t;
@@ -66,13 +76,9 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
       for (Eigen::Index i = 0; i < d; ++i) (j < d ? out.hx(i, j) : out.hv(i, j - d)) = h.zidPlus[i].g[lane];
     }
   }
-  // ṙ⁻ = r_x v⁻ (no drivers: r_t = 0); grazing where it vanishes on the mechanism's scale
+  // ṙ⁻ = r_x v⁻ (no drivers: r_t = 0)
   out.normalBefore = out.cx.dot(before.v);
-  const double scale = std::sqrt(std::max(1.0, st.resolved.gravity.norm()) * std::max(1e-3, st.resolved.lengthScale()));
-  if (!(std::abs(out.normalBefore) > 1e-6 * scale))
-    return failure(Status::Code::Singular, t,
-                   "contact " + names + " grazes its plane at t = " + shortNumber(t) + " s (normal velocity " + shortNumber(out.normalBefore) +
-                       " m/s): the impact time's sensitivity is unbounded there");
+  if (Status s = differentiableImpact(st, contacts, t, out.normalBefore); !s.ok()) return s;
   out.cx /= -out.normalBefore;
   // r_ρ and h_ρ: the parameters' chunks at the state
   out.cp.resize(p);

@@ -42,6 +42,10 @@ struct ImpactJump {
   }
 };
 
+/// Empty when the impact of `contacts` at t, closing at ṙ⁻ = normalBefore, has sensitivities;
+/// else the refusal (the three cases below).
+Status differentiableImpact(const Study& st, const std::vector<int>& contacts, double t, double normalBefore);
+
 /// The jump at the impact from `before` to `after` (the same t and x) of the contacts `contacts`
 /// in the coordinates `dofs`; z the dependent coordinates there. Refused (with the reason) where
 /// the derivative does not exist or is not derived: simultaneous contacts (their event times

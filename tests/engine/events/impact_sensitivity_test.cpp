@@ -137,6 +137,33 @@ TEST(ImpactSensitivities, TheFiveBarsSensitivitiesJumpAsTheSeedSays) {
   EXPECT_EQ(pairs, 2 * static_cast<int>(r.parameters.size()));  // two impacts in 1 s
 }
 
+void expectNear(const SensitivityResult& r, const Gradient& a, const Gradient& b, double rtol) {
+  for (Eigen::Index k = 0; k < a.gradient.rows(); ++k)
+    for (Eigen::Index j = 0; j < a.gradient.cols(); ++j)
+      EXPECT_NEAR(a.gradient(k, j), b.gradient(k, j), rtol * std::max(1.0, std::abs(b.gradient(k, j))))
+          << r.costs[static_cast<std::size_t>(k)] << " d/d" << r.parameters[static_cast<std::size_t>(j)] << " " << toString(a.method);
+}
+
+TEST(ImpactSensitivities, DirectAdjointAndComplexStepAgreeThroughImpacts) {
+  // the adjoint transposes the direct method's jump; the complex step makes the event time
+  // complex (seed 001 §1.4, T3): three routes, one answer, for both integrators and both laws
+  for (const char* name : {"bouncing-ball-t1", "five-bar"}) {
+    for (auto integrator : {analysis::Integrator::Trapezoidal, analysis::Integrator::RK45}) {
+      SensitivitySpec s = spec(Method::Compare, std::string(name) == "five-bar" ? 0.4 : 1.3, 2e-3);
+      s.run.integrator = integrator;
+      s.run.tol = 1e-10;
+      const SensitivityResult r = runSensitivity(test::sampleMechanism(name), s);
+      ASSERT_TRUE(r.status.ok()) << name << ": " << r.status.message;
+      const Gradient& cs = byMethod(r, Method::ComplexStep);
+      expectNear(r, byMethod(r, Method::Direct), cs, 1e-8);
+      expectNear(r, byMethod(r, Method::Adjoint), cs, 1e-8);
+      // differences of whole runs see the discrete event location as well: O(h²) apart (RK45's
+      // integrals, a trapezoidal rule over its own few steps, move with the steps it chooses)
+      if (integrator == analysis::Integrator::Trapezoidal) expectNear(r, byMethod(r, Method::FiniteDifferences), cs, 1e-3);
+    }
+  }
+}
+
 TEST(ImpactSensitivities, NoImpactIsTheSmoothMethod) {
   // seed 001 T8: the floor far below, no event: the same gradients as without the contact
   Mechanism far = test::sampleMechanism("five-bar");
