@@ -23,13 +23,13 @@ void AdjointRecorder::save(const integ::State& s, const Eigen::VectorXd& z) {
 }
 
 Status AdjointRecorder::start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) {
-  items.push_back({Item::Kind::Start, s.t, s.t, dofIndex(dofs), -1});
+  items.push_back({s.t, s.t, dofIndex(dofs), -1, -1, Item::Kind::Start});
   save(s, z);
   return {};
 }
 
 Status AdjointRecorder::step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) {
-  items.push_back({Item::Kind::Step, from.t, to.t, dofIndex(dofs), -1});
+  items.push_back({from.t, to.t, dofIndex(dofs), -1, -1, Item::Kind::Step});
   if (++sinceSaved_ >= interval_) save(to, z);
   return {};
 }
@@ -37,7 +37,7 @@ Status AdjointRecorder::step(const std::vector<dyn::Dof>& dofs, const integ::Sta
 Status AdjointRecorder::switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
                                  const Eigen::VectorXd& z) {
   const int b = dofIndex(before);
-  items.push_back({Item::Kind::Switch, s.t, s.t, dofIndex(after), b});
+  items.push_back({s.t, s.t, dofIndex(after), b, -1, Item::Kind::Switch});
   save(s, z);
   return {};
 }
@@ -45,7 +45,7 @@ Status AdjointRecorder::switched(const std::vector<dyn::Dof>& before, const std:
 Status AdjointRecorder::impact(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& after, const std::vector<int>& contacts,
                                const Eigen::VectorXd& z) {
   impacts.push_back(contacts);
-  items.push_back({Item::Kind::Impact, after.t, after.t, dofIndex(dofs), -1, static_cast<int>(impacts.size()) - 1});
+  items.push_back({after.t, after.t, dofIndex(dofs), -1, static_cast<int>(impacts.size()) - 1, Item::Kind::Impact});
   save(after, z);
   return {};
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "analysis/simulation_run.h"
@@ -20,10 +21,11 @@ class AdjointRecorder : public analysis::StepObserver {
  public:
   explicit AdjointRecorder(long interval) : interval_(interval < 1 ? 1 : interval) {}
   struct Item {
-    enum class Kind { Start, Step, Switch, Impact } kind;
+    enum class Kind : std::uint8_t { Start, Step, Switch, Impact };
     double t0 = 0, t1 = 0;
     int dofs = -1, before = -1;  // indices into dofSets
     int impact = -1;             // Impact: index into impacts (its contacts)
+    Kind kind = Kind::Step;      // last: 32 bytes an item
   };
   struct Saved {
     std::size_t item = 0;        // the state after this item
