@@ -433,7 +433,7 @@ int simulate(const SimulateArgs& a) {
 
 struct SensitivityArgs {
   std::string file, method = "ddm", parameters = "all", costs = "all", out, histories, partials = "ad", integrator = "trapezoidal",
-                                   formulation = "matrix-r", analysis = "dynamics";
+                                   formulation = "matrix-r", analysis = "dynamics", events;
   double tEnd = -1, dt = -1, fdStep = 1e-4, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
   long checkpointEvery = 0;
@@ -523,6 +523,7 @@ int sensitivity(const SensitivityArgs& a) {
     return writeText(a.out.empty() ? "-" : a.out, json.str());
   }
   if (!a.histories.empty() && outputIsInput(a.histories, a.file)) return kUsage;
+  if (!a.events.empty() && outputIsInput(a.events, a.file)) return kUsage;
   CsvStream histories;
   if (!a.histories.empty()) {
     if (spec.method != lw::sens::Method::Direct && spec.method != lw::sens::Method::Compare) {
@@ -555,6 +556,11 @@ int sensitivity(const SensitivityArgs& a) {
     std::cerr << a.file << ": " << result.status.message << "\n";
     return kAnalysisFailed;
   }
+  if (!result.impacts.empty())
+    std::cerr << a.file << ": through " << result.impacts.size() << " impact(s), the first at t = " << lw::shortNumber(result.impacts.front().record.t)
+              << " s\n";
+  if (!a.events.empty())
+    if (const int written = writeText(a.events, lw::sens::impactsToCsv(result)); written != kOk) return written;
   // a table on the terminal: each cost's gradient by method, and how far each is from the complex step
   const lw::sens::Gradient* reference = nullptr;
   for (const auto& g : result.methods)
@@ -714,6 +720,8 @@ int main(int argc, char** argv) {
                                                            "(seed 003's robustness study), as a table and JSON");
   sensCmd->add_option("--histories", sensArgs.histories, "CSV of the sensitivity time histories (direct method): time, every "
                                                           "output component, then d(component)/d(parameter) for each");
+  sensCmd->add_option("--events", sensArgs.events, "CSV of the impacts: time, contact, normal velocities and energies before and "
+                                                  "after; with the direct method dt/d(parameter) and the jumps of the sensitivities");
   sensCmd->add_option("-o,--out", sensArgs.out, "JSON file (default: standard output)");
 
   try {

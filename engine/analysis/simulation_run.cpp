@@ -35,7 +35,10 @@ Status StepObserver::impact(const std::vector<dyn::Dof>&, const integ::State& be
 
 Status PenaltyObserver::impact(double t, const std::vector<int>&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                const Eigen::VectorXd&) {
-  return lw::failure(lw::Status::Code::BadRequest, t, "an impact at t = " + lw::shortNumber(t) + " s: this analysis does not follow impacts");
+  return lw::failure(lw::Status::Code::BadRequest, t,
+                     "an impact at t = " + lw::shortNumber(t) +
+                         " s: the penalty formulation's sensitivities do not follow impacts yet (the Matrix R formulation's do, and "
+                         "finite differences of either)");
 }
 
 bool parseIntegrator(const std::string& s, Integrator& out) {

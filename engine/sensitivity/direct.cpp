@@ -251,7 +251,15 @@ class DirectObserver final : public DirectMethod {
     if (Status s = impactJump(st_, dofs, before, after, contacts, z, jump); !s.ok()) return s;
     if (!eventTimeTerms_) jump.dropEventTime();
     const Eigen::RowVectorXd dt = jump.eventTime(X_);
+    ImpactSensitivity seen;
+    seen.eventTime.assign(dt.data(), dt.data() + dt.size());
+    for (const auto& f : dofs) seen.coordinates.push_back(f.name);
+    seen.positionJump = -X_;
+    seen.velocityJump = -V_;
     jump.apply(X_, V_);
+    seen.positionJump += X_;
+    seen.velocityJump += V_;
+    impacts_.push_back(std::move(seen));
     for (auto& c : chunks_) {
       dyn::MatrixROn<Dual> e;
       std::vector<Dual> out;
@@ -267,6 +275,8 @@ class DirectObserver final : public DirectMethod {
     last_ = after;
     return {};
   }
+
+  const std::vector<ImpactSensitivity>& impacts() const override { return impacts_; }
 
   void finish(Gradient& g) const override {
     costsOfChunks(st_, chunks_, g.values, g.gradient);
@@ -349,6 +359,7 @@ class DirectObserver final : public DirectMethod {
   Partials partials_;
   bool rungeKutta_ = false;
   bool eventTimeTerms_ = true;
+  std::vector<ImpactSensitivity> impacts_;
 };
 
 }  // namespace

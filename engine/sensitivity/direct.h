@@ -16,6 +16,8 @@ class DirectMethod : public analysis::StepObserver {
   virtual void flush() = 0;
   /// The costs' values and gradients at the end of the run.
   virtual void finish(Gradient& g) const = 0;
+  /// What it saw at each impact: dt_e/dρ and the jumps (records left empty).
+  virtual const std::vector<ImpactSensitivity>& impacts() const = 0;
 };
 
 std::unique_ptr<DirectMethod> directMethod(const Study& st, const SensitivitySpec& spec);

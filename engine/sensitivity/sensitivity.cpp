@@ -5,6 +5,7 @@
 #include <cmath>
 #include <complex>
 #include <memory>
+#include <iomanip>
 #include <sstream>
 
 #include "kinematics/global_solver.h"
@@ -258,6 +259,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
                                              notes ? part : std::function<void(double)>{}, cancel);
       res.status = r.status;
       res.steps = r.steps;
+      if (res.impacts.empty())
+        for (const auto& e : r.events) res.impacts.push_back({e, {}, {}, {}, {}});
       if (notes)
         for (const auto& w : r.warnings) res.notes.push_back(w);
       return res.status.ok();
@@ -280,6 +283,12 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       o->flush();
       if (!ok) return res;
       o->finish(g);
+      // the impacts' time sensitivities and jumps, beside the run's records
+      for (std::size_t k = 0; k < o->impacts().size() && k < res.impacts.size(); ++k) {
+        const events::EventRecord record = res.impacts[k].record;
+        res.impacts[k] = o->impacts()[k];
+        res.impacts[k].record = record;
+      }
     } else if (g.method == Method::ComplexStep && penalty) {
       PenaltyRecorder rec;
       PenaltyCosts values(st);
@@ -356,6 +365,39 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   if (progress) progress(1.0);
   return res;
+}
+
+std::string impactsToCsv(const SensitivityResult& r) {
+  std::ostringstream os;
+  os << std::setprecision(17);
+  os << "time,contact,normal_velocity_before,normal_velocity_after,energy_before,energy_after";
+  const ImpactSensitivity* first = nullptr;
+  for (const auto& i : r.impacts)
+    if (!i.eventTime.empty()) {
+      first = &i;
+      break;
+    }
+  if (first) {
+    for (const auto& p : r.parameters) os << ",dt/d(" << p << ")";
+    for (const char* prime : {"", "'"})
+      for (const auto& q : first->coordinates)
+        for (const auto& p : r.parameters) os << ",jump d(" << q << prime << ")/d(" << p << ")";
+  }
+  os << "\n";
+  for (const auto& i : r.impacts) {
+    const auto& e = i.record;
+    os << e.t << "," << (e.contacts.empty() ? std::string() : e.contacts.front()) << "," << (e.normalBefore.empty() ? 0.0 : e.normalBefore.front())
+       << "," << (e.normalAfter.empty() ? 0.0 : e.normalAfter.front()) << "," << e.energyBefore << "," << e.energyAfter;
+    if (first) {
+      const bool same = i.coordinates == first->coordinates && !i.eventTime.empty();
+      for (std::size_t k = 0; k < r.parameters.size(); ++k) os << "," << (same ? i.eventTime[k] : NAN);
+      for (const Eigen::MatrixXd* J : {&i.positionJump, &i.velocityJump})
+        for (Eigen::Index q = 0; q < static_cast<Eigen::Index>(first->coordinates.size()); ++q)
+          for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(r.parameters.size()); ++k) os << "," << (same ? (*J)(q, k) : NAN);
+    }
+    os << "\n";
+  }
+  return os.str();
 }
 
 std::string toJson(const SensitivityResult& r) {

@@ -76,12 +76,23 @@ struct Gradient {
   long recomputedSteps = 0, checkpointEvery = 0;
 };
 
+/// An impact of the run differentiated: the forward run's record and, from the direct method,
+/// its time's sensitivity (seed 001 Theorem 1) and the jumps of the independent coordinates'
+/// sensitivities (Theorems 2–3).
+struct ImpactSensitivity {
+  events::EventRecord record;
+  std::vector<double> eventTime;           // dt_e/dρ per parameter (empty without the direct method)
+  std::vector<std::string> coordinates;    // the independent coordinates at the impact
+  Eigen::MatrixXd positionJump, velocityJump;  // Q⁺ − Q⁻, V⁺ − V⁻ (coordinates × parameters)
+};
+
 struct SensitivityResult {
   Status status;
   std::vector<std::string> costs, parameters;
   std::vector<Gradient> methods;  // one (or, compared, one per method)
   std::vector<std::string> notes; // parameters nothing depends on, warnings of the run
   long steps = 0;                 // of the run differentiated
+  std::vector<ImpactSensitivity> impacts;  // in time order
 };
 
 SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec,
@@ -91,5 +102,10 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
 /// {"method": "...", "costs": {"<cost>": {"value": V, "gradient": {"<parameter>": G}}}, "seconds": S};
 /// compared: {"methods": [...], "costs": ..., "parameters": ...}.
 std::string toJson(const SensitivityResult& r);
+
+/// The impacts as CSV: time, contact, normal velocities and energies before and after, then
+/// dt/d(ρ) for each parameter, then the jumps "jump d(q)/d(ρ)" and "jump d(q')/d(ρ)" of each
+/// independent coordinate q (a run whose independent coordinates change lists the first's).
+std::string impactsToCsv(const SensitivityResult& r);
 
 }  // namespace lw::sens

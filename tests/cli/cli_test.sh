@@ -227,6 +227,19 @@ expect 0 "sensitivity histories" -- "$cli" sensitivity "$samples/four-bar-path.j
 python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[0][:2]==['time','P.x'] and 'd(P.y)/d(Px)' in r[0] and len(r)==12, r[0]" "$tmp/hist.csv" || { echo "FAIL: histories CSV"; fail=1; }
 expect 2 "histories need the direct method" -- "$cli" sensitivity "$samples/four-bar-path.json" --method cs --histories "$tmp/hist2.csv"
 contains err "--histories comes from the direct method"
+# through impacts: the impacts' log with their time sensitivities (seed 001 T1's dt_1/dy0 = 0.2258)
+expect 0 "sensitivity through impacts" -- "$cli" sensitivity "$samples/bouncing-ball-t1.json" --costs y_T --events "$tmp/impacts.csv" -o "$tmp/ball.json"
+contains err "through 3 impact(s), the first at t = 0.4515 s"
+python3 - "$tmp/impacts.csv" <<'PY' || { echo "FAIL: sensitivity impacts CSV"; fail=1; }
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+assert len(r) == 3, r
+assert r[0]["contact"] == "floor", r[0]
+assert abs(float(r[0]["dt/d(y0)"]) - 0.225761820493) < 1e-9, r[0]
+assert abs(float(r[2]["dt/d(e)"]) - 2.347922933126) < 1e-9, r[2]
+PY
+expect 5 "penalty sensitivities do not cross impacts yet" -- "$cli" sensitivity "$samples/bouncing-ball-t1.json" --formulation penalty --t-end 0.5
+contains err "the penalty formulation's sensitivities do not follow impacts yet"
 expect 5 "sensitivity to a parameter that does not exist" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_11
 contains err "unknown parameter 'l_11'"
 expect 5 "sensitivity of a file without parameters" -- "$cli" sensitivity "$samples/four-bar-free.json" --t-end 0.01

@@ -67,6 +67,24 @@ TEST(ImpactSensitivities, TheBouncingBallMatchesTheClosedForm) {
       EXPECT_NEAR(g, ref.gradient[j], 1e-8 * std::max(1.0, std::abs(ref.gradient[j]))) << ref.cost << " d/d" << fine.parameters[static_cast<std::size_t>(j)];
     }
   }
+  // the impacts' time sensitivities (Theorem 1) and the velocity sensitivity's jump at the first
+  // (Theorem 3: V⁻ = [0, 1, 0, −0.4515] → V⁺ = [3.9865, 1, 4.4294, −0.04515])
+  const double dtExpected[3][4] = {{0.225761820493, 0.101936799185, 0, -0.023013437359},
+                                   {0.586980733281, 0.101936799185, 0.903047281971, -0.059834937134},
+                                   {0.875955863512, 0.101936799185, 2.347922933126, -0.089292136953}};
+  ASSERT_EQ(fine.impacts.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    ASSERT_EQ(fine.impacts[k].eventTime.size(), 4u);
+    EXPECT_EQ(fine.impacts[k].record.contacts, std::vector<std::string>{"floor"});
+    for (std::size_t j = 0; j < 4; ++j) EXPECT_NEAR(fine.impacts[k].eventTime[j], dtExpected[k][j], 1e-9) << k << " " << j;
+  }
+  const int y = indexOf(fine.impacts[0].coordinates, "body ball[1]");
+  const double jumpV[4] = {3.986502226263 - 0, 1 - 1, 4.42944691807 - 0, -0.045152364099 + 0.451523640986};
+  const double jumpQ[4] = {-0.8 - 1, -0.361218912789 - 0.451523640986, 0, 0.081549439348 + 0.101936799185};
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_NEAR(fine.impacts[0].velocityJump(y, j), jumpV[j], 1e-9) << j;
+    EXPECT_NEAR(fine.impacts[0].positionJump(y, j), jumpQ[j], 1e-9) << j;
+  }
   // RK45 on its own steps: the terminal values as exactly
   SensitivitySpec rk = spec(Method::Direct, 2.0, 1e-3);
   rk.run.integrator = analysis::Integrator::RK45;
