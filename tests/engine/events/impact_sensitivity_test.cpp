@@ -182,6 +182,23 @@ TEST(ImpactSensitivities, DirectAdjointAndComplexStepAgreeThroughImpacts) {
   }
 }
 
+TEST(ImpactSensitivities, NewtonsLawInAnOpenChainAndAClosedLoop) {
+  // Newton's law through a configuration-dependent mass matrix (h_x ≠ 0): the double pendulum's
+  // tip on its wall, the slider-crank's block on its stop; the parameters move the plane and e
+  for (const auto& [name, tEnd] : {std::pair<const char*, double>{"double-pendulum-wall", 1.0}, {"slider-crank-end-stop", 0.5}}) {
+    SensitivitySpec s = spec(Method::Compare, tEnd, 1e-3);
+    s.run.integrator = analysis::Integrator::RK45;
+    s.run.tol = 1e-10;
+    const SensitivityResult r = runSensitivity(test::sampleMechanism(name), s);
+    ASSERT_TRUE(r.status.ok()) << name << ": " << r.status.message;
+    ASSERT_EQ(r.impacts.size(), 1u) << name;
+    const Gradient& cs = byMethod(r, Method::ComplexStep);
+    expectNear(r, byMethod(r, Method::Direct), cs, 1e-8);
+    expectNear(r, byMethod(r, Method::Adjoint), cs, 1e-8);
+    expectNear(r, byMethod(r, Method::FiniteDifferences), cs, 1e-4);
+  }
+}
+
 TEST(ImpactSensitivities, NoImpactIsTheSmoothMethod) {
   // seed 001 T8: the floor far below, no event: the same gradients as without the contact
   Mechanism far = test::sampleMechanism("five-bar");
