@@ -481,16 +481,6 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     }
     if (!closing.empty()) res.status = penaltyImpact(closing);
     Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
-    // the gaps on the rule's own polynomial over the step (constant average acceleration)
-    double acceptedT_ = 0;
-    Eigen::VectorXd stepEndZdd;
-    const std::function<bool(double, Eigen::VectorXd&)> gapsAt = [&](double tau, Eigen::VectorXd& g) {
-      const double sgm = tau - acceptedT_;
-      const Eigen::VectorXd aMean = 0.5 * (acceptedZdd + stepEndZdd);
-      Eigen::VectorXd rate;
-      events::contactGaps(model.tree, acceptedZ + sgm * acceptedZd + 0.5 * sgm * sgm * aMean, acceptedZd + sgm * aMean, g, rate);
-      return true;
-    };
     for (long i = 1; i <= outputs && res.status.ok(); ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
       const double acceptedT = pd.t;
@@ -507,11 +497,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       // Newton's method on the gap at its end
       bool impact = false;
       if (monitor.active()) {
-        acceptedT_ = acceptedT;
-        stepEndZdd = pd.zdd;
         double tEvent = 0;
         const double tStepEnd = pd.t;
-        res.status = monitor.closesWithin(pd.t, pd.z, pd.zd, gapsAt, kEventTime, impact, tEvent, closing);
+        res.status = monitor.closesWithin(pd.t, pd.z, pd.zd, {}, kEventTime, impact, tEvent, closing);
         for (int retake = 0; impact && res.status.ok() && tEvent < tStepEnd - kEventTime && retake < 6; ++retake) {
           pd.t = acceptedT;
           pd.z = acceptedZ;
@@ -647,6 +635,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   Eigen::VectorXd aRow;
   std::vector<int> closing;
   // the gaps on the last step's interpolant (an evaluation each)
+  const std::function<bool(double, Eigen::VectorXd&)> noInterpolant;
   const std::function<bool(double, Eigen::VectorXd&)> gapsAt = [&](double tau, Eigen::VectorXd& g) {
     if (trapezoidal) trap.interpolate(tau, xRow, vRow);
     else rk.interpolate(tau, xRow, vRow);
@@ -797,7 +786,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (monitor.active()) {
       double tEvent = 0;
       const double tEnd = s.t;
-      res.status = monitor.closesWithin(s.t, zAccepted, zdAccepted, gapsAt, kEventTime, impact, tEvent, closing);
+      // RK45: on its dense output (fourth order: the retaken step then lands within the
+      // tolerance); the trapezoidal rule's own polynomial is second order, no better a start than
+      // the gaps' cubic, which costs nothing
+      res.status = monitor.closesWithin(s.t, zAccepted, zdAccepted, trapezoidal ? noInterpolant : gapsAt, kEventTime, impact, tEvent, closing);
       for (int retake = 0; impact && res.status.ok() && tEvent < tEnd - kEventTime && retake < 6; ++retake) {
         restart();
         pieceEnds.clear();

@@ -73,7 +73,10 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
   t1_ = t;
   gapsOf_(z, zd, g1_, r1_);
   const double h = t1_ - t0_;
+  // on the step's interpolant, or (without one) on the gaps' cubic Hermite interpolant: no
+  // evaluation, a start the driver's Newton steps on the step's length refine
   auto gapAt = [&](double tau, int j) {
+    if (!gapsAt) return hermite(tau - t0_, h, g0_[j], r0_[j], g1_[j], r1_[j]);
     if (!gapsAt(tau, inside_)) throw CannotEvaluate{};
     return inside_[j];
   };

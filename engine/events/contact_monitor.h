@@ -27,7 +27,9 @@ class ContactMonitor {
   /// A step from the last accepted state to (t, z, ż): did a contact close inside it? When one did,
   /// `closing` holds the contacts that close first (together, within `timeTolerance`) and tEvent
   /// their time, located on `gapsAt(τ, gaps)` (the step's interpolant at τ; false when it cannot
-  /// be evaluated). Otherwise the end becomes the next step's start.
+  /// be evaluated), or without it on the gaps' cubic Hermite interpolant from their values and
+  /// rates at the step's ends (no evaluation: a start for a driver that refines the step's
+  /// length itself). Otherwise the end becomes the next step's start.
   Status closesWithin(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                       const std::function<bool(double, Eigen::VectorXd&)>& gapsAt, double timeTolerance, bool& found, double& tEvent,
                       std::vector<int>& closing);
