@@ -84,22 +84,6 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
   return o;
 }
 
-namespace {
-// a joint coordinate's value in the stored configuration (where the tree's coordinate is zero)
-template <class S>
-S storedCoordinate(const OutputComponents::Component& c, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p) {
-  const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.joint)];
-  if (!c.angle) return p.joints[static_cast<std::size_t>(c.joint)].slide;
-  if (tree.dimension != 2) return S(0.0);
-  // planar: the angle of R1ᵀ R2 about z
-  const auto& R1 = p.mech.bodies[static_cast<std::size_t>(jt.body(0))].rotation;
-  const auto& R2 = p.mech.bodies[static_cast<std::size_t>(jt.body(1))].rotation;
-  const S cosine = R1(0, 0) * R2(0, 0) + R1(1, 0) * R2(1, 0) + R1(2, 0) * R2(2, 0);
-  const S sine = R1(0, 1) * R2(0, 0) + R1(1, 1) * R2(1, 0) + R1(2, 1) * R2(2, 0);
-  using num::atan2;
-  return atan2(sine, cosine);
-}
-}  // namespace
 
 template <class S>
 void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
@@ -119,7 +103,7 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
       case Output::Type::PointVelocity: v = at(c.point, c.axis).d; break;
       case Output::Type::PointAcceleration: v = at(c.point, c.axis).dd; break;
       case Output::Type::JointCoordinate:
-        if (c.node >= 0) v = z[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign + storedCoordinate(c, tree, p);
+        if (c.node >= 0) v = z[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign + dyn::storedJointCoordinate(tree, p, c.joint);
         break;
       case Output::Type::JointRate:
         if (c.node >= 0) v = zd[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign;

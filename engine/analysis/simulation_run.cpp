@@ -177,14 +177,14 @@ ImpactSpeeds impactSpeeds(const ResolvedMechanism& m) {
   return {1e-6 * v, 1e-8 * v};
 }
 
-events::EventRecord impactRecord(const ResolvedMechanism& m, double t, const std::vector<int>& closing,
+events::EventRecord impactRecord(const std::vector<events::GapSource>& sources, double t, const std::vector<int>& closing,
                                  const events::ImpactOn<double>& imp, double eBefore, double eAfter, const ImpactSpeeds& speeds) {
   events::EventRecord r;
   r.t = t;
   r.kind = "impact";
   for (std::size_t j = 0; j < closing.size(); ++j) {
     const auto k = static_cast<Eigen::Index>(j);
-    r.contacts.push_back(m.contacts[static_cast<std::size_t>(closing[j])].name);
+    r.contacts.push_back(sources[static_cast<std::size_t>(closing[j])].name);
     r.normalBefore.push_back(imp.normalBefore[k]);
     r.normalAfter.push_back(imp.normalAfter[k]);
     r.impulse.push_back(imp.impulse[k]);
@@ -199,7 +199,8 @@ events::EventRecord impactRecord(const ResolvedMechanism& m, double t, const std
 // ten-thousandth of the row interval comes to rest: the impacts would accumulate without end (a
 // bouncing ball's times converge), each flight shorter than the last, until the steps' round-off
 // is larger than the motion
-std::string restingProblem(const dyn::RecursiveModel& tree, const events::EventRecord& r, const std::vector<int>& closing,
+std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<events::GapSource>& sources, const events::EventRecord& r,
+                           const std::vector<int>& closing,
                            const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double rowDt,
                            const ImpactSpeeds& speeds) {
   Eigen::VectorXd accel;
@@ -207,19 +208,24 @@ std::string restingProblem(const dyn::RecursiveModel& tree, const events::EventR
   for (std::size_t j = 0; j < r.contacts.size(); ++j) {
     const double a = accel[closing[j]], flight = a < 0 ? 2 * r.normalAfter[j] / -a : INFINITY;
     if (r.normalAfter[j] < speeds.resting || flight < 1e-4 * rowDt)
-      return "contact '" + r.contacts[j] + "' comes to rest at t = " + lw::shortNumber(r.t) + " s (it leaves the impact at " +
+      return sources[static_cast<std::size_t>(closing[j])].label() + " comes to rest at t = " + lw::shortNumber(r.t) + " s (it leaves the impact at " +
              lw::shortNumber(r.normalAfter[j]) + " m/s for a flight of " + lw::shortNumber(flight) +
              " s: the impacts would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far";
   }
   return {};
 }
 
-// a point that starts inside its plane (beyond the assembly's round-off) is refused
-std::string startsInside(const ResolvedMechanism& m, const Eigen::VectorXd& gaps) {
-  for (Eigen::Index j = 0; j < gaps.size(); ++j)
+// a point that starts inside its plane, or a joint beyond its limit (past the assembly's
+// round-off), is refused
+std::string startsInside(const ResolvedMechanism& m, const std::vector<events::GapSource>& sources, const Eigen::VectorXd& gaps) {
+  for (Eigen::Index j = 0; j < gaps.size(); ++j) {
+    const auto& s = sources[static_cast<std::size_t>(j)];
     if (gaps[j] < -1e-6 * std::max(1e-3, m.lengthScale()))
-      return "contact '" + m.contacts[static_cast<std::size_t>(j)].name + "': the point starts " + lw::shortNumber(-gaps[j]) +
-             " m inside the plane: move it out (or the plane) before simulating";
+      return s.kind == events::GapSource::Kind::Contact
+                 ? s.label() + ": the point starts " + lw::shortNumber(-gaps[j]) + " m inside the plane: move it out (or the plane) before simulating"
+                 : s.label() + ": joint '" + m.joints[static_cast<std::size_t>(s.joint)].name + "' starts " + lw::shortNumber(-gaps[j]) +
+                       " beyond it: assemble it within its limits before simulating";
+  }
   return {};
 }
 
@@ -253,7 +259,12 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   dyn::MatrixRData data(model);
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
+  if (auto problem = events::unwatchedGaps(model.tree); !problem.empty()) {
+    res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+    return res;
+  }
   events::ContactMonitor monitor(model.tree);
+  const std::vector<events::GapSource> sources = events::gapSources(model.tree);
   const ImpactSpeeds speeds = impactSpeeds(m);
   // the file's costs, summed over the steps as the sensitivities differentiate them
   OutputComponents costOutputs;
@@ -462,20 +473,20 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       pd.zd += imp.zdPlus - imp.zdMinus;
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
       const double eAfter = dyn::energy(model.tree, pd.z, pd.zd).total();
-      res.events.push_back(impactRecord(m, pd.t, closing, imp, eBefore, eAfter, speeds));
+      res.events.push_back(impactRecord(sources, pd.t, closing, imp, eBefore, eAfter, speeds));
       dissipated += eBefore - eAfter;  // what the impact takes counts as dissipated: the balance holds
       record(pd.t, pd.z, pd.zd, pd.zdd, true);
       addCosts(pd.t, pd.z, pd.zd, pd.zdd);
       if (observer)
         if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
       monitor.start(pd.t, pd.z, pd.zd);
-      if (auto problem = restingProblem(model.tree, res.events.back(), closing, pd.z, pd.zd, pd.zdd, spec.dt, speeds); !problem.empty())
+      if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, pd.z, pd.zd, pd.zdd, spec.dt, speeds); !problem.empty())
         return lw::failure(lw::Status::Code::NotConverged, pd.t, problem);
       return {};
     };
     std::vector<int> closing;
     monitor.start(0, pd.z, pd.zd, &closing);
-    if (auto problem = startsInside(m, monitor.gaps()); !problem.empty()) {
+    if (auto problem = startsInside(m, sources, monitor.gaps()); !problem.empty()) {
       res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
       return res;
     }
@@ -609,7 +620,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     sys.setAnchor();
     const double eAfter = dyn::energy(model.tree, data.z, data.zd).total();
-    res.events.push_back(impactRecord(m, s.t, closing, imp, eBefore, eAfter, speeds));
+    res.events.push_back(impactRecord(sources, s.t, closing, imp, eBefore, eAfter, speeds));
     dissipated += eBefore - eAfter;  // what the impact takes counts as dissipated: the balance holds
     record(s.t, data.z, data.zd, data.zdd, !atTimes);  // rows at given times: those only
     addCosts(s.t, data.z, data.zd, data.zdd);
@@ -619,14 +630,14 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     res.tangents += trap.jacobians;
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
-    if (auto problem = restingProblem(model.tree, res.events.back(), closing, data.z, data.zd, data.zdd, spec.dt, speeds); !problem.empty())
+    if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, data.z, data.zd, data.zdd, spec.dt, speeds); !problem.empty())
       return lw::failure(lw::Status::Code::NotConverged, s.t, problem);
     return {};
   };
   {
     std::vector<int> closing;
     monitor.start(0, data.z, data.zd, &closing);
-    if (auto problem = startsInside(m, monitor.gaps()); !problem.empty()) {
+    if (auto problem = startsInside(m, sources, monitor.gaps()); !problem.empty()) {
       res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
       return res;
     }

@@ -732,6 +732,23 @@ void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, 
   }
 }
 
+template <class P>
+P storedJointCoordinate(const RecursiveModel& m, const TreeNumbers<P>& p, int joint) {
+  const auto& jt = m.mechanism->joints[static_cast<std::size_t>(joint)];
+  if (jt.type == JointType::Slider || jt.type == JointType::Prismatic) return p.joints[static_cast<std::size_t>(joint)].slide;
+  if (m.dimension != 2) return P(0.0);
+  // planar: the angle of R1ᵀ R2 about z
+  const auto& R1 = p.mech.bodies[static_cast<std::size_t>(jt.body(0))].rotation;
+  const auto& R2 = p.mech.bodies[static_cast<std::size_t>(jt.body(1))].rotation;
+  const P cosine = R1(0, 0) * R2(0, 0) + R1(1, 0) * R2(1, 0) + R1(2, 0) * R2(2, 0);
+  const P sine = R1(0, 1) * R2(0, 0) + R1(1, 1) * R2(1, 0) + R1(2, 1) * R2(2, 0);
+  using num::atan2;
+  return atan2(sine, cosine);
+}
+template double storedJointCoordinate<double>(const RecursiveModel&, const TreeNumbers<double>&, int);
+template num::Dual8 storedJointCoordinate<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, int);
+template std::complex<double> storedJointCoordinate<std::complex<double>>(const RecursiveModel&, const TreeNumbers<std::complex<double>>&, int);
+
 #define LW_KINEMATICS_ON(T, P) \
   template void kinematicsOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const T&, T*, std::span<const ItemIndex>, T*);
 LW_KINEMATICS_ON(double, double)

@@ -156,6 +156,12 @@ template <class T, class P>
 void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, const T& t, T* phi,
                   std::span<const ItemIndex> points, T* xyz);
 
+/// A tree joint's coordinate (as the outputs measure it: a planar pin's angle from body 1's x
+/// axis to body 2's, a slider's distance along its axis, a spatial revolute's angle from the
+/// stored configuration) is z[node.z]·sign plus this: its value in the stored configuration.
+template <class P>
+P storedJointCoordinate(const RecursiveModel& m, const TreeNumbers<P>& p, int joint);
+
 /// Poses of every body (index = body; the ground is identity) at z.
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);
 

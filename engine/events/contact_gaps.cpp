@@ -14,6 +14,17 @@ template <class T, class P>
 void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const T* z, T* gap, std::vector<dyn::detail::Frame<T>>& f) {
   using namespace dyn::detail;
   const auto& contacts = m.mechanism->contacts;
+  // the limits: the joint's coordinate against its stops
+  std::size_t k = contacts.size();
+  for (std::size_t i = 0; i < m.mechanism->limits.size(); ++i) {
+    const auto& l = m.mechanism->limits[i];
+    const int node = m.treeJointNode[static_cast<std::size_t>(l.joint)];
+    if (node < 0) continue;  // unwatchedGaps says why
+    const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
+    const T q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, l.joint));
+    if (l.hasMin) gap[k++] = q - T(p.mech.limits[i].min);
+    if (l.hasMax) gap[k++] = T(p.mech.limits[i].max) - q;
+  }
   if (contacts.empty()) return;
   computeFrames<T, P>(m, p, z, f);
   for (std::size_t i = 0; i < contacts.size(); ++i) {
@@ -26,6 +37,40 @@ void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const 
 }
 
 }  // namespace
+
+std::vector<GapSource> gapSources(const dyn::RecursiveModel& m) {
+  std::vector<GapSource> out;
+  if (!m.mechanism) return out;
+  for (std::size_t i = 0; i < m.mechanism->contacts.size(); ++i) {
+    const auto& c = m.mechanism->contacts[i];
+    out.push_back({GapSource::Kind::Contact, static_cast<int>(i), c.name, c.law});
+  }
+  for (std::size_t i = 0; i < m.mechanism->limits.size(); ++i) {
+    const auto& l = m.mechanism->limits[i];
+    const int node = m.treeJointNode[static_cast<std::size_t>(l.joint)];
+    GapSource g{GapSource::Kind::LimitMin, static_cast<int>(i), l.name + " (lower)", l.law};
+    g.joint = l.joint;
+    if (node >= 0) {
+      g.z = m.nodes[static_cast<std::size_t>(node)].z;
+      g.sign = m.nodes[static_cast<std::size_t>(node)].flip ? -1 : 1;
+    }
+    if (l.hasMin) out.push_back(g);
+    g.kind = GapSource::Kind::LimitMax;
+    g.name = l.name + " (upper)";
+    if (l.hasMax) out.push_back(g);
+  }
+  return out;
+}
+
+std::string unwatchedGaps(const dyn::RecursiveModel& m) {
+  if (!m.mechanism) return {};
+  for (const auto& l : m.mechanism->limits)
+    if (m.treeJointNode[static_cast<std::size_t>(l.joint)] < 0)
+      return "limit '" + l.name + "': joint '" + m.mechanism->joints[static_cast<std::size_t>(l.joint)].name +
+             "' closes a loop of the spanning tree, and the coordinates of such joints are not watched yet (put the limit on another "
+             "joint of the loop)";
+  return {};
+}
 
 template <class T, class P>
 void contactGapsOn(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const T* z, T* gap) {
@@ -40,7 +85,7 @@ struct GapEvaluator::Buffers {
 
 GapEvaluator::GapEvaluator(const dyn::RecursiveModel& m) : m_(m), b_(std::make_unique<Buffers>()) {
   b_->z.resize(static_cast<std::size_t>(m.nz));
-  b_->g.resize(m.mechanism ? m.mechanism->contacts.size() : 0);
+  b_->g.resize(gapSources(m).size());
 }
 GapEvaluator::~GapEvaluator() = default;
 
@@ -64,7 +109,7 @@ void contactGaps(const dyn::RecursiveModel& m, const Eigen::VectorXd& z, const E
 
 void contactAccelerations(const dyn::RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
                           Eigen::VectorXd& accel) {
-  const std::size_t nc = m.mechanism->contacts.size();
+  const std::size_t nc = gapSources(m).size();
   accel.resize(static_cast<Eigen::Index>(nc));
   std::vector<kin::Jet> zj(static_cast<std::size_t>(m.nz)), g(nc);
   for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(z[i], zd[i], zdd[i]);

@@ -48,7 +48,7 @@ struct CannotEvaluate {};
 }  // namespace
 
 ContactMonitor::ContactMonitor(const dyn::RecursiveModel& tree)
-    : tree_(tree), count_(tree.mechanism ? static_cast<int>(tree.mechanism->contacts.size()) : 0), gapsOf_(tree) {
+    : tree_(tree), sources_(gapSources(tree)), count_(static_cast<int>(sources_.size())), gapsOf_(tree) {
   if (tree.mechanism) touching_ = 1e-10 * std::max(1e-3, tree.mechanism->lengthScale());
 }
 
@@ -103,7 +103,7 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
           glo = gapAt(lo, j);
           if (glo <= 0)
             return failure(Status::Code::NotConverged, t0_,
-                           "contact '" + tree_.mechanism->contacts[static_cast<std::size_t>(j)].name + "' comes to rest at t = " +
+                           sources_[static_cast<std::size_t>(j)].label() + " comes to rest at t = " +
                                shortNumber(t0_) + " s (it is back at the plane within one step of its last impact: the impacts " +
                                "would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far");
         }

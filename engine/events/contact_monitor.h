@@ -43,6 +43,7 @@ class ContactMonitor {
 
  private:
   const dyn::RecursiveModel& tree_;
+  std::vector<GapSource> sources_;
   int count_ = 0;
   double touching_ = 1e-10;
   double t0_ = 0, t1_ = 0;

@@ -15,7 +15,7 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
                 const std::vector<int>& contacts, ImpactOn<S>& out) {
   using Jet = kin::BasicJet<S>;
   using MatrixOn = num::MatrixOn<S>;
-  const auto& all = m.tree.mechanism->contacts;
+  const std::vector<GapSource> all = gapSources(m.tree);
   const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), k = static_cast<int>(contacts.size());
   dyn::MatrixROn<S> ev;
   if (Status s = dyn::evaluateOn<S>(m, p, dofs, t, zi, zidMinus, zStart, ev); !s.ok()) return s;
@@ -43,7 +43,7 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
   const MatrixOn A = Wc.transpose() * Y;
   MatrixOn rhs(k, 1), P;
   for (int j = 0; j < k; ++j) {
-    const S e = p.mech.contacts[static_cast<std::size_t>(contacts[static_cast<std::size_t>(j)])].restitution;
+    const S e = restitutionOf(p, all[static_cast<std::size_t>(contacts[static_cast<std::size_t>(j)])]);
     rhs(j, 0) = -(S(1.0) + e) * out.normalBefore[j];
   }
   // a contact whose point the mechanism holds still along the normal (its w is zero), or two
@@ -53,9 +53,9 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
   for (int j = 0; j < k; ++j) smallest = j == 0 ? std::abs(num::value(A(j, j))) : std::min(smallest, std::abs(num::value(A(j, j))));
   if (scale == 0 || smallest <= 1e-14 * scale || !num::solveOn(A, rhs, P)) {
     std::string names;
-    for (int c : contacts) names += (names.empty() ? "'" : ", '") + all[static_cast<std::size_t>(c)].name + "'";
+    for (int c : contacts) names += (names.empty() ? "" : ", ") + all[static_cast<std::size_t>(c)].label();
     return failure(Status::Code::Singular, t,
-                   "contact " + names + ": the mechanism cannot move the contact point along the plane's normal there, so no impulse "
+                   names + ": the mechanism cannot move the contact point along the plane's normal (or the joint along its coordinate) there, so no impulse "
                    "separates it (the point is held by the joints or drivers)");
   }
   out.impulse = P.col(0);

@@ -71,7 +71,7 @@ class Decoder {
     }
     if (!keys(root, "", {"format", "version", "name", "description", "dimension", "gravity",
                          "parameters", "ground", "bodies", "joints", "drivers", "forces",
-                         "contacts", "initial_velocities", "independent_coordinates", "outputs",
+                         "contacts", "limits", "initial_velocities", "independent_coordinates", "outputs",
                          "costs", "analysis"},
               {"format", "version", "name", "dimension", "bodies"}))
       return m;
@@ -118,6 +118,7 @@ class Decoder {
     list(root, "drivers", [&](const Json& j, const std::string& p) { m.drivers.push_back(driver(j, p)); });
     list(root, "forces", [&](const Json& j, const std::string& p) { m.forces.push_back(force(j, p)); });
     list(root, "contacts", [&](const Json& j, const std::string& p) { m.contacts.push_back(contact(j, p)); });
+    list(root, "limits", [&](const Json& j, const std::string& p) { m.limits.push_back(limit(j, p)); });
     list(root, "initial_velocities", [&](const Json& j, const std::string& p) {
       m.initialVelocities.push_back(initialVelocity(j, p));
     });
@@ -493,6 +494,19 @@ class Decoder {
     return c;
   }
 
+  JointLimit limit(const Json& j, const std::string& p) {
+    JointLimit l;
+    if (!keys(j, p, {"name", "joint", "min", "max", "law", "restitution"}, {"name", "joint"})) return l;
+    l.name = str(j["name"], p + ".name");
+    l.joint = str(j["joint"], p + ".joint");
+    if ((l.hasMin = j.contains("min"))) l.min = number(j["min"], p + ".min");
+    if ((l.hasMax = j.contains("max"))) l.max = number(j["max"], p + ".max");
+    if (j.contains("law"))
+      l.law = choice<Contact::Law>(j["law"], p + ".law", {{"newton", Contact::Law::Newton}, {"kinematic", Contact::Law::Kinematic}});
+    if (j.contains("restitution")) l.restitution = number(j["restitution"], p + ".restitution");
+    return l;
+  }
+
   InitialVelocity initialVelocity(const Json& j, const std::string& p) {
     InitialVelocity v;
     if (!j.is_object()) {
@@ -753,6 +767,17 @@ Json encode(const Mechanism& m) {
       if (!isZero(c.radius)) o["radius"] = num(c.radius);
       o["law"] = toString(c.law);
       o["restitution"] = num(c.restitution);
+      a.push_back(o);
+    }
+  }
+  if (!m.limits.empty()) {
+    Json& a = j["limits"] = Json::array();
+    for (const auto& l : m.limits) {
+      Json o{{"name", l.name}, {"joint", l.joint}};
+      if (l.hasMin) o["min"] = num(l.min);
+      if (l.hasMax) o["max"] = num(l.max);
+      o["law"] = toString(l.law);
+      o["restitution"] = num(l.restitution);
       a.push_back(o);
     }
   }

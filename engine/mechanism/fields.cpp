@@ -95,6 +95,11 @@ void forEachNumber(const Mechanism& m, const std::function<void(const FieldVisit
     w.one(at("contacts", i) + ".radius", m.contacts[i].radius);
     w.one(at("contacts", i) + ".restitution", m.contacts[i].restitution);
   }
+  for (std::size_t i = 0; i < m.limits.size(); ++i) {
+    if (m.limits[i].hasMin) w.one(at("limits", i) + ".min", m.limits[i].min);
+    if (m.limits[i].hasMax) w.one(at("limits", i) + ".max", m.limits[i].max);
+    w.one(at("limits", i) + ".restitution", m.limits[i].restitution);
+  }
   for (std::size_t i = 0; i < m.initialVelocities.size(); ++i) {
     const InitialVelocity& v = m.initialVelocities[i];
     const std::string p = at("initial_velocities", i);

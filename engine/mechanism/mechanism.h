@@ -139,6 +139,17 @@ struct Contact {
   Number restitution = 1;
 };
 
+/// End stops on a joint's coordinate (an angle in radians, a slide in metres, as the outputs
+/// measure it): an impact when it reaches `min` going down or `max` going up.
+struct JointLimit {
+  std::string name;
+  std::string joint;
+  bool hasMin = false, hasMax = false;
+  Number min, max;
+  Contact::Law law = Contact::Law::Newton;
+  Number restitution = 1;
+};
+
 struct InitialVelocity {
   enum class Type { Joint, PointComponent, Body };
   Type type = Type::Joint;
@@ -197,6 +208,7 @@ struct Mechanism {
   std::vector<Driver> drivers;
   std::vector<Force> forces;
   std::vector<Contact> contacts;
+  std::vector<JointLimit> limits;
   std::vector<InitialVelocity> initialVelocities;
   std::vector<IndependentCoordinate> independentCoordinates;
   std::vector<Output> outputs;

@@ -99,6 +99,7 @@ MechanismNumbers<double> numbersOf(const ResolvedMechanism& r) {
   }
   for (const auto& d : r.drivers) n.drivers.emplace_back(d.function);
   for (const auto& c : r.contacts) n.contacts.push_back({c.radius, c.restitution});
+  for (const auto& l : r.limits) n.limits.push_back({l.min, l.max, l.restitution});
   for (const auto& v : r.initialRates) n.initialRates.push_back({v.value, v.velocity, v.angular});
   return n;
 }
@@ -174,6 +175,7 @@ MechanismNumbers<P> numbersOn(const Mechanism& m, const ResolvedMechanism& r, st
   }
   for (const Driver& d : m.drivers) n.drivers.push_back(e.function(d.function));
   for (const Contact& c : m.contacts) n.contacts.push_back({e.num(c.radius), e.num(c.restitution)});
+  for (const JointLimit& l : m.limits) n.limits.push_back({e.num(l.min), e.num(l.max), e.num(l.restitution)});
   for (const InitialVelocity& v : m.initialVelocities) {
     typename MechanismNumbers<P>::InitialRate x;
     if (v.type == InitialVelocity::Type::Body) {

@@ -61,6 +61,9 @@ struct MechanismNumbers {
   struct Contact {
     P radius{}, restitution{};
   };
+  struct Limit {
+    P min{}, max{}, restitution{};
+  };
   struct InitialRate {
     P value{};
     Vec3 velocity = Vec3::Zero(), angular = Vec3::Zero();
@@ -70,6 +73,7 @@ struct MechanismNumbers {
   std::vector<Force> forces;
   std::vector<TimeFunctionOn<P>> drivers;
   std::vector<Contact> contacts;
+  std::vector<Limit> limits;
   std::vector<InitialRate> initialRates;
 
   Vec3 point(ItemIndex p) const { return bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]; }

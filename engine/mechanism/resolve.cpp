@@ -128,6 +128,7 @@ class Resolver {
     drivers();
     forces();
     contacts();
+    limits();
     initialVelocities();
     independentCoordinates();
     outputsAndCosts();
@@ -671,6 +672,38 @@ class Resolver {
         error(p + ".restitution", "the coefficient of restitution must lie between 0 and 1 (found " +
                                       fmt(rc.restitution) + ")");
       r_.contacts.push_back(rc);
+    }
+  }
+
+  void limits() {
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < m_.limits.size(); ++i) {
+      const JointLimit& l = m_.limits[i];
+      const std::string p = at("limits", i);
+      name(p + ".name", l.name, "limit", seen);
+      ResolvedMechanism::Limit rl;
+      rl.name = l.name;
+      rl.law = l.law;
+      rl.joint = r_.findJoint(l.joint);
+      if (rl.joint < 0) {
+        error(p + ".joint", "no joint named '" + l.joint + "'");
+      } else {
+        const JointType type = r_.joints[static_cast<std::size_t>(rl.joint)].type;
+        if (type != JointType::Pin && type != JointType::Revolute && type != JointType::Slider && type != JointType::Prismatic)
+          error(p + ".joint", "a limit stops a joint of one coordinate (pin, revolute, slider, prismatic), not a " +
+                                  std::string(toString(type)) + " joint");
+      }
+      rl.hasMin = l.hasMin;
+      rl.hasMax = l.hasMax;
+      if (!l.hasMin && !l.hasMax) error(p, "a limit needs \"min\", \"max\" or both");
+      if (l.hasMin) rl.min = num(l.min);
+      if (l.hasMax) rl.max = num(l.max);
+      if (l.hasMin && l.hasMax && !(rl.min < rl.max))
+        error(p + ".max", "the upper limit (" + fmt(rl.max) + ") must be above the lower one (" + fmt(rl.min) + ")");
+      rl.restitution = num(l.restitution);
+      if (rl.restitution < 0 || rl.restitution > 1)
+        error(p + ".restitution", "the coefficient of restitution must lie between 0 and 1 (found " + fmt(rl.restitution) + ")");
+      r_.limits.push_back(rl);
     }
   }
 

@@ -96,6 +96,14 @@ struct ResolvedMechanism {
     lw::Contact::Law law = lw::Contact::Law::Newton;
   };
 
+  struct Limit {
+    std::string name;
+    int joint = -1;
+    bool hasMin = false, hasMax = false;
+    double min = 0, max = 0, restitution = 1;
+    lw::Contact::Law law = lw::Contact::Law::Newton;
+  };
+
   struct InitialRate {
     InitialVelocity::Type type = InitialVelocity::Type::Joint;
     int joint = -1;
@@ -122,6 +130,7 @@ struct ResolvedMechanism {
   std::vector<Driver> drivers;
   std::vector<Force> forces;
   std::vector<Contact> contacts;
+  std::vector<Limit> limits;
   std::optional<ParameterTable> parameters;
 
   /// World position of a point / world direction of a vector in the stored configuration.

@@ -86,6 +86,7 @@ void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std
   });
   dropOutputs(m, [&](const Output& o) { return gone(o.point) || joints.count(o.joint) || springs.count(o.spring); });
   std::erase_if(m.contacts, [&](const Contact& c) { return gone(c.point) || gone(c.planePoint) || gone(c.planeNormal); });
+  std::erase_if(m.limits, [&](const JointLimit& l) { return joints.count(l.joint) > 0; });
   std::erase_if(m.drivers, [&](const Driver& d) {
     return joints.count(d.joint) || gone(d.point) || gone(d.points[0]) || gone(d.points[1]);
   });
@@ -622,6 +623,8 @@ EditResult renameItem(Mechanism& m, const std::string& path, const std::string& 
       if (c.joint == old) c.joint = name;
     for (auto& o : m.outputs)
       if (o.joint == old) o.joint = name;
+    for (auto& l : m.limits)
+      if (l.joint == old) l.joint = name;
   } else if (const long d = index("drivers"); d >= 0) {
     old = m.drivers.at(static_cast<std::size_t>(d)).name;
     m.drivers[static_cast<std::size_t>(d)].name = name;

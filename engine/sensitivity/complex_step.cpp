@@ -37,7 +37,7 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
         const int c = ev.contacts.front();
         dyn::MatrixROn<Cplx> e;
         if (Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.dofs, t, x, v, ev.z, e); !s.ok()) return s;
-        std::vector<Cplx> gaps(st.resolved.contacts.size());
+        std::vector<Cplx> gaps(events::gapSources(st.model.tree).size());
         events::contactGapsOn<Cplx, Cplx>(st.model.tree, n.tree, e.z.data(), gaps.data());
         Eigen::VectorXd gap, rate;
         events::contactGaps(st.model.tree, e.z.real(), e.zd.real(), gap, rate);

@@ -24,7 +24,7 @@ Status gapOn(const Study& st, const dyn::TreeNumbers<Dual>& numbers, const std::
              const Vec<Dual>& v, const Eigen::VectorXd& z, int c, Dual& gap) {
   dyn::MatrixROn<Dual> e;
   if (Status s = dyn::evaluateOn<Dual>(st.model, numbers, dofs, t, x, v, z, e); !s.ok()) return s;
-  std::vector<Dual> gaps(st.resolved.contacts.size());
+  std::vector<Dual> gaps(events::gapSources(st.model.tree).size());
   events::contactGapsOn<Dual, Dual>(st.model.tree, numbers, e.z.data(), gaps.data());
   gap = gaps[static_cast<std::size_t>(c)];
   return {};
@@ -33,12 +33,12 @@ Status gapOn(const Study& st, const dyn::TreeNumbers<Dual>& numbers, const std::
 }  // namespace
 
 Status differentiableImpact(const Study& st, const std::vector<int>& contacts, double t, double normalBefore) {
-  const auto& all = st.resolved.contacts;
+  const std::vector<events::GapSource> all = events::gapSources(st.model.tree);
   std::string names;
-  for (int c : contacts) names += (names.empty() ? "'" : ", '") + all[static_cast<std::size_t>(c)].name + "'";
+  for (int c : contacts) names += (names.empty() ? "" : ", ") + all[static_cast<std::size_t>(c)].label();
   if (contacts.size() != 1)
     return failure(Status::Code::BadRequest, t,
-                   "contacts " + names + " close together at t = " + shortNumber(t) +
+                   names + " close together at t = " + shortNumber(t) +
                        " s: a perturbation parts their impact times, so the sensitivities through them do not exist");
   if (!st.resolved.drivers.empty())
     return failure(Status::Code::BadRequest, t,
@@ -47,7 +47,7 @@ Status differentiableImpact(const Study& st, const std::vector<int>& contacts, d
   const double scale = std::sqrt(std::max(1.0, st.resolved.gravity.norm()) * std::max(1e-3, st.resolved.lengthScale()));
   if (!(std::abs(normalBefore) > 1e-6 * scale))
     return failure(Status::Code::Singular, t,
-                   "contact " + names + " grazes its plane at t = " + shortNumber(t) + " s (normal velocity " + shortNumber(normalBefore) +
+                   names + " grazes its plane or stop at t = " + shortNumber(t) + " s (normal velocity " + shortNumber(normalBefore) +
                        " m/s): the impact time's sensitivity is unbounded there");
   return {};
 }

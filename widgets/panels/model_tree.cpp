@@ -118,6 +118,13 @@ void ModelTree::setMechanism(const Mechanism& m) {
                                .arg(QString::fromStdString(c.point.str()),
                                     QString::fromStdString(c.planePoint.str()), text(c.restitution)), indexed("contacts", i));
   }
+  auto* limits = group(this, tr("Limits"), m.limits.size());
+  for (std::size_t i = 0; i < m.limits.size(); ++i) {
+    const auto& l = m.limits[i];
+    const QString range = QString("%1 … %2").arg(l.hasMin ? text(l.min) : QStringLiteral("−∞"), l.hasMax ? text(l.max) : QStringLiteral("∞"));
+    leaf(limits, l.name, tr("joint %1 within %2, e = %3").arg(QString::fromStdString(l.joint), range, text(l.restitution)),
+         indexed("limits", i));
+  }
   auto* velocities = group(this, tr("Initial velocities"), m.initialVelocities.size());
   for (std::size_t i = 0; i < m.initialVelocities.size(); ++i) {
     const auto& v = m.initialVelocities[i];

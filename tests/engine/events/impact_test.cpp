@@ -187,6 +187,62 @@ TEST(Impacts, SimultaneousContactsAreOneImpact) {
   }
 }
 
+// a 1 m, 1 kg bar pinned at O, released horizontal; its pin stops it at `min` radians
+std::string doorStop(double min, double e) {
+  return R"({"format": "linkwright-mechanism", "version": 1, "name": "door stop", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"O": [0, 0]}},
+    "bodies": [{"name": "bar", "mass": 1, "com": [0.5, 0], "inertia": 0.0833333333333333, "points": {"O": [0, 0], "E": [1, 0]}}],
+    "joints": [{"name": "O", "type": "pin", "points": ["ground.O", "bar.O"]}],
+    "limits": [{"name": "stop", "joint": "O", "min": )" + std::to_string(min) + R"(, "restitution": )" + std::to_string(e) + "}]}";
+}
+
+TEST(Impacts, AJointLimitStopsARevoluteCoordinate) {
+  // a one-freedom impact: the rate reverses times e, the kinetic energy keeps e² (all of it is
+  // in that freedom), the angle never passes the stop; energy conservation gives the rate there
+  const auto l = fromText(doorStop(-2.0, 0.5));
+  for (auto integrator : {analysis::Integrator::RK45, analysis::Integrator::Trapezoidal}) {
+    const auto r = analysis::runSimulation(l->resolved, spec(integrator, 1.5));
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_GE(r.events.size(), 1u);
+    const auto& ev = r.events[0];
+    EXPECT_EQ(ev.contacts, std::vector<std::string>{"stop (lower)"});
+    // ½ J ω² = m g (L/2) sin(2): J = 1/3 about O
+    const double omega = std::sqrt(9.81 * std::sin(2.0) / (1.0 / 3.0));
+    EXPECT_NEAR(ev.normalBefore[0], -omega, 2e-5 * omega);  // the trapezoidal rule's energy error at 1 ms
+    EXPECT_NEAR(ev.normalAfter[0], 0.5 * omega, 2e-5 * omega);
+    const double kinetic = 0.5 / 3.0 * omega * omega;
+    EXPECT_NEAR(ev.energyBefore - ev.energyAfter, 0.75 * kinetic, 1e-4 * kinetic);
+    const int angle = column(r, "joint O");
+    for (std::size_t row = 0; row < r.rows(); ++row) EXPECT_GE(at(r, row, angle), -2.0 - 1e-9);
+  }
+}
+
+TEST(Impacts, ALimitOnASliderIsTheSameImpactAsAContactOnItsStop) {
+  // the slider-crank's stop as a limit on its guide (the sample) and as a point-plane contact
+  Mechanism limit = test::sampleMechanism("slider-crank-end-stop");
+  Mechanism contact = limit;
+  contact.limits.clear();
+  contact.ground.points.push_back({"S", {Number::expr("x_stop"), Number(0)}});
+  contact.ground.vectors.push_back({"back", {Number(-1), Number(0)}});
+  Contact c;
+  c.name = "stop";
+  c.point = {"slider", "P"};
+  c.planePoint = {"ground", "S"};
+  c.planeNormal = {"ground", "back"};
+  c.restitution = Number::expr("e");
+  contact.contacts.push_back(c);
+  const auto a = load(limit), b = load(contact);
+  const auto ra = analysis::runSimulation(a->resolved, spec(analysis::Integrator::Trapezoidal, 2.0));
+  const auto rb = analysis::runSimulation(b->resolved, spec(analysis::Integrator::Trapezoidal, 2.0));
+  ASSERT_TRUE(ra.status.ok() && rb.status.ok()) << ra.status.message << rb.status.message;
+  ASSERT_EQ(ra.events.size(), 3u);
+  ASSERT_EQ(rb.events.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_NEAR(ra.events[k].t, rb.events[k].t, 1e-10);
+    EXPECT_NEAR(ra.events[k].normalAfter[0], rb.events[k].normalAfter[0], 1e-9);
+  }
+}
+
 TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   const auto l = fromText(ball(0.8, 0.0));
   Mechanism m = l->mechanism;
@@ -195,6 +251,24 @@ TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   const auto r = analysis::runSimulation(inside->resolved, spec(analysis::Integrator::Trapezoidal, 0.1));
   ASSERT_FALSE(r.status.ok());
   EXPECT_NE(r.status.message.find("contact 'floor': the point starts 0.05 m inside the plane"), std::string::npos) << r.status.message;
+  // a joint assembled beyond its limit, and a limit on a joint that closes a loop
+  const auto beyond = fromText(doorStop(0.5, 0.5));
+  const auto rb = analysis::runSimulation(beyond->resolved, spec(analysis::Integrator::Trapezoidal, 0.1));
+  ASSERT_FALSE(rb.status.ok());
+  EXPECT_NE(rb.status.message.find("limit 'stop (lower)': joint 'O' starts 0.5 beyond it"), std::string::npos) << rb.status.message;
+  Mechanism five = test::sampleMechanism("five-bar");
+  for (const auto& j : five.joints) {
+    JointLimit lim;
+    lim.name = "limit_" + j.name;
+    lim.joint = j.name;
+    lim.hasMax = true;
+    lim.max = 100;
+    five.limits.push_back(lim);
+  }
+  const auto cut = load(five);
+  const auto rc = analysis::runSimulation(cut->resolved, spec(analysis::Integrator::Trapezoidal, 0.1));
+  ASSERT_FALSE(rc.status.ok());
+  EXPECT_NE(rc.status.message.find("closes a loop of the spanning tree"), std::string::npos) << rc.status.message;
 }
 
 TEST(Impacts, ABallComingToRestStopsWithTheReason) {
