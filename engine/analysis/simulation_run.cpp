@@ -574,7 +574,11 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   integ::TrapezoidalOptions trapOptions;
   if (observer) trapOptions.tolerance = 1e-13;
   integ::Trapezoidal trap(n, trapOptions);
-  integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, 0});
+  double maxStep = spec.maxStep;
+  if (maxStep == 0 && spec.mechanism)
+    for (const Cost& c : spec.mechanism->costs)
+      if (c.type == Cost::Type::Integral) maxStep = spec.dt;
+  integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
   record(0, data.z, data.zd, data.zdd, true);
   if (nonFinite) return res;

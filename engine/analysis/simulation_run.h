@@ -65,6 +65,10 @@ struct SimulationSpec {
   double dt = 1e-3;     // trapezoidal and penalty: the step; RK45 (which chooses its own steps):
                         // the interval between rows when outputDt is 0
   double tol = 1e-8;    // RK45 relative tolerance (absolute: a hundredth of it)
+  // RK45: the longest step (0: none). The file's integral costs (SimulationSpec::mechanism) set
+  // it to dt: they are a trapezoidal rule over the steps, and the error control alone takes a few
+  // long steps where the motion is smooth (a free fall: ∫y off by 60 %)
+  double maxStep = 0;
   // set (Matrix R): the rows at t = 0 and these times (increasing, > 0) from the steps'
   // interpolants instead of every outputDt; the run ends at the last
   std::vector<double> times;

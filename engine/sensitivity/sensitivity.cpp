@@ -132,9 +132,13 @@ long checkpointInterval(const SensitivitySpec& spec) {
   return spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
 }
 
-analysis::SimulationSpec runSpec(const SensitivitySpec& spec, analysis::StepObserver* observer,
+// the run a method follows; RK45 with integral costs takes steps of at most dt, as a plain run of
+// the file does (SimulationSpec::maxStep)
+analysis::SimulationSpec runSpec(const SensitivitySpec& spec, const Study& st, analysis::StepObserver* observer,
                                  analysis::PenaltyObserver* penaltyObserver = nullptr) {
   analysis::SimulationSpec s = spec.run;
+  if (s.maxStep == 0 && std::find(st.costs.types.begin(), st.costs.types.end(), Cost::Type::Integral) != st.costs.types.end())
+    s.maxStep = s.dt;
   s.observer = observer;
   s.penaltyObserver = penaltyObserver;
   s.outputDt = s.tEnd;  // the rows are not the point: keep two
@@ -255,7 +259,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     };
     // the forward run, told to this method's observer of the formulation
     auto runWith = [&](analysis::StepObserver* matrixR, analysis::PenaltyObserver* penaltyObserver, bool notes) {
-      const auto r = analysis::runSimulation(st.resolved, penalty ? runSpec(spec, nullptr, penaltyObserver) : runSpec(spec, matrixR),
+      const auto r = analysis::runSimulation(st.resolved, penalty ? runSpec(spec, st, nullptr, penaltyObserver) : runSpec(spec, st, matrixR),
                                              notes ? part : std::function<void(double)>{}, cancel);
       res.status = r.status;
       res.steps = r.steps;
@@ -347,7 +351,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           analysis::compileCosts(moved, moved_st.resolved, moved_st.outputs, spec.costs, moved_st.costs);
           CostObserver o(moved_st);
           PenaltyCosts po(moved_st);
-          const auto rr = analysis::runSimulation(moved_st.resolved, penalty ? runSpec(spec, nullptr, &po) : runSpec(spec, &o), {}, cancel);
+          const auto rr = analysis::runSimulation(moved_st.resolved, penalty ? runSpec(spec, moved_st, nullptr, &po) : runSpec(spec, moved_st, &o), {}, cancel);
           if (!rr.status.ok()) {
             res.status = rr.status;
             res.status.message = "with parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + ": " + rr.status.message;

@@ -167,7 +167,9 @@ TEST(ImpactSensitivities, DirectAdjointAndComplexStepAgreeThroughImpacts) {
   // complex (seed 001 §1.4, T3): three routes, one answer, for both integrators and both laws
   for (const char* name : {"bouncing-ball-t1", "five-bar"}) {
     for (auto integrator : {analysis::Integrator::Trapezoidal, analysis::Integrator::RK45}) {
-      SensitivitySpec s = spec(Method::Compare, std::string(name) == "five-bar" ? 0.4 : 1.3, 2e-3);
+      // (RK45 with integral costs steps at most dt: a longer one here keeps the test short)
+      const double dt = integrator == analysis::Integrator::RK45 ? 5e-3 : 2e-3;
+      SensitivitySpec s = spec(Method::Compare, std::string(name) == "five-bar" ? 0.4 : 1.3, dt);
       s.run.integrator = integrator;
       s.run.tol = 1e-10;
       const SensitivityResult r = runSensitivity(test::sampleMechanism(name), s);
@@ -175,9 +177,10 @@ TEST(ImpactSensitivities, DirectAdjointAndComplexStepAgreeThroughImpacts) {
       const Gradient& cs = byMethod(r, Method::ComplexStep);
       expectNear(r, byMethod(r, Method::Direct), cs, 1e-8);
       expectNear(r, byMethod(r, Method::Adjoint), cs, 1e-8);
-      // differences of whole runs see the discrete event location as well: O(h²) apart (RK45's
-      // integrals, a trapezoidal rule over its own few steps, move with the steps it chooses)
-      if (integrator == analysis::Integrator::Trapezoidal) expectNear(r, byMethod(r, Method::FiniteDifferences), cs, 1e-3);
+      // differences of whole runs see the discrete event location as well: the quadrature's
+      // nodes beside the impact move with it, O(h ġ dt/dρ) apart from Theorem 5's exact jump
+      // (∫a² of the five-bar, RK45 at 5 ms: 1.1e-3)
+      expectNear(r, byMethod(r, Method::FiniteDifferences), cs, integrator == analysis::Integrator::RK45 ? 3e-3 : 1e-3);
     }
   }
 }
