@@ -203,6 +203,46 @@ TEST(ImpactSensitivities, NewtonsLawInAnOpenChainAndAClosedLoop) {
   }
 }
 
+TEST(ImpactSensitivities, TheMirroredFiveBarBouncesAsItsMirrorImage) {
+  // seed 001 T7: the springs attached the mirror way (A to point 3, B to point 2) give the same
+  // y₂(t) and y-sensitivities to the springs' lengths, and x₂ → −x₂, through the impacts
+  const Mechanism five = test::sampleMechanism("five-bar");
+  Mechanism mirror = five;
+  mirror.forces[0].points[0] = {"ground", "A"};
+  mirror.forces[0].points[1] = {"bar_3B", "P3"};
+  mirror.forces[1].points[0] = {"ground", "B"};
+  auto histories = [](const Mechanism& m, std::vector<std::string>& columns, std::vector<double>& rows) {
+    SensitivitySpec s = spec(Method::Direct, 1.0, 1e-3);
+    s.parameters = {"L_s1", "L_s2"};
+    s.histories = [&](const std::vector<std::string>& c, std::span<const double> r) {
+      columns = c;
+      rows.insert(rows.end(), r.begin(), r.end());
+    };
+    const SensitivityResult r = runSensitivity(m, s);
+    EXPECT_TRUE(r.status.ok()) << r.status.message;
+    return r;
+  };
+  std::vector<std::string> ca, cb;
+  std::vector<double> ra, rb;
+  const SensitivityResult a = histories(five, ca, ra), b = histories(mirror, cb, rb);
+  ASSERT_EQ(a.impacts.size(), 2u);
+  ASSERT_EQ(b.impacts.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) EXPECT_NEAR(a.impacts[k].record.t, b.impacts[k].record.t, 1e-10);
+  ASSERT_EQ(ca, cb);
+  ASSERT_EQ(ra.size(), rb.size());
+  const std::size_t w = ca.size();
+  for (const char* name : {"p2.y", "v2.y", "d(p2.y)/d(L_s1)", "d(p2.y)/d(L_s2)", "d(v2.y)/d(L_s1)", "d(v2.y)/d(L_s2)"}) {
+    const auto c = static_cast<std::size_t>(indexOf(ca, name));
+    for (std::size_t row = 0; row < ra.size() / w; ++row)
+      ASSERT_NEAR(ra[row * w + c], rb[row * w + c], 1e-8 * std::max(1.0, std::abs(ra[row * w + c]))) << name << " at " << ra[row * w];
+  }
+  for (const char* name : {"p2.x", "v2.x", "d(p2.x)/d(L_s1)", "d(p2.x)/d(L_s2)"}) {
+    const auto c = static_cast<std::size_t>(indexOf(ca, name));
+    for (std::size_t row = 0; row < ra.size() / w; ++row)
+      ASSERT_NEAR(ra[row * w + c], -rb[row * w + c], 1e-8 * std::max(1.0, std::abs(ra[row * w + c]))) << name << " at " << ra[row * w];
+  }
+}
+
 TEST(ImpactSensitivities, NoImpactIsTheSmoothMethod) {
   // seed 001 T8: the floor far below, no event: the same gradients as without the contact
   Mechanism far = test::sampleMechanism("five-bar");
