@@ -35,10 +35,7 @@ Status StepObserver::impact(const std::vector<dyn::Dof>&, const integ::State& be
 
 Status PenaltyObserver::impact(double t, const std::vector<int>&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
                                const Eigen::VectorXd&) {
-  return lw::failure(lw::Status::Code::BadRequest, t,
-                     "an impact at t = " + lw::shortNumber(t) +
-                         " s: the penalty formulation's sensitivities do not follow impacts yet (the Matrix R formulation's do, and "
-                         "finite differences of either)");
+  return lw::failure(lw::Status::Code::BadRequest, t, "an impact at t = " + lw::shortNumber(t) + " s: this analysis does not follow impacts");
 }
 
 bool parseIntegrator(const std::string& s, Integrator& out) {
@@ -462,6 +459,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
     // independent coordinates chosen there), the accelerations again, the row just after
     auto penaltyImpact = [&](const std::vector<int>& closing) -> lw::Status {
+      data.t = pd.t;
       data.z = pd.z;
       data.zd = pd.zd;
       if (lw::Status e = dyn::chooseDofs(model, data); !e.ok()) return e;

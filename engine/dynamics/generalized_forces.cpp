@@ -138,7 +138,7 @@ void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) 
       const double sign = n.flip ? -1.0 : 1.0;
       const V3<S> u = scale(S(sign), mul(Rp, g.axis));
       V3<S> Jw;  // the joint point in the world
-      for (int k = 0; k < 3; ++k) Jw[k] = pj.x[k].v;
+      for (int a = 0; a < 3; ++a) Jw[a] = pj.x[a].v;
       Jw = add(Jw, mul(Rp, g.point));
       const auto col = static_cast<std::size_t>(n.z);
       if (n.kind == NodeKind::Prismatic) {
@@ -160,7 +160,7 @@ void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) 
     for (int i = 0; i < 3; ++i) pf.x[i] = J(pj.x[i].v);
     for (int i = 0; i < n.nz; ++i) {
       J zl[7];
-      for (int k = 0; k < n.nz; ++k) zl[k] = J(z[n.z + k], S(k == i ? 1.0 : 0.0), S(0.0));
+      for (int q = 0; q < n.nz; ++q) zl[q] = J(z[n.z + q], S(q == i ? 1.0 : 0.0), S(0.0));
       M3<J> Rm;
       V3<J> tm;
       jointMotion(n, g, zl, Rm, tm);

@@ -20,16 +20,16 @@ class Recorder : public analysis::StepObserver {
   };
   std::vector<Event> events;
   Status start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
-    events.push_back({Event::Kind::Start, dofs, {}, {}, s, z});
+    events.push_back({Event::Kind::Start, dofs, {}, {}, s, z, {}});
     return {};
   }
   Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
-    events.push_back({Event::Kind::Step, dofs, {}, from, to, z});
+    events.push_back({Event::Kind::Step, dofs, {}, from, to, z, {}});
     return {};
   }
   Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
                   const Eigen::VectorXd& z) override {
-    events.push_back({Event::Kind::Switch, after, before, {}, s, z});
+    events.push_back({Event::Kind::Switch, after, before, {}, s, z, {}});
     return {};
   }
   Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,

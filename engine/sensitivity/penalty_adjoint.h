@@ -34,6 +34,13 @@ class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
     }
     return {};
   }
+  Status impact(double t, const std::vector<int>&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                const Eigen::VectorXd&) override {
+    return failure(Status::Code::BadRequest, t,
+                   "an impact at t = " + shortNumber(t) +
+                       " s: the penalty formulation's adjoint does not follow impacts yet (its direct method and complex step do, and "
+                       "the Matrix R formulation's adjoint)");
+  }
   double alpha() const { return alpha_; }
   std::size_t bytes() const {
     std::size_t b = times.capacity() * sizeof(double) + saved.capacity() * sizeof(Saved);

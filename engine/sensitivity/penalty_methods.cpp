@@ -4,6 +4,9 @@
 #include <algorithm>
 
 #include "dynamics/penalty_derivatives.h"
+#include "events/contact_gaps.h"
+#include "sensitivity/impact_jump.h"
+#include "sensitivity/penalty_impact.h"
 
 namespace lw::sens::detail {
 namespace {
@@ -86,6 +89,53 @@ class DirectObserver final : public PenaltyDirect {
     return {};
   }
 
+  // an impact: seed 001's jumps in all the tree's coordinates (penalty_impact.h), the state after
+  // it a node of its own, the costs' jump
+  Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore,
+                const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+    const auto nz = z.size();
+    Eigen::VectorXd gap, rate;
+    events::contactGaps(*tree_, z, zdBefore, gap, rate);
+    const int c0 = contacts.front();
+    if (Status s = differentiableImpact(st_, contacts, t, rate[c0]); !s.ok()) return s;
+    const std::vector<dyn::Dof> dofs = penaltyImpactDofs(st_, t, z, zdBefore);
+    // the jump along the motion: h_z ż⁻ + h_ż z̈⁻, one lane
+    Vec<Dual> zT = z.cast<Dual>(), zdT = zdBefore.cast<Dual>(), hT;
+    for (Eigen::Index i = 0; i < nz; ++i) {
+      zT[i].g[0] = zdBefore[i];
+      zdT[i].g[0] = zdd0_[i];
+    }
+    if (Status s = penaltyJumpOn<Dual>(st_, plain_.tree, dofs, t, zT, zdT, z, contacts, hT); !s.ok()) return s;
+    Eigen::VectorXd w(nz);
+    for (Eigen::Index i = 0; i < nz; ++i) w[i] = hT[i].g[0] - zdd[i];
+    const Eigen::VectorXd dv = zd - zdBefore;
+    std::vector<Dual> gaps(rate.size());
+    for (auto& c : chunks_) {
+      Vec<Dual> zD = seededBy(z, Z_, c->first, c->count), zdD = seededBy(zdBefore, Zd_, c->first, c->count), hD;
+      events::contactGapsOn<Dual, Dual>(*tree_, c->numbers.tree, zD.data(), gaps.data());
+      if (Status s = penaltyJumpOn<Dual>(st_, c->numbers.tree, dofs, t, zD, zdD, z, contacts, hD); !s.ok()) return s;
+      Dual dt(0.0);
+      for (int j = 0; j < c->count; ++j) {
+        dt.g[j] = -gaps[static_cast<std::size_t>(c0)].g[j] / rate[c0];
+        const Eigen::Index col = c->first + j;
+        Z_.col(col) -= dv * dt.g[j];
+        for (Eigen::Index i = 0; i < nz; ++i) Zd_(i, col) = hD[i].g[j] + w[i] * dt.g[j];
+      }
+      zD = seededBy(z, Z_, c->first, c->count);
+      zdD = seededBy(zd, Zd_, c->first, c->count);
+      Vec<Dual> zddD;
+      if (Status s = dyn::penaltyStartOn<Dual>(*tree_, c->numbers.tree, alpha_, t, zD, zdD, zddD); !s.ok()) return s;
+      c->store(zddD, Zdd_);
+      output(*c, t, zD, zdD, zddD);
+      c->costs.eventTimeMoves(dt);
+    }
+    histories_.send(t);
+    z0_ = z;
+    zd0_ = zd;
+    zdd0_ = zdd;
+    return {};
+  }
+
   void finish(Gradient& g) const override { costsOfChunks(st_, chunks_, g.values, g.gradient); }
   void flush() override { histories_.flush(); }
 
@@ -152,6 +202,28 @@ Status penaltyComplexRun(const Study& st, const PenaltyRecorder& rec, std::size_
   const auto nz = p0.z.size();
   for (std::size_t k = 1; k < rec.points.size(); ++k) {
     const auto& end = rec.points[k];
+    if (end.impact) {
+      // the event time made complex (its imaginary part: the real one is the run's), the jump
+      // there, and back with the motion after it (seed 001 guide §1.4)
+      Eigen::VectorXd gap, rate;
+      events::contactGaps(tree, end.z, end.zdBefore, gap, rate);
+      const int c0 = end.contacts.front();
+      if (Status s = differentiableImpact(st, end.contacts, end.t, rate[c0]); !s.ok()) return s;
+      const std::vector<dyn::Dof> dofs = penaltyImpactDofs(st, end.t, end.z, end.zdBefore);
+      std::vector<Cplx> g(static_cast<std::size_t>(rate.size()));
+      events::contactGapsOn<Cplx, Cplx>(tree, n.tree, z.data(), g.data());
+      const Cplx dtau(0.0, -g[static_cast<std::size_t>(c0)].imag() / rate[c0]);
+      const Vec<Cplx> zc = z + zd * dtau, zdc = zd + zdd * dtau;
+      Vec<Cplx> zdPlus, zddPlus;
+      if (Status s = penaltyJumpOn<Cplx>(st, n.tree, dofs, end.t, zc, zdc, end.z, end.contacts, zdPlus); !s.ok()) return s;
+      if (Status s = dyn::penaltyStartOn<Cplx>(tree, n.tree, alpha, end.t, zc, zdPlus, zddPlus); !s.ok()) return s;
+      z = zc - zdPlus * dtau;
+      zd = zdPlus - zddPlus * dtau;
+      if (Status s = dyn::penaltyStartOn<Cplx>(tree, n.tree, alpha, end.t, z, zd, zdd); !s.ok()) return s;
+      addCosts(end.t, z, zd, zdd);
+      costs.eventTimeMoves(dtau);
+      continue;
+    }
     const double t0 = rec.points[k - 1].t, h = end.t - t0;
     // Newton on complex numbers with the real tangent T at the recorded end (forward AD)
     const Eigen::VectorXd zdS0 = (2 / h) * (end.z - rec.points[k - 1].z) - rec.points[k - 1].zd;

@@ -64,18 +64,26 @@ class PenaltyRecorder : public analysis::PenaltyObserver {
  public:
   struct Point {
     double t;
-    Eigen::VectorXd z, zd, zdd;
+    Eigen::VectorXd z, zd, zdd;  // an impact: the state after it
+    bool impact = false;
+    std::vector<int> contacts;   // an impact's
+    Eigen::VectorXd zdBefore;
   };
   double alpha = 0;
   std::vector<Point> points;  // the start, then every step's end
   Status start(const dyn::RecursiveModel&, double a, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                const Eigen::VectorXd& zdd) override {
     alpha = a;
-    points.push_back({t, z, zd, zdd});
+    points.push_back({t, z, zd, zdd, false, {}, {}});
     return {};
   }
   Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
-    points.push_back({t1, z, zd, zdd});
+    points.push_back({t1, z, zd, zdd, false, {}, {}});
+    return {};
+  }
+  Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
+                const Eigen::VectorXd& zdd) override {
+    points.push_back({t, z, zd, zdd, true, contacts, zdBefore});
     return {};
   }
 };

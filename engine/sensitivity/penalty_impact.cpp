@@ -1,0 +1,32 @@
+#include "sensitivity/penalty_impact.h"
+
+#include "events/impact_law.h"
+
+namespace lw::sens::detail {
+
+std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+  dyn::MatrixRData data(st.model);
+  data.t = t;
+  data.z = z;
+  data.zd = zd;
+  (void)dyn::chooseDofs(st.model, data);
+  return data.dofs;
+}
+
+template <class S>
+Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
+                     const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus) {
+  Vec<S> zi, zid;
+  dyn::independentOn<S>(st.model, p, dofs, z, zd, nullptr, zi, zid, nullptr);
+  events::ImpactOn<S> imp;
+  if (Status s = events::impactOn<S>(st.model, p, dofs, t, zi, zid, zStart, contacts, imp); !s.ok()) return s;
+  zdPlus = zd + (imp.zdPlus - imp.zdMinus);
+  return {};
+}
+
+template Status penaltyJumpOn<Dual>(const Study&, const dyn::TreeNumbers<Dual>&, const std::vector<dyn::Dof>&, double, const Vec<Dual>&,
+                                    const Vec<Dual>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Dual>&);
+template Status penaltyJumpOn<Cplx>(const Study&, const dyn::TreeNumbers<Cplx>&, const std::vector<dyn::Dof>&, double, const Vec<Cplx>&,
+                                    const Vec<Cplx>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Cplx>&);
+
+}  // namespace lw::sens::detail

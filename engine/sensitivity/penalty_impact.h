@@ -1,0 +1,23 @@
+// An impact in the penalty formulation, for sensitivities that cross it: the jump of all the
+// tree's velocities that the run applies (the impact law in the independent coordinates chosen at
+// the impact's positions, mapped back through R^Φ), on any scalar, and the coordinates chosen.
+// With it, seed 001's Theorems 1–3 in the tree's coordinates: dt/dρ = −(r_z Z + r_ρ)/ṙ⁻,
+// Z⁺ = Z − Δż dt/dρ, Ż⁺ = h_z Z + h_ż Ż + h_ρ + (h_z ż⁻ + h_ż z̈⁻ − z̈⁺) dt/dρ.
+// Internal to engine/sensitivity.
+#pragma once
+
+#include <vector>
+
+#include "sensitivity/study.h"
+
+namespace lw::sens::detail {
+
+/// The independent coordinates a penalty run's impact at (t, z, ż) takes its law in.
+std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
+
+/// ż⁺ = h(z, ż⁻; ρ) on S; zStart: z's values (the position problem's start).
+template <class S>
+Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
+                     const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus);
+
+}  // namespace lw::sens::detail
