@@ -5,6 +5,9 @@
 
 #include "dynamics/penalty_derivatives.h"
 #include "sensitivity/cost_integrand.h"
+#include "events/contact_gaps.h"
+#include "sensitivity/impact_jump.h"
+#include "sensitivity/penalty_impact.h"
 #include "sensitivity/penalty_methods.h"
 
 namespace lw::sens::detail {
@@ -167,6 +170,69 @@ class PenaltyAdjoint {
     return dyn::penaltyProjectOn<double>(tree_, real_.tree, alpha_, t1, h, z1, zdS, zddS, b.zd, b.zdd);
   }
 
+  // An impact linearised (penalty_impact.h): with dt/dρ = c_zᵀ Z + c_ρ, Z⁺ = Z − Δż dt/dρ,
+  // Ż⁺ = h_z Z + h_ż Ż + h_ρ + w dt/dρ (w = h_z ż⁻ + h_ż z̈⁻ − z̈⁺), and z̈⁺ = S(z, ż⁺; ρ) the
+  // start accelerations after it
+  struct Jump {
+    Eigen::VectorXd cz, dv, w;
+    Eigen::RowVectorXd cp;
+    Eigen::MatrixXd hz, hd, hp, Sz, Sd, Sp;
+  };
+  Status jump(const State& before, const State& after, const std::vector<int>& contacts, Jump& J) const {
+    const auto nz = before.z.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
+    const double t = before.t;
+    Eigen::VectorXd gap, rate;
+    events::contactGaps(tree_, before.z, before.zd, gap, rate);
+    const int c0 = contacts.front();
+    if (Status s = differentiableImpact(st_, contacts, t, rate[c0]); !s.ok()) return s;
+    const std::vector<dyn::Dof> dofs = penaltyImpactDofs(st_, t, before.z, before.zd);
+    J.cz.resize(nz);
+    J.hz.resize(nz, nz);
+    J.hd.resize(nz, nz);
+    J.Sz.resize(nz, nz);
+    J.Sd.resize(nz, nz);
+    std::vector<Dual> g(static_cast<std::size_t>(rate.size()));
+    for (Eigen::Index first = 0; first < 2 * nz; first += kLanes) {
+      Vec<Dual> z = before.z.cast<Dual>(), zd = before.zd.cast<Dual>(), zdA = after.zd.cast<Dual>(), h, S;
+      for (Eigen::Index j = first; j < std::min(2 * nz, first + kLanes); ++j) {
+        (j < nz ? z[j] : zd[j - nz]).g[j - first] = 1;
+        if (j >= nz) zdA[j - nz].g[j - first] = 1;
+      }
+      events::contactGapsOn<Dual, Dual>(tree_, plain_.tree, z.data(), g.data());
+      if (Status s = penaltyJumpOn<Dual>(st_, plain_.tree, dofs, t, z, zd, before.z, contacts, h); !s.ok()) return s;
+      if (Status s = dyn::penaltyStartOn<Dual>(tree_, plain_.tree, alpha_, t, z, zdA, S); !s.ok()) return s;
+      for (Eigen::Index j = first; j < std::min(2 * nz, first + kLanes); ++j) {
+        const int lane = static_cast<int>(j - first);
+        if (j < nz) J.cz[j] = -g[static_cast<std::size_t>(c0)].g[lane] / rate[c0];
+        for (Eigen::Index i = 0; i < nz; ++i) {
+          (j < nz ? J.hz(i, j) : J.hd(i, j - nz)) = h[i].g[lane];
+          (j < nz ? J.Sz(i, j) : J.Sd(i, j - nz)) = S[i].g[lane];
+        }
+      }
+    }
+    J.cp.resize(p);
+    J.hp.resize(nz, p);
+    J.Sp.resize(nz, p);
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      const Vec<Dual> z = before.z.cast<Dual>(), zd = before.zd.cast<Dual>(), zdA = after.zd.cast<Dual>();
+      Vec<Dual> h, S;
+      events::contactGapsOn<Dual, Dual>(tree_, chunks_[c]->tree, z.data(), g.data());
+      if (Status s = penaltyJumpOn<Dual>(st_, chunks_[c]->tree, dofs, t, z, zd, before.z, contacts, h); !s.ok()) return s;
+      if (Status s = dyn::penaltyStartOn<Dual>(tree_, chunks_[c]->tree, alpha_, t, z, zdA, S); !s.ok()) return s;
+      for (int j = 0; j < counts_[c]; ++j) {
+        const Eigen::Index col = firsts_[c] + j;
+        J.cp[col] = -g[static_cast<std::size_t>(c0)].g[j] / rate[c0];
+        for (Eigen::Index i = 0; i < nz; ++i) {
+          J.hp(i, col) = h[i].g[j];
+          J.Sp(i, col) = S[i].g[j];
+        }
+      }
+    }
+    J.dv = after.zd - before.zd;
+    J.w = J.hz * before.zd + J.hd * before.zdd - after.zdd;
+    return {};
+  }
+
   // the initial state's sensitivities (the assembly, the initial rates, z̈₀), nz × parameters each
   Status initial(const State& s0, Eigen::MatrixXd& Z, Eigen::MatrixXd& Zd, Eigen::MatrixXd& Zdd) const {
     const auto nz = s0.z.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
@@ -253,6 +319,33 @@ Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec
       NodeOutputs o;
       adj.outputs(b, o);
       addNode(o, n, b.t);
+      if (const auto it = std::find_if(rec.impacts.begin(), rec.impacts.end(), [&](const auto& i) { return i.node == n; });
+          it != rec.impacts.end()) {
+        // an impact from a (just before) to b (just after): z̈⁺ = S(z, ż⁺) folded, then the
+        // jump transposed with the integrands' change: s = −Δżᵀλz + wᵀλż − Δg, λz⁻ = λz +
+        // h_zᵀλż + c_z s, λż⁻ = h_żᵀλż, ∂ψ/∂ρ += λżᵀ h_ρ + s c_ρ
+        PenaltyAdjoint::Jump J;
+        const State before{a.t, a.z, it->zdBefore, a.zdd};
+        if (Status s = adj.jump(before, b, it->contacts, J); !s.ok()) return s;
+        lz += J.Sz.transpose() * ldd;
+        ld += J.Sd.transpose() * ldd;
+        grad += ldd.transpose() * J.Sp;
+        NodeOutputs ob;
+        adj.outputs(a, ob);
+        Eigen::VectorXd gBefore, gAfter;
+        Eigen::MatrixXd gOut, gInit, gPar;
+        integrand(b.t, ob.values, gBefore, gOut, gInit, gPar);
+        integrand(b.t, o.values, gAfter, gOut, gInit, gPar);
+        Eigen::RowVectorXd dg = (gAfter - gBefore).transpose();
+        for (Eigen::Index k = 0; k < dg.size(); ++k)
+          if (st.costs.types[static_cast<std::size_t>(k)] != Cost::Type::Integral) dg[k] = 0;
+        const Eigen::RowVectorXd sk = -J.dv.transpose() * lz + J.w.transpose() * ld - dg;
+        grad += ld.transpose() * J.hp + sk.transpose() * J.cp;
+        lz = lz + J.hz.transpose() * ld + J.cz * sk;
+        ld = J.hd.transpose() * ld;
+        ldd.setZero();
+        continue;
+      }
       StepJacobians J;
       if (Status s = adj.step(a, b, J); !s.ok()) return s;
       const double h = b.t - a.t;

@@ -34,13 +34,22 @@ class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
     }
     return {};
   }
-  Status impact(double t, const std::vector<int>&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
-                const Eigen::VectorXd&) override {
-    return failure(Status::Code::BadRequest, t,
-                   "an impact at t = " + shortNumber(t) +
-                       " s: the penalty formulation's adjoint does not follow impacts yet (its direct method and complex step do, and "
-                       "the Matrix R formulation's adjoint)");
+  /// An impact: a node of its own at the same time, the state after it saved (a segment ends
+  /// there), its contacts and the velocities before it kept.
+  Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
+                const Eigen::VectorXd& zdd) override {
+    times.push_back(t);
+    saved.push_back({times.size() - 1, z, zd, zdd});
+    impacts.push_back({times.size() - 1, contacts, zdBefore});
+    since_ = 0;
+    return {};
   }
+  struct ImpactAt {
+    std::size_t node = 0;  // the node after it
+    std::vector<int> contacts;
+    Eigen::VectorXd zdBefore;
+  };
+  std::vector<ImpactAt> impacts;
   double alpha() const { return alpha_; }
   std::size_t bytes() const {
     std::size_t b = times.capacity() * sizeof(double) + saved.capacity() * sizeof(Saved);

@@ -238,8 +238,8 @@ assert r[0]["contact"] == "floor", r[0]
 assert abs(float(r[0]["dt/d(y0)"]) - 0.225761820493) < 1e-9, r[0]
 assert abs(float(r[2]["dt/d(e)"]) - 2.347922933126) < 1e-9, r[2]
 PY
-expect 5 "the penalty adjoint does not cross impacts yet" -- "$cli" sensitivity "$samples/bouncing-ball-t1.json" --formulation penalty --method avm --t-end 0.5
-contains err "the penalty formulation's adjoint does not follow impacts yet"
+expect 0 "the penalty adjoint through impacts" -- "$cli" sensitivity "$samples/bouncing-ball-t1.json" --formulation penalty --method avm --t-end 0.5 -o "$tmp/pavm.json"
+contains err "through 1 impact(s), the first at t = 0.4515 s"
 expect 5 "sensitivity to a parameter that does not exist" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_11
 contains err "unknown parameter 'l_11'"
 expect 5 "sensitivity of a file without parameters" -- "$cli" sensitivity "$samples/four-bar-free.json" --t-end 0.01
