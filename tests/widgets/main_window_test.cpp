@@ -269,10 +269,28 @@ TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {
   // issue 21: the impacts are said where the user looks (issue 24: the panel said nothing while
   // point 2 went through its floor; now it bounces off it)
   bool logged = false, labelled = false;
-  for (auto* log : w.findChildren<QPlainTextEdit*>()) logged = logged || log->toPlainText().contains("1 impact(s) at t = 0.2836");
-  for (auto* label : panel->findChildren<QLabel*>()) labelled = labelled || label->text().contains("1 impact(s) at t = 0.2836");
+  for (auto* log : w.findChildren<QPlainTextEdit*>()) logged = logged || log->toPlainText().contains("1 impact at t = 0.2836");
+  for (auto* label : panel->findChildren<QLabel*>()) labelled = labelled || label->text().contains("1 impact at t = 0.2836");
   EXPECT_TRUE(logged) << "no impact in Messages";
   EXPECT_TRUE(labelled) << "no impact in the analysis panel";
+  // the plot of point 2's vertical velocity jumps there (two points at the impact's time), and
+  // a dashed line marks the impact
+  auto* plots = w.plotPanel();
+  plots->plotColumns("time", {"v2.y"});
+  ASSERT_EQ(plots->plot()->graphCount(), 1);
+  ASSERT_EQ(plots->plot()->itemCount(), 2);  // the cursor and the impact's line
+  const auto* data = plots->plot()->graph(0)->data().data();
+  int pairs = 0;
+  for (int i = 1; i < data->size(); ++i)
+    if (data->at(i)->key == data->at(i - 1)->key) {
+      ++pairs;
+      EXPECT_LT(data->at(i - 1)->value, 0);  // falling onto the line, then rising off it
+      EXPECT_GT(data->at(i)->value, 0);
+    }
+  EXPECT_EQ(pairs, 1);
+  w.resize(1280, 800);
+  QApplication::processEvents();
+  w.grab().save(artifacts() + "/five_bar_impact_1280x800.png");
   panel->grab().save(artifacts() + "/analysis_panel_impacts.png");
   // an interval that is not a whole number of steps: the run is refused and says why
   panel->rowsEvery()->setValue(0.0015);

@@ -196,7 +196,8 @@ void AnalysisPanel::finish(std::shared_ptr<RunResults> r, unsigned generation) {
     QStringList times;
     for (std::size_t k = 0; k < r->events.size() && k < 4; ++k) times << QString::number(r->events[k].t, 'g', 6);
     if (r->events.size() > 4) times << QStringLiteral("…");
-    summary += tr("; %n impact(s) at t = %1 s", "", static_cast<int>(r->events.size())).arg(times.join(QStringLiteral(", ")));
+    summary += (r->events.size() == 1 ? tr("; 1 impact at t = %1 s") : tr("; %1 impacts at t = %2 s").arg(r->events.size()))
+                   .arg(times.join(QStringLiteral(", ")));
   }
   // the warnings where the user looks: the panel's status and Messages (a successful run with
   // contacts used to say nothing while bodies went through their floor)

@@ -230,6 +230,18 @@ void PlotPanel::replot() {
       c->setName(name);
     }
   }
+  // the impacts against time: a dashed line at each (the run's rows jump there: two at its time)
+  for (auto* line : impactLines_) plot_->removeItem(line);
+  impactLines_.clear();
+  if (againstTime)
+    for (const auto& e : r.events) {
+      auto* line = new QCPItemStraightLine(plot_);
+      line->point1->setCoords(e.t, 0);
+      line->point2->setCoords(e.t, 1);
+      line->setPen(QPen(QColor(140, 140, 140), 1, Qt::DashLine));
+      line->setSelectable(false);
+      impactLines_.push_back(line);
+    }
   plot_->xAxis->setLabel(againstTime ? QStringLiteral("time (s)") : x_->currentText());
   plot_->rescaleAxes();
   plot_->legend->setVisible(plot_->plottableCount() > 0);

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QCustomPlot;
@@ -51,6 +52,7 @@ class PlotPanel : public QWidget {
   QToolButton *energies_, *residuals_;
   QCustomPlot* plot_;
   QCPItemStraightLine* cursor_ = nullptr;
+  std::vector<QCPItemStraightLine*> impactLines_;  // a dashed line at each impact (against time)
   int cursorRow_ = 0;
   bool updating_ = false;
 };
