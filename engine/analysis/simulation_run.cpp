@@ -212,11 +212,37 @@ std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<ev
   return {};
 }
 
+// a switch in the log: the crossing's rate (unchanged), no impulse, the energy (unchanged)
+events::EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<events::GapSource>& sources, double t,
+                                 const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy) {
+  Eigen::VectorXd gap, rate;
+  events::contactGaps(tree, z, zd, gap, rate);
+  events::EventRecord r;
+  r.t = t;
+  r.kind = "switch";
+  for (int j : closing) {
+    r.contacts.push_back(sources[static_cast<std::size_t>(j)].name);
+    r.normalBefore.push_back(rate[j]);
+    r.normalAfter.push_back(rate[j]);
+    r.impulse.push_back(0);
+  }
+  r.energyBefore = r.energyAfter = energy;
+  return r;
+}
+
+lw::Status mixedProblem(const std::vector<events::GapSource>& sources, const std::vector<int>& closing, double t) {
+  std::string names;
+  for (int j : closing) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
+  return lw::failure(lw::Status::Code::NotConverged, t,
+                     names + " at the same time (t = " + lw::shortNumber(t) + " s): an impact and a switch of the equations of motion at once are not handled");
+}
+
 // a point that starts inside its plane, or a joint beyond its limit (past the assembly's
 // round-off), is refused
 std::string startsInside(const ResolvedMechanism& m, const std::vector<events::GapSource>& sources, const Eigen::VectorXd& gaps) {
   for (Eigen::Index j = 0; j < gaps.size(); ++j) {
     const auto& s = sources[static_cast<std::size_t>(j)];
+    if (s.isSwitch()) continue;  // a coordinate past a switch's value waits for the next crossing
     if (gaps[j] < -1e-6 * std::max(1e-3, m.lengthScale()))
       return s.kind == events::GapSource::Kind::Contact
                  ? s.label() + ": the point starts " + lw::shortNumber(-gaps[j]) + " m inside the plane: move it out (or the plane) before simulating"
@@ -252,7 +278,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     res.status = lw::failure(lw::Status::Code::Overdriven, 0, problem);
     return res;
   }
-  const dyn::MatrixRModel model = dyn::compileMatrixR(m);
+  dyn::MatrixRModel model = dyn::compileMatrixR(m);  // not const: switches turn forces on and off in its numbers
   dyn::MatrixRData data(model);
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
@@ -459,6 +485,18 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
     // independent coordinates chosen there), the accelerations again, the row just after
     auto penaltyImpact = [&](const std::vector<int>& closing) -> lw::Status {
+      if (events::mixedEvents(sources, closing)) return mixedProblem(sources, closing, pd.t);
+      if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
+        const Eigen::VectorXd zdBefore = pd.zd;
+        if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+        res.events.push_back(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, dyn::energy(model.tree, pd.z, pd.zd).total()));
+        record(pd.t, pd.z, pd.zd, pd.zdd, true);
+        addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+        if (observer)
+          if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
+        monitor.start(pd.t, pd.z, pd.zd);
+        return {};
+      }
       data.t = pd.t;
       data.z = pd.z;
       data.zd = pd.zd;
@@ -614,6 +652,22 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   auto applyImpact = [&](const std::vector<int>& closing) -> lw::Status {
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
+    if (events::mixedEvents(sources, closing)) return mixedProblem(sources, closing, s.t);
+    if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
+      // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
+      const Eigen::VectorXd zdBefore = data.zd;
+      if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+      sys.setAnchor();
+      res.events.push_back(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, dyn::energy(model.tree, data.z, data.zd).total()));
+      record(s.t, data.z, data.zd, data.zdd, !atTimes);
+      addCosts(s.t, data.z, data.zd, data.zdd);
+      if (observer)
+        if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
+      res.tangents += trap.jacobians;
+      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
+      monitor.start(s.t, data.z, data.zd);
+      return {};
+    }
     const double eBefore = dyn::energy(model.tree, data.z, data.zd).total();
     events::ImpactOn<double> imp;
     if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, s.x, s.v, data.z, closing, imp); !e.ok())

@@ -202,6 +202,7 @@ void GeneralizedForces<S, P>::applied(double t) {
   for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
     const auto& f = mech.forces[fi];
     const auto& fn = nums.forces[fi];
+    if (!fn.active) continue;
     switch (f.type) {
       case Force::Type::Spring: {
         const V3<J> P1 = point(f.points[0]), P2 = point(f.points[1]);
@@ -312,6 +313,7 @@ void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Q
   for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
     const auto& f = mech.forces[fi];
     const auto& fn = nums.forces[fi];
+    if (!fn.active) continue;
     if (f.type != Force::Type::TorsionSpring) continue;
     const int node = m.treeJointNode[static_cast<std::size_t>(f.joint)];
     if (node < 0) continue;

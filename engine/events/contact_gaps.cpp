@@ -25,8 +25,34 @@ void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const 
     if (l.hasMin) gap[k++] = q - T(p.mech.limits[i].min);
     if (l.hasMax) gap[k++] = T(p.mech.limits[i].max) - q;
   }
-  if (contacts.empty()) return;
+  bool framesNeeded = !contacts.empty();
+  for (const auto& s : m.mechanism->switches) framesNeeded = framesNeeded || s.point.valid();
+  if (!framesNeeded) {
+    for (std::size_t i = 0; i < m.mechanism->switches.size(); ++i) {
+      const auto& s = m.mechanism->switches[i];
+      const int node = m.treeJointNode[static_cast<std::size_t>(s.joint)];
+      if (node < 0) continue;
+      const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
+      const T q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, s.joint));
+      gap[k++] = s.falling ? q - T(p.mech.switchValues[i]) : T(p.mech.switchValues[i]) - q;
+    }
+    return;
+  }
   computeFrames<T, P>(m, p, z, f);
+  // the switches: a point's world coordinate or a joint's against the value
+  for (std::size_t i = 0; i < m.mechanism->switches.size(); ++i) {
+    const auto& s = m.mechanism->switches[i];
+    T q;
+    if (s.point.valid()) {
+      q = worldPoint(f[static_cast<std::size_t>(s.point.body)], p.mech.point(s.point))[s.component];
+    } else {
+      const int node = m.treeJointNode[static_cast<std::size_t>(s.joint)];
+      if (node < 0) continue;
+      const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
+      q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, s.joint));
+    }
+    gap[k++] = s.falling ? q - T(p.mech.switchValues[i]) : T(p.mech.switchValues[i]) - q;
+  }
   for (std::size_t i = 0; i < contacts.size(); ++i) {
     const ResolvedMechanism::Contact& c = contacts[i];
     const V3<T> x = worldPoint(f[static_cast<std::size_t>(c.point.body)], p.mech.point(c.point));
@@ -59,11 +85,21 @@ std::vector<GapSource> gapSources(const dyn::RecursiveModel& m) {
     g.name = l.name + " (upper)";
     if (l.hasMax) out.push_back(g);
   }
+  for (std::size_t i = 0; i < m.mechanism->switches.size(); ++i) {
+    const auto& s = m.mechanism->switches[i];
+    GapSource g{GapSource::Kind::Switch, static_cast<int>(i), s.name, Contact::Law::Newton};
+    g.joint = s.joint;
+    out.push_back(g);
+  }
   return out;
 }
 
 std::string unwatchedGaps(const dyn::RecursiveModel& m) {
   if (!m.mechanism) return {};
+  for (const auto& s : m.mechanism->switches)
+    if (!s.point.valid() && m.treeJointNode[static_cast<std::size_t>(s.joint)] < 0)
+      return "switch '" + s.name + "': joint '" + m.mechanism->joints[static_cast<std::size_t>(s.joint)].name +
+             "' closes a loop of the spanning tree, and the coordinates of such joints are not watched yet (watch a point instead)";
   for (const auto& l : m.mechanism->limits)
     if (m.treeJointNode[static_cast<std::size_t>(l.joint)] < 0)
       return "limit '" + l.name + "': joint '" + m.mechanism->joints[static_cast<std::size_t>(l.joint)].name +

@@ -18,9 +18,10 @@
 namespace lw::events {
 
 /// The gaps in order: each contact's, then each joint limit's lower side and upper side (those
-/// given).
+/// given), then each switch's (its coordinate less its value, negated for a rising switch: a
+/// switch fires as its gap falls through zero, and changes no velocity).
 struct GapSource {
-  enum class Kind { Contact, LimitMin, LimitMax };
+  enum class Kind { Contact, LimitMin, LimitMax, Switch };
   Kind kind = Kind::Contact;
   int index = -1;    // into the mechanism's contacts or limits
   std::string name;  // the contact's; a limit's with " (lower)" or " (upper)"
@@ -28,8 +29,11 @@ struct GapSource {
   int z = -1;        // a limit's joint: its tree coordinate, the coordinate's sign
   double sign = 1;
   int joint = -1;
-  /// "contact 'floor'", "limit 'stop (upper)'": for messages
-  std::string label() const { return (kind == Kind::Contact ? "contact '" : "limit '") + name + "'"; }
+  /// "contact 'floor'", "limit 'stop (upper)'", "switch 'cross'": for messages
+  std::string label() const {
+    return (kind == Kind::Contact ? "contact '" : kind == Kind::Switch ? "switch '" : "limit '") + name + "'";
+  }
+  bool isSwitch() const { return kind == Kind::Switch; }
 };
 std::vector<GapSource> gapSources(const dyn::RecursiveModel& m);
 /// Why the gaps cannot be watched (a limit on a joint that closes a loop of the tree), or empty.
@@ -37,8 +41,34 @@ std::string unwatchedGaps(const dyn::RecursiveModel& m);
 /// A gap's coefficient of restitution with the numbers p.
 template <class P>
 P restitutionOf(const dyn::TreeNumbers<P>& p, const GapSource& g) {
+  if (g.kind == GapSource::Kind::Switch) return P(1.0);
   return g.kind == GapSource::Kind::Contact ? p.mech.contacts[static_cast<std::size_t>(g.index)].restitution
                                             : p.mech.limits[static_cast<std::size_t>(g.index)].restitution;
+}
+
+/// The switches among `closing` turn their forces on and off in the numbers p (a run's, or a
+/// sensitivity's on its scalar). True when all of `closing` are switches.
+template <class P>
+bool applySwitches(const dyn::RecursiveModel& m, const std::vector<GapSource>& sources, const std::vector<int>& closing,
+                   dyn::TreeNumbers<P>& p) {
+  bool all = !closing.empty();
+  for (int j : closing) {
+    const GapSource& g = sources[static_cast<std::size_t>(j)];
+    if (!g.isSwitch()) {
+      all = false;
+      continue;
+    }
+    const auto& sw = m.mechanism->switches[static_cast<std::size_t>(g.index)];
+    for (int f : sw.enable) p.mech.forces[static_cast<std::size_t>(f)].active = true;
+    for (int f : sw.disable) p.mech.forces[static_cast<std::size_t>(f)].active = false;
+  }
+  return all;
+}
+/// Are some but not all of `closing` switches (an impact and a switch at once)?
+inline bool mixedEvents(const std::vector<GapSource>& sources, const std::vector<int>& closing) {
+  int switches = 0;
+  for (int j : closing) switches += sources[static_cast<std::size_t>(j)].isSwitch() ? 1 : 0;
+  return switches > 0 && switches < static_cast<int>(closing.size());
 }
 
 /// Every gap at z (gapSources' order) into gap[].

@@ -71,7 +71,7 @@ class Decoder {
     }
     if (!keys(root, "", {"format", "version", "name", "description", "dimension", "gravity",
                          "parameters", "ground", "bodies", "joints", "drivers", "forces",
-                         "contacts", "limits", "initial_velocities", "independent_coordinates", "outputs",
+                         "contacts", "limits", "switches", "initial_velocities", "independent_coordinates", "outputs",
                          "costs", "analysis"},
               {"format", "version", "name", "dimension", "bodies"}))
       return m;
@@ -119,6 +119,7 @@ class Decoder {
     list(root, "forces", [&](const Json& j, const std::string& p) { m.forces.push_back(force(j, p)); });
     list(root, "contacts", [&](const Json& j, const std::string& p) { m.contacts.push_back(contact(j, p)); });
     list(root, "limits", [&](const Json& j, const std::string& p) { m.limits.push_back(limit(j, p)); });
+    list(root, "switches", [&](const Json& j, const std::string& p) { m.switches.push_back(switchOf(j, p)); });
     list(root, "initial_velocities", [&](const Json& j, const std::string& p) {
       m.initialVelocities.push_back(initialVelocity(j, p));
     });
@@ -507,6 +508,30 @@ class Decoder {
     return l;
   }
 
+  Switch switchOf(const Json& j, const std::string& p) {
+    Switch s;
+    if (!keys(j, p, {"name", "point", "component", "joint", "value", "direction", "enable", "disable"}, {"name", "value"})) return s;
+    s.name = str(j["name"], p + ".name");
+    if (j.contains("point")) {
+      s.point = ref(j["point"], p + ".point", "point");
+      if (j.contains("component")) s.component = component(j["component"], p + ".component");
+    }
+    if (j.contains("joint")) s.joint = str(j["joint"], p + ".joint");
+    s.value = number(j["value"], p + ".value");
+    if (j.contains("direction")) s.falling = choice<bool>(j["direction"], p + ".direction", {{"falling", true}, {"rising", false}});
+    for (const char* key : {"enable", "disable"}) {
+      if (!j.contains(key)) continue;
+      const std::string q = p + "." + key;
+      if (!j[key].is_array()) {
+        error(q, std::string("expected an array of force names, found ") + typeName(j[key]));
+        continue;
+      }
+      for (std::size_t i = 0; i < j[key].size(); ++i)
+        (std::string(key) == "enable" ? s.enable : s.disable).push_back(str(j[key][i], q + "[" + std::to_string(i) + "]"));
+    }
+    return s;
+  }
+
   InitialVelocity initialVelocity(const Json& j, const std::string& p) {
     InitialVelocity v;
     if (!j.is_object()) {
@@ -778,6 +803,22 @@ Json encode(const Mechanism& m) {
       if (l.hasMax) o["max"] = num(l.max);
       o["law"] = toString(l.law);
       o["restitution"] = num(l.restitution);
+      a.push_back(o);
+    }
+  }
+  if (!m.switches.empty()) {
+    Json& a = j["switches"] = Json::array();
+    for (const auto& s : m.switches) {
+      Json o{{"name", s.name}};
+      if (!s.point.empty()) {
+        o["point"] = s.point.str();
+        o["component"] = toString(s.component);
+      }
+      if (!s.joint.empty()) o["joint"] = s.joint;
+      o["value"] = num(s.value);
+      o["direction"] = s.falling ? "falling" : "rising";
+      if (!s.enable.empty()) o["enable"] = s.enable;
+      if (!s.disable.empty()) o["disable"] = s.disable;
       a.push_back(o);
     }
   }

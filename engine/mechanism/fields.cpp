@@ -100,6 +100,7 @@ void forEachNumber(const Mechanism& m, const std::function<void(const FieldVisit
     if (m.limits[i].hasMax) w.one(at("limits", i) + ".max", m.limits[i].max);
     w.one(at("limits", i) + ".restitution", m.limits[i].restitution);
   }
+  for (std::size_t i = 0; i < m.switches.size(); ++i) w.one(at("switches", i) + ".value", m.switches[i].value);
   for (std::size_t i = 0; i < m.initialVelocities.size(); ++i) {
     const InitialVelocity& v = m.initialVelocities[i];
     const std::string p = at("initial_velocities", i);

@@ -150,6 +150,19 @@ struct JointLimit {
   Number restitution = 1;
 };
 
+/// A switch of the equations of motion (seed 001 Theorem 4): when a point's world coordinate (or
+/// a joint's coordinate) crosses `value` in `direction`, the forces in `enable` act from then on
+/// and those in `disable` stop; the velocities stay. Forces a switch enables start off.
+struct Switch {
+  std::string name;
+  Ref point;                         // a point's world coordinate `component`,
+  Component component = Component::Y;
+  std::string joint;                 // or a joint's coordinate
+  Number value;
+  bool falling = true;               // "falling" (crossing downwards) or "rising"
+  std::vector<std::string> enable, disable;
+};
+
 struct InitialVelocity {
   enum class Type { Joint, PointComponent, Body };
   Type type = Type::Joint;
@@ -209,6 +222,7 @@ struct Mechanism {
   std::vector<Force> forces;
   std::vector<Contact> contacts;
   std::vector<JointLimit> limits;
+  std::vector<Switch> switches;
   std::vector<InitialVelocity> initialVelocities;
   std::vector<IndependentCoordinate> independentCoordinates;
   std::vector<Output> outputs;

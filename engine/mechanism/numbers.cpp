@@ -86,6 +86,7 @@ MechanismNumbers<double> numbersOf(const ResolvedMechanism& r) {
     n.bodies.push_back({b.position, b.rotation, b.mass, b.com, b.inertia, b.points, b.vectors});
   for (const auto& f : r.forces) {
     MechanismNumbers<double>::Force x;
+    x.active = f.startsActive;
     x.stiffness = f.stiffness;
     x.damping = f.damping;
     x.naturalLength = f.naturalLength;
@@ -100,6 +101,7 @@ MechanismNumbers<double> numbersOf(const ResolvedMechanism& r) {
   for (const auto& d : r.drivers) n.drivers.emplace_back(d.function);
   for (const auto& c : r.contacts) n.contacts.push_back({c.radius, c.restitution});
   for (const auto& l : r.limits) n.limits.push_back({l.min, l.max, l.restitution});
+  for (const auto& s : r.switches) n.switchValues.push_back(s.value);
   for (const auto& v : r.initialRates) n.initialRates.push_back({v.value, v.velocity, v.angular});
   return n;
 }
@@ -162,6 +164,7 @@ MechanismNumbers<P> numbersOn(const Mechanism& m, const ResolvedMechanism& r, st
   }
   for (const Force& f : m.forces) {
     typename MechanismNumbers<P>::Force x;
+    x.active = r.forces[n.forces.size()].startsActive;
     x.stiffness = e.num(f.stiffness);
     x.damping = e.num(f.damping);
     x.naturalLength = e.num(f.naturalLength);
@@ -176,6 +179,7 @@ MechanismNumbers<P> numbersOn(const Mechanism& m, const ResolvedMechanism& r, st
   for (const Driver& d : m.drivers) n.drivers.push_back(e.function(d.function));
   for (const Contact& c : m.contacts) n.contacts.push_back({e.num(c.radius), e.num(c.restitution)});
   for (const JointLimit& l : m.limits) n.limits.push_back({e.num(l.min), e.num(l.max), e.num(l.restitution)});
+  for (const Switch& s : m.switches) n.switchValues.push_back(e.num(s.value));
   for (const InitialVelocity& v : m.initialVelocities) {
     typename MechanismNumbers<P>::InitialRate x;
     if (v.type == InitialVelocity::Type::Body) {

@@ -54,6 +54,7 @@ struct MechanismNumbers {
     std::vector<Vec3> vectors;     // body frame, unit
   };
   struct Force {
+    bool active = true;  // switched off and on by the switches of the equations of motion
     P stiffness{}, damping{}, naturalLength{}, naturalAngle{}, radius{}, friction{}, slipVelocity{};
     TimeFunctionOn<P> actuatorForce;
     std::vector<TimeFunctionOn<P>> value;
@@ -74,6 +75,7 @@ struct MechanismNumbers {
   std::vector<TimeFunctionOn<P>> drivers;
   std::vector<Contact> contacts;
   std::vector<Limit> limits;
+  std::vector<P> switchValues;
   std::vector<InitialRate> initialRates;
 
   Vec3 point(ItemIndex p) const { return bodies[static_cast<std::size_t>(p.body)].points[static_cast<std::size_t>(p.index)]; }

@@ -129,6 +129,7 @@ class Resolver {
     forces();
     contacts();
     limits();
+    switches();
     initialVelocities();
     independentCoordinates();
     outputsAndCosts();
@@ -704,6 +705,50 @@ class Resolver {
       if (rl.restitution < 0 || rl.restitution > 1)
         error(p + ".restitution", "the coefficient of restitution must lie between 0 and 1 (found " + fmt(rl.restitution) + ")");
       r_.limits.push_back(rl);
+    }
+  }
+
+  void switches() {
+    std::set<std::string> seen;
+    auto forceIndex = [&](const std::string& name) {
+      for (std::size_t k = 0; k < m_.forces.size(); ++k)
+        if (m_.forces[k].name == name) return static_cast<int>(k);
+      return -1;
+    };
+    for (std::size_t i = 0; i < m_.switches.size(); ++i) {
+      const Switch& s = m_.switches[i];
+      const std::string p = at("switches", i);
+      name(p + ".name", s.name, "switch", seen);
+      ResolvedMechanism::Switch rs;
+      rs.name = s.name;
+      rs.falling = s.falling;
+      rs.value = num(s.value);
+      if (s.point.empty() == s.joint.empty()) {
+        error(p, "a switch watches a point's coordinate (\"point\", \"component\") or a joint's (\"joint\"): give one of them");
+      } else if (!s.point.empty()) {
+        rs.point = point(s.point, p + ".point");
+        rs.component = static_cast<int>(s.component);
+        if (rs.component >= dim_) error(p + ".component", "a planar mechanism has no z coordinate");
+      } else {
+        rs.joint = r_.findJoint(s.joint);
+        if (rs.joint < 0) error(p + ".joint", "no joint named '" + s.joint + "'");
+      }
+      for (const auto* list : {&s.enable, &s.disable})
+        for (std::size_t k = 0; k < list->size(); ++k) {
+          const std::string q = p + (list == &s.enable ? ".enable[" : ".disable[") + std::to_string(k) + "]";
+          const int f = forceIndex((*list)[k]);
+          if (f < 0) {
+            error(q, "no force named '" + (*list)[k] + "'");
+            continue;
+          }
+          const auto type = m_.forces[static_cast<std::size_t>(f)].type;
+          if (type != Force::Type::PointForce && type != Force::Type::Torque)
+            error(q, "a switch turns point forces and torques on and off (force '" + (*list)[k] + "' is a " + toString(type) + ")");
+          (list == &s.enable ? rs.enable : rs.disable).push_back(f);
+          if (list == &s.enable && static_cast<std::size_t>(f) < r_.forces.size()) r_.forces[static_cast<std::size_t>(f)].startsActive = false;
+        }
+      if (s.enable.empty() && s.disable.empty()) error(p, "a switch needs forces to \"enable\" or \"disable\"");
+      r_.switches.push_back(rs);
     }
   }
 

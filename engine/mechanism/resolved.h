@@ -88,6 +88,7 @@ struct ResolvedMechanism {
     lw::Force::Frame frame = lw::Force::Frame::World;
     ItemIndex axis, planePoint, planeNormal;  // tyre (point = wheel centre)
     double radius = 0, friction = 0, slipVelocity = 0.1;
+    bool startsActive = true;  // false: a switch enables it later
   };
   struct Contact {
     std::string name;
@@ -102,6 +103,16 @@ struct ResolvedMechanism {
     bool hasMin = false, hasMax = false;
     double min = 0, max = 0, restitution = 1;
     lw::Contact::Law law = lw::Contact::Law::Newton;
+  };
+
+  struct Switch {
+    std::string name;
+    ItemIndex point;  // valid: a point's coordinate `component`; else the joint's
+    int component = 1;
+    int joint = -1;
+    double value = 0;
+    bool falling = true;
+    std::vector<int> enable, disable;  // forces
   };
 
   struct InitialRate {
@@ -131,6 +142,7 @@ struct ResolvedMechanism {
   std::vector<Force> forces;
   std::vector<Contact> contacts;
   std::vector<Limit> limits;
+  std::vector<Switch> switches;
   std::optional<ParameterTable> parameters;
 
   /// World position of a point / world direction of a vector in the stored configuration.

@@ -87,6 +87,7 @@ void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std
   dropOutputs(m, [&](const Output& o) { return gone(o.point) || joints.count(o.joint) || springs.count(o.spring); });
   std::erase_if(m.contacts, [&](const Contact& c) { return gone(c.point) || gone(c.planePoint) || gone(c.planeNormal); });
   std::erase_if(m.limits, [&](const JointLimit& l) { return joints.count(l.joint) > 0; });
+  std::erase_if(m.switches, [&](const Switch& s) { return joints.count(s.joint) > 0 || gone(s.point); });
   std::erase_if(m.drivers, [&](const Driver& d) {
     return joints.count(d.joint) || gone(d.point) || gone(d.points[0]) || gone(d.points[1]);
   });
@@ -551,6 +552,7 @@ void forEachRef(Mechanism& m, Fn&& fn) {
   for (auto& d : m.drivers) fn(d.point), fn(d.points[0]), fn(d.points[1]);
   for (auto& f : m.forces) fn(f.points[0]), fn(f.points[1]), fn(f.point), fn(f.axis), fn(f.planePoint), fn(f.planeNormal);
   for (auto& c : m.contacts) fn(c.point), fn(c.planePoint), fn(c.planeNormal);
+  for (auto& s : m.switches) fn(s.point);
   for (auto& v : m.initialVelocities) fn(v.point);
   for (auto& c : m.independentCoordinates) fn(c.point);
   for (auto& o : m.outputs) fn(o.point);
@@ -625,6 +627,8 @@ EditResult renameItem(Mechanism& m, const std::string& path, const std::string& 
       if (o.joint == old) o.joint = name;
     for (auto& l : m.limits)
       if (l.joint == old) l.joint = name;
+    for (auto& s : m.switches)
+      if (s.joint == old) s.joint = name;
   } else if (const long d = index("drivers"); d >= 0) {
     old = m.drivers.at(static_cast<std::size_t>(d)).name;
     m.drivers[static_cast<std::size_t>(d)].name = name;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sensitivity/cost_integrand.h"
+#include "events/contact_gaps.h"
 #include "sensitivity/impact_jump.h"
 
 namespace lw::sens::detail {
@@ -426,6 +427,11 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
         const auto& sn = saved[seg + 1];
         next = {it.t1, it.dofs, sn.x, sn.v, sn.a, sn.z};
         ImpactRecord& r = impacts[i - begin - 1];
+        for (int c : rec.impacts[static_cast<std::size_t>(it.impact)])
+          if (events::gapSources(st.model.tree)[static_cast<std::size_t>(c)].isSwitch())
+            return failure(Status::Code::BadRequest, it.t1,
+                           "a switch of the equations of motion at t = " + shortNumber(it.t1) +
+                               " s: the adjoint does not follow switches yet (the direct method and the complex step do)");
         const integ::State before{at.t, at.x, at.v, at.a}, after{next.t, next.x, next.v, next.a};
         if (Status s = impactJump(st, adj.dofs(it.dofs), before, after, rec.impacts[static_cast<std::size_t>(it.impact)], at.z, r.jump); !s.ok())
           return s;

@@ -12,8 +12,9 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
   const double eps = 1e-30;
   const std::vector<std::size_t> seeded{parameter};
   const std::vector<Cplx> seeds{Cplx(st.table().values()[parameter], eps)};
-  const NumbersOn<Cplx> n(st, seeded, seeds);
-  const NumbersOn<Dual> plain(st, {}, {});
+  NumbersOn<Cplx> n(st, seeded, seeds);  // not const: switches turn forces on and off
+  NumbersOn<Dual> plain(st, {}, {});
+  const std::vector<events::GapSource> sources = events::gapSources(st.model.tree);
   analysis::CostAccumulator<Cplx> costs(st.costs);
   Vec<Cplx> x, v, a;
   double t = 0;
@@ -48,7 +49,12 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
         const Cplx dtau(0.0, -gaps[static_cast<std::size_t>(c)].imag() / rate[c]);
         const Vec<Cplx> xc = x + v * dtau, vc = v + a * dtau;
         events::ImpactOn<Cplx> jump;
-        if (Status s = events::impactOn<Cplx>(st.model, n.tree, ev.dofs, t, xc, vc, ev.z, ev.contacts, jump); !s.ok()) return s;
+        if (events::applySwitches(st.model.tree, sources, ev.contacts, n.tree)) {
+          events::applySwitches(st.model.tree, sources, ev.contacts, plain.tree);
+          jump.zidPlus = vc;  // the equations of motion switch; the velocities stay
+        } else if (Status s = events::impactOn<Cplx>(st.model, n.tree, ev.dofs, t, xc, vc, ev.z, ev.contacts, jump); !s.ok()) {
+          return s;
+        }
         if (Status s = dyn::evaluateOn<Cplx>(st.model, n.tree, ev.dofs, t, xc, jump.zidPlus, ev.z, e); !s.ok()) return s;
         x = xc - jump.zidPlus * dtau;
         v = jump.zidPlus - e.zidd * dtau;

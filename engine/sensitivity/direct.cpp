@@ -1,4 +1,5 @@
 #include "sensitivity/direct.h"
+#include "events/contact_gaps.h"
 #include "sensitivity/impact_jump.h"
 
 #include <Eigen/LU>
@@ -250,6 +251,13 @@ class DirectObserver final : public DirectMethod {
     ImpactJump jump;
     if (Status s = impactJump(st_, dofs, before, after, contacts, z, jump); !s.ok()) return s;
     if (!eventTimeTerms_) jump.dropEventTime();
+    // a switch of the equations of motion: its forces on and off in every set of numbers here
+    const auto sources = events::gapSources(st_.model.tree);
+    events::applySwitches(st_.model.tree, sources, contacts, plain_.tree);
+    events::applySwitches(st_.model.tree, sources, contacts, nominal_.tree);
+    for (auto& sets : moved_)
+      for (auto& set : sets) events::applySwitches(st_.model.tree, sources, contacts, set->tree);
+    for (auto& c : chunks_) events::applySwitches(st_.model.tree, sources, contacts, c->numbers.tree);
     const Eigen::RowVectorXd dt = jump.eventTime(X_);
     ImpactSensitivity seen;
     seen.eventTime.assign(dt.data(), dt.data() + dt.size());

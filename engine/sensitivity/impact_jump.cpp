@@ -59,6 +59,8 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
   const int c = contacts[0];
   const NumbersOn<Dual> plain(st, {}, {});
   out.t = t;
+  // a switch of the equations of motion changes no velocity: h = identity (Theorem 4)
+  const bool isSwitch = events::gapSources(st.model.tree)[static_cast<std::size_t>(c)].isSwitch();
   // r_x and h_x, h_v: the state's directions, eight per pass
   out.cx.resize(d);
   out.hx.resize(d, d);
@@ -69,7 +71,8 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
     Dual gap;
     if (Status s = gapOn(st, plain.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
     events::ImpactOn<Dual> h;
-    if (Status s = events::impactOn<Dual>(st.model, plain.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
+    if (isSwitch) h.zidPlus = v;
+    else if (Status s = events::impactOn<Dual>(st.model, plain.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
     for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
       const int lane = static_cast<int>(j - first);
       if (j < d) out.cx[j] = gap.g[lane];
@@ -89,7 +92,8 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
     Dual gap;
     if (Status s = gapOn(st, seeded.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
     events::ImpactOn<Dual> h;
-    if (Status s = events::impactOn<Dual>(st.model, seeded.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
+    if (isSwitch) h.zidPlus = v;
+    else if (Status s = events::impactOn<Dual>(st.model, seeded.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
     for (std::size_t j = 0; j < chunk.seeded.size(); ++j) {
       const auto col = static_cast<Eigen::Index>(chunk.first + j);
       out.cp[col] = -gap.g[static_cast<int>(j)] / out.normalBefore;

@@ -1,5 +1,6 @@
 #include "sensitivity/penalty_impact.h"
 
+#include "events/contact_gaps.h"
 #include "events/impact_law.h"
 
 namespace lw::sens::detail {
@@ -16,6 +17,12 @@ std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::
 template <class S>
 Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
                      const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus) {
+  for (int c : contacts)
+    if (events::gapSources(st.model.tree)[static_cast<std::size_t>(c)].isSwitch())
+      return failure(Status::Code::BadRequest, t,
+                     "a switch of the equations of motion at t = " + shortNumber(t) +
+                         " s: the penalty formulation's sensitivities do not follow switches yet (the Matrix R formulation's direct "
+                         "method and complex step do)");
   Vec<S> zi, zid;
   dyn::independentOn<S>(st.model, p, dofs, z, zd, nullptr, zi, zid, nullptr);
   events::ImpactOn<S> imp;
