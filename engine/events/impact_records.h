@@ -1,0 +1,41 @@
+// What a run does at its events besides the jump (internal to the run drivers, analysis/): the
+// log's records of impacts and switches, and the refusals: a point starting inside its plane, a
+// contact coming to rest (its bounces accumulating: Zeno), an impact and a switch at once.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "events/contact_gaps.h"
+#include "events/event_log.h"
+#include "events/impact_law.h"
+
+namespace lw::events {
+
+/// Events are located to this (s).
+inline constexpr double kEventTime = 1e-12;
+
+/// The speeds that tell a grazing impact (its time's sensitivity unbounded, seed 001 T9) and a
+/// contact coming to rest from the mechanism's scale √(g L).
+struct ImpactSpeeds {
+  double grazing = 0, resting = 0;
+};
+ImpactSpeeds impactSpeeds(const ResolvedMechanism& m);
+
+EventRecord impactRecord(const std::vector<GapSource>& sources, double t, const std::vector<int>& closing, const ImpactOn<double>& imp,
+                         double eBefore, double eAfter, const ImpactSpeeds& speeds);
+/// A switch: the crossing's rate (unchanged), no impulse, the energy (unchanged).
+EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, const std::vector<int>& closing,
+                         const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy);
+/// A contact whose next flight (about 2ṙ⁺/|r̈⁺|) would last less than 1e-4 of the row interval
+/// comes to rest: the sentence, or empty.
+std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, const EventRecord& r,
+                           const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+                           double rowDt, const ImpactSpeeds& speeds);
+Status mixedProblem(const std::vector<GapSource>& sources, const std::vector<int>& closing, double t);
+/// A point that starts inside its plane, or a joint beyond its limit: the sentence, or empty.
+std::string startsInside(const ResolvedMechanism& m, const std::vector<GapSource>& sources, const Eigen::VectorXd& gaps);
+
+}  // namespace lw::events
