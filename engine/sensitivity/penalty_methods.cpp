@@ -109,7 +109,14 @@ class DirectObserver final : public PenaltyDirect {
     Eigen::VectorXd w(nz);
     for (Eigen::Index i = 0; i < nz; ++i) w[i] = hT[i].g[0] - zdd[i];
     const Eigen::VectorXd dv = zd - zdBefore;
-    std::vector<Dual> gaps(rate.size());
+    std::vector<Dual> gaps(static_cast<std::size_t>(rate.size()));
+    ImpactSensitivity seen;
+    seen.eventTime.assign(st_.parameters.size(), 0.0);
+    for (const auto& n : tree_->nodes)
+      for (int k = 0; k < n.nz; ++k)
+        seen.coordinates.push_back(tree_->mechanism->bodies[static_cast<std::size_t>(n.body)].name + "[" + std::to_string(k) + "]");
+    seen.positionJump = -Z_;
+    seen.velocityJump = -Zd_;
     for (auto& c : chunks_) {
       Vec<Dual> zD = seededBy(z, Z_, c->first, c->count), zdD = seededBy(zdBefore, Zd_, c->first, c->count), hD;
       events::contactGapsOn<Dual, Dual>(*tree_, c->numbers.tree, zD.data(), gaps.data());
@@ -117,6 +124,7 @@ class DirectObserver final : public PenaltyDirect {
       Dual dt(0.0);
       for (int j = 0; j < c->count; ++j) {
         dt.g[j] = -gaps[static_cast<std::size_t>(c0)].g[j] / rate[c0];
+        seen.eventTime[static_cast<std::size_t>(c->first + j)] = dt.g[j];
         const Eigen::Index col = c->first + j;
         Z_.col(col) -= dv * dt.g[j];
         for (Eigen::Index i = 0; i < nz; ++i) Zd_(i, col) = hD[i].g[j] + w[i] * dt.g[j];
@@ -129,6 +137,9 @@ class DirectObserver final : public PenaltyDirect {
       output(*c, t, zD, zdD, zddD);
       c->costs.eventTimeMoves(dt);
     }
+    seen.positionJump += Z_;
+    seen.velocityJump += Zd_;
+    impacts_.push_back(std::move(seen));
     histories_.send(t);
     z0_ = z;
     zd0_ = zd;
@@ -136,6 +147,7 @@ class DirectObserver final : public PenaltyDirect {
     return {};
   }
 
+  const std::vector<ImpactSensitivity>& impacts() const override { return impacts_; }
   void finish(Gradient& g) const override { costsOfChunks(st_, chunks_, g.values, g.gradient); }
   void flush() override { histories_.flush(); }
 
@@ -156,6 +168,7 @@ class DirectObserver final : public PenaltyDirect {
   Eigen::VectorXd z0_, zd0_, zdd0_;  // the last step's end
   Eigen::MatrixXd Z_, Zd_, Zdd_;     // its sensitivities (nz × parameters)
   HistoryRows histories_;
+  std::vector<ImpactSensitivity> impacts_;
 };
 
 }  // namespace

@@ -25,6 +25,8 @@ class PenaltyDirect : public analysis::PenaltyObserver {
  public:
   virtual void finish(Gradient& g) const = 0;
   virtual void flush() = 0;
+  /// What it saw at each impact: dt_e/dρ and the jumps of the tree's coordinates' sensitivities.
+  virtual const std::vector<ImpactSensitivity>& impacts() const = 0;
 };
 std::unique_ptr<PenaltyDirect> penaltyDirect(const Study& st, const SensitivitySpec& spec);
 

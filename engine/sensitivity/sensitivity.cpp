@@ -281,6 +281,11 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       o->flush();
       if (!ok) return res;
       o->finish(g);
+      for (std::size_t k = 0; k < o->impacts().size() && k < res.impacts.size(); ++k) {
+        const events::EventRecord record = res.impacts[k].record;
+        res.impacts[k] = o->impacts()[k];
+        res.impacts[k].record = record;
+      }
     } else if (g.method == Method::Direct) {
       auto o = directMethod(st, spec);
       const bool ok = runWith(o.get(), nullptr, true);

@@ -125,6 +125,14 @@ void ModelTree::setMechanism(const Mechanism& m) {
     leaf(limits, l.name, tr("joint %1 within %2, e = %3").arg(QString::fromStdString(l.joint), range, text(l.restitution)),
          indexed("limits", i));
   }
+  auto* switches = group(this, tr("Switches"), m.switches.size());
+  for (std::size_t i = 0; i < m.switches.size(); ++i) {
+    const auto& s = m.switches[i];
+    const QString watched = s.joint.empty() ? QString("%1.%2").arg(QString::fromStdString(s.point.str()), toString(s.component))
+                                            : tr("joint %1").arg(QString::fromStdString(s.joint));
+    leaf(switches, s.name, tr("%1 %2 %3").arg(watched, s.falling ? tr("falls through") : tr("rises through"), text(s.value)),
+         indexed("switches", i));
+  }
   auto* velocities = group(this, tr("Initial velocities"), m.initialVelocities.size());
   for (std::size_t i = 0; i < m.initialVelocities.size(); ++i) {
     const auto& v = m.initialVelocities[i];
