@@ -14,14 +14,21 @@ template <class T, class P>
 void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const T* z, T* gap, std::vector<dyn::detail::Frame<T>>& f) {
   using namespace dyn::detail;
   const auto& contacts = m.mechanism->contacts;
+  // a tree joint's coordinate as the outputs measure it (false for a cut joint: unwatchedGaps
+  // says why)
+  auto jointCoordinate = [&](int joint, T& q) {
+    const int node = m.treeJointNode[static_cast<std::size_t>(joint)];
+    if (node < 0) return false;
+    const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
+    q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, joint));
+    return true;
+  };
   // the limits: the joint's coordinate against its stops
   std::size_t k = contacts.size();
   for (std::size_t i = 0; i < m.mechanism->limits.size(); ++i) {
     const auto& l = m.mechanism->limits[i];
-    const int node = m.treeJointNode[static_cast<std::size_t>(l.joint)];
-    if (node < 0) continue;  // unwatchedGaps says why
-    const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
-    const T q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, l.joint));
+    T q;
+    if (!jointCoordinate(l.joint, q)) continue;
     if (l.hasMin) gap[k++] = q - T(p.mech.limits[i].min);
     if (l.hasMax) gap[k++] = T(p.mech.limits[i].max) - q;
   }
@@ -30,10 +37,8 @@ void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const 
   if (!framesNeeded) {
     for (std::size_t i = 0; i < m.mechanism->switches.size(); ++i) {
       const auto& s = m.mechanism->switches[i];
-      const int node = m.treeJointNode[static_cast<std::size_t>(s.joint)];
-      if (node < 0) continue;
-      const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
-      const T q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, s.joint));
+      T q;
+      if (!jointCoordinate(s.joint, q)) continue;
       gap[k++] = s.falling ? q - T(p.mech.switchValues[i]) : T(p.mech.switchValues[i]) - q;
     }
     return;
@@ -45,11 +50,8 @@ void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const 
     T q;
     if (s.point.valid()) {
       q = worldPoint(f[static_cast<std::size_t>(s.point.body)], p.mech.point(s.point))[s.component];
-    } else {
-      const int node = m.treeJointNode[static_cast<std::size_t>(s.joint)];
-      if (node < 0) continue;
-      const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
-      q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, s.joint));
+    } else if (!jointCoordinate(s.joint, q)) {
+      continue;
     }
     gap[k++] = s.falling ? q - T(p.mech.switchValues[i]) : T(p.mech.switchValues[i]) - q;
   }

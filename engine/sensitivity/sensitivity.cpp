@@ -275,29 +275,28 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       g.recomputedSteps = stats.recomputedSteps;
       g.checkpointEvery = every;
     };
+    // a direct method's impact time sensitivities and jumps, beside the run's records
+    auto keepImpacts = [&](const std::vector<ImpactSensitivity>& seen) {
+      for (std::size_t k = 0; k < seen.size() && k < res.impacts.size(); ++k) {
+        const events::EventRecord record = res.impacts[k].record;
+        res.impacts[k] = seen[k];
+        res.impacts[k].record = record;
+      }
+    };
     if (g.method == Method::Direct && penalty) {
       auto o = penaltyDirect(st, spec);
       const bool ok = runWith(nullptr, o.get(), true);
       o->flush();
       if (!ok) return res;
       o->finish(g);
-      for (std::size_t k = 0; k < o->impacts().size() && k < res.impacts.size(); ++k) {
-        const events::EventRecord record = res.impacts[k].record;
-        res.impacts[k] = o->impacts()[k];
-        res.impacts[k].record = record;
-      }
+      keepImpacts(o->impacts());
     } else if (g.method == Method::Direct) {
       auto o = directMethod(st, spec);
       const bool ok = runWith(o.get(), nullptr, true);
       o->flush();
       if (!ok) return res;
       o->finish(g);
-      // the impacts' time sensitivities and jumps, beside the run's records
-      for (std::size_t k = 0; k < o->impacts().size() && k < res.impacts.size(); ++k) {
-        const events::EventRecord record = res.impacts[k].record;
-        res.impacts[k] = o->impacts()[k];
-        res.impacts[k].record = record;
-      }
+      keepImpacts(o->impacts());
     } else if (g.method == Method::ComplexStep && penalty) {
       PenaltyRecorder rec;
       PenaltyCosts values(st);

@@ -243,6 +243,35 @@ TEST(Impacts, ALimitOnASliderIsTheSameImpactAsAContactOnItsStop) {
   }
 }
 
+TEST(Impacts, BadLimitsAndSwitchesAreRefusedWithTheReason) {
+  // each refusal names the item and says why (resolve, the single place that validates)
+  auto problems = [](Mechanism m) {
+    Diagnostics d;
+    EXPECT_FALSE(resolve(m, d).has_value());
+    std::string all;
+    for (const auto& x : d) all += x.path + ": " + x.message + "\n";
+    return all;
+  };
+  const Mechanism door = fromText(doorStop(-2.0, 0.5))->mechanism;
+  Mechanism m = door;
+  m.limits[0].joint = "nowhere";
+  EXPECT_NE(problems(m).find("limits[0].joint: no joint named 'nowhere'"), std::string::npos) << problems(m);
+  m = door;
+  m.limits[0].hasMax = true;
+  m.limits[0].max = -3;
+  EXPECT_NE(problems(m).find("must be above the lower one"), std::string::npos) << problems(m);
+  m = door;
+  m.limits[0].restitution = 1.5;
+  EXPECT_NE(problems(m).find("between 0 and 1"), std::string::npos) << problems(m);
+  const Mechanism t4 = test::sampleMechanism("switch-t4");
+  m = t4;
+  m.switches[0].enable = {"nothing"};
+  EXPECT_NE(problems(m).find("switches[0].enable[0]: no force named 'nothing'"), std::string::npos) << problems(m);
+  m = t4;
+  m.switches[0].joint = "O";
+  EXPECT_NE(problems(m).find("give one of them"), std::string::npos) << problems(m);
+}
+
 TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   const auto l = fromText(ball(0.8, 0.0));
   Mechanism m = l->mechanism;
