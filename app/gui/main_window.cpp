@@ -27,6 +27,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "analysis/assembly.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
@@ -245,7 +246,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         pointDrag_.axis ? sketch::turnVectorTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
                                                at - Eigen::Vector3d(pointDrag_.base[0], pointDrag_.base[1], pointDrag_.base[2]))
                         : sketch::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item, at);
-    const QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
+    QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
+    if (why.isEmpty()) {  // a point of a joint moved alone: the other body follows, or not there
+      const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*pointDrag_.before, after);
+      if (!assembled.ok) why = QString::fromStdString(assembled.error);
+    }
     if (!why.isEmpty()) {
       statusBar()->showMessage(tr("Not there: %1").arg(why), 4000);
       return;
@@ -642,6 +647,19 @@ void MainWindow::editParameter(int index, double value) {
     parameters_->setParameters(mechanism_->parameters);
     return;
   }
+  // a length that opens a joint: the mechanism is assembled again (one undo step with the moved
+  // bodies) or the value refused
+  Mechanism assembledTrial = trial;
+  const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*mechanism_, assembledTrial);
+  if (!assembled.ok) {
+    refuseEdit(tr("%1 = %2").arg(name).arg(value), QString::fromStdString(assembled.error));
+    parameters_->setParameters(mechanism_->parameters);
+    return;
+  }
+  if (!assembled.description.empty()) {
+    applyEdit(trial, tr("Set %1 = %2").arg(name).arg(value));  // assembles it again, and says so
+    return;
+  }
   undo_->push(new SetParameterCommand(this, index, p.value.value, value, name));
 }
 
@@ -688,7 +706,7 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
     properties_->setMechanism(*mechanism_);  // back to the document's value
     return;
   }
-  applyEdit(trial, tr("Set %1 = %2").arg(path, text));
+  if (!applyEdit(trial, tr("Set %1 = %2").arg(path, text))) properties_->setMechanism(*mechanism_);
 }
 
 bool MainWindow::renameChecked(const QString& path, const QString& name) {
@@ -701,8 +719,7 @@ bool MainWindow::renameChecked(const QString& path, const QString& name) {
     statusBar()->showMessage(tr("Not renamed (see Messages)"), 8000);
     return false;
   }
-  applyEdit(after, QString::fromStdString(r.description));
-  return true;
+  return applyEdit(after, QString::fromStdString(r.description));
 }
 
 bool MainWindow::addPointAtPick(const widgets::SceneView::Pick& p) {
@@ -810,8 +827,7 @@ bool MainWindow::keepIfValid(const Mechanism& after, const sketch::EditResult& r
     statusBar()->showMessage(tr("%1 (see Messages)").arg(refused), 8000);
     return false;
   }
-  applyEdit(after, QString::fromStdString(r.description));
-  return true;
+  return applyEdit(after, QString::fromStdString(r.description));
 }
 
 namespace {
@@ -959,9 +975,25 @@ void MainWindow::logJointWarnings(const Mechanism& m, const std::string& joint) 
   }
 }
 
-void MainWindow::applyEdit(const Mechanism& after, const QString& description) {
+bool MainWindow::applyEdit(Mechanism after, const QString& description) {
+  // the edit guard every path shares: a joint the edit opened is closed by assembling the
+  // mechanism again, or the edit is refused (a drawing in progress that does not resolve yet is
+  // the sketch's to finish)
+  const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*mechanism_, after);
+  if (!assembled.ok) {
+    refuseEdit(description, QString::fromStdString(assembled.error));
+    sketch_->setMechanism(*mechanism_, resolved_);  // the sketch shows the document, not the refused edit
+    return false;
+  }
   undo_->push(new ReplaceMechanismCommand(this, *mechanism_, after, description));
-  log(description);
+  log(assembled.description.empty() ? description
+                                    : tr("%1 (assembled: %2)").arg(description, QString::fromStdString(assembled.description)));
+  return true;
+}
+
+void MainWindow::refuseEdit(const QString& edit, const QString& why) {
+  log(tr("%1 refused: %2").arg(edit, why));
+  statusBar()->showMessage(tr("%1 refused: %2").arg(edit, why), 10000);
 }
 
 void MainWindow::replaceMechanism(const Mechanism& m) {

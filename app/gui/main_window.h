@@ -78,8 +78,10 @@ class MainWindow : public QMainWindow {
   void applyParameter(int index, double value);
   /// Replaces the whole mechanism (no undo entry): re-resolves and redraws. Used by the undo commands.
   void replaceMechanism(const Mechanism& m);
-  /// An edit from the sketch (or another editor): pushed on the undo stack.
-  void applyEdit(const Mechanism& after, const QString& description);
+  /// An edit from the sketch or any editor, through the edit guard: a joint it opened is closed by
+  /// assembling the mechanism again (the moved bodies are part of the same undo step), or the edit
+  /// is refused with the reason in Messages and the status bar. True if pushed on the undo stack.
+  bool applyEdit(Mechanism after, const QString& description);
   /// Renames the item at `path` and every reference to it, if the mechanism stays valid.
   bool renameChecked(const QString& path, const QString& name);
   /// Adds a point to the picked body where the pick landed (on the pose shown); true if added.
@@ -155,6 +157,8 @@ class MainWindow : public QMainWindow {
   static int itemIndex(const QString& path);
   /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.
   void editParameter(int index, double value);
+  /// "<edit> refused: <why>" in Messages and the status bar.
+  void refuseEdit(const QString& edit, const QString& why);
   void addRecent(const QString& path);
   void updateRecentMenu();
   void log(const QString& line);

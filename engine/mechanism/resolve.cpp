@@ -45,6 +45,18 @@ Eigen::Vector3d ResolvedMechanism::pointWorld(ItemIndex p) const {
   return b.position + b.rotation * b.points[static_cast<std::size_t>(p.index)];
 }
 
+double ResolvedMechanism::storedJointGap(const Joint& j) const {
+  if (!j.points[0].valid() || !j.points[1].valid() || j.points[0].body == j.points[1].body) return 0;
+  Eigen::Vector3d gap = pointWorld(j.points[1]) - pointWorld(j.points[0]);
+  const bool sliding = j.type == JointType::Slider || j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
+  if (sliding) {
+    if (!j.axes[0].valid()) return 0;
+    const Eigen::Vector3d u = vectorWorld(j.axes[0]);
+    gap -= u * u.dot(gap);
+  }
+  return gap.norm();
+}
+
 Eigen::Vector3d ResolvedMechanism::vectorWorld(ItemIndex v) const {
   const Body& b = bodies[static_cast<std::size_t>(v.body)];
   return b.rotation * b.vectors[static_cast<std::size_t>(v.index)];
@@ -496,18 +508,11 @@ class Resolver {
   // The stored configuration should satisfy the joint: coinciding points, or for sliding
   // joints the second point on the first one's axis line. Only a warning: kinematics assembles.
   void assemblyWarning(const ResolvedMechanism::Joint& j, const std::string& p, double tol) {
-    if (!j.points[0].valid() || !j.points[1].valid() || j.points[0].body == j.points[1].body) return;
-    Eigen::Vector3d gap = r_.pointWorld(j.points[1]) - r_.pointWorld(j.points[0]);
+    const double gap = r_.storedJointGap(j);
     const bool sliding = j.type == JointType::Slider || j.type == JointType::Prismatic ||
                          j.type == JointType::Cylindrical;
-    if (sliding) {
-      if (!j.axes[0].valid()) return;
-      const Eigen::Vector3d u = r_.vectorWorld(j.axes[0]);
-      gap -= u * u.dot(gap);
-    }
-    if (gap.norm() > tol)
-      warning(p + ".points", std::string(sliding ? "the second point is " : "the two points are ") +
-                                 fmt(gap.norm()) +
+    if (gap > tol)
+      warning(p + ".points", std::string(sliding ? "the second point is " : "the two points are ") + fmt(gap) +
                                  (sliding ? " m off the sliding axis" : " m apart") +
                                  " in the stored configuration; kinematics will assemble them");
   }

@@ -148,6 +148,9 @@ struct ResolvedMechanism {
   /// World position of a point / world direction of a vector in the stored configuration.
   Eigen::Vector3d pointWorld(ItemIndex p) const;
   Eigen::Vector3d vectorWorld(ItemIndex v) const;
+  /// How far joint `j` is open in the stored configuration: its points apart, or for a sliding
+  /// joint the second point off the first one's axis line (0 for a joint not between two bodies).
+  double storedJointGap(const Joint& j) const;
   /// The largest extent of the stored configuration (at least 1e-3 m): a size for glyphs,
   /// tolerances and the camera.
   double lengthScale() const;

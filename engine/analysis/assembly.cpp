@@ -1,0 +1,182 @@
+#include "analysis/assembly.h"
+
+#include <Eigen/Geometry>
+#include <Eigen/QR>
+#include <cmath>
+#include <map>
+
+#include "core/status.h"
+#include "mechanism/resolved.h"
+
+namespace lw::analysis {
+namespace {
+
+// joint name → how far it is open in the stored configuration
+std::map<std::string, double> openings(const ResolvedMechanism& r) {
+  std::map<std::string, double> out;
+  for (const auto& j : r.joints) out[j.name] = r.storedJointGap(j);
+  return out;
+}
+
+// The joints' openings as one vector: each joint's gap (its points apart; for a sliding joint
+// the part off the first one's axis), as storedJointGap measures it.
+void gaps(const ResolvedMechanism& r, Eigen::VectorXd& out) {
+  out.resize(3 * static_cast<Eigen::Index>(r.joints.size()));
+  out.setZero();
+  for (std::size_t k = 0; k < r.joints.size(); ++k) {
+    const auto& j = r.joints[k];
+    if (!j.points[0].valid() || !j.points[1].valid() || j.points[0].body == j.points[1].body) continue;
+    Eigen::Vector3d g = r.pointWorld(j.points[1]) - r.pointWorld(j.points[0]);
+    if (j.type == JointType::Slider || j.type == JointType::Prismatic || j.type == JointType::Cylindrical) {
+      if (!j.axes[0].valid()) continue;
+      const Eigen::Vector3d u = r.vectorWorld(j.axes[0]);
+      g -= u * u.dot(g);
+    }
+    out.segment<3>(3 * static_cast<Eigen::Index>(k)) = g;
+  }
+}
+
+// Moves the moving bodies of r's stored configuration by `step`: per body the position, then
+// the rotation (the angle about z in 2D, a rotation vector in 3D) times the length scale L, so
+// that a least-squares step weighs turning and sliding alike.
+void moveBodies(ResolvedMechanism& r, const Eigen::VectorXd& step, double L) {
+  const int per = r.dimension == 2 ? 3 : 6;
+  for (std::size_t b = 1; b < r.bodies.size(); ++b) {
+    const Eigen::VectorXd s = step.segment(per * static_cast<Eigen::Index>(b - 1), per);
+    auto& body = r.bodies[b];
+    if (r.dimension == 2) {
+      body.position.head<2>() += s.head<2>();
+      body.rotation = Eigen::AngleAxisd(s[2] / L, Eigen::Vector3d::UnitZ()).toRotationMatrix() * body.rotation;
+    } else {
+      body.position += s.head<3>();
+      const Eigen::Vector3d w = s.tail<3>() / L;
+      if (w.norm() > 0) body.rotation = Eigen::AngleAxisd(w.norm(), w.normalized()).toRotationMatrix() * body.rotation;
+    }
+  }
+}
+
+// Gauss–Newton on the joints' gaps over the bodies' poses, each step the smallest move (minimum
+// norm: the drawing changes as little as it can), damped to keep to the drawn branch; the
+// Jacobian by central differences (an edit's mechanism is small). True if every gap < tol.
+bool closeJoints(ResolvedMechanism& r, double tol, Eigen::VectorXd& g) {
+  const double L = r.lengthScale();
+  const int per = r.dimension == 2 ? 3 : 6;
+  const Eigen::Index n = per * static_cast<Eigen::Index>(r.bodies.size() - 1);
+  Eigen::MatrixXd J;
+  Eigen::VectorXd gp, gm, e(n);
+  for (int it = 0; it < 100; ++it) {
+    gaps(r, g);
+    if (g.size() == 0 || g.cwiseAbs().maxCoeff() < tol) return true;
+    J.resize(g.size(), n);
+    const double h = 1e-6 * L;
+    for (Eigen::Index c = 0; c < n; ++c) {
+      ResolvedMechanism plus = r, minus = r;
+      e.setZero();
+      e[c] = h;
+      moveBodies(plus, e, L);
+      moveBodies(minus, -e, L);
+      gaps(plus, gp);
+      gaps(minus, gm);
+      J.col(c) = (gp - gm) / (2 * h);
+    }
+    Eigen::VectorXd step = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(J).solve(-g);
+    const double size = step.cwiseAbs().maxCoeff();
+    if (!std::isfinite(size)) return false;
+    if (size > 0.2 * L) step *= 0.2 * L / size;
+    moveBodies(r, step, L);
+  }
+  gaps(r, g);
+  return g.cwiseAbs().maxCoeff() < tol;
+}
+
+}  // namespace
+
+AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after) {
+  AssemblyResult out;
+  Diagnostics d;
+  const auto resolved = resolve(after, d);
+  if (!resolved) return out;
+  std::map<std::string, double> was;
+  {
+    Diagnostics ignored;
+    if (const auto b = resolve(before, ignored)) was = openings(*b);
+  }
+  const double tol = 1e-6 * resolved->lengthScale();
+  std::string opened;  // the joint that opened most
+  double gap = 0;
+  for (const auto& [name, now] : openings(*resolved)) {
+    const auto w = was.find(name);
+    const double then = w == was.end() ? 0.0 : w->second;
+    if (now > tol && now > then + tol && now > gap) {
+      gap = now;
+      opened = name;
+    }
+  }
+  if (opened.empty()) return out;
+
+  const std::string what = "joint " + opened + " opens by " + shortNumber(gap) + " m";
+  ResolvedMechanism moved = *resolved;
+  Eigen::VectorXd g;
+  if (!closeJoints(moved, 1e-10 * resolved->lengthScale(), g)) {
+    Eigen::Index worst = 0;
+    g.cwiseAbs().maxCoeff(&worst);
+    out.ok = false;
+    out.error = what + " and the mechanism does not close again: joint " + moved.joints[static_cast<std::size_t>(worst / 3)].name +
+                " stays " + shortNumber(g.segment<3>(3 * (worst / 3)).norm()) + " m open";
+    return out;
+  }
+  std::string names;
+  for (std::size_t b = 1; b < moved.bodies.size(); ++b) {
+    const Eigen::Matrix3d& R = moved.bodies[b].rotation;
+    const Eigen::Vector3d& x = moved.bodies[b].position;
+    const auto& stored = resolved->bodies[b];
+    if ((x - stored.position).norm() <= 1e-9 * resolved->lengthScale() && (R - stored.rotation).norm() <= 1e-9) continue;
+    Body& body = after.bodies[b - 1];
+    const bool literal = [&] {
+      for (const Number& n : body.position)
+        if (!n.isLiteral()) return false;
+      for (const Number& n : body.rotationAxis)
+        if (!n.isLiteral()) return false;
+      return body.angle.isLiteral() && body.rotationAngle.isLiteral();
+    }();
+    if (!literal) {
+      out.ok = false;
+      out.error = what + ": body " + body.name + " would have to move to close it, but its pose is an expression";
+      return out;
+    }
+    const int dim = after.dimension;
+    body.position.assign(static_cast<std::size_t>(dim), Number(0.0));
+    for (int k = 0; k < dim; ++k) body.position[static_cast<std::size_t>(k)] = Number(x[k]);
+    if (dim == 2) {
+      body.angle = Number(std::atan2(R(1, 0), R(0, 0)));
+    } else {
+      const Eigen::AngleAxisd aa(R);
+      if (std::abs(aa.angle()) < 1e-15) {
+        body.rotationAxis.clear();
+        body.rotationAngle = Number(0.0);
+      } else {
+        body.rotationAxis = {Number(aa.axis().x()), Number(aa.axis().y()), Number(aa.axis().z())};
+        body.rotationAngle = Number(aa.angle());
+      }
+    }
+    names += (names.empty() ? "" : ", ") + body.name;
+  }
+  // the stored poses must now close every joint the edit opened
+  Diagnostics check;
+  const auto closed = resolve(after, check);
+  if (!closed) {
+    out.ok = false;
+    out.error = what + " and the assembled configuration does not resolve";
+    return out;
+  }
+  for (const auto& j : closed->joints)
+    if (closed->storedJointGap(j) > tol && j.name == opened) {
+      out.ok = false;
+      out.error = what + " and the assembly leaves it " + shortNumber(closed->storedJointGap(j)) + " m open";
+      return out;
+    }
+  out.description = names.empty() ? std::string() : names + " moved to close joint " + opened;
+  return out;
+}
+
+}  // namespace lw::analysis

@@ -1,0 +1,105 @@
+// GUI tests of the defects a new user met in the first hour (issue 24), each driving the real
+// widgets of the main window under a display. Screenshots land in $LW_TEST_ARTIFACTS: look at them.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTest>
+#include <QUndoStack>
+
+#include "gui_test_support.h"
+#include "main_window.h"
+#include "mechanism/resolved.h"
+#include "panels/parameters_panel.h"
+#include "panels/property_editor.h"
+#include "scene/scene_view.h"
+
+namespace {
+
+using lw::test::artifacts;
+
+class FirstHourTest : public ::testing::Test {
+ protected:
+  void SetUp() override { QCoreApplication::setOrganizationName("LinkwrightTests"); }
+};
+
+void openShown(lw::app::MainWindow& w, const QString& sample) {
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample + ".json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(100);
+}
+
+QString messages(const lw::app::MainWindow& w) { return w.findChild<QPlainTextEdit*>()->toPlainText(); }
+
+// the row of the Parameters table for `name`, typed into as a user does
+void typeParameter(lw::app::MainWindow& w, const QString& name, const QString& text) {
+  QTableWidget* table = w.parametersPanel()->table();
+  for (int r = 0; r < table->rowCount(); ++r)
+    if (table->item(r, 0)->text() == name) return table->item(r, 1)->setText(text);
+  ADD_FAILURE() << "no parameter " << name.toStdString();
+}
+
+double parameter(const lw::app::MainWindow& w, const std::string& name) {
+  for (const auto& p : w.mechanism()->parameters)
+    if (p.name == name) return p.value.value;
+  return NAN;
+}
+
+double largestGap(const lw::Mechanism& m) {
+  lw::Diagnostics d;
+  const auto r = lw::resolve(m, d);
+  EXPECT_TRUE(r.has_value());
+  double gap = 0;
+  for (const auto& j : r->joints) gap = std::max(gap, r->storedJointGap(j));
+  return gap;
+}
+
+// Defect 2: L_A1 = −1 in five-bar.json's Parameters was accepted silently, the mechanism drawn
+// apart (J1 2.41 m open) and run as is. Now the mechanism is assembled again (one undo step) or,
+// when it cannot close, the edit is refused with the joint and the reason.
+TEST_F(FirstHourTest, AnEditThatOpensAJointIsAssembledOrRefused) {
+  lw::app::MainWindow w;
+  openShown(w, "five-bar");
+  const lw::Mechanism before = *w.mechanism();
+  typeParameter(w, "L_A1", "-1");
+  EXPECT_EQ(parameter(w, "L_A1"), -1);
+  EXPECT_LT(largestGap(*w.mechanism()), 1e-6) << "joint left open";
+  EXPECT_TRUE(messages(w).contains("assembled: bar_A1")) << messages(w).toStdString();
+  EXPECT_EQ(w.undoStack()->count(), 1) << "the value and the moved bodies are one step";
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/edit_assembled_five_bar.png");
+  w.undoStack()->undo();
+  EXPECT_EQ(parameter(w, "L_A1"), 1.4142);
+  EXPECT_EQ(w.mechanism()->bodies[0].angle.value, before.bodies[0].angle.value);
+
+  // a rocker too short to reach: refused, nothing changes
+  lw::app::MainWindow w2;
+  openShown(w2, "four-bar-path");
+  typeParameter(w2, "L2", "20");
+  EXPECT_EQ(parameter(w2, "L2"), 3.5);
+  EXPECT_TRUE(messages(w2).contains("L2 = 20 refused: joint C opens by")) << messages(w2).toStdString();
+  EXPECT_TRUE(messages(w2).contains("does not close again")) << messages(w2).toStdString();
+  EXPECT_TRUE(w2.statusBar()->currentMessage().contains("refused")) << w2.statusBar()->currentMessage().toStdString();
+  EXPECT_FALSE(w2.undoStack()->canUndo());
+
+  // the same guard behind the Properties panel: a point moved off its joint
+  w2.propertyEditor()->showItem("bodies[2]");
+  QTableWidget* props = w2.propertyEditor()->table();
+  bool typed = false;
+  for (int r = 0; r < props->rowCount() && !typed; ++r)
+    for (int c = 0; c < props->columnCount() && !typed; ++c)
+      if (auto* item = props->item(r, c); item && item->data(Qt::UserRole).toString() == "bodies[2].points.C[0]") {
+        item->setText("30");
+        typed = true;
+      }
+  ASSERT_TRUE(typed) << "no field bodies[2].points.C[0] in Properties";
+  EXPECT_TRUE(messages(w2).contains("Set bodies[2].points.C[0] = 30 refused: joint C opens by")) << messages(w2).toStdString();
+  EXPECT_FALSE(w2.undoStack()->canUndo());
+  w2.grab().save(artifacts() + "/edit_refused_four_bar.png");
+}
+
+}  // namespace
