@@ -542,9 +542,14 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
   setWindowTitle(title + "[*] — Linkwright");
   undo_->clear();  // edits of another document cannot be undone here
+  // every view starts afresh: a selection, a plot's columns or a filter of the last document
+  // would point at the wrong items of this one
   paths_.reset();
   playback_->setResults(nullptr);
-  plots_->setResults(nullptr);
+  plots_->reset();
+  tree_->setCurrentItem(nullptr);
+  properties_->showItem(QString());
+  scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
   showMechanism();
   scene_->resetCamera();
   sketch_->fit();

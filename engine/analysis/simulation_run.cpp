@@ -230,7 +230,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   // columns
   const std::vector<dyn::Dof> outputDofs = data.dofs;  // fixed at t = 0, even if the choice switches
   res.columns.push_back("time");
-  for (const auto& f : outputDofs) res.columns.push_back(f.name);
+  // "dof." sets the independent coordinates apart from the point columns they may repeat
+  // (the five-bar's bar_12.P2.x): a table's columns are unique names
+  for (const auto& f : outputDofs) res.columns.push_back("dof." + f.name);
   const char* axes[] = {"x", "y", "z"};
   for (const char* prefix : {"", "v"})
     for (std::size_t b = 1; b < m.bodies.size(); ++b)

@@ -60,7 +60,7 @@ expect 2 "unknown method" -- "$cli" kinematics "$samples/four-bar.json" --method
 # dynamics
 expect 0 "simulate" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.01 -o "$tmp/sim.csv"
 head -1 "$tmp/sim.csv" > "$tmp/header"
-contains header "time,joint "
+contains header "time,dof.joint "
 contains header ",crank.A.x,crank.A.y,crank.A.z,"
 contains header "energy.kinetic,energy.potential,energy.total,constraint.position,constraint.velocity"
 [ "$(wc -l < "$tmp/sim.csv")" -eq 12 ] || { echo "FAIL: simulate CSV has $(wc -l < "$tmp/sim.csv") lines"; fail=1; }

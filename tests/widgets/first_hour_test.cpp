@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QTreeWidget>
 #include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -13,9 +18,14 @@
 #include "gui_test_support.h"
 #include "main_window.h"
 #include "mechanism/resolved.h"
+#include "panels/analysis_panel.h"
+#include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
+#include "plots/plot_panel.h"
 #include "panels/property_editor.h"
 #include "scene/scene_view.h"
+
+#include <qcustomplot.h>
 
 namespace {
 
@@ -100,6 +110,50 @@ TEST_F(FirstHourTest, AnEditThatOpensAJointIsAssembledOrRefused) {
   EXPECT_TRUE(messages(w2).contains("Set bodies[2].points.C[0] = 30 refused: joint C opens by")) << messages(w2).toStdString();
   EXPECT_FALSE(w2.undoStack()->canUndo());
   w2.grab().save(artifacts() + "/edit_refused_four_bar.png");
+}
+
+// Defect 4: opening a document kept the last one's selection (by index: grid-1x15 opened with
+// h_0_1 selected), plot axes, legend and filter text, and the time label of the last row.
+TEST_F(FirstHourTest, OpeningADocumentResetsEveryView) {
+  lw::app::MainWindow w;
+  openShown(w, "four-bar-path");
+  auto* panel = w.analysisPanel();
+  panel->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  ASSERT_TRUE(w.playbackBar()->results());
+  w.findChild<lw::widgets::ModelTree*>()->selectPath("bodies[2]");
+  ASSERT_EQ(w.propertyEditor()->item(), "bodies[2]");
+  auto* plots = w.plotPanel();
+  plots->findChild<QLineEdit*>()->setText("coupler.P");
+  // a coupler curve against its own x: drawn in true shape (equal scales)
+  plots->plotColumns("coupler.P.x", {"coupler.P.y"});
+  QCustomPlot* plot = plots->plot();
+  const double perPixelX = plot->xAxis->range().size() / plot->axisRect()->width();
+  const double perPixelY = plot->yAxis->range().size() / plot->axisRect()->height();
+  EXPECT_NEAR(perPixelY / perPixelX, 1.0, 0.02) << "a coupler curve is drawn squashed";
+  w.playbackBar()->showRow(static_cast<int>(w.playbackBar()->results()->rows) - 1);
+  auto timeLabel = [&] {
+    for (auto* l : w.playbackBar()->findChildren<QLabel*>())
+      if (l->text().startsWith("t =")) return l->text();
+    return QString();
+  };
+  ASSERT_EQ(timeLabel(), "t = 1.000 s");
+  QTest::qWait(50);  // the plot's queued replot
+  w.grab().save(artifacts() + "/reset_before_open.png");
+
+  w.undoStack()->setClean();
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/grid-1x15.json", false));
+  QTest::qWait(100);
+  EXPECT_TRUE(w.propertyEditor()->item().isEmpty()) << "selected " << w.propertyEditor()->item().toStdString();
+  EXPECT_EQ(w.findChild<lw::widgets::ModelTree*>()->currentItem(), nullptr);
+  EXPECT_EQ(w.sceneView()->selectedKind(), lw::widgets::SceneView::Pick::Kind::None);
+  EXPECT_TRUE(plots->filterText().isEmpty());
+  EXPECT_EQ(plot->plottableCount(), 0);
+  EXPECT_FALSE(plot->legend->visible());
+  EXPECT_EQ(plot->xAxis->label(), "time (s)");
+  EXPECT_EQ(timeLabel(), "t = 0.000 s");
+  EXPECT_EQ(w.playbackBar()->currentRow(), 0);
+  w.grab().save(artifacts() + "/reset_after_open.png");
 }
 
 }  // namespace

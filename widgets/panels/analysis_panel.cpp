@@ -273,6 +273,8 @@ void PlaybackBar::setResults(std::shared_ptr<const RunResults> r) {
   slider_->setRange(0, results_ ? static_cast<int>(results_->rows) - 1 : 0);
   playTime_ = results_ && results_->rows ? results_->time(0) : 0;
   slider_->setValue(0);
+  // the label follows the slider's changes only: a slider already at 0 would keep the old time
+  time_->setText(QString("t = %1 s").arg(playTime_, 0, 'f', 3));
   if (results_ && results_->rows) emit rowChanged(0);
 }
 

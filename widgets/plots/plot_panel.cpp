@@ -1,5 +1,6 @@
 #include "plots/plot_panel.h"
 
+#include <algorithm>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -31,6 +32,14 @@ int columnIndex(const RunResults& r, const QString& name) {
   for (std::size_t c = 0; c < r.columns.size(); ++c)
     if (r.columns[c] == n) return static_cast<int>(c);
   return -1;
+}
+
+// a point's coordinate ("crank.B.x"; the run also has its velocity "crank.B.vx"): a length
+bool isPointCoordinate(const RunResults& r, const QString& name) {
+  static const QStringList axes{".x", ".y", ".z"};
+  for (const QString& a : axes)
+    if (name.endsWith(a)) return columnIndex(r, name.chopped(2) + ".v" + a.back()) >= 0;
+  return false;
 }
 
 }  // namespace
@@ -179,6 +188,22 @@ void PlotPanel::setResults(std::shared_ptr<const RunResults> r) {
   filter_->setText(filter_->text());  // re-apply the filter to the new rows
 }
 
+void PlotPanel::reset() {
+  setResults(nullptr);
+  filter_->clear();
+  for (auto* line : impactLines_) plot_->removeItem(line);
+  impactLines_.clear();
+  plot_->legend->setVisible(false);
+  plot_->xAxis->setLabel(QStringLiteral("time (s)"));
+  plot_->yAxis->setLabel(QString());
+  plot_->xAxis->setRange(0, 1);
+  plot_->yAxis->setRange(0, 1);
+  cursorRow_ = 0;
+  plot_->replot();
+}
+
+QString PlotPanel::filterText() const { return filter_->text(); }
+
 void PlotPanel::plotColumns(const QString& x, const QStringList& ys) {
   updating_ = true;
   const int xi = x_->findText(x);
@@ -244,6 +269,17 @@ void PlotPanel::replot() {
     }
   plot_->xAxis->setLabel(againstTime ? QStringLiteral("time (s)") : x_->currentText());
   plot_->rescaleAxes();
+  // a coupler curve (point coordinates against each other) in true shape: equal scales
+  const QStringList ys = plottedColumns();
+  if (!againstTime && !ys.isEmpty() && isPointCoordinate(r, x_->currentText()) &&
+      std::all_of(ys.begin(), ys.end(), [&](const QString& y) { return isPointCoordinate(r, y); }))
+  {
+    // widen the tighter axis, so that nothing of the curve is cut
+    const double perPixelX = plot_->xAxis->range().size() / std::max(1, plot_->axisRect()->width());
+    const double perPixelY = plot_->yAxis->range().size() / std::max(1, plot_->axisRect()->height());
+    if (perPixelY < perPixelX) plot_->yAxis->setScaleRatio(plot_->xAxis, 1.0);
+    else plot_->xAxis->setScaleRatio(plot_->yAxis, 1.0);
+  }
   plot_->legend->setVisible(plot_->plottableCount() > 0);
   setCursorRow(cursorRow_);
 }

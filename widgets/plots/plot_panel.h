@@ -24,6 +24,9 @@ class PlotPanel : public QWidget {
   explicit PlotPanel(QWidget* parent = nullptr);
   /// Shows a new result; keeps the chosen columns when the new result has them.
   void setResults(std::shared_ptr<const RunResults> r);
+  /// Another document: no result, no chosen columns, no filter, no legend, axes as new.
+  void reset();
+  QString filterText() const;
   /// Plots the named columns against `x` ("time" or any other column). Unknown names are ignored.
   void plotColumns(const QString& x, const QStringList& ys);
   QStringList plottedColumns() const;

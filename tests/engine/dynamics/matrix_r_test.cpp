@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <cmath>
@@ -268,8 +270,11 @@ TEST(MatrixR, TheFilesIndependentCoordinatesNameTheColumns) {
   const auto r = analysis::runSimulation(l->resolved, spec);
   ASSERT_TRUE(r.status.ok());
   EXPECT_TRUE(r.warnings.empty());
-  EXPECT_EQ(r.columns[1], "bar_12.P2.x");  // the file's independent coordinates
-  EXPECT_EQ(r.columns[2], "bar_12.P2.y");
+  EXPECT_EQ(r.columns[1], "dof.bar_12.P2.x");  // the file's independent coordinates
+  EXPECT_EQ(r.columns[2], "dof.bar_12.P2.y");
+  // every column name is unique (a plot's legend listed bar_12.P2.x twice)
+  std::set<std::string> unique(r.columns.begin(), r.columns.end());
+  EXPECT_EQ(unique.size(), r.columns.size());
 }
 
 }  // namespace

@@ -212,7 +212,7 @@ TEST(Impacts, AJointLimitStopsARevoluteCoordinate) {
     EXPECT_NEAR(ev.normalAfter[0], 0.5 * omega, 2e-5 * omega);
     const double kinetic = 0.5 / 3.0 * omega * omega;
     EXPECT_NEAR(ev.energyBefore - ev.energyAfter, 0.75 * kinetic, 1e-4 * kinetic);
-    const int angle = column(r, "joint O");
+    const int angle = column(r, "dof.joint O");
     for (std::size_t row = 0; row < r.rows(); ++row) EXPECT_GE(at(r, row, angle), -2.0 - 1e-9);
   }
 }
