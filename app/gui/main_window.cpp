@@ -449,6 +449,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   view->addAction(plotDock->toggleViewAction());
   QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
   reset->setShortcut(Qt::Key_Home);
+  // standard views, up against gravity (a grid hanging along -z is seen hanging)
+  QMenu* standard = view->addMenu(tr("Standard &Views"));
+  using SV = widgets::SceneView::StandardView;
+  const struct {
+    SV view;
+    const char* text;
+    const char* name;
+    Qt::Key key;
+  } views[] = {{SV::Front, "&Front", "ViewFront", Qt::Key_1},
+               {SV::Top, "&Top", "ViewTop", Qt::Key_2},
+               {SV::Side, "&Side", "ViewSide", Qt::Key_3},
+               {SV::Iso, "&Isometric", "ViewIso", Qt::Key_4}};
+  for (const auto& v : views) {
+    QAction* a = standard->addAction(tr(v.text), this, [this, sv = v.view] {
+      views_->setCurrentWidget(scene_);
+      scene_->setStandardView(sv);
+    });
+    a->setObjectName(v.name);
+    a->setShortcut(QKeySequence(Qt::ALT | v.key));
+  }
 
   resize(1400, 900);
   QSettings settings;

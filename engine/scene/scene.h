@@ -52,6 +52,9 @@ struct SceneModel {
   int dimension = 2;
   double drawingScale = 1;  // size of drawn parts (m): ResolvedMechanism::drawingScale; sizes bars, glyphs, the grid
   double extent = 1;       // the largest extent of the mechanism (m): ResolvedMechanism::lengthScale
+  // the screen's up: against gravity, snapped to the nearest world axis (y without gravity; a
+  // planar model keeps its drawing plane: up stays in it)
+  Vec3 up{0, 1, 0};
   std::vector<SceneBody> bodies;
   std::vector<SceneJoint> joints;
   std::vector<SceneSpring> springs;

@@ -107,6 +107,14 @@ SceneModel buildSceneModel(const ResolvedMechanism& m) {
   s.dimension = m.dimension;
   s.drawingScale = m.drawingScale();
   s.extent = m.lengthScale();
+  if (m.gravity.norm() > 0) {
+    int axis = 0;
+    m.gravity.cwiseAbs().maxCoeff(&axis);
+    if (m.dimension == 3 || axis < 2) {
+      s.up = {0, 0, 0};
+      s.up[static_cast<std::size_t>(axis)] = m.gravity[axis] > 0 ? -1 : 1;
+    }
+  }
   const double extent = s.extent;
   const double defaultRadius = 0.012 * s.drawingScale;
 

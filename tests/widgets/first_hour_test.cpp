@@ -156,4 +156,53 @@ TEST_F(FirstHourTest, OpeningADocumentResetsEveryView) {
   w.grab().save(artifacts() + "/reset_after_open.png");
 }
 
+// Defect 7: models with gravity along −z were shown y-up (a hanging grid lay flat and swung up
+// the screen); Run re-framed a camera the user had placed; no standard views.
+TEST_F(FirstHourTest, TheCameraStandsAgainstGravityWithStandardViews) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  openShown(w, "grid-1x15");  // gravity (0, 0, −9.81)
+  auto* scene = w.sceneView();
+  EXPECT_EQ(scene->standardView(), lw::widgets::SceneView::StandardView::Iso);
+  const auto up = scene->viewUp();
+  EXPECT_GT(up[2], 0.8) << "z is up on the screen: " << up[0] << " " << up[1] << " " << up[2];
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/camera_grid_iso_1280x800.png");
+  auto trigger = [&](const char* name) {
+    auto* a = w.findChild<QAction*>(name);
+    ASSERT_NE(a, nullptr) << name;
+    a->trigger();
+  };
+  trigger("ViewFront");  // from −y, z up
+  auto d = scene->viewDirection();
+  EXPECT_NEAR(d[1], 1.0, 1e-9);
+  EXPECT_NEAR(scene->viewUp()[2], 1.0, 1e-9);
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/camera_grid_front_1280x800.png");
+  trigger("ViewTop");  // looking down −z
+  d = scene->viewDirection();
+  EXPECT_NEAR(d[2], -1.0, 1e-9);
+  trigger("ViewSide");  // from +x
+  d = scene->viewDirection();
+  EXPECT_NEAR(d[0], -1.0, 1e-9);
+  EXPECT_NEAR(scene->viewUp()[2], 1.0, 1e-9);
+
+  // a planar model: onto its plane, y up (gravity −y); a new document resets the view
+  openShown(w, "four-bar");
+  EXPECT_EQ(scene->standardView(), lw::widgets::SceneView::StandardView::Front);
+  d = scene->viewDirection();
+  EXPECT_NEAR(d[2], -1.0, 1e-9);
+  EXPECT_NEAR(scene->viewUp()[1], 1.0, 1e-9);
+
+  // a camera the user placed is kept by Run
+  QTest::mouseClick(scene, Qt::LeftButton, Qt::NoModifier, QPoint(5, 5));
+  ASSERT_FALSE(scene->fitsOnResize());
+  const auto before = scene->viewDirection();
+  w.analysisPanel()->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.analysisPanel()->running(); }, 20000));
+  QTest::qWait(50);
+  EXPECT_EQ(scene->viewDirection(), before);
+  EXPECT_FALSE(scene->fitsOnResize());
+}
+
 }  // namespace

@@ -190,6 +190,8 @@ struct SceneView::Impl {
 
   bool loaded = false;
   bool planar = true;
+  V3 up{0, 1, 0};     // the screen's up (against gravity)
+  V3 front{0, 0, 1};  // the front view's direction to the camera
   double drawingScale = 1;
   std::vector<double> envelope;  // x, y, z of body points over a whole motion (fitMotion)
   double layerThickness = 0;  // planar: thickness of one body slab
@@ -311,6 +313,17 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   Impl& s = *s_;
   vtkRenderer* ren = renderer();
   s.planar = model.dimension != 3;
+  s.up = model.up;
+  // the front: onto the drawing plane; in space the first of z, -y, x across the up axis
+  if (s.planar) {
+    s.front = {0, 0, 1};
+  } else {
+    for (const V3& f : {V3{0, 0, 1}, V3{0, -1, 0}, V3{1, 0, 0}})
+      if (std::abs(f[0] * s.up[0] + f[1] * s.up[1] + f[2] * s.up[2]) < 0.5) {
+        s.front = f;
+        break;
+      }
+  }
 
   // sizes: from the model's length scale (or the extent of its shapes when missing)
   double extent = 0;
@@ -555,12 +568,21 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
     gf.o = {cx, cy, s.zBottom - pitch};
     half = std::max(bounds[1] - bounds[0], bounds[3] - bounds[2]) / 2 + 2 * L;
   } else {
-    // floor under the mechanism, in the XZ plane (Y up)
-    gf.o = {cx, bounds[2] - 0.1 * L, cz};
-    gf.u = {1, 0, 0};
-    gf.v = {0, 0, -1};
-    gf.n = {0, 1, 0};
-    half = std::max(bounds[1] - bounds[0], bounds[5] - bounds[4]) / 2 + 1.5 * L;
+    // floor under the mechanism, across the up axis
+    int a = 0;
+    for (int k = 1; k < 3; ++k)
+      if (std::abs(s.up[static_cast<std::size_t>(k)]) > std::abs(s.up[static_cast<std::size_t>(a)])) a = k;
+    const int b = (a + 1) % 3, c = (a + 2) % 3;
+    const double sign = s.up[static_cast<std::size_t>(a)] > 0 ? 1 : -1;
+    gf.o = {cx, cy, cz};
+    gf.o[static_cast<std::size_t>(a)] = (sign > 0 ? bounds[2 * a] : bounds[2 * a + 1]) - sign * 0.1 * L;
+    gf.u = {0, 0, 0};
+    gf.v = {0, 0, 0};
+    gf.n = {0, 0, 0};
+    gf.u[static_cast<std::size_t>(b)] = 1;
+    gf.v[static_cast<std::size_t>(c)] = 1;
+    gf.n[static_cast<std::size_t>(a)] = 1;
+    half = std::max(bounds[2 * b + 1] - bounds[2 * b], bounds[2 * c + 1] - bounds[2 * c]) / 2 + 1.5 * L;
   }
   s.grid = makeActor(detail::gridLines(gf, half, spacing, {194, 199, 207}, {168, 174, 184}, 5), true);
   s.grid->GetProperty()->LightingOff();
@@ -577,7 +599,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   ren->AddActor(s.axes);
 
   applySelection();  // the selection outlives the rebuild (an edit of the selected item)
-  if (fitOnResize_) resetCamera();  // a camera the user placed stays (edits rebuild the scene)
+  if (fitOnResize_) fitCamera();  // a camera the user placed stays (edits rebuild the scene)
   else requestRender();
 }
 
@@ -774,7 +796,31 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
 }
 
 void SceneView::resetCamera() {
+  viewChosen_ = false;
+  fitCamera();
+}
+
+void SceneView::setStandardView(StandardView view) {
+  view_ = view;
+  viewChosen_ = true;
+  fitCamera();
+}
+
+std::array<double, 3> SceneView::viewUp() const {
+  std::array<double, 3> up{};
+  renderer()->GetActiveCamera()->GetViewUp(up.data());
+  return up;
+}
+
+std::array<double, 3> SceneView::viewDirection() const {
+  std::array<double, 3> d{};
+  renderer()->GetActiveCamera()->GetDirectionOfProjection(d.data());
+  return d;
+}
+
+void SceneView::fitCamera() {
   fitOnResize_ = true;
+  if (!viewChosen_) view_ = s_->planar ? StandardView::Front : StandardView::Iso;  // the model's default
   vtkRenderer* ren = renderer();
   vtkCamera* cam = ren->GetActiveCamera();
   double b[6];
@@ -785,15 +831,24 @@ void SceneView::resetCamera() {
   }
   const double c[3] = {(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, (b[4] + b[5]) / 2};
   const double r = std::max(1e-9 * s_->drawingScale, 0.5 * std::hypot(b[1] - b[0], b[3] - b[2], b[5] - b[4]));
-  // planar: down -Z, parallel projection; spatial: isometric direction, Y up, perspective
-  const V3 dir = s_->planar ? V3{0, 0, 1} : V3{1, 1, 1};
+  // planar: parallel projection; spatial: perspective. Up against gravity; side = up × front
+  const V3& u = s_->up;
+  const V3& f = s_->front;
+  const V3 side{u[1] * f[2] - u[2] * f[1], u[2] * f[0] - u[0] * f[2], u[0] * f[1] - u[1] * f[0]};
+  V3 dir = f, viewUp = u;
+  switch (view_) {
+    case StandardView::Front: break;
+    case StandardView::Top: dir = u, viewUp = {-f[0], -f[1], -f[2]}; break;
+    case StandardView::Side: dir = side; break;
+    case StandardView::Iso: dir = {f[0] + side[0] + u[0], f[1] + side[1] + u[1], f[2] + side[2] + u[2]}; break;
+  }
   cam->SetParallelProjection(s_->planar);
   cam->SetViewAngle(30);
   cam->SetFocalPoint(c);
   const double dist = r / std::sin(vtkMath::RadiansFromDegrees(15.0));
   const double dn = norm(dir);
   cam->SetPosition(c[0] + dist * dir[0] / dn, c[1] + dist * dir[1] / dn, c[2] + dist * dir[2] / dn);
-  cam->SetViewUp(0, 1, 0);
+  cam->SetViewUp(viewUp.data());
   cam->OrthogonalizeViewUp();
   cam->SetParallelScale(r);
 
@@ -916,7 +971,7 @@ void SceneView::fitMotion(const std::vector<scene::SceneFrame>& frames, const sc
     }
   }
   showFrame(current);
-  resetCamera();
+  fitCamera();
 }
 
 void SceneView::setHighlightedBodies(const std::vector<int>& bodies) {
@@ -929,7 +984,7 @@ void SceneView::setHighlightedBodies(const std::vector<int>& bodies) {
 
 void SceneView::resizeEvent(QResizeEvent* event) {
   VtkHostWidget::resizeEvent(event);
-  if (fitOnResize_ && hasScene()) resetCamera();
+  if (fitOnResize_ && hasScene()) fitCamera();
 }
 
 void SceneView::mousePressEvent(QMouseEvent* event) {

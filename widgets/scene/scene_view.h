@@ -38,10 +38,20 @@ class SceneView : public VtkHostWidget {
   /// is cheap enough for 60 fps playback. Arrays shorter than the model's leave the rest as is.
   void showFrame(const scene::SceneFrame& frame);
 
-  /// Fits the camera to the scene: planar models are viewed down -Z onto the XY plane with a
-  /// parallel projection; spatial models from an isometric direction (Y up). The fit is kept
+  /// Where the camera looks from, with the screen's up against gravity (SceneModel::up): the
+  /// front (planar: onto the drawing plane), the top, the side (from +x when y or z is up), or
+  /// isometric between the three.
+  enum class StandardView { Front, Top, Side, Iso };
+  /// Fits the camera to the scene from the model's default view: planar models onto their
+  /// plane with a parallel projection, spatial ones isometric in perspective. The fit is kept
   /// through resizes until the user turns or zooms the view.
   void resetCamera();
+  /// Fits the camera from `view` (kept through edits and resizes until the next reset).
+  void setStandardView(StandardView view);
+  [[nodiscard]] StandardView standardView() const { return view_; }
+  /// The camera's view-up and direction of projection (world), for tests.
+  [[nodiscard]] std::array<double, 3> viewUp() const;
+  [[nodiscard]] std::array<double, 3> viewDirection() const;
 
   /// Fits the camera so that the bodies stay in view through all of `frames` (a sample of a
   /// motion), then shows `current`. The envelope is kept for later fits until the next setScene.
@@ -121,7 +131,11 @@ class SceneView : public VtkHostWidget {
   std::unique_ptr<Impl> s_;
   void applySelection();
   int handleAt(const QPoint& pos);
+  /// Fits the camera to the scene from the current standard view.
+  void fitCamera();
   bool fitOnResize_ = true;
+  StandardView view_ = StandardView::Front;
+  bool viewChosen_ = false;  // by setStandardView; else the model's default view
   QPoint pressPos_;  // to tell a click (pick) from a camera drag
   bool dragging_ = false;
   Pick::Kind selectedKind_ = Pick::Kind::None;
