@@ -55,7 +55,9 @@ namespace lw::app {
 namespace {
 constexpr int kMaxRecent = 8;
 // bumped when the docks change: a window state saved with other docks is not restored
-constexpr int kLayoutVersion = 4;  // 3: the sketch toolbar; 4: the properties dock
+// 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under the
+// analysis, the side columns full height (the layout at 1280×800)
+constexpr int kLayoutVersion = 5;
 
 // The structural groups of a mechanism for the Structure panel.
 widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) {
@@ -161,15 +163,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   structureDock->setObjectName("StructureDock");
   structureDock->setWidget(structure_);
   addDockWidget(Qt::LeftDockWidgetArea, structureDock);
-  tabifyDockWidget(treeDock, structureDock);
-  tabifyDockWidget(treeDock, parametersDock);
-  treeDock->raise();
 
   properties_ = new widgets::PropertyEditor(this);
   auto* propertiesDock = new QDockWidget(tr("Properties"), this);
   propertiesDock->setObjectName("PropertiesDock");
   propertiesDock->setWidget(properties_);
-  addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
+  addDockWidget(Qt::LeftDockWidgetArea, propertiesDock);
+  // the selected item's numbers under the tree (split before tabifying: a split of a tabbed dock
+  // would only add a tab)
+  splitDockWidget(treeDock, propertiesDock, Qt::Vertical);
+  tabifyDockWidget(treeDock, structureDock);
+  tabifyDockWidget(treeDock, parametersDock);
+  treeDock->raise();
   connect(tree_, &widgets::ModelTree::itemSelected, properties_, &widgets::PropertyEditor::showItem);
   // the item selected in the tree (or picked) is marked in the 3D view: its body, or its joint
   connect(tree_, &widgets::ModelTree::itemSelected, this, [this](const QString& path) {
@@ -302,14 +307,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* logDock = new QDockWidget(tr("Messages"), this);
   logDock->setObjectName("MessagesDock");
   logDock->setWidget(messages_);
-  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+  addDockWidget(Qt::RightDockWidgetArea, logDock);
+  splitDockWidget(analysisDock, logDock, Qt::Vertical);
 
   plots_ = new widgets::PlotPanel(this);
   auto* plotDock = new QDockWidget(tr("Plots"), this);
   plotDock->setObjectName("PlotsDock");
   plotDock->setWidget(plots_);
   addDockWidget(Qt::BottomDockWidgetArea, plotDock);
-  splitDockWidget(plotDock, logDock, Qt::Horizontal);
+  // the side columns run the full height; the plots sit under the views
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   connect(playback_, &widgets::PlaybackBar::rowChanged, plots_, &widgets::PlotPanel::setCursorRow);
   connect(plots_, &widgets::PlotPanel::rowRequested, playback_, [this](int row) {
     playback_->pause();
@@ -320,8 +328,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(text, 8000);
   });
 
-  resizeDocks({treeDock, analysisDock}, {300, 290}, Qt::Horizontal);
-  resizeDocks({plotDock, logDock}, {800, 400}, Qt::Horizontal);
+  resizeDocks({treeDock, analysisDock}, {290, 280}, Qt::Horizontal);
+  resizeDocks({treeDock, propertiesDock}, {480, 320}, Qt::Vertical);
+  resizeDocks({analysisDock, logDock}, {270, 530}, Qt::Vertical);
   resizeDocks({plotDock}, {230}, Qt::Vertical);
 
   createActions();

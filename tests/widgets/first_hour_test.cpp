@@ -4,12 +4,15 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSlider>
 #include <QTreeWidget>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTest>
@@ -24,6 +27,7 @@
 #include "plots/plot_panel.h"
 #include "panels/property_editor.h"
 #include "scene/scene_view.h"
+#include "sketch/sketch_view.h"
 
 #include <qcustomplot.h>
 
@@ -33,7 +37,10 @@ using lw::test::artifacts;
 
 class FirstHourTest : public ::testing::Test {
  protected:
-  void SetUp() override { QCoreApplication::setOrganizationName("LinkwrightTests"); }
+  void SetUp() override {
+    QCoreApplication::setOrganizationName("LinkwrightTests");
+    QSettings().remove("window");  // the layout as a new user has it, not as the last test left it
+  }
 };
 
 void openShown(lw::app::MainWindow& w, const QString& sample) {
@@ -203,6 +210,61 @@ TEST_F(FirstHourTest, TheCameraStandsAgainstGravityWithStandardViews) {
   QTest::qWait(50);
   EXPECT_EQ(scene->viewDirection(), before);
   EXPECT_FALSE(scene->fitsOnResize());
+}
+
+// Defect 8: at 1280×800 the End time, Step and Frames boxes were clipped, the analysis choice
+// truncated at every size, the sketch did not refit when its view shrank and the empty
+// Properties dock took a third of the width. Every sample is shown at 1280×800 and 1600×1000.
+TEST_F(FirstHourTest, TheLayoutFitsAt1280x800) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  openShown(w, "four-bar");
+  QTest::qWait(100);
+  auto* analysis = w.analysisPanel();
+  for (QWidget* field : std::initializer_list<QWidget*>{analysis->analysisChoice(), analysis->endTime(), analysis->step(),
+                                                        analysis->rowsEvery()})
+    EXPECT_GE(field->width(), field->sizeHint().width()) << field->metaObject()->className() << " clipped";
+  for (int i = 0; i < analysis->analysisChoice()->count(); ++i) {
+    analysis->analysisChoice()->setCurrentIndex(i);
+    EXPECT_GE(analysis->analysisChoice()->width(), analysis->analysisChoice()->sizeHint().width())
+        << analysis->analysisChoice()->currentText().toStdString() << " truncated";
+  }
+  auto* properties = w.findChild<QDockWidget*>("PropertiesDock");
+  EXPECT_LT(properties->width(), 0.3 * w.width());
+  EXPECT_EQ(w.dockWidgetArea(properties), Qt::LeftDockWidgetArea);
+  EXPECT_GT(properties->height(), 0.25 * w.height()) << "Properties is under the model tree, not a hidden tab";
+  EXPECT_GT(w.sceneView()->width(), 0.45 * w.width()) << "the 3D view is the largest part";
+
+  // the sketch refits when its view shrinks (until the user zooms or pans)
+  w.views()->setCurrentWidget(w.sketchView());
+  QTest::qWait(50);
+  w.resize(900, 640);
+  QTest::qWait(150);
+  const QRectF visible = w.sketchView()->mapToScene(w.sketchView()->viewport()->rect()).boundingRect();
+  lw::Diagnostics d;
+  const auto r = lw::resolve(*w.mechanism(), d);
+  for (const auto& body : r->bodies)
+    for (const auto& p : body.points) {
+      const Eigen::Vector3d at = body.position + body.rotation * p;
+      EXPECT_TRUE(visible.contains(w.sketchView()->toScene(at.x(), at.y()))) << "a point is cut after the view shrank";
+    }
+  w.grab().save(artifacts() + "/layout_sketch_900x640.png");
+  w.views()->setCurrentWidget(w.sceneView());
+
+  // every sample, at the two sizes new users have
+  const QStringList samples = QDir(QStringLiteral(LW_SAMPLES_DIR)).entryList({"*.json"}, QDir::Files, QDir::Name);
+  ASSERT_GE(samples.size(), 15);
+  for (const QSize size : {QSize(1280, 800), QSize(1600, 1000)}) {
+    lw::app::MainWindow shown;  // a new window: docks do not grow back after a shrink
+    shown.resize(size);
+    shown.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&shown));
+    for (const QString& file : samples) {
+      ASSERT_TRUE(shown.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + file, false)) << file.toStdString();
+      QTest::qWait(30);
+      shown.grab().save(artifacts() + QString("/sample_%1_%2x%3.png").arg(QFileInfo(file).baseName()).arg(size.width()).arg(size.height()));
+    }
+  }
 }
 
 }  // namespace

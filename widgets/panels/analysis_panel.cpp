@@ -25,17 +25,24 @@ namespace {
 
 struct Choice {
   const char* label;
+  const char* tip;
   bool kinematics;
   analysis::KinematicsMethod method;
   analysis::Formulation formulation;
   analysis::Integrator integrator;
 };
+// short labels (a side dock is narrow); the tooltips say the rest
 const Choice kChoices[] = {
-    {"Kinematics — structural groups (modular TD)", true, analysis::KinematicsMethod::ModularTD, {}, {}},
-    {"Kinematics — global, sparse", true, analysis::KinematicsMethod::GlobalSparse, {}, {}},
-    {"Dynamics — Matrix R, trapezoidal", false, {}, analysis::Formulation::MatrixR, analysis::Integrator::Trapezoidal},
-    {"Dynamics — Matrix R, Runge–Kutta 4(5)", false, {}, analysis::Formulation::MatrixR, analysis::Integrator::RK45},
-    {"Dynamics — penalty, trapezoidal", false, {}, analysis::Formulation::Penalty, analysis::Integrator::Trapezoidal},
+    {"Kinematics: structural groups", "The drivers move the mechanism group by group (modular, seed 002)", true,
+     analysis::KinematicsMethod::ModularTD, {}, {}},
+    {"Kinematics: global", "The drivers move the mechanism; all constraints solved together (sparse)", true,
+     analysis::KinematicsMethod::GlobalSparse, {}, {}},
+    {"Dynamics: Matrix R, trapezoidal", "Motion under forces: semi-recursive Matrix R, trapezoidal rule (seed 000)", false,
+     {}, analysis::Formulation::MatrixR, analysis::Integrator::Trapezoidal},
+    {"Dynamics: Matrix R, RK45", "Motion under forces: semi-recursive Matrix R, adaptive Runge–Kutta 4(5)", false, {},
+     analysis::Formulation::MatrixR, analysis::Integrator::RK45},
+    {"Dynamics: penalty", "Motion under forces: penalty formulation, trapezoidal rule (seed 004)", false, {},
+     analysis::Formulation::Penalty, analysis::Integrator::Trapezoidal},
 };
 
 const Choice& choiceAt(int index) { return kChoices[std::clamp(index, 0, static_cast<int>(std::size(kChoices)) - 1)]; }
@@ -44,9 +51,11 @@ const Choice& choiceAt(int index) { return kChoices[std::clamp(index, 0, static_
 
 AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   choice_ = new QComboBox(this);
-  for (const auto& c : kChoices) choice_->addItem(tr(c.label));
-  choice_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);  // a narrow dock
-  choice_->setMinimumContentsLength(18);
+  for (const auto& c : kChoices) {
+    choice_->addItem(tr(c.label));
+    choice_->setItemData(choice_->count() - 1, tr(c.tip), Qt::ToolTipRole);
+  }
+  choice_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // the whole label; the row wraps when narrow
   choice_->setToolTip(tr("Kinematics drives the mechanism by its drivers; dynamics integrates its motion under forces"));
   tEnd_ = new QDoubleSpinBox(this);
   tEnd_->setRange(0.001, 1e5);
@@ -79,6 +88,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   status_ = new QLabel(tr("No mechanism"), this);
   status_->setWordWrap(true);
   auto* form = new QFormLayout;
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow dock: the field under its label, never clipped
   form->addRow(tr("Analysis"), choice_);
   form->addRow(tr("End time"), tEnd_);
   form->addRow(tr("Step"), dt_);

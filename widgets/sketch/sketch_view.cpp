@@ -188,11 +188,12 @@ void SketchView::setTool(Tool t) {
 
 void SketchView::resizeEvent(QResizeEvent* e) {
   QGraphicsView::resizeEvent(e);
-  if (fitPending_ && isVisible()) fit();
+  if ((fitPending_ || fitted_) && isVisible()) fit();  // a shrunk view keeps the whole drawing
 }
 
 void SketchView::fit() {
   fitPending_ = !isVisible() || viewport()->width() < 50;
+  fitted_ = true;
   QRectF box;
   for (const auto& p : currentPoints()) box |= QRectF(toScene(p.at.x(), p.at.y()), QSizeF(1e-9, 1e-9));
   for (const auto& c : curves_)
@@ -512,6 +513,7 @@ void SketchView::emitEdit(const Mechanism& after, const sketch::EditResult& r) {
 void SketchView::mousePressEvent(QMouseEvent* e) {
   if (e->button() == Qt::MiddleButton || (e->button() == Qt::LeftButton && e->modifiers() & Qt::AltModifier)) {
     panning_ = true;
+    fitted_ = false;
     panFrom_ = e->pos();
     return;
   }
@@ -705,6 +707,7 @@ void SketchView::keyPressEvent(QKeyEvent* e) {
 void SketchView::wheelEvent(QWheelEvent* e) {
   const double f = std::pow(1.0015, e->angleDelta().y());
   scale(f, f);
+  fitted_ = false;
 }
 
 void SketchView::drawBackground(QPainter* p, const QRectF& rect) {

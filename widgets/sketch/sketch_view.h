@@ -129,6 +129,7 @@ class SketchView : public QGraphicsView {
   bool panning_ = false;
   QPoint panFrom_;
   bool fitPending_ = true;  // fit once the view has its size (it may be on a hidden tab)
+  bool fitted_ = true;      // the view is the last fit: it refits when resized, until the user zooms or pans
 };
 
 /// The toolbar icon of a sketch tool (drawn, so it matches the sketch's own symbols).
