@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   // unsaved work of a session that crashed comes first; otherwise the file asked for
   const bool recovered = !parser.isSet(shot) && window.offerRecovery();
   if (!recovered && !parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().first());
+  else if (!recovered) window.showStartPage();  // no file: new, open, recent files, samples
   if (parser.isSet(shot)) {
     // for documentation and manual checks under Xvfb: let the view paint, grab, quit
     QTimer::singleShot(1500, &window, [&] {

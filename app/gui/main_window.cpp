@@ -28,6 +28,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/assembly.h"
+#include "help.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
@@ -42,6 +43,7 @@
 #include "panels/joint_dialog.h"
 #include "mechanism/fields.h"
 #include "panels/samples_gallery.h"
+#include "panels/welcome_page.h"
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
@@ -128,6 +130,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   views_->addTab(sketch_, tr("Sketch"));
   views_->setTabToolTip(0, tr("The mechanism in 3D: play back analyses here (Ctrl+1)"));
   views_->setTabToolTip(1, tr("Draw and edit planar linkages; drag them to see them move (Ctrl+2)"));
+  // the Start page: what the application shows when it opens without a file
+  welcome_ = new widgets::WelcomePage(samplesDir(), views_);
+  welcome_->setObjectName("WelcomePage");
+  views_->addTab(welcome_, tr("Start"));
+  views_->setTabToolTip(2, tr("New, open, recent files and the samples (Help > Start Page)"));
+  connect(welcome_, &widgets::WelcomePage::openRequested, this, [this](const QString& path) {
+    if (maybeSave()) openFile(path);
+  });
+  connect(welcome_, &widgets::WelcomePage::newRequested, this, &MainWindow::newDocument);
+  connect(welcome_, &widgets::WelcomePage::openDialogRequested, this, &MainWindow::open);
+  connect(views_, &QTabWidget::currentChanged, this, [this] { setStartPageMode(views_->currentWidget() == welcome_); });
   centralLayout->addWidget(views_, 1);
   centralLayout->addWidget(playback_);
   connect(sketch_, &widgets::SketchView::edited, this, &MainWindow::applyEdit);
@@ -478,6 +491,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     a->setObjectName(v.name);
     a->setShortcut(QKeySequence(Qt::ALT | v.key));
   }
+
+  QMenu* help = addHelpMenu(this, [this] { showStartPage(); });
+  connect(welcome_, &widgets::WelcomePage::helpRequested, help->actions().front(), &QAction::trigger);
 
   resize(1400, 900);
   QSettings settings;
@@ -1071,6 +1087,21 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
   return true;
 }
 
+void MainWindow::showStartPage() { views_->setCurrentWidget(welcome_); }
+
+void MainWindow::setStartPageMode(bool on) {
+  if (on == startPageMode_) return;
+  startPageMode_ = on;
+  if (on) {  // the Start page has the window: the docks and the playback bar step aside
+    dockState_ = saveState(kLayoutVersion);
+    for (auto* dock : findChildren<QDockWidget*>()) dock->hide();
+    playback_->hide();
+  } else {
+    restoreState(dockState_, kLayoutVersion);
+    playback_->show();
+  }
+}
+
 void MainWindow::open() {
   if (!maybeSave()) return;
   const QString dir = path_.isEmpty() ? samplesDir() : QFileInfo(path_).absolutePath();
@@ -1222,6 +1253,7 @@ void MainWindow::updateRecentMenu() {
     a->setStatusTip(f);
   }
   recentMenu_->setEnabled(!files.isEmpty());
+  welcome_->setRecentFiles(files);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -1230,6 +1262,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   discardAutosave();
+  setStartPageMode(false);  // the docks as the user arranged them, not hidden by the Start page
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState(kLayoutVersion));

@@ -43,6 +43,7 @@ class ParametersPanel;
 class PropertyEditor;
 class PlotPanel;
 class StructurePanel;
+class WelcomePage;
 struct RunResults;
 class SceneView;
 class SketchView;
@@ -67,6 +68,7 @@ class MainWindow : public QMainWindow {
   widgets::SketchView* sketchView() const { return sketch_; }
   /// The central tabs: the 3D view and the sketch.
   QTabWidget* views() const { return views_; }
+  widgets::WelcomePage* welcomePage() const { return welcome_; }
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::PlaybackBar* playbackBar() const { return playback_; }
   widgets::PlotPanel* plotPanel() const { return plots_; }
@@ -134,6 +136,8 @@ class MainWindow : public QMainWindow {
   bool save();
   bool saveAs();
   void showSamples();
+  /// The Start page: new, open, recent files and the samples as pictures.
+  void showStartPage();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -166,6 +170,10 @@ class MainWindow : public QMainWindow {
   QString autosaveFile() const;
   void discardAutosave();
 
+  /// The Start page shown: the docks and the playback bar hidden (their layout kept), or back.
+  void setStartPageMode(bool on);
+  bool startPageMode_ = false;
+  QByteArray dockState_;
   void showResults(std::shared_ptr<const widgets::RunResults> results);
   void showResultRow(int row);
 
@@ -200,6 +208,7 @@ class MainWindow : public QMainWindow {
   widgets::SceneView* scene_ = nullptr;
   widgets::SketchView* sketch_ = nullptr;
   QTabWidget* views_ = nullptr;
+  widgets::WelcomePage* welcome_ = nullptr;
   widgets::ModelTree* tree_ = nullptr;
   widgets::AnalysisPanel* analysis_ = nullptr;
   widgets::PlaybackBar* playback_ = nullptr;

@@ -9,6 +9,8 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QTextBrowser>
 #include <QSlider>
 #include <QTreeWidget>
 #include <QPlainTextEdit>
@@ -24,6 +26,7 @@
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
+#include "panels/welcome_page.h"
 #include "plots/plot_panel.h"
 #include "panels/property_editor.h"
 #include "scene/scene_view.h"
@@ -265,6 +268,54 @@ TEST_F(FirstHourTest, TheLayoutFitsAt1280x800) {
       shown.grab().save(artifacts() + QString("/sample_%1_%2x%3.png").arg(QFileInfo(file).baseName()).arg(size.width()).arg(size.height()));
     }
   }
+}
+
+// Defect 9: no Help menu, no F1, no welcome page with recent files and the samples.
+TEST_F(FirstHourTest, HelpAndTheStartPage) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.showStartPage();  // what main() shows without a file
+  QTest::qWait(100);
+  auto* start = w.welcomePage();
+  ASSERT_EQ(w.views()->currentWidget(), start);
+  ASSERT_GE(start->samples()->count(), 15) << "every sample as a picture";
+  EXPECT_FALSE(start->samples()->item(0)->icon().isNull());
+  EXPECT_FALSE(w.findChild<QDockWidget*>("AnalysisDock")->isVisible()) << "the Start page has the window";
+  w.grab().save(artifacts() + "/start_page_1280x800.png");
+
+  // a click on a sample opens it in the 3D view; it becomes a recent file
+  QListWidgetItem* fourBar = nullptr;
+  for (int i = 0; i < start->samples()->count(); ++i)
+    if (start->samples()->item(i)->data(Qt::UserRole).toString().endsWith("/four-bar.json")) fourBar = start->samples()->item(i);
+  ASSERT_NE(fourBar, nullptr);
+  const QRect at = start->samples()->visualItemRect(fourBar);
+  QTest::mouseClick(start->samples()->viewport(), Qt::LeftButton, Qt::NoModifier, at.center());
+  EXPECT_TRUE(w.currentFile().endsWith("four-bar.json")) << w.currentFile().toStdString();
+  EXPECT_EQ(w.views()->currentWidget(), w.sceneView());
+  EXPECT_TRUE(w.findChild<QDockWidget*>("AnalysisDock")->isVisible()) << "the docks are back with the document";
+  ASSERT_GE(start->recent()->count(), 1);
+  EXPECT_TRUE(start->recent()->item(0)->data(Qt::UserRole).toString().endsWith("four-bar.json"));
+
+  // F1: getting started; the shortcuts come from the window's own actions; the file format
+  auto* gettingStarted = w.findChild<QAction*>("HelpGettingStarted");
+  ASSERT_NE(gettingStarted, nullptr);
+  EXPECT_EQ(gettingStarted->shortcut(), QKeySequence(QKeySequence::HelpContents));
+  gettingStarted->trigger();
+  auto* page = w.findChild<QDialog*>("HelpGettingStarted");
+  ASSERT_NE(page, nullptr);
+  EXPECT_TRUE(page->findChild<QTextBrowser*>()->toPlainText().contains("Draw your own four-bar"));
+  QTest::qWait(50);
+  page->grab().save(artifacts() + "/help_getting_started.png");
+  w.findChild<QAction*>("HelpShortcuts")->trigger();
+  const QString keys = w.findChild<QDialog*>("HelpShortcuts")->findChild<QTextBrowser*>()->toPlainText();
+  EXPECT_TRUE(keys.contains("Undo")) << keys.toStdString();
+  EXPECT_TRUE(keys.contains(QKeySequence(Qt::ALT | Qt::Key_1).toString(QKeySequence::NativeText))) << keys.toStdString();
+  w.findChild<QAction*>("HelpFormat")->trigger();
+  EXPECT_TRUE(w.findChild<QDialog*>("HelpFormat")->findChild<QTextBrowser*>()->toPlainText().contains("bodies"));
+  w.findChild<QAction*>("HelpStartPage")->trigger();
+  EXPECT_EQ(w.views()->currentWidget(), start);
 }
 
 }  // namespace

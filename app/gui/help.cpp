@@ -1,0 +1,102 @@
+#include "help.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <functional>
+#include <map>
+
+namespace lw::app {
+namespace {
+
+QDialog* browserDialog(QWidget* parent, const QString& title, const QString& markdown, const QString& name) {
+  // one dialog per page: asking again raises it
+  if (auto* open = parent->findChild<QDialog*>(name)) {
+    open->show();
+    open->raise();
+    open->activateWindow();
+    return open;
+  }
+  auto* dialog = new QDialog(parent);
+  dialog->setObjectName(name);
+  dialog->setWindowTitle(title);
+  dialog->resize(720, 620);
+  auto* browser = new QTextBrowser(dialog);
+  browser->setOpenExternalLinks(true);
+  browser->setMarkdown(markdown);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
+  auto* layout = new QVBoxLayout(dialog);
+  layout->addWidget(browser);
+  layout->addWidget(buttons);
+  dialog->show();
+  return dialog;
+}
+
+}  // namespace
+
+QDialog* showHelpPage(QWidget* parent, const QString& title, const QString& resource, const QString& name) {
+  QFile f(resource);
+  const QString text = f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll())
+                                                   : QObject::tr("The page %1 is missing from this build.").arg(resource);
+  return browserDialog(parent, title, text, name);
+}
+
+QString shortcutsMarkdown(const QWidget* window) {
+  // by menu text, without the accelerator's '&'; sorted for reading
+  std::map<QString, QString> keys;
+  for (const QAction* a : window->findChildren<QAction*>()) {
+    if (a->shortcut().isEmpty() || a->text().isEmpty()) continue;
+    QString text = a->text();
+    text.remove('&');
+    keys[text] = a->shortcut().toString(QKeySequence::NativeText);
+  }
+  QString md = QObject::tr("# Keyboard shortcuts\n\n| Command | Keys |\n|---|---|\n");
+  for (const auto& [text, key] : keys) md += "| " + text + " | " + key + " |\n";
+  md += QObject::tr(
+      "\n# Mouse\n\n| Where | What |\n|---|---|\n"
+      "| 3D view | left drag turns the camera, middle drag or Shift + left drag pans, the wheel zooms |\n"
+      "| 3D view | a click selects a body or joint; Shift + drag a joint or a handle moves it (Esc cancels) |\n"
+      "| 3D view | right click: add a point, edit, change or delete |\n"
+      "| Sketch | the wheel zooms, middle drag pans; Select (S) drags points or the driven link |\n"
+      "| Plots | a click moves playback to that time |\n");
+  return md;
+}
+
+QMenu* addHelpMenu(QMainWindow* window, const std::function<void()>& showStart) {
+  QMenu* help = window->menuBar()->addMenu(QObject::tr("&Help"));
+  QAction* start = help->addAction(QObject::tr("&Getting Started"), window, [window] {
+    showHelpPage(window, QObject::tr("Getting started — Linkwright"), ":/help/getting-started.md", "HelpGettingStarted");
+  });
+  start->setObjectName("HelpGettingStarted");
+  start->setShortcut(QKeySequence::HelpContents);
+  QAction* keys = help->addAction(QObject::tr("&Keyboard Shortcuts"), window, [window] {
+    browserDialog(window, QObject::tr("Keyboard shortcuts — Linkwright"), shortcutsMarkdown(window), "HelpShortcuts");
+  });
+  keys->setObjectName("HelpShortcuts");
+  QAction* format = help->addAction(QObject::tr("&File Format"), window, [window] {
+    showHelpPage(window, QObject::tr("Mechanism file format — Linkwright"), ":/help/format.md", "HelpFormat");
+  });
+  format->setObjectName("HelpFormat");
+  help->addAction(QObject::tr("&Start Page"), window, showStart)->setObjectName("HelpStartPage");
+  help->addSeparator();
+  help->addAction(QObject::tr("&About Linkwright"), window, [window] {
+    QMessageBox::about(window, QObject::tr("About Linkwright"),
+                       QObject::tr("<h3>Linkwright %1</h3><p>Design, analyse and animate linkages: structural groups, "
+                                   "semi-recursive and penalty dynamics, exact sensitivities through impacts.</p>"
+                                   "<p>Built on Qt %2, VTK 9, Eigen, SuiteSparse, QCustomPlot, nlohmann-json, CLI11, "
+                                   "ColPack and Boost.</p>")
+                           .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+  })->setObjectName("HelpAbout");
+  return help;
+}
+
+}  // namespace lw::app
