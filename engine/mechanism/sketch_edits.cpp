@@ -148,6 +148,34 @@ std::optional<SketchPoint> nearestPoint(const std::vector<SketchPoint>& points, 
   return best;
 }
 
+std::vector<Eigen::Vector2d> unjoinedCoincidences(const Mechanism& m, const std::vector<SketchPoint>& points, double tolerance) {
+  // points joined directly or through other joints at the same place (three bodies on one pin)
+  std::vector<std::size_t> parent(points.size());
+  for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+  auto root = [&](std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  auto find = [&](const Ref& r) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (points[i].body == r.body && points[i].point == r.item) return i;
+    return std::nullopt;
+  };
+  for (const auto& j : m.joints) {
+    const auto a = find(j.points[0]), b = find(j.points[1]);
+    if (a && b) parent[root(*a)] = root(*b);
+  }
+  std::vector<Eigen::Vector2d> out;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (std::size_t k = i + 1; k < points.size(); ++k) {
+      if (points[i].body == points[k].body || (points[i].ground() && points[k].ground())) continue;
+      if ((points[i].at - points[k].at).norm() > tolerance || root(i) == root(k)) continue;
+      const bool known = std::any_of(out.begin(), out.end(), [&](const Eigen::Vector2d& q) { return (q - points[i].at).norm() <= tolerance; });
+      if (!known) out.push_back(points[i].at);
+    }
+  return out;
+}
+
 Mechanism emptyPlanar(const std::string& name) {
   Mechanism m;
   m.name = name;

@@ -29,6 +29,11 @@ std::vector<SketchPoint> sketchPoints(const Mechanism& m);
 /// The point nearest to `at` within `radius`, if any (of coincident points, the first listed).
 std::optional<SketchPoint> nearestPoint(const std::vector<SketchPoint>& points, const Eigen::Vector2d& at, double radius);
 
+/// Where points of two bodies (or a body and the ground) lie on each other without a joint between
+/// them, directly or through other joints there: the drawing looks closed but is not (one place
+/// each, within `tolerance`).
+std::vector<Eigen::Vector2d> unjoinedCoincidences(const Mechanism& m, const std::vector<SketchPoint>& points, double tolerance);
+
 /// A link end: an existing point (it gets a pin joint to the new link) or a free position.
 struct LinkEnd {
   std::optional<SketchPoint> point;

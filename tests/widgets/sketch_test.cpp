@@ -521,3 +521,41 @@ TEST_F(SketchTest, ContactsAndInitialVelocitiesThroughTheirDialogs) {
   ASSERT_EQ(w.mechanism()->initialVelocities.size(), 1u);
   EXPECT_EQ(w.mechanism()->initialVelocities[0].velocity[0].value, 1.0);
 }
+
+// Issue 24 defect 1: at the default zoom (60 px per metre, a 0.5 m grid) a link end clicked
+// 13 px from a pivot was put on it by the grid snap but not joined to it: the drawing looked
+// closed while the banner said 3 DOF. The point now wins within the grid's reach, and an end
+// lying on a point without a joint is ringed and named in the banner.
+TEST_F(SketchTest, AnEndSnappedOntoAPointIsJoinedToIt) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 1, 0.5);
+  v->resetTransform();
+  v->scale(60, 60);
+  v->centerOn(v->toScene(1, 0.5));
+  QApplication::processEvents();
+  trigger(w, "ToolGroundPivot");
+  click(v, 0, 0);
+  click(v, 2, 0);
+  trigger(w, "ToolLink");
+  click(v, 0, 0), click(v, 0.5, 1.0);
+  click(v, 0.5, 1.0), click(v, 1.5, 1.0);
+  click(v, 1.5, 1.0);
+  // the last end 13 px from pivot (2, 0): (2 + 0.2, 0 + 0.1) m at 60 px per metre
+  QTest::mouseClick(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 2.2, 0.1));
+  QApplication::processEvents();
+  const lw::Mechanism* m = w.mechanism();
+  ASSERT_EQ(m->bodies.size(), 3u);
+  EXPECT_EQ(m->joints.size(), 4u) << "the rocker's end is pinned to the pivot: " << v->summary().toStdString();
+  EXPECT_TRUE(v->summary().startsWith("1 DOF")) << v->summary().toStdString();
+  EXPECT_TRUE(v->unjoinedPoints().empty());
+
+  // a drawing whose end lies on a point without a joint says so and rings it
+  lw::Mechanism open = *m;
+  open.joints.pop_back();
+  w.replaceMechanism(open);
+  ASSERT_EQ(v->unjoinedPoints().size(), 1u);
+  EXPECT_NEAR(v->unjoinedPoints()[0].x(), 2.0, 1e-12);
+  EXPECT_TRUE(v->summary().startsWith("A link end lies on a point without a joint")) << v->summary().toStdString();
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/sketch_unjoined_end.png");
+}

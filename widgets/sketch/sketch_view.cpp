@@ -230,6 +230,7 @@ void SketchView::analyse() {
       summary_ = d.empty() ? tr("The sketch is not a mechanism yet") : QString::fromStdString(d.front().format());
       problem_ = true;
     }
+    markUnjoined();
     return;
   }
   const topology::Mobility mob = topology::grueblerKutzbach(*resolved_);
@@ -256,6 +257,19 @@ void SketchView::analyse() {
     summary_ = head + tr(" — ") + names.join(", ");
   }
   if (!dec.ok) problemBodies_ = dec.unsolvedBodies;
+  markUnjoined();
+}
+
+void SketchView::markUnjoined() {
+  unjoined_ = sketch::unjoinedCoincidences(m_, currentPoints(), 1e-9 * (resolved_ ? resolved_->lengthScale() : 1.0));
+  if (unjoined_.empty()) return;
+  // first: it is why the rest of the banner reads as it does (the count of freedoms)
+  const QString hint = unjoined_.size() == 1
+                           ? tr("A link end lies on a point without a joint (ringed red): draw the link again onto it, or drag it apart")
+                           : tr("%1 link ends lie on points without a joint (ringed red): draw the links again onto them, or drag them apart")
+                                 .arg(unjoined_.size());
+  summary_ = hint + " — " + summary_;
+  problem_ = true;
 }
 
 void SketchView::updateCurves() {
@@ -468,13 +482,21 @@ Eigen::Vector2d SketchView::world(const QPoint& viewPos) const {
 Eigen::Vector2d SketchView::snap(const QPoint& viewPos, std::optional<sketch::SketchPoint>* hit) const {
   const Eigen::Vector2d w = world(viewPos);
   const double metresPerPixel = 1.0 / std::max(1e-9, transform().m11());
-  const auto near = sketch::nearestPoint(currentPoints(), w, kSnapPixels * metresPerPixel);
-  if (hit) *hit = near;
-  if (near) return near->at;
   // grid: 0.1 m, coarser when zoomed out (at least 8 px per step)
   double step = 0.1;
   while (step / metresPerPixel < 8 - 1e-9) step *= 5;
-  return {std::round(w.x() / step) * step, std::round(w.y() / step) * step};
+  // a point wins over the grid within the grid's own reach (half a cell's diagonal): an end that
+  // the grid would put on a point is joined to it, never left lying there unjoined
+  const std::vector<sketch::SketchPoint> points = currentPoints();
+  const auto near = sketch::nearestPoint(points, w, std::max(kSnapPixels * metresPerPixel, 0.71 * step));
+  if (hit) *hit = near;
+  if (near) return near->at;
+  const Eigen::Vector2d grid(std::round(w.x() / step) * step, std::round(w.y() / step) * step);
+  if (const auto on = sketch::nearestPoint(points, grid, 1e-9 * std::max(1.0, grid.norm()))) {
+    if (hit) *hit = on;
+    return on->at;
+  }
+  return grid;
 }
 
 std::optional<std::string> SketchView::bodyAt(const QPoint& viewPos) const {
@@ -771,6 +793,15 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     pen.setCosmetic(true);
     p->setPen(pen);
     p->drawLine(toScene(linkStartAt_->x(), linkStartAt_->y()), toScene(rubberEnd_->x(), rubberEnd_->y()));
+  }
+  // link ends lying on a point without a joint: a red ring each (the banner says why)
+  for (const Eigen::Vector2d& q : unjoined_) {
+    QPen ring(QColor(214, 39, 40), 3);
+    ring.setCosmetic(true);
+    p->setPen(ring);
+    p->setBrush(Qt::NoBrush);
+    const double r = 11 / std::max(1e-9, transform().m11());
+    p->drawEllipse(toScene(q.x(), q.y()), r, r);
   }
   // banner and group legend in view coordinates
   p->save();

@@ -48,6 +48,8 @@ class SketchView : public QGraphicsView {
 
   /// What the banner says: "1 DOF, 1 driven — crank, RRR dyad" or the problem.
   QString summary() const { return summary_; }
+  /// Where link ends lie on points without a joint (ringed red in the view).
+  const std::vector<Eigen::Vector2d>& unjoinedPoints() const { return unjoined_; }
   /// Body poses currently shown (12 per body), e.g. after dragging the crank.
   const std::vector<double>& shownPoses() const { return poses_; }
   /// Scene position of a world point (metres), for tests driving the mouse.
@@ -89,6 +91,10 @@ class SketchView : public QGraphicsView {
   Tool tool_ = Tool::Select;
   QString summary_;
   bool problem_ = false;
+  std::vector<Eigen::Vector2d> unjoined_;  // where link ends lie on points without a joint
+  /// Finds unjoined_ and says so in the banner.
+  void markUnjoined();
+
   std::vector<int> groupOfBody_;          // resolved body → group (−1: none)
   std::vector<QString> groupNames_;
   std::vector<int> problemBodies_;

@@ -486,5 +486,21 @@ TEST(SketchEdits, RandomSketchesAreAnalysedWithoutCrashing) {
   EXPECT_GT(dragged, 20);
 }
 
+TEST(SketchEdits, PointsOnEachOtherWithoutAJointAreFound) {
+  Mechanism m = test::sampleMechanism("four-bar");
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  EXPECT_TRUE(unjoinedCoincidences(m, sketchPoints(*r), 1e-9).empty()) << "every coincidence is a joint";
+  const Eigen::Vector3d atB = r->pointWorld(r->joints[1].points[0]);  // joint B: crank.B – coupler.B
+  m.joints.erase(m.joints.begin() + 1);
+  const auto open = unjoinedCoincidences(m, sketchPoints(*r), 1e-9);
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_LT((open[0] - atB.head<2>()).norm(), 1e-12);
+  // three bodies on one pin through two joints: joined through each other
+  Mechanism three = test::sampleMechanism("jansen-leg");
+  const auto rj = resolve(three, d);
+  EXPECT_TRUE(unjoinedCoincidences(three, sketchPoints(*rj), 1e-9).empty());
+}
+
 }  // namespace
 }  // namespace lw::sketch
