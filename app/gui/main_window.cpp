@@ -552,6 +552,19 @@ void MainWindow::createActions() {
   fitSketch->setObjectName("SketchFit");
   fitSketch->setShortcut(QKeySequence(Qt::Key_F));
   fitSketch->setToolTip(tr("Fit the sketch in the view (F)"));
+  QAction* animate = tools->addAction(tr("Animate"));
+  animate->setObjectName("SketchAnimate");
+  animate->setCheckable(true);
+  animate->setShortcut(QKeySequence(Qt::Key_M));
+  animate->setToolTip(tr("Turn the crank on its own (M); a crank that cannot turn fully rocks between its limits"));
+  connect(animate, &QAction::toggled, this, [this](bool on) {
+    if (on) views_->setCurrentWidget(sketch_);
+    sketch_->setAnimating(on);
+  });
+  connect(sketch_, &widgets::SketchView::animatingChanged, animate, [animate](bool on) {
+    const QSignalBlocker quiet(animate);
+    animate->setChecked(on);
+  });
 
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* a = file->addAction(tr("&New"), this, &MainWindow::newDocument);

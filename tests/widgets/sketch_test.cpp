@@ -173,14 +173,14 @@ TEST_F(SketchTest, DrawAFourBarFromScratchDragItAndUndo) {
   EXPECT_EQ(w.mechanism()->joints.size(), drawn.joints.size());
   EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven"));
 
-  // drag the rocker's pivot D from (4, 0) to (4.5, 0): the rocker and the ground change
-  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 4, 0));
+  // Shift + drag the rocker's pivot D from (4, 0) to (4.5, 0): the rocker and the ground change
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::ShiftModifier, at(v, 4, 0));
   for (int k = 1; k <= 5; ++k) {
     QMouseEvent move(QEvent::MouseMove, at(v, 4 + 0.1 * k, 0), v->viewport()->mapToGlobal(at(v, 4 + 0.1 * k, 0)), Qt::NoButton,
-                     Qt::LeftButton, Qt::NoModifier);
+                     Qt::LeftButton, Qt::ShiftModifier);
     QApplication::sendEvent(v->viewport(), &move);
   }
-  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 4.5, 0));
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::ShiftModifier, at(v, 4.5, 0));
   QApplication::processEvents();
   EXPECT_EQ(w.undoStack()->count(), 7);
   bool moved = false;
@@ -558,4 +558,73 @@ TEST_F(SketchTest, AnEndSnappedOntoAPointIsJoinedToIt) {
   EXPECT_TRUE(v->summary().startsWith("A link end lies on a point without a joint")) << v->summary().toStdString();
   QTest::qWait(50);
   w.grab().save(artifacts() + "/sketch_unjoined_end.png");
+}
+
+// Issue 24 defect 6: a crank dragged by its end had its geometry edited (a mid-link grab turned
+// it); a crank that could not go further reported "t = −3.239"; a non-Grashof crank could not be
+// rocked; nothing said the Grashof type or the transmission angle.
+TEST_F(SketchTest, ACrankTurnsByAnyPartRocksBetweenItsLimitsAndSaysItsType) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 2, 1);
+  drawFourBar(w);
+  ASSERT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
+  const QStringList lines = v->fourBarLines();
+  ASSERT_EQ(lines.size(), 1);
+  EXPECT_TRUE(lines[0].contains("Grashof crank-rocker")) << lines[0].toStdString();
+  EXPECT_TRUE(lines[0].contains("transmission angle")) << lines[0].toStdString();
+  // the crank's end B (0.5, 0.9) dragged a quarter turn round A: it turns, nothing is edited
+  const int edits = w.undoStack()->count();
+  const double before = v->crankAngle();
+  trigger(w, "ToolSelect");
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.5, 0.9));
+  const double a0 = std::atan2(0.9, 0.5);
+  for (int k = 1; k <= 9; ++k) {
+    const double a = a0 + std::numbers::pi / 2 * k / 9;
+    const QPoint p = at(v, std::hypot(0.5, 0.9) * std::cos(a), std::hypot(0.5, 0.9) * std::sin(a));
+    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v->viewport(), &move);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0, 0));
+  EXPECT_EQ(w.undoStack()->count(), edits) << "dragging the crank's end edited the geometry";
+  EXPECT_NEAR(v->crankAngle() - before, 90.0, 3.0);
+
+  // a non-Grashof four-bar (ground 4, crank 3, coupler 3.0, rocker 3.4: s + l > p + q) rocks
+  lw::app::MainWindow w2;
+  auto* v2 = newSketch(w2, 2, 1.5);
+  trigger(w2, "ToolGroundPivot");
+  click(v2, 0, 0);
+  click(v2, 4, 0);
+  trigger(w2, "ToolLink");
+  click(v2, 0, 0), click(v2, 0, 3);
+  click(v2, 0, 3), click(v2, 3, 3.3);
+  click(v2, 3, 3.3), click(v2, 4, 0);
+  trigger(w2, "ToolDriver");
+  click(v2, 0, 1.5);
+  ASSERT_TRUE(v2->summary().startsWith("1 DOF, 1 driven")) << v2->summary().toStdString();
+  ASSERT_EQ(v2->fourBarLines().size(), 1);
+  EXPECT_TRUE(v2->fourBarLines()[0].contains("non-Grashof")) << v2->fourBarLines()[0].toStdString();
+  EXPECT_TRUE(v2->unjoinedPoints().empty()) << v2->unjoinedPoints()[0].transpose();
+  // turned by hand past its limit: the message gives the crank angle, not a time
+  QString said;
+  QObject::connect(v2, &lw::widgets::SketchView::message, [&](const QString& m) { said = m; });
+  trigger(w2, "ToolSelect");
+  QTest::mousePress(v2->viewport(), Qt::LeftButton, Qt::NoModifier, at(v2, 0, 1.5));
+  for (int k = 1; k <= 30; ++k) {
+    const double a = std::numbers::pi / 2 + std::numbers::pi * k / 30;  // anticlockwise, away from the rocker: s + l > p + q
+    const QPoint p = at(v2, 1.5 * std::cos(a), 1.5 * std::sin(a));
+    QMouseEvent move(QEvent::MouseMove, p, v2->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v2->viewport(), &move);
+  }
+  QTest::mouseRelease(v2->viewport(), Qt::LeftButton, Qt::NoModifier, at(v2, 1, 0));
+  EXPECT_TRUE(said.startsWith("The crank stops at")) << said.toStdString();
+  EXPECT_FALSE(said.contains("t =")) << said.toStdString();
+  // Animate: it swings between its two limits
+  trigger(w2, "SketchAnimate");
+  ASSERT_TRUE(v2->animating());
+  QTest::qWaitFor([&] { return v2->rockingLimits() && v2->rockingLimits()->second - v2->rockingLimits()->first > 5; }, 8000);
+  ASSERT_TRUE(v2->rockingLimits().has_value());
+  EXPECT_GT(v2->rockingLimits()->second - v2->rockingLimits()->first, 5.0);
+  w2.grab().save(artifacts() + "/sketch_rocking_triple_rocker.png");
+  trigger(w2, "SketchAnimate");
+  EXPECT_FALSE(v2->animating());
 }

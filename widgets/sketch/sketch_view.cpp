@@ -5,6 +5,7 @@
 #include <QGraphicsPathItem>
 #include <QGraphicsPolygonItem>
 #include <QGraphicsScene>
+#include <QTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QResizeEvent>
@@ -15,6 +16,7 @@
 #include <numbers>
 
 #include "analysis/crank_drag.h"
+#include "topology/four_bar.h"
 #include "kinematics/natural_model.h"
 #include "topology/mobility.h"
 #include "topology/structural_groups.h"
@@ -60,6 +62,9 @@ SketchView::SketchView(QWidget* parent) : QGraphicsView(parent) {
   setMouseTracking(true);
   setBackgroundBrush(QColor("#fbfbf8"));
   scale(60, 60);  // pixels per metre until the first fit
+  animation_ = new QTimer(this);
+  animation_->setInterval(30);
+  connect(animation_, &QTimer::timeout, this, &SketchView::animationTick);
 }
 
 SketchView::~SketchView() = default;
@@ -156,6 +161,8 @@ void SketchView::setMechanism(const Mechanism& m, std::shared_ptr<const Resolved
   resolved_ = std::move(resolved);
   drag_.reset();
   turning_ = false;
+  rocking_.reset();
+  if (animation_->isActive()) setAnimating(false);
   poses_ = resolved_ ? storedPoses(*resolved_) : std::vector<double>{};
   analyse();
   updateCurves();
@@ -174,7 +181,7 @@ void SketchView::setTool(Tool t) {
   rubberEnd_.reset();
   sliderOn_.reset();
   static const char* hints[] = {
-      "Select: drag a point to change the geometry, drag the driven link to move the mechanism",
+      "Select: drag the crank to move the mechanism; Shift + drag a point to change the geometry",
       "Ground pivot: click to place a fixed pivot",
       "Link: click (or press) on the first end, then click (or release) on the second; ends on points get pins",
       "Point: click on a link to add a coupler point there",
@@ -221,6 +228,7 @@ void SketchView::analyse() {
   groupNames_.clear();
   problemBodies_.clear();
   problem_ = false;
+  fourBars_.clear();
   if (!resolved_) {
     summary_ = m_.ground.points.empty() ? tr("Empty sketch: place ground pivots (P), then draw links (L)")
                                         : tr("Draw links (L) from the ground pivots");
@@ -257,6 +265,7 @@ void SketchView::analyse() {
     summary_ = head + tr(" — ") + names.join(", ");
   }
   if (!dec.ok) problemBodies_ = dec.unsolvedBodies;
+  fourBars_ = topology::fourBarLoops(*resolved_);
   markUnjoined();
 }
 
@@ -583,34 +592,122 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
       else if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::deleteBody(after, *b));
       return;
     case Tool::Select: {
-      if (hit && resolved_ && !(drag_ && std::abs(drag_->value()) > 1e-12)) {  // geometry edits at the stored configuration
+      // one rule: a plain drag moves the mechanism (the crank, by any part of it), Shift + drag a
+      // point changes the geometry; without a crank to turn, a plain drag of a point does too
+      const bool geometry = e->modifiers() & Qt::ShiftModifier;
+      ensureDrag();
+      const std::string crank = crankName();
+      const auto b = bodyAt(e->pos());
+      bool onCrank = !crank.empty() && b && *b == crank;
+      if (!crank.empty() && hit)  // a joint's point: the crank's too, whichever is listed first
+        for (const auto& q : currentPoints())
+          if (q.body == crank && (q.at - hit->at).norm() < 1e-12) onCrank = true;
+      if (!geometry && onCrank) {
+        const Eigen::Vector3d P = crankPivot();
+        const Eigen::Vector2d w = world(e->pos());
+        turning_ = true;
+        lastMouseAngle_ = std::atan2(w.y() - P.y(), w.x() - P.x());
+        turned_ = drag_->value();
+        emit message(tr("Turning %1 (%2°): the mechanism follows; Shift + drag a point to change the geometry")
+                         .arg(QString::fromStdString(crank))
+                         .arg(crankAngle(), 0, 'f', 1));
+        return;
+      }
+      if (hit && resolved_ && (geometry || crank.empty())) {
+        if (drag_ && std::abs(drag_->value()) > 1e-12) {  // geometry edits are of the stored configuration
+          emit message(tr("Turn the crank back to its drawn position (or open the file again) to edit the geometry"));
+          return;
+        }
         moving_ = hit;
         beforeMove_ = m_;
         return;
       }
-      const auto b = bodyAt(e->pos());
-      if (b && !drag_ && resolved_ && !problem_ && m_.drivers.size() == 1) drag_ = analysis::CrankDrag::create(m_, nullptr);
-      if (b && drag_) {
-        const auto& jt = drag_->resolved().joints[static_cast<std::size_t>(drag_->joint())];
-        const int crank = jt.points[0].body == 0 ? jt.points[1].body : jt.points[0].body;
-        if (drag_->resolved().bodies[static_cast<std::size_t>(crank)].name == *b) {
-          const ItemIndex pivot = jt.points[0].body == 0 ? jt.points[0] : jt.points[1];
-          const Eigen::Vector3d P = drag_->resolved().bodies[0].points[static_cast<std::size_t>(pivot.index)];
-          const Eigen::Vector2d w = world(e->pos());
-          turning_ = true;
-          lastMouseAngle_ = std::atan2(w.y() - P.y(), w.x() - P.x());
-          turned_ = drag_->value();
-          emit message(tr("Turning %1: the mechanism follows").arg(QString::fromStdString(*b)));
-          return;
-        }
-        emit message(tr("Drag the driven link (%1) to move the mechanism, or a point to change the geometry")
-                         .arg(QString::fromStdString(drag_->resolved().bodies[static_cast<std::size_t>(crank)].name)));
-      } else if (hit && drag_) {
-        emit message(tr("Turn the crank back to its drawn position (or let go) to edit the geometry"));
-      }
+      emit message(crank.empty() ? tr("Drag a point to change the geometry; drive a grounded link (D) to move the mechanism")
+                                 : tr("Drag the crank (%1) to move the mechanism; Shift + drag a point to change the geometry")
+                                       .arg(QString::fromStdString(crank)));
       return;
     }
   }
+}
+
+bool SketchView::ensureDrag() {
+  if (!drag_ && resolved_ && !problem_ && m_.drivers.size() == 1) drag_ = analysis::CrankDrag::create(m_, nullptr);
+  return drag_ != nullptr;
+}
+
+std::string SketchView::crankName() const {
+  if (!drag_) return {};
+  const auto& jt = drag_->resolved().joints[static_cast<std::size_t>(drag_->joint())];
+  const int crank = jt.points[0].body == 0 ? jt.points[1].body : jt.points[0].body;
+  return drag_->resolved().bodies[static_cast<std::size_t>(crank)].name;
+}
+
+Eigen::Vector3d SketchView::crankPivot() const {
+  const auto& jt = drag_->resolved().joints[static_cast<std::size_t>(drag_->joint())];
+  const ItemIndex pivot = jt.points[0].body == 0 ? jt.points[0] : jt.points[1];
+  return drag_->resolved().bodies[0].points[static_cast<std::size_t>(pivot.index)];
+}
+
+double SketchView::crankAngle() const {
+  // the driven pin's angle as the outputs measure it: body 2's x axis from body 1's, in degrees
+  if (!resolved_ || poses_.empty()) return 0;
+  const auto driver = std::find_if(resolved_->drivers.begin(), resolved_->drivers.end(),
+                                   [](const auto& d) { return d.type == lw::Driver::Type::Joint; });
+  if (driver == resolved_->drivers.end()) return 0;
+  const auto& jt = resolved_->joints[static_cast<std::size_t>(driver->joint)];
+  auto angle = [&](int body) { return std::atan2(poses_[12 * static_cast<std::size_t>(body) + 3], poses_[12 * static_cast<std::size_t>(body)]); };
+  double a = (angle(jt.points[1].body) - angle(jt.points[0].body)) * 180 / std::numbers::pi;
+  while (a > 180) a -= 360;
+  while (a <= -180) a += 360;
+  return a;
+}
+
+bool SketchView::turnBy(double delta) {
+  // as far as the linkage goes towards turned_ + delta: a dead point is approached by halving
+  if (drag_->solve(turned_ + delta).ok()) {
+    turned_ += delta;
+    poses_ = drag_->poses();
+    return true;
+  }
+  for (double part = delta / 2; std::abs(part) > 1e-4; part /= 2)
+    if (drag_->solve(turned_ + part).ok()) turned_ += part;
+  turned_ = drag_->value();
+  poses_ = drag_->poses().empty() ? poses_ : drag_->poses();
+  return false;
+}
+
+void SketchView::setAnimating(bool on) {
+  if (on && (!ensureDrag() || !resolved_)) {
+    emit message(tr("Nothing to animate: drive one grounded link (D) of a mechanism with 1 DOF"));
+    emit animatingChanged(false);
+    return;
+  }
+  if (on == animation_->isActive()) return;
+  if (on) {
+    turned_ = drag_->value();
+    rocking_.reset();
+    animation_->start();
+  } else {
+    animation_->stop();
+  }
+  emit animatingChanged(on);
+}
+
+bool SketchView::animating() const { return animation_->isActive(); }
+
+void SketchView::animationTick() {
+  if (!drag_) return setAnimating(false);
+  // about a quarter turn per second; at a dead point the crank turns back: a rocker swings
+  // between its limits
+  if (!turnBy(direction_ * 0.05)) {
+    const double limit = crankAngle();
+    if (!rocking_) rocking_ = std::make_pair(limit, limit);
+    rocking_->first = std::min(rocking_->first, limit);
+    rocking_->second = std::max(rocking_->second, limit);
+    direction_ = -direction_;
+    emit message(tr("Rocking between its limits: %1° and %2°").arg(rocking_->first, 0, 'f', 1).arg(rocking_->second, 0, 'f', 1));
+  }
+  updatePoses();
 }
 
 void SketchView::mouseMoveEvent(QMouseEvent* e) {
@@ -662,13 +759,11 @@ void SketchView::mouseMoveEvent(QMouseEvent* e) {
     while (delta < -std::numbers::pi) delta += 2 * std::numbers::pi;
     lastMouseAngle_ = a;
     const double sign = jt.points[0].body == 0 ? 1.0 : -1.0;  // the coordinate of body 2 relative to body 1
-    turned_ += sign * delta;
-    const lw::Status st = drag_->solve(turned_);
-    if (!st.ok()) {
-      turned_ = drag_->value();
-      emit message(tr("The mechanism cannot go further: %1").arg(QString::fromStdString(st.message)));
-    }
-    poses_ = drag_->poses();
+    if (!turnBy(sign * delta))
+      emit message(tr("The crank stops at %1°: the linkage cannot reach further (a dead point); Animate (M) rocks it between its limits")
+                       .arg(crankAngle(), 0, 'f', 1));
+    else
+      emit message(tr("Crank at %1°").arg(crankAngle(), 0, 'f', 1));
     updatePoses();
     return;
   }
@@ -828,7 +923,30 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     p->drawText(QPoint(42, y + fm.ascent()), tr("%1. %2: %3").arg(g + 1).arg(groupNames_[static_cast<std::size_t>(g)], bodies.join(", ")));
     y += fm.height() + 4;
   }
+  for (const QString& line : fourBarLines()) {
+    p->setPen(QColor("#202020"));
+    p->drawText(QPoint(12, y + fm.ascent()), line);
+    y += fm.height() + 4;
+  }
   p->restore();
+}
+
+QStringList SketchView::fourBarLines() const {
+  // what linkage designers read first: does a link turn fully, and how well does force pass
+  QStringList out;
+  if (!resolved_) return out;
+  for (const auto& l : fourBars_) {
+    auto name = [&](int b) { return QString::fromStdString(resolved_->bodies[static_cast<std::size_t>(b)].name); };
+    const QString type = l.changePoint ? tr("change point, %1 (it can fold flat)").arg(QString::fromStdString(l.type))
+                         : l.grashof   ? tr("Grashof %1").arg(QString::fromStdString(l.type))
+                                       : tr("non-Grashof triple-rocker (no link turns fully)");
+    out << tr("Four-bar %1–%2–%3: %4 · transmission angle %5°, %6°–%7° over the motion")
+               .arg(name(l.input), name(l.coupler), name(l.output), type)
+               .arg(topology::transmissionAngle(*resolved_, l, poses_), 0, 'f', 0)
+               .arg(l.minTransmission, 0, 'f', 0)
+               .arg(l.maxTransmission, 0, 'f', 0);
+  }
+  return out;
 }
 
 }  // namespace lw::widgets

@@ -21,6 +21,9 @@
 #include "mechanism/mechanism.h"
 #include "mechanism/resolved.h"
 #include "mechanism/sketch_edits.h"
+#include "topology/four_bar.h"
+
+class QTimer;
 
 namespace lw::analysis {
 class CrankDrag;
@@ -56,12 +59,23 @@ class SketchView : public QGraphicsView {
   QPointF toScene(double x, double y) const { return {x, -y}; }
   /// Fits the sketch (or a 10 m square when empty) in the view.
   void fit();
+  /// Turns the crank on its own (about a quarter turn per second); at a dead point it turns back,
+  /// so a crank that cannot turn fully rocks between its limits.
+  void setAnimating(bool on);
+  bool animating() const;
+  /// The limits found while rocking (degrees), once the crank has met them.
+  std::optional<std::pair<double, double>> rockingLimits() const { return rocking_; }
+  /// The driven pin's angle shown (degrees, as the outputs measure it), 0 without a crank.
+  double crankAngle() const;
+  /// One line per four-bar loop: its Grashof type and transmission angle (now and extremes).
+  QStringList fourBarLines() const;
 
  signals:
   /// An edit: the whole mechanism after it, and what it did ("Add link link3").
   void edited(const lw::Mechanism& after, const QString& description);
   /// A hint or a refusal for the status bar.
   void message(const QString& text);
+  void animatingChanged(bool on);
 
  protected:
   void mousePressEvent(QMouseEvent* e) override;
@@ -92,6 +106,17 @@ class SketchView : public QGraphicsView {
   QString summary_;
   bool problem_ = false;
   std::vector<Eigen::Vector2d> unjoined_;  // where link ends lie on points without a joint
+  std::vector<topology::FourBarLoop> fourBars_;
+  QTimer* animation_ = nullptr;
+  double direction_ = 1;                                // the animation's sense of turning
+  std::optional<std::pair<double, double>> rocking_;   // limits met while animating (degrees)
+  void animationTick();
+  /// A drag of the driven crank, if the sketch has one to turn.
+  bool ensureDrag();
+  std::string crankName() const;          // empty without a crank to turn
+  Eigen::Vector3d crankPivot() const;
+  /// Turns the crank by delta from turned_, or as far as it goes (false: it met a dead point).
+  bool turnBy(double delta);
   /// Finds unjoined_ and says so in the banner.
   void markUnjoined();
 
