@@ -12,6 +12,7 @@ LW_PACKAGES=(
   libvtk9-dev libqcustomplot-dev libeigen3-dev libsuitesparse-dev libcolpack-dev
   nlohmann-json3-dev libcli11-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core python3-jsonschema
+  ffmpeg  # the window's animation export (GIF, MP4) runs it
 )
 
 lw_install_deps() {

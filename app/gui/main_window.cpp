@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStandardPaths>
@@ -29,6 +30,7 @@
 
 #include "analysis/assembly.h"
 #include "help.h"
+#include "media_export.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
@@ -583,6 +585,14 @@ void MainWindow::createActions() {
   saveAsAction_ = file->addAction(tr("Save &As..."), this, &MainWindow::saveAs);
   saveAsAction_->setShortcut(QKeySequence::SaveAs);
   file->addSeparator();
+  a = file->addAction(tr("Export &Image..."), this, [this] { exportImage(); });
+  a->setObjectName("ExportImage");
+  a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  a->setStatusTip(tr("Save the 3D view (PNG) or the sketch (PNG or SVG) as a picture"));
+  a = file->addAction(tr("Export &Animation..."), this, [this] { exportAnimation(); });
+  a->setObjectName("ExportAnimation");
+  a->setStatusTip(tr("Save the playback of the last run as an animated GIF or a video (MP4, WebM; made by ffmpeg)"));
+  file->addSeparator();
   a = file->addAction(tr("&Quit"), this, &QWidget::close);
   a->setShortcut(QKeySequence::Quit);
   updateRecentMenu();
@@ -1101,6 +1111,50 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
 }
 
 void MainWindow::showStartPage() { views_->setCurrentWidget(welcome_); }
+
+bool MainWindow::exportImage(const QString& file) {
+  const bool sketch = views_->currentWidget() == sketch_;
+  QString path = file;
+  if (path.isEmpty()) {
+    const QString base = QFileInfo(path_.isEmpty() ? tr("mechanism") : path_).completeBaseName();
+    path = QFileDialog::getSaveFileName(this, tr("Export Image"), base + ".png",
+                                        sketch ? tr("PNG image (*.png);;SVG drawing (*.svg)") : tr("PNG image (*.png)"));
+    if (path.isEmpty()) return false;
+  }
+  QString error;
+  const bool ok = sketch ? exportSketchImage(*sketch_, path, &error) : exportSceneImage(*scene_, path, &error);
+  log(ok ? tr("Exported %1").arg(path) : error);
+  statusBar()->showMessage(ok ? tr("Exported %1").arg(path) : error, 8000);
+  return ok;
+}
+
+bool MainWindow::exportAnimation(const QString& file) {
+  if (!playback_->results()) {
+    statusBar()->showMessage(tr("Run an analysis first: the animation is its playback"), 8000);
+    return false;
+  }
+  QString path = file;
+  if (path.isEmpty()) {
+    const QString base = QFileInfo(path_.isEmpty() ? tr("mechanism") : path_).completeBaseName();
+    path = QFileDialog::getSaveFileName(this, tr("Export Animation"), base + ".gif",
+                                        tr("Animated GIF (*.gif);;MP4 video (*.mp4);;WebM video (*.webm)"));
+    if (path.isEmpty()) return false;
+  }
+  views_->setCurrentWidget(scene_);
+  QProgressDialog progress(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 100, this);
+  progress.setWindowModality(Qt::WindowModal);
+  progress.setMinimumDuration(300);
+  QString error;
+  const bool ok = app::exportAnimation(*scene_, *playback_, path, {}, [&](int done, int total) {
+    progress.setMaximum(total);
+    progress.setValue(done);
+    QCoreApplication::processEvents();
+    return !progress.wasCanceled();
+  }, &error);
+  log(ok ? tr("Exported %1").arg(path) : error);
+  statusBar()->showMessage(ok ? tr("Exported %1").arg(path) : error, 8000);
+  return ok;
+}
 
 void MainWindow::setStartPageMode(bool on) {
   if (on == startPageMode_) return;

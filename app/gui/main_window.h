@@ -138,6 +138,11 @@ class MainWindow : public QMainWindow {
   void showSamples();
   /// The Start page: new, open, recent files and the samples as pictures.
   void showStartPage();
+  /// File > Export Image...: the view shown (3D: PNG; sketch: PNG or SVG) to `path` (empty:
+  /// asks). File > Export Animation...: the last run's playback as GIF, MP4 or WebM (ffmpeg),
+  /// with progress and Cancel. True if written.
+  bool exportImage(const QString& path = {});
+  bool exportAnimation(const QString& path = {});
 
  protected:
   void closeEvent(QCloseEvent* event) override;

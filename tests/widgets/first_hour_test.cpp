@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <numbers>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
+#include <QImageReader>
+#include <QTemporaryDir>
 #include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QLabel>
@@ -22,7 +26,9 @@
 
 #include "gui_test_support.h"
 #include "main_window.h"
+#include "media_export.h"
 #include "mechanism/resolved.h"
+#include "support/samples.h"
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
@@ -316,6 +322,82 @@ TEST_F(FirstHourTest, HelpAndTheStartPage) {
   EXPECT_TRUE(w.findChild<QDialog*>("HelpFormat")->findChild<QTextBrowser*>()->toPlainText().contains("bodies"));
   w.findChild<QAction*>("HelpStartPage")->trigger();
   EXPECT_EQ(w.views()->currentWidget(), start);
+}
+
+// Defect 10: Properties showed raw numbers without units and angles in radians (1.7957749734).
+TEST_F(FirstHourTest, PropertiesShowUnitsAndAnglesInDegrees) {
+  lw::widgets::PropertyEditor editor;
+  editor.setMechanism(lw::test::sampleMechanism("four-bar-path"));
+  editor.showItem("bodies[2]");  // the rocker: angle 1.7957749734 rad
+  QTableWidget* t = editor.table();
+  auto row = [&](const QString& field) {
+    for (int r = 0; r < t->rowCount(); ++r)
+      if (t->item(r, 0)->text() == field) return r;
+    return -1;
+  };
+  const int angle = row("angle"), mass = row("mass"), x = row("position[0]");
+  ASSERT_GE(angle, 0);
+  ASSERT_GE(mass, 0);
+  ASSERT_GE(x, 0);
+  EXPECT_NEAR(t->item(angle, 1)->text().toDouble(), 1.7957749733962085 * 180 / std::numbers::pi, 1e-7);
+  EXPECT_EQ(t->item(angle, 2)->text(), "°");
+  EXPECT_EQ(t->item(mass, 1)->text(), "L3");  // an expression stays as written
+  EXPECT_EQ(t->item(mass, 2)->text(), "kg");
+  EXPECT_EQ(t->item(x, 2)->text(), "m");
+  // typed in degrees, written in radians
+  QString path, text;
+  QObject::connect(&editor, &lw::widgets::PropertyEditor::edited, [&](const QString& p, const QString& v) { path = p, text = v; });
+  t->item(angle, 1)->setText("90");
+  EXPECT_EQ(path, "bodies[2].angle");
+  EXPECT_NEAR(text.toDouble(), std::numbers::pi / 2, 1e-15);
+  t->item(x, 1)->setText("4.5");
+  EXPECT_EQ(text, "4.5") << "a length is not converted";
+  editor.resize(420, 400);
+  editor.show();
+  QTest::qWait(50);
+  editor.grab().save(artifacts() + "/properties_units.png");
+}
+
+// Defect 11: no way to share a result: the 3D view or the sketch as a picture, the playback as an
+// animated GIF or a video (ffmpeg).
+TEST_F(FirstHourTest, PicturesAndAnimationsAreExported) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  openShown(w, "four-bar");
+  QTemporaryDir dir;
+  ASSERT_TRUE(w.exportImage(dir.filePath("view.png")));
+  const QImage shot(dir.filePath("view.png"));
+  ASSERT_FALSE(shot.isNull());
+  EXPECT_GT(shot.width(), 300);
+  w.views()->setCurrentWidget(w.sketchView());
+  QTest::qWait(50);
+  ASSERT_TRUE(w.exportImage(dir.filePath("sketch.svg")));
+  QFile svg(dir.filePath("sketch.svg"));
+  ASSERT_TRUE(svg.open(QIODevice::ReadOnly));
+  const QByteArray text = svg.readAll();
+  EXPECT_TRUE(text.contains("<svg")) << "not an SVG drawing";
+  EXPECT_TRUE(text.contains("<path") || text.contains("<polyline")) << "the links are not in the drawing";
+
+  // without a run: said, nothing written
+  EXPECT_FALSE(w.exportAnimation(dir.filePath("none.gif")));
+  EXPECT_FALSE(QFileInfo::exists(dir.filePath("none.gif")));
+  w.views()->setCurrentWidget(w.sceneView());
+  w.analysisPanel()->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !w.analysisPanel()->running(); }, 20000));
+  if (lw::app::ffmpegProgram().isEmpty()) {
+    EXPECT_FALSE(w.exportAnimation(dir.filePath("run.gif")));
+    EXPECT_TRUE(w.statusBar()->currentMessage().contains("ffmpeg was not found"));
+    return;
+  }
+  ASSERT_TRUE(w.exportAnimation(dir.filePath("run.gif"))) << w.statusBar()->currentMessage().toStdString();
+  QImageReader gif(dir.filePath("run.gif"));
+  ASSERT_TRUE(gif.canRead()) << gif.errorString().toStdString();
+  EXPECT_EQ(gif.imageCount(), 26) << "one second at 25 frames per second, both ends";
+  ASSERT_TRUE(w.exportAnimation(dir.filePath("run.mp4"))) << w.statusBar()->currentMessage().toStdString();
+  QFile mp4(dir.filePath("run.mp4"));
+  ASSERT_TRUE(mp4.open(QIODevice::ReadOnly));
+  EXPECT_EQ(mp4.read(8).mid(4), QByteArray("ftyp")) << "not an MP4 file";
+  EXPECT_EQ(w.playbackBar()->currentRow(), 0) << "the playback row is restored";
 }
 
 }  // namespace

@@ -628,3 +628,29 @@ TEST_F(SketchTest, ACrankTurnsByAnyPartRocksBetweenItsLimitsAndSaysItsType) {
   trigger(w2, "SketchAnimate");
   EXPECT_FALSE(v2->animating());
 }
+
+// Issue 24 defect 10: typed lengths for sketched links, as CAD users expect: the first end
+// clicked, the mouse giving the direction, "1.25" and Enter
+TEST_F(SketchTest, ALinkTakesATypedLength) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 1, 0.5);
+  trigger(w, "ToolGroundPivot");
+  click(v, 0, 0);
+  trigger(w, "ToolLink");
+  click(v, 0, 0);
+  const QPoint towards = at(v, 1, 1);  // 45°
+  QMouseEvent move(QEvent::MouseMove, towards, v->viewport()->mapToGlobal(towards), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+  QApplication::sendEvent(v->viewport(), &move);
+  v->setFocus();
+  QTest::keyClicks(v, "1.25");
+  QTest::keyClick(v, Qt::Key_Return);
+  ASSERT_EQ(w.mechanism()->bodies.size(), 1u);
+  lw::Diagnostics d;
+  const auto r = lw::resolve(*w.mechanism(), d);
+  ASSERT_TRUE(r.has_value());
+  const auto& link = r->bodies[1];
+  const Eigen::Vector3d a = link.position + link.rotation * link.points[0], b = link.position + link.rotation * link.points[1];
+  EXPECT_NEAR((b - a).norm(), 1.25, 1e-12);
+  EXPECT_NEAR(b.x(), b.y(), 1e-9) << "along the mouse's direction";
+  EXPECT_EQ(w.mechanism()->joints.size(), 1u) << "pinned at its start";
+}

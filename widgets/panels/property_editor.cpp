@@ -5,6 +5,7 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <numbers>
 
 #include "mechanism/fields.h"
 #include "mechanism/sketch_edits.h"
@@ -16,11 +17,12 @@ PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(4, 4, 4, 4);
   title_ = new QLabel(tr("Select an item in the model tree to edit its numbers"), this);
   title_->setWordWrap(true);
-  table_ = new QTableWidget(0, 2, this);
+  table_ = new QTableWidget(0, 3, this);
   table_->setObjectName("PropertyTable");
-  table_->setHorizontalHeaderLabels({tr("Field"), tr("Value")});
+  table_->setHorizontalHeaderLabels({tr("Field"), tr("Value"), tr("Unit")});
   table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+  table_->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
   table_->verticalHeader()->setVisible(false);
   table_->setToolTip(tr("A number, or an expression of the design parameters (and of t for drivers and applied forces)"));
   // joints, drivers and forces: type and references are choices, not numbers: a dialog changes them
@@ -33,7 +35,13 @@ PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(table_, 1);
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (filling_ || item->column() != 1) return;
-    emit edited(item->data(Qt::UserRole).toString(), item->text().trimmed());
+    const QString text = item->text().trimmed();
+    // an angle typed as a number is in degrees; the file keeps radians (an expression is in radians)
+    bool number = false;
+    const double v = text.toDouble(&number);
+    if (number && item->data(Qt::UserRole + 1).toInt() == static_cast<int>(Quantity::Angle))
+      return emit edited(item->data(Qt::UserRole).toString(), QString::number(v * std::numbers::pi / 180, 'g', 17));
+    emit edited(item->data(Qt::UserRole).toString(), text);
   });
 }
 
@@ -79,12 +87,21 @@ void PropertyEditor::refill() {
     auto* name = new QTableWidgetItem(QString::fromStdString(p.substr(prefix.size() + (p[prefix.size()] == '.' ? 1 : 0))));
     name->setFlags(name->flags() & ~Qt::ItemIsEditable);
     name->setToolTip(QString::fromStdString(p));
-    const QString text = v.number.isLiteral() ? QString::number(v.number.value, 'g', 12) : QString::fromStdString(v.number.expression.text());
+    // angles as literal numbers are shown (and typed) in degrees; expressions stay in radians
+    const bool degrees = v.quantity == Quantity::Angle && v.number.isLiteral();
+    const QString text = v.number.isLiteral() ? QString::number(degrees ? v.number.value * 180 / std::numbers::pi : v.number.value, 'g', 10)
+                                              : QString::fromStdString(v.number.expression.text());
     auto* value = new QTableWidgetItem(text);
     value->setData(Qt::UserRole, QString::fromStdString(p));
-    value->setToolTip(v.timeAllowed ? tr("a number or an expression of the parameters and t") : tr("a number or an expression of the parameters"));
+    value->setData(Qt::UserRole + 1, static_cast<int>(v.quantity));
+    QString tip = v.timeAllowed ? tr("a number or an expression of the parameters and t") : tr("a number or an expression of the parameters");
+    if (v.quantity == Quantity::Angle) tip += tr("; a number is in degrees, an expression in radians");
+    value->setToolTip(tip);
+    auto* unit = new QTableWidgetItem(degrees ? QStringLiteral("°") : QString::fromUtf8(siUnit(v.quantity)));
+    unit->setFlags(unit->flags() & ~Qt::ItemIsEditable);
     table_->setItem(row, 0, name);
     table_->setItem(row, 1, value);
+    table_->setItem(row, 2, unit);
   });
   QString what = path_;
   if (!kind.isEmpty()) {

@@ -565,6 +565,7 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
         linkStart_ = hit;
         linkStartAt_ = at;
         rubberEnd_ = at;
+        typedLength_.clear();
         emit message(tr("Now click (or release) where the link ends"));
       }
       return;
@@ -815,10 +816,61 @@ void SketchView::keyPressEvent(QKeyEvent* e) {
     linkStartAt_.reset();
     sliderOn_.reset();
     rubberEnd_.reset();
+    typedLength_.clear();
     viewport()->update();
     return;
   }
+  // a link being drawn takes a typed length (as CAD does): digits, then Enter; the direction is
+  // the mouse's
+  if (tool_ == Tool::Link && linkStartAt_) {
+    const QString t = e->text();
+    if (!t.isEmpty() && (t[0].isDigit() || t == "." || t == ",")) {
+      typedLength_ += t == "," ? QStringLiteral(".") : t;
+      emit message(tr("Length %1 m: Enter places the end along the mouse's direction, Esc cancels").arg(typedLength_));
+      viewport()->update();
+      return;
+    }
+    if (e->key() == Qt::Key_Backspace && !typedLength_.isEmpty()) {
+      typedLength_.chop(1);
+      viewport()->update();
+      return;
+    }
+    if ((e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter) && !typedLength_.isEmpty()) {
+      placeTypedLength();
+      return;
+    }
+  }
   QGraphicsView::keyPressEvent(e);
+}
+
+bool SketchView::typeLinkLength(const QString& metres) {
+  if (tool_ != Tool::Link || !linkStartAt_) return false;
+  typedLength_ = metres;
+  return placeTypedLength();
+}
+
+bool SketchView::placeTypedLength() {
+  bool ok = false;
+  const double length = typedLength_.toDouble(&ok);
+  typedLength_.clear();
+  if (!ok || !(length > 0)) {
+    emit message(tr("A link's length is a positive number of metres"));
+    viewport()->update();
+    return false;
+  }
+  Eigen::Vector2d u = rubberEnd_ ? Eigen::Vector2d(*rubberEnd_ - *linkStartAt_) : Eigen::Vector2d::UnitX();
+  if (u.norm() < 1e-12) u = Eigen::Vector2d::UnitX();
+  const Eigen::Vector2d end = *linkStartAt_ + length * u.normalized();
+  // an end exactly on a point is pinned to it
+  const auto on = sketch::nearestPoint(currentPoints(), end, 1e-9 * std::max(1.0, end.norm()));
+  Mechanism after = m_;
+  const auto r = sketch::addLink(after, {linkStart_, *linkStartAt_}, {on, end});
+  linkStart_.reset();
+  linkStartAt_.reset();
+  rubberEnd_.reset();
+  viewport()->update();
+  emitEdit(after, r);
+  return r.ok;
 }
 
 void SketchView::wheelEvent(QWheelEvent* e) {
@@ -888,6 +940,15 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     pen.setCosmetic(true);
     p->setPen(pen);
     p->drawLine(toScene(linkStartAt_->x(), linkStartAt_->y()), toScene(rubberEnd_->x(), rubberEnd_->y()));
+    // its length as drawn, or as typed
+    const double drawn = (*rubberEnd_ - *linkStartAt_).norm();
+    const QString label = typedLength_.isEmpty() ? QString("%1 m").arg(drawn, 0, 'f', 3) : tr("%1 m (typed; Enter)").arg(typedLength_);
+    p->save();
+    const QPointF at = mapFromScene(toScene(rubberEnd_->x(), rubberEnd_->y()));
+    p->resetTransform();
+    p->setPen(QColor("#0072b2"));
+    p->drawText(at + QPointF(12, -10), label);
+    p->restore();
   }
   // link ends lying on a point without a joint: a red ring each (the banner says why)
   for (const Eigen::Vector2d& q : unjoined_) {

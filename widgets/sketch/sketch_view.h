@@ -69,6 +69,10 @@ class SketchView : public QGraphicsView {
   double crankAngle() const;
   /// One line per four-bar loop: its Grashof type and transmission angle (now and extremes).
   QStringList fourBarLines() const;
+  /// A link being drawn (Link tool, first end placed) ends `metres` from its start along the
+  /// mouse's direction, as if typed and Enter pressed; false if no link is being drawn or the
+  /// length is not a positive number.
+  bool typeLinkLength(const QString& metres);
 
  signals:
   /// An edit: the whole mechanism after it, and what it did ("Add link link3").
@@ -107,6 +111,8 @@ class SketchView : public QGraphicsView {
   bool problem_ = false;
   std::vector<Eigen::Vector2d> unjoined_;  // where link ends lie on points without a joint
   std::vector<topology::FourBarLoop> fourBars_;
+  QString typedLength_;  // digits typed while a link is drawn
+  bool placeTypedLength();
   QTimer* animation_ = nullptr;
   double direction_ = 1;                                // the animation's sense of turning
   std::optional<std::pair<double, double>> rocking_;   // limits met while animating (degrees)
