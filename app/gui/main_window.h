@@ -148,7 +148,15 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // bumped when the docks change: a window state saved with other docks is not restored
+  // 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under
+  // the analysis, the side columns full height (the layout at 1280×800)
+  static constexpr int kLayoutVersion = 5;
   void createActions();
+  /// The Model menu: add, change, rename and delete items (model_edits.cpp).
+  void createModelMenu();
+  /// Picking, context menus and Shift + drags in the 3D view (scene_interaction.cpp).
+  void connectSceneInteraction();
   void setDocument(std::unique_ptr<Mechanism> m, const QString& path);
   /// Rebuilds every view of the current mechanism (after loading or an edit).
   void showMechanism();

@@ -1,0 +1,292 @@
+// The main window's documents: new, open, save (atomic), recent files, autosave and recovery.
+// Part of MainWindow (main_window.h).
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStandardPaths>
+#include <QTime>
+#include <QTimer>
+#include <Eigen/Core>
+#include <QActionGroup>
+#include <QTreeWidgetItem>
+#include <QLineEdit>
+#include <QInputDialog>
+#include <QMenu>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "analysis/assembly.h"
+#include "help.h"
+#include "media_export.h"
+#include "dynamics/recursive_model.h"
+#include "io/mechanism_io.h"
+#include "mechanism/resolved.h"
+#include "panels/analysis_panel.h"
+#include "panels/model_tree.h"
+#include "panels/parameters_panel.h"
+#include "panels/property_editor.h"
+#include "panels/contact_dialog.h"
+#include "panels/driver_dialog.h"
+#include "panels/initial_velocity_dialog.h"
+#include "panels/force_dialog.h"
+#include "panels/joint_dialog.h"
+#include "mechanism/fields.h"
+#include "panels/samples_gallery.h"
+#include "panels/welcome_page.h"
+#include "panels/structure_panel.h"
+#include "plots/plot_panel.h"
+#include "scene/scene_builder.h"
+#include "scene/scene_view.h"
+#include "sketch/sketch_view.h"
+#include "kinematics/natural_model.h"
+#include "topology/mobility.h"
+#include "topology/structural_groups.h"
+
+namespace lw::app {
+namespace {
+constexpr int kMaxRecent = 8;
+}  // namespace
+
+void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) {
+  discardAutosave();  // the previous document was saved or discarded (maybeSave)
+  mechanism_ = std::move(m);
+  path_ = path;
+  setWindowModified(false);
+  const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
+  setWindowTitle(title + "[*] — Linkwright");
+  undo_->clear();  // edits of another document cannot be undone here
+  // every view starts afresh: a selection, a plot's columns or a filter of the last document
+  // would point at the wrong items of this one
+  paths_.reset();
+  playback_->setResults(nullptr);
+  plots_->reset();
+  tree_->setCurrentItem(nullptr);
+  properties_->showItem(QString());
+  scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
+  showMechanism();
+  scene_->resetCamera();
+  sketch_->fit();
+  views_->setCurrentWidget(scene_);  // an opened mechanism is shown in 3D (New switches to the sketch)
+}
+
+void MainWindow::newDocument() {
+  if (!maybeSave()) return;
+  setDocument(std::make_unique<Mechanism>(sketch::emptyPlanar("Untitled")), {});
+  views_->setCurrentWidget(sketch_);  // a new mechanism is drawn
+}
+
+bool MainWindow::openFile(const QString& path, bool interactive) {
+  const io::LoadResult r = io::loadMechanismFile(path.toStdString());
+  const QString name = QFileInfo(path).fileName();
+  if (!r.ok()) {
+    QStringList lines;
+    int errors = 0;
+    for (const auto& d : r.diagnostics) {
+      lines << QString::fromStdString(d.format(name.toStdString()));
+      errors += d.isError();
+    }
+    for (const QString& l : lines) log(l);
+    log(tr("%1 was not opened; the current document is unchanged").arg(name));
+    if (interactive) {
+      QMessageBox box(QMessageBox::Warning, tr("Cannot open %1").arg(name),
+                      (r.ioError ? tr("The file could not be read.")
+                                 : errors == 1 ? tr("%1 is not a valid mechanism: 1 problem found.").arg(name)
+                                               : tr("%1 is not a valid mechanism: %2 problems found.").arg(name).arg(errors)) +
+                          tr(" The current document is unchanged."),
+                      QMessageBox::Ok, this);
+      box.setInformativeText(lines.mid(0, 5).join("\n"));
+      box.setDetailedText(lines.join("\n"));
+      box.exec();
+    }
+    return false;
+  }
+  for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(name.toStdString())));
+  setDocument(std::make_unique<Mechanism>(*r.mechanism), path);
+  addRecent(QFileInfo(path).absoluteFilePath());
+  log(tr("Opened %1").arg(path));
+  return true;
+}
+
+void MainWindow::open() {
+  if (!maybeSave()) return;
+  const QString dir = path_.isEmpty() ? samplesDir() : QFileInfo(path_).absolutePath();
+  const QString file = QFileDialog::getOpenFileName(this, tr("Open mechanism"), dir,
+                                                    tr("Linkwright mechanisms (*.json);;All files (*)"));
+  if (!file.isEmpty()) openFile(file);
+}
+
+void MainWindow::showSamples() {
+  if (!maybeSave()) return;
+  widgets::SamplesGallery gallery(samplesDir(), this);
+  if (gallery.exec() == QDialog::Accepted && !gallery.selectedFile().isEmpty())
+    openFile(gallery.selectedFile());
+}
+
+bool MainWindow::saveTo(const QString& path) {
+  if (!mechanism_ || mechanism_->bodies.empty()) {
+    QMessageBox::information(this, tr("Nothing to save"), tr("The mechanism is empty."));
+    return false;
+  }
+  std::string err;
+  if (!io::saveMechanismFile(*mechanism_, path.toStdString(), err)) {
+    log(QString::fromStdString(err));
+    QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(err));
+    return false;
+  }
+  discardAutosave();  // under the old name
+  path_ = path;
+  undo_->setClean();
+  setWindowModified(false);
+  setWindowTitle(QFileInfo(path).fileName() + "[*] — Linkwright");
+  addRecent(QFileInfo(path).absoluteFilePath());
+  log(tr("Saved %1").arg(path));
+  return true;
+}
+
+bool MainWindow::save() { return path_.isEmpty() ? saveAs() : saveTo(path_); }
+
+bool MainWindow::saveAs() {
+  const QString file = QFileDialog::getSaveFileName(this, tr("Save mechanism"), path_,
+                                                    tr("Linkwright mechanisms (*.json)"));
+  if (file.isEmpty()) return false;
+  return saveTo(file.endsWith(".json") ? file : file + ".json");
+}
+
+QString MainWindow::autosaveDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave";
+}
+
+QString MainWindow::autosaveFile() const {
+  const QString base = path_.isEmpty() ? QStringLiteral("untitled") : QFileInfo(path_).completeBaseName();
+  return autosaveDir() + "/" + QString::number(QCoreApplication::applicationPid()) + "-" + base + ".json";
+}
+
+QString MainWindow::autosaveNow() {
+  if (!mechanism_ || mechanism_->bodies.empty() || !isWindowModified() || !autosaveDirty_) return {};
+  QDir().mkpath(autosaveDir());
+  const QString file = autosaveFile();
+  std::string err;
+  if (!io::saveMechanismFile(*mechanism_, file.toStdString(), err)) {
+    log(tr("Autosave failed: %1").arg(QString::fromStdString(err)));
+    return {};
+  }
+  QFile origin(file + ".origin");  // where the document belongs, for recovery
+  if (origin.open(QIODevice::WriteOnly | QIODevice::Truncate)) origin.write(path_.toUtf8());
+  autosaveDirty_ = false;
+  return file;
+}
+
+void MainWindow::discardAutosave() {
+  QDir dir(autosaveDir());
+  const QString prefix = QString::number(QCoreApplication::applicationPid()) + "-";
+  for (const QString& f : dir.entryList({prefix + "*"}, QDir::Files)) dir.remove(f);
+  autosaveDirty_ = true;  // the next modification autosaves again
+}
+
+QStringList MainWindow::recoverableFiles() {
+  QStringList out;
+  const QDir dir(autosaveDir());
+  for (const QFileInfo& f : dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time)) {
+    const QString pid = f.fileName().section('-', 0, 0);
+    const bool running = pid == QString::number(QCoreApplication::applicationPid()) || QFileInfo::exists("/proc/" + pid);
+    if (!running) out << f.absoluteFilePath();
+  }
+  return out;
+}
+
+bool MainWindow::recover(const QString& autosave) {
+  io::LoadResult r = io::loadMechanismFile(autosave.toStdString());
+  if (!r.ok()) {
+    // kept for a rescue by hand, but not offered again at every start
+    const QString kept = autosave + ".unrecoverable";
+    QFile::remove(kept);
+    QFile::rename(autosave, kept);
+    for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(autosave.toStdString())));
+    log(tr("%1 could not be recovered; it is kept as %2").arg(autosave, kept));
+    statusBar()->showMessage(tr("The autosave could not be recovered (see Messages)"), 8000);
+    return false;
+  }
+  QFile origin(autosave + ".origin");
+  const QString path = origin.open(QIODevice::ReadOnly) ? QString::fromUtf8(origin.readAll()) : QString();
+  origin.close();
+  setDocument(std::make_unique<Mechanism>(*r.mechanism), path);
+  undo_->resetClean();  // unsaved: the file on disk is older
+  autosaveDirty_ = true;
+  autosaveNow();        // under this process, before the old copy goes
+  QFile::remove(autosave);
+  QFile::remove(autosave + ".origin");
+  log(tr("Recovered %1 from %2").arg(path.isEmpty() ? tr("an untitled mechanism") : path, autosave));
+  return true;
+}
+
+bool MainWindow::offerRecovery() {
+  const QStringList files = recoverableFiles();
+  if (files.isEmpty()) return false;
+  const auto answer = QMessageBox::question(
+      this, tr("Recover unsaved work"),
+      tr("Linkwright did not close normally. Recover the unsaved mechanism (%1 found)?\n"
+         "No keeps the files in %2.").arg(files.size()).arg(autosaveDir()));
+  return answer == QMessageBox::Yes && recover(files.first());
+}
+
+bool MainWindow::maybeSave() {
+  if (!isWindowModified()) return true;
+  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                           tr("The mechanism has unsaved changes. Save them?"),
+                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value("recentFiles").toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecent) files.removeLast();
+  settings.setValue("recentFiles", files);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  recentMenu_->clear();
+  const QStringList files = QSettings().value("recentFiles").toStringList();
+  for (const QString& f : files) {
+    QAction* a = recentMenu_->addAction(QFileInfo(f).fileName(), this, [this, f] {
+      if (maybeSave()) openFile(f);
+    });
+    a->setStatusTip(f);
+  }
+  recentMenu_->setEnabled(!files.isEmpty());
+  welcome_->setRecentFiles(files);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  discardAutosave();
+  setStartPageMode(false);  // the docks as the user arranged them, not hidden by the Start page
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState(kLayoutVersion));
+  event->accept();
+}
+
+}  // namespace lw::app

@@ -1,0 +1,494 @@
+// The main window's edits of the document: the Model menu, parameters, properties, renames, the
+// item dialogs, and the edit guard every one of them passes (applyEdit: a joint an edit opened is
+// assembled again or the edit refused). Part of MainWindow (main_window.h).
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStandardPaths>
+#include <QTime>
+#include <QTimer>
+#include <Eigen/Core>
+#include <QActionGroup>
+#include <QTreeWidgetItem>
+#include <QLineEdit>
+#include <QInputDialog>
+#include <QMenu>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "analysis/assembly.h"
+#include "help.h"
+#include "media_export.h"
+#include "dynamics/recursive_model.h"
+#include "io/mechanism_io.h"
+#include "mechanism/resolved.h"
+#include "panels/analysis_panel.h"
+#include "panels/model_tree.h"
+#include "panels/parameters_panel.h"
+#include "panels/property_editor.h"
+#include "panels/contact_dialog.h"
+#include "panels/driver_dialog.h"
+#include "panels/initial_velocity_dialog.h"
+#include "panels/force_dialog.h"
+#include "panels/joint_dialog.h"
+#include "mechanism/fields.h"
+#include "panels/samples_gallery.h"
+#include "panels/welcome_page.h"
+#include "panels/structure_panel.h"
+#include "plots/plot_panel.h"
+#include "scene/scene_builder.h"
+#include "scene/scene_view.h"
+#include "sketch/sketch_view.h"
+#include "kinematics/natural_model.h"
+#include "topology/mobility.h"
+#include "topology/structural_groups.h"
+
+namespace lw::app {
+namespace {
+
+// A design parameter's value changed; undo restores the old one.
+class SetParameterCommand : public QUndoCommand {
+ public:
+  SetParameterCommand(MainWindow* w, int index, double before, double after, const QString& name)
+      : QUndoCommand(QObject::tr("Set %1 = %2").arg(name).arg(after)), w_(w), index_(index), before_(before), after_(after) {}
+  void redo() override { w_->applyParameter(index_, after_); }
+  void undo() override { w_->applyParameter(index_, before_); }
+
+ private:
+  MainWindow* w_;
+  int index_;
+  double before_, after_;
+};
+
+// any structural edit (the sketch, later the property editor): the whole mechanism before and after
+class ReplaceMechanismCommand : public QUndoCommand {
+ public:
+  ReplaceMechanismCommand(MainWindow* w, Mechanism before, Mechanism after, const QString& text)
+      : QUndoCommand(text), w_(w), before_(std::move(before)), after_(std::move(after)) {}
+  void redo() override { w_->replaceMechanism(after_); }
+  void undo() override { w_->replaceMechanism(before_); }
+
+ private:
+  MainWindow* w_;
+  Mechanism before_, after_;
+};
+
+}  // namespace
+
+void MainWindow::createModelMenu() {
+  // adding and deleting items (the sketch draws planar linkages; this works in 3D too)
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  auto selectedBody = [this]() -> std::string {  // the body selected in the model tree (or of its point)
+    const QString path = properties_->item();
+    if (path.startsWith("ground.")) return kGroundName;
+    const auto open = path.indexOf('['), close = path.indexOf(']');
+    if (!path.startsWith("bodies[") || close < 0) return {};
+    const auto i = static_cast<std::size_t>(path.mid(open + 1, close - open - 1).toInt());
+    return i < mechanism_->bodies.size() ? mechanism_->bodies[i].name : std::string();
+  };
+  auto apply = [this](Mechanism after, const sketch::EditResult& r) {
+    if (!r.ok) {
+      statusBar()->showMessage(QString::fromStdString(r.error), 8000);
+      log(QString::fromStdString(r.error));
+      return;
+    }
+    applyEdit(after, QString::fromStdString(r.description));
+  };
+  QAction* addBody = model->addAction(tr("Add &Body"), this, [this, apply] {
+    Mechanism after = *mechanism_;
+    apply(after, sketch::addBody(after));
+  });
+  addBody->setObjectName("AddBody");
+  addBody->setStatusTip(tr("Add a body at the origin with one point; set its numbers in Properties"));
+  // an item added to the body selected in the tree (or the ground)
+  auto addToSelectedBody = [this, model, apply, selectedBody](const QString& text, const char* name,
+                                                              sketch::EditResult (*add)(Mechanism&, const std::string&)) {
+    model->addAction(text, this, [this, apply, selectedBody, add] {
+      Mechanism after = *mechanism_;
+      const std::string body = selectedBody();
+      if (body.empty()) return statusBar()->showMessage(tr("Select a body (or the ground) in the model tree first"), 8000);
+      apply(after, add(after, body));
+    })->setObjectName(name);
+  };
+  addToSelectedBody(tr("Add &Point to Selected Body"), "AddPoint", &sketch::addPoint);
+  addToSelectedBody(tr("Add &Vector to Selected Body"), "AddVector", &sketch::addVector);
+  QAction* addJoint = model->addAction(tr("Add &Joint..."), this, [this, selectedBody] {
+    const std::string body = selectedBody();
+    QString first;
+    for (const auto& b : mechanism_->bodies)
+      if (b.name == body && !b.points.empty()) first = QString::fromStdString(b.name + "." + b.points.front().name);
+    widgets::JointDialog dialog(*mechanism_, first, this);
+    dialog.setObjectName("JointDialog");
+    if (dialog.exec() != QDialog::Accepted) return;
+    addJointChecked(dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
+  });
+  addJoint->setObjectName("AddJoint");
+  addJoint->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_J));
+  QAction* addDriverAction = model->addAction(tr("Add &Driver..."), this, [this] { addDriver(); });
+  addDriverAction->setObjectName("AddDriver");
+  addDriverAction->setStatusTip(tr("Drive a joint, a point's coordinate or the distance between two points as a function of time"));
+  QAction* addForceAction = model->addAction(tr("Add F&orce..."), this, [this] { addForce(); });
+  addForceAction->setObjectName("AddForce");
+  addForceAction->setStatusTip(tr("Add a spring-damper, a torsion spring, a force on a point, a torque or a tyre"));
+  QAction* addContactAction = model->addAction(tr("Add Co&ntact..."), this, [this] { addContact(); });
+  addContactAction->setObjectName("AddContact");
+  addContactAction->setStatusTip(tr("A point (a ball, a wheel's rim) that bounces on a plane, with its coefficient of restitution"));
+  QAction* addVelocityAction = model->addAction(tr("Set &Initial Velocity..."), this, [this] { addInitialVelocity(); });
+  addVelocityAction->setObjectName("AddInitialVelocity");
+  addVelocityAction->setStatusTip(tr("The velocity dynamics starts from: a joint's rate, a point's velocity or a free body's"));
+  QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
+    const QString path = properties_->item();
+    if (!changeItem(path))
+      statusBar()->showMessage(tr("Select a joint, driver, force, contact or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
+  });
+  changeSelected->setObjectName("ChangeSelected");
+  changeSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
+  changeSelected->setStatusTip(tr("Change the selected joint, driver, force, contact or initial velocity: its type and what it connects (e.g. a pin into a slider)"));
+  QAction* rename = model->addAction(tr("&Rename Selected..."), this, [this] {
+    const QString path = properties_->item();
+    if (path.isEmpty()) return statusBar()->showMessage(tr("Select an item in the model tree first"), 8000);
+    const QString current = tree_->currentItem() ? tree_->currentItem()->text(0) : QString();
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, tr("Rename"), tr("New name for %1:").arg(current), QLineEdit::Normal, current, &ok);
+    if (ok && !name.isEmpty() && name != current) renameChecked(path, name);
+  });
+  rename->setObjectName("RenameSelected");
+  rename->setShortcut(QKeySequence(Qt::Key_F2));
+  model->addSeparator();
+  QAction* deleteSelected = model->addAction(tr("&Delete Selected"), this, [this, apply, selectedBody] {
+    const QString path = properties_->item();
+    Mechanism after = *mechanism_;
+    const auto i = static_cast<std::size_t>(std::max(0, itemIndex(path)));
+    if (path.startsWith("joints[")) {
+      if (i < after.joints.size()) apply(after, sketch::deleteJoint(after, after.joints[i].name));
+    } else if (path.startsWith("drivers[") && !path.contains('.')) {
+      if (i < after.drivers.size()) apply(after, sketch::deleteDriver(after, after.drivers[i].name));
+    } else if (path.startsWith("forces[") && !path.contains('.')) {
+      if (i < after.forces.size()) apply(after, sketch::deleteForce(after, after.forces[i].name));
+    } else if (path.startsWith("contacts[") && !path.contains('.')) {
+      if (i < after.contacts.size()) apply(after, sketch::deleteContact(after, after.contacts[i].name));
+    } else if (path.startsWith("initial_velocities[") && !path.contains('.')) {
+      apply(after, sketch::changeInitialVelocity(after, i, nullptr));
+    } else if (path.startsWith("bodies[") && !path.contains('.')) {
+      apply(after, sketch::deleteBody(after, selectedBody()));
+    } else {
+      statusBar()->showMessage(tr("Select a body, joint, driver, force, contact or initial velocity in the model tree"), 8000);
+    }
+  });
+  deleteSelected->setObjectName("DeleteSelected");
+  deleteSelected->setShortcut(QKeySequence::Delete);
+
+}
+
+void MainWindow::editParameter(int index, double value) {
+  if (index < 0 || static_cast<std::size_t>(index) >= mechanism_->parameters.size()) return;
+  const Parameter& p = mechanism_->parameters[static_cast<std::size_t>(index)];
+  const QString name = QString::fromStdString(p.name);
+  if (!p.value.isLiteral() || p.value.value == value) return;
+  // try it on a copy: an edit that breaks the mechanism is refused and the document kept
+  Mechanism trial = *mechanism_;
+  trial.parameters[static_cast<std::size_t>(index)].value = Number(value);
+  Diagnostics d;
+  if (!resolve(trial, d)) {
+    for (const auto& x : d)
+      if (x.isError()) log(tr("%1 = %2 refused: %3").arg(name).arg(value).arg(QString::fromStdString(x.format())));
+    statusBar()->showMessage(tr("%1 = %2 refused (see Messages)").arg(name).arg(value), 8000);
+    parameters_->setParameters(mechanism_->parameters);
+    return;
+  }
+  // a length that opens a joint: the mechanism is assembled again (one undo step with the moved
+  // bodies) or the value refused
+  Mechanism assembledTrial = trial;
+  const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*mechanism_, assembledTrial);
+  if (!assembled.ok) {
+    refuseEdit(tr("%1 = %2").arg(name).arg(value), QString::fromStdString(assembled.error));
+    parameters_->setParameters(mechanism_->parameters);
+    return;
+  }
+  if (!assembled.description.empty()) {
+    applyEdit(trial, tr("Set %1 = %2").arg(name).arg(value));  // assembles it again, and says so
+    return;
+  }
+  undo_->push(new SetParameterCommand(this, index, p.value.value, value, name));
+}
+
+void MainWindow::applyParameter(int index, double value) {
+  mechanism_->parameters[static_cast<std::size_t>(index)].value = Number(value);
+  // results of the old geometry no longer describe this mechanism
+  paths_.reset();
+  playback_->setResults(nullptr);
+  plots_->setResults(nullptr);
+  showMechanism();
+}
+
+QString MainWindow::whyInvalid(const Mechanism& m) {
+  Diagnostics d;
+  if (resolve(m, d)) return {};
+  for (const auto& x : d)
+    if (x.isError()) return QString::fromStdString(x.format());
+  return tr("the mechanism does not resolve");
+}
+
+void MainWindow::editProperty(const QString& path, const QString& text) {
+  Mechanism trial = *mechanism_;
+  Number* field = numberAt(trial, path.toStdString());
+  if (!field) return;
+  bool isNumber = false;
+  const double v = text.toDouble(&isNumber);
+  QString why;
+  try {
+    *field = isNumber ? Number(v) : Number::expr(text.toStdString());
+  } catch (const std::exception& e) {
+    why = QString::fromUtf8(e.what());
+  }
+  // try it on a copy: an edit that breaks the mechanism is refused and the document kept
+  if (why.isEmpty()) why = whyInvalid(trial);
+  if (!why.isEmpty()) {
+    log(tr("%1 = %2 refused: %3").arg(path, text, why));
+    statusBar()->showMessage(tr("%1 = %2 refused (see Messages)").arg(path, text), 8000);
+    properties_->setMechanism(*mechanism_);  // back to the document's value
+    return;
+  }
+  if (!applyEdit(trial, tr("Set %1 = %2").arg(path, text))) properties_->setMechanism(*mechanism_);
+}
+
+bool MainWindow::renameChecked(const QString& path, const QString& name) {
+  Mechanism after = *mechanism_;
+  const sketch::EditResult r = sketch::renameItem(after, path.toStdString(), name.toStdString());
+  QString why = r.ok ? QString() : QString::fromStdString(r.error);
+  if (why.isEmpty() && !after.bodies.empty()) why = whyInvalid(after);  // a sketch of pivots only may not resolve
+  if (!why.isEmpty()) {
+    log(tr("Not renamed: %1").arg(why));
+    statusBar()->showMessage(tr("Not renamed (see Messages)"), 8000);
+    return false;
+  }
+  return applyEdit(after, QString::fromStdString(r.description));
+}
+
+bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes) {
+  Mechanism after = *mechanism_;
+  return keepIfValid(after, sketch::addJoint(after, type, a, b, axes), tr("The joint was not added"));
+}
+
+int MainWindow::itemIndex(const QString& path) {
+  const auto open = path.indexOf('['), close = path.indexOf(']');
+  if (open < 0 || close < open) return -1;
+  bool ok = false;
+  const int i = path.mid(open + 1, close - open - 1).toInt(&ok);
+  return ok ? i : -1;
+}
+
+bool MainWindow::changeItem(const QString& path) {
+  if (!path.endsWith(']') || path.count('[') != 1) return false;
+  const int i = itemIndex(path);
+  if (path.startsWith("joints[")) changeJoint(i);
+  else if (path.startsWith("drivers[")) changeDriver(i);
+  else if (path.startsWith("forces[")) changeForce(i);
+  else if (path.startsWith("contacts[")) changeContact(i);
+  else if (path.startsWith("initial_velocities[")) changeInitialVelocity(i);
+  else return false;
+  return true;
+}
+
+bool MainWindow::keepIfValid(const Mechanism& after, const sketch::EditResult& r, const QString& refused) {
+  QString why = r.ok ? QString() : QString::fromStdString(r.error);
+  if (why.isEmpty()) why = whyInvalid(after);
+  if (!why.isEmpty()) {
+    log(tr("%1: %2").arg(refused, why));
+    statusBar()->showMessage(tr("%1 (see Messages)").arg(refused), 8000);
+    return false;
+  }
+  return applyEdit(after, QString::fromStdString(r.description));
+}
+
+namespace {
+
+// a dialog accepted by the user, or by `accept` standing in for the user (tests)
+template <class Dialog>
+bool runDialog(Dialog& dialog, const std::function<void(Dialog&)>& accept) {
+  if (!accept) return dialog.exec() == QDialog::Accepted;
+  accept(dialog);
+  return true;
+}
+
+}  // namespace
+
+bool MainWindow::keepDialogEdit(bool accepted, const std::function<bool(QString&)>& read,
+                                const std::function<sketch::EditResult(Mechanism&)>& edit, const QString& refused,
+                                const QString& select) {
+  if (!accepted) return false;
+  QString why;
+  if (!read(why)) {
+    log(tr("%1: %2").arg(refused, why));
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  if (!keepIfValid(after, edit(after), refused)) return false;
+  tree_->selectPath(select);
+  return true;
+}
+
+bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& accept) {
+  widgets::DriverDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("DriverDialog");
+  Driver d;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
+                        [&](Mechanism& m) { return sketch::addDriver(m, d); }, tr("The driver was not added"),
+                        QString("drivers[%1]").arg(mechanism_->drivers.size()));
+}
+
+bool MainWindow::changeDriver(int index, const std::function<void(widgets::DriverDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->drivers.size())) return false;
+  const Driver before = mechanism_->drivers[static_cast<std::size_t>(index)];
+  widgets::DriverDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeDriverDialog");
+  Driver d;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
+                        [&](Mechanism& m) { return sketch::changeDriver(m, before.name, d); },
+                        tr("Driver %1 was not changed").arg(QString::fromStdString(before.name)), QString("drivers[%1]").arg(index));
+}
+
+bool MainWindow::addForce(const std::function<void(widgets::ForceDialog&)>& accept) {
+  widgets::ForceDialog dialog(*mechanism_, resolved_.get(), nullptr, this);
+  dialog.setObjectName("ForceDialog");
+  Force f;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
+                        [&](Mechanism& m) { return sketch::addForce(m, f); }, tr("The force was not added"),
+                        QString("forces[%1]").arg(mechanism_->forces.size()));
+}
+
+bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->forces.size())) return false;
+  const Force before = mechanism_->forces[static_cast<std::size_t>(index)];
+  widgets::ForceDialog dialog(*mechanism_, resolved_.get(), &before, this);
+  dialog.setObjectName("ChangeForceDialog");
+  Force f;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
+                        [&](Mechanism& m) { return sketch::changeForce(m, before.name, f); },
+                        tr("Force %1 was not changed").arg(QString::fromStdString(before.name)), QString("forces[%1]").arg(index));
+}
+
+bool MainWindow::addContact(const std::function<void(widgets::ContactDialog&)>& accept) {
+  widgets::ContactDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("ContactDialog");
+  Contact c;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
+                        [&](Mechanism& m) { return sketch::addContact(m, c); }, tr("The contact was not added"),
+                        QString("contacts[%1]").arg(mechanism_->contacts.size()));
+}
+
+bool MainWindow::changeContact(int index, const std::function<void(widgets::ContactDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->contacts.size())) return false;
+  const Contact before = mechanism_->contacts[static_cast<std::size_t>(index)];
+  widgets::ContactDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeContactDialog");
+  Contact c;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
+                        [&](Mechanism& m) { return sketch::changeContact(m, before.name, c); },
+                        tr("Contact %1 was not changed").arg(QString::fromStdString(before.name)), QString("contacts[%1]").arg(index));
+}
+
+bool MainWindow::addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept) {
+  widgets::InitialVelocityDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("InitialVelocityDialog");
+  const bool accepted = runDialog(dialog, accept);
+  InitialVelocity v;
+  QString why;
+  // where it lands: one for the same joint, point component or body is replaced
+  std::size_t at = mechanism_->initialVelocities.size();
+  if (accepted && dialog.velocity(v, why))
+    for (std::size_t k = 0; k < mechanism_->initialVelocities.size(); ++k)
+      if (sketch::describe(mechanism_->initialVelocities[k]) == sketch::describe(v)) at = k;
+  return keepDialogEdit(accepted, [&](QString& reason) { return dialog.velocity(v, reason); },
+                        [&](Mechanism& m) { return sketch::addInitialVelocity(m, v); }, tr("The initial velocity was not set"),
+                        QString("initial_velocities[%1]").arg(at));
+}
+
+bool MainWindow::changeInitialVelocity(int index, const std::function<void(widgets::InitialVelocityDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->initialVelocities.size())) return false;
+  const InitialVelocity before = mechanism_->initialVelocities[static_cast<std::size_t>(index)];
+  widgets::InitialVelocityDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeInitialVelocityDialog");
+  InitialVelocity v;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.velocity(v, why); },
+                        [&](Mechanism& m) { return sketch::changeInitialVelocity(m, static_cast<std::size_t>(index), &v); },
+                        tr("The initial velocity of %1 was not changed").arg(QString::fromStdString(sketch::describe(before))),
+                        QString("initial_velocities[%1]").arg(index));
+}
+
+bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->joints.size())) return false;
+  const Joint joint = mechanism_->joints[static_cast<std::size_t>(index)];
+  widgets::JointDialog dialog(*mechanism_, joint, this);
+  dialog.setObjectName("ChangeJointDialog");
+  if (!runDialog(dialog, accept)) return false;
+  Mechanism after = *mechanism_;
+  const sketch::EditResult r = sketch::changeJoint(after, joint.name, dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
+  if (!keepIfValid(after, r, tr("Joint %1 was not changed").arg(QString::fromStdString(joint.name)))) return false;
+  logJointWarnings(after, joint.name);
+  tree_->selectPath(QString("joints[%1]").arg(index));
+  return true;
+}
+
+// a joint accepted with warnings (axes not parallel in the drawn position: the assembly will turn
+// a body to line them up) says so where the user looks
+void MainWindow::logJointWarnings(const Mechanism& m, const std::string& joint) {
+  Diagnostics d;
+  (void)resolve(m, d);
+  for (std::size_t j = 0; j < m.joints.size(); ++j) {
+    if (m.joints[j].name != joint) continue;
+    const std::string prefix = "joints[" + std::to_string(j) + "]";
+    for (const auto& x : d)
+      if (!x.isError() && x.path.rfind(prefix, 0) == 0) {
+        log(tr("Warning: %1").arg(QString::fromStdString(x.format())));
+        statusBar()->showMessage(tr("Warning: %1").arg(QString::fromStdString(x.message)), 10000);
+      }
+  }
+}
+
+bool MainWindow::applyEdit(Mechanism after, const QString& description) {
+  // the edit guard every path shares: a joint the edit opened is closed by assembling the
+  // mechanism again, or the edit is refused (a drawing in progress that does not resolve yet is
+  // the sketch's to finish)
+  const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*mechanism_, after);
+  if (!assembled.ok) {
+    refuseEdit(description, QString::fromStdString(assembled.error));
+    sketch_->setMechanism(*mechanism_, resolved_);  // the sketch shows the document, not the refused edit
+    return false;
+  }
+  undo_->push(new ReplaceMechanismCommand(this, *mechanism_, after, description));
+  log(assembled.description.empty() ? description
+                                    : tr("%1 (assembled: %2)").arg(description, QString::fromStdString(assembled.description)));
+  return true;
+}
+
+void MainWindow::refuseEdit(const QString& edit, const QString& why) {
+  log(tr("%1 refused: %2").arg(edit, why));
+  statusBar()->showMessage(tr("%1 refused: %2").arg(edit, why), 10000);
+}
+
+void MainWindow::replaceMechanism(const Mechanism& m) {
+  *mechanism_ = m;
+  // results of the old mechanism no longer describe this one
+  paths_.reset();
+  playback_->setResults(nullptr);
+  plots_->setResults(nullptr);
+  showMechanism();
+}
+
+}  // namespace lw::app
