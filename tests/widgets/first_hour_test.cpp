@@ -31,6 +31,7 @@
 #include "support/samples.h"
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
+#include "panels/structure_panel.h"
 #include "panels/parameters_panel.h"
 #include "panels/welcome_page.h"
 #include "plots/plot_panel.h"
@@ -398,6 +399,49 @@ TEST_F(FirstHourTest, PicturesAndAnimationsAreExported) {
   ASSERT_TRUE(mp4.open(QIODevice::ReadOnly));
   EXPECT_EQ(mp4.read(8).mid(4), QByteArray("ftyp")) << "not an MP4 file";
   EXPECT_EQ(w.playbackBar()->currentRow(), 0) << "the playback row is restored";
+}
+
+// The README's walk-throughs, done as a new user does them: their pictures are these artefacts
+// (readme_*.png, copied to resources/screenshots/ when the window changes).
+TEST_F(FirstHourTest, TheReadmeWalkThroughs) {
+  // "A moving four-bar in four steps"
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  openShown(w, "four-bar");
+  auto* panel = w.analysisPanel();
+  ASSERT_EQ(panel->analysisChoice()->currentText(), "Kinematics: structural groups");
+  panel->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  // the coupler point P's path: x = P.x, tick P.y (the file's output P); the transmission
+  // function is rocker_angle against crank_angle
+  w.plotPanel()->plotColumns("coupler.P.x", {"coupler.P.y"});
+  w.playbackBar()->showRow(30);
+  QTest::qWait(150);
+  w.grab().save(artifacts() + "/readme_main-window-run.png");
+  w.plotPanel()->plotColumns("crank_angle", {"rocker_angle"});
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/readme_transmission-function.png");
+
+  // the front picture: the five-bar, run, mid-way
+  lw::app::MainWindow front;
+  front.resize(1280, 800);
+  openShown(front, "five-bar");
+  front.analysisPanel()->endTime()->setValue(2);
+  front.analysisPanel()->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !front.analysisPanel()->running(); }, 60000));
+  front.plotPanel()->plotColumns("time", {"bar_12.P2.y"});
+  front.playbackBar()->showRow(static_cast<int>(front.playbackBar()->results()->rows / 4));
+  QTest::qWait(150);
+  front.grab().save(artifacts() + "/readme_main-window.png");
+
+  // the structure panel on the Watt six-bar, its third group
+  lw::app::MainWindow watt;
+  watt.resize(1280, 800);
+  openShown(watt, "watt-six-bar");
+  watt.findChild<QDockWidget*>("StructureDock")->raise();
+  watt.structurePanel()->selectGroup(2);
+  QTest::qWait(150);
+  watt.grab().save(artifacts() + "/readme_main-window-structure.png");
 }
 
 }  // namespace

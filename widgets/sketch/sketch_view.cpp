@@ -274,8 +274,8 @@ void SketchView::markUnjoined() {
   if (unjoined_.empty()) return;
   // first: it is why the rest of the banner reads as it does (the count of freedoms)
   const QString hint = unjoined_.size() == 1
-                           ? tr("A link end lies on a point without a joint (ringed red): draw the link again onto it, or drag it apart")
-                           : tr("%1 link ends lie on points without a joint (ringed red): draw the links again onto them, or drag them apart")
+                           ? tr("A link end lies on a point without a joint (ringed, dashed red): draw the link again onto it, or drag it apart")
+                           : tr("%1 link ends lie on points without a joint (ringed, dashed red): draw the links again onto them, or drag them apart")
                                  .arg(unjoined_.size());
   summary_ = hint + " — " + summary_;
   problem_ = true;
@@ -951,13 +951,20 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     p->restore();
   }
   // link ends lying on a point without a joint: a red ring each (the banner says why)
+  // (dashed and labelled: the driven pin's motor ring is a solid red ring)
   for (const Eigen::Vector2d& q : unjoined_) {
-    QPen ring(QColor(214, 39, 40), 3);
+    QPen ring(QColor(214, 39, 40), 2.5, Qt::DashLine);
     ring.setCosmetic(true);
     p->setPen(ring);
     p->setBrush(Qt::NoBrush);
-    const double r = 11 / std::max(1e-9, transform().m11());
+    const double r = 15 / std::max(1e-9, transform().m11());
     p->drawEllipse(toScene(q.x(), q.y()), r, r);
+    p->save();
+    const QPointF at = mapFromScene(toScene(q.x(), q.y()));
+    p->resetTransform();
+    p->setPen(QColor(214, 39, 40));
+    p->drawText(at + QPointF(18, -12), tr("not joined"));
+    p->restore();
   }
   // banner and group legend in view coordinates
   p->save();
