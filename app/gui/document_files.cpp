@@ -86,7 +86,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
 
 void MainWindow::newDocument() {
   if (!maybeSave()) return;
-  setDocument(std::make_unique<Mechanism>(sketch::emptyPlanar("Untitled")), {});
+  setDocument(std::make_unique<Mechanism>(edit::emptyPlanar("Untitled")), {});
   views_->setCurrentWidget(sketch_);  // a new mechanism is drawn
 }
 

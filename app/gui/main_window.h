@@ -23,9 +23,9 @@ class QUndoStack;
 namespace lw {
 struct ResolvedMechanism;
 }  // namespace lw
-namespace lw::sketch {
+namespace lw::edit {
 struct EditResult;
-}  // namespace lw::sketch
+}  // namespace lw::edit
 namespace lw::scene {
 struct Path;
 struct PointColumns;
@@ -164,12 +164,12 @@ class MainWindow : public QMainWindow {
   static QString whyInvalid(const Mechanism& m);
   /// Pushes `after` on the undo stack if the edit succeeded and the mechanism stays valid; else
   /// logs "<refused>: <reason>" and returns false.
-  bool keepIfValid(const Mechanism& after, const sketch::EditResult& r, const QString& refused);
+  bool keepIfValid(const Mechanism& after, const edit::EditResult& r, const QString& refused);
   /// An item dialog's outcome: `read` takes the item from the dialog (false with the reason), `edit`
   /// applies it to a copy; kept if valid (one undo step) and `select`ed in the tree, else the
   /// reason goes to Messages as "<refused>: <reason>".
   bool keepDialogEdit(bool accepted, const std::function<bool(QString&)>& read,
-                      const std::function<sketch::EditResult(Mechanism&)>& edit, const QString& refused, const QString& select);
+                      const std::function<edit::EditResult(Mechanism&)>& edit, const QString& refused, const QString& select);
   /// The index in "joints[3]" (−1 if none).
   static int itemIndex(const QString& path);
   /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.

@@ -101,7 +101,7 @@ void MainWindow::createModelMenu() {
     const auto i = static_cast<std::size_t>(path.mid(open + 1, close - open - 1).toInt());
     return i < mechanism_->bodies.size() ? mechanism_->bodies[i].name : std::string();
   };
-  auto apply = [this](Mechanism after, const sketch::EditResult& r) {
+  auto apply = [this](Mechanism after, const edit::EditResult& r) {
     if (!r.ok) {
       statusBar()->showMessage(QString::fromStdString(r.error), 8000);
       log(QString::fromStdString(r.error));
@@ -111,13 +111,13 @@ void MainWindow::createModelMenu() {
   };
   QAction* addBody = model->addAction(tr("Add &Body"), this, [this, apply] {
     Mechanism after = *mechanism_;
-    apply(after, sketch::addBody(after));
+    apply(after, edit::addBody(after));
   });
   addBody->setObjectName("AddBody");
   addBody->setStatusTip(tr("Add a body at the origin with one point; set its numbers in Properties"));
   // an item added to the body selected in the tree (or the ground)
   auto addToSelectedBody = [this, model, apply, selectedBody](const QString& text, const char* name,
-                                                              sketch::EditResult (*add)(Mechanism&, const std::string&)) {
+                                                              edit::EditResult (*add)(Mechanism&, const std::string&)) {
     model->addAction(text, this, [this, apply, selectedBody, add] {
       Mechanism after = *mechanism_;
       const std::string body = selectedBody();
@@ -125,8 +125,8 @@ void MainWindow::createModelMenu() {
       apply(after, add(after, body));
     })->setObjectName(name);
   };
-  addToSelectedBody(tr("Add &Point to Selected Body"), "AddPoint", &sketch::addPoint);
-  addToSelectedBody(tr("Add &Vector to Selected Body"), "AddVector", &sketch::addVector);
+  addToSelectedBody(tr("Add &Point to Selected Body"), "AddPoint", &edit::addPoint);
+  addToSelectedBody(tr("Add &Vector to Selected Body"), "AddVector", &edit::addVector);
   QAction* addJoint = model->addAction(tr("Add &Joint..."), this, [this, selectedBody] {
     const std::string body = selectedBody();
     QString first;
@@ -175,17 +175,17 @@ void MainWindow::createModelMenu() {
     Mechanism after = *mechanism_;
     const auto i = static_cast<std::size_t>(std::max(0, itemIndex(path)));
     if (path.startsWith("joints[")) {
-      if (i < after.joints.size()) apply(after, sketch::deleteJoint(after, after.joints[i].name));
+      if (i < after.joints.size()) apply(after, edit::deleteJoint(after, after.joints[i].name));
     } else if (path.startsWith("drivers[") && !path.contains('.')) {
-      if (i < after.drivers.size()) apply(after, sketch::deleteDriver(after, after.drivers[i].name));
+      if (i < after.drivers.size()) apply(after, edit::deleteDriver(after, after.drivers[i].name));
     } else if (path.startsWith("forces[") && !path.contains('.')) {
-      if (i < after.forces.size()) apply(after, sketch::deleteForce(after, after.forces[i].name));
+      if (i < after.forces.size()) apply(after, edit::deleteForce(after, after.forces[i].name));
     } else if (path.startsWith("contacts[") && !path.contains('.')) {
-      if (i < after.contacts.size()) apply(after, sketch::deleteContact(after, after.contacts[i].name));
+      if (i < after.contacts.size()) apply(after, edit::deleteContact(after, after.contacts[i].name));
     } else if (path.startsWith("initial_velocities[") && !path.contains('.')) {
-      apply(after, sketch::changeInitialVelocity(after, i, nullptr));
+      apply(after, edit::changeInitialVelocity(after, i, nullptr));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
-      apply(after, sketch::deleteBody(after, selectedBody()));
+      apply(after, edit::deleteBody(after, selectedBody()));
     } else {
       statusBar()->showMessage(tr("Select a body, joint, driver, force, contact or initial velocity in the model tree"), 8000);
     }
@@ -269,7 +269,7 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
 
 bool MainWindow::renameChecked(const QString& path, const QString& name) {
   Mechanism after = *mechanism_;
-  const sketch::EditResult r = sketch::renameItem(after, path.toStdString(), name.toStdString());
+  const edit::EditResult r = edit::renameItem(after, path.toStdString(), name.toStdString());
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
   if (why.isEmpty() && !after.bodies.empty()) why = whyInvalid(after);  // a sketch of pivots only may not resolve
   if (!why.isEmpty()) {
@@ -282,7 +282,7 @@ bool MainWindow::renameChecked(const QString& path, const QString& name) {
 
 bool MainWindow::addJointChecked(JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes) {
   Mechanism after = *mechanism_;
-  return keepIfValid(after, sketch::addJoint(after, type, a, b, axes), tr("The joint was not added"));
+  return keepIfValid(after, edit::addJoint(after, type, a, b, axes), tr("The joint was not added"));
 }
 
 int MainWindow::itemIndex(const QString& path) {
@@ -305,7 +305,7 @@ bool MainWindow::changeItem(const QString& path) {
   return true;
 }
 
-bool MainWindow::keepIfValid(const Mechanism& after, const sketch::EditResult& r, const QString& refused) {
+bool MainWindow::keepIfValid(const Mechanism& after, const edit::EditResult& r, const QString& refused) {
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
   if (why.isEmpty()) why = whyInvalid(after);
   if (!why.isEmpty()) {
@@ -329,7 +329,7 @@ bool runDialog(Dialog& dialog, const std::function<void(Dialog&)>& accept) {
 }  // namespace
 
 bool MainWindow::keepDialogEdit(bool accepted, const std::function<bool(QString&)>& read,
-                                const std::function<sketch::EditResult(Mechanism&)>& edit, const QString& refused,
+                                const std::function<edit::EditResult(Mechanism&)>& edit, const QString& refused,
                                 const QString& select) {
   if (!accepted) return false;
   QString why;
@@ -348,7 +348,7 @@ bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& ac
   dialog.setObjectName("DriverDialog");
   Driver d;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
-                        [&](Mechanism& m) { return sketch::addDriver(m, d); }, tr("The driver was not added"),
+                        [&](Mechanism& m) { return edit::addDriver(m, d); }, tr("The driver was not added"),
                         QString("drivers[%1]").arg(mechanism_->drivers.size()));
 }
 
@@ -359,7 +359,7 @@ bool MainWindow::changeDriver(int index, const std::function<void(widgets::Drive
   dialog.setObjectName("ChangeDriverDialog");
   Driver d;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
-                        [&](Mechanism& m) { return sketch::changeDriver(m, before.name, d); },
+                        [&](Mechanism& m) { return edit::changeDriver(m, before.name, d); },
                         tr("Driver %1 was not changed").arg(QString::fromStdString(before.name)), QString("drivers[%1]").arg(index));
 }
 
@@ -368,7 +368,7 @@ bool MainWindow::addForce(const std::function<void(widgets::ForceDialog&)>& acce
   dialog.setObjectName("ForceDialog");
   Force f;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
-                        [&](Mechanism& m) { return sketch::addForce(m, f); }, tr("The force was not added"),
+                        [&](Mechanism& m) { return edit::addForce(m, f); }, tr("The force was not added"),
                         QString("forces[%1]").arg(mechanism_->forces.size()));
 }
 
@@ -379,7 +379,7 @@ bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceD
   dialog.setObjectName("ChangeForceDialog");
   Force f;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
-                        [&](Mechanism& m) { return sketch::changeForce(m, before.name, f); },
+                        [&](Mechanism& m) { return edit::changeForce(m, before.name, f); },
                         tr("Force %1 was not changed").arg(QString::fromStdString(before.name)), QString("forces[%1]").arg(index));
 }
 
@@ -388,7 +388,7 @@ bool MainWindow::addContact(const std::function<void(widgets::ContactDialog&)>& 
   dialog.setObjectName("ContactDialog");
   Contact c;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
-                        [&](Mechanism& m) { return sketch::addContact(m, c); }, tr("The contact was not added"),
+                        [&](Mechanism& m) { return edit::addContact(m, c); }, tr("The contact was not added"),
                         QString("contacts[%1]").arg(mechanism_->contacts.size()));
 }
 
@@ -399,7 +399,7 @@ bool MainWindow::changeContact(int index, const std::function<void(widgets::Cont
   dialog.setObjectName("ChangeContactDialog");
   Contact c;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
-                        [&](Mechanism& m) { return sketch::changeContact(m, before.name, c); },
+                        [&](Mechanism& m) { return edit::changeContact(m, before.name, c); },
                         tr("Contact %1 was not changed").arg(QString::fromStdString(before.name)), QString("contacts[%1]").arg(index));
 }
 
@@ -413,9 +413,9 @@ bool MainWindow::addInitialVelocity(const std::function<void(widgets::InitialVel
   std::size_t at = mechanism_->initialVelocities.size();
   if (accepted && dialog.velocity(v, why))
     for (std::size_t k = 0; k < mechanism_->initialVelocities.size(); ++k)
-      if (sketch::describe(mechanism_->initialVelocities[k]) == sketch::describe(v)) at = k;
+      if (edit::describe(mechanism_->initialVelocities[k]) == edit::describe(v)) at = k;
   return keepDialogEdit(accepted, [&](QString& reason) { return dialog.velocity(v, reason); },
-                        [&](Mechanism& m) { return sketch::addInitialVelocity(m, v); }, tr("The initial velocity was not set"),
+                        [&](Mechanism& m) { return edit::addInitialVelocity(m, v); }, tr("The initial velocity was not set"),
                         QString("initial_velocities[%1]").arg(at));
 }
 
@@ -426,8 +426,8 @@ bool MainWindow::changeInitialVelocity(int index, const std::function<void(widge
   dialog.setObjectName("ChangeInitialVelocityDialog");
   InitialVelocity v;
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.velocity(v, why); },
-                        [&](Mechanism& m) { return sketch::changeInitialVelocity(m, static_cast<std::size_t>(index), &v); },
-                        tr("The initial velocity of %1 was not changed").arg(QString::fromStdString(sketch::describe(before))),
+                        [&](Mechanism& m) { return edit::changeInitialVelocity(m, static_cast<std::size_t>(index), &v); },
+                        tr("The initial velocity of %1 was not changed").arg(QString::fromStdString(edit::describe(before))),
                         QString("initial_velocities[%1]").arg(index));
 }
 
@@ -438,7 +438,7 @@ bool MainWindow::changeJoint(int index, const std::function<void(widgets::JointD
   dialog.setObjectName("ChangeJointDialog");
   if (!runDialog(dialog, accept)) return false;
   Mechanism after = *mechanism_;
-  const sketch::EditResult r = sketch::changeJoint(after, joint.name, dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
+  const edit::EditResult r = edit::changeJoint(after, joint.name, dialog.type(), dialog.point(0), dialog.point(1), dialog.axes());
   if (!keepIfValid(after, r, tr("Joint %1 was not changed").arg(QString::fromStdString(joint.name)))) return false;
   logJointWarnings(after, joint.name);
   tree_->selectPath(QString("joints[%1]").arg(index));

@@ -81,7 +81,7 @@ void MainWindow::connectSceneInteraction() {
       menu.addAction(tr("Change type and connections of %1...").arg(name), this, [this, p] { changeJoint(p.index); });
       menu.addAction(tr("Delete joint %1").arg(name), this, [this, name] {
         Mechanism after = *mechanism_;
-        const auto r = sketch::deleteJoint(after, name.toStdString());
+        const auto r = edit::deleteJoint(after, name.toStdString());
         if (r.ok) applyEdit(after, QString::fromStdString(r.description));
       });
     }
@@ -122,10 +122,10 @@ void MainWindow::connectSceneInteraction() {
     if (!to) return;
     Mechanism after = *pointDrag_.before;
     const Eigen::Vector3d at((*to)[0], (*to)[1], (*to)[2]);
-    const sketch::EditResult r =
-        pointDrag_.axis ? sketch::turnVectorTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
+    const edit::EditResult r =
+        pointDrag_.axis ? edit::turnVectorTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
                                                at - Eigen::Vector3d(pointDrag_.base[0], pointDrag_.base[1], pointDrag_.base[2]))
-                        : sketch::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item, at);
+                        : edit::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item, at);
     QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
     if (why.isEmpty()) {  // a point of a joint moved alone: the other body follows, or not there
       const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*pointDrag_.before, after);
@@ -179,7 +179,7 @@ bool MainWindow::addPointAtPick(const widgets::SceneView::Pick& p) {
   if (resolved_->dimension == 2) picked.z() = x.z();  // planar bodies are drawn in layers: no depth
   const Eigen::Vector3d local = R.transpose() * (picked - x);
   Mechanism after = *mechanism_;
-  const sketch::EditResult r = sketch::addPointAt(after, *resolved_, body.name, body.position + body.rotation * local);
+  const edit::EditResult r = edit::addPointAt(after, *resolved_, body.name, body.position + body.rotation * local);
   if (!r.ok) {
     log(QString::fromStdString(r.error));
     return false;

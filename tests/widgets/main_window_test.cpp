@@ -34,7 +34,7 @@
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "main_window.h"
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
@@ -786,7 +786,7 @@ TEST_F(MainWindowTest, ShiftDraggingAPointHandleIn3DMovesThePoint) {
   const auto& rod = r->bodies[2];
   const Eigen::Vector3d mid = rod.position + rod.rotation * (0.5 * (rod.points[0] + rod.points[1]));
   lw::Mechanism withP = *w.mechanism();
-  ASSERT_TRUE(lw::sketch::addPointAt(withP, *r, "rod", mid).ok);
+  ASSERT_TRUE(lw::edit::addPointAt(withP, *r, "rod", mid).ok);
   w.applyEdit(withP, "Add P");
   const std::string P = w.mechanism()->bodies[1].points.back().name;
   // selecting the rod (a click on it) puts handles on its three points

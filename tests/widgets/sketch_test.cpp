@@ -22,7 +22,7 @@
 #include <numbers>
 
 #include "analysis/crank_drag.h"
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 #include "kinematics/natural_model.h"
 #include "mechanism/resolved.h"
 #include "analysis/simulation_run.h"
@@ -250,8 +250,8 @@ TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
   EXPECT_EQ(w.undoStack()->count(), 6);
   // with the ground's x and a parallel vector on the (tilted) rocker it goes through
   lw::Mechanism withAxes = *w.mechanism();
-  ASSERT_TRUE(lw::sketch::addVector(withAxes, "ground").ok);
-  ASSERT_TRUE(lw::sketch::addVector(withAxes, "link3").ok);
+  ASSERT_TRUE(lw::edit::addVector(withAxes, "ground").ok);
+  ASSERT_TRUE(lw::edit::addVector(withAxes, "link3").ok);
   const double tilt = withAxes.bodies[2].angle.value;
   withAxes.bodies[2].vectors.back().value = {lw::Number(std::cos(tilt)), lw::Number(-std::sin(tilt))};
   w.applyEdit(withAxes, "Add axes");
@@ -283,7 +283,7 @@ TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
   w.grab().save(artifacts() + "/sketch_changed_joint.png");
   // axes that are not parallel in the drawing: accepted (the assembly lines them up) with a warning
   lw::Mechanism tilted = *w.mechanism();
-  ASSERT_TRUE(lw::sketch::addVector(tilted, "link3").ok);
+  ASSERT_TRUE(lw::edit::addVector(tilted, "link3").ok);
   w.applyEdit(tilted, "Add a tilted vector");
   ASSERT_TRUE(w.changeJoint(pivot, [](lw::widgets::JointDialog& d) { d.axisBox(1)->setCurrentIndex(1); }));
   EXPECT_TRUE(messages().contains("Warning") && messages().contains("parallel")) << messages().toStdString();

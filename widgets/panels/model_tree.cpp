@@ -6,7 +6,7 @@
 #include <QHeaderView>
 
 #include "mechanism/mechanism.h"
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 
 namespace lw::widgets {
 namespace {
@@ -141,7 +141,7 @@ void ModelTree::setMechanism(const Mechanism& m) {
       value = tr("v = %1, ω = %2").arg(text(v.velocity), text(v.angularVelocity));
     else
       value = text(v.value);
-    leaf(velocities, sketch::describe(v), value, indexed("initial_velocities", i));
+    leaf(velocities, edit::describe(v), value, indexed("initial_velocities", i));
   }
   auto* params = group(this, tr("Parameters"), m.parameters.size());
   for (const auto& p : m.parameters)

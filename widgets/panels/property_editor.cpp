@@ -8,7 +8,7 @@
 #include <numbers>
 
 #include "mechanism/fields.h"
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 
 namespace lw::widgets {
 
@@ -116,7 +116,7 @@ void PropertyEditor::refill() {
     if (path_.startsWith("contacts[") && i < m_.contacts.size())
       what = tr("Contact %1 (%2)").arg(QString::fromStdString(m_.contacts[i].name), QString::fromStdString(m_.contacts[i].point.str()));
     if (path_.startsWith("initial_velocities[") && i < m_.initialVelocities.size())
-      what = tr("Initial velocity of %1").arg(QString::fromStdString(sketch::describe(m_.initialVelocities[i])));
+      what = tr("Initial velocity of %1").arg(QString::fromStdString(edit::describe(m_.initialVelocities[i])));
   }
   title_->setText(table_->rowCount() ? tr("%1: %n number(s)", "", table_->rowCount()).arg(what)
                                      : tr("%1: no numbers to edit").arg(what));

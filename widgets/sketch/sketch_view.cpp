@@ -211,10 +211,10 @@ void SketchView::fit() {
             Qt::KeepAspectRatio);
 }
 
-std::vector<sketch::SketchPoint> SketchView::currentPoints() const {
-  if (!resolved_) return sketch::sketchPoints(m_);
+std::vector<edit::SketchPoint> SketchView::currentPoints() const {
+  if (!resolved_) return edit::sketchPoints(m_);
   // the shown configuration (the crank may have been turned)
-  std::vector<sketch::SketchPoint> out;
+  std::vector<edit::SketchPoint> out;
   for (std::size_t b = 0; b < resolved_->bodies.size(); ++b) {
     const auto& body = resolved_->bodies[b];
     for (std::size_t i = 0; i < body.points.size(); ++i)
@@ -270,7 +270,7 @@ void SketchView::analyse() {
 }
 
 void SketchView::markUnjoined() {
-  unjoined_ = sketch::unjoinedCoincidences(m_, currentPoints(), 1e-9 * (resolved_ ? resolved_->lengthScale() : 1.0));
+  unjoined_ = edit::unjoinedCoincidences(m_, currentPoints(), 1e-9 * (resolved_ ? resolved_->lengthScale() : 1.0));
   if (unjoined_.empty()) return;
   // first: it is why the rest of the banner reads as it does (the count of freedoms)
   const QString hint = unjoined_.size() == 1
@@ -300,7 +300,7 @@ void SketchView::rebuild() {
   jointItems_.clear();
   springItems_.clear();
   if (!resolved_) {
-    for (const auto& p : sketch::sketchPoints(m_)) {
+    for (const auto& p : edit::sketchPoints(m_)) {
       if (!p.ground()) continue;
       auto* tri = s->addPolygon(QPolygonF({QPointF(0, 0), QPointF(-9, 14), QPointF(9, 14)}), QPen(QColor("#303030"), 1.5), QColor("#d8d8d0"));
       tri->setFlag(QGraphicsItem::ItemIgnoresTransformations);
@@ -488,7 +488,7 @@ Eigen::Vector2d SketchView::world(const QPoint& viewPos) const {
   return {s.x(), -s.y()};
 }
 
-Eigen::Vector2d SketchView::snap(const QPoint& viewPos, std::optional<sketch::SketchPoint>* hit) const {
+Eigen::Vector2d SketchView::snap(const QPoint& viewPos, std::optional<edit::SketchPoint>* hit) const {
   const Eigen::Vector2d w = world(viewPos);
   const double metresPerPixel = 1.0 / std::max(1e-9, transform().m11());
   // grid: 0.1 m, coarser when zoomed out (at least 8 px per step)
@@ -496,12 +496,12 @@ Eigen::Vector2d SketchView::snap(const QPoint& viewPos, std::optional<sketch::Sk
   while (step / metresPerPixel < 8 - 1e-9) step *= 5;
   // a point wins over the grid within the grid's own reach (half a cell's diagonal): an end that
   // the grid would put on a point is joined to it, never left lying there unjoined
-  const std::vector<sketch::SketchPoint> points = currentPoints();
-  const auto near = sketch::nearestPoint(points, w, std::max(kSnapPixels * metresPerPixel, 0.71 * step));
+  const std::vector<edit::SketchPoint> points = currentPoints();
+  const auto near = edit::nearestPoint(points, w, std::max(kSnapPixels * metresPerPixel, 0.71 * step));
   if (hit) *hit = near;
   if (near) return near->at;
   const Eigen::Vector2d grid(std::round(w.x() / step) * step, std::round(w.y() / step) * step);
-  if (const auto on = sketch::nearestPoint(points, grid, 1e-9 * std::max(1.0, grid.norm()))) {
+  if (const auto on = edit::nearestPoint(points, grid, 1e-9 * std::max(1.0, grid.norm()))) {
     if (hit) *hit = on;
     return on->at;
   }
@@ -533,7 +533,7 @@ std::optional<std::string> SketchView::bodyAt(const QPoint& viewPos) const {
   return best;
 }
 
-void SketchView::emitEdit(const Mechanism& after, const sketch::EditResult& r) {
+void SketchView::emitEdit(const Mechanism& after, const edit::EditResult& r) {
   if (!r.ok) {
     emit message(QString::fromStdString(r.error));
     return;
@@ -549,7 +549,7 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
     return;
   }
   if (e->button() != Qt::LeftButton) return;
-  std::optional<sketch::SketchPoint> hit;
+  std::optional<edit::SketchPoint> hit;
   const Eigen::Vector2d at = snap(e->pos(), &hit);
   Mechanism after = m_;
   switch (tool_) {
@@ -558,7 +558,7 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
         emit message(tr("There is already a pivot here"));
         return;
       }
-      emitEdit(after, sketch::addGroundPoint(after, at));
+      emitEdit(after, edit::addGroundPoint(after, at));
       return;
     case Tool::Link:
       if (!linkStartAt_) {
@@ -570,7 +570,7 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
       }
       return;
     case Tool::Point:
-      if (const auto b = bodyAt(e->pos()); b && resolved_) emitEdit(after, sketch::addBodyPoint(after, *resolved_, *b, world(e->pos())));
+      if (const auto b = bodyAt(e->pos()); b && resolved_) emitEdit(after, edit::addBodyPoint(after, *resolved_, *b, world(e->pos())));
       else emit message(tr("Click on a link to add a point to it"));
       return;
     case Tool::Slider:
@@ -585,12 +585,12 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
       }
       return;
     case Tool::Driver:
-      if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::addCrankDriver(after, *b));
+      if (const auto b = bodyAt(e->pos())) emitEdit(after, edit::addCrankDriver(after, *b));
       else emit message(tr("Click on a link pinned to the ground"));
       return;
     case Tool::Delete:
-      if (hit && hit->ground()) emitEdit(after, sketch::deleteGroundPoint(after, hit->point));
-      else if (const auto b = bodyAt(e->pos())) emitEdit(after, sketch::deleteBody(after, *b));
+      if (hit && hit->ground()) emitEdit(after, edit::deleteGroundPoint(after, hit->point));
+      else if (const auto b = bodyAt(e->pos())) emitEdit(after, edit::deleteBody(after, *b));
       return;
     case Tool::Select: {
       // one rule: a plain drag moves the mechanism (the crank, by any part of it), Shift + drag a
@@ -732,14 +732,14 @@ void SketchView::mouseMoveEvent(QMouseEvent* e) {
   }
   if (moving_) {
     // live: the geometry changes as the point moves (the coupler curves follow)
-    std::optional<sketch::SketchPoint> ignored;
+    std::optional<edit::SketchPoint> ignored;
     Eigen::Vector2d to = snap(e->pos(), &ignored);
     if (ignored && ignored->body == moving_->body && ignored->point == moving_->point) to = world(e->pos());
     Diagnostics d;
     const auto before = resolve(beforeMove_, d);
     if (!before) return;
     Mechanism after = beforeMove_;
-    sketch::movePoint(after, *before, *moving_, to);
+    edit::movePoint(after, *before, *moving_, to);
     Diagnostics d2;
     auto r = resolve(after, d2);
     if (!r) {
@@ -779,20 +779,20 @@ void SketchView::mouseReleaseEvent(QMouseEvent* e) {
   if (tool_ == Tool::Slider && sliderOn_) {
     const Eigen::Vector2d u = (e->pos() - sliderPress_).manhattanLength() >= 6 ? guideDirection(e->pos(), e->modifiers())
                                                                                : Eigen::Vector2d::UnitX();
-    const sketch::SketchPoint on = *sliderOn_;
+    const edit::SketchPoint on = *sliderOn_;
     sliderOn_.reset();
     rubberEnd_.reset();
     viewport()->update();
     Mechanism after = m_;
-    emitEdit(after, sketch::addSlider(after, on, u));
+    emitEdit(after, edit::addSlider(after, on, u));
     return;
   }
   if (tool_ == Tool::Link && linkStartAt_) {
-    std::optional<sketch::SketchPoint> hit;
+    std::optional<edit::SketchPoint> hit;
     const Eigen::Vector2d at = snap(e->pos(), &hit);
     if ((at - *linkStartAt_).norm() < 1e-9) return;  // a click: wait for the second one
     Mechanism after = m_;
-    const auto r = sketch::addLink(after, {linkStart_, *linkStartAt_}, {hit, at});
+    const auto r = edit::addLink(after, {linkStart_, *linkStartAt_}, {hit, at});
     linkStart_.reset();
     linkStartAt_.reset();
     rubberEnd_.reset();
@@ -801,7 +801,7 @@ void SketchView::mouseReleaseEvent(QMouseEvent* e) {
     return;
   }
   if (moving_) {
-    const sketch::SketchPoint p = *moving_;
+    const edit::SketchPoint p = *moving_;
     moving_.reset();
     emit edited(m_, tr("Move %1.%2").arg(QString::fromStdString(p.body), QString::fromStdString(p.point)));
     return;
@@ -862,9 +862,9 @@ bool SketchView::placeTypedLength() {
   if (u.norm() < 1e-12) u = Eigen::Vector2d::UnitX();
   const Eigen::Vector2d end = *linkStartAt_ + length * u.normalized();
   // an end exactly on a point is pinned to it
-  const auto on = sketch::nearestPoint(currentPoints(), end, 1e-9 * std::max(1.0, end.norm()));
+  const auto on = edit::nearestPoint(currentPoints(), end, 1e-9 * std::max(1.0, end.norm()));
   Mechanism after = m_;
-  const auto r = sketch::addLink(after, {linkStart_, *linkStartAt_}, {on, end});
+  const auto r = edit::addLink(after, {linkStart_, *linkStartAt_}, {on, end});
   linkStart_.reset();
   linkStartAt_.reset();
   rubberEnd_.reset();

@@ -20,7 +20,7 @@
 
 #include "mechanism/mechanism.h"
 #include "mechanism/resolved.h"
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 #include "topology/four_bar.h"
 
 class QTimer;
@@ -98,11 +98,11 @@ class SketchView : public QGraphicsView {
   void updateCurves();
   Eigen::Vector2d world(const QPoint& viewPos) const;
   /// Snapped position and the point snapped to (within 10 px), if any.
-  Eigen::Vector2d snap(const QPoint& viewPos, std::optional<sketch::SketchPoint>* hit) const;
+  Eigen::Vector2d snap(const QPoint& viewPos, std::optional<edit::SketchPoint>* hit) const;
   /// The link under the mouse (within 6 px of its outline), if any.
   std::optional<std::string> bodyAt(const QPoint& viewPos) const;
-  void emitEdit(const Mechanism& after, const sketch::EditResult& r);
-  std::vector<sketch::SketchPoint> currentPoints() const;
+  void emitEdit(const Mechanism& after, const edit::EditResult& r);
+  std::vector<edit::SketchPoint> currentPoints() const;
 
   Mechanism m_;
   std::shared_ptr<const ResolvedMechanism> resolved_;
@@ -153,13 +153,13 @@ class SketchView : public QGraphicsView {
   std::vector<std::vector<Eigen::Vector3d>> curves_;
   std::unique_ptr<analysis::CrankDrag> drag_;
   // interaction state
-  std::optional<sketch::SketchPoint> linkStart_;
+  std::optional<edit::SketchPoint> linkStart_;
   std::optional<Eigen::Vector2d> linkStartAt_, rubberEnd_;
-  std::optional<sketch::SketchPoint> sliderOn_;  // Slider tool: the point pressed, until release
+  std::optional<edit::SketchPoint> sliderOn_;  // Slider tool: the point pressed, until release
   QPoint sliderPress_;
   Eigen::Vector2d guideDirection(const QPoint& viewPos, Qt::KeyboardModifiers modifiers) const;
   double blockAngle(const ResolvedMechanism& r, std::size_t body) const;
-  std::optional<sketch::SketchPoint> moving_;   // point dragged (Select tool)
+  std::optional<edit::SketchPoint> moving_;   // point dragged (Select tool)
   Mechanism beforeMove_;
   bool turning_ = false;                  // dragging the driven link
   double turnOffset_ = 0, lastMouseAngle_ = 0, turned_ = 0;

@@ -1,7 +1,7 @@
 // Sketch edits (issue 5): a four-bar drawn from scratch has 1 DOF with its crank driven and
 // decomposes into {crank}{RRR dyad}; dragging the crank solves like the global solver; moving a
 // point changes the links; deleting cleans up everything that referred to the item.
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include "topology/structural_groups.h"
 #include "support/samples.h"
 
-namespace lw::sketch {
+namespace lw::edit {
 namespace {
 
 // ground pivots A (0, 0), D (4, 0); crank A–B, coupler B–C, rocker C–D
@@ -503,4 +503,4 @@ TEST(SketchEdits, PointsOnEachOtherWithoutAJointAreFound) {
 }
 
 }  // namespace
-}  // namespace lw::sketch
+}  // namespace lw::edit

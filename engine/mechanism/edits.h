@@ -12,7 +12,7 @@
 #include "mechanism/mechanism.h"
 #include "mechanism/resolved.h"
 
-namespace lw::sketch {
+namespace lw::edit {
 
 /// A named point of a body (body "ground" for the ground) at its world position.
 struct SketchPoint {
@@ -144,4 +144,4 @@ EditResult addInitialVelocity(Mechanism& m, InitialVelocity v);
 /// Replaces (or, with `v` null, deletes) initial velocity number `index` (initial_velocities[index]).
 EditResult changeInitialVelocity(Mechanism& m, std::size_t index, const InitialVelocity* v);
 
-}  // namespace lw::sketch
+}  // namespace lw::edit

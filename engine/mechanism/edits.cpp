@@ -1,4 +1,4 @@
-#include "mechanism/sketch_edits.h"
+#include "mechanism/edits.h"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 
 #include <Eigen/Geometry>
 
-namespace lw::sketch {
+namespace lw::edit {
 namespace {
 
 bool nameTaken(const Mechanism& m, const std::string& name) {
@@ -847,4 +847,4 @@ EditResult changeInitialVelocity(Mechanism& m, std::size_t index, const InitialV
   return r;
 }
 
-}  // namespace lw::sketch
+}  // namespace lw::edit
