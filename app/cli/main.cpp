@@ -26,7 +26,7 @@
 #include "mechanism/resolved.h"
 #include "sensitivity/sensitivity.h"
 #include "topology/mobility.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -256,7 +256,7 @@ int decomposeCmd(const std::string& file, bool asJson) {
   lw::kin::assemble(model, data, 0.0);  // the rank test wants an assembled configuration
   const auto mob = lw::kin::numericalMobility(model, data.q);
   const auto gk = lw::topology::grueblerKutzbach(*res);
-  const auto dec = lw::topology::decompose(model);
+  const auto dec = lw::kin::decompose(model);
   auto bodyName = [&](int b) { return res->bodies[static_cast<std::size_t>(b)].name; };
   if (asJson) {
     nlohmann::ordered_json j;

@@ -4,7 +4,7 @@
 #include <QTimer>
 
 #include "main_window.h"
-#include "scene/vtk_host_widget.h"
+#include "view3d/vtk_host_widget.h"
 
 int main(int argc, char** argv) {
   lw::widgets::setDefaultSurfaceFormat();  // before QApplication: VTK needs a core profile

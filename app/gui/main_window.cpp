@@ -49,11 +49,11 @@
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
-#include "scene/scene_view.h"
+#include "view3d/scene_view.h"
 #include "sketch/sketch_view.h"
 #include "kinematics/natural_model.h"
 #include "topology/mobility.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 namespace lw::app {
 namespace {
@@ -62,7 +62,7 @@ widgets::StructureDiagram structureDiagram(const ResolvedMechanism& m, int dof) 
   widgets::StructureDiagram d;
   d.dof = dof;
   try {
-    const auto dec = topology::decompose(kin::compileNaturalModel(m));
+    const auto dec = kin::decompose(kin::compileNaturalModel(m));
     d.ok = dec.ok;
     d.error = dec.error;
     for (const auto& g : dec.groups) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "mechanism/mechanism.h"
-#include "scene/scene_view.h"
+#include "view3d/scene_view.h"
 
 class QAction;
 class QMenu;

@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "panels/analysis_panel.h"
-#include "scene/scene_view.h"
+#include "view3d/scene_view.h"
 #include "sketch/sketch_view.h"
 
 namespace lw::app {

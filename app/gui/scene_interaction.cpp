@@ -52,11 +52,11 @@
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
-#include "scene/scene_view.h"
+#include "view3d/scene_view.h"
 #include "sketch/sketch_view.h"
 #include "kinematics/natural_model.h"
 #include "topology/mobility.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 namespace lw::app {
 void MainWindow::connectSceneInteraction() {

@@ -6,7 +6,7 @@
 
 #include "analysis/kinematics_run.h"
 #include "kinematics/modular_solver.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 namespace lw::analysis {
 
@@ -54,7 +54,7 @@ std::unique_ptr<CrankDrag> CrankDrag::create(const Mechanism& mech, std::string*
   s.global.emplace(s.nm, sparse);
   const lw::Status a = kin::assemble(s.nm, *s.global, 0.0);
   if (!a.ok()) return fail(a.message);
-  s.mm.emplace(kin::compileModularModel(s.nm, topology::decompose(s.nm), s.global->q));
+  s.mm.emplace(kin::compileModularModel(s.nm, kin::decompose(s.nm), s.global->q));
   if (!s.mm->ok()) return fail(s.mm->error);
   s.md.emplace(*s.mm);
   kin::startModular(*s.mm, *s.md, s.global->q, s.global->qd, s.global->qdd, 0.0);

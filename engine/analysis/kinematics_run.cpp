@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "kinematics/modular_solver.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 namespace lw::analysis {
 
@@ -317,13 +317,13 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   std::optional<kin::ModularModel> mm;
   std::optional<kin::ModularData> md;
   if (modular) {
-    mm = kin::compileModularModel(nm, topology::decompose(nm), global.q);
+    mm = kin::compileModularModel(nm, kin::decompose(nm), global.q);
     if (!mm->ok()) {
       result.status.code = lw::Status::Code::NotDriven;
       result.status.message = mm->error;
       return result;
     }
-    result.decomposition = topology::describe(mm->decomposition, m);
+    result.decomposition = kin::describe(mm->decomposition, m);
     md.emplace(*mm, options);
     md->acceleration = spec.method == KinematicsMethod::Modular3OT ? kin::AccelerationMethod::ThirdOrderTensor
                                                                      : kin::AccelerationMethod::TD;

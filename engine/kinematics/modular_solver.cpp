@@ -31,7 +31,7 @@ class GroupBuffers {
 
 namespace {
 
-std::string groupName(const NaturalModel& m, const topology::StructuralGroup& g) {
+std::string groupName(const NaturalModel& m, const kin::StructuralGroup& g) {
   std::string s = "{";
   for (std::size_t i = 0; i < g.bodies.size(); ++i)
     s += (i ? ", " : "") + m.mechanism->bodies[static_cast<std::size_t>(g.bodies[i])].name;
@@ -212,7 +212,7 @@ void flatten(const NaturalModel& m, ModularGroup& g) {
 
 }  // namespace
 
-ModularModel compileModularModel(const NaturalModel& m, topology::Decomposition d, const Eigen::VectorXd& q) {
+ModularModel compileModularModel(const NaturalModel& m, kin::Decomposition d, const Eigen::VectorXd& q) {
   ModularModel mm;
   mm.natural = &m;
   mm.decomposition = std::move(d);

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kinematics/global_solver.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 namespace lw::kin {
 
@@ -53,7 +53,7 @@ struct ModularGroup {
 
 struct ModularModel {
   const NaturalModel* natural = nullptr;
-  topology::Decomposition decomposition;
+  kin::Decomposition decomposition;
   std::vector<ModularGroup> groups;
   std::string error;              // why the model could not be built (empty when ok)
   bool ok() const { return error.empty(); }
@@ -61,7 +61,7 @@ struct ModularModel {
 
 /// Builds the per-group systems from a decomposition; checks every group's Jacobian has full
 /// column rank at `q` (an assembled configuration).
-ModularModel compileModularModel(const NaturalModel& m, topology::Decomposition d, const Eigen::VectorXd& q);
+ModularModel compileModularModel(const NaturalModel& m, kin::Decomposition d, const Eigen::VectorXd& q);
 
 class GroupBuffers;  // per-group dense storage (modular_solver.cpp)
 

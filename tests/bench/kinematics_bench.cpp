@@ -48,7 +48,7 @@ Case& caseFor(bool spatial, int units, double rate) {
     c->natural = kin::compileNaturalModel(c->resolved);
     kin::GlobalData g(c->natural);
     if (!kin::assemble(c->natural, g, 0).ok()) std::abort();
-    c->modular = kin::compileModularModel(c->natural, topology::decompose(c->natural), g.q);
+    c->modular = kin::compileModularModel(c->natural, kin::decompose(c->natural), g.q);
     if (!c->modular.ok()) std::abort();
   }
   return *c;

@@ -14,8 +14,8 @@
 #include "io/mechanism_io.h"
 #include "main_window.h"
 #include "scene/scene_builder.h"
-#include "scene/scene_view.h"
-#include "scene/vtk_host_widget.h"
+#include "view3d/scene_view.h"
+#include "view3d/vtk_host_widget.h"
 
 namespace {
 

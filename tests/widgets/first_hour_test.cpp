@@ -36,7 +36,7 @@
 #include "panels/welcome_page.h"
 #include "plots/plot_panel.h"
 #include "panels/property_editor.h"
-#include "scene/scene_view.h"
+#include "view3d/scene_view.h"
 #include "sketch/sketch_view.h"
 
 #include <qcustomplot.h>

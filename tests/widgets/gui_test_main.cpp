@@ -3,7 +3,7 @@
 
 #include <QApplication>
 
-#include "scene/vtk_host_widget.h"
+#include "view3d/vtk_host_widget.h"
 
 int main(int argc, char** argv) {
   lw::widgets::setDefaultSurfaceFormat();

@@ -44,8 +44,8 @@
 #include "plots/plot_panel.h"
 
 #include <qcustomplot.h>
-#include "scene/scene_view.h"
-#include "scene/vtk_host_widget.h"
+#include "view3d/scene_view.h"
+#include "view3d/vtk_host_widget.h"
 
 namespace {
 

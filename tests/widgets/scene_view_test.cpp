@@ -2,8 +2,8 @@
 // display), save them as PNG in $LW_TEST_ARTIFACTS (default: the current directory) and check
 // the pixels. Look at the screenshots: a picture beats a pixel count.
 #include "scene/scene.h"
-#include "scene/scene_view.h"
-#include "scene/scene_geometry.h"
+#include "view3d/scene_view.h"
+#include "view3d/scene_geometry.h"
 #include <vtkPolyData.h>
 
 #include <gtest/gtest.h>

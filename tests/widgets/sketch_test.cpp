@@ -33,9 +33,9 @@
 #include "panels/item_choices.h"
 #include "panels/property_editor.h"
 #include "panels/joint_dialog.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 #include "main_window.h"
-#include "scene/vtk_host_widget.h"
+#include "view3d/vtk_host_widget.h"
 #include "sketch/sketch_view.h"
 
 namespace {
@@ -387,9 +387,9 @@ TEST_F(SketchTest, DriversAndForcesThroughTheirDialogs) {
     lw::Diagnostics d;
     const auto r = lw::resolve(*w.mechanism(), d);
     ASSERT_TRUE(r.has_value());
-    const auto groups = lw::topology::decompose(lw::kin::compileNaturalModel(*r));
+    const auto groups = lw::kin::decompose(lw::kin::compileNaturalModel(*r));
     ASSERT_TRUE(groups.ok) << groups.error;
-    EXPECT_EQ(lw::topology::describe(groups, *r), "{link3} {link1, link2}");
+    EXPECT_EQ(lw::kin::describe(groups, *r), "{link3} {link1, link2}");
   }
   EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
 

@@ -19,7 +19,7 @@
 #include "topology/four_bar.h"
 #include "kinematics/natural_model.h"
 #include "topology/mobility.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 namespace lw::widgets {
 namespace {
@@ -243,7 +243,7 @@ void SketchView::analyse() {
   }
   const topology::Mobility mob = topology::grueblerKutzbach(*resolved_);
   const kin::NaturalModel nm = kin::compileNaturalModel(*resolved_);
-  const topology::Decomposition dec = topology::decompose(nm);
+  const kin::Decomposition dec = kin::decompose(nm);
   for (std::size_t g = 0; g < dec.groups.size(); ++g) {
     for (int b : dec.groups[g].bodies) groupOfBody_[static_cast<std::size_t>(b)] = static_cast<int>(g);
     groupNames_.push_back(QString::fromStdString(dec.groups[g].name));

@@ -23,7 +23,7 @@ TEST(Allocations, NoneInTheStepLoopOfAnyMethod) {
     }
     GlobalData g(m);
     ASSERT_TRUE(assemble(m, g, 0).ok());
-    const ModularModel mm = compileModularModel(m, topology::decompose(m), g.q);
+    const ModularModel mm = compileModularModel(m, kin::decompose(m), g.q);
     ASSERT_TRUE(mm.ok()) << mm.error;
     for (auto method : {AccelerationMethod::TD, AccelerationMethod::ThirdOrderTensor}) {
       ModularData md(mm);

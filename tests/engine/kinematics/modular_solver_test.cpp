@@ -33,7 +33,7 @@ std::unique_ptr<Setup> setUp(const Mechanism& m) {
   s->global = std::make_unique<GlobalData>(s->natural);
   const Status a = assemble(s->natural, *s->global, 0);
   if (!a.ok()) throw std::runtime_error(a.message);
-  s->modular = compileModularModel(s->natural, topology::decompose(s->natural), s->global->q);
+  s->modular = compileModularModel(s->natural, kin::decompose(s->natural), s->global->q);
   return s;
 }
 

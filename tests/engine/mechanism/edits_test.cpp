@@ -13,7 +13,7 @@
 #include "io/mechanism_io.h"
 #include "kinematics/global_solver.h"
 #include "topology/mobility.h"
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 #include "support/samples.h"
 
 namespace lw::edit {
@@ -42,9 +42,9 @@ TEST(SketchEdits, AFourBarDrawnFromScratchHasOneDofAndTwoGroups) {
   const auto mob = topology::grueblerKutzbach(*r);
   EXPECT_EQ(mob.grueblerKutzbach, 1);
   const kin::NaturalModel nm = kin::compileNaturalModel(*r);
-  const auto groups = topology::decompose(nm);
+  const auto groups = kin::decompose(nm);
   ASSERT_TRUE(groups.ok) << groups.error;
-  EXPECT_EQ(topology::describe(groups, *r), "{link1} {link2, link3}");
+  EXPECT_EQ(kin::describe(groups, *r), "{link1} {link2, link3}");
   EXPECT_EQ(groups.groups[0].name, "crank");
   EXPECT_EQ(groups.groups[1].name, "RRR dyad");
 }
@@ -109,7 +109,7 @@ TEST(SketchEdits, ASliderCrankDrawnFromScratchHasACrankAndAnRrpDyad) {
   const auto r = resolve(m, d);
   ASSERT_TRUE(r.has_value()) << (d.empty() ? "" : d[0].format());
   EXPECT_EQ(topology::grueblerKutzbach(*r).grueblerKutzbach, 1);
-  const auto groups = topology::decompose(kin::compileNaturalModel(*r));
+  const auto groups = kin::decompose(kin::compileNaturalModel(*r));
   ASSERT_TRUE(groups.ok) << groups.error;
   ASSERT_EQ(groups.groups.size(), 2u);
   EXPECT_EQ(groups.groups[0].name, "crank");
@@ -267,9 +267,9 @@ TEST(SketchEdits, DriversAndForcesAreAddedChangedAndDeleted) {
     Diagnostics diag;
     const auto r = resolve(m, diag);
     ASSERT_TRUE(r.has_value()) << (diag.empty() ? "" : diag[0].format());
-    const auto groups = topology::decompose(kin::compileNaturalModel(*r));
+    const auto groups = kin::decompose(kin::compileNaturalModel(*r));
     ASSERT_TRUE(groups.ok) << groups.error;
-    EXPECT_EQ(topology::describe(groups, *r), "{link3} {link1, link2}");
+    EXPECT_EQ(kin::describe(groups, *r), "{link3} {link1, link2}");
   }
   Force f;
   f.type = Force::Type::Spring;
@@ -464,7 +464,7 @@ TEST(SketchEdits, RandomSketchesAreAnalysedWithoutCrashing) {
       if (!r2) continue;
       ++resolved;
       (void)topology::grueblerKutzbach(*r2);
-      const auto groups = topology::decompose(kin::compileNaturalModel(*r2));
+      const auto groups = kin::decompose(kin::compileNaturalModel(*r2));
       decomposed += groups.ok;
       if (m.drivers.size() == 1) {
         std::string why;

@@ -1,7 +1,7 @@
-#include "scene/scene_view.h"
+#include "view3d/scene_view.h"
 
 #include "scene/scene.h"
-#include "scene/scene_geometry.h"
+#include "view3d/scene_geometry.h"
 
 #include <vtkActor.h>
 #include <vtkCellPicker.h>

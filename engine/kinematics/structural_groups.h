@@ -15,7 +15,7 @@
 
 #include "kinematics/natural_model.h"
 
-namespace lw::topology {
+namespace lw::kin {
 
 struct StructuralGroup {
   std::vector<int> bodies;   // ResolvedMechanism body indices, in model order
@@ -41,4 +41,4 @@ Decomposition decompose(const kin::NaturalModel& m);
 /// "{crank} {coupler, rocker}": groups by body name, for messages and tests.
 std::string describe(const Decomposition& d, const ResolvedMechanism& m);
 
-}  // namespace lw::topology
+}  // namespace lw::kin

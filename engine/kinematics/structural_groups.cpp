@@ -1,4 +1,4 @@
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 #include <Eigen/QR>
 #include <algorithm>
@@ -7,7 +7,7 @@
 
 #include "kinematics/global_solver.h"
 
-namespace lw::topology {
+namespace lw::kin {
 namespace {
 
 // An edge bundle of the structural graph: a joint, or a one-freedom-removing element (coordinate
@@ -277,4 +277,4 @@ std::string describe(const Decomposition& d, const ResolvedMechanism& m) {
   return s;
 }
 
-}  // namespace lw::topology
+}  // namespace lw::kin

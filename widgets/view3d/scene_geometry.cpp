@@ -1,4 +1,4 @@
-#include "scene/scene_geometry.h"
+#include "view3d/scene_geometry.h"
 
 #include <vtkCellArray.h>
 #include <vtkFloatArray.h>

@@ -4,7 +4,7 @@
 // with a parallel projection; spatial models from an isometric direction, Y up.
 #pragma once
 
-#include "scene/vtk_host_widget.h"
+#include "view3d/vtk_host_widget.h"
 
 #include <QPointF>
 

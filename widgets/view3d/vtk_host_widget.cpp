@@ -1,4 +1,4 @@
-#include "scene/vtk_host_widget.h"
+#include "view3d/vtk_host_widget.h"
 
 #include <vtkCommand.h>
 #include <vtkGenericOpenGLRenderWindow.h>

@@ -1,5 +1,5 @@
 // Expected decompositions (seed 002 §2.2 and the prototype results of shared/reference 002).
-#include "topology/structural_groups.h"
+#include "kinematics/structural_groups.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include "mechanism/generators.h"
 #include "support/samples.h"
 
-namespace lw::topology {
+namespace lw::kin {
 namespace {
 
 struct Case {
@@ -139,4 +139,4 @@ TEST(StructuralGroups, FailuresSayWhyAndNameTheBodies) {
 }
 
 }  // namespace
-}  // namespace lw::topology
+}  // namespace lw::kin
