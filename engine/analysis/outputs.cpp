@@ -29,6 +29,58 @@ int pointOf(const ResolvedMechanism& r, const Ref& ref, std::vector<ItemIndex>& 
 }
 }  // namespace
 
+std::vector<std::string> columnUnits(const std::vector<std::string>& columns, const Mechanism* m) {
+  auto ends = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  auto sliding = [&](const std::string& joint) {
+    if (!m) return false;
+    for (const auto& j : m->joints)
+      if (j.name == joint) return j.type == JointType::Slider || j.type == JointType::Prismatic;
+    return false;
+  };
+  std::vector<std::string> out;
+  out.reserve(columns.size());
+  for (const std::string& c : columns) {
+    std::string unit;
+    const std::string base = c.size() > 2 && c[c.size() - 2] == '.' ? c.substr(0, c.size() - 2) : c;
+    const Output* output = nullptr;
+    if (m)
+      for (const auto& o : m->outputs)
+        if (o.name == c || o.name == base) output = &o;
+    if (c == "time") {
+      unit = "s";
+    } else if (c.rfind("dof.joint ", 0) == 0) {
+      unit = sliding(c.substr(10)) ? "m" : "rad";
+    } else if (c.rfind("energy.", 0) == 0) {
+      unit = "J";
+    } else if (c == "constraint.position") {
+      unit = "m";
+    } else if (c == "constraint.velocity") {
+      unit = "m/s";
+    } else if (output) {  // the file's outputs by name
+      switch (output->type) {
+        case Output::Type::PointPosition: unit = "m"; break;
+        case Output::Type::PointVelocity: unit = "m/s"; break;
+        case Output::Type::PointAcceleration: unit = "m/s²"; break;
+        case Output::Type::JointCoordinate: unit = sliding(output->joint) ? "m" : "rad"; break;
+        case Output::Type::JointRate: unit = sliding(output->joint) ? "m/s" : "rad/s"; break;
+        case Output::Type::SpringLength: unit = "m"; break;
+        case Output::Type::Energy: unit = "J"; break;
+        case Output::Type::ConstraintResidual: break;
+      }
+    } else if (ends(c, ".vx") || ends(c, ".vy") || ends(c, ".vz")) {
+      unit = "m/s";
+    } else if (ends(c, ".ax") || ends(c, ".ay") || ends(c, ".az")) {
+      unit = "m/s²";
+    } else if (ends(c, ".x") || ends(c, ".y") || ends(c, ".z")) {
+      unit = "m";
+    }
+    out.push_back(unit);
+  }
+  return out;
+}
+
 OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree) {
   OutputComponents o;
   const char* axes = "xyz";

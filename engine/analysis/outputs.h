@@ -34,6 +34,12 @@ struct OutputComponents {
   int find(const std::string& name) const;
 };
 
+/// The SI unit of each column of a run's table ("s", "m", "m/s", "m/s²", "rad", "rad/s", "J",
+/// or "" when it has none or is not known), by its name: time, independent coordinates
+/// ("dof.joint A", "dof.bar.P.x"), points' coordinates, velocities and accelerations, energies,
+/// and the outputs of `m` by name (a joint coordinate: rad, or m for a sliding joint).
+std::vector<std::string> columnUnits(const std::vector<std::string>& columns, const Mechanism* m);
+
 /// The outputs of `m` (resolved as `r`, compiled as `tree`).
 OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree);
 

@@ -420,6 +420,11 @@ TEST_F(FirstHourTest, TheReadmeWalkThroughs) {
   w.grab().save(artifacts() + "/readme_main-window-run.png");
   w.plotPanel()->plotColumns("crank_angle", {"rocker_angle"});
   QTest::qWait(100);
+  // in degrees, as the axis says (the crank turns from its drawn 60° once round)
+  QCustomPlot* plot = w.plotPanel()->plot();
+  EXPECT_EQ(plot->xAxis->label(), "crank_angle (°)");
+  EXPECT_EQ(plot->yAxis->label(), "(°)");
+  EXPECT_GT(plot->xAxis->range().upper, 350);
   w.grab().save(artifacts() + "/readme_transmission-function.png");
 
   // the front picture: the five-bar, run, mid-way

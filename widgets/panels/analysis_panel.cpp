@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "analysis/kinematics_run.h"
+#include "analysis/outputs.h"
 #include "analysis/simulation_run.h"
 #include "mechanism/resolved.h"
 
@@ -184,6 +185,7 @@ void AnalysisPanel::run() {
       take(std::move(s));
     }
     r->rows = r->columns.empty() ? 0 : r->values.size() / r->columns.size();
+    r->units = analysis::columnUnits(r->columns, source.get());
     QMetaObject::invokeMethod(this, [this, r, generation] { finish(r, generation); }, Qt::QueuedConnection);
   });
 }

@@ -32,6 +32,7 @@ namespace lw::widgets {
 /// What a finished run leaves for playback and plots.
 struct RunResults {
   std::vector<std::string> columns;
+  std::vector<std::string> units;  // SI, by column (analysis::columnUnits); plots show angles in degrees
   std::vector<double> values;  // row-major
   std::vector<double> poses;   // 12 per body per row
   std::size_t rows = 0;

@@ -1,6 +1,8 @@
 #include "plots/plot_panel.h"
 
 #include <algorithm>
+#include <set>
+#include <numbers>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -34,8 +36,26 @@ int columnIndex(const RunResults& r, const QString& name) {
   return -1;
 }
 
-// a point's coordinate ("crank.B.x"; the run also has its velocity "crank.B.vx"): a length
-bool isPointCoordinate(const RunResults& r, const QString& name) {
+// angles are shown in degrees (the run and its CSV keep radians); a column's factor and unit shown
+double shownScale(const RunResults& r, int c) {
+  if (c < 0 || static_cast<std::size_t>(c) >= r.units.size()) return 1;
+  const std::string& u = r.units[static_cast<std::size_t>(c)];
+  return u == "rad" || u == "rad/s" ? 180 / std::numbers::pi : 1;
+}
+QString shownUnit(const RunResults& r, int c) {
+  if (c < 0 || static_cast<std::size_t>(c) >= r.units.size()) return {};
+  const std::string& u = r.units[static_cast<std::size_t>(c)];
+  if (u == "rad") return QStringLiteral("°");
+  if (u == "rad/s") return QStringLiteral("°/s");
+  return QString::fromStdString(u);
+}
+QString withUnit(const QString& name, const QString& unit) { return unit.isEmpty() ? name : name + " (" + unit + ")"; }
+
+// a length: metres by the run's units (point coordinates, outputs, spring lengths); without units
+// (a result made elsewhere), a point's coordinate ("crank.B.x" beside its velocity "crank.B.vx")
+bool isLength(const RunResults& r, const QString& name) {
+  const int c = columnIndex(r, name);
+  if (c >= 0 && static_cast<std::size_t>(c) < r.units.size()) return r.units[static_cast<std::size_t>(c)] == "m";
   static const QStringList axes{".x", ".y", ".z"};
   for (const QString& a : axes)
     if (name.endsWith(a)) return columnIndex(r, name.chopped(2) + ".v" + a.back()) >= 0;
@@ -126,8 +146,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
     double best = std::numeric_limits<double>::infinity();
     int bestRow = 0;
     for (std::size_t i = 0; i < r.rows; ++i) {
-      const double px = plot_->xAxis->coordToPixel(r.values[i * n + static_cast<std::size_t>(xi)]);
-      const double py = yi >= 0 && xi != 0 ? plot_->yAxis->coordToPixel(r.values[i * n + static_cast<std::size_t>(yi)]) : e->pos().y();
+      const double px = plot_->xAxis->coordToPixel(shownScale(r, xi) * r.values[i * n + static_cast<std::size_t>(xi)]);
+      const double py = yi >= 0 && xi != 0 ? plot_->yAxis->coordToPixel(shownScale(r, yi) * r.values[i * n + static_cast<std::size_t>(yi)])
+                                           : e->pos().y();
       const double d = std::hypot(px - e->pos().x(), py - e->pos().y());
       if (d < best) best = d, bestRow = static_cast<int>(i);
     }
@@ -233,11 +254,13 @@ void PlotPanel::replot() {
   const int xi = std::max(0, columnIndex(r, x_->currentText()));
   const bool againstTime = xi == 0;
   auto column = [&](int c) {
+    const double scale = shownScale(r, c);
     QVector<double> v(static_cast<qsizetype>(r.rows));
-    for (std::size_t i = 0; i < r.rows; ++i) v[static_cast<qsizetype>(i)] = r.values[i * n + static_cast<std::size_t>(c)];
+    for (std::size_t i = 0; i < r.rows; ++i) v[static_cast<qsizetype>(i)] = scale * r.values[i * n + static_cast<std::size_t>(c)];
     return v;
   };
   const QVector<double> xs = column(xi);
+  std::set<QString> units;  // of the plotted columns: the y axis says it when they share one
   int k = 0;
   for (const QString& name : plottedColumns()) {
     const int yi = columnIndex(r, name);
@@ -247,13 +270,14 @@ void PlotPanel::replot() {
       QCPGraph* g = plot_->addGraph();
       g->setData(xs, column(yi), true);
       g->setPen(pen);
-      g->setName(name);
+      g->setName(withUnit(name, shownUnit(r, yi)));
     } else {  // any curve, in time order (a coupler curve, a phase portrait)
       auto* c = new QCPCurve(plot_->xAxis, plot_->yAxis);
       c->setData(xs, column(yi));
       c->setPen(pen);
-      c->setName(name);
+      c->setName(withUnit(name, shownUnit(r, yi)));
     }
+    units.insert(shownUnit(r, yi));
   }
   // the impacts against time: a dashed line at each (the run's rows jump there: two at its time)
   for (auto* line : impactLines_) plot_->removeItem(line);
@@ -267,12 +291,13 @@ void PlotPanel::replot() {
       line->setSelectable(false);
       impactLines_.push_back(line);
     }
-  plot_->xAxis->setLabel(againstTime ? QStringLiteral("time (s)") : x_->currentText());
+  plot_->xAxis->setLabel(againstTime ? QStringLiteral("time (s)") : withUnit(x_->currentText(), shownUnit(r, xi)));
+  plot_->yAxis->setLabel(units.size() == 1 && !units.begin()->isEmpty() ? "(" + *units.begin() + ")" : QString());
   plot_->rescaleAxes();
-  // a coupler curve (point coordinates against each other) in true shape: equal scales
+  // lengths against lengths (a coupler curve, two spring lengths) in true shape: equal scales
   const QStringList ys = plottedColumns();
-  if (!againstTime && !ys.isEmpty() && isPointCoordinate(r, x_->currentText()) &&
-      std::all_of(ys.begin(), ys.end(), [&](const QString& y) { return isPointCoordinate(r, y); }))
+  if (!againstTime && !ys.isEmpty() && isLength(r, x_->currentText()) &&
+      std::all_of(ys.begin(), ys.end(), [&](const QString& y) { return isLength(r, y); }))
   {
     // widen the tighter axis, so that nothing of the curve is cut
     const double perPixelX = plot_->xAxis->range().size() / std::max(1, plot_->axisRect()->width());
@@ -293,7 +318,7 @@ void PlotPanel::setCursorRow(int row) {
   }
   const std::size_t n = results_->columns.size();
   const int xi = std::max(0, columnIndex(*results_, x_->currentText()));
-  const double x = results_->values[static_cast<std::size_t>(row) * n + static_cast<std::size_t>(xi)];
+  const double x = shownScale(*results_, xi) * results_->values[static_cast<std::size_t>(row) * n + static_cast<std::size_t>(xi)];
   cursor_->point1->setCoords(x, 0);
   cursor_->point2->setCoords(x, 1);
   cursor_->setVisible(true);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analysis/kinematics_run.h"
+#include "analysis/outputs.h"
 #include "analysis/simulation_run.h"
 #include "support/samples.h"
 
@@ -95,6 +96,33 @@ TEST(NamedOutputs, KinematicRowsCarryTheSameOutputsAsTheDynamics) {
     }
     EXPECT_GT(compared, 0);
   }
+}
+
+TEST(NamedOutputs, EveryColumnHasItsUnit) {
+  const Mechanism m = test::sampleMechanism("four-bar");
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  SimulationSpec spec;
+  spec.tEnd = 0.01;
+  spec.mechanism = &m;
+  const auto run = runSimulation(*r, spec);
+  ASSERT_TRUE(run.status.ok()) << run.status.message;
+  const auto units = columnUnits(run.columns, &m);
+  ASSERT_EQ(units.size(), run.columns.size());
+  std::map<std::string, std::string> unit;
+  for (std::size_t c = 0; c < units.size(); ++c) unit[run.columns[c]] = units[c];
+  EXPECT_EQ(unit["time"], "s");
+  EXPECT_EQ(unit["crank.B.x"], "m");
+  EXPECT_EQ(unit["crank.B.vy"], "m/s");
+  EXPECT_EQ(unit["P.x"], "m");             // the file's point output
+  EXPECT_EQ(unit["rocker_angle"], "rad");  // a pin's coordinate
+  EXPECT_EQ(unit["energy.total"], "J");
+  for (const auto& [name, u] : unit)
+    if (name.rfind("dof.joint ", 0) == 0) EXPECT_EQ(u, "rad") << name;
+  // a slider's coordinate is a length
+  const Mechanism sc = test::sampleMechanism("slider-crank");
+  for (const auto& j : sc.joints)
+    if (j.type == JointType::Slider) EXPECT_EQ(columnUnits({"dof.joint " + j.name}, &sc)[0], "m");
 }
 
 }  // namespace
