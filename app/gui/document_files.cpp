@@ -32,6 +32,7 @@
 
 #include "analysis/assembly.h"
 #include "help.h"
+#include "playback_presenter.h"
 #include "media_export.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
@@ -72,9 +73,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   undo_->clear();  // edits of another document cannot be undone here
   // every view starts afresh: a selection, a plot's columns or a filter of the last document
   // would point at the wrong items of this one
-  paths_.reset();
-  playback_->setResults(nullptr);
-  plots_->reset();
+  presenter_->clear(true);
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);

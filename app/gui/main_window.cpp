@@ -30,6 +30,7 @@
 
 #include "analysis/assembly.h"
 #include "help.h"
+#include "playback_presenter.h"
 #include "media_export.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
@@ -115,9 +116,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(sketch_, &widgets::SketchView::edited, this, &MainWindow::applyEdit);
   connect(sketch_, &widgets::SketchView::message, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
   setCentralWidget(central);
-  connect(playback_, &widgets::PlaybackBar::rowChanged, this, &MainWindow::showResultRow);
-  connect(playback_, &widgets::PlaybackBar::showPathsChanged, this, [this] { showResultRow(playback_->currentRow()); });
-  connect(playback_, &widgets::PlaybackBar::showVelocitiesChanged, this, [this] { showResultRow(playback_->currentRow()); });
 
   tree_ = new widgets::ModelTree(this);
   auto* treeDock = new QDockWidget(tr("Model"), this);
@@ -196,6 +194,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   splitDockWidget(analysisDock, logDock, Qt::Vertical);
 
   plots_ = new widgets::PlotPanel(this);
+  presenter_ = new PlaybackPresenter(scene_, playback_, plots_, this);
   auto* plotDock = new QDockWidget(tr("Plots"), this);
   plotDock->setObjectName("PlotsDock");
   plotDock->setWidget(plots_);
@@ -381,6 +380,7 @@ void MainWindow::showMechanism() {
   Diagnostics d;
   auto resolved = resolve(*mechanism_, d);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
+  presenter_->setMechanism(resolved_);
   analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt, std::make_shared<const Mechanism>(*mechanism_));
   sketch_->setMechanism(*mechanism_, resolved_);
   if (!resolved_) {  // an empty new document, or a sketch that is not a mechanism yet
@@ -412,43 +412,8 @@ void MainWindow::showMechanism() {
 }
 
 void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results) {
-  // keep the whole motion in view (unless the user has placed the camera), then play from row 0
-  paths_.reset();
-  velocityColumns_.reset();
-  if (resolved_ && results && results->rows > 0) {
-    const std::size_t perRow = 12 * resolved_->bodies.size();
-    if (results->poses.size() >= results->rows * perRow) {
-      if (scene_->fitsOnResize()) {
-        std::vector<scene::SceneFrame> sample;
-        const std::size_t samples = std::min<std::size_t>(results->rows, 60);
-        for (std::size_t k = 0; k < samples; ++k) {
-          const std::size_t row = samples > 1 ? k * (results->rows - 1) / (samples - 1) : 0;
-          sample.push_back(scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow, results->time(row)));
-        }
-        scene_->fitMotion(sample, sample.front());
-      }
-      paths_ = std::make_shared<const std::vector<scene::Path>>(scene::tracedPaths(*resolved_, results->poses.data(), results->rows));
-    }
-    auto columns = std::make_shared<std::vector<scene::PointColumns>>(scene::pointVelocityColumns(results->columns));
-    velocityScale_ = scene::velocityArrowScale(*columns, results->values, results->columns.size());
-    velocityColumns_ = std::move(columns);
-  }
-  plots_->setResults(results);
-  playback_->setResults(std::move(results));
+  presenter_->showResults(std::move(results));
   updateHandles();  // the bodies move: point handles only on the stored configuration
-}
-
-void MainWindow::showResultRow(int row) {
-  const auto results = playback_->results();
-  if (!results || !resolved_ || row < 0 || static_cast<std::size_t>(row) >= results->rows) return;
-  const std::size_t perRow = 12 * resolved_->bodies.size();
-  if (results->poses.size() < (static_cast<std::size_t>(row) + 1) * perRow) return;
-  scene::SceneFrame frame = scene::frameFromPoses(*resolved_, results->poses.data() + row * perRow,
-                                                 results->time(static_cast<std::size_t>(row)));
-  if (paths_ && playback_->showPaths()) frame.paths = *paths_;  // the view re-sends only changed paths
-  if (velocityColumns_ && playback_->showVelocities())
-    frame.arrows = scene::velocityArrows(*velocityColumns_, results->values.data() + row * results->columns.size(), velocityScale_);
-  scene_->showFrame(frame);
 }
 
 void MainWindow::showStartPage() { views_->setCurrentWidget(welcome_); }

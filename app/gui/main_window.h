@@ -51,6 +51,8 @@ class SketchView;
 
 namespace lw::app {
 
+class PlaybackPresenter;
+
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
@@ -188,7 +190,6 @@ class MainWindow : public QMainWindow {
   bool startPageMode_ = false;
   QByteArray dockState_;
   void showResults(std::shared_ptr<const widgets::RunResults> results);
-  void showResultRow(int row);
 
   std::unique_ptr<Mechanism> mechanism_;
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
@@ -214,9 +215,7 @@ class MainWindow : public QMainWindow {
   void updateHandles();
   double axisHandleLength() const;
   void startPointDrag(int body, int point, const QString& what);
-  std::shared_ptr<const std::vector<scene::Path>> paths_;  // traced over the shown run
-  std::shared_ptr<const std::vector<scene::PointColumns>> velocityColumns_;
-  double velocityScale_ = 0;  // arrow length per unit speed for the shown run
+  PlaybackPresenter* presenter_ = nullptr;  // a run shown: camera, paths, arrows, plots, rows
   QString path_;
   widgets::SceneView* scene_ = nullptr;
   widgets::SketchView* sketch_ = nullptr;

@@ -33,6 +33,7 @@
 
 #include "analysis/assembly.h"
 #include "help.h"
+#include "playback_presenter.h"
 #include "media_export.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
@@ -230,9 +231,7 @@ void MainWindow::editParameter(int index, double value) {
 void MainWindow::applyParameter(int index, double value) {
   mechanism_->parameters[static_cast<std::size_t>(index)].value = Number(value);
   // results of the old geometry no longer describe this mechanism
-  paths_.reset();
-  playback_->setResults(nullptr);
-  plots_->setResults(nullptr);
+  presenter_->clear();
   showMechanism();
 }
 
@@ -485,9 +484,7 @@ void MainWindow::refuseEdit(const QString& edit, const QString& why) {
 void MainWindow::replaceMechanism(const Mechanism& m) {
   *mechanism_ = m;
   // results of the old mechanism no longer describe this one
-  paths_.reset();
-  playback_->setResults(nullptr);
-  plots_->setResults(nullptr);
+  presenter_->clear();
   showMechanism();
 }
 

@@ -1,5 +1,5 @@
 // The CPU side of one playback frame per sample: the scene frame from the stored poses, the traced
-// paths copied in and the velocity arrows (what MainWindow::showResultRow does before VTK draws).
+// paths copied in and the velocity arrows (what PlaybackPresenter::showRow does before VTK draws).
 // Playback at 60 fps leaves 16.7 ms per frame for this plus rendering.
 //   build/tests/bench/lw_bench_playback
 #include <benchmark/benchmark.h>
