@@ -75,6 +75,11 @@ expect 0 "simulate, a row every 5 steps" -- "$cli" simulate "$samples/four-bar-f
 [ "$(wc -l < "$tmp/sim5.csv")" -eq 12 ] || { echo "FAIL: --output-dt CSV has $(wc -l < "$tmp/sim5.csv") lines"; fail=1; }
 expect 5 "output interval not a whole number of steps" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.1 --dt 0.002 --output-dt 0.003
 contains err "the output interval (0.003 s) must be a whole number of steps of 0.002 s"
+# an end time between two steps was rounded to the nearer one silently (0.831 s ran to 0.832 s)
+expect 5 "end time not a whole number of steps" -- "$cli" simulate "$samples/five-bar.json" --t-end 0.831 --dt 0.002
+contains err "the end time (0.831 s) must be a whole number of steps of 0.002 s: end at 0.83 or 0.832 s"
+expect 5 "the same for a sensitivity run" -- "$cli" sensitivity "$samples/five-bar.json" --t-end 0.831 --dt 0.002 -o "$tmp/s.json"
+contains err "the end time (0.831 s) must be a whole number of steps"
 # rows stream to the file (flat memory); a file larger than the free disk is refused after the
 # first block of rows, with the numbers, and nothing is left behind
 expect 5 "a CSV larger than the disk" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 1e6 --dt 1e-3 -o "$tmp/huge.csv"
