@@ -89,9 +89,23 @@ class Adjoint {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
     }
+    for (const auto& f : plain_.tree.mech.forces) initialActive_.push_back(f.active);
   }
 
   const std::vector<dyn::Dof>& dofs(int i) const { return rec_.dofSets[static_cast<std::size_t>(i)]; }
+
+  // Switches of the equations of motion (seed 001 Theorem 4) turn forces on and off: the replay
+  // of a segment evaluates with the forces as they were there — those at the start, with the
+  // switches of every earlier event applied.
+  void restartForces() {
+    for (std::size_t f = 0; f < plain_.tree.mech.forces.size(); ++f) setActive(f, initialActive_[f]);
+  }
+  void applySwitches(const std::vector<int>& closing) {
+    const auto sources = events::gapSources(st_.model.tree);
+    events::applySwitches(st_.model.tree, sources, closing, plain_.tree);
+    events::applySwitches(st_.model.tree, sources, closing, real_.tree);
+    for (auto& c : chunks_) events::applySwitches(st_.model.tree, sources, closing, c->tree);
+  }
 
   Status node(const Point& pt, Node& n) const {
     const auto& D = dofs(pt.dofs);
@@ -351,7 +365,13 @@ class Adjoint {
   NumbersOn<double> real_;
   std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
   std::vector<Eigen::Index> firsts_;
+  std::vector<char> initialActive_;  // the forces' state at the start (a switch's enabled ones off)
   mutable Vec<Dual> zidd_;
+  void setActive(std::size_t f, bool on) {
+    plain_.tree.mech.forces[f].active = on;
+    real_.tree.mech.forces[f].active = on;
+    for (auto& c : chunks_) c->tree.mech.forces[f].active = on;
+  }
 };
 
 }  // namespace
@@ -403,6 +423,14 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
     if (end <= begin) continue;
     const auto& sv = saved[seg];
     Point at{items[begin].t1, items[begin].dofs, sv.x, sv.v, sv.a, sv.z};
+    // the forces as they were at this segment's start (its replay, and the RK45 stages its
+    // backward sweep evaluates: a switch can only end a segment)
+    auto forcesAtStart = [&] {
+      adj.restartForces();
+      for (std::size_t i = 1; i <= begin; ++i)
+        if (items[i].kind == AdjointRecorder::Item::Kind::Impact) adj.applySwitches(rec.impacts[static_cast<std::size_t>(items[i].impact)]);
+    };
+    forcesAtStart();
     std::vector<Node> nodes(end - begin);
     std::vector<SwitchMap> maps(end - begin);
     struct ImpactRecord {
@@ -427,16 +455,12 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
         const auto& sn = saved[seg + 1];
         next = {it.t1, it.dofs, sn.x, sn.v, sn.a, sn.z};
         ImpactRecord& r = impacts[i - begin - 1];
-        for (int c : rec.impacts[static_cast<std::size_t>(it.impact)])
-          if (events::gapSources(st.model.tree)[static_cast<std::size_t>(c)].isSwitch())
-            return failure(Status::Code::BadRequest, it.t1,
-                           "a switch of the equations of motion at t = " + shortNumber(it.t1) +
-                               " s: the adjoint does not follow switches yet (the direct method and the complex step do)");
         const integ::State before{at.t, at.x, at.v, at.a}, after{next.t, next.x, next.v, next.a};
         if (Status s = impactJump(st, adj.dofs(it.dofs), before, after, rec.impacts[static_cast<std::size_t>(it.impact)], at.z, r.jump); !s.ok())
           return s;
         Node beforeNode;
         if (Status s = adj.node(at, beforeNode); !s.ok()) return s;
+        adj.applySwitches(rec.impacts[static_cast<std::size_t>(it.impact)]);  // after a switch: its forces on or off
         if (Status s = adj.node(next, nodes[i - begin - 1]); !s.ok()) return s;
         Eigen::VectorXd gBefore, gAfter;
         Eigen::MatrixXd gOut, gInit, gPar;
@@ -464,6 +488,7 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
       at = std::move(next);
     }
     stats.segmentBytes = std::max(stats.segmentBytes, bytes);
+    forcesAtStart();
     for (std::size_t i = end; i > begin; --i) {
       const auto& it = items[i];
       if (it.kind == AdjointRecorder::Item::Kind::Switch) {
