@@ -416,7 +416,10 @@ void MainWindow::showResults(std::shared_ptr<const widgets::RunResults> results)
   updateHandles();  // the bodies move: point handles only on the stored configuration
 }
 
-void MainWindow::showStartPage() { views_->setCurrentWidget(welcome_); }
+void MainWindow::showStartPage() {
+  views_->setCurrentWidget(welcome_);
+  statusBar()->showMessage(tr("Click a sample to open it, or New sketch to draw a linkage (F1: getting started)"));
+}
 
 bool MainWindow::exportImage(const QString& file) {
   const bool sketch = views_->currentWidget() == sketch_;

@@ -289,6 +289,19 @@ TEST_F(FirstHourTest, HelpAndTheStartPage) {
   ASSERT_EQ(w.views()->currentWidget(), start);
   ASSERT_GE(start->samples()->count(), 15) << "every sample as a picture";
   EXPECT_FALSE(start->samples()->item(0)->icon().isNull());
+  // every picture shows its mechanism: a share of its pixels differs from the background
+  for (int i = 0; i < start->samples()->count(); ++i) {
+    const QImage pic = start->samples()->item(i)->icon().pixmap(QSize(200, 150)).toImage();
+    const QColor background = pic.pixelColor(1, 1);
+    int drawn = 0;
+    for (int y = 0; y < pic.height(); ++y)
+      for (int x = 0; x < pic.width(); ++x) {
+        const QColor c = pic.pixelColor(x, y);
+        drawn += std::abs(c.red() - background.red()) + std::abs(c.green() - background.green()) + std::abs(c.blue() - background.blue()) > 60;
+      }
+    EXPECT_GT(drawn, pic.width() * pic.height() / 200) << start->samples()->item(i)->text().toStdString() << ": a blank picture";
+  }
+  EXPECT_TRUE(w.statusBar()->currentMessage().contains("Click a sample")) << w.statusBar()->currentMessage().toStdString();
   EXPECT_FALSE(w.findChild<QDockWidget*>("AnalysisDock")->isVisible()) << "the Start page has the window";
   w.grab().save(artifacts() + "/start_page_1280x800.png");
 
