@@ -18,22 +18,11 @@ std::map<std::string, double> openings(const ResolvedMechanism& r) {
   return out;
 }
 
-// The joints' openings as one vector: each joint's gap (its points apart; for a sliding joint
-// the part off the first one's axis), as storedJointGap measures it.
+// The joints' openings as one vector (ResolvedMechanism::storedJointOffset, three per joint).
 void gaps(const ResolvedMechanism& r, Eigen::VectorXd& out) {
   out.resize(3 * static_cast<Eigen::Index>(r.joints.size()));
-  out.setZero();
-  for (std::size_t k = 0; k < r.joints.size(); ++k) {
-    const auto& j = r.joints[k];
-    if (!j.points[0].valid() || !j.points[1].valid() || j.points[0].body == j.points[1].body) continue;
-    Eigen::Vector3d g = r.pointWorld(j.points[1]) - r.pointWorld(j.points[0]);
-    if (j.type == JointType::Slider || j.type == JointType::Prismatic || j.type == JointType::Cylindrical) {
-      if (!j.axes[0].valid()) continue;
-      const Eigen::Vector3d u = r.vectorWorld(j.axes[0]);
-      g -= u * u.dot(g);
-    }
-    out.segment<3>(3 * static_cast<Eigen::Index>(k)) = g;
-  }
+  for (std::size_t k = 0; k < r.joints.size(); ++k)
+    out.segment<3>(3 * static_cast<Eigen::Index>(k)) = r.storedJointOffset(r.joints[k]);
 }
 
 // Moves the moving bodies of r's stored configuration by `step`: per body the position, then

@@ -45,17 +45,19 @@ Eigen::Vector3d ResolvedMechanism::pointWorld(ItemIndex p) const {
   return b.position + b.rotation * b.points[static_cast<std::size_t>(p.index)];
 }
 
-double ResolvedMechanism::storedJointGap(const Joint& j) const {
-  if (!j.points[0].valid() || !j.points[1].valid() || j.points[0].body == j.points[1].body) return 0;
+Eigen::Vector3d ResolvedMechanism::storedJointOffset(const Joint& j) const {
+  if (!j.points[0].valid() || !j.points[1].valid() || j.points[0].body == j.points[1].body) return Eigen::Vector3d::Zero();
   Eigen::Vector3d gap = pointWorld(j.points[1]) - pointWorld(j.points[0]);
   const bool sliding = j.type == JointType::Slider || j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
   if (sliding) {
-    if (!j.axes[0].valid()) return 0;
+    if (!j.axes[0].valid()) return Eigen::Vector3d::Zero();
     const Eigen::Vector3d u = vectorWorld(j.axes[0]);
     gap -= u * u.dot(gap);
   }
-  return gap.norm();
+  return gap;
 }
+
+double ResolvedMechanism::storedJointGap(const Joint& j) const { return storedJointOffset(j).norm(); }
 
 Eigen::Vector3d ResolvedMechanism::vectorWorld(ItemIndex v) const {
   const Body& b = bodies[static_cast<std::size_t>(v.body)];

@@ -151,6 +151,8 @@ struct ResolvedMechanism {
   /// How far joint `j` is open in the stored configuration: its points apart, or for a sliding
   /// joint the second point off the first one's axis line (0 for a joint not between two bodies).
   double storedJointGap(const Joint& j) const;
+  /// The same as a vector (zero where storedJointGap is 0): what assembly drives to zero.
+  Eigen::Vector3d storedJointOffset(const Joint& j) const;
   /// The largest extent of the stored configuration (at least 1e-3 m): a size for glyphs,
   /// tolerances and the camera.
   double lengthScale() const;
