@@ -10,7 +10,7 @@ LW_PACKAGES=(
   cmake ninja-build ccache g++ pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev libxkbcommon-dev
   libvtk9-dev libqcustomplot-dev libeigen3-dev libsuitesparse-dev libcolpack-dev
-  nlohmann-json3-dev libcli11-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core python3-jsonschema
   ffmpeg  # the window's animation export (GIF, MP4) runs it
 )

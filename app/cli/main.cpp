@@ -24,6 +24,7 @@
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
+#include "optimize/optimize.h"
 #include "sensitivity/sensitivity.h"
 #include "topology/mobility.h"
 #include "kinematics/structural_groups.h"
@@ -593,6 +594,112 @@ int sensitivity(const SensitivityArgs& a) {
   return writeText(a.out.empty() ? "-" : a.out, lw::sens::toJson(result));
 }
 
+// `optimize`: the cost tuned over design parameters within their ranges (NLopt, exact gradients)
+struct OptimizeArgs {
+  std::string file, cost, parameters, algorithm, analysis, out;
+  int maxEvals = 0;
+  double target = NAN, tEnd = -1, dt = -1;
+};
+int optimizeCmd(const OptimizeArgs& a) {
+  if (outputIsInput(a.out, a.file)) return kUsage;
+  lw::io::LoadResult r;
+  std::optional<lw::ResolvedMechanism> res;
+  if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
+  std::string problem;
+  lw::opt::OptimizeSpec spec = lw::opt::specFromStudy(*r.mechanism, problem);
+  if (!problem.empty() && a.algorithm.empty()) {
+    std::cerr << a.file << ": " << problem << "\n";
+    return kInvalidModel;
+  }
+  if (!a.cost.empty()) spec.cost = a.cost;
+  if (!a.parameters.empty()) spec.parameters = commaList(a.parameters);
+  if (!a.algorithm.empty() && !lw::opt::parseAlgorithm(a.algorithm, spec.algorithm)) {
+    std::cerr << "linkwright-cli: unknown algorithm '" << a.algorithm << "' (" << lw::opt::algorithmNames() << ")\n";
+    return kUsage;
+  }
+  if (a.maxEvals > 0) spec.maxEvaluations = a.maxEvals;
+  if (std::isfinite(a.target)) spec.hasTarget = true, spec.target = a.target;
+  if (!a.analysis.empty()) {
+    if (a.analysis != "kinematics" && a.analysis != "dynamics") {
+      std::cerr << "linkwright-cli: unknown analysis '" << a.analysis << "' (kinematics or dynamics)\n";
+      return kUsage;
+    }
+    spec.sensitivity.analysis = a.analysis == "kinematics" ? lw::sens::Analysis::Kinematics : lw::sens::Analysis::Dynamics;
+  }
+  if (a.tEnd > 0) spec.sensitivity.run.tEnd = a.tEnd;
+  if (a.dt > 0) spec.sensitivity.run.dt = a.dt;
+  std::cerr << "eval  cost            gradient norm   design\n";
+  auto print = [&](const lw::opt::Evaluation& e) {
+    char line[96];
+    if (e.failed) {
+      std::snprintf(line, sizeof line, "%4d  (run failed)    ", e.index);
+    } else {
+      std::snprintf(line, sizeof line, "%4d  %-14.8g  %-14.6g  ", e.index, e.cost, e.gradientNorm);
+    }
+    std::cerr << line;
+    for (std::size_t i = 0; i < e.parameters.size(); ++i) std::cerr << (i ? " " : "") << lw::shortNumber(e.parameters[i]);
+    std::cerr << (e.best ? "  *" : "") << (e.failed ? "  " + e.message : std::string()) << "\n";
+  };
+  const auto result = lw::opt::optimize(*r.mechanism, spec, print);
+  for (const auto& n : result.notes) std::cerr << a.file << ": note: " << n << "\n";
+  if (!result.status.ok()) {
+    std::cerr << a.file << ": " << result.status.message << "\n";
+    return kAnalysisFailed;
+  }
+  std::cerr << result.stopReason << " after " << result.history.size() << " evaluations, " << lw::shortNumber(result.seconds) << " s\n"
+            << "cost " << lw::shortNumber(result.initialCost) << " -> " << lw::shortNumber(result.bestCost);
+  if (result.bestCost > 0) std::cerr << " (" << lw::shortNumber(result.initialCost / result.bestCost) << "x lower)";
+  std::cerr << "\n";
+  for (std::size_t i = 0; i < result.parameters.size(); ++i)
+    std::cerr << "  " << result.parameters[i] << ": " << lw::shortNumber(result.initial[i]) << " -> " << result.best[i] << "\n";
+  lw::Mechanism tuned = *r.mechanism;
+  if (const lw::Status s = lw::opt::setParameters(tuned, result.parameters, result.best); !s.ok()) {
+    std::cerr << a.file << ": the tuned design: " << s.message << "\n";
+    return kAnalysisFailed;
+  }
+  if (a.out.empty()) {
+    std::cerr << "(no -o: the tuned mechanism is not written)\n";
+    return kOk;
+  }
+  return writeOut(tuned, a.out);
+}
+
+// `set`: parameters given values, the joints closed again at the new dimensions
+int setCmd(const std::string& file, const std::vector<std::string>& assignments, const std::string& out) {
+  if (outputIsInput(out, file)) return kUsage;
+  lw::io::LoadResult r;
+  std::optional<lw::ResolvedMechanism> res;
+  if (const int code = loadResolved(file, r, res); code != kOk) return code;
+  std::vector<std::string> names;
+  std::vector<double> values;
+  for (const auto& a : assignments) {
+    const auto eq = a.find('=');
+    double v = 0;
+    std::size_t used = 0;
+    try {
+      if (eq == std::string::npos) throw std::invalid_argument(a);
+      v = std::stod(a.substr(eq + 1), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (eq == std::string::npos || used != a.size() - eq - 1 || !std::isfinite(v)) {
+      std::cerr << "linkwright-cli: '" << a << "' is not NAME=NUMBER\n";
+      return kUsage;
+    }
+    names.push_back(a.substr(0, eq));
+    values.push_back(v);
+  }
+  lw::Mechanism m = *r.mechanism;
+  if (const lw::Status s = lw::opt::setParameters(m, names, values); !s.ok()) {
+    std::cerr << file << ": " << s.message << "\n";
+    return s.code == lw::Status::Code::BadRequest ? kUsage : kAnalysisFailed;
+  }
+  const lw::Diagnostics d = lw::validate(m);
+  printDiagnostics(d, file);
+  if (lw::hasErrors(d)) return kInvalidModel;
+  return writeOut(m, out.empty() ? "-" : out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -724,6 +831,31 @@ int main(int argc, char** argv) {
                                                   "after; with the direct method dt/d(parameter) and the jumps of the sensitivities");
   sensCmd->add_option("-o,--out", sensArgs.out, "JSON file (default: standard output)");
 
+  OptimizeArgs optArgs;
+  auto* optCmd = app.add_subcommand("optimize", "Tune design parameters within their ranges to minimise a cost (or drive it to "
+                                                "a target) with exact gradients (NLopt); prints each evaluation, writes the tuned file");
+  optCmd->add_option("FILE", optArgs.file, "mechanism file (.json)")->required();
+  optCmd->add_option("--cost", optArgs.cost, "the cost to minimise (default: the file's study, else its only cost)");
+  optCmd->add_option("--parameters", optArgs.parameters, "comma-separated parameter names, or all: every parameter with a "
+                                                         "min and a max (default: the file's study, else all)");
+  optCmd->add_option("--algorithm", optArgs.algorithm, std::string("slsqp (default), mma, ccsaq, lbfgs; derivative-free for "
+                                                                   "comparison: cobyla, bobyqa, neldermead, sbplx"));
+  optCmd->add_option("--max-evals", optArgs.maxEvals, "the most evaluations (runs differentiated; default: the study's, else 200)")
+      ->check(CLI::Range(1, 10000000));
+  optCmd->add_option("--target", optArgs.target, "drive the cost to this value instead of minimising it")->check(finiteAbove(-INFINITY, false));
+  optCmd->add_option("--analysis", optArgs.analysis, "kinematics or dynamics (default: the file's study, else dynamics)");
+  optCmd->add_option("--t-end", optArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  optCmd->add_option("--dt", optArgs.dt, "time step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
+  optCmd->add_option("-o,--out", optArgs.out, "write the tuned mechanism here ('-' = standard output)");
+
+  std::string setFile, setOut;
+  std::vector<std::string> setValues;
+  auto* setCmdApp = app.add_subcommand("set", "Give parameters new values (NAME=NUMBER ...) and close the joints the new "
+                                              "dimensions open; writes the mechanism");
+  setCmdApp->add_option("FILE", setFile, "mechanism file (.json)")->required();
+  setCmdApp->add_option("ASSIGNMENTS", setValues, "NAME=NUMBER, one per parameter")->required();
+  setCmdApp->add_option("-o,--out", setOut, "output file (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -737,6 +869,8 @@ int main(int argc, char** argv) {
     if (*decCmd) return decomposeCmd(decFile, decJson);
     if (*simCmd) return simulate(simArgs);
     if (*sensCmd) return sensitivity(sensArgs);
+    if (*optCmd) return optimizeCmd(optArgs);
+    if (*setCmdApp) return setCmd(setFile, setValues, setOut);
     if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
     if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
     if (*gridCmd)

@@ -18,11 +18,39 @@ std::map<std::string, double> openings(const ResolvedMechanism& r) {
   return out;
 }
 
-// The joints' openings as one vector (ResolvedMechanism::storedJointOffset, three per joint).
-void gaps(const ResolvedMechanism& r, Eigen::VectorXd& out) {
-  out.resize(3 * static_cast<Eigen::Index>(r.joints.size()));
+// A driven pin's relative angle in the plane, held while the joints close: an edit of a length
+// must not turn the crank (it would shift the motion's timing, which a study's targets fix)
+struct HeldAngle {
+  int b1, b2;
+  double angle;
+};
+double planarAngle(const Eigen::Matrix3d& R) { return std::atan2(R(1, 0), R(0, 0)); }
+double relativeAngle(const ResolvedMechanism& r, int b1, int b2) {
+  const double a = planarAngle(r.bodies[static_cast<std::size_t>(b2)].rotation) - planarAngle(r.bodies[static_cast<std::size_t>(b1)].rotation);
+  return std::remainder(a, 2 * M_PI);
+}
+std::vector<HeldAngle> drivenPins(const ResolvedMechanism& r) {
+  std::vector<HeldAngle> out;
+  if (r.dimension != 2) return out;
+  for (const auto& d : r.drivers) {
+    if (d.type != lw::Driver::Type::Joint || d.joint < 0) continue;
+    const auto& j = r.joints[static_cast<std::size_t>(d.joint)];
+    if (j.type != JointType::Pin) continue;
+    out.push_back({j.body(0), j.body(1), relativeAngle(r, j.body(0), j.body(1))});
+  }
+  return out;
+}
+
+// The joints' openings as one vector (ResolvedMechanism::storedJointOffset, three per joint),
+// then the held angles' changes times the length scale.
+void gaps(const ResolvedMechanism& r, const std::vector<HeldAngle>& held, Eigen::VectorXd& out) {
+  const auto nj = static_cast<Eigen::Index>(r.joints.size());
+  out.resize(3 * nj + static_cast<Eigen::Index>(held.size()));
   for (std::size_t k = 0; k < r.joints.size(); ++k)
     out.segment<3>(3 * static_cast<Eigen::Index>(k)) = r.storedJointOffset(r.joints[k]);
+  for (std::size_t h = 0; h < held.size(); ++h)
+    out[3 * nj + static_cast<Eigen::Index>(h)] =
+        r.lengthScale() * std::remainder(relativeAngle(r, held[h].b1, held[h].b2) - held[h].angle, 2 * M_PI);
 }
 
 // Moves the moving bodies of r's stored configuration by `step`: per body the position, then
@@ -47,14 +75,14 @@ void moveBodies(ResolvedMechanism& r, const Eigen::VectorXd& step, double L) {
 // Gauss–Newton on the joints' gaps over the bodies' poses, each step the smallest move (minimum
 // norm: the drawing changes as little as it can), damped to keep to the drawn branch; the
 // Jacobian by central differences (an edit's mechanism is small). True if every gap < tol.
-bool closeJoints(ResolvedMechanism& r, double tol, Eigen::VectorXd& g) {
+bool closeJoints(ResolvedMechanism& r, const std::vector<HeldAngle>& held, double tol, Eigen::VectorXd& g) {
   const double L = r.lengthScale();
   const int per = r.dimension == 2 ? 3 : 6;
   const Eigen::Index n = per * static_cast<Eigen::Index>(r.bodies.size() - 1);
   Eigen::MatrixXd J;
   Eigen::VectorXd gp, gm, e(n);
   for (int it = 0; it < 100; ++it) {
-    gaps(r, g);
+    gaps(r, held, g);
     if (g.size() == 0 || g.cwiseAbs().maxCoeff() < tol) return true;
     J.resize(g.size(), n);
     const double h = 1e-6 * L;
@@ -64,8 +92,8 @@ bool closeJoints(ResolvedMechanism& r, double tol, Eigen::VectorXd& g) {
       e[c] = h;
       moveBodies(plus, e, L);
       moveBodies(minus, -e, L);
-      gaps(plus, gp);
-      gaps(minus, gm);
+      gaps(plus, held, gp);
+      gaps(minus, held, gm);
       J.col(c) = (gp - gm) / (2 * h);
     }
     Eigen::VectorXd step = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(J).solve(-g);
@@ -74,7 +102,7 @@ bool closeJoints(ResolvedMechanism& r, double tol, Eigen::VectorXd& g) {
     if (size > 0.2 * L) step *= 0.2 * L / size;
     moveBodies(r, step, L);
   }
-  gaps(r, g);
+  gaps(r, held, g);
   return g.cwiseAbs().maxCoeff() < tol;
 }
 
@@ -104,9 +132,16 @@ AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after) {
   if (opened.empty()) return out;
 
   const std::string what = "joint " + opened + " opens by " + shortNumber(gap) + " m";
+  // the driven pins kept at their angles first; when the loops cannot close so, free to turn
   ResolvedMechanism moved = *resolved;
   Eigen::VectorXd g;
-  if (!closeJoints(moved, 1e-10 * resolved->lengthScale(), g)) {
+  const std::vector<HeldAngle> held = drivenPins(*resolved);
+  bool closed = !held.empty() && closeJoints(moved, held, 1e-10 * resolved->lengthScale(), g);
+  if (!closed) {
+    moved = *resolved;
+    closed = closeJoints(moved, {}, 1e-10 * resolved->lengthScale(), g);
+  }
+  if (!closed) {
     Eigen::Index worst = 0;
     g.cwiseAbs().maxCoeff(&worst);
     out.ok = false;
@@ -152,16 +187,16 @@ AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after) {
   }
   // the stored poses must now close every joint the edit opened
   Diagnostics check;
-  const auto closed = resolve(after, check);
-  if (!closed) {
+  const auto assembled = resolve(after, check);
+  if (!assembled) {
     out.ok = false;
     out.error = what + " and the assembled configuration does not resolve";
     return out;
   }
-  for (const auto& j : closed->joints)
-    if (closed->storedJointGap(j) > tol && j.name == opened) {
+  for (const auto& j : assembled->joints)
+    if (assembled->storedJointGap(j) > tol && j.name == opened) {
       out.ok = false;
-      out.error = what + " and the assembly leaves it " + shortNumber(closed->storedJointGap(j)) + " m open";
+      out.error = what + " and the assembly leaves it " + shortNumber(assembled->storedJointGap(j)) + " m open";
       return out;
     }
   out.description = names.empty() ? std::string() : names + " moved to close joint " + opened;

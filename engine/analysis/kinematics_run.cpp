@@ -278,6 +278,8 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     named.names = outputs.names;
     named.problems.assign(named.names.size(), std::string());
     result.costProblem = compileCosts(*spec.mechanism, m, named, {}, costSet);
+    if (result.costProblem.empty())
+      result.costProblem = costTimesProblem(costSet, spec.times.empty() ? spec.tEnd : spec.times.back());
     if (result.costProblem.empty()) costs.emplace(costSet);
     else result.costProblem += " (a kinematic run has no energies or residuals)";
   }

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 
+#include "core/status.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -177,6 +179,15 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
   }
 }
 
+namespace {
+// a number's text that parses back to the same double
+std::string exactText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+}  // namespace
+
 std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o,
                          const std::vector<std::string>& names, CostSet& out) {
   out = CostSet{};
@@ -203,6 +214,28 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
   out.outputs = o.names.size();
   out.parameters = table.names().size();
   for (const Cost* c : chosen) {
+    if (c->type == Cost::Type::Targets) {
+      // Σ |p(t_i) − target_i|²: a term per target, on the output's components
+      std::vector<CostSet::Sample> samples;
+      for (std::size_t i = 0; i < c->targets.size(); ++i) {
+        const auto& target = c->targets[i];
+        std::string text;
+        for (std::size_t k = 0; k < target.at.size(); ++k) {
+          const std::string component = c->output + "." + toString(static_cast<Component>(k));
+          const int slot = o.find(component);
+          if (slot < 0) return "cost '" + c->name + "': '" + c->output + "' is not a point output of this mechanism";
+          if (!o.problems[static_cast<std::size_t>(slot)].empty())
+            return "cost '" + c->name + "' cannot be differentiated: it uses '" + component + "' (" + o.problems[static_cast<std::size_t>(slot)] + ")";
+          text += (k ? " + (" : "(") + component + " - (" + exactText(target.at[k]) + "))^2";
+        }
+        samples.push_back({target.t, Expression::parseOrThrow(text).bind(slots)});
+      }
+      out.names.push_back(c->name);
+      out.types.push_back(c->type);
+      out.expressions.push_back(Expression::constant(0).bind(slots));
+      out.samples.push_back(std::move(samples));
+      continue;
+    }
     const Expression e = c->expression.initialsAsVariables();
     for (const auto& v : e.variables()) {
       std::string component = v;
@@ -215,7 +248,24 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
     out.names.push_back(c->name);
     out.types.push_back(c->type);
     out.expressions.push_back(e.bind(slots));
+    out.samples.emplace_back();
   }
+  return {};
+}
+
+double CostSet::lastSampleTime() const {
+  double last = 0;
+  for (const auto& s : samples)
+    if (!s.empty()) last = std::max(last, s.back().t);
+  return last;
+}
+
+std::string costTimesProblem(const CostSet& c, double tEnd) {
+  for (std::size_t k = 0; k < c.names.size(); ++k)
+    for (std::size_t i = 0; i < c.samples[k].size(); ++i)
+      if (c.samples[k][i].t > tEnd * (1 + 1e-12))
+        return "cost '" + c.names[k] + "': target " + std::to_string(i + 1) + " at t = " + shortNumber(c.samples[k][i].t) +
+               " s is after the run's end (" + shortNumber(tEnd) + " s): lengthen the run or move the target";
   return {};
 }
 
@@ -232,7 +282,29 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   std::vector<S> g(c.names.size());
   for (std::size_t k = 0; k < c.names.size(); ++k) g[k] = c.expressions[k](std::span<const S>(slots_));
   if (started_)
-    for (std::size_t k = 0; k < g.size(); ++k) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+    for (std::size_t k = 0; k < g.size(); ++k)
+      if (c.types[k] != Cost::Type::Targets) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+  // targets passed since the last point: the outputs there by linear interpolation (exact at a
+  // step's time; the same interpolation differentiated, so the gradient is the value's)
+  if (nextSample_.empty()) nextSample_.assign(c.names.size(), 0);
+  std::vector<S> between;
+  for (std::size_t k = 0; k < c.names.size(); ++k) {
+    const auto& samples = c.samples[k];
+    for (std::size_t& i = nextSample_[k]; i < samples.size(); ++i) {
+      const double ti = samples[i].t;
+      if (started_ ? ti > t : ti > t * (1 + 1e-12) + 1e-300) break;
+      if (!started_ || t - lastT_ <= 0 || ti >= t) {
+        sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(slots_));
+        continue;
+      }
+      const double f = std::max(0.0, (ti - lastT_) / (t - lastT_));
+      between.resize(slots_.size());
+      for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * f;
+      between[0] = S(ti);
+      sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(between));
+    }
+  }
+  lastSlots_ = slots_;
   previous_ = std::move(last_);
   last_ = g;
   lastT_ = t;
@@ -250,7 +322,7 @@ template <class S>
 std::vector<S> CostAccumulator<S>::values() const {
   std::vector<S> v(c_->names.size(), S(0.0));
   for (std::size_t k = 0; k < v.size(); ++k) {
-    if (c_->types[k] == Cost::Type::Integral) v[k] = sum_.empty() ? S(0.0) : sum_[k];
+    if (c_->types[k] != Cost::Type::Terminal) v[k] = sum_.empty() ? S(0.0) : sum_[k];
     else v[k] = last_.empty() ? S(0.0) : last_[k];
   }
   return v;

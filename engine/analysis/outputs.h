@@ -6,6 +6,8 @@
 // consistent with the trapezoidal rule), terminal costs are read at the end.
 #pragma once
 
+#include <algorithm>
+
 #include <Eigen/Core>
 #include <string>
 #include <vector>
@@ -55,16 +57,28 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
 
 /// The chosen costs, bound to [t, output components, their initial values, parameters].
 struct CostSet {
+  /// A targets cost's term: the squared distance of its point output from a target at a time.
+  struct Sample {
+    double t = 0;
+    Expression::Bound expression;
+  };
   std::vector<std::string> names;
   std::vector<Cost::Type> types;
-  std::vector<Expression::Bound> expressions;
+  std::vector<Expression::Bound> expressions;  // a targets cost: 0 (its terms are its samples)
+  std::vector<std::vector<Sample>> samples;    // by cost: a targets cost's terms, in time order
   std::size_t outputs = 0, parameters = 0;  // slots: 1 + outputs + outputs + parameters
+  /// The time of the last target of any cost (0 without targets).
+  double lastSampleTime() const;
+  bool hasType(Cost::Type t) const { return std::find(types.begin(), types.end(), t) != types.end(); }
 };
 
 /// The costs named in `names` (all of the file's when empty). Returns an error sentence naming the
 /// cost and the reason (an unknown cost, an output that cannot be differentiated) or "".
 std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o,
                          const std::vector<std::string>& names, CostSet& out);
+
+/// A problem with the run's end time for the costs (a target after the end), or "".
+std::string costTimesProblem(const CostSet& c, double tEnd);
 
 /// Running values of a CostSet on S: integral costs by the trapezoidal rule over the points added.
 template <class S>
@@ -82,7 +96,8 @@ class CostAccumulator {
 
  private:
   const CostSet* c_;
-  std::vector<S> slots_, initial_, sum_, last_, previous_;
+  std::vector<S> slots_, lastSlots_, initial_, sum_, last_, previous_;
+  std::vector<std::size_t> nextSample_;  // by cost: the first target not yet passed
   double lastT_ = 0;
   bool started_ = false;
 };

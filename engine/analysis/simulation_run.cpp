@@ -216,6 +216,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   if (spec.mechanism && !spec.mechanism->costs.empty()) {
     costOutputs = compileOutputs(*spec.mechanism, m, model.tree);
     res.costProblem = compileCosts(*spec.mechanism, m, costOutputs, {}, costSet);
+    if (res.costProblem.empty()) res.costProblem = costTimesProblem(costSet, spec.tEnd);
     if (res.costProblem.empty()) {
       costs = std::make_unique<CostAccumulator<double>>(costSet);
       outputValues.resize(costOutputs.names.size());
@@ -547,7 +548,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   double maxStep = spec.maxStep;
   if (maxStep == 0 && spec.mechanism)
     for (const Cost& c : spec.mechanism->costs)
-      if (c.type == Cost::Type::Integral) maxStep = spec.dt;
+      if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
   record(0, data.z, data.zd, data.zdd, true);

@@ -72,7 +72,7 @@ class Decoder {
     if (!keys(root, "", {"format", "version", "name", "description", "dimension", "gravity",
                          "parameters", "ground", "bodies", "joints", "drivers", "forces",
                          "contacts", "limits", "switches", "initial_velocities", "independent_coordinates", "outputs",
-                         "costs", "analysis"},
+                         "costs", "analysis", "study"},
               {"format", "version", "name", "dimension", "bodies"}))
       return m;
     const std::string format = str(root["format"], "format");
@@ -128,6 +128,7 @@ class Decoder {
     });
     list(root, "outputs", [&](const Json& j, const std::string& p) { m.outputs.push_back(output(j, p)); });
     list(root, "costs", [&](const Json& j, const std::string& p) { m.costs.push_back(cost(j, p)); });
+    if (root.contains("study")) m.study = study(root["study"], "study");
     if (root.contains("analysis")) {
       const Json& a = root["analysis"];
       if (keys(a, "analysis", {"t_end", "dt"}, {})) {
@@ -623,12 +624,107 @@ class Decoder {
     return o;
   }
 
+  std::vector<std::string> names(const Json& j, const std::string& p) {
+    std::vector<std::string> out;
+    if (!j.is_array()) {
+      error(p, std::string("expected an array of names, found ") + typeName(j));
+      return out;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(str(j[i], p + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  StudySettings study(const Json& j, const std::string& p) {
+    StudySettings s;
+    s.present = true;
+    if (!keys(j, p, {"analysis", "method", "costs", "parameters", "tuning"}, {})) return s;
+    if (j.contains("analysis")) {
+      s.analysis = str(j["analysis"], p + ".analysis");
+      if (s.analysis != "dynamics" && s.analysis != "kinematics")
+        error(p + ".analysis", "the analysis is dynamics or kinematics, not '" + s.analysis + "'");
+    }
+    if (j.contains("method")) {
+      s.method = str(j["method"], p + ".method");
+      if (s.method != "ddm" && s.method != "avm" && s.method != "cs" && s.method != "fd" && s.method != "compare")
+        error(p + ".method", "the method is ddm, avm, cs, fd or compare, not '" + s.method + "'");
+    }
+    if (j.contains("costs")) s.costs = names(j["costs"], p + ".costs");
+    if (j.contains("parameters")) s.parameters = names(j["parameters"], p + ".parameters");
+    if (!j.contains("tuning")) return s;
+    const Json& t = j["tuning"];
+    const std::string tp = p + ".tuning";
+    if (!keys(t, tp, {"cost", "target", "algorithm", "max_evaluations", "constraints"}, {})) return s;
+    if (t.contains("cost")) s.tuneCost = str(t["cost"], tp + ".cost");
+    if (t.contains("target")) {
+      s.hasTarget = true;
+      s.target = literal(t["target"], tp + ".target");
+    }
+    if (t.contains("algorithm")) s.algorithm = str(t["algorithm"], tp + ".algorithm");
+    if (t.contains("max_evaluations")) {
+      const double n = literal(t["max_evaluations"], tp + ".max_evaluations");
+      if (n < 1 || n > 1e7 || n != std::floor(n)) error(tp + ".max_evaluations", "a whole number from 1 to 10^7");
+      else s.maxEvaluations = static_cast<int>(n);
+    }
+    if (t.contains("constraints")) {
+      const Json& all = t["constraints"];
+      if (!all.is_array()) {
+        error(tp + ".constraints", std::string("expected an array, found ") + typeName(all));
+        return s;
+      }
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        const std::string cp = tp + ".constraints[" + std::to_string(i) + "]";
+        const Json& c = all[i];
+        if (!keys(c, cp, {"name", "expression", "min", "max"}, {"name", "expression"})) continue;
+        TuningConstraint k;
+        k.name = str(c["name"], cp + ".name");
+        const Number n = number(c["expression"], cp + ".expression");
+        k.expression = n.isLiteral() ? Expression::constant(n.value) : n.expression;
+        if (c.contains("min")) k.hasMin = true, k.min = literal(c["min"], cp + ".min");
+        if (c.contains("max")) k.hasMax = true, k.max = literal(c["max"], cp + ".max");
+        if (!k.hasMin && !k.hasMax) error(cp, "a constraint needs a \"min\" or a \"max\" (or both)");
+        else if (k.hasMin && k.hasMax && k.min > k.max) error(cp + ".max", "the max is below the min");
+        s.constraints.push_back(std::move(k));
+      }
+    }
+    return s;
+  }
+
   Cost cost(const Json& j, const std::string& p) {
     Cost c;
+    const bool targets = j.is_object() && j.contains("type") && j["type"] == "targets";
+    if (targets) {
+      if (!keys(j, p, {"name", "type", "output", "targets"}, {"name", "type", "output", "targets"})) return c;
+      c.name = str(j["name"], p + ".name");
+      c.type = Cost::Type::Targets;
+      c.output = str(j["output"], p + ".output");
+      const Json& all = j["targets"];
+      if (!all.is_array()) {
+        error(p + ".targets", std::string("expected an array of {\"t\": time, \"at\": [x, y]}, found ") + typeName(all));
+        return c;
+      }
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        const Json& t = all[i];
+        const std::string tp = p + ".targets[" + std::to_string(i) + "]";
+        Cost::Target target;
+        if (!keys(t, tp, {"t", "at"}, {"t", "at"})) continue;
+        target.t = literal(t["t"], tp + ".t");
+        if (target.t < 0) error(tp + ".t", "a target's time must be at least 0 (the run starts at t = 0)");
+        if (!t["at"].is_array()) {
+          error(tp + ".at", std::string("expected the target point's coordinates [x, y] or [x, y, z], found ") + typeName(t["at"]));
+          continue;
+        }
+        for (std::size_t k = 0; k < t["at"].size(); ++k) target.at.push_back(literal(t["at"][k], tp + ".at[" + std::to_string(k) + "]"));
+        if (!c.targets.empty() && target.t < c.targets.back().t)
+          error(tp + ".t", "the targets must be in time order (this one is earlier than the one before)");
+        c.targets.push_back(std::move(target));
+      }
+      if (c.targets.empty()) error(p + ".targets", "a targets cost needs at least one target point");
+      return c;
+    }
     if (!keys(j, p, {"name", "type", "expression"}, {"name", "type", "expression"})) return c;
     c.name = str(j["name"], p + ".name");
     c.type = choice<Cost::Type>(j["type"], p + ".type",
-                                {{"integral", Cost::Type::Integral}, {"terminal", Cost::Type::Terminal}});
+                                {{"integral", Cost::Type::Integral}, {"terminal", Cost::Type::Terminal}, {"targets", Cost::Type::Targets}});
     const Number n = number(j["expression"], p + ".expression");
     c.expression = n.isLiteral() ? Expression::constant(n.value) : n.expression;
     return c;
@@ -869,10 +965,40 @@ Json encode(const Mechanism& m) {
   }
   if (!m.costs.empty()) {
     Json& a = j["costs"] = Json::array();
-    for (const auto& c : m.costs)
+    for (const auto& c : m.costs) {
+      if (c.type == Cost::Type::Targets) {
+        Json targets = Json::array();
+        for (const auto& t : c.targets) targets.push_back(Json{{"t", t.t}, {"at", t.at}});
+        a.push_back(Json{{"name", c.name}, {"type", "targets"}, {"output", c.output}, {"targets", targets}});
+        continue;
+      }
       a.push_back(Json{{"name", c.name},
                        {"type", c.type == Cost::Type::Integral ? "integral" : "terminal"},
                        {"expression", c.expression.text()}});
+    }
+  }
+  if (m.study.present) {
+    const StudySettings& st = m.study;
+    Json& s = j["study"] = Json::object();
+    s["analysis"] = st.analysis;
+    s["method"] = st.method;
+    if (!st.costs.empty()) s["costs"] = st.costs;
+    if (!st.parameters.empty()) s["parameters"] = st.parameters;
+    Json t = Json::object();
+    if (!st.tuneCost.empty()) t["cost"] = st.tuneCost;
+    if (st.hasTarget) t["target"] = st.target;
+    t["algorithm"] = st.algorithm;
+    t["max_evaluations"] = st.maxEvaluations;
+    if (!st.constraints.empty()) {
+      Json& a = t["constraints"] = Json::array();
+      for (const auto& c : st.constraints) {
+        Json x{{"name", c.name}, {"expression", c.expression.text()}};
+        if (c.hasMin) x["min"] = c.min;
+        if (c.hasMax) x["max"] = c.max;
+        a.push_back(x);
+      }
+    }
+    s["tuning"] = t;
   }
   if (m.analysis.tEnd > 0 || m.analysis.dt > 0) {
     Json& a = j["analysis"] = Json::object();

@@ -60,6 +60,7 @@ void dropOutputs(Mechanism& m, Pred drop) {
     return d;
   });
   std::erase_if(m.costs, [&](const Cost& c) {
+    if (c.type == Cost::Type::Targets) return outputs.count(c.output) > 0;
     for (const auto& v : c.expression.variables()) {
       const auto dot = v.find('.');
       if (outputs.count(dot == std::string::npos ? v : v.substr(0, dot))) return true;

@@ -198,10 +198,42 @@ struct Output {
 };
 
 struct Cost {
-  enum class Type { Integral, Terminal };
+  // Integral: ∫ expression dt over the run; Terminal: the expression at the end; Targets: the sum
+  // over target points of the squared distance of a point output from each at its time (a
+  // coupler point through given points: path synthesis), the output read between steps linearly
+  struct Target {
+    double t = 0;
+    std::vector<double> at;  // dimension components
+  };
+  enum class Type { Integral, Terminal, Targets };
   std::string name;
   Type type = Type::Integral;
-  Expression expression;  // of output components, initial(...), parameters and t
+  Expression expression;  // Integral, Terminal: of output components, initial(...), parameters and t
+  std::string output;     // Targets: a point output (position, velocity or acceleration)
+  std::vector<Target> targets;  // Targets: in time order
+};
+
+// A sensitivity study and a tuning as the window (or a script) left them: reopened with the file.
+// Names are kept as text; an unknown one is reported when the study runs, not when the file loads.
+struct TuningConstraint {
+  std::string name;
+  Expression expression;  // of parameters: kept within [min, max]
+  bool hasMin = false, hasMax = false;
+  double min = 0, max = 0;
+};
+struct StudySettings {
+  std::string analysis = "dynamics";      // or "kinematics"
+  std::string method = "ddm";             // ddm, avm, cs, fd, compare
+  std::vector<std::string> costs;         // empty: every cost
+  std::vector<std::string> parameters;    // empty: every parameter
+  // tuning: minimise `cost` (or drive it to `target`) over `parameters` within their ranges
+  std::string tuneCost;                   // empty: the first chosen cost
+  bool hasTarget = false;
+  double target = 0;
+  std::string algorithm = "slsqp";
+  int maxEvaluations = 200;
+  std::vector<TuningConstraint> constraints;
+  bool present = false;                   // the file has a "study"
 };
 
 struct AnalysisDefaults {
@@ -228,6 +260,7 @@ struct Mechanism {
   std::vector<Output> outputs;
   std::vector<Cost> costs;
   AnalysisDefaults analysis;
+  StudySettings study;
 };
 
 // ---- names used in files and messages ----

@@ -866,6 +866,19 @@ class Resolver {
       const Cost& c = m_.costs[i];
       const std::string p = at("costs", i);
       name(p + ".name", c.name, "cost", costNames);
+      if (c.type == Cost::Type::Targets) {
+        const auto o = std::find_if(m_.outputs.begin(), m_.outputs.end(), [&](const Output& x) { return x.name == c.output; });
+        if (o == m_.outputs.end() || (o->type != Output::Type::PointPosition && o->type != Output::Type::PointVelocity &&
+                                      o->type != Output::Type::PointAcceleration))
+          error(p + ".output", "'" + c.output + "' is not " + (o == m_.outputs.end() ? "an output" : "a point output") +
+                                   ": a targets cost compares a point output (position, velocity or acceleration) with its targets");
+        for (std::size_t k = 0; k < c.targets.size(); ++k)
+          if (static_cast<int>(c.targets[k].at.size()) != dim_)
+            error(p + ".targets[" + std::to_string(k) + "].at", "a target point of a " + std::to_string(dim_) + "D mechanism has " +
+                                                                     std::to_string(dim_) + " coordinates, not " +
+                                                                     std::to_string(c.targets[k].at.size()));
+        continue;
+      }
       if (c.expression.empty()) {
         error(p + ".expression", "the cost has no expression");
         continue;

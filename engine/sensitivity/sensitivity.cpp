@@ -137,7 +137,7 @@ long checkpointInterval(const SensitivitySpec& spec) {
 analysis::SimulationSpec runSpec(const SensitivitySpec& spec, const Study& st, analysis::StepObserver* observer,
                                  analysis::PenaltyObserver* penaltyObserver = nullptr) {
   analysis::SimulationSpec s = spec.run;
-  if (s.maxStep == 0 && std::find(st.costs.types.begin(), st.costs.types.end(), Cost::Type::Integral) != st.costs.types.end())
+  if (s.maxStep == 0 && (st.costs.hasType(Cost::Type::Integral) || st.costs.hasType(Cost::Type::Targets)))
     s.maxStep = s.dt;
   s.observer = observer;
   s.penaltyObserver = penaltyObserver;
@@ -232,10 +232,28 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     res.status = failure(Status::Code::BadRequest, 0, problem);
     return res;
   }
+  if (auto problem = analysis::costTimesProblem(st.costs, spec.run.tEnd); !problem.empty()) {
+    res.status = failure(Status::Code::BadRequest, 0, problem);
+    return res;
+  }
   res.costs = st.costs.names;
-  const std::vector<Method> methods = spec.method == Method::Compare
-                                          ? std::vector<Method>{Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences}
-                                          : std::vector<Method>{spec.method};
+  // the adjoint's sources are the integrands' and the end's: a targets cost (terms at given times)
+  // is the direct method's and the others' so far
+  const bool targets = st.costs.hasType(Cost::Type::Targets);
+  if (targets && spec.method == Method::Adjoint) {
+    res.status = failure(Status::Code::BadRequest, 0,
+                         "the adjoint method takes integral and terminal costs so far: a targets cost (points at given times) "
+                         "is differentiated by ddm, cs or fd");
+    return res;
+  }
+  std::vector<Method> methods{spec.method};
+  if (spec.method == Method::Compare) {
+    methods = {Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences};
+    if (targets) {
+      methods.erase(methods.begin() + 1);
+      res.notes.push_back("the adjoint is left out of the comparison: it takes integral and terminal costs so far, not targets");
+    }
+  }
   const double share = 1.0 / static_cast<double>(methods.size());
   for (std::size_t mi = 0; mi < methods.size(); ++mi) {
     const auto started = std::chrono::steady_clock::now();

@@ -277,5 +277,33 @@ contains err "has no formulation or integrator to choose"
 expect 5 "penalty sensitivity with semi-analytical partials" -- "$cli" sensitivity "$samples/five-bar.json" --formulation penalty --partials gsam --t-end 0.01
 contains err "--partials ad with the penalty formulation"
 
+# optimize: the synthesis sample tuned from its study, the tuned file written and checked; set
+expect 0 "optimize the synthesis sample" -- "$cli" optimize "$samples/four-bar-synthesis.json" -o "$tmp/tuned.json"
+contains err "eval  cost"
+contains err "converged"
+contains err "L1: 0.8 -> 1"
+expect 0 "the tuned file is valid" -- "$cli" check "$tmp/tuned.json"
+expect 0 "the tuned file's cost" -- "$cli" sensitivity "$tmp/tuned.json" --analysis kinematics
+python3 - "$tmp/out" <<'PY' || { echo "FAIL: the tuned cost is not below 1e-9"; fail=1; }
+import json, sys
+v = json.load(open(sys.argv[1]))["costs"]["target_error"]["value"]
+sys.exit(0 if v < 1e-9 else 1)
+PY
+expect 2 "optimize with an unknown algorithm" -- "$cli" optimize "$samples/four-bar-synthesis.json" --algorithm newton
+contains err "unknown algorithm 'newton' (slsqp, mma"
+expect 5 "optimize an unknown cost" -- "$cli" optimize "$samples/four-bar-synthesis.json" --cost psi --max-evals 3
+contains err "unknown cost 'psi' (the file's costs: target_error)"
+expect 5 "optimize a file without costs" -- "$cli" optimize "$samples/four-bar.json"
+contains err "the file has no costs"
+expect 2 "optimize over the input" -- "$cli" optimize "$samples/four-bar-synthesis.json" -o "$samples/four-bar-synthesis.json"
+expect 0 "set parameters" -- "$cli" set "$samples/four-bar-synthesis.json" L1=1 L2=3.5 -o "$tmp/set.json"
+expect 0 "the set file is valid" -- "$cli" check -q "$tmp/set.json"
+expect 2 "set without a value" -- "$cli" set "$samples/four-bar-synthesis.json" L1
+contains err "'L1' is not NAME=NUMBER"
+expect 2 "set an unknown parameter" -- "$cli" set "$samples/four-bar-synthesis.json" Q=1
+contains err "unknown parameter 'Q'"
+expect 5 "set a crank that cannot reach" -- "$cli" set "$samples/four-bar-synthesis.json" L1=20
+contains err "does not close"
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail

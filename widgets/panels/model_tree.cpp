@@ -149,7 +149,10 @@ void ModelTree::setMechanism(const Mechanism& m) {
   auto* outputs = group(this, tr("Outputs"), m.outputs.size());
   for (const auto& o : m.outputs) leaf(outputs, o.name, toString(o.type));
   auto* costs = group(this, tr("Costs"), m.costs.size());
-  for (const auto& c : m.costs) leaf(costs, c.name, QString::fromStdString(c.expression.text()));
+  for (const auto& c : m.costs)
+    leaf(costs, c.name,
+         c.type == Cost::Type::Targets ? QString("%1 through %2 target point(s)").arg(QString::fromStdString(c.output)).arg(c.targets.size())
+                                       : QString::fromStdString(c.expression.text()));
   for (QTreeWidgetItem* g : {bodies, joints}) g->setExpanded(true);
   if (!selected.isEmpty())
     for (QTreeWidgetItemIterator it(this); *it; ++it)
