@@ -36,6 +36,7 @@
 #include "media_export.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
+#include "plots/gradient_plot.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
@@ -74,6 +75,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   // every view starts afresh: a selection, a plot's columns or a filter of the last document
   // would point at the wrong items of this one
   presenter_->clear(true);
+  gradients_->clear();
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);

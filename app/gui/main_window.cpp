@@ -36,6 +36,9 @@
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
+#include "panels/study_panel.h"
+#include "panels/tuning_panel.h"
+#include <QDoubleSpinBox>
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
@@ -212,9 +215,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(text, 8000);
   });
 
+  createStudyDocks();  // Study and Tuning beside the analysis, Gradients beside the plots (study_views.cpp)
   resizeDocks({treeDock, analysisDock}, {290, 280}, Qt::Horizontal);
   resizeDocks({treeDock, propertiesDock}, {480, 320}, Qt::Vertical);
-  resizeDocks({analysisDock, logDock}, {270, 530}, Qt::Vertical);
+  resizeDocks({analysisDock, logDock}, {620, 180}, Qt::Vertical);
   resizeDocks({plotDock}, {230}, Qt::Vertical);
 
   createActions();
@@ -239,6 +243,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   view->addAction(logDock->toggleViewAction());
   view->addAction(analysisDock->toggleViewAction());
   view->addAction(plotDock->toggleViewAction());
+  for (const char* name : {"StudyDock", "TuningDock", "GradientsDock"})
+    if (auto* d = findChild<QDockWidget*>(name)) view->addAction(d->toggleViewAction());
   QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
   reset->setShortcut(Qt::Key_Home);
   // standard views, up against gravity (a grid hanging along -z is seen hanging)
@@ -381,7 +387,14 @@ void MainWindow::showMechanism() {
   auto resolved = resolve(*mechanism_, d);
   resolved_ = resolved ? std::make_shared<const ResolvedMechanism>(std::move(*resolved)) : nullptr;
   presenter_->setMechanism(resolved_);
-  analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt, std::make_shared<const Mechanism>(*mechanism_));
+  const auto snapshot = std::make_shared<const Mechanism>(*mechanism_);
+  analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt, snapshot);
+  showingStudy_ = true;
+  study_->setMechanism(snapshot);
+  tuning_->setMechanism(snapshot);
+  showingStudy_ = false;
+  tuning_->setStudy(study_->settings().parameters, study_->settings().analysis == "kinematics", study_->endTime()->value(),
+                    study_->step()->value());
   sketch_->setMechanism(*mechanism_, resolved_);
   if (!resolved_) {  // an empty new document, or a sketch that is not a mechanism yet
     scene_->clear();

@@ -43,6 +43,9 @@ class ParametersPanel;
 class PropertyEditor;
 class PlotPanel;
 class StructurePanel;
+class StudyPanel;
+class TuningPanel;
+class GradientPlot;
 class WelcomePage;
 struct RunResults;
 class SceneView;
@@ -77,6 +80,9 @@ class MainWindow : public QMainWindow {
   widgets::StructurePanel* structurePanel() const { return structure_; }
   widgets::ParametersPanel* parametersPanel() const { return parameters_; }
   widgets::PropertyEditor* propertyEditor() const { return properties_; }
+  widgets::StudyPanel* studyPanel() const { return study_; }
+  widgets::TuningPanel* tuningPanel() const { return tuning_; }
+  widgets::GradientPlot* gradientPlot() const { return gradients_; }
   QUndoStack* undoStack() const { return undo_; }
   /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
   void applyParameter(int index, double value);
@@ -153,7 +159,8 @@ class MainWindow : public QMainWindow {
   // bumped when the docks change: a window state saved with other docks is not restored
   // 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under
   // the analysis, the side columns full height (the layout at 1280×800)
-  static constexpr int kLayoutVersion = 5;
+  // 6: the Study and Tuning docks beside the analysis, Gradients beside the plots
+  static constexpr int kLayoutVersion = 6;
   void createActions();
   /// The Model menu: add, change, rename and delete items (model_edits.cpp).
   void createModelMenu();
@@ -190,6 +197,15 @@ class MainWindow : public QMainWindow {
   bool startPageMode_ = false;
   QByteArray dockState_;
   void showResults(std::shared_ptr<const widgets::RunResults> results);
+  /// The study and tuning panels (study_views.cpp): docks, their wiring, the study stored with
+  /// the document, a tuning's designs shown as they improve and applied as one edit.
+  void createStudyDocks();
+  /// The study panels' choices into the document (modified, autosaved; no undo step).
+  void storeStudy();
+  /// A design the tuning found, drawn in the views without changing the document.
+  void previewDesign(const std::vector<std::string>& names, const std::vector<double>& values);
+  /// Apply: the tuned design as one undoable edit.
+  bool applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values);
 
   std::unique_ptr<Mechanism> mechanism_;
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
@@ -228,6 +244,11 @@ class MainWindow : public QMainWindow {
   widgets::StructurePanel* structure_ = nullptr;
   widgets::ParametersPanel* parameters_ = nullptr;
   widgets::PropertyEditor* properties_ = nullptr;
+  widgets::StudyPanel* study_ = nullptr;
+  widgets::TuningPanel* tuning_ = nullptr;
+  widgets::GradientPlot* gradients_ = nullptr;
+  qint64 lastPreview_ = 0;
+  bool showingStudy_ = false;  // the study panels are being filled from the document: nothing to store  // ms since the epoch of the last design previewed while tuning
   QUndoStack* undo_ = nullptr;
   QTimer* autosaveTimer_ = nullptr;
   bool autosaveDirty_ = false;  // changed since the last autosave

@@ -88,6 +88,7 @@ class Tuning {
     Evaluation e;
     e.index = static_cast<int>(result_.history.size()) + 1;
     e.parameters = toRho(u);
+    e.names = result_.parameters;
     Mechanism moved = m_;
     for (std::size_t i = 0; i < chosen_.size(); ++i) {
       auto& p = *std::find_if(moved.parameters.begin(), moved.parameters.end(),

@@ -41,6 +41,7 @@ struct OptimizeSpec {
 /// One evaluation of the objective: the design tried, its cost and gradient norm.
 struct Evaluation {
   int index = 0;                  // 1, 2, ...
+  std::vector<std::string> names; // the parameters tuned
   std::vector<double> parameters; // the design tried
   double cost = 0;                // ψ
   double objective = 0;           // what is minimised: ψ, or (ψ − target)²

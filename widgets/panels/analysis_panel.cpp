@@ -20,6 +20,7 @@
 #include "analysis/outputs.h"
 #include "analysis/simulation_run.h"
 #include "mechanism/resolved.h"
+#include "panels/time_fields.h"
 
 namespace lw::widgets {
 namespace {
@@ -58,16 +59,8 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   }
   choice_->setSizeAdjustPolicy(QComboBox::AdjustToContents);  // the whole label; the row wraps when narrow
   choice_->setToolTip(tr("Kinematics drives the mechanism by its drivers; dynamics integrates its motion under forces"));
-  tEnd_ = new QDoubleSpinBox(this);
-  tEnd_->setRange(0.001, 1e5);
-  tEnd_->setDecimals(3);
-  tEnd_->setSuffix(" s");
-  tEnd_->setValue(1);
-  dt_ = new QDoubleSpinBox(this);
-  dt_->setRange(1e-6, 10);
-  dt_->setDecimals(6);
-  dt_->setSuffix(" s");
-  dt_->setValue(0.01);
+  tEnd_ = secondsField(this, false);
+  dt_ = secondsField(this, true);
   dt_->setToolTip(tr("Time step; for Runge–Kutta, which chooses its own steps, the interval between frames when "
                    "\"Frames every\" is \"every step\""));
   outputDt_ = new QDoubleSpinBox(this);

@@ -318,6 +318,38 @@ void SketchView::rebuild() {
     pen.setCosmetic(true);
     s->addPath(path, pen);
   }
+  // the target points of targets costs on a position (path synthesis): numbered crosses, so that
+  // a designer sees where the coupler point must pass and whether its curve does
+  for (const auto& c : m_.costs) {
+    if (c.type != Cost::Type::Targets) continue;
+    const auto o = std::find_if(m_.outputs.begin(), m_.outputs.end(), [&](const Output& x) { return x.name == c.output; });
+    if (o == m_.outputs.end() || o->type != Output::Type::PointPosition) continue;
+    QPen pen(QColor("#c0392b"), 2);
+    pen.setCosmetic(true);
+    for (std::size_t i = 0; i < c.targets.size(); ++i) {
+      if (c.targets[i].at.size() < 2) continue;
+      const QPointF at = toScene(c.targets[i].at[0], c.targets[i].at[1]);
+      QPainterPath cross;
+      cross.moveTo(-6, -6);
+      cross.lineTo(6, 6);
+      cross.moveTo(-6, 6);
+      cross.lineTo(6, -6);
+      auto* mark = s->addPath(cross, pen);
+      mark->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      mark->setPos(at);
+      mark->setToolTip(tr("Target %1 of cost %2 at t = %3 s: (%4, %5)")
+                           .arg(i + 1)
+                           .arg(QString::fromStdString(c.name))
+                           .arg(c.targets[i].t)
+                           .arg(c.targets[i].at[0])
+                           .arg(c.targets[i].at[1]));
+      auto* label = s->addSimpleText(QString::number(i + 1));
+      label->setBrush(QColor("#c0392b"));
+      label->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      label->setPos(at + QPointF(0, 0));
+      label->setTransform(QTransform::fromTranslate(7, -18));
+    }
+  }
   // links
   for (std::size_t b = 1; b < r.bodies.size(); ++b) {
     const auto& body = r.bodies[b];

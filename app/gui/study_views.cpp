@@ -1,0 +1,128 @@
+// The main window's sensitivity study and tuning (issue 22): the Study and Tuning docks beside
+// the analysis, the Gradients dock beside the plots, the study kept with the document, the
+// tuning's designs drawn as they improve and Apply as one undoable edit.
+#include <QDateTime>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QComboBox>
+#include <QStatusBar>
+
+#include "main_window.h"
+#include "mechanism/parameters.h"
+#include "mechanism/resolved.h"
+#include "optimize/optimize.h"
+#include "panels/study_panel.h"
+#include "panels/tuning_panel.h"
+#include "plots/gradient_plot.h"
+#include "plots/plot_panel.h"
+#include "scene/scene_builder.h"
+#include "sensitivity/sensitivity.h"
+#include "sketch/sketch_view.h"
+
+namespace lw::app {
+
+void MainWindow::createStudyDocks() {
+  auto* analysisDock = findChild<QDockWidget*>("AnalysisDock");
+  auto* plotDock = findChild<QDockWidget*>("PlotsDock");
+  study_ = new widgets::StudyPanel(this);
+  auto* studyDock = new QDockWidget(tr("Study"), this);
+  studyDock->setObjectName("StudyDock");
+  studyDock->setWidget(study_);
+  addDockWidget(Qt::RightDockWidgetArea, studyDock);
+  tabifyDockWidget(analysisDock, studyDock);
+  tuning_ = new widgets::TuningPanel(this);
+  auto* tuningDock = new QDockWidget(tr("Tuning"), this);
+  tuningDock->setObjectName("TuningDock");
+  tuningDock->setWidget(tuning_);
+  addDockWidget(Qt::RightDockWidgetArea, tuningDock);
+  tabifyDockWidget(analysisDock, tuningDock);
+  analysisDock->raise();
+  gradients_ = new widgets::GradientPlot(this);
+  auto* gradientDock = new QDockWidget(tr("Gradients"), this);
+  gradientDock->setObjectName("GradientsDock");
+  gradientDock->setWidget(gradients_);
+  addDockWidget(Qt::BottomDockWidgetArea, gradientDock);
+  tabifyDockWidget(plotDock, gradientDock);
+  plotDock->raise();
+
+  auto report = [this](const QString& text) {
+    log(text);
+    statusBar()->showMessage(text, 8000);
+  };
+  connect(study_, &widgets::StudyPanel::message, this, report);
+  connect(tuning_, &widgets::TuningPanel::message, this, report);
+  connect(study_, &widgets::StudyPanel::settingsChanged, this, &MainWindow::storeStudy);
+  connect(tuning_, &widgets::TuningPanel::settingsChanged, this, &MainWindow::storeStudy);
+  connect(study_->endTime(), &QDoubleSpinBox::valueChanged, this, &MainWindow::storeStudy);
+  connect(study_->step(), &QDoubleSpinBox::valueChanged, this, &MainWindow::storeStudy);
+  // a study's gradients: the bars, with the parameters' values for the relative view
+  connect(study_, &widgets::StudyPanel::finished, this, [this, gradientDock](std::shared_ptr<const sens::SensitivityResult> r) {
+    std::vector<double> values;
+    Diagnostics d;
+    if (const auto table = ParameterTable::build(*mechanism_, d))
+      for (const auto& name : r->parameters) {
+        const int k = table->find(name);
+        values.push_back(k >= 0 ? table->values()[static_cast<std::size_t>(k)] : 0.0);
+      }
+    gradients_->setResult(r, std::move(values));
+    gradientDock->show();
+    gradientDock->raise();
+  });
+  connect(tuning_, &widgets::TuningPanel::designImproved, this, &MainWindow::previewDesign);
+  connect(tuning_, &widgets::TuningPanel::tuningStarted, this, [this] {
+    if (mechanism_->dimension == 2 && views_->currentWidget() == scene_) views_->setCurrentWidget(sketch_);
+  });
+  connect(tuning_, &widgets::TuningPanel::tuningFinished, this, [this](bool improved) {
+    scene_->setAnimating(false);
+    if (improved) statusBar()->showMessage(tr("The views show the tuned design: Apply (Tuning panel) keeps it, any edit returns to the mechanism"), 10000);
+  });
+  connect(tuning_, &widgets::TuningPanel::applyRequested, this, &MainWindow::applyTunedDesign);
+
+}
+
+void MainWindow::storeStudy() {
+  if (!mechanism_ || !study_ || !tuning_ || showingStudy_) return;
+  StudySettings s = study_->settings();
+  tuning_->writeSettings(s);
+  tuning_->setStudy(s.parameters, s.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
+  const StudySettings& was = mechanism_->study;
+  const bool same = was.present && was.analysis == s.analysis && was.method == s.method && was.costs == s.costs &&
+                    was.parameters == s.parameters && was.tuneCost == s.tuneCost && was.hasTarget == s.hasTarget &&
+                    (!s.hasTarget || was.target == s.target) && was.algorithm == s.algorithm && was.maxEvaluations == s.maxEvaluations;
+  if (same) return;
+  mechanism_->study = s;
+  setWindowModified(true);
+  autosaveDirty_ = true;
+}
+
+void MainWindow::previewDesign(const std::vector<std::string>& names, const std::vector<double>& values) {
+  // redrawn at most five times a second while the optimiser runs; the last design always
+  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+  if (tuning_->running() && now - lastPreview_ < 200) return;
+  lastPreview_ = now;
+  Mechanism preview = *mechanism_;
+  if (!opt::setParameters(preview, names, values).ok()) return;
+  Diagnostics d;
+  auto r = resolve(preview, d);
+  if (!r) return;
+  auto resolved = std::make_shared<const ResolvedMechanism>(std::move(*r));
+  sketch_->setMechanism(preview, resolved);
+  // while the optimiser runs, a planar design is redrawn in the sketch (a new 3D scene costs a
+  // software renderer 30-120 ms a time: the window would stall); a spatial one in the 3D view's
+  // quick frames, as during playback. The 3D view follows when the run ends.
+  if (tuning_->running() && preview.dimension == 2) return;
+  if (tuning_->running()) scene_->setAnimating(true);
+  scene_->setScene(scene::buildSceneModel(*resolved), scene::storedConfigurationFrame(*resolved));
+}
+
+bool MainWindow::applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values) {
+  Mechanism after = *mechanism_;
+  if (const Status s = opt::setParameters(after, names, values); !s.ok()) {
+    refuseEdit(tr("Apply the tuned design"), QString::fromStdString(s.message));
+    showMechanism();
+    return false;
+  }
+  return applyEdit(after, tr("Apply the tuned design"));
+}
+
+}  // namespace lw::app

@@ -1,0 +1,204 @@
+// GUI tests of the sensitivity study and tuning (issue 22), driving the real widgets of the main
+// window: the gradient bars equal the engine's gradients, the event loop never stalls 50 ms while
+// a study or a tuning runs, Apply and Undo restore exactly, the study reopens with its file.
+// Screenshots land in $LW_TEST_ARTIFACTS: look at them.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSettings>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QUndoStack>
+#include <cmath>
+#include <functional>
+
+#include "gui_test_support.h"
+#include "main_window.h"
+#include "mechanism/parameters.h"
+#include "optimize/optimize.h"
+#include "panels/study_panel.h"
+#include "panels/tuning_panel.h"
+#include "plots/gradient_plot.h"
+#include "sensitivity/sensitivity.h"
+#include "support/samples.h"
+
+namespace {
+
+using lw::test::artifacts;
+
+class StudyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    QCoreApplication::setOrganizationName("LinkwrightTests");
+    QSettings().remove("window");
+  }
+};
+
+void openShown(lw::app::MainWindow& w, const QString& sample, QSize size = {1280, 800}) {
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample + ".json", false));
+  w.resize(size);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(100);
+}
+
+// Runs the event loop until `done`, measuring the longest gap between two ticks of a 2 ms timer:
+// how long the user would have waited for the window to answer.
+double longestStallWhile(const std::function<bool()>& done, int timeoutMs = 60000) {
+  QElapsedTimer clock;
+  clock.start();
+  qint64 last = 0, longest = 0;
+  QTimer tick;
+  tick.setInterval(2);
+  QObject::connect(&tick, &QTimer::timeout, [&] {
+    const qint64 now = clock.elapsed();
+    longest = std::max(longest, now - last);
+    if (qEnvironmentVariableIsSet("LW_STALLS") && now - last > 15) std::fprintf(stderr, "gap %lld ms at %lld ms\n", (long long)(now - last), (long long)now);
+    last = now;
+  });
+  tick.start();
+  while (!done() && clock.elapsed() < timeoutMs) QTest::qWait(1);
+  return static_cast<double>(longest);
+}
+
+// ticks exactly the parameters `names`, as a user clicks the check boxes
+void tickOnly(QTableWidget* t, const QStringList& names) {
+  for (int r = 0; r < t->rowCount(); ++r) t->item(r, 0)->setCheckState(names.contains(t->item(r, 1)->text()) ? Qt::Checked : Qt::Unchecked);
+}
+
+TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
+  lw::app::MainWindow w;
+  openShown(w, "ten-bar-chain");
+  auto* study = w.studyPanel();
+  study->endTime()->setValue(0.05);
+  study->step()->setValue(0.001);
+  study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("ddm"));
+  w.findChild<QDockWidget*>("StudyDock")->raise();
+  QTest::mouseClick(study->runButton(), Qt::LeftButton);
+  const double stall = longestStallWhile([&] { return !study->running(); });
+  std::printf("longest event-loop stall during the ten-bar study: %.0f ms\n", stall);
+  EXPECT_LT(stall, 50);
+  const auto& bars = w.gradientPlot()->bars();
+  ASSERT_EQ(bars.size(), 20u);
+  // the engine's gradients, the same study
+  lw::sens::SensitivitySpec spec;
+  spec.run.tEnd = 0.05;
+  spec.run.dt = 0.001;
+  const auto engine = lw::sens::runSensitivity(*w.mechanism(), spec);
+  ASSERT_TRUE(engine.status.ok());
+  for (const auto& b : bars) {
+    const auto k = std::find(engine.parameters.begin(), engine.parameters.end(), b.parameter) - engine.parameters.begin();
+    ASSERT_LT(k, 20);
+    EXPECT_DOUBLE_EQ(b.values[0], engine.methods[0].gradient(0, k)) << b.parameter;
+  }
+  // sorted by magnitude, and the hover text shows the value
+  for (std::size_t i = 1; i < bars.size(); ++i) EXPECT_GE(std::abs(bars[i - 1].values[0]), std::abs(bars[i].values[0]));
+  EXPECT_TRUE(w.gradientPlot()->barText(0).contains(QString::number(bars[0].values[0], 'g', 10))) << w.gradientPlot()->barText(0).toStdString();
+  w.grab().save(artifacts() + "/study_ten_bar_1280x800.png");
+  w.grab().save(artifacts() + "/readme_study.png");
+  // relative: ρ/ψ · ∂ψ/∂ρ
+  const double psi = engine.methods[0].values[0];
+  w.gradientPlot()->relative()->setChecked(true);
+  lw::Diagnostics d;
+  const auto table = lw::ParameterTable::build(*w.mechanism(), d);
+  for (const auto& b : w.gradientPlot()->bars()) {
+    const auto k = std::find(engine.parameters.begin(), engine.parameters.end(), b.parameter) - engine.parameters.begin();
+    const double rho = table->values()[static_cast<std::size_t>(table->find(b.parameter))];
+    EXPECT_NEAR(b.values[0], engine.methods[0].gradient(0, k) * rho / psi, 1e-12 * (1 + std::abs(b.values[0]))) << b.parameter;
+  }
+  w.grab().save(artifacts() + "/study_ten_bar_relative_1280x800.png");
+}
+
+TEST_F(StudyTest, ComparedMethodsShowABarEachAndTheirDifferences) {
+  lw::app::MainWindow w;
+  openShown(w, "four-bar-synthesis", {1920, 1080});
+  auto* study = w.studyPanel();
+  EXPECT_EQ(study->analysisChoice()->currentData().toString(), "kinematics");  // from the file's study
+  study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("compare"));
+  QTest::mouseClick(study->runButton(), Qt::LeftButton);
+  longestStallWhile([&] { return !study->running(); });
+  const auto& bars = w.gradientPlot()->bars();
+  ASSERT_EQ(bars.size(), 5u);
+  ASSERT_EQ(bars[0].values.size(), 3u);  // direct, complex step, differences (the adjoint takes no targets)
+  for (const auto& b : bars) EXPECT_NEAR(b.values[0], b.values[1], 1e-10 * std::abs(b.values[1])) << b.parameter;
+  EXPECT_TRUE(w.gradientPlot()->barText(0).contains("rel. diff.")) << w.gradientPlot()->barText(0).toStdString();
+  w.grab().save(artifacts() + "/study_compare_1920x1080.png");
+}
+
+TEST_F(StudyTest, TuningTheSynthesisSampleThenApplyAndUndo) {
+  lw::app::MainWindow w;
+  openShown(w, "four-bar-synthesis");
+  const lw::Mechanism before = *w.mechanism();
+  auto* tuning = w.tuningPanel();
+  w.findChild<QDockWidget*>("TuningDock")->raise();
+  QTest::qWait(50);
+  ASSERT_TRUE(tuning->runButton()->isEnabled());
+  QTest::mouseClick(tuning->runButton(), Qt::LeftButton);
+  const double stall = longestStallWhile([&] { return !tuning->running(); });
+  std::printf("longest event-loop stall while tuning: %.0f ms, %d evaluations\n", stall, tuning->evaluations());
+  EXPECT_LT(stall, 50);
+  ASSERT_EQ(tuning->bestNames().size(), 5u) << tuning->status()->text().toStdString();
+  ASSERT_TRUE(tuning->applyButton()->isEnabled());
+  // the best design's cost, by the engine: at least 10× below the start's
+  lw::Mechanism tuned = before;
+  ASSERT_TRUE(lw::opt::setParameters(tuned, tuning->bestNames(), tuning->bestValues()).ok());
+  lw::sens::SensitivitySpec s;
+  s.analysis = lw::sens::Analysis::Kinematics;
+  s.run.tEnd = 1;
+  s.run.dt = 0.01;
+  const double start = lw::sens::runSensitivity(before, s).methods[0].values[0];
+  const double end = lw::sens::runSensitivity(tuned, s).methods[0].values[0];
+  EXPECT_LT(end, start / 10);
+  // the README's picture of tuning (readme_*.png, copied to resources/screenshots/ when it changes)
+  w.grab().save(artifacts() + "/tuning_synthesis_1280x800.png");
+  w.grab().save(artifacts() + "/readme_tuning.png");
+  // Apply: one undo step with exactly the tuned values; Undo: exactly the design before
+  const int steps = w.undoStack()->count();
+  QTest::mouseClick(tuning->applyButton(), Qt::LeftButton);
+  ASSERT_EQ(w.undoStack()->count(), steps + 1);
+  for (std::size_t i = 0; i < tuning->bestNames().size(); ++i)
+    for (const auto& p : w.mechanism()->parameters)
+      if (p.name == tuning->bestNames()[i]) EXPECT_EQ(p.value.value, tuning->bestValues()[i]) << p.name;
+  w.undoStack()->undo();
+  for (std::size_t i = 0; i < before.parameters.size(); ++i)
+    EXPECT_EQ(w.mechanism()->parameters[i].value.value, before.parameters[i].value.value) << before.parameters[i].name;
+  for (std::size_t b = 0; b < before.bodies.size(); ++b) EXPECT_EQ(w.mechanism()->bodies[b].angle.value, before.bodies[b].angle.value);
+}
+
+TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {
+  QTemporaryDir dir;
+  const QString path = dir.path() + "/study.json";
+  {
+    lw::app::MainWindow w;
+    openShown(w, "ten-bar-chain");
+    auto* study = w.studyPanel();
+    EXPECT_EQ(study->chosenParameters().size(), 20u);  // a study without a list: every parameter
+    tickOnly(study->parameterTable(), {"l_1", "m_3"});
+    study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("avm"));
+    w.tuningPanel()->algorithmChoice()->setCurrentIndex(w.tuningPanel()->algorithmChoice()->findData("mma"));
+    w.tuningPanel()->maxEvaluations()->setValue(37);
+    EXPECT_TRUE(w.isWindowModified());
+    ASSERT_TRUE(w.saveTo(path));
+    EXPECT_FALSE(w.isWindowModified());
+  }
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(path, false));
+  auto* study = w.studyPanel();
+  EXPECT_EQ(study->chosenParameters(), (std::vector<std::string>{"l_1", "m_3"}));
+  EXPECT_EQ(study->methodChoice()->currentData().toString(), "avm");
+  EXPECT_EQ(w.tuningPanel()->algorithmChoice()->currentData().toString(), "mma");
+  EXPECT_EQ(w.tuningPanel()->maxEvaluations()->value(), 37);
+  EXPECT_FALSE(w.isWindowModified());
+}
+
+}  // namespace

@@ -1,0 +1,264 @@
+#include "panels/study_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QMetaObject>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStyle>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <chrono>
+
+#include "sensitivity/sensitivity.h"
+#include "panels/time_fields.h"
+
+namespace lw::widgets {
+namespace {
+
+struct MethodChoice {
+  const char* label;
+  const char* key;  // as in the file and the CLI
+  const char* tip;
+};
+const MethodChoice kMethods[] = {
+    {"Direct (DDM)", "ddm", "Differentiates every step beside the run: exact, one pass per eight parameters; sensitivity histories"},
+    {"Adjoint (AVM)", "avm", "One backward pass for all parameters (checkpoints): fast for many parameters; integral and terminal costs"},
+    {"Complex step", "cs", "The run again in complex arithmetic per parameter: exact to round-off, the reference"},
+    {"Finite differences", "fd", "Central differences of whole runs, two per parameter: approximate"},
+    {"Compare all", "compare", "Every method, side by side with their relative differences and times"},
+};
+enum Column { kCheck, kName, kValue, kRange };
+
+}  // namespace
+
+StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
+  costs_ = new QListWidget(this);
+  costs_->setObjectName("StudyCosts");
+  costs_->setToolTip(tr("The costs whose gradients are computed (the file's \"costs\")"));
+  costs_->setMaximumHeight(64);
+  parameters_ = new QTableWidget(0, 4, this);
+  parameters_->setObjectName("StudyParameters");
+  parameters_->setHorizontalHeaderLabels({QString(), tr("Parameter"), tr("Value"), tr("Range")});
+  parameters_->verticalHeader()->hide();
+  parameters_->horizontalHeader()->setStretchLastSection(true);
+  parameters_->setSelectionMode(QAbstractItemView::NoSelection);
+  parameters_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  parameters_->setToolTip(tr("The design parameters to differentiate with respect to, and to tune"));
+  parameters_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  parameters_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  analysis_ = new QComboBox(this);
+  analysis_->addItem(tr("Dynamics (Matrix R)"), "dynamics");
+  analysis_->addItem(tr("Kinematics (driven)"), "kinematics");
+  analysis_->setToolTip(tr("Dynamics: the motion under forces (trapezoidal rule); kinematics: a fully driven mechanism's motion"));
+  method_ = new QComboBox(this);
+  for (const auto& m : kMethods) {
+    method_->addItem(tr(m.label), m.key);
+    method_->setItemData(method_->count() - 1, tr(m.tip), Qt::ToolTipRole);
+  }
+  method_->setToolTip(tr("How the gradients are computed; Compare runs all of them"));
+  tEnd_ = secondsField(this, false);
+  dt_ = secondsField(this, true);
+  run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run Study"), this);
+  run_->setObjectName("RunStudy");
+  run_->setToolTip(tr("Compute the gradients of the chosen costs in the background (Ctrl+G)"));
+  run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+  stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
+  stop_->setEnabled(false);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  status_ = new QLabel(tr("No mechanism"), this);
+  status_->setWordWrap(true);
+
+  auto* form = new QFormLayout;
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  form->addRow(tr("Analysis"), analysis_);
+  form->addRow(tr("Method"), method_);
+  form->addRow(tr("End time"), tEnd_);
+  form->addRow(tr("Step"), dt_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(stop_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(new QLabel(tr("Costs"), this));
+  layout->addWidget(costs_);
+  layout->addWidget(new QLabel(tr("Parameters"), this));
+  layout->addWidget(parameters_, 1);
+  layout->addLayout(form);
+  layout->addLayout(buttons);
+  layout->addWidget(progress_);
+  layout->addWidget(status_);
+
+  connect(run_, &QPushButton::clicked, this, &StudyPanel::run);
+  connect(stop_, &QPushButton::clicked, this, &StudyPanel::stop);
+  auto changed = [this] {
+    if (!filling_) emit settingsChanged();
+  };
+  connect(costs_, &QListWidget::itemChanged, this, changed);
+  connect(parameters_, &QTableWidget::itemChanged, this, changed);
+  connect(analysis_, &QComboBox::currentIndexChanged, this, changed);
+  connect(method_, &QComboBox::currentIndexChanged, this, changed);
+  run_->setEnabled(false);
+}
+
+StudyPanel::~StudyPanel() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+}
+
+void StudyPanel::setMechanism(std::shared_ptr<const Mechanism> m) {
+  stop();
+  ++generation_;
+  mechanism_ = std::move(m);
+  filling_ = true;
+  costs_->clear();
+  parameters_->setRowCount(0);
+  if (mechanism_) {
+    const StudySettings& s = mechanism_->study;
+    for (const auto& c : mechanism_->costs) {
+      auto* item = new QListWidgetItem(QString::fromStdString(c.name), costs_);
+      item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+      const bool chosen = s.costs.empty() || std::find(s.costs.begin(), s.costs.end(), c.name) != s.costs.end();
+      item->setCheckState(chosen ? Qt::Checked : Qt::Unchecked);
+      item->setToolTip(c.type == Cost::Type::Targets ? tr("%1 through %2 target points").arg(QString::fromStdString(c.output)).arg(c.targets.size())
+                                                     : QString::fromStdString(c.expression.text()));
+    }
+    parameters_->setRowCount(static_cast<int>(mechanism_->parameters.size()));
+    for (int r = 0; r < parameters_->rowCount(); ++r) {
+      const Parameter& p = mechanism_->parameters[static_cast<std::size_t>(r)];
+      auto* check = new QTableWidgetItem;
+      check->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
+      const bool chosen = s.parameters.empty() || std::find(s.parameters.begin(), s.parameters.end(), p.name) != s.parameters.end();
+      check->setCheckState(chosen ? Qt::Checked : Qt::Unchecked);
+      parameters_->setItem(r, kCheck, check);
+      auto* name = new QTableWidgetItem(QString::fromStdString(p.name));
+      name->setToolTip(QString::fromStdString(p.description));
+      parameters_->setItem(r, kName, name);
+      const QString unit = p.unit.empty() ? QString() : " " + QString::fromStdString(p.unit);
+      parameters_->setItem(r, kValue, new QTableWidgetItem(p.value.isLiteral() ? QString::number(p.value.value, 'g', 6) + unit
+                                                                               : QString::fromStdString(p.value.expression.text())));
+      QString range = tr("none");
+      if (p.hasMin || p.hasMax)
+        range = QStringLiteral("%1 … %2").arg(p.hasMin ? QString::number(p.min, 'g', 6) : QStringLiteral("−∞"),
+                                             p.hasMax ? QString::number(p.max, 'g', 6) : QStringLiteral("∞"));
+      parameters_->setItem(r, kRange, new QTableWidgetItem(range));
+    }
+    parameters_->resizeColumnsToContents();
+    analysis_->setCurrentIndex(s.analysis == "kinematics" ? 1 : 0);
+    // without a stored study, a driven mechanism is studied kinematically
+    if (!s.present) analysis_->setCurrentIndex(mechanism_->drivers.empty() ? 0 : 1);
+    const int method = method_->findData(QString::fromStdString(s.method));
+    method_->setCurrentIndex(method >= 0 ? method : 0);
+    if (mechanism_->analysis.tEnd > 0) tEnd_->setValue(mechanism_->analysis.tEnd);
+    if (mechanism_->analysis.dt > 0) dt_->setValue(mechanism_->analysis.dt);
+  }
+  filling_ = false;
+  const bool ready = mechanism_ && !mechanism_->costs.empty() && !mechanism_->parameters.empty();
+  run_->setEnabled(ready && !running_);
+  status_->setText(!mechanism_                         ? tr("No mechanism")
+                   : mechanism_->costs.empty()         ? tr("The mechanism has no costs: add one (an integral, an end value or target "
+                                                            "points of an output) to study its gradients")
+                   : mechanism_->parameters.empty()    ? tr("The mechanism has no design parameters to differentiate with respect to")
+                                                       : tr("Ready"));
+  progress_->setValue(0);
+}
+
+std::vector<std::string> StudyPanel::chosenCosts() const {
+  std::vector<std::string> out;
+  for (int i = 0; i < costs_->count(); ++i)
+    if (costs_->item(i)->checkState() == Qt::Checked) out.push_back(costs_->item(i)->text().toStdString());
+  return out;
+}
+
+std::vector<std::string> StudyPanel::chosenParameters() const {
+  std::vector<std::string> out;
+  for (int r = 0; r < parameters_->rowCount(); ++r)
+    if (parameters_->item(r, kCheck)->checkState() == Qt::Checked) out.push_back(parameters_->item(r, kName)->text().toStdString());
+  return out;
+}
+
+StudySettings StudyPanel::settings() const {
+  StudySettings s = mechanism_ ? mechanism_->study : StudySettings{};
+  s.present = true;
+  s.analysis = analysis_->currentData().toString().toStdString();
+  s.method = method_->currentData().toString().toStdString();
+  // all ticked is stored as "all" (empty): parameters added later are in the study too
+  s.costs = chosenCosts();
+  if (static_cast<int>(s.costs.size()) == costs_->count()) s.costs.clear();
+  s.parameters = chosenParameters();
+  if (static_cast<int>(s.parameters.size()) == parameters_->rowCount()) s.parameters.clear();
+  return s;
+}
+
+void StudyPanel::run() {
+  if (!mechanism_ || running_) return;
+  if (worker_.joinable()) worker_.join();
+  if (chosenCosts().empty() || chosenParameters().empty()) {
+    status_->setText(chosenCosts().empty() ? tr("Tick at least one cost") : tr("Tick at least one parameter"));
+    return;
+  }
+  sens::SensitivitySpec spec;
+  sens::parseMethod(method_->currentData().toString().toStdString(), spec.method);
+  spec.analysis = analysis_->currentIndex() == 1 ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
+  spec.costs = chosenCosts();
+  spec.parameters = chosenParameters();
+  spec.run.tEnd = tEnd_->value();
+  spec.run.dt = dt_->value();
+  cancel_ = false;
+  running_ = true;
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  progress_->setValue(0);
+  status_->setText(tr("Computing gradients..."));
+  auto mech = mechanism_;
+  const unsigned generation = generation_;
+  worker_ = std::thread([this, spec, mech, generation] {
+    const auto started = std::chrono::steady_clock::now();
+    auto progress = [this, last = -1](double f) mutable {
+      const int permille = static_cast<int>(1000 * f);
+      if (permille == last) return;
+      last = permille;
+      QMetaObject::invokeMethod(this, [this, permille] { progress_->setValue(permille); }, Qt::QueuedConnection);
+    };
+    auto r = std::make_shared<sens::SensitivityResult>(sens::runSensitivity(*mech, spec, progress, &cancel_));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    QMetaObject::invokeMethod(this, [this, r, generation, seconds] { finish(r, generation, seconds); }, Qt::QueuedConnection);
+  });
+}
+
+void StudyPanel::stop() {
+  if (running_) cancel_ = true;
+}
+
+void StudyPanel::finish(std::shared_ptr<sens::SensitivityResult> r, unsigned generation, double seconds) {
+  if (worker_.joinable()) worker_.join();
+  running_ = false;
+  run_->setEnabled(mechanism_ != nullptr);
+  stop_->setEnabled(false);
+  if (generation != generation_) return;  // the mechanism changed while it ran
+  if (!r->status.ok()) {
+    const QString why = QString::fromStdString(r->status.message);
+    status_->setText(tr("Stopped: %1").arg(why));
+    emit message(tr("Sensitivity study: %1").arg(why));
+    return;
+  }
+  progress_->setValue(1000);
+  const QString summary = tr("Gradients of %1 cost(s) with respect to %2 parameter(s) over %3 steps, in %4 s")
+                              .arg(r->costs.size())
+                              .arg(r->parameters.size())
+                              .arg(r->steps)
+                              .arg(seconds, 0, 'g', 3);
+  status_->setText(summary);
+  emit message(tr("Sensitivity study: %1").arg(summary));
+  for (const auto& n : r->notes) emit message(tr("Note: %1").arg(QString::fromStdString(n)));
+  emit finished(r);
+}
+
+}  // namespace lw::widgets

@@ -1,0 +1,302 @@
+#include "panels/tuning_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMetaObject>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStyle>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "optimize/optimize.h"
+
+namespace lw::widgets {
+namespace {
+
+struct AlgorithmChoice {
+  const char* label;
+  const char* key;
+  const char* tip;
+};
+const AlgorithmChoice kAlgorithms[] = {
+    {"SLSQP (gradients)", "slsqp", "Sequential quadratic programming with the exact gradients: fast, takes constraints"},
+    {"MMA (gradients)", "mma", "Method of moving asymptotes with the exact gradients: robust, takes constraints"},
+    {"CCSA-Q (gradients)", "ccsaq", "Conservative convex separable approximations with the exact gradients; takes constraints"},
+    {"L-BFGS (gradients)", "lbfgs", "Quasi-Newton with the exact gradients; no constraints"},
+    {"COBYLA (no gradients)", "cobyla", "Derivative-free, linear approximations; takes constraints (for comparison)"},
+    {"BOBYQA (no gradients)", "bobyqa", "Derivative-free, quadratic approximations; no constraints (for comparison)"},
+    {"Nelder–Mead (no gradients)", "neldermead", "Derivative-free simplex; no constraints (for comparison)"},
+    {"Subplex (no gradients)", "sbplx", "Derivative-free Subplex; no constraints (for comparison)"},
+};
+
+}  // namespace
+
+TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
+  cost_ = new QComboBox(this);
+  cost_->setObjectName("TuneCost");
+  cost_->setToolTip(tr("The cost to minimise"));
+  algorithm_ = new QComboBox(this);
+  algorithm_->setObjectName("TuneAlgorithm");
+  for (const auto& a : kAlgorithms) {
+    algorithm_->addItem(tr(a.label), a.key);
+    algorithm_->setItemData(algorithm_->count() - 1, tr(a.tip), Qt::ToolTipRole);
+  }
+  algorithm_->setToolTip(tr("The optimiser (NLopt); the gradient-based ones use the exact gradients of the study"));
+  maxEvaluations_ = new QSpinBox(this);
+  maxEvaluations_->setRange(1, 100000);
+  maxEvaluations_->setValue(200);
+  maxEvaluations_->setToolTip(tr("The most runs the optimiser may make"));
+  targetOn_ = new QCheckBox(tr("Drive to"), this);
+  targetOn_->setToolTip(tr("Drive the cost to a value instead of minimising it"));
+  target_ = new QDoubleSpinBox(this);
+  target_->setRange(-1e12, 1e12);
+  target_->setDecimals(6);
+  target_->setEnabled(false);
+  connect(targetOn_, &QCheckBox::toggled, target_, &QWidget::setEnabled);
+  run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Tune"), this);
+  run_->setObjectName("RunTuning");
+  run_->setToolTip(tr("Tune the ticked parameters of the study within their ranges, in the background (Ctrl+T)"));
+  run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
+  stop_->setToolTip(tr("Stop tuning; the best design so far is kept"));
+  stop_->setEnabled(false);
+  apply_ = new QPushButton(style()->standardIcon(QStyle::SP_DialogApplyButton), tr("Apply"), this);
+  apply_->setObjectName("ApplyTuning");
+  apply_->setToolTip(tr("Make the best design the mechanism's (one step: Undo returns to the design before)"));
+  apply_->setEnabled(false);
+  status_ = new QLabel(tr("No mechanism"), this);
+  status_->setWordWrap(true);
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName("TuningHistory");
+  plot_->setMinimumHeight(180);
+  plot_->addGraph();
+  plot_->graph(0)->setName(tr("cost"));
+  plot_->graph(0)->setPen(QPen(QColor(48, 128, 192), 2));
+  plot_->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+  plot_->addGraph(plot_->xAxis, plot_->yAxis2);
+  plot_->graph(1)->setName(tr("gradient norm"));
+  plot_->graph(1)->setPen(QPen(QColor(208, 64, 48), 1, Qt::DashLine));
+  plot_->xAxis->setLabel(tr("evaluation"));
+  plot_->yAxis->setLabel(tr("cost"));
+  plot_->yAxis2->setVisible(true);
+  for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  }
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(QFont(font().family(), 8));
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);  // where a falling cost leaves room
+  // the plot is redrawn at most ten times a second however fast evaluations come
+  replotTimer_ = new QTimer(this);
+  replotTimer_->setInterval(100);
+  replotTimer_->setSingleShot(true);
+  connect(replotTimer_, &QTimer::timeout, this, &TuningPanel::replot);
+
+  auto* form = new QFormLayout;
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  form->addRow(tr("Minimise"), cost_);
+  auto* targetRow = new QHBoxLayout;
+  targetRow->addWidget(targetOn_);
+  targetRow->addWidget(target_, 1);
+  form->addRow(QString(), targetRow);
+  form->addRow(tr("Algorithm"), algorithm_);
+  form->addRow(tr("At most"), maxEvaluations_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(stop_);
+  buttons->addWidget(apply_);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addLayout(buttons);
+  layout->addWidget(status_);
+  layout->addWidget(plot_, 1);
+
+  connect(run_, &QPushButton::clicked, this, &TuningPanel::run);
+  connect(stop_, &QPushButton::clicked, this, &TuningPanel::stop);
+  connect(apply_, &QPushButton::clicked, this, [this] {
+    if (!best_.empty()) emit applyRequested(names_, best_);
+  });
+  auto changed = [this] {
+    if (!filling_) emit settingsChanged();
+  };
+  connect(cost_, &QComboBox::currentIndexChanged, this, changed);
+  connect(algorithm_, &QComboBox::currentIndexChanged, this, changed);
+  connect(maxEvaluations_, &QSpinBox::valueChanged, this, changed);
+  connect(targetOn_, &QCheckBox::toggled, this, changed);
+  connect(target_, &QDoubleSpinBox::valueChanged, this, changed);
+  run_->setEnabled(false);
+}
+
+TuningPanel::~TuningPanel() {
+  cancel_ = true;
+  if (worker_.joinable()) worker_.join();
+}
+
+void TuningPanel::setMechanism(std::shared_ptr<const Mechanism> m) {
+  stop();
+  ++generation_;
+  mechanism_ = std::move(m);
+  filling_ = true;
+  cost_->clear();
+  if (mechanism_) {
+    for (const auto& c : mechanism_->costs) cost_->addItem(QString::fromStdString(c.name));
+    const StudySettings& s = mechanism_->study;
+    const int cost = cost_->findText(QString::fromStdString(s.tuneCost));
+    if (cost >= 0) cost_->setCurrentIndex(cost);
+    const int algorithm = algorithm_->findData(QString::fromStdString(s.algorithm));
+    algorithm_->setCurrentIndex(algorithm >= 0 ? algorithm : 0);
+    maxEvaluations_->setValue(s.maxEvaluations);
+    targetOn_->setChecked(s.hasTarget);
+    target_->setValue(s.target);
+  }
+  filling_ = false;
+  apply_->setEnabled(false);
+  names_.clear();
+  best_.clear();
+  run_->setEnabled(mechanism_ && !mechanism_->costs.empty() && !running_);
+  status_->setText(!mechanism_ ? tr("No mechanism")
+                   : mechanism_->costs.empty() ? tr("The mechanism has no costs to minimise")
+                                               : tr("Ready: tunes the parameters ticked in the Study panel within their ranges"));
+}
+
+void TuningPanel::setStudy(const std::vector<std::string>& parameters, bool kinematics, double tEnd, double dt) {
+  parameters_ = parameters;
+  kinematics_ = kinematics;
+  tEnd_ = tEnd;
+  dt_ = dt;
+}
+
+void TuningPanel::writeSettings(StudySettings& s) const {
+  s.tuneCost = cost_->currentText().toStdString();
+  s.algorithm = algorithm_->currentData().toString().toStdString();
+  s.maxEvaluations = maxEvaluations_->value();
+  s.hasTarget = targetOn_->isChecked();
+  s.target = target_->value();
+}
+
+void TuningPanel::run() {
+  if (!mechanism_ || running_) return;
+  if (worker_.joinable()) worker_.join();
+  std::string problem;
+  opt::OptimizeSpec spec = opt::specFromStudy(*mechanism_, problem);
+  spec.cost = cost_->currentText().toStdString();
+  spec.parameters = parameters_;
+  opt::parseAlgorithm(algorithm_->currentData().toString().toStdString(), spec.algorithm);
+  spec.maxEvaluations = maxEvaluations_->value();
+  spec.hasTarget = targetOn_->isChecked();
+  spec.target = target_->value();
+  spec.sensitivity.analysis = kinematics_ ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
+  spec.sensitivity.run.tEnd = tEnd_;
+  spec.sensitivity.run.dt = dt_;
+  cancel_ = false;
+  running_ = true;
+  costs_.clear();
+  norms_.clear();
+  names_.clear();
+  best_.clear();
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  apply_->setEnabled(false);
+  status_->setText(tr("Tuning..."));
+  replot();
+  emit tuningStarted();
+  auto mech = mechanism_;
+  const unsigned generation = ++generation_;
+  worker_ = std::thread([this, spec, mech, generation] {
+    auto told = [this, generation](const opt::Evaluation& e) {
+      QMetaObject::invokeMethod(this, [this, e, generation] { received(e, generation); }, Qt::QueuedConnection);
+    };
+    auto r = std::make_shared<opt::OptimizeResult>(opt::optimize(*mech, spec, told, &cancel_));
+    QMetaObject::invokeMethod(this, [this, r, generation] { finish(r, generation); }, Qt::QueuedConnection);
+  });
+}
+
+void TuningPanel::stop() {
+  if (running_) cancel_ = true;
+}
+
+void TuningPanel::received(const opt::Evaluation& e, unsigned generation) {
+  if (generation != generation_) return;
+  if (!e.failed) {
+    costs_.push_back(e.cost);
+    norms_.push_back(e.gradientNorm);
+    if (costs_.size() == 1) initialCost_ = e.cost;
+  }
+  if (e.best) {
+    bestCost_ = e.cost;
+    best_ = e.parameters;
+    names_ = e.names;
+  }
+  status_->setText(tr("Evaluation %1: cost %2 (best %3)").arg(e.index).arg(e.cost, 0, 'g', 6).arg(bestCost_, 0, 'g', 6));
+  if (!replotTimer_->isActive()) replotTimer_->start();
+  if (e.best && !names_.empty()) emit designImproved(names_, best_);
+}
+
+void TuningPanel::replot() {
+  QVector<double> x, c, g;
+  for (std::size_t i = 0; i < costs_.size(); ++i) {
+    x << static_cast<double>(i + 1);
+    c << std::max(costs_[i], 1e-300);
+    g << std::max(norms_[i], 1e-300);
+  }
+  plot_->graph(0)->setData(x, c, true);
+  plot_->graph(1)->setData(x, g, true);
+  plot_->xAxis->setRange(0.5, std::max(2.0, static_cast<double>(costs_.size()) + 0.5));
+  plot_->graph(0)->rescaleValueAxis(false, true);
+  plot_->graph(1)->rescaleValueAxis(false, true);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TuningPanel::finish(std::shared_ptr<opt::OptimizeResult> r, unsigned generation) {
+  if (worker_.joinable()) worker_.join();
+  running_ = false;
+  run_->setEnabled(mechanism_ != nullptr);
+  stop_->setEnabled(false);
+  if (generation != generation_) return;
+  replot();
+  if (!r->status.ok()) {
+    const QString why = QString::fromStdString(r->status.message);
+    status_->setText(tr("Not tuned: %1").arg(why));
+    emit message(tr("Tuning: %1").arg(why));
+    emit tuningFinished(false);
+    return;
+  }
+  names_ = r->parameters;
+  best_ = r->best;
+  bestCost_ = r->bestCost;
+  const bool improved = r->bestCost < r->initialCost;
+  apply_->setEnabled(improved);
+  QStringList design;
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    design << QStringLiteral("%1 = %2").arg(QString::fromStdString(names_[i])).arg(best_[i], 0, 'g', 6);
+  // the panel says it short; Messages keeps the whole account
+  status_->setText(tr("Cost %1 → %2 in %3 evaluations (%4 s)%5")
+                       .arg(r->initialCost, 0, 'g', 4)
+                       .arg(r->bestCost, 0, 'g', 4)
+                       .arg(r->history.size())
+                       .arg(r->seconds, 0, 'g', 3)
+                       .arg(improved ? tr(": Apply keeps it") : QString()));
+  status_->setToolTip(design.join("\n"));
+  const QString summary = tr("%1: cost %2 → %3 in %4 evaluations (%5 s). Best: %6%7")
+                              .arg(QString::fromStdString(r->stopReason))
+                              .arg(r->initialCost, 0, 'g', 4)
+                              .arg(r->bestCost, 0, 'g', 4)
+                              .arg(r->history.size())
+                              .arg(r->seconds, 0, 'g', 3)
+                              .arg(design.join(", "))
+                              .arg(improved ? tr(". Apply to keep it.") : QString());
+  emit message(tr("Tuning: %1").arg(summary));
+  for (const auto& n : r->notes) emit message(tr("Note: %1").arg(QString::fromStdString(n)));
+  if (improved) emit designImproved(names_, best_);
+  emit tuningFinished(improved);
+}
+
+}  // namespace lw::widgets
