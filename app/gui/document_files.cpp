@@ -37,6 +37,7 @@
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
 #include "plots/gradient_plot.h"
+#include "plots/history_plot.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
@@ -76,6 +77,7 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   // would point at the wrong items of this one
   presenter_->clear(true);
   gradients_->clear();
+  histories_->clear();
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);

@@ -243,7 +243,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   view->addAction(logDock->toggleViewAction());
   view->addAction(analysisDock->toggleViewAction());
   view->addAction(plotDock->toggleViewAction());
-  for (const char* name : {"StudyDock", "TuningDock", "GradientsDock"})
+  for (const char* name : {"StudyDock", "TuningDock", "GradientsDock", "SensitivitiesDock"})
     if (auto* d = findChild<QDockWidget*>(name)) view->addAction(d->toggleViewAction());
   QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
   reset->setShortcut(Qt::Key_Home);

@@ -46,6 +46,7 @@ class StructurePanel;
 class StudyPanel;
 class TuningPanel;
 class GradientPlot;
+class HistoryPlot;
 class WelcomePage;
 struct RunResults;
 class SceneView;
@@ -83,6 +84,7 @@ class MainWindow : public QMainWindow {
   widgets::StudyPanel* studyPanel() const { return study_; }
   widgets::TuningPanel* tuningPanel() const { return tuning_; }
   widgets::GradientPlot* gradientPlot() const { return gradients_; }
+  widgets::HistoryPlot* historyPlot() const { return histories_; }
   QUndoStack* undoStack() const { return undo_; }
   /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
   void applyParameter(int index, double value);
@@ -159,7 +161,7 @@ class MainWindow : public QMainWindow {
   // bumped when the docks change: a window state saved with other docks is not restored
   // 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under
   // the analysis, the side columns full height (the layout at 1280×800)
-  // 6: the Study and Tuning docks beside the analysis, Gradients beside the plots
+  // 6: the Study and Tuning docks beside the analysis, Gradients and Sensitivities beside the plots
   static constexpr int kLayoutVersion = 6;
   void createActions();
   /// The Model menu: add, change, rename and delete items (model_edits.cpp).
@@ -247,6 +249,7 @@ class MainWindow : public QMainWindow {
   widgets::StudyPanel* study_ = nullptr;
   widgets::TuningPanel* tuning_ = nullptr;
   widgets::GradientPlot* gradients_ = nullptr;
+  widgets::HistoryPlot* histories_ = nullptr;
   qint64 lastPreview_ = 0;
   bool showingStudy_ = false;  // the study panels are being filled from the document: nothing to store  // ms since the epoch of the last design previewed while tuning
   QUndoStack* undo_ = nullptr;

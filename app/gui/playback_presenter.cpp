@@ -63,7 +63,45 @@ void PlaybackPresenter::showRow(int row) {
   if (paths_ && playback_->showPaths()) frame.paths = *paths_;  // the view re-sends only changed paths
   if (velocityColumns_ && playback_->showVelocities())
     frame.arrows = scene::velocityArrows(*velocityColumns_, results->values.data() + row * results->columns.size(), velocityScale_);
+  addImpactMarkers(frame, row);
   scene_->showFrame(frame);
+}
+
+void PlaybackPresenter::addImpactMarkers(scene::SceneFrame& frame, int row) const {
+  // an impact flashes at its contact point for a tenth of a second of the motion: an orange arrow
+  // along the contact's normal, shrinking as the flash fades
+  constexpr double kFlash = 0.1;
+  const auto results = playback_->results();
+  const ResolvedMechanism& m = *mechanism_;
+  const double t = results->time(static_cast<std::size_t>(row));
+  const double* poses = results->poses.data() + static_cast<std::size_t>(row) * 12 * m.bodies.size();
+  auto world = [&](int body, const Eigen::Vector3d& local, bool direction) {
+    const double* p = poses + 12 * static_cast<std::size_t>(body);
+    Eigen::Matrix3d R;
+    R << p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8];
+    Eigen::Vector3d w = R * local;
+    if (!direction) w += Eigen::Vector3d(p[9], p[10], p[11]);
+    return w;
+  };
+  const double size = 0.25 * m.lengthScale();
+  for (const auto& e : results->events) {
+    const double age = t - e.t;
+    if (age < 0 || age > kFlash) continue;
+    for (const auto& name : e.contacts) {
+      const auto c = std::find_if(m.contacts.begin(), m.contacts.end(), [&](const ResolvedMechanism::Contact& x) { return x.name == name; });
+      if (c == m.contacts.end() || !c->point.valid() || !c->planeNormal.valid()) continue;
+      const auto& pb = m.bodies[static_cast<std::size_t>(c->point.body)];
+      const auto& nb = m.bodies[static_cast<std::size_t>(c->planeNormal.body)];
+      const Eigen::Vector3d at = world(c->point.body, pb.points[static_cast<std::size_t>(c->point.index)], false);
+      const Eigen::Vector3d n = world(c->planeNormal.body, nb.vectors[static_cast<std::size_t>(c->planeNormal.index)], true).normalized();
+      scene::Arrow a;
+      a.from = {at.x(), at.y(), at.z()};
+      const double length = size * (1 - 0.6 * age / kFlash);
+      a.vector = {n.x() * length, n.y() * length, n.z() * length};
+      a.color = {1.0, 0.55, 0.0};
+      frame.arrows.push_back(a);
+    }
+  }
 }
 
 }  // namespace lw::app

@@ -13,6 +13,7 @@ struct ResolvedMechanism;
 }
 namespace lw::scene {
 struct Path;
+struct SceneFrame;
 struct PointColumns;
 }  // namespace lw::scene
 namespace lw::widgets {
@@ -39,6 +40,8 @@ class PlaybackPresenter : public QObject {
   void showRow(int row);
 
  private:
+  /// The impacts of the last tenth of a second before `row`'s time, as arrows at their contact points.
+  void addImpactMarkers(scene::SceneFrame& frame, int row) const;
   widgets::SceneView* scene_;
   widgets::PlaybackBar* playback_;
   widgets::PlotPanel* plots_;

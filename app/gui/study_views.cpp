@@ -6,6 +6,9 @@
 #include <QDoubleSpinBox>
 #include <QComboBox>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <cmath>
 
 #include "main_window.h"
 #include "mechanism/parameters.h"
@@ -14,6 +17,8 @@
 #include "panels/study_panel.h"
 #include "panels/tuning_panel.h"
 #include "plots/gradient_plot.h"
+#include "plots/history_plot.h"
+#include "panels/analysis_panel.h"
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
 #include "sensitivity/sensitivity.h"
@@ -43,7 +48,35 @@ void MainWindow::createStudyDocks() {
   gradientDock->setWidget(gradients_);
   addDockWidget(Qt::BottomDockWidgetArea, gradientDock);
   tabifyDockWidget(plotDock, gradientDock);
+  histories_ = new widgets::HistoryPlot(this);
+  auto* historyDock = new QDockWidget(tr("Sensitivities"), this);
+  historyDock->setObjectName("SensitivitiesDock");
+  historyDock->setWidget(histories_);
+  addDockWidget(Qt::BottomDockWidgetArea, historyDock);
+  tabifyDockWidget(plotDock, historyDock);
   plotDock->raise();
+  connect(study_, &widgets::StudyPanel::historiesReady, this, [this, historyDock](std::shared_ptr<const widgets::StudyHistories> h) {
+    histories_->setHistories(h);
+    // a run through impacts: the jumps are the news
+    if (!h->impacts.empty()) QTimer::singleShot(0, historyDock, [historyDock] {
+      historyDock->show();
+      historyDock->raise();
+    });
+  });
+  // an impact clicked in the log: the motion there, if a run of it is shown
+  connect(histories_, &widgets::HistoryPlot::timeRequested, this, [this](double t) {
+    const auto results = playback_->results();
+    if (!results || results->rows == 0) {
+      statusBar()->showMessage(tr("Run the analysis (Analysis panel) to see the motion at t = %1 s").arg(t), 8000);
+      return;
+    }
+    std::size_t row = 0;
+    for (std::size_t r = 0; r < results->rows; ++r)
+      if (std::abs(results->time(r) - t) < std::abs(results->time(row) - t)) row = r;
+    playback_->pause();
+    playback_->showRow(static_cast<int>(row));
+    views_->setCurrentWidget(scene_);
+  });
 
   auto report = [this](const QString& text) {
     log(text);
@@ -65,8 +98,10 @@ void MainWindow::createStudyDocks() {
         values.push_back(k >= 0 ? table->values()[static_cast<std::size_t>(k)] : 0.0);
       }
     gradients_->setResult(r, std::move(values));
-    gradientDock->show();
-    gradientDock->raise();
+    if (r->impacts.empty()) {
+      gradientDock->show();
+      gradientDock->raise();
+    }
   });
   connect(tuning_, &widgets::TuningPanel::designImproved, this, &MainWindow::previewDesign);
   connect(tuning_, &widgets::TuningPanel::tuningStarted, this, [this] {

@@ -29,6 +29,8 @@
 #include "panels/study_panel.h"
 #include "panels/tuning_panel.h"
 #include "plots/gradient_plot.h"
+#include "plots/history_plot.h"
+#include "panels/analysis_panel.h"
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 
@@ -173,6 +175,68 @@ TEST_F(StudyTest, TuningTheSynthesisSampleThenApplyAndUndo) {
   for (std::size_t i = 0; i < before.parameters.size(); ++i)
     EXPECT_EQ(w.mechanism()->parameters[i].value.value, before.parameters[i].value.value) << before.parameters[i].name;
   for (std::size_t b = 0; b < before.bodies.size(); ++b) EXPECT_EQ(w.mechanism()->bodies[b].angle.value, before.bodies[b].angle.value);
+}
+
+TEST_F(StudyTest, BouncingBallSensitivitiesJumpAtEachImpactAsTheEngineSays) {
+  lw::app::MainWindow w;
+  openShown(w, "bouncing-ball-t1");
+  auto* study = w.studyPanel();
+  EXPECT_EQ(study->analysisChoice()->currentData().toString(), "dynamics");
+  EXPECT_DOUBLE_EQ(study->endTime()->value(), 2.0);
+  QTest::mouseClick(study->runButton(), Qt::LeftButton);
+  const double stall = longestStallWhile([&] { return !study->running(); });
+  std::printf("longest event-loop stall during the bouncing-ball study: %.0f ms\n", stall);
+  EXPECT_LT(stall, 50);
+  // the engine, the same study
+  lw::sens::SensitivitySpec spec;
+  spec.run.tEnd = 2;
+  spec.run.dt = 0.001;
+  const auto engine = lw::sens::runSensitivity(*w.mechanism(), spec);
+  ASSERT_TRUE(engine.status.ok());
+  ASSERT_EQ(engine.impacts.size(), 3u);
+  auto* plot = w.historyPlot();
+  ASSERT_EQ(plot->eventTable()->rowCount(), 3);
+  // p.y is the ball's independent coordinate y (body ball[1]); v.y its rate
+  for (int k = 0; k < 4; ++k) {
+    const QString parameter = QString::fromStdString(engine.parameters[static_cast<std::size_t>(k)]);
+    ASSERT_TRUE(plot->show("p.y", parameter));
+    ASSERT_EQ(plot->jumps().size(), 3u) << parameter.toStdString();
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto& j = plot->jumps()[i];
+      EXPECT_DOUBLE_EQ(j.t, engine.impacts[i].record.t);
+      EXPECT_NEAR(j.after - j.before, engine.impacts[i].positionJump(1, k), 1e-9 * (1 + std::abs(engine.impacts[i].positionJump(1, k))))
+          << "d(p.y)/d(" << parameter.toStdString() << ") at impact " << i;
+    }
+    ASSERT_TRUE(plot->show("v.y", parameter));
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto& j = plot->jumps()[i];
+      EXPECT_NEAR(j.after - j.before, engine.impacts[i].velocityJump(1, k), 1e-9 * (1 + std::abs(engine.impacts[i].velocityJump(1, k))))
+          << "d(v.y)/d(" << parameter.toStdString() << ") at impact " << i;
+    }
+  }
+  // dt/dρ in the log, for the parameter shown
+  ASSERT_TRUE(plot->show("v.y", "y0"));
+  EXPECT_EQ(plot->eventTable()->item(0, 6)->text(), QString::number(engine.impacts[0].eventTime[0], 'g', 6));
+  w.findChild<QDockWidget*>("SensitivitiesDock")->raise();
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/impact_jumps_1280x800.png");
+  w.grab().save(artifacts() + "/readme_impact_jumps.png");
+  // a click on an impact of the log shows the motion there (after a run)
+  w.analysisPanel()->run();
+  longestStallWhile([&] { return !w.analysisPanel()->running(); });
+  QTest::mouseClick(plot->eventTable()->viewport(), Qt::LeftButton, {}, plot->eventTable()->visualItemRect(plot->eventTable()->item(1, 0)).center());
+  const auto results = w.playbackBar()->results();
+  ASSERT_TRUE(results);
+  EXPECT_NEAR(results->time(static_cast<std::size_t>(w.playbackBar()->currentRow())), engine.impacts[1].record.t, 1e-9);
+  // the 3D view marks the impact at the contact point (velocity arrows are off): it flashes
+  EXPECT_EQ(w.sceneView()->arrowsShown(), 1);
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/impact_flash_1280x800.png");
+  // and not a tenth of a second later
+  int later = w.playbackBar()->currentRow();
+  while (later + 1 < static_cast<int>(results->rows) && results->time(static_cast<std::size_t>(later)) < engine.impacts[1].record.t + 0.2) ++later;
+  w.playbackBar()->showRow(later);
+  EXPECT_EQ(w.sceneView()->arrowsShown(), 0);
 }
 
 TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {

@@ -16,7 +16,10 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <span>
 
+#include "plots/history_plot.h"
 #include "sensitivity/sensitivity.h"
 #include "panels/time_fields.h"
 
@@ -211,6 +214,39 @@ void StudyPanel::run() {
   spec.parameters = chosenParameters();
   spec.run.tEnd = tEnd_->value();
   spec.run.dt = dt_->value();
+  // the direct method's histories, kept for the plot: at most 4·10⁶ numbers (32 MB), rows thinned
+  // out evenly between impacts, both rows of an impact always kept
+  std::shared_ptr<StudyHistories> histories;
+  if (spec.method == sens::Method::Direct || spec.method == sens::Method::Compare) {
+    histories = std::make_shared<StudyHistories>();
+    struct Thinning {
+      double every = 0, lastKept = -INFINITY;
+      std::vector<double> previous;
+      bool previousKept = false;
+    };
+    auto thin = std::make_shared<Thinning>();
+    const double tEnd = spec.run.tEnd;
+    spec.histories = [histories, thin, tEnd](const std::vector<std::string>& columns, std::span<const double> rows) {
+      const std::size_t nc = columns.size();
+      if (histories->columns.empty()) {
+        histories->columns = columns;
+        for (std::size_t c = 1; c < nc && columns[c].rfind("d(", 0) != 0; ++c) histories->outputs.push_back(columns[c]);
+        thin->every = tEnd * static_cast<double>(nc) / 4e6;
+      }
+      for (std::size_t r = 0; r + nc <= rows.size(); r += nc) {
+        const double t = rows[r];
+        const bool jump = !thin->previous.empty() && thin->previous[0] == t;
+        if (jump && !thin->previousKept) histories->values.insert(histories->values.end(), thin->previous.begin(), thin->previous.end());
+        const bool keep = jump || t - thin->lastKept >= thin->every;
+        if (keep) {
+          histories->values.insert(histories->values.end(), rows.begin() + static_cast<long>(r), rows.begin() + static_cast<long>(r + nc));
+          thin->lastKept = t;
+        }
+        thin->previous.assign(rows.begin() + static_cast<long>(r), rows.begin() + static_cast<long>(r + nc));
+        thin->previousKept = keep;
+      }
+    };
+  }
   cancel_ = false;
   running_ = true;
   run_->setEnabled(false);
@@ -219,7 +255,7 @@ void StudyPanel::run() {
   status_->setText(tr("Computing gradients..."));
   auto mech = mechanism_;
   const unsigned generation = generation_;
-  worker_ = std::thread([this, spec, mech, generation] {
+  worker_ = std::thread([this, spec, mech, generation, histories] {
     const auto started = std::chrono::steady_clock::now();
     auto progress = [this, last = -1](double f) mutable {
       const int permille = static_cast<int>(1000 * f);
@@ -229,7 +265,7 @@ void StudyPanel::run() {
     };
     auto r = std::make_shared<sens::SensitivityResult>(sens::runSensitivity(*mech, spec, progress, &cancel_));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    QMetaObject::invokeMethod(this, [this, r, generation, seconds] { finish(r, generation, seconds); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this, r, histories, generation, seconds] { finish(r, histories, generation, seconds); }, Qt::QueuedConnection);
   });
 }
 
@@ -237,7 +273,8 @@ void StudyPanel::stop() {
   if (running_) cancel_ = true;
 }
 
-void StudyPanel::finish(std::shared_ptr<sens::SensitivityResult> r, unsigned generation, double seconds) {
+void StudyPanel::finish(std::shared_ptr<sens::SensitivityResult> r, std::shared_ptr<StudyHistories> h, unsigned generation,
+                        double seconds) {
   if (worker_.joinable()) worker_.join();
   running_ = false;
   run_->setEnabled(mechanism_ != nullptr);
@@ -258,6 +295,11 @@ void StudyPanel::finish(std::shared_ptr<sens::SensitivityResult> r, unsigned gen
   status_->setText(summary);
   emit message(tr("Sensitivity study: %1").arg(summary));
   for (const auto& n : r->notes) emit message(tr("Note: %1").arg(QString::fromStdString(n)));
+  if (h) {
+    h->parameters = r->parameters;
+    h->impacts = r->impacts;
+    emit historiesReady(h);
+  }
   emit finished(r);
 }
 

@@ -27,6 +27,8 @@ struct SensitivityResult;
 
 namespace lw::widgets {
 
+struct StudyHistories;
+
 class StudyPanel : public QWidget {
   Q_OBJECT
  public:
@@ -54,12 +56,14 @@ class StudyPanel : public QWidget {
 
  signals:
   void finished(std::shared_ptr<const sens::SensitivityResult> result);
+  /// The direct method's sensitivity histories and the impacts (before `finished`).
+  void historiesReady(std::shared_ptr<const StudyHistories> histories);
   /// A choice changed (the window stores the study with the document).
   void settingsChanged();
   void message(const QString& text);
 
  private:
-  void finish(std::shared_ptr<sens::SensitivityResult> r, unsigned generation, double seconds);
+  void finish(std::shared_ptr<sens::SensitivityResult> r, std::shared_ptr<StudyHistories> h, unsigned generation, double seconds);
   std::shared_ptr<const Mechanism> mechanism_;
   QListWidget* costs_;
   QTableWidget* parameters_;

@@ -641,6 +641,12 @@ void SceneView::setHandles(const std::vector<Handle>& handles) {
 
 int SceneView::handleCount() const { return static_cast<int>(s_->handles.size()); }
 
+int SceneView::arrowsShown() const {
+  int n = 0;
+  for (const auto& a : s_->arrows) n += a.actor->GetVisibility() ? 1 : 0;
+  return n;
+}
+
 // the handle under widget position pos, or -1
 int SceneView::handleAt(const QPoint& pos) {
   if (s_->handles.empty() || !renderer()) return -1;

@@ -97,6 +97,8 @@ class SceneView : public VtkHostWidget {
   /// Shows `handles` (the selected body's points and axes); empty removes them.
   void setHandles(const std::vector<Handle>& handles);
   [[nodiscard]] int handleCount() const;
+  /// Arrows drawn in the last frame (velocities, impact markers).
+  [[nodiscard]] int arrowsShown() const;
 
   /// Marks the selected item (a body glows, a joint's glyph grows); Kind::None clears it. Kept
   /// through setScene.
