@@ -20,6 +20,7 @@
 #include "analysis/outputs.h"
 #include "analysis/simulation_run.h"
 #include "mechanism/resolved.h"
+#include "panels/background_job.h"
 #include "panels/time_fields.h"
 
 namespace lw::widgets {
@@ -141,14 +142,8 @@ void AnalysisPanel::run() {
   auto source = source_;
   const unsigned generation = generation_;
   worker_ = std::thread([this, c, tEnd, dt, outputDt, mech, source, generation] {
-    // progress reaches the UI through queued calls, at most one per permille so that a fast
-    // kinematic run does not flood the event queue
-    auto progress = [this, last = -1](double f) mutable {
-      const int permille = static_cast<int>(1000 * f);
-      if (permille == last) return;
-      last = permille;
-      QMetaObject::invokeMethod(this, [this, permille] { progress_->setValue(permille); }, Qt::QueuedConnection);
-    };
+    runInBackground();
+    auto progress = throttledProgress(this, [this](int permille) { progress_->setValue(permille); });
     auto r = std::make_shared<RunResults>();
     auto take = [&r](auto&& result) {  // kinematic and dynamic results share these fields
       r->columns = std::move(result.columns);

@@ -21,6 +21,7 @@
 
 #include "plots/history_plot.h"
 #include "sensitivity/sensitivity.h"
+#include "panels/background_job.h"
 #include "panels/time_fields.h"
 
 namespace lw::widgets {
@@ -256,13 +257,9 @@ void StudyPanel::run() {
   auto mech = mechanism_;
   const unsigned generation = generation_;
   worker_ = std::thread([this, spec, mech, generation, histories] {
+    runInBackground();
     const auto started = std::chrono::steady_clock::now();
-    auto progress = [this, last = -1](double f) mutable {
-      const int permille = static_cast<int>(1000 * f);
-      if (permille == last) return;
-      last = permille;
-      QMetaObject::invokeMethod(this, [this, permille] { progress_->setValue(permille); }, Qt::QueuedConnection);
-    };
+    auto progress = throttledProgress(this, [this](int permille) { progress_->setValue(permille); });
     auto r = std::make_shared<sens::SensitivityResult>(sens::runSensitivity(*mech, spec, progress, &cancel_));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     QMetaObject::invokeMethod(this, [this, r, histories, generation, seconds] { finish(r, histories, generation, seconds); }, Qt::QueuedConnection);

@@ -17,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include "optimize/optimize.h"
+#include "panels/background_job.h"
 
 namespace lw::widgets {
 namespace {
@@ -200,6 +201,7 @@ void TuningPanel::run() {
   running_ = true;
   costs_.clear();
   norms_.clear();
+  progressText_.clear();
   names_.clear();
   best_.clear();
   run_->setEnabled(false);
@@ -211,6 +213,7 @@ void TuningPanel::run() {
   auto mech = mechanism_;
   const unsigned generation = ++generation_;
   worker_ = std::thread([this, spec, mech, generation] {
+    runInBackground();
     auto told = [this, generation](const opt::Evaluation& e) {
       QMetaObject::invokeMethod(this, [this, e, generation] { received(e, generation); }, Qt::QueuedConnection);
     };
@@ -235,12 +238,13 @@ void TuningPanel::received(const opt::Evaluation& e, unsigned generation) {
     best_ = e.parameters;
     names_ = e.names;
   }
-  status_->setText(tr("Evaluation %1: cost %2 (best %3)").arg(e.index).arg(e.cost, 0, 'g', 6).arg(bestCost_, 0, 'g', 6));
-  if (!replotTimer_->isActive()) replotTimer_->start();
+  progressText_ = tr("Evaluation %1: cost %2 (best %3)").arg(e.index).arg(e.cost, 0, 'g', 6).arg(bestCost_, 0, 'g', 6);
+  if (!replotTimer_->isActive()) replotTimer_->start();  // the text and the plot together, ten times a second
   if (e.best && !names_.empty()) emit designImproved(names_, best_);
 }
 
 void TuningPanel::replot() {
+  if (running_ && !progressText_.isEmpty()) status_->setText(progressText_);
   QVector<double> x, c, g;
   for (std::size_t i = 0; i < costs_.size(); ++i) {
     x << static_cast<double>(i + 1);

@@ -90,6 +90,7 @@ class TuningPanel : public QWidget {
   QLabel* status_;
   QCustomPlot* plot_;
   QTimer* replotTimer_;
+  QString progressText_;  // the last evaluation, shown with the next replot
   std::vector<double> costs_, norms_;
   std::vector<std::string> names_;
   std::vector<double> best_;

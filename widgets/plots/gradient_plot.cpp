@@ -72,7 +72,7 @@ void GradientPlot::clear() {
   plot_->clearPlottables();
   plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   summary_->setText(tr("Run a study (Study panel) to see which parameters matter"));
-  plot_->replot();
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
 }
 
 void GradientPlot::setResult(std::shared_ptr<const sens::SensitivityResult> r, std::vector<double> parameterValues) {
@@ -117,7 +117,7 @@ void GradientPlot::redraw() {
   bars_.clear();
   const int c = cost_->currentIndex();
   if (!result_ || c < 0 || result_->methods.empty()) {
-    plot_->replot();
+    plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
     return;
   }
   const auto nm = result_->methods.size();
@@ -166,7 +166,7 @@ void GradientPlot::redraw() {
   plot_->yAxis->setRange(lo - (lo < 0 ? pad : 0), hi + (hi > 0 ? pad : 0));
   plot_->yAxis->setLabel(relative ? tr("ρ/ψ · ∂ψ/∂ρ") : tr("∂ψ/∂ρ"));
   plot_->legend->setVisible(nm > 1);
-  plot_->replot();
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
   QString text = tr("%1 = %2; the largest: %3").arg(cost_->currentText()).arg(psi, 0, 'g', 6).arg(QString::fromStdString(bars_.front().parameter));
   if (!relative) text += tr(" (units differ between parameters: tick Relative to compare them)");
   summary_->setText(text);

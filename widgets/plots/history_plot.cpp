@@ -78,7 +78,7 @@ void HistoryPlot::clear() {
   plot_->clearPlottables();
   plot_->clearItems();
   summary_->setText(tr("Run a study with the direct method (or Compare all) to plot sensitivities against time"));
-  plot_->replot();
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
 }
 
 void HistoryPlot::setHistories(std::shared_ptr<const StudyHistories> h) {
@@ -140,13 +140,13 @@ void HistoryPlot::redraw() {
   plot_->clearItems();
   jumps_.clear();
   if (!h_ || h_->rows() == 0 || output_->currentIndex() < 0 || parameter_->currentIndex() < 0) {
-    plot_->replot();
+    plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
     return;
   }
   const std::string name = "d(" + output_->currentText().toStdString() + ")/d(" + parameter_->currentText().toStdString() + ")";
   const auto it = std::find(h_->columns.begin(), h_->columns.end(), name);
   if (it == h_->columns.end()) {
-    plot_->replot();
+    plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
     return;
   }
   const std::size_t col = static_cast<std::size_t>(it - h_->columns.begin()), nc = h_->columns.size(), n = h_->rows();
@@ -190,7 +190,7 @@ void HistoryPlot::redraw() {
     seg->setPen(QPen(QColor(208, 64, 48), 3));
     seg->setHead(QCPLineEnding::esSpikeArrow);
   }
-  plot_->replot();
+  plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
   summary_->setText(jumps_.empty() ? tr("%1 over %2 rows").arg(QString::fromStdString(name)).arg(n)
                                    : tr("%1: %2 jump(s) at the impacts (red), from just before to just after")
                                          .arg(QString::fromStdString(name))
