@@ -36,6 +36,7 @@
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
+#include "live_gradients.h"
 #include "panels/study_panel.h"
 #include "panels/tuning_panel.h"
 #include <QDoubleSpinBox>
@@ -389,6 +390,7 @@ void MainWindow::showMechanism() {
   presenter_->setMechanism(resolved_);
   const auto snapshot = std::make_shared<const Mechanism>(*mechanism_);
   analysis_->setMechanism(resolved_, mechanism_->analysis.tEnd, mechanism_->analysis.dt, snapshot);
+  live_->request(snapshot);  // the Parameters panel's gradient column at this design
   showingStudy_ = true;
   study_->setMechanism(snapshot);
   tuning_->setMechanism(snapshot);
@@ -403,6 +405,7 @@ void MainWindow::showMechanism() {
     return;
   }
   scene_->setScene(scene::buildSceneModel(*resolved_), scene::storedConfigurationFrame(*resolved_));
+  if (!playback_->playing()) scene_->setAnimating(false);  // after a slider's quick previews: smoothed again
   updateHandles();
   // the loops' rank counts the freedoms Grübler–Kutzbach miscounts (parallel axes in space,
   // overconstrained grids); the formula is kept beside it

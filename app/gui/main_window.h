@@ -56,6 +56,7 @@ class SketchView;
 namespace lw::app {
 
 class PlaybackPresenter;
+class LiveGradients;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -85,6 +86,11 @@ class MainWindow : public QMainWindow {
   widgets::TuningPanel* tuningPanel() const { return tuning_; }
   widgets::GradientPlot* gradientPlot() const { return gradients_; }
   widgets::HistoryPlot* historyPlot() const { return histories_; }
+  LiveGradients* liveGradients() const { return live_; }
+  /// Slider previews drawn so far (tests, frame rate).
+  int previewsDrawn() const { return previewsDrawn_; }
+  /// Slider previews tried (drawn, or refused with the reason in the status bar).
+  int previewsTried() const { return previewsTried_; }
   QUndoStack* undoStack() const { return undo_; }
   /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
   void applyParameter(int index, double value);
@@ -206,6 +212,11 @@ class MainWindow : public QMainWindow {
   void storeStudy();
   /// A design the tuning found, drawn in the views without changing the document.
   void previewDesign(const std::vector<std::string>& names, const std::vector<double>& values);
+  /// A parameter's slider dragged through `value`: the design drawn (sketch; the 3D view in its
+  /// quick frames) and its gradients asked for, nothing changed in the document. Coalesced: the
+  /// latest value is drawn once the event loop is free.
+  void previewParameter(int index, double value);
+  void drawPreviewedParameter();
   /// Apply: the tuned design as one undoable edit.
   bool applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values);
 
@@ -251,6 +262,9 @@ class MainWindow : public QMainWindow {
   widgets::GradientPlot* gradients_ = nullptr;
   widgets::HistoryPlot* histories_ = nullptr;
   qint64 lastPreview_ = 0;
+  LiveGradients* live_ = nullptr;
+  struct { int index = -1; double value = 0; bool scheduled = false; } sliderPreview_;
+  int previewsDrawn_ = 0, previewsTried_ = 0;
   bool showingStudy_ = false;  // the study panels are being filled from the document: nothing to store  // ms since the epoch of the last design previewed while tuning
   QUndoStack* undo_ = nullptr;
   QTimer* autosaveTimer_ = nullptr;

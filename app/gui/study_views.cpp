@@ -7,10 +7,14 @@
 #include <QComboBox>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QLabel>
 #include <QTimer>
 #include <cmath>
 
 #include "main_window.h"
+#include "live_gradients.h"
+#include "analysis/assembly.h"
+#include "panels/parameters_panel.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
 #include "optimize/optimize.h"
@@ -112,7 +116,51 @@ void MainWindow::createStudyDocks() {
     if (improved) statusBar()->showMessage(tr("The views show the tuned design: Apply (Tuning panel) keeps it, any edit returns to the mechanism"), 10000);
   });
   connect(tuning_, &widgets::TuningPanel::applyRequested, this, &MainWindow::applyTunedDesign);
+  // teaching: a parameter's slider redraws the design and its gradients as it moves
+  live_ = new LiveGradients(this);
+  connect(parameters_, &widgets::ParametersPanel::valuePreviewed, this, &MainWindow::previewParameter);
+  connect(live_, &LiveGradients::ready, this,
+          [this](const QString& cost, double value, const std::vector<double>& gradient, const QString& note) {
+            parameters_->setGradients(cost, value, gradient);
+            if (!note.isEmpty()) parameters_->costLabel()->setText(note);
+          });
 
+}
+
+void MainWindow::previewParameter(int index, double value) {
+  sliderPreview_.index = index;
+  sliderPreview_.value = value;
+  if (sliderPreview_.scheduled) return;
+  sliderPreview_.scheduled = true;
+  QTimer::singleShot(0, this, &MainWindow::drawPreviewedParameter);
+}
+
+void MainWindow::drawPreviewedParameter() {
+  sliderPreview_.scheduled = false;
+  ++previewsTried_;
+  const int index = sliderPreview_.index;
+  if (!mechanism_ || index < 0 || static_cast<std::size_t>(index) >= mechanism_->parameters.size()) return;
+  auto preview = std::make_shared<Mechanism>(*mechanism_);
+  preview->parameters[static_cast<std::size_t>(index)].value = Number(sliderPreview_.value);
+  const analysis::AssemblyResult closed = analysis::closeOpenedJoints(*mechanism_, *preview);
+  Diagnostics d;
+  auto r = closed.ok ? resolve(*preview, d) : std::nullopt;
+  if (!r) {
+    statusBar()->showMessage(tr("%1 = %2: %3")
+                                 .arg(QString::fromStdString(mechanism_->parameters[static_cast<std::size_t>(index)].name))
+                                 .arg(sliderPreview_.value)
+                                 .arg(closed.ok ? tr("the mechanism is not valid there") : QString::fromStdString(closed.error)),
+                             4000);
+    return;
+  }
+  auto resolved = std::make_shared<const ResolvedMechanism>(std::move(*r));
+  sketch_->setMechanism(*preview, resolved);
+  if (views_->currentWidget() == scene_) {
+    scene_->setAnimating(true);  // quick frames while dragging; smoothed again by the edit at release
+    scene_->setScene(scene::buildSceneModel(*resolved), scene::storedConfigurationFrame(*resolved));
+  }
+  live_->request(preview);
+  ++previewsDrawn_;
 }
 
 void MainWindow::storeStudy() {

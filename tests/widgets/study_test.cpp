@@ -31,6 +31,12 @@
 #include "plots/gradient_plot.h"
 #include "plots/history_plot.h"
 #include "panels/analysis_panel.h"
+#include "panels/parameters_panel.h"
+#include "live_gradients.h"
+#include "analysis/assembly.h"
+#include "sketch/sketch_view.h"
+#include <QSlider>
+#include <QTabWidget>
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 
@@ -237,6 +243,68 @@ TEST_F(StudyTest, BouncingBallSensitivitiesJumpAtEachImpactAsTheEngineSays) {
   while (later + 1 < static_cast<int>(results->rows) && results->time(static_cast<std::size_t>(later)) < engine.impacts[1].record.t + 0.2) ++later;
   w.playbackBar()->showRow(later);
   EXPECT_EQ(w.sceneView()->arrowsShown(), 0);
+}
+
+// Teaching: dragging a parameter's slider on the Jansen leg redraws the leg, its foot path and the
+// gradients of foot_height; the frame rate is measured (target 30 per second) and printed
+TEST_F(StudyTest, JansenLegSliderRedrawsTheLegAndItsGradientsLive) {
+  lw::app::MainWindow w;
+  openShown(w, "jansen-leg");
+  w.views()->setCurrentWidget(w.sketchView());
+  w.findChild<QDockWidget*>("ParametersDock")->raise();
+  auto* panel = w.parametersPanel();
+  int k = -1;
+  for (std::size_t i = 0; i < w.mechanism()->parameters.size(); ++i)
+    if (w.mechanism()->parameters[i].name == "k") k = static_cast<int>(i);
+  ASSERT_GE(k, 0);
+  const lw::Mechanism before = *w.mechanism();
+  const lw::Parameter& p = before.parameters[static_cast<std::size_t>(k)];
+  // the gradient column at the opened design
+  longestStallWhile([&] { return !w.liveGradients()->busy(); });
+  QTest::qWait(20);
+  EXPECT_TRUE(panel->costLabel()->text().startsWith("foot_height = ")) << panel->costLabel()->text().toStdString();
+  // 40 positions across the range, each drawn before the next (the rate a hand can drag at)
+  QElapsedTimer clock;
+  clock.start();
+  constexpr int kFrames = 40;
+  double last = p.value.value;
+  for (int f = 1; f <= kFrames; ++f) {
+    last = p.min + (p.max - p.min) * f / (kFrames + 1.0);
+    const int tried = w.previewsTried();
+    panel->dragSliderTo(k, last);
+    for (int wait = 0; w.previewsTried() == tried && wait < 1000; ++wait) QTest::qWait(1);
+    QCoreApplication::processEvents();  // painted
+  }
+  const double seconds = clock.elapsed() / 1000.0;
+  EXPECT_EQ(w.previewsDrawn(), kFrames);  // every position of the range is a leg that turns
+  const int gradients = w.liveGradients()->delivered();
+  longestStallWhile([&] { return !w.liveGradients()->busy(); });
+  QTest::qWait(20);
+  std::printf("Jansen leg slider: %.0f previews per second (leg and foot path redrawn), %d gradient updates over %.2f s\n",
+              kFrames / seconds, gradients, seconds);
+  EXPECT_EQ(w.mechanism()->parameters[static_cast<std::size_t>(k)].value.value, p.value.value);  // a preview changes nothing
+  // the gradients shown are the engine's at the last design previewed
+  lw::Mechanism shown = before;
+  shown.parameters[static_cast<std::size_t>(k)].value = lw::Number(panel->sliderValue());
+  ASSERT_TRUE(lw::analysis::closeOpenedJoints(before, shown).ok);
+  lw::sens::SensitivitySpec spec;
+  spec.analysis = lw::sens::Analysis::Kinematics;
+  spec.costs = {"foot_height"};
+  spec.run.tEnd = 1;
+  spec.run.dt = 0.01;
+  const auto engine = lw::sens::runSensitivity(shown, spec);
+  ASSERT_TRUE(engine.status.ok()) << engine.status.message;
+  QTableWidget* table = panel->table();
+  for (int r = 0; r < table->rowCount(); ++r)
+    EXPECT_EQ(table->item(r, 3)->text(), QString::number(engine.methods[0].gradient(0, r), 'g', 3)) << table->item(r, 0)->text().toStdString();
+  EXPECT_TRUE(panel->costLabel()->text().contains(QString::number(engine.methods[0].values[0], 'g', 6)));
+  w.grab().save(artifacts() + "/slider_jansen_1280x800.png");
+  // letting go is one edit; Undo returns exactly
+  panel->releaseSlider();
+  QTest::qWait(20);
+  EXPECT_NEAR(w.mechanism()->parameters[static_cast<std::size_t>(k)].value.value, panel->sliderValue(), 1e-12);
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->parameters[static_cast<std::size_t>(k)].value.value, p.value.value);
 }
 
 TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {

@@ -1,0 +1,89 @@
+#include "live_gradients.h"
+
+#include <QMetaObject>
+#include <cmath>
+
+#include "mechanism/mechanism.h"
+#include "panels/background_job.h"
+#include "sensitivity/sensitivity.h"
+
+namespace lw::app {
+
+LiveGradients::LiveGradients(QObject* parent) : QObject(parent) { worker_ = std::thread([this] { loop(); }); }
+
+LiveGradients::~LiveGradients() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  cancel_ = true;
+  wake_.notify_all();
+  worker_.join();
+}
+
+void LiveGradients::request(std::shared_ptr<const Mechanism> m) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ = std::move(m);
+  }
+  wake_.notify_all();
+}
+
+bool LiveGradients::busy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return computing_ || pending_ != nullptr;
+}
+
+void LiveGradients::loop() {
+  widgets::runInBackground();
+  for (;;) {
+    std::shared_ptr<const Mechanism> m;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return quit_ || pending_; });
+      if (quit_) return;
+      m = std::move(pending_);
+      pending_.reset();
+      computing_ = true;
+    }
+    QString cost, note;
+    double value = NAN;
+    std::vector<double> gradient(m->parameters.size(), NAN);
+    const bool kinematic = m->study.present ? m->study.analysis == "kinematics" : !m->drivers.empty();
+    if (m->costs.empty() || m->parameters.empty()) {
+      note = tr("Add a cost to see its gradients here");
+    } else if (!kinematic) {
+      note = tr("Live gradients are a driven mechanism's (kinematics): run a Study for the dynamics'");
+    } else {
+      sens::SensitivitySpec spec;
+      spec.analysis = sens::Analysis::Kinematics;
+      spec.costs = {m->costs.front().name};
+      spec.run.tEnd = m->analysis.tEnd > 0 ? m->analysis.tEnd : 1.0;
+      spec.run.dt = m->analysis.dt > 0 ? m->analysis.dt : 0.01;
+      const auto r = sens::runSensitivity(*m, spec, {}, &cancel_);
+      if (r.status.ok()) {
+        cost = QString::fromStdString(r.costs.front());
+        value = r.methods.front().values.front();
+        for (std::size_t k = 0; k < r.parameters.size(); ++k)
+          for (std::size_t i = 0; i < m->parameters.size(); ++i)
+            if (m->parameters[i].name == r.parameters[k]) gradient[i] = r.methods.front().gradient(0, static_cast<Eigen::Index>(k));
+      } else {
+        note = QString::fromStdString(r.status.message);
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      computing_ = false;
+      if (quit_) return;
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, cost, value, gradient, note] {
+          ++delivered_;
+          emit ready(cost, value, gradient, note);
+        },
+        Qt::QueuedConnection);
+  }
+}
+
+}  // namespace lw::app
