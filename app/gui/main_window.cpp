@@ -269,6 +269,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     a->setShortcut(QKeySequence(Qt::ALT | v.key));
   }
 
+  createAnalysisMenu();  // study_views.cpp
   QMenu* help = addHelpMenu(this, [this] { showStartPage(); });
   connect(welcome_, &widgets::WelcomePage::helpRequested, help->actions().front(), &QAction::trigger);
 
@@ -329,6 +330,15 @@ void MainWindow::createActions() {
   fitSketch->setObjectName("SketchFit");
   fitSketch->setShortcut(QKeySequence(Qt::Key_F));
   fitSketch->setToolTip(tr("Fit the sketch in the view (F)"));
+  QAction* dimensions = tools->addAction(tr("Dimensions"));
+  dimensions->setObjectName("SketchDimensions");
+  dimensions->setCheckable(true);
+  dimensions->setShortcut(QKeySequence(Qt::Key_N));
+  dimensions->setToolTip(tr("Show link lengths and angles in the sketch (N): see what an edit or a tuning changed"));
+  connect(dimensions, &QAction::toggled, this, [this](bool on) {
+    views_->setCurrentWidget(sketch_);
+    sketch_->setShowDimensions(on);
+  });
   QAction* animate = tools->addAction(tr("Animate"));
   animate->setObjectName("SketchAnimate");
   animate->setCheckable(true);

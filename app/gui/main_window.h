@@ -45,6 +45,7 @@ class PlotPanel;
 class StructurePanel;
 class StudyPanel;
 class TuningPanel;
+class CostDialog;
 class GradientPlot;
 class HistoryPlot;
 class WelcomePage;
@@ -126,6 +127,8 @@ class MainWindow : public QMainWindow {
   /// The change dialog of the joint, driver, force, contact or initial velocity at `path`
   /// ("forces[1]"); false if `path` is none of those.
   bool changeItem(const QString& path);
+  /// Analysis > Add Cost...: the cost dialog (output names completed), checked like any edit.
+  bool addCost(const std::function<void(widgets::CostDialog&)>& accept = {});
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);
@@ -217,6 +220,8 @@ class MainWindow : public QMainWindow {
   /// latest value is drawn once the event loop is free.
   void previewParameter(int index, double value);
   void drawPreviewedParameter();
+  /// The Analysis menu: run the analysis, a study, a tuning, stop them, apply, add a cost.
+  void createAnalysisMenu();
   /// Apply: the tuned design as one undoable edit.
   bool applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values);
 

@@ -8,6 +8,9 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QStyle>
 #include <QTimer>
 #include <cmath>
 
@@ -15,6 +18,7 @@
 #include "live_gradients.h"
 #include "analysis/assembly.h"
 #include "panels/parameters_panel.h"
+#include "panels/cost_dialog.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
 #include "optimize/optimize.h"
@@ -161,6 +165,86 @@ void MainWindow::drawPreviewedParameter() {
   }
   live_->request(preview);
   ++previewsDrawn_;
+}
+
+void MainWindow::createAnalysisMenu() {
+  QMenu* menu = menuBar()->addMenu(tr("&Analysis"));
+  auto raise = [this](const char* dock) {
+    if (auto* d = findChild<QDockWidget*>(dock)) {
+      d->show();
+      d->raise();
+    }
+  };
+  auto add = [&](const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key, const QString& tip, const char* name,
+                 std::function<void()> run) {
+    QAction* a = menu->addAction(style()->standardIcon(icon), text, this, std::move(run));
+    a->setShortcut(key);
+    a->setToolTip(tip);
+    a->setStatusTip(tip);
+    a->setObjectName(name);
+    return a;
+  };
+  add(tr("&Run Analysis"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
+      tr("Run the kinematic or dynamic analysis chosen in the Analysis panel"), "RunAnalysis", [this, raise] {
+        raise("AnalysisDock");
+        analysis_->run();
+      });
+  add(tr("Run &Study"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_G),
+      tr("Compute the gradients of the costs ticked in the Study panel"), "RunStudy", [this, raise] {
+        raise("StudyDock");
+        study_->run();
+      });
+  add(tr("&Tune"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::Key_T),
+      tr("Tune the ticked parameters within their ranges to minimise the Tuning panel's cost"), "RunTuning", [this, raise] {
+        raise("TuningDock");
+        tuning_->run();
+      });
+  add(tr("&Apply Tuned Design"), QStyle::SP_DialogApplyButton, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
+      tr("Make the best design of the last tuning the mechanism's (Ctrl+Z undoes)"), "ApplyTuning", [this] {
+        if (!tuning_->bestValues().empty()) applyTunedDesign(tuning_->bestNames(), tuning_->bestValues());
+      });
+  add(tr("Sto&p"), QStyle::SP_MediaStop, QKeySequence(Qt::CTRL | Qt::Key_Period), tr("Stop the analysis, study or tuning running"),
+      "StopJobs", [this] {
+        analysis_->stop();
+        study_->stop();
+        tuning_->stop();
+      });
+  menu->addSeparator();
+  add(tr("Add &Cost..."), QStyle::SP_FileDialogNewFolder, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
+      tr("Add a cost: an integral or end value of an expression of outputs, for studies and tuning"), "AddCost", [this] { addCost(); });
+}
+
+bool MainWindow::addCost(const std::function<void(widgets::CostDialog&)>& accept) {
+  // what an expression may use: the outputs' components and the parameters
+  QStringList names;
+  for (const auto& o : mechanism_->outputs) {
+    const QString n = QString::fromStdString(o.name);
+    if (o.type == Output::Type::PointPosition || o.type == Output::Type::PointVelocity || o.type == Output::Type::PointAcceleration) {
+      names << n + ".x" << n + ".y";
+      if (mechanism_->dimension == 3) names << n + ".z";
+    } else {
+      names << n;
+    }
+  }
+  for (const auto& p : mechanism_->parameters) names << QString::fromStdString(p.name);
+  widgets::CostDialog dialog(*mechanism_, names, this);
+  const bool accepted = accept ? (accept(dialog), true) : dialog.exec() == QDialog::Accepted;
+  if (!accepted) return false;
+  Cost c;
+  QString why;
+  if (!dialog.cost(c, why)) {
+    refuseEdit(tr("Add cost"), why);
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  after.costs.push_back(c);
+  const QString what = tr("Add cost %1").arg(QString::fromStdString(c.name));
+  if (const QString problem = whyInvalid(after); !problem.isEmpty()) {
+    refuseEdit(what, problem);
+    return false;
+  }
+  if (mechanism_->outputs.empty()) log(tr("Tip: add outputs (point positions, joint angles) to the file to use them in costs"));
+  return applyEdit(after, what);
 }
 
 void MainWindow::storeStudy() {

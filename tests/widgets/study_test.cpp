@@ -33,6 +33,13 @@
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
 #include "live_gradients.h"
+#include "help.h"
+#include "panels/cost_dialog.h"
+#include <QCompleter>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include "analysis/assembly.h"
 #include "sketch/sketch_view.h"
 #include <QSlider>
@@ -177,6 +184,15 @@ TEST_F(StudyTest, TuningTheSynthesisSampleThenApplyAndUndo) {
   for (std::size_t i = 0; i < tuning->bestNames().size(); ++i)
     for (const auto& p : w.mechanism()->parameters)
       if (p.name == tuning->bestNames()[i]) EXPECT_EQ(p.value.value, tuning->bestValues()[i]) << p.name;
+  // the sketch's dimensions show what the tuning changed: the crank 1 m at its 60°, the coupler 3.5 m
+  w.findChild<QAction*>("SketchDimensions")->trigger();
+  QStringList texts;
+  for (QGraphicsItem* item : w.sketchView()->scene()->items())
+    if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(item)) texts << t->text();
+  EXPECT_TRUE(texts.contains(QString::fromUtf8("1 m · 60.0°"))) << texts.join(" | ").toStdString();
+  EXPECT_TRUE(texts.contains("3.5 m")) << texts.join(" | ").toStdString();
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/tuning_applied_dimensions_1280x800.png");
   w.undoStack()->undo();
   for (std::size_t i = 0; i < before.parameters.size(); ++i)
     EXPECT_EQ(w.mechanism()->parameters[i].value.value, before.parameters[i].value.value) << before.parameters[i].name;
@@ -305,6 +321,47 @@ TEST_F(StudyTest, JansenLegSliderRedrawsTheLegAndItsGradientsLive) {
   EXPECT_NEAR(w.mechanism()->parameters[static_cast<std::size_t>(k)].value.value, panel->sliderValue(), 1e-12);
   w.undoStack()->undo();
   EXPECT_EQ(w.mechanism()->parameters[static_cast<std::size_t>(k)].value.value, p.value.value);
+}
+
+TEST_F(StudyTest, AddCostCompletesNamesAndIsOneEdit) {
+  lw::app::MainWindow w;
+  openShown(w, "jansen-leg");
+  const std::size_t before = w.mechanism()->costs.size();
+  ASSERT_TRUE(w.addCost([](lw::widgets::CostDialog& d) {
+    d.nameEdit()->setText("sweep");
+    d.typeChoice()->setCurrentIndex(d.typeChoice()->findData("integral"));
+    // typing "(fo": the completer offers the output's components
+    QTest::keyClicks(d.expressionEdit(), "(fo");
+    EXPECT_EQ(d.completer()->completionPrefix(), "fo");
+    EXPECT_GE(d.completer()->completionCount(), 2);  // foot.x, foot.y
+    d.complete("foot.x");
+    QTest::keyClicks(d.expressionEdit(), " + 0.3)^2");
+    EXPECT_EQ(d.expressionEdit()->text(), "(foot.x + 0.3)^2");
+  }));
+  ASSERT_EQ(w.mechanism()->costs.size(), before + 1);
+  EXPECT_EQ(w.mechanism()->costs.back().expression.text(), "(foot.x + 0.3)^2");
+  EXPECT_EQ(w.studyPanel()->costList()->count(), static_cast<int>(before + 1));  // the study offers it
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->costs.size(), before);
+  // an unknown name is refused with it, the document unchanged
+  EXPECT_FALSE(w.addCost([](lw::widgets::CostDialog& d) { d.expressionEdit()->setText("knee.y^2"); }));
+  EXPECT_EQ(w.mechanism()->costs.size(), before);
+  EXPECT_TRUE(w.findChild<QPlainTextEdit*>()->toPlainText().contains("knee.y")) << w.findChild<QPlainTextEdit*>()->toPlainText().toStdString();
+}
+
+TEST_F(StudyTest, EveryAnalysisActionHasAnIconATipAndAKeyListedInHelp) {
+  lw::app::MainWindow w;
+  const QString keys = lw::app::shortcutsMarkdown(&w);
+  for (const char* name : {"RunAnalysis", "RunStudy", "RunTuning", "ApplyTuning", "StopJobs", "AddCost"}) {
+    auto* a = w.findChild<QAction*>(name);
+    ASSERT_NE(a, nullptr) << name;
+    EXPECT_FALSE(a->icon().isNull()) << name;
+    EXPECT_FALSE(a->toolTip().isEmpty()) << name;
+    ASSERT_FALSE(a->shortcut().isEmpty()) << name;
+    QString text = a->text();
+    text.remove('&');
+    EXPECT_TRUE(keys.contains("| " + text + " | " + a->shortcut().toString(QKeySequence::NativeText) + " |")) << name;
+  }
 }
 
 TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {

@@ -75,7 +75,7 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
                            "Runge–Kutta: any interval, frames from its dense output (it chooses its own steps)"));
   run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run"), this);
   run_->setToolTip(tr("Run the analysis in the background (Ctrl+R)"));
-  run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  // its key (Ctrl+R) is the Analysis menu's action, listed in Help > Keyboard Shortcuts
   stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
   stop_->setEnabled(false);
   progress_ = new QProgressBar(this);

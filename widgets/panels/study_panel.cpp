@@ -73,7 +73,7 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Run Study"), this);
   run_->setObjectName("RunStudy");
   run_->setToolTip(tr("Compute the gradients of the chosen costs in the background (Ctrl+G)"));
-  run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+  // its key (Ctrl+G) is the Analysis menu's action, listed in Help > Keyboard Shortcuts
   stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
   stop_->setEnabled(false);
   progress_ = new QProgressBar(this);

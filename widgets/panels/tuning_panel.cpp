@@ -65,7 +65,7 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   run_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaPlay), tr("Tune"), this);
   run_->setObjectName("RunTuning");
   run_->setToolTip(tr("Tune the ticked parameters of the study within their ranges, in the background (Ctrl+T)"));
-  run_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  // its key (Ctrl+T) is the Analysis menu's action, listed in Help > Keyboard Shortcuts
   stop_ = new QPushButton(style()->standardIcon(QStyle::SP_MediaStop), tr("Stop"), this);
   stop_->setToolTip(tr("Stop tuning; the best design so far is kept"));
   stop_->setEnabled(false);

@@ -169,6 +169,12 @@ void SketchView::setMechanism(const Mechanism& m, std::shared_ptr<const Resolved
   rebuild();
 }
 
+void SketchView::setShowDimensions(bool on) {
+  if (showDimensions_ == on) return;
+  showDimensions_ = on;
+  rebuild();
+}
+
 void SketchView::setHighlightedBodies(const std::vector<int>& bodies) {
   highlighted_ = bodies;
   rebuild();
@@ -391,6 +397,35 @@ void SketchView::rebuild() {
       dot->setPos(toScene(w.x(), w.y()));
       dot->setToolTip(QString::fromStdString(body.name + "." + body.pointNames[i]));
       pointItems_.push_back({dot, static_cast<int>(b), static_cast<int>(i)});
+    }
+  }
+  // dimensions on request: each link's length (a plate's edges) and a binary link's angle from the
+  // x axis, so that a designer sees what an edit or a tuning changed
+  if (showDimensions_) {
+    auto label = [&](const QPointF& at, const QString& text) {
+      auto* t = s->addSimpleText(text);
+      t->setBrush(QColor("#202020"));
+      QFont f = t->font();
+      f.setPointSizeF(f.pointSizeF() * 0.85);
+      t->setFont(f);
+      t->setFlag(QGraphicsItem::ItemIgnoresTransformations);
+      t->setPos(at);
+      t->setTransform(QTransform::fromTranslate(4, 2));
+      t->setZValue(3);
+      return t;
+    };
+    for (std::size_t b = 1; b < r.bodies.size(); ++b) {
+      const auto& body = r.bodies[b];
+      const std::size_t n = body.points.size();
+      if (n < 2) continue;
+      for (std::size_t i = 0; i < (n == 2 ? 1 : n); ++i) {
+        const Eigen::Vector2d a = worldPoint(poses_, static_cast<int>(b), body.points[i]);
+        const Eigen::Vector2d c = worldPoint(poses_, static_cast<int>(b), body.points[(i + 1) % n]);
+        QString text = QString::number((c - a).norm(), 'g', 4) + " m";
+        if (n == 2) text += QString::fromUtf8(" · %1°").arg(std::atan2(c.y() - a.y(), c.x() - a.x()) * 180 / M_PI, 0, 'f', 1);
+        label(toScene(0.5 * (a.x() + c.x()), 0.5 * (a.y() + c.y())), text)
+            ->setToolTip(QString::fromStdString(body.name + ": " + body.pointNames[i] + "–" + body.pointNames[(i + 1) % n]));
+      }
     }
   }
   // springs: grey zigzags between their points, over the links

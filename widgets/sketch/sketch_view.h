@@ -46,6 +46,9 @@ class SketchView : public QGraphicsView {
   /// Shows the listed bodies (ResolvedMechanism indices) normally and fades the others (the
   /// structure panel stepping through the groups); empty shows every body normally.
   void setHighlightedBodies(const std::vector<int>& bodies);
+  /// Link lengths (a plate's edges) and binary links' angles written beside them.
+  void setShowDimensions(bool on);
+  bool showDimensions() const { return showDimensions_; }
   const std::vector<int>& highlightedBodies() const { return highlighted_; }
   Tool tool() const { return tool_; }
 
@@ -93,6 +96,7 @@ class SketchView : public QGraphicsView {
 
  private:
   void rebuild();
+  bool showDimensions_ = false;
   void updatePoses();
   void analyse();
   void updateCurves();
