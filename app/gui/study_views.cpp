@@ -33,6 +33,16 @@
 #include "sketch/sketch_view.h"
 
 namespace lw::app {
+namespace {
+bool sameConstraints(const std::vector<TuningConstraint>& a, const std::vector<TuningConstraint>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].name != b[i].name || a[i].expression.text() != b[i].expression.text() || a[i].hasMin != b[i].hasMin ||
+        a[i].hasMax != b[i].hasMax || (a[i].hasMin && a[i].min != b[i].min) || (a[i].hasMax && a[i].max != b[i].max))
+      return false;
+  return true;
+}
+}  // namespace
 
 void MainWindow::createStudyDocks() {
   auto* analysisDock = findChild<QDockWidget*>("AnalysisDock");
@@ -255,7 +265,8 @@ void MainWindow::storeStudy() {
   const StudySettings& was = mechanism_->study;
   const bool same = was.present && was.analysis == s.analysis && was.method == s.method && was.costs == s.costs &&
                     was.parameters == s.parameters && was.tuneCost == s.tuneCost && was.hasTarget == s.hasTarget &&
-                    (!s.hasTarget || was.target == s.target) && was.algorithm == s.algorithm && was.maxEvaluations == s.maxEvaluations;
+                    (!s.hasTarget || was.target == s.target) && was.algorithm == s.algorithm && was.maxEvaluations == s.maxEvaluations &&
+                    sameConstraints(was.constraints, s.constraints);
   if (same) return;
   mechanism_->study = s;
   setWindowModified(true);

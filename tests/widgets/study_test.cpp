@@ -364,6 +364,38 @@ TEST_F(StudyTest, EveryAnalysisActionHasAnIconATipAndAKeyListedInHelp) {
   }
 }
 
+TEST_F(StudyTest, TuningKeepsAConstraintEnteredInThePanelAndSavesIt) {
+  QTemporaryDir dir;
+  const QString path = dir.path() + "/constrained.json";
+  {
+    lw::app::MainWindow w;
+    openShown(w, "four-bar-synthesis");
+    auto* tuning = w.tuningPanel();
+    tuning->addConstraintRow("length_sum", "L1 + L3", "", "3.8");
+    QTest::mouseClick(tuning->runButton(), Qt::LeftButton);
+    longestStallWhile([&] { return !tuning->running(); });
+    ASSERT_EQ(tuning->bestNames().size(), 5u) << tuning->status()->text().toStdString();
+    const double sum = tuning->bestValues()[0] + tuning->bestValues()[2];
+    EXPECT_LE(sum, 3.8 + 1e-8);
+    EXPECT_GT(sum, 3.8 - 1e-6);  // active: the targets pull it to 4
+    w.findChild<QDockWidget*>("TuningDock")->raise();
+    QTest::qWait(50);
+    w.grab().save(artifacts() + "/tuning_constrained_1280x800.png");
+    ASSERT_TRUE(w.saveTo(path));
+  }
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(path, false));
+  ASSERT_EQ(w.mechanism()->study.constraints.size(), 1u);
+  EXPECT_EQ(w.mechanism()->study.constraints[0].expression.text(), "L1 + L3");
+  EXPECT_EQ(w.tuningPanel()->constraintTable()->rowCount(), 1);
+  EXPECT_EQ(w.tuningPanel()->constraintTable()->item(0, 3)->text(), "3.8");
+  // a constraint that cannot be read is refused with its name before any run
+  w.tuningPanel()->addConstraintRow("broken", "L1 +", "", "1");
+  w.tuningPanel()->run();
+  EXPECT_FALSE(w.tuningPanel()->running());
+  EXPECT_TRUE(w.tuningPanel()->status()->text().contains("constraint broken")) << w.tuningPanel()->status()->text().toStdString();
+}
+
 TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {
   QTemporaryDir dir;
   const QString path = dir.path() + "/study.json";

@@ -9,7 +9,10 @@
 #include <QMetaObject>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QHeaderView>
+#include <QLocale>
 #include <QStyle>
+#include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -101,6 +104,35 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   replotTimer_->setSingleShot(true);
   connect(replotTimer_, &QTimer::timeout, this, &TuningPanel::replot);
 
+  constraints_ = new QTableWidget(0, 4, this);
+  constraints_->setObjectName("TuneConstraints");
+  constraints_->setHorizontalHeaderLabels({tr("Constraint"), tr("Expression"), tr("Min"), tr("Max")});
+  constraints_->verticalHeader()->hide();
+  constraints_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // a narrow dock: every column in view
+  constraints_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  constraints_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+  for (int c : {2, 3}) {
+    constraints_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Fixed);
+    constraints_->setColumnWidth(c, 46);
+  }
+  constraints_->setMaximumHeight(90);
+  constraints_->setToolTip(tr("Keep expressions of the parameters within bounds while tuning, e.g. a Grashof condition "
+                              "L1 + L3 - L2 - 4 with Max 0, or a sum of lengths (SLSQP, MMA, CCSA-Q, COBYLA)"));
+  auto* addConstraint = new QPushButton(style()->standardIcon(QStyle::SP_FileDialogNewFolder), tr("Add constraint"), this);
+  addConstraint->setObjectName("AddConstraint");
+  addConstraint->setToolTip(tr("Add a constraint: an expression of parameters kept at least Min and/or at most Max"));
+  auto* removeConstraint = new QPushButton(style()->standardIcon(QStyle::SP_TrashIcon), tr("Remove"), this);
+  removeConstraint->setToolTip(tr("Remove the selected constraint"));
+  connect(addConstraint, &QPushButton::clicked, this, [this] { addConstraintRow(); });
+  connect(removeConstraint, &QPushButton::clicked, this, [this] {
+    if (constraints_->currentRow() >= 0) {
+      constraints_->removeRow(constraints_->currentRow());
+      if (!filling_) emit settingsChanged();
+    }
+  });
+  connect(constraints_, &QTableWidget::itemChanged, this, [this] {
+    if (!filling_) emit settingsChanged();
+  });
   auto* form = new QFormLayout;
   form->setRowWrapPolicy(QFormLayout::WrapLongRows);
   form->addRow(tr("Minimise"), cost_);
@@ -114,8 +146,14 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(run_);
   buttons->addWidget(stop_);
   buttons->addWidget(apply_);
+  auto* constraintButtons = new QHBoxLayout;
+  constraintButtons->addWidget(addConstraint);
+  constraintButtons->addWidget(removeConstraint);
+  constraintButtons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
+  layout->addWidget(constraints_);
+  layout->addLayout(constraintButtons);
   layout->addLayout(buttons);
   layout->addWidget(status_);
   layout->addWidget(plot_, 1);
@@ -157,6 +195,11 @@ void TuningPanel::setMechanism(std::shared_ptr<const Mechanism> m) {
     maxEvaluations_->setValue(s.maxEvaluations);
     targetOn_->setChecked(s.hasTarget);
     target_->setValue(s.target);
+    constraints_->setRowCount(0);
+    for (const auto& c : s.constraints)
+      addConstraintRow(QString::fromStdString(c.name), QString::fromStdString(c.expression.text()),
+                       c.hasMin ? QString::number(c.min, 'g', QLocale::FloatingPointShortest) : QString(),
+                       c.hasMax ? QString::number(c.max, 'g', QLocale::FloatingPointShortest) : QString());
   }
   filling_ = false;
   apply_->setEnabled(false);
@@ -175,7 +218,52 @@ void TuningPanel::setStudy(const std::vector<std::string>& parameters, bool kine
   dt_ = dt;
 }
 
+void TuningPanel::addConstraintRow(const QString& name, const QString& expression, const QString& min, const QString& max) {
+  const bool was = filling_;
+  filling_ = true;
+  const int r = constraints_->rowCount();
+  constraints_->insertRow(r);
+  constraints_->setItem(r, 0, new QTableWidgetItem(name.isEmpty() ? QStringLiteral("c%1").arg(r + 1) : name));
+  constraints_->setItem(r, 1, new QTableWidgetItem(expression));
+  constraints_->setItem(r, 2, new QTableWidgetItem(min));
+  constraints_->setItem(r, 3, new QTableWidgetItem(max));
+  filling_ = was;
+  if (!filling_) emit settingsChanged();
+}
+
+bool TuningPanel::readConstraints(std::vector<TuningConstraint>& out, QString& why) const {
+  out.clear();
+  for (int r = 0; r < constraints_->rowCount(); ++r) {
+    auto text = [&](int c) { return constraints_->item(r, c) ? constraints_->item(r, c)->text().trimmed() : QString(); };
+    TuningConstraint k;
+    k.name = text(0).toStdString();
+    const QString expression = text(1);
+    if (expression.isEmpty()) continue;  // a row being written
+    ExpressionError error;
+    if (!Expression::parse(expression.toStdString(), k.expression, error)) {
+      why = tr("constraint %1: the expression does not parse at character %2 (%3)").arg(text(0)).arg(error.offset + 1).arg(QString::fromStdString(error.message));
+      return false;
+    }
+    bool ok = true;
+    if (!text(2).isEmpty()) k.hasMin = true, k.min = text(2).toDouble(&ok);
+    if (ok && !text(3).isEmpty()) k.hasMax = true, k.max = text(3).toDouble(&ok);
+    if (!ok) {
+      why = tr("constraint %1: Min and Max are numbers (or empty)").arg(text(0));
+      return false;
+    }
+    if (!k.hasMin && !k.hasMax) {
+      why = tr("constraint %1 has neither a Min nor a Max").arg(text(0));
+      return false;
+    }
+    out.push_back(std::move(k));
+  }
+  return true;
+}
+
 void TuningPanel::writeSettings(StudySettings& s) const {
+  QString why;
+  std::vector<TuningConstraint> constraints;
+  if (readConstraints(constraints, why)) s.constraints = std::move(constraints);
   s.tuneCost = cost_->currentText().toStdString();
   s.algorithm = algorithm_->currentData().toString().toStdString();
   s.maxEvaluations = maxEvaluations_->value();
@@ -197,6 +285,12 @@ void TuningPanel::run() {
   spec.sensitivity.analysis = kinematics_ ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
   spec.sensitivity.run.tEnd = tEnd_;
   spec.sensitivity.run.dt = dt_;
+  QString why;
+  if (!readConstraints(spec.constraints, why)) {
+    status_->setText(tr("Not tuned: %1").arg(why));
+    emit message(tr("Tuning: %1").arg(why));
+    return;
+  }
   cancel_ = false;
   running_ = true;
   costs_.clear();

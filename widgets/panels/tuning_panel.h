@@ -21,6 +21,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTableWidget;
 class QTimer;
 
 namespace lw::opt {
@@ -57,6 +58,12 @@ class TuningPanel : public QWidget {
   QPushButton* applyButton() const { return apply_; }
   QCustomPlot* plot() const { return plot_; }
   QLabel* status() const { return status_; }
+  /// The constraints: name, expression of parameters, min, max (an empty bound: none).
+  QTableWidget* constraintTable() const { return constraints_; }
+  /// The constraints as entered; false with the row and the reason when one cannot be read.
+  bool readConstraints(std::vector<TuningConstraint>& out, QString& why) const;
+  /// Adds a constraint row (the Add button; tests fill it in).
+  void addConstraintRow(const QString& name = {}, const QString& expression = {}, const QString& min = {}, const QString& max = {});
 
  public slots:
   void run();
@@ -87,6 +94,7 @@ class TuningPanel : public QWidget {
   QCheckBox* targetOn_;
   QDoubleSpinBox* target_;
   QPushButton *run_, *stop_, *apply_;
+  QTableWidget* constraints_;
   QLabel* status_;
   QCustomPlot* plot_;
   QTimer* replotTimer_;
