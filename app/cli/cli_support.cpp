@@ -1,0 +1,75 @@
+#include "cli_support.h"
+
+namespace lw::cli {
+
+
+// Number options that must be finite and above a bound (CLI11 would take "-1", "nan" or "inf" as
+// they are, and the analysis would quietly fall back to the file's values)
+CLI::Validator finiteAbove(double bound, bool inclusive, double below) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          std::size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) return "'" + text + "' is not a number";
+        } catch (const std::exception&) {
+          return "'" + text + "' is not a number";
+        }
+        if (!std::isfinite(v)) return "must be a finite number, not " + text;
+        if (inclusive ? v < bound : v <= bound)
+          return "must be " + std::string(inclusive ? "at least " : "greater than ") + (bound == 0 ? "0" : text) + " (got " + text + ")";
+        if (v >= below) return "must be less than " + std::to_string(static_cast<int>(below)) + " (got " + text + ")";
+        return {};
+      },
+      inclusive ? "NUMBER >= 0" : "NUMBER > 0");
+}
+
+// An output path that is the input file would replace the mechanism with a table
+bool outputIsInput(const std::string& out, const std::string& in) {
+  if (out.empty() || out == "-" || !lw::io::sameFile(out, in)) return false;
+  std::cerr << "linkwright-cli: the output '" << out << "' is the input file '" << in
+            << "': it would be overwritten; choose another output file\n";
+  return true;
+}
+
+void printDiagnostics(const lw::Diagnostics& d, const std::string& file) {
+  for (const auto& x : d) std::cerr << x.format(file) << "\n";
+}
+
+// Loads FILE (printing its diagnostics) and resolves it: kOk, or the exit code that says why not.
+int loadResolved(const std::string& file, lw::io::LoadResult& r, std::optional<lw::ResolvedMechanism>& res) {
+  r = lw::io::loadMechanismFile(file);
+  printDiagnostics(r.diagnostics, file);
+  if (!r.ok()) return r.ioError ? kIoError : kInvalidModel;
+  lw::Diagnostics ignored;
+  res = lw::resolve(*r.mechanism, ignored);
+  return res ? kOk : kInternal;  // the loader has already resolved it once
+}
+
+// standard output for "" or "-", else an atomic write
+int writeText(const std::string& out, const std::string& text) {
+  if (out.empty() || out == "-") {
+    std::cout << text;
+    return kOk;
+  }
+  std::string err;
+  if (!lw::io::writeFileAtomically(out, text, err)) {
+    std::cerr << "linkwright-cli: " << err << "\n";
+    return kIoError;
+  }
+  return kOk;
+}
+
+int writeOut(const lw::Mechanism& m, const std::string& out) { return writeText(out, lw::io::mechanismToString(m)); }
+
+std::vector<std::string> commaList(const std::string& s) {
+  std::vector<std::string> out;
+  if (s.empty() || s == "all") return out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace lw::cli

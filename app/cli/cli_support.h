@@ -1,0 +1,128 @@
+// What the linkwright-cli commands share: exit codes, option checks, loading, atomic writes and
+// the streamed CSV of a run's rows.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/csv.h"
+#include "analysis/result_size.h"
+#include "io/mechanism_io.h"
+#include "mechanism/resolved.h"
+
+namespace lw::cli {
+
+enum Exit { kOk = 0, kInternal = 1, kUsage = 2, kInvalidModel = 3, kIoError = 4, kAnalysisFailed = 5 };
+
+/// Number options that must be finite and above a bound (CLI11 would take "-1", "nan" or "inf" as
+/// they are, and the analysis would quietly fall back to the file's values).
+CLI::Validator finiteAbove(double bound, bool inclusive, double below = INFINITY);
+/// An output path that is the input file would replace the mechanism with a table: refused, said.
+bool outputIsInput(const std::string& out, const std::string& in);
+void printDiagnostics(const lw::Diagnostics& d, const std::string& file);
+/// Loads FILE (printing its diagnostics) and resolves it: kOk, or the exit code that says why not.
+int loadResolved(const std::string& file, lw::io::LoadResult& r, std::optional<lw::ResolvedMechanism>& res);
+/// Standard output for "" or "-", else an atomic write.
+int writeText(const std::string& out, const std::string& text);
+int writeOut(const lw::Mechanism& m, const std::string& out);
+/// "a,b,c" as names; "" or "all": none (every one).
+std::vector<std::string> commaList(const std::string& s);
+
+// A CSV written as the run's rows come (flat memory however long the run): opened before the run
+// (a bad path is reported before any work), the header with the first block, and the target
+// replaced only at the end, when there was at least one row.
+// A run whose file would not fit on the disk is stopped after its first block of rows, with the
+// numbers (the rows are the run's, their size the first block's).
+class CsvStream {
+ public:
+  /// `plannedRows`: how many rows the run will write
+  bool open(const std::string& out, double plannedRows) {
+    plannedRows_ = plannedRows;
+    start_ = std::chrono::steady_clock::now();
+    if (!out.empty() && out != "-") {
+      struct statvfs fs {};
+      const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
+      if (::statvfs(dir.c_str(), &fs) == 0) freeBytes_ = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+    }
+    if (file_.open(out, error_)) return true;
+    std::cerr << "linkwright-cli: " << error_ << "\n";
+    return false;
+  }
+  const std::atomic<bool>* cancel() const { return &stop_; }
+  /// The run was stopped because its file would not fit (finish() says so)
+  bool refused() const { return failed_ && !checked_; }
+  lw::analysis::RowSink sink() {
+    return [this](const std::vector<std::string>& columns, std::span<const double> rows) {
+      if (failed_) return;
+      if (!header_) lw::analysis::appendCsvHeader(columns, buffer_);
+      const std::size_t headerBytes = header_ ? 0 : buffer_.size();
+      header_ = true;
+      lw::analysis::appendCsvRows(columns.size(), rows, buffer_);
+      const double perRow = static_cast<double>(buffer_.size() - headerBytes) / std::max<double>(1.0, static_cast<double>(rows.size() / columns.size()));
+      if (!checked_ && freeBytes_ > 0 && plannedRows_ * perRow > freeBytes_) {
+        error_ = "the CSV would take about " + gigabytes(plannedRows_ * perRow) + " (" + std::to_string(std::llround(plannedRows_)) +
+                 " rows of about " + std::to_string(std::llround(perRow)) + " bytes), more than the " + gigabytes(freeBytes_) +
+                 " free where it goes: write fewer rows (--output-dt), or shorten the run";
+        failed_ = true;
+        stop_ = true;
+        return;
+      }
+      if (!checked_) {
+        // the run's time, from the rate of its first rows: a long one is announced
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double rowsDone = static_cast<double>(rows.size() / columns.size());
+        const double total = seconds * plannedRows_ / std::max(1.0, rowsDone);
+        if (total > 60)
+          std::cerr << "linkwright-cli: note: at the rate of its first " << std::llround(rowsDone) << " rows this run will take about "
+                    << (total > 7200 ? std::to_string(std::llround(total / 3600)) + " h" : std::to_string(std::llround(total / 60)) + " min")
+                    << " and write " << gigabytes(plannedRows_ * perRow) << "\n";
+      }
+      checked_ = true;
+      failed_ = !file_.write(buffer_, error_);
+      stop_ = failed_.load();
+      buffer_.clear();
+    };
+  }
+  /// kOk, or kIoError with the message printed
+  int finish(std::size_t rows) {
+    if (!failed_ && rows > 0 && file_.commit(error_)) return kOk;
+    if (failed_ && !checked_) {  // refused before any row was written: the reason, not a cancellation
+      std::cerr << "linkwright-cli: " << error_ << "\n";
+      file_.abandon();
+      return kAnalysisFailed;
+    }
+    file_.abandon();
+    if (!failed_ && rows == 0) return kOk;  // nothing computed: the failure's message says it all
+    std::cerr << "linkwright-cli: " << error_ << "\n";
+    return kIoError;
+  }
+
+ private:
+  static std::string gigabytes(double bytes) {
+    std::ostringstream s;
+    s.setf(std::ios::fixed);
+    s.precision(1);
+    s << bytes / 1e9 << " GB";
+    return s.str();
+  }
+  lw::io::OutputFile file_;
+  std::string buffer_, error_;
+  bool header_ = false, checked_ = false;
+  std::atomic<bool> failed_ = false, stop_ = false;
+  double plannedRows_ = 0, freeBytes_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace lw::cli
