@@ -129,6 +129,8 @@ class MainWindow : public QMainWindow {
   bool changeItem(const QString& path);
   /// Analysis > Add Cost...: the cost dialog (output names completed), checked like any edit.
   bool addCost(const std::function<void(widgets::CostDialog&)>& accept = {});
+  /// The cost dialog on cost `name` (double-click in the Study panel); the change is one edit.
+  bool changeCost(const QString& name, const std::function<void(widgets::CostDialog&)>& accept = {});
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);

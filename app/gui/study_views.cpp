@@ -12,6 +12,7 @@
 #include <QMenuBar>
 #include <QStyle>
 #include <QTimer>
+#include <algorithm>
 #include <cmath>
 
 #include "main_window.h"
@@ -103,6 +104,7 @@ void MainWindow::createStudyDocks() {
   connect(study_, &widgets::StudyPanel::message, this, report);
   connect(tuning_, &widgets::TuningPanel::message, this, report);
   connect(study_, &widgets::StudyPanel::settingsChanged, this, &MainWindow::storeStudy);
+  connect(study_, &widgets::StudyPanel::costChangeRequested, this, [this](const QString& name) { changeCost(name); });
   connect(tuning_, &widgets::TuningPanel::settingsChanged, this, &MainWindow::storeStudy);
   connect(study_->endTime(), &QDoubleSpinBox::valueChanged, this, &MainWindow::storeStudy);
   connect(study_->step(), &QDoubleSpinBox::valueChanged, this, &MainWindow::storeStudy);
@@ -224,19 +226,58 @@ void MainWindow::createAnalysisMenu() {
       tr("Add a cost: an integral or end value of an expression of outputs, for studies and tuning"), "AddCost", [this] { addCost(); });
 }
 
-bool MainWindow::addCost(const std::function<void(widgets::CostDialog&)>& accept) {
-  // what an expression may use: the outputs' components and the parameters
+namespace {
+// what a cost's expression may use: the outputs' components and the parameters
+QStringList costNames(const Mechanism& m) {
   QStringList names;
-  for (const auto& o : mechanism_->outputs) {
+  for (const auto& o : m.outputs) {
     const QString n = QString::fromStdString(o.name);
     if (o.type == Output::Type::PointPosition || o.type == Output::Type::PointVelocity || o.type == Output::Type::PointAcceleration) {
       names << n + ".x" << n + ".y";
-      if (mechanism_->dimension == 3) names << n + ".z";
+      if (m.dimension == 3) names << n + ".z";
     } else {
       names << n;
     }
   }
-  for (const auto& p : mechanism_->parameters) names << QString::fromStdString(p.name);
+  for (const auto& p : m.parameters) names << QString::fromStdString(p.name);
+  return names;
+}
+}  // namespace
+
+bool MainWindow::changeCost(const QString& name, const std::function<void(widgets::CostDialog&)>& accept) {
+  const auto it = std::find_if(mechanism_->costs.begin(), mechanism_->costs.end(), [&](const Cost& c) { return c.name == name.toStdString(); });
+  if (it == mechanism_->costs.end()) return false;
+  if (it->type == Cost::Type::Targets) {
+    refuseEdit(tr("Change cost %1").arg(name), tr("a targets cost's points are edited in the file (\"targets\": time and point)"));
+    return false;
+  }
+  widgets::CostDialog dialog(*mechanism_, costNames(*mechanism_), this);
+  dialog.setCost(*it);
+  const bool accepted = accept ? (accept(dialog), true) : dialog.exec() == QDialog::Accepted;
+  if (!accepted) return false;
+  Cost c;
+  QString why;
+  const QString what = tr("Change cost %1").arg(name);
+  if (!dialog.cost(c, why)) {
+    refuseEdit(what, why);
+    return false;
+  }
+  Mechanism after = *mechanism_;
+  const auto index = static_cast<std::size_t>(it - mechanism_->costs.begin());
+  after.costs[index] = c;
+  // the study follows a renamed cost
+  for (auto* list : {&after.study.costs}) std::replace(list->begin(), list->end(), name.toStdString(), c.name);
+  if (after.study.tuneCost == name.toStdString()) after.study.tuneCost = c.name;
+  if (const QString problem = whyInvalid(after); !problem.isEmpty()) {
+    refuseEdit(what, problem);
+    return false;
+  }
+  return applyEdit(after, what);
+}
+
+bool MainWindow::addCost(const std::function<void(widgets::CostDialog&)>& accept) {
+  QStringList names;
+  names = costNames(*mechanism_);
   widgets::CostDialog dialog(*mechanism_, names, this);
   const bool accepted = accept ? (accept(dialog), true) : dialog.exec() == QDialog::Accepted;
   if (!accepted) return false;

@@ -341,6 +341,16 @@ TEST_F(StudyTest, AddCostCompletesNamesAndIsOneEdit) {
   ASSERT_EQ(w.mechanism()->costs.size(), before + 1);
   EXPECT_EQ(w.mechanism()->costs.back().expression.text(), "(foot.x + 0.3)^2");
   EXPECT_EQ(w.studyPanel()->costList()->count(), static_cast<int>(before + 1));  // the study offers it
+  // changed in place (a double-click in the Study panel): renamed, made an end value
+  ASSERT_TRUE(w.changeCost("sweep", [](lw::widgets::CostDialog& d) {
+    EXPECT_EQ(d.expressionEdit()->text(), "(foot.x + 0.3)^2");  // pre-filled
+    d.nameEdit()->setText("sweep_end");
+    d.typeChoice()->setCurrentIndex(d.typeChoice()->findData("terminal"));
+  }));
+  EXPECT_EQ(w.mechanism()->costs.back().name, "sweep_end");
+  EXPECT_EQ(w.mechanism()->costs.back().type, lw::Cost::Type::Terminal);
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->costs.back().name, "sweep");
   w.undoStack()->undo();
   EXPECT_EQ(w.mechanism()->costs.size(), before);
   // an unknown name is refused with it, the document unchanged

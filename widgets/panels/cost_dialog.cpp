@@ -74,6 +74,13 @@ CostDialog::CostDialog(const Mechanism& m, const QStringList& names, QWidget* pa
   resize(480, sizeHint().height());
 }
 
+void CostDialog::setCost(const Cost& c) {
+  setWindowTitle(tr("Change Cost %1").arg(QString::fromStdString(c.name)));
+  name_->setText(QString::fromStdString(c.name));
+  type_->setCurrentIndex(type_->findData(c.type == Cost::Type::Terminal ? "terminal" : "integral"));
+  expression_->setText(QString::fromStdString(c.expression.text()));
+}
+
 QString CostDialog::wordBeforeCursor() const {
   const QString before = expression_->text().left(expression_->cursorPosition());
   static const QRegularExpression word(R"([A-Za-z_][A-Za-z0-9_.(]*$)");

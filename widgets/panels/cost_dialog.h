@@ -29,6 +29,8 @@ class CostDialog : public QDialog {
   QCompleter* completer() const { return completer_; }
   /// The cost as entered; false with the reason (an empty name or expression, text that does not parse).
   bool cost(Cost& out, QString& why) const;
+  /// Pre-filled with `c` (Change Cost): its name, type and expression.
+  void setCost(const Cost& c);
   /// The word being typed before the cursor replaced by `completion` (what choosing one does).
   void complete(const QString& completion);
 

@@ -46,7 +46,7 @@ enum Column { kCheck, kName, kValue, kRange };
 StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   costs_ = new QListWidget(this);
   costs_->setObjectName("StudyCosts");
-  costs_->setToolTip(tr("The costs whose gradients are computed (the file's \"costs\")"));
+  costs_->setToolTip(tr("The costs whose gradients are computed (the file's \"costs\"); double-click one to change it"));
   costs_->setMaximumHeight(64);
   parameters_ = new QTableWidget(0, 4, this);
   parameters_->setObjectName("StudyParameters");
@@ -106,6 +106,7 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
     if (!filling_) emit settingsChanged();
   };
   connect(costs_, &QListWidget::itemChanged, this, changed);
+  connect(costs_, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) { emit costChangeRequested(item->text()); });
   connect(parameters_, &QTableWidget::itemChanged, this, changed);
   connect(analysis_, &QComboBox::currentIndexChanged, this, changed);
   connect(method_, &QComboBox::currentIndexChanged, this, changed);

@@ -58,6 +58,8 @@ class StudyPanel : public QWidget {
   void finished(std::shared_ptr<const sens::SensitivityResult> result);
   /// The direct method's sensitivity histories and the impacts (before `finished`).
   void historiesReady(std::shared_ptr<const StudyHistories> histories);
+  /// A cost double-clicked: the window offers to change it.
+  void costChangeRequested(const QString& name);
   /// A choice changed (the window stores the study with the document).
   void settingsChanged();
   void message(const QString& text);
