@@ -405,8 +405,8 @@ void MainWindow::showMechanism() {
   study_->setMechanism(snapshot);
   tuning_->setMechanism(snapshot);
   showingStudy_ = false;
-  tuning_->setStudy(study_->settings().parameters, study_->settings().analysis == "kinematics", study_->endTime()->value(),
-                    study_->step()->value());
+  const StudySettings chosen = study_->settings();
+  tuning_->setStudy(chosen.parameters, chosen.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
   sketch_->setMechanism(*mechanism_, resolved_);
   if (!resolved_) {  // an empty new document, or a sketch that is not a mechanism yet
     scene_->clear();

@@ -266,7 +266,7 @@ bool MainWindow::changeCost(const QString& name, const std::function<void(widget
   const auto index = static_cast<std::size_t>(it - mechanism_->costs.begin());
   after.costs[index] = c;
   // the study follows a renamed cost
-  for (auto* list : {&after.study.costs}) std::replace(list->begin(), list->end(), name.toStdString(), c.name);
+  std::replace(after.study.costs.begin(), after.study.costs.end(), name.toStdString(), c.name);
   if (after.study.tuneCost == name.toStdString()) after.study.tuneCost = c.name;
   if (const QString problem = whyInvalid(after); !problem.isEmpty()) {
     refuseEdit(what, problem);

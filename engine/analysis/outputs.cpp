@@ -286,27 +286,29 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
       if (c.types[k] != Cost::Type::Targets) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
   // targets passed since the last point: the outputs there by linear interpolation (exact at a
   // step's time; the same interpolation differentiated, so the gradient is the value's)
-  if (nextSample_.empty()) nextSample_.assign(c.names.size(), 0);
-  std::vector<S> between;
-  for (std::size_t k = 0; k < c.names.size(); ++k) {
-    const auto& samples = c.samples[k];
-    for (std::size_t& i = nextSample_[k]; i < samples.size(); ++i) {
-      const double ti = samples[i].t;
-      if (started_ ? ti > t : ti > t * (1 + 1e-12) + 1e-300) break;
-      if (!started_ || t - lastT_ <= 0 || ti >= t) {
-        sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(slots_));
-        continue;
+  if (c.hasType(Cost::Type::Targets)) {
+    if (nextSample_.empty()) nextSample_.assign(c.names.size(), 0);
+    std::vector<S> between;
+    for (std::size_t k = 0; k < c.names.size(); ++k) {
+      const auto& samples = c.samples[k];
+      for (std::size_t& i = nextSample_[k]; i < samples.size(); ++i) {
+        const double ti = samples[i].t;
+        if (started_ ? ti > t : ti > t * (1 + 1e-12) + 1e-300) break;
+        if (!started_ || t - lastT_ <= 0 || ti >= t) {
+          sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(slots_));
+          continue;
+        }
+        const double f = std::max(0.0, (ti - lastT_) / (t - lastT_));
+        between.resize(slots_.size());
+        for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * f;
+        between[0] = S(ti);
+        sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(between));
       }
-      const double f = std::max(0.0, (ti - lastT_) / (t - lastT_));
-      between.resize(slots_.size());
-      for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * f;
-      between[0] = S(ti);
-      sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(between));
     }
+    lastSlots_ = slots_;  // only a targets cost reads between points
   }
-  lastSlots_ = slots_;
   previous_ = std::move(last_);
-  last_ = g;
+  last_ = std::move(g);
   lastT_ = t;
   started_ = true;
 }

@@ -48,12 +48,20 @@ struct ConstraintSide {
 
 class Tuning {
  public:
-  Tuning(const Mechanism& m, const OptimizeSpec& spec, const ParameterTable& table, std::vector<std::size_t> chosen,
+  Tuning(const Mechanism& m, const OptimizeSpec& spec, const ParameterTable& table, std::vector<std::size_t> chosen, const std::string& cost,
          const std::function<void(const Evaluation&)>& onEvaluation, const std::atomic<bool>* cancel, OptimizeResult& result)
       : m_(m), spec_(spec), table_(table), chosen_(std::move(chosen)), onEvaluation_(onEvaluation), cancel_(cancel), result_(result) {
     const auto& names = table_.names();
+    // every evaluation is this study of the cost, at another design
+    study_ = spec.sensitivity;
+    study_.method = sens::Method::Direct;
+    study_.costs = {cost};
+    study_.parameters.clear();
+    for (std::size_t k : chosen_) study_.parameters.push_back(names[k]);
     for (std::size_t k : chosen_) {
-      const Parameter& p = *std::find_if(m.parameters.begin(), m.parameters.end(), [&](const Parameter& q) { return q.name == names[k]; });
+      const auto it = std::find_if(m.parameters.begin(), m.parameters.end(), [&](const Parameter& q) { return q.name == names[k]; });
+      inMechanism_.push_back(static_cast<std::size_t>(it - m.parameters.begin()));
+      const Parameter& p = *it;
       const double v = table_.values()[k];
       lower_.push_back(p.hasMin ? p.min : -HUGE_VAL);
       upper_.push_back(p.hasMax ? p.max : HUGE_VAL);
@@ -90,22 +98,12 @@ class Tuning {
     e.parameters = toRho(u);
     e.names = result_.parameters;
     Mechanism moved = m_;
-    for (std::size_t i = 0; i < chosen_.size(); ++i) {
-      auto& p = *std::find_if(moved.parameters.begin(), moved.parameters.end(),
-                              [&](const Parameter& q) { return q.name == table_.names()[chosen_[i]]; });
-      p.value = Number(e.parameters[i]);
-    }
-    sens::SensitivitySpec s = spec_.sensitivity;
-    s.method = sens::Method::Direct;
-    s.costs = {cost_};
-    s.parameters.clear();
-    for (std::size_t k : chosen_) s.parameters.push_back(table_.names()[k]);
-    const auto r = sens::runSensitivity(moved, s, {}, cancel_);
+    for (std::size_t i = 0; i < chosen_.size(); ++i) moved.parameters[inMechanism_[i]].value = Number(e.parameters[i]);
+    const auto r = sens::runSensitivity(moved, study_, {}, cancel_);
     if (cancel_ && cancel_->load()) {
       stoppedByUser_ = true;
       throw nlopt::forced_stop();
     }
-    std::vector<double> dRho(chosen_.size(), 0.0);
     if (!r.status.ok()) {
       // a design where the run fails (a linkage that does not assemble): a value above every one
       // seen, its slope pointing back to the best design, so that a line search steps back
@@ -160,7 +158,7 @@ class Tuning {
         seeded.push_back(chosen_[j]);
         seeds.push_back(d);
       }
-      const std::vector<Dual> values = valuesWith(seeded, seeds);
+      const std::vector<Dual> values = table_.valuesOn<Dual>(seeded, seeds);
       const Dual g = constraints_[side.constraint](std::span<const Dual>(values));
       value = side.sign * (g.v - side.bound);
       if (!grad.empty())
@@ -185,18 +183,16 @@ class Tuning {
     return worst;
   }
 
-  std::string cost_;
   bool stoppedByUser_ = false;
   static constexpr double kFeasible = 1e-8;
 
  private:
-  std::vector<Dual> valuesWith(const std::vector<std::size_t>& seeded, const std::vector<Dual>& seeds) const {
-    return table_.valuesOn<Dual>(seeded, seeds);
-  }
   const Mechanism& m_;
   const OptimizeSpec& spec_;
   const ParameterTable& table_;
   std::vector<std::size_t> chosen_;
+  std::vector<std::size_t> inMechanism_;  // the chosen parameters' indices in m_.parameters
+  sens::SensitivitySpec study_;
   const std::function<void(const Evaluation&)>& onEvaluation_;
   const std::atomic<bool>* cancel_;
   OptimizeResult& result_;
@@ -205,11 +201,8 @@ class Tuning {
   double worstObjective_ = 0;
 };
 
-struct ObjectiveData {
-  Tuning* tuning;
-};
-double objectiveThunk(const std::vector<double>& u, std::vector<double>& grad, void* data) {
-  return static_cast<ObjectiveData*>(data)->tuning->objective(u, grad);
+double objectiveThunk(const std::vector<double>& u, std::vector<double>& grad, void* tuning) {
+  return static_cast<Tuning*>(tuning)->objective(u, grad);
 }
 struct ConstraintData {
   Tuning* tuning;
@@ -334,15 +327,13 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
   for (std::size_t k : chosen) res.parameters.push_back(table->names()[k]);
   for (std::size_t k : chosen) res.initial.push_back(table->values()[k]);
 
-  Tuning tuning(m, spec, *table, chosen, onEvaluation, cancel, res);
-  tuning.cost_ = cost;
+  Tuning tuning(m, spec, *table, chosen, cost, onEvaluation, cancel, res);
   const auto n = static_cast<unsigned>(chosen.size());
   nlopt::opt opt(algo.nlopt, n);
   // NLopt's SLSQP and others take infinite bounds; the scaled box is [0, 1] for ranged parameters
   opt.set_lower_bounds(tuning.lowerU());
   opt.set_upper_bounds(tuning.upperU());
-  ObjectiveData od{&tuning};
-  opt.set_min_objective(objectiveThunk, &od);
+  opt.set_min_objective(objectiveThunk, &tuning);
   std::vector<ConstraintData> sides;
   sides.reserve(2 * spec.constraints.size());
   for (std::size_t c = 0; c < spec.constraints.size(); ++c) {
@@ -385,7 +376,6 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
     res.bestObjective = res.history.front().objective;
     res.notes.push_back("no design tried met the constraints: the starting design is kept");
   }
-  if (tuning.stoppedByUser_) res.status = res.status.ok() ? Status{} : res.status;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;
 }
