@@ -81,6 +81,19 @@ TEST(Optimize, AnActiveBoundAndAnActiveConstraintHoldAtTheAnswer) {
   EXPECT_GT(r.best[0] + r.best[2], 3.8 - 1e-6);
   EXPECT_GT(r.bestCost, 1e-6);
   EXPECT_LT(r.bestCost, r.initialCost / 10);
+  // KKT at the answer, with a fresh gradient: ∇ψ = −λ ∇(L1 + L3), λ > 0, i.e. ∂ψ/∂L1 = ∂ψ/∂L3 < 0
+  // and the other parameters stationary (a wrong constraint gradient stops elsewhere)
+  Mechanism atC = m;
+  for (std::size_t i = 0; i < 5; ++i)
+    for (auto& p : atC.parameters)
+      if (p.name == r.parameters[i]) p.value = Number(r.best[i]);
+  const auto gc = sens::runSensitivity(atC, synthesis(m).sensitivity);
+  ASSERT_TRUE(gc.status.ok());
+  const auto& G = gc.methods[0].gradient;
+  std::printf("constrained optimum: dpsi/d(L1, L2, L3, Px, Py) = %g %g %g %g %g\n", G(0, 0), G(0, 1), G(0, 2), G(0, 3), G(0, 4));
+  EXPECT_LT(G(0, 0), 0);
+  EXPECT_NEAR(G(0, 0), G(0, 2), 1e-4 * std::abs(G(0, 0)));
+  for (Eigen::Index k : {1, 3, 4}) EXPECT_LT(std::abs(G(0, k)), 1e-4 * std::abs(G(0, 0))) << "free parameter " << k;
 }
 
 TEST(Optimize, DerivativeFreeMethodsReduceTheCostToo) {
@@ -137,6 +150,14 @@ TEST(Optimize, SetParametersKeepsTheDrivenCrankAndClosesTheLoop) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message.find("does not close"), std::string::npos) << s.message;
   EXPECT_EQ(m.parameters[0].value.value, before.parameters[0].value.value);
+}
+
+TEST(Optimize, AStudyWithAnUnknownAlgorithmIsReported) {
+  Mechanism m = test::sampleMechanism("four-bar-synthesis");
+  m.study.algorithm = "newton";
+  std::string error;
+  specFromStudy(m, error);
+  EXPECT_EQ(error.rfind("study.tuning.algorithm: unknown algorithm 'newton' (slsqp", 0), 0u) << error;
 }
 
 TEST(Optimize, BadRequestsAreRefusedNamingTheItem) {

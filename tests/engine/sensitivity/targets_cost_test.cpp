@@ -183,5 +183,31 @@ TEST(TargetsCost, FileRoundTripKeepsTargetsAndStudy) {
   EXPECT_TRUE(found);
 }
 
+// a file's study that cannot be read: each problem named by its path
+TEST(TargetsCost, StudyProblemsAreReportedWithTheirPath) {
+  const std::string head = R"({"format": "linkwright-mechanism", "version": 1, "name": "x", "dimension": 2, "bodies": [], "study": )";
+  const struct {
+    const char* study;
+    const char* path;
+    const char* message;
+  } cases[] = {
+      {R"({"analysis": "statics"})", "study.analysis", "dynamics or kinematics, not 'statics'"},
+      {R"({"method": "newton"})", "study.method", "ddm, avm, cs, fd or compare"},
+      {R"({"costs": "psi"})", "study.costs", "expected an array of names"},
+      {R"({"tuning": {"max_evaluations": 0}})", "study.tuning.max_evaluations", "a whole number from 1"},
+      {R"({"tuning": {"constraints": [{"name": "c", "expression": "L1"}]}})", "study.tuning.constraints[0]", "needs a \"min\" or a \"max\""},
+      {R"({"tuning": {"constraints": [{"name": "c", "expression": "L1", "min": 2, "max": 1}]}})", "study.tuning.constraints[0].max",
+       "below the min"},
+      {R"({"colour": 1})", "study", "colour"},
+  };
+  for (const auto& c : cases) {
+    const auto r = io::loadMechanismFromString(head + c.study + "}");
+    ASSERT_FALSE(r.ok()) << c.study;
+    bool found = false;
+    for (const auto& d : r.diagnostics) found = found || (d.path.rfind(c.path, 0) == 0 && d.message.find(c.message) != std::string::npos);
+    EXPECT_TRUE(found) << c.study << ": " << (r.diagnostics.empty() ? std::string("no diagnostic") : r.diagnostics.front().path + ": " + r.diagnostics.front().message);
+  }
+}
+
 }  // namespace
 }  // namespace lw::sens
