@@ -433,6 +433,11 @@ int main(int argc, char** argv) {
   optCmd->add_option("--analysis", optArgs.analysis, "kinematics or dynamics (default: the file's study, else dynamics)");
   optCmd->add_option("--t-end", optArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
   optCmd->add_option("--dt", optArgs.dt, "time step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
+  optCmd->add_flag("--crank-turns", optArgs.crankTurns, "constrain every four-bar loop so that its input link turns fully "
+                                                       "(the Grashof conditions for that link)");
+  optCmd->add_option("--min-transmission", optArgs.minTransmission, "constrain every four-bar loop's transmission angle to "
+                                                                    "[DEG, 180 - DEG] over the whole turn (e.g. 40)")
+      ->check(CLI::Range(0.0, 89.9));
   optCmd->add_option("-o,--out", optArgs.out, "write the tuned mechanism here ('-' = standard output)");
 
   std::string setFile, setOut;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli_support.h"
+#include "optimize/four_bar_limits.h"
 #include "optimize/optimize.h"
 #include "sensitivity/sensitivity.h"
 
@@ -185,6 +186,23 @@ int optimizeCmd(const OptimizeArgs& a) {
   }
   if (a.tEnd > 0) spec.sensitivity.run.tEnd = a.tEnd;
   if (a.dt > 0) spec.sensitivity.run.dt = a.dt;
+  if (a.crankTurns || a.minTransmission > 0) {
+    std::string why;
+    const auto limits = lw::opt::fourBarLimits(*r.mechanism, a.minTransmission, why);
+    if (limits.empty()) {
+      std::cerr << a.file << ": " << (a.crankTurns ? "--crank-turns" : "--min-transmission") << ": " << why << "\n";
+      return kAnalysisFailed;
+    }
+    for (const auto& l : limits) {
+      std::vector<lw::TuningConstraint> chosen = l.transmission;
+      if (a.crankTurns) chosen.insert(chosen.begin(), l.turns.begin(), l.turns.end());
+      for (const auto& k : chosen) {
+        spec.constraints.push_back(k);
+        std::cerr << "constraint " << k.name << " (" << l.loop << "): " << (k.hasMin ? lw::shortNumber(k.min) + " <= " : std::string())
+                  << k.expression.text() << (k.hasMax ? " <= " + lw::shortNumber(k.max) : std::string()) << "\n";
+      }
+    }
+  }
   std::cerr << "eval  cost            gradient norm   design\n";
   auto print = [&](const lw::opt::Evaluation& e) {
     char line[96];
@@ -195,7 +213,8 @@ int optimizeCmd(const OptimizeArgs& a) {
     }
     std::cerr << line;
     for (std::size_t i = 0; i < e.parameters.size(); ++i) std::cerr << (i ? " " : "") << lw::shortNumber(e.parameters[i]);
-    std::cerr << (e.best ? "  *" : "") << (e.failed ? "  " + e.message : std::string()) << "\n";
+    std::cerr << (e.best ? "  *" : "") << (e.failed ? "  " + e.message : std::string())
+              << (!e.failed && e.violation > 0 ? "  (outside a constraint by " + lw::shortNumber(e.violation) + ")" : std::string()) << "\n";
   };
   const auto result = lw::opt::optimize(*r.mechanism, spec, print);
   for (const auto& n : result.notes) std::cerr << a.file << ": note: " << n << "\n";

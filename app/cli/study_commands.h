@@ -20,6 +20,8 @@ struct OptimizeArgs {
   std::string file, cost, parameters, algorithm, analysis, out;
   int maxEvals = 0;
   double target = NAN, tEnd = -1, dt = -1;
+  bool crankTurns = false;      // add every four-bar loop's Grashof conditions for its input
+  double minTransmission = 0;   // degrees: keep every four-bar loop's transmission angle within
 };
 
 int sensitivity(const SensitivityArgs& a);

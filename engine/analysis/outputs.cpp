@@ -283,7 +283,13 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   for (std::size_t k = 0; k < c.names.size(); ++k) g[k] = c.expressions[k](std::span<const S>(slots_));
   if (started_)
     for (std::size_t k = 0; k < g.size(); ++k)
-      if (c.types[k] != Cost::Type::Targets) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+      if (c.types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+  if (extreme_.empty()) extreme_ = g;
+  for (std::size_t k = 0; k < g.size(); ++k) {
+    // the first of equal values is kept: the step where the extreme is first reached
+    if (c.types[k] == Cost::Type::Minimum && num::value(g[k]) < num::value(extreme_[k])) extreme_[k] = g[k];
+    if (c.types[k] == Cost::Type::Maximum && num::value(g[k]) > num::value(extreme_[k])) extreme_[k] = g[k];
+  }
   // targets passed since the last point: the outputs there by linear interpolation (exact at a
   // step's time; the same interpolation differentiated, so the gradient is the value's)
   if (c.hasType(Cost::Type::Targets)) {
@@ -324,8 +330,11 @@ template <class S>
 std::vector<S> CostAccumulator<S>::values() const {
   std::vector<S> v(c_->names.size(), S(0.0));
   for (std::size_t k = 0; k < v.size(); ++k) {
-    if (c_->types[k] != Cost::Type::Terminal) v[k] = sum_.empty() ? S(0.0) : sum_[k];
-    else v[k] = last_.empty() ? S(0.0) : last_[k];
+    switch (c_->types[k]) {
+      case Cost::Type::Integral: case Cost::Type::Targets: v[k] = sum_.empty() ? S(0.0) : sum_[k]; break;
+      case Cost::Type::Terminal: v[k] = last_.empty() ? S(0.0) : last_[k]; break;
+      case Cost::Type::Minimum: case Cost::Type::Maximum: v[k] = extreme_.empty() ? S(0.0) : extreme_[k]; break;
+    }
   }
   return v;
 }

@@ -80,7 +80,8 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
 /// A problem with the run's end time for the costs (a target after the end), or "".
 std::string costTimesProblem(const CostSet& c, double tEnd);
 
-/// Running values of a CostSet on S: integral costs by the trapezoidal rule over the points added.
+/// Running values of a CostSet on S: integral costs by the trapezoidal rule over the points added,
+/// minimum and maximum costs as the extreme point (compared by value; its derivatives come along).
 template <class S>
 class CostAccumulator {
  public:
@@ -97,6 +98,7 @@ class CostAccumulator {
  private:
   const CostSet* c_;
   std::vector<S> slots_, lastSlots_, initial_, sum_, last_, previous_;
+  std::vector<S> extreme_;  // by cost: a minimum's or maximum's value so far
   std::vector<std::size_t> nextSample_;  // by cost: the first target not yet passed
   double lastT_ = 0;
   bool started_ = false;

@@ -724,7 +724,8 @@ class Decoder {
     if (!keys(j, p, {"name", "type", "expression"}, {"name", "type", "expression"})) return c;
     c.name = str(j["name"], p + ".name");
     c.type = choice<Cost::Type>(j["type"], p + ".type",
-                                {{"integral", Cost::Type::Integral}, {"terminal", Cost::Type::Terminal}, {"targets", Cost::Type::Targets}});
+                                {{"integral", Cost::Type::Integral}, {"terminal", Cost::Type::Terminal}, {"targets", Cost::Type::Targets},
+                                 {"minimum", Cost::Type::Minimum}, {"maximum", Cost::Type::Maximum}});
     const Number n = number(j["expression"], p + ".expression");
     c.expression = n.isLiteral() ? Expression::constant(n.value) : n.expression;
     return c;
@@ -973,7 +974,7 @@ Json encode(const Mechanism& m) {
         continue;
       }
       a.push_back(Json{{"name", c.name},
-                       {"type", c.type == Cost::Type::Integral ? "integral" : "terminal"},
+                       {"type", toString(c.type)},
                        {"expression", c.expression.text()}});
     }
   }

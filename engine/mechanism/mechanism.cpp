@@ -72,6 +72,17 @@ const char* toString(Output::Energy e) {
 
 const char* toString(Contact::Law l) { return l == Contact::Law::Newton ? "newton" : "kinematic"; }
 
+const char* toString(Cost::Type t) {
+  switch (t) {
+    case Cost::Type::Integral: return "integral";
+    case Cost::Type::Terminal: return "terminal";
+    case Cost::Type::Targets: return "targets";
+    case Cost::Type::Minimum: return "minimum";
+    case Cost::Type::Maximum: return "maximum";
+  }
+  return "?";
+}
+
 const char* toString(Component c) {
   switch (c) {
     case Component::X: return "x";

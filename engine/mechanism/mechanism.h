@@ -205,10 +205,12 @@ struct Cost {
     double t = 0;
     std::vector<double> at;  // dimension components
   };
-  enum class Type { Integral, Terminal, Targets };
+  // Minimum, Maximum: the least (greatest) value of the expression at the run's steps, e.g. the
+  // worst transmission angle over a turn; its gradient is the expression's at that step
+  enum class Type { Integral, Terminal, Targets, Minimum, Maximum };
   std::string name;
   Type type = Type::Integral;
-  Expression expression;  // Integral, Terminal: of output components, initial(...), parameters and t
+  Expression expression;  // Integral, Terminal, Minimum, Maximum: of output components, initial(...), parameters and t
   std::string output;     // Targets: a point output (position, velocity or acceleration)
   std::vector<Target> targets;  // Targets: in time order
 };
@@ -271,6 +273,7 @@ const char* toString(Output::Type);
 const char* toString(Output::Energy);
 const char* toString(Contact::Law);
 const char* toString(Component);
+const char* toString(Cost::Type);  // "integral", "terminal", "targets", "minimum", "maximum"
 /// Joint freedoms (relative degrees of freedom it allows).
 int jointFreedoms(JointType);
 /// True for the types allowed in a model of this dimension.

@@ -56,6 +56,10 @@ class Tuning {
     study_ = spec.sensitivity;
     study_.method = sens::Method::Direct;
     study_.costs = {cost};
+    // the costs the constraints name come from the same run, with their gradients
+    for (const auto& c : spec.constraints)
+      for (const auto& v : c.expression.variables())
+        if (table_.find(v) < 0 && std::find(study_.costs.begin(), study_.costs.end(), v) == study_.costs.end()) study_.costs.push_back(v);
     study_.parameters.clear();
     for (std::size_t k : chosen_) study_.parameters.push_back(names[k]);
     for (std::size_t k : chosen_) {
@@ -71,6 +75,7 @@ class Tuning {
       scale_.push_back(bounded ? p.max - p.min : std::max(std::abs(v), 1e-3));
     }
     std::vector<std::string> slots(names.begin(), names.end());
+    slots.insert(slots.end(), study_.costs.begin(), study_.costs.end());
     for (const auto& c : spec.constraints) constraints_.push_back(c.expression.bind(slots));
   }
 
@@ -93,6 +98,12 @@ class Tuning {
       stoppedByUser_ = true;
       throw nlopt::forced_stop();
     }
+    // SLSQP asks again, with the gradient, for the design its line search just accepted: the
+    // run is not repeated
+    if (!at_.failed && u == at_.u && !at_.objectiveGradient.empty()) {
+      if (!grad.empty()) grad = at_.objectiveGradient;
+      return at_.objective;
+    }
     Evaluation e;
     e.index = static_cast<int>(result_.history.size()) + 1;
     e.parameters = toRho(u);
@@ -104,6 +115,8 @@ class Tuning {
       stoppedByUser_ = true;
       throw nlopt::forced_stop();
     }
+    at_ = {u, !r.status.ok(), {}, {}, 0, {}};
+    if (r.status.ok()) at_.values = r.methods.front().values, at_.gradient = r.methods.front().gradient;
     if (!r.status.ok()) {
       // a design where the run fails (a linkage that does not assemble): a value above every one
       // seen, its slope pointing back to the best design, so that a line search steps back
@@ -129,6 +142,9 @@ class Tuning {
         norm += g * g;
       }
       e.gradientNorm = std::sqrt(norm);
+      at_.objective = f;
+      at_.objectiveGradient.resize(u.size());
+      for (std::size_t i = 0; i < u.size(); ++i) at_.objectiveGradient[i] = df * r.methods.front().gradient(0, static_cast<Eigen::Index>(i)) * scale_[i];
       e.violation = violation(e.parameters);
       const bool feasible = e.violation <= kFeasible;
       if (feasible && (result_.best.empty() || f < result_.bestObjective)) {
@@ -145,9 +161,22 @@ class Tuning {
   }
 
   /// Side `k`'s value c(u) ≤ 0, and its gradient with respect to u.
-  double constraint(const ConstraintSide& side, const std::vector<double>& u, std::vector<double>& grad) const {
-    const std::vector<double> rho = toRho(u);
+  double constraint(const ConstraintSide& side, const std::vector<double>& u, std::vector<double>& grad) {
+    if (u != at_.u) {
+      // NLopt asks for the constraints where it asked for the objective; elsewhere, one more run
+      std::vector<double> none;
+      objective(u, none);
+    }
     const std::size_t n = chosen_.size();
+    if (at_.failed) {
+      // where the run fails: violated, sloping back toward the best design (as the objective does)
+      const std::vector<double> back = result_.best.empty() ? toU(result_.initial) : toU(result_.best);
+      if (!grad.empty())
+        for (std::size_t i = 0; i < n; ++i) grad[i] = u[i] - back[i];
+      return 1.0;
+    }
+    const std::vector<double> rho = toRho(u);
+    const std::size_t costs = at_.values.size();
     double value = 0;
     for (std::size_t first = 0; first < n || first == 0; first += num::kChunk) {
       std::vector<std::size_t> seeded;
@@ -158,7 +187,13 @@ class Tuning {
         seeded.push_back(chosen_[j]);
         seeds.push_back(d);
       }
-      const std::vector<Dual> values = table_.valuesOn<Dual>(seeded, seeds);
+      std::vector<Dual> values = table_.valuesOn<Dual>(seeded, seeds);
+      for (std::size_t k = 0; k < costs; ++k) {
+        Dual c(at_.values[k]);
+        for (std::size_t j = first; j < std::min(n, first + num::kChunk); ++j)
+          c.g[j - first] = at_.gradient(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(j));
+        values.push_back(c);
+      }
       const Dual g = constraints_[side.constraint](std::span<const Dual>(values));
       value = side.sign * (g.v - side.bound);
       if (!grad.empty())
@@ -172,19 +207,21 @@ class Tuning {
   double violation(const std::vector<double>& rho) const {
     if (constraints_.empty()) return 0;
     const std::vector<std::size_t> seeded(chosen_);
-    const std::vector<double> all = table_.valuesOn<double>(seeded, rho);
+    std::vector<double> all = table_.valuesOn<double>(seeded, rho);
+    all.insert(all.end(), at_.values.begin(), at_.values.end());  // the costs, at the design just run
     double worst = 0;
     for (std::size_t c = 0; c < constraints_.size(); ++c) {
       const double g = constraints_[c](std::span<const double>(all));
       const auto& k = spec_.constraints[c];
-      if (k.hasMax) worst = std::max(worst, g - k.max);
-      if (k.hasMin) worst = std::max(worst, k.min - g);
+      // violations relative to the bound's size (a constraint in degrees or in metres alike)
+      if (k.hasMax) worst = std::max(worst, (g - k.max) / std::max(1.0, std::abs(k.max)));
+      if (k.hasMin) worst = std::max(worst, (k.min - g) / std::max(1.0, std::abs(k.min)));
     }
     return worst;
   }
 
   bool stoppedByUser_ = false;
-  static constexpr double kFeasible = 1e-8;
+  static constexpr double kFeasible = 1e-8;  // relative to the bound
 
  private:
   const Mechanism& m_;
@@ -197,8 +234,17 @@ class Tuning {
   const std::atomic<bool>* cancel_;
   OptimizeResult& result_;
   std::vector<double> lower_, upper_, origin_, scale_;
-  std::vector<Expression::Bound> constraints_;
+  std::vector<Expression::Bound> constraints_;  // on [parameters, study_.costs]
   double worstObjective_ = 0;
+  // the design last run (scaled) and its costs' values and gradients (study_.costs × chosen)
+  struct Point {
+    std::vector<double> u;
+    bool failed = false;
+    std::vector<double> values;
+    Eigen::MatrixXd gradient;
+    double objective = 0;
+    std::vector<double> objectiveGradient;  // with respect to u
+  } at_;
 };
 
 double objectiveThunk(const std::vector<double>& u, std::vector<double>& grad, void* tuning) {
@@ -322,8 +368,10 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
     return refuse(std::string(algo.name) + " takes no constraints: use slsqp, mma, ccsaq or cobyla");
   if (spec.maxEvaluations < 1) return refuse("the number of evaluations must be at least 1");
   for (const auto& c : spec.constraints)
-    for (const auto& v : c.expression.variables())
-      if (table->find(v) < 0) return refuse("constraint '" + c.name + "' uses '" + v + "', which is not a parameter");
+    for (const auto& v : c.expression.variables()) {
+      const bool cost = std::any_of(m.costs.begin(), m.costs.end(), [&](const Cost& k) { return k.name == v; });
+      if (table->find(v) < 0 && !cost) return refuse("constraint '" + c.name + "' uses '" + v + "', which is neither a parameter nor a cost");
+    }
   for (std::size_t k : chosen) res.parameters.push_back(table->names()[k]);
   for (std::size_t k : chosen) res.initial.push_back(table->values()[k]);
 
@@ -355,7 +403,7 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
     switch (r) {
       case nlopt::FTOL_REACHED: res.stopReason = "converged: the cost changed by less than " + shortNumber(spec.relativeTolerance) + " (relative)"; break;
       case nlopt::XTOL_REACHED: res.stopReason = "converged: the design stopped moving"; break;
-      case nlopt::MAXEVAL_REACHED: res.stopReason = "stopped after " + std::to_string(spec.maxEvaluations) + " evaluations (the limit)"; break;
+      case nlopt::MAXEVAL_REACHED: res.stopReason = "stopped at the limit of " + std::to_string(spec.maxEvaluations) + " optimiser steps"; break;
       case nlopt::STOPVAL_REACHED: res.stopReason = "reached the target value"; break;
       default: res.stopReason = "converged"; break;
     }
@@ -370,11 +418,17 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
     const std::string why = res.history.empty() ? std::string("nothing was evaluated") : res.history.front().message;
     res.status = failure(Status::Code::NotConverged, 0, "the starting design cannot be evaluated: " + why);
   } else if (res.best.empty()) {
-    // no evaluation met the constraints: report the start
-    res.best = res.initial;
-    res.bestCost = res.initialCost;
-    res.bestObjective = res.history.front().objective;
-    res.notes.push_back("no design tried met the constraints: the starting design is kept");
+    // no evaluation met the constraints: the one nearest to them (a constraint on a minimum over
+    // the run can be met only to within the change between steps), the lower cost on a tie
+    const Evaluation* nearest = nullptr;
+    for (const auto& e : res.history)
+      if (!e.failed && (!nearest || e.violation < nearest->violation || (e.violation == nearest->violation && e.objective < nearest->objective)))
+        nearest = &e;
+    res.best = nearest->parameters;
+    res.bestCost = nearest->cost;
+    res.bestObjective = nearest->objective;
+    res.notes.push_back("no design tried met the constraints exactly: evaluation " + std::to_string(nearest->index) +
+                        ", the nearest, is kept (outside by " + shortNumber(nearest->violation) + ", relative to the bound)");
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;

@@ -46,7 +46,7 @@ struct Evaluation {
   double cost = 0;                // ψ
   double objective = 0;           // what is minimised: ψ, or (ψ − target)²
   double gradientNorm = 0;        // |∂objective/∂ρ| scaled by the parameters' ranges (0 when failed)
-  double violation = 0;           // the largest constraint violation
+  double violation = 0;           // the largest constraint violation (relative to the bound, when above 1)
   bool failed = false;            // the run failed there (`message`): the optimiser is pushed back
   bool best = false;              // the best design so far (within the constraints)
   std::string message;

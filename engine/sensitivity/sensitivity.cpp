@@ -137,7 +137,8 @@ long checkpointInterval(const SensitivitySpec& spec) {
 analysis::SimulationSpec runSpec(const SensitivitySpec& spec, const Study& st, analysis::StepObserver* observer,
                                  analysis::PenaltyObserver* penaltyObserver = nullptr) {
   analysis::SimulationSpec s = spec.run;
-  if (s.maxStep == 0 && (st.costs.hasType(Cost::Type::Integral) || st.costs.hasType(Cost::Type::Targets)))
+  if (s.maxStep == 0 && (st.costs.hasType(Cost::Type::Integral) || st.costs.hasType(Cost::Type::Targets) ||
+                          st.costs.hasType(Cost::Type::Minimum) || st.costs.hasType(Cost::Type::Maximum)))
     s.maxStep = s.dt;
   s.observer = observer;
   s.penaltyObserver = penaltyObserver;
@@ -238,12 +239,16 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   res.costs = st.costs.names;
   // the adjoint's sources are the integrands' and the end's: a targets cost (terms at given times)
-  // is the direct method's and the others' so far
-  const bool targets = st.costs.hasType(Cost::Type::Targets);
+  // and a minimum or maximum (a term at the step where it is reached) are the direct method's and
+  // the others' so far
+  std::string sampled;
+  for (std::size_t k = 0; k < st.costs.names.size() && sampled.empty(); ++k)
+    if (st.costs.types[k] != Cost::Type::Integral && st.costs.types[k] != Cost::Type::Terminal)
+      sampled = std::string("the ") + toString(st.costs.types[k]) + " cost '" + st.costs.names[k] + "'";
+  const bool targets = !sampled.empty();
   if (targets && spec.method == Method::Adjoint) {
     res.status = failure(Status::Code::BadRequest, 0,
-                         "the adjoint method takes integral and terminal costs so far: a targets cost (points at given times) "
-                         "is differentiated by ddm, cs or fd");
+                         "the adjoint method takes integral and terminal costs so far: " + sampled + " is differentiated by ddm, cs or fd");
     return res;
   }
   std::vector<Method> methods{spec.method};
@@ -251,7 +256,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     methods = {Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences};
     if (targets) {
       methods.erase(methods.begin() + 1);
-      res.notes.push_back("the adjoint is left out of the comparison: it takes integral and terminal costs so far, not targets");
+      res.notes.push_back("the adjoint is left out of the comparison: it takes integral and terminal costs so far, not " + sampled);
     }
   }
   const double share = 1.0 / static_cast<double>(methods.size());

@@ -66,6 +66,8 @@ std::vector<FourBarLoop> fourBarLoops(const ResolvedMechanism& m) {
               l.inputJoint = pa.joint, l.outputJoint = pc.joint;
               l.groundInput = pa.ground, l.groundOutput = pc.ground;
               l.couplerInput = jab.points[1 - s1], l.couplerOutput = jbc.points[1 - s2];
+              l.inputPivot = pa.body, l.inputPin = jab.points[s1];
+              l.outputPivot = pc.body, l.outputPin = jbc.points[s2];
               l.ground = (m.pointWorld(pa.ground) - m.pointWorld(pc.ground)).norm();
               l.crank = (m.pointWorld(pa.body) - m.pointWorld(jab.points[s1])).norm();
               l.link = (m.pointWorld(jab.points[1 - s1]) - m.pointWorld(jbc.points[1 - s2])).norm();

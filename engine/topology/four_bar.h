@@ -15,6 +15,8 @@ struct FourBarLoop {
   int inputJoint = -1, outputJoint = -1;      // their pins to the ground
   ItemIndex groundInput, groundOutput;        // the ground pivots
   ItemIndex couplerInput, couplerOutput;      // the coupler's pins (on the coupler)
+  ItemIndex inputPivot, inputPin;             // the input's points at the ground and the coupler
+  ItemIndex outputPivot, outputPin;           // the output's points at the ground and the coupler
   double ground = 0, crank = 0, link = 0, rocker = 0;  // lengths d, a, b, c
   bool grashof = false;  // s + l ≤ p + q: some link turns fully
   bool changePoint = false;  // s + l = p + q: the links can fold flat

@@ -38,7 +38,9 @@
 #include <QCompleter>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QInputDialog>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include "analysis/assembly.h"
 #include "sketch/sketch_view.h"
@@ -46,6 +48,8 @@
 #include <QTabWidget>
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
+#include "topology/four_bar.h"
+#include "mechanism/resolved.h"
 
 namespace {
 
@@ -404,6 +408,53 @@ TEST_F(StudyTest, TuningKeepsAConstraintEnteredInThePanelAndSavesIt) {
   w.tuningPanel()->run();
   EXPECT_FALSE(w.tuningPanel()->running());
   EXPECT_TRUE(w.tuningPanel()->status()->text().contains("constraint broken")) << w.tuningPanel()->status()->text().toStdString();
+}
+
+TEST_F(StudyTest, FourBarLimitsFromThePanelHoldAtTheTunedDesign) {
+  lw::app::MainWindow w;
+  openShown(w, "four-bar-synthesis");
+  auto* tuning = w.tuningPanel();
+  w.findChild<QDockWidget*>("TuningDock")->raise();
+  ASSERT_TRUE(tuning->fourBarButton()->isEnabled());
+  // the menu's two entries, as a user picks them (the angle typed into the dialog it opens)
+  const auto actions = tuning->fourBarButton()->menu()->actions();
+  ASSERT_EQ(actions.size(), 2);
+  actions[0]->trigger();
+  EXPECT_EQ(tuning->constraintTable()->rowCount(), 2);
+  QTimer::singleShot(50, [] {
+    auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+    ASSERT_NE(dialog, nullptr);
+    dialog->setDoubleValue(60);
+    dialog->accept();
+  });
+  actions[1]->trigger();
+  ASSERT_EQ(tuning->constraintTable()->rowCount(), 4);
+  EXPECT_EQ(tuning->constraintTable()->item(2, 0)->text(), "crank_transmission_folded");
+  EXPECT_EQ(tuning->constraintTable()->item(2, 3)->text(), "0.5");  // cos 60°
+  // asked again: replaced by name, not doubled
+  QString why;
+  ASSERT_TRUE(tuning->addFourBarLimits(true, 60, why)) << why.toStdString();
+  EXPECT_EQ(tuning->constraintTable()->rowCount(), 4);
+  QTest::mouseClick(tuning->runButton(), Qt::LeftButton);
+  longestStallWhile([&] { return !tuning->running(); });
+  ASSERT_EQ(tuning->bestNames().size(), 5u) << tuning->status()->text().toStdString();
+  // the tuned linkage, by the engine's own four-bar analysis: a crank-rocker within 60°–120°
+  lw::Mechanism tuned = *w.mechanism();
+  ASSERT_TRUE(lw::opt::setParameters(tuned, tuning->bestNames(), tuning->bestValues()).ok());
+  lw::Diagnostics d;
+  const auto resolved = lw::resolve(tuned, d);
+  ASSERT_TRUE(resolved.has_value());
+  const auto loops = lw::topology::fourBarLoops(*resolved);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].type, "crank-rocker");
+  EXPECT_GE(loops[0].minTransmission, 60 - 1e-2);
+  EXPECT_LE(loops[0].maxTransmission, 120 + 1e-2);
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/tuning_four_bar_limits_1280x800.png");
+  // a mechanism without a four-bar loop: the button is off and says why
+  openShown(w, "five-bar");
+  EXPECT_FALSE(tuning->fourBarButton()->isEnabled());
+  EXPECT_TRUE(tuning->fourBarButton()->toolTip().contains("no four-bar loop")) << tuning->fourBarButton()->toolTip().toStdString();
 }
 
 TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {

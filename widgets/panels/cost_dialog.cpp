@@ -1,5 +1,6 @@
 #include "panels/cost_dialog.h"
 
+#include <algorithm>
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QCompleter>
@@ -32,6 +33,8 @@ CostDialog::CostDialog(const Mechanism& m, const QStringList& names, QWidget* pa
   type_ = new QComboBox(this);
   type_->addItem(tr("Integral over the run (∫ expression dt)"), "integral");
   type_->addItem(tr("Value at the end of the run"), "terminal");
+  type_->addItem(tr("Least value over the run (e.g. the worst transmission angle)"), "minimum");
+  type_->addItem(tr("Greatest value over the run"), "maximum");
   expression_ = new QLineEdit(this);
   expression_->setObjectName("CostExpression");
   expression_->setPlaceholderText(tr("e.g. (P.x - 2)^2 + P.y^2"));
@@ -77,7 +80,7 @@ CostDialog::CostDialog(const Mechanism& m, const QStringList& names, QWidget* pa
 void CostDialog::setCost(const Cost& c) {
   setWindowTitle(tr("Change Cost %1").arg(QString::fromStdString(c.name)));
   name_->setText(QString::fromStdString(c.name));
-  type_->setCurrentIndex(type_->findData(c.type == Cost::Type::Terminal ? "terminal" : "integral"));
+  type_->setCurrentIndex(std::max(0, type_->findData(QString(toString(c.type)))));
   expression_->setText(QString::fromStdString(c.expression.text()));
 }
 
@@ -116,7 +119,11 @@ bool CostDialog::cost(Cost& out, QString& why) const {
   }
   out = Cost{};
   out.name = name.toStdString();
-  out.type = type_->currentData().toString() == "terminal" ? Cost::Type::Terminal : Cost::Type::Integral;
+  const QString type = type_->currentData().toString();
+  out.type = type == "terminal" ? Cost::Type::Terminal
+             : type == "minimum"  ? Cost::Type::Minimum
+             : type == "maximum"  ? Cost::Type::Maximum
+                                  : Cost::Type::Integral;
   out.expression = e;
   return true;
 }

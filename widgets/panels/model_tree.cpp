@@ -152,7 +152,9 @@ void ModelTree::setMechanism(const Mechanism& m) {
   for (const auto& c : m.costs)
     leaf(costs, c.name,
          c.type == Cost::Type::Targets ? QString("%1 through %2 target point(s)").arg(QString::fromStdString(c.output)).arg(c.targets.size())
-                                       : QString::fromStdString(c.expression.text()));
+         : c.type == Cost::Type::Minimum || c.type == Cost::Type::Maximum
+             ? QString("%1 of %2").arg(c.type == Cost::Type::Minimum ? "least" : "greatest", QString::fromStdString(c.expression.text()))
+             : QString::fromStdString(c.expression.text()));
   for (QTreeWidgetItem* g : {bodies, joints}) g->setExpanded(true);
   if (!selected.isEmpty())
     for (QTreeWidgetItemIterator it(this); *it; ++it)

@@ -5,7 +5,9 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QMenu>
 #include <QMetaObject>
 #include <QPushButton>
 #include <QSpinBox>
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "optimize/four_bar_limits.h"
 #include "optimize/optimize.h"
 #include "panels/background_job.h"
 
@@ -109,7 +112,10 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   constraints_->setHorizontalHeaderLabels({tr("Constraint"), tr("Expression"), tr("Min"), tr("Max")});
   constraints_->verticalHeader()->hide();
   constraints_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // a narrow dock: every column in view
-  constraints_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  // the names narrow (long generated names elide), the expression takes the room
+  constraints_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+  constraints_->setColumnWidth(0, 96);
+  constraints_->setTextElideMode(Qt::ElideMiddle);
   constraints_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
   for (int c : {2, 3}) {
     constraints_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::Fixed);
@@ -124,6 +130,28 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   auto* removeConstraint = new QPushButton(style()->standardIcon(QStyle::SP_TrashIcon), tr("Remove"), this);
   removeConstraint->setToolTip(tr("Remove the selected constraint"));
   connect(addConstraint, &QPushButton::clicked, this, [this] { addConstraintRow(); });
+  // what four-bar designers constrain first, written out as expressions of the parameters
+  fourBar_ = new QPushButton(tr("Four-bar limits"), this);
+  fourBar_->setObjectName("FourBarLimits");
+  fourBar_->setToolTip(tr("Add the constraints of every four-bar loop: its input turns fully (Grashof), and its "
+                          "transmission angle stays within bounds over the whole turn"));
+  auto* fourBarMenu = new QMenu(fourBar_);
+  auto report = [this](bool ok, const QString& why) {
+    if (!ok) emit message(tr("Four-bar limits: %1").arg(why));
+  };
+  fourBarMenu->addAction(tr("Input turns fully (Grashof)"), this, [this, report] {
+    QString why;
+    report(addFourBarLimits(true, 0, why), why);
+  });
+  fourBarMenu->addAction(tr("Transmission angle at least…"), this, [this, report] {
+    bool ok = false;
+    const double deg = QInputDialog::getDouble(this, tr("Transmission angle"), tr("Keep the transmission angle within [μ, 180° − μ]; μ in degrees:"),
+                                               40, 1, 89, 1, &ok);
+    if (!ok) return;
+    QString why;
+    report(addFourBarLimits(false, deg, why), why);
+  });
+  fourBar_->setMenu(fourBarMenu);
   connect(removeConstraint, &QPushButton::clicked, this, [this] {
     if (constraints_->currentRow() >= 0) {
       constraints_->removeRow(constraints_->currentRow());
@@ -149,6 +177,7 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   auto* constraintButtons = new QHBoxLayout;
   constraintButtons->addWidget(addConstraint);
   constraintButtons->addWidget(removeConstraint);
+  constraintButtons->addWidget(fourBar_);
   constraintButtons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -206,6 +235,10 @@ void TuningPanel::setMechanism(std::shared_ptr<const Mechanism> m) {
   names_.clear();
   best_.clear();
   run_->setEnabled(mechanism_ && !mechanism_->costs.empty() && !running_);
+  std::string noLoop;
+  fourBar_->setEnabled(mechanism_ && !opt::fourBarLimits(*mechanism_, 0, noLoop).empty());
+  fourBar_->setToolTip(fourBar_->isEnabled() ? fourBar_->toolTip().section('\n', 0, 0)
+                                             : fourBar_->toolTip().section('\n', 0, 0) + "\n" + QString::fromStdString(noLoop));
   status_->setText(!mechanism_ ? tr("No mechanism")
                    : mechanism_->costs.empty() ? tr("The mechanism has no costs to minimise")
                                                : tr("Ready: tunes the parameters ticked in the Study panel within their ranges"));
@@ -216,6 +249,42 @@ void TuningPanel::setStudy(const std::vector<std::string>& parameters, bool kine
   kinematics_ = kinematics;
   tEnd_ = tEnd;
   dt_ = dt;
+}
+
+bool TuningPanel::addFourBarLimits(bool turns, double minTransmissionDeg, QString& why) {
+  if (!mechanism_) {
+    why = tr("no mechanism");
+    return false;
+  }
+  std::string error;
+  const auto limits = opt::fourBarLimits(*mechanism_, minTransmissionDeg, error);
+  if (limits.empty()) {
+    why = QString::fromStdString(error);
+    return false;
+  }
+  auto number = [](bool has, double v) { return has ? QString::number(v, 'g', QLocale::FloatingPointShortest) : QString(); };
+  for (const auto& l : limits) {
+    std::vector<TuningConstraint> chosen = turns ? l.turns : std::vector<TuningConstraint>{};
+    chosen.insert(chosen.end(), l.transmission.begin(), l.transmission.end());
+    for (const auto& k : chosen) {
+      const QString name = QString::fromStdString(k.name);
+      for (int r = constraints_->rowCount() - 1; r >= 0; --r)
+        if (constraints_->item(r, 0) && constraints_->item(r, 0)->text() == name) constraints_->removeRow(r);
+      addConstraintRow(name, QString::fromStdString(k.expression.text()), number(k.hasMin, k.min), number(k.hasMax, k.max));
+      const bool transmission = std::find_if(l.transmission.begin(), l.transmission.end(), [&](const auto& t) { return t.name == k.name; }) !=
+                                l.transmission.end();
+      constraints_->item(constraints_->rowCount() - 1, 1)
+          ->setToolTip(QString::fromStdString(k.expression.text()) + "\n" +
+                       (transmission ? tr("Loop %1: the cosine of the transmission angle where the input lines up with the ground; "
+                                         "within ±cos %2° = ±%3")
+                                          .arg(QString::fromStdString(l.loop))
+                                          .arg(minTransmissionDeg)
+                                          .arg(k.max)
+                                    : tr("Loop %1: with the other condition, the input link turns fully (Grashof)").arg(QString::fromStdString(l.loop))));
+      constraints_->item(constraints_->rowCount() - 1, 0)->setToolTip(name);
+    }
+  }
+  return true;
 }
 
 void TuningPanel::addConstraintRow(const QString& name, const QString& expression, const QString& min, const QString& max) {

@@ -64,6 +64,11 @@ class TuningPanel : public QWidget {
   bool readConstraints(std::vector<TuningConstraint>& out, QString& why) const;
   /// Adds a constraint row (the Add button; tests fill it in).
   void addConstraintRow(const QString& name = {}, const QString& expression = {}, const QString& min = {}, const QString& max = {});
+  /// Adds (or replaces, by name) every four-bar loop's limits: the input turns fully (`turns`)
+  /// and/or the transmission angle within [deg, 180 − deg] (`minTransmissionDeg` > 0). False with
+  /// the reason when the mechanism has no four-bar loop.
+  bool addFourBarLimits(bool turns, double minTransmissionDeg, QString& why);
+  QPushButton* fourBarButton() const { return fourBar_; }
 
  public slots:
   void run();
@@ -93,7 +98,7 @@ class TuningPanel : public QWidget {
   QSpinBox* maxEvaluations_;
   QCheckBox* targetOn_;
   QDoubleSpinBox* target_;
-  QPushButton *run_, *stop_, *apply_;
+  QPushButton *run_, *stop_, *apply_, *fourBar_;
   QTableWidget* constraints_;
   QLabel* status_;
   QCustomPlot* plot_;
