@@ -1,8 +1,10 @@
 #include "dynamics/matrix_r_derivatives.h"
 
+#include <Eigen/LU>
 #include <Eigen/QR>
 #include <algorithm>
 #include <complex>
+#include <type_traits>
 
 #include "dynamics/generalized_forces.h"
 #include "numeric/jet.h"
@@ -71,14 +73,118 @@ std::vector<Jet<S>> ratesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
   return rows;
 }
 
+// The parts of S that are linear in the data (value and derivative parts): a solve with a double
+// matrix acts on each alone.
+template <class S> struct Lanes;
+template <> struct Lanes<std::complex<double>> {
+  static constexpr int n = 2;
+  static double get(const std::complex<double>& x, int l) { return l ? x.imag() : x.real(); }
+  static void set(std::complex<double>& x, int l, double v) { l ? x.imag(v) : x.real(v); }
+};
+template <int N> struct Lanes<num::Dual<N>> {
+  static constexpr int n = N + 1;
+  static double get(const num::Dual<N>& x, int l) { return l ? x.g[l - 1] : x.v; }
+  static void set(num::Dual<N>& x, int l, double v) { (l ? x.g[l - 1] : x.v) = v; }
+};
+
+// A⁻¹ B for A on doubles (factored), B on S: part by part
+template <class S>
+MatrixOn<S> solveParts(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const MatrixOn<S>& B) {
+  MatrixOn<S> X(B.rows(), B.cols());
+  Eigen::MatrixXd part(B.rows(), B.cols());
+  for (int l = 0; l < Lanes<S>::n; ++l) {
+    for (Eigen::Index j = 0; j < B.cols(); ++j)
+      for (Eigen::Index i = 0; i < B.rows(); ++i) part(i, j) = Lanes<S>::get(B(i, j), l);
+    const Eigen::MatrixXd sol = lu.solve(part);
+    for (Eigen::Index j = 0; j < B.cols(); ++j)
+      for (Eigen::Index i = 0; i < B.rows(); ++i) Lanes<S>::set(X(i, j), l, sol(i, j));
+  }
+  return X;
+}
+
+// z, ż, R^Φ and a on S by the implicit function theorem about the double solution zStart (see
+// evaluateOn); false when zStart does not solve the position problem (the caller iterates) or
+// Θ_z is nearly singular there (the caller reports it)
+template <class S>
+bool linearisedOn(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumbers<double>& pv, const std::vector<Dof>& dofs,
+                  const std::vector<ItemIndex>& points, double t, const VectorOn<S>& zi, const VectorOn<S>& zid, const Eigen::VectorXd& zStart,
+                  VectorOn<S>& z, VectorOn<S>& zd, MatrixOn<S>& R, VectorOn<S>& a) {
+  const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu(thetaOn<double>(m, pv, dofs, points, zStart, t));
+  if (nz > 0 && !(lu.rcond() > 1e-13)) return false;
+  // positions: the run's solution refined to round-off on doubles (the derivative parts are those
+  // of the exact solution: a residual left would bias them), then one Newton step on S, exact in
+  // the derivative parts
+  const double scale = std::max(1.0, zStart.cwiseAbs().maxCoeff());
+  Eigen::VectorXd zv = zStart, rv(nz);
+  std::vector<double> phiV, xyzV;
+  for (int it = 0;; ++it) {
+    thetaRows<double, double>(m, pv, dofs, points, zv.data(), t, phiV, xyzV, rv.data());
+    for (int k = 0; k < d; ++k) rv[nc + k] -= real(zi[k]);
+    const double residual = nz > 0 ? rv.cwiseAbs().maxCoeff() : 0.0;
+    if (residual <= 1e-14 * scale) break;
+    if (it == 3 || residual > 1e-8 * scale) return false;  // not the run's solution: iterate on S
+    zv -= lu.solve(rv);
+  }
+  // Θ_z where the derivative parts are taken: near a singular position (cond ~1e7) the run's
+  // tolerance in z would show in them
+  if (zv != zStart) lu.compute(thetaOn<double>(m, pv, dofs, points, zv, t));
+  std::vector<S> phi, xyz;
+  MatrixOn<S> r(nz, 1);
+  const VectorOn<S> z0 = zv.cast<S>();
+  thetaRows<S, S>(m, p, dofs, points, z0.data(), S(t), phi, xyz, r.data());
+  for (int k = 0; k < d; ++k) r(nc + k, 0) -= zi[k];
+  z = z0 - solveParts(lu, r).col(0);
+  // velocities: Θ ż + [Φ_t; −żⁱ] = 0, solved on doubles, then corrected by the residual on S
+  const std::vector<Jet<double>> ratesV = ratesOn<double>(m, pv, dofs, points, zv, nullptr, t);
+  Eigen::VectorXd rhs(nz);
+  for (int i = 0; i < nc; ++i) rhs[i] = -ratesV[static_cast<std::size_t>(i)].d;
+  for (int k = 0; k < d; ++k) rhs[nc + k] = real(zid[k]);
+  const VectorOn<S> zdv = Eigen::VectorXd(lu.solve(rhs)).cast<S>();
+  const std::vector<Jet<S>> rowsAt = ratesOn<S>(m, p, dofs, points, z, &zdv, t);
+  MatrixOn<S> res(nz, 1);
+  for (int i = 0; i < nz; ++i) res(i, 0) = rowsAt[static_cast<std::size_t>(i)].d - (i < nc ? S(0.0) : zid[i - nc]);
+  zd = zdv - solveParts(lu, res).col(0);
+  // R^Φ and a: Θ [R a] = B = [0 | c; I | −Ḃż]; on doubles, then corrected by B − Θ(S) X
+  const std::vector<Jet<S>> along = ratesOn<S>(m, p, dofs, points, z, &zd, t);
+  MatrixOn<S> B = MatrixOn<S>::Zero(nz, d + 1);
+  for (int k = 0; k < d; ++k) B(nc + k, k) = S(1.0);
+  for (int i = 0; i < nz; ++i) B(i, d) = -along[static_cast<std::size_t>(i)].dd;
+  Eigen::MatrixXd Bv(nz, d + 1);
+  for (int j = 0; j <= d; ++j)
+    for (int i = 0; i < nz; ++i) Bv(i, j) = real(B(i, j));
+  const Eigen::MatrixXd Xv = lu.solve(Bv);
+  std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), phij, xyzj, rows(static_cast<std::size_t>(nz));
+  for (int j = 0; j <= d; ++j) {
+    // Θ(S) along the column: one jet pass
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], S(Xv(i, j)), S(0.0));
+    thetaRows<S, Jet<S>>(m, p, dofs, points, zj.data(), Jet<S>(S(t)), phij, xyzj, rows.data());
+    for (int i = 0; i < nz; ++i) B(i, j) -= rows[static_cast<std::size_t>(i)].d;
+  }
+  const MatrixOn<S> RA = MatrixOn<S>(Xv.cast<S>()) + solveParts(lu, B);
+  R = RA.leftCols(d);
+  a = RA.col(d);
+  return true;
+}
+
 }  // namespace
+
+// M̄ z̈ⁱ = Q̄ at a dependent state (z, ż) with R^Φ and a: the accelerations
+template <class S>
+Status reducedDynamicsOn(const MatrixRModel& m, const TreeNumbers<S>& p, double t, const VectorOn<S>& z, const VectorOn<S>& zd,
+                         const MatrixOn<S>& R, const VectorOn<S>& a, MatrixROn<S>& out);
 
 template <class S>
 Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, double t, const VectorOn<S>& zi,
-                  const VectorOn<S>& zid, const Eigen::VectorXd& zStart, MatrixROn<S>& out) {
+                  const VectorOn<S>& zid, const Eigen::VectorXd& zStart, MatrixROn<S>& out, const TreeNumbers<double>* values) {
   const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
   if (nc + d != nz) return failure(Status::Code::BadRequest, t, "the independent coordinates do not complete the loop equations");
   const std::vector<ItemIndex> points = dofPoints(dofs);
+  if constexpr (!std::is_same_v<S, double>) {
+    VectorOn<S> z, zd, a;
+    MatrixOn<S> R;
+    if (values && linearisedOn<S>(m, p, *values, dofs, points, t, zi, zid, zStart, z, zd, R, a)) return reducedDynamicsOn<S>(m, p, t, z, zd, R, a, out);
+  }
   // positions: Newton on [Φ_sel; h − zⁱ] = 0 from the double solution
   VectorOn<S> z = zStart.cast<S>();
   std::vector<S> phi, xyz;
@@ -120,6 +226,13 @@ Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vec
   if (!num::solveOn(Theta, B, RA)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
   const MatrixOn<S> R = RA.leftCols(d);
   const VectorOn<S> a = RA.col(d);
+  return reducedDynamicsOn<S>(m, p, t, z, zd, R, a, out);
+}
+
+template <class S>
+Status reducedDynamicsOn(const MatrixRModel& m, const TreeNumbers<S>& p, double t, const VectorOn<S>& z, const VectorOn<S>& zd,
+                         const MatrixOn<S>& R, const VectorOn<S>& a, MatrixROn<S>& out) {
+  const int nz = m.tree.nz, d = static_cast<int>(R.cols());
   // M̄ z̈ⁱ = Q̄ from the inverse dynamics residual Q^d − M^d z̈: at z̈ = a it is Q^d − M^d a, and
   // the difference at a + R e_k is −M^d R e_k
   GeneralizedForces<S, S> forces(m.tree, p);
@@ -303,7 +416,7 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
 
 #define LW_MATRIX_R_ON(S)                                                                                                          \
   template Status evaluateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, double, const VectorOn<S>&, \
-                                const VectorOn<S>&, const Eigen::VectorXd&, MatrixROn<S>&);                                       \
+                                const VectorOn<S>&, const Eigen::VectorXd&, MatrixROn<S>&, const TreeNumbers<double>*);           \
   template void independentOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const VectorOn<S>&,        \
                                  const VectorOn<S>&, const VectorOn<S>*, VectorOn<S>&, VectorOn<S>&, VectorOn<S>*);              \
   template Status initialStateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const Eigen::VectorXd&,  \

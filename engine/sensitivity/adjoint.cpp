@@ -122,7 +122,7 @@ class Adjoint {
     std::vector<Dual> out(static_cast<std::size_t>(no));
     auto pass = [&](const NumbersOn<Dual>& nums, const Vec<Dual>& x, const Vec<Dual>& v) -> Status {
       dyn::MatrixROn<Dual> e;
-      const Status s = dyn::evaluateOn<Dual>(st_.model, nums.tree, D, pt.t, x, v, pt.z, e);
+      const Status s = dyn::evaluateOn<Dual>(st_.model, nums.tree, D, pt.t, x, v, pt.z, e, &real_.tree);
       if (!s.ok()) return s;
       zidd_ = e.zidd;
       analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, nums.tree, e.z, e.zd, e.zdd, pt.t, out.data());
@@ -267,14 +267,14 @@ class Adjoint {
         Vec<Dual> x = X.cast<Dual>(), v = V.cast<Dual>();
         for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? x[j] : v[j - d]).g[j - first] = 1;
         dyn::MatrixROn<Dual> e;
-        if (Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, D, t, x, v, a.z, e); !s.ok()) return s;
+        if (Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, D, t, x, v, a.z, e, &real_.tree); !s.ok()) return s;
         for (Eigen::Index r = 0; r < d; ++r) acc[r] = e.zidd[r].v;
         for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
           for (Eigen::Index r = 0; r < d; ++r) (j < d ? sg.fx(r, j) : sg.fv(r, j - d)) = e.zidd[r].g[j - first];
       }
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
         dyn::MatrixROn<Dual> e;
-        if (Status s = dyn::evaluateOn<Dual>(st_.model, chunks_[c]->tree, D, t, X.cast<Dual>(), V.cast<Dual>(), a.z, e); !s.ok()) return s;
+        if (Status s = dyn::evaluateOn<Dual>(st_.model, chunks_[c]->tree, D, t, X.cast<Dual>(), V.cast<Dual>(), a.z, e, &real_.tree); !s.ok()) return s;
         for (int j = 0; j < kLanes && firsts_[c] + j < p; ++j)
           for (Eigen::Index r = 0; r < d; ++r) sg.fp(r, firsts_[c] + j) = e.zidd[r].g[j];
       }
@@ -300,7 +300,7 @@ class Adjoint {
     map->Sp.resize(3 * d1, p);
     auto columns = [&](const NumbersOn<Dual>& nums, const Vec<Dual>& xs, const Vec<Dual>& vs, auto&& put) -> Status {
       dyn::MatrixROn<Dual> ed;
-      const Status st = dyn::evaluateOn<Dual>(st_.model, nums.tree, before, it.t1, xs, vs, a.z, ed);
+      const Status st = dyn::evaluateOn<Dual>(st_.model, nums.tree, before, it.t1, xs, vs, a.z, ed, &real_.tree);
       if (!st.ok()) return st;
       Vec<Dual> x1, v1, a1;
       dyn::independentOn<Dual>(st_.model, nums.tree, after, ed.z, ed.zd, &ed.zdd, x1, v1, &a1);

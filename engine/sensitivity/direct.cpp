@@ -162,7 +162,7 @@ class DirectObserver final : public DirectMethod {
         else v[j - d].g[j - first] = 1;
       }
       dyn::MatrixROn<Dual> e;
-      const Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, dofs, to.t, x, v, z, e);
+      const Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, dofs, to.t, x, v, z, e, &nominal_.tree);
       if (!s.ok()) return s;
       analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, plain_.tree, e.z, e.zd, e.zdd, to.t, out.data());
       for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
@@ -304,7 +304,7 @@ class DirectObserver final : public DirectMethod {
   Status along(const DualChunk& c, const std::vector<dyn::Dof>& dofs, double t, const Vec<Dual>& x, const Vec<Dual>& v, const Eigen::VectorXd& z,
                dyn::MatrixROn<Dual>& e, std::vector<Dual>* outputs) const {
     const bool ad = partials_ == Partials::AutomaticDifferentiation;
-    if (Status s = dyn::evaluateOn<Dual>(st_.model, ad ? c.numbers.tree : plain_.tree, dofs, t, x, v, z, e); !s.ok()) return s;
+    if (Status s = dyn::evaluateOn<Dual>(st_.model, ad ? c.numbers.tree : plain_.tree, dofs, t, x, v, z, e, &nominal_.tree); !s.ok()) return s;
     std::vector<double> explicitPart;  // GSAM: the outputs' own parameter derivatives, lane by lane
     if (!ad) {
       const Eigen::VectorXd xv = values(x), vv = values(v);

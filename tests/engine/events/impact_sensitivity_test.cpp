@@ -337,7 +337,9 @@ TEST(ImpactSensitivities, NoImpactIsTheSmoothMethod) {
   const SensitivitySpec s = spec(Method::Direct, 0.5, 1e-3);
   const SensitivityResult a = runSensitivity(far, s), b = runSensitivity(none, s);
   ASSERT_TRUE(a.status.ok() && b.status.ok()) << a.status.message << b.status.message;
-  EXPECT_TRUE(a.methods.front().gradient.isApprox(b.methods.front().gradient, 1e-12));
+  // the same steps; the event monitor's own Newton solves leave the positions different in the
+  // last bits, which 500 steps amplify to ~1e-12 (relative, the whole gradient)
+  EXPECT_TRUE(a.methods.front().gradient.isApprox(b.methods.front().gradient, 1e-10));
 }
 
 TEST(ImpactSensitivities, AGrazingImpactIsReportedNotDifferentiated) {
