@@ -184,8 +184,9 @@ class Adjoint {
     };
     Eigen::VectorXd acc = a.a, r, trial, rt;
     bool converged = d == 0;
-    if (!converged)
-      if (Status s = residual(acc, r); !s.ok()) return s;
+    // with no independent coordinate (a kinematic run) nothing is integrated, but the drivers
+    // move the positions: solved at the step's end all the same
+    if (Status s = residual(acc, r); !s.ok()) return s;
     double lastStep = 0;
     for (int iter = 0; iter < 40 && !converged; ++iter) {
       const Eigen::VectorXd da = lu.solve(r);
@@ -222,7 +223,7 @@ class Adjoint {
     b.x = xh + (0.25 * h * h) * acc;
     b.v = vh + (0.5 * h) * acc;
     b.a = acc;
-    b.z = d > 0 ? zs : a.z;  // the last residual's evaluation was at acc: its dependent coordinates
+    b.z = zs;  // the last residual's evaluation was at acc: its dependent coordinates
     return {};
   }
 
