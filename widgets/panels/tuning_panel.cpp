@@ -131,7 +131,7 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   removeConstraint->setToolTip(tr("Remove the selected constraint"));
   connect(addConstraint, &QPushButton::clicked, this, [this] { addConstraintRow(); });
   // what four-bar designers constrain first, written out as expressions of the parameters
-  fourBar_ = new QPushButton(tr("Four-bar limits"), this);
+  fourBar_ = new QPushButton(style()->standardIcon(QStyle::SP_FileDialogContentsView), tr("Four-bar limits"), this);
   fourBar_->setObjectName("FourBarLimits");
   fourBar_->setToolTip(tr("Add the constraints of every four-bar loop: its input turns fully (Grashof), and its "
                           "transmission angle stays within bounds over the whole turn"));
