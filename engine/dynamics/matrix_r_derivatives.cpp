@@ -180,6 +180,19 @@ Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vec
   const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
   if (nc + d != nz) return failure(Status::Code::BadRequest, t, "the independent coordinates do not complete the loop equations");
   const std::vector<ItemIndex> points = dofPoints(dofs);
+  if (nc == 0 && points.empty()) {
+    // an open chain in its own coordinates (the ten-bar chain): Θ_z is a permutation, h linear,
+    // z = zⁱ, ż = żⁱ, R^Φ the permutation's columns, a = 0: no kinematic pass at all
+    VectorOn<S> z(nz), zd(nz), a = VectorOn<S>::Zero(nz);
+    MatrixOn<S> R = MatrixOn<S>::Zero(nz, d);
+    for (int k = 0; k < d; ++k) {
+      const int j = dofs[static_cast<std::size_t>(k)].z;
+      z[j] = zi[k];
+      zd[j] = zid[k];
+      R(j, k) = S(1.0);
+    }
+    return reducedDynamicsOn<S>(m, p, t, z, zd, R, a, out);
+  }
   if constexpr (!std::is_same_v<S, double>) {
     VectorOn<S> z, zd, a;
     MatrixOn<S> R;
