@@ -112,7 +112,9 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
           c.angle = !(type == JointType::Slider || type == JointType::Prismatic);
         }
         if (c.node >= 0) c.sign = tree.nodes[static_cast<std::size_t>(c.node)].flip ? -1 : 1;
-        else problem = "joint '" + out.joint + "' closes a loop of the spanning tree: its coordinate is not measured yet";
+        else
+          problem = "joint '" + out.joint + "' closes a loop of the spanning tree: its coordinate is not differentiated yet "
+                    "(an angle between links can be written from point outputs, as FORMAT.md's transmission angle is)";
         break;
       }
       case Output::Type::SpringLength: {
