@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "io/mechanism_io.h"
 #include "optimize/optimize.h"
@@ -107,18 +108,29 @@ TEST(ExtremeCost, TheAdjointRefusesItNamingTheCostAndTheFileKeepsIt) {
   EXPECT_EQ(back.mechanism->costs[3].expression.text(), kTransmission);
 }
 
-TEST(ExtremeCost, ATuningConstraintOnACostHoldsAtTheAnswer) {
-  // the highest crank pin at most 0.9 m: L1 sin θ(0.08) ≤ 0.9, while the targets want L1 = 1
-  const Mechanism m = withExtremes();
+// the sample's synthesis tuned with one constraint: `expression` at least `min` or at most `max`,
+// and the tuned mechanism
+opt::OptimizeResult tunedWith(const Mechanism& m, const std::string& expression, std::optional<double> min, std::optional<double> max,
+                              Mechanism& tuned) {
   std::string error;
   opt::OptimizeSpec spec = opt::specFromStudy(m, error);
   TuningConstraint k;
-  k.name = "pin_height";
-  k.expression = Expression::parseOrThrow("highest_pin");
-  k.hasMax = true;
-  k.max = 0.9;
+  k.name = "limit";
+  k.expression = Expression::parseOrThrow(expression);
+  if (min) k.hasMin = true, k.min = *min;
+  if (max) k.hasMax = true, k.max = *max;
   spec.constraints = {k};
-  const opt::OptimizeResult r = opt::optimize(m, spec);
+  opt::OptimizeResult r = opt::optimize(m, spec);
+  tuned = m;
+  if (r.status.ok() && !opt::setParameters(tuned, r.parameters, r.best).ok()) r.status = failure(Status::Code::NotConverged, 0, "the tuned design");
+  return r;
+}
+
+TEST(ExtremeCost, ATuningConstraintOnACostHoldsAtTheAnswer) {
+  // the highest crank pin at most 0.9 m: L1 sin θ(0.08) ≤ 0.9, while the targets want L1 = 1
+  const Mechanism m = withExtremes();
+  Mechanism tuned;
+  const opt::OptimizeResult r = tunedWith(m, "highest_pin", std::nullopt, 0.9, tuned);
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   EXPECT_TRUE(r.notes.empty()) << r.notes.front();
   EXPECT_LT(r.bestCost, r.initialCost / 10);
@@ -127,8 +139,6 @@ TEST(ExtremeCost, ATuningConstraintOnACostHoldsAtTheAnswer) {
   EXPECT_NEAR(r.best[0], 0.9 / up, 1e-7) << "active: L1 at the height's limit";
   // KKT with a fresh gradient: ∇ψ = −λ ∇(highest pin); only L1 moves the pin, so the other
   // parameters are stationary and ∂ψ/∂L1 < 0
-  Mechanism tuned = m;
-  ASSERT_TRUE(opt::setParameters(tuned, r.parameters, r.best).ok());
   SensitivitySpec s = kinematic(Method::Direct, {"target_error", "highest_pin"});
   s.parameters = r.parameters;
   const auto at = runSensitivity(tuned, s);
@@ -143,19 +153,10 @@ TEST(ExtremeCost, AConstraintOnAWorstAngleEndsAtTheDesignNearestToIt) {
   // the worst transmission angle at least 60° (the start has 58.8°): a minimum over steps changes
   // its step as the design moves, so SLSQP meets it to within that change; the nearest design is kept
   const Mechanism m = withExtremes();
-  std::string error;
-  opt::OptimizeSpec spec = opt::specFromStudy(m, error);
-  TuningConstraint k;
-  k.name = "transmission";
-  k.expression = Expression::parseOrThrow("worst_transmission");
-  k.hasMin = true;
-  k.min = 60;
-  spec.constraints = {k};
-  const opt::OptimizeResult r = opt::optimize(m, spec);
+  Mechanism tuned;
+  const opt::OptimizeResult r = tunedWith(m, "worst_transmission", 60, std::nullopt, tuned);
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   EXPECT_LT(r.bestCost, r.initialCost / 100);
-  Mechanism tuned = m;
-  ASSERT_TRUE(opt::setParameters(tuned, r.parameters, r.best).ok());
   const auto at = runSensitivity(tuned, kinematic(Method::Direct, {"worst_transmission"}));
   ASSERT_TRUE(at.status.ok());
   EXPECT_GT(at.methods[0].values[0], 60 - 0.1);
