@@ -81,6 +81,8 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   apply_->setEnabled(false);
   status_ = new QLabel(tr("No mechanism"), this);
   status_->setWordWrap(true);
+  // two lines kept whatever the dock's height: the plot gives way, not the result
+  status_->setMinimumHeight(2 * status_->fontMetrics().lineSpacing() + 2);
   plot_ = new QCustomPlot(this);
   plot_->setObjectName("TuningHistory");
   plot_->setMinimumHeight(180);
@@ -92,6 +94,11 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   plot_->graph(1)->setName(tr("gradient norm"));
   plot_->graph(1)->setPen(QPen(QColor(208, 64, 48), 1, Qt::DashLine));
   plot_->xAxis->setLabel(tr("evaluation"));
+  // evaluations are counted: whole-number ticks
+  QSharedPointer<QCPAxisTickerFixed> whole(new QCPAxisTickerFixed);
+  whole->setTickStep(1);
+  whole->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  plot_->xAxis->setTicker(whole);
   plot_->yAxis->setLabel(tr("cost"));
   plot_->yAxis2->setVisible(true);
   for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) {

@@ -1059,9 +1059,12 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     y += fm.height() + 4;
   }
   for (const QString& line : fourBarLines()) {
+    // wrapped at the view's edge: a narrow sketch (1280×800 with docks) shows the whole line
     p->setPen(QColor("#202020"));
-    p->drawText(QPoint(12, y + fm.ascent()), line);
-    y += fm.height() + 4;
+    const QRect area(12, y, std::max(100, viewport()->width() - 24), 10 * fm.height());
+    const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+    p->drawText(area, flags, line);
+    y += p->boundingRect(area, flags, line).height() + 4;
   }
   p->restore();
 }
