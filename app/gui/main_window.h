@@ -35,6 +35,7 @@ class AnalysisPanel;
 class DriverDialog;
 class ForceDialog;
 class ContactDialog;
+class LimitDialog;
 class InitialVelocityDialog;
 class JointDialog;
 class ModelTree;
@@ -122,6 +123,9 @@ class MainWindow : public QMainWindow {
   /// Model > Add Contact... / Set Initial Velocity... and their Change Selected..., the same way.
   bool addContact(const std::function<void(widgets::ContactDialog&)>& accept = {});
   bool changeContact(int index, const std::function<void(widgets::ContactDialog&)>& accept = {});
+  /// Model > Add Limit... / Change Selected... on limit `index`: end stops on a joint, one undo step.
+  bool addLimit(const std::function<void(widgets::LimitDialog&)>& accept = {});
+  bool changeLimit(int index, const std::function<void(widgets::LimitDialog&)>& accept = {});
   bool addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
   bool changeInitialVelocity(int index, const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
   /// The change dialog of the joint, driver, force, contact or initial velocity at `path`

@@ -43,6 +43,7 @@
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
 #include "panels/contact_dialog.h"
+#include "panels/limit_dialog.h"
 #include "panels/driver_dialog.h"
 #include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
@@ -149,13 +150,16 @@ void MainWindow::createModelMenu() {
   QAction* addContactAction = model->addAction(tr("Add Co&ntact..."), this, [this] { addContact(); });
   addContactAction->setObjectName("AddContact");
   addContactAction->setStatusTip(tr("A point (a ball, a wheel's rim) that bounces on a plane, with its coefficient of restitution"));
+  QAction* addLimitAction = model->addAction(tr("Add &Limit..."), this, [this] { addLimit(); });
+  addLimitAction->setObjectName("AddLimit");
+  addLimitAction->setStatusTip(tr("End stops on a joint: its angle or slide kept between bounds, an impact at each"));
   QAction* addVelocityAction = model->addAction(tr("Set &Initial Velocity..."), this, [this] { addInitialVelocity(); });
   addVelocityAction->setObjectName("AddInitialVelocity");
   addVelocityAction->setStatusTip(tr("The velocity dynamics starts from: a joint's rate, a point's velocity or a free body's"));
   QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
     if (!changeItem(path))
-      statusBar()->showMessage(tr("Select a joint, driver, force, contact or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
+      statusBar()->showMessage(tr("Select a joint, driver, force, contact, limit or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
   });
   changeSelected->setObjectName("ChangeSelected");
   changeSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
@@ -183,6 +187,8 @@ void MainWindow::createModelMenu() {
       if (i < after.forces.size()) apply(after, edit::deleteForce(after, after.forces[i].name));
     } else if (path.startsWith("contacts[") && !path.contains('.')) {
       if (i < after.contacts.size()) apply(after, edit::deleteContact(after, after.contacts[i].name));
+    } else if (path.startsWith("limits[") && !path.contains('.')) {
+      if (i < after.limits.size()) apply(after, edit::deleteLimit(after, after.limits[i].name));
     } else if (path.startsWith("initial_velocities[") && !path.contains('.')) {
       apply(after, edit::changeInitialVelocity(after, i, nullptr));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
@@ -299,6 +305,7 @@ bool MainWindow::changeItem(const QString& path) {
   else if (path.startsWith("drivers[")) changeDriver(i);
   else if (path.startsWith("forces[")) changeForce(i);
   else if (path.startsWith("contacts[")) changeContact(i);
+  else if (path.startsWith("limits[")) changeLimit(i);
   else if (path.startsWith("initial_velocities[")) changeInitialVelocity(i);
   else return false;
   return true;
@@ -400,6 +407,26 @@ bool MainWindow::changeContact(int index, const std::function<void(widgets::Cont
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
                         [&](Mechanism& m) { return edit::changeContact(m, before.name, c); },
                         tr("Contact %1 was not changed").arg(QString::fromStdString(before.name)), QString("contacts[%1]").arg(index));
+}
+
+bool MainWindow::addLimit(const std::function<void(widgets::LimitDialog&)>& accept) {
+  widgets::LimitDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("LimitDialog");
+  JointLimit l;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.limit(l, why); },
+                        [&](Mechanism& m) { return edit::addLimit(m, l); }, tr("The limit was not added"),
+                        QString("limits[%1]").arg(mechanism_->limits.size()));
+}
+
+bool MainWindow::changeLimit(int index, const std::function<void(widgets::LimitDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->limits.size())) return false;
+  const JointLimit before = mechanism_->limits[static_cast<std::size_t>(index)];
+  widgets::LimitDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeLimitDialog");
+  JointLimit l;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.limit(l, why); },
+                        [&](Mechanism& m) { return edit::changeLimit(m, before.name, l); },
+                        tr("Limit %1 was not changed").arg(QString::fromStdString(before.name)), QString("limits[%1]").arg(index));
 }
 
 bool MainWindow::addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept) {

@@ -813,6 +813,19 @@ EditResult changeContact(Mechanism& m, const std::string& name, Contact c) { ret
 
 EditResult deleteContact(Mechanism& m, const std::string& name) { return replaceNamed<Contact>(m.contacts, name, nullptr, "contact"); }
 
+EditResult addLimit(Mechanism& m, JointLimit l) {
+  std::string name = l.name;
+  for (int k = 1; name.empty(); ++k)
+    if (std::none_of(m.limits.begin(), m.limits.end(), [&](const JointLimit& x) { return x.name == "limit" + std::to_string(k); }))
+      name = "limit" + std::to_string(k);
+  const std::string description = "Add limit " + name + " (joint " + l.joint + ")";
+  return addNamed(m.limits, std::move(l), name, description);
+}
+
+EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l) { return replaceNamed(m.limits, name, &l, "limit"); }
+
+EditResult deleteLimit(Mechanism& m, const std::string& name) { return replaceNamed<JointLimit>(m.limits, name, nullptr, "limit"); }
+
 std::string describe(const InitialVelocity& v) {
   switch (v.type) {
     case InitialVelocity::Type::Joint: return "joint " + v.joint;

@@ -135,6 +135,11 @@ EditResult addContact(Mechanism& m, Contact c);
 /// Replaces the named contact's point, plane, radius, law and restitution; its name stays.
 EditResult changeContact(Mechanism& m, const std::string& name, Contact c);
 EditResult deleteContact(Mechanism& m, const std::string& name);
+/// Adds end stops on a joint's coordinate; a fresh name ("limit1", ...) when l.name is empty.
+EditResult addLimit(Mechanism& m, JointLimit l);
+/// Replaces the named limit's joint, bounds, law and restitution; its name stays.
+EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l);
+EditResult deleteLimit(Mechanism& m, const std::string& name);
 /// What an initial velocity sets, for messages and the model tree: "joint crank",
 /// "link2.P2.x" or "body link1".
 std::string describe(const InitialVelocity& v);

@@ -8,6 +8,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -27,6 +28,7 @@
 #include "mechanism/resolved.h"
 #include "analysis/simulation_run.h"
 #include "panels/contact_dialog.h"
+#include "panels/limit_dialog.h"
 #include "panels/driver_dialog.h"
 #include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
@@ -520,6 +522,56 @@ TEST_F(SketchTest, ContactsAndInitialVelocitiesThroughTheirDialogs) {
   EXPECT_EQ(w.mechanism()->contacts[0].restitution.value, 0.8);
   ASSERT_EQ(w.mechanism()->initialVelocities.size(), 1u);
   EXPECT_EQ(w.mechanism()->initialVelocities[0].velocity[0].value, 1.0);
+}
+
+// Issue 24 (no dialog for limits): Model > Add Limit... puts end stops on a joint, in degrees for
+// a pin (the file keeps radians); bounds in the wrong order are refused with the reason; Change
+// Selected... shows the degrees again and changes the restitution; Delete and Undo step back.
+TEST_F(SketchTest, JointLimitsThroughTheirDialog) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  auto messages = [&] { return w.findChild<QPlainTextEdit*>()->toPlainText(); };
+  const int edits = w.undoStack()->count();
+  EXPECT_FALSE(w.addLimit([](lw::widgets::LimitDialog& d) {
+    ASSERT_TRUE(lw::widgets::selectText(d.jointBox(), "D"));
+    d.minEdit()->setText("170");
+    d.maxEdit()->setText("-170");
+  }));
+  EXPECT_TRUE(messages().contains("The limit was not added: The lowest bound must be below the highest")) << messages().toStdString();
+  ASSERT_TRUE(w.addLimit([](lw::widgets::LimitDialog& d) {
+    ASSERT_TRUE(lw::widgets::selectText(d.jointBox(), "D"));
+    EXPECT_TRUE(d.rotation());
+    d.minEdit()->setText("-170");
+    d.maxEdit()->setText("170");
+    d.restitutionEdit()->setText("0.6");
+    saveDialog(d, "dialog_add_limit.png");
+  }));
+  ASSERT_EQ(w.mechanism()->limits.size(), 1u);
+  const auto& l = w.mechanism()->limits[0];
+  EXPECT_EQ(l.name, "limit1");
+  EXPECT_EQ(l.joint, "D");
+  EXPECT_NEAR(l.min.value, -170 * M_PI / 180, 1e-15);
+  EXPECT_NEAR(l.max.value, 170 * M_PI / 180, 1e-15);
+  EXPECT_EQ(l.restitution.value, 0.6);
+  EXPECT_EQ(w.propertyEditor()->item(), "limits[0]");
+  ASSERT_TRUE(w.changeLimit(0, [](lw::widgets::LimitDialog& d) {
+    EXPECT_EQ(d.minEdit()->text(), "-170");
+    EXPECT_EQ(d.maxEdit()->text(), "170");
+    d.maxOn()->setChecked(false);
+    d.restitutionEdit()->setText("0.9");
+  }));
+  EXPECT_FALSE(w.mechanism()->limits[0].hasMax);
+  EXPECT_EQ(w.mechanism()->limits[0].restitution.value, 0.9);
+  selectInTree(w, "limits[0]");
+  trigger(w, "DeleteSelected");
+  EXPECT_TRUE(w.mechanism()->limits.empty());
+  EXPECT_EQ(w.undoStack()->count(), edits + 3);
+  w.undoStack()->undo();
+  ASSERT_EQ(w.mechanism()->limits.size(), 1u);
+  EXPECT_EQ(w.mechanism()->limits[0].restitution.value, 0.9);
 }
 
 // Issue 24 defect 1: at the default zoom (60 px per metre, a 0.5 m grid) a link end clicked
