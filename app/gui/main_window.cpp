@@ -45,6 +45,7 @@
 #include "panels/property_editor.h"
 #include "panels/contact_dialog.h"
 #include "panels/limit_dialog.h"
+#include "panels/switch_dialog.h"
 #include "panels/driver_dialog.h"
 #include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"

@@ -36,6 +36,7 @@ class DriverDialog;
 class ForceDialog;
 class ContactDialog;
 class LimitDialog;
+class SwitchDialog;
 class InitialVelocityDialog;
 class JointDialog;
 class ModelTree;
@@ -126,6 +127,9 @@ class MainWindow : public QMainWindow {
   /// Model > Add Limit... / Change Selected... on limit `index`: end stops on a joint, one undo step.
   bool addLimit(const std::function<void(widgets::LimitDialog&)>& accept = {});
   bool changeLimit(int index, const std::function<void(widgets::LimitDialog&)>& accept = {});
+  /// Model > Add Switch... / Change Selected... on switch `index`: forces on or off at a crossing.
+  bool addSwitch(const std::function<void(widgets::SwitchDialog&)>& accept = {});
+  bool changeSwitch(int index, const std::function<void(widgets::SwitchDialog&)>& accept = {});
   bool addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
   bool changeInitialVelocity(int index, const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
   /// The change dialog of the joint, driver, force, contact or initial velocity at `path`

@@ -44,6 +44,7 @@
 #include "panels/property_editor.h"
 #include "panels/contact_dialog.h"
 #include "panels/limit_dialog.h"
+#include "panels/switch_dialog.h"
 #include "panels/driver_dialog.h"
 #include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
@@ -153,13 +154,16 @@ void MainWindow::createModelMenu() {
   QAction* addLimitAction = model->addAction(tr("Add &Limit..."), this, [this] { addLimit(); });
   addLimitAction->setObjectName("AddLimit");
   addLimitAction->setStatusTip(tr("End stops on a joint: its angle or slide kept between bounds, an impact at each"));
+  QAction* addSwitchAction = model->addAction(tr("Add S&witch..."), this, [this] { addSwitch(); });
+  addSwitchAction->setObjectName("AddSwitch");
+  addSwitchAction->setStatusTip(tr("Forces that start or stop when a point's or joint's coordinate crosses a value"));
   QAction* addVelocityAction = model->addAction(tr("Set &Initial Velocity..."), this, [this] { addInitialVelocity(); });
   addVelocityAction->setObjectName("AddInitialVelocity");
   addVelocityAction->setStatusTip(tr("The velocity dynamics starts from: a joint's rate, a point's velocity or a free body's"));
   QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
     if (!changeItem(path))
-      statusBar()->showMessage(tr("Select a joint, driver, force, contact, limit or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
+      statusBar()->showMessage(tr("Select a joint, driver, force, contact, limit, switch or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
   });
   changeSelected->setObjectName("ChangeSelected");
   changeSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
@@ -189,6 +193,8 @@ void MainWindow::createModelMenu() {
       if (i < after.contacts.size()) apply(after, edit::deleteContact(after, after.contacts[i].name));
     } else if (path.startsWith("limits[") && !path.contains('.')) {
       if (i < after.limits.size()) apply(after, edit::deleteLimit(after, after.limits[i].name));
+    } else if (path.startsWith("switches[") && !path.contains('.')) {
+      if (i < after.switches.size()) apply(after, edit::deleteSwitch(after, after.switches[i].name));
     } else if (path.startsWith("initial_velocities[") && !path.contains('.')) {
       apply(after, edit::changeInitialVelocity(after, i, nullptr));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
@@ -306,6 +312,7 @@ bool MainWindow::changeItem(const QString& path) {
   else if (path.startsWith("forces[")) changeForce(i);
   else if (path.startsWith("contacts[")) changeContact(i);
   else if (path.startsWith("limits[")) changeLimit(i);
+  else if (path.startsWith("switches[")) changeSwitch(i);
   else if (path.startsWith("initial_velocities[")) changeInitialVelocity(i);
   else return false;
   return true;
@@ -427,6 +434,26 @@ bool MainWindow::changeLimit(int index, const std::function<void(widgets::LimitD
   return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.limit(l, why); },
                         [&](Mechanism& m) { return edit::changeLimit(m, before.name, l); },
                         tr("Limit %1 was not changed").arg(QString::fromStdString(before.name)), QString("limits[%1]").arg(index));
+}
+
+bool MainWindow::addSwitch(const std::function<void(widgets::SwitchDialog&)>& accept) {
+  widgets::SwitchDialog dialog(*mechanism_, nullptr, this);
+  dialog.setObjectName("SwitchDialog");
+  Switch s;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.sw(s, why); },
+                        [&](Mechanism& m) { return edit::addSwitch(m, s); }, tr("The switch was not added"),
+                        QString("switches[%1]").arg(mechanism_->switches.size()));
+}
+
+bool MainWindow::changeSwitch(int index, const std::function<void(widgets::SwitchDialog&)>& accept) {
+  if (index < 0 || index >= static_cast<int>(mechanism_->switches.size())) return false;
+  const Switch before = mechanism_->switches[static_cast<std::size_t>(index)];
+  widgets::SwitchDialog dialog(*mechanism_, &before, this);
+  dialog.setObjectName("ChangeSwitchDialog");
+  Switch s;
+  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.sw(s, why); },
+                        [&](Mechanism& m) { return edit::changeSwitch(m, before.name, s); },
+                        tr("Switch %1 was not changed").arg(QString::fromStdString(before.name)), QString("switches[%1]").arg(index));
 }
 
 bool MainWindow::addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept) {

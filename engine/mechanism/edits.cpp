@@ -826,6 +826,19 @@ EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l) { re
 
 EditResult deleteLimit(Mechanism& m, const std::string& name) { return replaceNamed<JointLimit>(m.limits, name, nullptr, "limit"); }
 
+EditResult addSwitch(Mechanism& m, Switch s) {
+  std::string name = s.name;
+  for (int k = 1; name.empty(); ++k)
+    if (std::none_of(m.switches.begin(), m.switches.end(), [&](const Switch& x) { return x.name == "switch" + std::to_string(k); }))
+      name = "switch" + std::to_string(k);
+  const std::string description = "Add switch " + name;
+  return addNamed(m.switches, std::move(s), name, description);
+}
+
+EditResult changeSwitch(Mechanism& m, const std::string& name, Switch s) { return replaceNamed(m.switches, name, &s, "switch"); }
+
+EditResult deleteSwitch(Mechanism& m, const std::string& name) { return replaceNamed<Switch>(m.switches, name, nullptr, "switch"); }
+
 std::string describe(const InitialVelocity& v) {
   switch (v.type) {
     case InitialVelocity::Type::Joint: return "joint " + v.joint;

@@ -140,6 +140,11 @@ EditResult addLimit(Mechanism& m, JointLimit l);
 /// Replaces the named limit's joint, bounds, law and restitution; its name stays.
 EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l);
 EditResult deleteLimit(Mechanism& m, const std::string& name);
+/// Adds a switch of the equations of motion; a fresh name ("switch1", ...) when s.name is empty.
+EditResult addSwitch(Mechanism& m, Switch s);
+/// Replaces the named switch's watched coordinate, value, direction and forces; its name stays.
+EditResult changeSwitch(Mechanism& m, const std::string& name, Switch s);
+EditResult deleteSwitch(Mechanism& m, const std::string& name);
 /// What an initial velocity sets, for messages and the model tree: "joint crank",
 /// "link2.P2.x" or "body link1".
 std::string describe(const InitialVelocity& v);

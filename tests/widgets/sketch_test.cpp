@@ -9,6 +9,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QListWidget>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -29,6 +30,7 @@
 #include "analysis/simulation_run.h"
 #include "panels/contact_dialog.h"
 #include "panels/limit_dialog.h"
+#include "panels/switch_dialog.h"
 #include "panels/driver_dialog.h"
 #include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
@@ -572,6 +574,61 @@ TEST_F(SketchTest, JointLimitsThroughTheirDialog) {
   w.undoStack()->undo();
   ASSERT_EQ(w.mechanism()->limits.size(), 1u);
   EXPECT_EQ(w.mechanism()->limits[0].restitution.value, 0.9);
+}
+
+// Issue 24 (no dialog for switches): Model > Add Switch... on the T4 sample's point: its forces
+// ticked to enable and disable at a crossing; a force both enabled and disabled, or none ticked,
+// is refused with the reason; Change Selected... shows the choices again; Delete and Undo.
+TEST_F(SketchTest, SwitchesThroughTheirDialog) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/switch-t4.json", false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  auto messages = [&] { return w.findChild<QPlainTextEdit*>()->toPlainText(); };
+  const int edits = w.undoStack()->count();
+  ASSERT_EQ(w.mechanism()->switches.size(), 1u);
+  auto tick = [](QListWidget* list, const QString& name) {
+    for (int r = 0; r < list->count(); ++r)
+      if (list->item(r)->text() == name) list->item(r)->setCheckState(Qt::Checked);
+  };
+  EXPECT_FALSE(w.addSwitch([&](lw::widgets::SwitchDialog& d) {
+    tick(d.enableList(), "before");
+    tick(d.disableList(), "before");
+  }));
+  EXPECT_TRUE(messages().contains("The switch was not added: Force before is both enabled and disabled")) << messages().toStdString();
+  ASSERT_TRUE(w.addSwitch([&](lw::widgets::SwitchDialog& d) {
+    ASSERT_TRUE(lw::widgets::selectText(d.watchedBox(), "point.C.x"));
+    d.directionBox()->setCurrentIndex(1);  // rising
+    d.valueEdit()->setText("0.5");
+    tick(d.enableList(), "before");
+    tick(d.disableList(), "after");
+    saveDialog(d, "dialog_add_switch.png");
+  }));
+  ASSERT_EQ(w.mechanism()->switches.size(), 2u);
+  const auto& s = w.mechanism()->switches[1];
+  EXPECT_EQ(s.name, "switch1");
+  EXPECT_EQ(s.point.str(), "point.C");
+  EXPECT_EQ(s.component, lw::Component::X);
+  EXPECT_FALSE(s.falling);
+  EXPECT_EQ(s.value.value, 0.5);
+  EXPECT_EQ(s.enable, std::vector<std::string>{"before"});
+  EXPECT_EQ(s.disable, std::vector<std::string>{"after"});
+  EXPECT_EQ(w.propertyEditor()->item(), "switches[1]");
+  // the sample's own switch, shown as it is, then falling at 0.1
+  ASSERT_TRUE(w.changeSwitch(0, [](lw::widgets::SwitchDialog& d) {
+    EXPECT_EQ(d.watchedBox()->currentText(), "point.C.y");
+    EXPECT_EQ(d.directionBox()->currentIndex(), 0);
+    EXPECT_EQ(d.enableList()->item(1)->checkState(), Qt::Checked);  // "after"
+    d.valueEdit()->setText("0.1");
+  }));
+  EXPECT_EQ(w.mechanism()->switches[0].value.value, 0.1);
+  selectInTree(w, "switches[1]");
+  trigger(w, "DeleteSelected");
+  EXPECT_EQ(w.mechanism()->switches.size(), 1u);
+  EXPECT_EQ(w.undoStack()->count(), edits + 3);
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->switches.size(), 2u);
 }
 
 // Issue 24 defect 1: at the default zoom (60 px per metre, a 0.5 m grid) a link end clicked
