@@ -813,11 +813,20 @@ EditResult changeContact(Mechanism& m, const std::string& name, Contact c) { ret
 
 EditResult deleteContact(Mechanism& m, const std::string& name) { return replaceNamed<Contact>(m.contacts, name, nullptr, "contact"); }
 
+namespace {
+// the first "prefix1", "prefix2", ... that no item of `items` has (limits and switches have their
+// own names, apart from the bodies' and joints')
+template <class Item>
+std::string freshNameAmong(const std::vector<Item>& items, const std::string& prefix) {
+  for (int k = 1;; ++k) {
+    const std::string n = prefix + std::to_string(k);
+    if (std::none_of(items.begin(), items.end(), [&](const Item& x) { return x.name == n; })) return n;
+  }
+}
+}  // namespace
+
 EditResult addLimit(Mechanism& m, JointLimit l) {
-  std::string name = l.name;
-  for (int k = 1; name.empty(); ++k)
-    if (std::none_of(m.limits.begin(), m.limits.end(), [&](const JointLimit& x) { return x.name == "limit" + std::to_string(k); }))
-      name = "limit" + std::to_string(k);
+  const std::string name = l.name.empty() ? freshNameAmong(m.limits, "limit") : l.name;
   const std::string description = "Add limit " + name + " (joint " + l.joint + ")";
   return addNamed(m.limits, std::move(l), name, description);
 }
@@ -827,10 +836,7 @@ EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l) { re
 EditResult deleteLimit(Mechanism& m, const std::string& name) { return replaceNamed<JointLimit>(m.limits, name, nullptr, "limit"); }
 
 EditResult addSwitch(Mechanism& m, Switch s) {
-  std::string name = s.name;
-  for (int k = 1; name.empty(); ++k)
-    if (std::none_of(m.switches.begin(), m.switches.end(), [&](const Switch& x) { return x.name == "switch" + std::to_string(k); }))
-      name = "switch" + std::to_string(k);
+  const std::string name = s.name.empty() ? freshNameAmong(m.switches, "switch") : s.name;
   const std::string description = "Add switch " + name;
   return addNamed(m.switches, std::move(s), name, description);
 }

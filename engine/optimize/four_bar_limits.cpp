@@ -16,13 +16,11 @@ std::string text(double v) {
   return buf;
 }
 
-// a coordinate's text: a literal as a number, an expression in parentheses unless it is one name
-std::string text(const Number& n) {
-  if (n.isLiteral()) return text(n.value);
-  const std::string& t = n.expression.text();
-  const bool name = t.find_first_of(" +-*/^(),") == std::string::npos;
-  return name ? t : "(" + t + ")";
-}
+// the text in parentheses when it is more than a name, a number or a call
+std::string grouped(const std::string& t) { return t.find_first_of(" +-*/^") == std::string::npos ? t : "(" + t + ")"; }
+
+// a coordinate's text: a literal as a number, an expression grouped
+std::string text(const Number& n) { return n.isLiteral() ? text(n.value) : grouped(n.expression.text()); }
 
 const NumberVector* pointOf(const Mechanism& m, const std::string& body, const std::string& point) {
   const std::vector<NamedVector>* points = nullptr;
@@ -58,7 +56,7 @@ std::string distance(const Mechanism& m, const ResolvedMechanism& r, ItemIndex a
   if (terms.empty()) return text(std::sqrt(literal));
   if (terms.size() == 1 && literal == 0) {
     // one parameter's length along an axis: a name with a positive range is its own length
-    const auto it = std::find_if(m.parameters.begin(), m.parameters.end(), [&](const Parameter& q) { return q.name == terms[0]; });
+    const auto it = std::find_if(m.parameters.begin(), m.parameters.end(), [&](const Parameter& x) { return x.name == terms[0]; });
     if (it != m.parameters.end() && it->hasMin && it->min > 0) return terms[0];
     return "abs(" + terms[0] + ")";
   }
@@ -67,9 +65,6 @@ std::string distance(const Mechanism& m, const ResolvedMechanism& r, ItemIndex a
   if (literal != 0) sum += " + " + text(literal);
   return "sqrt(" + sum + ")";
 }
-
-// the text in parentheses when it is more than a name or a number
-std::string grouped(const std::string& t) { return t.find_first_of(" +-*/^") == std::string::npos ? t : "(" + t + ")"; }
 
 }  // namespace
 

@@ -136,15 +136,15 @@ class Tuning {
       e.objective = f;
       worstObjective_ = std::max(worstObjective_, std::abs(f));
       double norm = 0;
-      for (std::size_t i = 0; i < u.size(); ++i) {
-        const double g = df * r.methods.front().gradient(0, static_cast<Eigen::Index>(i)) * scale_[i];
-        if (!grad.empty()) grad[i] = g;
-        norm += g * g;
-      }
-      e.gradientNorm = std::sqrt(norm);
       at_.objective = f;
       at_.objectiveGradient.resize(u.size());
-      for (std::size_t i = 0; i < u.size(); ++i) at_.objectiveGradient[i] = df * r.methods.front().gradient(0, static_cast<Eigen::Index>(i)) * scale_[i];
+      for (std::size_t i = 0; i < u.size(); ++i) {
+        const double g = df * r.methods.front().gradient(0, static_cast<Eigen::Index>(i)) * scale_[i];
+        at_.objectiveGradient[i] = g;
+        norm += g * g;
+      }
+      if (!grad.empty()) grad = at_.objectiveGradient;
+      e.gradientNorm = std::sqrt(norm);
       e.violation = violation(e.parameters);
       const bool feasible = e.violation <= kFeasible;
       if (feasible && (result_.best.empty() || f < result_.bestObjective)) {
@@ -369,8 +369,8 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
   if (spec.maxEvaluations < 1) return refuse("the number of evaluations must be at least 1");
   for (const auto& c : spec.constraints)
     for (const auto& v : c.expression.variables()) {
-      const bool cost = std::any_of(m.costs.begin(), m.costs.end(), [&](const Cost& k) { return k.name == v; });
-      if (table->find(v) < 0 && !cost) return refuse("constraint '" + c.name + "' uses '" + v + "', which is neither a parameter nor a cost");
+      const bool isCost = std::any_of(m.costs.begin(), m.costs.end(), [&](const Cost& k) { return k.name == v; });
+      if (table->find(v) < 0 && !isCost) return refuse("constraint '" + c.name + "' uses '" + v + "', which is neither a parameter nor a cost");
     }
   for (std::size_t k : chosen) res.parameters.push_back(table->names()[k]);
   for (std::size_t k : chosen) res.initial.push_back(table->values()[k]);
