@@ -286,11 +286,20 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   if (started_)
     for (std::size_t k = 0; k < g.size(); ++k)
       if (c.types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
-  if (extreme_.empty()) extreme_ = g;
+  ++node_;
+  if (extreme_.empty()) {
+    extreme_ = g;
+    extremeNode_.assign(g.size(), -1);
+    for (std::size_t k = 0; k < g.size(); ++k)
+      if (c.types[k] == Cost::Type::Minimum || c.types[k] == Cost::Type::Maximum) extremeNode_[k] = node_;
+  }
   for (std::size_t k = 0; k < g.size(); ++k) {
     // the first of equal values is kept: the step where the extreme is first reached
-    if (c.types[k] == Cost::Type::Minimum && num::value(g[k]) < num::value(extreme_[k])) extreme_[k] = g[k];
-    if (c.types[k] == Cost::Type::Maximum && num::value(g[k]) > num::value(extreme_[k])) extreme_[k] = g[k];
+    if ((c.types[k] == Cost::Type::Minimum && num::value(g[k]) < num::value(extreme_[k])) ||
+        (c.types[k] == Cost::Type::Maximum && num::value(g[k]) > num::value(extreme_[k]))) {
+      extreme_[k] = g[k];
+      extremeNode_[k] = node_;
+    }
   }
   // targets passed since the last point: the outputs there by linear interpolation (exact at a
   // step's time; the same interpolation differentiated, so the gradient is the value's)
@@ -304,6 +313,7 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
         if (started_ ? ti > t : ti > t * (1 + 1e-12) + 1e-300) break;
         if (!started_ || t - lastT_ <= 0 || ti >= t) {
           sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(slots_));
+          sites_.push_back({k, i, node_, 1.0, slots_});
           continue;
         }
         const double f = std::max(0.0, (ti - lastT_) / (t - lastT_));
@@ -311,6 +321,7 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
         for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * f;
         between[0] = S(ti);
         sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(between));
+        sites_.push_back({k, i, node_, f, between});
       }
     }
     lastSlots_ = slots_;  // only a targets cost reads between points

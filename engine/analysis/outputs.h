@@ -95,10 +95,28 @@ class CostAccumulator {
   /// (seed 001 Theorem 5).
   void eventTimeMoves(const S& dt);
 
+  /// Where a targets cost's term was taken: between points node − 1 and node (counted from 0 in
+  /// the order they were added) at weight `f` on node's outputs and 1 − f on the one before (f = 1:
+  /// at the point itself), with the slots' values interpolated there. What an adjoint needs to place the
+  /// term's derivatives on the run's points.
+  struct TargetSite {
+    std::size_t cost = 0, sample = 0;
+    long node = 0;
+    double f = 1;
+    std::vector<S> slotValues;  // [t, outputs, initial outputs, parameters] there
+  };
+  const std::vector<TargetSite>& targetSites() const { return sites_; }
+  /// By cost: the point where a minimum or maximum cost's extreme was first reached (−1 for the
+  /// other costs or before any point).
+  const std::vector<long>& extremeNodes() const { return extremeNode_; }
+
  private:
   const CostSet* c_;
   std::vector<S> slots_, lastSlots_, initial_, sum_, last_, previous_;
   std::vector<S> extreme_;  // by cost: a minimum's or maximum's value so far
+  std::vector<long> extremeNode_;
+  std::vector<TargetSite> sites_;
+  long node_ = -1;  // the last point's index
   std::vector<std::size_t> nextSample_;  // by cost: the first target not yet passed
   double lastT_ = 0;
   bool started_ = false;

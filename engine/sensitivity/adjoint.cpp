@@ -377,8 +377,8 @@ class Adjoint {
 
 }  // namespace
 
-Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, std::vector<double>& values, Eigen::MatrixXd& gradient,
-                       AdjointStats& stats) {
+Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, const CostSites* sites, std::vector<double>& values,
+                       Eigen::MatrixXd& gradient, AdjointStats& stats) {
   Adjoint adj(st, rec);
   const auto& items = rec.items;
   const auto& saved = rec.saved;
@@ -392,7 +392,6 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
       nodeOfItem[i] = static_cast<long>(nodeTimes.size());
       nodeTimes.push_back(items[i].t1);
     }
-  auto weights = [&](long n) { return nodeWeights(st.costs, nodeTimes, n); };
   // the start and its outputs (the costs' initial values)
   const auto& s0 = saved.front();
   const Point start{items[0].t1, items[0].dofs, s0.x, s0.v, s0.a, s0.z};
@@ -400,22 +399,21 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
   if (Status s = adj.node(start, n0); !s.ok()) return s;
   CostIntegrand integrand(st);
   integrand.setInitialOutputs(n0.outputs);
+  const TargetTerms targets(st, integrand, sites);
   const auto d0 = start.x.size();
   Eigen::MatrixXd lx = Eigen::MatrixXd::Zero(d0, nc), lv = lx, la = lx;  // resized as coordinates change
   Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(nc, p), beta = Eigen::MatrixXd::Zero(nc, n0.outputs.size());
   Eigen::VectorXd value = Eigen::VectorXd::Zero(nc);
-  // a node's cost: λ += w gᵀ, ∂ψ/∂ρ += w g_ρ, β += w g_init
+  // a node's costs (weighted integrands, extremes, targets' terms): λ += gᵀ O, ∂ψ/∂ρ += g O_ρ +
+  // g_ρ, β += g_init
   auto addNode = [&](const Node& n, long index) {
-    Eigen::VectorXd g;
-    Eigen::MatrixXd gOut, gInit, gPar;
-    integrand(n.t, n.outputs, g, gOut, gInit, gPar);
-    const Eigen::VectorXd w = weights(index);
-    value += w.cwiseProduct(g);
+    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, nodeTimes, index, n.t, n.outputs);
+    value += c.g;
     if (lx.rows() != n.Fx.rows()) lx = lv = la = Eigen::MatrixXd::Zero(n.Fx.rows(), nc);
-    lx += (w.asDiagonal() * gOut * n.Ox).transpose();
-    lv += (w.asDiagonal() * gOut * n.Ov).transpose();
-    grad += w.asDiagonal() * (gOut * n.Op + gPar);
-    beta += w.asDiagonal() * gInit;
+    lx += (c.gOut * n.Ox).transpose();
+    lv += (c.gOut * n.Ov).transpose();
+    grad += c.gOut * n.Op + c.gPar;
+    beta += c.gInit;
   };
   // segments between saved states, last first: replay forward, then sweep backward
   for (std::size_t seg = saved.size(); seg-- > 0;) {

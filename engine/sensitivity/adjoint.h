@@ -14,6 +14,8 @@
 
 namespace lw::sens::detail {
 
+struct CostSites;  // cost_integrand.h
+
 /// Records a forward run for the adjoint: every step's times and choice of coordinates (a few
 /// bytes each), a full state at the start and after every `interval` steps (interval 1: every
 /// step, the whole trajectory stored).
@@ -58,8 +60,9 @@ struct AdjointStats {
 };
 
 /// Every chosen cost's gradient by the adjoint over the recorded run (values included); its steps
-/// are the trapezoidal rule's, or (rungeKutta) Dormand–Prince's with their sizes held.
-Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, std::vector<double>& values, Eigen::MatrixXd& gradient,
-                       AdjointStats& stats);
+/// are the trapezoidal rule's, or (rungeKutta) Dormand–Prince's with their sizes held. `sites`:
+/// where the forward run took the targets', minimum's and maximum's terms (null without such costs).
+Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, const CostSites* sites, std::vector<double>& values,
+                       Eigen::MatrixXd& gradient, AdjointStats& stats);
 
 }  // namespace lw::sens::detail

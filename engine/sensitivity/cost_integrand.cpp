@@ -13,37 +13,117 @@ CostIntegrand::CostIntegrand(const Study& st) : st_(st) {
   }
 }
 
-void CostIntegrand::operator()(double t, const Eigen::VectorXd& outputs, Eigen::VectorXd& g, Eigen::MatrixXd& gOut,
-                             Eigen::MatrixXd& gInit, Eigen::MatrixXd& gPar) const {
-  const auto& cs = st_.costs;
-  const auto no = static_cast<Eigen::Index>(cs.outputs), np = static_cast<Eigen::Index>(cs.parameters);
-  const auto nc = static_cast<Eigen::Index>(cs.names.size());
-  const Eigen::Index slots = 2 * no + np;
-  g.resize(nc);
-  gOut.resize(nc, no);
-  gInit.resize(nc, no);
-  Eigen::MatrixXd gSlotPar(nc, np);
-  std::vector<Dual> s(static_cast<std::size_t>(1 + slots));
-  for (Eigen::Index first = 0; first < slots || first == 0; first += kLanes) {
-    s[0] = Dual(t);
-    for (Eigen::Index i = 0; i < slots; ++i) {
-      const double value = i < no ? outputs[i] : i < 2 * no ? initial_[i - no] : st_.table().values()[static_cast<std::size_t>(i - 2 * no)];
-      s[static_cast<std::size_t>(1 + i)] = Dual(value);
+void CostIntegrand::lanes(const std::vector<const Expression::Bound*>& e, const std::vector<double>& slots, Eigen::VectorXd& g,
+                          Eigen::MatrixXd& dSlots) const {
+  const auto n = static_cast<Eigen::Index>(slots.size()) - 1, ne = static_cast<Eigen::Index>(e.size());
+  g.resize(ne);
+  dSlots.resize(ne, n);
+  std::vector<Dual> s(slots.size());
+  for (Eigen::Index first = 0; first < n || first == 0; first += kLanes) {
+    s[0] = Dual(slots[0]);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      s[static_cast<std::size_t>(1 + i)] = Dual(slots[static_cast<std::size_t>(1 + i)]);
       if (i >= first && i < first + kLanes) s[static_cast<std::size_t>(1 + i)].g[i - first] = 1;
     }
-    for (Eigen::Index k = 0; k < nc; ++k) {
-      const Dual v = cs.expressions[static_cast<std::size_t>(k)](std::span<const Dual>(s));
+    for (Eigen::Index k = 0; k < ne; ++k) {
+      const Dual v = (*e[static_cast<std::size_t>(k)])(std::span<const Dual>(s));
       g[k] = v.v;
-      for (Eigen::Index i = first; i < std::min(slots, first + kLanes); ++i) {
-        const double dv = v.g[i - first];
-        if (i < no) gOut(k, i) = dv;
-        else if (i < 2 * no) gInit(k, i - no) = dv;
-        else gSlotPar(k, i - 2 * no) = dv;
-      }
+      for (Eigen::Index i = first; i < std::min(n, first + kLanes); ++i) dSlots(k, i) = v.g[i - first];
     }
-    if (slots == 0) break;
+    if (n == 0) break;
   }
-  gPar = gSlotPar * paramJacobian_;
+}
+
+void CostIntegrand::operator()(double t, const Eigen::VectorXd& outputs, Eigen::VectorXd& g, Eigen::MatrixXd& gOut,
+                               Eigen::MatrixXd& gInit, Eigen::MatrixXd& gPar) const {
+  const auto& cs = st_.costs;
+  const auto no = static_cast<Eigen::Index>(cs.outputs), np = static_cast<Eigen::Index>(cs.parameters);
+  std::vector<double> slots(static_cast<std::size_t>(1 + 2 * no + np));
+  slots[0] = t;
+  for (Eigen::Index i = 0; i < no; ++i) {
+    slots[static_cast<std::size_t>(1 + i)] = outputs[i];
+    slots[static_cast<std::size_t>(1 + no + i)] = initial_[i];
+  }
+  for (Eigen::Index i = 0; i < np; ++i) slots[static_cast<std::size_t>(1 + 2 * no + i)] = st_.table().values()[static_cast<std::size_t>(i)];
+  std::vector<const Expression::Bound*> e;
+  for (const auto& x : cs.expressions) e.push_back(&x);
+  Eigen::MatrixXd d;
+  lanes(e, slots, g, d);
+  gOut = d.leftCols(no);
+  gInit = d.middleCols(no, no);
+  gPar = d.rightCols(np) * paramJacobian_;
+}
+
+void CostIntegrand::at(const Expression::Bound& e, const std::vector<double>& slots, double& g, Eigen::RowVectorXd& gOut,
+                       Eigen::RowVectorXd& gInit, Eigen::RowVectorXd& gPar) const {
+  const auto no = static_cast<Eigen::Index>(st_.costs.outputs), np = static_cast<Eigen::Index>(st_.costs.parameters);
+  Eigen::VectorXd v;
+  Eigen::MatrixXd d;
+  lanes({&e}, slots, v, d);
+  g = v[0];
+  gOut = d.row(0).head(no);
+  gInit = d.row(0).segment(no, no);
+  gPar = d.row(0).tail(np) * paramJacobian_;
+}
+
+TargetTerms::TargetTerms(const Study& st, const CostIntegrand& integrand, const CostSites* sites) {
+  if (!sites) return;
+  for (const auto& s : sites->targets) {
+    Term t;
+    t.cost = static_cast<Eigen::Index>(s.cost);
+    t.weight = s.f;
+    integrand.at(st.costs.samples[s.cost][s.sample].expression, s.slotValues, t.g, t.gOut, t.gInit, t.gPar);
+    if (s.f < 1) {
+      Term before = t;
+      before.weight = 1 - s.f;
+      before.own = false;
+      byNode_.emplace(s.node - 1, before);
+    }
+    byNode_.emplace(s.node, std::move(t));
+  }
+}
+
+void TargetTerms::addAt(long n, NodeCostTerms& terms) const {
+  const auto [first, last] = byNode_.equal_range(n);
+  for (auto it = first; it != last; ++it) {
+    const Term& t = it->second;
+    terms.gOut.row(t.cost) += t.weight * t.gOut;
+    if (!t.own) continue;
+    terms.g[t.cost] += t.g;
+    terms.gInit.row(t.cost) += t.gInit;
+    terms.gPar.row(t.cost) += t.gPar;
+  }
+}
+
+Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const std::vector<double>& times, long n, const CostSites* sites) {
+  const long last = static_cast<long>(times.size()) - 1;
+  const auto i = static_cast<std::size_t>(n);
+  const double integral = 0.5 * ((n > 0 ? times[i] - times[i - 1] : 0.0) + (n < last ? times[i + 1] - times[i] : 0.0));
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(costs.names.size()));
+  for (Eigen::Index k = 0; k < w.size(); ++k) {
+    switch (costs.types[static_cast<std::size_t>(k)]) {
+      case Cost::Type::Integral: w[k] = integral; break;
+      case Cost::Type::Terminal: w[k] = n == last ? 1.0 : 0.0; break;
+      case Cost::Type::Minimum: case Cost::Type::Maximum:
+        w[k] = sites && sites->extremeNodes[static_cast<std::size_t>(k)] == n ? 1.0 : 0.0;
+        break;
+      case Cost::Type::Targets: break;
+    }
+  }
+  return w;
+}
+
+NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
+                        const std::vector<double>& times, long n, double t, const Eigen::VectorXd& outputs) {
+  NodeCostTerms c;
+  integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
+  const Eigen::VectorXd w = nodeWeights(st.costs, times, n, sites);
+  c.g = w.cwiseProduct(c.g);
+  c.gOut = w.asDiagonal() * c.gOut;
+  c.gInit = w.asDiagonal() * c.gInit;
+  c.gPar = w.asDiagonal() * c.gPar;
+  targets.addAt(n, c);
+  return c;
 }
 
 }  // namespace lw::sens::detail

@@ -1,14 +1,24 @@
 // What the adjoints of both formulations need of the costs (internal to engine/sensitivity): the
 // integrand's derivatives with respect to the outputs, their initial values and the chosen
-// parameters, and the quadrature weights of the run's nodes.
+// parameters, the quadrature weights of the run's nodes, and the terms of the costs that are not
+// integrals (targets, minimum, maximum) placed on the nodes where the forward run took them.
 #pragma once
 
 #include <Eigen/Core>
+#include <map>
 #include <vector>
 
 #include "sensitivity/study.h"
 
 namespace lw::sens::detail {
+
+/// A cost's linearisation at one node: the cost's weights on the node's outputs and on the initial
+/// outputs, its direct derivatives with respect to the chosen parameters (rows: costs), and the
+/// values it adds.
+struct NodeCostTerms {
+  Eigen::VectorXd g;
+  Eigen::MatrixXd gOut, gInit, gPar;
+};
 
 class CostIntegrand {
  public:
@@ -18,23 +28,53 @@ class CostIntegrand {
   /// g per cost, and its derivatives (costs × outputs, costs × outputs, costs × chosen parameters).
   void operator()(double t, const Eigen::VectorXd& outputs, Eigen::VectorXd& g, Eigen::MatrixXd& gOut, Eigen::MatrixXd& gInit,
                   Eigen::MatrixXd& gPar) const;
+  /// One expression at given slots [t, outputs, initial outputs, parameters]: its value and
+  /// derivatives (1 × outputs, 1 × outputs, 1 × chosen parameters).
+  void at(const Expression::Bound& e, const std::vector<double>& slots, double& g, Eigen::RowVectorXd& gOut, Eigen::RowVectorXd& gInit,
+          Eigen::RowVectorXd& gPar) const;
 
  private:
   const Study& st_;
   Eigen::MatrixXd paramJacobian_;  // d(every parameter)/d(chosen): chains of parameters
   Eigen::VectorXd initial_;
+  // every expression in `e` at `slots`: values and derivatives by slot (rows: expressions)
+  void lanes(const std::vector<const Expression::Bound*>& e, const std::vector<double>& slots, Eigen::VectorXd& g, Eigen::MatrixXd& dSlots) const;
+};
+
+/// Where the forward run took the terms of the costs that are not integrals or terminal values:
+/// the node of each minimum's or maximum's extreme, and each target's site (the forward run's
+/// CostAccumulator<double> records both; nodes count from 0 in the order it was given points).
+struct CostSites {
+  std::vector<long> extremeNodes;  // by cost, −1 for the others
+  std::vector<analysis::CostAccumulator<double>::TargetSite> targets;
+};
+
+/// The targets' terms by node: at a target's node its weight f on the outputs, its value and its
+/// direct derivatives; at the node before, 1 − f on the outputs.
+class TargetTerms {
+ public:
+  TargetTerms(const Study& st, const CostIntegrand& integrand, const CostSites* sites);
+  /// Adds node n's share to `terms` (sized costs × ...).
+  void addAt(long n, NodeCostTerms& terms) const;
+
+ private:
+  struct Term {
+    Eigen::Index cost = 0;
+    double weight = 1;  // on the outputs
+    bool own = true;    // the target's own node: its value and direct derivatives count here
+    double g = 0;
+    Eigen::RowVectorXd gOut, gInit, gPar;
+  };
+  std::multimap<long, Term> byNode_;
 };
 
 /// Node n's weight per cost: the trapezoidal rule over the node times for an integral cost, 1 at
-/// the last node for a terminal one.
-inline Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const std::vector<double>& times, long n) {
-  const long last = static_cast<long>(times.size()) - 1;
-  const auto i = static_cast<std::size_t>(n);
-  const double integral = 0.5 * ((n > 0 ? times[i] - times[i - 1] : 0.0) + (n < last ? times[i + 1] - times[i] : 0.0));
-  Eigen::VectorXd w(static_cast<Eigen::Index>(costs.names.size()));
-  for (Eigen::Index k = 0; k < w.size(); ++k)
-    w[k] = costs.types[static_cast<std::size_t>(k)] == Cost::Type::Integral ? integral : (n == last ? 1.0 : 0.0);
-  return w;
-}
+/// the last node for a terminal one and at its extreme's node for a minimum or maximum (`sites`),
+/// 0 for a targets cost (its terms are TargetTerms').
+Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const std::vector<double>& times, long n, const CostSites* sites);
+
+/// A node's costs: the integrands weighted and the targets' terms there.
+NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
+                        const std::vector<double>& times, long n, double t, const Eigen::VectorXd& outputs);
 
 }  // namespace lw::sens::detail

@@ -266,8 +266,8 @@ class PenaltyAdjoint {
 
 }  // namespace
 
-Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec, std::vector<double>& values, Eigen::MatrixXd& gradient,
-                              AdjointStats& stats) {
+Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec, const CostSites* sites, std::vector<double>& values,
+                              Eigen::MatrixXd& gradient, AdjointStats& stats) {
   PenaltyAdjoint adj(st, rec.alpha());
   const auto& times = rec.times;
   const auto nc = static_cast<Eigen::Index>(st.costs.names.size()), p = static_cast<Eigen::Index>(st.parameters.size());
@@ -280,22 +280,20 @@ Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec
   adj.outputs(start, o0);
   CostIntegrand integrand(st);
   integrand.setInitialOutputs(o0.values);
+  const TargetTerms targets(st, integrand, sites);
   Eigen::MatrixXd lz = Eigen::MatrixXd::Zero(nz, nc), ld = lz, ldd = lz;
   Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(nc, p), beta = Eigen::MatrixXd::Zero(nc, o0.values.size());
   Eigen::VectorXd value = Eigen::VectorXd::Zero(nc);
-  // a node's cost: λ += w gᵀ O, ∂ψ/∂ρ += w (g O_ρ + g_ρ), β += w g_init
+  // a node's costs (weighted integrands, extremes, targets' terms): λ += gᵀ O, ∂ψ/∂ρ += g O_ρ +
+  // g_ρ, β += g_init
   auto addNode = [&](const NodeOutputs& o, std::size_t n, double t) {
-    Eigen::VectorXd g;
-    Eigen::MatrixXd gOut, gInit, gPar;
-    integrand(t, o.values, g, gOut, gInit, gPar);
-    const Eigen::VectorXd w = nodeWeights(st.costs, times, static_cast<long>(n));
-    value += w.cwiseProduct(g);
-    const Eigen::MatrixXd wg = w.asDiagonal() * gOut;
-    lz += (wg * o.Oz).transpose();
-    ld += (wg * o.Od).transpose();
-    ldd += (wg * o.Odd).transpose();
-    grad += wg * o.Op + w.asDiagonal() * gPar;
-    beta += w.asDiagonal() * gInit;
+    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, times, static_cast<long>(n), t, o.values);
+    value += c.g;
+    lz += (c.gOut * o.Oz).transpose();
+    ld += (c.gOut * o.Od).transpose();
+    ldd += (c.gOut * o.Odd).transpose();
+    grad += c.gOut * o.Op + c.gPar;
+    beta += c.gInit;
   };
   // segments between saved states, last first: replay forward, then sweep backward
   for (std::size_t seg = rec.saved.size(); seg-- > 0;) {

@@ -66,7 +66,7 @@ class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
 };
 
 /// Every chosen cost's gradient by the adjoint over the recorded penalty run (values included).
-Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec, std::vector<double>& values, Eigen::MatrixXd& gradient,
-                              AdjointStats& stats);
+Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec, const CostSites* sites, std::vector<double>& values,
+                              Eigen::MatrixXd& gradient, AdjointStats& stats);
 
 }  // namespace lw::sens::detail

@@ -49,6 +49,7 @@ class PenaltyCosts : public analysis::PenaltyObserver {
     return {};
   }
   std::vector<double> values() const { return costs_.values(); }
+  const analysis::CostAccumulator<double>& accumulator() const { return costs_; }
 
  private:
   void add(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {

@@ -11,6 +11,7 @@
 #include "kinematics/global_solver.h"
 #include "sensitivity/adjoint.h"
 #include "sensitivity/complex_step.h"
+#include "sensitivity/cost_integrand.h"
 #include "sensitivity/direct.h"
 #include "sensitivity/penalty_adjoint.h"
 #include "sensitivity/penalty_methods.h"
@@ -94,6 +95,7 @@ class CostObserver : public analysis::StepObserver {
     return addCosts<double>(st_, numbers_, dofs, after.t, after.x, after.v, z, costs_);
   }
   std::vector<double> values() const { return costs_.values(); }
+  const analysis::CostAccumulator<double>& accumulator() const { return costs_; }
 
  private:
   const Study& st_;
@@ -238,27 +240,12 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     return res;
   }
   res.costs = st.costs.names;
-  // the adjoint's sources are the integrands' and the end's: a targets cost (terms at given times)
-  // and a minimum or maximum (a term at the step where it is reached) are the direct method's and
-  // the others' so far
-  std::string sampled;
-  for (std::size_t k = 0; k < st.costs.names.size() && sampled.empty(); ++k)
-    if (st.costs.types[k] != Cost::Type::Integral && st.costs.types[k] != Cost::Type::Terminal)
-      sampled = std::string("the ") + toString(st.costs.types[k]) + " cost '" + st.costs.names[k] + "'";
-  const bool targets = !sampled.empty();
-  if (targets && spec.method == Method::Adjoint) {
-    res.status = failure(Status::Code::BadRequest, 0,
-                         "the adjoint method takes integral and terminal costs so far: " + sampled + " is differentiated by ddm, cs or fd");
-    return res;
-  }
   std::vector<Method> methods{spec.method};
-  if (spec.method == Method::Compare) {
-    methods = {Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences};
-    if (targets) {
-      methods.erase(methods.begin() + 1);
-      res.notes.push_back("the adjoint is left out of the comparison: it takes integral and terminal costs so far, not " + sampled);
-    }
-  }
+  if (spec.method == Method::Compare) methods = {Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences};
+  // costs whose terms are taken at some nodes only (targets, a minimum or maximum): the adjoint
+  // learns where from the forward run's own accumulator
+  bool sampled = false;
+  for (Cost::Type t : st.costs.types) sampled = sampled || (t != Cost::Type::Integral && t != Cost::Type::Terminal);
   const double share = 1.0 / static_cast<double>(methods.size());
   for (std::size_t mi = 0; mi < methods.size(); ++mi) {
     const auto started = std::chrono::steady_clock::now();
@@ -332,10 +319,18 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       const long every = checkpointInterval(spec);
       AdjointRecorder rec(every);
       PenaltyAdjointRecorder penaltyRec(every);
-      if (!runWith(&rec, &penaltyRec, false)) return res;
+      CostObserver costs(st);
+      PenaltyCosts penaltyCosts(st);
+      BothObservers both(rec, costs);
+      BothPenaltyObservers penaltyBoth(penaltyRec, penaltyCosts);
+      if (!(sampled ? runWith(&both, &penaltyBoth, false) : runWith(&rec, &penaltyRec, false))) return res;
+      CostSites sites;
+      const analysis::CostAccumulator<double>& acc = penalty ? penaltyCosts.accumulator() : costs.accumulator();
+      sites.extremeNodes = acc.extremeNodes();
+      sites.targets = acc.targetSites();
       AdjointStats stats;
-      res.status = penalty ? penaltyAdjointGradient(st, penaltyRec, g.values, g.gradient, stats)
-                           : adjointGradient(st, rec, rungeKutta, g.values, g.gradient, stats);
+      res.status = penalty ? penaltyAdjointGradient(st, penaltyRec, sampled ? &sites : nullptr, g.values, g.gradient, stats)
+                           : adjointGradient(st, rec, rungeKutta, sampled ? &sites : nullptr, g.values, g.gradient, stats);
       if (!res.status.ok()) return res;
       keepStats(stats, every);
     } else if (g.method == Method::ComplexStep) {

@@ -34,7 +34,7 @@ struct MethodChoice {
 };
 const MethodChoice kMethods[] = {
     {"Direct (DDM)", "ddm", "Differentiates every step beside the run: exact, one pass per eight parameters; sensitivity histories"},
-    {"Adjoint (AVM)", "avm", "One backward pass for all parameters (checkpoints): fast for many parameters; integral and terminal costs"},
+    {"Adjoint (AVM)", "avm", "One backward pass for all parameters (checkpoints): fast for many parameters"},
     {"Complex step", "cs", "The run again in complex arithmetic per parameter: exact to round-off, the reference"},
     {"Finite differences", "fd", "Central differences of whole runs, two per parameter: approximate"},
     {"Compare all", "compare", "Every method, side by side with their relative differences and times"},
