@@ -11,6 +11,37 @@ namespace lw::sens::detail {
 
 // ---- the recording ----
 
+void TimeList::push(double t) {
+  const double k = dt_ > 0 ? std::round(t / dt_) : 0;
+  const bool onGrid = dt_ > 0 && k * dt_ == t;
+  if (!runs_.empty()) {
+    const Run& r = runs_.back();
+    if (r.grid && onGrid && k == r.k0 + static_cast<double>(size_ - r.first)) {
+      ++size_;
+      return;
+    }
+    if (!r.grid && !onGrid) {
+      listed_.push_back(t);
+      ++size_;
+      return;
+    }
+  }
+  if (onGrid) {
+    runs_.push_back({size_, k, 0, true});
+  } else {
+    runs_.push_back({size_, 0, listed_.size(), false});
+    listed_.push_back(t);
+  }
+  ++size_;
+}
+
+double TimeList::operator[](std::size_t i) const {
+  const auto it = std::upper_bound(runs_.begin(), runs_.end(), i, [](std::size_t n, const Run& r) { return n < r.first; });
+  const Run& r = *(it - 1);
+  const std::size_t j = i - r.first;
+  return r.grid ? (r.k0 + static_cast<double>(j)) * dt_ : listed_[r.listed + j];
+}
+
 int AdjointRecorder::dofIndex(const std::vector<dyn::Dof>& dofs) {
   for (std::size_t i = 0; i < dofSets.size(); ++i)
     if (dofSets[i] == dofs) return static_cast<int>(i);
@@ -18,19 +49,28 @@ int AdjointRecorder::dofIndex(const std::vector<dyn::Dof>& dofs) {
   return static_cast<int>(dofSets.size()) - 1;
 }
 
+void AdjointRecorder::push(double t, int dofs) {
+  if (dofRuns_.empty() || dofRuns_.back().dofs != dofs) dofRuns_.push_back({times_.size(), dofs});
+  times_.push(t);
+}
+
 void AdjointRecorder::save(const integ::State& s, const Eigen::VectorXd& z) {
-  saved.push_back({items.size() - 1, s.x, s.v, s.a, z});
+  saved.push_back({size() - 1, s.x, s.v, s.a, z});
   sinceSaved_ = 0;
 }
 
 Status AdjointRecorder::start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) {
-  items.push_back({s.t, s.t, dofIndex(dofs), -1, -1, Item::Kind::Start});
+  marks_.push_back({size(), Item::Kind::Start, -1, -1});
+  push(s.t, dofIndex(dofs));
   save(s, z);
   return {};
 }
 
 Status AdjointRecorder::step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) {
-  items.push_back({from.t, to.t, dofIndex(dofs), -1, -1, Item::Kind::Step});
+  // a step starts where the item before it ended: its start time is not kept
+  if (from.t != times_.back())
+    return failure(Status::Code::BadRequest, from.t, "the adjoint's record: a step from t = " + shortNumber(from.t) + " s does not start where the last item ended");
+  push(to.t, dofIndex(dofs));
   if (++sinceSaved_ >= interval_) save(to, z);
   return {};
 }
@@ -38,7 +78,9 @@ Status AdjointRecorder::step(const std::vector<dyn::Dof>& dofs, const integ::Sta
 Status AdjointRecorder::switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
                                  const Eigen::VectorXd& z) {
   const int b = dofIndex(before);
-  items.push_back({s.t, s.t, dofIndex(after), b, -1, Item::Kind::Switch});
+  marks_.push_back({size(), Item::Kind::Switch, b, -1});
+  switches_.push_back(size());
+  push(s.t, dofIndex(after));
   save(s, z);
   return {};
 }
@@ -46,13 +88,65 @@ Status AdjointRecorder::switched(const std::vector<dyn::Dof>& before, const std:
 Status AdjointRecorder::impact(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& after, const std::vector<int>& contacts,
                                const Eigen::VectorXd& z) {
   impacts.push_back(contacts);
-  items.push_back({after.t, after.t, dofIndex(dofs), -1, static_cast<int>(impacts.size()) - 1, Item::Kind::Impact});
+  marks_.push_back({size(), Item::Kind::Impact, -1, static_cast<int>(impacts.size()) - 1});
+  push(after.t, dofIndex(dofs));
   save(after, z);
   return {};
 }
 
+const AdjointRecorder::Mark* AdjointRecorder::markAt(std::size_t i) const {
+  const auto it = std::lower_bound(marks_.begin(), marks_.end(), i, [](const Mark& m, std::size_t n) { return m.item < n; });
+  return it != marks_.end() && it->item == i ? &*it : nullptr;
+}
+
+AdjointRecorder::Item AdjointRecorder::item(std::size_t i) const {
+  Item it;
+  it.t1 = times_[i];
+  it.t0 = i > 0 ? times_[i - 1] : it.t1;
+  const auto run = std::upper_bound(dofRuns_.begin(), dofRuns_.end(), i, [](std::size_t n, const DofsRun& r) { return n < r.first; });
+  it.dofs = (run - 1)->dofs;
+  if (const Mark* m = markAt(i)) {
+    it.kind = m->kind;
+    it.before = m->before;
+    it.impact = m->impact;
+    if (m->kind != Item::Kind::Step) it.t0 = it.t1;  // an instant
+  }
+  return it;
+}
+
+long AdjointRecorder::nodeOf(std::size_t i) const {
+  return static_cast<long>(i) - static_cast<long>(std::lower_bound(switches_.begin(), switches_.end(), i) - switches_.begin());
+}
+
+NodeSpan AdjointRecorder::nodeSpan(std::size_t i) const {
+  auto isSwitch = [&](std::size_t j) { return std::binary_search(switches_.begin(), switches_.end(), j); };
+  NodeSpan s;
+  s.last = true;
+  const double t = times_[i];
+  for (std::size_t j = i; j-- > 0;)
+    if (!isSwitch(j)) {
+      s.before = t - times_[j];
+      break;
+    }
+  for (std::size_t j = i + 1; j < size(); ++j)
+    if (!isSwitch(j)) {
+      s.after = times_[j] - t;
+      s.last = false;
+      break;
+    }
+  return s;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> AdjointRecorder::impactItems() const {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (const Mark& m : marks_)
+    if (m.kind == Item::Kind::Impact) out.emplace_back(m.item, static_cast<std::size_t>(m.impact));
+  return out;
+}
+
 std::size_t AdjointRecorder::bytes() const {
-  std::size_t b = items.capacity() * sizeof(Item) + saved.capacity() * sizeof(Saved);
+  std::size_t b = times_.bytes() + marks_.capacity() * sizeof(Mark) + switches_.capacity() * sizeof(std::size_t) +
+                  dofRuns_.capacity() * sizeof(DofsRun) + saved.capacity() * sizeof(Saved);
   for (const auto& s : saved) b += sizeof(double) * static_cast<std::size_t>(s.x.size() + s.v.size() + s.a.size() + s.z.size());
   return b;
 }
@@ -380,21 +474,14 @@ class Adjoint {
 Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKutta, const CostSites* sites, std::vector<double>& values,
                        Eigen::MatrixXd& gradient, AdjointStats& stats) {
   Adjoint adj(st, rec);
-  const auto& items = rec.items;
+  auto items = [&](std::size_t i) { return rec.item(i); };
   const auto& saved = rec.saved;
   const auto nc = static_cast<Eigen::Index>(st.costs.names.size()), p = static_cast<Eigen::Index>(st.parameters.size());
   stats.recordBytes = rec.bytes();
-  // the nodes' quadrature weights (trapezoidal over the step ends; terminal costs: the last node)
-  std::vector<double> nodeTimes;
-  std::vector<long> nodeOfItem(items.size(), -1);
-  for (std::size_t i = 0; i < items.size(); ++i)
-    if (items[i].kind != AdjointRecorder::Item::Kind::Switch) {
-      nodeOfItem[i] = static_cast<long>(nodeTimes.size());
-      nodeTimes.push_back(items[i].t1);
-    }
   // the start and its outputs (the costs' initial values)
   const auto& s0 = saved.front();
-  const Point start{items[0].t1, items[0].dofs, s0.x, s0.v, s0.a, s0.z};
+  const AdjointRecorder::Item first = items(0);
+  const Point start{first.t1, first.dofs, s0.x, s0.v, s0.a, s0.z};
   Node n0;
   if (Status s = adj.node(start, n0); !s.ok()) return s;
   CostIntegrand integrand(st);
@@ -406,8 +493,8 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
   Eigen::VectorXd value = Eigen::VectorXd::Zero(nc);
   // a node's costs (weighted integrands, extremes, targets' terms): λ += gᵀ O, ∂ψ/∂ρ += g O_ρ +
   // g_ρ, β += g_init
-  auto addNode = [&](const Node& n, long index) {
-    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, nodeTimes, index, n.t, n.outputs);
+  auto addNode = [&](const Node& n, std::size_t item) {
+    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, rec.nodeSpan(item), rec.nodeOf(item), n.t, n.outputs);
     value += c.g;
     if (lx.rows() != n.Fx.rows()) lx = lv = la = Eigen::MatrixXd::Zero(n.Fx.rows(), nc);
     lx += (c.gOut * n.Ox).transpose();
@@ -418,16 +505,17 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
   // segments between saved states, last first: replay forward, then sweep backward
   for (std::size_t seg = saved.size(); seg-- > 0;) {
     const std::size_t begin = saved[seg].item;
-    const std::size_t end = seg + 1 < saved.size() ? saved[seg + 1].item : items.size() - 1;
+    const std::size_t end = seg + 1 < saved.size() ? saved[seg + 1].item : rec.size() - 1;
     if (end <= begin) continue;
     const auto& sv = saved[seg];
-    Point at{items[begin].t1, items[begin].dofs, sv.x, sv.v, sv.a, sv.z};
+    const AdjointRecorder::Item beginItem = items(begin);
+    Point at{beginItem.t1, beginItem.dofs, sv.x, sv.v, sv.a, sv.z};
     // the forces as they were at this segment's start (its replay, and the RK45 stages its
     // backward sweep evaluates: a switch can only end a segment)
     auto forcesAtStart = [&] {
       adj.restartForces();
-      for (std::size_t i = 1; i <= begin; ++i)
-        if (items[i].kind == AdjointRecorder::Item::Kind::Impact) adj.applySwitches(rec.impacts[static_cast<std::size_t>(items[i].impact)]);
+      for (const auto& [item, impact] : rec.impactItems())
+        if (item <= begin) adj.applySwitches(rec.impacts[impact]);
     };
     forcesAtStart();
     std::vector<Node> nodes(end - begin);
@@ -442,7 +530,7 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
     if (begin == 0) last = &n0;
     std::size_t bytes = 0;
     for (std::size_t i = begin + 1; i <= end; ++i) {
-      const auto& it = items[i];
+      const AdjointRecorder::Item it = items(i);
       Point next;
       if (rungeKutta) starts[i - begin - 1] = at;
       if (it.kind == AdjointRecorder::Item::Kind::Switch) {
@@ -489,7 +577,7 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
     stats.segmentBytes = std::max(stats.segmentBytes, bytes);
     forcesAtStart();
     for (std::size_t i = end; i > begin; --i) {
-      const auto& it = items[i];
+      const AdjointRecorder::Item it = items(i);
       if (it.kind == AdjointRecorder::Item::Kind::Switch) {
         const SwitchMap& m = maps[i - begin - 1];
         const auto d1 = lx.rows();
@@ -502,7 +590,7 @@ Status adjointGradient(const Study& st, const AdjointRecorder& rec, bool rungeKu
         continue;
       }
       const Node& n = nodes[i - begin - 1];
-      addNode(n, nodeOfItem[i]);
+      addNode(n, i);
       if (it.kind == AdjointRecorder::Item::Kind::Impact) {
         // a⁺ = f(x, v⁺; ρ) folded into x, v⁺, then the jump transposed: with
         // s = −Δvᵀλx + wᵀλv − Δg per cost, λx⁻ = λx + h_xᵀλv + c_x s, λv⁻ = h_vᵀλv,

@@ -95,15 +95,13 @@ void TargetTerms::addAt(long n, NodeCostTerms& terms) const {
   }
 }
 
-Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const std::vector<double>& times, long n, const CostSites* sites) {
-  const long last = static_cast<long>(times.size()) - 1;
-  const auto i = static_cast<std::size_t>(n);
-  const double integral = 0.5 * ((n > 0 ? times[i] - times[i - 1] : 0.0) + (n < last ? times[i + 1] - times[i] : 0.0));
+Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites) {
+  const double integral = 0.5 * (span.before + span.after);
   Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(costs.names.size()));
   for (Eigen::Index k = 0; k < w.size(); ++k) {
     switch (costs.types[static_cast<std::size_t>(k)]) {
       case Cost::Type::Integral: w[k] = integral; break;
-      case Cost::Type::Terminal: w[k] = n == last ? 1.0 : 0.0; break;
+      case Cost::Type::Terminal: w[k] = span.last ? 1.0 : 0.0; break;
       case Cost::Type::Minimum: case Cost::Type::Maximum:
         w[k] = sites && sites->extremeNodes[static_cast<std::size_t>(k)] == n ? 1.0 : 0.0;
         break;
@@ -114,10 +112,10 @@ Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const std::vector<do
 }
 
 NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
-                        const std::vector<double>& times, long n, double t, const Eigen::VectorXd& outputs) {
+                        const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs) {
   NodeCostTerms c;
   integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
-  const Eigen::VectorXd w = nodeWeights(st.costs, times, n, sites);
+  const Eigen::VectorXd w = nodeWeights(st.costs, span, n, sites);
   c.g = w.cwiseProduct(c.g);
   c.gOut = w.asDiagonal() * c.gOut;
   c.gInit = w.asDiagonal() * c.gInit;

@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "sensitivity/adjoint.h"
 #include "sensitivity/study.h"
 
 namespace lw::sens::detail {
@@ -71,10 +72,10 @@ class TargetTerms {
 /// Node n's weight per cost: the trapezoidal rule over the node times for an integral cost, 1 at
 /// the last node for a terminal one and at its extreme's node for a minimum or maximum (`sites`),
 /// 0 for a targets cost (its terms are TargetTerms').
-Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const std::vector<double>& times, long n, const CostSites* sites);
+Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites);
 
 /// A node's costs: the integrands weighted and the targets' terms there.
 NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
-                        const std::vector<double>& times, long n, double t, const Eigen::VectorXd& outputs);
+                        const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs);
 
 }  // namespace lw::sens::detail

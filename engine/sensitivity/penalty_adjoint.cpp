@@ -287,7 +287,7 @@ Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec
   // a node's costs (weighted integrands, extremes, targets' terms): λ += gᵀ O, ∂ψ/∂ρ += g O_ρ +
   // g_ρ, β += g_init
   auto addNode = [&](const NodeOutputs& o, std::size_t n, double t) {
-    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, times, static_cast<long>(n), t, o.values);
+    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, rec.nodeSpan(n), static_cast<long>(n), t, o.values);
     value += c.g;
     lz += (c.gOut * o.Oz).transpose();
     ld += (c.gOut * o.Od).transpose();

@@ -14,7 +14,8 @@ namespace lw::sens::detail {
 
 class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
  public:
-  explicit PenaltyAdjointRecorder(long interval) : interval_(interval < 1 ? 1 : interval) {}
+  /// dt: the run's nominal step (its grid).
+  PenaltyAdjointRecorder(long interval, double dt) : times(dt), interval_(interval < 1 ? 1 : interval) {}
   struct Saved {
     std::size_t node = 0;  // index into times
     Eigen::VectorXd z, zd, zdd;
@@ -22,12 +23,12 @@ class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
   Status start(const dyn::RecursiveModel&, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                const Eigen::VectorXd& zdd) override {
     alpha_ = alpha;
-    times.push_back(t);
+    times.push(t);
     saved.push_back({0, z, zd, zdd});
     return {};
   }
   Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
-    times.push_back(t1);
+    times.push(t1);
     if (++since_ >= interval_) {
       saved.push_back({times.size() - 1, z, zd, zdd});
       since_ = 0;
@@ -38,7 +39,7 @@ class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
   /// there), its contacts and the velocities before it kept.
   Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
                 const Eigen::VectorXd& zdd) override {
-    times.push_back(t);
+    times.push(t);
     saved.push_back({times.size() - 1, z, zd, zdd});
     impacts.push_back({times.size() - 1, contacts, zdBefore});
     since_ = 0;
@@ -51,12 +52,16 @@ class PenaltyAdjointRecorder : public analysis::PenaltyObserver {
   };
   std::vector<ImpactAt> impacts;
   double alpha() const { return alpha_; }
+  NodeSpan nodeSpan(std::size_t n) const {
+    const std::size_t last = times.size() - 1;
+    return {n > 0 ? times[n] - times[n - 1] : 0.0, n < last ? times[n + 1] - times[n] : 0.0, n == last};
+  }
   std::size_t bytes() const {
-    std::size_t b = times.capacity() * sizeof(double) + saved.capacity() * sizeof(Saved);
+    std::size_t b = times.bytes() + saved.capacity() * sizeof(Saved);
     for (const auto& s : saved) b += sizeof(double) * static_cast<std::size_t>(s.z.size() + s.zd.size() + s.zdd.size());
     return b;
   }
-  std::vector<double> times;  // every node: the start, then each step's end
+  TimeList times;  // every node: the start, then each step's end
   std::vector<Saved> saved;
 
  private:

@@ -317,8 +317,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       g.values = values.values();
     } else if (g.method == Method::Adjoint) {
       const long every = checkpointInterval(spec);
-      AdjointRecorder rec(every);
-      PenaltyAdjointRecorder penaltyRec(every);
+      AdjointRecorder rec(every, spec.run.dt);
+      PenaltyAdjointRecorder penaltyRec(every, spec.run.dt);
       CostObserver costs(st);
       PenaltyCosts penaltyCosts(st);
       BothObservers both(rec, costs);
@@ -387,6 +387,17 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       }
     }
     g.seconds = seconds(started);
+    // a motion that is chaotic over a long run makes its sensitivities grow past any double
+    for (Eigen::Index c = 0; c < g.gradient.rows(); ++c)
+      for (Eigen::Index k = 0; k < g.gradient.cols(); ++k)
+        if (!std::isfinite(g.gradient(c, k))) {
+          res.notes.push_back(std::string(toString(g.method)) + ": the gradient of '" + res.costs[static_cast<std::size_t>(c)] + "' with respect to '" +
+                              res.parameters[static_cast<std::size_t>(k)] +
+                              "' is not a finite number: the sensitivities grew beyond the range of doubles (a motion this sensitive to its "
+                              "design, e.g. chaotic, over this long a run): shorten the run");
+          c = g.gradient.rows() - 1;
+          break;
+        }
     res.methods.push_back(std::move(g));
   }
   if (progress) progress(1.0);

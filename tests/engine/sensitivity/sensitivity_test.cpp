@@ -167,6 +167,30 @@ TEST(Sensitivity, TheAdjointOverTheStoredRunEqualsTheDirectMethodAndCheckpointsC
   }
 }
 
+TEST(Sensitivity, TheAdjointsRecordHoldsFewBytesAStep) {
+  // the step ends on the run's grid k·dt take one entry for the whole run: 2000 steps of the
+  // five-bar (two impacts) are recorded in well under a double a step, mostly the checkpoints
+  const Mechanism m = test::sampleMechanism("five-bar");
+  SensitivitySpec s = spec(Method::Adjoint, 2.0, 1e-3);
+  s.parameters = {"L_s1"};
+  const SensitivityResult r = runSensitivity(m, s);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  const Gradient& g = r.methods.front();
+  EXPECT_EQ(g.checkpointEvery, 45);
+  // a state's bytes, from the run stored whole (a state a step)
+  s.checkpointEvery = 1;
+  const SensitivityResult whole = runSensitivity(m, s);
+  ASSERT_TRUE(whole.status.ok());
+  const double perState = static_cast<double>(whole.methods.front().recordBytes) / 2001;
+  // (within the vectors' growth: twice the checkpoints' states; 32 bytes a step were 64 kB)
+  EXPECT_LT(static_cast<double>(g.recordBytes), 2 * (2000 / 45 + 1 + 2) * perState + 1024);
+  s.method = Method::Direct;
+  const SensitivityResult d = runSensitivity(m, s);
+  ASSERT_TRUE(d.status.ok());
+  EXPECT_NEAR(g.values[0], d.methods.front().values[0], 1e-10 * std::abs(d.methods.front().values[0]));
+  EXPECT_NEAR(g.gradient(0, 0), d.methods.front().gradient(0, 0), 1e-6 * std::abs(d.methods.front().gradient(0, 0)));
+}
+
 TEST(Sensitivity, TheSpatialFourBarSwingAgreesAcrossMethods) {
   // a spatial loop (revolute, universal, spherical, revolute: a quaternion coordinate and its unit
   // norm) with its masses and gravity as parameters
