@@ -45,6 +45,23 @@ class PenaltyAdjoint {
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
       counts_.push_back(static_cast<int>(c.seeded.size()));
     }
+    for (const auto& f : plain_.tree.mech.forces) initialActive_.push_back(f.active);
+  }
+
+  // Switches of the equations of motion turn forces on and off: a segment is replayed with the
+  // forces as they were there, those at the start with every earlier switch applied
+  void restartForces() {
+    for (std::size_t f = 0; f < initialActive_.size(); ++f) {
+      plain_.tree.mech.forces[f].active = initialActive_[f];
+      real_.tree.mech.forces[f].active = initialActive_[f];
+      for (auto& c : chunks_) c->tree.mech.forces[f].active = initialActive_[f];
+    }
+  }
+  void applySwitches(const std::vector<int>& closing) {
+    const auto sources = events::gapSources(tree_);
+    events::applySwitches(tree_, sources, closing, plain_.tree);
+    events::applySwitches(tree_, sources, closing, real_.tree);
+    for (auto& c : chunks_) events::applySwitches(tree_, sources, closing, c->tree);
   }
 
   void outputs(const State& s, NodeOutputs& o) const {
@@ -262,6 +279,7 @@ class PenaltyAdjoint {
   std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
   std::vector<Eigen::Index> firsts_;
   std::vector<int> counts_;
+  std::vector<char> initialActive_;  // the forces' state at the start
 };
 
 }  // namespace
@@ -299,6 +317,13 @@ Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec
   for (std::size_t seg = rec.saved.size(); seg-- > 0;) {
     const std::size_t begin = rec.saved[seg].node, end = seg + 1 < rec.saved.size() ? rec.saved[seg + 1].node : last;
     if (end <= begin) continue;
+    // the forces as they were in this segment (a switch can only end one)
+    auto forcesAtStart = [&] {
+      adj.restartForces();
+      for (const auto& i : rec.impacts)
+        if (i.node <= begin) adj.applySwitches(i.contacts);
+    };
+    forcesAtStart();
     std::vector<State> states(end - begin + 1);
     states[0] = {times[begin], rec.saved[seg].z, rec.saved[seg].zd, rec.saved[seg].zdd};
     for (std::size_t n = begin + 1; n <= end; ++n) {
@@ -324,7 +349,10 @@ Status penaltyAdjointGradient(const Study& st, const PenaltyAdjointRecorder& rec
         // h_zᵀλż + c_z s, λż⁻ = h_żᵀλż, ∂ψ/∂ρ += λżᵀ h_ρ + s c_ρ
         PenaltyAdjoint::Jump J;
         const State before{a.t, a.z, it->zdBefore, a.zdd};
-        if (Status s = adj.jump(before, b, it->contacts, J); !s.ok()) return s;
+        adj.applySwitches(it->contacts);  // z̈⁺ with a switch's forces; the jump itself takes none
+        const Status js = adj.jump(before, b, it->contacts, J);
+        forcesAtStart();
+        if (!js.ok()) return js;
         lz += J.Sz.transpose() * ldd;
         ld += J.Sd.transpose() * ldd;
         grad += ldd.transpose() * J.Sp;

@@ -108,6 +108,10 @@ class DirectObserver final : public PenaltyDirect {
     if (Status s = penaltyJumpOn<Dual>(st_, plain_.tree, dofs, t, zT, zdT, z, contacts, hT); !s.ok()) return s;
     Eigen::VectorXd w(nz);
     for (Eigen::Index i = 0; i < nz; ++i) w[i] = hT[i].g[0] - zdd[i];
+    // a switch: its forces on and off from here on (z̈⁺ below and every later step)
+    const auto sources = events::gapSources(st_.model.tree);
+    events::applySwitches(st_.model.tree, sources, contacts, plain_.tree);
+    for (auto& c : chunks_) events::applySwitches(st_.model.tree, sources, contacts, c->numbers.tree);
     const Eigen::VectorXd dv = zd - zdBefore;
     std::vector<Dual> gaps(static_cast<std::size_t>(rate.size()));
     ImpactSensitivity seen;
@@ -197,8 +201,8 @@ std::unique_ptr<PenaltyDirect> penaltyDirect(const Study& st, const SensitivityS
 
 Status penaltyComplexRun(const Study& st, const PenaltyRecorder& rec, std::size_t parameter, std::vector<double>& gradient) {
   const double eps = 1e-30;
-  const NumbersOn<Cplx> n(st, {parameter}, {Cplx(st.table().values()[parameter], eps)});
-  const NumbersOn<Dual> plain(st, {}, {});
+  NumbersOn<Cplx> n(st, {parameter}, {Cplx(st.table().values()[parameter], eps)});
+  NumbersOn<Dual> plain(st, {}, {});
   const dyn::RecursiveModel& tree = st.model.tree;
   const double alpha = rec.alpha;
   analysis::CostAccumulator<Cplx> costs(st.costs);
@@ -226,6 +230,9 @@ Status penaltyComplexRun(const Study& st, const PenaltyRecorder& rec, std::size_
       std::vector<Cplx> g(static_cast<std::size_t>(rate.size()));
       events::contactGapsOn<Cplx, Cplx>(tree, n.tree, z.data(), g.data());
       const Cplx dtau(0.0, -g[static_cast<std::size_t>(c0)].imag() / rate[c0]);
+      const auto sources = events::gapSources(tree);
+      events::applySwitches(tree, sources, end.contacts, n.tree);  // a switch: its forces from here on
+      events::applySwitches(tree, sources, end.contacts, plain.tree);
       const Vec<Cplx> zc = z + zd * dtau, zdc = zd + zdd * dtau;
       Vec<Cplx> zdPlus, zddPlus;
       if (Status s = penaltyJumpOn<Cplx>(st, n.tree, dofs, end.t, zc, zdc, end.z, end.contacts, zdPlus); !s.ok()) return s;

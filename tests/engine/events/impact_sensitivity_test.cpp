@@ -328,6 +328,53 @@ TEST(ImpactSensitivities, AnEquationOfMotionSwitchMatchesSeed001sT4) {
   expectNear(rkAvm, rkDdm.methods.front(), rkAvm.methods.front(), 1e-8);
 }
 
+TEST(ImpactSensitivities, ThePenaltyFormulationFollowsASwitchToo) {
+  // T4 again in the penalty formulation (a free point: no constraint to penalise, the same
+  // trapezoidal steps): the switch's time sensitivity, V's jump −(a2 − a1) dt1/dρ with Q
+  // continuous, the seed's values and gradients at T = 0.5 s (integrals extrapolated), and the
+  // complex step and the adjoint (the replay with the forces of each side) equal to the direct method
+  const Mechanism m = test::sampleMechanism("switch-t4");
+  SensitivitySpec s = spec(Method::Direct, 0.5, 1e-3);
+  s.run.formulation = analysis::Formulation::Penalty;
+  const SensitivityResult coarse = runSensitivity(m, s);
+  s.run.dt = 5e-4;
+  const SensitivityResult fine = runSensitivity(m, s);
+  ASSERT_TRUE(coarse.status.ok() && fine.status.ok()) << coarse.status.message << fine.status.message;
+  ASSERT_EQ(fine.impacts.size(), 1u);
+  EXPECT_NEAR(fine.impacts[0].record.t, 0.360950562273, 1e-9);
+  const double dt1[4] = {0.22021944791, 0.079488333546, 0.014345679344, 0};
+  for (std::size_t j = 0; j < 4; ++j) EXPECT_NEAR(fine.impacts[0].eventTime[j], dt1[j], 1e-8) << j;
+  const int y = indexOf(fine.impacts[0].coordinates, "point[1]");
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_NEAR(fine.impacts[0].positionJump(y, j), 0, 1e-12);
+    EXPECT_NEAR(fine.impacts[0].velocityJump(y, j), -(20 + 9.81) * dt1[j], 1e-7);
+  }
+  const Reference t4[] = {
+      {"y_T", -0.438065608899, {0.087176351925, 0.170515790971, 0.055868871679, 0.009667373066}},
+      {"v_T", -1.759936261355, {-6.564741742187, -1.369547223019, -0.066694138967, 0.139049437727}},
+      {"int_v2", 4.617311699969, {5.751575177114, -0.800096923664, -0.379406163035, -0.051951158011}},
+  };
+  for (const Reference& ref : t4) {
+    const auto k = static_cast<std::size_t>(indexOf(fine.costs, ref.cost));
+    const bool integral = std::string(ref.cost) == "int_v2";
+    auto extrapolated = [&](double a, double b) { return integral ? (4 * b - a) / 3 : b; };
+    EXPECT_NEAR(extrapolated(coarse.methods.front().values[k], fine.methods.front().values[k]), ref.value, 1e-7 * std::max(1.0, std::abs(ref.value)))
+        << ref.cost;
+    for (int j = 0; j < 4; ++j)
+      EXPECT_NEAR(extrapolated(coarse.methods.front().gradient(static_cast<Eigen::Index>(k), j), fine.methods.front().gradient(static_cast<Eigen::Index>(k), j)),
+                  ref.gradient[j], 1e-7 * std::max(1.0, std::abs(ref.gradient[j])))
+          << ref.cost << " " << j;
+  }
+  s.run.dt = 1e-3;
+  for (Method method : {Method::ComplexStep, Method::Adjoint}) {
+    s.method = method;
+    s.checkpointEvery = 37;
+    const SensitivityResult r = runSensitivity(m, s);
+    ASSERT_TRUE(r.status.ok()) << toString(method) << ": " << r.status.message;
+    expectNear(r, coarse.methods.front(), r.methods.front(), 1e-10);
+  }
+}
+
 TEST(ImpactSensitivities, NoImpactIsTheSmoothMethod) {
   // seed 001 T8: the floor far below, no event: the same gradients as without the contact
   Mechanism far = test::sampleMechanism("five-bar");
