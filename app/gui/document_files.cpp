@@ -26,11 +26,11 @@
 #include <QMenu>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "analysis/assembly.h"
+#include "document.h"
 #include "help.h"
 #include "playback_presenter.h"
 #include "media_export.h"
@@ -67,14 +67,7 @@ namespace {
 constexpr int kMaxRecent = 8;
 }  // namespace
 
-void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) {
-  discardAutosave();  // the previous document was saved or discarded (maybeSave)
-  mechanism_ = std::move(m);
-  path_ = path;
-  setWindowModified(false);
-  const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
-  setWindowTitle(title + "[*] — Linkwright");
-  undo_->clear();  // edits of another document cannot be undone here
+void MainWindow::setDocument(const Mechanism& m, const QString& path) {
   // every view starts afresh: a selection, a plot's columns or a filter of the last document
   // would point at the wrong items of this one
   presenter_->clear(true);
@@ -83,15 +76,21 @@ void MainWindow::setDocument(std::unique_ptr<Mechanism> m, const QString& path) 
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
-  showMechanism();
+  doc_->reset(m, path);  // shown through Document::changed
+  setWindowModified(doc_->isModified());
+  const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
+  setWindowTitle(title + "[*] — Linkwright");
   scene_->resetCamera();
   sketch_->fit();
   views_->setCurrentWidget(scene_);  // an opened mechanism is shown in 3D (New switches to the sketch)
 }
 
+QString MainWindow::currentFile() const { return doc_->path(); }
+QUndoStack* MainWindow::undoStack() const { return doc_->undoStack(); }
+
 void MainWindow::newDocument() {
   if (!maybeSave()) return;
-  setDocument(std::make_unique<Mechanism>(edit::emptyPlanar("Untitled")), {});
+  setDocument(edit::emptyPlanar("Untitled"), {});
   views_->setCurrentWidget(sketch_);  // a new mechanism is drawn
 }
 
@@ -121,7 +120,7 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
     return false;
   }
   for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(name.toStdString())));
-  setDocument(std::make_unique<Mechanism>(*r.mechanism), path);
+  setDocument(*r.mechanism, path);
   addRecent(QFileInfo(path).absoluteFilePath());
   log(tr("Opened %1").arg(path));
   return true;
@@ -129,7 +128,7 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
 
 void MainWindow::open() {
   if (!maybeSave()) return;
-  const QString dir = path_.isEmpty() ? samplesDir() : QFileInfo(path_).absolutePath();
+  const QString dir = doc_->path().isEmpty() ? samplesDir() : QFileInfo(doc_->path()).absolutePath();
   const QString file = QFileDialog::getOpenFileName(this, tr("Open mechanism"), dir,
                                                     tr("Linkwright mechanisms (*.json);;All files (*)"));
   if (!file.isEmpty()) openFile(file);
@@ -143,19 +142,16 @@ void MainWindow::showSamples() {
 }
 
 bool MainWindow::saveTo(const QString& path) {
-  if (!mechanism_ || mechanism_->bodies.empty()) {
+  if (mechanism_->bodies.empty()) {
     QMessageBox::information(this, tr("Nothing to save"), tr("The mechanism is empty."));
     return false;
   }
   std::string err;
-  if (!io::saveMechanismFile(*mechanism_, path.toStdString(), err)) {
+  if (!doc_->saveTo(path, err)) {
     log(QString::fromStdString(err));
     QMessageBox::critical(this, tr("Cannot save"), QString::fromStdString(err));
     return false;
   }
-  discardAutosave();  // under the old name
-  path_ = path;
-  undo_->setClean();
   setWindowModified(false);
   setWindowTitle(QFileInfo(path).fileName() + "[*] — Linkwright");
   addRecent(QFileInfo(path).absoluteFilePath());
@@ -163,78 +159,31 @@ bool MainWindow::saveTo(const QString& path) {
   return true;
 }
 
-bool MainWindow::save() { return path_.isEmpty() ? saveAs() : saveTo(path_); }
+bool MainWindow::save() { return doc_->path().isEmpty() ? saveAs() : saveTo(doc_->path()); }
 
 bool MainWindow::saveAs() {
-  const QString file = QFileDialog::getSaveFileName(this, tr("Save mechanism"), path_,
+  const QString file = QFileDialog::getSaveFileName(this, tr("Save mechanism"), doc_->path(),
                                                     tr("Linkwright mechanisms (*.json)"));
   if (file.isEmpty()) return false;
   return saveTo(file.endsWith(".json") ? file : file + ".json");
 }
 
-QString MainWindow::autosaveDir() {
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/autosave";
-}
-
-QString MainWindow::autosaveFile() const {
-  const QString base = path_.isEmpty() ? QStringLiteral("untitled") : QFileInfo(path_).completeBaseName();
-  return autosaveDir() + "/" + QString::number(QCoreApplication::applicationPid()) + "-" + base + ".json";
-}
-
-QString MainWindow::autosaveNow() {
-  if (!mechanism_ || mechanism_->bodies.empty() || !isWindowModified() || !autosaveDirty_) return {};
-  QDir().mkpath(autosaveDir());
-  const QString file = autosaveFile();
-  std::string err;
-  if (!io::saveMechanismFile(*mechanism_, file.toStdString(), err)) {
-    log(tr("Autosave failed: %1").arg(QString::fromStdString(err)));
-    return {};
-  }
-  QFile origin(file + ".origin");  // where the document belongs, for recovery
-  if (origin.open(QIODevice::WriteOnly | QIODevice::Truncate)) origin.write(path_.toUtf8());
-  autosaveDirty_ = false;
-  return file;
-}
-
-void MainWindow::discardAutosave() {
-  QDir dir(autosaveDir());
-  const QString prefix = QString::number(QCoreApplication::applicationPid()) + "-";
-  for (const QString& f : dir.entryList({prefix + "*"}, QDir::Files)) dir.remove(f);
-  autosaveDirty_ = true;  // the next modification autosaves again
-}
-
-QStringList MainWindow::recoverableFiles() {
-  QStringList out;
-  const QDir dir(autosaveDir());
-  for (const QFileInfo& f : dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time)) {
-    const QString pid = f.fileName().section('-', 0, 0);
-    const bool running = pid == QString::number(QCoreApplication::applicationPid()) || QFileInfo::exists("/proc/" + pid);
-    if (!running) out << f.absoluteFilePath();
-  }
-  return out;
-}
+QString MainWindow::autosaveDir() { return Document::autosaveDir(); }
+QStringList MainWindow::recoverableFiles() { return Document::recoverableFiles(); }
+QString MainWindow::autosaveNow() { return doc_->autosaveNow(); }
 
 bool MainWindow::recover(const QString& autosave) {
-  io::LoadResult r = io::loadMechanismFile(autosave.toStdString());
-  if (!r.ok()) {
-    // kept for a rescue by hand, but not offered again at every start
-    const QString kept = autosave + ".unrecoverable";
-    QFile::remove(kept);
-    QFile::rename(autosave, kept);
-    for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(autosave.toStdString())));
-    log(tr("%1 could not be recovered; it is kept as %2").arg(autosave, kept));
+  Mechanism m;
+  QString path;
+  QStringList problems;
+  if (!Document::readAutosave(autosave, m, path, problems)) {
+    for (const QString& p : problems) log(p);
     statusBar()->showMessage(tr("The autosave could not be recovered (see Messages)"), 8000);
     return false;
   }
-  QFile origin(autosave + ".origin");
-  const QString path = origin.open(QIODevice::ReadOnly) ? QString::fromUtf8(origin.readAll()) : QString();
-  origin.close();
-  setDocument(std::make_unique<Mechanism>(*r.mechanism), path);
-  undo_->resetClean();  // unsaved: the file on disk is older
-  autosaveDirty_ = true;
-  autosaveNow();        // under this process, before the old copy goes
-  QFile::remove(autosave);
-  QFile::remove(autosave + ".origin");
+  setDocument(m, path);
+  doc_->recoveredFrom(autosave);
+  setWindowModified(true);
   log(tr("Recovered %1 from %2").arg(path.isEmpty() ? tr("an untitled mechanism") : path, autosave));
   return true;
 }
@@ -286,7 +235,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
-  discardAutosave();
+  doc_->discardAutosave();
   setStartPageMode(false);  // the docks as the user arranged them, not hidden by the Start page
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());

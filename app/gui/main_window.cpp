@@ -24,11 +24,11 @@
 #include <QMenu>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "analysis/assembly.h"
+#include "document.h"
 #include "help.h"
 #include "playback_presenter.h"
 #include "media_export.h"
@@ -136,13 +136,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::LeftDockWidgetArea, parametersDock);
   connect(parameters_, &widgets::ParametersPanel::valueEdited, this, &MainWindow::editParameter);
   connect(parameters_, &widgets::ParametersPanel::message, this, &MainWindow::log);
-  undo_ = new QUndoStack(this);
-  connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
-  connect(undo_, &QUndoStack::indexChanged, this, [this] { autosaveDirty_ = true; });
-  autosaveTimer_ = new QTimer(this);
-  autosaveTimer_->setInterval(30000);
-  connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
-  autosaveTimer_->start();
+  doc_ = new Document(this);
+  mechanism_ = &doc_->mechanism();
+  // an edit, undo or redo: results of the old mechanism no longer describe this one
+  connect(doc_, &Document::changed, this, [this] {
+    presenter_->clear();
+    showMechanism();
+  });
+  connect(doc_, &Document::modifiedChanged, this, &QWidget::setWindowModified);
+  connect(doc_, &Document::message, this, &MainWindow::log);
 
   structure_ = new widgets::StructurePanel(this);
   auto* structureDock = new QDockWidget(tr("Structure"), this);
@@ -226,9 +228,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   createActions();
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* undoAction = undo_->createUndoAction(this, tr("&Undo"));
+  QAction* undoAction = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
   undoAction->setShortcut(QKeySequence::Undo);
-  QAction* redoAction = undo_->createRedoAction(this, tr("&Redo"));
+  QAction* redoAction = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
   redoAction->setShortcut(QKeySequence::Redo);
   edit->addAction(undoAction);
   edit->addAction(redoAction);
@@ -453,7 +455,7 @@ bool MainWindow::exportImage(const QString& file) {
   const bool sketch = views_->currentWidget() == sketch_;
   QString path = file;
   if (path.isEmpty()) {
-    const QString base = QFileInfo(path_.isEmpty() ? tr("mechanism") : path_).completeBaseName();
+    const QString base = QFileInfo(doc_->path().isEmpty() ? tr("mechanism") : doc_->path()).completeBaseName();
     path = QFileDialog::getSaveFileName(this, tr("Export Image"), base + ".png",
                                         sketch ? tr("PNG image (*.png);;SVG drawing (*.svg)") : tr("PNG image (*.png)"));
     if (path.isEmpty()) return false;
@@ -472,7 +474,7 @@ bool MainWindow::exportAnimation(const QString& file) {
   }
   QString path = file;
   if (path.isEmpty()) {
-    const QString base = QFileInfo(path_.isEmpty() ? tr("mechanism") : path_).completeBaseName();
+    const QString base = QFileInfo(doc_->path().isEmpty() ? tr("mechanism") : doc_->path()).completeBaseName();
     path = QFileDialog::getSaveFileName(this, tr("Export Animation"), base + ".gif",
                                         tr("Animated GIF (*.gif);;MP4 video (*.mp4);;WebM video (*.webm)"));
     if (path.isEmpty()) return false;

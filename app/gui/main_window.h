@@ -17,7 +17,6 @@ class QAction;
 class QMenu;
 class QPlainTextEdit;
 class QTabWidget;
-class QTimer;
 class QUndoStack;
 
 namespace lw {
@@ -58,6 +57,7 @@ class SketchView;
 
 namespace lw::app {
 
+class Document;
 class PlaybackPresenter;
 class LiveGradients;
 
@@ -72,8 +72,10 @@ class MainWindow : public QMainWindow {
   /// (tests, command line batch).
   bool openFile(const QString& path, bool interactive = true);
   bool saveTo(const QString& path);
-  const Mechanism* mechanism() const { return mechanism_.get(); }
-  QString currentFile() const { return path_; }
+  const Mechanism* mechanism() const { return mechanism_; }
+  QString currentFile() const;
+  /// The open document: its mechanism, file, undo history, autosave and edit guard.
+  Document* document() const { return doc_; }
   widgets::SceneView* sceneView() const { return scene_; }
   widgets::SketchView* sketchView() const { return sketch_; }
   /// The central tabs: the 3D view and the sketch.
@@ -94,10 +96,8 @@ class MainWindow : public QMainWindow {
   int previewsDrawn() const { return previewsDrawn_; }
   /// Slider previews tried (drawn, or refused with the reason in the status bar).
   int previewsTried() const { return previewsTried_; }
-  QUndoStack* undoStack() const { return undo_; }
-  /// Sets a design parameter (no undo entry): re-resolves and redraws. Used by the undo commands.
-  void applyParameter(int index, double value);
-  /// Replaces the whole mechanism (no undo entry): re-resolves and redraws. Used by the undo commands.
+  QUndoStack* undoStack() const;
+  /// Replaces the whole mechanism (no undo entry): re-resolves and redraws (Document::replace).
   void replaceMechanism(const Mechanism& m);
   /// An edit from the sketch or any editor, through the edit guard: a joint it opened is closed by
   /// assembling the mechanism again (the moved bodies are part of the same undo step), or the edit
@@ -145,9 +145,8 @@ class MainWindow : public QMainWindow {
   /// Folder of the shipped samples.
   static QString samplesDir();
 
-  // Autosave and recovery: a modified document is written every 30 s to the autosave folder
-  // (named by process id, with its original path beside it) and removed when it is saved,
-  // discarded or closed; files of a process that is no longer running are offered at start-up.
+  // Autosave and recovery (Document): a modified document is autosaved every 30 s; files of a
+  // session that is no longer running are offered at start-up.
   static QString autosaveDir();
   /// Autosaves left by Linkwright sessions that are not running any more.
   static QStringList recoverableFiles();
@@ -187,11 +186,10 @@ class MainWindow : public QMainWindow {
   void createModelMenu();
   /// Picking, context menus and Shift + drags in the 3D view (scene_interaction.cpp).
   void connectSceneInteraction();
-  void setDocument(std::unique_ptr<Mechanism> m, const QString& path);
+  /// Another document: every view reset to it.
+  void setDocument(const Mechanism& m, const QString& path);
   /// Rebuilds every view of the current mechanism (after loading or an edit).
   void showMechanism();
-  /// Why `m` is not a valid mechanism (its first error), or empty: edits are tried on a copy.
-  static QString whyInvalid(const Mechanism& m);
   /// Pushes `after` on the undo stack if the edit succeeded and the mechanism stays valid; else
   /// logs "<refused>: <reason>" and returns false.
   bool keepIfValid(const Mechanism& after, const edit::EditResult& r, const QString& refused);
@@ -210,8 +208,6 @@ class MainWindow : public QMainWindow {
   void updateRecentMenu();
   void log(const QString& line);
   bool maybeSave();
-  QString autosaveFile() const;
-  void discardAutosave();
 
   /// The Start page shown: the docks and the playback bar hidden (their layout kept), or back.
   void setStartPageMode(bool on);
@@ -235,7 +231,8 @@ class MainWindow : public QMainWindow {
   /// Apply: the tuned design as one undoable edit.
   bool applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values);
 
-  std::unique_ptr<Mechanism> mechanism_;
+  Document* doc_ = nullptr;
+  const Mechanism* mechanism_ = nullptr;  // the document's (a stable address)
   std::shared_ptr<const ResolvedMechanism> resolved_;  // what the scene and the analyses show
   // a point or joint dragged in the 3D view (Shift + drag): one undo step when released
   struct PointDrag {
@@ -260,7 +257,6 @@ class MainWindow : public QMainWindow {
   double axisHandleLength() const;
   void startPointDrag(int body, int point, const QString& what);
   PlaybackPresenter* presenter_ = nullptr;  // a run shown: camera, paths, arrows, plots, rows
-  QString path_;
   widgets::SceneView* scene_ = nullptr;
   widgets::SketchView* sketch_ = nullptr;
   QTabWidget* views_ = nullptr;
@@ -281,9 +277,6 @@ class MainWindow : public QMainWindow {
   struct { int index = -1; double value = 0; bool scheduled = false; } sliderPreview_;
   int previewsDrawn_ = 0, previewsTried_ = 0;
   bool showingStudy_ = false;  // the study panels are being filled from the document: nothing to store  // ms since the epoch of the last design previewed while tuning
-  QUndoStack* undo_ = nullptr;
-  QTimer* autosaveTimer_ = nullptr;
-  bool autosaveDirty_ = false;  // changed since the last autosave
   QPlainTextEdit* messages_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   QAction* saveAction_ = nullptr;

@@ -27,11 +27,11 @@
 #include <QMenu>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "analysis/assembly.h"
+#include "document.h"
 #include "help.h"
 #include "playback_presenter.h"
 #include "media_export.h"
@@ -62,36 +62,6 @@
 #include "kinematics/structural_groups.h"
 
 namespace lw::app {
-namespace {
-
-// A design parameter's value changed; undo restores the old one.
-class SetParameterCommand : public QUndoCommand {
- public:
-  SetParameterCommand(MainWindow* w, int index, double before, double after, const QString& name)
-      : QUndoCommand(QObject::tr("Set %1 = %2").arg(name).arg(after)), w_(w), index_(index), before_(before), after_(after) {}
-  void redo() override { w_->applyParameter(index_, after_); }
-  void undo() override { w_->applyParameter(index_, before_); }
-
- private:
-  MainWindow* w_;
-  int index_;
-  double before_, after_;
-};
-
-// any structural edit (the sketch, later the property editor): the whole mechanism before and after
-class ReplaceMechanismCommand : public QUndoCommand {
- public:
-  ReplaceMechanismCommand(MainWindow* w, Mechanism before, Mechanism after, const QString& text)
-      : QUndoCommand(text), w_(w), before_(std::move(before)), after_(std::move(after)) {}
-  void redo() override { w_->replaceMechanism(after_); }
-  void undo() override { w_->replaceMechanism(before_); }
-
- private:
-  MainWindow* w_;
-  Mechanism before_, after_;
-};
-
-}  // namespace
 
 void MainWindow::createModelMenu() {
   // adding and deleting items (the sketch draws planar linkages; this works in 3D too)
@@ -237,22 +207,7 @@ void MainWindow::editParameter(int index, double value) {
     applyEdit(trial, tr("Set %1 = %2").arg(name).arg(value));  // assembles it again, and says so
     return;
   }
-  undo_->push(new SetParameterCommand(this, index, p.value.value, value, name));
-}
-
-void MainWindow::applyParameter(int index, double value) {
-  mechanism_->parameters[static_cast<std::size_t>(index)].value = Number(value);
-  // results of the old geometry no longer describe this mechanism
-  presenter_->clear();
-  showMechanism();
-}
-
-QString MainWindow::whyInvalid(const Mechanism& m) {
-  Diagnostics d;
-  if (resolve(m, d)) return {};
-  for (const auto& x : d)
-    if (x.isError()) return QString::fromStdString(x.format());
-  return tr("the mechanism does not resolve");
+  doc_->pushParameter(index, value);
 }
 
 void MainWindow::editProperty(const QString& path, const QString& text) {
@@ -268,7 +223,7 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
     why = QString::fromUtf8(e.what());
   }
   // try it on a copy: an edit that breaks the mechanism is refused and the document kept
-  if (why.isEmpty()) why = whyInvalid(trial);
+  if (why.isEmpty()) why = Document::whyInvalid(trial);
   if (!why.isEmpty()) {
     log(tr("%1 = %2 refused: %3").arg(path, text, why));
     statusBar()->showMessage(tr("%1 = %2 refused (see Messages)").arg(path, text), 8000);
@@ -282,7 +237,7 @@ bool MainWindow::renameChecked(const QString& path, const QString& name) {
   Mechanism after = *mechanism_;
   const edit::EditResult r = edit::renameItem(after, path.toStdString(), name.toStdString());
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
-  if (why.isEmpty() && !after.bodies.empty()) why = whyInvalid(after);  // a sketch of pivots only may not resolve
+  if (why.isEmpty() && !after.bodies.empty()) why = Document::whyInvalid(after);  // a sketch of pivots only may not resolve
   if (!why.isEmpty()) {
     log(tr("Not renamed: %1").arg(why));
     statusBar()->showMessage(tr("Not renamed (see Messages)"), 8000);
@@ -320,7 +275,7 @@ bool MainWindow::changeItem(const QString& path) {
 
 bool MainWindow::keepIfValid(const Mechanism& after, const edit::EditResult& r, const QString& refused) {
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
-  if (why.isEmpty()) why = whyInvalid(after);
+  if (why.isEmpty()) why = Document::whyInvalid(after);
   if (!why.isEmpty()) {
     log(tr("%1: %2").arg(refused, why));
     statusBar()->showMessage(tr("%1 (see Messages)").arg(refused), 8000);
@@ -515,18 +470,16 @@ void MainWindow::logJointWarnings(const Mechanism& m, const std::string& joint) 
 }
 
 bool MainWindow::applyEdit(Mechanism after, const QString& description) {
-  // the edit guard every path shares: a joint the edit opened is closed by assembling the
-  // mechanism again, or the edit is refused (a drawing in progress that does not resolve yet is
-  // the sketch's to finish)
-  const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*mechanism_, after);
-  if (!assembled.ok) {
-    refuseEdit(description, QString::fromStdString(assembled.error));
+  // the edit guard every path shares (Document::apply): a joint the edit opened is closed by
+  // assembling the mechanism again, or the edit is refused (a drawing in progress that does not
+  // resolve yet is the sketch's to finish)
+  QString assembled;
+  if (const QString why = doc_->apply(std::move(after), description, &assembled); !why.isEmpty()) {
+    refuseEdit(description, why);
     sketch_->setMechanism(*mechanism_, resolved_);  // the sketch shows the document, not the refused edit
     return false;
   }
-  undo_->push(new ReplaceMechanismCommand(this, *mechanism_, after, description));
-  log(assembled.description.empty() ? description
-                                    : tr("%1 (assembled: %2)").arg(description, QString::fromStdString(assembled.description)));
+  log(assembled.isEmpty() ? description : tr("%1 (assembled: %2)").arg(description, assembled));
   return true;
 }
 
@@ -535,11 +488,6 @@ void MainWindow::refuseEdit(const QString& edit, const QString& why) {
   statusBar()->showMessage(tr("%1 refused: %2").arg(edit, why), 10000);
 }
 
-void MainWindow::replaceMechanism(const Mechanism& m) {
-  *mechanism_ = m;
-  // results of the old mechanism no longer describe this one
-  presenter_->clear();
-  showMechanism();
-}
+void MainWindow::replaceMechanism(const Mechanism& m) { doc_->replace(m); }
 
 }  // namespace lw::app

@@ -27,11 +27,11 @@
 #include <QMenu>
 #include <QTabWidget>
 #include <QToolBar>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include "analysis/assembly.h"
+#include "document.h"
 #include "help.h"
 #include "media_export.h"
 #include "dynamics/recursive_model.h"
@@ -128,7 +128,7 @@ void MainWindow::connectSceneInteraction() {
         pointDrag_.axis ? edit::turnVectorTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item,
                                                at - Eigen::Vector3d(pointDrag_.base[0], pointDrag_.base[1], pointDrag_.base[2]))
                         : edit::movePointTo(after, *pointDrag_.resolved, pointDrag_.point.body, pointDrag_.point.item, at);
-    QString why = r.ok ? whyInvalid(after) : QString::fromStdString(r.error);
+    QString why = r.ok ? Document::whyInvalid(after) : QString::fromStdString(r.error);
     if (why.isEmpty()) {  // a point of a joint moved alone: the other body follows, or not there
       const analysis::AssemblyResult assembled = analysis::closeOpenedJoints(*pointDrag_.before, after);
       if (!assembled.ok) why = QString::fromStdString(assembled.error);

@@ -18,6 +18,7 @@
 #include "main_window.h"
 #include "live_gradients.h"
 #include "analysis/assembly.h"
+#include "document.h"
 #include "panels/parameters_panel.h"
 #include "panels/cost_dialog.h"
 #include "mechanism/parameters.h"
@@ -268,7 +269,7 @@ bool MainWindow::changeCost(const QString& name, const std::function<void(widget
   // the study follows a renamed cost
   std::replace(after.study.costs.begin(), after.study.costs.end(), name.toStdString(), c.name);
   if (after.study.tuneCost == name.toStdString()) after.study.tuneCost = c.name;
-  if (const QString problem = whyInvalid(after); !problem.isEmpty()) {
+  if (const QString problem = Document::whyInvalid(after); !problem.isEmpty()) {
     refuseEdit(what, problem);
     return false;
   }
@@ -290,7 +291,7 @@ bool MainWindow::addCost(const std::function<void(widgets::CostDialog&)>& accept
   Mechanism after = *mechanism_;
   after.costs.push_back(c);
   const QString what = tr("Add cost %1").arg(QString::fromStdString(c.name));
-  if (const QString problem = whyInvalid(after); !problem.isEmpty()) {
+  if (const QString problem = Document::whyInvalid(after); !problem.isEmpty()) {
     refuseEdit(what, problem);
     return false;
   }
@@ -299,7 +300,7 @@ bool MainWindow::addCost(const std::function<void(widgets::CostDialog&)>& accept
 }
 
 void MainWindow::storeStudy() {
-  if (!mechanism_ || !study_ || !tuning_ || showingStudy_) return;
+  if (!study_ || !tuning_ || showingStudy_) return;
   StudySettings s = study_->settings();
   tuning_->writeSettings(s);
   tuning_->setStudy(s.parameters, s.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
@@ -309,9 +310,8 @@ void MainWindow::storeStudy() {
                     (!s.hasTarget || was.target == s.target) && was.algorithm == s.algorithm && was.maxEvaluations == s.maxEvaluations &&
                     sameConstraints(was.constraints, s.constraints);
   if (same) return;
-  mechanism_->study = s;
+  doc_->setStudy(s);
   setWindowModified(true);
-  autosaveDirty_ = true;
 }
 
 void MainWindow::previewDesign(const std::vector<std::string>& names, const std::vector<double>& values) {

@@ -174,8 +174,11 @@ TEST_F(StudyTest, ComparedMethodsShowABarEachAndTheirDifferences) {
   longestStallWhile([&] { return !study->running(); });
   const auto& bars = w.gradientPlot()->bars();
   ASSERT_EQ(bars.size(), 5u);
-  ASSERT_EQ(bars[0].values.size(), 3u);  // direct, complex step, differences (the adjoint takes no targets)
-  for (const auto& b : bars) EXPECT_NEAR(b.values[0], b.values[1], 1e-10 * std::abs(b.values[1])) << b.parameter;
+  ASSERT_EQ(bars[0].values.size(), 4u);  // direct, adjoint, complex step, differences
+  for (const auto& b : bars) {
+    EXPECT_NEAR(b.values[0], b.values[2], 1e-10 * std::abs(b.values[2])) << b.parameter;
+    EXPECT_NEAR(b.values[1], b.values[2], 1e-10 * std::abs(b.values[2])) << b.parameter << " (the adjoint of a targets cost)";
+  }
   EXPECT_TRUE(w.gradientPlot()->barText(0).contains("rel. diff.")) << w.gradientPlot()->barText(0).toStdString();
   w.grab().save(artifacts() + "/study_compare_1920x1080.png");
 }
