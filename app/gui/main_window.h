@@ -59,6 +59,8 @@ namespace lw::app {
 
 class Document;
 class PlaybackPresenter;
+template <class Item, class Dialog>
+struct ItemKind;  // model_edits.cpp
 class LiveGradients;
 
 class MainWindow : public QMainWindow {
@@ -198,6 +200,11 @@ class MainWindow : public QMainWindow {
   /// reason goes to Messages as "<refused>: <reason>".
   bool keepDialogEdit(bool accepted, const std::function<bool(QString&)>& read,
                       const std::function<edit::EditResult(Mechanism&)>& edit, const QString& refused, const QString& select);
+  /// The one add (index < 0) or change edit behind the item dialogs (model_edits.cpp): the
+  /// dialog on a new item or item `index` of its kind, the item it gives added or changed on a
+  /// copy, kept if valid and selected.
+  template <class Item, class Dialog>
+  bool editItem(const ItemKind<Item, Dialog>& kind, int index, const std::function<void(Dialog&)>& accept);
   /// The index in "joints[3]" (−1 if none).
   static int itemIndex(const QString& path);
   /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.

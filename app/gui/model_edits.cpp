@@ -29,6 +29,8 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <memory>
+#include <optional>
 
 #include "analysis/assembly.h"
 #include "document.h"
@@ -311,104 +313,90 @@ bool MainWindow::keepDialogEdit(bool accepted, const std::function<bool(QString&
   return true;
 }
 
-bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& accept) {
-  widgets::DriverDialog dialog(*mechanism_, nullptr, this);
-  dialog.setObjectName("DriverDialog");
-  Driver d;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
-                        [&](Mechanism& m) { return edit::addDriver(m, d); }, tr("The driver was not added"),
-                        QString("drivers[%1]").arg(mechanism_->drivers.size()));
+// A kind of item a dialog adds and changes: its list in the mechanism and in paths, its dialog
+// (made on the item or on none) and what the dialog reads, its edits, the refusals' words.
+template <class ItemT, class DialogT>
+struct ItemKind {
+  using Item = ItemT;
+  using Dialog = DialogT;
+  std::vector<Item> Mechanism::*list;
+  const char* path;        // "drivers"
+  const char* dialogName;  // "DriverDialog"; a change's is "Change" + it
+  const char* noun;        // "driver"
+  bool (Dialog::*read)(Item&, QString&) const;
+  edit::EditResult (*add)(Mechanism&, Item);
+  edit::EditResult (*change)(Mechanism&, const std::string&, Item);
+};
+
+namespace {
+
+template <class Dialog, class Item>
+std::unique_ptr<Dialog> makeDialog(const Mechanism& m, const ResolvedMechanism*, const Item* existing, QWidget* parent) {
+  return std::make_unique<Dialog>(m, existing, parent);
+}
+template <>
+std::unique_ptr<widgets::ForceDialog> makeDialog<widgets::ForceDialog, Force>(const Mechanism& m, const ResolvedMechanism* drawn, const Force* existing,
+                                                                              QWidget* parent) {
+  return std::make_unique<widgets::ForceDialog>(m, drawn, existing, parent);  // it picks points on the drawn pose
 }
 
+QString capitalised(const char* noun) {
+  QString s = QString::fromLatin1(noun);
+  s[0] = s[0].toUpper();
+  return s;
+}
+
+const ItemKind<Driver, widgets::DriverDialog> kDrivers{&Mechanism::drivers, "drivers", "DriverDialog", "driver",
+                                                      &widgets::DriverDialog::driver, &edit::addDriver, &edit::changeDriver};
+const ItemKind<Force, widgets::ForceDialog> kForces{&Mechanism::forces, "forces", "ForceDialog", "force",
+                                                   &widgets::ForceDialog::force, &edit::addForce, &edit::changeForce};
+const ItemKind<Contact, widgets::ContactDialog> kContacts{&Mechanism::contacts, "contacts", "ContactDialog", "contact",
+                                                         &widgets::ContactDialog::contact, &edit::addContact, &edit::changeContact};
+const ItemKind<JointLimit, widgets::LimitDialog> kLimits{&Mechanism::limits, "limits", "LimitDialog", "limit",
+                                                        &widgets::LimitDialog::limit, &edit::addLimit, &edit::changeLimit};
+const ItemKind<Switch, widgets::SwitchDialog> kSwitches{&Mechanism::switches, "switches", "SwitchDialog", "switch",
+                                                       &widgets::SwitchDialog::sw, &edit::addSwitch, &edit::changeSwitch};
+
+}  // namespace
+
+template <class Item, class Dialog>
+bool MainWindow::editItem(const ItemKind<Item, Dialog>& kind, int index, const std::function<void(Dialog&)>& accept) {
+  const auto& list = (*mechanism_).*kind.list;
+  const bool adding = index < 0;
+  if (!adding && index >= static_cast<int>(list.size())) return false;
+  std::optional<Item> before;  // a copy: the document changes under it when the edit is kept
+  if (!adding) before = list[static_cast<std::size_t>(index)];
+  const std::string name = before ? before->name : std::string();
+  auto dialog = makeDialog<Dialog, Item>(*mechanism_, resolved_.get(), before ? &*before : nullptr, this);
+  dialog->setObjectName(adding ? QString(kind.dialogName) : QString("Change") + kind.dialogName);
+  Item item;
+  const QString refused = adding ? tr("The %1 was not added").arg(kind.noun)
+                                 : tr("%1 %2 was not changed").arg(capitalised(kind.noun), QString::fromStdString(name));
+  const QString select = QString("%1[%2]").arg(kind.path).arg(adding ? static_cast<int>(list.size()) : index);
+  return keepDialogEdit(
+      runDialog(*dialog, accept), [&](QString& why) { return ((*dialog).*kind.read)(item, why); },
+      [&](Mechanism& m) { return adding ? kind.add(m, item) : kind.change(m, name, item); }, refused, select);
+}
+
+bool MainWindow::addDriver(const std::function<void(widgets::DriverDialog&)>& accept) { return editItem(kDrivers, -1, accept); }
 bool MainWindow::changeDriver(int index, const std::function<void(widgets::DriverDialog&)>& accept) {
-  if (index < 0 || index >= static_cast<int>(mechanism_->drivers.size())) return false;
-  const Driver before = mechanism_->drivers[static_cast<std::size_t>(index)];
-  widgets::DriverDialog dialog(*mechanism_, &before, this);
-  dialog.setObjectName("ChangeDriverDialog");
-  Driver d;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.driver(d, why); },
-                        [&](Mechanism& m) { return edit::changeDriver(m, before.name, d); },
-                        tr("Driver %1 was not changed").arg(QString::fromStdString(before.name)), QString("drivers[%1]").arg(index));
+  return index >= 0 && editItem(kDrivers, index, accept);
 }
-
-bool MainWindow::addForce(const std::function<void(widgets::ForceDialog&)>& accept) {
-  widgets::ForceDialog dialog(*mechanism_, resolved_.get(), nullptr, this);
-  dialog.setObjectName("ForceDialog");
-  Force f;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
-                        [&](Mechanism& m) { return edit::addForce(m, f); }, tr("The force was not added"),
-                        QString("forces[%1]").arg(mechanism_->forces.size()));
-}
-
+bool MainWindow::addForce(const std::function<void(widgets::ForceDialog&)>& accept) { return editItem(kForces, -1, accept); }
 bool MainWindow::changeForce(int index, const std::function<void(widgets::ForceDialog&)>& accept) {
-  if (index < 0 || index >= static_cast<int>(mechanism_->forces.size())) return false;
-  const Force before = mechanism_->forces[static_cast<std::size_t>(index)];
-  widgets::ForceDialog dialog(*mechanism_, resolved_.get(), &before, this);
-  dialog.setObjectName("ChangeForceDialog");
-  Force f;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.force(f, why); },
-                        [&](Mechanism& m) { return edit::changeForce(m, before.name, f); },
-                        tr("Force %1 was not changed").arg(QString::fromStdString(before.name)), QString("forces[%1]").arg(index));
+  return index >= 0 && editItem(kForces, index, accept);
 }
-
-bool MainWindow::addContact(const std::function<void(widgets::ContactDialog&)>& accept) {
-  widgets::ContactDialog dialog(*mechanism_, nullptr, this);
-  dialog.setObjectName("ContactDialog");
-  Contact c;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
-                        [&](Mechanism& m) { return edit::addContact(m, c); }, tr("The contact was not added"),
-                        QString("contacts[%1]").arg(mechanism_->contacts.size()));
-}
-
+bool MainWindow::addContact(const std::function<void(widgets::ContactDialog&)>& accept) { return editItem(kContacts, -1, accept); }
 bool MainWindow::changeContact(int index, const std::function<void(widgets::ContactDialog&)>& accept) {
-  if (index < 0 || index >= static_cast<int>(mechanism_->contacts.size())) return false;
-  const Contact before = mechanism_->contacts[static_cast<std::size_t>(index)];
-  widgets::ContactDialog dialog(*mechanism_, &before, this);
-  dialog.setObjectName("ChangeContactDialog");
-  Contact c;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.contact(c, why); },
-                        [&](Mechanism& m) { return edit::changeContact(m, before.name, c); },
-                        tr("Contact %1 was not changed").arg(QString::fromStdString(before.name)), QString("contacts[%1]").arg(index));
+  return index >= 0 && editItem(kContacts, index, accept);
 }
-
-bool MainWindow::addLimit(const std::function<void(widgets::LimitDialog&)>& accept) {
-  widgets::LimitDialog dialog(*mechanism_, nullptr, this);
-  dialog.setObjectName("LimitDialog");
-  JointLimit l;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.limit(l, why); },
-                        [&](Mechanism& m) { return edit::addLimit(m, l); }, tr("The limit was not added"),
-                        QString("limits[%1]").arg(mechanism_->limits.size()));
-}
-
+bool MainWindow::addLimit(const std::function<void(widgets::LimitDialog&)>& accept) { return editItem(kLimits, -1, accept); }
 bool MainWindow::changeLimit(int index, const std::function<void(widgets::LimitDialog&)>& accept) {
-  if (index < 0 || index >= static_cast<int>(mechanism_->limits.size())) return false;
-  const JointLimit before = mechanism_->limits[static_cast<std::size_t>(index)];
-  widgets::LimitDialog dialog(*mechanism_, &before, this);
-  dialog.setObjectName("ChangeLimitDialog");
-  JointLimit l;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.limit(l, why); },
-                        [&](Mechanism& m) { return edit::changeLimit(m, before.name, l); },
-                        tr("Limit %1 was not changed").arg(QString::fromStdString(before.name)), QString("limits[%1]").arg(index));
+  return index >= 0 && editItem(kLimits, index, accept);
 }
-
-bool MainWindow::addSwitch(const std::function<void(widgets::SwitchDialog&)>& accept) {
-  widgets::SwitchDialog dialog(*mechanism_, nullptr, this);
-  dialog.setObjectName("SwitchDialog");
-  Switch s;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.sw(s, why); },
-                        [&](Mechanism& m) { return edit::addSwitch(m, s); }, tr("The switch was not added"),
-                        QString("switches[%1]").arg(mechanism_->switches.size()));
-}
-
+bool MainWindow::addSwitch(const std::function<void(widgets::SwitchDialog&)>& accept) { return editItem(kSwitches, -1, accept); }
 bool MainWindow::changeSwitch(int index, const std::function<void(widgets::SwitchDialog&)>& accept) {
-  if (index < 0 || index >= static_cast<int>(mechanism_->switches.size())) return false;
-  const Switch before = mechanism_->switches[static_cast<std::size_t>(index)];
-  widgets::SwitchDialog dialog(*mechanism_, &before, this);
-  dialog.setObjectName("ChangeSwitchDialog");
-  Switch s;
-  return keepDialogEdit(runDialog(dialog, accept), [&](QString& why) { return dialog.sw(s, why); },
-                        [&](Mechanism& m) { return edit::changeSwitch(m, before.name, s); },
-                        tr("Switch %1 was not changed").arg(QString::fromStdString(before.name)), QString("switches[%1]").arg(index));
+  return index >= 0 && editItem(kSwitches, index, accept);
 }
 
 bool MainWindow::addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept) {
