@@ -13,18 +13,13 @@
 #include "io/mechanism_io.h"
 #include "optimize/optimize.h"
 #include "sensitivity/sensitivity.h"
+#include "support/costs.h"
 #include "support/samples.h"
 
 namespace lw::sens {
 namespace {
 
-Cost extreme(const std::string& name, Cost::Type type, const std::string& expression) {
-  Cost c;
-  c.name = name;
-  c.type = type;
-  c.expression = Expression::parseOrThrow(expression);
-  return c;
-}
+Cost extreme(const std::string& name, Cost::Type type, const std::string& expression) { return test::expressionCost(name, type, expression); }
 
 // the transmission angle at C between CB and CD, folded into [0, 90°]: asin |u × v| / (|u| |v|)
 constexpr const char* kTransmission = "asin(abs((B.x - C.x)*(D.y - C.y) - (B.y - C.y)*(D.x - C.x)) / (L2*L3)) * 180/pi";

@@ -8,18 +8,13 @@
 #include <cmath>
 
 #include "sensitivity/sensitivity.h"
+#include "support/costs.h"
 #include "support/samples.h"
 
 namespace lw::sens {
 namespace {
 
-Cost extreme(const std::string& name, Cost::Type type, const std::string& expression) {
-  Cost c;
-  c.name = name;
-  c.type = type;
-  c.expression = Expression::parseOrThrow(expression);
-  return c;
-}
+Cost extreme(const std::string& name, Cost::Type type, const std::string& expression) { return test::expressionCost(name, type, expression); }
 
 Cost targets(const std::string& name, const std::string& output, std::vector<Cost::Target> at) {
   Cost c;
