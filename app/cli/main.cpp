@@ -18,6 +18,7 @@
 #include "analysis/result_size.h"
 #include "io/mechanism_io.h"
 #include "analysis/kinematics_run.h"
+#include "analysis/run.h"
 #include "analysis/simulation_run.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/generators.h"
@@ -221,7 +222,7 @@ int kinematics(const KinematicsArgs& a) {
   CsvStream csv;
   if (!csv.open(a.out, spec.times.empty() ? spec.tEnd / spec.dt + 1 : static_cast<double>(spec.times.size() + 1))) return kIoError;
   spec.rows = csv.sink();
-  const auto result = lw::analysis::runKinematics(*res, spec, {}, csv.cancel());
+  const auto result = std::get<lw::analysis::KinematicsResult>(lw::analysis::run(*r.mechanism, {spec}, {}, csv.cancel()).of);
   if (csv.refused()) return csv.finish(result.steps());
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
   if (!result.costProblem.empty()) std::cerr << a.file << ": the costs are not evaluated: " << result.costProblem << "\n";
@@ -262,7 +263,7 @@ int simulate(const SimulateArgs& a) {
                                           : static_cast<double>(spec.times.size() + 1)))
     return kIoError;
   spec.rows = csv.sink();
-  const auto result = lw::analysis::runSimulation(*res, spec, {}, csv.cancel());
+  const auto result = std::get<lw::analysis::SimulationResult>(lw::analysis::run(*r.mechanism, {spec}, {}, csv.cancel()).of);
   if (csv.refused()) return csv.finish(result.rows());
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";

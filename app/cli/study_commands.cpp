@@ -6,12 +6,22 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/run.h"
 #include "cli_support.h"
 #include "optimize/four_bar_limits.h"
 #include "optimize/optimize.h"
 #include "sensitivity/sensitivity.h"
 
 namespace lw::cli {
+namespace {
+
+// a sensitivity study through the one entry point of the analyses
+lw::sens::SensitivityResult study(const lw::Mechanism& m, const lw::sens::SensitivitySpec& spec,
+                                  const std::function<void(double)>& progress = {}) {
+  return std::get<lw::sens::SensitivityResult>(lw::analysis::run(m, {spec}, progress).of);
+}
+
+}  // namespace
 
 // `sensitivity`: the gradients of the file's costs with respect to its design parameters
 int sensitivity(const SensitivityArgs& a) {
@@ -53,7 +63,7 @@ int sensitivity(const SensitivityArgs& a) {
     json << "{\"sweep\": [";
     const auto semiAnalytical = spec.partials == lw::sens::Partials::LocalSemiAnalytical ? spec.partials : lw::sens::Partials::GlobalSemiAnalytical;
     spec.partials = lw::sens::Partials::AutomaticDifferentiation;
-    const auto exact = lw::sens::runSensitivity(*r.mechanism, spec);
+    const auto exact = study(*r.mechanism, spec);
     if (!exact.status.ok()) {
       std::cerr << a.file << ": " << exact.status.message << "\n";
       return kAnalysisFailed;
@@ -68,7 +78,7 @@ int sensitivity(const SensitivityArgs& a) {
     spec.partials = semiAnalytical;
     for (int e = 3; e <= 10; ++e) {
       spec.delta = std::pow(10.0, -e);
-      const auto g = lw::sens::runSensitivity(*r.mechanism, spec);
+      const auto g = study(*r.mechanism, spec);
       if (!g.status.ok()) {
         std::cerr << a.file << ": δ = 1e-" << e << ": " << g.status.message << "\n";
         return kAnalysisFailed;
@@ -112,7 +122,7 @@ int sensitivity(const SensitivityArgs& a) {
     done = f >= 1;
     std::cerr << "\r" << a.file << ": " << static_cast<int>(100 * f) << " %" << (done ? "\n" : "") << std::flush;
   };
-  const auto result = lw::sens::runSensitivity(*r.mechanism, spec, progress);
+  const auto result = study(*r.mechanism, spec, progress);
   if (!a.histories.empty()) {
     if (const int written = histories.finish(static_cast<std::size_t>(result.steps + 1)); written != kOk) return written;
   }

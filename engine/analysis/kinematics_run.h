@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/csv.h"
+#include "analysis/results.h"
 #include "kinematics/global_solver.h"
 #include "kinematics/natural_model.h"
 
@@ -33,19 +34,9 @@ struct KinematicsSpec {
 };
 
 /// Time histories of every point of every moving body, in model order.
-struct KinematicsResult {
-  std::vector<std::string> columns;  // time, then <body>.<point>.x/.y(/.z), then .vx.., then .ax..
-  std::vector<double> values;        // row-major, columns.size() per step
-  std::vector<double> poses;         // per step: 12 numbers per body (rotation row-major, position)
-  lw::Status status;             // ok, or the failure that stopped the run (time, place)
+struct KinematicsResult : RunTable {
   std::string decomposition;         // modular methods: the groups used
-  std::size_t sentRows = 0;          // rows passed to KinematicsSpec::rows
-  // with KinematicsSpec::mechanism: the file's costs over the run (integrals by the trapezoidal
-  // rule over the steps); a cost that cannot be evaluated here is in costProblem
-  std::vector<std::string> costNames;
-  std::vector<double> costValues;
-  std::string costProblem;
-  std::size_t steps() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }
+  std::size_t steps() const { return rows(); }
 };
 
 /// progress(fraction in [0, 1]); cancel is polled every step.

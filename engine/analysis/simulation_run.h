@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/csv.h"
+#include "analysis/results.h"
 #include "dynamics/force_jacobian.h"
 #include "dynamics/matrix_r.h"
 #include "events/event_log.h"
@@ -84,11 +85,7 @@ struct SimulationSpec {
   const Mechanism* mechanism = nullptr;
 };
 
-struct SimulationResult {
-  std::vector<std::string> columns;  // see toCsv
-  std::vector<double> values;        // row-major
-  std::vector<double> poses;         // per row: 12 numbers per body (rotation row-major, position)
-  lw::Status status;
+struct SimulationResult : RunTable {
   int dofSwitches = 0;
   long steps = 0;                    // integrator steps (accepted)
   long rejectedSteps = 0;            // RK45: steps its error control (or the branch check) rejected
@@ -97,13 +94,6 @@ struct SimulationResult {
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. an inaccurate pass of a singular position
   std::vector<events::EventRecord> events;  // the impacts, in time order (two rows at each in the table)
-  // the file's costs over the run (integral: trapezoidal rule over the steps; terminal: at the
-  // end); empty when the file has none. A cost that cannot be evaluated is in costProblem.
-  std::vector<std::string> costNames;
-  std::vector<double> costValues;
-  std::string costProblem;
-  std::size_t sentRows = 0;          // rows passed to SimulationSpec::rows
-  std::size_t rows() const { return sentRows + (columns.empty() ? 0 : values.size() / columns.size()); }
 };
 
 SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,

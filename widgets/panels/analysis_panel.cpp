@@ -16,7 +16,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "analysis/kinematics_run.h"
+#include "analysis/run.h"
 #include "analysis/outputs.h"
 #include "analysis/simulation_run.h"
 #include "mechanism/resolved.h"
@@ -128,7 +128,7 @@ void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, dou
 }
 
 void AnalysisPanel::run() {
-  if (!mechanism_ || running_) return;
+  if (!mechanism_ || !source_ || running_) return;  // the run resolves the source itself
   if (worker_.joinable()) worker_.join();
   const Choice c = choiceAt(choice_->currentIndex());
   const double tEnd = tEnd_->value(), dt = dt_->value(), outputDt = outputDt_->value();
@@ -138,40 +138,40 @@ void AnalysisPanel::run() {
   stop_->setEnabled(true);
   progress_->setValue(0);
   status_->setText(tr("Running..."));
-  auto mech = mechanism_;
   auto source = source_;
   const unsigned generation = generation_;
-  worker_ = std::thread([this, c, tEnd, dt, outputDt, mech, source, generation] {
+  worker_ = std::thread([this, c, tEnd, dt, outputDt, source, generation] {
     runInBackground();
     auto progress = throttledProgress(this, [this](int permille) { progress_->setValue(permille); });
     auto r = std::make_shared<RunResults>();
-    auto take = [&r](auto&& result) {  // kinematic and dynamic results share these fields
-      r->columns = std::move(result.columns);
-      r->values = std::move(result.values);
-      r->poses = std::move(result.poses);
-      r->ok = result.status.ok();
-      r->message = result.status.message;
-    };
+    analysis::AnalysisSpec spec;
     if (c.kinematics) {
-      analysis::KinematicsSpec spec;
-      spec.method = c.method;
-      spec.tEnd = tEnd;
-      spec.dt = dt;
-      spec.mechanism = source.get();  // the file's outputs as named columns
-      take(analysis::runKinematics(*mech, spec, progress, &cancel_));
+      analysis::KinematicsSpec k;
+      k.method = c.method;
+      k.tEnd = tEnd;
+      k.dt = dt;
+      spec.job = k;
     } else {
-      analysis::SimulationSpec spec;
-      spec.formulation = c.formulation;
-      spec.integrator = c.integrator;
-      spec.tEnd = tEnd;
-      spec.dt = dt;
-      spec.outputDt = outputDt;
-      spec.mechanism = source.get();  // the file's outputs as named columns, its costs evaluated
-      auto s = analysis::runSimulation(*mech, spec, progress, &cancel_);
-      r->warnings = s.warnings;
-      r->events = s.events;
-      take(std::move(s));
+      analysis::SimulationSpec d;
+      d.formulation = c.formulation;
+      d.integrator = c.integrator;
+      d.tEnd = tEnd;
+      d.dt = dt;
+      d.outputDt = outputDt;
+      spec.job = d;
     }
+    // the file's outputs become named columns, its costs are evaluated
+    analysis::Results out = analysis::run(*source, spec, progress, &cancel_);
+    if (auto* s = std::get_if<analysis::SimulationResult>(&out.of)) {
+      r->warnings = s->warnings;
+      r->events = s->events;
+    }
+    analysis::RunTable& t = *out.table();
+    r->columns = std::move(t.columns);
+    r->values = std::move(t.values);
+    r->poses = std::move(t.poses);
+    r->ok = t.status.ok();
+    r->message = t.status.message;
     r->rows = r->columns.empty() ? 0 : r->values.size() / r->columns.size();
     r->units = analysis::columnUnits(r->columns, source.get());
     QMetaObject::invokeMethod(this, [this, r, generation] { finish(r, generation); }, Qt::QueuedConnection);
