@@ -134,7 +134,14 @@ class DirectObserver final : public DirectMethod {
       // forward AD, size h held)
       for (auto& c : chunks_) {
         Vec<Dual> x1, v1;
-        Status s = rungeKuttaStepOn<Dual>(st_, c->numbers, dofs, from.t, h, seeded(from.x, X_, c->first), seeded(from.v, V_, c->first), z, x1, v1);
+        // every stage's accelerations with the parameters' partials of the chosen route (AD, GSAM, LSAM)
+        auto stage = [&](double t, const Vec<Dual>& x, const Vec<Dual>& v, Vec<Dual>& a) -> Status {
+          dyn::MatrixROn<Dual> e;
+          const Status st = along(*c, dofs, t, x, v, z, e, nullptr);
+          a = e.zidd;
+          return st;
+        };
+        Status s = rungeKuttaStepWith<Dual>(stage, from.t, h, seeded(from.x, X_, c->first), seeded(from.v, V_, c->first), x1, v1);
         if (!s.ok()) return s;
         c->store(x1, X_);
         c->store(v1, V_);

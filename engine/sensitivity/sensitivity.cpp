@@ -194,10 +194,6 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
                          "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
     return res;
   }
-  if (rungeKutta && spec.partials != Partials::AutomaticDifferentiation) {
-    res.status = failure(Status::Code::BadRequest, 0, "the semi-analytical partials serve the trapezoidal rule so far: use --partials ad with RK45");
-    return res;
-  }
   const auto& table = *st.resolved.parameters;
   if (spec.parameters.empty()) {
     for (std::size_t k = 0; k < table.names().size(); ++k) st.parameters.push_back(k);

@@ -61,20 +61,16 @@ inline Status addCosts(const Study& st, const NumbersOn<S>& n, const std::vector
   return {};
 }
 
-/// One Dormand–Prince step of size h from (x0, v0) on S, with the coefficients the integrator
-/// steps with: the step differentiated (dual numbers) or run on a complex step. z: the dependent
-/// coordinates near the step (a start for its stages' position problems).
-template <class S>
-Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t0, double h,
-                        const Vec<S>& x0, const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1) {
+/// One Dormand–Prince step of size h from (x0, v0) on S with the coefficients the integrator steps
+/// with, the accelerations from `acceleration(t, x, v, a)`: the step differentiated (dual numbers)
+/// or run on a complex step.
+template <class S, class Acceleration>
+Status rungeKuttaStepWith(Acceleration&& acceleration, double t0, double h, const Vec<S>& x0, const Vec<S>& v0, Vec<S>& x1, Vec<S>& v1) {
   using namespace integ::dopri;
   Vec<S> kx[6], kv[6];
   auto stage = [&](int i, double t, const Vec<S>& x, const Vec<S>& v) -> Status {
-    dyn::MatrixROn<S> e;
-    const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
     kx[i] = v;
-    kv[i] = e.zidd;
-    return s;
+    return acceleration(t, x, v, kv[i]);
   };
   if (Status s = stage(0, t0, x0, v0); !s.ok()) return s;
   auto at = [&](std::initializer_list<std::pair<int, double>> terms, Vec<S>* k0, const Vec<S>& y0) {
@@ -96,6 +92,21 @@ Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const std::vecto
   x1 = at({{0, b1}, {2, b3}, {3, b4}, {4, b5}, {5, b6}}, kx, x0);
   v1 = at({{0, b1}, {2, b3}, {3, b4}, {4, b5}, {5, b6}}, kv, v0);
   return {};
+}
+
+/// The same with the Matrix R accelerations of the numbers n. z: the dependent coordinates near
+/// the step (a start for its stages' position problems).
+template <class S>
+Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t0, double h,
+                        const Vec<S>& x0, const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1) {
+  return rungeKuttaStepWith<S>(
+      [&](double t, const Vec<S>& x, const Vec<S>& v, Vec<S>& a) -> Status {
+        dyn::MatrixROn<S> e;
+        const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
+        a = e.zidd;
+        return s;
+      },
+      t0, h, x0, v0, x1, v1);
 }
 
 /// The chosen parameters in chunks of eight, each seeded in its own lane (parameter first + j in
