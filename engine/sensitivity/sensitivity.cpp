@@ -190,6 +190,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   const bool penalty = spec.run.formulation == analysis::Formulation::Penalty;
   const bool rungeKutta = !penalty && spec.run.integrator == analysis::Integrator::RK45;
   if (penalty && spec.partials != Partials::AutomaticDifferentiation) {
+    // its start and projections solve with M + α JᵀJ (α ~ 1e7): one-sided differences of those
+    // solutions lose their digits; the residuals' differences would keep them (not done yet)
     res.status = failure(Status::Code::BadRequest, 0,
                          "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
     return res;

@@ -209,3 +209,33 @@ TEST(ForceJacobian, MethodNamesRoundTrip) {
 
 }  // namespace
 }  // namespace lw::dyn
+
+namespace lw::dyn {
+namespace {
+
+TEST(GeneralizedForces, NumbersOtherThanTheModelsOwnAreUsedWithAndWithoutAccelerations) {
+  // the plain forces of a state share the model's frames; numbers of another design (a
+  // semi-analytical partial's moved ones) must not: with z̈ = 0 given or not, the same Q^d, and
+  // not the model's own
+  const Mechanism m = test::sampleMechanism("five-bar");
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r);
+  const MatrixRModel model = compileMatrixR(*r);
+  std::vector<double> values(r->parameters->values().begin(), r->parameters->values().end());
+  const int k = r->parameters->find("L_A1");
+  ASSERT_GE(k, 0);
+  values[static_cast<std::size_t>(k)] *= 1.2;
+  const TreeNumbers<double> moved = treeNumbers<double>(model.tree, numbersOn<double>(m, *r, std::span<const double>(values)));
+  const Eigen::VectorXd z = model.tree.z0, zd = Eigen::VectorXd::Constant(model.tree.nz, 0.3), zero = Eigen::VectorXd::Zero(model.tree.nz);
+  Eigen::VectorXd plain(model.tree.nz), withZero(model.tree.nz), own(model.tree.nz);
+  GeneralizedForces<double, double> forces(model.tree, moved), ownForces(model.tree);
+  forces(z.data(), zd.data(), 0.0, plain.data());
+  forces(z.data(), zd.data(), 0.0, withZero.data(), zero.data());
+  ownForces(z.data(), zd.data(), 0.0, own.data());
+  EXPECT_LT((plain - withZero).cwiseAbs().maxCoeff(), 1e-12 * (1 + withZero.cwiseAbs().maxCoeff()));
+  EXPECT_GT((plain - own).cwiseAbs().maxCoeff(), 1e-3 * own.cwiseAbs().maxCoeff()) << "a 20 % longer link changes the forces";
+}
+
+}  // namespace
+}  // namespace lw::dyn
