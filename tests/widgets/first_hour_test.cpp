@@ -366,6 +366,16 @@ TEST_F(FirstHourTest, PropertiesShowUnitsAndAnglesInDegrees) {
   EXPECT_NEAR(text.toDouble(), std::numbers::pi / 2, 1e-15);
   t->item(x, 1)->setText("4.5");
   EXPECT_EQ(text, "4.5") << "a length is not converted";
+  // a turning rate likewise in degrees per second (the free four-bar's crank starts at 5 rad/s)
+  editor.setMechanism(lw::test::sampleMechanism("four-bar-free"));
+  editor.showItem("initial_velocities[0]");
+  const int rate = row("value");
+  ASSERT_GE(rate, 0);
+  EXPECT_NEAR(t->item(rate, 1)->text().toDouble(), 5 * 180 / std::numbers::pi, 1e-6);
+  EXPECT_EQ(t->item(rate, 2)->text(), "°/s");
+  t->item(rate, 1)->setText("180");
+  EXPECT_EQ(path, "initial_velocities[0].value");
+  EXPECT_NEAR(text.toDouble(), std::numbers::pi, 1e-15);
   editor.resize(420, 400);
   editor.show();
   QTest::qWait(50);

@@ -12,6 +12,12 @@
 
 namespace lw::widgets {
 
+namespace {
+// what the window shows in degrees: angles and turning rates (files keep radians)
+bool inDegrees(Quantity q) { return q == Quantity::Angle || q == Quantity::AngularVelocity; }
+}  // namespace
+
+
 PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -36,10 +42,11 @@ PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (filling_ || item->column() != 1) return;
     const QString text = item->text().trimmed();
-    // an angle typed as a number is in degrees; the file keeps radians (an expression is in radians)
+    // an angle (or a turning rate) typed as a number is in degrees (per second); the file keeps
+    // radians (an expression is in radians)
     bool number = false;
     const double v = text.toDouble(&number);
-    if (number && item->data(Qt::UserRole + 1).toInt() == static_cast<int>(Quantity::Angle))
+    if (number && inDegrees(static_cast<Quantity>(item->data(Qt::UserRole + 1).toInt())))
       return emit edited(item->data(Qt::UserRole).toString(), QString::number(v * std::numbers::pi / 180, 'g', 17));
     emit edited(item->data(Qt::UserRole).toString(), text);
   });
@@ -87,8 +94,9 @@ void PropertyEditor::refill() {
     auto* name = new QTableWidgetItem(QString::fromStdString(p.substr(prefix.size() + (p[prefix.size()] == '.' ? 1 : 0))));
     name->setFlags(name->flags() & ~Qt::ItemIsEditable);
     name->setToolTip(QString::fromStdString(p));
-    // angles as literal numbers are shown (and typed) in degrees; expressions stay in radians
-    const bool degrees = v.quantity == Quantity::Angle && v.number.isLiteral();
+    // angles and turning rates as literal numbers are shown (and typed) in degrees (per
+    // second); expressions stay in radians
+    const bool degrees = inDegrees(v.quantity) && v.number.isLiteral();
     const QString text = v.number.isLiteral() ? QString::number(degrees ? v.number.value * 180 / std::numbers::pi : v.number.value, 'g', 10)
                                               : QString::fromStdString(v.number.expression.text());
     auto* value = new QTableWidgetItem(text);
@@ -96,8 +104,10 @@ void PropertyEditor::refill() {
     value->setData(Qt::UserRole + 1, static_cast<int>(v.quantity));
     QString tip = v.timeAllowed ? tr("a number or an expression of the parameters and t") : tr("a number or an expression of the parameters");
     if (v.quantity == Quantity::Angle) tip += tr("; a number is in degrees, an expression in radians");
+    if (v.quantity == Quantity::AngularVelocity) tip += tr("; a number is in degrees per second, an expression in radians per second");
     value->setToolTip(tip);
-    auto* unit = new QTableWidgetItem(degrees ? QStringLiteral("°") : QString::fromUtf8(siUnit(v.quantity)));
+    auto* unit = new QTableWidgetItem(!degrees ? QString::fromUtf8(siUnit(v.quantity))
+                                      : v.quantity == Quantity::Angle ? QStringLiteral("°") : QStringLiteral("°/s"));
     unit->setFlags(unit->flags() & ~Qt::ItemIsEditable);
     table_->setItem(row, 0, name);
     table_->setItem(row, 1, value);
