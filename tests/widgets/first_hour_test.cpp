@@ -22,6 +22,7 @@
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTest>
+#include <QTreeWidgetItemIterator>
 #include <QUndoStack>
 
 #include "gui_test_support.h"
@@ -380,6 +381,40 @@ TEST_F(FirstHourTest, PropertiesShowUnitsAndAnglesInDegrees) {
   editor.show();
   QTest::qWait(50);
   editor.grab().save(artifacts() + "/properties_units.png");
+}
+
+// The model tree's summaries say the same units as Properties: a revolute joint's stops in
+// degrees, a crank's initial rate in degrees per second, an expression as written.
+TEST_F(FirstHourTest, ModelTreeSummariesShowUnits) {
+  lw::Mechanism m = lw::test::sampleMechanism("slider-crank-end-stop");
+  ASSERT_FALSE(m.limits.empty());
+  lw::JointLimit turn = m.limits.front();
+  turn.name = "crank_stop";
+  const auto pin = std::find_if(m.joints.begin(), m.joints.end(), [](const lw::Joint& j) { return j.type == lw::JointType::Pin; });
+  ASSERT_NE(pin, m.joints.end());
+  turn.joint = pin->name;
+  turn.hasMin = turn.hasMax = true;
+  turn.min = lw::Number(-std::numbers::pi / 2);
+  turn.max = lw::Number(std::numbers::pi / 4);
+  m.limits.push_back(turn);
+  lw::InitialVelocity rate;
+  rate.type = lw::InitialVelocity::Type::Joint;
+  rate.joint = pin->name;
+  rate.value = lw::Number(std::numbers::pi);
+  m.initialVelocities.push_back(rate);
+  lw::widgets::ModelTree tree;
+  tree.setMechanism(m);
+  auto details = [&](const QString& path) {
+    for (QTreeWidgetItemIterator it(&tree); *it; ++it)
+      if ((*it)->data(0, Qt::UserRole).toString() == path) return (*it)->text(1);
+    return QString();
+  };
+  const QString slide = details("limits[0]"), stop = details(QString("limits[%1]").arg(m.limits.size() - 1));
+  EXPECT_TRUE(slide.contains("−∞ … x_stop")) << slide.toStdString();  // an expression stays as written
+  EXPECT_TRUE(stop.contains("-90° … 45°")) << stop.toStdString();
+  const QString v = details(QString("initial_velocities[%1]").arg(m.initialVelocities.size() - 1));
+  EXPECT_EQ(v, "180 °/s");
+  EXPECT_EQ(details("initial_velocities[0]"), "720 °/s");  // the sample's crank: 4π rad/s
 }
 
 // Defect 11: no way to share a result: the 3D view or the sketch as a picture, the playback as an

@@ -5,8 +5,12 @@
 
 #include <QHeaderView>
 
-#include "mechanism/mechanism.h"
+#include <map>
+#include <numbers>
+
 #include "mechanism/edits.h"
+#include "mechanism/fields.h"
+#include "mechanism/mechanism.h"
 
 namespace lw::widgets {
 namespace {
@@ -19,6 +23,18 @@ QString text(const NumberVector& v) {
   QStringList parts;
   for (const auto& x : v) parts << text(x);
   return "(" + parts.join(", ") + ")";
+}
+
+// a number as the window shows it: a literal in its display unit (angles in degrees, turning
+// rates in degrees per second, as Properties shows them) with the unit; an expression as written
+QString shown(const Number& n, Quantity q) {
+  const bool degrees = q == Quantity::Angle || q == Quantity::AngularVelocity;
+  if (!n.isLiteral()) return text(n);
+  const QString value = QString::number(degrees ? n.value * 180 / std::numbers::pi : n.value, 'g', 6);
+  if (q == Quantity::Angle) return value + QStringLiteral("°");
+  if (q == Quantity::AngularVelocity) return value + QStringLiteral(" °/s");
+  const QString unit = QString::fromUtf8(siUnit(q));
+  return unit.isEmpty() ? value : value + " " + unit;
 }
 
 QTreeWidgetItem* group(QTreeWidget* tree, const QString& title, std::size_t count) {
@@ -118,10 +134,19 @@ void ModelTree::setMechanism(const Mechanism& m) {
                                .arg(QString::fromStdString(c.point.str()),
                                     QString::fromStdString(c.planePoint.str()), text(c.restitution)), indexed("contacts", i));
   }
+  // what each number measures (the field walk's table), for the units of the summaries below
+  std::map<std::string, Quantity> quantity;
+  forEachNumber(m, [&](const FieldVisit& v) { quantity[v.path] = v.quantity; });
+  auto unitOf = [&](const QString& path) {
+    const auto it = quantity.find(path.toStdString());
+    return it == quantity.end() ? Quantity::None : it->second;
+  };
   auto* limits = group(this, tr("Limits"), m.limits.size());
   for (std::size_t i = 0; i < m.limits.size(); ++i) {
     const auto& l = m.limits[i];
-    const QString range = QString("%1 … %2").arg(l.hasMin ? text(l.min) : QStringLiteral("−∞"), l.hasMax ? text(l.max) : QStringLiteral("∞"));
+    const QString at = indexed("limits", i);
+    const QString range = QString("%1 … %2").arg(l.hasMin ? shown(l.min, unitOf(at + ".min")) : QStringLiteral("−∞"),
+                                                 l.hasMax ? shown(l.max, unitOf(at + ".max")) : QStringLiteral("∞"));
     leaf(limits, l.name, tr("joint %1 within %2, e = %3").arg(QString::fromStdString(l.joint), range, text(l.restitution)),
          indexed("limits", i));
   }
@@ -130,17 +155,21 @@ void ModelTree::setMechanism(const Mechanism& m) {
     const auto& s = m.switches[i];
     const QString watched = s.joint.empty() ? QString("%1.%2").arg(QString::fromStdString(s.point.str()), toString(s.component))
                                             : tr("joint %1").arg(QString::fromStdString(s.joint));
-    leaf(switches, s.name, tr("%1 %2 %3").arg(watched, s.falling ? tr("falls through") : tr("rises through"), text(s.value)),
+    leaf(switches, s.name,
+         tr("%1 %2 %3").arg(watched, s.falling ? tr("falls through") : tr("rises through"), shown(s.value, unitOf(indexed("switches", i) + ".value"))),
          indexed("switches", i));
   }
   auto* velocities = group(this, tr("Initial velocities"), m.initialVelocities.size());
   for (std::size_t i = 0; i < m.initialVelocities.size(); ++i) {
     const auto& v = m.initialVelocities[i];
     QString value;
-    if (v.type == InitialVelocity::Type::Body)
-      value = tr("v = %1, ω = %2").arg(text(v.velocity), text(v.angularVelocity));
-    else
-      value = text(v.value);
+    if (v.type == InitialVelocity::Type::Body) {
+      QStringList w;  // turning rates in degrees per second, as Properties shows them
+      for (const auto& x : v.angularVelocity) w << (x.isLiteral() ? QString::number(x.value * 180 / std::numbers::pi, 'g', 6) : text(x));
+      value = tr("v = %1 m/s, ω = (%2) °/s").arg(text(v.velocity), w.join(", "));
+    } else {
+      value = shown(v.value, unitOf(indexed("initial_velocities", i) + ".value"));
+    }
     leaf(velocities, edit::describe(v), value, indexed("initial_velocities", i));
   }
   auto* params = group(this, tr("Parameters"), m.parameters.size());
