@@ -125,6 +125,16 @@ Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double a
   return {};
 }
 
+void penaltyParts(const RecursiveModel& m, const TreeNumbers<double>& p, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                  PenaltyParts& out) {
+  out.M = massOn<double>(m, p, z, zd, t, out.Q);
+  out.J = jacobianOn<double>(m, p, z, t);
+  out.phi = constraintsOn<double>(m, p, z, t);
+  const std::vector<Jet<double>> along = ratesOn<double>(m, p, z, &zd, t);
+  out.c.resize(m.nrows);
+  for (int i = 0; i < m.nrows; ++i) out.c[i] = -along[static_cast<std::size_t>(i)].dd;
+}
+
 #define LW_PENALTY_ON(S)                                                                                                           \
   template void penaltyResidualOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, const VectorOn<S>&,             \
                                      const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&);                                        \

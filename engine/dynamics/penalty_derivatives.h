@@ -32,4 +32,14 @@ template <class S>
 Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
                       const VectorOn<S>& zd, VectorOn<S>& zdd);
 
+/// The pieces the penalty equations are made of, at (z, ż, z̈, t) on doubles with numbers p: M,
+/// Q, Φ_z, Φ, and c = −(Φ̇_z ż + Φ̇_t). A semi-analytical partial differences them apart: the
+/// equations' α Φ_zᵀ(…) differenced whole carries α δ ∂Φ_z/∂ρ (∂…/∂ρ), as large as the answer.
+struct PenaltyParts {
+  Eigen::MatrixXd M, J;
+  Eigen::VectorXd Q, phi, c;
+};
+void penaltyParts(const RecursiveModel& m, const TreeNumbers<double>& p, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                  PenaltyParts& out);
+
 }  // namespace lw::dyn

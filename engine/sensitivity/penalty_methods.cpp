@@ -7,6 +7,7 @@
 #include "events/contact_gaps.h"
 #include "sensitivity/impact_jump.h"
 #include "sensitivity/penalty_impact.h"
+#include "sensitivity/semi_analytical.h"
 
 namespace lw::sens::detail {
 namespace {
@@ -21,7 +22,15 @@ Vec<Dual> seededBy(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::In
 
 class DirectObserver final : public PenaltyDirect {
  public:
-  DirectObserver(const Study& st, const SensitivitySpec& spec) : st_(st), plain_(st, {}, {}), chunks_(dualChunks(st)), histories_(st, spec.histories) {}
+  DirectObserver(const Study& st, const SensitivitySpec& spec)
+      : st_(st), plain_(st, {}, {}), nominal_(st, {}, {}), chunks_(dualChunks(st)), histories_(st, spec.histories),
+        ad_(spec.partials == Partials::AutomaticDifferentiation) {
+    if (!ad_) {
+      MovedNumbers sets = movedNumbers(st, spec.partials, spec.delta);
+      deltas_ = std::move(sets.deltas);
+      moved_ = std::move(sets.moved);
+    }
+  }
 
   Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                const Eigen::VectorXd& zdd) override {
@@ -32,10 +41,31 @@ class DirectObserver final : public PenaltyDirect {
     Zd_ = Z_;
     Zdd_ = Z_;
     for (auto& c : chunks_) {
-      // the assembly and the initial velocities on dual numbers (seed 003 §1.6), then z̈₀
+      // the assembly and the initial velocities on dual numbers (seed 003 §1.6), then z̈₀; the
+      // semi-analytical route takes the parameters' partials by differences
       Vec<Dual> zD, zdD, zddD;
-      if (Status s = dyn::initialCoordinatesOn<Dual>(st_.model, c->numbers.tree, z, zD, zdD); !s.ok()) return s;
-      if (Status s = dyn::penaltyStartOn<Dual>(tree, c->numbers.tree, alpha, t, zD, zdD, zddD); !s.ok()) return s;
+      if (Status s = dyn::initialCoordinatesOn<Dual>(st_.model, numbers(*c), z, zD, zdD); !s.ok()) return s;
+      if (!ad_) {
+        Status s = explicitPart(*c, [&](const dyn::TreeNumbers<double>& n, Vec<double>& out) {
+          Vec<double> zk, zdk;
+          const Status st = dyn::initialCoordinatesOn<double>(st_.model, n, z, zk, zdk);
+          out.resize(2 * zk.size());
+          out << zk, zdk;
+          return st;
+        }, {&zD, &zdD});
+        if (!s.ok()) return s;
+      }
+      if (Status s = dyn::penaltyStartOn<Dual>(tree, numbers(*c), alpha, t, zD, zdD, zddD); !s.ok()) return s;
+      if (!ad_) {
+        // (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀαc: z̈_ρ = −A⁻¹ R_ρ with the residual's pieces differenced apart
+        const Eigen::VectorXd zv = values(zD), zdv = values(zdD), zddv = values(zddD);
+        dyn::PenaltyParts p0;
+        const Eigen::MatrixXd Rp = residualPartial(*c, t, zv, zdv, zddv, true, p0);
+        const Eigen::MatrixXd A = p0.M + alpha * p0.J.transpose() * p0.J;
+        const Eigen::MatrixXd dz = A.partialPivLu().solve(Rp);
+        for (int j = 0; j < c->count; ++j)
+          for (Eigen::Index i = 0; i < zv.size(); ++i) zddD[i].g[j] -= dz(i, j);
+      }
       c->store(zD, Z_);
       c->store(zdD, Zd_);
       c->store(zddD, Zdd_);
@@ -59,8 +89,14 @@ class DirectObserver final : public PenaltyDirect {
     for (auto& c : chunks_) {
       // the rest of F's derivative: the start's sensitivities and the parameters
       Vec<Dual> zD = z.cast<Dual>(), F;
-      dyn::penaltyResidualOn<Dual>(*tree_, c->numbers.tree, alpha_, t1, zD, seededBy(zdS, Zhd, c->first, c->count),
+      dyn::penaltyResidualOn<Dual>(*tree_, numbers(*c), alpha_, t1, zD, seededBy(zdS, Zhd, c->first, c->count),
                                    seededBy(zddS, Zhdd, c->first, c->count), F);
+      if (!ad_) {  // F = M z̈ − Q + Φ_zᵀαΦ: its parameters' partial, the pieces differenced apart
+        dyn::PenaltyParts p0;
+        const Eigen::MatrixXd Fp = residualPartial(*c, t1, z, zdS, zddS, false, p0);
+        for (int j = 0; j < c->count; ++j)
+          for (Eigen::Index i = 0; i < nz; ++i) F[i].g[j] += Fp(i, j);
+      }
       Eigen::MatrixXd b(nz, c->count);
       for (int j = 0; j < c->count; ++j)
         for (Eigen::Index i = 0; i < nz; ++i) b(i, j) = F[i].g[j];
@@ -74,10 +110,20 @@ class DirectObserver final : public PenaltyDirect {
       }
       zD = seededBy(z, Z_, c->first, c->count);
       Vec<Dual> zdD, zddD;
-      if (Status s = dyn::penaltyProjectOn<Dual>(*tree_, c->numbers.tree, alpha_, t1, h, zD, seededBy(zdS, ZdS, c->first, c->count),
+      if (Status s = dyn::penaltyProjectOn<Dual>(*tree_, numbers(*c), alpha_, t1, h, zD, seededBy(zdS, ZdS, c->first, c->count),
                                                   seededBy(zddS, ZddS, c->first, c->count), zdD, zddD);
           !s.ok())
         return s;
+      if (!ad_) {  // the projections' matrix M + h²/4 Φ_zᵀαΦ_z: well conditioned at a step's h
+        Status s = explicitPart(*c, [&](const dyn::TreeNumbers<double>& n, Vec<double>& out) {
+          Vec<double> zdk, zddk;
+          const Status st = dyn::penaltyProjectOn<double>(*tree_, n, alpha_, t1, h, z, zdS, zddS, zdk, zddk);
+          out.resize(2 * zdk.size());
+          out << zdk, zddk;
+          return st;
+        }, {&zdD, &zddD});
+        if (!s.ok()) return s;
+      }
       c->store(zdD, Zd_);
       c->store(zddD, Zdd_);
       output(*c, t1, zD, zdD, zddD);
@@ -112,6 +158,9 @@ class DirectObserver final : public PenaltyDirect {
     const auto sources = events::gapSources(st_.model.tree);
     events::applySwitches(st_.model.tree, sources, contacts, plain_.tree);
     for (auto& c : chunks_) events::applySwitches(st_.model.tree, sources, contacts, c->numbers.tree);
+    events::applySwitches(st_.model.tree, sources, contacts, nominal_.tree);
+    for (auto& sets : moved_)
+      for (auto& set : sets) events::applySwitches(st_.model.tree, sources, contacts, set->tree);
     const Eigen::VectorXd dv = zd - zdBefore;
     std::vector<Dual> gaps(static_cast<std::size_t>(rate.size()));
     ImpactSensitivity seen;
@@ -159,13 +208,71 @@ class DirectObserver final : public PenaltyDirect {
   // the outputs on dual numbers: the costs, and the histories' row
   void output(DualChunk& c, double t, const Vec<Dual>& z, const Vec<Dual>& zd, const Vec<Dual>& zdd) {
     std::vector<Dual> out(st_.outputs.names.size());
-    analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, c.numbers.tree, z, zd, zdd, t, out.data());
+    analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, numbers(c), z, zd, zdd, t, out.data());
+    if (!ad_) {  // the outputs' own parameter dependence (a point's coordinates in its body)
+      const Eigen::VectorXd zv = values(z), zdv = values(zd), zddv = values(zdd);
+      Vec<Dual> o(static_cast<Eigen::Index>(out.size()));
+      for (std::size_t i = 0; i < out.size(); ++i) o[static_cast<Eigen::Index>(i)] = out[i];
+      (void)explicitPart(c, [&](const dyn::TreeNumbers<double>& n, Vec<double>& v) {
+        v.resize(o.size());
+        analysis::outputsOn<double>(st_.outputs, st_.model.tree, n, zv, zdv, zddv, t, v.data());
+        return Status{};
+      }, {&o});
+      for (std::size_t i = 0; i < out.size(); ++i) out[i] = o[static_cast<Eigen::Index>(i)];
+    }
     c.costs.add(t, out.data(), c.numbers.parameters.data());
     histories_.set(c, out);
   }
 
+  // the numbers a chunk's evaluations take: its seeded ones (AD), or none seeded when the
+  // parameters' partials come by differences
+  const dyn::TreeNumbers<Dual>& numbers(const DualChunk& c) const { return ad_ ? c.numbers.tree : plain_.tree; }
+  static Eigen::VectorXd values(const Vec<Dual>& x) {
+    Eigen::VectorXd v(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) v[i] = x[i].v;
+    return v;
+  }
+  // seed 003's semi-analytical partials: lane j of the vectors `into` (f's value split among
+  // them in order) += Σ over parameter k's moved numbers (f(moved) − f(nominal)) / δ_k,
+  // k = the chunk's parameter j
+  template <class F>
+  Status explicitPart(const DualChunk& c, F&& f, std::initializer_list<Vec<Dual>*> into) {
+    Vec<double> f0, fk;
+    if (Status s = f(nominal_.tree, f0); !s.ok()) return s;
+    for (int j = 0; j < c.count; ++j) {
+      const auto k = static_cast<std::size_t>(c.first + j);
+      for (const auto& set : moved_[k]) {
+        if (Status s = f(set->tree, fk); !s.ok()) return s;
+        Eigen::Index at = 0;
+        for (Vec<Dual>* v : into)
+          for (Eigen::Index i = 0; i < v->size(); ++i, ++at) (*v)[i].g[j] += (fk[at] - f0[at]) / deltas_[k];
+      }
+    }
+    return {};
+  }
+  // R = M a − Q + Φ_zᵀ α e at (z, ż, a) with e = Φ_z a − c (the start) or Φ (a step): its
+  // partials by the chunk's parameters, M a − Q, Φ_z and e differenced apart (R differenced whole
+  // would carry α δ ∂Φ_z/∂ρ ∂e/∂ρ, as large as the answer); p0: the nominal pieces
+  Eigen::MatrixXd residualPartial(const DualChunk& c, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& a,
+                                  bool start, dyn::PenaltyParts& p0) const {
+    dyn::PenaltyParts pk;
+    dyn::penaltyParts(*tree_, nominal_.tree, t, z, zd, p0);
+    auto e = [&](const dyn::PenaltyParts& q) -> Eigen::VectorXd { return start ? Eigen::VectorXd(q.J * a - q.c) : q.phi; };
+    const Eigen::VectorXd g0 = p0.M * a - p0.Q, e0 = e(p0);
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(z.size(), c.count);
+    for (int j = 0; j < c.count; ++j) {
+      const auto k = static_cast<std::size_t>(c.first + j);
+      for (const auto& set : moved_[k]) {
+        dyn::penaltyParts(*tree_, set->tree, t, z, zd, pk);
+        out.col(j) += ((pk.M * a - pk.Q) - g0 + alpha_ * ((pk.J - p0.J).transpose() * e0 + p0.J.transpose() * (e(pk) - e0))) / deltas_[k];
+      }
+    }
+    return out;
+  }
+
   const Study& st_;
   NumbersOn<Dual> plain_;
+  NumbersOn<double> nominal_;  // the semi-analytical route's numbers at the parameters' values
   std::vector<std::unique_ptr<DualChunk>> chunks_;
   const dyn::RecursiveModel* tree_ = nullptr;
   double alpha_ = 0;
@@ -173,6 +280,9 @@ class DirectObserver final : public PenaltyDirect {
   Eigen::MatrixXd Z_, Zd_, Zdd_;     // its sensitivities (nz × parameters)
   HistoryRows histories_;
   std::vector<ImpactSensitivity> impacts_;
+  bool ad_ = true;
+  std::vector<double> deltas_;
+  std::vector<std::vector<std::unique_ptr<NumbersOn<double>>>> moved_;
 };
 
 }  // namespace

@@ -189,14 +189,6 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   }
   const bool penalty = spec.run.formulation == analysis::Formulation::Penalty;
   const bool rungeKutta = !penalty && spec.run.integrator == analysis::Integrator::RK45;
-  if (penalty && spec.partials != Partials::AutomaticDifferentiation) {
-    // its equations carry α Φ_zᵀ(…) with α ~ 1e7: a one-sided difference of a length's partial
-    // there has a truncation error α δ (Φ_z moves with the length), the size of the answer itself.
-    // The pieces would have to be differenced apart (or centrally); not done yet
-    res.status = failure(Status::Code::BadRequest, 0,
-                         "the semi-analytical partials serve the Matrix R formulation so far: use --partials ad with the penalty formulation");
-    return res;
-  }
   const auto& table = *st.resolved.parameters;
   if (spec.parameters.empty()) {
     for (std::size_t k = 0; k < table.names().size(); ++k) st.parameters.push_back(k);
