@@ -260,6 +260,23 @@ TEST_F(FirstHourTest, TheLayoutFitsAt1280x800) {
       EXPECT_TRUE(visible.contains(w.sketchView()->toScene(at.x(), at.y()))) << "a point is cut after the view shrank";
     }
   w.grab().save(artifacts() + "/layout_sketch_900x640.png");
+  // and the drawing lies below what is written over it (banner, groups, four-bar lines), also for
+  // the Jansen leg's four groups and two four-bar loops
+  for (const char* sample : {"four-bar", "jansen-leg"}) {
+    if (std::string(sample) != "four-bar") ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample + ".json", false));
+    w.views()->setCurrentWidget(w.sketchView());
+    w.sketchView()->fit();
+    QTest::qWait(50);
+    const int top = w.sketchView()->overlayHeight();
+    EXPECT_GT(top, 60) << sample;
+    const auto shown = lw::resolve(*w.mechanism(), d);
+    for (const auto& body : shown->bodies)
+      for (const auto& p : body.points) {
+        const Eigen::Vector3d at = body.position + body.rotation * p;
+        EXPECT_GT(w.sketchView()->mapFromScene(w.sketchView()->toScene(at.x(), at.y())).y(), top) << sample << ": a point under the banner";
+      }
+  }
+  w.grab().save(artifacts() + "/layout_sketch_jansen_900x640.png");
   w.views()->setCurrentWidget(w.sceneView());
 
   // every sample, at the two sizes new users have

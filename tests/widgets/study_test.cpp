@@ -197,6 +197,12 @@ TEST_F(StudyTest, TuningTheSynthesisSampleThenApplyAndUndo) {
   EXPECT_LT(stall, 50);
   ASSERT_EQ(tuning->bestNames().size(), 5u) << tuning->status()->text().toStdString();
   ASSERT_TRUE(tuning->applyButton()->isEnabled());
+  // the history plot shows every evaluation the panel's summary counts
+  const auto* history = tuning->findChild<QCustomPlot*>("TuningHistory");
+  ASSERT_NE(history, nullptr);
+  EXPECT_EQ(history->graph(0)->dataCount(), tuning->evaluations());
+  EXPECT_TRUE(tuning->status()->text().contains(QString("in %1 evaluations").arg(tuning->evaluations())))
+      << tuning->status()->text().toStdString();
   // the best design's cost, by the engine: at least 10× below the start's
   lw::Mechanism tuned = before;
   ASSERT_TRUE(lw::opt::setParameters(tuned, tuning->bestNames(), tuning->bestValues()).ok());

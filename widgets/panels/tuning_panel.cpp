@@ -105,9 +105,16 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
     axis->setScaleType(QCPAxis::stLogarithmic);
     axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   }
+  // the legend in a row above the axes: inside them it hid the points of one curve or the other
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->simplify();
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot_->legend->setBorderPen(Qt::NoPen);
   plot_->legend->setVisible(true);
   plot_->legend->setFont(QFont(font().family(), 8));
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);  // where a falling cost leaves room
   // the plot is redrawn at most ten times a second however fast evaluations come
   replotTimer_ = new QTimer(this);
   replotTimer_->setInterval(100);
@@ -426,7 +433,9 @@ void TuningPanel::replot() {
   plot_->xAxis->setRange(0.5, std::max(2.0, static_cast<double>(costs_.size()) + 0.5));
   plot_->graph(0)->rescaleValueAxis(false, true);
   plot_->graph(1)->rescaleValueAxis(false, true);
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  // while tuning, at most one redraw per event-loop turn; at the end, drawn at once (a grab or a
+  // screenshot right after shows every evaluation)
+  plot_->replot(running_ ? QCustomPlot::rpQueuedReplot : QCustomPlot::rpRefreshHint);
 }
 
 void TuningPanel::finish(std::shared_ptr<opt::OptimizeResult> r, unsigned generation) {

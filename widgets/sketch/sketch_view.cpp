@@ -213,8 +213,19 @@ void SketchView::fit() {
     for (const auto& q : c) box |= QRectF(toScene(q.x(), q.y()), QSizeF(1e-9, 1e-9));
   if (box.width() < 1 && box.height() < 1) box = QRectF(box.center() - QPointF(2.5, 2.5), QSizeF(5, 5));
   if (box.isEmpty() || currentPoints().empty()) box = QRectF(-1, -4, 6, 5);
-  fitInView(box.adjusted(-0.15 * box.width() - 0.5, -0.15 * box.height() - 0.5, 0.15 * box.width() + 0.5, 0.15 * box.height() + 0.5),
-            Qt::KeepAspectRatio);
+  // a margin in proportion to the drawing (a fixed one in metres shrank a 1 m leg to a speck)
+  const double margin = 0.08 * std::max(box.width(), box.height());
+  box.adjust(-margin, -margin, margin, margin);
+  // the drawing goes below the banner, the group legend and the four-bar lines, not under them
+  const int top = overlayHeight();
+  const QRectF area = QRectF(viewport()->rect()).adjusted(16, top + 8, -16, -16);
+  if (area.height() < 80) {
+    fitInView(box, Qt::KeepAspectRatio);
+    return;
+  }
+  const double scale = std::min(area.width() / box.width(), area.height() / box.height());
+  setTransform(QTransform::fromScale(scale, scale));
+  centerOn(box.center() - QPointF(0, 0.5 * (top + 8 - 16) / scale));
 }
 
 std::vector<edit::SketchPoint> SketchView::currentPoints() const {
@@ -1036,38 +1047,55 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
   // banner and group legend in view coordinates
   p->save();
   p->resetTransform();
-  QFont f = font();
-  f.setPointSizeF(f.pointSizeF() * 1.05);
-  p->setFont(f);
-  const QFontMetrics fm(f);
-  const QRect banner(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_) + 32), fm.height() + 10);
+  const Overlay o = overlay();
+  p->setFont(o.font);
   p->setPen(Qt::NoPen);
   p->setBrush(problem_ ? QColor(214, 39, 40, 230) : QColor(40, 40, 40, 210));
-  p->drawRoundedRect(banner, 5, 5);
+  p->drawRoundedRect(o.banner, 5, 5);
   p->setPen(Qt::white);
-  p->drawText(banner.adjusted(10, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(summary_, Qt::ElideRight, banner.width() - 14));
-  int y = banner.bottom() + 10;
+  const QFontMetrics fm(o.font);
+  p->drawText(o.banner.adjusted(10, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(summary_, Qt::ElideRight, o.banner.width() - 14));
+  for (std::size_t g = 0; g < o.groups.size(); ++g) {
+    const int y = o.groups[g].first;
+    p->setBrush(groupColour(static_cast<int>(g)));
+    p->setPen(Qt::NoPen);
+    p->drawRoundedRect(QRect(12, y + 3, 22, fm.height() - 6), 3, 3);
+    p->setPen(QColor("#202020"));
+    p->drawText(QPoint(42, y + fm.ascent()), o.groups[g].second);
+  }
+  for (const auto& [area, line] : o.lines) {
+    p->setPen(QColor("#202020"));
+    p->drawText(area, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, line);
+  }
+  p->restore();
+}
+
+SketchView::Overlay SketchView::overlay() const {
+  Overlay o;
+  o.font = font();
+  o.font.setPointSizeF(o.font.pointSizeF() * 1.05);
+  const QFontMetrics fm(o.font);
+  o.banner = QRect(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_) + 32), fm.height() + 10);
+  int y = o.banner.bottom() + 10;
   for (int g = 0; g < static_cast<int>(groupNames_.size()); ++g) {
     QStringList bodies;
     for (std::size_t b = 1; b < groupOfBody_.size(); ++b)
       if (groupOfBody_[b] == g) bodies << QString::fromStdString(resolved_->bodies[b].name);
-    p->setBrush(groupColour(g));
-    p->setPen(Qt::NoPen);
-    p->drawRoundedRect(QRect(12, y + 3, 22, fm.height() - 6), 3, 3);
-    p->setPen(QColor("#202020"));
-    p->drawText(QPoint(42, y + fm.ascent()), tr("%1. %2: %3").arg(g + 1).arg(groupNames_[static_cast<std::size_t>(g)], bodies.join(", ")));
+    o.groups.emplace_back(y, tr("%1. %2: %3").arg(g + 1).arg(groupNames_[static_cast<std::size_t>(g)], bodies.join(", ")));
     y += fm.height() + 4;
   }
   for (const QString& line : fourBarLines()) {
     // wrapped at the view's edge: a narrow sketch (1280×800 with docks) shows the whole line
-    p->setPen(QColor("#202020"));
     const QRect area(12, y, std::max(100, viewport()->width() - 24), 10 * fm.height());
-    const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
-    p->drawText(area, flags, line);
-    y += p->boundingRect(area, flags, line).height() + 4;
+    const QRect used = fm.boundingRect(area, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, line);
+    o.lines.emplace_back(area, line);
+    y += used.height() + 4;
   }
-  p->restore();
+  o.bottom = y;
+  return o;
 }
+
+int SketchView::overlayHeight() const { return overlay().bottom; }
 
 QStringList SketchView::fourBarLines() const {
   // what linkage designers read first: does a link turn fully, and how well does force pass

@@ -12,7 +12,9 @@
 
 #include <QGraphicsItem>
 #include <QGraphicsView>
+#include <QFont>
 #include <QIcon>
+#include <QRect>
 #include <QString>
 #include <memory>
 #include <optional>
@@ -72,6 +74,17 @@ class SketchView : public QGraphicsView {
   double crankAngle() const;
   /// One line per four-bar loop: its Grashof type and transmission angle (now and extremes).
   QStringList fourBarLines() const;
+  /// What is written over the drawing's top left (banner, group legend, four-bar lines), laid out
+  /// once for painting and for fit(), which keeps the drawing below it.
+  struct Overlay {
+    QFont font;
+    QRect banner;
+    std::vector<std::pair<int, QString>> groups;     // each group's row: its top y and text
+    std::vector<std::pair<QRect, QString>> lines;    // four-bar lines, wrapped in their area
+    int bottom = 0;                                  // the overlay's lowest y
+  };
+  Overlay overlay() const;
+  int overlayHeight() const;
   /// A link being drawn (Link tool, first end placed) ends `metres` from its start along the
   /// mouse's direction, as if typed and Enter pressed; false if no link is being drawn or the
   /// length is not a positive number.
