@@ -111,10 +111,7 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
           const JointType type = r.joints[static_cast<std::size_t>(j)].type;
           c.angle = !(type == JointType::Slider || type == JointType::Prismatic);
         }
-        if (c.node >= 0) c.sign = tree.nodes[static_cast<std::size_t>(c.node)].flip ? -1 : 1;
-        else
-          problem = "joint '" + out.joint + "' closes a loop of the spanning tree: its coordinate is not differentiated yet "
-                    "(an angle between links can be written from point outputs, as FORMAT.md's transmission angle is)";
+        if (c.node >= 0) c.sign = tree.nodes[static_cast<std::size_t>(c.node)].sign;
         break;
       }
       case Output::Type::SpringLength: {
@@ -159,10 +156,14 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
       case Output::Type::PointVelocity: v = at(c.point, c.axis).d; break;
       case Output::Type::PointAcceleration: v = at(c.point, c.axis).dd; break;
       case Output::Type::JointCoordinate:
-        if (c.node >= 0) v = z[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign + dyn::storedJointCoordinate(tree, p, c.joint);
-        break;
       case Output::Type::JointRate:
-        if (c.node >= 0) v = zd[tree.nodes[static_cast<std::size_t>(c.node)].z] * c.sign;
+        if (c.node >= 0) {
+          const Eigen::Index k = tree.nodes[static_cast<std::size_t>(c.node)].z;
+          v = c.type == Output::Type::JointRate ? S(zd[k] * c.sign) : S(z[k] * c.sign + dyn::storedJointCoordinate(tree, p, c.joint));
+        } else if (J q; c.joint >= 0 && dyn::jointCoordinatesOn<J, S>(tree, p, zj.data(), std::span<const int>(&c.joint, 1), &q)) {
+          // a joint that closes a loop: from the bodies, its rate the jet's first part
+          v = c.type == Output::Type::JointRate ? q.d : q.v;
+        }
         break;
       case Output::Type::SpringLength:
         if (c.springs[0] >= 0 && c.springs[1] >= 0) {

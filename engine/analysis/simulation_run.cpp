@@ -201,10 +201,6 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   dyn::MatrixRData data(model);
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
-  if (auto problem = events::unwatchedGaps(model.tree); !problem.empty()) {
-    res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
-    return res;
-  }
   events::ContactMonitor monitor(model.tree);
   const std::vector<events::GapSource> sources = events::gapSources(model.tree);
   const ImpactSpeeds speeds = impactSpeeds(m);
@@ -246,7 +242,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   OutputComponents rowOutputs;
   if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree);
   for (const auto& name : rowOutputs.names) res.columns.push_back(name);
-  std::vector<double> rowOutputValues(rowOutputs.names.size());
+  std::vector<double> rowOutputValues(rowOutputs.names.size()), lastRowOutputs;
 
   // works and dissipation: trapezoidal quadrature of the powers over the steps
   dyn::Powers lastPower;
@@ -320,7 +316,12 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
           rowOutputValues[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
         else if (c.type == Output::Type::ConstraintResidual)
           rowOutputValues[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
+        else if (c.type == Output::Type::JointCoordinate && c.angle && c.node < 0 && !lastRowOutputs.empty())
+          // a spatial joint that closes a loop reads its turn within half a turn: continued through
+          // ±π from the row before, as the kinematic runs do
+          rowOutputValues[i] += 2 * M_PI * std::round((lastRowOutputs[i] - rowOutputValues[i]) / (2 * M_PI));
       }
+      lastRowOutputs = rowOutputValues;
       res.values.insert(res.values.end(), rowOutputValues.begin(), rowOutputValues.end());
     }
     // a row that is not finite is not kept, and the run stops with the column and the time

@@ -321,7 +321,7 @@ void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Q
     const int node = m.treeJointNode[static_cast<std::size_t>(f.joint)];
     if (node < 0) continue;
     const Node& n = m.nodes[static_cast<std::size_t>(node)];
-    const double sign = n.flip ? -1 : 1;
+    const double sign = n.sign;
     const S angle = z[n.z] * sign, rate = zd[n.z] * sign;
     Qd[n.z] = Qd[n.z] + ((angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping)) * sign;
   }

@@ -366,7 +366,7 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
                              "' cannot be imposed: it closes a loop of the spanning tree; give a tree joint's or a point's rate");
         const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
         Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
-        e[n.z] = n.flip ? -1 : 1;
+        e[n.z] = n.sign;
         rows.push_back(e);
         rhs.push_back(r.value);
         break;
@@ -965,7 +965,7 @@ Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::
       double angle = 0;
       if (node >= 0) {
         const Node& n = tree.nodes[static_cast<std::size_t>(node)];
-        angle = (n.flip ? -1 : 1) * z[n.z];
+        angle = n.sign * z[n.z];
       } else {  // a cut joint: the angle between the perpendiculars about body 1's axis (as its force)
         const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
         const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));

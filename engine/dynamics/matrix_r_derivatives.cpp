@@ -361,7 +361,7 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
     switch (rate.type) {
       case InitialVelocity::Type::Joint: {
         const Node& n = m.tree.nodes[static_cast<std::size_t>(m.tree.treeJointNode[static_cast<std::size_t>(rate.joint)])];
-        rows.push_back(unit(n.z, n.flip ? -1 : 1));
+        rows.push_back(unit(n.z, n.sign));
         rhs.push_back(value.value);
         break;
       }

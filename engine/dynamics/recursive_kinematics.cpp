@@ -143,7 +143,7 @@ void constraintRow(const RecursiveModel& m, const TreeNumbers<P>& p, const std::
             const int node = m.treeJointNode[static_cast<std::size_t>(dv.joint)];
             if (node >= 0) {  // a tree joint: its coordinate itself
               const Node& n = m.nodes[static_cast<std::size_t>(node)];
-              r[0] = (n.flip ? -z[n.z] : z[n.z]) - ft;
+              r[0] = z[n.z] * n.sign - ft;
               break;
             }
             // a cut joint: measured from the bodies
@@ -745,12 +745,90 @@ P storedJointCoordinate(const RecursiveModel& m, const TreeNumbers<P>& p, int jo
   using num::atan2;
   return atan2(sine, cosine);
 }
+
+namespace {
+// a planar body's turn since the stored configuration: the turns of the revolute and free nodes
+// on its path to the ground (planar rotations add up)
+template <class T>
+T planarTurn(const RecursiveModel& m, const T* z, int body) {
+  T turn(0.0);
+  for (int k = body > 0 ? m.nodeOfBody[static_cast<std::size_t>(body)] : -1; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
+    const Node& n = m.nodes[static_cast<std::size_t>(k)];
+    // the axis is ±z exactly whatever the parameters: its sign from the compiled numbers
+    const double about = m.numbers.nodes[static_cast<std::size_t>(k)].axis.z() < 0 ? -1.0 : 1.0;
+    if (n.kind == NodeKind::Revolute) turn = turn + z[n.z] * ((n.flip ? -1.0 : 1.0) * about);
+    else if (n.kind == NodeKind::FreePlanar) turn = turn + z[n.z + 2];
+  }
+  return turn;
+}
+bool slides(JointType t) { return t == JointType::Slider || t == JointType::Prismatic; }
+}  // namespace
+
+bool jointCoordinateNeedsFrames(const RecursiveModel& m, int joint) {
+  if (m.treeJointNode[static_cast<std::size_t>(joint)] >= 0) return false;
+  const JointType t = m.mechanism->joints[static_cast<std::size_t>(joint)].type;
+  return slides(t) || (m.dimension != 2 && (t == JointType::Pin || t == JointType::Revolute));
+}
+
+template <class T, class P>
+bool jointCoordinateOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, const std::vector<detail::Frame<T>>* f, int joint,
+                       T& q) {
+  const int node = m.treeJointNode[static_cast<std::size_t>(joint)];
+  if (node >= 0) {
+    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+    q = z[n.z] * n.sign + T(storedJointCoordinate(m, p, joint));
+    return true;
+  }
+  const auto& jt = m.mechanism->joints[static_cast<std::size_t>(joint)];
+  if (!slides(jt.type) && jt.type != JointType::Pin && jt.type != JointType::Revolute) return false;
+  if (m.dimension == 2 && !slides(jt.type)) {
+    q = T(storedJointCoordinate(m, p, joint)) + (planarTurn<T>(m, z, jt.body(1)) - planarTurn<T>(m, z, jt.body(0)));
+    return true;
+  }
+  if (!f) return false;
+  V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
+  jointFrame(m, p, *f, joint, 0, P1, u1, w1, v1);
+  jointFrame(m, p, *f, joint, 1, P2, u2, w2, v2);
+  if (slides(jt.type)) {
+    q = dot(sub(P2, P1), u1);
+  } else {  // the perpendiculars w1, w2 are aligned in the stored configuration
+    using num::atan2;
+    q = atan2(dot(cross(w1, w2), u1), dot(w1, w2));
+  }
+  return true;
+}
+
+template <class T, class P>
+bool jointCoordinatesOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, std::span<const int> joints, T* q) {
+  std::vector<detail::Frame<T>> f;
+  bool framed = false;
+  for (std::size_t i = 0; i < joints.size(); ++i) {
+    if (!framed && jointCoordinateNeedsFrames(m, joints[i])) {
+      detail::computeFrames<T, P>(m, p, z, f);
+      framed = true;
+    }
+    if (!jointCoordinateOn<T, P>(m, p, z, framed ? &f : nullptr, joints[i], q[i])) return false;
+  }
+  return true;
+}
+
 template double storedJointCoordinate<double>(const RecursiveModel&, const TreeNumbers<double>&, int);
 template num::Dual8 storedJointCoordinate<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, int);
 template std::complex<double> storedJointCoordinate<std::complex<double>>(const RecursiveModel&, const TreeNumbers<std::complex<double>>&, int);
 
 #define LW_KINEMATICS_ON(T, P) \
   template void kinematicsOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const T&, T*, std::span<const ItemIndex>, T*);
+#define LW_JOINT_COORDINATE_ON(T, P)                                                                                        \
+  template bool jointCoordinateOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const std::vector<detail::Frame<T>>*, int, \
+                                        T&);                                                                         \
+  template bool jointCoordinatesOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, std::span<const int>, T*);
+LW_JOINT_COORDINATE_ON(double, double)
+LW_JOINT_COORDINATE_ON(kin::Jet, double)
+LW_JOINT_COORDINATE_ON(num::Dual8, num::Dual8)
+LW_JOINT_COORDINATE_ON(kin::BasicJet<num::Dual8>, num::Dual8)
+LW_JOINT_COORDINATE_ON(std::complex<double>, std::complex<double>)
+LW_JOINT_COORDINATE_ON(kin::BasicJet<std::complex<double>>, std::complex<double>)
+#undef LW_JOINT_COORDINATE_ON
 LW_KINEMATICS_ON(double, double)
 LW_KINEMATICS_ON(kin::Jet, double)
 LW_KINEMATICS_ON(num::Dual8, num::Dual8)

@@ -114,6 +114,14 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
         n.joint = j;
         n.kind = kindOf(jt.type);
         n.flip = jt.body(0) == other;  // the joint's body 1 is the child
+        if (n.flip && jt.axes[0].valid() && jt.axes[1].valid()) {
+          // the child turns by −z about the parent's axis u₂, the coordinate is measured about u₁
+          auto world = [&](int side) {
+            const auto& body = m.bodies[static_cast<std::size_t>(jt.body(side))];
+            return Eigen::Vector3d(body.rotation * body.vectors[static_cast<std::size_t>(jt.axes[side].index)]);
+          };
+          n.sign = world(0).dot(world(1)) < 0 ? -1.0 : 1.0;
+        }
         r.treeJointNode[static_cast<std::size_t>(j)] = static_cast<int>(r.nodes.size());
         addNode(n);
         queue.push_back(other);

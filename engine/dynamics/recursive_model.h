@@ -40,7 +40,10 @@ struct Node {
   NodeKind kind = NodeKind::Fixed;
   int z = 0;              // first coordinate in z
   int nz = 0;             // number of coordinates
-  bool flip = false;      // the joint's body 1 is the child: joint coordinates change sign
+  bool flip = false;      // the joint's body 1 is the child: the child turns (slides) by −z about its parent's axis
+  // the joint's coordinate (body 2 relative to body 1 about body 1's axis, as the file orders
+  // them) is sign·z plus its stored value: −1 only when flipped with the two sides' axes opposed
+  double sign = 1;
 };
 
 /// The numbers the recursive kernels read, on any scalar P (double in a compiled model; a dual
@@ -161,6 +164,25 @@ void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, 
 /// stored configuration) is z[node.z]·sign plus this: its value in the stored configuration.
 template <class P>
 P storedJointCoordinate(const RecursiveModel& m, const TreeNumbers<P>& p, int joint);
+
+namespace detail {
+template <class T> struct Frame;
+}
+/// Joint `joint`'s coordinate q at z as the outputs measure it, on any scalar T (P, or jets on P
+/// for its rates), into q: z·sign plus the stored value for a tree joint. For a joint that closes
+/// a loop: a planar pin's from the bodies' turns summed along the tree (continuous through ±π,
+/// like a tree joint's); a slider's (P2 − P1)·u1 and a spatial revolute's turn since the stored
+/// configuration (within half a turn of it) from the poses f at z, which they need. False for a
+/// joint without one coordinate (or f missing where it is needed).
+template <class T, class P>
+bool jointCoordinateOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, const std::vector<detail::Frame<T>>* f, int joint,
+                       T& q);
+/// Does jointCoordinateOn need the poses for this joint?
+bool jointCoordinateNeedsFrames(const RecursiveModel& m, int joint);
+/// The coordinates of `joints` at z into q[] (jointCoordinateOn, the poses computed once where
+/// needed). False when one of them has no single coordinate.
+template <class T, class P>
+bool jointCoordinatesOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, std::span<const int> joints, T* q);
 
 /// Poses of every body (index = body; the ground is identity) at z.
 void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);

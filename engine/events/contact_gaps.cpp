@@ -14,36 +14,24 @@ template <class T, class P>
 void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const T* z, T* gap, std::vector<dyn::detail::Frame<T>>& f) {
   using namespace dyn::detail;
   const auto& contacts = m.mechanism->contacts;
-  // a tree joint's coordinate as the outputs measure it (false for a cut joint: unwatchedGaps
-  // says why)
-  auto jointCoordinate = [&](int joint, T& q) {
-    const int node = m.treeJointNode[static_cast<std::size_t>(joint)];
-    if (node < 0) return false;
-    const dyn::Node& n = m.nodes[static_cast<std::size_t>(node)];
-    q = z[n.z] * (n.flip ? -1.0 : 1.0) + T(dyn::storedJointCoordinate(m, p, joint));
-    return true;
-  };
+  // the poses, where a contact, a switch on a point or a joint that closes a loop (a slider, a
+  // spatial revolute) reads them
+  bool framesNeeded = !contacts.empty();
+  for (const auto& s : m.mechanism->switches)
+    framesNeeded = framesNeeded || s.point.valid() || dyn::jointCoordinateNeedsFrames(m, s.joint);
+  for (const auto& l : m.mechanism->limits) framesNeeded = framesNeeded || dyn::jointCoordinateNeedsFrames(m, l.joint);
+  if (framesNeeded) computeFrames<T, P>(m, p, z, f);
+  // a joint's coordinate as the outputs measure it (resolve refuses a joint without one)
+  auto jointCoordinate = [&](int joint, T& q) { return dyn::jointCoordinateOn<T, P>(m, p, z, framesNeeded ? &f : nullptr, joint, q); };
   // the limits: the joint's coordinate against its stops
   std::size_t k = contacts.size();
   for (std::size_t i = 0; i < m.mechanism->limits.size(); ++i) {
     const auto& l = m.mechanism->limits[i];
     T q;
-    if (!jointCoordinate(l.joint, q)) continue;
+    if (!jointCoordinate(l.joint, q)) q = T(0.0);
     if (l.hasMin) gap[k++] = q - T(p.mech.limits[i].min);
     if (l.hasMax) gap[k++] = T(p.mech.limits[i].max) - q;
   }
-  bool framesNeeded = !contacts.empty();
-  for (const auto& s : m.mechanism->switches) framesNeeded = framesNeeded || s.point.valid();
-  if (!framesNeeded) {
-    for (std::size_t i = 0; i < m.mechanism->switches.size(); ++i) {
-      const auto& s = m.mechanism->switches[i];
-      T q;
-      if (!jointCoordinate(s.joint, q)) continue;
-      gap[k++] = s.falling ? q - T(p.mech.switchValues[i]) : T(p.mech.switchValues[i]) - q;
-    }
-    return;
-  }
-  computeFrames<T, P>(m, p, z, f);
   // the switches: a point's world coordinate or a joint's against the value
   for (std::size_t i = 0; i < m.mechanism->switches.size(); ++i) {
     const auto& s = m.mechanism->switches[i];
@@ -51,7 +39,7 @@ void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const 
     if (s.point.valid()) {
       q = worldPoint(f[static_cast<std::size_t>(s.point.body)], p.mech.point(s.point))[s.component];
     } else if (!jointCoordinate(s.joint, q)) {
-      continue;
+      q = T(0.0);
     }
     gap[k++] = s.falling ? q - T(p.mech.switchValues[i]) : T(p.mech.switchValues[i]) - q;
   }
@@ -75,13 +63,8 @@ std::vector<GapSource> gapSources(const dyn::RecursiveModel& m) {
   }
   for (std::size_t i = 0; i < m.mechanism->limits.size(); ++i) {
     const auto& l = m.mechanism->limits[i];
-    const int node = m.treeJointNode[static_cast<std::size_t>(l.joint)];
     GapSource g{GapSource::Kind::LimitMin, static_cast<int>(i), l.name + " (lower)", l.law};
     g.joint = l.joint;
-    if (node >= 0) {
-      g.z = m.nodes[static_cast<std::size_t>(node)].z;
-      g.sign = m.nodes[static_cast<std::size_t>(node)].flip ? -1 : 1;
-    }
     if (l.hasMin) out.push_back(g);
     g.kind = GapSource::Kind::LimitMax;
     g.name = l.name + " (upper)";
@@ -94,20 +77,6 @@ std::vector<GapSource> gapSources(const dyn::RecursiveModel& m) {
     out.push_back(g);
   }
   return out;
-}
-
-std::string unwatchedGaps(const dyn::RecursiveModel& m) {
-  if (!m.mechanism) return {};
-  for (const auto& s : m.mechanism->switches)
-    if (!s.point.valid() && m.treeJointNode[static_cast<std::size_t>(s.joint)] < 0)
-      return "switch '" + s.name + "': joint '" + m.mechanism->joints[static_cast<std::size_t>(s.joint)].name +
-             "' closes a loop of the spanning tree, and the coordinates of such joints are not watched yet (watch a point instead)";
-  for (const auto& l : m.mechanism->limits)
-    if (m.treeJointNode[static_cast<std::size_t>(l.joint)] < 0)
-      return "limit '" + l.name + "': joint '" + m.mechanism->joints[static_cast<std::size_t>(l.joint)].name +
-             "' closes a loop of the spanning tree, and the coordinates of such joints are not watched yet (put the limit on another "
-             "joint of the loop)";
-  return {};
 }
 
 template <class T, class P>

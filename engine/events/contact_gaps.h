@@ -26,9 +26,7 @@ struct GapSource {
   int index = -1;    // into the mechanism's contacts or limits
   std::string name;  // the contact's; a limit's with " (lower)" or " (upper)"
   Contact::Law law = Contact::Law::Newton;
-  int z = -1;        // a limit's joint: its tree coordinate, the coordinate's sign
-  double sign = 1;
-  int joint = -1;
+  int joint = -1;    // a limit's or a joint switch's joint
   /// "contact 'floor'", "limit 'stop (upper)'", "switch 'cross'": for messages
   std::string label() const {
     return (kind == Kind::Contact ? "contact '" : kind == Kind::Switch ? "switch '" : "limit '") + name + "'";
@@ -36,8 +34,6 @@ struct GapSource {
   bool isSwitch() const { return kind == Kind::Switch; }
 };
 std::vector<GapSource> gapSources(const dyn::RecursiveModel& m);
-/// Why the gaps cannot be watched (a limit on a joint that closes a loop of the tree), or empty.
-std::string unwatchedGaps(const dyn::RecursiveModel& m);
 /// A gap's coefficient of restitution with the numbers p.
 template <class P>
 P restitutionOf(const dyn::TreeNumbers<P>& p, const GapSource& g) {

