@@ -23,6 +23,7 @@ struct GeneralizedForces<S, P>::Work {
   std::vector<V3<S>> force, torque;  // by body, at the centre of mass
   std::vector<V3<S>> bv, bw;         // by coordinate: partial velocity of the node's centre and ω
   std::vector<V3<S>> Fbar, Mbar;     // by node: the subtree's force and its moment about the node's centre
+  std::vector<V3<S>> acc, alpha;     // by body: massTimes' accelerations of the centre of mass, angular
 };
 
 namespace {
@@ -79,7 +80,7 @@ GeneralizedForces<S, P>::GeneralizedForces(const RecursiveModel& m, const TreeNu
   const std::size_t nb = numbers.mech.bodies.size(), nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
   w_->zj.resize(nz);
   w_->own.resize(nb);
-  for (auto* v : {&w_->r, &w_->v, &w_->a0, &w_->w, &w_->wd0, &w_->force, &w_->torque}) v->resize(nb);
+  for (auto* v : {&w_->r, &w_->v, &w_->a0, &w_->w, &w_->wd0, &w_->force, &w_->torque, &w_->acc, &w_->alpha}) v->resize(nb);
   w_->R.resize(nb);
   w_->bv.resize(nz);
   w_->bw.resize(nz);
@@ -324,6 +325,48 @@ void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Q
     const double sign = n.sign;
     const S angle = z[n.z] * sign, rate = zd[n.z] * sign;
     Qd[n.z] = Qd[n.z] + ((angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping)) * sign;
+  }
+}
+
+template <class S, class P>
+void GeneralizedForces<S, P>::massTimes(const S* v, S* Mv) {
+  const RecursiveModel& m = *m_;
+  const MechanismNumbers<P>& nums = p_->mech;
+  Work& w = *w_;
+  // root to leaves: a body's centre accelerates with its parent's rigid motion (no velocities: no
+  // centripetal terms) plus its own coordinates' partial velocities times v
+  w.acc[0] = w.alpha[0] = zero3<S>();
+  for (const Node& n : m.nodes) {
+    const auto body = static_cast<std::size_t>(n.body), parent = static_cast<std::size_t>(n.parent);
+    V3<S> alpha = w.alpha[parent];
+    V3<S> acc = add(w.acc[parent], cross(w.alpha[parent], sub(w.r[body], w.r[parent])));
+    for (int i = 0; i < n.nz; ++i) {
+      const auto col = static_cast<std::size_t>(n.z + i);
+      alpha = add(alpha, scale(v[col], w.bw[col]));
+      acc = add(acc, scale(v[col], w.bv[col]));
+    }
+    w.alpha[body] = alpha;
+    w.acc[body] = acc;
+  }
+  // the inertia wrenches m a, J α (planar: only I_zz acts), leaves to root as in operator()
+  for (std::size_t k = m.nodes.size(); k-- > 0;) {
+    const Node& n = m.nodes[k];
+    const auto body = static_cast<std::size_t>(n.body);
+    const auto& b = nums.bodies[body];
+    V3<S> F = scale(S(b.mass), w.acc[body]), M;
+    if (m.dimension == 2) M = {{S(0.0), S(0.0), w.alpha[body][2] * S(b.inertia(2, 2))}};
+    else M = inertiaTimes(w.R[body], b.inertia, w.alpha[body]);
+    for (int c : m.children[k]) {
+      const auto cb = static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(c)].body);
+      F = add(F, w.Fbar[static_cast<std::size_t>(c)]);
+      M = add(M, add(w.Mbar[static_cast<std::size_t>(c)], cross(sub(w.r[cb], w.r[body]), w.Fbar[static_cast<std::size_t>(c)])));
+    }
+    w.Fbar[k] = F;
+    w.Mbar[k] = M;
+    for (int i = 0; i < n.nz; ++i) {
+      const auto col = static_cast<std::size_t>(n.z + i);
+      Mv[col] = dot(w.bv[col], F) + dot(w.bw[col], M);
+    }
   }
 }
 

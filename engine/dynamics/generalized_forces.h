@@ -42,6 +42,12 @@ class GeneralizedForces {
   /// derivative includes ∂M^d/∂z z̈.
   void operator()(const S* z, const S* zd, double t, S* Qd, const S* zdd = nullptr);
 
+  /// M^d v (nz) at the positions of the last operator() call: the inertia forces of the
+  /// accelerations z̈ = v alone (velocities zero), projected as operator() projects them. No frames
+  /// of its own: d of them after one operator() give M^d R^Φ at a d-th of the cost of d more
+  /// calls (the reduced mass matrix on dual numbers, where frames are most of the work).
+  void massTimes(const S* v, S* Mv);
+
   /// The applied body wrenches Q^v (6 per body, ground included as zeros): force at the centre of
   /// mass, torque; gravity, force elements and −ω × Jω. Torsion springs of tree joints are not
   /// here (they act on their coordinate in Q^d directly).

@@ -102,6 +102,33 @@ MatrixOn<S> solveParts(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const Mat
   return X;
 }
 
+// exactly 0 or 1, derivative parts included
+template <class S> bool exactly(const S& x, double c) {
+  if constexpr (std::is_same_v<S, double>) return x == c;
+  else if constexpr (std::is_same_v<S, std::complex<double>>) return x.real() == c && x.imag() == 0;
+  else {
+    if (x.v != c) return false;
+    for (double g : x.g)
+      if (g != 0) return false;
+    return true;
+  }
+}
+// the row of the single exact 1 in each column of R (the rest exact zeros), or empty
+template <class S> std::vector<int> selectedRows(const MatrixOn<S>& R) {
+  std::vector<int> rows;
+  for (Eigen::Index k = 0; k < R.cols(); ++k) {
+    int one = -1;
+    for (Eigen::Index i = 0; i < R.rows(); ++i) {
+      if (exactly(R(i, k), 0.0)) continue;
+      if (one >= 0 || !exactly(R(i, k), 1.0)) return {};
+      one = static_cast<int>(i);
+    }
+    if (one < 0) return {};
+    rows.push_back(one);
+  }
+  return rows;
+}
+
 // z, ż, R^Φ and a on S by the implicit function theorem about the double solution zStart (see
 // evaluateOn); false when zStart does not solve the position problem (the caller iterates) or
 // Θ_z is nearly singular there (the caller reports it)
@@ -246,25 +273,41 @@ template <class S>
 Status reducedDynamicsOn(const MatrixRModel& m, const TreeNumbers<S>& p, double t, const VectorOn<S>& z, const VectorOn<S>& zd,
                          const MatrixOn<S>& R, const VectorOn<S>& a, MatrixROn<S>& out) {
   const int nz = m.tree.nz, d = static_cast<int>(R.cols());
-  // M̄ z̈ⁱ = Q̄ from the inverse dynamics residual Q^d − M^d z̈: at z̈ = a it is Q^d − M^d a, and
-  // the difference at a + R e_k is −M^d R e_k
+  // M̄ z̈ⁱ = Q̄ from the inverse dynamics residual Q^d − M^d z̈ at z̈ = a, and M^d R column by column
+  // at the same positions
   GeneralizedForces<S, S> forces(m.tree, p);
-  VectorOn<S> Qa(nz), Qk(nz), zddk(nz);
+  VectorOn<S> Qa(nz), column(nz), Mcolumn(nz);
   forces(z.data(), zd.data(), t, Qa.data(), a.data());
   MatrixOn<S> MR(nz, d);
   for (int k = 0; k < d; ++k) {
-    zddk = a + R.col(k);
-    forces(z.data(), zd.data(), t, Qk.data(), zddk.data());
-    MR.col(k) = Qa - Qk;
+    column = R.col(k);
+    forces.massTimes(column.data(), Mcolumn.data());
+    MR.col(k) = Mcolumn;
   }
-  const MatrixOn<S> Mbar = R.transpose() * MR;
-  const MatrixOn<S> Qbar = R.transpose() * Qa;
+  // an open chain in its own coordinates has R^Φ a constant selection of z: its products are rows
+  // picked (on dual numbers a dense product is most of the rest of the work)
+  const std::vector<int> picked = selectedRows<S>(R);
+  MatrixOn<S> Mbar(d, d), Qbar(d, 1);
+  if (!picked.empty()) {
+    for (int k = 0; k < d; ++k) {
+      Mbar.row(k) = MR.row(picked[static_cast<std::size_t>(k)]);
+      Qbar(k, 0) = Qa[picked[static_cast<std::size_t>(k)]];
+    }
+  } else {
+    Mbar = R.transpose() * MR;
+    Qbar = R.transpose() * Qa;
+  }
   MatrixOn<S> zidd;
   if (!num::solveOn(Mbar, Qbar, zidd)) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
   out.z = z;
   out.zd = zd;
   out.zidd = zidd.col(0);
-  out.zdd = R * out.zidd + a;
+  if (!picked.empty()) {
+    out.zdd = a;
+    for (int k = 0; k < d; ++k) out.zdd[picked[static_cast<std::size_t>(k)]] += out.zidd[k];
+  } else {
+    out.zdd = R * out.zidd + a;
+  }
   out.R = R;
   out.Mbar = Mbar;
   return {};

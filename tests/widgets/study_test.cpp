@@ -113,7 +113,7 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   lw::app::MainWindow w;
   openShown(w, "ten-bar-chain");
   auto* study = w.studyPanel();
-  study->endTime()->setValue(0.2);
+  study->endTime()->setValue(1.0);
   study->step()->setValue(0.001);
   study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("ddm"));
   w.findChild<QDockWidget*>("StudyDock")->raise();
@@ -141,7 +141,7 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   ASSERT_EQ(bars.size(), 20u);
   // the engine's gradients, the same study
   lw::sens::SensitivitySpec spec;
-  spec.run.tEnd = 0.2;
+  spec.run.tEnd = 1.0;
   spec.run.dt = 0.001;
   const auto engine = lw::sens::runSensitivity(*w.mechanism(), spec);
   ASSERT_TRUE(engine.status.ok());

@@ -14,6 +14,7 @@
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
 #include "mechanism/generators.h"
+#include "numeric/dual.h"
 #include "support/samples.h"
 
 namespace lw::dyn {
@@ -235,6 +236,51 @@ TEST(GeneralizedForces, NumbersOtherThanTheModelsOwnAreUsedWithAndWithoutAcceler
   ownForces(z.data(), zd.data(), 0.0, own.data());
   EXPECT_LT((plain - withZero).cwiseAbs().maxCoeff(), 1e-12 * (1 + withZero.cwiseAbs().maxCoeff()));
   EXPECT_GT((plain - own).cwiseAbs().maxCoeff(), 1e-3 * own.cwiseAbs().maxCoeff()) << "a 20 % longer link changes the forces";
+}
+
+TEST(GeneralizedForces, MassTimesIsTheMassMatrixAndTheInverseDynamicsDifference) {
+  // M^d v three ways: massTimes after one evaluation, the composite-rigid-body M^d (massMatrix),
+  // and the residual's difference Q(z̈ = 0) − Q(z̈ = v); quaternions, free bodies, planar and
+  // spatial, every force element (which must not enter M^d v)
+  for (const auto& [name, mech] : models()) {
+    const auto c = movingState(mech);
+    const RecursiveModel& tree = c->model.tree;
+    Eigen::MatrixXd Md;
+    massMatrix(tree, c->z, Md);
+    GeneralizedForces<double> forces(tree);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(tree.nz);
+    Eigen::VectorXd Q0(tree.nz), Qv(tree.nz), Mv(tree.nz);
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(tree.nz, -1.0 + trial, 2.0 - 0.7 * trial);
+      forces(c->z.data(), c->zd.data(), 0.3, Q0.data(), zero.data());
+      forces(c->z.data(), c->zd.data(), 0.3, Qv.data(), v.data());
+      forces.massTimes(v.data(), Mv.data());
+      const double scale = std::max(1.0, (Md * v).cwiseAbs().maxCoeff());
+      EXPECT_LT((Mv - Md * v).cwiseAbs().maxCoeff(), 1e-12 * scale) << name;
+      EXPECT_LT((Mv - (Q0 - Qv)).cwiseAbs().maxCoeff(), 1e-11 * scale) << name;
+    }
+    // on dual numbers: the derivative parts are those of M^d(z) v along a direction of z
+    using D = num::Dual<kForceChunk>;
+    GeneralizedForces<D> dual(tree);
+    std::vector<D> z(static_cast<std::size_t>(tree.nz)), zd(z.size()), v(z.size()), out(z.size()), zeroD(z.size(), D(0.0));
+    const Eigen::VectorXd dir = Eigen::VectorXd::LinSpaced(tree.nz, 0.5, -0.25), vv = Eigen::VectorXd::Constant(tree.nz, 0.7);
+    for (int i = 0; i < tree.nz; ++i) {
+      z[static_cast<std::size_t>(i)] = D(c->z[i]);
+      z[static_cast<std::size_t>(i)].g[0] = dir[i];
+      zd[static_cast<std::size_t>(i)] = D(c->zd[i]);
+      v[static_cast<std::size_t>(i)] = D(vv[i]);
+    }
+    std::vector<D> q(z.size());
+    dual(z.data(), zd.data(), 0.3, q.data(), zeroD.data());
+    dual.massTimes(v.data(), out.data());
+    const double h = 1e-6;
+    Eigen::MatrixXd Mp, Mm;
+    massMatrix(tree, c->z + h * dir, Mp);
+    massMatrix(tree, c->z - h * dir, Mm);
+    const Eigen::VectorXd slope = (Mp - Mm) * vv / (2 * h);
+    for (int i = 0; i < tree.nz; ++i)
+      EXPECT_NEAR(out[static_cast<std::size_t>(i)].g[0], slope[i], 1e-6 * std::max(1.0, slope.cwiseAbs().maxCoeff())) << name;
+  }
 }
 
 }  // namespace
