@@ -425,7 +425,8 @@ void MainWindow::showMechanism() {
   // overconstrained grids); the formula is kept beside it
   const auto mob = topology::grueblerKutzbach(*resolved_);
   const dyn::RecursiveModel tree = dyn::compileRecursiveModel(*resolved_);
-  const int dof = dyn::loopMobility(tree, tree.z0);
+  dyn::RecursiveData kernels;
+  const int dof = dyn::loopMobility(tree, kernels, tree.z0);
   structure_->setDiagram(structureDiagram(*resolved_, dof));
   const QString formula = dof == mob.grueblerKutzbach
                               ? tr("Grübler–Kutzbach %1").arg(QString::fromStdString(mob.formula))

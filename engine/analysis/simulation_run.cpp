@@ -248,7 +248,9 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
   dyn::MotionSnapshot snap;
+  dyn::RecursiveData rowData;  // the rows' kernels (the integration has its own)
   dyn::GeneralizedForces<double> forces(model.tree);  // the drivers' power
+  forces.shareFrames(rowData);
   // the powers are integrated at every step; without force elements or drivers they are zero and
   // the steps between stored rows cost nothing here
   const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
@@ -262,8 +264,8 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
     if (!store && !powersNeeded) return;
     // one pass of the frames along ż serves the poses, points, energies, powers and residuals
-    dyn::motionSnapshot(model.tree, z, zd, t, snap);
-    const dyn::Powers p = dyn::powers(model.tree, snap, z, zd, zdd, t, forces);
+    dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
+    const dyn::Powers p = dyn::powers(model.tree, rowData, snap, z, zd, zdd, t, forces);
     const bool first = lastStoredT < 0;
     if (!first) {
       const double dt = t - lastT;
@@ -295,7 +297,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
     for (const auto& v : snap.v)
       for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
-    const dyn::Energy e = dyn::energy(model.tree, snap, z);
+    const dyn::Energy e = dyn::energy(model.tree, rowData, snap, z);
     res.values.push_back(e.kinetic);
     res.values.push_back(e.potential);
     res.values.push_back(e.total());

@@ -53,6 +53,10 @@ class GeneralizedForces {
   /// here (they act on their coordinate in Q^d directly).
   void bodyWrenches(const S* z, const S* zd, double t, S* Qv);
 
+  /// Plain forces (model's numbers, no z̈) read the frames of `data` along ż, which the loop rates
+  /// and outputs of the same state share; without it they compute their own.
+  void shareFrames(RecursiveData& data) { shared_ = &data; }
+
  private:
   struct Work;
   void kinematics(const S* z, const S* zd, const S* zdd);
@@ -60,6 +64,7 @@ class GeneralizedForces {
   const RecursiveModel* m_;
   const TreeNumbers<P>* p_;
   std::unique_ptr<Work> w_;
+  RecursiveData* shared_ = nullptr;
 };
 
 extern template class GeneralizedForces<double>;

@@ -1,4 +1,5 @@
 #include "dynamics/matrix_r.h"
+#include "dynamics/recursive_data.h"
 
 #include "dynamics/generalized_forces.h"
 #include "dynamics/tyre.h"
@@ -19,7 +20,10 @@ namespace lw::dyn {
 class MatrixRSolvers {
  public:
   explicit MatrixRSolvers(const RecursiveModel& tree)
-      : lu(tree.nz), forces(tree), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {}
+      : lu(tree.nz), forces(tree), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {
+    forces.shareFrames(recursive);
+  }
+  RecursiveData recursive;                  // the kernels' poses and scratch (this run's own)
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;  // Θ_z dense, one factorisation per evaluation
   std::unique_ptr<num::SparseLu> klu;       // Θ_z sparse (large trees), pattern per choice of coordinates
   std::vector<int> thetaSource;             // per entry of klu's pattern in a loop row: its index in blocks
@@ -109,12 +113,11 @@ void centres(const ResolvedMechanism& m, const std::vector<Pose3<double>>& poses
 }
 
 // the value of an independent coordinate, its Jacobian row and Ḃż
-double dofValue(const MatrixRModel& m, const Dof& f, const Eigen::VectorXd& z) {
+double dofValue(const MatrixRModel& m, MatrixRSolvers& s, const Dof& f, const Eigen::VectorXd& z) {
   if (f.kind == Dof::Kind::Coordinate) return z[f.z];
   Eigen::Vector3d r;
-  thread_local Eigen::VectorXd zero;
-  zero.setZero(z.size());
-  pointState(m.tree, f.body, f.point, z, zero, zero, &r, nullptr, nullptr);
+  s.zero.setZero(z.size());
+  pointState(m.tree, s.recursive, f.body, f.point, z, s.zero, s.zero, &r, nullptr, nullptr);
   return r[f.component];
 }
 
@@ -128,7 +131,8 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
   mr.tree = compileRecursiveModel(m);
   mr.lengthScale = m.lengthScale();
   Eigen::MatrixXd J;
-  loopJacobian(mr.tree, mr.tree.z0, 0.0, J);
+  RecursiveData data;
+  loopJacobian(mr.tree, data, mr.tree.z0, 0.0, J);
   const std::vector<int> live = nonzeroRows(J, 0, static_cast<int>(J.rows()));
   if (!live.empty()) {
     Eigen::MatrixXd Jt(J.cols(), static_cast<Eigen::Index>(live.size()));
@@ -190,7 +194,7 @@ lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d) {
     }
   } else {
     // the coordinates the constraints do not pivot on (column-pivoted QR of Φ_z at the current z)
-    loopJacobian(m.tree, d.z, d.t, d.J);
+    loopJacobian(m.tree, d.solvers->recursive, d.z, d.t, d.J);
     std::vector<char> dependent(static_cast<std::size_t>(nz), 0);
     if (!m.rows.empty()) {
       Eigen::MatrixXd Js(static_cast<Eigen::Index>(m.rows.size()), nz);
@@ -216,11 +220,11 @@ lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d) {
   Eigen::MatrixXd Jp;
   for (Eigen::Index k = 0; k < nd; ++k) {
     const Dof& f = d.dofs[static_cast<std::size_t>(k)];
-    d.zi[k] = dofValue(m, f, d.z);
+    d.zi[k] = dofValue(m, *d.solvers, f, d.z);
     if (f.kind == Dof::Kind::Coordinate) {
       d.zid[k] = d.zd[f.z];
     } else {
-      pointJacobian(m.tree, f.body, f.point, d.z, Jp);
+      pointJacobian(m.tree, d.solvers->recursive, f.body, f.point, d.z, Jp);
       d.zid[k] = Jp.row(f.component).dot(d.zd);
     }
   }
@@ -286,8 +290,8 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
   const int nz = m.tree.nz;
   // sparse: Φ_z's selected rows on its pattern only; dense: d.J only ever holds this model's
   // Jacobian, so its structural zeros stay zero between calls
-  if (m.sparseTheta) loopJacobianBlocks(m.tree, d.z, d.t, d.solvers->blocks, &m.selected);
-  else loopJacobian(m.tree, d.z, d.t, d.J, true);
+  if (m.sparseTheta) loopJacobianBlocks(m.tree, d.solvers->recursive, d.z, d.t, d.solvers->blocks, &m.selected);
+  else loopJacobian(m.tree, d.solvers->recursive, d.z, d.t, d.J, true);
   // B: the independent coordinates' rows
   Eigen::MatrixXd& B = d.solvers->dofRows;
   B.setZero(static_cast<Eigen::Index>(d.dofs.size()), nz);
@@ -298,7 +302,7 @@ bool factorTheta(const MatrixRModel& m, MatrixRData& d) {
     if (f.kind == Dof::Kind::Coordinate) {
       B(row, f.z) = 1;
     } else {
-      pointJacobian(m.tree, f.body, f.point, d.z, Jp);
+      pointJacobian(m.tree, d.solvers->recursive, f.body, f.point, d.z, Jp);
       B.row(row) = Jp.row(f.component);
     }
   }
@@ -331,9 +335,9 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
   const double tol = 1e-12 * mech.lengthScale();
   const auto nc = static_cast<Eigen::Index>(m.rows.size());
   for (int it = 0; it < 100; ++it) {
-    loopConstraints(m.tree, d.z, 0, d.phi);
+    loopConstraints(m.tree, d.solvers->recursive, d.z, 0, d.phi);
     if (d.phi.size() == 0 || d.phi.cwiseAbs().maxCoeff() < tol) break;
-    loopJacobian(m.tree, d.z, 0, d.J);
+    loopJacobian(m.tree, d.solvers->recursive, d.z, 0, d.J);
     Eigen::MatrixXd Js(nc, m.tree.nz);
     Eigen::VectorXd phis(nc);
     for (Eigen::Index i = 0; i < nc; ++i) {
@@ -351,8 +355,8 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
                      "the mechanism cannot be assembled: residual " + lw::shortNumber(d.phi.cwiseAbs().maxCoeff()));
   }
   // initial velocities: the given rates as equations beside Φ_z ż = −Φ_t, least squares
-  loopJacobian(m.tree, d.z, 0, d.J);
-  loopRates(m.tree, d.z, d.zd, 0, d.phiT, d.c);
+  loopJacobian(m.tree, d.solvers->recursive, d.z, 0, d.J);
+  loopRates(m.tree, d.solvers->recursive, d.z, d.zd, 0, d.phiT, d.c);
   std::vector<Eigen::VectorXd> rows;
   std::vector<double> rhs;
   Eigen::MatrixXd Jp;
@@ -372,7 +376,7 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
         break;
       }
       case InitialVelocity::Type::PointComponent:
-        pointJacobian(m.tree, r.point.body,
+        pointJacobian(m.tree, d.solvers->recursive, r.point.body,
                       mech.bodies[static_cast<std::size_t>(r.point.body)].points[static_cast<std::size_t>(r.point.index)], d.z, Jp);
         rows.push_back(Jp.row(r.component).transpose());
         rhs.push_back(r.value);
@@ -436,76 +440,65 @@ void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eige
 
 namespace {
 
-using Matrix6d = Eigen::Matrix<double, 6, 6>;
-using MotionColumns = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 7>;  // at most 7 coordinates per joint
-
-// Everything about the world origin (spatial velocities [v_O; ω], v_O the velocity of the body
-// point at the origin): a node's velocity is its parent's plus S_k ż_k, and a subtree's inertia is
-// the plain sum of its bodies' (no child-to-parent transforms).
-struct OriginTerms {
-  std::vector<Pose3<double>> poses;
-  std::vector<Eigen::Vector3d> r;                            // centres of mass
-  std::vector<Matrix6d> I;                                   // per node: its body's inertia about the origin
-  std::vector<Eigen::Matrix3d> Jc;                           // per node: its body's world inertia at the centre
-  std::vector<MotionColumns> S;                              // per node: motion columns about the origin
-
-  /// Poses, centres and motion columns (the inertias: inertias())
-  void compute(const RecursiveModel& tree, const Eigen::VectorXd& z) {
-    const auto& nodes = tree.nodes;
-    const std::size_t nn = nodes.size();
-    bodyPoses(tree, z, poses);
-    centres(*tree.mechanism, poses, r);
-    const auto& b = partialVelocitiesAt(tree, z);
-    S.resize(nn);
-    for (std::size_t k = 0; k < nn; ++k) {
-      const auto body = static_cast<std::size_t>(nodes[k].body);
-      // v_O = v_centre + r × ω
-      const auto& bk = b[k];
-      S[k].resize(6, bk.cols());
-      for (Eigen::Index i = 0; i < bk.cols(); ++i) {
-        S[k].col(i).head<3>() = bk.col(i).head<3>() + r[body].cross(Eigen::Vector3d(bk.col(i).tail<3>()));
-        S[k].col(i).tail<3>() = bk.col(i).tail<3>();
-      }
+// The origin terms (recursive_data.h) at z: poses, centres and motion columns (the inertias:
+// originInertias)
+void computeOrigin(const RecursiveModel& tree, RecursiveData& data, const Eigen::VectorXd& z, OriginTerms& o) {
+  const auto& nodes = tree.nodes;
+  const std::size_t nn = nodes.size();
+  bodyPoses(tree, data, z, o.poses);
+  centres(*tree.mechanism, o.poses, o.r);
+  const auto& b = partialVelocitiesAt(tree, data, z);
+  o.S.resize(nn);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const auto body = static_cast<std::size_t>(nodes[k].body);
+    // v_O = v_centre + r × ω
+    const auto& bk = b[k];
+    o.S[k].resize(6, bk.cols());
+    for (Eigen::Index i = 0; i < bk.cols(); ++i) {
+      o.S[k].col(i).head<3>() = bk.col(i).head<3>() + o.r[body].cross(Eigen::Vector3d(bk.col(i).tail<3>()));
+      o.S[k].col(i).tail<3>() = bk.col(i).tail<3>();
     }
   }
-  /// A body's world inertia at its centre (planar models: only the moment about Z acts)
-  Eigen::Matrix3d worldInertia(const RecursiveModel& tree, std::size_t body) const {
-    const auto& bd = tree.numbers.mech.bodies[body];
-    if (tree.dimension == 2) return Eigen::Vector3d(0, 0, bd.inertia(2, 2)).asDiagonal();
-    const Eigen::Matrix3d R = rotationOf(poses[body]);
-    return R * bd.inertia * R.transpose();
+}
+
+/// A body's world inertia at its centre (planar models: only the moment about Z acts)
+Eigen::Matrix3d worldInertia(const RecursiveModel& tree, const OriginTerms& o, std::size_t body) {
+  const auto& bd = tree.numbers.mech.bodies[body];
+  if (tree.dimension == 2) return Eigen::Vector3d(0, 0, bd.inertia(2, 2)).asDiagonal();
+  const Eigen::Matrix3d R = rotationOf(o.poses[body]);
+  return R * bd.inertia * R.transpose();
+}
+
+/// Jc, and I when `spatial` (massMatrix needs it; the reduced mass matrix does not)
+void originInertias(const RecursiveModel& tree, OriginTerms& o, bool spatial) {
+  const auto& nodes = tree.nodes;
+  const std::size_t nn = nodes.size();
+  o.Jc.resize(nn);
+  if (spatial) o.I.resize(nn);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const auto body = static_cast<std::size_t>(nodes[k].body);
+    o.Jc[k] = worldInertia(tree, o, body);
+    if (!spatial) continue;
+    const double mass = tree.numbers.mech.bodies[body].mass;
+    const Eigen::Matrix3d C = skew(o.r[body]);
+    Matrix6d& Ik = o.I[k];
+    Ik.topLeftCorner<3, 3>() = mass * Eigen::Matrix3d::Identity();
+    Ik.topRightCorner<3, 3>() = -mass * C;
+    Ik.bottomLeftCorner<3, 3>() = mass * C;
+    Ik.bottomRightCorner<3, 3>() = o.Jc[k] - mass * C * C;
   }
-  /// Jc, and I when `spatial` (massMatrix needs it; the reduced mass matrix does not)
-  void inertias(const RecursiveModel& tree, bool spatial) {
-    const auto& nodes = tree.nodes;
-    const std::size_t nn = nodes.size();
-    Jc.resize(nn);
-    if (spatial) I.resize(nn);
-    for (std::size_t k = 0; k < nn; ++k) {
-      const auto body = static_cast<std::size_t>(nodes[k].body);
-      Jc[k] = worldInertia(tree, body);
-      if (!spatial) continue;
-      const double mass = tree.numbers.mech.bodies[body].mass;
-      const Eigen::Matrix3d C = skew(r[body]);
-      Matrix6d& Ik = I[k];
-      Ik.topLeftCorner<3, 3>() = mass * Eigen::Matrix3d::Identity();
-      Ik.topRightCorner<3, 3>() = -mass * C;
-      Ik.bottomLeftCorner<3, 3>() = mass * C;
-      Ik.bottomRightCorner<3, 3>() = Jc[k] - mass * C * C;
-    }
-  }
-};
+}
 
 }  // namespace
 
-void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros) {
+void massMatrix(const RecursiveModel& tree, RecursiveData& data, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros) {
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
-  // scratch per thread: no allocation after the first call
-  thread_local OriginTerms o;
-  thread_local std::vector<MotionColumns> F;
-  o.compute(tree, z);
-  o.inertias(tree, true);
+  // scratch in the run's data: no allocation after the first call
+  OriginTerms& o = data.buffers().origin;
+  std::vector<MotionColumns>& F = data.buffers().massColumns;
+  computeOrigin(tree, data, z, o);
+  originInertias(tree, o, true);
   // composite rigid bodies: M^d_kj = s_kᵀ I^c_k s_j for j an ancestor of k, s the motion columns
   std::vector<Matrix6d>& Ic = o.I;
   F.resize(nn);
@@ -569,10 +562,13 @@ bool planeOfMotion(const OriginTerms& o, Eigen::Vector3d& e1, Eigen::Vector3d& e
 // independent rate, and a) are processed together: per component, a row of them in vectors of 4
 // doubles (GCC's vector extension; padded with zeros), which a node's few scalars scale. Writes
 // Gt = (Sᵀ Y)ᵀ, padded rows: Gt(c, z) for column c (a's at row d).
-LW_CLONE_FOR_AVX2 void reducedMassPlanar(const RecursiveModel& tree, const OriginTerms& o, const Eigen::Vector3d& e1, const Eigen::Vector3d& e2,
-                       const Eigen::Vector3d& n, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a, Eigen::MatrixXd& Gt) {
+LW_CLONE_FOR_AVX2 void reducedMassPlanar(const RecursiveModel& tree, RecursiveData::Buffers& b, const OriginTerms& o, const Eigen::Vector3d& e1,
+                                          const Eigen::Vector3d& e2, const Eigen::Vector3d& n, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
+                                          Eigen::MatrixXd& Gt) {
   using num::Four;
-  thread_local std::vector<double> rateRows, Wrows, Yrows;  // per coordinate 4 nv; per node 3 × 4 nv
+  auto& rateRows = b.rateRows;  // per coordinate 4 nv
+  auto& Wrows = b.Wrows;        // per node 3 × 4 nv
+  auto& Yrows = b.Yrows;
   const auto& nodes = tree.nodes;
   const std::size_t nn = nodes.size();
   const auto nz = static_cast<std::size_t>(tree.nz);
@@ -656,14 +652,17 @@ LW_CLONE_FOR_AVX2 void reducedMassPlanar(const RecursiveModel& tree, const Origi
 // I_b W_b: one pass down the tree and one up on contiguous 6 × d blocks. Forming M^d and
 // multiplying it by R^Φ costs about as many operations on a wide tree (the grids), but on
 // scattered memory, and M^d itself costs as much again. M^d a rides along as one more column (a).
-void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
-                 Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda) {
-  // scratch per thread: no allocation after the first call. Column by column on fixed-size
+void reducedMass(const RecursiveModel& tree, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt,
+                 const Eigen::VectorXd& a, Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda) {
+  // scratch in the run's data: no allocation after the first call. Column by column on fixed-size
   // 6-vectors (Eigen's products of small dynamic blocks go through GEMM's packing)
-  thread_local OriginTerms o;
-  thread_local Eigen::Matrix<double, 6, Eigen::Dynamic> W, Y;
-  thread_local Eigen::MatrixXd G, Gt;  // Sᵀ Y stacked (6-vector path), its transpose (planar path)
-  o.compute(tree, z);
+  RecursiveData::Buffers& b = data.buffers();
+  OriginTerms& o = b.origin;
+  auto& W = b.W;
+  auto& Y = b.Y;
+  auto& G = b.G;    // Sᵀ Y stacked (6-vector path)
+  auto& Gt = b.Gt;  // its transpose (planar path)
+  computeOrigin(tree, data, z, o);
   const auto& nodes = tree.nodes;
   const auto nn = static_cast<Eigen::Index>(nodes.size());
   const Eigen::Index d = Rt.rows();
@@ -671,13 +670,13 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   auto rate = [&](Eigen::Index c, int zi) { return c < d ? Rt(c, zi) : a[zi]; };
   Mda.resize(tree.nz);
   if (Eigen::Vector3d e1, e2, n; planeOfMotion(o, e1, e2, n)) {
-    reducedMassPlanar(tree, o, e1, e2, n, Rt, a, Gt);
+    reducedMassPlanar(tree, b, o, e1, e2, n, Rt, a, Gt);
     symmetricProduct(Rt, Gt.topRows(d).transpose(), Mbar);
     Mda = Gt.row(d).transpose();
     return;
   }
   G.resize(tree.nz, d);
-  o.inertias(tree, false);
+  originInertias(tree, o, false);
   W.resize(6, nn * D);
   Y.resize(6, nn * D);
   for (Eigen::Index k = 0; k < nn; ++k) {
@@ -713,21 +712,23 @@ void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eig
   symmetricProduct(Rt, G, Mbar);  // Σ_k R_kᵀ S_kᵀ Y_k, G stacking S_kᵀ Y_k
 }
 
-void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
+void massAndForces(const RecursiveModel& tree, RecursiveData& data, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
-  massMatrix(tree, z, Md, true);
+  massMatrix(tree, data, z, Md, true);
   Qd.resize(tree.nz);
   forces(z.data(), zd.data(), t, Qd.data());
 }
 
 void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                    Eigen::MatrixXd& Md, Eigen::VectorXd& Qd) {
+  RecursiveData data;
   GeneralizedForces<double> forces(tree);
-  massAndForces(tree, forces, z, zd, t, Md, Qd);
+  forces.shareFrames(data);
+  massAndForces(tree, data, forces, z, zd, t, Md, Qd);
 }
 
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t) {
-  massAndForces(m.tree, d.solvers->forces, d.z, d.zd, t, d.Md, d.Qd);
+  massAndForces(m.tree, d.solvers->recursive, d.solvers->forces, d.z, d.zd, t, d.Md, d.Qd);
 }
 
 void restoreState(MatrixRData& d, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
@@ -755,7 +756,7 @@ lw::Status evaluateOpenTree(const MatrixRModel& m, MatrixRData& d, double t, con
   d.rcond = 1;
   d.Qd.resize(nz);
   s.forces(d.z.data(), d.zd.data(), t, d.Qd.data());
-  massMatrix(m.tree, d.z, d.Mbar, true);
+  massMatrix(m.tree, s.recursive, d.z, d.Mbar, true);
   d.Qbar = d.Qd;
   if (nz > 0) {
     s.llt.compute(d.Mbar);
@@ -808,14 +809,14 @@ lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen
   };
   double lastErr = std::numeric_limits<double>::infinity();
   for (int it = 0;; ++it) {
-    loopConstraints(m.tree, d.z, t, d.phi, &m.selected);
+    loopConstraints(m.tree, d.solvers->recursive, d.z, t, d.phi, &m.selected);
     double err = 0;
     for (Eigen::Index i = 0; i < nc; ++i) {
       d.rhs[i] = -d.phi[m.rows[static_cast<std::size_t>(i)]];
       err = std::max(err, std::abs(d.rhs[i]));
     }
     for (Eigen::Index k = 0; k < nd; ++k) {
-      d.rhs[nc + k] = zi[k] - dofValue(m, d.dofs[static_cast<std::size_t>(k)], d.z);
+      d.rhs[nc + k] = zi[k] - dofValue(m, *d.solvers, d.dofs[static_cast<std::size_t>(k)], d.z);
       err = std::max(err, std::abs(d.rhs[nc + k]));
     }
     if (err < tol) {
@@ -855,7 +856,7 @@ lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen
   }
   // 3. velocities: Θ_z ż = [−Φ_t; ż^i], that is ż = R^Φ ż^i when no constraint moves with time
   // (no drivers): a product instead of a solve
-  loopPhiT(m.tree, d.z, t, d.phiT);
+  loopPhiT(m.tree, d.solvers->recursive, d.z, t, d.phiT);
   bool rheonomic = false;
   for (Eigen::Index i = 0; i < nc; ++i) {
     d.rhs[i] = -d.phiT[m.rows[static_cast<std::size_t>(i)]];
@@ -869,14 +870,14 @@ lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen
     d.zd.noalias() = d.R * zid;
   }
   // 4. a: Θ_z a = [c; −Ḃż], c = −(Φ̇_z ż + Φ̇_t) with the new ż
-  loopRates(m.tree, d.z, d.zd, t, d.phiT, d.c, &m.selected);
+  loopRates(m.tree, d.solvers->recursive, d.z, d.zd, t, d.phiT, d.c, &m.selected);
   for (Eigen::Index i = 0; i < nc; ++i) d.rhs[i] = d.c[m.rows[static_cast<std::size_t>(i)]];
   for (Eigen::Index k = 0; k < nd; ++k) {
     const Dof& f = d.dofs[static_cast<std::size_t>(k)];
     d.rhs[nc + k] = 0;
     if (f.kind == Dof::Kind::PointComponent) {
       Eigen::Vector3d acc;
-      pointState(m.tree, f.body, f.point, d.z, d.zd, s.zero, nullptr, nullptr, &acc);
+      pointState(m.tree, d.solvers->recursive, f.body, f.point, d.z, d.zd, s.zero, nullptr, nullptr, &acc);
       d.rhs[nc + k] = -acc[f.component];  // Ḃż: the point's acceleration with z̈ = 0
     }
   }
@@ -885,7 +886,7 @@ lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen
   // 5. Q^d, M̄ = R^Φᵀ M^d R^Φ and M^d a (recursively, without M^d); 6. M̄ z̈^i = Q̄
   d.Qd.resize(nz);
   s.forces(d.z.data(), d.zd.data(), t, d.Qd.data());
-  reducedMass(m.tree, d.z, s.Rt, d.a, d.Mbar, s.tmp);
+  reducedMass(m.tree, s.recursive, d.z, s.Rt, d.a, d.Mbar, s.tmp);
   s.tmp = d.Qd - s.tmp;
   d.Qbar.noalias() = s.Rt * s.tmp;
   if (nd > 0) {
@@ -902,7 +903,11 @@ lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen
   return {};
 }
 
-Energy energy(const MatrixRModel& m, const MatrixRData& d) { return energy(m.tree, d.z, d.zd); }
+Energy energy(const MatrixRModel& m, const MatrixRData& d) {
+  MotionSnapshot s;
+  motionSnapshot(m.tree, d.solvers->recursive, d.z, d.zd, 0.0, s);
+  return energy(m.tree, d.solvers->recursive, s, d.z);
+}
 
 namespace {
 
@@ -929,16 +934,17 @@ detail::TyreContact<double> tyreAt(const RecursiveModel& tree, const ResolvedMec
 }  // namespace
 
 Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+  RecursiveData data;
   MotionSnapshot s;
-  motionSnapshot(tree, z, zd, 0.0, s);
-  return energy(tree, s, z);
+  motionSnapshot(tree, data, z, zd, 0.0, s);
+  return energy(tree, data, s, z);
 }
 
-Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z) {
+Energy energy(const RecursiveModel& tree, RecursiveData& data, const MotionSnapshot& s, const Eigen::VectorXd& z) {
   const auto& mech = *tree.mechanism;
   Energy e;
   const std::vector<Pose3<double>>& poses = s.poses;
-  thread_local std::vector<Eigen::Vector3d> r;
+  std::vector<Eigen::Vector3d>& r = data.buffers().centres;
   centres(mech, poses, r);
   const Eigen::VectorXd& V = s.V;
   for (std::size_t b = 1; b < mech.bodies.size(); ++b) {
@@ -992,12 +998,14 @@ namespace lw::dyn {
 Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
               double t) {
   MotionSnapshot s;
-  motionSnapshot(tree, z, zd, t, s);
+  RecursiveData data;
+  motionSnapshot(tree, data, z, zd, t, s);
   GeneralizedForces<double> forces(tree);
-  return powers(tree, s, z, zd, zdd, t, forces);
+  forces.shareFrames(data);
+  return powers(tree, data, s, z, zd, zdd, t, forces);
 }
 
-Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+Powers powers(const RecursiveModel& tree, RecursiveData& data, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
               const Eigen::VectorXd& zdd, double t, GeneralizedForces<double>& forces) {
   const auto& mech = *tree.mechanism;
   Powers p;
@@ -1068,7 +1076,7 @@ Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::
   }
   if (!mech.drivers.empty()) {
     // the drivers' reactions: M^d z̈ − Q^d, the negated inverse-dynamics residual (no M^d)
-    thread_local Eigen::VectorXd residual;
+    Eigen::VectorXd& residual = data.buffers().residual;
     residual.resize(tree.nz);
     forces(z.data(), zd.data(), t, residual.data(), zdd.data());
     p.driver = -residual.dot(zd);

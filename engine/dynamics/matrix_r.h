@@ -96,17 +96,17 @@ void bodyForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eige
 /// M^d = R^vᵀ M^v R^v by the recursive accumulation of the subtrees' inertia (no R^v).
 /// `reuseZeros`: Md holds this model's M^d from an earlier call; only the blocks that can be
 /// nonzero (a node and its ancestors) are written.
-void massMatrix(const RecursiveModel& tree, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros = false);
+void massMatrix(const RecursiveModel& tree, RecursiveData& data, const Eigen::VectorXd& z, Eigen::MatrixXd& Md, bool reuseZeros = false);
 /// M^d and Q^d = R^vᵀ (Q^v − M^v V̇⁰) (GeneralizedForces).
 void massAndForces(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                    Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
-/// The same with a force kernel and buffers kept by the caller for this model (no allocation in a
-/// step loop; Md's structural zeros are kept between calls).
-void massAndForces(const RecursiveModel& tree, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
+/// The same with the kernels' data, a force kernel and buffers kept by the caller for this model
+/// (no allocation in a step loop; Md's structural zeros are kept between calls).
+void massAndForces(const RecursiveModel& tree, RecursiveData& data, GeneralizedForces<double>& forces, const Eigen::VectorXd& z,
                    const Eigen::VectorXd& zd, double t, Eigen::MatrixXd& Md, Eigen::VectorXd& Qd);
 void recursiveMassAndForces(const MatrixRModel& m, MatrixRData& d, double t);
 /// M̄ = R^Φᵀ M^d R^Φ (d × d) and M^d a (nz) at z without M^d, from R^Φ by rows (Rt = R^Φᵀ, d × nz).
-void reducedMass(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
+void reducedMass(const RecursiveModel& tree, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::MatrixXd& Rt, const Eigen::VectorXd& a,
                  Eigen::MatrixXd& Mbar, Eigen::VectorXd& Mda);
 
 struct Energy {
@@ -115,7 +115,7 @@ struct Energy {
 };
 Energy energy(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
 /// The same from a snapshot of the motion at z (no frame pass of its own).
-Energy energy(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z);
+Energy energy(const RecursiveModel& tree, RecursiveData& data, const MotionSnapshot& s, const Eigen::VectorXd& z);
 
 /// Instantaneous powers for the energy balance E(t) − E(0) = W_applied + W_driver − E_dissipated.
 struct Powers {
@@ -127,7 +127,7 @@ Powers powers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen:
               double t);
 /// The same from a snapshot of the motion at (z, ż), with a force kernel of this tree kept by the
 /// caller for the drivers' power (no allocation per call).
-Powers powers(const RecursiveModel& tree, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+Powers powers(const RecursiveModel& tree, RecursiveData& data, const MotionSnapshot& s, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
               const Eigen::VectorXd& zdd, double t, GeneralizedForces<double>& forces);
 Energy energy(const MatrixRModel& m, const MatrixRData& d);
 

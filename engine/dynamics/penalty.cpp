@@ -14,7 +14,10 @@ namespace lw::dyn {
 class PenaltySolvers {
  public:
   explicit PenaltySolvers(const RecursiveModel& m)
-      : lu(m.nz), forces(m), rowColumns(&m.rowColumns), tmp(m.nz), tmp2(m.nz), zdStar(m.nz), zddStar(m.nz) {}
+      : lu(m.nz), forces(m), rowColumns(&m.rowColumns), tmp(m.nz), tmp2(m.nz), zdStar(m.nz), zddStar(m.nz) {
+    forces.shareFrames(recursive);
+  }
+  RecursiveData recursive;  // the kernels' poses and scratch (this run's own)
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   GeneralizedForces<double> forces;
   const std::vector<std::vector<int>>* rowColumns;
@@ -57,9 +60,9 @@ lw::Status penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   d.haveLast = false;
   d.tangentAge = -1;
   PenaltySolvers& s = *d.solvers;
-  dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
-  loopJacobian(m, d.z, t, d.J);
-  loopRates(m, d.z, d.zd, t, d.phiT, d.c);
+  dyn::massAndForces(m, s.recursive, s.forces, d.z, d.zd, t, d.Md, d.Qd);
+  loopJacobian(m, s.recursive, d.z, t, d.J);
+  loopRates(m, s.recursive, d.z, d.zd, t, d.phiT, d.c);
   d.A = d.Md;
   s.addJtJ(d, d.alpha, d.A);
   // Φ̇_z ż + Φ̇_t = −c
@@ -96,9 +99,9 @@ lw::Status penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
     ++d.iterations;
     d.zd = (2 / h) * d.z + d.zhatd;
     d.zdd = (4 / (h * h)) * d.z + d.zhatdd;
-    dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
-    loopConstraints(m, d.z, t, d.phi);
-    loopJacobian(m, d.z, t, d.J);
+    dyn::massAndForces(m, s.recursive, s.forces, d.z, d.zd, t, d.Md, d.Qd);
+    loopConstraints(m, s.recursive, d.z, t, d.phi);
+    loopJacobian(m, s.recursive, d.z, t, d.J);
     // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈) = h²/4 (M z̈ + Φ_zᵀ α Φ − Q)
     s.penaltyForce(d, d.phi, s.tmp);
     s.tmp -= d.Qd;
@@ -140,8 +143,8 @@ lw::Status penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
                           "between two ball joints) that the penalty tangent cannot resolve; try a smaller step or the Matrix R formulation");
   if (d.options.massProjections) {
     // the metric M and the penalty term at the converged z, factorised afresh
-    dyn::massAndForces(m, s.forces, d.z, d.zd, t, d.Md, d.Qd);
-    loopJacobian(m, d.z, t, d.J);
+    dyn::massAndForces(m, s.recursive, s.forces, d.z, d.zd, t, d.Md, d.Qd);
+    loopJacobian(m, s.recursive, d.z, t, d.J);
     d.P = d.Md;
     d.A = d.P;
     s.addJtJ(d, hh * d.alpha, d.A);
@@ -150,12 +153,12 @@ lw::Status penaltyStep(const RecursiveModel& m, PenaltyData& d, double h) {
   // projections (24), (26) with the last factorisation
   s.zdStar = (2 / h) * d.z + d.zhatd;
   s.zddStar = (4 / (h * h)) * d.z + d.zhatdd;
-  loopPhiT(m, d.z, t, d.phiT);
+  loopPhiT(m, s.recursive, d.z, t, d.phiT);
   s.penaltyForce(d, d.phiT, s.tmp);
   d.rhs.noalias() = d.P * s.zdStar;
   d.rhs -= hh * s.tmp;
   d.zd = s.lu.solve(d.rhs);
-  loopRates(m, d.z, d.zd, t, d.phiT, d.c);  // c = −(Φ̇_z ż + Φ̇_t) with the projected ż
+  loopRates(m, s.recursive, d.z, d.zd, t, d.phiT, d.c);  // c = −(Φ̇_z ż + Φ̇_t) with the projected ż
   s.penaltyForce(d, d.c, s.tmp);
   d.rhs.noalias() = d.P * s.zddStar;
   d.rhs += hh * s.tmp;

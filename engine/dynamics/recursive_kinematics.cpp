@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dynamics/recursive_model.h"
+#include "dynamics/recursive_data.h"
 
 #include "dynamics/tree_kernels.h"
 #include "numeric/jet.h"
@@ -185,17 +186,20 @@ void constraintRows(const RecursiveModel& m, const TreeNumbers<P>& p, const std:
   for (const auto& c : m.constraints) constraintRow(m, p, f, z, t, c, out, wanted);
 }
 
-// Scratch buffers are per thread and per call site (thread_local): after the first call of a
-// kind, the step loops do not allocate (issue 4), and concurrent runs on other threads are safe.
-template <class T, int Slot> std::vector<T>& scratch() {
-  thread_local std::vector<T> buffer;
-  return buffer;
+using Buffers = RecursiveData::Buffers;
+
+// Scratch buffers by call site, in the run's data: after the first call of a kind the step loops
+// do not allocate (issue 4), and nothing is shared with another run.
+template <class T, int Slot> std::vector<T>& scratch(Buffers& b) {
+  static_assert(Slot < Buffers::kSlots);
+  if constexpr (std::is_same_v<T, Jet>) return b.jets[Slot];
+  else return b.jetFrames[Slot];
 }
 
 // z seeded along a direction (dir) or a unit column (col), into a scratch buffer of its slot
 template <int Slot>
-const std::vector<Jet>& seeded(const Eigen::VectorXd& z, const Eigen::VectorXd* dir, int col) {
-  auto& zj = scratch<Jet, Slot>();
+const std::vector<Jet>& seeded(Buffers& b, const Eigen::VectorXd& z, const Eigen::VectorXd* dir, int col) {
+  auto& zj = scratch<Jet, Slot>(b);
   zj.resize(static_cast<std::size_t>(z.size()));
   for (Eigen::Index i = 0; i < z.size(); ++i)
     zj[static_cast<std::size_t>(i)] = Jet(z[i], dir ? (*dir)[i] : (i == col ? 1.0 : 0.0), 0.0);
@@ -219,15 +223,11 @@ Eigen::Vector3d omegaDotOf(const M3<Jet>& R, const Eigen::Vector3d& w) {
   return {entry(2, 1), entry(0, 2), entry(1, 0)};
 }
 
-// The poses at z, computed once per (model, z) on each thread: one evaluation of a state asks for
-// them from several kernels (constraints, Jacobian, mass matrix, partial velocities). The
+// The poses at z, computed once per (model, z) in the run's data: one evaluation of a state asks
+// for them from several kernels (constraints, Jacobian, mass matrix, partial velocities). The
 // reference holds until the next call with another z.
-const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const double* z) {
-  thread_local struct {
-    std::uint64_t model = 0;
-    std::vector<double> z;
-    std::vector<Frame<double>> f;
-  } memo;
+const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, Buffers& b, const double* z) {
+  auto& memo = b.poses;
   const auto n = static_cast<std::size_t>(m.nz);
   if (memo.model != m.id || memo.z.size() != n || !std::equal(z, z + n, memo.z.begin())) {
     computeFrames<double>(m, z, memo.f);
@@ -236,12 +236,19 @@ const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const double
   }
   return memo.f;
 }
-const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, const Eigen::VectorXd& z) { return framesAt(m, z.data()); }
+const std::vector<Frame<double>>& framesAt(const RecursiveModel& m, Buffers& b, const Eigen::VectorXd& z) { return framesAt(m, b, z.data()); }
+const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, Buffers& buffers,
+                                                                                 const Eigen::VectorXd& z);
 
 }  // namespace
 
-void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
-  const auto& f = framesAt(m, z);
+RecursiveData::RecursiveData() : buffers_(std::make_unique<Buffers>()) {}
+RecursiveData::~RecursiveData() = default;
+RecursiveData::RecursiveData(RecursiveData&&) noexcept = default;
+RecursiveData& RecursiveData::operator=(RecursiveData&&) noexcept = default;
+
+void bodyPoses(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out) {
+  const auto& f = framesAt(m, data.buffers(), z);
   out.resize(f.size());
   for (std::size_t b = 0; b < f.size(); ++b) {
     std::copy(f[b].R.a, f[b].R.a + 9, out[b].R);
@@ -256,9 +263,9 @@ std::vector<int> nonzeroRows(const Eigen::MatrixXd& J, int first, int count) {
   return rows;
 }
 
-int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z) {
+int loopMobility(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z) {
   Eigen::MatrixXd J;
-  loopJacobian(m, z, 0.0, J);
+  loopJacobian(m, data, z, 0.0, J);
   std::vector<int> live;
   for (const LoopConstraint& c : m.constraints)
     if (c.kind != LoopConstraint::Kind::Driver)
@@ -271,89 +278,75 @@ int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z) {
   return m.nz - static_cast<int>(qr.rank());
 }
 
-void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi,
+void loopConstraints(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi,
                      const std::vector<char>* wanted) {
-  const auto& f = framesAt(m, z);
+  const auto& f = framesAt(m, data.buffers(), z);
   phi.resize(m.nrows);
   constraintRows<double>(m, m.numbers, f, z.data(), t, phi.data(), wanted);
 }
 
 namespace {
 
-// Jet frames whose derivative is the motion of coordinate (node k, i): the node's subtree turns
-// with angular velocity ω and its centre moves with v (the partial velocity b_k), everything else
-// is still. This replaces a full recursion on Jets per column (seed 000 §2.2: telescoping B).
-struct ColumnFrames {
-  const std::vector<Frame<double>>* f = nullptr;  // poses (framesAt's, valid until asked for another z)
-  std::vector<Frame<Jet>> fj;                     // the same, with derivatives (made by the first seed)
-  const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>* b = nullptr;  // partialVelocitiesAt's
-  std::vector<Eigen::Vector3d> centre;            // world centre of mass of each node's body
-  bool jets = false;                              // fj holds f (the closed-form rows never need it)
-
-  void reset(const RecursiveModel& m, const Eigen::VectorXd& z) {
-    f = &framesAt(m, z);
-    jets = false;
-    b = &partialVelocitiesAt(m, z);
-    centre.clear();
-    for (const Node& n : m.nodes) {
-      const auto& F = (*f)[static_cast<std::size_t>(n.body)];
-      const V3<double> c = worldPoint(F, m.numbers.mech.bodies[static_cast<std::size_t>(n.body)].com);
-      centre.emplace_back(c[0], c[1], c[2]);
-    }
+// the column frames (recursive_data.h) at z: poses, partial velocities, the nodes' centres
+void resetColumns(const RecursiveModel& m, Buffers& b, const Eigen::VectorXd& z) {
+  ColumnFrames& cf = b.columns;
+  cf.f = &framesAt(m, b, z);
+  cf.jets = false;
+  cf.b = &partialVelocitiesAt(m, b, z);
+  cf.centre.clear();
+  for (const Node& n : m.nodes) {
+    const auto& F = (*cf.f)[static_cast<std::size_t>(n.body)];
+    const V3<double> c = worldPoint(F, m.numbers.mech.bodies[static_cast<std::size_t>(n.body)].com);
+    cf.centre.emplace_back(c[0], c[1], c[2]);
   }
-  void seed(const RecursiveModel& m, std::size_t node, int i, double sign) {
-    const auto& poses = *f;
-    if (!jets) {
-      fj.resize(poses.size());
-      for (std::size_t k = 0; k < poses.size(); ++k) {
-        for (int a = 0; a < 9; ++a) fj[k].R.a[a] = Jet(poses[k].R.a[a]);
-        for (int a = 0; a < 3; ++a) fj[k].x[a] = Jet(poses[k].x[a]);
-      }
-      jets = true;
+}
+// the jet frames' derivative parts set to the motion of coordinate (node, i) times sign (0 clears)
+void seedColumn(const RecursiveModel& m, ColumnFrames& cf, std::size_t node, int i, double sign) {
+  const auto& poses = *cf.f;
+  if (!cf.jets) {
+    cf.fj.resize(poses.size());
+    for (std::size_t k = 0; k < poses.size(); ++k) {
+      for (int a = 0; a < 9; ++a) cf.fj[k].R.a[a] = Jet(poses[k].R.a[a]);
+      for (int a = 0; a < 3; ++a) cf.fj[k].x[a] = Jet(poses[k].x[a]);
     }
-    const Eigen::Vector3d v = (*b)[node].col(i).head<3>(), w = (*b)[node].col(i).tail<3>();
-    for (int body : m.subtree[node]) {
-      auto& F = fj[static_cast<std::size_t>(body)];
-      const auto& P = poses[static_cast<std::size_t>(body)];
-      for (int c = 0; c < 3; ++c) {  // Ṙ = ω̃ R, column by column
-        const Eigen::Vector3d col(P.R(0, c), P.R(1, c), P.R(2, c));
-        const Eigen::Vector3d dc = w.cross(col);
-        for (int r = 0; r < 3; ++r) F.R(r, c).d = sign * dc[r];
-      }
-      const Eigen::Vector3d x(P.x[0], P.x[1], P.x[2]);
-      const Eigen::Vector3d dx = v + w.cross(x - centre[node]);
-      for (int r = 0; r < 3; ++r) F.x[r].d = sign * dx[r];
-    }
+    cf.jets = true;
   }
-};
+  const Eigen::Vector3d v = (*cf.b)[node].col(i).head<3>(), w = (*cf.b)[node].col(i).tail<3>();
+  for (int body : m.subtree[node]) {
+    auto& F = cf.fj[static_cast<std::size_t>(body)];
+    const auto& P = poses[static_cast<std::size_t>(body)];
+    for (int c = 0; c < 3; ++c) {  // Ṙ = ω̃ R, column by column
+      const Eigen::Vector3d col(P.R(0, c), P.R(1, c), P.R(2, c));
+      const Eigen::Vector3d dc = w.cross(col);
+      for (int r = 0; r < 3; ++r) F.R(r, c).d = sign * dc[r];
+    }
+    const Eigen::Vector3d x(P.x[0], P.x[1], P.x[2]);
+    const Eigen::Vector3d dx = v + w.cross(x - cf.centre[node]);
+    for (int r = 0; r < 3; ++r) F.x[r].d = sign * dx[r];
+  }
+}
 
 }  // namespace
 
 namespace {
 
-// a cut joint's world geometry at z, for the closed-form rows of loopJacobian
-struct CutGeometry {
-  bool analytic = false;
-  bool axes = false;  // a revolute's axis rows are wanted
-  JointType type = JointType::Pin;
-  Eigen::Vector3d P[2], u1, w2, v2;  // points; body 1's axis; body 2's perpendiculars
-};
 
 }  // namespace
 
-void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, double t, std::vector<double>& values,
+void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, std::vector<double>& values,
                         const std::vector<char>* wanted) {
   values.resize(static_cast<std::size_t>(m.nblocks));
   if (m.nrows == 0) return;
-  thread_local ColumnFrames cf;
-  cf.reset(m, z);
-  auto& out = scratch<Jet, 1>();
+  Buffers& b = data.buffers();
+  resetColumns(m, b, z);
+  ColumnFrames& cf = b.columns;
+  auto& out = scratch<Jet, 1>(b);
   out.resize(static_cast<std::size_t>(m.nrows));
-  auto& zj = scratch<Jet, 2>();
-  zj = seeded<3>(z, nullptr, -1);
+  auto& zj = scratch<Jet, 2>(b);
+  zj = seeded<3>(b, z, nullptr, -1);
   // cut pins, spherical and revolute joints: their rows differentiated in closed form from the
   // joint's points and axes (the common case; the others go through Jet frames)
-  thread_local std::vector<CutGeometry> cut;
+  std::vector<CutGeometry>& cut = b.cut;
   cut.resize(m.constraints.size());
   for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
     const LoopConstraint& c = m.constraints[ci];
@@ -383,9 +376,9 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
     const auto& columns = m.blockColumns[k];  // the blocks this node's coordinates enter
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
       // off the unit sphere R(q) is not a rotation: these columns take the full recursion
-      auto& f = scratch<Frame<Jet>, 4>();
+      auto& f = scratch<Frame<Jet>, 4>(b);
       for (int i = 0; i < n.nz; ++i) {
-        const auto& zs = seeded<5>(z, nullptr, n.z + i);
+        const auto& zs = seeded<5>(b, z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         constraintRows<Jet>(m, m.numbers, f, zs.data(), Jet(t), out.data());
         for (const auto& b : columns) {
@@ -428,7 +421,7 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
           continue;
         }
         if (!seeded) {
-          cf.seed(m, k, i, 1.0);
+          seedColumn(m, cf, k, i, 1.0);
           zj[static_cast<std::size_t>(col)].d = 1;  // rows that read z directly (tree drivers, quaternions)
           seeded = true;
         }
@@ -437,16 +430,16 @@ void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, doubl
       }
       if (seeded) {
         zj[static_cast<std::size_t>(col)].d = 0;
-        cf.seed(m, k, i, 0.0);
+        seedColumn(m, cf, k, i, 0.0);
       }
     }
   }
 }
 
-void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros) {
+void loopJacobian(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros) {
   if (!reuseZeros || J.rows() != m.nrows || J.cols() != m.nz) J.setZero(m.nrows, m.nz);
-  thread_local std::vector<double> values;
-  loopJacobianBlocks(m, z, t, values);
+  std::vector<double>& values = data.buffers().blocks;
+  loopJacobianBlocks(m, data, z, t, values);
   for (const LoopConstraint& c : m.constraints) {
     if (c.rows == 0) continue;
     const auto& cols = m.rowColumns[static_cast<std::size_t>(c.row)];
@@ -456,17 +449,18 @@ void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, E
   }
 }
 
-void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT) {
+void loopPhiT(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT) {
   phiT.resize(m.nrows);
-  auto& f = scratch<Frame<Jet>, 6>();
-  auto& out = scratch<Jet, 7>();
+  Buffers& b = data.buffers();
+  auto& f = scratch<Frame<Jet>, 6>(b);
+  auto& out = scratch<Jet, 7>(b);
   out.resize(static_cast<std::size_t>(m.nrows));
   phiT.setZero();
   // only the drivers read the time (cut joints and unit quaternions do not)
   bool driven = false;
   for (const auto& c : m.constraints) driven = driven || c.kind == LoopConstraint::Kind::Driver;
   if (!driven) return;
-  const auto& z0 = seeded<8>(z, nullptr, -1);
+  const auto& z0 = seeded<8>(b, z, nullptr, -1);
   computeFrames<Jet>(m, z0.data(), f);
   for (const auto& c : m.constraints) {
     if (c.kind != LoopConstraint::Kind::Driver) continue;
@@ -475,10 +469,11 @@ void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen
   }
 }
 
-void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out) {
-  auto& rows = scratch<Jet, 34>();
-  const auto& zv = seeded<35>(z, &zd, -1);
-  const auto& f = jetFramesAlong(m, z.data(), zd.data());
+void motionSnapshot(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out) {
+  Buffers& b = data.buffers();
+  auto& rows = scratch<Jet, 34>(b);
+  const auto& zv = seeded<35>(b, z, &zd, -1);
+  const auto& f = jetFramesAlong(m, data, z.data(), zd.data());
   const auto& bodies = m.numbers.mech.bodies;
   const auto nb = static_cast<Eigen::Index>(bodies.size());
   out.poses.resize(bodies.size());
@@ -522,13 +517,9 @@ Eigen::Vector3d MotionSnapshot::pointVelocity(int body, int index) const {
 
 namespace detail {
 
-const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const double* z, const double* zd) {
-  thread_local struct {
-    std::uint64_t model = 0;
-    std::vector<double> z, zd;
-    std::vector<Frame<Jet>> f;
-    std::vector<Eigen::Vector3d> w, wd;  // per body: ω and ω̇ (z̈ = 0)
-  } memo;
+const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, RecursiveData& data, const double* z, const double* zd) {
+  Buffers& b = data.buffers();
+  auto& memo = b.motion;  // per body: ω and ω̇ (z̈ = 0) beside the frames
   const auto n = static_cast<std::size_t>(m.nz);
   const bool same = memo.model == m.id && memo.z.size() == n && std::equal(z, z + n, memo.z.begin()) &&
                     std::equal(zd, zd + n, memo.zd.begin());
@@ -538,7 +529,7 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
   // parent), Ṙ = ω̃ R and R̈ = (ω̇~ + ω̃ ω̃) R. Its origin hangs from the parent's on two arms,
   // r1 = R_p J turning with the parent and r2 = x − x_p − r1 with the body. No trigonometry and
   // no products of jets; the other joints go through jets from their parent's jet frame.
-  const auto& fd = framesAt(m, z);
+  const auto& fd = framesAt(m, b, z);
   const std::size_t nb = fd.size();
   auto& f = memo.f;
   f.resize(nb);
@@ -587,26 +578,28 @@ const std::vector<Frame<Jet>>& jetFramesAlong(const RecursiveModel& m, const dou
 
 }  // namespace detail
 
-void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+void loopRates(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c, const std::vector<char>* wanted) {
-  loopPhiT(m, z, t, phiT);
+  loopPhiT(m, data, z, t, phiT);
+  Buffers& b = data.buffers();
   c.resize(m.nrows);
-  auto& out = scratch<Jet, 12>();
+  auto& out = scratch<Jet, 12>(b);
   out.resize(static_cast<std::size_t>(m.nrows));
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
-  const auto& zv = seeded<13>(z, &zd, -1);
-  const auto& f = jetFramesAlong(m, z.data(), zd.data());
+  const auto& zv = seeded<13>(b, z, &zd, -1);
+  const auto& f = jetFramesAlong(m, data, z.data(), zd.data());
   constraintRows<Jet>(m, m.numbers, f, zv.data(), Jet(t, 1, 0), out.data(), wanted);
   for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
 }
 
-void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& V,
+void bodyVelocities(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& V,
                     Eigen::VectorXd& Vdot0) {
+  Buffers& b = data.buffers();
   const auto nb = static_cast<Eigen::Index>(m.numbers.mech.bodies.size());
   V.setZero(6 * nb);
   Vdot0.setZero(6 * nb);
-  auto& f = scratch<Frame<Jet>, 14>();
-  const auto& zv = seeded<15>(z, &zd, -1);
+  auto& f = scratch<Frame<Jet>, 14>(b);
+  const auto& zv = seeded<15>(b, z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   for (Eigen::Index b = 1; b < nb; ++b) {
     const auto& body = m.numbers.mech.bodies[static_cast<std::size_t>(b)];
@@ -619,18 +612,21 @@ void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eig
   }
 }
 
-// once per (model, z) on each thread, like the poses: the loop Jacobian and the mass matrix of
+// once per (model, z) in the run's data, like the poses: the loop Jacobian and the mass matrix of
 // one state both need them. The reference holds until the next call with another z.
-const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z) {
-  thread_local struct {
-    std::uint64_t model = 0;
-    Eigen::VectorXd z;
-    std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> b;
-  } memo;
+const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, RecursiveData& data,
+                                                                                 const Eigen::VectorXd& z) {
+  return partialVelocitiesAt(m, data.buffers(), z);
+}
+
+namespace {
+const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, Buffers& buffers,
+                                                                                 const Eigen::VectorXd& z) {
+  auto& memo = buffers.partials;
   if (memo.model == m.id && memo.z.size() == z.size() && memo.z == z) return memo.b;
   auto& b = memo.b;
   b.resize(m.nodes.size());
-  const auto& f = framesAt(m, z);
+  const auto& f = framesAt(m, buffers, z);
   for (std::size_t k = 0; k < m.nodes.size(); ++k) {
     const Node& n = m.nodes[k];
     const auto& g = m.numbers.nodes[k];
@@ -669,21 +665,23 @@ const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt
   memo.z = z;
   return b;
 }
+}  // namespace
 
-void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+void pointJacobian(const RecursiveModel& m, RecursiveData& data, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                    Eigen::MatrixXd& J) {
   J.setZero(3, m.nz);
-  thread_local ColumnFrames cf;
-  cf.reset(m, z);
+  Buffers& b = data.buffers();
+  resetColumns(m, b, z);
+  const ColumnFrames& cf = b.columns;
   const V3<double> P = worldPoint((*cf.f)[static_cast<std::size_t>(body)], p_B);
   const Eigen::Vector3d p(P[0], P[1], P[2]);
   // ∂P/∂z_(k,i) = v + ω × (P − r_k) for the nodes k the body hangs from
   for (int k = m.nodeOfBody[static_cast<std::size_t>(body)]; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
     const Node& n = m.nodes[static_cast<std::size_t>(k)];
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
-      auto& f = scratch<Frame<Jet>, 17>();  // R(q) is not a rotation off the unit sphere: full recursion
+      auto& f = scratch<Frame<Jet>, 17>(b);  // R(q) is not a rotation off the unit sphere: full recursion
       for (int i = 0; i < n.nz; ++i) {
-        const auto& zs = seeded<18>(z, nullptr, n.z + i);
+        const auto& zs = seeded<18>(b, z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         const V3<Jet> Pj = worldPoint(f[static_cast<std::size_t>(body)], p_B);
         J.col(n.z + i) << Pj[0].d, Pj[1].d, Pj[2].d;
@@ -697,18 +695,19 @@ void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B
   }
 }
 
-void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+void pointState(const RecursiveModel& m, RecursiveData& data, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
                 Eigen::Vector3d* a) {
-  auto& f = scratch<Frame<Jet>, 19>();
-  const auto& zv = seeded<20>(z, &zd, -1);
+  Buffers& b = data.buffers();
+  auto& f = scratch<Frame<Jet>, 19>(b);
+  const auto& zv = seeded<20>(b, z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
   if (r) *r = {P[0].v, P[1].v, P[2].v};
   if (v) *v = {P[0].d, P[1].d, P[2].d};
   if (a) {
-    const auto& za = seeded<21>(z, &zdd, -1);
-    auto& fa = scratch<Frame<Jet>, 22>();
+    const auto& za = seeded<21>(b, z, &zdd, -1);
+    auto& fa = scratch<Frame<Jet>, 22>(b);
     computeFrames<Jet>(m, za.data(), fa);
     const V3<Jet> Pa = worldPoint(fa[static_cast<std::size_t>(body)], p_B);
     *a = {Pa[0].d + P[0].dd, Pa[1].d + P[1].dd, Pa[2].d + P[2].dd};

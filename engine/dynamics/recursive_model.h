@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -184,32 +185,51 @@ bool jointCoordinateNeedsFrames(const RecursiveModel& m, int joint);
 template <class T, class P>
 bool jointCoordinatesOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, std::span<const int> joints, T* q);
 
+/// The buffers the kernels below keep between calls: the poses at the last z (and their jets along
+/// the last ż, the partial velocities there), which several kernels of one state ask for and get
+/// computed once, and scratch. One per run, owned by its Data (MatrixRData's and PenaltyData's
+/// solvers, or a caller's own): two runs never share one (threads, a DDM pass beside an adjoint
+/// replay), and a kernel allocates nothing once it has run. A kernel's result that refers into it
+/// holds until the next call with another state.
+class RecursiveData {
+ public:
+  RecursiveData();
+  ~RecursiveData();
+  RecursiveData(RecursiveData&&) noexcept;
+  RecursiveData& operator=(RecursiveData&&) noexcept;
+  struct Buffers;  // recursive_data.h
+  Buffers& buffers() { return *buffers_; }
+
+ private:
+  std::unique_ptr<Buffers> buffers_;
+};
+
 /// Poses of every body (index = body; the ground is identity) at z.
-void bodyPoses(const RecursiveModel& m, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);
+void bodyPoses(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, std::vector<Pose3<double>>& out);
 
 /// Φ(z, t) (nrows). `wanted` (by row, optional): rows not wanted may be left as they were.
-void loopConstraints(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi,
+void loopConstraints(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phi,
                      const std::vector<char>* wanted = nullptr);
 /// Φ_z (nrows × nz), dense. `reuseZeros`: J holds this model's Φ_z from an earlier call, so only
 /// the structural entries are written (the others are zero already; saves clearing it).
-void loopJacobian(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros = false);
+void loopJacobian(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::MatrixXd& J, bool reuseZeros = false);
 /// Φ_z on its structural pattern, constraint by constraint: constraint c's block is c.rows ×
 /// rowColumns[c.row].size(), column-major, from values[c.block] (nblocks in all). A Matrix R step
 /// reads only these; the dense nrows × nz Φ_z of a large grid is a megabyte of cache misses.
 /// `wanted` (by row of Φ, optional): rows not wanted may be left as they were.
-void loopJacobianBlocks(const RecursiveModel& m, const Eigen::VectorXd& z, double t, std::vector<double>& values,
+void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, std::vector<double>& values,
                         const std::vector<char>* wanted = nullptr);
 /// The freedoms the loops leave the tree at z, drivers not counted: nz − rank Φ_z (rows of the
 /// cut joints and unit quaternions). The mobility a mechanism really has where Grübler–Kutzbach
 /// miscounts (parallel axes, overconstrained grids); a passive spin (a rod between two ball
 /// joints) counts as a freedom.
-int loopMobility(const RecursiveModel& m, const Eigen::VectorXd& z);
+int loopMobility(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z);
 /// The rows of J (from `first`, `count` of them) that are not zero. A zero row is never a pivot,
 /// so ranks and choices of rows need only the others, at a fraction of a QR's cost: a planar
 /// linkage drawn in 3D has the out-of-plane rows of its cut joints zero.
 std::vector<int> nonzeroRows(const Eigen::MatrixXd& J, int first, int count);
 /// Φ_t only (nrows).
-void loopPhiT(const RecursiveModel& m, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
+void loopPhiT(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT);
 
 /// What an output row reads, from one pass of the frames along ż (jets).
 struct MotionSnapshot {
@@ -222,29 +242,30 @@ struct MotionSnapshot {
   Eigen::Vector3d pointPosition(const RecursiveModel& m, int body, int index) const;
   Eigen::Vector3d pointVelocity(int body, int index) const;
 };
-void motionSnapshot(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out);
+void motionSnapshot(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out);
 
 /// Φ_t and c = −(Φ̇_z ż + Φ̇_t) (nrows each). `wanted` (by row, optional): c's rows not wanted may
 /// be left as they were.
-void loopRates(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
+void loopRates(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t,
                Eigen::VectorXd& phiT, Eigen::VectorXd& c, const std::vector<char>* wanted = nullptr);
 
 /// Body velocities V_k = [ṙ_k; ω_k] (centre of mass, world) and V̇⁰_k = Ṙ^v ż (the accelerations
 /// with z̈ = 0), each 6·nbodies (ground included as zeros).
-void bodyVelocities(const RecursiveModel& m, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+void bodyVelocities(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                     Eigen::VectorXd& V, Eigen::VectorXd& Vdot0);
 
 /// The partial velocities b_k (6 × nz_k) of every node: the velocity of its body's centre of mass
 /// and its angular velocity per unit rate of its own coordinates, parent at rest. Computed once
-/// per z on each thread; the reference holds until this thread asks for another z.
-const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, const Eigen::VectorXd& z);
+/// per z in `data`; the reference holds until it is asked for another z.
+const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>>& partialVelocitiesAt(const RecursiveModel& m, RecursiveData& data,
+                                                                                 const Eigen::VectorXd& z);
 
 /// ∂r_P/∂z (3 × nz) for point p_B of `body`.
-void pointJacobian(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+void pointJacobian(const RecursiveModel& m, RecursiveData& data, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                    Eigen::MatrixXd& J);
 
 /// World position of point `p` of body `body`, its velocity and acceleration.
-void pointState(const RecursiveModel& m, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
+void pointState(const RecursiveModel& m, RecursiveData& data, int body, const Eigen::Vector3d& p_B, const Eigen::VectorXd& z,
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
                 Eigen::Vector3d* a);
 

@@ -246,11 +246,11 @@ void computeFrames(const RecursiveModel& m, const T* z, std::vector<Frame<T>>& f
 template <class T, class P> V3<T> worldPoint(const Frame<T>& f, const Eigen::Matrix<P, 3, 1>& p) { return add(f.x, mul(f.R, p)); }
 
 /// The frames along z + s ż on jets (value, rate, and acceleration with z̈ = 0), computed once per
-/// (model, z, ż) on each thread: the forces, the loop rates and the output rows of one state share
+/// (model, z, ż) in `data`: the forces, the loop rates and the output rows of one state share
 /// them (recursive_kinematics.cpp). The reference holds until the next call with another state.
 /// Equal to computeFrames on jets (z, ż, 0) up to rounding; revolute nodes go by the velocity
 /// recursion from the poses at z instead.
-const std::vector<Frame<kin::Jet>>& jetFramesAlong(const RecursiveModel& m, const double* z, const double* zd);
+const std::vector<Frame<kin::Jet>>& jetFramesAlong(const RecursiveModel& m, RecursiveData& data, const double* z, const double* zd);
 template <class T, class P> V3<T> worldDir(const Frame<T>& f, const Eigen::Matrix<P, 3, 1>& v) { return mul(f.R, v); }
 
 }  // namespace lw::dyn::detail

@@ -108,10 +108,11 @@ void evaluationParts(benchmark::State& state, const Mechanism& mech) {
     timed("evaluate", 50, [&] { (void)dyn::evaluate(m, d, d.t, d.zi, d.zid); });
     timed("chooseDofs", 5, [&] { (void)dyn::chooseDofs(m, d); (void)dyn::evaluate(m, d, d.t, d.zi, d.zid); });
     timed("compileMatrixR", 5, [&] { (void)dyn::compileMatrixR(*res); });
-    timed("loopConstraints", 200, [&] { dyn::loopConstraints(m.tree, d.z, d.t, phi); });
-    timed("loopJacobianBlocks", 200, [&] { dyn::loopJacobianBlocks(m.tree, d.z, d.t, blocks, &m.selected); });
-    timed("loopRates", 200, [&] { dyn::loopRates(m.tree, d.z, d.zd, d.t, phiT, c); });
-    timed("reducedMass", 200, [&] { dyn::reducedMass(m.tree, d.z, Rt, d.a, Mbar, Mda); });
+    dyn::RecursiveData kd;
+    timed("loopConstraints", 200, [&] { dyn::loopConstraints(m.tree, kd, d.z, d.t, phi); });
+    timed("loopJacobianBlocks", 200, [&] { dyn::loopJacobianBlocks(m.tree, kd, d.z, d.t, blocks, &m.selected); });
+    timed("loopRates", 200, [&] { dyn::loopRates(m.tree, kd, d.z, d.zd, d.t, phiT, c); });
+    timed("reducedMass", 200, [&] { dyn::reducedMass(m.tree, kd, d.z, Rt, d.a, Mbar, Mda); });
     timed("massAndForces", 200, [&] { dyn::massAndForces(m.tree, d.z, d.zd, d.t, Md, Qd); });
   }
   state.counters["nz"] = m.tree.nz;

@@ -246,7 +246,8 @@ TEST(GeneralizedForces, MassTimesIsTheMassMatrixAndTheInverseDynamicsDifference)
     const auto c = movingState(mech);
     const RecursiveModel& tree = c->model.tree;
     Eigen::MatrixXd Md;
-    massMatrix(tree, c->z, Md);
+    RecursiveData kd;
+    massMatrix(tree, kd, c->z, Md);
     GeneralizedForces<double> forces(tree);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(tree.nz);
     Eigen::VectorXd Q0(tree.nz), Qv(tree.nz), Mv(tree.nz);
@@ -275,8 +276,8 @@ TEST(GeneralizedForces, MassTimesIsTheMassMatrixAndTheInverseDynamicsDifference)
     dual.massTimes(v.data(), out.data());
     const double h = 1e-6;
     Eigen::MatrixXd Mp, Mm;
-    massMatrix(tree, c->z + h * dir, Mp);
-    massMatrix(tree, c->z - h * dir, Mm);
+    massMatrix(tree, kd, c->z + h * dir, Mp);
+    massMatrix(tree, kd, c->z - h * dir, Mm);
     const Eigen::VectorXd slope = (Mp - Mm) * vv / (2 * h);
     for (int i = 0; i < tree.nz; ++i)
       EXPECT_NEAR(out[static_cast<std::size_t>(i)].g[0], slope[i], 1e-6 * std::max(1.0, slope.cwiseAbs().maxCoeff())) << name;

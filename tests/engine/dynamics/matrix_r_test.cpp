@@ -46,6 +46,7 @@ std::unique_ptr<Loaded> fromText(const std::string& text) {
 }
 
 TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
+  RecursiveData kd;
   for (const char* name : {"spatial-four-bar-swing", "four-bar-free", "ten-bar-chain", "rssr", "buggy"}) {
     const auto l = sample(name);
     const MatrixRModel m = compileMatrixR(l->resolved);
@@ -60,11 +61,11 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
     for (int j = 0; j < m.tree.nz; ++j) {
       Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
       e[j] = 1;
-      bodyVelocities(m.tree, d.z, e, V, Vd0);
+      bodyVelocities(m.tree, kd, d.z, e, V, Vd0);
       Rv.col(j) = V;
     }
     std::vector<Pose3<double>> poses;
-    bodyPoses(m.tree, d.z, poses);
+    bodyPoses(m.tree, kd, d.z, poses);
     for (Eigen::Index b = 1; b < nb; ++b) {
       const auto& body = l->resolved.bodies[static_cast<std::size_t>(b)];
       Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(poses[static_cast<std::size_t>(b)].R);
@@ -76,7 +77,7 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
     EXPECT_LT((d.Md - Md).cwiseAbs().maxCoeff(), 1e-10 * std::max(1.0, Md.cwiseAbs().maxCoeff())) << name;
     Eigen::VectorXd Qv;
     bodyForces(m.tree, d.z, d.zd, 0.2, Qv);
-    bodyVelocities(m.tree, d.z, d.zd, V, Vd0);
+    bodyVelocities(m.tree, kd, d.z, d.zd, V, Vd0);
     const Eigen::VectorXd Qd = Rv.transpose() * (Qv - Mv * Vd0);
     EXPECT_LT((d.Qd - Qd).cwiseAbs().maxCoeff(), 1e-9 * std::max(1.0, Qd.cwiseAbs().maxCoeff())) << name;
   }
@@ -85,11 +86,12 @@ TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
 // The independent loop rows are chosen among the nonzero rows only (a planar grid drawn in 3D has
 // 3 of every cut joint's 5 rows zero); the choice is the column-pivoted QR's over all rows
 TEST(MatrixR, RowChoiceLeavesOutOnlyZeroRows) {
+  RecursiveData kd;
   for (const char* name : {"grid-1x15", "five-bar", "spatial-four-bar", "rssr", "buggy"}) {
     const auto l = sample(name);
     const MatrixRModel m = compileMatrixR(l->resolved);
     Eigen::MatrixXd J;
-    loopJacobian(m.tree, m.tree.z0, 0.0, J);
+    loopJacobian(m.tree, kd, m.tree.z0, 0.0, J);
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J.cols(), J.rows());
     qr.setThreshold(1e-9);
     qr.compute(J.transpose());
@@ -105,12 +107,12 @@ TEST(MatrixR, RowChoiceLeavesOutOnlyZeroRows) {
       }
     Eigen::ColPivHouseholderQR<Eigen::MatrixXd> loopQr(loops);
     loopQr.setThreshold(1e-9);
-    EXPECT_EQ(loopMobility(m.tree, m.tree.z0), m.tree.nz - (loops.rows() > 0 ? loopQr.rank() : 0)) << name;
+    EXPECT_EQ(loopMobility(m.tree, kd, m.tree.z0), m.tree.nz - (loops.rows() > 0 ? loopQr.rank() : 0)) << name;
   }
   const auto grid = sample("grid-1x15");
   const MatrixRModel m = compileMatrixR(grid->resolved);
   Eigen::MatrixXd J;
-  loopJacobian(m.tree, m.tree.z0, 0.0, J);
+  loopJacobian(m.tree, kd, m.tree.z0, 0.0, J);
   EXPECT_EQ(nonzeroRows(J, 0, static_cast<int>(J.rows())).size(), 2u * 15u);  // 15 cut joints, 2 in-plane rows each
   EXPECT_EQ(m.rows.size(), 30u);
 }
@@ -140,12 +142,13 @@ TEST(MatrixR, ReducedMassMatrixEqualsProductWithMd) {
 }
 
 TEST(MatrixR, ProjectionIdentities) {
+  RecursiveData kd;
   const auto l = sample("spatial-four-bar-swing");
   const MatrixRModel m = compileMatrixR(l->resolved);
   MatrixRData d(m);
   ASSERT_TRUE(initialState(m, d).ok());
   Eigen::MatrixXd J;
-  loopJacobian(m.tree, d.z, d.t, J);
+  loopJacobian(m.tree, kd, d.z, d.t, J);
   EXPECT_LT((J * d.R).cwiseAbs().maxCoeff(), 1e-12);  // Φ_z R^Φ = 0
   for (std::size_t k = 0; k < d.dofs.size(); ++k)   // B R^Φ = I
     EXPECT_NEAR(d.R(d.dofs[k].z, static_cast<Eigen::Index>(k)), 1.0, 1e-12);
@@ -154,6 +157,7 @@ TEST(MatrixR, ProjectionIdentities) {
 
 // the same on a grid, where Θ_z is sparse: R^Φ from KLU's factors, the right-hand sides as rows
 TEST(MatrixR, ProjectionIdentitiesWithSparseTheta) {
+  RecursiveData kd;
   Diagnostics diag;
   const auto res = resolve(generate::grid(4, 15), diag);
   ASSERT_TRUE(res.has_value());
@@ -164,7 +168,7 @@ TEST(MatrixR, ProjectionIdentitiesWithSparseTheta) {
   const Eigen::VectorXd zid = Eigen::VectorXd::LinSpaced(static_cast<Eigen::Index>(d.dofs.size()), 0.4, -0.6);
   ASSERT_TRUE(evaluate(m, d, 0.01, d.zi, zid).ok());
   Eigen::MatrixXd J;
-  loopJacobian(m.tree, d.z, d.t, J);
+  loopJacobian(m.tree, kd, d.z, d.t, J);
   EXPECT_LT((J * d.R).cwiseAbs().maxCoeff(), 1e-12);  // Φ_z R^Φ = 0
   ASSERT_EQ(d.dofs.size(), 15u);
   for (std::size_t k = 0; k < d.dofs.size(); ++k)  // B R^Φ = I

@@ -34,13 +34,14 @@ void randomState(const RecursiveModel& m, std::mt19937& rng, std::normal_distrib
 }
 
 TEST(RecursiveModel, StoredConfigurationAtZ0AndLoopsClosed) {
+  RecursiveData kd;
   for (const auto& [name, mech] : models()) {
     Diagnostics d;
     const auto res = resolve(mech, d);
     ASSERT_TRUE(res) << name;
     const RecursiveModel m = compileRecursiveModel(*res);
     std::vector<Pose3<double>> poses;
-    bodyPoses(m, m.z0, poses);
+    bodyPoses(m, kd, m.z0, poses);
     for (std::size_t b = 1; b < res->bodies.size(); ++b) {
       const auto& body = res->bodies[b];
       for (int i = 0; i < 3; ++i) {
@@ -49,7 +50,7 @@ TEST(RecursiveModel, StoredConfigurationAtZ0AndLoopsClosed) {
       }
     }
     Eigen::VectorXd phi;
-    loopConstraints(m, m.z0, 0, phi);
+    loopConstraints(m, kd, m.z0, 0, phi);
     const double tol = name == "five-bar" ? 1e-3 : 1e-9;  // the seed's truncated lengths
     for (int r = 0; r < m.nrows; ++r) EXPECT_LT(std::abs(phi[r]), tol) << name << ": " << m.describeRow(r);
   }
@@ -59,6 +60,7 @@ TEST(RecursiveModel, StoredConfigurationAtZ0AndLoopsClosed) {
 // parallelograms swings on its own (15 freedoms; the formula counts each planar loop's 3 redundant
 // rows in space and says −30 for 1×15); the RSSR's rod keeps its passive spin
 TEST(RecursiveModel, LoopMobilityIsTheRealNumberOfFreedoms) {
+  RecursiveData kd;
   const std::map<std::string, int> known = {{"four-bar", 1}, {"slider-crank", 1}, {"watt-six-bar", 1}, {"stephenson-six-bar", 1},
                                             {"five-bar", 2}, {"four-bar-free", 1}, {"spatial-four-bar", 1}, {"rssr", 2},
                                             {"grid-1x15", 15}, {"grid-2x15", 15}, {"grid-4x15", 15}};
@@ -70,13 +72,14 @@ TEST(RecursiveModel, LoopMobilityIsTheRealNumberOfFreedoms) {
     const auto res = resolve(mech, d);
     ASSERT_TRUE(res) << name;
     const RecursiveModel m = compileRecursiveModel(*res);
-    EXPECT_EQ(loopMobility(m, m.z0), it->second) << name;
+    EXPECT_EQ(loopMobility(m, kd, m.z0), it->second) << name;
     ++checked;
   }
   EXPECT_GE(checked, 8);
 }
 
 TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
+  RecursiveData kd;
   std::mt19937 rng(11);
   std::normal_distribution<double> noise(0, 1);
   for (const auto& [name, mech] : models()) {
@@ -87,14 +90,14 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
     randomState(m, rng, noise, z, zd);
     const double t = 0.3, h = 1e-6;
     Eigen::MatrixXd J;
-    loopJacobian(m, z, t, J);
+    loopJacobian(m, kd, z, t, J);
     Eigen::VectorXd fp, fm, f0;
     for (int j = 0; j < m.nz; ++j) {
       Eigen::VectorXd zp = z, zm = z;
       zp[j] += h;
       zm[j] -= h;
-      loopConstraints(m, zp, t, fp);
-      loopConstraints(m, zm, t, fm);
+      loopConstraints(m, kd, zp, t, fp);
+      loopConstraints(m, kd, zm, t, fm);
       for (int r = 0; r < m.nrows; ++r) {
         const double fd = (fp[r] - fm[r]) / (2 * h);
         ASSERT_TRUE(test::near(J(r, j), fd, 1e-7, 1e-7)) << name << " Φ_z(" << r << "," << j << ")";
@@ -109,7 +112,7 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
     std::vector<char> wanted(static_cast<std::size_t>(m.nrows));
     for (std::size_t r = 0; r < wanted.size(); ++r) wanted[r] = static_cast<char>(r % 3 != 1);
     std::vector<double> blocks;
-    loopJacobianBlocks(m, z, t, blocks, &wanted);
+    loopJacobianBlocks(m, kd, z, t, blocks, &wanted);
     ASSERT_EQ(static_cast<int>(blocks.size()), m.nblocks);
     for (const LoopConstraint& lc : m.constraints)
       for (int a = 0; a < lc.rows; ++a) {
@@ -121,35 +124,35 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
               << name << " block of row " << lc.row + a;
       }
     Eigen::VectorXd phiT, c;
-    loopRates(m, z, zd, t, phiT, c);
+    loopRates(m, kd, z, zd, t, phiT, c);
     // Φ and c of the wanted rows alone are those of all rows
     {
       Eigen::VectorXd phiAll, phiWanted, phiTw, cWanted;
-      loopConstraints(m, z, t, phiAll);
-      loopConstraints(m, z, t, phiWanted, &wanted);
-      loopRates(m, z, zd, t, phiTw, cWanted, &wanted);
+      loopConstraints(m, kd, z, t, phiAll);
+      loopConstraints(m, kd, z, t, phiWanted, &wanted);
+      loopRates(m, kd, z, zd, t, phiTw, cWanted, &wanted);
       for (int r = 0; r < m.nrows; ++r)
         if (wanted[static_cast<std::size_t>(r)]) {
           ASSERT_EQ(phiWanted[r], phiAll[r]) << name << " Φ row " << r;
           ASSERT_EQ(cWanted[r], c[r]) << name << " c row " << r;
         }
     }
-    loopConstraints(m, z, t + h, fp);
-    loopConstraints(m, z, t - h, fm);
+    loopConstraints(m, kd, z, t + h, fp);
+    loopConstraints(m, kd, z, t - h, fm);
     for (int r = 0; r < m.nrows; ++r) ASSERT_TRUE(test::near(phiT[r], (fp[r] - fm[r]) / (2 * h), 1e-7, 1e-7)) << name;
     const double s = 1e-4;
-    loopConstraints(m, z + s * zd, t + s, fp);
-    loopConstraints(m, z - s * zd, t - s, fm);
-    loopConstraints(m, z, t, f0);
+    loopConstraints(m, kd, z + s * zd, t + s, fp);
+    loopConstraints(m, kd, z - s * zd, t - s, fm);
+    loopConstraints(m, kd, z, t, f0);
     for (int r = 0; r < m.nrows; ++r)
       ASSERT_TRUE(test::near(-c[r], (fp[r] - 2 * f0[r] + fm[r]) / (s * s), 1e-5, 1e-5)) << name << " c row " << r;
     // body velocities: centre of mass and orientation along z + s ż
     Eigen::VectorXd V, Vd0;
-    bodyVelocities(m, z, zd, V, Vd0);
+    bodyVelocities(m, kd, z, zd, V, Vd0);
     std::vector<Pose3<double>> pp, pm, p0;
-    bodyPoses(m, z + s * zd, pp);
-    bodyPoses(m, z - s * zd, pm);
-    bodyPoses(m, z, p0);
+    bodyPoses(m, kd, z + s * zd, pp);
+    bodyPoses(m, kd, z - s * zd, pm);
+    bodyPoses(m, kd, z, p0);
     for (std::size_t b = 1; b < res->bodies.size(); ++b) {
       auto com = [&](const Pose3<double>& P) {
         Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> R(P.R);
@@ -168,21 +171,21 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
       EXPECT_TRUE(test::near(V[6 * static_cast<Eigen::Index>(b) + 5], W(1, 0), 1e-6, 1e-6)) << name;
     }
     // partial velocities: b_k is V_k when only node k's coordinates move
-    const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> bk = partialVelocitiesAt(m, z);
+    const std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> bk = partialVelocitiesAt(m, kd, z);
     for (std::size_t k = 0; k < m.nodes.size(); ++k)
       for (int i = 0; i < m.nodes[k].nz; ++i) {
         Eigen::VectorXd e = Eigen::VectorXd::Zero(m.nz);
         e[m.nodes[k].z + i] = 1;
-        bodyVelocities(m, z, e, V, Vd0);
+        bodyVelocities(m, kd, z, e, V, Vd0);
         const auto body = static_cast<Eigen::Index>(m.nodes[k].body);
         EXPECT_LT((V.segment<6>(6 * body) - bk[k].col(i)).cwiseAbs().maxCoeff(), 1e-12) << name;
       }
     // the output rows' one-pass snapshot: the same Φ, Φ̇ = Φ_z ż + Φ_t, body velocities and poses,
     // and point velocities by differences along z + s ż
     MotionSnapshot snap;
-    motionSnapshot(m, z, zd, t, snap);
-    bodyVelocities(m, z, zd, V, Vd0);
-    loopConstraints(m, z, t, f0);
+    motionSnapshot(m, kd, z, zd, t, snap);
+    bodyVelocities(m, kd, z, zd, V, Vd0);
+    loopConstraints(m, kd, z, t, f0);
     ASSERT_EQ(snap.phi.size(), m.nrows);
     if (m.nrows > 0) {  // open chains have no loop rows
       EXPECT_LT((snap.phi - f0).cwiseAbs().maxCoeff(), 1e-14) << name;
@@ -211,6 +214,7 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
 // velocity recursion on revolute nodes: they equal the pose recursion on jets, value, rate and
 // acceleration, for every joint kind the samples have (planar, spatial, free, spherical).
 TEST(RecursiveModel, JetFramesFromVelocitiesEqualThePoseRecursionOnJets) {
+  RecursiveData kd;
   std::mt19937 rng(5);
   std::normal_distribution<double> noise(0, 1);
   for (const auto& [name, mech] : models()) {
@@ -223,7 +227,7 @@ TEST(RecursiveModel, JetFramesFromVelocitiesEqualThePoseRecursionOnJets) {
     for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(z[i], zd[i], 0.0);
     std::vector<detail::Frame<kin::Jet>> expected;
     detail::computeFrames<kin::Jet>(m, zj.data(), expected);
-    const auto& f = detail::jetFramesAlong(m, z.data(), zd.data());
+    const auto& f = detail::jetFramesAlong(m, kd, z.data(), zd.data());
     ASSERT_EQ(f.size(), expected.size()) << name;
     const double scale = std::max(1.0, res->lengthScale());
     for (std::size_t b = 0; b < f.size(); ++b) {
