@@ -422,8 +422,16 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (nonFinite) return res;
     // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
     // independent coordinates chosen there), the accelerations again, the row just after
-    auto penaltyImpact = [&](const std::vector<int>& closing) -> lw::Status {
-      if (events::mixedEvents(sources, closing)) return mixedProblem(sources, closing, pd.t);
+    auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
+      std::vector<int> closing = crossing;
+      if (events::mixedEvents(sources, crossing)) {
+        // an impact and a switch at once: the switch first (logged), then the impact with the
+        // forces after it. A coincidence any change of a parameter separates: no sensitivity
+        if (observer) return mixedProblem(sources, crossing, pd.t);
+        const std::vector<int> switching = events::switchesAmong(sources, crossing, closing);
+        events::applySwitches(model.tree, sources, switching, model.tree.numbers);
+        res.events.push_back(switchRecord(model.tree, sources, pd.t, switching, pd.z, pd.zd, dyn::energy(model.tree, pd.z, pd.zd).total()));
+      }
       if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
         const Eigen::VectorXd zdBefore = pd.zd;
         if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
@@ -587,10 +595,18 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   auto endNextToSingular = [&] { return data.rcond < 0.1 * rcondStart && data.rcond < 1e-6; };
   // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
   // the state after it, and the table gets the row just after beside the one just before
-  auto applyImpact = [&](const std::vector<int>& closing) -> lw::Status {
+  auto applyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
-    if (events::mixedEvents(sources, closing)) return mixedProblem(sources, closing, s.t);
+    std::vector<int> closing = crossing;
+    if (events::mixedEvents(sources, crossing)) {
+      // an impact and a switch at once: the switch first (logged), then the impact with the forces
+      // after it. A coincidence any change of a parameter separates: no sensitivity through it
+      if (observer) return mixedProblem(sources, crossing, s.t);
+      const std::vector<int> switching = events::switchesAmong(sources, crossing, closing);
+      events::applySwitches(model.tree, sources, switching, model.tree.numbers);
+      res.events.push_back(switchRecord(model.tree, sources, s.t, switching, data.z, data.zd, dyn::energy(model.tree, data.z, data.zd).total()));
+    }
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
       const Eigen::VectorXd zdBefore = data.zd;

@@ -60,6 +60,13 @@ bool applySwitches(const dyn::RecursiveModel& m, const std::vector<GapSource>& s
   }
   return all;
 }
+/// The switches among `closing`; the others (the impacts) into `impacts`.
+inline std::vector<int> switchesAmong(const std::vector<GapSource>& sources, const std::vector<int>& closing, std::vector<int>& impacts) {
+  std::vector<int> switching;
+  impacts.clear();
+  for (int j : closing) (sources[static_cast<std::size_t>(j)].isSwitch() ? switching : impacts).push_back(j);
+  return switching;
+}
 /// Are some but not all of `closing` switches (an impact and a switch at once)?
 inline bool mixedEvents(const std::vector<GapSource>& sources, const std::vector<int>& closing) {
   int switches = 0;

@@ -70,7 +70,9 @@ Status mixedProblem(const std::vector<GapSource>& sources, const std::vector<int
   std::string names;
   for (int j : closing) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
   return failure(Status::Code::NotConverged, t,
-                     names + " at the same time (t = " + shortNumber(t) + " s): an impact and a switch of the equations of motion at once are not handled");
+                     names + " at the same time (t = " + shortNumber(t) +
+                     " s): the sensitivities through an impact and a switch of the equations of motion at once are not defined (any "
+                     "change of a parameter separates them); the simulation alone runs through it");
 }
 
 // a point that starts inside its plane, or a joint beyond its limit (past the assembly's

@@ -3,13 +3,15 @@
 // kinematic law (ẏ₂ reverses, ẋ₂ kept, never below the line), Newton's law conserving energy
 // for e = 1 through the constrained mass matrix, simultaneous contacts as one impact, the same
 // impact times from Matrix R (both integrators) and the penalty formulation, and the refusals:
-// a point that starts inside its plane, a ball that comes to rest (Zeno) stops with the reason.
+// a point that starts inside its plane, a ball that comes to rest (Zeno) stops with the reason;
+// an impact and a switch at the same instant (the switch, then the impact).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
+#include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 
 namespace lw {
@@ -317,6 +319,61 @@ TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   for (const auto& x : d) all += x.format() + "\n";
   EXPECT_NE(all.find("a limit stops a joint of one coordinate (pin, revolute, slider, prismatic), not a spherical joint"), std::string::npos) << all;
   EXPECT_NE(all.find("a switch watches a joint of one coordinate (pin, revolute, slider, prismatic), not a universal joint"), std::string::npos) << all;
+}
+
+TEST(Impacts, AnImpactAndASwitchAtOnceAreBothTaken) {
+  // the ball of T1 whose floor contact and a switch on its height cross zero together: the switch
+  // turns on an upward thrust of 5 N, the impact reverses the velocity times e. Closed form: the
+  // first impact at t1 = sqrt(2 y0 / g) with v- = g t1, v+ = e v-; then the ball flies under
+  // g' = g - 5 and lands again (switch and impact again) at t1 + 2 v+ / g'
+  const double g = 9.81, e = 0.8, t1 = std::sqrt(2.0 / g), gp = g - 5.0, t2 = t1 + 2 * e * g * t1 / gp;
+  Mechanism m = fromText(ball(e))->mechanism;
+  Force thrust;
+  thrust.name = "thrust";
+  thrust.type = Force::Type::PointForce;
+  thrust.point = {"ball", "C"};
+  thrust.value = {Number(0), Number(5)};
+  m.forces.push_back(thrust);
+  Switch cross;
+  cross.name = "cross";
+  cross.point = {"ball", "C"};
+  cross.component = Component::Y;
+  cross.value = Number(0);
+  cross.enable = {"thrust"};
+  m.switches.push_back(cross);
+  const auto l = load(m);
+  for (auto formulation : {analysis::Formulation::MatrixR, analysis::Formulation::Penalty}) {
+    analysis::SimulationSpec sp = spec(formulation == analysis::Formulation::Penalty ? analysis::Integrator::Trapezoidal : analysis::Integrator::RK45,
+                                       std::ceil((t2 + 0.05) * 100) / 100, 1e-3);
+    sp.formulation = formulation;
+    const auto r = analysis::runSimulation(l->resolved, sp);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_EQ(r.events.size(), 4u);
+    const double tol = formulation == analysis::Formulation::Penalty ? 1e-5 : 1e-9;
+    for (int k = 0; k < 2; ++k) {
+      const auto& sw = r.events[2 * static_cast<std::size_t>(k)];
+      const auto& im = r.events[2 * static_cast<std::size_t>(k) + 1];
+      EXPECT_EQ(sw.kind, "switch");
+      EXPECT_EQ(im.kind, "impact");
+      EXPECT_EQ(im.contacts, std::vector<std::string>{"floor"});
+      EXPECT_EQ(sw.t, im.t);
+      EXPECT_NEAR(im.t, k == 0 ? t1 : t2, tol * 10) << k;
+      EXPECT_NEAR(im.normalAfter[0], -e * im.normalBefore[0], 1e-9 * std::abs(im.normalBefore[0])) << k;
+    }
+    EXPECT_NEAR(r.events[1].normalBefore[0], -g * t1, 1e-4);
+  }
+  // a sensitivity through the coincidence is refused with the reason (the T1 sample, its contact
+  // and parameters, with the same switch and thrust)
+  Mechanism t1m = test::sampleMechanism("bouncing-ball-t1");
+  t1m.forces.push_back(thrust);
+  t1m.switches.push_back(cross);
+  sens::SensitivitySpec ss;
+  ss.run.tEnd = 1.0;
+  ss.run.dt = 1e-3;
+  const auto sr = sens::runSensitivity(t1m, ss);
+  ASSERT_FALSE(sr.status.ok());
+  EXPECT_NE(sr.status.message.find("contact 'floor', switch 'cross' at the same time"), std::string::npos) << sr.status.message;
+  EXPECT_NE(sr.status.message.find("the sensitivities through an impact and a switch"), std::string::npos) << sr.status.message;
 }
 
 TEST(Impacts, ABallComingToRestStopsWithTheReason) {
