@@ -185,6 +185,21 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
 
 namespace {
 
+// An impact and a switch at once: the switch first (its forces changed, logged), then the impact
+// with the forces after it: the switches leave `closing`, the impacts stay. A coincidence any
+// change of a parameter separates, so a sensitivity (observed) is refused there.
+lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::GapSource>& sources, double t, const Eigen::VectorXd& z,
+                         const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log) {
+  if (!events::mixedEvents(sources, closing)) return {};
+  if (observed) return mixedProblem(sources, closing, t);
+  std::vector<int> impacts;
+  const std::vector<int> switching = events::switchesAmong(sources, closing, impacts);
+  events::applySwitches(model.tree, sources, switching, model.tree.numbers);
+  log.push_back(switchRecord(model.tree, sources, t, switching, z, zd, dyn::energy(model.tree, z, zd).total()));
+  closing = impacts;
+  return {};
+}
+
 SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec, const std::function<void(double)>& progress,
                           const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
@@ -424,14 +439,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     // independent coordinates chosen there), the accelerations again, the row just after
     auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
       std::vector<int> closing = crossing;
-      if (events::mixedEvents(sources, crossing)) {
-        // an impact and a switch at once: the switch first (logged), then the impact with the
-        // forces after it. A coincidence any change of a parameter separates: no sensitivity
-        if (observer) return mixedProblem(sources, crossing, pd.t);
-        const std::vector<int> switching = events::switchesAmong(sources, crossing, closing);
-        events::applySwitches(model.tree, sources, switching, model.tree.numbers);
-        res.events.push_back(switchRecord(model.tree, sources, pd.t, switching, pd.z, pd.zd, dyn::energy(model.tree, pd.z, pd.zd).total()));
-      }
+      if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
       if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
         const Eigen::VectorXd zdBefore = pd.zd;
         if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
@@ -599,14 +607,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
     std::vector<int> closing = crossing;
-    if (events::mixedEvents(sources, crossing)) {
-      // an impact and a switch at once: the switch first (logged), then the impact with the forces
-      // after it. A coincidence any change of a parameter separates: no sensitivity through it
-      if (observer) return mixedProblem(sources, crossing, s.t);
-      const std::vector<int> switching = events::switchesAmong(sources, crossing, closing);
-      events::applySwitches(model.tree, sources, switching, model.tree.numbers);
-      res.events.push_back(switchRecord(model.tree, sources, s.t, switching, data.z, data.zd, dyn::energy(model.tree, data.z, data.zd).total()));
-    }
+    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
       const Eigen::VectorXd zdBefore = data.zd;

@@ -296,23 +296,7 @@ void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Q
     if (m.dimension == 2) w.torque[b][2] = w.torque[b][2] - w.wd0[b][2] * S(body.inertia(2, 2));
     else w.torque[b] = sub(w.torque[b], inertiaTimes(w.R[b], body.inertia, w.wd0[b]));
   }
-  // leaves to root: the subtree's force and moment about the node's centre, then Q = b_vᵀF + b_ωᵀM
-  for (std::size_t k = m.nodes.size(); k-- > 0;) {
-    const Node& n = m.nodes[k];
-    const auto body = static_cast<std::size_t>(n.body);
-    V3<S> F = w.force[body], M = w.torque[body];
-    for (int c : m.children[k]) {
-      const auto cb = static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(c)].body);
-      F = add(F, w.Fbar[static_cast<std::size_t>(c)]);
-      M = add(M, add(w.Mbar[static_cast<std::size_t>(c)], cross(sub(w.r[cb], w.r[body]), w.Fbar[static_cast<std::size_t>(c)])));
-    }
-    w.Fbar[k] = F;
-    w.Mbar[k] = M;
-    for (int i = 0; i < n.nz; ++i) {
-      const auto col = static_cast<std::size_t>(n.z + i);
-      Qd[col] = dot(w.bv[col], F) + dot(w.bw[col], M);
-    }
-  }
+  project(Qd);
   // torsion springs of tree joints act on their coordinate
   for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
     const auto& f = mech.forces[fi];
@@ -348,14 +332,26 @@ void GeneralizedForces<S, P>::massTimes(const S* v, S* Mv) {
     w.alpha[body] = alpha;
     w.acc[body] = acc;
   }
-  // the inertia wrenches m a, J α (planar: only I_zz acts), leaves to root as in operator()
+  // the inertia wrenches m a, J α at the centres (planar: only I_zz acts), projected as operator()'s
+  for (const Node& n : m.nodes) {
+    const auto body = static_cast<std::size_t>(n.body);
+    const auto& b = nums.bodies[body];
+    w.force[body] = scale(S(b.mass), w.acc[body]);
+    if (m.dimension == 2) w.torque[body] = {{S(0.0), S(0.0), w.alpha[body][2] * S(b.inertia(2, 2))}};
+    else w.torque[body] = inertiaTimes(w.R[body], b.inertia, w.alpha[body]);
+  }
+  project(Mv);
+}
+
+template <class S, class P>
+void GeneralizedForces<S, P>::project(S* Q) {
+  const RecursiveModel& m = *m_;
+  Work& w = *w_;
+  // leaves to root: the subtree's force and moment about the node's centre, then Q = b_vᵀF + b_ωᵀM
   for (std::size_t k = m.nodes.size(); k-- > 0;) {
     const Node& n = m.nodes[k];
     const auto body = static_cast<std::size_t>(n.body);
-    const auto& b = nums.bodies[body];
-    V3<S> F = scale(S(b.mass), w.acc[body]), M;
-    if (m.dimension == 2) M = {{S(0.0), S(0.0), w.alpha[body][2] * S(b.inertia(2, 2))}};
-    else M = inertiaTimes(w.R[body], b.inertia, w.alpha[body]);
+    V3<S> F = w.force[body], M = w.torque[body];
     for (int c : m.children[k]) {
       const auto cb = static_cast<std::size_t>(m.nodes[static_cast<std::size_t>(c)].body);
       F = add(F, w.Fbar[static_cast<std::size_t>(c)]);
@@ -365,7 +361,7 @@ void GeneralizedForces<S, P>::massTimes(const S* v, S* Mv) {
     w.Mbar[k] = M;
     for (int i = 0; i < n.nz; ++i) {
       const auto col = static_cast<std::size_t>(n.z + i);
-      Mv[col] = dot(w.bv[col], F) + dot(w.bw[col], M);
+      Q[col] = dot(w.bv[col], F) + dot(w.bw[col], M);
     }
   }
 }

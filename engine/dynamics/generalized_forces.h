@@ -61,6 +61,8 @@ class GeneralizedForces {
   struct Work;
   void kinematics(const S* z, const S* zd, const S* zdd);
   void applied(double t);
+  /// Q = R^vᵀ (the body wrenches in force and torque): leaves to root over the subtrees.
+  void project(S* Q);
   const RecursiveModel* m_;
   const TreeNumbers<P>* p_;
   std::unique_ptr<Work> w_;
