@@ -154,8 +154,8 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
   for (const auto& ic : m.independent)
     if (ic.isJoint && mr.tree.treeJointNode[static_cast<std::size_t>(ic.joint)] < 0)
       mr.error = "joint '" + m.joints[static_cast<std::size_t>(ic.joint)].name +
-                 "' closes a loop of the spanning tree and has no relative coordinate: choose a tree joint or a point "
-                 "coordinate as independent coordinate";
+                 "' closes a loop of the spanning tree: Matrix R takes its independent coordinates among the tree's "
+                 "coordinates and points' coordinates; choose a tree joint or a point coordinate";
   return mr;
 }
 
@@ -363,14 +363,11 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
   for (const auto& r : mech.initialRates) {
     switch (r.type) {
       case InitialVelocity::Type::Joint: {
-        const int node = m.tree.treeJointNode[static_cast<std::size_t>(r.joint)];
-        if (node < 0)
-          return lw::failure(lw::Status::Code::NotDriven, 0,
-                         "the initial rate of joint '" + mech.joints[static_cast<std::size_t>(r.joint)].name +
-                             "' cannot be imposed: it closes a loop of the spanning tree; give a tree joint's or a point's rate");
-        const Node& n = m.tree.nodes[static_cast<std::size_t>(node)];
-        Eigen::VectorXd e = Eigen::VectorXd::Zero(m.tree.nz);
-        e[n.z] = n.sign;
+        // the joint's coordinate's gradient (a tree joint's: its own coordinate)
+        Eigen::VectorXd e(m.tree.nz);
+        if (!jointCoordinateRowOn<double>(m.tree, m.tree.numbers, d.z.data(), r.joint, e.data()))
+          return lw::failure(lw::Status::Code::BadRequest, 0,
+                             "the initial rate of joint '" + mech.joints[static_cast<std::size_t>(r.joint)].name + "': the joint has no single coordinate");
         rows.push_back(e);
         rhs.push_back(r.value);
         break;

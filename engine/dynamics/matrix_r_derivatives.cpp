@@ -403,8 +403,10 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
     };
     switch (rate.type) {
       case InitialVelocity::Type::Joint: {
-        const Node& n = m.tree.nodes[static_cast<std::size_t>(m.tree.treeJointNode[static_cast<std::size_t>(rate.joint)])];
-        rows.push_back(unit(n.z, n.sign));
+        VectorOn<S> e(nz);
+        if (!jointCoordinateRowOn<S>(m.tree, p, z.data(), rate.joint, e.data()))
+          return failure(Status::Code::BadRequest, 0, "an initial rate on a joint without a single coordinate");
+        rows.push_back(e);
         rhs.push_back(value.value);
         break;
       }

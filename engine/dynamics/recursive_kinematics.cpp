@@ -811,6 +811,33 @@ bool jointCoordinatesOn(const RecursiveModel& m, const TreeNumbers<P>& p, const 
   return true;
 }
 
+template <class P>
+bool jointCoordinateRowOn(const RecursiveModel& m, const TreeNumbers<P>& p, const P* z, int joint, P* row) {
+  using J = kin::BasicJet<P>;
+  const int node = m.treeJointNode[static_cast<std::size_t>(joint)];
+  if (node >= 0) {  // a tree joint: its own coordinate
+    for (int i = 0; i < m.nz; ++i) row[i] = P(0.0);
+    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+    row[n.z] = P(n.sign);
+    return true;
+  }
+  // one jet pass per coordinate (at the start only)
+  std::vector<J> zj(static_cast<std::size_t>(m.nz));
+  for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i]);
+  for (int i = 0; i < m.nz; ++i) {
+    zj[static_cast<std::size_t>(i)].d = P(1.0);
+    J q;
+    if (!jointCoordinatesOn<J, P>(m, p, zj.data(), std::span<const int>(&joint, 1), &q)) return false;
+    row[i] = q.d;
+    zj[static_cast<std::size_t>(i)].d = P(0.0);
+  }
+  return true;
+}
+template bool jointCoordinateRowOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, int, double*);
+template bool jointCoordinateRowOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, int, num::Dual8*);
+template bool jointCoordinateRowOn<std::complex<double>>(const RecursiveModel&, const TreeNumbers<std::complex<double>>&, const std::complex<double>*,
+                                                         int, std::complex<double>*);
+
 template double storedJointCoordinate<double>(const RecursiveModel&, const TreeNumbers<double>&, int);
 template num::Dual8 storedJointCoordinate<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, int);
 template std::complex<double> storedJointCoordinate<std::complex<double>>(const RecursiveModel&, const TreeNumbers<std::complex<double>>&, int);

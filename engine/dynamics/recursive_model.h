@@ -184,6 +184,10 @@ bool jointCoordinateNeedsFrames(const RecursiveModel& m, int joint);
 /// needed). False when one of them has no single coordinate.
 template <class T, class P>
 bool jointCoordinatesOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, std::span<const int> joints, T* q);
+/// ∂q/∂z (nz entries into row) of joint `joint`'s coordinate at z on P: the row an initial rate
+/// of the joint adds to the velocity problem. False for a joint without one coordinate.
+template <class P>
+bool jointCoordinateRowOn(const RecursiveModel& m, const TreeNumbers<P>& p, const P* z, int joint, P* row);
 
 /// The buffers the kernels below keep between calls: the poses at the last z (and their jets along
 /// the last ż, the partial velocities there), which several kernels of one state ask for and get

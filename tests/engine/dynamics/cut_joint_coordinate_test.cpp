@@ -183,6 +183,57 @@ TEST(CutJointCoordinates, CostsOnThemAreDifferentiated) {
       EXPECT_NEAR(fd.methods[0].gradient(k, j), cs(k, j), 1e-5 * std::max(1.0, cs.row(k).cwiseAbs().maxCoeff()));
 }
 
+TEST(CutJointCoordinates, AnInitialRateOnOneIsImposedAndDifferentiated) {
+  // was refused ("cannot be imposed: it closes a loop"): the four-bar let go with C turning at
+  // 2 rad/s moves as with the same rate on C in the tree; the rate output reads 2 at the start;
+  // costs of the motion are differentiated (the rate's row depends on the lengths)
+  Mechanism m = test::sampleMechanism("four-bar-synthesis");
+  InitialVelocity w;
+  w.type = InitialVelocity::Type::Joint;
+  w.joint = "C";
+  w.value = Number(2.0);
+  m.initialVelocities.push_back(w);
+  m.costs.clear();  // swing() replaces the outputs they read
+  const auto a = swing(m, false, 0.5);
+  const auto b = swing(m, true, 0.5);
+  ASSERT_TRUE(isCut(*a, "C"));
+  ASSERT_FALSE(isCut(*b, "C"));
+  ASSERT_TRUE(a->result.status.ok()) << a->result.status.message;
+  ASSERT_TRUE(b->result.status.ok()) << b->result.status.message;
+  EXPECT_NEAR(at(a->result, 0, column(a->result, "w_C")), 2.0, 1e-10);
+  for (const char* q : {"q_A", "q_B", "q_C", "q_D"})
+    for (std::size_t row = 0; row < a->result.rows(); ++row)
+      EXPECT_NEAR(at(a->result, row, column(a->result, q)), at(b->result, row, column(b->result, q)), 1e-8) << q << " row " << row;
+  Mechanism free = m;
+  free.drivers.clear();
+  Output q;
+  q.name = "coupler_rocker";
+  q.type = Output::Type::JointCoordinate;
+  q.joint = "C";
+  free.outputs.push_back(q);
+  free.costs = {test::expressionCost("bend", Cost::Type::Integral, "coupler_rocker^2")};
+  sens::SensitivitySpec s;
+  s.analysis = sens::Analysis::Dynamics;
+  s.run.tEnd = 0.2;
+  s.run.dt = 2e-3;
+  s.run.tol = 1e-12;
+  s.method = sens::Method::ComplexStep;
+  const auto cs = sens::runSensitivity(free, s);
+  s.method = sens::Method::Direct;
+  const auto ddm = sens::runSensitivity(free, s);
+  ASSERT_TRUE(cs.status.ok()) << cs.status.message;
+  ASSERT_TRUE(ddm.status.ok()) << ddm.status.message;
+  const Eigen::MatrixXd& G = cs.methods[0].gradient;
+  ASSERT_GT(G.cwiseAbs().maxCoeff(), 1e-2);
+  for (Eigen::Index j = 0; j < G.cols(); ++j)
+    EXPECT_NEAR(ddm.methods[0].gradient(0, j), G(0, j), 1e-8 * std::max(1.0, G.cwiseAbs().maxCoeff())) << cs.parameters[static_cast<std::size_t>(j)];
+  s.method = sens::Method::FiniteDifferences;
+  const auto fd = sens::runSensitivity(free, s);
+  ASSERT_TRUE(fd.status.ok()) << fd.status.message;
+  for (Eigen::Index j = 0; j < G.cols(); ++j)
+    EXPECT_NEAR(fd.methods[0].gradient(0, j), G(0, j), 1e-5 * std::max(1.0, G.cwiseAbs().maxCoeff())) << cs.parameters[static_cast<std::size_t>(j)];
+}
+
 TEST(JointCoordinates, ADriverOnAJointWrittenChildFirstTurnsAsInKinematics) {
   // the crank's pin as "crank.A – ground.A": its coordinate is the ground's turn relative to the
   // crank, and the motor drives that (the dynamics turned the crank the other way)
