@@ -51,12 +51,12 @@ struct BasicJet {
 // step): no products of derivatives
 template <class S>
   requires(!std::is_same_v<S, double>)
-BasicJet<S> operator*(const BasicJet<S>& a, const S& s) {
+LW_INLINE BasicJet<S> operator*(const BasicJet<S>& a, const S& s) {
   return {a.v * s, a.d * s, a.dd * s};
 }
 template <class S>
   requires(!std::is_same_v<S, double>)
-BasicJet<S> operator*(const S& s, const BasicJet<S>& a) {
+LW_INLINE BasicJet<S> operator*(const S& s, const BasicJet<S>& a) {
   return {a.v * s, a.d * s, a.dd * s};
 }
 
