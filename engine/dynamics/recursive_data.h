@@ -83,7 +83,7 @@ struct RecursiveData::Buffers {
   Eigen::MatrixXd G, Gt;
   std::vector<double> rateRows, Wrows, Yrows;  // the planar reduced mass's rows
   std::vector<Eigen::Vector3d> centres;
-  Eigen::VectorXd residual, zero;
+  Eigen::VectorXd residual;  // powers: the drivers' reactions
 };
 
 }  // namespace lw::dyn

@@ -66,6 +66,16 @@ bool isCut(const Run& r, const std::string& joint) {
   return tree.treeJointNode[static_cast<std::size_t>(j)] < 0;
 }
 
+// the same motion twice: `joint` cut by the tree, then (joints reversed) in the tree; both runs
+// must succeed
+std::pair<std::unique_ptr<Run>, std::unique_ptr<Run>> cutAndInTree(const Mechanism& m, const std::string& joint, double tEnd) {
+  auto a = swing(m, false, tEnd), b = swing(m, true, tEnd);
+  if (!isCut(*a, joint) || isCut(*b, joint)) throw std::runtime_error("joint " + joint + " is not cut in one tree only");
+  if (!a->result.status.ok()) throw std::runtime_error(a->result.status.message);
+  if (!b->result.status.ok()) throw std::runtime_error(b->result.status.message);
+  return {std::move(a), std::move(b)};
+}
+
 int column(const analysis::SimulationResult& r, const std::string& name) {
   const auto it = std::find(r.columns.begin(), r.columns.end(), name);
   if (it == r.columns.end()) throw std::runtime_error("no column " + name);
@@ -111,12 +121,7 @@ TEST(CutJointCoordinates, ALimitOnACutJointStopsItAsInTheTree) {
   stop.max = Number(1.167 + 0.15);
   stop.restitution = Number(0.9);
   m.limits.push_back(stop);
-  const auto a = swing(m, false, 1.0);
-  const auto b = swing(m, true, 1.0);
-  ASSERT_TRUE(isCut(*a, "C"));
-  ASSERT_FALSE(isCut(*b, "C"));
-  ASSERT_TRUE(a->result.status.ok()) << a->result.status.message;
-  ASSERT_TRUE(b->result.status.ok()) << b->result.status.message;
+  const auto [a, b] = cutAndInTree(m, "C", 1.0);
   ASSERT_GE(a->result.events.size(), 2u);
   ASSERT_EQ(a->result.events.size(), b->result.events.size());
   for (std::size_t k = 0; k < a->result.events.size(); ++k) {
@@ -194,12 +199,7 @@ TEST(CutJointCoordinates, AnInitialRateOnOneIsImposedAndDifferentiated) {
   w.value = Number(2.0);
   m.initialVelocities.push_back(w);
   m.costs.clear();  // swing() replaces the outputs they read
-  const auto a = swing(m, false, 0.5);
-  const auto b = swing(m, true, 0.5);
-  ASSERT_TRUE(isCut(*a, "C"));
-  ASSERT_FALSE(isCut(*b, "C"));
-  ASSERT_TRUE(a->result.status.ok()) << a->result.status.message;
-  ASSERT_TRUE(b->result.status.ok()) << b->result.status.message;
+  const auto [a, b] = cutAndInTree(m, "C", 0.5);
   EXPECT_NEAR(at(a->result, 0, column(a->result, "w_C")), 2.0, 1e-10);
   for (const char* q : {"q_A", "q_B", "q_C", "q_D"})
     for (std::size_t row = 0; row < a->result.rows(); ++row)
@@ -232,6 +232,28 @@ TEST(CutJointCoordinates, AnInitialRateOnOneIsImposedAndDifferentiated) {
   ASSERT_TRUE(fd.status.ok()) << fd.status.message;
   for (Eigen::Index j = 0; j < G.cols(); ++j)
     EXPECT_NEAR(fd.methods[0].gradient(0, j), G(0, j), 1e-5 * std::max(1.0, G.cwiseAbs().maxCoeff())) << cs.parameters[static_cast<std::size_t>(j)];
+}
+
+TEST(CutJointCoordinates, AnInitialRateOnACutBallJointIsRefusedWithTheReason) {
+  // a spherical joint has no single coordinate to give a rate to; the tree cuts the spatial
+  // four-bar's ball joint C
+  Mechanism m = test::sampleMechanism("spatial-four-bar");
+  InitialVelocity w;
+  w.type = InitialVelocity::Type::Joint;
+  w.joint = "C";
+  w.value = Number(1.0);
+  m.initialVelocities.push_back(w);
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r);
+  ASSERT_LT(dyn::compileRecursiveModel(*r).treeJointNode[static_cast<std::size_t>(r->findJoint("C"))], 0);
+  analysis::SimulationSpec spec;
+  spec.tEnd = 0.1;
+  spec.dt = 0.01;
+  const auto run = analysis::runSimulation(*r, spec);
+  ASSERT_FALSE(run.status.ok());
+  EXPECT_NE(run.status.message.find("the initial rate of joint 'C': the joint has no single coordinate"), std::string::npos)
+      << run.status.message;
 }
 
 TEST(JointCoordinates, ADriverOnAJointWrittenChildFirstTurnsAsInKinematics) {
