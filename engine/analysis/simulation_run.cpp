@@ -618,7 +618,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       addCosts(s.t, data.z, data.zd, data.zdd);
       if (observer)
         if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
-      res.tangents += trap.jacobians;
+      res.tangents += trap.jacobians();
       trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
       monitor.start(s.t, data.z, data.zd);
       return {};
@@ -638,7 +638,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     if (observer)
       if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
     // the trapezoidal rule's predictor and tangent belong to the motion before the jump
-    res.tangents += trap.jacobians;
+    res.tangents += trap.jacobians();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
     if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, data.z, data.zd, data.zdd, spec.dt, speeds); !problem.empty())
@@ -763,7 +763,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         saved.x = data.zi;
         saved.v = data.zid;
         ++res.dofSwitches;
-        res.tangents += trap.jacobians;
+        res.tangents += trap.jacobians();
         trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);  // the run's tolerance kept
       } else if (trapezoidal && pieces < 16) {
         pieces *= 2;
@@ -912,7 +912,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
         singular.add(s.t, data.rcond);
         rcondStart = data.rcond;
         ++res.dofSwitches;
-        res.tangents += trap.jacobians;
+        res.tangents += trap.jacobians();
         // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
         // unless the iteration asks for it
         integ::TrapezoidalOptions options = trapOptions;  // the run's tolerance kept
@@ -941,7 +941,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   }
   res.evaluations = sys.evaluations;
   res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
-  res.tangents += trap.jacobians;
+  res.tangents += trap.jacobians();
   if (!energyWatch.warning.empty()) res.warnings.push_back(energyWatch.warning);
   res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;

@@ -1,6 +1,6 @@
 // Semi-recursive penalty formulation (seed 004 §3): all tree coordinates z integrated with the
 // implicit trapezoidal rule, loop closures enforced by the penalty forces Φ_zᵀ α Φ (14), Newton–
-// Raphson on (17) with the tangent (20) M^d + (h/2) C + (h²/4)(Φ_zᵀ α Φ_z + K), then velocity and
+// Raphson on (17) — the Newmark loop of integrators/newmark.h — with the tangent (20) M^d + (h/2) C + (h²/4)(Φ_zᵀ α Φ_z + K), then velocity and
 // acceleration projections (24), (26) with the last factorisation. K and C (J = −∂Q^d/∂[z; ż]) are
 // the expensive part: computed every `jacobianReuse` iterations by sparse forward AD (default),
 // dense forward AD or central differences (force_jacobian.h).
@@ -11,6 +11,7 @@
 
 #include "dynamics/force_jacobian.h"
 #include "dynamics/recursive_model.h"
+#include "integrators/newmark.h"
 #include "kinematics/global_solver.h"
 
 namespace lw::dyn {
@@ -43,17 +44,14 @@ struct PenaltyData {
   double t = 0;
   Eigen::VectorXd z, zd, zdd;  // nz
   long jacobians = 0;          // evaluations of J = [K C] (a reported metric)
-  int lastIterations = 0;
+  int lastIterations = 0;      // Newton iterations of the last step
   long iterations = 0;         // Newton iterations so far (a reported metric)
-  // the last step's start acceleration and size: the predictor extrapolates z̈ linearly
-  Eigen::VectorXd lastStartZdd;
-  double lastH = 0;
-  bool haveLast = false;       // cleared by penaltyStart
+  integ::Newmark newmark;      // the trapezoidal rule's loop (its predictor's memory, cleared by penaltyStart)
   int tangentAge = -1;         // steps since K and C were evaluated (−1: none yet)
   double tangentH = 0;         // the step they were evaluated for
   // scratch, sized once
   Eigen::MatrixXd Md, K, C, P, A, J;
-  Eigen::VectorXd Qd, phi, phiT, c, f, zhatd, zhatdd, rhs, dz;
+  Eigen::VectorXd Qd, phi, phiT, c, rhs;
   std::unique_ptr<PenaltySolvers> solvers;
   std::unique_ptr<ForceJacobian> tangent;
 };

@@ -6,148 +6,91 @@
 #include <sstream>
 
 namespace lw::integ {
-namespace {
 
-}  // namespace
+ExplicitResidual::ExplicitResidual(int n, const TrapezoidalOptions& o)
+    : useMinusIdentity(o.startWithMinusIdentity), reuse_(o.reuseJacobian), F_(n), Fp_(n), xp_(n), vp_(n), J_(n, n), lu_(n) {}
 
-Trapezoidal::Trapezoidal(int n, TrapezoidalOptions o)
-    : options_(o), x_(n), v_(n), a_(n), F_(n), Fp_(n), r_(n), dx_(n), J_(n, n), lu_(n), useMinusIdentity_(o.startWithMinusIdentity) {}
+void ExplicitResidual::beginStep(const State& s, double h, int /*lastIterations*/) {
+  system->beginStep(s);
+  start_ = &s;
+  h_ = h;
+  if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
+  if (!haveJacobian_ && useMinusIdentity && J_.rows() > 0) {
+    J_ = -Eigen::MatrixXd::Identity(J_.rows(), J_.cols());
+    lu_.compute(J_);
+    haveJacobian_ = true;
+    minusIdentity_ = true;
+    jacobianH_ = h;
+  }
+}
+
+Status ExplicitResidual::residual(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, Eigen::VectorXd& r) {
+  t_ = t;
+  x_ = &x;
+  if (const Status st = system->acceleration(t, x, v, F_); !st.ok()) return st;
+  r = (h_ * h_ / 4) * (F_ - a);
+  return {};
+}
 
 // tangent of r(x) = (h²/4)(F(x, v(x)) − a(x)): (h²/4)(F_x + (2/h) F_v) − I, by forward differences
-Status Trapezoidal::tangent(SecondOrderSystem& sys, const State& s0, double t, double h) {
-  const auto n = x_.size();
-  for (Eigen::Index j = 0; j < n; ++j) {
-    const double dx = 1e-7 * std::max(1.0, std::abs(x_[j]));
-    const double keep = x_[j];
-    x_[j] += dx;
-    v_ = (2 / h) * (x_ - s0.x) - s0.v;
-    Status st = sys.acceleration(t, x_, v_, Fp_);
-    x_[j] = keep;
+Status ExplicitResidual::tangent() {
+  const double h = h_;
+  const Eigen::VectorXd& x = *x_;
+  xp_ = x;
+  for (Eigen::Index j = 0; j < x.size(); ++j) {
+    const double dx = 1e-7 * std::max(1.0, std::abs(x[j]));
+    xp_[j] += dx;
+    vp_ = (2 / h) * (xp_ - start_->x) - start_->v;
+    Status st = system->acceleration(t_, xp_, vp_, Fp_);
+    xp_[j] = x[j];
     if (!st.ok()) return st;
     J_.col(j) = (h * h / 4) * (Fp_ - F_) / dx;
   }
   J_.diagonal().array() -= 1;  // the −a(x) term: ∂a/∂x = 4/h², scaled by h²/4
   // the v(x) dependence is inside Fp_ − F_ (v moved with x); back to the unperturbed point, so
   // that the system's dependent state is not left at the last perturbation
-  v_ = (2 / h) * (x_ - s0.x) - s0.v;
-  const Status back = sys.acceleration(t, x_, v_, Fp_);
-  if (!back.ok()) return back;
+  vp_ = (2 / h) * (x - start_->x) - start_->v;
+  if (const Status back = system->acceleration(t_, x, vp_, Fp_); !back.ok()) return back;
   haveJacobian_ = true;
   minusIdentity_ = false;
   // near −I (short steps, soft systems) the next system in new coordinates may start with −I:
   // ‖J + I‖∞ < 0.01, row by row without forming J + I
   double deviation = 0;
-  for (Eigen::Index i = 0; i < n; ++i) deviation = std::max(deviation, J_.row(i).cwiseAbs().sum() - std::abs(J_(i, i)) + std::abs(J_(i, i) + 1));
-  useMinusIdentity_ = deviation < 0.01;
+  for (Eigen::Index i = 0; i < x.size(); ++i) deviation = std::max(deviation, J_.row(i).cwiseAbs().sum() - std::abs(J_(i, i)) + std::abs(J_(i, i) + 1));
+  useMinusIdentity = deviation < 0.01;
   jacobianH_ = h;
   ++jacobians;
+  lu_.compute(J_);  // kept with the tangent: the steps that reuse it reuse its factorisation
   return {};
 }
 
-Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
-  const double t = s.t + h;
-  sys.beginStep(s);
-  if (x_.size() == 0) {  // no freedom (everything driven): the system only follows its drivers
-    const Status st = sys.acceleration(t, s.x, s.v, a_);
-    if (!st.ok()) return st;
-    start_ = s;
-    s.t = t;
-    s.a = a_;
-    last_ = s;
-    return {};
-  }
-  // predictor: x from the trapezoidal rule with the acceleration extrapolated linearly from the
-  // last step, when s is where that step ended (not after a change of coordinates or a reset);
-  // constant acceleration otherwise
-  if (haveLast_ && s.t == last_.t && s.x == last_.x && s.v == last_.v && s.a == last_.a) {
-    a_ = s.a + (h / lastH_) * (s.a - lastStartA_);
-    x_ = s.x + h * s.v + (h * h / 4) * (s.a + a_);
-  } else {
-    x_ = s.x + h * s.v + 0.5 * h * h * s.a;
-  }
-  if (std::abs(jacobianH_ - h) > 1e-9 * h) haveJacobian_ = false;  // not on round-off of t
-  auto& lu = lu_;
-  if (!haveJacobian_ && useMinusIdentity_) {
-    J_ = -Eigen::MatrixXd::Identity(J_.rows(), J_.cols());
-    lu.compute(J_);
-    haveJacobian_ = true;
-    minusIdentity_ = true;
-    jacobianH_ = h;
-  }
-  double lastNorm = 0;  // the previous update's size: the iteration's contraction rate
-  for (lastIterations = 0; lastIterations < options_.maxIterations; ++lastIterations) {
-    v_ = (2 / h) * (x_ - s.x) - s.v;
-    a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
-    Status st = sys.acceleration(t, x_, v_, F_);
-    if (!st.ok()) return st;
-    r_ = (h * h / 4) * (F_ - a_);
-    if (!haveJacobian_ || (lastIterations > 0 && lastIterations % options_.reuseJacobian == 0)) {
-      st = tangent(sys, s, t, h);
-      if (!st.ok()) return st;
-      lu.compute(J_);  // kept with the tangent: the steps that reuse it reuse its factorisation
-    }
-    dx_ = lu.solve(r_);
-    dx_ = -dx_;
-    double norm = dx_.cwiseAbs().maxCoeff();
-    double theta = lastIterations > 0 && lastNorm > 0 ? norm / lastNorm : 1;
-    if (minusIdentity_ && lastIterations > 0 && theta > 0.1) {
-      // −I contracts too slowly here (or not at all): the tangent at this point, and the update again
-      st = tangent(sys, s, t, h);
-      if (!st.ok()) return st;
-      lu.compute(J_);
-      dx_ = lu.solve(r_);
-      dx_ = -dx_;
-      norm = dx_.cwiseAbs().maxCoeff();
-      theta = 1;
-    }
-    x_ += dx_;
-    const double scale = std::max(1.0, x_.cwiseAbs().maxCoeff());
-    if (!dx_.allFinite() || !x_.allFinite())
-      return lw::failure(lw::Status::Code::NotConverged, t, "the simulation diverged at t = " + lw::shortNumber(t) + ": the Newton iteration of the trapezoidal rule produced non-finite values (step " + lw::shortNumber(h) + " s too large, or the model is unstable)");
-    // converged when the update is below the tolerance, or when the distance left to the root,
-    // estimated from the contraction rate θ as θ/(1 − θ) |dx| (Hairer & Wanner, IV.8), is: a
-    // linearly converging (modified) Newton iteration then stops an iteration earlier, which
-    // at 10 ms steps is one evaluation in three
-    lastNorm = norm;
-    if (norm < options_.tolerance * scale || (theta < 0.5 && theta / (1 - theta) * norm < options_.tolerance * scale)) {
-      // accepted without another evaluation: the system's dependent state (Matrix R's z) is
-      // that of one update earlier, a lag far below the step's truncation error
-      v_ = (2 / h) * (x_ - s.x) - s.v;
-      a_ = (4 / (h * h)) * (x_ - s.x) - (4 / h) * s.v - s.a;
-      end_.t = t;  // a member: its buffers are reused, no allocation per step
-      end_.x = x_;
-      end_.v = v_;
-      end_.a = a_;
-      if (const Status accepted = sys.acceptStep(s, end_); !accepted.ok()) return accepted;
-      start_ = s;
-      lastStartA_ = s.a;
-      lastH_ = h;
-      s.t = t;
-      s.x = x_;
-      s.v = v_;
-      s.a = a_;
-      last_ = s;
-      haveLast_ = true;
-      // a slow convergence says the kept tangent has aged: refresh it at the next step's start
-      if (lastIterations > 4) haveJacobian_ = useMinusIdentity_ = false;
-      return {};
-    }
-    if (lastIterations > 2 && lastIterations % options_.reuseJacobian == options_.reuseJacobian - 1) haveJacobian_ = false;
-  }
-  return lw::failure(lw::Status::Code::NotConverged, t, "the trapezoidal rule's Newton iteration did not converge at t = " + lw::shortNumber(t) + " (step " + lw::shortNumber(h) +
-                        " s): the motion is too fast for this step, or the simulation is diverging");
+Status ExplicitResidual::solve(int iteration, const Eigen::VectorXd& r, Eigen::VectorXd& dx) {
+  if (!haveJacobian_ || (iteration > 0 && iteration % reuse_ == 0))
+    if (const Status st = tangent(); !st.ok()) return st;
+  dx = lu_.solve(r);
+  return {};
 }
 
-void Trapezoidal::interpolate(double t, Eigen::VectorXd& x, Eigen::VectorXd& v) const {
-  const double tau = t - start_.t;
-  if (start_.x.size() == 0 || tau <= 0) {
-    x = start_.x;
-    v = start_.v;
-    return;
-  }
-  // Newmark β = 1/4, γ = 1/2: the acceleration over the step is the average of its ends
-  x = start_.x + tau * start_.v + (tau * tau / 4) * (start_.a + last_.a);
-  v = start_.v + (tau / 2) * (start_.a + last_.a);
+bool ExplicitResidual::resolveSlowContraction(double theta, const Eigen::VectorXd& r, Eigen::VectorXd& dx, Status& status) {
+  // −I contracts too slowly here (or not at all): the tangent at this point, and the update again
+  if (!minusIdentity_ || theta <= 0.1) return false;
+  status = tangent();
+  if (status.ok()) dx = lu_.solve(r);
+  return true;
+}
+
+Status ExplicitResidual::acceptStep(const State& from, State& to, int iterations) {
+  if (const Status accepted = system->acceptStep(from, to); !accepted.ok()) return accepted;
+  // a slow convergence says the kept tangent has aged: refresh it at the next step's start
+  if (iterations > 5) haveJacobian_ = useMinusIdentity = false;
+  return {};
+}
+
+Trapezoidal::Trapezoidal(int n, TrapezoidalOptions o) : newmark_(n, NewmarkOptions{o.tolerance, o.maxIterations}), residual_(n, o) {}
+
+Status Trapezoidal::step(SecondOrderSystem& sys, State& s, double h) {
+  residual_.system = &sys;
+  return newmark_.step(residual_, s, h);
 }
 
 // ---- Dormand–Prince 5(4) ----

@@ -1,5 +1,5 @@
 // Time integrators for second-order systems x'' = F(t, x, x'): the implicit trapezoidal rule
-// (Newmark β = 1/4, γ = 1/2) with Newton–Raphson, and an adaptive Dormand–Prince 5(4) Runge–Kutta
+// (Newmark β = 1/4, γ = 1/2, the Newton loop of newmark.h), and an adaptive Dormand–Prince 5(4) Runge–Kutta
 // with error control and dense output. Both take one step at a time and keep that step's interpolant,
 // so that a driver can write rows at any time, stop at a given time and restart from a new state (a
 // new choice of coordinates, later a jump at an impact). The system is a plug-in point: the Matrix R
@@ -10,6 +10,7 @@
 #include <Eigen/LU>
 
 #include "core/status.h"
+#include "integrators/newmark.h"
 
 namespace lw::integ {
 
@@ -21,15 +22,10 @@ class SecondOrderSystem {
   /// Called before each attempt of a step from s: a system with internal state (Matrix R's
   /// dependent coordinates, warm starts) returns to that of s, so that an attempt does not depend
   /// on what a rejected one evaluated.
-  virtual void beginStep(const struct State& /*s*/) {}
+  virtual void beginStep(const State& /*s*/) {}
   /// Called when an attempt passed the integrator's own tests, the system having just evaluated
   /// the step's end: a failure rejects the step (Matrix R: the motion left its assembly branch).
-  virtual Status acceptStep(const struct State& /*from*/, const struct State& /*to*/) { return {}; }
-};
-
-struct State {
-  double t = 0;
-  Eigen::VectorXd x, v, a;
+  virtual Status acceptStep(const State& /*from*/, const State& /*to*/) { return {}; }
 };
 
 // ---- implicit trapezoidal rule ----
@@ -43,41 +39,54 @@ struct TrapezoidalOptions {
   bool startWithMinusIdentity = false;
 };
 
+/// x'' = F(t, x, v) as the Newmark loop's residual r(x) = (h²/4)(F(x, v(x)) − a(x)), solved with
+/// a finite-difference tangent kept across steps of one size (modified Newton), or −I.
+class ExplicitResidual final : public NewmarkSystem {
+ public:
+  ExplicitResidual(int n, const TrapezoidalOptions& o);
+  SecondOrderSystem* system = nullptr;  // set for each step
+  int jacobians = 0;                    // tangents built so far
+  bool useMinusIdentity = false;        // when a new iteration matrix is needed, try −I first
+
+  void beginStep(const State& s, double h, int lastIterations) override;
+  Status residual(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, Eigen::VectorXd& r) override;
+  Status solve(int iteration, const Eigen::VectorXd& r, Eigen::VectorXd& dx) override;
+  bool resolveSlowContraction(double theta, const Eigen::VectorXd& r, Eigen::VectorXd& dx, Status& status) override;
+  Status acceptStep(const State& from, State& to, int iterations) override;
+
+ private:
+  Status tangent();
+  int reuse_;
+  const State* start_ = nullptr;  // the step's start
+  double h_ = 0, t_ = 0;
+  const Eigen::VectorXd* x_ = nullptr;  // the last residual's point
+  Eigen::VectorXd F_, Fp_, xp_, vp_;
+  Eigen::MatrixXd J_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  bool haveJacobian_ = false;
+  bool minusIdentity_ = false;  // J_ is −I, not a tangent
+  double jacobianH_ = 0;
+};
+
+/// The trapezoidal rule for x'' = F(t, x, v): the Newmark loop over ExplicitResidual.
 class Trapezoidal {
  public:
   explicit Trapezoidal(int n, TrapezoidalOptions o = {});
   /// One step of size h from s (s.a consistent with s.x, s.v). On success s advances; on failure
   /// s is unchanged.
   Status step(SecondOrderSystem& sys, State& s, double h);
-  /// The rule's own polynomial over the last step (constant average acceleration (a0 + a1)/2):
-  /// x and v at t in [stepStart(), stepEnd()], second order like the rule.
-  void interpolate(double t, Eigen::VectorXd& x, Eigen::VectorXd& v) const;
-  double stepStart() const { return start_.t; }
-  double stepEnd() const { return last_.t; }
-  int lastIterations = 0;
-  int jacobians = 0;  // tangents built so far
+  /// The rule's own polynomial over the last step (Newmark::interpolate).
+  void interpolate(double t, Eigen::VectorXd& x, Eigen::VectorXd& v) const { newmark_.interpolate(t, x, v); }
+  double stepStart() const { return newmark_.stepStart(); }
+  double stepEnd() const { return newmark_.stepEnd(); }
+  int jacobians() const { return residual_.jacobians; }
   /// The iteration matrix is −I, or the last tangent was within 1 % of it (‖J + I‖∞ < 0.01): the
   /// same system in other coordinates may start with −I (startWithMinusIdentity).
-  bool nearMinusIdentity() const { return useMinusIdentity_; }
+  bool nearMinusIdentity() const { return residual_.useMinusIdentity; }
 
  private:
-  TrapezoidalOptions options_;
-  Eigen::VectorXd x_, v_, a_, F_, Fp_, r_, dx_;
-  Eigen::MatrixXd J_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  bool haveJacobian_ = false;
-  bool minusIdentity_ = false;     // J_ is −I, not a tangent
-  bool useMinusIdentity_ = false;  // when a new iteration matrix is needed, try −I first
-  double jacobianH_ = 0;
-  // the previous step, for a predictor that extrapolates the acceleration linearly (the first
-  // Newton update then usually meets the tolerance: one evaluation per step instead of two)
-  State last_;                    // what the last step returned
-  State start_;                   // where it started (for interpolate)
-  State end_;                     // a converged step's end, offered to the system's acceptStep
-  Eigen::VectorXd lastStartA_;    // the acceleration it started from
-  double lastH_ = 0;
-  bool haveLast_ = false;
-  Status tangent(SecondOrderSystem& sys, const State& s0, double t, double h);
+  Newmark newmark_;
+  ExplicitResidual residual_;
 };
 
 // ---- Dormand–Prince 5(4) ----

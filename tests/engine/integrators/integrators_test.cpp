@@ -46,7 +46,7 @@ TEST(Trapezoidal, MatchesTheCayleyRotationWithAboutOneEvaluationPerStep) {
     ASSERT_NEAR(s.v[0], v, 1e-6) << "step " << k;
   }
   // Newton's evaluations plus the tangent's (one per column, and one back at the point)
-  const double perStep = static_cast<double>(sys.calls - 2L * trap.jacobians) / steps;
+  const double perStep = static_cast<double>(sys.calls - 2L * trap.jacobians()) / steps;
   EXPECT_LT(perStep, 1.1) << "the predictor should meet the tolerance after one correction";
   // a state changed between steps (a new choice of coordinates, a projection): the predictor
   // falls back to constant acceleration and the rule goes on from the new state
@@ -78,10 +78,10 @@ TEST(Trapezoidal, StartsWithMinusIdentityAndBuildsATangentWhenItContractsTooSlow
       ASSERT_NEAR(s.x[0], x, 1e-9) << "ω = " << omega << ", step " << k;
     }
     if (omega == 1.0) {
-      EXPECT_EQ(trap.jacobians, 0);
+      EXPECT_EQ(trap.jacobians(), 0);
       EXPECT_TRUE(trap.nearMinusIdentity());
     } else {
-      EXPECT_EQ(trap.jacobians, 1);  // built once, then kept (the system is linear)
+      EXPECT_EQ(trap.jacobians(), 1);  // built once, then kept (the system is linear)
       EXPECT_FALSE(trap.nearMinusIdentity());
     }
   }
@@ -115,7 +115,7 @@ TEST(Trapezoidal, StopsOnTheContractionEstimateWithinTheTolerance) {
   }
   // after the first correction the update is still above the tolerance, but it contracts
   // ~1000-fold: the root is well within the tolerance after two evaluations a step, not three
-  const double perStep = static_cast<double>(sys.calls - 2L * trap.jacobians) / steps;
+  const double perStep = static_cast<double>(sys.calls - 2L * trap.jacobians()) / steps;
   EXPECT_LT(perStep, 2.2);
 }
 
