@@ -123,6 +123,69 @@ TEST(Trapezoidal, StopsOnTheContractionEstimateWithinTheTolerance) {
 // hundredfold tighter one takes about 2.5 times the steps: the error per step goes as h⁵), the
 // end of each lands within the tolerance of the exact solution, and the dense output between
 // steps is as accurate (order 4); a run stopped at a given time lands on it exactly.
+// The oscillator posed as the penalty formulation poses its step: a mass-matrix residual
+// r = (h²/4)(M a + K x) with its exact iteration matrix M + (h²/4) K, and an acceptStep that may
+// refuse. The shared Newmark loop must give the same Cayley rotation, and a refusal must leave
+// the state and the predictor's memory as they were.
+struct MassSpring : NewmarkSystem {
+  Eigen::Matrix2d M, K;
+  double h = 0;
+  int refuseAt = -1, accepted = 0;
+  void beginStep(const State&, double stepSize, int) override { h = stepSize; }
+  Status residual(double, const Eigen::VectorXd& x, const Eigen::VectorXd&, const Eigen::VectorXd& a, Eigen::VectorXd& r) override {
+    r = (h * h / 4) * (M * a + K * x);
+    return {};
+  }
+  Status solve(int, const Eigen::VectorXd& r, Eigen::VectorXd& dx) override {
+    dx = (M + (h * h / 4) * K).partialPivLu().solve(r);
+    return {};
+  }
+  Status acceptStep(const State&, State&, int) override {
+    if (accepted == refuseAt) {
+      refuseAt = -1;
+      return lw::failure(Status::Code::LeftBranch, 0, "refused once");
+    }
+    ++accepted;
+    return {};
+  }
+};
+
+TEST(Newmark, AMassMatrixResidualGivesTheSameRotationAndARefusalChangesNothing) {
+  // two uncoupled oscillators with masses 2 and 0.5 and stiffnesses 8 and 0.5: ω = 2 and 1
+  MassSpring sys;
+  sys.M << 2, 0, 0, 0.5;
+  sys.K << 8, 0, 0, 0.5;
+  const double h = 1e-2;
+  State s{0.0, Eigen::Vector2d(1.0, -0.5), Eigen::Vector2d(0.0, 2.0), Eigen::Vector2d(-4.0, 0.5)};
+  Newmark newmark(2);
+  sys.refuseAt = 40;
+  int k = 0;
+  for (int attempt = 0; k < 300; ++attempt) {
+    const State before = s;
+    const Status st = newmark.step(sys, s, h);
+    if (!st.ok()) {
+      // the refusal: nothing moved, and the next attempt gives the same step as if none happened
+      ASSERT_EQ(st.code, Status::Code::LeftBranch);
+      ASSERT_EQ(k, 40);
+      EXPECT_EQ(s.t, before.t);
+      EXPECT_EQ(s.x, before.x);
+      EXPECT_EQ(s.v, before.v);
+      EXPECT_EQ(s.a, before.a);
+      continue;
+    }
+    ++k;
+    const auto [x1, v1] = cayley(2.0, h, 1.0, 0.0, k);
+    const auto [x2, v2] = cayley(1.0, h, -0.5, 2.0, k);
+    ASSERT_NEAR(s.x[0], x1, 1e-9) << "step " << k;
+    ASSERT_NEAR(s.x[1], x2, 1e-9) << "step " << k;
+    ASSERT_NEAR(s.v[0], v1, 1e-7) << "step " << k;
+    ASSERT_NEAR(s.v[1], v2, 1e-7) << "step " << k;
+  }
+  EXPECT_EQ(sys.accepted, 300);
+  // the exact iteration matrix and the extrapolating predictor: one or two iterations a step
+  EXPECT_LE(newmark.iterations, 2 * 301);
+}
+
 TEST(DormandPrince, StepsFollowTheToleranceAndTheDenseOutputIsAsAccurate) {
   std::vector<long> steps;
   for (const double tol : {1e-6, 1e-8}) {
