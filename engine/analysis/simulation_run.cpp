@@ -1,33 +1,21 @@
+// A dynamics run as one job: the spec checked, the model compiled and assembled, the rows'
+// columns and storage, then the formulation's loop (matrix_r_run.cpp, penalty_run.cpp).
 #include "analysis/simulation_run.h"
-
-#include "analysis/csv.h"
-#include "analysis/kinematics_run.h"
-#include "analysis/outputs.h"
-#include "analysis/result_size.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
-#include <sstream>
 
-#include "dynamics/matrix_r.h"
-#include "dynamics/penalty.h"
-#include "events/contact_gaps.h"
-#include "events/contact_monitor.h"
-#include "events/impact_law.h"
-#include "events/impact_records.h"
-#include "integrators/integrators.h"
+#include "analysis/csv.h"
+#include "analysis/kinematics_run.h"
+#include "analysis/result_size.h"
+#include "analysis/simulation_parts.h"
 
 namespace lw::analysis {
 
 using events::ImpactSpeeds;
-using events::impactRecord;
 using events::impactSpeeds;
-using events::kEventTime;
 using events::mixedProblem;
-using events::restingProblem;
-using events::startsInside;
 using events::switchRecord;
 
 bool parseFormulation(const std::string& s, Formulation& out) {
@@ -56,124 +44,8 @@ bool parseIntegrator(const std::string& s, Integrator& out) {
 }
 
 namespace {
-
-// the Matrix R ODE as a second-order system in the independent coordinates. It keeps the state of
-// the last accepted step (its anchor): every attempt of a step starts its position problems from
-// there, not from what a rejected attempt evaluated last, and a step's end is accepted only as the
-// continuation of its start (the same assembly branch).
-class MatrixRSystem : public integ::SecondOrderSystem {
- public:
-  MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
-  long evaluations = 0;
-  lw::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
-    ++evaluations;
-    dirty_ = true;
-    const lw::Status s = dyn::evaluate(m_, d_, t, x, v);
-    if (s.ok()) a = d_.zidd;
-    return s;
-  }
-  /// The data now describe an accepted state: keep it.
-  void setAnchor() {
-    t_ = d_.t;
-    z_ = d_.z;
-    zd_ = d_.zd;
-    zdd_ = d_.zdd;
-    dirty_ = false;
-  }
-  /// The data back at the anchor (before a new attempt, or for a new choice of coordinates).
-  void restoreAnchor() {
-    if (!dirty_) return;
-    dyn::restoreState(d_, t_, z_, zd_);
-    d_.zdd = zdd_;
-    dirty_ = false;
-  }
-  const Eigen::VectorXd& z() const { return z_; }
-  const Eigen::VectorXd& zd() const { return zd_; }
-  const Eigen::VectorXd& zdd() const { return zdd_; }
-  void beginStep(const integ::State& s) override {
-    if (s.t == t_) restoreAnchor();
-  }
-  // A change of branch shows in the dependent velocities: along the branch ż is smooth and the
-  // trapezoidal rule ż₁ ≈ ż₀ + h(z̈₀ + z̈₁)/2 holds to O(h³); on another branch ż differs by the
-  // order of ż itself however short the step (at a bifurcation the branches' tangents differ).
-  // The positions likewise, for a branch change at rest.
-  lw::Status acceptStep(const integ::State& from, const integ::State& to) override {
-    if (from.t != t_ || d_.z.size() == 0) return {};
-    const double h = to.t - from.t;
-    const double vScale = std::max(zd_.cwiseAbs().maxCoeff(), d_.zd.cwiseAbs().maxCoeff());
-    const double aScale = std::max(zdd_.cwiseAbs().maxCoeff(), d_.zdd.cwiseAbs().maxCoeff());
-    double dv = 0, dz = 0;
-    for (Eigen::Index k = 0; k < d_.z.size(); ++k) {
-      dv = std::max(dv, std::abs(d_.zd[k] - zd_[k] - 0.5 * h * (zdd_[k] + d_.zdd[k])));
-      dz = std::max(dz, std::abs(d_.z[k] - z_[k] - 0.5 * h * (zd_[k] + d_.zd[k])));
-    }
-    const double allowV = 0.1 * (vScale + h * aScale) + 1e-12;
-    const double allowZ = 0.1 * h * (vScale + h * aScale) + 1e-9 * std::max(1.0, m_.lengthScale);
-    if (dv <= allowV && dz <= allowZ) return {};
-    return lw::failure(lw::Status::Code::LeftBranch, to.t,
-                        "the motion left its assembly branch between t = " + lw::shortNumber(from.t) + " and " + lw::shortNumber(to.t) +
-                            " s (the dependent velocities jumped by " + lw::shortNumber(dv) + "): a singular position the step could not pass");
-  }
-
- private:
-  const dyn::MatrixRModel& m_;
-  dyn::MatrixRData& d_;
-  double t_ = -1;
-  Eigen::VectorXd z_, zd_, zdd_;
-  bool dirty_ = true;
-};
-
-// Where the loops turn singular for every choice of coordinates (a flat parallelogram), the
-// position and velocity problems lose accuracy as 1/rcond and the accelerations as 1/rcond²: no
-// evaluation may land there. Θ_z's reciprocal condition falls linearly towards such a point;
-// from its last two values at step ends, the distance in time to where it would reach zero.
-struct SingularAhead {
-  double t0 = 0, rc0 = 0, t1 = 0, rc1 = 0;
-  int samples = 0;
-  void add(double t, double rc) {
-    t0 = t1;
-    rc0 = rc1;
-    t1 = t;
-    rc1 = rc;
-    ++samples;
-  }
-  /// Time from the last sample to the predicted singular point, or infinity.
-  double distance() const {
-    if (samples < 2 || rc1 > 1e-3 || rc0 <= rc1 || t1 <= t0) return std::numeric_limits<double>::infinity();
-    return rc1 * (t1 - t0) / (rc0 - rc1);
-  }
-  /// How fast the condition falls (per second), when it does.
-  double slope() const { return samples < 2 || t1 <= t0 ? 0.0 : std::max(0.0, (rc0 - rc1) / (t1 - t0)); }
-};
-
-// A conservative run keeps E − E0 − W_applied − W_driver + E_dissipated at zero up to the
-// integration error: a jump of it between two rows larger than the tolerance allows (an inaccurate
-// pass of a singular position, a step too long for a fast event) is worth a warning that names
-// the time. The trapezoidal rule has no tolerance: it is warned of gross jumps only. Rows are seen
-// one at a time (a streamed run keeps none), the energy's scale so far sets the bound.
-struct EnergyJumpWatch {
-  double relative = 1e-4;
-  double scale = 0, lastT = 0, lastBalance = 0;
-  bool haveLast = false;
-  std::string warning;
-  void add(double t, double total, double kinetic, double balance) {
-    scale = std::max({scale, std::abs(total), std::abs(kinetic)});
-    if (haveLast && warning.empty()) {
-      const double jump = balance - lastBalance, allowed = relative * std::max(scale, 1e-12);
-      if (std::abs(jump) > allowed)
-        warning = "the energy balance jumped by " + lw::shortNumber(jump) + " J between t = " + lw::shortNumber(lastT) + " and " +
-                  lw::shortNumber(t) + " s, more than the accuracy allows (" + lw::shortNumber(allowed) +
-                  " J): the motion there is not to be trusted (a singular position, or a step too long)";
-    }
-    haveLast = true;
-    lastT = t;
-    lastBalance = balance;
-  }
-};
-
 SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec, const std::function<void(double)>& progress,
                           const std::atomic<bool>* cancel);
-
 }  // namespace
 
 SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec& spec,
@@ -183,11 +55,6 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   return res;
 }
 
-namespace {
-
-// An impact and a switch at once: the switch first (its forces changed, logged), then the impact
-// with the forces after it: the switches leave `closing`, the impacts stay. A coincidence any
-// change of a parameter separates, so a sensitivity (observed) is refused there.
 lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::GapSource>& sources, double t, const Eigen::VectorXd& z,
                          const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log) {
   if (!events::mixedEvents(sources, closing)) return {};
@@ -199,6 +66,8 @@ lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::Gap
   closing = impacts;
   return {};
 }
+
+namespace {
 
 SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec, const std::function<void(double)>& progress,
                           const std::atomic<bool>* cancel) {
@@ -219,141 +88,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   events::ContactMonitor monitor(model.tree);
   const std::vector<events::GapSource> sources = events::gapSources(model.tree);
   const ImpactSpeeds speeds = impactSpeeds(m);
-  // the file's costs, summed over the steps as the sensitivities differentiate them
-  OutputComponents costOutputs;
-  CostSet costSet;
-  std::unique_ptr<CostAccumulator<double>> costs;
-  std::vector<double> outputValues;
-  if (spec.mechanism && !spec.mechanism->costs.empty()) {
-    costOutputs = compileOutputs(*spec.mechanism, m, model.tree);
-    res.costProblem = compileCosts(*spec.mechanism, m, costOutputs, {}, costSet);
-    if (res.costProblem.empty()) res.costProblem = costTimesProblem(costSet, spec.tEnd);
-    if (res.costProblem.empty()) {
-      costs = std::make_unique<CostAccumulator<double>>(costSet);
-      outputValues.resize(costOutputs.names.size());
-    }
-  }
-  auto addCosts = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
-    if (!costs) return;
-    outputsOn<double>(costOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, outputValues.data());
-    costs->add(t, outputValues.data(), m.parameters->values().data());
-  };
-
-  // columns
-  const std::vector<dyn::Dof> outputDofs = data.dofs;  // fixed at t = 0, even if the choice switches
-  res.columns.push_back("time");
-  // "dof." sets the independent coordinates apart from the point columns they may repeat
-  // (the five-bar's bar_12.P2.x): a table's columns are unique names
-  for (const auto& f : outputDofs) res.columns.push_back("dof." + f.name);
-  const char* axes[] = {"x", "y", "z"};
-  for (const char* prefix : {"", "v"})
-    for (std::size_t b = 1; b < m.bodies.size(); ++b)
-      for (const auto& p : m.bodies[b].pointNames)
-        for (int k = 0; k < m.dimension; ++k) res.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
-  for (const char* c : {"energy.kinetic", "energy.potential", "energy.total", "constraint.position", "constraint.velocity",
-                        "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
-    res.columns.push_back(c);
-  // the file's outputs by name ("rocker_angle", "p2.x")
-  OutputComponents rowOutputs;
-  if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree);
-  for (const auto& name : rowOutputs.names) res.columns.push_back(name);
-  std::vector<double> rowOutputValues(rowOutputs.names.size()), lastRowOutputs;
-
-  // works and dissipation: trapezoidal quadrature of the powers over the steps
-  dyn::Powers lastPower;
-  double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
-  dyn::MotionSnapshot snap;
-  dyn::RecursiveData rowData;  // the rows' kernels (the integration has its own)
-  dyn::GeneralizedForces<double> forces(model.tree);  // the drivers' power
-  forces.shareFrames(rowData);
-  // the powers are integrated at every step; without force elements or drivers they are zero and
-  // the steps between stored rows cost nothing here
-  const bool powersNeeded = !m.forces.empty() || !m.drivers.empty();
-  long every = 1;  // steps per stored row
-  bool nonFinite = false;  // a row was not finite: the run stops there
-  EnergyJumpWatch energyWatch;
-  energyWatch.relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
-  // rows that leave as they are computed take no memory; the file's size is the disk's business
-  const bool streamed = static_cast<bool>(spec.rows);
-  double lastStoredT = -1;  // negative before the first row
-  auto record = [&](double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
-    if (!store && !powersNeeded) return;
-    // one pass of the frames along ż serves the poses, points, energies, powers and residuals
-    dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
-    const dyn::Powers p = dyn::powers(model.tree, rowData, snap, z, zd, zdd, t, forces);
-    const bool first = lastStoredT < 0;
-    if (!first) {
-      const double dt = t - lastT;
-      dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
-      applied += 0.5 * dt * (p.applied + lastPower.applied);
-      driver += 0.5 * dt * (p.driver + lastPower.driver);
-    }
-    lastPower = p;
-    lastT = t;
-    if (!store) return;
-    lastStoredT = t;
-    if (!streamed)  // a streamed run keeps no poses
-      for (const auto& pose : snap.poses) {
-        res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
-        res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
-      }
-    res.values.push_back(t);
-    for (const auto& f : outputDofs) {
-      if (f.kind == dyn::Dof::Kind::Coordinate) {
-        res.values.push_back(z[f.z]);
-      } else {
-        const auto& pose = snap.poses[static_cast<std::size_t>(f.body)];
-        const Eigen::Vector3d r = Eigen::Vector3d(pose.x[0], pose.x[1], pose.x[2]) +
-                                  Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(pose.R) * f.point;
-        res.values.push_back(r[f.component]);
-      }
-    }
-    for (const auto& r : snap.r)
-      for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
-    for (const auto& v : snap.v)
-      for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
-    const dyn::Energy e = dyn::energy(model.tree, rowData, snap, z);
-    res.values.push_back(e.kinetic);
-    res.values.push_back(e.potential);
-    res.values.push_back(e.total());
-    res.values.push_back(snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
-    res.values.push_back(snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
-    if (first) E0 = e.total();
-    res.values.push_back(dissipated);
-    res.values.push_back(applied);
-    res.values.push_back(driver);
-    // zero up to the quadrature and integration errors: E − E0 − W_applied − W_driver + E_dissipated
-    const double balance = e.total() - E0 - applied - driver + dissipated;
-    res.values.push_back(balance);
-    if (!rowOutputs.names.empty()) {
-      outputsOn<double>(rowOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, rowOutputValues.data());
-      for (std::size_t i = 0; i < rowOutputValues.size(); ++i) {
-        const auto& c = rowOutputs.components[i];
-        if (c.type == Output::Type::Energy)
-          rowOutputValues[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
-        else if (c.type == Output::Type::ConstraintResidual)
-          rowOutputValues[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
-        else if (c.type == Output::Type::JointCoordinate && c.angle && c.node < 0 && !lastRowOutputs.empty())
-          // a spatial joint that closes a loop reads its turn within half a turn: continued through
-          // ±π from the row before, as the kinematic runs do
-          rowOutputValues[i] += 2 * M_PI * std::round((lastRowOutputs[i] - rowOutputValues[i]) / (2 * M_PI));
-      }
-      lastRowOutputs = rowOutputValues;
-      res.values.insert(res.values.end(), rowOutputValues.begin(), rowOutputValues.end());
-    }
-    // a row that is not finite is not kept, and the run stops with the column and the time
-    if (auto problem = nonFiniteInLastRow(res.columns, res.values); !problem.empty()) {
-      res.values.resize(res.values.size() - res.columns.size());
-      if (!streamed) res.poses.resize(res.poses.size() - 12 * snap.poses.size());
-      if (res.status.ok()) res.status = lw::failure(lw::Status::Code::NotConverged, t, problem);
-      nonFinite = true;
-      return;
-    }
-    energyWatch.add(t, e.total(), e.kinetic, balance);
-    // a streamed run passes its rows on in blocks and keeps none
-    if (res.values.size() >= 256 * res.columns.size()) sendRows(spec.rows, res.columns, res.values, res.sentRows);
-  };
-
+  RunRows rows(m, spec, model, data.dofs, res);  // the columns, and the file's costs compiled
   const bool atTimes = !spec.times.empty();
   if (atTimes) {
     std::string problem = timesProblem(spec.times);
@@ -365,6 +100,8 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     }
   }
   const double tEndRun = atTimes ? spec.times.back() : spec.tEnd;
+  long every = 1;  // steps per stored row
+  const bool streamed = static_cast<bool>(spec.rows);  // rows leave as they are computed
   const long outputs = spec.dt > 0 ? std::lround(tEndRun / spec.dt) : 0;
   // RK45 chooses its own steps and writes its rows at any interval from its dense output
   const bool adaptive = spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45;
@@ -391,559 +128,28 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       return res;
     }
   }
-  auto stored = [&](long i) { return i % every == 0 || i == outputs; };
   // the rows' storage up front (growing it copies everything, a tenth of a large model's run),
   // up to 256 MB: a longer run grows as it goes. A run whose rows would not fit in memory is
   // refused before it starts, not killed by the system hours in.
   {
-    const double rows = atTimes    ? static_cast<double>(spec.times.size() + 1)
-                        : adaptive ? std::ceil(spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt)) + 1
-                                   : static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
+    const double rowCount = atTimes ? static_cast<double>(spec.times.size() + 1)
+                            : adaptive ? std::ceil(spec.tEnd / (spec.outputDt > 0 ? spec.outputDt : spec.dt)) + 1
+                                       : static_cast<double>(outputs / every + 1 + (outputs % every ? 1 : 0));
     const double perRow = static_cast<double>(res.columns.size() + 12 * m.bodies.size());
-    if (auto problem = streamed ? std::string() : resultSizeProblem(rows, perRow, spec.maxResultBytes,
+    if (auto problem = streamed ? std::string() : resultSizeProblem(rowCount, perRow, spec.maxResultBytes,
                                                                      "store fewer rows with a longer output interval, or shorten the run");
         !problem.empty()) {
       res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
       return res;
     }
-    if (!streamed && rows * perRow * sizeof(double) < 256e6) {
-      res.values.reserve(static_cast<std::size_t>(rows) * res.columns.size());
-      res.poses.reserve(static_cast<std::size_t>(rows) * 12 * m.bodies.size());
+    if (!streamed && rowCount * perRow * sizeof(double) < 256e6) {
+      res.values.reserve(static_cast<std::size_t>(rowCount) * res.columns.size());
+      res.poses.reserve(static_cast<std::size_t>(rowCount) * 12 * m.bodies.size());
     }
   }
-  // progress at least every 32 outputs; true (with the status set) when the user cancelled
-  auto reportAndCheckCancel = [&](long i, double tOut) {
-    if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
-    if (!cancel || !cancel->load(std::memory_order_relaxed)) return false;
-    res.status = lw::failure(lw::Status::Code::Cancelled, tOut, "cancelled at t = " + lw::shortNumber(tOut));
-    return true;
-  };
-  if (spec.formulation == Formulation::Penalty) {
-    // same assembled start as Matrix R; all tree coordinates integrated, loops by penalty
-    dyn::PenaltyOptions options;
-    options.tangent = spec.tangent;
-    PenaltyObserver* observer = spec.penaltyObserver;
-    if (observer) {  // a step that is a function of its inputs, solved to round-off
-      options.massProjections = true;
-      options.tolerance = 1e-13;
-    }
-    dyn::PenaltyData pd(model.tree, options);
-    pd.z = data.z;
-    pd.zd = data.zd;
-    res.status = dyn::penaltyStart(model.tree, pd, 0.0);
-    if (observer && res.status.ok()) res.status = observer->start(model.tree, pd.alpha, 0.0, pd.z, pd.zd, pd.zdd);
-    record(0, pd.z, pd.zd, pd.zdd, true);
-    addCosts(0, pd.z, pd.zd, pd.zdd);
-    if (nonFinite) return res;
-    // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
-    // independent coordinates chosen there), the accelerations again, the row just after
-    auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
-      std::vector<int> closing = crossing;
-      if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
-      if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
-        const Eigen::VectorXd zdBefore = pd.zd;
-        if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-        res.events.push_back(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, dyn::energy(model.tree, pd.z, pd.zd).total()));
-        record(pd.t, pd.z, pd.zd, pd.zdd, true);
-        addCosts(pd.t, pd.z, pd.zd, pd.zdd);
-        if (observer)
-          if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
-        monitor.start(pd.t, pd.z, pd.zd);
-        return {};
-      }
-      data.t = pd.t;
-      data.z = pd.z;
-      data.zd = pd.zd;
-      if (lw::Status e = dyn::chooseDofs(model, data); !e.ok()) return e;
-      events::ImpactOn<double> imp;
-      if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp); !e.ok())
-        return e;
-      const double eBefore = dyn::energy(model.tree, pd.z, pd.zd).total();
-      const Eigen::VectorXd zdBefore = pd.zd;
-      pd.zd += imp.zdPlus - imp.zdMinus;
-      if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-      const double eAfter = dyn::energy(model.tree, pd.z, pd.zd).total();
-      res.events.push_back(impactRecord(sources, pd.t, closing, imp, eBefore, eAfter, speeds));
-      dissipated += eBefore - eAfter;  // what the impact takes counts as dissipated: the balance holds
-      record(pd.t, pd.z, pd.zd, pd.zdd, true);
-      addCosts(pd.t, pd.z, pd.zd, pd.zdd);
-      if (observer)
-        if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
-      monitor.start(pd.t, pd.z, pd.zd);
-      if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, pd.z, pd.zd, pd.zdd, spec.dt, speeds); !problem.empty())
-        return lw::failure(lw::Status::Code::NotConverged, pd.t, problem);
-      return {};
-    };
-    std::vector<int> closing;
-    monitor.start(0, pd.z, pd.zd, &closing);
-    if (auto problem = startsInside(m, sources, monitor.gaps()); !problem.empty()) {
-      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
-      return res;
-    }
-    if (!closing.empty()) res.status = penaltyImpact(closing);
-    Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
-    for (long i = 1; i <= outputs && res.status.ok(); ++i) {
-      const double tOut = static_cast<double>(i) * spec.dt;
-      const double acceptedT = pd.t;
-      acceptedZ = pd.z;
-      acceptedZd = pd.zd;
-      acceptedZdd = pd.zdd;
-      res.status = dyn::penaltyStep(model.tree, pd, tOut - pd.t);
-      if (!res.status.ok()) {
-        if (acceptedT > lastStoredT) record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);  // where it stopped
-        break;
-      }
-      // a contact that closed inside the step: located on the rule's own polynomial (constant
-      // average acceleration), the step taken again to there, and its length corrected by
-      // Newton's method on the gap at its end
-      bool impact = false;
-      if (monitor.active()) {
-        double tEvent = 0;
-        const double tStepEnd = pd.t;
-        res.status = monitor.closesWithin(pd.t, pd.z, pd.zd, {}, kEventTime, impact, tEvent, closing);
-        for (int retake = 0; impact && res.status.ok() && tEvent < tStepEnd - kEventTime && retake < 6; ++retake) {
-          pd.t = acceptedT;
-          pd.z = acceptedZ;
-          pd.zd = acceptedZd;
-          pd.zdd = acceptedZdd;
-          res.status = dyn::penaltyStep(model.tree, pd, tEvent - acceptedT);
-          if (!res.status.ok()) break;
-          Eigen::VectorXd g, rate;
-          events::contactGaps(model.tree, pd.z, pd.zd, g, rate);
-          const double correction = rate[closing[0]] < 0 ? -g[closing[0]] / rate[closing[0]] : 0.0;
-          if (std::abs(correction) <= kEventTime) break;
-          tEvent = std::clamp(tEvent + correction, acceptedT + 0.5 * (tEvent - acceptedT), tOut);
-        }
-        if (!res.status.ok()) {
-          if (acceptedT > lastStoredT) record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);
-          break;
-        }
-      }
-      ++res.steps;
-      if (observer) {
-        res.status = observer->step(acceptedT, pd.t, pd.z, pd.zd, pd.zdd);
-        if (!res.status.ok()) break;
-      }
-      record(pd.t, pd.z, pd.zd, pd.zdd, impact || stored(i));
-      addCosts(pd.t, pd.z, pd.zd, pd.zdd);
-      if (nonFinite) break;
-      if (impact) {
-        res.status = penaltyImpact(closing);
-        if (!res.status.ok()) break;
-        if (tOut - pd.t > kEventTime) --i;  // the same grid point again, from the impact
-        continue;
-      }
-      monitor.accept();
-      if (reportAndCheckCancel(i, tOut)) {
-        if (!stored(i)) record(tOut, pd.z, pd.zd, pd.zdd, true);  // where it stopped
-        break;
-      }
-    }
-    res.tangents = pd.jacobians;
-    res.evaluations = pd.iterations;
-    if (costs) {
-      res.costNames = costSet.names;
-      res.costValues = costs->values();
-    }
-    res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return res;
-  }
-
-  integ::State s{0.0, data.zi, data.zid, data.zidd};
-  StepObserver* observer = spec.observer;
-  if (observer) {
-    res.status = observer->start(model, data.dofs, s, data.z);
-    if (!res.status.ok()) return res;
-  }
-  std::vector<integ::State> pieceEnds;  // an accepted step's pieces, for the observer
-  Eigen::VectorXd zAccepted, zdAccepted, zddAccepted, update;
-  MatrixRSystem sys(model, data);
-  const int n = static_cast<int>(data.dofs.size());
-  // a differentiated run converges its steps to round-off: its derivatives linearise the
-  // recorded states, and a stiff force (a tyre) amplifies what a looser tolerance leaves
-  integ::TrapezoidalOptions trapOptions;
-  if (observer) trapOptions.tolerance = 1e-13;
-  integ::Trapezoidal trap(n, trapOptions);
-  double maxStep = spec.maxStep;
-  if (maxStep == 0 && spec.mechanism)
-    for (const Cost& c : spec.mechanism->costs)
-      if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
-  integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
-  const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
-  record(0, data.z, data.zd, data.zdd, true);
-  if (nonFinite) return res;
-  addCosts(0, data.z, data.zd, data.zdd);
-  sys.setAnchor();
-  // the rows: at k·rowDt up to tFinal (the trapezoidal rule's rows are every `every` steps, the
-  // adaptive rule's at --output-dt, or --dt when not given, from its dense output)
-  const double tFinal = atTimes ? tEndRun : trapezoidal ? static_cast<double>(outputs) * spec.dt : spec.tEnd;
-  const double rowDt = trapezoidal ? static_cast<double>(every) * spec.dt : (spec.outputDt > 0 ? spec.outputDt : spec.dt);
-  const double tTiny = 1e-9 * std::max(1e-3, spec.dt);
-  const long rowCount = atTimes ? static_cast<long>(spec.times.size()) : static_cast<long>(std::ceil(tFinal / rowDt - 1e-9));
-  long nextRow = 1;
-  auto rowTime = [&](long k) {
-    return atTimes ? spec.times[static_cast<std::size_t>(k - 1)] : std::min(static_cast<double>(k) * rowDt, tFinal);
-  };
-  // the choice of independent coordinates changes when Θ_z's condition falls below this
-  constexpr double kSwitchBelow = 1e-7;
-  double switchBelow = kSwitchBelow;
-  std::vector<dyn::Dof> previousDofs;
-  SingularAhead singular;
-  singular.add(0, data.rcond);
-  double rcondStart = data.rcond;  // Θ_z's at the accepted state, in the current coordinates
-  // RK45 near a singular point: the step allowed away from it; the last forced step failed; forced
-  // steps failed since the last that passed
-  double hFar = 0;
-  bool forcedFailed = false;
-  int forcedFailures = 0;
-  integ::State saved;           // the accepted state of a step, kept for a retry (buffers reused)
-  Eigen::VectorXd xRow, vRow;
-  // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition fell
-  // tenfold in the step lies within a tenth of the step from the singular point
-  auto endNextToSingular = [&] { return data.rcond < 0.1 * rcondStart && data.rcond < 1e-6; };
-  // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
-  // the state after it, and the table gets the row just after beside the one just before
-  auto applyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
-    if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
-    const integ::State before = s;
-    std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
-    if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
-      // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
-      const Eigen::VectorXd zdBefore = data.zd;
-      if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
-      sys.setAnchor();
-      res.events.push_back(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, dyn::energy(model.tree, data.z, data.zd).total()));
-      record(s.t, data.z, data.zd, data.zdd, !atTimes);
-      addCosts(s.t, data.z, data.zd, data.zdd);
-      if (observer)
-        if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
-      res.tangents += trap.jacobians();
-      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
-      monitor.start(s.t, data.z, data.zd);
-      return {};
-    }
-    const double eBefore = dyn::energy(model.tree, data.z, data.zd).total();
-    events::ImpactOn<double> imp;
-    if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, s.x, s.v, data.z, closing, imp); !e.ok())
-      return e;
-    s.v = imp.zidPlus;
-    if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
-    sys.setAnchor();
-    const double eAfter = dyn::energy(model.tree, data.z, data.zd).total();
-    res.events.push_back(impactRecord(sources, s.t, closing, imp, eBefore, eAfter, speeds));
-    dissipated += eBefore - eAfter;  // what the impact takes counts as dissipated: the balance holds
-    record(s.t, data.z, data.zd, data.zdd, !atTimes);  // rows at given times: those only
-    addCosts(s.t, data.z, data.zd, data.zdd);
-    if (observer)
-      if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
-    // the trapezoidal rule's predictor and tangent belong to the motion before the jump
-    res.tangents += trap.jacobians();
-    trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
-    monitor.start(s.t, data.z, data.zd);
-    if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, data.z, data.zd, data.zdd, spec.dt, speeds); !problem.empty())
-      return lw::failure(lw::Status::Code::NotConverged, s.t, problem);
-    return {};
-  };
-  {
-    std::vector<int> closing;
-    monitor.start(0, data.z, data.zd, &closing);
-    if (auto problem = startsInside(m, sources, monitor.gaps()); !problem.empty()) {
-      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
-      return res;
-    }
-    if (!closing.empty()) res.status = applyImpact(closing);
-  }
-  Eigen::VectorXd aRow;
-  std::vector<int> closing;
-  // the gaps on the last step's interpolant (an evaluation each)
-  const std::function<bool(double, Eigen::VectorXd&)> noInterpolant;
-  const std::function<bool(double, Eigen::VectorXd&)> gapsAt = [&](double tau, Eigen::VectorXd& g) {
-    if (trapezoidal) trap.interpolate(tau, xRow, vRow);
-    else rk.interpolate(tau, xRow, vRow);
-    if (!sys.acceleration(tau, xRow, vRow, aRow).ok()) return false;
-    Eigen::VectorXd rate;
-    events::contactGaps(model.tree, data.z, data.zd, g, rate);
-    return true;
-  };
-  while (res.status.ok() && s.t < tFinal - tTiny) {
-    saved = s;
-    auto restart = [&] {  // the last accepted state, in the current coordinates
-      sys.restoreAnchor();
-      s = saved;
-    };
-    // the next step
-    bool rechosen = false;
-    bool nearSingular = false;  // this step is taken again at half its length
-    double halfStep = 0;
-    int pieces = 1;
-    for (;;) {
-      if (trapezoidal) {
-        // to the next point of the grid k·dt, not a sliver short of it; a singular point ahead
-        // is stepped over with both ends half a step from it
-        const double h = spec.dt;
-        double target = std::ceil((s.t + tTiny) / h) * h;
-        if (target - s.t < 0.25 * h) target += h;
-        target = std::min(target, tFinal);
-        // both ends at least `margin` from it: half a step, or as far as Θ_z's condition needs to
-        // come back above 1e-6 (the evaluations' errors grow as 1/rcond²), up to two steps (a
-        // longer crossing step costs more in truncation than it saves)
-        const double d = singular.distance();
-        const double margin = std::clamp(1e-6 / singular.slope(), 0.5 * h, 2 * h);
-        if (d < target - s.t + margin) target = s.t + (d - margin >= 0.25 * h ? d - margin : d + margin);
-        if (target > tFinal - 0.25 * h) target = tFinal;
-        if (nearSingular) target = s.t + 0.5 * (target - s.t);
-        pieceEnds.clear();
-        for (int p = 1; p <= pieces; ++p) {
-          res.status = trap.step(sys, s, saved.t + (target - saved.t) * p / pieces - s.t);
-          if (!res.status.ok()) break;
-          if (observer) pieceEnds.push_back(s);
-        }
-        // an end next to the singular point: the step is taken again at half its length (its end
-        // then at least 0.4 of it away)
-        if (res.status.ok() && !nearSingular && endNextToSingular()) {
-          nearSingular = true;
-          restart();
-          continue;
-        }
-      } else {
-        // a singular point ahead is crossed by one step that puts it between the stages at 0.3
-        // and 0.8 of the step, as long as the tolerance allows (hFar: the step proposed before
-        // the point came near; the error control proposes shorter ones as the evaluations lose
-        // accuracy near it, and would creep towards it for ever). Further away, a step brings it
-        // within reach. A forced step that fails comes half-way closer; a few failures in a row
-        // end the run with the reason.
-        double tryStep = nearSingular ? halfStep : 0;
-        const double d = singular.distance();
-        const double proposed = rk.proposedStep();
-        if (!std::isfinite(d)) hFar = 0;
-        else if (hFar == 0 && proposed > 0 && d < 20 * proposed) hFar = proposed;
-        const double reach = std::max(hFar, proposed);
-        if (proposed > 0 && std::isfinite(d) && !nearSingular) {
-          if (forcedFailed) tryStep = 0.5 * d;
-          else if (d <= 0.55 * reach) tryStep = d / 0.55;
-          else if (d < 3 * reach && proposed < 0.5 * reach) tryStep = d - 0.55 * reach;
-        }
-        res.status = rk.step(sys, s, tFinal, tryStep);
-        pieceEnds.clear();
-        if (observer && res.status.ok()) pieceEnds.push_back(s);
-        if (res.status.code == lw::Status::Code::Rejected) {
-          if (++forcedFailures > 6) {
-            res.status = lw::failure(lw::Status::Code::NotConverged, s.t,
-                                      "RK45 cannot pass the singular position at t ≈ " + lw::shortNumber(s.t + (std::isfinite(d) ? d : 0.0)) + " s to the tolerance " +
-                                          lw::shortNumber(spec.tol) + " (the loops' condition number there exceeds " +
-                                          lw::shortNumber(1 / singular.rc1) + " and the accelerations lose their accuracy): loosen --tol, or use the trapezoidal rule");
-            restart();
-            break;
-          }
-          forcedFailed = !forcedFailed;
-          restart();
-          continue;
-        }
-        if (res.status.ok()) {
-          forcedFailed = false;
-          if (tryStep > 0) forcedFailures = 0;
-          // as for the trapezoidal rule: an end that landed next to the singular point is taken
-          // again with a step of half the length
-          if (!nearSingular && endNextToSingular()) {
-            nearSingular = true;
-            halfStep = 0.5 * (s.t - saved.t);
-            restart();
-            continue;
-          }
-        }
-      }
-      if (res.status.ok()) break;
-      restart();
-      if (!rechosen && !model.userDofs) {
-        // a singular choice of independent coordinates: choose again at the last good state
-        rechosen = true;
-        previousDofs = data.dofs;
-        dyn::chooseDofs(model, data);
-        saved.x = data.zi;
-        saved.v = data.zid;
-        ++res.dofSwitches;
-        res.tangents += trap.jacobians();
-        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);  // the run's tolerance kept
-      } else if (trapezoidal && pieces < 16) {
-        pieces *= 2;
-      } else {
-        break;
-      }
-      // the evaluation at the restored state in the (new) coordinates
-      const lw::Status e = dyn::evaluate(model, data, saved.t, saved.x, saved.v);
-      if (!e.ok()) {
-        res.status = e;
-        break;
-      }
-      saved.a = data.zidd;
-      s = saved;
-      sys.setAnchor();
-      rcondStart = data.rcond;
-      if (observer && rechosen && data.dofs != previousDofs) {
-        res.status = observer->switched(previousDofs, data.dofs, saved, data.z);
-        if (!res.status.ok()) break;
-      }
-    }
-    if (!res.status.ok()) break;
-    // the accepted state's dependent coordinates: the trapezoidal rule accepts its last Newton
-    // update without evaluating it, and R^Φ of the last evaluation carries that update to first
-    // order (rows and costs of the accepted state, not of the iterate before it; RK45 ends on an
-    // evaluation, where the update is zero)
-    auto carry = [&](const Eigen::VectorXd& dependent, const Eigen::VectorXd& accepted, const Eigen::VectorXd& evaluated, Eigen::VectorXd& out) {
-      update = accepted - evaluated;  // sized once: no allocation per step
-      out = dependent;
-      out.noalias() += data.R * update;
-    };
-    auto carryEnd = [&] {
-      carry(data.z, s.x, data.zi, zAccepted);
-      carry(data.zd, s.v, data.zid, zdAccepted);
-      carry(data.zdd, s.a, data.zidd, zddAccepted);
-    };
-    carryEnd();
-    // a contact that closed inside the step: its time located on the step's interpolant, the
-    // step taken again to there, and its length corrected by Newton's method on the gap at its
-    // end, so that the step ends on the contact (seed 001 Remark 7)
-    bool impact = false;
-    if (monitor.active()) {
-      double tEvent = 0;
-      const double tEnd = s.t;
-      // RK45: on its dense output (fourth order: the retaken step then lands within the
-      // tolerance); the trapezoidal rule's own polynomial is second order, no better a start than
-      // the gaps' cubic, which costs nothing
-      res.status = monitor.closesWithin(s.t, zAccepted, zdAccepted, trapezoidal ? noInterpolant : gapsAt, kEventTime, impact, tEvent, closing);
-      for (int retake = 0; impact && res.status.ok() && tEvent < tEnd - kEventTime && retake < 6; ++retake) {
-        restart();
-        pieceEnds.clear();
-        if (trapezoidal) {
-          res.status = trap.step(sys, s, tEvent - s.t);
-          if (res.status.ok() && observer) pieceEnds.push_back(s);
-        } else {
-          res.status = rk.step(sys, s, tEvent, tEvent - s.t);
-          if (res.status.ok() && observer) pieceEnds.push_back(s);
-          while (res.status.code == lw::Status::Code::Rejected || (res.status.ok() && s.t < tEvent - kEventTime)) {
-            res.status = rk.step(sys, s, tEvent);  // the error control's own steps up to the contact
-            if (res.status.ok() && observer) pieceEnds.push_back(s);
-          }
-        }
-        if (!res.status.ok()) break;
-        carryEnd();
-        Eigen::VectorXd g, rate;
-        events::contactGaps(model.tree, zAccepted, zdAccepted, g, rate);
-        const int j = closing[0];
-        const double correction = rate[j] < 0 ? -g[j] / rate[j] : 0.0;
-        if (std::abs(correction) <= kEventTime) break;
-        tEvent = std::clamp(tEvent + correction, saved.t + 0.5 * (tEvent - saved.t), tEnd);
-      }
-      if (!res.status.ok()) {
-        restart();
-        break;
-      }
-    }
-    ++res.steps;
-    sys.setAnchor();
-    if (observer) {
-      const integ::State* from = &saved;
-      for (const integ::State& end : pieceEnds) {
-        res.status = observer->step(data.dofs, *from, end, data.z);
-        if (!res.status.ok()) break;
-        from = &end;
-      }
-      if (!res.status.ok()) break;
-    }
-    if (!data.z.allFinite() || !data.zd.allFinite()) {
-      res.status = lw::failure(lw::Status::Code::NotConverged, s.t, "the simulation diverged at t = " + lw::shortNumber(s.t) + " (non-finite state)");
-      break;
-    }
-    const double rcondEnd = data.rcond;
-    rcondStart = rcondEnd;
-    singular.add(s.t, rcondEnd);
-    // the rows inside the step, from the step's interpolant (an evaluation each), then its end
-    for (; nextRow <= rowCount && rowTime(nextRow) < s.t - tTiny; ++nextRow) {
-      const double tau = rowTime(nextRow);
-      if (trapezoidal) trap.interpolate(tau, xRow, vRow);
-      else rk.interpolate(tau, xRow, vRow);
-      const lw::Status e = sys.acceleration(tau, xRow, vRow, data.zidd);
-      if (!e.ok()) {
-        res.status = e;
-        break;
-      }
-      record(tau, data.z, data.zd, data.zdd, true);
-      if (nonFinite) break;
-    }
-    if (!res.status.ok()) break;
-    const bool storeEnd = nextRow <= rowCount && std::abs(rowTime(nextRow) - s.t) <= tTiny;
-    if (storeEnd) ++nextRow;
-    record(s.t, zAccepted, zdAccepted, zddAccepted, storeEnd || (impact && !atTimes));
-    if (nonFinite) break;
-    addCosts(s.t, zAccepted, zdAccepted, zddAccepted);
-    sys.restoreAnchor();
-    if (impact) {
-      res.status = applyImpact(closing);
-      if (!res.status.ok()) break;
-    } else {
-      monitor.accept();
-    }
-    // watch the conditioning of the choice: change it before it becomes singular. Where the
-    // loops themselves approach a singular position (the grids' flat parallelograms, predicted
-    // within ten steps) no choice is better conditioned: the choice is kept through it. Otherwise
-    // the next change waits until this one has lost another factor of ten, not one change per
-    // step (each costs a QR and the integrator's tangent)
-    const double lastStep = s.t - saved.t;
-    if (!model.userDofs && rcondEnd < switchBelow && !(singular.distance() < 10 * lastStep)) {
-      // the dependent state of the accepted step exactly (the trapezoidal rule accepts its last
-      // Newton update without evaluating it: its velocities would be (2/h)·update off)
-      res.status = sys.acceleration(s.t, s.x, s.v, s.a);
-      if (!res.status.ok()) break;
-      sys.setAnchor();
-      previousDofs = data.dofs;
-      dyn::chooseDofs(model, data);
-      if (data.dofs != previousDofs) {
-        s = {s.t, data.zi, data.zid, s.a};
-        res.status = dyn::evaluate(model, data, s.t, s.x, s.v);
-        if (!res.status.ok()) break;
-        s.a = data.zidd;
-        sys.setAnchor();
-        if (observer) {
-          res.status = observer->switched(previousDofs, data.dofs, s, data.z);
-          if (!res.status.ok()) break;
-        }
-        singular = SingularAhead{};  // the condition of another choice: a new prediction
-        singular.add(s.t, data.rcond);
-        rcondStart = data.rcond;
-        ++res.dofSwitches;
-        res.tangents += trap.jacobians();
-        // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
-        // unless the iteration asks for it
-        integ::TrapezoidalOptions options = trapOptions;  // the run's tolerance kept
-        options.startWithMinusIdentity = trap.nearMinusIdentity();
-        trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), options);
-      }
-      switchBelow = std::min(kSwitchBelow, 0.1 * rcondEnd);
-    } else if (rcondEnd > 10 * kSwitchBelow) {
-      switchBelow = kSwitchBelow;
-    }
-    if (progress && res.steps % 32 == 0) progress(s.t / tFinal);
-    if (cancel && cancel->load(std::memory_order_relaxed)) {
-      res.status = lw::failure(lw::Status::Code::Cancelled, s.t, "cancelled at t = " + lw::shortNumber(s.t));
-      if (!storeEnd) record(s.t, zAccepted, zdAccepted, zddAccepted, true);  // where it stopped
-      break;
-    }
-  }
-  // a failed step: the last accepted state is the last row, whatever the output interval
-  if (!res.status.ok() && !nonFinite && res.status.code != lw::Status::Code::Cancelled && saved.t > lastStoredT && sys.z().allFinite() &&
-      sys.zd().allFinite())
-    record(saved.t, sys.z(), sys.zd(), sys.zdd(), true);
-  if (progress && res.status.ok()) progress(1.0);
-  if (costs) {
-    res.costNames = costSet.names;
-    res.costValues = costs->values();
-  }
-  res.evaluations = sys.evaluations;
-  res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
-  res.tangents += trap.jacobians();
-  if (!energyWatch.warning.empty()) res.warnings.push_back(energyWatch.warning);
-  res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RunContext context{m, spec, progress, cancel, start, model, data, monitor, sources, speeds, rows, res, atTimes, tEndRun, outputs, every};
+  if (spec.formulation == Formulation::Penalty) runPenalty(context);
+  else runMatrixR(context);
   return res;
 }
 

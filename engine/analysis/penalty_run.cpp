@@ -1,0 +1,170 @@
+// The penalty formulation's run (seed 004): all tree coordinates by the trapezoidal rule, loops by
+// penalty forces, contacts located on the rule's polynomial and their impacts applied with the
+// velocity jump Matrix R's law gives at that state.
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/simulation_parts.h"
+#include "dynamics/penalty.h"
+#include "events/contact_gaps.h"
+#include "events/impact_law.h"
+
+namespace lw::analysis {
+
+using events::ImpactSpeeds;
+using events::impactRecord;
+using events::impactSpeeds;
+using events::kEventTime;
+using events::mixedProblem;
+using events::restingProblem;
+using events::startsInside;
+using events::switchRecord;
+
+void runPenalty(RunContext& run) {
+  const ResolvedMechanism& m = run.m;
+  const SimulationSpec& spec = run.spec;
+  dyn::MatrixRModel& model = run.model;
+  dyn::MatrixRData& data = run.data;
+  events::ContactMonitor& monitor = run.monitor;
+  const std::vector<events::GapSource>& sources = run.sources;
+  const ImpactSpeeds& speeds = run.speeds;
+  SimulationResult& res = run.res;
+  RunRows& rows = run.rows;
+  const std::function<void(double)>& progress = run.progress;
+  const std::atomic<bool>* cancel = run.cancel;
+  const long outputs = run.outputs, every = run.every;
+  auto stored = [&](long i) { return i % every == 0 || i == outputs; };
+  // progress at least every 32 outputs; true (with the status set) when the user cancelled
+  auto reportAndCheckCancel = [&](long i, double tOut) {
+    if (progress && (i % 32 == 0 || i == outputs)) progress(static_cast<double>(i) / static_cast<double>(outputs));
+    if (!cancel || !cancel->load(std::memory_order_relaxed)) return false;
+    res.status = lw::failure(lw::Status::Code::Cancelled, tOut, "cancelled at t = " + lw::shortNumber(tOut));
+    return true;
+  };
+  // same assembled start as Matrix R; all tree coordinates integrated, loops by penalty
+  dyn::PenaltyOptions options;
+  options.tangent = spec.tangent;
+  PenaltyObserver* observer = spec.penaltyObserver;
+  if (observer) {  // a step that is a function of its inputs, solved to round-off
+    options.massProjections = true;
+    options.tolerance = 1e-13;
+  }
+  dyn::PenaltyData pd(model.tree, options);
+  pd.z = data.z;
+  pd.zd = data.zd;
+  res.status = dyn::penaltyStart(model.tree, pd, 0.0);
+  if (observer && res.status.ok()) res.status = observer->start(model.tree, pd.alpha, 0.0, pd.z, pd.zd, pd.zdd);
+  rows.record(0, pd.z, pd.zd, pd.zdd, true);
+  rows.addCosts(0, pd.z, pd.zd, pd.zdd);
+  if (rows.nonFinite()) return;
+  // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
+  // independent coordinates chosen there), the accelerations again, the row just after
+  auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
+    std::vector<int> closing = crossing;
+    if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
+    if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
+      const Eigen::VectorXd zdBefore = pd.zd;
+      if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+      res.events.push_back(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, dyn::energy(model.tree, pd.z, pd.zd).total()));
+      rows.record(pd.t, pd.z, pd.zd, pd.zdd, true);
+      rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+      if (observer)
+        if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
+      monitor.start(pd.t, pd.z, pd.zd);
+      return {};
+    }
+    data.t = pd.t;
+    data.z = pd.z;
+    data.zd = pd.zd;
+    if (lw::Status e = dyn::chooseDofs(model, data); !e.ok()) return e;
+    events::ImpactOn<double> imp;
+    if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp); !e.ok())
+      return e;
+    const double eBefore = dyn::energy(model.tree, pd.z, pd.zd).total();
+    const Eigen::VectorXd zdBefore = pd.zd;
+    pd.zd += imp.zdPlus - imp.zdMinus;
+    if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+    const double eAfter = dyn::energy(model.tree, pd.z, pd.zd).total();
+    res.events.push_back(impactRecord(sources, pd.t, closing, imp, eBefore, eAfter, speeds));
+    rows.addDissipated(eBefore - eAfter);  // what the impact takes counts as dissipated: the balance holds
+    rows.record(pd.t, pd.z, pd.zd, pd.zdd, true);
+    rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+    if (observer)
+      if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
+    monitor.start(pd.t, pd.z, pd.zd);
+    if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, pd.z, pd.zd, pd.zdd, spec.dt, speeds); !problem.empty())
+      return lw::failure(lw::Status::Code::NotConverged, pd.t, problem);
+    return {};
+  };
+  std::vector<int> closing;
+  monitor.start(0, pd.z, pd.zd, &closing);
+  if (auto problem = startsInside(m, sources, monitor.gaps()); !problem.empty()) {
+    res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+    return;
+  }
+  if (!closing.empty()) res.status = penaltyImpact(closing);
+  Eigen::VectorXd acceptedZ, acceptedZd, acceptedZdd;  // the last accepted state: a failed step changes pd
+  for (long i = 1; i <= outputs && res.status.ok(); ++i) {
+    const double tOut = static_cast<double>(i) * spec.dt;
+    const double acceptedT = pd.t;
+    acceptedZ = pd.z;
+    acceptedZd = pd.zd;
+    acceptedZdd = pd.zdd;
+    res.status = dyn::penaltyStep(model.tree, pd, tOut - pd.t);
+    if (!res.status.ok()) {
+      if (acceptedT > rows.lastStoredT()) rows.record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);  // where it stopped
+      break;
+    }
+    // a contact that closed inside the step: located on the rule's own polynomial (constant
+    // average acceleration), the step taken again to there, and its length corrected by
+    // Newton's method on the gap at its end
+    bool impact = false;
+    if (monitor.active()) {
+      double tEvent = 0;
+      const double tStepEnd = pd.t;
+      res.status = monitor.closesWithin(pd.t, pd.z, pd.zd, {}, kEventTime, impact, tEvent, closing);
+      for (int retake = 0; impact && res.status.ok() && tEvent < tStepEnd - kEventTime && retake < 6; ++retake) {
+        pd.t = acceptedT;
+        pd.z = acceptedZ;
+        pd.zd = acceptedZd;
+        pd.zdd = acceptedZdd;
+        res.status = dyn::penaltyStep(model.tree, pd, tEvent - acceptedT);
+        if (!res.status.ok()) break;
+        Eigen::VectorXd g, rate;
+        events::contactGaps(model.tree, pd.z, pd.zd, g, rate);
+        const double correction = rate[closing[0]] < 0 ? -g[closing[0]] / rate[closing[0]] : 0.0;
+        if (std::abs(correction) <= kEventTime) break;
+        tEvent = std::clamp(tEvent + correction, acceptedT + 0.5 * (tEvent - acceptedT), tOut);
+      }
+      if (!res.status.ok()) {
+        if (acceptedT > rows.lastStoredT()) rows.record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);
+        break;
+      }
+    }
+    ++res.steps;
+    if (observer) {
+      res.status = observer->step(acceptedT, pd.t, pd.z, pd.zd, pd.zdd);
+      if (!res.status.ok()) break;
+    }
+    rows.record(pd.t, pd.z, pd.zd, pd.zdd, impact || stored(i));
+    rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+    if (rows.nonFinite()) break;
+    if (impact) {
+      res.status = penaltyImpact(closing);
+      if (!res.status.ok()) break;
+      if (tOut - pd.t > kEventTime) --i;  // the same grid point again, from the impact
+      continue;
+    }
+    monitor.accept();
+    if (reportAndCheckCancel(i, tOut)) {
+      if (!stored(i)) rows.record(tOut, pd.z, pd.zd, pd.zdd, true);  // where it stopped
+      break;
+    }
+  }
+  res.tangents = pd.jacobians;
+  res.evaluations = pd.iterations;
+  rows.finish(run.start);
+}
+
+}  // namespace lw::analysis

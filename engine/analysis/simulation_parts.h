@@ -1,0 +1,115 @@
+// The parts of a dynamics run (simulation_run.cpp) that its two loops share, internal to
+// analysis/: the rows and costs it writes (RunRows), and what a loop is given (RunContext). The
+// loops: runMatrixR (matrix_r_run.cpp, either integrator) and runPenalty (penalty_run.cpp).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/outputs.h"
+#include "analysis/simulation_run.h"
+#include "dynamics/generalized_forces.h"
+#include "dynamics/matrix_r.h"
+#include "events/contact_monitor.h"
+#include "events/impact_records.h"
+
+namespace lw::analysis {
+
+// A conservative run keeps E − E0 − W_applied − W_driver + E_dissipated at zero up to the
+// integration error: a jump of it between two rows larger than the tolerance allows (an inaccurate
+// pass of a singular position, a step too long for a fast event) is worth a warning that names
+// the time. The trapezoidal rule has no tolerance: it is warned of gross jumps only. Rows are seen
+// one at a time (a streamed run keeps none), the energy's scale so far sets the bound.
+struct EnergyJumpWatch {
+  double relative = 1e-4;
+  double scale = 0, lastT = 0, lastBalance = 0;
+  bool haveLast = false;
+  std::string warning;
+  void add(double t, double total, double kinetic, double balance);
+};
+
+/// The table of a dynamics run, row by row (the columns: toCsv in simulation_run.h), with the
+/// energy bookkeeping (works and dissipation by the trapezoidal rule over the steps) and the
+/// file's costs summed over the steps as the sensitivities differentiate them.
+class RunRows {
+ public:
+  /// Sets the result's columns and compiles the file's costs (a problem goes to res.costProblem).
+  /// `outputDofs`: the independent coordinates written as columns, fixed for the run.
+  RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSpec, const dyn::MatrixRModel& compiled, std::vector<dyn::Dof> dofs,
+          SimulationResult& result);
+  RunRows(const RunRows&) = delete;
+  RunRows& operator=(const RunRows&) = delete;
+  /// The state at t: the powers' quadrature takes every step, a row is written when `store`.
+  /// A row that is not finite is dropped and stops the run (nonFinite()).
+  void record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store);
+  /// The costs' terms at an accepted state.
+  void addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
+  /// What an impact took from the motion: counted as dissipated, so that the balance holds.
+  void addDissipated(double e) { dissipated += e; }
+  double lastStoredT() const { return lastStoredTime; }
+  bool nonFinite() const { return nonFiniteRow; }
+  /// The costs' values and the energy warning into the result, and the time since `start`.
+  void finish(std::chrono::steady_clock::time_point start);
+
+ private:
+  const ResolvedMechanism& m;
+  const SimulationSpec& spec;
+  const dyn::MatrixRModel& model;
+  SimulationResult& res;
+  const std::vector<dyn::Dof> outputDofs;
+  OutputComponents costOutputs, rowOutputs;
+  CostSet costSet;
+  std::unique_ptr<CostAccumulator<double>> costs;
+  std::vector<double> outputValues, rowOutputValues, lastRowOutputs;
+  dyn::Powers lastPower;
+  double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
+  dyn::MotionSnapshot snap;
+  dyn::RecursiveData rowData;  // the rows' kernels (the integration has its own)
+  dyn::GeneralizedForces<double> forces;  // the drivers' power
+  // the powers are integrated at every step; without force elements or drivers they are zero and
+  // the steps between stored rows cost nothing here
+  bool powersNeeded = false;
+  bool nonFiniteRow = false;  // a row was not finite: the run stops there
+  EnergyJumpWatch energyWatch;
+  // rows that leave as they are computed take no memory; the file's size is the disk's business
+  bool streamed = false;
+  double lastStoredTime = -1;  // negative before the first row
+};
+
+/// What a run's loop is given: the compiled model and its data at the assembled start, the
+/// contacts watched, the rows, the result to fill, and the output schedule.
+struct RunContext {
+  const ResolvedMechanism& m;
+  const SimulationSpec& spec;
+  const std::function<void(double)>& progress;
+  const std::atomic<bool>* cancel;
+  std::chrono::steady_clock::time_point start;
+  dyn::MatrixRModel& model;  // not const: switches turn forces on and off in its numbers
+  dyn::MatrixRData& data;
+  events::ContactMonitor& monitor;
+  const std::vector<events::GapSource>& sources;
+  const events::ImpactSpeeds& speeds;
+  RunRows& rows;
+  SimulationResult& res;
+  bool atTimes;     // rows at spec.times only
+  double tEndRun;   // the run's end
+  long outputs;     // steps of dt to the end (fixed-step rules)
+  long every;       // steps per stored row
+};
+
+/// The Matrix R formulation with the trapezoidal rule or RK45.
+void runMatrixR(RunContext& run);
+/// The penalty formulation (trapezoidal rule).
+void runPenalty(RunContext& run);
+
+/// An impact and a switch at once: the switch first (its forces changed, logged), then the impact
+/// with the forces after it: the switches leave `closing`, the impacts stay. A coincidence any
+/// change of a parameter separates, so a sensitivity (observed) is refused there.
+lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::GapSource>& sources, double t, const Eigen::VectorXd& z,
+                         const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log);
+
+}  // namespace lw::analysis

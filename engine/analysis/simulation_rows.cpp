@@ -1,0 +1,152 @@
+#include "analysis/csv.h"
+#include "analysis/simulation_parts.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lw::analysis {
+
+void EnergyJumpWatch::add(double t, double total, double kinetic, double balance) {
+  scale = std::max({scale, std::abs(total), std::abs(kinetic)});
+  if (haveLast && warning.empty()) {
+    const double jump = balance - lastBalance, allowed = relative * std::max(scale, 1e-12);
+    if (std::abs(jump) > allowed)
+      warning = "the energy balance jumped by " + lw::shortNumber(jump) + " J between t = " + lw::shortNumber(lastT) + " and " +
+                lw::shortNumber(t) + " s, more than the accuracy allows (" + lw::shortNumber(allowed) +
+                " J): the motion there is not to be trusted (a singular position, or a step too long)";
+  }
+  haveLast = true;
+  lastT = t;
+  lastBalance = balance;
+}
+
+RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSpec, const dyn::MatrixRModel& compiled, std::vector<dyn::Dof> dofs,
+                 SimulationResult& result)
+    : m(mechanism), spec(runSpec), model(compiled), res(result), outputDofs(std::move(dofs)), forces(compiled.tree) {
+  forces.shareFrames(rowData);
+  powersNeeded = !m.forces.empty() || !m.drivers.empty();
+  streamed = static_cast<bool>(spec.rows);
+  energyWatch.relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
+  // the file's costs
+  if (spec.mechanism && !spec.mechanism->costs.empty()) {
+    costOutputs = compileOutputs(*spec.mechanism, m, model.tree);
+    res.costProblem = compileCosts(*spec.mechanism, m, costOutputs, {}, costSet);
+    if (res.costProblem.empty()) res.costProblem = costTimesProblem(costSet, spec.tEnd);
+    if (res.costProblem.empty()) {
+      costs = std::make_unique<CostAccumulator<double>>(costSet);
+      outputValues.resize(costOutputs.names.size());
+    }
+  }
+  // columns
+  res.columns.push_back("time");
+  // "dof." sets the independent coordinates apart from the point columns they may repeat
+  // (the five-bar's bar_12.P2.x): a table's columns are unique names
+  for (const auto& f : outputDofs) res.columns.push_back("dof." + f.name);
+  const char* axes[] = {"x", "y", "z"};
+  for (const char* prefix : {"", "v"})
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      for (const auto& p : m.bodies[b].pointNames)
+        for (int k = 0; k < m.dimension; ++k) res.columns.push_back(m.bodies[b].name + "." + p + "." + prefix + axes[k]);
+  for (const char* c : {"energy.kinetic", "energy.potential", "energy.total", "constraint.position", "constraint.velocity",
+                        "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
+    res.columns.push_back(c);
+  // the file's outputs by name ("rocker_angle", "p2.x")
+  if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree);
+  for (const auto& name : rowOutputs.names) res.columns.push_back(name);
+  rowOutputValues.resize(rowOutputs.names.size());
+}
+
+void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
+  if (!costs) return;
+  outputsOn<double>(costOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, outputValues.data());
+  costs->add(t, outputValues.data(), m.parameters->values().data());
+}
+
+void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
+  if (!store && !powersNeeded) return;
+  // one pass of the frames along ż serves the poses, points, energies, powers and residuals
+  dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
+  const dyn::Powers p = dyn::powers(model.tree, rowData, snap, z, zd, zdd, t, forces);
+  const bool first = lastStoredTime < 0;
+  if (!first) {
+    const double dt = t - lastT;
+    dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
+    applied += 0.5 * dt * (p.applied + lastPower.applied);
+    driver += 0.5 * dt * (p.driver + lastPower.driver);
+  }
+  lastPower = p;
+  lastT = t;
+  if (!store) return;
+  lastStoredTime = t;
+  if (!streamed)  // a streamed run keeps no poses
+    for (const auto& pose : snap.poses) {
+      res.poses.insert(res.poses.end(), pose.R, pose.R + 9);
+      res.poses.insert(res.poses.end(), pose.x, pose.x + 3);
+    }
+  res.values.push_back(t);
+  for (const auto& f : outputDofs) {
+    if (f.kind == dyn::Dof::Kind::Coordinate) {
+      res.values.push_back(z[f.z]);
+    } else {
+      const auto& pose = snap.poses[static_cast<std::size_t>(f.body)];
+      const Eigen::Vector3d r = Eigen::Vector3d(pose.x[0], pose.x[1], pose.x[2]) +
+                                Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(pose.R) * f.point;
+      res.values.push_back(r[f.component]);
+    }
+  }
+  for (const auto& r : snap.r)
+    for (int k = 0; k < m.dimension; ++k) res.values.push_back(r[k]);
+  for (const auto& v : snap.v)
+    for (int k = 0; k < m.dimension; ++k) res.values.push_back(v[k]);
+  const dyn::Energy e = dyn::energy(model.tree, rowData, snap, z);
+  res.values.push_back(e.kinetic);
+  res.values.push_back(e.potential);
+  res.values.push_back(e.total());
+  res.values.push_back(snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
+  res.values.push_back(snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
+  if (first) E0 = e.total();
+  res.values.push_back(dissipated);
+  res.values.push_back(applied);
+  res.values.push_back(driver);
+  // zero up to the quadrature and integration errors: E − E0 − W_applied − W_driver + E_dissipated
+  const double balance = e.total() - E0 - applied - driver + dissipated;
+  res.values.push_back(balance);
+  if (!rowOutputs.names.empty()) {
+    outputsOn<double>(rowOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, rowOutputValues.data());
+    for (std::size_t i = 0; i < rowOutputValues.size(); ++i) {
+      const auto& c = rowOutputs.components[i];
+      if (c.type == Output::Type::Energy)
+        rowOutputValues[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
+      else if (c.type == Output::Type::ConstraintResidual)
+        rowOutputValues[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
+      else if (c.type == Output::Type::JointCoordinate && c.angle && c.node < 0 && !lastRowOutputs.empty())
+        // a spatial joint that closes a loop reads its turn within half a turn: continued through
+        // ±π from the row before, as the kinematic runs do
+        rowOutputValues[i] += 2 * M_PI * std::round((lastRowOutputs[i] - rowOutputValues[i]) / (2 * M_PI));
+    }
+    lastRowOutputs = rowOutputValues;
+    res.values.insert(res.values.end(), rowOutputValues.begin(), rowOutputValues.end());
+  }
+  // a row that is not finite is not kept, and the run stops with the column and the time
+  if (auto problem = nonFiniteInLastRow(res.columns, res.values); !problem.empty()) {
+    res.values.resize(res.values.size() - res.columns.size());
+    if (!streamed) res.poses.resize(res.poses.size() - 12 * snap.poses.size());
+    if (res.status.ok()) res.status = lw::failure(lw::Status::Code::NotConverged, t, problem);
+    nonFiniteRow = true;
+    return;
+  }
+  energyWatch.add(t, e.total(), e.kinetic, balance);
+  // a streamed run passes its rows on in blocks and keeps none
+  if (res.values.size() >= 256 * res.columns.size()) sendRows(spec.rows, res.columns, res.values, res.sentRows);
+}
+
+void RunRows::finish(std::chrono::steady_clock::time_point start) {
+  if (costs) {
+    res.costNames = costSet.names;
+    res.costValues = costs->values();
+  }
+  if (!energyWatch.warning.empty()) res.warnings.push_back(energyWatch.warning);
+  res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace lw::analysis
