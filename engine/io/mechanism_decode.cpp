@@ -1,0 +1,741 @@
+// JSON -> Mechanism: every field checked, with the item and the reason of each problem (and a
+// "did you mean" for a misspelt key or name).
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <initializer_list>
+#include <sstream>
+
+#include "io/json_document.h"
+#include "io/mechanism_codec.h"
+#include "mechanism/resolved.h"
+
+namespace lw::io {
+namespace {
+
+std::string at(const std::string& list, std::size_t i) {
+  return list + "[" + std::to_string(i) + "]";
+}
+std::string dot(const std::string& path, const char* key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+const char* typeName(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "true/false";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float: return "a number";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::object: return "an object";
+    default: return "something else";
+  }
+}
+
+std::size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> d(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t prev = d[0];
+    d[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cur = d[j];
+      d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return d[b.size()];
+}
+
+// JSON -> Mechanism, with the structural checks: types, required and unknown keys, enum values,
+// expression syntax. Everything semantic is left to resolve().
+class Decoder {
+ public:
+  explicit Decoder(Diagnostics& out) : out_(out) {}
+
+  Mechanism decode(const Json& root) {
+    Mechanism m;
+    if (!root.is_object()) {
+      error("", std::string("the file must contain a JSON object describing a mechanism, not ") +
+                    typeName(root));
+      return m;
+    }
+    if (!root.contains("format") && !root.contains("version") && !root.contains("bodies")) {
+      error("", "this is not a Linkwright mechanism file (it has no \"format\", \"version\" or "
+                "\"bodies\")");
+      return m;
+    }
+    if (!keys(root, "", {"format", "version", "name", "description", "dimension", "gravity",
+                         "parameters", "ground", "bodies", "joints", "drivers", "forces",
+                         "contacts", "limits", "switches", "initial_velocities", "independent_coordinates", "outputs",
+                         "costs", "analysis", "study"},
+              {"format", "version", "name", "dimension", "bodies"}))
+      return m;
+    const std::string format = str(root["format"], "format");
+    if (!format.empty() && format != kFormatName) {
+      error("format", "this is not a Linkwright mechanism file: \"format\" is \"" + format +
+                          "\", expected \"" + kFormatName + "\"");
+      return m;
+    }
+    const Json& v = root["version"];
+    if (!v.is_number_integer() && !v.is_number_unsigned()) {
+      error("version", std::string("the format version must be a whole number, found ") + typeName(v));
+      return m;
+    }
+    const auto version = v.get<long long>();
+    if (version > kFormatVersion) {
+      error("version", "this file uses format version " + std::to_string(version) +
+                           ", but this Linkwright reads version " + std::to_string(kFormatVersion) +
+                           "; it was written by a newer Linkwright");
+      return m;
+    }
+    if (version < 1) {
+      error("version", "unknown format version " + std::to_string(version) +
+                           " (versions start at 1)");
+      return m;
+    }
+    m.name = str(root["name"], "name");
+    if (root.contains("description")) m.description = str(root["description"], "description");
+    const Json& d = root["dimension"];
+    if (!d.is_number_integer() && !d.is_number_unsigned()) {
+      error("dimension", std::string("the dimension must be 2 or 3, found ") + typeName(d));
+    } else {
+      m.dimension = static_cast<int>(std::clamp<long long>(d.get<long long>(), -1, 99));
+      if (m.dimension != 2 && m.dimension != 3)
+        error("dimension", "the dimension must be 2 (planar) or 3 (spatial), not " + d.dump());
+    }
+    if (root.contains("gravity")) m.gravity = vector(root["gravity"], "gravity");
+    list(root, "parameters", [&](const Json& j, const std::string& p) {
+      m.parameters.push_back(parameter(j, p));
+    });
+    if (root.contains("ground")) m.ground = ground(root["ground"], "ground");
+    list(root, "bodies", [&](const Json& j, const std::string& p) { m.bodies.push_back(body(j, p)); });
+    list(root, "joints", [&](const Json& j, const std::string& p) { m.joints.push_back(joint(j, p)); });
+    list(root, "drivers", [&](const Json& j, const std::string& p) { m.drivers.push_back(driver(j, p)); });
+    list(root, "forces", [&](const Json& j, const std::string& p) { m.forces.push_back(force(j, p)); });
+    list(root, "contacts", [&](const Json& j, const std::string& p) { m.contacts.push_back(contact(j, p)); });
+    list(root, "limits", [&](const Json& j, const std::string& p) { m.limits.push_back(limit(j, p)); });
+    list(root, "switches", [&](const Json& j, const std::string& p) { m.switches.push_back(switchOf(j, p)); });
+    list(root, "initial_velocities", [&](const Json& j, const std::string& p) {
+      m.initialVelocities.push_back(initialVelocity(j, p));
+    });
+    list(root, "independent_coordinates", [&](const Json& j, const std::string& p) {
+      m.independentCoordinates.push_back(independentCoordinate(j, p));
+    });
+    list(root, "outputs", [&](const Json& j, const std::string& p) { m.outputs.push_back(output(j, p)); });
+    list(root, "costs", [&](const Json& j, const std::string& p) { m.costs.push_back(cost(j, p)); });
+    if (root.contains("study")) m.study = study(root["study"], "study");
+    if (root.contains("analysis")) {
+      const Json& a = root["analysis"];
+      if (keys(a, "analysis", {"t_end", "dt"}, {})) {
+        if (a.contains("t_end")) m.analysis.tEnd = literal(a["t_end"], "analysis.t_end");
+        if (a.contains("dt")) m.analysis.dt = literal(a["dt"], "analysis.dt");
+      }
+    }
+    return m;
+  }
+
+ private:
+  void error(std::string path, std::string msg) {
+    out_.push_back({Diagnostic::Severity::Error, std::move(path), std::move(msg)});
+  }
+
+  // object with known keys; returns false (and reports) if `j` is not an object
+  bool keys(const Json& j, const std::string& path, std::initializer_list<const char*> allowed,
+            std::initializer_list<const char*> required) {
+    if (!j.is_object()) {
+      error(path, std::string("expected an object, found ") + typeName(j));
+      return false;
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string& k = it.key();
+      if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; })) {
+        std::string hint;
+        for (const char* a : allowed)
+          if (editDistance(k, a) <= 2) hint = std::string("; did you mean \"") + a + "\"?";
+        error(dot(path, k.c_str()), "unknown key \"" + k + "\"" + hint);
+        out_.back().atKey = true;
+      }
+    }
+    bool complete = true;
+    for (const char* r : required)
+      if (!j.contains(r)) {
+        error(path, std::string("the required key \"") + r + "\" is missing");
+        complete = false;
+      }
+    return complete;  // the caller reads required keys only when all are there
+  }
+
+  template <class F>
+  void list(const Json& parent, const char* key, F&& each) {
+    if (!parent.contains(key)) return;
+    const Json& arr = parent[key];
+    if (!arr.is_array()) {
+      error(key, std::string("expected an array, found ") + typeName(arr));
+      return;
+    }
+    for (std::size_t i = 0; i < arr.size(); ++i) each(arr[i], at(key, i));
+  }
+
+  std::string str(const Json& j, const std::string& path) {
+    if (!j.is_string()) {
+      error(path, std::string("expected a string, found ") + typeName(j));
+      return {};
+    }
+    return j.get<std::string>();
+  }
+
+  double literal(const Json& j, const std::string& path) {
+    if (!j.is_number()) {
+      error(path, std::string("expected a number, found ") + typeName(j));
+      return 0;
+    }
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) error(path, "the number is not finite");
+    return v;
+  }
+
+  Number number(const Json& j, const std::string& path) {
+    Number n;
+    if (j.is_number()) {
+      n.value = j.get<double>();
+      if (!std::isfinite(n.value)) error(path, "the number is not finite (too large?)");
+    } else if (j.is_string()) {
+      const std::string text = j.get<std::string>();
+      ExpressionError e;
+      if (text.find_first_not_of(" \t") == std::string::npos)
+        error(path, "the expression is empty");
+      else if (!Expression::parse(text, n.expression, e))
+        error(path, "cannot read the expression '" + text + "': " + e.message + " (at character " +
+                        std::to_string(e.offset + 1) + ")");
+    } else {
+      error(path, std::string("expected a number or an expression string, found ") + typeName(j));
+    }
+    return n;
+  }
+
+  NumberVector vector(const Json& j, const std::string& path) {
+    NumberVector v;
+    if (!j.is_array()) {
+      error(path, std::string("expected an array of numbers, found ") + typeName(j));
+      return v;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) v.push_back(number(j[i], at(path, i)));
+    return v;
+  }
+
+  Ref ref(const Json& j, const std::string& path, const char* what) {
+    const std::string s = str(j, path);
+    if (s.empty()) return {};
+    const auto d = s.find('.');
+    if (d == std::string::npos || d == 0 || d + 1 == s.size() || s.find('.', d + 1) != std::string::npos) {
+      error(path, "'" + s + "' is not a " + what + " reference: write \"body." + what +
+                      "\", e.g. \"crank.B\"");
+      return {};
+    }
+    return {s.substr(0, d), s.substr(d + 1)};
+  }
+
+  void refPair(const Json& j, const std::string& path, const char* what, Ref out[2]) {
+    if (!j.is_array() || j.size() != 2) {
+      error(path, std::string("expected two ") + what + " references, e.g. [\"ground.A\", \"crank.A\"]");
+      return;
+    }
+    for (std::size_t i = 0; i < 2; ++i) out[i] = ref(j[i], at(path, i), what);
+  }
+
+  template <class E>
+  E choice(const Json& j, const std::string& path, std::initializer_list<std::pair<const char*, E>> table) {
+    const std::string s = str(j, path);
+    for (const auto& [name, e] : table)
+      if (s == name) return e;
+    if (!s.empty() || j.is_string()) {
+      std::string options;
+      for (const auto& [name, e] : table) options += std::string(options.empty() ? "" : ", ") + name;
+      error(path, "unknown value \"" + s + "\"; expected one of: " + options);
+    }
+    return table.begin()->second;
+  }
+
+  Component component(const Json& j, const std::string& path) {
+    return choice<Component>(j, path, {{"x", Component::X}, {"y", Component::Y}, {"z", Component::Z}});
+  }
+
+  std::vector<NamedVector> named(const Json& j, const std::string& path) {
+    std::vector<NamedVector> items;
+    if (!j.is_object()) {
+      error(path, std::string("expected an object of named vectors, e.g. {\"A\": [0, 0]}, found ") +
+                      typeName(j));
+      return items;
+    }
+    for (const auto& [k, v] : j.items()) items.push_back({k, vector(v, dot(path, k.c_str()))});
+    return items;
+  }
+
+  Parameter parameter(const Json& j, const std::string& p) {
+    Parameter x;
+    if (!keys(j, p, {"name", "value", "unit", "description", "min", "max"}, {"name", "value"}))
+      return x;
+    x.name = str(j["name"], p + ".name");
+    x.value = number(j["value"], p + ".value");
+    if (j.contains("unit")) x.unit = str(j["unit"], p + ".unit");
+    if (j.contains("description")) x.description = str(j["description"], p + ".description");
+    if (j.contains("min")) x.hasMin = true, x.min = literal(j["min"], p + ".min");
+    if (j.contains("max")) x.hasMax = true, x.max = literal(j["max"], p + ".max");
+    return x;
+  }
+
+  Ground ground(const Json& j, const std::string& p) {
+    Ground g;
+    if (!keys(j, p, {"points", "vectors"}, {})) return g;
+    if (j.contains("points")) g.points = named(j["points"], p + ".points");
+    if (j.contains("vectors")) g.vectors = named(j["vectors"], p + ".vectors");
+    return g;
+  }
+
+  Body body(const Json& j, const std::string& p) {
+    Body b;
+    if (!keys(j, p, {"name", "position", "angle", "rotation", "mass", "com", "inertia", "points",
+                     "vectors", "shape", "color"},
+              {"name", "mass", "com", "inertia", "points"}))
+      return b;
+    b.name = str(j["name"], p + ".name");
+    if (j.contains("position")) b.position = vector(j["position"], p + ".position");
+    if (j.contains("angle")) b.angle = number(j["angle"], p + ".angle");
+    if (j.contains("rotation")) {
+      const Json& r = j["rotation"];
+      if (keys(r, p + ".rotation", {"axis", "angle"}, {"axis", "angle"})) {
+        b.rotationAxis = vector(r["axis"], p + ".rotation.axis");
+        b.rotationAngle = number(r["angle"], p + ".rotation.angle");
+      }
+    }
+    b.mass = number(j["mass"], p + ".mass");
+    b.com = vector(j["com"], p + ".com");
+    const Json& in = j["inertia"];
+    const std::string ip = p + ".inertia";
+    if (in.is_number() || in.is_string()) {
+      b.inertia.form = Inertia::Form::Scalar;
+      b.inertia.values = {number(in, ip)};
+    } else if (in.is_array() && !in.empty() && in[0].is_array()) {
+      b.inertia.form = Inertia::Form::Full;
+      if (in.size() != 3) error(ip, "a full inertia matrix has 3 rows");
+      for (std::size_t r = 0; r < in.size() && r < 3; ++r) {
+        const NumberVector row = vector(in[r], at(ip, r));
+        if (row.size() != 3) error(at(ip, r), "each row of the inertia matrix has 3 entries");
+        for (std::size_t c = 0; c < 3; ++c) b.inertia.values.push_back(c < row.size() ? row[c] : Number());
+      }
+    } else if (in.is_array()) {
+      b.inertia.form = Inertia::Form::Diagonal;
+      b.inertia.values = vector(in, ip);
+      if (b.inertia.values.size() != 3) error(ip, "expected [Ixx, Iyy, Izz] or a 3x3 array");
+    } else {
+      error(ip, std::string("expected a number (planar) or [Ixx, Iyy, Izz] / a 3x3 array (spatial), found ") +
+                    typeName(in));
+    }
+    b.points = named(j["points"], p + ".points");
+    if (j.contains("vectors")) b.vectors = named(j["vectors"], p + ".vectors");
+    if (j.contains("shape")) {
+      const Json& s = j["shape"];
+      const std::string sp = p + ".shape";
+      if (keys(s, sp, {"type", "width", "radius", "size"}, {"type"})) {
+        b.shape.type = choice<Shape::Type>(s["type"], sp + ".type",
+                                           {{"auto", Shape::Type::Auto}, {"sphere", Shape::Type::Sphere},
+                                            {"box", Shape::Type::Box}, {"none", Shape::Type::None}});
+        if (s.contains("width")) b.shape.width = number(s["width"], sp + ".width");
+        if (s.contains("radius")) b.shape.radius = number(s["radius"], sp + ".radius");
+        if (s.contains("size")) b.shape.size = vector(s["size"], sp + ".size");
+        if (b.shape.type == Shape::Type::Sphere && !s.contains("radius"))
+          error(sp, "a sphere needs a \"radius\"");
+        if (b.shape.type == Shape::Type::Box && !s.contains("size")) error(sp, "a box needs a \"size\"");
+      }
+    }
+    if (j.contains("color")) b.color = str(j["color"], p + ".color");
+    return b;
+  }
+
+  Joint joint(const Json& j, const std::string& p) {
+    Joint x;
+    if (!keys(j, p, {"name", "type", "points", "axes"}, {"name", "type", "points"})) return x;
+    x.name = str(j["name"], p + ".name");
+    x.type = choice<JointType>(j["type"], p + ".type",
+                               {{"pin", JointType::Pin}, {"slider", JointType::Slider},
+                                {"revolute", JointType::Revolute}, {"prismatic", JointType::Prismatic},
+                                {"cylindrical", JointType::Cylindrical}, {"universal", JointType::Universal},
+                                {"spherical", JointType::Spherical}, {"fixed", JointType::Fixed}});
+    refPair(j["points"], p + ".points", "point", x.points);
+    if (j.contains("axes")) {
+      Ref axes[2];
+      refPair(j["axes"], p + ".axes", "vector", axes);
+      x.axes = {axes[0], axes[1]};
+    }
+    return x;
+  }
+
+  Driver driver(const Json& j, const std::string& p) {
+    Driver d;
+    if (!j.is_object() || !j.contains("type")) {
+      keys(j, p, {"name", "type"}, {"name", "type"});
+      return d;
+    }
+    d.type = choice<Driver::Type>(j["type"], p + ".type",
+                                  {{"joint", Driver::Type::Joint},
+                                   {"coordinate", Driver::Type::Coordinate},
+                                   {"distance", Driver::Type::Distance}});
+    switch (d.type) {
+      case Driver::Type::Joint:
+        if (!keys(j, p, {"name", "type", "joint", "function"}, {"name", "joint", "function"})) return d;
+        d.joint = str(j["joint"], p + ".joint");
+        break;
+      case Driver::Type::Coordinate:
+        if (!keys(j, p, {"name", "type", "point", "component", "function"},
+                  {"name", "point", "component", "function"}))
+          return d;
+        d.point = ref(j["point"], p + ".point", "point");
+        d.component = component(j["component"], p + ".component");
+        break;
+      case Driver::Type::Distance:
+        if (!keys(j, p, {"name", "type", "points", "function"}, {"name", "points", "function"})) return d;
+        refPair(j["points"], p + ".points", "point", d.points);
+        break;
+    }
+    d.name = str(j["name"], p + ".name");
+    d.function = number(j["function"], p + ".function");
+    return d;
+  }
+
+  Force force(const Json& j, const std::string& p) {
+    Force f;
+    if (!j.is_object() || !j.contains("type")) {
+      keys(j, p, {"name", "type"}, {"name", "type"});
+      return f;
+    }
+    f.type = choice<Force::Type>(j["type"], p + ".type",
+                                 {{"spring", Force::Type::Spring},
+                                  {"torsion_spring", Force::Type::TorsionSpring},
+                                  {"force", Force::Type::PointForce},
+                                  {"torque", Force::Type::Torque},
+                                  {"tyre", Force::Type::Tyre}});
+    auto opt = [&](const char* key, Number& n) {
+      if (j.contains(key)) n = number(j[key], dot(p, key));
+    };
+    switch (f.type) {
+      case Force::Type::Spring:
+        if (!keys(j, p, {"name", "type", "points", "stiffness", "damping", "natural_length", "force"},
+                  {"name", "points", "stiffness"}))
+          return f;
+        refPair(j["points"], p + ".points", "point", f.points);
+        f.stiffness = number(j["stiffness"], p + ".stiffness");
+        opt("damping", f.damping);
+        opt("natural_length", f.naturalLength);
+        opt("force", f.actuatorForce);
+        break;
+      case Force::Type::TorsionSpring:
+        if (!keys(j, p, {"name", "type", "joint", "stiffness", "damping", "natural_angle"},
+                  {"name", "joint", "stiffness"}))
+          return f;
+        f.joint = str(j["joint"], p + ".joint");
+        f.stiffness = number(j["stiffness"], p + ".stiffness");
+        opt("damping", f.damping);
+        opt("natural_angle", f.naturalAngle);
+        break;
+      case Force::Type::PointForce:
+      case Force::Type::Torque: {
+        const bool isForce = f.type == Force::Type::PointForce;
+        if (!keys(j, p, {"name", "type", isForce ? "point" : "body", "value", "frame"},
+                  {"name", isForce ? "point" : "body", "value"}))
+          return f;
+        if (isForce) f.point = ref(j["point"], p + ".point", "point");
+        else f.body = str(j["body"], p + ".body");
+        const Json& v = j["value"];
+        if (v.is_array()) f.value = vector(v, p + ".value");
+        else f.value = {number(v, p + ".value")};
+        if (j.contains("frame"))
+          f.frame = choice<Force::Frame>(j["frame"], p + ".frame",
+                                         {{"world", Force::Frame::World}, {"body", Force::Frame::Body}});
+        break;
+      }
+      case Force::Type::Tyre:
+        if (!keys(j, p, {"name", "type", "point", "axis", "radius", "stiffness", "damping", "friction", "slip_velocity",
+                         "plane_point", "plane_normal"},
+                  {"name", "point", "axis", "radius", "stiffness", "plane_point", "plane_normal"}))
+          return f;
+        f.point = ref(j["point"], p + ".point", "point");
+        f.axis = ref(j["axis"], p + ".axis", "vector");
+        f.planePoint = ref(j["plane_point"], p + ".plane_point", "point");
+        f.planeNormal = ref(j["plane_normal"], p + ".plane_normal", "vector");
+        f.radius = number(j["radius"], p + ".radius");
+        f.stiffness = number(j["stiffness"], p + ".stiffness");
+        opt("damping", f.damping);
+        opt("friction", f.friction);
+        opt("slip_velocity", f.slipVelocity);
+        break;
+    }
+    f.name = str(j["name"], p + ".name");
+    return f;
+  }
+
+  Contact contact(const Json& j, const std::string& p) {
+    Contact c;
+    if (!keys(j, p, {"name", "type", "point", "plane_point", "plane_normal", "radius", "law", "restitution"},
+              {"name", "type", "point", "plane_point", "plane_normal"}))
+      return c;
+    c.name = str(j["name"], p + ".name");
+    choice<int>(j["type"], p + ".type", {{"point_plane", 0}});
+    c.point = ref(j["point"], p + ".point", "point");
+    c.planePoint = ref(j["plane_point"], p + ".plane_point", "point");
+    c.planeNormal = ref(j["plane_normal"], p + ".plane_normal", "vector");
+    if (j.contains("radius")) c.radius = number(j["radius"], p + ".radius");
+    if (j.contains("law"))
+      c.law = choice<Contact::Law>(j["law"], p + ".law",
+                                   {{"newton", Contact::Law::Newton}, {"kinematic", Contact::Law::Kinematic}});
+    if (j.contains("restitution")) c.restitution = number(j["restitution"], p + ".restitution");
+    return c;
+  }
+
+  JointLimit limit(const Json& j, const std::string& p) {
+    JointLimit l;
+    if (!keys(j, p, {"name", "joint", "min", "max", "law", "restitution"}, {"name", "joint"})) return l;
+    l.name = str(j["name"], p + ".name");
+    l.joint = str(j["joint"], p + ".joint");
+    if ((l.hasMin = j.contains("min"))) l.min = number(j["min"], p + ".min");
+    if ((l.hasMax = j.contains("max"))) l.max = number(j["max"], p + ".max");
+    if (j.contains("law"))
+      l.law = choice<Contact::Law>(j["law"], p + ".law", {{"newton", Contact::Law::Newton}, {"kinematic", Contact::Law::Kinematic}});
+    if (j.contains("restitution")) l.restitution = number(j["restitution"], p + ".restitution");
+    return l;
+  }
+
+  Switch switchOf(const Json& j, const std::string& p) {
+    Switch s;
+    if (!keys(j, p, {"name", "point", "component", "joint", "value", "direction", "enable", "disable"}, {"name", "value"})) return s;
+    s.name = str(j["name"], p + ".name");
+    if (j.contains("point")) {
+      s.point = ref(j["point"], p + ".point", "point");
+      if (j.contains("component")) s.component = component(j["component"], p + ".component");
+    }
+    if (j.contains("joint")) s.joint = str(j["joint"], p + ".joint");
+    s.value = number(j["value"], p + ".value");
+    if (j.contains("direction")) s.falling = choice<bool>(j["direction"], p + ".direction", {{"falling", true}, {"rising", false}});
+    for (const char* key : {"enable", "disable"}) {
+      if (!j.contains(key)) continue;
+      const std::string q = p + "." + key;
+      if (!j[key].is_array()) {
+        error(q, std::string("expected an array of force names, found ") + typeName(j[key]));
+        continue;
+      }
+      for (std::size_t i = 0; i < j[key].size(); ++i)
+        (std::string(key) == "enable" ? s.enable : s.disable).push_back(str(j[key][i], q + "[" + std::to_string(i) + "]"));
+    }
+    return s;
+  }
+
+  InitialVelocity initialVelocity(const Json& j, const std::string& p) {
+    InitialVelocity v;
+    if (!j.is_object()) {
+      keys(j, p, {}, {});
+      return v;
+    }
+    if (j.contains("joint")) {
+      v.type = InitialVelocity::Type::Joint;
+      if (!keys(j, p, {"joint", "value"}, {"joint", "value"})) return v;
+      v.joint = str(j["joint"], p + ".joint");
+      v.value = number(j["value"], p + ".value");
+    } else if (j.contains("point")) {
+      v.type = InitialVelocity::Type::PointComponent;
+      if (!keys(j, p, {"point", "component", "value"}, {"point", "component", "value"})) return v;
+      v.point = ref(j["point"], p + ".point", "point");
+      v.component = component(j["component"], p + ".component");
+      v.value = number(j["value"], p + ".value");
+    } else if (j.contains("body")) {
+      v.type = InitialVelocity::Type::Body;
+      if (!keys(j, p, {"body", "velocity", "angular_velocity"}, {"body"})) return v;
+      v.body = str(j["body"], p + ".body");
+      if (j.contains("velocity")) v.velocity = vector(j["velocity"], p + ".velocity");
+      if (j.contains("angular_velocity")) {
+        const Json& w = j["angular_velocity"];
+        v.angularVelocity = w.is_array() ? vector(w, p + ".angular_velocity")
+                                         : NumberVector{number(w, p + ".angular_velocity")};
+      }
+    } else {
+      error(p, "an initial velocity names a \"joint\", a \"point\" or a \"body\"");
+    }
+    return v;
+  }
+
+  IndependentCoordinate independentCoordinate(const Json& j, const std::string& p) {
+    IndependentCoordinate c;
+    if (j.is_object() && j.contains("joint")) {
+      c.type = IndependentCoordinate::Type::Joint;
+      if (keys(j, p, {"joint"}, {"joint"})) c.joint = str(j["joint"], p + ".joint");
+    } else if (j.is_object() && j.contains("point")) {
+      c.type = IndependentCoordinate::Type::PointComponent;
+      if (keys(j, p, {"point", "component"}, {"point", "component"})) {
+        c.point = ref(j["point"], p + ".point", "point");
+        c.component = component(j["component"], p + ".component");
+      }
+    } else {
+      error(p, "an independent coordinate is {\"joint\": ...} or {\"point\": ..., \"component\": ...}");
+    }
+    return c;
+  }
+
+  Output output(const Json& j, const std::string& p) {
+    Output o;
+    if (!j.is_object() || !j.contains("type")) {
+      keys(j, p, {"name", "type"}, {"name", "type"});
+      return o;
+    }
+    using T = Output::Type;
+    o.type = choice<T>(j["type"], p + ".type",
+                       {{"point_position", T::PointPosition}, {"point_velocity", T::PointVelocity},
+                        {"point_acceleration", T::PointAcceleration},
+                        {"joint_coordinate", T::JointCoordinate}, {"joint_rate", T::JointRate},
+                        {"spring_length", T::SpringLength}, {"energy", T::Energy},
+                        {"constraint_residual", T::ConstraintResidual}});
+    switch (o.type) {
+      case T::PointPosition: case T::PointVelocity: case T::PointAcceleration:
+        if (!keys(j, p, {"name", "type", "point"}, {"name", "point"})) return o;
+        o.point = ref(j["point"], p + ".point", "point");
+        break;
+      case T::JointCoordinate: case T::JointRate:
+        if (!keys(j, p, {"name", "type", "joint"}, {"name", "joint"})) return o;
+        o.joint = str(j["joint"], p + ".joint");
+        break;
+      case T::SpringLength:
+        if (!keys(j, p, {"name", "type", "force"}, {"name", "force"})) return o;
+        o.spring = str(j["force"], p + ".force");
+        break;
+      case T::Energy:
+        if (!keys(j, p, {"name", "type", "which"}, {"name", "which"})) return o;
+        o.which = choice<Output::Energy>(j["which"], p + ".which",
+                                         {{"kinetic", Output::Energy::Kinetic},
+                                          {"potential", Output::Energy::Potential},
+                                          {"total", Output::Energy::Total}});
+        break;
+      case T::ConstraintResidual:
+        if (!keys(j, p, {"name", "type"}, {"name"})) return o;
+        break;
+    }
+    o.name = str(j["name"], p + ".name");
+    return o;
+  }
+
+  std::vector<std::string> names(const Json& j, const std::string& p) {
+    std::vector<std::string> out;
+    if (!j.is_array()) {
+      error(p, std::string("expected an array of names, found ") + typeName(j));
+      return out;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(str(j[i], p + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  StudySettings study(const Json& j, const std::string& p) {
+    StudySettings s;
+    s.present = true;
+    if (!keys(j, p, {"analysis", "method", "costs", "parameters", "tuning"}, {})) return s;
+    if (j.contains("analysis")) {
+      s.analysis = str(j["analysis"], p + ".analysis");
+      if (s.analysis != "dynamics" && s.analysis != "kinematics")
+        error(p + ".analysis", "the analysis is dynamics or kinematics, not '" + s.analysis + "'");
+    }
+    if (j.contains("method")) {
+      s.method = str(j["method"], p + ".method");
+      if (s.method != "ddm" && s.method != "avm" && s.method != "cs" && s.method != "fd" && s.method != "compare")
+        error(p + ".method", "the method is ddm, avm, cs, fd or compare, not '" + s.method + "'");
+    }
+    if (j.contains("costs")) s.costs = names(j["costs"], p + ".costs");
+    if (j.contains("parameters")) s.parameters = names(j["parameters"], p + ".parameters");
+    if (!j.contains("tuning")) return s;
+    const Json& t = j["tuning"];
+    const std::string tp = p + ".tuning";
+    if (!keys(t, tp, {"cost", "target", "algorithm", "max_evaluations", "constraints"}, {})) return s;
+    if (t.contains("cost")) s.tuneCost = str(t["cost"], tp + ".cost");
+    if (t.contains("target")) {
+      s.hasTarget = true;
+      s.target = literal(t["target"], tp + ".target");
+    }
+    if (t.contains("algorithm")) s.algorithm = str(t["algorithm"], tp + ".algorithm");
+    if (t.contains("max_evaluations")) {
+      const double n = literal(t["max_evaluations"], tp + ".max_evaluations");
+      if (n < 1 || n > 1e7 || n != std::floor(n)) error(tp + ".max_evaluations", "a whole number from 1 to 10^7");
+      else s.maxEvaluations = static_cast<int>(n);
+    }
+    if (t.contains("constraints")) {
+      const Json& all = t["constraints"];
+      if (!all.is_array()) {
+        error(tp + ".constraints", std::string("expected an array, found ") + typeName(all));
+        return s;
+      }
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        const std::string cp = tp + ".constraints[" + std::to_string(i) + "]";
+        const Json& c = all[i];
+        if (!keys(c, cp, {"name", "expression", "min", "max"}, {"name", "expression"})) continue;
+        TuningConstraint k;
+        k.name = str(c["name"], cp + ".name");
+        const Number n = number(c["expression"], cp + ".expression");
+        k.expression = n.isLiteral() ? Expression::constant(n.value) : n.expression;
+        if (c.contains("min")) k.hasMin = true, k.min = literal(c["min"], cp + ".min");
+        if (c.contains("max")) k.hasMax = true, k.max = literal(c["max"], cp + ".max");
+        if (!k.hasMin && !k.hasMax) error(cp, "a constraint needs a \"min\" or a \"max\" (or both)");
+        else if (k.hasMin && k.hasMax && k.min > k.max) error(cp + ".max", "the max is below the min");
+        s.constraints.push_back(std::move(k));
+      }
+    }
+    return s;
+  }
+
+  Cost cost(const Json& j, const std::string& p) {
+    Cost c;
+    const bool targets = j.is_object() && j.contains("type") && j["type"] == "targets";
+    if (targets) {
+      if (!keys(j, p, {"name", "type", "output", "targets"}, {"name", "type", "output", "targets"})) return c;
+      c.name = str(j["name"], p + ".name");
+      c.type = Cost::Type::Targets;
+      c.output = str(j["output"], p + ".output");
+      const Json& all = j["targets"];
+      if (!all.is_array()) {
+        error(p + ".targets", std::string("expected an array of {\"t\": time, \"at\": [x, y]}, found ") + typeName(all));
+        return c;
+      }
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        const Json& t = all[i];
+        const std::string tp = p + ".targets[" + std::to_string(i) + "]";
+        Cost::Target target;
+        if (!keys(t, tp, {"t", "at"}, {"t", "at"})) continue;
+        target.t = literal(t["t"], tp + ".t");
+        if (target.t < 0) error(tp + ".t", "a target's time must be at least 0 (the run starts at t = 0)");
+        if (!t["at"].is_array()) {
+          error(tp + ".at", std::string("expected the target point's coordinates [x, y] or [x, y, z], found ") + typeName(t["at"]));
+          continue;
+        }
+        for (std::size_t k = 0; k < t["at"].size(); ++k) target.at.push_back(literal(t["at"][k], tp + ".at[" + std::to_string(k) + "]"));
+        if (!c.targets.empty() && target.t < c.targets.back().t)
+          error(tp + ".t", "the targets must be in time order (this one is earlier than the one before)");
+        c.targets.push_back(std::move(target));
+      }
+      if (c.targets.empty()) error(p + ".targets", "a targets cost needs at least one target point");
+      return c;
+    }
+    if (!keys(j, p, {"name", "type", "expression"}, {"name", "type", "expression"})) return c;
+    c.name = str(j["name"], p + ".name");
+    c.type = choice<Cost::Type>(j["type"], p + ".type",
+                                {{"integral", Cost::Type::Integral}, {"terminal", Cost::Type::Terminal}, {"targets", Cost::Type::Targets},
+                                 {"minimum", Cost::Type::Minimum}, {"maximum", Cost::Type::Maximum}});
+    const Number n = number(j["expression"], p + ".expression");
+    c.expression = n.isLiteral() ? Expression::constant(n.value) : n.expression;
+    return c;
+  }
+
+  Diagnostics& out_;
+};
+
+}  // namespace
+
+Mechanism decodeMechanism(const Json& root, std::vector<Diagnostic>& diagnostics) { return Decoder(diagnostics).decode(root); }
+
+}  // namespace lw::io

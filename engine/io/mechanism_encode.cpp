@@ -1,0 +1,289 @@
+// Mechanism -> JSON in the canonical layout: defaults omitted, literals as numbers, expressions as
+// their text.
+#include <algorithm>
+#include <cmath>
+
+#include "io/mechanism_codec.h"
+
+namespace lw::io {
+namespace {
+
+Json num(const Number& n) {
+  if (!n.isLiteral()) return n.expression.text();
+  if (n.value == std::floor(n.value) && std::abs(n.value) < 1e15)
+    return static_cast<long long>(n.value);
+  return n.value;
+}
+bool isZero(const Number& n) { return n.isLiteral() && n.value == 0; }
+bool allZero(const NumberVector& v) { return std::all_of(v.begin(), v.end(), isZero); }
+Json vec(const NumberVector& v) {
+  Json a = Json::array();
+  for (const auto& x : v) a.push_back(num(x));
+  return a;
+}
+Json named(const std::vector<NamedVector>& items) {
+  Json o = Json::object();
+  for (const auto& it : items) o[it.name] = vec(it.value);
+  return o;
+}
+Json refPair(const Ref r[2]) { return Json::array({r[0].str(), r[1].str()}); }
+
+Json encode(const Mechanism& m) {
+  Json j;
+  j["format"] = kFormatName;
+  j["version"] = kFormatVersion;
+  j["name"] = m.name;
+  if (!m.description.empty()) j["description"] = m.description;
+  j["dimension"] = m.dimension;
+  if (!m.gravity.empty()) j["gravity"] = vec(m.gravity);
+  if (!m.parameters.empty()) {
+    Json& a = j["parameters"] = Json::array();
+    for (const auto& p : m.parameters) {
+      Json o{{"name", p.name}, {"value", num(p.value)}};
+      if (!p.unit.empty()) o["unit"] = p.unit;
+      if (p.hasMin) o["min"] = num(p.min);
+      if (p.hasMax) o["max"] = num(p.max);
+      if (!p.description.empty()) o["description"] = p.description;
+      a.push_back(o);
+    }
+  }
+  if (!m.ground.points.empty() || !m.ground.vectors.empty()) {
+    Json& g = j["ground"] = Json::object();
+    if (!m.ground.points.empty()) g["points"] = named(m.ground.points);
+    if (!m.ground.vectors.empty()) g["vectors"] = named(m.ground.vectors);
+  }
+  Json& bodies = j["bodies"] = Json::array();
+  for (const auto& b : m.bodies) {
+    Json o;
+    o["name"] = b.name;
+    if (!b.position.empty() && !allZero(b.position)) o["position"] = vec(b.position);
+    if (m.dimension == 2 && !isZero(b.angle)) o["angle"] = num(b.angle);
+    if (m.dimension == 3 && !b.rotationAxis.empty())
+      o["rotation"] = Json{{"axis", vec(b.rotationAxis)}, {"angle", num(b.rotationAngle)}};
+    o["mass"] = num(b.mass);
+    o["com"] = vec(b.com);
+    switch (b.inertia.form) {
+      case Inertia::Form::Scalar:
+        o["inertia"] = b.inertia.values.empty() ? Json(0) : num(b.inertia.values[0]);
+        break;
+      case Inertia::Form::Diagonal: o["inertia"] = vec(b.inertia.values); break;
+      case Inertia::Form::Full: {
+        Json rows = Json::array();
+        for (std::size_t r = 0; r < 3; ++r)
+          rows.push_back(vec(NumberVector(b.inertia.values.begin() + static_cast<long>(3 * r),
+                                          b.inertia.values.begin() + static_cast<long>(3 * r + 3))));
+        o["inertia"] = rows;
+        break;
+      }
+    }
+    o["points"] = named(b.points);
+    if (!b.vectors.empty()) o["vectors"] = named(b.vectors);
+    switch (b.shape.type) {
+      case Shape::Type::Auto:
+        if (!isZero(b.shape.width)) o["shape"] = Json{{"type", "auto"}, {"width", num(b.shape.width)}};
+        break;
+      case Shape::Type::Sphere: o["shape"] = Json{{"type", "sphere"}, {"radius", num(b.shape.radius)}}; break;
+      case Shape::Type::Box: o["shape"] = Json{{"type", "box"}, {"size", vec(b.shape.size)}}; break;
+      case Shape::Type::None: o["shape"] = Json{{"type", "none"}}; break;
+    }
+    if (!b.color.empty()) o["color"] = b.color;
+    bodies.push_back(o);
+  }
+  if (!m.joints.empty()) {
+    Json& a = j["joints"] = Json::array();
+    for (const auto& x : m.joints) {
+      Json o{{"name", x.name}, {"type", toString(x.type)}, {"points", refPair(x.points)}};
+      if (x.axes.size() == 2) o["axes"] = Json::array({x.axes[0].str(), x.axes[1].str()});
+      a.push_back(o);
+    }
+  }
+  if (!m.drivers.empty()) {
+    Json& a = j["drivers"] = Json::array();
+    for (const auto& d : m.drivers) {
+      Json o{{"name", d.name}, {"type", toString(d.type)}};
+      switch (d.type) {
+        case Driver::Type::Joint: o["joint"] = d.joint; break;
+        case Driver::Type::Coordinate:
+          o["point"] = d.point.str();
+          o["component"] = toString(d.component);
+          break;
+        case Driver::Type::Distance: o["points"] = refPair(d.points); break;
+      }
+      o["function"] = num(d.function);
+      a.push_back(o);
+    }
+  }
+  if (!m.forces.empty()) {
+    Json& a = j["forces"] = Json::array();
+    for (const auto& f : m.forces) {
+      Json o{{"name", f.name}, {"type", toString(f.type)}};
+      switch (f.type) {
+        case Force::Type::Spring:
+          o["points"] = refPair(f.points);
+          o["stiffness"] = num(f.stiffness);
+          if (!isZero(f.damping)) o["damping"] = num(f.damping);
+          if (!isZero(f.naturalLength)) o["natural_length"] = num(f.naturalLength);
+          if (!isZero(f.actuatorForce)) o["force"] = num(f.actuatorForce);
+          break;
+        case Force::Type::TorsionSpring:
+          o["joint"] = f.joint;
+          o["stiffness"] = num(f.stiffness);
+          if (!isZero(f.damping)) o["damping"] = num(f.damping);
+          if (!isZero(f.naturalAngle)) o["natural_angle"] = num(f.naturalAngle);
+          break;
+        case Force::Type::PointForce:
+        case Force::Type::Torque:
+          if (f.type == Force::Type::PointForce) o["point"] = f.point.str();
+          else o["body"] = f.body;
+          o["value"] = (f.type == Force::Type::Torque && m.dimension == 2 && f.value.size() == 1)
+                           ? num(f.value[0]) : vec(f.value);
+          if (f.frame == Force::Frame::Body) o["frame"] = "body";
+          break;
+        case Force::Type::Tyre:
+          o["point"] = f.point.str();
+          o["axis"] = f.axis.str();
+          o["radius"] = num(f.radius);
+          o["stiffness"] = num(f.stiffness);
+          if (!isZero(f.damping)) o["damping"] = num(f.damping);
+          if (!isZero(f.friction)) o["friction"] = num(f.friction);
+          if (!f.slipVelocity.isLiteral() || f.slipVelocity.value != 0.1) o["slip_velocity"] = num(f.slipVelocity);
+          o["plane_point"] = f.planePoint.str();
+          o["plane_normal"] = f.planeNormal.str();
+          break;
+      }
+      a.push_back(o);
+    }
+  }
+  if (!m.contacts.empty()) {
+    Json& a = j["contacts"] = Json::array();
+    for (const auto& c : m.contacts) {
+      Json o{{"name", c.name}, {"type", "point_plane"}, {"point", c.point.str()},
+             {"plane_point", c.planePoint.str()}, {"plane_normal", c.planeNormal.str()}};
+      if (!isZero(c.radius)) o["radius"] = num(c.radius);
+      o["law"] = toString(c.law);
+      o["restitution"] = num(c.restitution);
+      a.push_back(o);
+    }
+  }
+  if (!m.limits.empty()) {
+    Json& a = j["limits"] = Json::array();
+    for (const auto& l : m.limits) {
+      Json o{{"name", l.name}, {"joint", l.joint}};
+      if (l.hasMin) o["min"] = num(l.min);
+      if (l.hasMax) o["max"] = num(l.max);
+      o["law"] = toString(l.law);
+      o["restitution"] = num(l.restitution);
+      a.push_back(o);
+    }
+  }
+  if (!m.switches.empty()) {
+    Json& a = j["switches"] = Json::array();
+    for (const auto& s : m.switches) {
+      Json o{{"name", s.name}};
+      if (!s.point.empty()) {
+        o["point"] = s.point.str();
+        o["component"] = toString(s.component);
+      }
+      if (!s.joint.empty()) o["joint"] = s.joint;
+      o["value"] = num(s.value);
+      o["direction"] = s.falling ? "falling" : "rising";
+      if (!s.enable.empty()) o["enable"] = s.enable;
+      if (!s.disable.empty()) o["disable"] = s.disable;
+      a.push_back(o);
+    }
+  }
+  if (!m.initialVelocities.empty()) {
+    Json& a = j["initial_velocities"] = Json::array();
+    for (const auto& v : m.initialVelocities) {
+      switch (v.type) {
+        case InitialVelocity::Type::Joint:
+          a.push_back(Json{{"joint", v.joint}, {"value", num(v.value)}});
+          break;
+        case InitialVelocity::Type::PointComponent:
+          a.push_back(Json{{"point", v.point.str()}, {"component", toString(v.component)},
+                           {"value", num(v.value)}});
+          break;
+        case InitialVelocity::Type::Body: {
+          Json o{{"body", v.body}};
+          if (!v.velocity.empty()) o["velocity"] = vec(v.velocity);
+          if (!v.angularVelocity.empty())
+            o["angular_velocity"] = (m.dimension == 2 && v.angularVelocity.size() == 1)
+                                        ? num(v.angularVelocity[0]) : vec(v.angularVelocity);
+          a.push_back(o);
+          break;
+        }
+      }
+    }
+  }
+  if (!m.independentCoordinates.empty()) {
+    Json& a = j["independent_coordinates"] = Json::array();
+    for (const auto& c : m.independentCoordinates) {
+      if (c.type == IndependentCoordinate::Type::Joint) a.push_back(Json{{"joint", c.joint}});
+      else a.push_back(Json{{"point", c.point.str()}, {"component", toString(c.component)}});
+    }
+  }
+  if (!m.outputs.empty()) {
+    Json& a = j["outputs"] = Json::array();
+    for (const auto& o : m.outputs) {
+      Json x{{"name", o.name}, {"type", toString(o.type)}};
+      switch (o.type) {
+        case Output::Type::PointPosition: case Output::Type::PointVelocity:
+        case Output::Type::PointAcceleration: x["point"] = o.point.str(); break;
+        case Output::Type::JointCoordinate: case Output::Type::JointRate: x["joint"] = o.joint; break;
+        case Output::Type::SpringLength: x["force"] = o.spring; break;
+        case Output::Type::Energy: x["which"] = toString(o.which); break;
+        case Output::Type::ConstraintResidual: break;
+      }
+      a.push_back(x);
+    }
+  }
+  if (!m.costs.empty()) {
+    Json& a = j["costs"] = Json::array();
+    for (const auto& c : m.costs) {
+      if (c.type == Cost::Type::Targets) {
+        Json targets = Json::array();
+        for (const auto& t : c.targets) targets.push_back(Json{{"t", t.t}, {"at", t.at}});
+        a.push_back(Json{{"name", c.name}, {"type", "targets"}, {"output", c.output}, {"targets", targets}});
+        continue;
+      }
+      a.push_back(Json{{"name", c.name},
+                       {"type", toString(c.type)},
+                       {"expression", c.expression.text()}});
+    }
+  }
+  if (m.study.present) {
+    const StudySettings& st = m.study;
+    Json& s = j["study"] = Json::object();
+    s["analysis"] = st.analysis;
+    s["method"] = st.method;
+    if (!st.costs.empty()) s["costs"] = st.costs;
+    if (!st.parameters.empty()) s["parameters"] = st.parameters;
+    Json t = Json::object();
+    if (!st.tuneCost.empty()) t["cost"] = st.tuneCost;
+    if (st.hasTarget) t["target"] = st.target;
+    t["algorithm"] = st.algorithm;
+    t["max_evaluations"] = st.maxEvaluations;
+    if (!st.constraints.empty()) {
+      Json& a = t["constraints"] = Json::array();
+      for (const auto& c : st.constraints) {
+        Json x{{"name", c.name}, {"expression", c.expression.text()}};
+        if (c.hasMin) x["min"] = c.min;
+        if (c.hasMax) x["max"] = c.max;
+        a.push_back(x);
+      }
+    }
+    s["tuning"] = t;
+  }
+  if (m.analysis.tEnd > 0 || m.analysis.dt > 0) {
+    Json& a = j["analysis"] = Json::object();
+    if (m.analysis.tEnd > 0) a["t_end"] = num(m.analysis.tEnd);
+    if (m.analysis.dt > 0) a["dt"] = num(m.analysis.dt);
+  }
+  return j;
+}
+
+}  // namespace
+
+Json encodeMechanism(const Mechanism& m) { return encode(m); }
+
+}  // namespace lw::io
