@@ -150,6 +150,10 @@ void runMatrixR(RunContext& run) {
   if (maxStep == 0 && spec.mechanism)
     for (const Cost& c : spec.mechanism->costs)
       if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
+  // a driven mechanism has nothing to integrate: its steps are position problems from the last
+  // state, which must be near (one step to the end fails to converge), and the drivers' work is a
+  // quadrature over them. At most one row interval each.
+  if (n == 0 && spec.dt > 0) maxStep = maxStep > 0 ? std::min(maxStep, spec.dt) : spec.dt;
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
   rows.record(0, data.z, data.zd, data.zdd, true);

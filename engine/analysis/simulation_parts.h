@@ -23,11 +23,12 @@ namespace lw::analysis {
 // integration error: a jump of it between two rows larger than the tolerance allows (an inaccurate
 // pass of a singular position, a step too long for a fast event) is worth a warning that names
 // the time. The trapezoidal rule has no tolerance: it is warned of gross jumps only. Rows are seen
-// one at a time (a streamed run keeps none), the energy's scale so far sets the bound.
+// one at a time (a streamed run keeps none), the energy's scale so far sets the bound; an
+// increment is measured against the rate of the one before (the quadrature's smooth drift).
 struct EnergyJumpWatch {
   double relative = 1e-4;
-  double scale = 0, lastT = 0, lastBalance = 0;
-  bool haveLast = false;
+  double scale = 0, lastT = 0, lastBalance = 0, rate = 0;
+  bool haveLast = false, haveRate = false;
   std::string warning;
   void add(double t, double total, double kinetic, double balance);
 };

@@ -146,8 +146,9 @@ double DormandPrince::initialStep(SecondOrderSystem& sys, const State& s, double
 Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, double tryStep) {
   const double span = tStop - s.t;
   if (span <= 0) return lw::failure(lw::Status::Code::BadRequest, s.t, "no time left to step over");
-  if (n_ == 0) {  // no freedom: evaluate at the end (the drivers set everything)
-    const double h = tryStep > 0 ? std::min(tryStep, span) : span;
+  if (n_ == 0) {  // no freedom: the drivers set everything, stepped at most maxStep at a time
+    double h = tryStep > 0 ? std::min(tryStep, span) : span;
+    if (options_.maxStep > 0 && tryStep <= 0) h = std::min(h, options_.maxStep);
     const Status st = sys.acceleration(s.t + h, s.x, s.v, a_);
     if (!st.ok()) return st;
     t0_ = s.t;
