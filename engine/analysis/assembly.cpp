@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/status.h"
+#include "dynamics/matrix_r.h"
 #include "mechanism/resolved.h"
 
 namespace lw::analysis {
@@ -106,6 +107,48 @@ bool closeJoints(ResolvedMechanism& r, const std::vector<HeldAngle>& held, doubl
   return g.cwiseAbs().maxCoeff() < tol;
 }
 
+// The poses of `moved`'s bodies stored in `after` where they differ from `stored`'s (`names`: the
+// bodies moved). False, with out's error, for a body that would move whose pose is an expression.
+bool storePoses(const ResolvedMechanism& stored, const ResolvedMechanism& moved, Mechanism& after, const std::string& what, AssemblyResult& out,
+                std::string& names) {
+  for (std::size_t b = 1; b < moved.bodies.size(); ++b) {
+    const Eigen::Matrix3d& R = moved.bodies[b].rotation;
+    const Eigen::Vector3d& x = moved.bodies[b].position;
+    const auto& was = stored.bodies[b];
+    if ((x - was.position).norm() <= 1e-9 * stored.lengthScale() && (R - was.rotation).norm() <= 1e-9) continue;
+    Body& body = after.bodies[b - 1];
+    const bool literal = [&] {
+      for (const Number& n : body.position)
+        if (!n.isLiteral()) return false;
+      for (const Number& n : body.rotationAxis)
+        if (!n.isLiteral()) return false;
+      return body.angle.isLiteral() && body.rotationAngle.isLiteral();
+    }();
+    if (!literal) {
+      out.ok = false;
+      out.error = what + ": body " + body.name + " would have to move, but its pose is an expression";
+      return false;
+    }
+    const int dim = after.dimension;
+    body.position.assign(static_cast<std::size_t>(dim), Number(0.0));
+    for (int k = 0; k < dim; ++k) body.position[static_cast<std::size_t>(k)] = Number(x[k]);
+    if (dim == 2) {
+      body.angle = Number(std::atan2(R(1, 0), R(0, 0)));
+    } else {
+      const Eigen::AngleAxisd aa(R);
+      if (std::abs(aa.angle()) < 1e-15) {
+        body.rotationAxis.clear();
+        body.rotationAngle = Number(0.0);
+      } else {
+        body.rotationAxis = {Number(aa.axis().x()), Number(aa.axis().y()), Number(aa.axis().z())};
+        body.rotationAngle = Number(aa.angle());
+      }
+    }
+    names += (names.empty() ? "" : ", ") + body.name;
+  }
+  return true;
+}
+
 }  // namespace
 
 AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after) {
@@ -150,41 +193,7 @@ AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after) {
     return out;
   }
   std::string names;
-  for (std::size_t b = 1; b < moved.bodies.size(); ++b) {
-    const Eigen::Matrix3d& R = moved.bodies[b].rotation;
-    const Eigen::Vector3d& x = moved.bodies[b].position;
-    const auto& stored = resolved->bodies[b];
-    if ((x - stored.position).norm() <= 1e-9 * resolved->lengthScale() && (R - stored.rotation).norm() <= 1e-9) continue;
-    Body& body = after.bodies[b - 1];
-    const bool literal = [&] {
-      for (const Number& n : body.position)
-        if (!n.isLiteral()) return false;
-      for (const Number& n : body.rotationAxis)
-        if (!n.isLiteral()) return false;
-      return body.angle.isLiteral() && body.rotationAngle.isLiteral();
-    }();
-    if (!literal) {
-      out.ok = false;
-      out.error = what + ": body " + body.name + " would have to move to close it, but its pose is an expression";
-      return out;
-    }
-    const int dim = after.dimension;
-    body.position.assign(static_cast<std::size_t>(dim), Number(0.0));
-    for (int k = 0; k < dim; ++k) body.position[static_cast<std::size_t>(k)] = Number(x[k]);
-    if (dim == 2) {
-      body.angle = Number(std::atan2(R(1, 0), R(0, 0)));
-    } else {
-      const Eigen::AngleAxisd aa(R);
-      if (std::abs(aa.angle()) < 1e-15) {
-        body.rotationAxis.clear();
-        body.rotationAngle = Number(0.0);
-      } else {
-        body.rotationAxis = {Number(aa.axis().x()), Number(aa.axis().y()), Number(aa.axis().z())};
-        body.rotationAngle = Number(aa.angle());
-      }
-    }
-    names += (names.empty() ? "" : ", ") + body.name;
-  }
+  if (!storePoses(*resolved, moved, after, what, out, names)) return out;
   // the stored poses must now close every joint the edit opened
   Diagnostics check;
   const auto assembled = resolve(after, check);
@@ -200,6 +209,42 @@ AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after) {
       return out;
     }
   out.description = names.empty() ? std::string() : names + " moved to close joint " + opened;
+  return out;
+}
+
+}  // namespace lw::analysis
+
+namespace lw::analysis {
+
+AssemblyResult storeDynamicsStart(Mechanism& after) {
+  AssemblyResult out;
+  Diagnostics d;
+  const auto resolved = resolve(after, d);
+  if (!resolved) return out;
+  const dyn::MatrixRModel model = dyn::compileMatrixR(*resolved);
+  if (!model.ok()) {
+    out.ok = false;
+    out.error = model.error;
+    return out;
+  }
+  dyn::MatrixRData data(model);
+  if (const Status s = dyn::initialState(model, data); !s.ok()) {
+    out.ok = false;
+    out.error = s.message;
+    return out;
+  }
+  if (data.z == model.tree.z0) return out;  // assembled as stored
+  ResolvedMechanism moved = *resolved;
+  std::vector<dyn::Pose3<double>> poses;
+  dyn::RecursiveData kernels;
+  dyn::bodyPoses(model.tree, kernels, data.z, poses);
+  for (std::size_t b = 1; b < moved.bodies.size(); ++b) {
+    moved.bodies[b].rotation = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(poses[b].R);
+    moved.bodies[b].position = Eigen::Vector3d(poses[b].x[0], poses[b].x[1], poses[b].x[2]);
+  }
+  std::string names;
+  if (!storePoses(*resolved, moved, after, "the assembly", out, names)) return out;
+  out.description = names.empty() ? std::string() : names + " moved to assemble the mechanism";
   return out;
 }
 

@@ -23,4 +23,11 @@ struct AssemblyResult {
 /// loops that do not close, and a body that would move whose pose is an expression.
 AssemblyResult closeOpenedJoints(const Mechanism& before, Mechanism& after);
 
+/// Stores in `after` the configuration its dynamics starts from (Matrix R's assembly: the
+/// smallest correction of the tree's coordinates from the stored configuration that closes every
+/// loop, dyn::initialState): a run of the stored file then starts where a run of `after` does —
+/// what a study's gradients and a tuning differentiate. Refused: a mechanism the dynamics cannot
+/// assemble, a body that would move whose pose is an expression. Not resolving: nothing done.
+AssemblyResult storeDynamicsStart(Mechanism& after);
+
 }  // namespace lw::analysis

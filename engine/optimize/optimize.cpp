@@ -285,7 +285,14 @@ Status setParameters(Mechanism& m, const std::vector<std::string>& names, const 
     if (!std::isfinite(values[i])) return failure(Status::Code::BadRequest, 0, "parameter '" + names[i] + "': the value is not finite");
     it->value = Number(values[i]);
   }
-  const auto closed = analysis::closeOpenedJoints(before, m);
+  // the stored configuration becomes the one the dynamics starts from at these values (the
+  // minimum-norm assembly from the old one): a run of the written file is the run the gradients
+  // and the tuning evaluated. Where the dynamics cannot assemble it, the edit guard's assembly.
+  auto closed = analysis::storeDynamicsStart(m);
+  if (!closed.ok) {
+    m.bodies = before.bodies;
+    closed = analysis::closeOpenedJoints(before, m);
+  }
   if (!closed.ok) {
     m = before;
     return failure(Status::Code::NotConverged, 0, closed.error);
@@ -353,6 +360,8 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
       if (!it->value.isLiteral())
         return refuse("parameter '" + n + "' is the expression '" + it->value.expression.text() + "': tune the parameters it uses");
       if (!it->hasMin || !it->hasMax) res.notes.push_back("parameter '" + n + "' has no range: it is tuned without bounds on that side");
+      if (std::find(chosen.begin(), chosen.end(), static_cast<std::size_t>(table->find(n))) != chosen.end())
+        return refuse("parameter '" + n + "' is named twice: name each parameter once");
       chosen.push_back(static_cast<std::size_t>(table->find(n)));
     }
   }

@@ -68,9 +68,11 @@ struct OptimizeResult {
 OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std::function<void(const Evaluation&)>& onEvaluation = {},
                         const std::atomic<bool>* cancel = nullptr);
 
-/// `m` with the named parameters set to `values` (literal values) and the joints the new dimensions
-/// open closed again by moving the bodies (analysis::closeOpenedJoints). Fails naming a parameter
-/// that is unknown or an expression, or a mechanism that does not close.
+/// `m` with the named parameters set to `values` (literal values) and its stored configuration the
+/// one its dynamics starts from at those values (analysis::storeDynamicsStart; where the dynamics
+/// cannot assemble it, analysis::closeOpenedJoints): a run of the result is the run a study's
+/// gradients describe. Fails naming a parameter that is unknown or an expression, or a mechanism
+/// that does not close.
 Status setParameters(Mechanism& m, const std::vector<std::string>& names, const std::vector<double>& values);
 
 /// The spec a file's study asks for (analysis, cost, parameters, algorithm, constraints), its run

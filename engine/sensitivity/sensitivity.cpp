@@ -1,5 +1,7 @@
 #include "sensitivity/sensitivity.h"
 
+#include <algorithm>
+
 #include <Eigen/LU>
 #include <chrono>
 #include <cmath>
@@ -201,9 +203,18 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
         res.status = failure(Status::Code::BadRequest, 0, "unknown parameter '" + name + "' (the file's parameters: " + (known.empty() ? "none" : known) + ")");
         return res;
       }
+      if (std::find(st.parameters.begin(), st.parameters.end(), static_cast<std::size_t>(k)) != st.parameters.end()) {
+        res.status = failure(Status::Code::BadRequest, 0, "parameter '" + name + "' is named twice: name each parameter once");
+        return res;
+      }
       st.parameters.push_back(static_cast<std::size_t>(k));
     }
   }
+  for (std::size_t i = 0; i < spec.costs.size(); ++i)
+    if (std::find(spec.costs.begin(), spec.costs.begin() + static_cast<std::ptrdiff_t>(i), spec.costs[i]) != spec.costs.begin() + static_cast<std::ptrdiff_t>(i)) {
+      res.status = failure(Status::Code::BadRequest, 0, "cost '" + spec.costs[i] + "' is named twice: name each cost once");
+      return res;
+    }
   if (st.parameters.empty()) {
     res.status = failure(Status::Code::BadRequest, 0, "the file has no design parameters: add some under \"parameters\" and use them in fields");
     return res;

@@ -683,6 +683,15 @@ TEST(Sensitivity, BadRequestsNameTheItemAndTheReason) {
   r = runSensitivity(m, s);
   EXPECT_NE(r.status.message.find("unknown cost 'phi'"), std::string::npos) << r.status.message;
   s.costs = {};
+  // a name given twice (its gradient came out 0 in one place and right in the other)
+  s.parameters = {"l_1", "l_1"};
+  r = runSensitivity(m, s);
+  EXPECT_NE(r.status.message.find("parameter 'l_1' is named twice"), std::string::npos) << r.status.message;
+  s.parameters = {};
+  s.costs = {"psi", "psi"};
+  r = runSensitivity(m, s);
+  EXPECT_NE(r.status.message.find("cost 'psi' is named twice"), std::string::npos) << r.status.message;
+  s.costs = {};
   // a parameter nothing depends on: exactly zero, with a note
   Mechanism unused = m;
   Parameter p;
