@@ -67,9 +67,20 @@ std::vector<std::string> commaList(const std::string& s) {
   std::vector<std::string> out;
   if (s.empty() || s == "all") return out;
   std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(item.substr(first, last - first + 1));
+  }
   return out;
+}
+
+std::string eventCount(const std::vector<lw::events::EventRecord>& events) {
+  std::size_t switches = 0;
+  for (const auto& e : events) switches += e.kind == "switch" ? 1 : 0;
+  const std::size_t impacts = events.size() - switches;
+  const std::string i = std::to_string(impacts) + (impacts == 1 ? " impact" : " impacts");
+  const std::string s = std::to_string(switches) + (switches == 1 ? " switch" : " switches");
+  return switches == 0 ? i : impacts == 0 ? s : i + " and " + s;
 }
 
 }  // namespace lw::cli

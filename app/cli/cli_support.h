@@ -19,6 +19,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/result_size.h"
+#include "events/event_log.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 
@@ -37,8 +38,10 @@ int loadResolved(const std::string& file, lw::io::LoadResult& r, std::optional<l
 /// Standard output for "" or "-", else an atomic write.
 int writeText(const std::string& out, const std::string& text);
 int writeOut(const lw::Mechanism& m, const std::string& out);
-/// "a,b,c" as names; "" or "all": none (every one).
+/// "a,b,c" as names, spaces around them dropped; "" or "all": none (every one).
 std::vector<std::string> commaList(const std::string& s);
+/// "2 impacts and 1 switch", "1 impact", "1 switch": what an event log holds.
+std::string eventCount(const std::vector<lw::events::EventRecord>& events);
 
 // A CSV written as the run's rows come (flat memory however long the run): opened before the run
 // (a bad path is reported before any work), the header with the first block, and the target

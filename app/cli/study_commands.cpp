@@ -131,9 +131,12 @@ int sensitivity(const SensitivityArgs& a) {
     std::cerr << a.file << ": " << result.status.message << "\n";
     return kAnalysisFailed;
   }
-  if (!result.impacts.empty())
-    std::cerr << a.file << ": through " << result.impacts.size() << " impact(s), the first at t = " << lw::shortNumber(result.impacts.front().record.t)
+  if (!result.impacts.empty()) {
+    std::vector<lw::events::EventRecord> records;
+    for (const auto& i : result.impacts) records.push_back(i.record);
+    std::cerr << a.file << ": through " << eventCount(records) << ", the first at t = " << lw::shortNumber(result.impacts.front().record.t)
               << " s\n";
+  }
   if (!a.events.empty())
     if (const int written = writeText(a.events, lw::sens::impactsToCsv(result)); written != kOk) return written;
   // a table on the terminal: each cost's gradient by method, and how far each is from the complex step

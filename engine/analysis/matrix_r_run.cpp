@@ -193,13 +193,16 @@ void runMatrixR(RunContext& run) {
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
+    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events, rows); !e.ok()) return e;
+    const double eBeforeSwitch = dyn::energy(model.tree, data.z, data.zd).total();
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
       const Eigen::VectorXd zdBefore = data.zd;
       if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
       sys.setAnchor();
-      res.events.push_back(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, dyn::energy(model.tree, data.z, data.zd).total()));
+      const double eAfterSwitch = dyn::energy(model.tree, data.z, data.zd).total();
+      rows.addDissipated(eBeforeSwitch - eAfterSwitch);  // a spring switched off takes its energy: the balance holds
+      res.events.push_back(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, eBeforeSwitch, eAfterSwitch));
       rows.record(s.t, data.z, data.zd, data.zdd, !atTimes);
       rows.addCosts(s.t, data.z, data.zd, data.zdd);
       if (observer)

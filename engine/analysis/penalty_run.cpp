@@ -62,11 +62,14 @@ void runPenalty(RunContext& run) {
   // independent coordinates chosen there), the accelerations again, the row just after
   auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
+    if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events, rows); !e.ok()) return e;
+    const double eBeforeSwitch = dyn::energy(model.tree, pd.z, pd.zd).total();
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       const Eigen::VectorXd zdBefore = pd.zd;
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-      res.events.push_back(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, dyn::energy(model.tree, pd.z, pd.zd).total()));
+      const double eAfterSwitch = dyn::energy(model.tree, pd.z, pd.zd).total();
+      rows.addDissipated(eBeforeSwitch - eAfterSwitch);  // a spring switched off takes its energy: the balance holds
+      res.events.push_back(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, eBeforeSwitch, eAfterSwitch));
       rows.record(pd.t, pd.z, pd.zd, pd.zdd, true);
       rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
       if (observer)

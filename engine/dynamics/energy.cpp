@@ -67,7 +67,9 @@ Energy energy(const RecursiveModel& tree, RecursiveData& data, const MotionSnaps
     e.kinetic += 0.5 * body.mass * v.squaredNorm() + 0.5 * rotational;
     e.potential -= body.mass * mech.gravity.dot(r[b]);
   }
-  for (const auto& f : mech.forces) {
+  for (std::size_t i = 0; i < mech.forces.size(); ++i) {
+    const auto& f = mech.forces[i];
+    if (!tree.numbers.mech.forces[i].active) continue;  // switched off (events/contact_gaps.h)
     if (f.type == Force::Type::Spring) {
       auto P = [&](ItemIndex p) { return s.pointPosition(tree, p.body, p.index); };
       const double L = (P(f.points[1]) - P(f.points[0])).norm();
@@ -122,7 +124,9 @@ Powers powers(const RecursiveModel& tree, RecursiveData& data, const MotionSnaps
     v = s.pointVelocity(q.body, q.index);
   };
   auto omega = [&](int b) { return Eigen::Vector3d(V.segment<3>(6 * b + 3)); };
-  for (const auto& f : mech.forces) {
+  for (std::size_t i = 0; i < mech.forces.size(); ++i) {
+    const auto& f = mech.forces[i];
+    if (!tree.numbers.mech.forces[i].active) continue;  // switched off (events/contact_gaps.h)
     switch (f.type) {
       case Force::Type::Spring: {
         Eigen::Vector3d r1, v1, r2, v2;

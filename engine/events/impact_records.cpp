@@ -50,7 +50,8 @@ std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<Ga
 
 // a switch in the log: the crossing's rate (unchanged), no impulse, the energy (unchanged)
 EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t,
-                                 const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy) {
+                                 const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double eBefore,
+                         double eAfter) {
   Eigen::VectorXd gap, rate;
   contactGaps(tree, z, zd, gap, rate);
   EventRecord r;
@@ -62,7 +63,8 @@ EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapS
     r.normalAfter.push_back(rate[j]);
     r.impulse.push_back(0);
   }
-  r.energyBefore = r.energyAfter = energy;
+  r.energyBefore = eBefore;
+  r.energyAfter = eAfter;
   return r;
 }
 
