@@ -242,6 +242,12 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     return res;
   }
   res.costs = st.costs.names;
+  if (spec.histories) {
+    std::string left;
+    for (std::size_t i = 0; i < st.outputs.names.size(); ++i)
+      if (!detail::HistoryRows::differentiable(st.outputs.components[i].type)) left += (left.empty() ? "'" : ", '") + st.outputs.names[i] + "'";
+    if (!left.empty()) res.notes.push_back("the histories leave out " + left + ": energies and constraint residuals have no derivative here");
+  }
   std::vector<Method> methods{spec.method};
   if (spec.method == Method::Compare) methods = {Method::Direct, Method::Adjoint, Method::ComplexStep, Method::FiniteDifferences};
   // costs whose terms are taken at some nodes only (targets, a minimum or maximum): the adjoint

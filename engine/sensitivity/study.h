@@ -170,24 +170,29 @@ inline void costsOfChunks(const Study& st, const std::vector<std::unique_ptr<Dua
 }
 
 /// The sensitivity histories of a direct method, passed on in blocks: a row per time with every
-/// output component, then d(component)/d(parameter) for each ("d(P.x)/d(L1)").
+/// output component that has a derivative, then d(component)/d(parameter) for each
+/// ("d(P.x)/d(L1)"). Energies and constraint residuals have none here: left out (a note says so).
 class HistoryRows {
  public:
   HistoryRows(const Study& st, analysis::RowSink sink) : st_(st), sink_(std::move(sink)) {
     if (!sink_) return;
     columns_.push_back("time");
-    for (const auto& o : st.outputs.names) columns_.push_back(o);
-    for (const auto& o : st.outputs.names)
-      for (std::size_t k : st.parameters) columns_.push_back("d(" + o + ")/d(" + st.table().names()[k] + ")");
+    for (std::size_t i = 0; i < st.outputs.names.size(); ++i)
+      if (differentiable(st.outputs.components[i].type)) kept_.push_back(i);
+    for (std::size_t i : kept_) columns_.push_back(st.outputs.names[i]);
+    for (std::size_t i : kept_)
+      for (std::size_t k : st.parameters) columns_.push_back("d(" + st.outputs.names[i] + ")/d(" + st.table().names()[k] + ")");
     row_.assign(columns_.size(), 0.0);
   }
+  static bool differentiable(Output::Type t) { return t != Output::Type::Energy && t != Output::Type::ConstraintResidual; }
   /// One chunk's lanes of every output at the row being built.
   void set(const DualChunk& c, const std::vector<Dual>& out) {
     if (!sink_) return;
-    const std::size_t no = out.size(), p = st_.parameters.size();
-    for (std::size_t i = 0; i < no; ++i) {
-      row_[1 + i] = out[i].v;
-      for (int j = 0; j < c.count; ++j) row_[1 + no + i * p + static_cast<std::size_t>(c.first + j)] = out[i].g[j];
+    const std::size_t no = kept_.size(), p = st_.parameters.size();
+    for (std::size_t n = 0; n < no; ++n) {
+      const Dual& o = out[kept_[n]];
+      row_[1 + n] = o.v;
+      for (int j = 0; j < c.count; ++j) row_[1 + no + n * p + static_cast<std::size_t>(c.first + j)] = o.g[j];
     }
   }
   /// The row at t done.
@@ -203,6 +208,7 @@ class HistoryRows {
   const Study& st_;
   analysis::RowSink sink_;
   std::vector<std::string> columns_;
+  std::vector<std::size_t> kept_;  // the outputs with a derivative
   std::vector<double> row_, rows_;
   std::size_t sent_ = 0;
 };

@@ -230,6 +230,10 @@ contains err "rel. diff."
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [m['method'] for m in j['methods']] == ['ddm','avm','cs','fd'], j" "$tmp/cmp.json" || { echo "FAIL: compare JSON"; fail=1; }
 expect 0 "sensitivity histories" -- "$cli" sensitivity "$samples/four-bar-path.json" --t-end 0.1 --histories "$tmp/hist.csv" -o "$tmp/g.json"
 python3 -c "import csv,sys; r=list(csv.reader(open(sys.argv[1]))); assert r[0][:2]==['time','P.x'] and 'd(P.y)/d(Px)' in r[0] and len(r)==12, r[0]" "$tmp/hist.csv" || { echo "FAIL: histories CSV"; fail=1; }
+# an energy output has no derivative: left out of the histories, with a note (it was written as 0)
+expect 0 "sensitivity histories without the energy" -- "$cli" sensitivity "$samples/five-bar.json" --t-end 0.05 --parameters L_A1 --histories "$tmp/hist3.csv" -o "$tmp/g3.json"
+contains err "the histories leave out 'E'"
+python3 -c "import csv,sys; r=next(csv.reader(open(sys.argv[1]))); assert 'E' not in r and not any(c.startswith('d(E)') for c in r) and len(r) > 3, r" "$tmp/hist3.csv" || { echo "FAIL: histories with an energy output"; fail=1; }
 expect 2 "histories need the direct method" -- "$cli" sensitivity "$samples/four-bar-path.json" --method cs --histories "$tmp/hist2.csv"
 contains err "--histories comes from the direct method"
 # through impacts: the impacts' log with their time sensitivities (seed 001 T1's dt_1/dy0 = 0.2258)
