@@ -93,8 +93,9 @@ class Builder : public nlohmann::json_sax<Json> {
     //  parsing object - unexpected end of input; expected string literal" -> the part after ": "
     const auto colon = what.find(": ", what.find("column"));
     std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
-    // "...; expected end of input": the document was complete and more text follows it
-    const bool trailing = detail.find("expected end of input") != std::string::npos;
+    // "...; expected end of input": the document was complete and more text follows it (not
+    // "unexpected end of input; expected '}'", which contains the same words: a truncated file)
+    const bool trailing = detail.find("; expected end of input") != std::string::npos;
     const bool atEnd = !trailing && (position >= text_.size() + 1 || lastToken.empty() ||
                                      detail.find("end of input") != std::string::npos);
     if (ex.id == 406)  // number overflow: 1e999 does not fit in a double

@@ -132,6 +132,20 @@ TEST(MalformedFile, Truncated) {
   EXPECT_EQ(r.diagnostics[0].line, lastLine);
 }
 
+TEST(MalformedFile, TruncatedAfterACompleteValueIsNotTrailingText) {
+  // the parser's "unexpected end of input; expected '}'" contains "expected end of input", the
+  // words of text after the end: a file missing its last braces was told to remove text
+  for (const std::string& cut : {kFourBar.substr(0, kFourBar.rfind('}')), kFourBar.substr(0, 500)}) {
+    const LoadResult r = loadMechanismFromString(cut);
+    ASSERT_FALSE(r.ok());
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_NE(r.diagnostics[0].message.find("ends too early"), std::string::npos) << r.diagnostics[0].message;
+  }
+  const LoadResult more = loadMechanismFromString(kFourBar + " x");
+  ASSERT_FALSE(more.ok());
+  EXPECT_NE(more.diagnostics[0].message.find("more text after the end"), std::string::npos) << more.diagnostics[0].message;
+}
+
 TEST(MalformedFile, DeepNestingIsRejectedQuickly) {
   const LoadResult r = loadMechanismFromString(std::string(1000000, '['));
   ASSERT_FALSE(r.ok());
