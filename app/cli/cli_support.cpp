@@ -33,6 +33,22 @@ bool outputIsInput(const std::string& out, const std::string& in) {
   return true;
 }
 
+bool outputPlaceExists(const std::string& out) {
+  if (out.empty() || out == "-") return true;
+  const std::filesystem::path dir = std::filesystem::absolute(out).parent_path();
+  std::error_code ec;
+  if (std::filesystem::is_directory(dir, ec)) return true;
+  std::cerr << "linkwright-cli: cannot write '" << out << "': the folder " << dir.string() << " does not exist\n";
+  return false;
+}
+
+bool integratorApplies(lw::analysis::Formulation f, lw::analysis::Integrator i, bool given) {
+  if (f != lw::analysis::Formulation::Penalty || i != lw::analysis::Integrator::RK45 || !given) return true;
+  std::cerr << "linkwright-cli: the penalty formulation integrates with the trapezoidal rule only: drop --integrator rk45, or use "
+               "--formulation matrix-r\n";
+  return false;
+}
+
 void printDiagnostics(const lw::Diagnostics& d, const std::string& file) {
   for (const auto& x : d) std::cerr << x.format(file) << "\n";
 }

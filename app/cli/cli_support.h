@@ -19,6 +19,7 @@
 
 #include "analysis/csv.h"
 #include "analysis/result_size.h"
+#include "analysis/simulation_run.h"
 #include "events/event_log.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
@@ -35,6 +36,11 @@ bool outputIsInput(const std::string& out, const std::string& in);
 void printDiagnostics(const lw::Diagnostics& d, const std::string& file);
 /// Loads FILE (printing its diagnostics) and resolves it: kOk, or the exit code that says why not.
 int loadResolved(const std::string& file, lw::io::LoadResult& r, std::optional<lw::ResolvedMechanism>& res);
+/// The folder an output goes to exists (checked before a long run, not after it); "" and "-" are
+/// standard output. False with the reason printed.
+bool outputPlaceExists(const std::string& out);
+/// The penalty formulation has the trapezoidal rule only: rk45 asked for it is refused, said.
+bool integratorApplies(lw::analysis::Formulation f, lw::analysis::Integrator i, bool given);
 /// Standard output for "" or "-", else an atomic write.
 int writeText(const std::string& out, const std::string& text);
 int writeOut(const lw::Mechanism& m, const std::string& out);

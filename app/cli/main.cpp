@@ -235,6 +235,7 @@ int kinematics(const KinematicsArgs& a) {
 struct SimulateArgs {
   std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out, times, events;
   double tEnd = -1, dt = -1, tol = 1e-8, outputDt = 0;
+  bool integratorGiven = false, tolGiven = false;  // on the command line
 };
 
 // `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
@@ -248,6 +249,9 @@ int simulate(const SimulateArgs& a) {
       !lw::analysis::parseIntegrator(a.integrator, spec.integrator) ||
       !lw::dyn::parseTangentMethod(a.tangent, spec.tangent))
     return kUsage;
+  if (!integratorApplies(spec.formulation, spec.integrator, a.integratorGiven)) return kUsage;
+  if (a.tolGiven && (spec.formulation != lw::analysis::Formulation::MatrixR || spec.integrator != lw::analysis::Integrator::RK45))
+    std::cerr << "linkwright-cli: note: --tol is rk45's tolerance; the trapezoidal rule ignores it\n";
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   spec.tol = a.tol;
@@ -381,7 +385,7 @@ int main(int argc, char** argv) {
 
   SensitivityArgs sensArgs;
   auto* sensCmd = app.add_subcommand("sensitivity", "Gradients of the file's costs with respect to its design parameters "
-                                                    "(Matrix R dynamics, trapezoidal rule), as JSON");
+                                                    "(kinematics, or dynamics by Matrix R or penalty), as JSON");
   sensCmd->add_option("FILE", sensArgs.file, "mechanism file (.json)")->required();
   sensCmd->add_option("--method", sensArgs.method, "ddm (direct differentiation of the steps, default), cs (complex step of "
                                                    "the whole run, the reference), avm (the adjoint: one backward pass for every cost), fd (central "
@@ -392,9 +396,9 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
   sensCmd->add_option("--analysis", sensArgs.analysis, "dynamics (default) or kinematics (a fully driven mechanism: the kinematic "
                                                       "solution's sensitivities, the same positions as the kinematics command's)");
-  sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default) or penalty (ddm, cs, fd: the trapezoidal "
+  sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default) or penalty (ddm, avm, cs, fd: the trapezoidal "
                                                             "step of all tree coordinates, projected with the mass matrix)");
-  sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (ddm, cs, fd: its accepted steps "
+  sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (Matrix R; ddm, avm, cs, fd: its accepted steps "
                                                             "differentiated stage by stage)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
   sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
@@ -460,8 +464,16 @@ int main(int argc, char** argv) {
     if (*formatCmd) return format(formatFile, formatOut);
     if (*kinCmd) return kinematics(kinArgs);
     if (*decCmd) return decomposeCmd(decFile, decJson);
-    if (*simCmd) return simulate(simArgs);
-    if (*sensCmd) return sensitivity(sensArgs);
+    if (*simCmd) {
+      simArgs.integratorGiven = simCmd->count("--integrator") > 0;
+      simArgs.tolGiven = simCmd->count("--tol") > 0;
+      return simulate(simArgs);
+    }
+    if (*sensCmd) {
+      for (const char* o : {"--integrator", "--tol", "--delta", "--checkpoint-every", "--fd-step"})
+        if (sensCmd->count(o) > 0) sensArgs.given.insert(o);
+      return sensitivity(sensArgs);
+    }
     if (*optCmd) return optimizeCmd(optArgs);
     if (*setCmdApp) return setCmd(setFile, setValues, setOut);
     if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);

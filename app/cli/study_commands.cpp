@@ -1,5 +1,6 @@
 #include "study_commands.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +27,7 @@ lw::sens::SensitivityResult study(const lw::Mechanism& m, const lw::sens::Sensit
 // `sensitivity`: the gradients of the file's costs with respect to its design parameters
 int sensitivity(const SensitivityArgs& a) {
   if (outputIsInput(a.out, a.file)) return kUsage;
+  if (!outputPlaceExists(a.out)) return kIoError;  // before minutes of work
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -45,6 +47,7 @@ int sensitivity(const SensitivityArgs& a) {
     std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r or penalty)\n";
     return kUsage;
   }
+  if (!integratorApplies(spec.run.formulation, spec.run.integrator, a.given.count("--integrator") > 0)) return kUsage;
   spec.run.tol = a.tol;
   spec.relativeStep = a.fdStep;
   spec.checkpointEvery = a.checkpointEvery;
@@ -52,6 +55,15 @@ int sensitivity(const SensitivityArgs& a) {
                   : a.partials == "lsam" ? lw::sens::Partials::LocalSemiAnalytical
                                          : lw::sens::Partials::AutomaticDifferentiation;
   spec.delta = a.delta;
+  // options that do not apply to the study asked for: said, not silently dropped
+  auto note = [&](const char* option, bool applies, const char* why) {
+    if (a.given.count(option) && !applies) std::cerr << "linkwright-cli: note: " << option << " " << why << "; ignored here\n";
+  };
+  const bool compare = spec.method == lw::sens::Method::Compare;
+  note("--tol", spec.run.integrator == lw::analysis::Integrator::RK45, "is rk45's tolerance");
+  note("--delta", spec.partials != lw::sens::Partials::AutomaticDifferentiation || a.deltaSweep, "is the step of --partials gsam|lsam");
+  note("--checkpoint-every", compare || spec.method == lw::sens::Method::Adjoint, "is the adjoint's (avm)");
+  note("--fd-step", compare || spec.method == lw::sens::Method::FiniteDifferences, "is the finite differences' (fd)");
   if ((spec.partials != lw::sens::Partials::AutomaticDifferentiation || a.deltaSweep) && spec.method != lw::sens::Method::Direct) {
     std::cerr << "linkwright-cli: --partials gsam|lsam and --delta-sweep are options of the direct method (--method ddm)\n";
     return kUsage;
@@ -154,7 +166,11 @@ int sensitivity(const SensitivityArgs& a) {
         table << "  " << lw::sens::toString(g.method) << " " << v;
         if (reference && &g != reference) {
           const double ref = reference->gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k));
-          table << " (rel. diff. " << lw::shortNumber(std::abs(v - ref) / std::max(std::abs(ref), 1e-300)) << ")";
+          // against a reference that is zero to rounding, the absolute difference says more
+          double scale = 0;
+          for (const auto& h : result.methods) scale = std::max(scale, std::abs(h.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k))));
+          if (std::abs(ref) > 1e-12 * std::max(scale, 1e-300)) table << " (rel. diff. " << lw::shortNumber(std::abs(v - ref) / std::abs(ref)) << ")";
+          else table << " (abs. diff. " << lw::shortNumber(std::abs(v - ref)) << ")";
         }
       }
       table << "\n";
@@ -173,6 +189,7 @@ int sensitivity(const SensitivityArgs& a) {
 
 int optimizeCmd(const OptimizeArgs& a) {
   if (outputIsInput(a.out, a.file)) return kUsage;
+  if (!outputPlaceExists(a.out)) return kIoError;
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -256,6 +273,7 @@ int optimizeCmd(const OptimizeArgs& a) {
 // `set`: parameters given values, the joints closed again at the new dimensions
 int setCmd(const std::string& file, const std::vector<std::string>& assignments, const std::string& out) {
   if (outputIsInput(out, file)) return kUsage;
+  if (!outputPlaceExists(out)) return kIoError;
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(file, r, res); code != kOk) return code;
@@ -273,6 +291,10 @@ int setCmd(const std::string& file, const std::vector<std::string>& assignments,
     }
     if (eq == std::string::npos || used != a.size() - eq - 1 || !std::isfinite(v)) {
       std::cerr << "linkwright-cli: '" << a << "' is not NAME=NUMBER\n";
+      return kUsage;
+    }
+    if (std::find(names.begin(), names.end(), a.substr(0, eq)) != names.end()) {
+      std::cerr << "linkwright-cli: parameter '" << a.substr(0, eq) << "' is given twice\n";
       return kUsage;
     }
     names.push_back(a.substr(0, eq));

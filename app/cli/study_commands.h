@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct SensitivityArgs {
   double tEnd = -1, dt = -1, fdStep = 1e-4, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
   long checkpointEvery = 0;
+  std::set<std::string> given;  // the options given on the command line ("--tol")
 };
 
 struct OptimizeArgs {

@@ -290,8 +290,10 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   std::vector<double> rowPoses;
   // before any solving: a time span that makes no run, or rows that cannot fit, are refused at once
   const bool atTimes = !spec.times.empty();
-  if (auto problem = atTimes ? timesProblem(spec.times) : timeSpanProblem(spec.tEnd, spec.dt); !problem.empty()) {
-    result.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+  std::string spanProblem = atTimes ? timesProblem(spec.times) : timeSpanProblem(spec.tEnd, spec.dt);
+  if (spanProblem.empty() && !atTimes) spanProblem = wholeStepsProblem(spec.tEnd, spec.dt);
+  if (!spanProblem.empty()) {
+    result.status = lw::failure(lw::Status::Code::BadRequest, 0, spanProblem);
     return result;
   }
   const long steps = atTimes ? static_cast<long>(spec.times.size()) : std::lround(spec.tEnd / spec.dt);

@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+
+#include "core/status.h"
 
 namespace lw::analysis {
 
@@ -36,6 +39,14 @@ std::string timeSpanProblem(double tEnd, double dt) {
     return "the end time over the step is " + text(tEnd / dt) + " steps, more than the " + text(kMaxSteps) +
            " a run may take: lengthen the step or shorten the run";
   return {};
+}
+
+std::string wholeStepsProblem(double tEnd, double dt) {
+  const double steps = tEnd / dt;
+  if (std::abs(steps - std::round(steps)) <= 1e-6 * std::max(1.0, steps)) return {};
+  const double below = std::floor(steps) * dt, above = std::ceil(steps) * dt;
+  return "the end time (" + lw::shortNumber(tEnd) + " s) must be a whole number of steps of " + lw::shortNumber(dt) + " s: end at " +
+         lw::shortNumber(below) + " or " + lw::shortNumber(above) + " s, or choose a step that divides it";
 }
 
 std::string timesProblem(const std::vector<double>& times) {

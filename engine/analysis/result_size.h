@@ -13,6 +13,10 @@ constexpr double kMaxSteps = 1e9;
 /// Empty when an end time and a step make a run: both finite and positive, the step no longer
 /// than the span, at most kMaxSteps steps; otherwise the sentence that says what is wrong.
 std::string timeSpanProblem(double tEnd, double dt);
+/// Empty when the end time is a whole number of steps (a fixed step ends where its steps end: an
+/// end between two steps used to be rounded to the nearer one silently); otherwise the sentence
+/// with the two end times that are.
+std::string wholeStepsProblem(double tEnd, double dt);
 /// Empty when given sample times make a run: finite, greater than 0, increasing, at most
 /// kMaxSteps of them; otherwise the sentence that names the first bad one.
 std::string timesProblem(const std::vector<double>& times);

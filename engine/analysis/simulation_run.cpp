@@ -110,17 +110,11 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   const bool adaptive = spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45;
   // a fixed step ends where its steps end: an end time between two steps used to be rounded to
   // the nearer one silently (0.831 s at 2 ms ran to 0.832 s)
-  if (!atTimes && !adaptive && spec.dt > 0) {
-    const double steps = spec.tEnd / spec.dt;
-    if (std::abs(steps - static_cast<double>(outputs)) > 1e-6 * std::max(1.0, steps)) {
-      const double below = std::floor(steps) * spec.dt, above = std::ceil(steps) * spec.dt;
-      res.status = lw::failure(lw::Status::Code::BadRequest, 0,
-                               "the end time (" + lw::shortNumber(spec.tEnd) + " s) must be a whole number of steps of " +
-                                   lw::shortNumber(spec.dt) + " s: end at " + lw::shortNumber(below) + " or " +
-                                   lw::shortNumber(above) + " s, or choose a step that divides it");
+  if (!atTimes && !adaptive && spec.dt > 0)
+    if (auto problem = wholeStepsProblem(spec.tEnd, spec.dt); !problem.empty()) {
+      res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
       return res;
     }
-  }
   if (spec.outputDt > 0 && spec.dt > 0 && !adaptive) {
     const double k = spec.outputDt / spec.dt;
     every = std::lround(k);

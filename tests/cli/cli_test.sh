@@ -317,5 +317,26 @@ contains err "unknown parameter 'Q'"
 expect 5 "set a crank that cannot reach" -- "$cli" set "$samples/four-bar-synthesis.json" L1=20
 contains err "does not close"
 
+# found by a new user's walk through the README
+expect 2 "set a parameter twice" -- "$cli" set "$samples/four-bar-synthesis.json" L1=1 L1=2
+contains err "parameter 'L1' is given twice"
+expect 2 "penalty with rk45" -- "$cli" simulate "$samples/five-bar.json" --formulation penalty --integrator rk45 --t-end 0.01
+contains err "the trapezoidal rule only"
+expect 2 "penalty sensitivity with rk45" -- "$cli" sensitivity "$samples/five-bar.json" --formulation penalty --integrator rk45 --t-end 0.01
+expect 0 "a tolerance the trapezoidal rule ignores" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.01 --dt 0.01 --tol 1e-6 -o "$tmp/tol.csv"
+contains err "note: --tol is rk45's tolerance"
+expect 0 "a finite-difference step for the direct method" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_1 --fd-step 1e-3 -o "$tmp/fd.json"
+contains err "note: --fd-step is the finite differences' (fd); ignored here"
+expect 4 "a study written to a missing folder" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 -o "$tmp/nowhere/g.json"
+contains err "does not exist"
+expect 4 "a tuning written to a missing folder" -- "$cli" optimize "$samples/four-bar-synthesis.json" -o "$tmp/nowhere/t.json"
+expect 5 "kinematics whose end is not a whole number of steps" -- "$cli" kinematics "$samples/four-bar.json" --dt 0.3 --t-end 1
+contains err "end at 0.9 or 1.2 s"
+# ∫a dt of the ball does not depend on its drop height: a zero reference gets an absolute difference
+expect 0 "a gradient that is exactly zero" -- "$cli" sensitivity "$samples/bouncing-ball-t1.json" --method compare --costs int_a --parameters y0 -o "$tmp/cmp.json"
+contains err "cs 0  fd"
+contains err "(abs. diff. "
+grep -q "rel. diff" "$tmp/err" && { echo "FAIL: a relative difference against a zero reference"; cat "$tmp/err"; fail=1; }
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
