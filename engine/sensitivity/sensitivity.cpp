@@ -255,7 +255,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   bool sampled = false;
   for (Cost::Type t : st.costs.types) sampled = sampled || (t != Cost::Type::Integral && t != Cost::Type::Terminal);
   const double share = 1.0 / static_cast<double>(methods.size());
-  for (std::size_t mi = 0; mi < methods.size(); ++mi) {
+  // one method's gradient into res.methods; false with res.status set when it fails
+  auto oneMethod = [&](std::size_t mi) -> bool {
     const auto started = std::chrono::steady_clock::now();
     auto part = [&](double f) {
       if (progress) progress(share * (static_cast<double>(mi) + f));
@@ -305,23 +306,23 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       auto o = penaltyDirect(st, spec);
       const bool ok = runWith(nullptr, o.get(), true);
       o->flush();
-      if (!ok) return res;
+      if (!ok) return false;
       o->finish(g);
       keepImpacts(o->impacts());
     } else if (g.method == Method::Direct) {
       auto o = directMethod(st, spec);
       const bool ok = runWith(o.get(), nullptr, true);
       o->flush();
-      if (!ok) return res;
+      if (!ok) return false;
       o->finish(g);
       keepImpacts(o->impacts());
     } else if (g.method == Method::ComplexStep && penalty) {
       PenaltyRecorder rec;
       PenaltyCosts values(st);
       BothPenaltyObservers both(rec, values);
-      if (!runWith(nullptr, &both, false)) return res;
+      if (!runWith(nullptr, &both, false)) return false;
       res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) { return penaltyComplexRun(st, rec, st.parameters[k], column); });
-      if (!res.status.ok()) return res;
+      if (!res.status.ok()) return false;
       g.values = values.values();
     } else if (g.method == Method::Adjoint) {
       const long every = checkpointInterval(spec);
@@ -331,7 +332,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       PenaltyCosts penaltyCosts(st);
       BothObservers both(rec, costs);
       BothPenaltyObservers penaltyBoth(penaltyRec, penaltyCosts);
-      if (!(sampled ? runWith(&both, &penaltyBoth, false) : runWith(&rec, &penaltyRec, false))) return res;
+      if (!(sampled ? runWith(&both, &penaltyBoth, false) : runWith(&rec, &penaltyRec, false))) return false;
       CostSites sites;
       const analysis::CostAccumulator<double>& acc = penalty ? penaltyCosts.accumulator() : costs.accumulator();
       sites.extremeNodes = acc.extremeNodes();
@@ -339,23 +340,23 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       AdjointStats stats;
       res.status = penalty ? penaltyAdjointGradient(st, penaltyRec, sampled ? &sites : nullptr, g.values, g.gradient, stats)
                            : adjointGradient(st, rec, rungeKutta, sampled ? &sites : nullptr, g.values, g.gradient, stats);
-      if (!res.status.ok()) return res;
+      if (!res.status.ok()) return false;
       keepStats(stats, every);
     } else if (g.method == Method::ComplexStep) {
       // one forward run: recorded for the replays, and its costs' values
       Recorder rec;
       CostObserver values(st);
       BothObservers both(rec, values);
-      if (!runWith(&both, nullptr, false)) return res;
+      if (!runWith(&both, nullptr, false)) return false;
       res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) {
         return complexRun(st, rec, st.parameters[k], spec.run.integrator == analysis::Integrator::RK45, column);
       });
-      if (!res.status.ok()) return res;
+      if (!res.status.ok()) return false;
       g.values = values.values();
     } else {
       CostObserver values(st);
       PenaltyCosts penaltyValues(st);
-      if (!runWith(&values, &penaltyValues, false)) return res;
+      if (!runWith(&values, &penaltyValues, false)) return false;
       g.values = penalty ? penaltyValues.values() : values.values();
       const double scale = st.resolved.lengthScale();
       for (std::size_t k = 0; k < np; ++k) {
@@ -371,7 +372,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           auto r2 = resolve(moved, d);
           if (!r2) {
             res.status = failure(Status::Code::BadRequest, 0, "parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + " makes the mechanism invalid");
-            return res;
+            return false;
           }
           Study moved_st;
           moved_st.mechanism = &moved;
@@ -385,7 +386,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           if (!rr.status.ok()) {
             res.status = rr.status;
             res.status.message = "with parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + ": " + rr.status.message;
-            return res;
+            return false;
           }
           psi[side] = penalty ? po.values() : o.values();
         }
@@ -407,6 +408,21 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           break;
         }
     res.methods.push_back(std::move(g));
+    return true;
+  };
+  // compare: a method that fails (the complex step through a flat singular position) is noted and
+  // the others' gradients kept; a single method's failure is the study's
+  Status failed;
+  for (std::size_t mi = 0; mi < methods.size(); ++mi) {
+    if (oneMethod(mi)) continue;
+    if (methods.size() == 1 || res.status.code == Status::Code::Cancelled) return res;
+    failed = res.status;
+    res.notes.push_back(std::string(toString(methods[mi])) + " failed, the other methods' gradients are kept: " + res.status.message);
+    res.status = {};
+  }
+  if (res.methods.empty()) {
+    res.status = failed;
+    return res;
   }
   if (progress) progress(1.0);
   return res;
