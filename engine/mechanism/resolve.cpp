@@ -894,6 +894,38 @@ class Resolver {
                                                       : *names.begin()) +
                                        ", parameters or t");
     }
+    study(costNames);
+  }
+
+  // the study's names: costs and parameters that exist, constraints of parameters only (a
+  // misspelt name passed `check` and failed `optimize` with no line:column)
+  void study(const std::set<std::string>& costNames) {
+    const StudySettings& s = m_.study;
+    auto knownParameters = [&] {
+      std::string known;
+      for (const auto& p : m_.parameters) known += (known.empty() ? "" : ", ") + p.name;
+      return known.empty() ? std::string("none") : known;
+    };
+    auto knownCosts = [&] {
+      std::string known;
+      for (const auto& c : costNames) known += (known.empty() ? "" : ", ") + c;
+      return known.empty() ? std::string("none") : known;
+    };
+    for (std::size_t i = 0; i < s.costs.size(); ++i)
+      if (!costNames.count(s.costs[i])) warning(at("study.costs", i), "unknown cost '" + s.costs[i] + "' (the file's costs: " + knownCosts() + ")");
+    for (std::size_t i = 0; i < s.parameters.size(); ++i)
+      if (r_.parameters->find(s.parameters[i]) < 0)
+        warning(at("study.parameters", i), "unknown parameter '" + s.parameters[i] + "' (the file's parameters: " + knownParameters() + ")");
+    if (!s.tuneCost.empty() && !costNames.count(s.tuneCost))
+      warning("study.tuning.cost", "unknown cost '" + s.tuneCost + "' (the file's costs: " + knownCosts() + ")");
+    static const char* const kAlgorithms[] = {"slsqp", "mma", "ccsaq", "lbfgs", "cobyla", "bobyqa", "neldermead", "sbplx"};  // optimize.cpp's
+    if (std::none_of(std::begin(kAlgorithms), std::end(kAlgorithms), [&](const char* a) { return s.algorithm == a; }))
+      warning("study.tuning.algorithm", "unknown algorithm '" + s.algorithm + "' (slsqp, mma, ccsaq, lbfgs, cobyla, bobyqa, neldermead, sbplx)");
+    for (std::size_t i = 0; i < s.constraints.size(); ++i)
+      for (const auto& v : s.constraints[i].expression.variables())
+        if (r_.parameters->find(v) < 0)
+          warning(at("study.tuning.constraints", i) + ".expression", "unknown parameter '" + v + "' in '" + s.constraints[i].expression.text() +
+                                                                    "': a constraint is an expression of parameters (the file's: " + knownParameters() + ")");
   }
 
   void analysis() {

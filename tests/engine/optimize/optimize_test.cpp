@@ -200,6 +200,44 @@ TEST(Optimize, AStudyWithAnUnknownAlgorithmIsReported) {
   EXPECT_EQ(error.rfind("study.tuning.algorithm: unknown algorithm 'newton' (slsqp", 0), 0u) << error;
 }
 
+// `check` (the resolver) warns of what `optimize` will refuse: the algorithm, the study's names and
+// its constraints' parameters, each with its path (they passed `check` silently and failed
+// `optimize`). Warnings: a cost deleted in the window must not invalidate the mechanism.
+TEST(Optimize, CheckRefusesAStudyOptimizeWouldRefuse) {
+  const Mechanism file = test::sampleMechanism("four-bar-synthesis");
+  for (const char* a : {"slsqp", "mma", "ccsaq", "lbfgs", "cobyla", "bobyqa", "neldermead", "sbplx"}) {
+    Algorithm x;
+    EXPECT_TRUE(parseAlgorithm(a, x)) << a;
+    Mechanism m = file;
+    m.study.algorithm = a;
+    EXPECT_FALSE(hasErrors(validate(m))) << a;
+  }
+  Mechanism m = file;
+  m.study.algorithm = "slsqpp";
+  m.study.tuneCost = "target_eror";
+  m.study.costs = {"target_error", "nope"};
+  m.study.parameters = {"L1", "Lx"};
+  TuningConstraint k;
+  k.name = "reach";
+  k.expression = Expression::parseOrThrow("L1 + Lz");
+  k.hasMax = true;
+  k.max = 5;
+  m.study.constraints = {k};
+  const Diagnostics d = validate(m);
+  auto has = [&](const std::string& path, const std::string& text) {
+    return std::any_of(d.begin(), d.end(), [&](const Diagnostic& x) {
+      return x.path == path && x.message.find(text) != std::string::npos && x.severity == Diagnostic::Severity::Warning;
+    });
+  };
+  EXPECT_TRUE(has("study.tuning.algorithm", "unknown algorithm 'slsqpp'"));
+  EXPECT_TRUE(has("study.tuning.cost", "unknown cost 'target_eror'"));
+  EXPECT_TRUE(has("study.costs[1]", "unknown cost 'nope'"));
+  EXPECT_TRUE(has("study.parameters[1]", "unknown parameter 'Lx'"));
+  EXPECT_TRUE(has("study.tuning.constraints[0].expression", "unknown parameter 'Lz'"));
+  EXPECT_EQ(d.size(), 5u);
+  EXPECT_FALSE(hasErrors(d));
+}
+
 TEST(Optimize, BadRequestsAreRefusedNamingTheItem) {
   const Mechanism m = test::sampleMechanism("four-bar-synthesis");
   OptimizeSpec s = synthesis(m);
