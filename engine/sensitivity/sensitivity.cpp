@@ -429,9 +429,11 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
 }
 
 std::string impactsToCsv(const SensitivityResult& r) {
+  // the run's event log as `simulate --events` writes it (one row per contact), then the event
+  // time's and the jumps' sensitivities
   std::ostringstream os;
   os << std::setprecision(17);
-  os << "time,contact,normal_velocity_before,normal_velocity_after,energy_before,energy_after";
+  os << "time,kind,contact,normal_velocity_before,normal_velocity_after,impulse,energy_before,energy_after,grazing";
   const ImpactSensitivity* first = nullptr;
   for (const auto& i : r.impacts)
     if (!i.eventTime.empty()) {
@@ -447,16 +449,20 @@ std::string impactsToCsv(const SensitivityResult& r) {
   os << "\n";
   for (const auto& i : r.impacts) {
     const auto& e = i.record;
-    os << e.t << "," << (e.contacts.empty() ? std::string() : e.contacts.front()) << "," << (e.normalBefore.empty() ? 0.0 : e.normalBefore.front())
-       << "," << (e.normalAfter.empty() ? 0.0 : e.normalAfter.front()) << "," << e.energyBefore << "," << e.energyAfter;
-    if (first) {
-      const bool same = i.coordinates == first->coordinates && !i.eventTime.empty();
-      for (std::size_t k = 0; k < r.parameters.size(); ++k) os << "," << (same ? i.eventTime[k] : NAN);
-      for (const Eigen::MatrixXd* J : {&i.positionJump, &i.velocityJump})
-        for (Eigen::Index q = 0; q < static_cast<Eigen::Index>(first->coordinates.size()); ++q)
-          for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(r.parameters.size()); ++k) os << "," << (same ? (*J)(q, k) : NAN);
+    for (std::size_t j = 0; j < std::max<std::size_t>(e.contacts.size(), 1); ++j) {
+      const bool has = j < e.contacts.size();
+      os << e.t << "," << e.kind << "," << (has ? e.contacts[j] : std::string()) << "," << (has ? e.normalBefore[j] : 0.0) << ","
+         << (has ? e.normalAfter[j] : 0.0) << "," << (j < e.impulse.size() ? e.impulse[j] : 0.0) << "," << e.energyBefore << "," << e.energyAfter
+         << "," << (e.grazing ? 1 : 0);
+      if (first) {
+        const bool same = i.coordinates == first->coordinates && !i.eventTime.empty();
+        for (std::size_t k = 0; k < r.parameters.size(); ++k) os << "," << (same ? i.eventTime[k] : NAN);
+        for (const Eigen::MatrixXd* J : {&i.positionJump, &i.velocityJump})
+          for (Eigen::Index q = 0; q < static_cast<Eigen::Index>(first->coordinates.size()); ++q)
+            for (Eigen::Index k = 0; k < static_cast<Eigen::Index>(r.parameters.size()); ++k) os << "," << (same ? (*J)(q, k) : NAN);
+      }
+      os << "\n";
     }
-    os << "\n";
   }
   return os.str();
 }

@@ -244,6 +244,9 @@ import csv, sys
 r = list(csv.DictReader(open(sys.argv[1])))
 assert len(r) == 3, r
 assert r[0]["contact"] == "floor", r[0]
+# the same columns as simulate --events first
+assert list(r[0].keys())[:9] == "time,kind,contact,normal_velocity_before,normal_velocity_after,impulse,energy_before,energy_after,grazing".split(","), list(r[0].keys())
+assert r[0]["kind"] == "impact" and float(r[0]["impulse"]) > 0, r[0]
 assert abs(float(r[0]["dt/d(y0)"]) - 0.225761820493) < 1e-9, r[0]
 assert abs(float(r[2]["dt/d(e)"]) - 2.347922933126) < 1e-9, r[2]
 PY
