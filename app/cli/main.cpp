@@ -456,6 +456,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (gen->parsed() && gen->get_subcommands().empty() && !gen->remaining().empty()) {
+      std::cerr << "linkwright-cli: generate: unknown generator '" << gen->remaining().front()
+                << "' (four-bar-chain, crank-slider-3d or grid; see generate --help)\n";
+      return kUsage;
+    }
     const int code = app.exit(e);
     return code == 0 ? kOk : kUsage;
   }

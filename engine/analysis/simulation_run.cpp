@@ -147,6 +147,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   RunContext context{m, spec, progress, cancel, start, model, data, monitor, sources, speeds, rows, res, atTimes, tEndRun, outputs, every};
   if (spec.formulation == Formulation::Penalty) runPenalty(context);
   else runMatrixR(context);
+  // a step that failed where a driver's function is not finite (sqrt(0.5 - t) past 0.5 s): that
+  // is the reason, not the singular matrix or the Newton iteration it caused
+  if (!res.status.ok() && res.status.code != lw::Status::Code::Cancelled)
+    if (auto problem = driverNotFiniteAt(m, res.status.time); !problem.empty()) res.status.message = problem;
   return res;
 }
 

@@ -212,6 +212,8 @@ expect 3 "text after the JSON" -- "$cli" check "$tmp/trailing.json"
 contains err "there is more text after the end of the mechanism"
 expect 5 "a driver with a pole" -- "$cli" kinematics "$tmp/pole.json" --dt 0.01
 contains err "the driver 'motor' is not finite at t = 0.02: its function 1/(t - 0.02) gives inf"
+expect 5 "a simulation through a driver's pole" -- "$cli" simulate "$tmp/pole.json" --dt 0.01 --t-end 0.1 -o "$tmp/pole.csv"
+contains err "the driver 'motor' is not finite at t = 0.02"
 # a crank that has turned 16 000 rad: its row's rounding is not a failure to converge
 expect 0 "simulate the four-bar past 2608 s" -- "$cli" simulate "$samples/four-bar.json" --t-end 2650 --dt 0.05 --output-dt 10 -o "$tmp/long.csv"
 
@@ -321,6 +323,8 @@ expect 5 "set a crank that cannot reach" -- "$cli" set "$samples/four-bar-synthe
 contains err "does not close"
 
 # found by a new user's walk through the README
+expect 2 "an unknown generator" -- "$cli" generate foo
+contains err "unknown generator 'foo' (four-bar-chain, crank-slider-3d or grid"
 expect 2 "set a parameter twice" -- "$cli" set "$samples/four-bar-synthesis.json" L1=1 L1=2
 contains err "parameter 'L1' is given twice"
 expect 2 "penalty with rk45" -- "$cli" simulate "$samples/five-bar.json" --formulation penalty --integrator rk45 --t-end 0.01
