@@ -233,8 +233,10 @@ int optimizeCmd(const OptimizeArgs& a) {
       }
     }
   }
-  std::cerr << "eval  cost            gradient norm   design\n";
+  bool headed = false;  // the table's header with its first row: a refused request prints none
   auto print = [&](const lw::opt::Evaluation& e) {
+    if (!headed) std::cerr << "eval  cost            gradient norm   design\n";
+    headed = true;
     char line[96];
     if (e.failed) {
       std::snprintf(line, sizeof line, "%4d  (run failed)    ", e.index);
