@@ -191,13 +191,18 @@ void AnalysisPanel::finish(std::shared_ptr<RunResults> r, unsigned generation) {
   if (r->ok) progress_->setValue(1000);
   QString summary = r->ok ? tr("Done: %1 frames").arg(r->rows)
                           : tr("Stopped: %1 (%2 frames kept)").arg(QString::fromStdString(r->message)).arg(r->rows);
-  // the impacts: how many, and when (the first few)
+  // the events: how many impacts and switches, and when (the first few)
   if (!r->events.empty()) {
     QStringList times;
     for (std::size_t k = 0; k < r->events.size() && k < 4; ++k) times << QString::number(r->events[k].t, 'g', 6);
     if (r->events.size() > 4) times << QStringLiteral("…");
-    summary += (r->events.size() == 1 ? tr("; 1 impact at t = %1 s") : tr("; %1 impacts at t = %2 s").arg(r->events.size()))
-                   .arg(times.join(QStringLiteral(", ")));
+    std::size_t switches = 0;
+    for (const auto& e : r->events) switches += e.kind == "switch" ? 1 : 0;
+    const std::size_t impacts = r->events.size() - switches;
+    QStringList what;
+    if (impacts > 0) what << (impacts == 1 ? tr("1 impact") : tr("%1 impacts").arg(impacts));
+    if (switches > 0) what << (switches == 1 ? tr("1 switch") : tr("%1 switches").arg(switches));
+    summary += tr("; %1 at t = %2 s").arg(what.join(tr(" and ")), times.join(QStringLiteral(", ")));
   }
   // the warnings where the user looks: the panel's status and Messages (a successful run with
   // contacts used to say nothing while bodies went through their floor)
