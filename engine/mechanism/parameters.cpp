@@ -240,6 +240,13 @@ std::map<std::string, std::vector<std::string>> fieldsByParameter(const Mechanis
   forEachNumber(m, [&](const FieldVisit& f) {
     for (std::size_t k : p.dependencies(f.number)) result[p.names()[k]].push_back(f.path);
   });
+  // a cost's expression may use parameters too (P.y + 2*w): its gradient is not zero
+  for (std::size_t i = 0; i < m.costs.size(); ++i) {
+    if (m.costs[i].expression.empty()) continue;
+    Number n;
+    n.expression = m.costs[i].expression;
+    for (std::size_t k : p.dependencies(n)) result[p.names()[k]].push_back("costs[" + std::to_string(i) + "].expression");
+  }
   return result;
 }
 

@@ -63,7 +63,8 @@ class ParameterTable {
   std::vector<double> slotValues(const std::vector<std::string>& variables, double t) const;
 };
 
-/// For every parameter, the paths of the fields that depend on it (through forEachNumber).
+/// For every parameter, the paths of the fields that depend on it (through forEachNumber), and of
+/// the costs whose expressions use it.
 std::map<std::string, std::vector<std::string>> fieldsByParameter(const Mechanism& m,
                                                                  const ParameterTable& p);
 

@@ -923,9 +923,14 @@ class Resolver {
       warning("study.tuning.algorithm", "unknown algorithm '" + s.algorithm + "' (slsqp, mma, ccsaq, lbfgs, cobyla, bobyqa, neldermead, sbplx)");
     for (std::size_t i = 0; i < s.constraints.size(); ++i)
       for (const auto& v : s.constraints[i].expression.variables())
-        if (r_.parameters->find(v) < 0)
-          warning(at("study.tuning.constraints", i) + ".expression", "unknown parameter '" + v + "' in '" + s.constraints[i].expression.text() +
-                                                                    "': a constraint is an expression of parameters (the file's: " + knownParameters() + ")");
+        if (r_.parameters->find(v) < 0 && !costNames.count(v))
+          warning(at("study.tuning.constraints", i) + ".expression", "unknown name '" + v + "' in '" + s.constraints[i].expression.text() +
+                                                                    "': a constraint is an expression of parameters and costs (the file's parameters: " +
+                                                                    knownParameters() + "; costs: " + knownCosts() + ")");
+    // the optimisers without constraints (optimize.cpp's table; optimize refuses the pair)
+    for (const char* a : {"lbfgs", "bobyqa", "neldermead", "sbplx"})
+      if (s.algorithm == a && !s.constraints.empty())
+        warning("study.tuning.algorithm", s.algorithm + " takes no constraints: choose slsqp, mma, ccsaq or cobyla, or drop the constraints");
   }
 
   void analysis() {

@@ -8,6 +8,7 @@
 #include "mechanism/fields.h"
 #include "mechanism/resolved.h"
 #include "support/numeric.h"
+#include "support/costs.h"
 #include "support/samples.h"
 
 namespace lw {
@@ -47,6 +48,16 @@ TEST(Parameters, EveryStageCanSeeWhichFieldsDependOnWhichParameter) {
   EXPECT_TRUE(has(la1, "bodies[0].com[0]"));  // through xG_A1 = L_A1/2
   EXPECT_TRUE(has(deps.at("L_s1"), "forces[0].natural_length"));
   EXPECT_FALSE(has(deps.at("L_s1"), "bodies[0].mass"));
+  // a parameter used only in a cost's expression was reported as used by nothing (gradient 0)
+  Mechanism withCost = m;
+  Parameter w;
+  w.name = "w";
+  w.value = 3;
+  withCost.parameters.push_back(w);
+  withCost.costs.push_back(test::expressionCost("weighted", Cost::Type::Terminal, "p2.y + 2*w"));
+  const auto r2 = resolve(withCost, d);
+  ASSERT_TRUE(r2);
+  EXPECT_TRUE(has(fieldsByParameter(withCost, *r2->parameters).at("w"), "costs[" + std::to_string(withCost.costs.size() - 1) + "].expression"));
 }
 
 // d(field)/d(parameter) against central finite differences on the evaluated model

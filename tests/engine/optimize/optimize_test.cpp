@@ -233,9 +233,18 @@ TEST(Optimize, CheckRefusesAStudyOptimizeWouldRefuse) {
   EXPECT_TRUE(has("study.tuning.cost", "unknown cost 'target_eror'"));
   EXPECT_TRUE(has("study.costs[1]", "unknown cost 'nope'"));
   EXPECT_TRUE(has("study.parameters[1]", "unknown parameter 'Lx'"));
-  EXPECT_TRUE(has("study.tuning.constraints[0].expression", "unknown parameter 'Lz'"));
+  EXPECT_TRUE(has("study.tuning.constraints[0].expression", "unknown name 'Lz'"));
   EXPECT_EQ(d.size(), 5u);
   EXPECT_FALSE(hasErrors(d));
+  // a constraint may use a cost (tuning keeps it within bounds); lbfgs takes no constraints
+  m = file;
+  k.expression = Expression::parseOrThrow("target_error + L1");
+  m.study.constraints = {k};
+  EXPECT_TRUE(validate(m).empty());
+  m.study.algorithm = "lbfgs";
+  const Diagnostics l = validate(m);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_NE(l[0].message.find("lbfgs takes no constraints"), std::string::npos) << l[0].message;
 }
 
 TEST(Optimize, BadRequestsAreRefusedNamingTheItem) {
