@@ -61,6 +61,7 @@ void runPenalty(RunContext& run) {
   // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
   // independent coordinates chosen there), the accelerations again, the row just after
   auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
+    monitor.fired(crossing);  // the switches among them wait until their coordinates come back
     std::vector<int> closing = crossing;
     if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events, rows); !e.ok()) return e;
     const double eBeforeSwitch = dyn::energy(model.tree, pd.z, pd.zd).total();

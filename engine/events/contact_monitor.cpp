@@ -50,6 +50,21 @@ struct CannotEvaluate {};
 ContactMonitor::ContactMonitor(const dyn::RecursiveModel& tree)
     : tree_(tree), sources_(gapSources(tree)), count_(static_cast<int>(sources_.size())), gapsOf_(tree) {
   if (tree.mechanism) touching_ = 1e-10 * std::max(1e-3, tree.mechanism->lengthScale());
+  side_.assign(static_cast<std::size_t>(count_), 1);
+}
+
+// a switch past its value comes back to the near side when its coordinate is clearly there: a
+// thousand times the touching distance, beyond where a located event leaves it (within 1e-12 s
+// of the crossing, on the near side)
+void ContactMonitor::updateSides(const Eigen::VectorXd& g) {
+  for (int j = 0; j < count_; ++j)
+    if (sources_[static_cast<std::size_t>(j)].isSwitch() && side_[static_cast<std::size_t>(j)] < 0 && g[j] > 1e3 * touching_)
+      side_[static_cast<std::size_t>(j)] = 1;
+}
+
+void ContactMonitor::fired(const std::vector<int>& closing) {
+  for (int j : closing)
+    if (sources_[static_cast<std::size_t>(j)].isSwitch()) side_[static_cast<std::size_t>(j)] = -1;
 }
 
 void ContactMonitor::start(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, std::vector<int>* closingNow) {
@@ -58,10 +73,17 @@ void ContactMonitor::start(double t, const Eigen::VectorXd& z, const Eigen::Vect
   gapsOf_(z, zd, g0_, r0_);
   g1_ = g0_;
   r1_ = r0_;
-  if (!closingNow) return;
+  if (!closingNow) {
+    updateSides(g0_);
+    return;
+  }
   closingNow->clear();
-  for (int j = 0; j < count_; ++j)
-    if (g0_[j] <= touching_ && r0_[j] < 0) closingNow->push_back(j);
+  for (int j = 0; j < count_; ++j) {
+    // a switch's coordinate past its value waits for the next crossing: only one on it now fires
+    const bool isSwitch = sources_[static_cast<std::size_t>(j)].isSwitch();
+    if (isSwitch) side_[static_cast<std::size_t>(j)] = g0_[j] < -touching_ ? -1 : 1;
+    if (g0_[j] <= touching_ && r0_[j] < 0 && side_[static_cast<std::size_t>(j)] > 0) closingNow->push_back(j);
+  }
 }
 
 Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
@@ -80,9 +102,16 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
     if (!gapsAt(tau, inside_)) throw CannotEvaluate{};
     return inside_[j];
   };
+  // armed: a contact that is not resting on its plane nor inside it; a switch whose coordinate is
+  // on the near side of its value (past it, the switch has fired and waits for the coordinate to
+  // come back: its turning point there is no resting contact)
+  auto armed = [&](int j) {
+    return sources_[static_cast<std::size_t>(j)].isSwitch() ? side_[static_cast<std::size_t>(j)] > 0 && g0_[j] > touching_
+                                                             : g0_[j] > touching_ || r0_[j] > 0;
+  };
   // a step that ends on a contact (within touching of it) and closing: the impact is at its end
   for (int j = 0; j < count_; ++j)
-    if (std::abs(g1_[j]) <= touching_ && r1_[j] < 0 && (g0_[j] > touching_ || r0_[j] > 0)) closing.push_back(j);
+    if (std::abs(g1_[j]) <= touching_ && r1_[j] < 0 && armed(j)) closing.push_back(j);
   if (!closing.empty()) {
     tEvent = t1_;
     found = true;
@@ -94,19 +123,25 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
     roots.assign(static_cast<std::size_t>(count_), INFINITY);
     for (int j = 0; j < count_; ++j) {
       const double g0 = g0_[j], r0 = r0_[j], g1 = g1_[j], r1 = r1_[j];
-      const bool armed = g0 > touching_ || r0 > 0;  // not resting on it, nor inside it
-      if (!armed || h <= 0) continue;
+      // a switch that fired may come back and cross again within one long step (an RK45 step
+      // over a whole flight)
+      const bool returning = sources_[static_cast<std::size_t>(j)].isSwitch() && side_[static_cast<std::size_t>(j)] < 0;
+      if (!(armed(j) || returning) || h <= 0) continue;
       double lo = t0_, hi = t1_, glo = g0, ghi = g1;
       if (g1 < 0) {
-        if (g0 <= 0) {  // it has just bounced off: from where the gap is open again
+        if (g0 <= 0 || returning) {  // it has just bounced off (or come back): from where the gap is open again
           lo = t0_ + extremum(h, g0, r0, g1, r1, true);
           glo = gapAt(lo, j);
-          if (glo <= 0)
+          if (returning) {
+            if (glo <= 1e3 * touching_) continue;  // it did not come back: no crossing
+          } else if (glo <= 0)
             return failure(Status::Code::NotConverged, t0_,
                            sources_[static_cast<std::size_t>(j)].label() + " comes to rest at t = " +
                                shortNumber(t0_) + " s (it is back at the plane within one step of its last impact: the impacts " +
                                "would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far");
         }
+      } else if (returning) {
+        continue;
       } else if (g0 > 0 && r0 < 0 && r1 > 0) {  // both ends open, moving apart at the end: a dip below zero between them?
         const double s = extremum(h, g0, r0, g1, r1, false);
         if (hermite(s, h, g0, r0, g1, r1) > std::max(g0, g1)) continue;
@@ -140,6 +175,7 @@ void ContactMonitor::accept() {
   t0_ = t1_;
   g0_ = g1_;
   r0_ = r1_;
+  updateSides(g0_);
 }
 
 }  // namespace lw::events

@@ -3,7 +3,10 @@
 // ends, found from the gaps' cubic Hermite interpolant in time) and its time located on the
 // step's own interpolant by TOMS 748 (Boost.Math) to 1e-12 s; the driver then cuts the step there.
 // Direction filtering: a contact that has just bounced (ṙ⁺ > 0) is not found again at its
-// own root.
+// own root. A switch remembers its side of its value: once it fired (its coordinate crossed, or
+// was located just short of crossing) it waits until the coordinate is clearly back on the near
+// side, so that it neither fires twice at one crossing nor mistakes its turning point beyond the
+// value for a contact coming to rest.
 #pragma once
 
 #include <Eigen/Core>
@@ -35,6 +38,8 @@ class ContactMonitor {
                       std::vector<int>& closing);
   /// The step was accepted as it is (no event): its end becomes the next start.
   void accept();
+  /// The switches among `closing` have fired: past their values until they come back.
+  void fired(const std::vector<int>& closing);
   /// A length below which a gap counts as touching (1e-10 of the mechanism's size).
   double touching() const { return touching_; }
   /// The gaps and rates at the last state seen (a start, or a step's end).
@@ -51,6 +56,8 @@ class ContactMonitor {
   GapEvaluator gapsOf_;
   Eigen::VectorXd inside_;             // the gaps at a time inside the step (locating)
   std::vector<double> roots_;
+  std::vector<signed char> side_;      // switches: +1 on the near side of the value (armed), −1 past it
+  void updateSides(const Eigen::VectorXd& g);
 };
 
 }  // namespace lw::events

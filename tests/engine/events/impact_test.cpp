@@ -274,6 +274,47 @@ TEST(Impacts, BadLimitsAndSwitchesAreRefusedWithTheReason) {
   EXPECT_NE(problems(m).find("give one of them"), std::string::npos) << problems(m);
 }
 
+// A switch remembers its side of its value. It used to be treated as a contact: the switch
+// sample stopped at 0.588 s with "comes to rest" at its turning point 0.5 m past the value; a
+// rising switch never crossed stopped at t = 0; an upward crossing located a hair short of the
+// value fired again at once and took a step of 0 s.
+TEST(Impacts, ASwitchFiresOnceAtItsCrossingAndWaitsBeyondIt) {
+  const Mechanism t4 = test::sampleMechanism("switch-t4");
+  auto param = [](Mechanism& m, const char* name, double v) {
+    for (auto& p : m.parameters)
+      if (p.name == name) p.value = Number(v);
+  };
+  Mechanism rising = t4;
+  rising.switches[0].falling = false;
+  Mechanism upward = rising;  // from y = 0 up at 5 m/s, through y = 0.5 rising
+  param(upward, "y0", 0);
+  param(upward, "v0", 5);
+  param(upward, "a2", -20);
+  upward.switches[0].value = Number(0.5);
+  const double tUp = (5 - std::sqrt(25 - 2 * 9.81 * 0.5)) / 9.81;
+  for (auto f : {analysis::Formulation::MatrixR, analysis::Formulation::Penalty}) {
+    for (auto integrator : {analysis::Integrator::Trapezoidal, analysis::Integrator::RK45}) {
+      if (f == analysis::Formulation::Penalty && integrator == analysis::Integrator::RK45) continue;
+      auto s = spec(integrator, 2.0);
+      s.formulation = f;
+      const char* name = f == analysis::Formulation::Penalty ? "penalty" : integrator == analysis::Integrator::RK45 ? "rk45" : "trapezoidal";
+      const auto falling = load(t4);
+      const auto r = analysis::runSimulation(falling->resolved, s);
+      ASSERT_TRUE(r.status.ok()) << name << ": " << r.status.message;
+      EXPECT_EQ(r.events.size(), 1u) << name;
+      const auto never = load(rising);
+      const auto n = analysis::runSimulation(never->resolved, s);
+      ASSERT_TRUE(n.status.ok()) << name << ": " << n.status.message;
+      EXPECT_TRUE(n.events.empty()) << name;
+      const auto up = load(upward);
+      const auto u = analysis::runSimulation(up->resolved, s);
+      ASSERT_TRUE(u.status.ok()) << name << ": " << u.status.message;
+      ASSERT_EQ(u.events.size(), 1u) << name;
+      EXPECT_NEAR(u.events[0].t, tUp, 1e-9) << name;
+    }
+  }
+}
+
 TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   const auto l = fromText(ball(0.8, 0.0));
   Mechanism m = l->mechanism;
