@@ -113,7 +113,9 @@ Status complexRun(const Study& st, const Recorder& rec, std::size_t parameter, b
           // real part starts at the double run's solution; the imaginary part converges linearly)
           const double er = dr.cwiseAbs().maxCoeff(), ei = di.cwiseAbs().maxCoeff();
           const bool realDone = er <= 1e-12 * scale || (it >= 1 && er >= 0.5 * lastR && er <= 1e-9 * scale);
-          const bool imagDone = ei <= 1e-13 * iscale || (it >= 1 && ei >= 0.5 * lastI);
+          // the imaginary parts are eps times the sensitivities: where those are zero (a pendulum's
+          // motion does not depend on its mass) the floor is eps times the state's scale
+          const bool imagDone = ei <= 1e-13 * std::max(iscale, eps * scale) || (it >= 1 && ei >= 0.5 * lastI);
           converged = it >= 1 && realDone && imagDone;
           lastR = er;
           lastI = ei;
