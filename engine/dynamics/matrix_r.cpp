@@ -405,7 +405,17 @@ lw::Status initialState(const MatrixRModel& m, MatrixRData& d) {
     A.row(nc + static_cast<Eigen::Index>(k)) = rows[k].transpose();
     b[nc + static_cast<Eigen::Index>(k)] = rhs[k];
   }
-  if (A.rows() > 0 && m.tree.nz > 0) d.zd = Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(A).solve(b);
+  if (A.rows() > 0 && m.tree.nz > 0) {
+    d.zd = Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(A).solve(b);
+    // more rates than freedoms, or rates the joints or drivers contradict: a least-squares
+    // compromise would start the run at velocities nobody gave (two rates of one crank averaged)
+    const Eigen::VectorXd residual = A * d.zd - b;
+    if (!rows.empty() && residual.cwiseAbs().maxCoeff() > 1e-8 * std::max(1.0, b.cwiseAbs().maxCoeff()))
+      return lw::failure(lw::Status::Code::BadRequest, 0,
+                         "the initial velocities cannot all hold (off by " + lw::shortNumber(residual.cwiseAbs().maxCoeff()) +
+                             "): they give more rates than the mechanism has freedoms, or contradict its joints or drivers; give one rate per "
+                             "freedom");
+  }
   const lw::Status s = chooseDofs(m, d);
   if (!s.ok()) return s;
   return evaluate(m, d, 0, d.zi, d.zid);

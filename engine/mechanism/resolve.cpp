@@ -778,9 +778,18 @@ class Resolver {
   }
 
   void initialVelocities() {
+    std::map<std::string, std::size_t> given;  // what each rate sets ("joint O", "point bar.P x"): once
     for (std::size_t i = 0; i < m_.initialVelocities.size(); ++i) {
       const InitialVelocity& v = m_.initialVelocities[i];
       const std::string p = at("initial_velocities", i);
+      const std::string what = v.type == InitialVelocity::Type::Body    ? "body '" + v.body + "'"
+                               : v.type == InitialVelocity::Type::Joint ? "joint '" + v.joint + "'"
+                                                                        : "point '" + v.point.str() + "' " + "xyz"[static_cast<int>(v.component)];
+      if (const auto [it, fresh] = given.emplace(what, i); !fresh) {
+        // two values for one rate were averaged by the least squares
+        error(p, "the " + what + " already has an initial rate (" + at("initial_velocities", it->second) + "): give each rate once");
+        continue;
+      }
       ResolvedMechanism::InitialRate rate;
       rate.type = v.type;
       if (v.type == InitialVelocity::Type::Body) {
