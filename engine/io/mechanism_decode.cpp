@@ -132,8 +132,15 @@ class Decoder {
     if (root.contains("analysis")) {
       const Json& a = root["analysis"];
       if (keys(a, "analysis", {"t_end", "dt"}, {})) {
-        if (a.contains("t_end")) m.analysis.tEnd = literal(a["t_end"], "analysis.t_end");
-        if (a.contains("dt")) m.analysis.dt = literal(a["dt"], "analysis.dt");
+        // 0 means "not given" in AnalysisDefaults: a 0 written in the file is an error, not a 1 s run
+        if (a.contains("t_end")) {
+          m.analysis.tEnd = literal(a["t_end"], "analysis.t_end");
+          if (m.analysis.tEnd == 0) error("analysis.t_end", "the end time must be positive");
+        }
+        if (a.contains("dt")) {
+          m.analysis.dt = literal(a["dt"], "analysis.dt");
+          if (m.analysis.dt == 0) error("analysis.dt", "the time step must be positive");
+        }
       }
     }
     return m;

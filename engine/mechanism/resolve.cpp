@@ -949,6 +949,10 @@ class Resolver {
     if (tEnd > 0 && dt > 0 && dt > tEnd) error("analysis.dt", "the time step is longer than the end time");
     if (tEnd > 0 && dt > 0 && tEnd / dt > 1e9)
       error("analysis.dt", "the end time over the step is more than 10^9 steps: lengthen the step or shorten the run");
+    else if (tEnd > 0 && dt > 0 && dt <= tEnd && std::abs(tEnd / dt - std::round(tEnd / dt)) > 1e-6 * std::max(1.0, tEnd / dt))
+      error("analysis.dt", "the end time (" + fmt(tEnd) + " s) is not a whole number of steps of " + fmt(dt) +
+                               " s: every fixed-step run refuses it; end at " + fmt(std::floor(tEnd / dt) * dt) + " or " +
+                               fmt(std::ceil(tEnd / dt) * dt) + " s");
   }
 
   const Mechanism& m_;

@@ -189,6 +189,16 @@ TEST(MalformedFile, MissingRequiredFields) {
               "the required key \"name\" is missing");
 }
 
+TEST(MalformedFile, AnalysisDefaultsThatMakeNoRun) {
+  // a 0 end time ran 1 s (0 meant "not given"); an end that is not a whole number of steps made
+  // every fixed-step run refuse a file `check` passed
+  const std::string withAnalysis = replaced(kFourBar, "\"drivers\": [", "\"analysis\": {\"t_end\": 1, \"dt\": 0.01},\n  \"drivers\": [");
+  expectError(replaced(withAnalysis, "\"t_end\": 1", "\"t_end\": 0"), "analysis.t_end", "the end time must be positive");
+  expectError(replaced(withAnalysis, "\"dt\": 0.01", "\"dt\": 0"), "analysis.dt", "the time step must be positive");
+  expectError(replaced(withAnalysis, "\"dt\": 0.01", "\"dt\": 0.3"), "analysis.dt", "is not a whole number of steps of 0.3 s");
+  EXPECT_TRUE(loadMechanismFromString(withAnalysis).ok());
+}
+
 TEST(MalformedFile, UnknownKeysAreReportedWithASuggestion) {
   expectError(replaced(kFourBar, "\"mass\": 3", "\"masss\": 3, \"mass\": 3"), "bodies[1].masss",
               "unknown key \"masss\"; did you mean \"mass\"?", "\"masss\"");
