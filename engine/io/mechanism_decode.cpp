@@ -105,6 +105,7 @@ class Decoder {
       error("dimension", std::string("the dimension must be 2 or 3, found ") + typeName(d));
     } else {
       m.dimension = static_cast<int>(std::clamp<long long>(d.get<long long>(), -1, 99));
+      dimension_ = m.dimension;
       if (m.dimension != 2 && m.dimension != 3)
         error("dimension", "the dimension must be 2 (planar) or 3 (spatial), not " + d.dump());
     }
@@ -313,6 +314,12 @@ class Decoder {
     b.name = str(j["name"], p + ".name");
     if (j.contains("position")) b.position = vector(j["position"], p + ".position");
     if (j.contains("angle")) b.angle = number(j["angle"], p + ".angle");
+    // each dimension's own way of turning a body (the other was silently ignored, and dropped by
+    // `format`)
+    if (dimension_ == 2 && j.contains("rotation"))
+      error(p + ".rotation", "a planar body turns by \"angle\" (radians); \"rotation\" (an axis and an angle) is for spatial mechanisms");
+    if (dimension_ == 3 && j.contains("angle"))
+      error(p + ".angle", "a spatial body turns by \"rotation\": {\"axis\": [x, y, z], \"angle\": a}; \"angle\" alone is for planar mechanisms");
     if (j.contains("rotation")) {
       const Json& r = j["rotation"];
       if (keys(r, p + ".rotation", {"axis", "angle"}, {"axis", "angle"})) {
@@ -358,6 +365,15 @@ class Decoder {
         if (b.shape.type == Shape::Type::Sphere && !s.contains("radius"))
           error(sp, "a sphere needs a \"radius\"");
         if (b.shape.type == Shape::Type::Box && !s.contains("size")) error(sp, "a box needs a \"size\"");
+        // each type's own size (another's was silently ignored, and dropped by `format`)
+        const char* own = b.shape.type == Shape::Type::Sphere ? "radius" : b.shape.type == Shape::Type::Box ? "size"
+                          : b.shape.type == Shape::Type::Auto ? "width" : "";
+        for (const char* k : {"width", "radius", "size"})
+          if (s.contains(k) && std::string(k) != own)
+            error(sp + "." + k, std::string("a shape of type \"") +
+                                    (b.shape.type == Shape::Type::Sphere ? "sphere" : b.shape.type == Shape::Type::Box ? "box"
+                                     : b.shape.type == Shape::Type::Auto ? "auto" : "none") + "\" takes " +
+                                    (*own ? "\"" + std::string(own) + "\"" : std::string("no size")) + ", not \"" + k + "\"");
       }
     }
     if (j.contains("color")) b.color = str(j["color"], p + ".color");
@@ -739,6 +755,7 @@ class Decoder {
   }
 
   Diagnostics& out_;
+  int dimension_ = 0;  // the file's, once read (a body's way of turning depends on it)
 };
 
 }  // namespace

@@ -204,6 +204,16 @@ TEST(MalformedFile, UnknownKeysAreReportedWithASuggestion) {
               "unknown key \"masss\"; did you mean \"mass\"?", "\"masss\"");
 }
 
+TEST(MalformedFile, KeysOfAnotherDimensionOrShapeAreErrors) {
+  // they were ignored, and dropped by `format`
+  expectError(replaced(kFourBar, "\"mass\": 3", "\"rotation\": {\"axis\": [0, 0, 1], \"angle\": 1}, \"mass\": 3"), "bodies[1].rotation",
+              "a planar body turns by \"angle\"");
+  expectError(replaced(kFourBar, "\"mass\": 3", "\"shape\": {\"type\": \"none\", \"radius\": 1}, \"mass\": 3"), "bodies[1].shape.radius",
+              "a shape of type \"none\" takes no size, not \"radius\"");
+  expectError(replaced(kFourBar, "\"mass\": 3", "\"shape\": {\"type\": \"sphere\", \"radius\": 1, \"width\": 2}, \"mass\": 3"),
+              "bodies[1].shape.width", "a shape of type \"sphere\" takes \"radius\", not \"width\"");
+}
+
 TEST(MalformedFile, UnknownReferences) {
   expectError(replaced(kFourBar, "\"coupler.C\", \"rocker.C\"", "\"coupler.C\", \"rocker.X\""),
               "joints[2].points[1]", "body 'rocker' has no point named 'X'", "\"rocker.X\"");
