@@ -90,6 +90,12 @@ std::vector<std::string> commaList(const std::string& s) {
   return out;
 }
 
+void printCostProblems(const std::string& file, const std::string& problems) {
+  std::stringstream lines(problems);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) std::cerr << file << ": not evaluated: " << line << "\n";
+}
+
 std::string eventCount(const std::vector<lw::events::EventRecord>& events) {
   std::size_t switches = 0;
   for (const auto& e : events) switches += e.kind == "switch" ? 1 : 0;

@@ -46,6 +46,8 @@ int writeText(const std::string& out, const std::string& text);
 int writeOut(const lw::Mechanism& m, const std::string& out);
 /// "a,b,c" as names, spaces around them dropped; "" or "all": none (every one).
 std::vector<std::string> commaList(const std::string& s);
+/// The costs a run could not evaluate, one line each ("FILE: not evaluated: cost 'E': ...").
+void printCostProblems(const std::string& file, const std::string& problems);
 /// "2 impacts and 1 switch", "1 impact", "1 switch": what an event log holds.
 std::string eventCount(const std::vector<lw::events::EventRecord>& events);
 

@@ -225,7 +225,7 @@ int kinematics(const KinematicsArgs& a) {
   const auto result = std::get<lw::analysis::KinematicsResult>(lw::analysis::run(*r.mechanism, {spec}, {}, csv.cancel()).of);
   if (csv.refused()) return csv.finish(result.steps());
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
-  if (!result.costProblem.empty()) std::cerr << a.file << ": the costs are not evaluated: " << result.costProblem << "\n";
+  printCostProblems(a.file, result.costProblem);
   for (std::size_t k = 0; k < result.costValues.size() && result.status.ok(); ++k)
     std::cerr << a.file << ": cost " << result.costNames[k] << " = " << std::setprecision(10) << result.costValues[k] << "\n";
   if (const int written = csv.finish(result.steps()); written != kOk) return written;
@@ -285,7 +285,7 @@ int simulate(const SimulateArgs& a) {
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
             << "\n";
-  if (!result.costProblem.empty()) std::cerr << a.file << ": the costs are not evaluated: " << result.costProblem << "\n";
+  printCostProblems(a.file, result.costProblem);
   for (std::size_t k = 0; k < result.costNames.size(); ++k)
     std::cerr << a.file << ": cost " << result.costNames[k] << " = " << std::setprecision(10) << result.costValues[k] << "\n";
   if (const int written = csv.finish(result.rows()); written != kOk) return written;

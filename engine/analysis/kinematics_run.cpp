@@ -121,12 +121,12 @@ struct RowOutputs {
             const auto& jt = m.joints[static_cast<std::size_t>(item.joint)];
             item.angle = !(jt.type == JointType::Slider || jt.type == JointType::Prismatic);
             if (!item.angle && !jt.axes[0].valid()) continue;
-            // a rate from the rows: planar rotations only (two points on each moving body)
+            // a rate from the rows: planar rotations (two points on each moving body); slides along
+            // a ground axis, or a planar body's (two points on it)
             if (o.type == Output::Type::JointRate) {
-              if (m.dimension != 2 || !item.angle) continue;
-              bool measurable = true;
-              for (int s = 0; s < 2; ++s)
-                measurable = measurable && (jt.body(s) == 0 || m.bodies[static_cast<std::size_t>(jt.body(s))].points.size() >= 2);
+              auto twoPoints = [&](int b) { return b == 0 || m.bodies[static_cast<std::size_t>(b)].points.size() >= 2; };
+              const bool measurable = item.angle ? m.dimension == 2 && twoPoints(jt.body(0)) && twoPoints(jt.body(1))
+                                                 : jt.body(0) == 0 || (m.dimension == 2 && twoPoints(jt.body(0)));
               if (!measurable) continue;
             }
           }
@@ -193,7 +193,23 @@ struct RowOutputs {
             const double dx = r1[0] - r0[0], dy = r1[1] - r0[1], dvx = v1[0] - v0[0], dvy = v1[1] - v0[1];
             return (dx * dvy - dy * dvx) / (dx * dx + dy * dy);
           };
-          v = omega(jt.body(1)) - omega(jt.body(0));
+          if (item.angle) {
+            v = omega(jt.body(1)) - omega(jt.body(0));
+            break;
+          }
+          // a slide s = (p₂ − p₁)·a with a = R₁ a₁: ṡ = (v₂ − v₁)·a + (p₂ − p₁)·(ω₁ × a)
+          const int b1 = jt.body(0), b2 = jt.body(1);
+          const auto dim = static_cast<std::size_t>(m.dimension);
+          auto velocity = [&](int b, int i) {
+            Eigen::Vector3d out = Eigen::Vector3d::Zero();
+            if (b == 0) return out;
+            const double* p = row + 1 + (count + firstPoint[static_cast<std::size_t>(b)] + static_cast<std::size_t>(i)) * dim;
+            for (std::size_t k = 0; k < dim; ++k) out[static_cast<Eigen::Index>(k)] = p[k];
+            return out;
+          };
+          const Eigen::Vector3d a = R(b1) * m.bodies[static_cast<std::size_t>(b1)].vectors[static_cast<std::size_t>(jt.axes[0].index)];
+          const Eigen::Vector3d d = point(b2, jt.points[1].index) - point(b1, jt.points[0].index);
+          v = (velocity(b2, jt.points[1].index) - velocity(b1, jt.points[0].index)).dot(a) + d.dot(Eigen::Vector3d(0, 0, omega(b1)).cross(a));
           break;
         }
         case Output::Type::SpringLength:
@@ -277,11 +293,15 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
     OutputComponents named;
     named.names = outputs.names;
     named.problems.assign(named.names.size(), std::string());
-    result.costProblem = compileCosts(*spec.mechanism, m, named, {}, costSet);
-    if (result.costProblem.empty())
-      result.costProblem = costTimesProblem(costSet, spec.times.empty() ? spec.tEnd : spec.times.back());
-    if (result.costProblem.empty()) costs.emplace(costSet);
-    else result.costProblem += " (a kinematic run has no energies or residuals)";
+    result.costProblem = compileRunCosts(*spec.mechanism, m, named, spec.times.empty() ? spec.tEnd : spec.times.back(), false, costSet);
+    if (!costSet.names.empty()) costs.emplace(costSet);
+    // a name the rows lack that is an output of the file: an energy or a residual, the dynamics'
+    for (const Output& o : spec.mechanism->outputs)
+      if ((o.type == Output::Type::Energy || o.type == Output::Type::ConstraintResidual) &&
+          result.costProblem.find("'" + o.name + "'") != std::string::npos) {
+        result.costProblem += " (a kinematic run has no energies or residuals)";
+        break;
+      }
   }
   std::vector<double> parameterValues;
   if (m.parameters) parameterValues.assign(m.parameters->values().begin(), m.parameters->values().end());

@@ -192,7 +192,7 @@ std::string exactText(double v) {
 }  // namespace
 
 std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o,
-                         const std::vector<std::string>& names, CostSet& out) {
+                         const std::vector<std::string>& names, CostSet& out, bool derivatives) {
   out = CostSet{};
   std::vector<const Cost*> chosen;
   if (names.empty()) {
@@ -227,7 +227,7 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
           const std::string component = c->output + "." + toString(static_cast<Component>(k));
           const int slot = o.find(component);
           if (slot < 0) return "cost '" + c->name + "': '" + c->output + "' is not a point output of this mechanism";
-          if (!o.problems[static_cast<std::size_t>(slot)].empty())
+          if (derivatives && !o.problems[static_cast<std::size_t>(slot)].empty())
             return "cost '" + c->name + "' cannot be differentiated: it uses '" + component + "' (" + o.problems[static_cast<std::size_t>(slot)] + ")";
           text += (k ? " + (" : "(") + component + " - (" + exactText(target.at[k]) + "))^2";
         }
@@ -244,7 +244,7 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
       std::string component = v;
       if (v.rfind("initial(", 0) == 0) component = v.substr(8, v.size() - 9);
       const int k = o.find(component);
-      if (k >= 0 && !o.problems[static_cast<std::size_t>(k)].empty())
+      if (derivatives && k >= 0 && !o.problems[static_cast<std::size_t>(k)].empty())
         return "cost '" + c->name + "' cannot be differentiated: it uses '" + component + "' (" + o.problems[static_cast<std::size_t>(k)] + ")";
       if (k < 0 && v != "t" && table.find(v) < 0) return "cost '" + c->name + "' uses the unknown name '" + v + "'";
     }
@@ -254,6 +254,22 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
     out.samples.emplace_back();
   }
   return {};
+}
+
+std::string compileRunCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o, double tEnd, bool withEnergies,
+                            CostSet& out) {
+  std::vector<std::string> kept;
+  std::string problems;
+  for (const Cost& c : m.costs) {
+    CostSet one;
+    std::string problem = compileCosts(m, r, o, {c.name}, one, !withEnergies);
+    if (problem.empty()) problem = costTimesProblem(one, tEnd);
+    if (problem.empty()) kept.push_back(c.name);
+    else problems += (problems.empty() ? "" : "\n") + problem;
+  }
+  out = CostSet{};
+  if (!kept.empty()) compileCosts(m, r, o, kept, out, !withEnergies);
+  return problems;
 }
 
 double CostSet::lastSampleTime() const {

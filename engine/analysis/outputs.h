@@ -74,8 +74,17 @@ struct CostSet {
 
 /// The costs named in `names` (all of the file's when empty). Returns an error sentence naming the
 /// cost and the reason (an unknown cost, an output that cannot be differentiated) or "".
+/// `derivatives` false: components without a derivative (energies, residuals) are allowed too,
+/// for a run that fills them in itself.
 std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o,
-                         const std::vector<std::string>& names, CostSet& out);
+                         const std::vector<std::string>& names, CostSet& out, bool derivatives = true);
+
+/// The costs a run evaluates (not differentiated): every one of the file's that compiles and whose
+/// targets lie within tEnd — with `withEnergies`, also those of energies and constraint residuals,
+/// which the run fills in — and, returned, the problems of the others, one per line ("cost 'E':
+/// ..."): one bad cost does not hide the rest.
+std::string compileRunCosts(const Mechanism& m, const ResolvedMechanism& r, const OutputComponents& o, double tEnd, bool withEnergies,
+                            CostSet& out);
 
 /// A problem with the run's end time for the costs (a target after the end), or "".
 std::string costTimesProblem(const CostSet& c, double tEnd);

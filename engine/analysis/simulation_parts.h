@@ -65,6 +65,7 @@ class RunRows {
   OutputComponents costOutputs, rowOutputs;
   CostSet costSet;
   std::unique_ptr<CostAccumulator<double>> costs;
+  bool costEnergies = false, costResiduals = false;  // costs of energies or residuals: filled in addCosts
   std::vector<double> outputValues, rowOutputValues, lastRowOutputs;
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;

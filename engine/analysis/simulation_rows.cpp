@@ -37,11 +37,14 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
   // the file's costs
   if (spec.mechanism && !spec.mechanism->costs.empty()) {
     costOutputs = compileOutputs(*spec.mechanism, m, model.tree);
-    res.costProblem = compileCosts(*spec.mechanism, m, costOutputs, {}, costSet);
-    if (res.costProblem.empty()) res.costProblem = costTimesProblem(costSet, spec.tEnd);
-    if (res.costProblem.empty()) {
+    res.costProblem = compileRunCosts(*spec.mechanism, m, costOutputs, spec.times.empty() ? spec.tEnd : spec.times.back(), true, costSet);
+    if (!costSet.names.empty()) {
       costs = std::make_unique<CostAccumulator<double>>(costSet);
       outputValues.resize(costOutputs.names.size());
+      for (const auto& c : costOutputs.components) {
+        costEnergies = costEnergies || c.type == Output::Type::Energy;
+        costResiduals = costResiduals || c.type == Output::Type::ConstraintResidual;
+      }
     }
   }
   // columns
@@ -66,6 +69,18 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
 void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
   if (!costs) return;
   outputsOn<double>(costOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, outputValues.data());
+  // what outputsOn leaves zero (no derivative): filled here, for costs a run only evaluates
+  if (costEnergies || costResiduals) {
+    const dyn::Energy e = dyn::energy(model.tree, z, zd);
+    if (costResiduals) dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
+    for (std::size_t i = 0; i < costOutputs.components.size(); ++i) {
+      const auto& c = costOutputs.components[i];
+      if (c.type == Output::Type::Energy)
+        outputValues[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
+      else if (c.type == Output::Type::ConstraintResidual)
+        outputValues[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
+    }
+  }
   costs->add(t, outputValues.data(), m.parameters->values().data());
 }
 

@@ -325,6 +325,24 @@ contains err "does not close"
 # found by a new user's walk through the README
 expect 2 "an unknown generator" -- "$cli" generate foo
 contains err "unknown generator 'foo' (four-bar-chain, crank-slider-3d or grid"
+# a slider's rate in a kinematic run (it was left out, and a cost on it refused); = simulate's
+python3 - "$samples/slider-crank.json" "$tmp/srate.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["outputs"] = d.get("outputs", []) + [{"name": "vs", "type": "joint_rate", "joint": "guide"}]
+d["costs"] = [{"name": "c", "type": "integral", "expression": "vs^2"}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "kinematics with a slider's rate" -- "$cli" kinematics "$tmp/srate.json" --t-end 0.2 --dt 0.01 -o "$tmp/srate_k.csv"
+contains err "cost c = "
+expect 0 "simulate with a slider's rate" -- "$cli" simulate "$tmp/srate.json" --t-end 0.2 --dt 0.01 -o "$tmp/srate_d.csv"
+python3 - "$tmp/srate_k.csv" "$tmp/srate_d.csv" <<'PY' || { echo "FAIL: a slider's rate in kinematics"; fail=1; }
+import csv, sys
+k = list(csv.DictReader(open(sys.argv[1]))); d = list(csv.DictReader(open(sys.argv[2])))
+assert len(k) == len(d) == 21
+assert max(abs(float(a["vs"]) - float(b["vs"])) for a, b in zip(k, d)) < 1e-9
+assert max(abs(float(a["vs"])) for a in k) > 0.1
+PY
 expect 2 "set a parameter twice" -- "$cli" set "$samples/four-bar-synthesis.json" L1=1 L1=2
 contains err "parameter 'L1' is given twice"
 expect 2 "penalty with rk45" -- "$cli" simulate "$samples/five-bar.json" --formulation penalty --integrator rk45 --t-end 0.01

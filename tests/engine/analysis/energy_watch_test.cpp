@@ -86,3 +86,40 @@ TEST(EnergyJumpWatch, ASwitchedOffForceDoesNoWork) {
 
 }  // namespace
 }  // namespace lw::analysis
+
+namespace lw::analysis {
+namespace {
+
+// A run evaluates every cost it can: one on an energy (which FORMAT.md allows, though a study
+// cannot differentiate it), and the others when one cannot be evaluated (a target after the run's
+// end used to hide them all). A kinematic run reads a slider's rate (it was left out, and a cost
+// on it refused for the wrong reason).
+TEST(RunCosts, EveryCostThatCanBeEvaluatedIs) {
+  Mechanism m = test::sampleMechanism("bouncing-ball");  // outputs: position, and E (its total energy)
+  Cost energyEnd;
+  energyEnd.name = "Eend";
+  energyEnd.type = Cost::Type::Terminal;
+  energyEnd.expression = Expression::parseOrThrow("E");
+  Cost late;
+  late.name = "late";
+  late.type = Cost::Type::Targets;
+  late.output = m.outputs.front().name;
+  late.targets.push_back({5.0, std::vector<double>(static_cast<std::size_t>(m.dimension), 0.0)});
+  m.costs = {energyEnd, late};
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  ASSERT_TRUE(r) << (d.empty() ? "" : d.front().format());
+  SimulationSpec spec;
+  spec.tEnd = 0.5;
+  spec.dt = 1e-3;
+  spec.mechanism = &m;
+  const SimulationResult run = runSimulation(*r, spec);
+  ASSERT_TRUE(run.status.ok()) << run.status.message;
+  ASSERT_EQ(run.costNames, std::vector<std::string>{"Eend"});
+  const auto column = static_cast<std::size_t>(std::find(run.columns.begin(), run.columns.end(), "energy.total") - run.columns.begin());
+  EXPECT_NEAR(run.costValues[0], run.values[(run.rows() - 1) * run.columns.size() + column], 1e-12);
+  EXPECT_NE(run.costProblem.find("cost 'late': target 1 at t = 5 s is after the run's end"), std::string::npos) << run.costProblem;
+}
+
+}  // namespace
+}  // namespace lw::analysis
