@@ -286,7 +286,8 @@ int simulate(const SimulateArgs& a) {
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
             << "\n";
   printCostProblems(a.file, result.costProblem);
-  for (std::size_t k = 0; k < result.costNames.size(); ++k)
+  // a run cut short has no costs of the motion asked for
+  for (std::size_t k = 0; k < result.costNames.size() && result.status.ok(); ++k)
     std::cerr << a.file << ": cost " << result.costNames[k] << " = " << std::setprecision(10) << result.costValues[k] << "\n";
   if (const int written = csv.finish(result.rows()); written != kOk) return written;
   return result.status.ok() ? kOk : kAnalysisFailed;

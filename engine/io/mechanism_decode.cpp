@@ -82,11 +82,14 @@ class Decoder {
       return m;
     }
     const Json& v = root["version"];
-    if (!v.is_number_integer() && !v.is_number_unsigned()) {
-      error("version", std::string("the format version must be a whole number, found ") + typeName(v));
+    // 1.0 is a whole number too (JSON does not tell them apart)
+    const bool whole = v.is_number_integer() || v.is_number_unsigned() ||
+                       (v.is_number_float() && std::abs(v.get<double>()) < 1e9 && v.get<double>() == std::floor(v.get<double>()));
+    if (!whole) {
+      error("version", std::string("the format version must be a whole number, found ") + (v.is_number() ? v.dump() : typeName(v)));
       return m;
     }
-    const auto version = v.get<long long>();
+    const auto version = v.is_number_float() ? static_cast<long long>(v.get<double>()) : v.get<long long>();
     if (version > kFormatVersion) {
       error("version", "this file uses format version " + std::to_string(version) +
                            ", but this Linkwright reads version " + std::to_string(kFormatVersion) +

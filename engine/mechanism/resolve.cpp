@@ -194,7 +194,8 @@ class Resolver {
                       " name: use letters, digits and '_', starting with a letter or '_'");
       return;
     }
-    if (!seen.insert(n).second) error(path, "there is already a " + std::string(what) + " named '" + n + "'");
+    const bool vowel = std::string("aeiou").find(what[0]) != std::string::npos;
+    if (!seen.insert(n).second) error(path, std::string("there is already ") + (vowel ? "an " : "a ") + what + " named '" + n + "'");
   }
 
   void checkParameterNames() {
@@ -758,6 +759,9 @@ class Resolver {
           if (list == &s.enable && static_cast<std::size_t>(f) < r_.forces.size()) r_.forces[static_cast<std::size_t>(f)].startsActive = false;
         }
       if (s.enable.empty() && s.disable.empty()) error(p, "a switch needs forces to \"enable\" or \"disable\"");
+      for (const auto& f : s.enable)
+        if (std::find(s.disable.begin(), s.disable.end(), f) != s.disable.end())
+          error(p + ".disable", "force '" + f + "' is both enabled and disabled by the switch: name it in one list");
       r_.switches.push_back(rs);
     }
   }

@@ -270,6 +270,9 @@ TEST(Impacts, BadLimitsAndSwitchesAreRefusedWithTheReason) {
   m.switches[0].enable = {"nothing"};
   EXPECT_NE(problems(m).find("switches[0].enable[0]: no force named 'nothing'"), std::string::npos) << problems(m);
   m = t4;
+  m.switches[0].disable = m.switches[0].enable;  // disable won, silently
+  EXPECT_NE(problems(m).find("force 'after' is both enabled and disabled by the switch"), std::string::npos) << problems(m);
+  m = t4;
   m.switches[0].joint = "O";
   EXPECT_NE(problems(m).find("give one of them"), std::string::npos) << problems(m);
 }

@@ -204,6 +204,12 @@ TEST(MalformedFile, UnknownKeysAreReportedWithASuggestion) {
               "unknown key \"masss\"; did you mean \"mass\"?", "\"masss\"");
 }
 
+TEST(MechanismIo, AVersionWrittenAsAWholeFloatLoads) {
+  // JSON does not tell 1.0 from 1: it was "must be a whole number, found a number"
+  EXPECT_TRUE(loadMechanismFromString(replaced(kFourBar, "\"version\": 1", "\"version\": 1.0")).ok());
+  expectError(replaced(kFourBar, "\"version\": 1", "\"version\": 1.5"), "version", "must be a whole number, found 1.5");
+}
+
 TEST(MalformedFile, KeysOfAnotherDimensionOrShapeAreErrors) {
   // they were ignored, and dropped by `format`
   expectError(replaced(kFourBar, "\"mass\": 3", "\"rotation\": {\"axis\": [0, 0, 1], \"angle\": 1}, \"mass\": 3"), "bodies[1].rotation",
