@@ -680,6 +680,22 @@ class Resolver {
       if (rc.restitution < 0 || rc.restitution > 1)
         error(p + ".restitution", "the coefficient of restitution must lie between 0 and 1 (found " +
                                       fmt(rc.restitution) + ")");
+      // a point inside its plane in the stored configuration: every dynamic run refuses to start
+      if (rc.point.valid() && rc.planePoint.valid() && rc.planeNormal.valid() && !failed()) {
+        auto world = [&](ItemIndex q, bool isVector) {
+          const auto& b = r_.bodies[static_cast<std::size_t>(q.body)];
+          const Eigen::Vector3d local = isVector ? b.vectors[static_cast<std::size_t>(q.index)] : b.points[static_cast<std::size_t>(q.index)];
+          const Eigen::Vector3d turned = b.rotation * local;
+          return isVector ? turned : Eigen::Vector3d(b.position + turned);
+        };
+        const Eigen::Vector3d n = world(rc.planeNormal, true);
+        if (n.norm() > 0) {
+          const double gap = (world(rc.point, false) - world(rc.planePoint, false)).dot(n.normalized()) - rc.radius;
+          if (gap < -1e-6 * std::max(1e-3, r_.lengthScale()))
+            warning(p, "the point starts " + fmt(-gap) + " m inside the plane in the stored configuration: every dynamic run refuses to "
+                       "start so; move it out (or the plane)");
+        }
+      }
       r_.contacts.push_back(rc);
     }
   }

@@ -322,6 +322,11 @@ TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   const auto l = fromText(ball(0.8, 0.0));
   Mechanism m = l->mechanism;
   m.bodies[0].position = {Number(0), Number(-0.05)};
+  // `check` warns already (it passed the file silently)
+  const Diagnostics warned = validate(m);
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_EQ(warned[0].path, "contacts[0]");
+  EXPECT_NE(warned[0].message.find("the point starts 0.05 m inside the plane in the stored configuration"), std::string::npos) << warned[0].message;
   const auto inside = load(m);
   const auto r = analysis::runSimulation(inside->resolved, spec(analysis::Integrator::Trapezoidal, 0.1));
   ASSERT_FALSE(r.status.ok());
