@@ -201,11 +201,8 @@ void runMatrixR(RunContext& run) {
       const Eigen::VectorXd zdBefore = data.zd;
       if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
       sys.setAnchor();
-      const double eAfterSwitch = dyn::energy(model.tree, data.z, data.zd).total();
-      rows.addDissipated(eBeforeSwitch - eAfterSwitch);  // a spring switched off takes its energy: the balance holds
-      res.events.push_back(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, eBeforeSwitch, eAfterSwitch));
-      rows.record(s.t, data.z, data.zd, data.zdd, !atTimes);
-      rows.addCosts(s.t, data.z, data.zd, data.zdd);
+      rows.logEvent(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, eBeforeSwitch, dyn::energy(model.tree, data.z, data.zd).total()),
+                    data.z, data.zd, data.zdd, !atTimes);
       if (observer)
         if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
       res.tangents += trap.jacobians();
@@ -220,11 +217,9 @@ void runMatrixR(RunContext& run) {
     s.v = imp.zidPlus;
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     sys.setAnchor();
-    const double eAfter = dyn::energy(model.tree, data.z, data.zd).total();
-    res.events.push_back(impactRecord(sources, s.t, closing, imp, eBefore, eAfter, speeds));
-    rows.addDissipated(eBefore - eAfter);  // what the impact takes counts as dissipated: the balance holds
-    rows.record(s.t, data.z, data.zd, data.zdd, !atTimes);  // rows at given times: those only
-    rows.addCosts(s.t, data.z, data.zd, data.zdd);
+    // rows at given times: those only
+    rows.logEvent(impactRecord(sources, s.t, closing, imp, eBefore, dyn::energy(model.tree, data.z, data.zd).total(), speeds), data.z, data.zd,
+                  data.zdd, !atTimes);
     if (observer)
       if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
     // the trapezoidal rule's predictor and tangent belong to the motion before the jump

@@ -68,11 +68,8 @@ void runPenalty(RunContext& run) {
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       const Eigen::VectorXd zdBefore = pd.zd;
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-      const double eAfterSwitch = dyn::energy(model.tree, pd.z, pd.zd).total();
-      rows.addDissipated(eBeforeSwitch - eAfterSwitch);  // a spring switched off takes its energy: the balance holds
-      res.events.push_back(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, eBeforeSwitch, eAfterSwitch));
-      rows.record(pd.t, pd.z, pd.zd, pd.zdd, true);
-      rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+      rows.logEvent(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, eBeforeSwitch, dyn::energy(model.tree, pd.z, pd.zd).total()),
+                    pd.z, pd.zd, pd.zdd, true);
       if (observer)
         if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
       monitor.start(pd.t, pd.z, pd.zd);
@@ -89,11 +86,8 @@ void runPenalty(RunContext& run) {
     const Eigen::VectorXd zdBefore = pd.zd;
     pd.zd += imp.zdPlus - imp.zdMinus;
     if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-    const double eAfter = dyn::energy(model.tree, pd.z, pd.zd).total();
-    res.events.push_back(impactRecord(sources, pd.t, closing, imp, eBefore, eAfter, speeds));
-    rows.addDissipated(eBefore - eAfter);  // what the impact takes counts as dissipated: the balance holds
-    rows.record(pd.t, pd.z, pd.zd, pd.zdd, true);
-    rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
+    rows.logEvent(impactRecord(sources, pd.t, closing, imp, eBefore, dyn::energy(model.tree, pd.z, pd.zd).total(), speeds), pd.z, pd.zd, pd.zdd,
+                  true);
     if (observer)
       if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
     monitor.start(pd.t, pd.z, pd.zd);

@@ -51,6 +51,16 @@ class RunRows {
   void addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
   /// What an impact took from the motion: counted as dissipated, so that the balance holds.
   void addDissipated(double e) { dissipated += e; }
+  /// An event (an impact or a switch) at `event.t`: logged in the result, the energy it took
+  /// counted as dissipated, and the state just after it recorded (a row when `store`) and added
+  /// to the costs.
+  void logEvent(events::EventRecord event, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
+    addDissipated(event.energyBefore - event.energyAfter);
+    const double t = event.t;
+    res.events.push_back(std::move(event));
+    record(t, z, zd, zdd, store);
+    addCosts(t, z, zd, zdd);
+  }
   double lastStoredT() const { return lastStoredTime; }
   bool nonFinite() const { return nonFiniteRow; }
   /// The costs' values and the energy warning into the result, and the time since `start`.

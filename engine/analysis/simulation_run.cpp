@@ -65,7 +65,7 @@ lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::Gap
   events::applySwitches(model.tree, sources, switching, model.tree.numbers);
   const double eAfter = dyn::energy(model.tree, z, zd).total();
   log.push_back(switchRecord(model.tree, sources, t, switching, z, zd, eBefore, eAfter));
-  rows.addDissipated(eBefore - eAfter);
+  rows.addDissipated(eBefore - eAfter);  // the forces switched do no work at the instant: 0 today
   closing = impacts;
   return {};
 }
