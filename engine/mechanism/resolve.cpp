@@ -728,6 +728,30 @@ class Resolver {
       rl.restitution = num(l.restitution);
       if (rl.restitution < 0 || rl.restitution > 1)
         error(p + ".restitution", "the coefficient of restitution must lie between 0 and 1 (found " + fmt(rl.restitution) + ")");
+      // beyond the limit in the stored configuration: every dynamic run refuses to start so
+      if (rl.joint >= 0 && !failed()) {
+        const auto& jt = r_.joints[static_cast<std::size_t>(rl.joint)];
+        const auto& b1 = r_.bodies[static_cast<std::size_t>(jt.body(0))];
+        const auto& b2 = r_.bodies[static_cast<std::size_t>(jt.body(1))];
+        double q = 0;  // the coordinate as outputs and limits read it (a spatial revolute's: 0 here)
+        bool known = true;
+        if (jt.type == JointType::Pin) {
+          const Eigen::Matrix3d rel = b1.rotation.transpose() * b2.rotation;
+          q = std::atan2(rel(1, 0), rel(0, 0));
+        } else if (jt.type == JointType::Slider || jt.type == JointType::Prismatic) {
+          known = jt.axes[0].valid() && jt.points[0].valid() && jt.points[1].valid();
+          if (known) {
+            const Eigen::Vector3d p1 = b1.position + b1.rotation * b1.points[static_cast<std::size_t>(jt.points[0].index)];
+            const Eigen::Vector3d p2 = b2.position + b2.rotation * b2.points[static_cast<std::size_t>(jt.points[1].index)];
+            q = (p2 - p1).dot((b1.rotation * b1.vectors[static_cast<std::size_t>(jt.axes[0].index)]).normalized());
+          }
+        }
+        const double tol = 1e-6 * std::max(1e-3, r_.lengthScale());
+        const double beyond = !known ? 0.0 : rl.hasMin && q < rl.min - tol ? rl.min - q : rl.hasMax && q > rl.max + tol ? q - rl.max : 0.0;
+        if (beyond > 0)
+          warning(p, "joint '" + l.joint + "' starts " + fmt(beyond) + " beyond the limit in the stored configuration (at " + fmt(q) +
+                         "): every dynamic run refuses to start so; assemble it within its limits");
+      }
       r_.limits.push_back(rl);
     }
   }

@@ -336,6 +336,10 @@ TEST(Impacts, APointStartingInsideItsPlaneIsRefused) {
   const auto rb = analysis::runSimulation(beyond->resolved, spec(analysis::Integrator::Trapezoidal, 0.1));
   ASSERT_FALSE(rb.status.ok());
   EXPECT_NE(rb.status.message.find("limit 'stop (lower)': joint 'O' starts 0.5 beyond it"), std::string::npos) << rb.status.message;
+  const Diagnostics beyondWarned = validate(beyond->mechanism);  // and `check` says so first
+  ASSERT_EQ(beyondWarned.size(), 1u);
+  EXPECT_NE(beyondWarned[0].message.find("joint 'O' starts 0.5 beyond the limit in the stored configuration"), std::string::npos)
+      << beyondWarned[0].message;
   Mechanism five = test::sampleMechanism("five-bar");
   for (const auto& j : five.joints) {
     JointLimit lim;
