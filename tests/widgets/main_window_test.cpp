@@ -241,6 +241,30 @@ TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
   EXPECT_EQ(w.sceneView()->lightsOn(), lights);
 }
 
+// A switch of the equations of motion is said as a switch (it was "1 impact at t = 0.361 s"), and
+// the sample runs past its turning point beyond the switch (it stopped at 0.588 s, "comes to rest")
+TEST_F(MainWindowTest, ASwitchIsSaidAsASwitch) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/switch-t4.json", false));
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(2);  // Matrix R, trapezoidal
+  panel->endTime()->setValue(1.0);
+  panel->step()->setValue(0.001);
+  panel->run();
+  EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr);
+  EXPECT_TRUE(results->ok) << results->message;
+  bool labelled = false;
+  for (auto* label : panel->findChildren<QLabel*>()) labelled = labelled || label->text().contains("; 1 switch at t = 0.36095");
+  EXPECT_TRUE(labelled) << "no switch in the analysis panel";
+  for (auto [width, height] : {std::pair{1280, 800}, std::pair{1920, 1080}}) {
+    w.resize(width, height);
+    QApplication::processEvents();
+    w.grab().save(artifacts() + QStringLiteral("/switch_run_%1x%2.png").arg(width).arg(height));
+  }
+}
+
 TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {
   lw::app::MainWindow w;
   ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
