@@ -194,15 +194,14 @@ void runMatrixR(RunContext& run) {
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events, rows); !e.ok()) return e;
-    const double eBeforeSwitch = dyn::energy(model.tree, data.z, data.zd).total();
+    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
       const Eigen::VectorXd zdBefore = data.zd;
       if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
       sys.setAnchor();
-      rows.logEvent(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, eBeforeSwitch, dyn::energy(model.tree, data.z, data.zd).total()),
-                    data.z, data.zd, data.zdd, !atTimes);
+      rows.logEvent(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, dyn::energy(model.tree, data.z, data.zd).total()), data.z,
+                    data.zd, data.zdd, !atTimes);
       if (observer)
         if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
       res.tangents += trap.jacobians();

@@ -63,13 +63,12 @@ void runPenalty(RunContext& run) {
   auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
     monitor.fired(crossing);  // the switches among them wait until their coordinates come back
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events, rows); !e.ok()) return e;
-    const double eBeforeSwitch = dyn::energy(model.tree, pd.z, pd.zd).total();
+    if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
       const Eigen::VectorXd zdBefore = pd.zd;
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-      rows.logEvent(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, eBeforeSwitch, dyn::energy(model.tree, pd.z, pd.zd).total()),
-                    pd.z, pd.zd, pd.zdd, true);
+      rows.logEvent(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, dyn::energy(model.tree, pd.z, pd.zd).total()), pd.z, pd.zd,
+                    pd.zdd, true);
       if (observer)
         if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
       monitor.start(pd.t, pd.z, pd.zd);

@@ -118,11 +118,10 @@ void runMatrixR(RunContext& run);
 /// The penalty formulation (trapezoidal rule).
 void runPenalty(RunContext& run);
 
-/// An impact and a switch at once: the switch first (its forces changed, logged, the energy it
-/// changes counted as dissipated), then the impact
+/// An impact and a switch at once: the switch first (its forces changed, logged), then the impact
 /// with the forces after it: the switches leave `closing`, the impacts stay. A coincidence any
 /// change of a parameter separates, so a sensitivity (observed) is refused there.
 lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::GapSource>& sources, double t, const Eigen::VectorXd& z,
-                         const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log, RunRows& rows);
+                         const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log);
 
 }  // namespace lw::analysis

@@ -67,9 +67,7 @@ Energy energy(const RecursiveModel& tree, RecursiveData& data, const MotionSnaps
     e.kinetic += 0.5 * body.mass * v.squaredNorm() + 0.5 * rotational;
     e.potential -= body.mass * mech.gravity.dot(r[b]);
   }
-  for (std::size_t i = 0; i < mech.forces.size(); ++i) {
-    const auto& f = mech.forces[i];
-    if (!tree.numbers.mech.forces[i].active) continue;  // switched off (events/contact_gaps.h)
+  for (const auto& f : mech.forces) {  // a switch turns no force that stores energy on or off
     if (f.type == Force::Type::Spring) {
       auto P = [&](ItemIndex p) { return s.pointPosition(tree, p.body, p.index); };
       const double L = (P(f.points[1]) - P(f.points[0])).norm();

@@ -50,8 +50,7 @@ std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<Ga
 
 // a switch in the log: the crossing's rate (unchanged), no impulse, the energy (unchanged)
 EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t,
-                                 const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double eBefore,
-                         double eAfter) {
+                                 const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy) {
   Eigen::VectorXd gap, rate;
   contactGaps(tree, z, zd, gap, rate);
   EventRecord r;
@@ -63,8 +62,7 @@ EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapS
     r.normalAfter.push_back(rate[j]);
     r.impulse.push_back(0);
   }
-  r.energyBefore = eBefore;
-  r.energyAfter = eAfter;
+  r.energyBefore = r.energyAfter = energy;
   return r;
 }
 

@@ -26,10 +26,10 @@ ImpactSpeeds impactSpeeds(const ResolvedMechanism& m);
 
 EventRecord impactRecord(const std::vector<GapSource>& sources, double t, const std::vector<int>& closing, const ImpactOn<double>& imp,
                          double eBefore, double eAfter, const ImpactSpeeds& speeds);
-/// A switch: the crossing's rate (unchanged), no impulse, the energy before and after (a spring
-/// switched off takes its potential energy with it).
+/// A switch: the crossing's rate (unchanged), no impulse, the energy (unchanged: a switch turns
+/// point forces and torques on and off, which store none).
 EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, const std::vector<int>& closing,
-                         const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double eBefore, double eAfter);
+                         const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy);
 /// A contact whose next flight (about 2ṙ⁺/|r̈⁺|) would last less than 1e-4 of the row interval
 /// comes to rest: the sentence, or empty.
 std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, const EventRecord& r,
