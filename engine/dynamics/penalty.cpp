@@ -32,14 +32,13 @@ class PenaltySolvers final : public integ::NewmarkSystem {
   bool keepTangent = false;
   const Eigen::VectorXd *z = nullptr, *zd = nullptr, *zdd = nullptr;
 
-  void beginStep(const integ::State& s, double stepSize, int lastIterations) override {
+  void beginStep(const integ::State& /*s*/, double stepSize, int lastIterations) override {
     PenaltyData& d = *data;
     h = stepSize;
     // the last step's K and C serve this one while they let Newton converge fast
     keepTangent = d.tangentAge >= 0 && d.tangentAge < d.options.maxTangentAge && std::abs(d.tangentH - h) <= 1e-9 * h &&
                   lastIterations <= d.options.reuseWhileIterationsAtMost;
     d.tangentAge = keepTangent ? d.tangentAge + 1 : -1;
-    (void)s;
   }
 
   // (17) f = M z + h²/4 (Φ_zᵀ α Φ − Q + M ẑ̈) = h²/4 (M z̈ + Φ_zᵀ α Φ − Q)

@@ -114,15 +114,9 @@ void Resolver::contacts() {
                                     fmt(rc.restitution) + ")");
     // a point inside its plane in the stored configuration: every dynamic run refuses to start
     if (rc.point.valid() && rc.planePoint.valid() && rc.planeNormal.valid() && !failed()) {
-      auto world = [&](ItemIndex q, bool isVector) {
-        const auto& b = r_.bodies[static_cast<std::size_t>(q.body)];
-        const Eigen::Vector3d local = isVector ? b.vectors[static_cast<std::size_t>(q.index)] : b.points[static_cast<std::size_t>(q.index)];
-        const Eigen::Vector3d turned = b.rotation * local;
-        return isVector ? turned : Eigen::Vector3d(b.position + turned);
-      };
-      const Eigen::Vector3d n = world(rc.planeNormal, true);
+      const Eigen::Vector3d n = r_.vectorWorld(rc.planeNormal);
       if (n.norm() > 0) {
-        const double gap = (world(rc.point, false) - world(rc.planePoint, false)).dot(n.normalized()) - rc.radius;
+        const double gap = (r_.pointWorld(rc.point) - r_.pointWorld(rc.planePoint)).dot(n.normalized()) - rc.radius;
         if (gap < -1e-6 * std::max(1e-3, r_.lengthScale()))
           warning(p, "the point starts " + fmt(-gap) + " m inside the plane in the stored configuration: every dynamic run refuses to "
                      "start so; move it out (or the plane)");
@@ -163,20 +157,15 @@ void Resolver::limits() {
     // beyond the limit in the stored configuration: every dynamic run refuses to start so
     if (rl.joint >= 0 && !failed()) {
       const auto& jt = r_.joints[static_cast<std::size_t>(rl.joint)];
-      const auto& b1 = r_.bodies[static_cast<std::size_t>(jt.body(0))];
-      const auto& b2 = r_.bodies[static_cast<std::size_t>(jt.body(1))];
       double q = 0;  // the coordinate as outputs and limits read it (a spatial revolute's: 0 here)
       bool known = true;
       if (jt.type == JointType::Pin) {
-        const Eigen::Matrix3d rel = b1.rotation.transpose() * b2.rotation;
+        const Eigen::Matrix3d rel = r_.bodies[static_cast<std::size_t>(jt.body(0))].rotation.transpose() *
+                                    r_.bodies[static_cast<std::size_t>(jt.body(1))].rotation;
         q = std::atan2(rel(1, 0), rel(0, 0));
       } else if (jt.type == JointType::Slider || jt.type == JointType::Prismatic) {
         known = jt.axes[0].valid() && jt.points[0].valid() && jt.points[1].valid();
-        if (known) {
-          const Eigen::Vector3d p1 = b1.position + b1.rotation * b1.points[static_cast<std::size_t>(jt.points[0].index)];
-          const Eigen::Vector3d p2 = b2.position + b2.rotation * b2.points[static_cast<std::size_t>(jt.points[1].index)];
-          q = (p2 - p1).dot((b1.rotation * b1.vectors[static_cast<std::size_t>(jt.axes[0].index)]).normalized());
-        }
+        if (known) q = (r_.pointWorld(jt.points[1]) - r_.pointWorld(jt.points[0])).dot(r_.vectorWorld(jt.axes[0]).normalized());
       }
       const double tol = 1e-6 * std::max(1e-3, r_.lengthScale());
       const double beyond = !known ? 0.0 : rl.hasMin && q < rl.min - tol ? rl.min - q : rl.hasMax && q > rl.max + tol ? q - rl.max : 0.0;
