@@ -201,11 +201,11 @@ struct RowOutputs {
           const int b1 = jt.body(0), b2 = jt.body(1);
           const auto dim = static_cast<std::size_t>(m.dimension);
           auto velocity = [&](int b, int i) {
-            Eigen::Vector3d out = Eigen::Vector3d::Zero();
-            if (b == 0) return out;
+            Eigen::Vector3d vel = Eigen::Vector3d::Zero();
+            if (b == 0) return vel;
             const double* p = row + 1 + (count + firstPoint[static_cast<std::size_t>(b)] + static_cast<std::size_t>(i)) * dim;
-            for (std::size_t k = 0; k < dim; ++k) out[static_cast<Eigen::Index>(k)] = p[k];
-            return out;
+            for (std::size_t k = 0; k < dim; ++k) vel[static_cast<Eigen::Index>(k)] = p[k];
+            return vel;
           };
           const Eigen::Vector3d a = R(b1) * m.bodies[static_cast<std::size_t>(b1)].vectors[static_cast<std::size_t>(jt.axes[0].index)];
           const Eigen::Vector3d d = point(b2, jt.points[1].index) - point(b1, jt.points[0].index);

@@ -145,9 +145,8 @@ class PenaltySolvers final : public integ::NewmarkSystem {
 
 PenaltyData::PenaltyData(const RecursiveModel& m, PenaltyOptions o)
     : options(o), z(m.z0), zd(Eigen::VectorXd::Zero(m.nz)), zdd(Eigen::VectorXd::Zero(m.nz)),
-      K(Eigen::MatrixXd::Zero(m.nz, m.nz)), C(Eigen::MatrixXd::Zero(m.nz, m.nz)),
-      newmark(m.nz, integ::NewmarkOptions{o.tolerance, o.maxIterations}), solvers(std::make_unique<PenaltySolvers>(m)),
-      tangent(std::make_unique<ForceJacobian>(m, o.tangent)) {
+      newmark(m.nz, integ::NewmarkOptions{o.tolerance, o.maxIterations}), K(Eigen::MatrixXd::Zero(m.nz, m.nz)),
+      C(Eigen::MatrixXd::Zero(m.nz, m.nz)), solvers(std::make_unique<PenaltySolvers>(m)), tangent(std::make_unique<ForceJacobian>(m, o.tangent)) {
   // α for unit masses, scaled by the mechanism's largest body mass
   double mass = 0;
   for (const auto& b : m.mechanism->bodies) mass = std::max(mass, b.mass);

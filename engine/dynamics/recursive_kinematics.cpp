@@ -381,9 +381,9 @@ void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eige
         const auto& zs = seeded<5>(b, z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         constraintRows<Jet>(m, m.numbers, f, zs.data(), Jet(t), out.data());
-        for (const auto& b : columns) {
-          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(b.constraint)];
-          double* col = values.data() + b.offset + i * c.rows;
+        for (const auto& column : columns) {
+          const LoopConstraint& c = m.constraints[static_cast<std::size_t>(column.constraint)];
+          double* col = values.data() + column.offset + i * c.rows;
           for (int a = 0; a < c.rows; ++a) col[a] = out[static_cast<std::size_t>(c.row + a)].d;
         }
       }
@@ -397,14 +397,14 @@ void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eige
       const Eigen::Vector3d v0 = Eigen::Vector3d((*cf.b)[k].col(i).head<3>()) - w.cross(cf.centre[k]);
       bool seeded = false;
       // only the equations on bodies that move with this coordinate
-      for (const auto& b : columns) {
-        const LoopConstraint& c = m.constraints[static_cast<std::size_t>(b.constraint)];
-        const CutGeometry& g = cut[static_cast<std::size_t>(b.constraint)];
-        double* J = values.data() + b.offset + i * c.rows;
+      for (const auto& column : columns) {
+        const LoopConstraint& c = m.constraints[static_cast<std::size_t>(column.constraint)];
+        const CutGeometry& g = cut[static_cast<std::size_t>(column.constraint)];
+        double* J = values.data() + column.offset + i * c.rows;
         if (g.analytic) {
           // the motion of point 2 minus that of point 1, of the sides that move:
           // σ v0 + ω × Q with σ = s₂ − s₁, Q = s₂ P₂ − s₁ P₁
-          const double s1 = (b.sides & 1) ? 1.0 : 0.0, s2 = (b.sides & 2) ? 1.0 : 0.0, sigma = s2 - s1;
+          const double s1 = (column.sides & 1) ? 1.0 : 0.0, s2 = (column.sides & 2) ? 1.0 : 0.0, sigma = s2 - s1;
           const Eigen::Vector3d Q = s2 * g.P[1] - s1 * g.P[0];
           if (g.type == JointType::Pin) {  // the in-plane rows only
             J[0] = sigma * v0.x() + w.y() * Q.z() - w.z() * Q.y();
@@ -481,16 +481,16 @@ void motionSnapshot(const RecursiveModel& m, RecursiveData& data, const Eigen::V
   out.r.clear();
   out.v.clear();
   out.firstPoint.assign(bodies.size(), -1);
-  for (std::size_t b = 0; b < bodies.size(); ++b) {
-    for (int i = 0; i < 9; ++i) out.poses[b].R[i] = f[b].R.a[i].v;
-    for (int i = 0; i < 3; ++i) out.poses[b].x[i] = f[b].x[i].v;
-    if (b == 0) continue;
-    const V3<Jet> c = worldPoint(f[b], bodies[b].com);
-    out.V.segment<3>(6 * static_cast<Eigen::Index>(b)) = Eigen::Vector3d(c[0].d, c[1].d, c[2].d);
-    out.V.segment<3>(6 * static_cast<Eigen::Index>(b) + 3) = omegaOf(f[b].R);
-    out.firstPoint[b] = static_cast<int>(out.r.size());
-    for (const auto& p : bodies[b].points) {
-      const V3<Jet> P = worldPoint(f[b], p);
+  for (std::size_t k = 0; k < bodies.size(); ++k) {
+    for (int i = 0; i < 9; ++i) out.poses[k].R[i] = f[k].R.a[i].v;
+    for (int i = 0; i < 3; ++i) out.poses[k].x[i] = f[k].x[i].v;
+    if (k == 0) continue;
+    const V3<Jet> c = worldPoint(f[k], bodies[k].com);
+    out.V.segment<3>(6 * static_cast<Eigen::Index>(k)) = Eigen::Vector3d(c[0].d, c[1].d, c[2].d);
+    out.V.segment<3>(6 * static_cast<Eigen::Index>(k) + 3) = omegaOf(f[k].R);
+    out.firstPoint[k] = static_cast<int>(out.r.size());
+    for (const auto& p : bodies[k].points) {
+      const V3<Jet> P = worldPoint(f[k], p);
       out.r.emplace_back(P[0].v, P[1].v, P[2].v);
       out.v.emplace_back(P[0].d, P[1].d, P[2].d);
     }
@@ -601,14 +601,14 @@ void bodyVelocities(const RecursiveModel& m, RecursiveData& data, const Eigen::V
   auto& f = scratch<Frame<Jet>, 14>(b);
   const auto& zv = seeded<15>(b, z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
-  for (Eigen::Index b = 1; b < nb; ++b) {
-    const auto& body = m.numbers.mech.bodies[static_cast<std::size_t>(b)];
-    const V3<Jet> r = worldPoint(f[static_cast<std::size_t>(b)], body.com);
-    const Eigen::Vector3d w = omegaOf(f[static_cast<std::size_t>(b)].R);
-    V.segment<3>(6 * b) = Eigen::Vector3d(r[0].d, r[1].d, r[2].d);
-    V.segment<3>(6 * b + 3) = w;
-    Vdot0.segment<3>(6 * b) = Eigen::Vector3d(r[0].dd, r[1].dd, r[2].dd);
-    Vdot0.segment<3>(6 * b + 3) = omegaDotOf(f[static_cast<std::size_t>(b)].R, w);
+  for (Eigen::Index k = 1; k < nb; ++k) {
+    const auto& body = m.numbers.mech.bodies[static_cast<std::size_t>(k)];
+    const V3<Jet> r = worldPoint(f[static_cast<std::size_t>(k)], body.com);
+    const Eigen::Vector3d w = omegaOf(f[static_cast<std::size_t>(k)].R);
+    V.segment<3>(6 * k) = Eigen::Vector3d(r[0].d, r[1].d, r[2].d);
+    V.segment<3>(6 * k + 3) = w;
+    Vdot0.segment<3>(6 * k) = Eigen::Vector3d(r[0].dd, r[1].dd, r[2].dd);
+    Vdot0.segment<3>(6 * k + 3) = omegaDotOf(f[static_cast<std::size_t>(k)].R, w);
   }
 }
 
