@@ -190,7 +190,8 @@ void runMatrixR(RunContext& run) {
   // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
   // the state after it, and the table gets the row just after beside the one just before
   auto applyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
-    monitor.fired(crossing);  // the switches among them wait until their coordinates come back
+    // the switches among them wait until their coordinates come back
+    if (lw::Status e = monitor.fired(crossing, s.t); !e.ok()) return e;
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
     std::vector<int> closing = crossing;

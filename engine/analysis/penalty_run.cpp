@@ -61,7 +61,8 @@ void runPenalty(RunContext& run) {
   // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
   // independent coordinates chosen there), the accelerations again, the row just after
   auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
-    monitor.fired(crossing);  // the switches among them wait until their coordinates come back
+    // the switches among them wait until their coordinates come back
+    if (lw::Status e = monitor.fired(crossing, pd.t); !e.ok()) return e;
     std::vector<int> closing = crossing;
     if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
     if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {

@@ -16,12 +16,12 @@ double hermite(double s, double h, double g0, double r0, double g1, double r1) {
   return (2 * u3 - 3 * u2 + 1) * g0 + (u3 - 2 * u2 + u) * h * r0 + (-2 * u3 + 3 * u2) * g1 + (u3 - u2) * h * r1;
 }
 
-// where the interpolant is least (largest when `largest`) inside (0, h): at a root of its derivative,
-// a quadratic in u = s/h (or at an end)
-double extremum(double h, double g0, double r0, double g1, double r1, bool largest) {
+// where the interpolant is least (largest when `largest`) strictly inside (0, h), at a root of its
+// derivative (a quadratic in u = s/h): NaN when it has no such extremum there
+double interiorExtremum(double h, double g0, double r0, double g1, double r1, bool largest) {
   // g'(u)/h... in u: (6u² − 6u)(g0 − g1) + (3u² − 4u + 1) h r0 + (3u² − 2u) h r1
   const double a = 6 * (g0 - g1) + 3 * h * (r0 + r1), b = -6 * (g0 - g1) - h * (4 * r0 + 2 * r1), c = h * r0;
-  double best = largest ? h : 0, bestValue = hermite(best, h, g0, r0, g1, r1);
+  double best = NAN, bestValue = largest ? -INFINITY : INFINITY;
   auto consider = [&](double u) {
     if (!(u > 0 && u < 1)) return;
     const double v = hermite(u * h, h, g0, r0, g1, r1);
@@ -43,6 +43,19 @@ double extremum(double h, double g0, double r0, double g1, double r1, bool large
   return best;
 }
 
+// the same over [0, h]: an end where no interior extremum is more extreme (the start only when
+// `withStart`)
+double extremum(double h, double g0, double r0, double g1, double r1, bool largest, bool withStart = false) {
+  double best = largest ? h : 0;
+  if (withStart && (largest ? g0 > g1 : g0 < g1)) best = 0;
+  const double inside = interiorExtremum(h, g0, r0, g1, r1, largest);
+  if (std::isfinite(inside)) {
+    const double v = hermite(inside, h, g0, r0, g1, r1), vb = hermite(best, h, g0, r0, g1, r1);
+    if (largest ? v > vb : v < vb) best = inside;
+  }
+  return best;
+}
+
 struct CannotEvaluate {};
 
 }  // namespace
@@ -51,20 +64,41 @@ ContactMonitor::ContactMonitor(const dyn::RecursiveModel& tree)
     : tree_(tree), sources_(gapSources(tree)), count_(static_cast<int>(sources_.size())), gapsOf_(tree) {
   if (tree.mechanism) touching_ = 1e-10 * std::max(1e-3, tree.mechanism->lengthScale());
   side_.assign(static_cast<std::size_t>(count_), 1);
+  justFired_.assign(static_cast<std::size_t>(count_), 0);
+  firings_.assign(static_cast<std::size_t>(count_), {});
 }
 
-// a switch past its value comes back to the near side when its coordinate is clearly there: a
-// thousand times the touching distance, beyond where a located event leaves it (within 1e-12 s
-// of the crossing, on the near side)
+// a switch that fired comes back to the near side as soon as its coordinate is seen there, by any
+// amount, except at the event's own state (where it is within the location's tolerance of its
+// value): the first step after the event already counts. A margin (a length band) hid the
+// return of a switch whose crossings follow quickly (a chattering pair: the force stayed on).
 void ContactMonitor::updateSides(const Eigen::VectorXd& g) {
-  for (int j = 0; j < count_; ++j)
-    if (sources_[static_cast<std::size_t>(j)].isSwitch() && side_[static_cast<std::size_t>(j)] < 0 && g[j] > 1e3 * touching_)
-      side_[static_cast<std::size_t>(j)] = 1;
+  for (int j = 0; j < count_; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    if (sources_[k].isSwitch() && side_[k] < 0 && !justFired_[k] && g[j] > 0) side_[k] = 1;
+  }
 }
 
-void ContactMonitor::fired(const std::vector<int>& closing) {
-  for (int j : closing)
-    if (sources_[static_cast<std::size_t>(j)].isSwitch()) side_[static_cast<std::size_t>(j)] = -1;
+Status ContactMonitor::fired(const std::vector<int>& closing, double t) {
+  for (int j : closing) {
+    const auto k = static_cast<std::size_t>(j);
+    if (!sources_[k].isSwitch()) continue;
+    side_[k] = -1;
+    justFired_[k] = 1;
+    // crossings that accumulate (a sliding mode: the forces the switch turns on and off each
+    // push the coordinate back to its value) would cut the steps ever shorter without end
+    auto& times = firings_[k];
+    times.push_back(t);
+    if (times.size() > kChatterFirings) times.erase(times.begin());
+    if (chatterWindow_ > 0 && times.size() == kChatterFirings && t - times.front() <= chatterWindow_)
+      return failure(Status::Code::NotConverged, t,
+                     sources_[k].label() + " chatters at t = " + shortNumber(t) + " s: it fired " + std::to_string(kChatterFirings) +
+                         " times in the last " + shortNumber(t - times.front()) + " s, more often than once a step of " +
+                         shortNumber(chatterWindow_ / kChatterFirings) +
+                         " s (the forces it switches push its coordinate back to its value from both sides: a sliding mode, whose "
+                         "motion on the switching surface is not simulated); the run stops here with the rows so far");
+  }
+  return {};
 }
 
 void ContactMonitor::start(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, std::vector<int>* closingNow) {
@@ -102,46 +136,37 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
     if (!gapsAt(tau, inside_)) throw CannotEvaluate{};
     return inside_[j];
   };
-  // armed: a contact that is not resting on its plane nor inside it; a switch whose coordinate is
-  // on the near side of its value (past it, the switch has fired and waits for the coordinate to
-  // come back: its turning point there is no resting contact)
-  auto armed = [&](int j) {
-    return sources_[static_cast<std::size_t>(j)].isSwitch() ? side_[static_cast<std::size_t>(j)] > 0 && g0_[j] > touching_
-                                                             : g0_[j] > touching_ || r0_[j] > 0;
-  };
-  // a step that ends on a contact (within touching of it) and closing: the impact is at its end
-  for (int j = 0; j < count_; ++j)
-    if (std::abs(g1_[j]) <= touching_ && r1_[j] < 0 && armed(j)) closing.push_back(j);
-  if (!closing.empty()) {
-    tEvent = t1_;
-    found = true;
-    return {};
-  }
+  // armed: a contact that is not resting on its plane nor inside it
+  auto armed = [&](int j) { return g0_[j] > touching_ || r0_[j] > 0; };
   try {
     double first = INFINITY;
     std::vector<double>& roots = roots_;
     roots.assign(static_cast<std::size_t>(count_), INFINITY);
     for (int j = 0; j < count_; ++j) {
       const double g0 = g0_[j], r0 = r0_[j], g1 = g1_[j], r1 = r1_[j];
-      // a switch that fired may come back and cross again within one long step (an RK45 step
-      // over a whole flight)
-      const bool returning = sources_[static_cast<std::size_t>(j)].isSwitch() && side_[static_cast<std::size_t>(j)] < 0;
-      if (!(armed(j) || returning) || h <= 0) continue;
+      if (sources_[static_cast<std::size_t>(j)].isSwitch()) {
+        roots[static_cast<std::size_t>(j)] = switchRoot(j, h, gapAt, timeTolerance);
+        first = std::min(first, roots[static_cast<std::size_t>(j)]);
+        continue;
+      }
+      // a step that ends on the contact (within touching of it) and closing: the impact is at its end
+      if (std::abs(g1) <= touching_ && r1 < 0 && armed(j)) {
+        roots[static_cast<std::size_t>(j)] = t1_;
+        first = std::min(first, t1_);
+        continue;
+      }
+      if (!armed(j) || h <= 0) continue;
       double lo = t0_, hi = t1_, glo = g0, ghi = g1;
       if (g1 < 0) {
-        if (g0 <= 0 || returning) {  // it has just bounced off (or come back): from where the gap is open again
+        if (g0 <= 0) {  // it has just bounced off: from where the gap is open again
           lo = t0_ + extremum(h, g0, r0, g1, r1, true);
           glo = gapAt(lo, j);
-          if (returning) {
-            if (glo <= 1e3 * touching_) continue;  // it did not come back: no crossing
-          } else if (glo <= 0)
+          if (glo <= 0)
             return failure(Status::Code::NotConverged, t0_,
                            sources_[static_cast<std::size_t>(j)].label() + " comes to rest at t = " +
                                shortNumber(t0_) + " s (it is back at the plane within one step of its last impact: the impacts " +
                                "would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far");
         }
-      } else if (returning) {
-        continue;
       } else if (g0 > 0 && r0 < 0 && r1 > 0) {  // both ends open, moving apart at the end: a dip below zero between them?
         const double s = extremum(h, g0, r0, g1, r1, false);
         if (hermite(s, h, g0, r0, g1, r1) > std::max(g0, g1)) continue;
@@ -170,11 +195,49 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
   return {};
 }
 
+double ContactMonitor::switchRoot(int j, double h, const std::function<double(double, int)>& gapAt, double timeTolerance) {
+  const auto k = static_cast<std::size_t>(j);
+  const double g0 = g0_[j], r0 = r0_[j], g1 = g1_[j], r1 = r1_[j];
+  if (h <= 0) return INFINITY;
+  // A switch fires where its function falls through zero. Armed, from the step's start when it is
+  // above zero there; fired (waiting), or armed but below zero, only after the function has come
+  // back above zero inside the step: an interior maximum above zero (and above the start, which
+  // may be the event's own state, within the location's tolerance of zero).
+  const bool fromStart = side_[k] > 0 && g0 > 0;
+  double lo = t0_, glo = g0;
+  if (g1 < 0) {
+    if (!fromStart) {
+      const double inside = interiorExtremum(h, g0, r0, g1, r1, true);
+      if (!std::isfinite(inside)) return INFINITY;
+      lo = t0_ + inside;
+      glo = gapAt(lo, j);
+      if (!(glo > 0 && glo > g0)) return INFINITY;  // it did not come back above its value
+    }
+    auto f = [&](double tau) { return tau <= lo ? glo : tau >= t1_ ? g1 : gapAt(tau, j); };
+    auto close = [&](double a, double b) { return b - a <= timeTolerance; };
+    std::uintmax_t iterations = 100;
+    return boost::math::tools::toms748_solve(f, lo, t1_, glo, g1, close, iterations).first;
+  }
+  // both ends above zero: a dip below it between them (armed only: waiting, the dip's fall is the
+  // crossing it waits beyond, and its rise re-arms it at the end)
+  if (!fromStart || !(r0 < 0 && r1 > 0)) return INFINITY;
+  const double s = interiorExtremum(h, g0, r0, g1, r1, false);
+  if (!std::isfinite(s)) return INFINITY;
+  const double hi = t0_ + s, ghi = gapAt(hi, j);
+  if (ghi >= 0) return INFINITY;
+  auto f = [&](double tau) { return tau <= t0_ ? g0 : tau >= hi ? ghi : gapAt(tau, j); };
+  auto close = [&](double a, double b) { return b - a <= timeTolerance; };
+  std::uintmax_t iterations = 100;
+  return boost::math::tools::toms748_solve(f, t0_, hi, g0, ghi, close, iterations).first;
+}
+
 void ContactMonitor::accept() {
   if (!active()) return;
   t0_ = t1_;
   g0_ = g1_;
   r0_ = r1_;
+  // a step was taken since any event: its end is no longer the event's own state
+  std::fill(justFired_.begin(), justFired_.end(), 0);
   updateSides(g0_);
 }
 

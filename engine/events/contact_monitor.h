@@ -3,10 +3,10 @@
 // ends, found from the gaps' cubic Hermite interpolant in time) and its time located on the
 // step's own interpolant by TOMS 748 (Boost.Math) to 1e-12 s; the driver then cuts the step there.
 // Direction filtering: a contact that has just bounced (ṙ⁺ > 0) is not found again at its
-// own root. A switch remembers its side of its value: once it fired (its coordinate crossed, or
-// was located just short of crossing) it waits until the coordinate is clearly back on the near
-// side, so that it neither fires twice at one crossing nor mistakes its turning point beyond the
-// value for a contact coming to rest.
+// own root. A switch remembers its side of its value: once it fired it waits until its coordinate
+// is seen back on the near side (at a step's end, or as a maximum above the value inside a step,
+// which then crosses again in the same step), so that it neither fires twice at one crossing nor
+// misses a crossing that follows within a step or two; firings that accumulate stop the run.
 #pragma once
 
 #include <Eigen/Core>
@@ -38,8 +38,14 @@ class ContactMonitor {
                       std::vector<int>& closing);
   /// The step was accepted as it is (no event): its end becomes the next start.
   void accept();
-  /// The switches among `closing` have fired: past their values until they come back.
-  void fired(const std::vector<int>& closing);
+  /// The switches among `closing` have fired at t: past their values until they come back. Fails
+  /// when a switch's firings accumulate: kChatterFirings of them within the chatter window.
+  Status fired(const std::vector<int>& closing, double t);
+  /// A switch that fires more often than once a step (kChatterFirings times within as many steps)
+  /// chatters: its crossings accumulate faster than the run resolves them (a sliding mode), and
+  /// the run stops with the reason. 0: never.
+  void setChatterStep(double step) { chatterWindow_ = static_cast<double>(kChatterFirings) * step; }
+  static constexpr std::size_t kChatterFirings = 8;
   /// A length below which a gap counts as touching (1e-10 of the mechanism's size).
   double touching() const { return touching_; }
   /// The gaps and rates at the last state seen (a start, or a step's end).
@@ -57,7 +63,12 @@ class ContactMonitor {
   Eigen::VectorXd inside_;             // the gaps at a time inside the step (locating)
   std::vector<double> roots_;
   std::vector<signed char> side_;      // switches: +1 on the near side of the value (armed), −1 past it
+  std::vector<signed char> justFired_; // switches: fired at the current start (the event's own state)
+  std::vector<std::vector<double>> firings_;  // switches: their last firing times
+  double chatterWindow_ = 0;
   void updateSides(const Eigen::VectorXd& g);
+  // the time where switch j's function falls through zero inside the step (INFINITY: none)
+  double switchRoot(int j, double h, const std::function<double(double, int)>& gapAt, double timeTolerance);
 };
 
 }  // namespace lw::events
