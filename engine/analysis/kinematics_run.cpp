@@ -398,6 +398,8 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   if (costs) {
     result.costNames = costSet.names;
     result.costValues = costs->values();
+    if (auto problems = keepFiniteCosts(*costs, result.costNames, result.costValues); !problems.empty())
+      result.costProblem += (result.costProblem.empty() ? "" : "\n") + problems;
   }
   return result;
 }
@@ -405,9 +407,9 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
 std::string overDriven(const ResolvedMechanism& m) {
   if (m.drivers.empty()) return {};
   const kin::NaturalModel nm = kin::compileNaturalModel(m);
-  kin::GlobalData data(nm);
+  kin::GlobalData data(nm, {kin::LinearSolverKind::Sparse});
   if (!kin::assemble(nm, data, 0.0).ok()) return {};  // the analysis itself says why it cannot assemble
-  const kin::NumericalMobility mob = kin::numericalMobility(nm, data.q);
+  const kin::NumericalMobility& mob = data.mobility;
   if (mob.rankWithDrivers >= mob.rank + mob.drivers) return {};
   std::string names;
   for (std::size_t i = 0; i < m.drivers.size(); ++i) names += (i ? ", '" : "'") + m.drivers[i].name + "'";

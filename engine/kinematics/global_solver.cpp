@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "numeric/sparse_lu.h"
+#include "numeric/sparse_rank.h"
 
 namespace lw::kin {
 
@@ -19,8 +20,14 @@ class DenseLu {
 
 GlobalData::GlobalData(const NaturalModel& m, KinematicsOptions o)
     : options(o), q(m.q0), qd(Eigen::VectorXd::Zero(m.nq)), qdd(Eigen::VectorXd::Zero(m.nq)),
-      phi(m.nrows), phiT(m.nrows), gamma(m.nrows), rhs(m.nq), dq(m.nq), J(m.nrows, m.nq),
-      Jsel(m.nq, m.nq), dense(std::make_unique<DenseLu>(m.nq)) {}
+      phi(m.nrows), phiT(m.nrows), gamma(m.nrows), rhs(m.nq), dq(m.nq) {
+  // n² buffers for the dense solver only (a sparse run of 10⁴ bodies would need gigabytes)
+  if (o.solver == LinearSolverKind::Dense) {
+    J.resize(m.nrows, m.nq);
+    Jsel.resize(m.nq, m.nq);
+    dense = std::make_unique<DenseLu>(m.nq);
+  }
+}
 GlobalData::~GlobalData() = default;
 GlobalData::GlobalData(GlobalData&&) noexcept = default;
 
@@ -105,35 +112,45 @@ void buildSparse(const NaturalModel& m, GlobalData& d) {
 
 }  // namespace
 
+namespace {
+// Φ_q's entries at (q, t), transposed (its rows are the columns: the sparse QR's rank reveals
+// independent columns)
+std::vector<num::Entry> jacobianTransposed(const NaturalModel& m, const Eigen::VectorXd& q, double t) {
+  std::vector<num::Entry> out;
+  evaluateJacobian(m, q, t, [&](int row, int col, double v) { out.push_back({col, row, v}); });
+  return out;
+}
+constexpr double kRankTolerance = 1e-9;  // relative to the largest row of Φ_q
+}  // namespace
+
 NumericalMobility numericalMobility(const NaturalModel& m, const Eigen::VectorXd& q, double t) {
   NumericalMobility r;
   r.coordinates = m.nq;
-  Eigen::MatrixXd J;
-  evaluateJacobianDense(m, q, t, J);
-  std::vector<int> plain, driven;
+  std::vector<int> plain, plainIndex(static_cast<std::size_t>(m.nrows), -1);
   for (const auto& c : m.constraints)
-    for (int k = 0; k < c.rows; ++k)
-      (c.source.kind == ConstraintSource::Kind::Driver ? driven : plain).push_back(c.row + k);
+    for (int k = 0; k < c.rows; ++k) {
+      if (c.source.kind == ConstraintSource::Kind::Driver) {
+        ++r.drivers;
+      } else {
+        plainIndex[static_cast<std::size_t>(c.row + k)] = static_cast<int>(plain.size());
+        plain.push_back(c.row + k);
+      }
+    }
   r.equations = static_cast<int>(plain.size());
-  r.drivers = static_cast<int>(driven.size());
-  const double threshold = 1e-9;
-  Eigen::MatrixXd Jp(plain.size(), m.nq);
-  for (std::size_t i = 0; i < plain.size(); ++i) Jp.row(static_cast<Eigen::Index>(i)) = J.row(plain[i]);
+  const std::vector<num::Entry> all = jacobianTransposed(m, q, t);
   if (m.nq > 0 && !plain.empty()) {
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(Jp.transpose());  // pivots pick independent rows
-    qr.setThreshold(threshold);
-    r.rank = static_cast<int>(qr.rank());
+    std::vector<num::Entry> withoutDrivers;
+    withoutDrivers.reserve(all.size());
+    for (const num::Entry& e : all)
+      if (const int k = plainIndex[static_cast<std::size_t>(e.col)]; k >= 0) withoutDrivers.push_back({e.row, k, e.value});
+    const num::SparseRank rank = num::sparseColumnRank(m.nq, static_cast<int>(plain.size()), withoutDrivers, kRankTolerance);
+    r.rank = rank.rank;
     std::set<std::string> names;
-    for (Eigen::Index k = qr.rank(); k < static_cast<Eigen::Index>(plain.size()); ++k)
-      names.insert(m.describeRow(plain[static_cast<std::size_t>(qr.colsPermutation().indices()[k])]));
+    for (int k : rank.dependent) names.insert(m.describeRow(plain[static_cast<std::size_t>(k)]));
     r.redundant.assign(names.begin(), names.end());
   }
   r.dof = m.nq - r.rank;
-  if (m.nq > 0 && m.nrows > 0) {
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(J);
-    qr.setThreshold(threshold);
-    r.rankWithDrivers = static_cast<int>(qr.rank());
-  }
+  if (m.nq > 0 && m.nrows > 0) r.rankWithDrivers = num::sparseColumnRank(m.nq, m.nrows, all, kRankTolerance).rank;
   r.freeDof = m.nq - r.rankWithDrivers;
   r.passive = m.passiveSpins;
   return r;
@@ -150,16 +167,18 @@ Status assemble(const NaturalModel& m, GlobalData& d, double t) {
       converged = true;
       break;
     }
-    evaluateJacobianDense(m, d.q, t, d.J);
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(d.J);
-    Eigen::VectorXd step = qr.solve(-d.phi);
+    std::vector<num::Entry> J;
+    evaluateJacobian(m, d.q, t, [&](int row, int col, double v) { J.push_back({row, col, v}); });
+    Eigen::VectorXd step;
+    if (!num::sparseLeastSquares(m.nrows, m.nq, J, -d.phi, kRankTolerance, step)) break;
     // damp large steps: the stored drawing is a guess, keep to its branch
     const double n = step.cwiseAbs().maxCoeff();
     if (n > 0.2 * scaleOf(m)) step *= 0.2 * scaleOf(m) / n;
     d.q += step;
   }
   if (m.nrows == 0) converged = true;
-  const NumericalMobility mob = numericalMobility(m, d.q, t);
+  d.mobility = numericalMobility(m, d.q, t);
+  const NumericalMobility& mob = d.mobility;
   if (mob.freeDof > 0) {
     std::string msg = "the drivers leave " + std::to_string(mob.freeDof) + " freedom" +
                       (mob.freeDof == 1 ? "" : "s") + " undetermined (" + std::to_string(mob.dof) +
@@ -176,12 +195,16 @@ Status assemble(const NaturalModel& m, GlobalData& d, double t) {
   }
   // independent rows, in model order
   {
-    evaluateJacobianDense(m, d.q, t, d.J);
-    Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(d.J.cols(), d.J.rows());
-    qr.setThreshold(1e-9);
-    qr.compute(d.J.transpose());
-    d.rows.assign(qr.colsPermutation().indices().data(), qr.colsPermutation().indices().data() + qr.rank());
-    std::sort(d.rows.begin(), d.rows.end());
+    const num::SparseRank rank = num::sparseColumnRank(m.nq, m.nrows, jacobianTransposed(m, d.q, t), kRankTolerance);
+    d.rows.clear();
+    std::size_t k = 0;
+    for (int row = 0; row < m.nrows; ++row) {
+      if (k < rank.dependent.size() && rank.dependent[k] == row) {
+        ++k;
+        continue;
+      }
+      d.rows.push_back(row);
+    }
   }
   if (static_cast<int>(d.rows.size()) != m.nq)
     return failure(Status::Code::NotDriven, t, "the constraint Jacobian has rank " + std::to_string(d.rows.size()) +

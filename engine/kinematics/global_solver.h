@@ -28,6 +28,20 @@ struct KinematicsOptions {
   double singularRcond = 1e-12;  // reciprocal condition below which a position is singular
 };
 
+/// Mobility from the numerical rank of Φ_q at q (seed 002 §2.1 notes: Grübler–Kutzbach is only
+/// necessary). Rows are named after their joints, bodies or drivers.
+struct NumericalMobility {
+  int coordinates = 0;
+  int equations = 0;        // without drivers
+  int rank = 0;             // of Φ_q without drivers
+  int dof = 0;              // coordinates − rank
+  int drivers = 0;
+  int rankWithDrivers = 0;
+  int freeDof = 0;          // coordinates − rankWithDrivers: not determined by the drivers
+  std::vector<std::string> redundant;  // constraint rows that depend on others
+  std::vector<std::string> passive;    // bodies with a locked passive spin
+};
+
 class DenseLu;   // Eigen LU holder (global_solver.cpp)
 
 /// Every mutable buffer of a global kinematic run, sized once from the model (G2/G10).
@@ -45,17 +59,19 @@ struct GlobalData {
   // ---- scratch ----
   Eigen::VectorXd phi, phiT, gamma;  // all rows (nrows)
   Eigen::VectorXd rhs, dq;           // selected rows (nq)
-  Eigen::MatrixXd J;                 // dense Φ_q, all rows (nrows × nq)
-  Eigen::MatrixXd Jsel;              // dense, selected rows (nq × nq)
+  Eigen::MatrixXd J;                 // dense solver: Φ_q, all rows (nrows × nq)
+  Eigen::MatrixXd Jsel;              // dense solver: selected rows (nq × nq)
   std::unique_ptr<DenseLu> dense;
   std::unique_ptr<num::SparseLu> sparse;
   std::vector<int> sparseSlots;      // for each Jacobian entry (evaluateJacobian order): index in sparse->values, or -1
+  NumericalMobility mobility;        // at the configuration assemble() found
   int iterations = 0;                // Newton iterations of the last position solve
   double rcond = 1;                  // reciprocal condition estimate of the last factorisation
 };
 
-/// Assembles the stored configuration (Newton from data.q, least squares over all rows), checks
-/// that the drivers determine the motion, and picks the independent rows used afterwards.
+/// Assembles the stored configuration (Newton from data.q, least squares over all rows, by sparse
+/// QR), checks that the drivers determine the motion (data.mobility), and picks the independent
+/// rows used afterwards.
 Status assemble(const NaturalModel& m, GlobalData& data, double t);
 /// Position at time t from the current data.q (Newton–Raphson). Fills data.q.
 Status solvePositions(const NaturalModel& m, GlobalData& data, double t);
@@ -66,19 +82,6 @@ Status solveAccelerations(const NaturalModel& m, GlobalData& data);
 /// All three stages.
 Status solveStep(const NaturalModel& m, GlobalData& data, double t);
 
-/// Mobility from the numerical rank of Φ_q at q (seed 002 §2.1 notes: Grübler–Kutzbach is only
-/// necessary). Rows are named after their joints, bodies or drivers.
-struct NumericalMobility {
-  int coordinates = 0;
-  int equations = 0;        // without drivers
-  int rank = 0;             // of Φ_q without drivers
-  int dof = 0;              // coordinates − rank
-  int drivers = 0;
-  int rankWithDrivers = 0;
-  int freeDof = 0;          // coordinates − rankWithDrivers: not determined by the drivers
-  std::vector<std::string> redundant;  // constraint rows that depend on others
-  std::vector<std::string> passive;    // bodies with a locked passive spin
-};
 NumericalMobility numericalMobility(const NaturalModel& m, const Eigen::VectorXd& q, double t = 0);
 
 }  // namespace lw::kin

@@ -11,6 +11,8 @@
 #include <Eigen/Geometry>
 #include <Eigen/LU>
 #include <algorithm>
+#include <cstdint>
+#include <unordered_set>
 #include <array>
 #include <cmath>
 #include <numeric>
@@ -164,9 +166,16 @@ class Compiler {
   }
 
   void makeEntities() {
-    std::vector<char> classHasGround(items_.size(), 0);
+    // the first ground item of each class (its value and name are the class's)
+    std::vector<int> groundItemOfRoot(items_.size(), -1);
     for (std::size_t i = 0; i < items_.size(); ++i)
-      if (items_[i].needed && items_[i].body == 0) classHasGround[static_cast<std::size_t>(find(static_cast<int>(i)))] = 1;
+      if (items_[i].needed && items_[i].body == 0) {
+        int& g = groundItemOfRoot[static_cast<std::size_t>(find(static_cast<int>(i)))];
+        if (g < 0) g = static_cast<int>(i);
+      }
+    // (body, entity) pairs already recorded: a body's entity lists and an entity's owners grow
+    // together, once per pair (searching the lists was quadratic: the ground owns thousands)
+    std::unordered_set<std::uint64_t> recorded;
     std::vector<int> entityOfRoot(items_.size(), -1);
     entityOfItem_.assign(items_.size(), -1);
     bodyPoints_.resize(m_.bodies.size());
@@ -179,25 +188,20 @@ class Compiler {
         // the value of a class touching the ground is the ground item's
         Eigen::Vector3d value = items_[i].world;
         std::string name = items_[root].name;
-        if (classHasGround[root])
-          for (std::size_t k = 0; k < items_.size(); ++k)
-            if (items_[k].needed && items_[k].body == 0 && static_cast<std::size_t>(find(static_cast<int>(k))) == root) {
-              value = items_[k].world;
-              name = items_[k].name;
-              break;
-            }
-        entityOfRoot[root] = newEntity(items_[i].isVector, classHasGround[root] != 0, value, name);
+        const int g = groundItemOfRoot[root];
+        if (g >= 0) {
+          value = items_[static_cast<std::size_t>(g)].world;
+          name = items_[static_cast<std::size_t>(g)].name;
+        }
+        entityOfRoot[root] = newEntity(items_[i].isVector, g >= 0, value, name);
       }
       const int e = entityOfRoot[root];
       entityOfItem_[i] = e;
-      auto& own = bodyWorld_[static_cast<std::size_t>(items_[i].body)];
-      if (std::none_of(own.begin(), own.end(), [e](const auto& p) { return p.first == e; }))
-        own.emplace_back(e, items_[i].isVector ? Eigen::Vector3d(items_[i].world.normalized()) : items_[i].world);
-      auto& owners = nm_.entities[static_cast<std::size_t>(e)].bodies;
-      if (std::find(owners.begin(), owners.end(), items_[i].body) == owners.end()) owners.push_back(items_[i].body);
-      auto& list = items_[i].isVector ? bodyVectors_[static_cast<std::size_t>(items_[i].body)]
-                                      : bodyPoints_[static_cast<std::size_t>(items_[i].body)];
-      if (std::find(list.begin(), list.end(), e) == list.end()) list.push_back(e);
+      const int body = items_[i].body;
+      if (!recorded.insert((static_cast<std::uint64_t>(body) << 32) | static_cast<std::uint32_t>(e)).second) continue;
+      bodyWorld_[static_cast<std::size_t>(body)].emplace_back(e, items_[i].isVector ? Eigen::Vector3d(items_[i].world.normalized()) : items_[i].world);
+      nm_.entities[static_cast<std::size_t>(e)].bodies.push_back(body);
+      (items_[i].isVector ? bodyVectors_ : bodyPoints_)[static_cast<std::size_t>(body)].push_back(e);
     }
   }
 
@@ -494,8 +498,11 @@ class Compiler {
 NaturalModel compileNaturalModel(const ResolvedMechanism& m) { return Compiler(m).run(); }
 
 std::string NaturalModel::describeRow(int row) const {
-  for (const auto& c : constraints) {
-    if (row < c.row || row >= c.row + c.rows) continue;
+  // the constraints are in row order: the last that starts at or before `row`
+  const auto after = std::upper_bound(constraints.begin(), constraints.end(), row, [](int r, const Constraint& c) { return r < c.row; });
+  if (after != constraints.begin()) {
+    const Constraint& c = *(after - 1);
+    if (row >= c.row + c.rows) return "row " + std::to_string(row);
     const auto i = static_cast<std::size_t>(c.source.index);
     switch (c.source.kind) {
       case ConstraintSource::Kind::Body: return "body '" + mechanism->bodies[i].name + "' (rigidity)";

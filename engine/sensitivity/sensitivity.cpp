@@ -175,13 +175,13 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       return res;
     }
     const kin::NaturalModel nm = kin::compileNaturalModel(st.resolved);
-    kin::GlobalData data(nm);
+    kin::GlobalData data(nm, {kin::LinearSolverKind::Sparse});
     if (Status s = kin::assemble(nm, data, 0.0); !s.ok()) {
       res.status = s;
       res.status.message += " (a kinematic analysis needs the motion fully driven: add drivers, or use --analysis dynamics)";
       return res;
     }
-    const kin::NumericalMobility mob = kin::numericalMobility(nm, data.q);
+    const kin::NumericalMobility& mob = data.mobility;
     if (mob.freeDof > 0 || !mob.passive.empty()) {
       std::string why = mob.freeDof > 0 ? std::to_string(mob.freeDof) + " freedom(s) have no driver" : "";
       for (const auto& b : mob.passive) why += (why.empty() ? "" : "; ") + std::string("the passive spin of '") + b + "' is a freedom of the dynamics";
@@ -220,13 +220,20 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     return res;
   }
   for (std::size_t k : st.parameters) res.parameters.push_back(table.names()[k]);
-  // a parameter no field uses: its gradient is exactly zero
-  {
-    const auto uses = fieldsByParameter(m, table);
-    for (std::size_t k : st.parameters)
-      if (uses.at(table.names()[k]).empty())
-        res.notes.push_back("nothing depends on parameter '" + table.names()[k] + "': its gradient is exactly 0");
-  }
+  // the semi-analytical partials difference at ρ + δ·max(1, |ρ|): a δ whose step is lost in the
+  // rounding of ρ (1e-300, 1e-16) gives zeros or noise; refused, naming the smallest that is not
+  if (spec.partials != Partials::AutomaticDifferentiation)
+    for (std::size_t k : st.parameters) {
+      const double value = table.values()[k], scale = std::max(1.0, std::abs(value));
+      // the step must be represented to 1 %: a hundred units in the last place of ρ
+      const double smallest = 100 * (std::nextafter(std::abs(value), INFINITY) - std::abs(value)) / scale;
+      if (!(spec.delta >= smallest)) {
+        res.status = failure(Status::Code::BadRequest, 0,
+                             "the step delta = " + shortNumber(spec.delta) + " vanishes against parameter '" + table.names()[k] + "' (" +
+                                 shortNumber(value) + ") in double precision: choose a delta of at least " + shortNumber(smallest));
+        return res;
+      }
+    }
   st.model = dyn::compileMatrixR(st.resolved);
   if (!st.model.ok()) {
     res.status = failure(Status::Code::NotDriven, 0, st.model.error);
@@ -242,6 +249,22 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     return res;
   }
   res.costs = st.costs.names;
+  // a parameter no field uses: its gradient is exactly zero (said after the request is known to
+  // stand, and summarised: thousands of them are one note, not thousands)
+  {
+    const auto uses = fieldsByParameter(m, table);
+    std::vector<std::string> unused;
+    for (std::size_t k : st.parameters)
+      if (uses.at(table.names()[k]).empty()) unused.push_back(table.names()[k]);
+    if (unused.size() <= 5) {
+      for (const auto& n : unused) res.notes.push_back("nothing depends on parameter '" + n + "': its gradient is exactly 0");
+    } else {
+      std::string some;
+      for (std::size_t i = 0; i < 3; ++i) some += "'" + unused[i] + "', ";
+      res.notes.push_back("nothing depends on " + std::to_string(unused.size()) + " of the parameters (" + some + "and " +
+                          std::to_string(unused.size() - 3) + " more): their gradients are exactly 0");
+    }
+  }
   if (spec.histories) {
     std::string left;
     for (std::size_t i = 0; i < st.outputs.names.size(); ++i)
@@ -424,6 +447,20 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     res.status = failed;
     return res;
   }
+  // a cost that is not a number has no gradient: refused, naming it and when it stopped being one
+  // (found by one more run of the costs alone, only then: a study that stands pays nothing)
+  for (const auto& g : res.methods)
+    for (std::size_t c = 0; c < g.values.size(); ++c)
+      if (!std::isfinite(g.values[c])) {
+        CostObserver costs(st);
+        PenaltyCosts penaltyCosts(st);
+        analysis::runSimulation(st.resolved, penalty ? runSpec(spec, st, nullptr, &penaltyCosts) : runSpec(spec, st, &costs), {}, cancel);
+        std::string why = (penalty ? penaltyCosts.accumulator() : costs.accumulator()).notFiniteProblem();
+        if (why.empty()) why = "cost '" + res.costs[c] + "' is not a finite number: no value, no gradient";
+        res.status = failure(Status::Code::BadRequest, 0, why);
+        res.methods.clear();
+        return res;
+      }
   if (progress) progress(1.0);
   return res;
 }
@@ -470,12 +507,20 @@ std::string impactsToCsv(const SensitivityResult& r) {
 std::string toJson(const SensitivityResult& r) {
   std::ostringstream os;
   os.precision(17);
+  // JSON has no NaN or infinity: a number that is not finite is written as null
+  auto number = [](double v) {
+    std::ostringstream n;
+    n.precision(17);
+    if (std::isfinite(v)) n << v;
+    else n << "null";
+    return n.str();
+  };
   auto gradientJson = [&](const Gradient& g) {
     os << "{\"method\": \"" << toString(g.method) << "\", \"costs\": {";
     for (std::size_t c = 0; c < r.costs.size(); ++c) {
-      os << (c ? ", " : "") << "\"" << r.costs[c] << "\": {\"value\": " << (c < g.values.size() ? g.values[c] : 0.0) << ", \"gradient\": {";
+      os << (c ? ", " : "") << "\"" << r.costs[c] << "\": {\"value\": " << number(c < g.values.size() ? g.values[c] : 0.0) << ", \"gradient\": {";
       for (std::size_t k = 0; k < r.parameters.size(); ++k)
-        os << (k ? ", " : "") << "\"" << r.parameters[k] << "\": " << g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k));
+        os << (k ? ", " : "") << "\"" << r.parameters[k] << "\": " << number(g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)));
       os << "}}";
     }
     os << "}, \"seconds\": " << g.seconds;
