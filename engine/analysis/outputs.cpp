@@ -299,7 +299,10 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   std::copy(parameters, parameters + c.parameters, slots_.begin() + 1 + 2 * static_cast<long>(c.outputs));
   if (sum_.empty()) sum_.assign(c.names.size(), S(0.0));
   std::vector<S> g(c.names.size());
-  for (std::size_t k = 0; k < c.names.size(); ++k) g[k] = c.expressions[k](std::span<const S>(slots_));
+  for (std::size_t k = 0; k < c.names.size(); ++k) {
+    g[k] = c.expressions[k](std::span<const S>(slots_));
+    if (c.types[k] != Cost::Type::Targets) watchFinite(k, g[k], t);
+  }
   if (started_)
     for (std::size_t k = 0; k < g.size(); ++k)
       if (c.types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
@@ -330,6 +333,7 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
         if (started_ ? ti > t : ti > t * (1 + 1e-12) + 1e-300) break;
         if (!started_ || t - lastT_ <= 0 || ti >= t) {
           sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(slots_));
+          watchFinite(k, sum_[k], ti);
           sites_.push_back({k, i, node_, 1.0, slots_});
           continue;
         }
@@ -338,6 +342,7 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
         for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * f;
         between[0] = S(ti);
         sum_[k] = sum_[k] + samples[i].expression(std::span<const S>(between));
+        watchFinite(k, sum_[k], ti);
         sites_.push_back({k, i, node_, f, between});
       }
     }
@@ -347,6 +352,22 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   last_ = std::move(g);
   lastT_ = t;
   started_ = true;
+}
+
+template <class S>
+void CostAccumulator<S>::watchFinite(std::size_t cost, const S& term, double t) {
+  if (notFiniteCost_ < 0 && !std::isfinite(num::value(term))) {
+    notFiniteCost_ = static_cast<long>(cost);
+    notFiniteAt_ = t;
+  }
+}
+
+template <class S>
+std::string CostAccumulator<S>::notFiniteProblem() const {
+  if (notFiniteCost_ < 0) return {};
+  return "cost '" + c_->names[static_cast<std::size_t>(notFiniteCost_)] + "' is not a finite number from t = " + shortNumber(notFiniteAt_) +
+         " s on (its expression gives a NaN or an infinity there: the square root or logarithm of a negative number, a division "
+         "by zero, an overflow): no value, no gradient";
 }
 
 template <class S>
@@ -367,6 +388,19 @@ std::vector<S> CostAccumulator<S>::values() const {
     }
   }
   return v;
+}
+
+std::string keepFiniteCosts(const CostAccumulator<double>& accumulator, std::vector<std::string>& names, std::vector<double>& values) {
+  std::string problems;
+  const std::string first = accumulator.notFiniteProblem();
+  for (std::size_t k = names.size(); k-- > 0;) {
+    if (std::isfinite(values[k])) continue;
+    const std::string named = "cost '" + names[k] + "'";
+    problems.insert(0, (first.rfind(named, 0) == 0 ? first : named + " is not a finite number: no value") + (problems.empty() ? "" : "\n"));
+    names.erase(names.begin() + static_cast<std::ptrdiff_t>(k));
+    values.erase(values.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  return problems;
 }
 
 #define LW_OUTPUTS_ON(S)                                                                                             \

@@ -118,6 +118,9 @@ class CostAccumulator {
   /// By cost: the point where a minimum or maximum cost's extreme was first reached (−1 for the
   /// other costs or before any point).
   const std::vector<long>& extremeNodes() const { return extremeNode_; }
+  /// "" while every cost's terms are finite numbers; else the sentence naming the first cost that
+  /// stopped being one and the time it did (sqrt of a negative, log(-1), 1/0, exp(1000)).
+  std::string notFiniteProblem() const;
 
  private:
   const CostSet* c_;
@@ -129,6 +132,13 @@ class CostAccumulator {
   std::vector<std::size_t> nextSample_;  // by cost: the first target not yet passed
   double lastT_ = 0;
   bool started_ = false;
+  long notFiniteCost_ = -1;  // the first cost whose term was not finite, and when
+  double notFiniteAt_ = 0;
+  void watchFinite(std::size_t cost, const S& term, double t);
 };
+
+/// A run's costs that are not finite numbers leave `names` and `values` (a table or JSON never
+/// carries a NaN): their sentences are returned, one per line, for the run's costProblem.
+std::string keepFiniteCosts(const CostAccumulator<double>& accumulator, std::vector<std::string>& names, std::vector<double>& values);
 
 }  // namespace lw::analysis

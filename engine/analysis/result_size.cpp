@@ -15,16 +15,16 @@ double defaultResultBytesLimit() {
   return pages > 0 && pageSize > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(pageSize) : 4e9;
 }
 
-namespace {
-std::string bytesText(double bytes) {
+std::string byteSize(double bytes) {
   std::ostringstream s;
   s.setf(std::ios::fixed);
   s.precision(1);
   if (bytes >= 1e9) s << bytes / 1e9 << " GB";
-  else s << bytes / 1e6 << " MB";
+  else if (bytes >= 1e6) s << bytes / 1e6 << " MB";
+  else if (bytes >= 1e3) s << bytes / 1e3 << " kB";
+  else s.precision(0), s << bytes << " bytes";
   return s.str();
 }
-}  // namespace
 
 std::string timeSpanProblem(double tEnd, double dt) {
   auto text = [](double v) {
@@ -64,8 +64,8 @@ std::string resultSizeProblem(double rows, double perRow, double limitBytes, con
   const double limit = limitBytes > 0 ? limitBytes : defaultResultBytesLimit();
   const double bytes = rows * perRow * static_cast<double>(sizeof(double));
   if (bytes <= limit) return {};
-  return "the results would take " + bytesText(bytes) + " (" + std::to_string(std::llround(rows)) + " rows of " +
-         std::to_string(std::llround(perRow)) + " numbers), more than the " + bytesText(limit) + " allowed: " + remedy;
+  return "the results would take " + byteSize(bytes) + " (" + std::to_string(std::llround(rows)) + " rows of " +
+         std::to_string(std::llround(perRow)) + " numbers), more than the " + byteSize(limit) + " allowed: " + remedy;
 }
 
 }  // namespace lw::analysis

@@ -21,6 +21,9 @@ std::string wholeStepsProblem(double tEnd, double dt);
 /// kMaxSteps of them; otherwise the sentence that names the first bad one.
 std::string timesProblem(const std::vector<double>& times);
 
+/// "3.2 GB", "12.0 MB", "4.1 kB", "512 bytes": a size for messages, in the unit that reads.
+std::string byteSize(double bytes);
+
 /// Half the machine's physical memory: the default bound on a run's stored results.
 double defaultResultBytesLimit();
 

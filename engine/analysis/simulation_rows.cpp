@@ -169,6 +169,8 @@ void RunRows::finish(std::chrono::steady_clock::time_point start) {
   if (costs) {
     res.costNames = costSet.names;
     res.costValues = costs->values();
+    if (auto problems = keepFiniteCosts(*costs, res.costNames, res.costValues); !problems.empty())
+      res.costProblem += (res.costProblem.empty() ? "" : "\n") + problems;
   }
   if (!energyWatch.warning.empty()) res.warnings.push_back(energyWatch.warning);
   res.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

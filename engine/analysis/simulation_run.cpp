@@ -86,6 +86,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
   events::ContactMonitor monitor(model.tree);
+  monitor.setChatterStep(spec.dt);  // a switch firing more often than once a step chatters
   const std::vector<events::GapSource> sources = events::gapSources(model.tree);
   const ImpactSpeeds speeds = impactSpeeds(m);
   RunRows rows(m, spec, model, data.dofs, res);  // the columns, and the file's costs compiled
@@ -100,6 +101,14 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     }
   }
   const double tEndRun = atTimes ? spec.times.back() : spec.tEnd;
+  // RK45 at a tolerance doubles cannot meet rejects every step until the step underflows, which
+  // then reads as a singular position: the tolerance is the reason
+  if (spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45 && !(spec.tol >= kSmallestTolerance)) {
+    res.status = lw::failure(lw::Status::Code::BadRequest, 0,
+                             "the RK45 tolerance " + lw::shortNumber(spec.tol) + " is below what double precision can meet: choose at least " +
+                                 lw::shortNumber(kSmallestTolerance));
+    return res;
+  }
   long every = 1;  // steps per stored row
   const bool streamed = static_cast<bool>(spec.rows);  // rows leave as they are computed
   const long outputs = spec.dt > 0 ? std::lround(tEndRun / spec.dt) : 0;

@@ -59,13 +59,17 @@ class PenaltyObserver {
                         const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
 };
 
+/// The smallest RK45 relative tolerance double precision can meet (its absolute tolerance, a
+/// hundredth of it, is then some fifty roundings of a unit value).
+constexpr double kSmallestTolerance = 1e-13;
+
 struct SimulationSpec {
   Formulation formulation = Formulation::MatrixR;
   Integrator integrator = Integrator::Trapezoidal;  // the penalty formulation is always trapezoidal
   double tEnd = 1;
   double dt = 1e-3;     // trapezoidal and penalty: the step; RK45 (which chooses its own steps):
                         // the interval between rows when outputDt is 0
-  double tol = 1e-8;    // RK45 relative tolerance (absolute: a hundredth of it)
+  double tol = 1e-8;    // RK45 relative tolerance (absolute: a hundredth of it), at least kSmallestTolerance
   // RK45: the longest step (0: none). The file's integral costs (SimulationSpec::mechanism) set
   // it to dt: they are a trapezoidal rule over the steps, and the error control alone takes a few
   // long steps where the motion is smooth (a free fall: ∫y off by 60 %)

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/status.h"
 #include "mechanism/fields.h"
 #include "numeric/dual.h"
 
@@ -232,6 +233,16 @@ LW_PARAMETERS_ON(double)
 LW_PARAMETERS_ON(std::complex<double>)
 LW_PARAMETERS_ON(num::Dual8)
 #undef LW_PARAMETERS_ON
+
+std::string outsideRange(const Parameter& p, double value) {
+  const bool below = p.hasMin && value < p.min, above = p.hasMax && value > p.max;
+  if (!below && !above) return {};
+  const std::string unit = p.unit.empty() ? "" : " " + p.unit;
+  const std::string range = p.hasMin && p.hasMax ? "its range " + shortNumber(p.min) + " ... " + shortNumber(p.max) + unit
+                            : p.hasMin           ? "its minimum " + shortNumber(p.min) + unit
+                                                 : "its maximum " + shortNumber(p.max) + unit;
+  return "parameter '" + p.name + "' = " + shortNumber(value) + unit + " is outside " + range;
+}
 
 std::map<std::string, std::vector<std::string>> fieldsByParameter(const Mechanism& m,
                                                                  const ParameterTable& p) {

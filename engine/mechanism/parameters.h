@@ -63,6 +63,11 @@ class ParameterTable {
   std::vector<double> slotValues(const std::vector<std::string>& variables, double t) const;
 };
 
+/// "" when `value` lies within the parameter's range (its min and max, where given); otherwise the
+/// sentence naming the parameter, the value and the range ("parameter 'L1' = 2 is outside its
+/// range 0.5 ... 1.5").
+std::string outsideRange(const Parameter& p, double value);
+
 /// For every parameter, the paths of the fields that depend on it (through forEachNumber), and of
 /// the costs whose expressions use it.
 std::map<std::string, std::vector<std::string>> fieldsByParameter(const Mechanism& m,

@@ -436,8 +436,16 @@ OptimizeResult optimize(const Mechanism& m, const OptimizeSpec& spec, const std:
     res.best = nearest->parameters;
     res.bestCost = nearest->cost;
     res.bestObjective = nearest->objective;
-    res.notes.push_back("no design tried met the constraints exactly: evaluation " + std::to_string(nearest->index) +
-                        ", the nearest, is kept (outside by " + shortNumber(nearest->violation) + ", relative to the bound)");
+    if (nearest->violation <= kNearlyFeasible) {
+      res.notes.push_back("no design tried met the constraints exactly: evaluation " + std::to_string(nearest->index) +
+                          ", the nearest, is kept (outside by " + shortNumber(nearest->violation) + ", relative to the bound)");
+    } else {
+      // an infeasible problem (bounds that exceed a constraint) is no convergence
+      res.feasible = false;
+      res.stopReason = "no feasible design found: the smallest violation reached is " + shortNumber(nearest->violation) +
+                       " (relative to the bound), at evaluation " + std::to_string(nearest->index) +
+                       "; loosen a constraint or widen the parameters' ranges";
+    }
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return res;

@@ -52,6 +52,10 @@ struct Evaluation {
   std::string message;
 };
 
+/// A design outside its constraints by at most this much (relative to each bound) is kept as the
+/// nearest: a constraint on a minimum over the run is met only to within the change between steps.
+constexpr double kNearlyFeasible = 1e-2;
+
 struct OptimizeResult {
   Status status;                  // failed: nothing could be evaluated at the start, or bad input
   std::vector<std::string> parameters;
@@ -59,6 +63,7 @@ struct OptimizeResult {
   double initialCost = 0, bestCost = 0, bestObjective = 0;
   std::vector<Evaluation> history;
   std::string stopReason;         // "converged (relative change below 1e-10)", "stopped", ...
+  bool feasible = true;           // false: no design tried came within kNearlyFeasible of the constraints
   double seconds = 0;
   std::vector<std::string> notes;
 };

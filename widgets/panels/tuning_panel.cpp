@@ -455,8 +455,16 @@ void TuningPanel::finish(std::shared_ptr<opt::OptimizeResult> r, unsigned genera
   names_ = r->parameters;
   best_ = r->best;
   bestCost_ = r->bestCost;
-  const bool improved = r->bestCost < r->initialCost;
+  // an infeasible result is no design to apply: the panel says why instead
+  const bool improved = r->feasible && r->bestCost < r->initialCost;
   apply_->setEnabled(improved);
+  if (!r->feasible) {
+    status_->setText(tr("No feasible design: %1").arg(QString::fromStdString(r->stopReason)));
+    status_->setToolTip(QString());
+    emit message(tr("Tuning: %1 (%2 evaluations)").arg(QString::fromStdString(r->stopReason)).arg(r->history.size()));
+    emit tuningFinished(false);
+    return;
+  }
   QStringList design;
   for (std::size_t i = 0; i < names_.size(); ++i)
     design << QStringLiteral("%1 = %2").arg(QString::fromStdString(names_[i])).arg(best_[i], 0, 'g', 6);
