@@ -92,7 +92,7 @@ void MainWindow::createModelMenu() {
   addBody->setStatusTip(tr("Add a body at the origin with one point; set its numbers in Properties"));
   // an item added to the body selected in the tree (or the ground)
   auto addToSelectedBody = [this, model, apply, selectedBody](const QString& text, const char* name,
-                                                              edit::EditResult (*add)(Mechanism&, const std::string&)) {
+                                                              edit::EditResult (*add)(Mechanism&, std::string)) {
     model->addAction(text, this, [this, apply, selectedBody, add] {
       Mechanism after = *mechanism_;
       const std::string body = selectedBody();
@@ -325,7 +325,7 @@ struct ItemKind {
   const char* noun;        // "driver"
   bool (Dialog::*read)(Item&, QString&) const;
   edit::EditResult (*add)(Mechanism&, Item);
-  edit::EditResult (*change)(Mechanism&, const std::string&, Item);
+  edit::EditResult (*change)(Mechanism&, std::string, Item);
 };
 
 namespace {

@@ -338,7 +338,7 @@ EditResult addSlider(Mechanism& m, const SketchPoint& p, const Eigen::Vector2d& 
   return r;
 }
 
-EditResult addCrankDriver(Mechanism& m, const std::string& body) {
+EditResult addCrankDriver(Mechanism& m, std::string body) {
   EditResult r;
   const Joint* pin = nullptr;
   for (const auto& j : m.joints)
@@ -485,7 +485,7 @@ EditResult addBody(Mechanism& m) {
   return r;
 }
 
-EditResult addPoint(Mechanism& m, const std::string& body) {
+EditResult addPoint(Mechanism& m, std::string body) {
   EditResult r;
   auto* points = pointsOf(m, body);
   if (!points) {
@@ -504,7 +504,7 @@ EditResult addPoint(Mechanism& m, const std::string& body) {
   return r;
 }
 
-EditResult addVector(Mechanism& m, const std::string& body) {
+EditResult addVector(Mechanism& m, std::string body) {
   EditResult r;
   std::vector<NamedVector>* vectors = nullptr;
   if (body == kGroundName) vectors = &m.ground.vectors;
@@ -545,7 +545,7 @@ EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, co
   return r;
 }
 
-EditResult changeJoint(Mechanism& m, const std::string& joint, JointType type, const Ref& a, const Ref& b,
+EditResult changeJoint(Mechanism& m, std::string joint, JointType type, const Ref& a, const Ref& b,
                        const std::vector<Ref>& axes) {
   EditResult r;
   const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == joint; });
@@ -594,7 +594,7 @@ bool validName(const std::string& s) {
 
 }  // namespace
 
-EditResult renameItem(Mechanism& m, const std::string& path, const std::string& name) {
+EditResult renameItem(Mechanism& m, std::string path, std::string name) {
   EditResult r;
   if (!validName(name)) {
     r.error = "'" + name + "' is not a name: letters, digits and _, starting with a letter or _";
@@ -676,7 +676,7 @@ EditResult renameItem(Mechanism& m, const std::string& path, const std::string& 
   return r;
 }
 
-EditResult deleteJoint(Mechanism& m, const std::string& joint) {
+EditResult deleteJoint(Mechanism& m, std::string joint) {
   EditResult r;
   const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == joint; });
   if (it == m.joints.end()) {
@@ -691,7 +691,7 @@ EditResult deleteJoint(Mechanism& m, const std::string& joint) {
   return r;
 }
 
-EditResult deleteBody(Mechanism& m, const std::string& body) {
+EditResult deleteBody(Mechanism& m, std::string body) {
   EditResult r;
   const auto it = std::find_if(m.bodies.begin(), m.bodies.end(), [&](const Body& b) { return b.name == body; });
   if (it == m.bodies.end()) {
@@ -712,7 +712,7 @@ EditResult deleteBody(Mechanism& m, const std::string& body) {
   return r;
 }
 
-EditResult deleteGroundPoint(Mechanism& m, const std::string& point) {
+EditResult deleteGroundPoint(Mechanism& m, std::string point) {
   EditResult r;
   const auto it = std::find_if(m.ground.points.begin(), m.ground.points.end(), [&](const NamedVector& p) { return p.name == point; });
   if (it == m.ground.points.end()) {
@@ -778,9 +778,9 @@ EditResult addDriver(Mechanism& m, Driver d) {
   return addNamed(m.drivers, std::move(d), name, description);
 }
 
-EditResult changeDriver(Mechanism& m, const std::string& name, Driver d) { return replaceNamed(m.drivers, name, &d, "driver"); }
+EditResult changeDriver(Mechanism& m, std::string name, Driver d) { return replaceNamed(m.drivers, name, &d, "driver"); }
 
-EditResult deleteDriver(Mechanism& m, const std::string& name) { return replaceNamed<Driver>(m.drivers, name, nullptr, "driver"); }
+EditResult deleteDriver(Mechanism& m, std::string name) { return replaceNamed<Driver>(m.drivers, name, nullptr, "driver"); }
 
 EditResult addForce(Mechanism& m, Force f) {
   const std::string name = f.name.empty() ? freshName(m, f.type == Force::Type::Spring ? "spring" : "force") : f.name;
@@ -788,7 +788,7 @@ EditResult addForce(Mechanism& m, Force f) {
   return addNamed(m.forces, std::move(f), name, description);
 }
 
-EditResult changeForce(Mechanism& m, const std::string& name, Force f) {
+EditResult changeForce(Mechanism& m, std::string name, Force f) {
   const auto it = std::find_if(m.forces.begin(), m.forces.end(), [&](const Force& x) { return x.name == name; });
   const bool wasSpring = it != m.forces.end() && it->type == Force::Type::Spring;
   EditResult r = replaceNamed(m.forces, name, &f, "force");
@@ -797,7 +797,7 @@ EditResult changeForce(Mechanism& m, const std::string& name, Force f) {
   return r;
 }
 
-EditResult deleteForce(Mechanism& m, const std::string& name) {
+EditResult deleteForce(Mechanism& m, std::string name) {
   EditResult r = replaceNamed<Force>(m.forces, name, nullptr, "force");
   if (r.ok) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
   return r;
@@ -809,9 +809,9 @@ EditResult addContact(Mechanism& m, Contact c) {
   return addNamed(m.contacts, std::move(c), name, description);
 }
 
-EditResult changeContact(Mechanism& m, const std::string& name, Contact c) { return replaceNamed(m.contacts, name, &c, "contact"); }
+EditResult changeContact(Mechanism& m, std::string name, Contact c) { return replaceNamed(m.contacts, name, &c, "contact"); }
 
-EditResult deleteContact(Mechanism& m, const std::string& name) { return replaceNamed<Contact>(m.contacts, name, nullptr, "contact"); }
+EditResult deleteContact(Mechanism& m, std::string name) { return replaceNamed<Contact>(m.contacts, name, nullptr, "contact"); }
 
 namespace {
 // the first "prefix1", "prefix2", ... that no item of `items` has (limits and switches have their
@@ -831,9 +831,9 @@ EditResult addLimit(Mechanism& m, JointLimit l) {
   return addNamed(m.limits, std::move(l), name, description);
 }
 
-EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l) { return replaceNamed(m.limits, name, &l, "limit"); }
+EditResult changeLimit(Mechanism& m, std::string name, JointLimit l) { return replaceNamed(m.limits, name, &l, "limit"); }
 
-EditResult deleteLimit(Mechanism& m, const std::string& name) { return replaceNamed<JointLimit>(m.limits, name, nullptr, "limit"); }
+EditResult deleteLimit(Mechanism& m, std::string name) { return replaceNamed<JointLimit>(m.limits, name, nullptr, "limit"); }
 
 EditResult addSwitch(Mechanism& m, Switch s) {
   const std::string name = s.name.empty() ? freshNameAmong(m.switches, "switch") : s.name;
@@ -841,9 +841,9 @@ EditResult addSwitch(Mechanism& m, Switch s) {
   return addNamed(m.switches, std::move(s), name, description);
 }
 
-EditResult changeSwitch(Mechanism& m, const std::string& name, Switch s) { return replaceNamed(m.switches, name, &s, "switch"); }
+EditResult changeSwitch(Mechanism& m, std::string name, Switch s) { return replaceNamed(m.switches, name, &s, "switch"); }
 
-EditResult deleteSwitch(Mechanism& m, const std::string& name) { return replaceNamed<Switch>(m.switches, name, nullptr, "switch"); }
+EditResult deleteSwitch(Mechanism& m, std::string name) { return replaceNamed<Switch>(m.switches, name, nullptr, "switch"); }
 
 std::string describe(const InitialVelocity& v) {
   switch (v.type) {

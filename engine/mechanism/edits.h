@@ -70,7 +70,7 @@ EditResult addSlider(Mechanism& m, const SketchPoint& p, const Eigen::Vector2d& 
 
 /// Drives the pin between `body` and the ground at one turn per second; if it is driven already,
 /// removes that driver instead (the Driver tool toggles).
-EditResult addCrankDriver(Mechanism& m, const std::string& body);
+EditResult addCrankDriver(Mechanism& m, std::string body);
 
 /// Moves a point of the stored configuration: the ground point itself, or every body point joined
 /// to it (the links change length). `r` is `m` resolved.
@@ -89,27 +89,30 @@ EditResult turnVectorTo(Mechanism& m, const ResolvedMechanism& r, const std::str
 /// Adds a body ("body1", ...) at the origin, 1 kg, with a point "O" (and in 3D a vector "z").
 EditResult addBody(Mechanism& m);
 /// Adds a point ("P1", ...) at the body's origin; its coordinates are edited in the property editor.
-EditResult addPoint(Mechanism& m, const std::string& body);
+EditResult addPoint(Mechanism& m, std::string body);
 /// Adds a unit vector ("u1", ...) along z (x in 2D) to a body or the ground.
-EditResult addVector(Mechanism& m, const std::string& body);
+EditResult addVector(Mechanism& m, std::string body);
 /// Adds a joint between two points (axes: one vector on each body, for the joints that need them).
 EditResult addJoint(Mechanism& m, JointType type, const Ref& a, const Ref& b, const std::vector<Ref>& axes);
 /// Changes a joint's type, points and axes in place (its name, and the drivers and forces that
 /// name it, stay); whether the result is valid is the resolver's to say.
-EditResult changeJoint(Mechanism& m, const std::string& joint, JointType type, const Ref& a, const Ref& b,
+EditResult changeJoint(Mechanism& m, std::string joint, JointType type, const Ref& a, const Ref& b,
                        const std::vector<Ref>& axes);
 /// Renames the item at `path` ("bodies[2]", "joints[0]", "bodies[1].points.B", "ground.points.A",
 /// "drivers[0]", "forces[3]") and every reference to it. The new name must be a valid name; the
 /// caller checks the result (resolve) for clashes.
-EditResult renameItem(Mechanism& m, const std::string& path, const std::string& name);
+EditResult renameItem(Mechanism& m, std::string path, std::string name);
+
+// Names are taken by value: a caller's name is often the item's own (m.joints[i].name), which the
+// edit erases or moves ("Delete joint B" of a chain described, and dropped the dependents of, C).
 
 /// Deletes a joint and what refers to it (drivers, torsion springs, outputs...).
-EditResult deleteJoint(Mechanism& m, const std::string& joint);
+EditResult deleteJoint(Mechanism& m, std::string joint);
 
 /// Deletes a body with its joints and everything that refers to them (drivers, forces, outputs...).
-EditResult deleteBody(Mechanism& m, const std::string& body);
+EditResult deleteBody(Mechanism& m, std::string body);
 /// Deletes a ground point and the joints, drivers and forces on it.
-EditResult deleteGroundPoint(Mechanism& m, const std::string& point);
+EditResult deleteGroundPoint(Mechanism& m, std::string point);
 
 // ---- drivers and forces (Model > Add Driver..., Add Force..., Change..., Delete) ----
 // Whether the references hold (the joint exists, the points are on two bodies...) is the
@@ -118,33 +121,33 @@ EditResult deleteGroundPoint(Mechanism& m, const std::string& point);
 /// Adds a driver; a fresh name ("motor1", ...) when d.name is empty.
 EditResult addDriver(Mechanism& m, Driver d);
 /// Replaces the named driver's type, references and function; its name stays.
-EditResult changeDriver(Mechanism& m, const std::string& name, Driver d);
-EditResult deleteDriver(Mechanism& m, const std::string& name);
+EditResult changeDriver(Mechanism& m, std::string name, Driver d);
+EditResult deleteDriver(Mechanism& m, std::string name);
 /// Adds a force element; a fresh name ("spring1", "force1", ...) when f.name is empty.
 EditResult addForce(Mechanism& m, Force f);
 /// Replaces the named force; its name stays. A spring that becomes another kind of force takes
 /// its length outputs (and the costs on them) with it.
-EditResult changeForce(Mechanism& m, const std::string& name, Force f);
+EditResult changeForce(Mechanism& m, std::string name, Force f);
 /// Deletes a force and the outputs (and costs) that read it.
-EditResult deleteForce(Mechanism& m, const std::string& name);
+EditResult deleteForce(Mechanism& m, std::string name);
 
 // ---- contacts and initial velocities (Model > Add Contact..., Set Initial Velocity...) ----
 
 /// Adds a point-on-plane contact; a fresh name ("contact1", ...) when c.name is empty.
 EditResult addContact(Mechanism& m, Contact c);
 /// Replaces the named contact's point, plane, radius, law and restitution; its name stays.
-EditResult changeContact(Mechanism& m, const std::string& name, Contact c);
-EditResult deleteContact(Mechanism& m, const std::string& name);
+EditResult changeContact(Mechanism& m, std::string name, Contact c);
+EditResult deleteContact(Mechanism& m, std::string name);
 /// Adds end stops on a joint's coordinate; a fresh name ("limit1", ...) when l.name is empty.
 EditResult addLimit(Mechanism& m, JointLimit l);
 /// Replaces the named limit's joint, bounds, law and restitution; its name stays.
-EditResult changeLimit(Mechanism& m, const std::string& name, JointLimit l);
-EditResult deleteLimit(Mechanism& m, const std::string& name);
+EditResult changeLimit(Mechanism& m, std::string name, JointLimit l);
+EditResult deleteLimit(Mechanism& m, std::string name);
 /// Adds a switch of the equations of motion; a fresh name ("switch1", ...) when s.name is empty.
 EditResult addSwitch(Mechanism& m, Switch s);
 /// Replaces the named switch's watched coordinate, value, direction and forces; its name stays.
-EditResult changeSwitch(Mechanism& m, const std::string& name, Switch s);
-EditResult deleteSwitch(Mechanism& m, const std::string& name);
+EditResult changeSwitch(Mechanism& m, std::string name, Switch s);
+EditResult deleteSwitch(Mechanism& m, std::string name);
 /// What an initial velocity sets, for messages and the model tree: "joint crank",
 /// "link2.P2.x" or "body link1".
 std::string describe(const InitialVelocity& v);

@@ -679,6 +679,23 @@ TEST_F(MainWindowTest, ClickingABodyInThe3DViewSelectsItForEditing) {
   EXPECT_EQ(w.sceneView()->pickAt(QPoint(3, 3)).kind, lw::widgets::SceneView::Pick::Kind::None);
 }
 
+// Deleting joint B of a chain offered "Undo Delete joint C" (the edit read the name from the
+// joint it had just erased, and dropped the next joint's dependents)
+TEST_F(MainWindowTest, UndoNamesTheJointThatWasDeleted) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(openShown(w, "four-bar.json"));
+  auto* tree = w.findChild<QTreeWidget*>();
+  const std::string deleted = w.mechanism()->joints[1].name, next = w.mechanism()->joints[2].name;
+  for (QTreeWidgetItemIterator it(tree); *it; ++it)
+    if ((*it)->data(0, Qt::UserRole).toString() == "joints[1]") tree->setCurrentItem(*it);
+  QApplication::processEvents();
+  w.findChild<QAction*>("DeleteSelected")->trigger();
+  EXPECT_EQ(w.undoStack()->undoText().toStdString(), "Delete joint " + deleted);
+  ASSERT_EQ(w.mechanism()->joints[1].name, next) << "the next joint is kept";
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->joints[1].name, deleted);
+}
+
 TEST_F(MainWindowTest, SpatialItemsAreAddedAndDeletedFromTheModelMenu) {
   lw::app::MainWindow w;
   ASSERT_TRUE(openShown(w, "rssr.json"));

@@ -221,6 +221,23 @@ TEST(SketchEdits, TurningAnAxisKeepsItsJointsAxesParallel) {
 }
 
 // bad moves and joint changes are refused with the item and the reason, the model untouched
+// The name given is often the item's own, which the edit erases: "Delete joint B" of a chain was
+// described as, and dropped the dependents of, the joint after it
+TEST(SketchEdits, DeletingAnItemByItsOwnNameDeletesThatItemOnly) {
+  Mechanism m = test::sampleMechanism("four-bar");
+  const std::string first = m.joints[0].name, second = m.joints[1].name;
+  const std::size_t drivers = m.drivers.size();
+  const EditResult r = deleteJoint(m, m.joints[1].name);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.description, "Delete joint " + second);
+  EXPECT_EQ(m.joints[0].name, first);
+  EXPECT_EQ(m.drivers.size(), drivers) << "the crank's driver is not the deleted joint's";
+  Mechanism f = test::sampleMechanism("five-bar");
+  ASSERT_GE(f.forces.size(), 2u);
+  const std::string force = f.forces[0].name;
+  EXPECT_EQ(deleteForce(f, f.forces[0].name).description, "Delete force " + force);
+}
+
 TEST(SketchEdits, BadMovesAndJointChangesAreRefusedWithTheReason) {
   Mechanism m = crankAndRod("bad");
   Diagnostics d;
