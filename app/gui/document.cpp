@@ -4,10 +4,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLockFile>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QUndoCommand>
 #include <QUndoStack>
+#include <QUuid>
 
 #include "analysis/assembly.h"
 #include "io/mechanism_io.h"
@@ -45,13 +47,23 @@ class ReplaceMechanismCommand : public QUndoCommand {
 
 }  // namespace
 
-Document::Document(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)), autosaveTimer_(new QTimer(this)) {
+Document::Document(QObject* parent)
+    : QObject(parent),
+      session_(QUuid::createUuid().toString(QUuid::Id128)),
+      lock_(std::make_unique<QLockFile>(autosaveDir() + "/locks/" + session_ + ".lock")),
+      undo_(new QUndoStack(this)),
+      autosaveTimer_(new QTimer(this)) {
+  QDir().mkpath(autosaveDir() + "/locks");
+  lock_->setStaleLockTime(0);  // stale only when its process is gone, never by age
+  lock_->tryLock(0);
   connect(undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { setModified(!clean); });
   connect(undo_, &QUndoStack::indexChanged, this, [this] { autosaveDirty_ = true; });
   autosaveTimer_->setInterval(30000);
   connect(autosaveTimer_, &QTimer::timeout, this, &Document::autosaveNow);
   autosaveTimer_->start();
 }
+
+Document::~Document() = default;  // the lock is released: what is left of this session is recoverable
 
 void Document::setModified(bool modified) {
   if (modified_ == modified) return;
@@ -119,7 +131,7 @@ QString Document::autosaveDir() { return QStandardPaths::writableLocation(QStand
 
 QString Document::autosaveFile() const {
   const QString base = path_.isEmpty() ? QStringLiteral("untitled") : QFileInfo(path_).completeBaseName();
-  return autosaveDir() + "/" + QString::number(QCoreApplication::applicationPid()) + "-" + base + ".json";
+  return autosaveDir() + "/" + session_ + "-" + base + ".json";
 }
 
 QString Document::autosaveNow() {
@@ -139,7 +151,7 @@ QString Document::autosaveNow() {
 
 void Document::discardAutosave() {
   QDir dir(autosaveDir());
-  const QString prefix = QString::number(QCoreApplication::applicationPid()) + "-";
+  const QString prefix = session_ + "-";
   for (const QString& f : dir.entryList({prefix + "*"}, QDir::Files)) dir.remove(f);
   autosaveDirty_ = true;  // the next modification autosaves again
 }
@@ -148,9 +160,14 @@ QStringList Document::recoverableFiles() {
   QStringList out;
   const QDir dir(autosaveDir());
   for (const QFileInfo& f : dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time)) {
-    const QString pid = f.fileName().section('-', 0, 0);
-    const bool running = pid == QString::number(QCoreApplication::applicationPid()) || QFileInfo::exists("/proc/" + pid);
-    if (!running) out << f.absoluteFilePath();
+    // its session's lock: held by a running window (this one's too), or free (stale: that window
+    // crashed, or none ever held it)
+    QDir().mkpath(dir.filePath("locks"));
+    QLockFile lock(dir.filePath("locks/" + f.fileName().section('-', 0, 0) + ".lock"));
+    lock.setStaleLockTime(0);
+    if (lock.tryLock(0)) lock.unlock();
+    else if (lock.error() == QLockFile::LockFailedError) continue;  // held: its window runs
+    out << f.absoluteFilePath();
   }
   return out;
 }

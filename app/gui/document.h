@@ -6,10 +6,12 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <memory>
 #include <string>
 
 #include "mechanism/mechanism.h"
 
+class QLockFile;
 class QTimer;
 class QUndoStack;
 
@@ -19,6 +21,7 @@ class Document : public QObject {
   Q_OBJECT
  public:
   explicit Document(QObject* parent = nullptr);
+  ~Document() override;
 
   const Mechanism& mechanism() const { return mechanism_; }
   /// The file it was opened from or saved to ("" while untitled).
@@ -76,6 +79,11 @@ class Document : public QObject {
  private:
   void setModified(bool modified);
   QString autosaveFile() const;
+  // Autosaves are named by a session of their own, locked for the document's life (QLockFile:
+  // a lock whose process died, even by kill -9, is stale at once; a process id that another
+  // process got since is not mistaken for it). No other window's files are touched.
+  QString session_;
+  std::unique_ptr<QLockFile> lock_;
   Mechanism mechanism_;
   QString path_;
   QUndoStack* undo_ = nullptr;

@@ -3,11 +3,17 @@
 // choices kept without an undo step; autosave written, read back and removed; save.
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
+#include <QFileInfo>
 #include <QDir>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <chrono>
+#include <cstdio>
+#include <thread>
 
 #include "document.h"
 #include "io/mechanism_io.h"
@@ -115,6 +121,62 @@ TEST(Document, StudyChoicesAndAutosaveAndSave) {
   EXPECT_FALSE(Document::readAutosave(bad, back, path, problems));
   EXPECT_FALSE(problems.isEmpty());
   EXPECT_TRUE(QFile::exists(bad + ".unrecoverable"));
+  QDir(Document::autosaveDir()).removeRecursively();
+  QStandardPaths::setTestModeEnabled(false);
+}
+
+// Run in a child process by the test below (skipped otherwise): a window's document with unsaved
+// work autosaved, its path printed, then waiting to be killed.
+TEST(Document, AutosavingChildProcess) {
+  if (qEnvironmentVariableIsEmpty("LW_AUTOSAVE_CHILD")) GTEST_SKIP() << "the child of AnAutosaveIsOfferedAtOnceAfterKill9";
+  QStandardPaths::setTestModeEnabled(true);
+  Document doc;
+  doc.reset(test::sampleMechanism("four-bar-synthesis"), "");
+  StudySettings s = doc.mechanism().study;
+  s.present = true;
+  doc.setStudy(s);
+  std::printf("AUTOSAVE %s\n", qPrintable(doc.autosaveNow()));
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::seconds(120));
+}
+
+TEST(Document, AnAutosaveIsOfferedAtOnceAfterKill9AndNeverTouchedByAnotherWindow) {
+  QStandardPaths::setTestModeEnabled(true);
+  QDir(Document::autosaveDir()).removeRecursively();
+  QProcess child;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert("LW_AUTOSAVE_CHILD", "1");
+  child.setProcessEnvironment(env);
+  child.start(QCoreApplication::applicationFilePath(), {"--gtest_filter=Document.AutosavingChildProcess"});
+  QString written;
+  for (int i = 0; i < 300 && written.isEmpty(); ++i) {
+    child.waitForReadyRead(100);
+    for (const QString& line : QString::fromUtf8(child.readAllStandardOutput()).split('\n'))
+      if (line.startsWith("AUTOSAVE ")) written = line.mid(9).trimmed();
+  }
+  ASSERT_FALSE(written.isEmpty()) << "the child wrote no autosave: " << child.readAllStandardError().toStdString();
+  ASSERT_TRUE(QFileInfo::exists(written));
+  EXPECT_FALSE(Document::recoverableFiles().contains(written)) << "its window is still running";
+  // another window (this process) opening a file removes its own autosaves only
+  {
+    Document other;
+    other.reset(test::sampleMechanism("four-bar"), "");
+    EXPECT_TRUE(QFileInfo::exists(written));
+  }
+  child.kill();  // SIGKILL: no clean-up of any kind
+  ASSERT_TRUE(child.waitForFinished(10000));
+  // the very next look finds it (the lock of a dead process is stale at once)
+  EXPECT_EQ(Document::recoverableFiles(), QStringList{written});
+  Document after;
+  after.reset(test::sampleMechanism("four-bar"), "");
+  EXPECT_TRUE(QFileInfo::exists(written)) << "a new window never removes another session's autosave";
+  // a crashed window whose process id this process got since (autosaves were keyed by the pid:
+  // not offered while the pid lived, and deleted when this window opened a file)
+  const QString reused = QDir(Document::autosaveDir()).filePath(QString::number(QCoreApplication::applicationPid()) + "-reused.json");
+  ASSERT_TRUE(QFile::copy(written, reused));
+  EXPECT_TRUE(Document::recoverableFiles().contains(reused));
+  after.reset(test::sampleMechanism("five-bar"), "");
+  EXPECT_TRUE(QFileInfo::exists(reused));
   QDir(Document::autosaveDir()).removeRecursively();
   QStandardPaths::setTestModeEnabled(false);
 }
