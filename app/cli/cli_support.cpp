@@ -1,5 +1,9 @@
 #include "cli_support.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 namespace lw::cli {
 
 
@@ -66,8 +70,8 @@ int loadResolved(const std::string& file, lw::io::LoadResult& r, std::optional<l
 // standard output for "" or "-", else an atomic write
 int writeText(const std::string& out, const std::string& text) {
   if (out.empty() || out == "-") {
-    std::cout << text;
-    return kOk;
+    std::cout << text << std::flush;
+    return std::cout ? kOk : standardOutputFailed();
   }
   std::string err;
   if (!lw::io::writeFileAtomically(out, text, err)) {
@@ -78,6 +82,52 @@ int writeText(const std::string& out, const std::string& text) {
 }
 
 int writeOut(const lw::Mechanism& m, const std::string& out) { return writeText(out, lw::io::mechanismToString(m)); }
+
+int standardOutputFailed() {
+  const int error = errno;
+  std::cerr << "linkwright-cli: cannot write to standard output" << (error ? std::string(": ") + std::strerror(error) : std::string())
+            << ": the output is lost\n";
+  return kIoError;
+}
+
+int finishStandardOutput(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool written = static_cast<bool>(std::cout) && std::fflush(stdout) == 0 && !std::ferror(stdout);
+  if (written) return code;
+  const int reported = standardOutputFailed();
+  std::cout.clear();
+  return code == kOk ? reported : code;
+}
+
+namespace {
+// "a, b, c" of the first ten, "and N more" after them
+template <class Items>
+std::string someNames(const Items& items) {
+  std::string known;
+  std::size_t n = 0;
+  for (const auto& item : items) {
+    if (n < 10) known += (n ? ", " : "") + item.name;
+    ++n;
+  }
+  if (n > 10) known += " and " + std::to_string(n - 10) + " more";
+  return n ? known : "none";
+}
+}  // namespace
+
+bool unknownNames(const lw::Mechanism& m, const std::vector<std::string>& parameters, const std::vector<std::string>& costs) {
+  for (const auto& name : parameters)
+    if (std::none_of(m.parameters.begin(), m.parameters.end(), [&](const auto& p) { return p.name == name; })) {
+      std::cerr << "linkwright-cli: unknown parameter '" << name << "' (the file's parameters: " << someNames(m.parameters) << ")\n";
+      return true;
+    }
+  for (const auto& name : costs)
+    if (std::none_of(m.costs.begin(), m.costs.end(), [&](const auto& c) { return c.name == name; })) {
+      std::cerr << "linkwright-cli: unknown cost '" << name << "' (the file's costs: " << someNames(m.costs) << ")\n";
+      return true;
+    }
+  return false;
+}
 
 std::vector<std::string> commaList(const std::string& s) {
   std::vector<std::string> out;

@@ -44,8 +44,16 @@ bool integratorApplies(lw::analysis::Formulation f, lw::analysis::Integrator i, 
 /// Standard output for "" or "-", else an atomic write.
 int writeText(const std::string& out, const std::string& text);
 int writeOut(const lw::Mechanism& m, const std::string& out);
+/// Standard output could not be written (a full disk, a closed pipe): said, kIoError.
+int standardOutputFailed();
+/// At exit: flushes standard output and checks that everything reached it; `code`, or kIoError
+/// (said) when the command succeeded but its output was lost.
+int finishStandardOutput(int code);
 /// "a,b,c" as names, spaces around them dropped; "" or "all": none (every one).
 std::vector<std::string> commaList(const std::string& s);
+/// Names given with --parameters or --costs that the file does not have: said (a usage error, exit
+/// 2, before any work), true.
+bool unknownNames(const lw::Mechanism& m, const std::vector<std::string>& parameters, const std::vector<std::string>& costs);
 /// The costs a run could not evaluate, one line each ("FILE: not evaluated: cost 'E': ...").
 void printCostProblems(const std::string& file, const std::string& problems);
 /// "2 impacts and 1 switch", "1 impact", "1 switch": what an event log holds.
@@ -90,16 +98,8 @@ class CsvStream {
         stop_ = true;
         return;
       }
-      if (!checked_) {
-        // the run's time, from the rate of its first rows: a long one is announced
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        const double rowsDone = static_cast<double>(rows.size() / columns.size());
-        const double total = seconds * plannedRows_ / std::max(1.0, rowsDone);
-        if (total > 60)
-          std::cerr << "linkwright-cli: note: at the rate of its first " << std::llround(rowsDone) << " rows this run will take about "
-                    << (total > 7200 ? std::to_string(std::llround(total / 3600)) + " h" : std::to_string(std::llround(total / 60)) + " min")
-                    << " and write " << gigabytes(plannedRows_ * perRow) << "\n";
-      }
+      rowsWritten_ += static_cast<double>(rows.size() / columns.size());
+      announceDuration(perRow);
       checked_ = true;
       failed_ = !file_.write(buffer_, error_);
       stop_ = failed_.load();
@@ -121,16 +121,32 @@ class CsvStream {
   }
 
  private:
-  static std::string gigabytes(double bytes) {
-    std::ostringstream s;
-    s.setf(std::ios::fixed);
-    s.precision(1);
-    s << bytes / 1e9 << " GB";
-    return s.str();
+  static std::string gigabytes(double bytes) { return lw::analysis::byteSize(bytes); }
+  // A long run is announced once, from the rate of its rows after the first block (which carries
+  // the start's assembly and set-up, not the rate of the steps), as soon as a second has passed
+  void announceDuration(double perRow) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!checked_) {
+      firstBlock_ = now;
+      rowsAtFirstBlock_ = rowsWritten_;
+      return;
+    }
+    if (announced_) return;
+    const double seconds = std::chrono::duration<double>(now - firstBlock_).count();
+    const double rows = rowsWritten_ - rowsAtFirstBlock_;
+    if (seconds < 1 || rows <= 0) return;
+    announced_ = true;
+    const double total = std::chrono::duration<double>(now - start_).count() + seconds * (plannedRows_ - rowsWritten_) / rows;
+    if (total > 60)
+      std::cerr << "linkwright-cli: note: at the rate of its rows so far this run will take about "
+                << (total > 7200 ? std::to_string(std::llround(total / 3600)) + " h" : std::to_string(std::llround(total / 60)) + " min")
+                << " and write " << gigabytes(plannedRows_ * perRow) << "\n";
   }
   lw::io::OutputFile file_;
   std::string buffer_, error_;
-  bool header_ = false, checked_ = false;
+  bool header_ = false, checked_ = false, announced_ = false;
+  double rowsWritten_ = 0, rowsAtFirstBlock_ = 0;
+  std::chrono::steady_clock::time_point firstBlock_;
   std::atomic<bool> failed_ = false, stop_ = false;
   double plannedRows_ = 0, freeBytes_ = 0;
   std::chrono::steady_clock::time_point start_;

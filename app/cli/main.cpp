@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "analysis/result_size.h"
+#include "io/files.h"
 #include "io/mechanism_io.h"
 #include "analysis/kinematics_run.h"
 #include "analysis/run.h"
@@ -109,9 +110,9 @@ int decomposeCmd(const std::string& file, bool asJson) {
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(file, r, res); code != kOk) return code;
   const lw::kin::NaturalModel model = lw::kin::compileNaturalModel(*res);
-  lw::kin::GlobalData data(model);
+  lw::kin::GlobalData data(model, {lw::kin::LinearSolverKind::Sparse});
   lw::kin::assemble(model, data, 0.0);  // the rank test wants an assembled configuration
-  const auto mob = lw::kin::numericalMobility(model, data.q);
+  const auto& mob = data.mobility;
   const auto gk = lw::topology::grueblerKutzbach(*res);
   const auto dec = lw::kin::decompose(model);
   auto bodyName = [&](int b) { return res->bodies[static_cast<std::size_t>(b)].name; };
@@ -166,7 +167,15 @@ int decomposeCmd(const std::string& file, bool asJson) {
 struct KinematicsArgs {
   std::string file, method = "modular-td", out, times;
   double tEnd = -1, dt = -1;
+  bool timesGiven = false;  // on the command line, also as ""
 };
+
+// --times names the rows and ends the run at its last: --t-end, --dt or --output-dt beside it
+// would be ignored, which is said
+void noteBesideTimes(bool tEndGiven, bool outputDtGiven) {
+  if (tEndGiven) std::cerr << "linkwright-cli: note: --t-end is ignored: the run ends at the last of --times\n";
+  if (outputDtGiven) std::cerr << "linkwright-cli: note: --output-dt is ignored: --times names the rows\n";
+}
 
 // --times: "0.1,0.25,1" or "@FILE" (numbers separated by commas, spaces or lines); false with a
 // message when a number does not read
@@ -215,8 +224,9 @@ int kinematics(const KinematicsArgs& a) {
   spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
   spec.mechanism = &*r.mechanism;
-  if (!a.times.empty()) {
+  if (a.timesGiven) {
     if (!parseTimes(a.times, spec.times)) return kUsage;
+    noteBesideTimes(a.tEnd >= 0, false);
     spec.tEnd = spec.times.back();
   }
   CsvStream csv;
@@ -235,12 +245,13 @@ int kinematics(const KinematicsArgs& a) {
 struct SimulateArgs {
   std::string file, formulation = "matrix-r", integrator = "trapezoidal", tangent = "sparse-ad", out, times, events;
   double tEnd = -1, dt = -1, tol = 1e-8, outputDt = 0;
-  bool integratorGiven = false, tolGiven = false;  // on the command line
+  bool integratorGiven = false, tolGiven = false, timesGiven = false;  // on the command line
 };
 
 // `simulate`: forward dynamics; CSV of the independent coordinates, points, energies, residuals
 int simulate(const SimulateArgs& a) {
   if (outputIsInput(a.out, a.file) || outputIsInput(a.events, a.file)) return kUsage;
+  if (!outputPlaceExists(a.events)) return kIoError;  // before the run, as the CSV's
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -257,8 +268,9 @@ int simulate(const SimulateArgs& a) {
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;
   spec.mechanism = &*r.mechanism;
-  if (!a.times.empty()) {
+  if (a.timesGiven) {
     if (!parseTimes(a.times, spec.times)) return kUsage;
+    noteBesideTimes(a.tEnd >= 0, a.outputDt > 0);
     spec.tEnd = spec.times.back();
     if (a.dt <= 0 && spec.dt > spec.tEnd) spec.dt = spec.tEnd;
   }
@@ -409,7 +421,7 @@ int main(int argc, char** argv) {
       ->check(finiteAbove(0, false, 1));
   sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
                                                                       "(default: about the square root of the steps; 1 stores every step)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1L, 1000000000L));
   sensCmd->add_option("--partials", sensArgs.partials, "ddm: the partial derivatives with respect to the parameters by ad "
                                                         "(forward AD, default) or gsam (seed 003's global semi-analytical method: "
                                                         "differences of the system-level terms at the frozen state, step --delta) or "
@@ -445,6 +457,8 @@ int main(int argc, char** argv) {
                                                                     "[DEG, 180 - DEG] over the whole turn (e.g. 40)")
       ->check(CLI::Range(0.0, 89.9));
   optCmd->add_option("-o,--out", optArgs.out, "write the tuned mechanism here ('-' = standard output)");
+  optCmd->add_flag("--write-infeasible", optArgs.writeInfeasible, "when no design meets the constraints, write the least "
+                                                                  "infeasible one anyway (the exit code still says it failed)");
 
   std::string setFile, setOut;
   std::vector<std::string> setValues;
@@ -453,6 +467,8 @@ int main(int argc, char** argv) {
   setCmdApp->add_option("FILE", setFile, "mechanism file (.json)")->required();
   setCmdApp->add_option("ASSIGNMENTS", setValues, "NAME=NUMBER, one per parameter")->required();
   setCmdApp->add_option("-o,--out", setOut, "output file (default: standard output)");
+  bool setForce = false;
+  setCmdApp->add_flag("--force", setForce, "store a value outside its parameter's range (min, max) with a warning instead of refusing it");
 
   try {
     app.parse(argc, argv);
@@ -465,30 +481,53 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? kOk : kUsage;
   }
-  try {
-    if (*checkCmd) return check(checkFile, quiet);
-    if (*formatCmd) return format(formatFile, formatOut);
-    if (*kinCmd) return kinematics(kinArgs);
-    if (*decCmd) return decomposeCmd(decFile, decJson);
-    if (*simCmd) {
-      simArgs.integratorGiven = simCmd->count("--integrator") > 0;
-      simArgs.tolGiven = simCmd->count("--tol") > 0;
-      return simulate(simArgs);
+  auto dispatch = [&]() -> int {
+    try {
+      if (*checkCmd) return check(checkFile, quiet);
+      if (*formatCmd) return format(formatFile, formatOut);
+      if (*kinCmd) {
+        kinArgs.timesGiven = kinCmd->count("--times") > 0;
+        return kinematics(kinArgs);
+      }
+      if (*decCmd) return decomposeCmd(decFile, decJson);
+      if (*simCmd) {
+        simArgs.integratorGiven = simCmd->count("--integrator") > 0;
+        simArgs.tolGiven = simCmd->count("--tol") > 0;
+        simArgs.timesGiven = simCmd->count("--times") > 0;
+        return simulate(simArgs);
+      }
+      if (*sensCmd) {
+        for (const char* o : {"--integrator", "--tol", "--delta", "--checkpoint-every", "--fd-step"})
+          if (sensCmd->count(o) > 0) sensArgs.given.insert(o);
+        return sensitivity(sensArgs);
+      }
+      if (*optCmd) return optimizeCmd(optArgs);
+      if (*setCmdApp) return setCmd(setFile, setValues, setOut, setForce);
+      if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
+      if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
+      if (*gridCmd) {
+        // a grid whose file `check` would not read is refused before it is built (1000 × 1000
+        // took 7.5 GB and ended in bad_alloc): its size from a small grid's, per square
+        auto build = [&](int c, int r) { return gridParameters ? lw::generate::gridWithParameters(c, r) : lw::generate::grid(c, r); };
+        const double perSquare = static_cast<double>(lw::io::mechanismToString(build(16, 16)).size()) / 256.0;
+        const double estimate = 1.1 * perSquare * columns * rows;
+        if (estimate > static_cast<double>(lw::io::kMaxInputBytes)) {
+          std::cerr << "linkwright-cli: generate grid: a grid of " << columns << " x " << rows << " squares would be a file of about "
+                    << lw::analysis::byteSize(estimate) << ", more than the " << (lw::io::kMaxInputBytes >> 20)
+                    << " MB a mechanism file may have (check and the analyses would not read it): at most about "
+                    << static_cast<long>(static_cast<double>(lw::io::kMaxInputBytes) / (1.1 * perSquare)) << " squares\n";
+          return kUsage;
+        }
+        return writeOut(build(columns, rows), genOut);
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "linkwright-cli: internal error: " << e.what() << "\n";
+      return kInternal;
     }
-    if (*sensCmd) {
-      for (const char* o : {"--integrator", "--tol", "--delta", "--checkpoint-every", "--fd-step"})
-        if (sensCmd->count(o) > 0) sensArgs.given.insert(o);
-      return sensitivity(sensArgs);
-    }
-    if (*optCmd) return optimizeCmd(optArgs);
-    if (*setCmdApp) return setCmd(setFile, setValues, setOut);
-    if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);
-    if (*slider) return writeOut(lw::generate::crankSlider3d(units), genOut);
-    if (*gridCmd)
-      return writeOut(gridParameters ? lw::generate::gridWithParameters(columns, rows) : lw::generate::grid(columns, rows), genOut);
-  } catch (const std::exception& e) {
-    std::cerr << "linkwright-cli: internal error: " << e.what() << "\n";
-    return kInternal;
-  }
-  return kUsage;
+    return kUsage;
+  };
+  // every command's result, then standard output checked: a full disk or a closed pipe behind
+  // "> file" loses the output, which must not exit 0
+  const int code = dispatch();
+  return finishStandardOutput(code);
 }

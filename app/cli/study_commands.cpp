@@ -9,6 +9,7 @@
 
 #include "analysis/run.h"
 #include "cli_support.h"
+#include "mechanism/parameters.h"
 #include "optimize/four_bar_limits.h"
 #include "optimize/optimize.h"
 #include "sensitivity/sensitivity.h"
@@ -26,8 +27,9 @@ lw::sens::SensitivityResult study(const lw::Mechanism& m, const lw::sens::Sensit
 
 // `sensitivity`: the gradients of the file's costs with respect to its design parameters
 int sensitivity(const SensitivityArgs& a) {
-  if (outputIsInput(a.out, a.file)) return kUsage;
-  if (!outputPlaceExists(a.out)) return kIoError;  // before minutes of work
+  if (outputIsInput(a.out, a.file) || outputIsInput(a.events, a.file) || outputIsInput(a.histories, a.file)) return kUsage;
+  // every output's place before minutes of work
+  if (!outputPlaceExists(a.out) || !outputPlaceExists(a.events) || !outputPlaceExists(a.histories)) return kIoError;
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -35,6 +37,7 @@ int sensitivity(const SensitivityArgs& a) {
   if (!lw::sens::parseMethod(a.method, spec.method)) return kUsage;
   spec.parameters = commaList(a.parameters);
   spec.costs = commaList(a.costs);
+  if (unknownNames(*r.mechanism, spec.parameters, spec.costs)) return kUsage;
   spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
   spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   if (!lw::analysis::parseIntegrator(a.integrator, spec.run.integrator)) return kUsage;
@@ -109,8 +112,6 @@ int sensitivity(const SensitivityArgs& a) {
     std::cerr << table.str();
     return writeText(a.out.empty() ? "-" : a.out, json.str());
   }
-  if (!a.histories.empty() && outputIsInput(a.histories, a.file)) return kUsage;
-  if (!a.events.empty() && outputIsInput(a.events, a.file)) return kUsage;
   CsvStream histories;
   if (!a.histories.empty()) {
     if (spec.method != lw::sens::Method::Direct && spec.method != lw::sens::Method::Compare) {
@@ -202,6 +203,8 @@ int optimizeCmd(const OptimizeArgs& a) {
   }
   if (!a.cost.empty()) spec.cost = a.cost;
   if (!a.parameters.empty()) spec.parameters = commaList(a.parameters);
+  if (unknownNames(*r.mechanism, commaList(a.parameters), a.cost.empty() ? std::vector<std::string>{} : std::vector<std::string>{a.cost}))
+    return kUsage;
   if (!a.algorithm.empty() && !lw::opt::parseAlgorithm(a.algorithm, spec.algorithm)) {
     std::cerr << "linkwright-cli: unknown algorithm '" << a.algorithm << "' (" << lw::opt::algorithmNames() << ")\n";
     return kUsage;
@@ -257,8 +260,8 @@ int optimizeCmd(const OptimizeArgs& a) {
   }
   std::cerr << result.stopReason << " after " << result.history.size() << " evaluations, " << lw::shortNumber(result.seconds) << " s\n"
             << "cost " << lw::shortNumber(result.initialCost) << " -> " << lw::shortNumber(result.bestCost);
-  if (result.bestCost > 0) std::cerr << " (" << lw::shortNumber(result.initialCost / result.bestCost) << "x lower)";
-  std::cerr << "\n";
+  if (result.bestCost > 0 && result.feasible) std::cerr << " (" << lw::shortNumber(result.initialCost / result.bestCost) << "x lower)";
+  std::cerr << (result.feasible ? "" : " at the least infeasible design") << "\n";
   for (std::size_t i = 0; i < result.parameters.size(); ++i)
     std::cerr << "  " << result.parameters[i] << ": " << lw::shortNumber(result.initial[i]) << " -> " << result.best[i] << "\n";
   lw::Mechanism tuned = *r.mechanism;
@@ -266,15 +269,20 @@ int optimizeCmd(const OptimizeArgs& a) {
     std::cerr << a.file << ": the tuned design: " << s.message << "\n";
     return kAnalysisFailed;
   }
+  if (!result.feasible && !a.writeInfeasible) {
+    if (!a.out.empty()) std::cerr << "(not written: no design meets the constraints; --write-infeasible writes the least infeasible one)\n";
+    return kAnalysisFailed;
+  }
   if (a.out.empty()) {
     std::cerr << "(no -o: the tuned mechanism is not written)\n";
-    return kOk;
+    return result.feasible ? kOk : kAnalysisFailed;
   }
-  return writeOut(tuned, a.out);
+  const int written = writeOut(tuned, a.out);
+  return written != kOk ? written : result.feasible ? kOk : kAnalysisFailed;
 }
 
 // `set`: parameters given values, the joints closed again at the new dimensions
-int setCmd(const std::string& file, const std::vector<std::string>& assignments, const std::string& out) {
+int setCmd(const std::string& file, const std::vector<std::string>& assignments, const std::string& out, bool force) {
   if (outputIsInput(out, file)) return kUsage;
   if (!outputPlaceExists(out)) return kIoError;
   lw::io::LoadResult r;
@@ -292,7 +300,7 @@ int setCmd(const std::string& file, const std::vector<std::string>& assignments,
     } catch (const std::exception&) {
       used = 0;
     }
-    if (eq == std::string::npos || used != a.size() - eq - 1 || !std::isfinite(v)) {
+    if (eq == std::string::npos || eq + 1 == a.size() || used != a.size() - eq - 1 || !std::isfinite(v)) {
       std::cerr << "linkwright-cli: '" << a << "' is not NAME=NUMBER\n";
       return kUsage;
     }
@@ -303,6 +311,17 @@ int setCmd(const std::string& file, const std::vector<std::string>& assignments,
     names.push_back(a.substr(0, eq));
     values.push_back(v);
   }
+  // a value outside its parameter's range is refused (the window refuses it too); --force keeps it
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (const auto& p : r.mechanism->parameters)
+      if (p.name == names[i])
+        if (const std::string problem = lw::outsideRange(p, values[i]); !problem.empty()) {
+          if (!force) {
+            std::cerr << file << ": " << problem << ": not set (--force stores it anyway)\n";
+            return kUsage;
+          }
+          std::cerr << file << ": warning: " << problem << " (stored: --force)\n";
+        }
   lw::Mechanism m = *r.mechanism;
   if (const lw::Status s = lw::opt::setParameters(m, names, values); !s.ok()) {
     std::cerr << file << ": " << s.message << "\n";

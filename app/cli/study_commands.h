@@ -24,10 +24,11 @@ struct OptimizeArgs {
   double target = NAN, tEnd = -1, dt = -1;
   bool crankTurns = false;      // add every four-bar loop's Grashof conditions for its input
   double minTransmission = 0;   // degrees: keep every four-bar loop's transmission angle within
+  bool writeInfeasible = false; // write the least infeasible design when none meets the constraints
 };
 
 int sensitivity(const SensitivityArgs& a);
 int optimizeCmd(const OptimizeArgs& a);
-int setCmd(const std::string& file, const std::vector<std::string>& assignments, const std::string& out);
+int setCmd(const std::string& file, const std::vector<std::string>& assignments, const std::string& out, bool force);
 
 }  // namespace lw::cli

@@ -26,7 +26,7 @@ bool writeAll(int fd, std::string_view content, const std::string& name, std::st
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      error = "cannot write '" + name + "': " + std::strerror(errno);
+      error = "cannot write " + name + ": " + std::strerror(errno);
       return false;
     }
     done += static_cast<std::size_t>(n);
@@ -107,22 +107,28 @@ void removeStaleTemporaries(const std::string& path) {
 
 bool OutputFile::open(const std::string& path, std::string& error) {
   abandon();
-  path_ = path;
+  path_ = "'" + path + "'";  // what messages name
   if (path.empty() || path == "-") {
+    path_ = "standard output";
     fd_ = STDOUT_FILENO;
     direct_ = true;
     return true;
   }
   std::error_code ec;
   fs::path target(path);
-  // a symbolic link: write its file (replacing the link itself would break it)
-  if (fs::is_symlink(fs::symlink_status(target, ec))) {
-    const fs::path real = fs::weakly_canonical(target, ec);
-    if (ec) {
-      error = "cannot follow the link '" + path + "': " + ec.message();
+  // a symbolic link: write its file (replacing the link itself would break it), and create that
+  // file when the link dangles, as cp, tee and editors do
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    const fs::path to = fs::read_symlink(target, ec);
+    if (ec || hops >= 40) {
+      error = "cannot follow the link '" + path + "': " + (ec ? ec.message() : std::string("too many levels of links"));
       return false;
     }
-    target = real;
+    target = to.is_absolute() ? to : (target.parent_path() / to).lexically_normal();
+  }
+  if (target != fs::path(path) && !fs::is_directory(target.has_parent_path() ? target.parent_path() : fs::path("."), ec)) {
+    error = "cannot write '" + path + "': it links to '" + target.string() + "', whose folder does not exist";
+    return false;
   }
   target_ = target.string();
   struct stat st {};
@@ -172,7 +178,7 @@ bool OutputFile::open(const std::string& path, std::string& error) {
 
 bool OutputFile::write(std::string_view text, std::string& error) {
   if (fd_ < 0) {
-    error = "'" + path_ + "' is not open for writing";
+    error = path_ + " is not open for writing";
     return false;
   }
   if (writeAll(fd_, text, path_, error)) return true;
@@ -182,7 +188,7 @@ bool OutputFile::write(std::string_view text, std::string& error) {
 
 bool OutputFile::commit(std::string& error) {
   if (fd_ < 0) {
-    error = "'" + path_ + "' is not open for writing";
+    error = path_ + " is not open for writing";
     return false;
   }
   if (direct_) {
@@ -190,7 +196,7 @@ bool OutputFile::commit(std::string& error) {
     const int fd = fd_;
     fd_ = -1;
     if (!toStdout && ::close(fd) != 0) {
-      error = "cannot write '" + path_ + "': " + std::strerror(errno);
+      error = "cannot write " + path_ + ": " + std::strerror(errno);
       return false;
     }
     return true;
@@ -202,27 +208,27 @@ bool OutputFile::commit(std::string& error) {
   };
   // the existing file's permissions (the umask does not apply to them) and, where allowed, owner
   if (exists_) {
-    if (::fchmod(fd_, mode_) != 0) return fail("cannot set the permissions of '" + path_ + "': " + std::strerror(errno));
+    if (::fchmod(fd_, mode_) != 0) return fail("cannot set the permissions of " + path_ + ": " + std::strerror(errno));
     if ((uid_ != ::geteuid() || gid_ != ::getegid()) && ::fchown(fd_, uid_, gid_) != 0) {
       // not ours to give away: the file is written with our ownership, as any editor would
     }
   }
-  if (::fsync(fd_) != 0) return fail("cannot flush '" + path_ + "' to disk: " + std::strerror(errno));
+  if (::fsync(fd_) != 0) return fail("cannot flush " + path_ + " to disk: " + std::strerror(errno));
   if (unnamed_) {
     const std::string self = "/proc/self/fd/" + std::to_string(fd_);
     if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) != 0)
-      return fail("cannot write to the folder of '" + path_ + "': " + std::strerror(errno));
+      return fail("cannot write to the folder of " + path_ + ": " + std::strerror(errno));
     unnamed_ = false;  // from here on it has a name to remove on failure
   }
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
     ::unlink(tmp_.c_str());
-    error = "cannot write '" + path_ + "': " + std::strerror(errno);
+    error = "cannot write " + path_ + ": " + std::strerror(errno);
     return false;
   }
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
-    error = "cannot replace '" + path_ + "': " + std::strerror(errno);
+    error = "cannot replace " + path_ + ": " + std::strerror(errno);
     ::unlink(tmp_.c_str());
     return false;
   }

@@ -254,7 +254,7 @@ assert abs(float(r[2]["dt/d(e)"]) - 2.347922933126) < 1e-9, r[2]
 PY
 expect 0 "the penalty adjoint through impacts" -- "$cli" sensitivity "$samples/bouncing-ball-t1.json" --formulation penalty --method avm --t-end 0.5 -o "$tmp/pavm.json"
 contains err "through 1 impact, the first at t = 0.4515 s"
-expect 5 "sensitivity to a parameter that does not exist" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_11
+expect 2 "sensitivity to a parameter that does not exist" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_11
 contains err "unknown parameter 'l_11'"
 expect 5 "sensitivity of a file without parameters" -- "$cli" sensitivity "$samples/four-bar-free.json" --t-end 0.01
 contains err "no design parameters"
@@ -308,7 +308,7 @@ expect 5 "four-bar limits without a four-bar" -- "$cli" optimize "$samples/five-
 contains err "--min-transmission: the mechanism has no four-bar loop"
 expect 2 "optimize with an unknown algorithm" -- "$cli" optimize "$samples/four-bar-synthesis.json" --algorithm newton
 contains err "unknown algorithm 'newton' (slsqp, mma"
-expect 5 "optimize an unknown cost" -- "$cli" optimize "$samples/four-bar-synthesis.json" --cost psi --max-evals 3
+expect 2 "optimize an unknown cost" -- "$cli" optimize "$samples/four-bar-synthesis.json" --cost psi --max-evals 3
 contains err "unknown cost 'psi' (the file's costs: target_error)"
 expect 5 "optimize a file without costs" -- "$cli" optimize "$samples/four-bar.json"
 contains err "the file has no costs"
@@ -319,7 +319,7 @@ expect 2 "set without a value" -- "$cli" set "$samples/four-bar-synthesis.json" 
 contains err "'L1' is not NAME=NUMBER"
 expect 2 "set an unknown parameter" -- "$cli" set "$samples/four-bar-synthesis.json" Q=1
 contains err "unknown parameter 'Q'"
-expect 5 "set a crank that cannot reach" -- "$cli" set "$samples/four-bar-synthesis.json" L1=20
+expect 5 "set a crank that cannot reach" -- "$cli" set "$samples/four-bar-synthesis.json" L1=20 --force
 contains err "does not close"
 
 # found by a new user's walk through the README
@@ -362,6 +362,80 @@ expect 0 "a gradient that is exactly zero" -- "$cli" sensitivity "$samples/bounc
 contains err "cs 0  fd"
 contains err "(abs. diff. "
 grep -q "rel. diff" "$tmp/err" && { echo "FAIL: a relative difference against a zero reference"; cat "$tmp/err"; fail=1; }
+
+# ---- the second abuse trial (issue 37) ----
+# output lost on a full disk behind standard output: exit 4, said, never 0
+for args in "check $samples/four-bar.json" "format $samples/four-bar.json -o -" "generate four-bar-chain --dyads 2" \
+            "decompose $samples/four-bar.json" "set $samples/four-bar-synthesis.json L1=1" \
+            "sensitivity $samples/ten-bar-chain.json --t-end 0.01 --parameters l_1" \
+            "kinematics $samples/four-bar.json --t-end 0.1 --dt 0.05" "simulate $samples/four-bar-free.json --t-end 0.01 --dt 0.01"; do
+  # shellcheck disable=SC2086
+  "$cli" $args >/dev/full 2>"$tmp/err"; got=$?
+  [ $got -eq 4 ] || { echo "FAIL: '$args > /dev/full' exit $got, expected 4"; cat "$tmp/err"; fail=1; }
+  contains err "standard output"
+done
+# every output's folder checked before the work (the events file was checked after 8 s of it)
+expect 4 "sensitivity --events into a missing folder" -- "$cli" sensitivity "$samples/five-bar.json" --t-end 0.01 --events "$tmp/nosuchdir/e.csv" -o "$tmp/o.json"
+contains err "does not exist"
+[ -e "$tmp/o.json" ] && { echo "FAIL: a refused study wrote its JSON"; fail=1; }
+expect 4 "simulate --events into a missing folder" -- "$cli" simulate "$samples/five-bar.json" --t-end 0.01 --events "$tmp/nosuchdir/e.csv" -o "$tmp/o.csv"
+contains err "does not exist"
+# a dangling symbolic link as the output: its target is created, the link kept
+ln -s "$tmp/made-by-dangling.json" "$tmp/dangling.json"
+expect 0 "format into a dangling link" -- "$cli" format "$samples/four-bar.json" -o "$tmp/dangling.json"
+[ -L "$tmp/dangling.json" ] && [ -f "$tmp/made-by-dangling.json" ] || { echo "FAIL: the dangling link was replaced, not followed"; ls -l "$tmp"; fail=1; }
+# a cost that is not a number: refused with its name and the time, never NaN in JSON
+python3 - "$samples/bouncing-ball-t1.json" "$tmp/nan.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["costs"] = d.get("costs", []) + [{"name": "bad", "type": "integral", "expression": "log(0.25 - t)"}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 5 "sensitivity of a cost that is not a number" -- "$cli" sensitivity "$tmp/nan.json" --t-end 0.5 --costs bad -o "$tmp/nan_g.json"
+contains err "cost 'bad' is not a finite number from t = 0.25 s on"
+[ -e "$tmp/nan_g.json" ] && { echo "FAIL: a NaN cost's study wrote JSON"; fail=1; }
+expect 0 "simulate with a cost that is not a number" -- "$cli" simulate "$tmp/nan.json" --t-end 0.5 -o "$tmp/nan.csv"
+contains err "not evaluated: cost 'bad' is not a finite number from t = 0.25 s on"
+grep -q "cost bad =" "$tmp/err" && { echo "FAIL: a NaN cost printed as a value"; fail=1; }
+# a semi-analytical step lost in the parameter's rounding
+for delta in 1e-300 1e-16; do
+  expect 5 "gsam with delta $delta" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --t-end 0.01 --parameters l_1 --partials gsam --delta $delta
+  contains err "vanishes against parameter 'l_1'"
+  contains err "choose a delta of at least"
+done
+# an infeasible tuning is no convergence and writes nothing
+python3 - "$samples/four-bar-synthesis.json" "$tmp/infeasible.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["study"]["tuning"]["constraints"] = [{"name": "short", "expression": "L1 + L3", "max": 0.1}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 5 "an infeasible tuning" -- "$cli" optimize "$tmp/infeasible.json" --max-evals 20 -o "$tmp/tuned-infeasible.json"
+contains err "no feasible design found: the smallest violation reached is"
+grep -q "x lower" "$tmp/err" && { echo "FAIL: an infeasible tuning claims an improvement"; fail=1; }
+[ -e "$tmp/tuned-infeasible.json" ] && { echo "FAIL: an infeasible tuning wrote its file"; fail=1; }
+expect 5 "an infeasible tuning written when asked" -- "$cli" optimize "$tmp/infeasible.json" --max-evals 20 --write-infeasible -o "$tmp/tuned-infeasible.json"
+[ -f "$tmp/tuned-infeasible.json" ] || { echo "FAIL: --write-infeasible wrote nothing"; fail=1; }
+# values that say nothing are refused; options beside --times are said to be ignored
+expect 2 "set with an empty value" -- "$cli" set "$samples/four-bar-synthesis.json" "L1="
+contains err "'L1=' is not NAME=NUMBER"
+expect 2 "set outside the range" -- "$cli" set "$samples/four-bar-synthesis.json" L1=2
+contains err "parameter 'L1' = 2 m is outside its range 0.5 ... 1.5 m"
+expect 0 "set outside the range, forced" -- "$cli" set "$samples/four-bar-synthesis.json" L1=1.6 --force -o "$tmp/forced.json"
+contains err "warning: parameter 'L1' = 1.6 m is outside its range"
+expect 2 "kinematics with empty --times" -- "$cli" kinematics "$samples/four-bar.json" --times ""
+contains err "no times given"
+expect 2 "simulate with empty --times" -- "$cli" simulate "$samples/four-bar-free.json" --times ""
+expect 0 "--t-end and --output-dt beside --times" -- "$cli" simulate "$samples/four-bar-free.json" --times 0.01,0.02 --t-end 5 --output-dt 0.01 -o "$tmp/times.csv"
+contains err "note: --t-end is ignored"
+contains err "note: --output-dt is ignored"
+# messages: short bounds, the tolerance named, unknown names a usage error
+expect 2 "--checkpoint-every 0" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --checkpoint-every 0
+[ "$(wc -c < "$tmp/err")" -lt 300 ] || { echo "FAIL: --checkpoint-every 0's message is $(wc -c < "$tmp/err") bytes"; cat "$tmp/err"; fail=1; }
+expect 5 "rk45 at a tolerance doubles cannot meet" -- "$cli" simulate "$samples/five-bar.json" --integrator rk45 --tol 1e-300 --t-end 0.1
+contains err "below what double precision can meet"
+expect 2 "an unknown cost" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --costs nope
+contains err "unknown cost 'nope'"
 
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
