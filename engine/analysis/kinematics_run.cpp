@@ -312,6 +312,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
   const bool atTimes = !spec.times.empty();
   std::string spanProblem = atTimes ? timesProblem(spec.times) : timeSpanProblem(spec.tEnd, spec.dt);
   if (spanProblem.empty() && !atTimes) spanProblem = wholeStepsProblem(spec.tEnd, spec.dt);
+  if (spanProblem.empty()) spanProblem = driverPrecisionProblem(m, atTimes ? spec.times.back() : spec.tEnd);
   if (!spanProblem.empty()) {
     result.status = lw::failure(lw::Status::Code::BadRequest, 0, spanProblem);
     return result;
@@ -426,6 +427,22 @@ std::string driverNotFiniteAt(const ResolvedMechanism& m, double t) {
     s << "the driver '" << d.name << "' is not finite at t = " << t << ": its function " << d.function.expression().text() << " gives "
       << (std::isfinite(v) ? (std::isfinite(r) ? "an acceleration of " : "a rate of ") : "") << (std::isfinite(v) ? (std::isfinite(r) ? a : r) : v);
     return s.str();
+  }
+  return {};
+}
+
+std::string driverPrecisionProblem(const ResolvedMechanism& m, double t) {
+  const double tolerance = 1e-6 * std::max(1.0, m.lengthScale());
+  for (const auto& d : m.drivers) {
+    const double rate = std::abs(d.function.rate(t));
+    if (!std::isfinite(rate) || rate == 0) continue;  // driverNotFiniteAt says why
+    const double rounding = std::nextafter(std::abs(t), INFINITY) - std::abs(t);
+    if (rate * rounding <= tolerance) continue;
+    // the latest time whose rounding (about 1.1e-16 of it) keeps the driver within the tolerance
+    const double latest = tolerance / (rate * std::numeric_limits<double>::epsilon());
+    return "at t = " + shortNumber(t) + " s the driver '" + d.name + "' moves by " + shortNumber(rate * rounding) +
+           " between neighbouring times in double precision: its value there is unknown; choose times up to about " + shortNumber(latest) +
+           " s";
   }
   return {};
 }

@@ -60,4 +60,10 @@ std::string overDriven(const ResolvedMechanism& m);
 /// sentence naming the driver, the time and its function.
 std::string driverNotFiniteAt(const ResolvedMechanism& m, double t);
 
+/// Empty when every driver's value at t is known in double precision to 1e-6 (of a radian, or of
+/// the mechanism's size): at t = 1e300 a crank's angle moves by 10²⁸⁵ rad between neighbouring
+/// doubles, and the methods gave different positions or none. Otherwise the sentence naming the
+/// driver and the latest time that keeps it.
+std::string driverPrecisionProblem(const ResolvedMechanism& m, double t);
+
 }  // namespace lw::analysis

@@ -81,6 +81,10 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     res.status = lw::failure(lw::Status::Code::Overdriven, 0, problem);
     return res;
   }
+  if (auto problem = driverPrecisionProblem(m, spec.times.empty() ? spec.tEnd : spec.times.back()); !problem.empty()) {
+    res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+    return res;
+  }
   dyn::MatrixRModel model = dyn::compileMatrixR(m);  // not const: switches turn forces on and off in its numbers
   dyn::MatrixRData data(model);
   res.status = dyn::initialState(model, data);
