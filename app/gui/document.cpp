@@ -119,6 +119,14 @@ void Document::setParameter(int index, double value) {
   emit changed();
 }
 
+void Document::setAnalysisSpan(double tEnd, double dt) {
+  if (mechanism_.analysis.tEnd == tEnd && mechanism_.analysis.dt == dt) return;
+  mechanism_.analysis.tEnd = tEnd;
+  mechanism_.analysis.dt = dt;
+  setModified(true);
+  autosaveDirty_ = true;
+}
+
 void Document::setStudy(const StudySettings& s) {
   mechanism_.study = s;
   setModified(true);

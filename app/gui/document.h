@@ -50,6 +50,8 @@ class Document : public QObject {
   /// No undo step: what the undo commands and a live drag use.
   void replace(const Mechanism& m);
   void setParameter(int index, double value);
+  /// The analysis span (end time, step) kept with the document, as the study's choices.
+  void setAnalysisSpan(double tEnd, double dt);
   /// The study's choices kept with the document: modified and autosaved, no undo step.
   void setStudy(const StudySettings& s);
 

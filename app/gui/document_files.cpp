@@ -76,10 +76,12 @@ void MainWindow::setDocument(const Mechanism& m, const QString& path) {
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
+  sampleOrigin_.clear();
   doc_->reset(m, path);  // shown through Document::changed
   setWindowModified(doc_->isModified());
   const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
   setWindowTitle(title + "[*] — Linkwright");
+  plots_->setExportBase(suggestedPath(""));
   scene_->resetCamera();
   sketch_->fit();
   views_->setCurrentWidget(scene_);  // an opened mechanism is shown in 3D (New switches to the sketch)
@@ -120,10 +122,27 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
     return false;
   }
   for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(name.toStdString())));
-  setDocument(*r.mechanism, path);
+  // a sample opens as an untitled copy: its first Save asks where (Enter on the close prompt wrote
+  // into the installed samples)
+  const bool sample = QFileInfo(path).canonicalPath() == QDir(samplesDir()).canonicalPath();
+  setDocument(*r.mechanism, sample ? QString() : path);
+  if (sample) {
+    sampleOrigin_ = QFileInfo(path).absoluteFilePath();
+    setWindowTitle(tr("%1 (sample copy)").arg(name) + "[*] — Linkwright");
+    plots_->setExportBase(suggestedPath(""));
+  }
   addRecent(QFileInfo(path).absoluteFilePath());
-  log(tr("Opened %1").arg(path));
+  log(sample ? tr("Opened a copy of the sample %1 (Save asks where to keep it)").arg(path) : tr("Opened %1").arg(path));
   return true;
+}
+
+QString MainWindow::suggestedPath(const QString& suffix) const {
+  const QString source = !doc_->path().isEmpty() ? doc_->path() : sampleOrigin_;
+  const QString base = source.isEmpty() ? tr("mechanism") : QFileInfo(source).completeBaseName();
+  QString folder = !doc_->path().isEmpty() ? QFileInfo(doc_->path()).absolutePath()
+                                           : QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (folder.isEmpty() || !QDir(folder).exists()) folder = QDir::homePath();
+  return QDir(folder).filePath(base + suffix);
 }
 
 void MainWindow::open() {
@@ -153,7 +172,9 @@ bool MainWindow::saveTo(const QString& path) {
     return false;
   }
   setWindowModified(false);
+  sampleOrigin_.clear();  // saved: a document of its own
   setWindowTitle(QFileInfo(path).fileName() + "[*] — Linkwright");
+  plots_->setExportBase(suggestedPath(""));
   addRecent(QFileInfo(path).absoluteFilePath());
   log(tr("Saved %1").arg(path));
   return true;
@@ -162,7 +183,7 @@ bool MainWindow::saveTo(const QString& path) {
 bool MainWindow::save() { return doc_->path().isEmpty() ? saveAs() : saveTo(doc_->path()); }
 
 bool MainWindow::saveAs() {
-  const QString file = QFileDialog::getSaveFileName(this, tr("Save mechanism"), doc_->path(),
+  const QString file = QFileDialog::getSaveFileName(this, tr("Save mechanism"), suggestedPath(".json"),
                                                     tr("Linkwright mechanisms (*.json)"));
   if (file.isEmpty()) return false;
   return saveTo(file.endsWith(".json") ? file : file + ".json");

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QAbstractButton>
 #include <QFile>
 #include <QMainWindow>
 #include <QMenu>
@@ -59,8 +60,21 @@ QString shortcutsMarkdown(const QWidget* window) {
     text.remove('&');
     keys[text] = a->shortcut().toString(QKeySequence::NativeText);
   }
+  // buttons with keys of their own (Space plays and pauses): named by their tip, before its "(key)"
+  for (const QAbstractButton* b : window->findChildren<QAbstractButton*>()) {
+    if (b->shortcut().isEmpty()) continue;
+    QString text = !b->toolTip().isEmpty() ? b->toolTip().section(" (", 0, 0) : b->text();
+    text.remove('&');
+    if (!text.isEmpty()) keys[text] = b->shortcut().toString(QKeySequence::NativeText);
+  }
   QString md = QObject::tr("# Keyboard shortcuts\n\n| Command | Keys |\n|---|---|\n");
   for (const auto& [text, key] : keys) md += "| " + text + " | " + key + " |\n";
+  md += QObject::tr(
+      "\n# Keys in the views\n\n| Where | Keys | What |\n|---|---|---|\n"
+      "| 3D view | R | resets the camera |\n"
+      "| 3D view | Esc | cancels a Shift + drag |\n"
+      "| Sketch | Esc | drops the link or slider being drawn |\n"
+      "| Sketch, Link tool | digits, Enter | a link of the typed length along the mouse's direction (Backspace corrects) |\n");
   md += QObject::tr(
       "\n# Mouse\n\n| Where | What |\n|---|---|\n"
       "| 3D view | left drag turns the camera, middle drag or Shift + left drag pans, the wheel zooms |\n"

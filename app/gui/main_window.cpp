@@ -11,6 +11,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressDialog>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStandardPaths>
@@ -191,6 +192,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     statusBar()->showMessage(text, 8000);
   });
   connect(analysis_, &widgets::AnalysisPanel::finished, this, &MainWindow::showResults);
+  // the end time and step are the file's analysis block: kept with the document (a 100 s setting
+  // was lost on quit without a prompt)
+  connect(analysis_, &widgets::AnalysisPanel::spanEdited, doc_, &Document::setAnalysisSpan);
 
   messages_ = new QPlainTextEdit(this);
   messages_->setReadOnly(true);
@@ -277,10 +281,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   QMenu* help = addHelpMenu(this, [this] { showStartPage(); });
   connect(welcome_, &widgets::WelcomePage::helpRequested, help->actions().front(), &QAction::trigger);
 
-  resize(1400, 900);
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray(), kLayoutVersion);
+  // 1400 × 900 where it fits, else within the screen's available area (a 1280 × 800 laptop),
+  // also when a geometry restored from a larger screen would not fit
+  const QRect available = screen()->availableGeometry();
+  const QSize wanted = settings.contains("window/geometry") ? size() : QSize(1400, 900);
+  const QSize fitted = wanted.boundedTo(available.size() - QSize(16, 48));  // the frame and title bar around it
+  if (fitted != size()) resize(fitted);
+  if (!available.contains(frameGeometry())) move(available.topLeft());
   statusBar()->showMessage(tr("Open a mechanism (Ctrl+O) or a sample (File > Samples)"));
   newDocument();
 }
@@ -456,8 +466,7 @@ bool MainWindow::exportImage(const QString& file) {
   const bool sketch = views_->currentWidget() == sketch_;
   QString path = file;
   if (path.isEmpty()) {
-    const QString base = QFileInfo(doc_->path().isEmpty() ? tr("mechanism") : doc_->path()).completeBaseName();
-    path = QFileDialog::getSaveFileName(this, tr("Export Image"), base + ".png",
+    path = QFileDialog::getSaveFileName(this, tr("Export Image"), suggestedPath(".png"),
                                         sketch ? tr("PNG image (*.png);;SVG drawing (*.svg)") : tr("PNG image (*.png)"));
     if (path.isEmpty()) return false;
   }
@@ -475,8 +484,7 @@ bool MainWindow::exportAnimation(const QString& file) {
   }
   QString path = file;
   if (path.isEmpty()) {
-    const QString base = QFileInfo(doc_->path().isEmpty() ? tr("mechanism") : doc_->path()).completeBaseName();
-    path = QFileDialog::getSaveFileName(this, tr("Export Animation"), base + ".gif",
+    path = QFileDialog::getSaveFileName(this, tr("Export Animation"), suggestedPath(".gif"),
                                         tr("Animated GIF (*.gif);;MP4 video (*.mp4);;WebM video (*.webm)"));
     if (path.isEmpty()) return false;
   }

@@ -76,6 +76,12 @@ class MainWindow : public QMainWindow {
   bool saveTo(const QString& path);
   const Mechanism* mechanism() const { return mechanism_; }
   QString currentFile() const;
+  /// The sample the document was opened from ("" for any other): a sample opens as an untitled
+  /// copy, so that a Save (or Enter on the close prompt) never writes into the installed samples.
+  QString sampleOrigin() const { return sampleOrigin_; }
+  /// Where a file derived from the document goes by default: its own folder (a saved document),
+  /// else the user's documents; named after the document or its sample, with `suffix` (".png").
+  QString suggestedPath(const QString& suffix) const;
   /// The open document: its mechanism, file, undo history, autosave and edit guard.
   Document* document() const { return doc_; }
   widgets::SceneView* sceneView() const { return scene_; }
@@ -178,6 +184,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  QString sampleOrigin_;
   // bumped when the docks change: a window state saved with other docks is not restored
   // 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under
   // the analysis, the side columns full height (the layout at 1280×800)

@@ -330,7 +330,8 @@ TEST_F(FirstHourTest, HelpAndTheStartPage) {
   ASSERT_NE(fourBar, nullptr);
   const QRect at = start->samples()->visualItemRect(fourBar);
   QTest::mouseClick(start->samples()->viewport(), Qt::LeftButton, Qt::NoModifier, at.center());
-  EXPECT_TRUE(w.currentFile().endsWith("four-bar.json")) << w.currentFile().toStdString();
+  EXPECT_TRUE(w.sampleOrigin().endsWith("four-bar.json")) << w.sampleOrigin().toStdString();
+  EXPECT_TRUE(w.currentFile().isEmpty()) << "a sample opens as an untitled copy";
   EXPECT_EQ(w.views()->currentWidget(), w.sceneView());
   EXPECT_TRUE(w.findChild<QDockWidget*>("AnalysisDock")->isVisible()) << "the docks are back with the document";
   ASSERT_GE(start->recent()->count(), 1);

@@ -21,6 +21,8 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTableWidget>
+#include <QScreen>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTimer>
 #include <QUndoStack>
@@ -111,6 +113,45 @@ TEST_F(MainWindowTest, TheInvalidFileDialogNamesTheFileAndCountsItsProblems) {
   });
   EXPECT_FALSE(w.openFile(path, true));
   EXPECT_EQ(text.toStdString(), "bad.json is not a valid mechanism: 2 problems found. The current document is unchanged.");
+}
+
+// A sample opened as itself: Enter on the close prompt wrote into the installed samples. It opens
+// as an untitled copy; the Analysis dock's end time and step (stored in the file) mark the
+// document modified and are saved; the rows' interval (not stored) does not.
+TEST_F(MainWindowTest, ASampleOpensAsAnUntitledCopyAndItsSettingsAreKept) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+  EXPECT_TRUE(w.currentFile().isEmpty());
+  EXPECT_TRUE(w.sampleOrigin().endsWith("/five-bar.json"));
+  EXPECT_TRUE(w.windowTitle().contains("five-bar.json (sample copy)")) << w.windowTitle().toStdString();
+  EXPECT_FALSE(w.isWindowModified());
+  EXPECT_TRUE(w.suggestedPath(".json").endsWith("/five-bar.json"));
+  EXPECT_FALSE(w.suggestedPath(".json").startsWith(QStringLiteral(LW_SAMPLES_DIR))) << "never into the samples";
+  w.analysisPanel()->rowsEvery()->setValue(0.05);
+  EXPECT_FALSE(w.isWindowModified()) << "the rows' interval is not stored";
+  w.analysisPanel()->endTime()->setValue(100);
+  EXPECT_TRUE(w.isWindowModified()) << "the end time is stored in the file";
+  EXPECT_EQ(w.mechanism()->analysis.tEnd, 100);
+  QTemporaryDir dir;
+  ASSERT_TRUE(w.saveTo(dir.filePath("mine.json")));
+  EXPECT_TRUE(w.sampleOrigin().isEmpty());
+  lw::app::MainWindow again;
+  ASSERT_TRUE(again.openFile(dir.filePath("mine.json"), false));
+  EXPECT_EQ(again.currentFile(), dir.filePath("mine.json"));
+  EXPECT_EQ(again.analysisPanel()->endTime()->value(), 100);
+  w.undoStack()->setClean();
+}
+
+// It opened at 1400 × 900 on a 1280 × 800 screen (the tests' Xvfb screen), partly off it
+TEST_F(MainWindowTest, TheWindowOpensWithinTheScreen) {
+  QSettings().remove("window/geometry");
+  lw::app::MainWindow w;
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  const QRect available = w.screen()->availableGeometry();
+  EXPECT_TRUE(available.contains(w.geometry())) << w.width() << " x " << w.height() << " on " << available.width() << " x "
+                                                << available.height();
+  EXPECT_GE(w.width(), std::min(1400, available.width() - 100)) << "as large as fits";
 }
 
 TEST_F(MainWindowTest, OpensTheFiveBarAndDrawsIt) {
@@ -564,9 +605,11 @@ TEST_F(MainWindowTest, AutosaveIsRecoveredAfterACrash) {
   QStandardPaths::setTestModeEnabled(true);  // ~/.qttest, not the user's autosaves
   QDir(lw::app::MainWindow::autosaveDir()).removeRecursively();
   QString written;
+  QTemporaryDir own;  // a file of the user's (a sample opens as an untitled copy)
+  ASSERT_TRUE(QFile::copy(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", own.filePath("five-bar.json")));
   {
     lw::app::MainWindow w;
-    ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+    ASSERT_TRUE(w.openFile(own.filePath("five-bar.json"), false));
     EXPECT_TRUE(w.autosaveNow().isEmpty()) << "nothing to autosave before an edit";
     w.parametersPanel()->table()->item(0, 1)->setText("2.4");
     written = w.autosaveNow();
@@ -934,8 +977,9 @@ TEST_F(MainWindowTest, AnalysisErrorNamesTheGroupAndTimeAndKeepsTheFrames) {
 
 TEST_F(MainWindowTest, BrokenFileShowsErrorsAndKeepsTheDocument) {
   lw::app::MainWindow w;
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
   QTemporaryDir tmp;
+  ASSERT_TRUE(QFile::copy(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", tmp.filePath("four-bar.json")));
+  ASSERT_TRUE(w.openFile(tmp.filePath("four-bar.json"), false));
   const QString broken = tmp.filePath("broken.json");
   QFile f(broken);
   ASSERT_TRUE(f.open(QIODevice::WriteOnly));

@@ -415,6 +415,9 @@ TEST_F(StudyTest, EveryAnalysisActionHasAnIconATipAndAKeyListedInHelp) {
     text.remove('&');
     EXPECT_TRUE(keys.contains("| " + text + " | " + a->shortcut().toString(QKeySequence::NativeText) + " |")) << name;
   }
+  // every key that works is listed, also a button's own (Space plays and pauses: it was missing)
+  EXPECT_TRUE(keys.contains("| Play / pause | Space |")) << keys.toStdString();
+  EXPECT_TRUE(keys.contains("| 3D view | R | resets the camera |")) << keys.toStdString();
 }
 
 TEST_F(StudyTest, TuningKeepsAConstraintEnteredInThePanelAndSavesIt) {

@@ -85,6 +85,10 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout;
   form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // a narrow dock: the field under its label, never clipped
   form->addRow(tr("Analysis"), choice_);
+  for (QDoubleSpinBox* field : {tEnd_, dt_})
+    connect(field, &QDoubleSpinBox::valueChanged, this, [this] {
+      if (!showing_) emit spanEdited(tEnd_->value(), dt_->value());
+    });
   form->addRow(tr("End time"), tEnd_);
   form->addRow(tr("Step"), dt_);
   form->addRow(tr("Frames every"), outputDt_);
@@ -121,8 +125,10 @@ void AnalysisPanel::setMechanism(std::shared_ptr<const ResolvedMechanism> m, dou
   run_->setEnabled(mechanism_ != nullptr && !running_);
   // a sensible default: kinematics moves a driven mechanism, dynamics one without drivers
   if (mechanism_) choice_->setCurrentIndex(mechanism_->drivers.empty() ? 2 : 0);
+  showing_ = true;
   if (tEnd > 0) tEnd_->setValue(tEnd);
   if (dt > 0) dt_->setValue(dt);
+  showing_ = false;
   status_->setText(mechanism_ ? tr("Ready") : tr("No mechanism"));
   progress_->setValue(0);
 }

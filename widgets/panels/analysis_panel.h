@@ -65,9 +65,13 @@ class AnalysisPanel : public QWidget {
  signals:
   void finished(std::shared_ptr<const RunResults> results);
   void message(const QString& text);
+  /// The user changed the end time or the step (stored in the file: the document is modified);
+  /// not emitted when a mechanism's own values are shown.
+  void spanEdited(double tEnd, double dt);
 
  private:
   void finish(std::shared_ptr<RunResults> r, unsigned generation);
+  bool showing_ = false;  // setMechanism is filling the fields
   std::shared_ptr<const ResolvedMechanism> mechanism_;
   std::shared_ptr<const Mechanism> source_;
   QComboBox* choice_;

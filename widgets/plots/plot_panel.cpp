@@ -345,7 +345,7 @@ bool PlotPanel::exportCsv(const QString& path, QString* error) {
 
 void PlotPanel::exportDialog() {
   QString selected;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export"), QString(),
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export"), exportBase_.isEmpty() ? QString() : exportBase_ + "-plot.png",
                                                     tr("PNG image (*.png);;PDF document (*.pdf);;Results as CSV (*.csv)"), &selected);
   if (path.isEmpty()) return;
   const QString suffix = QFileInfo(path).suffix().toLower();

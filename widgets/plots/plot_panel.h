@@ -37,6 +37,9 @@ class PlotPanel : public QWidget {
   /// The whole result table (all columns, full precision); atomic write.
   bool exportCsv(const QString& path, QString* error = nullptr);
 
+  /// Where Export suggests its file: a path without its suffix (the document's folder and name).
+  void setExportBase(const QString& pathWithoutSuffix) { exportBase_ = pathWithoutSuffix; }
+
  public slots:
   void setCursorRow(int row);
 
@@ -48,6 +51,7 @@ class PlotPanel : public QWidget {
  private:
   void replot();
   void exportDialog();
+  QString exportBase_;
   std::shared_ptr<const RunResults> results_;
   QComboBox* x_;
   QLineEdit* filter_;
