@@ -256,6 +256,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (auto* d = findChild<QDockWidget*>(name)) view->addAction(d->toggleViewAction());
   QAction* reset = view->addAction(tr("&Reset Camera"), scene_, &widgets::SceneView::resetCamera);
   reset->setShortcut(Qt::Key_Home);
+  // the sketch flags four-bars whose transmission angle falls below this (kept between sessions)
+  sketch_->setTransmissionWarning(QSettings().value("sketch/transmissionWarning", 40.0).toDouble());
+  QAction* warnAt = view->addAction(tr("Transmission Angle &Warning..."), this, [this] {
+    bool ok = false;
+    const double degrees = QInputDialog::getDouble(this, tr("Transmission angle warning"),
+                                                   tr("Flag four-bar loops whose transmission angle falls below (degrees):"),
+                                                   sketch_->transmissionWarning(), 0, 90, 0, &ok);
+    if (!ok) return;
+    sketch_->setTransmissionWarning(degrees);
+    QSettings().setValue("sketch/transmissionWarning", degrees);
+  });
+  warnAt->setObjectName("TransmissionWarning");
+  warnAt->setStatusTip(tr("The sketch's four-bar lines flag a transmission angle below this (40° by default, as in the textbooks)"));
   // standard views, up against gravity (a grid hanging along -z is seen hanging)
   QMenu* standard = view->addMenu(tr("Standard &Views"));
   using SV = widgets::SceneView::StandardView;

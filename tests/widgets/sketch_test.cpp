@@ -27,6 +27,7 @@
 #include "mechanism/edits.h"
 #include "kinematics/natural_model.h"
 #include "mechanism/resolved.h"
+#include "topology/four_bar.h"
 #include "analysis/simulation_run.h"
 #include "panels/contact_dialog.h"
 #include "panels/limit_dialog.h"
@@ -194,12 +195,30 @@ TEST_F(SketchTest, DrawAFourBarFromScratchDragItAndUndo) {
   EXPECT_TRUE(v->summary().startsWith("1 DOF, 1 driven")) << v->summary().toStdString();
   w.grab().save(artifacts() + "/sketch_four_bar_pivot_moved.png");
 
-  // under-constrained: deleting the driver leaves a free degree of freedom, said in the banner
+  // deleting the driver leaves a free degree of freedom: no fault (it runs under dynamics), said
+  // in the neutral colour with how to move it by hand (it read "under-constrained", in red)
   w.undoStack()->undo();
   lw::Mechanism undriven = *w.mechanism();
   undriven.drivers.clear();
   w.applyEdit(undriven, "Remove the driver");
-  EXPECT_TRUE(v->summary().contains("under-constrained")) << v->summary().toStdString();
+  EXPECT_TRUE(v->summary().contains("1 DOF free: runs under dynamics")) << v->summary().toStdString();
+  EXPECT_FALSE(v->showsFault());
+  // a fault stays red: a link end on a point without a joint
+}
+
+// The five-bar (2 DOF, no driver: a dynamics sample) was shown as broken in red
+TEST_F(SketchTest, AFreeMechanismIsNoFault) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));
+  w.views()->setCurrentWidget(w.sketchView());
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QTest::qWait(100);
+  auto* v = w.sketchView();
+  EXPECT_TRUE(v->summary().contains("2 DOF free: runs under dynamics")) << v->summary().toStdString();
+  EXPECT_FALSE(v->showsFault());
+  w.grab().save(artifacts() + "/sketch_five_bar_free_1280x800.png");
 }
 
 TEST_F(SketchTest, DrawASliderCrank) {
@@ -681,6 +700,19 @@ TEST_F(SketchTest, ACrankTurnsByAnyPartRocksBetweenItsLimitsAndSaysItsType) {
   ASSERT_EQ(lines.size(), 1);
   EXPECT_TRUE(lines[0].contains("Grashof crank-rocker")) << lines[0].toStdString();
   EXPECT_TRUE(lines[0].contains("transmission angle")) << lines[0].toStdString();
+  // flagged below the user's threshold (40° by default), from the loop's extremes over the motion
+  // (a four-bar falling to 4° was not flagged)
+  {
+    const auto loops = lw::topology::fourBarLoops(lw::resolve(*w.mechanism(), *std::make_unique<lw::Diagnostics>()).value());
+    ASSERT_EQ(loops.size(), 1u);
+    const double worst = std::min(loops[0].minTransmission, 180 - loops[0].maxTransmission);
+    v->setTransmissionWarning(worst + 1);
+    EXPECT_TRUE(v->fourBarLines()[0].contains("transmits force poorly")) << v->fourBarLines()[0].toStdString();
+    v->setTransmissionWarning(worst - 1);
+    EXPECT_FALSE(v->fourBarLines()[0].contains("transmits force poorly")) << v->fourBarLines()[0].toStdString();
+    v->setTransmissionWarning(40);
+    EXPECT_EQ(v->fourBarLines()[0].contains("transmits force poorly"), worst < 40);
+  }
   // the crank's end B (0.5, 0.9) dragged a quarter turn round A: it turns, nothing is edited
   const int edits = w.undoStack()->count();
   const double before = v->crankAngle();

@@ -429,7 +429,7 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
   const Overlay o = overlay();
   p->setFont(o.font);
   p->setPen(Qt::NoPen);
-  p->setBrush(problem_ ? QColor(214, 39, 40, 230) : QColor(40, 40, 40, 210));
+  p->setBrush(showsFault() ? QColor(214, 39, 40, 230) : free_ ? QColor(40, 90, 140, 220) : QColor(40, 40, 40, 210));
   p->drawRoundedRect(o.banner, 5, 5);
   p->setPen(Qt::white);
   const QFontMetrics fm(o.font);
@@ -443,7 +443,7 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     p->drawText(QPoint(42, y + fm.ascent()), o.groups[g].second);
   }
   for (const auto& [area, line] : o.lines) {
-    p->setPen(QColor("#202020"));
+    p->setPen(line.contains(QStringLiteral("⚠")) ? QColor(176, 70, 0) : QColor("#202020"));
     p->drawText(area, Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, line);
   }
   p->restore();
@@ -485,11 +485,15 @@ QStringList SketchView::fourBarLines() const {
     const QString type = l.changePoint ? tr("change point, %1 (it can fold flat)").arg(QString::fromStdString(l.type))
                          : l.grashof   ? tr("Grashof %1").arg(QString::fromStdString(l.type))
                                        : tr("non-Grashof triple-rocker (no link turns fully)");
-    out << tr("Four-bar %1–%2–%3: %4 · transmission angle %5°, %6°–%7° over the motion")
-               .arg(name(l.input), name(l.coupler), name(l.output), type)
-               .arg(topology::transmissionAngle(*resolved_, l, poses_), 0, 'f', 0)
-               .arg(l.minTransmission, 0, 'f', 0)
-               .arg(l.maxTransmission, 0, 'f', 0);
+    QString line = tr("Four-bar %1–%2–%3: %4 · transmission angle %5°, %6°–%7° over the motion")
+                       .arg(name(l.input), name(l.coupler), name(l.output), type)
+                       .arg(topology::transmissionAngle(*resolved_, l, poses_), 0, 'f', 0)
+                       .arg(l.minTransmission, 0, 'f', 0)
+                       .arg(l.maxTransmission, 0, 'f', 0);
+    // the textbooks' rule: below 40° (the user's threshold) the coupler pushes the output poorly
+    if (std::min(l.minTransmission, 180 - l.maxTransmission) < transmissionWarning_)
+      line += tr(" — ⚠ below %1°: it transmits force poorly there").arg(transmissionWarning_, 0, 'f', 0);
+    out << line;
   }
   return out;
 }

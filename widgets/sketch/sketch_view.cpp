@@ -154,6 +154,7 @@ void SketchView::analyse() {
   groupNames_.clear();
   problemBodies_.clear();
   problem_ = false;
+  free_ = false;
   fourBars_.clear();
   if (!resolved_) {
     summary_ = m_.ground.points.empty() ? tr("Empty sketch: place ground pivots (P), then draw links (L)")
@@ -177,8 +178,11 @@ void SketchView::analyse() {
   const int free = mob.grueblerKutzbach - mob.drivers;
   QString head = tr("%1 DOF, %2 driven").arg(mob.grueblerKutzbach).arg(mob.drivers);
   if (free > 0) {
-    summary_ = head + tr(" — under-constrained: %n free degree(s) of freedom; drive a grounded link (D) or add links", "", free);
-    problem_ = true;
+    // not a fault: a mechanism with free freedoms moves under dynamics (the five-bar, a
+    // pendulum); the banner says so in the neutral colour and how to move it by hand
+    summary_ = head + tr(" — %n DOF free: runs under dynamics (Analysis); drive a grounded link (D) to move it by hand", "", free);
+    problem_ = true;  // no kinematic drag or coupler curves
+    free_ = true;
   } else if (free < 0) {
     summary_ = head + tr(" — over-constrained by %1: remove a link, a joint or a driver").arg(-free);
     problem_ = true;
@@ -205,6 +209,7 @@ void SketchView::markUnjoined() {
                                  .arg(unjoined_.size());
   summary_ = hint + " — " + summary_;
   problem_ = true;
+  free_ = false;  // a fault after all: red
 }
 
 void SketchView::updateCurves() {

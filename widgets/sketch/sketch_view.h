@@ -56,6 +56,15 @@ class SketchView : public QGraphicsView {
 
   /// What the banner says: "1 DOF, 1 driven — crank, RRR dyad" or the problem.
   QString summary() const { return summary_; }
+  /// The banner shows a fault (red): what cannot run. Free freedoms are no fault (neutral).
+  bool showsFault() const { return problem_ && !free_; }
+  /// Four-bar loops whose transmission angle falls below this (degrees; 40 by default, as in the
+  /// textbooks) are flagged in their line.
+  void setTransmissionWarning(double degrees) {
+    transmissionWarning_ = degrees;
+    viewport()->update();
+  }
+  double transmissionWarning() const { return transmissionWarning_; }
   /// Where link ends lie on points without a joint (ringed red in the view).
   const std::vector<Eigen::Vector2d>& unjoinedPoints() const { return unjoined_; }
   /// Body poses currently shown (12 per body), e.g. after dragging the crank.
@@ -126,6 +135,8 @@ class SketchView : public QGraphicsView {
   Tool tool_ = Tool::Select;
   QString summary_;
   bool problem_ = false;
+  bool free_ = false;
+  double transmissionWarning_ = 40;  // the only "problem" is free freedoms: they run under dynamics
   std::vector<Eigen::Vector2d> unjoined_;  // where link ends lie on points without a joint
   std::vector<topology::FourBarLoop> fourBars_;
   QString typedLength_;  // digits typed while a link is drawn

@@ -2,7 +2,22 @@
 // the ground, the grid and the trail, each placed by its body's pose.
 #include "view3d/scene_view_parts.h"
 
+#include <vtkPropCollection.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
 namespace lw::widgets {
+namespace {
+// A new actor into the renderer: vtkRenderer::AddActor first searches every prop it has for it
+// (quadratic over a scene of 10⁴ bodies: 2 s of opening 40 × 40 squares); the scene's actors are
+// new, so they are appended directly
+void appendActor(vtkRenderer* ren, vtkActor* actor) {
+  ren->GetViewProps()->AddItem(actor);
+  actor->AddConsumer(ren);
+}
+}  // namespace
 
 void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame& frame) {
   clear();
@@ -65,75 +80,93 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   std::vector<int> layerOf(model.bodies.size(), 0);
   for (std::size_t k = 0; k < order.size(); ++k) layerOf[order[k]] = static_cast<int>(k) + 1;
 
-  // ---- bodies
+  // ---- bodies. Bodies of one shape share one mesh: VTK's buffer cache then holds one entry per
+  // shape, not per body (releasing 10⁴ meshes searched that cache for each: 15 s for 40 × 40
+  // squares), and memory goes with the shapes
+  std::map<std::string, vtkSmartPointer<vtkPolyData>> meshOfShape;
   for (std::size_t bi = 0; bi < model.bodies.size(); ++bi) {
     const scene::SceneBody& b = model.bodies[bi];
-    MeshBuilder mb;
-    mb.setSegments(segments);
-    if (b.isGround && s.planar) mb.setHatchPeriod(0.05 * L);
+    std::string shape = b.isGround ? "ground" : "";
     for (const scene::Primitive& p : b.primitives) {
-      switch (p.kind) {
-        case scene::Primitive::Kind::Bar: {
-          if (p.points.size() < 2) break;
-          const double r = p.radius > 0 ? p.radius : barRadius;
-          if (s.planar) {
-            const double zc = (p.points[0][2] + p.points[1][2]) / 2;
-            mb.roundedSlab(Frame{}, {{p.points[0][0], p.points[0][1]}, {p.points[1][0], p.points[1][1]}}, r,
-                           zc - t / 2, zc + t / 2, 0.3 * t);
-          } else {
-            mb.capsule(p.points[0], p.points[1], r);
-          }
-          break;
-        }
-        case scene::Primitive::Kind::Plate: {
-          if (p.points.size() < 3) break;
-          const double margin = p.radius > 0 ? p.radius : barRadius;
-          // plane of the polygon: centroid and Newell normal
-          V3 c{0, 0, 0};
-          V3 n{0, 0, 0};
-          for (std::size_t i = 0; i < p.points.size(); ++i) {
-            const scene::Vec3& a = p.points[i];
-            const scene::Vec3& q = p.points[(i + 1) % p.points.size()];
-            for (std::size_t k = 0; k < 3; ++k) c[k] += a[k] / static_cast<double>(p.points.size());
-            n[0] += (a[1] - q[1]) * (a[2] + q[2]);
-            n[1] += (a[2] - q[2]) * (a[0] + q[0]);
-            n[2] += (a[0] - q[0]) * (a[1] + q[1]);
-          }
-          Frame f;
-          double half = 0.6 * barRadius;
-          if (s.planar) {
-            f.o = {0, 0, c[2]};
-            half = t / 2;
-          } else {
-            f = detail::frameAlong(c, norm(n) > 0 ? n : V3{0, 0, 1});
-          }
-          std::vector<V2> core;
-          for (const scene::Vec3& q : p.points) {
-            const V3 d = sub(q, f.o);
-            core.push_back({d[0] * f.u[0] + d[1] * f.u[1] + d[2] * f.u[2], d[0] * f.v[0] + d[1] * f.v[1] + d[2] * f.v[2]});
-          }
-          mb.roundedSlab(f, core, margin, -half, half, 0.6 * half);
-          break;
-        }
-        case scene::Primitive::Kind::Sphere:
-          mb.sphere(p.centre, p.radius > 0 ? p.radius : barRadius);
-          break;
-        case scene::Primitive::Kind::Box: {
-          Frame f;
-          f.o = p.centre;
-          V3 size = p.size;
-          if (s.planar) {
-            // boxes stay inside their body's layer, or they would cut through the bodies above
-            f.o[2] = 0;
-            size[2] = t;
-          }
-          mb.box(f, size);
-          break;
-        }
+      char key[160];
+      std::snprintf(key, sizeof key, "%d %.12g %.12g %.12g %.12g %.12g %.12g %.12g|", static_cast<int>(p.kind), p.radius, p.centre[0],
+                    p.centre[1], p.centre[2], p.size[0], p.size[1], p.size[2]);
+      shape += key;
+      for (const scene::Vec3& q : p.points) {
+        std::snprintf(key, sizeof key, "%.12g %.12g %.12g;", q[0], q[1], q[2]);
+        shape += key;
       }
     }
+    vtkSmartPointer<vtkPolyData>& mesh = meshOfShape[shape];
+    if (!mesh) {
+      MeshBuilder mb;
+      mb.setSegments(segments);
+      if (b.isGround && s.planar) mb.setHatchPeriod(0.05 * L);
+      for (const scene::Primitive& p : b.primitives) {
+        switch (p.kind) {
+          case scene::Primitive::Kind::Bar: {
+            if (p.points.size() < 2) break;
+            const double r = p.radius > 0 ? p.radius : barRadius;
+            if (s.planar) {
+              const double zc = (p.points[0][2] + p.points[1][2]) / 2;
+              mb.roundedSlab(Frame{}, {{p.points[0][0], p.points[0][1]}, {p.points[1][0], p.points[1][1]}}, r,
+                             zc - t / 2, zc + t / 2, 0.3 * t);
+            } else {
+              mb.capsule(p.points[0], p.points[1], r);
+            }
+            break;
+          }
+          case scene::Primitive::Kind::Plate: {
+            if (p.points.size() < 3) break;
+            const double margin = p.radius > 0 ? p.radius : barRadius;
+            // plane of the polygon: centroid and Newell normal
+            V3 c{0, 0, 0};
+            V3 n{0, 0, 0};
+            for (std::size_t i = 0; i < p.points.size(); ++i) {
+              const scene::Vec3& a = p.points[i];
+              const scene::Vec3& q = p.points[(i + 1) % p.points.size()];
+              for (std::size_t k = 0; k < 3; ++k) c[k] += a[k] / static_cast<double>(p.points.size());
+              n[0] += (a[1] - q[1]) * (a[2] + q[2]);
+              n[1] += (a[2] - q[2]) * (a[0] + q[0]);
+              n[2] += (a[0] - q[0]) * (a[1] + q[1]);
+            }
+            Frame f;
+            double half = 0.6 * barRadius;
+            if (s.planar) {
+              f.o = {0, 0, c[2]};
+              half = t / 2;
+            } else {
+              f = detail::frameAlong(c, norm(n) > 0 ? n : V3{0, 0, 1});
+            }
+            std::vector<V2> core;
+            for (const scene::Vec3& q : p.points) {
+              const V3 d = sub(q, f.o);
+              core.push_back({d[0] * f.u[0] + d[1] * f.u[1] + d[2] * f.u[2], d[0] * f.v[0] + d[1] * f.v[1] + d[2] * f.v[2]});
+            }
+            mb.roundedSlab(f, core, margin, -half, half, 0.6 * half);
+            break;
+          }
+          case scene::Primitive::Kind::Sphere:
+            mb.sphere(p.centre, p.radius > 0 ? p.radius : barRadius);
+            break;
+          case scene::Primitive::Kind::Box: {
+            Frame f;
+            f.o = p.centre;
+            V3 size = p.size;
+            if (s.planar) {
+              // boxes stay inside their body's layer, or they would cut through the bodies above
+              f.o[2] = 0;
+              size[2] = t;
+            }
+            mb.box(f, size);
+            break;
+          }
+        }
+      }
+      mesh = mb.build();
+    }
     Impl::Placed placed;
-    placed.actor = makeActor(mb.build(), false);
+    placed.actor = makeActor(mesh, false);
     placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
     placed.actor->SetUserMatrix(placed.matrix);
     vtkProperty* prop = placed.actor->GetProperty();
@@ -148,7 +181,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
       placed.color = {b.color[0], b.color[1], b.color[2]};
       placed.zOffset = s.planar ? layerOf[bi] * pitch : 0;
     }
-    ren->AddActor(placed.actor);
+    appendActor(ren, placed.actor);
     s.bodies.push_back(std::move(placed));
   }
 
@@ -156,75 +189,81 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   const double u = s.glyphUnit;
   const double pinRadius = std::clamp(0.55 * barRadius, 0.5 * u, 1.5 * u);
   const double stackMid = (s.zBottom + s.zTop) / 2;
+  // one mesh per glyph kind, shared by its joints (as the bodies' per shape)
+  std::map<scene::JointGlyph, vtkSmartPointer<vtkPolyData>> meshOfGlyph;
   for (const scene::SceneJoint& j : model.joints) {
-    MeshBuilder mb;
-    mb.setSegments(segments);
-    Frame f;  // identity: geometry in the glyph's local frame
-    switch (j.glyph) {
-      case scene::JointGlyph::Pin:
-      case scene::JointGlyph::Revolute:
-        if (s.planar) {
-          // a pin through the whole stack with a dark centre dot on top
-          const double top = s.zTop + 0.3 * t;
-          mb.setColor(kSteel);
-          mb.cylinder({0, 0, s.zBottom - 0.3 * t}, {0, 0, top}, pinRadius, 0.25 * pinRadius);
+    vtkSmartPointer<vtkPolyData>& mesh = meshOfGlyph[j.glyph];
+    if (!mesh) {
+      MeshBuilder mb;
+      mb.setSegments(segments);
+      Frame f;  // identity: geometry in the glyph's local frame
+      switch (j.glyph) {
+        case scene::JointGlyph::Pin:
+        case scene::JointGlyph::Revolute:
+          if (s.planar) {
+            // a pin through the whole stack with a dark centre dot on top
+            const double top = s.zTop + 0.3 * t;
+            mb.setColor(kSteel);
+            mb.cylinder({0, 0, s.zBottom - 0.3 * t}, {0, 0, top}, pinRadius, 0.25 * pinRadius);
+            mb.setColor(kDark);
+            mb.cylinder({0, 0, top - 0.1 * t}, {0, 0, top + 0.12 * t}, 0.42 * pinRadius, 0.0);
+          } else {
+            mb.setColor(kDark);
+            mb.cylinder({0, 0, -2.6 * u}, {0, 0, 2.6 * u}, 0.45 * u, 0.1 * u);
+            mb.setColor(kSteel);
+            mb.cylinder({0, 0, -1.8 * u}, {0, 0, 1.8 * u}, 1.25 * u, 0.3 * u);
+          }
+          break;
+        case scene::JointGlyph::Cylindrical:
           mb.setColor(kDark);
-          mb.cylinder({0, 0, top - 0.1 * t}, {0, 0, top + 0.12 * t}, 0.42 * pinRadius, 0.0);
-        } else {
-          mb.setColor(kDark);
-          mb.cylinder({0, 0, -2.6 * u}, {0, 0, 2.6 * u}, 0.45 * u, 0.1 * u);
+          mb.cylinder({0, 0, -4.5 * u}, {0, 0, 4.5 * u}, 0.45 * u, 0.1 * u);
           mb.setColor(kSteel);
-          mb.cylinder({0, 0, -1.8 * u}, {0, 0, 1.8 * u}, 1.25 * u, 0.3 * u);
+          mb.cylinder({0, 0, -1.8 * u}, {0, 0, 1.8 * u}, 1.15 * u, 0.3 * u);
+          break;
+        case scene::JointGlyph::Slider:
+        case scene::JointGlyph::Prismatic:
+          if (s.planar) {
+            // block spanning the stack (v is world Z), elongated along the axis
+            mb.setColor(kDark);
+            mb.cylinder({0, stackMid, -4.5 * u}, {0, stackMid, 4.5 * u}, 0.35 * u, 0.0);
+            f.o = {0, stackMid + 0.15 * t, 0};
+            mb.setColor(kSteel);
+            mb.box(f, {2.2 * u, s.zTop - s.zBottom + 0.3 * t, 4.0 * u});
+          } else {
+            mb.setColor(kDark);
+            mb.cylinder({0, 0, -4.5 * u}, {0, 0, 4.5 * u}, 0.35 * u, 0.0);
+            mb.setColor(kSteel);
+            mb.box(f, {2.0 * u, 2.0 * u, 4.0 * u});
+          }
+          break;
+        case scene::JointGlyph::Universal: {
+          const double z0 = s.planar ? s.zTop + 1.0 * u : 0.0;
+          mb.setColor(kSteel);
+          mb.sphere({0, 0, z0}, 0.8 * u);
+          mb.cylinder({-2.0 * u, 0, z0}, {2.0 * u, 0, z0}, 0.42 * u, 0.1 * u);
+          mb.setColor(kAccent);
+          mb.cylinder({0, -2.0 * u, z0}, {0, 2.0 * u, z0}, 0.42 * u, 0.1 * u);
+          break;
         }
-        break;
-      case scene::JointGlyph::Cylindrical:
-        mb.setColor(kDark);
-        mb.cylinder({0, 0, -4.5 * u}, {0, 0, 4.5 * u}, 0.45 * u, 0.1 * u);
-        mb.setColor(kSteel);
-        mb.cylinder({0, 0, -1.8 * u}, {0, 0, 1.8 * u}, 1.15 * u, 0.3 * u);
-        break;
-      case scene::JointGlyph::Slider:
-      case scene::JointGlyph::Prismatic:
-        if (s.planar) {
-          // block spanning the stack (v is world Z), elongated along the axis
-          mb.setColor(kDark);
-          mb.cylinder({0, stackMid, -4.5 * u}, {0, stackMid, 4.5 * u}, 0.35 * u, 0.0);
-          f.o = {0, stackMid + 0.15 * t, 0};
+        case scene::JointGlyph::Spherical:
           mb.setColor(kSteel);
-          mb.box(f, {2.2 * u, s.zTop - s.zBottom + 0.3 * t, 4.0 * u});
-        } else {
+          mb.sphere({0, 0, s.planar ? s.zTop + 0.6 * u : 0.0}, 1.4 * u);
+          break;
+        case scene::JointGlyph::Fixed:
+          f.o = {0, 0, s.planar ? s.zTop + 0.8 * u : 0.0};
           mb.setColor(kDark);
-          mb.cylinder({0, 0, -4.5 * u}, {0, 0, 4.5 * u}, 0.35 * u, 0.0);
-          mb.setColor(kSteel);
-          mb.box(f, {2.0 * u, 2.0 * u, 4.0 * u});
-        }
-        break;
-      case scene::JointGlyph::Universal: {
-        const double z0 = s.planar ? s.zTop + 1.0 * u : 0.0;
-        mb.setColor(kSteel);
-        mb.sphere({0, 0, z0}, 0.8 * u);
-        mb.cylinder({-2.0 * u, 0, z0}, {2.0 * u, 0, z0}, 0.42 * u, 0.1 * u);
-        mb.setColor(kAccent);
-        mb.cylinder({0, -2.0 * u, z0}, {0, 2.0 * u, z0}, 0.42 * u, 0.1 * u);
-        break;
+          mb.box(f, {1.8 * u, 1.8 * u, 1.8 * u});
+          break;
       }
-      case scene::JointGlyph::Spherical:
-        mb.setColor(kSteel);
-        mb.sphere({0, 0, s.planar ? s.zTop + 0.6 * u : 0.0}, 1.4 * u);
-        break;
-      case scene::JointGlyph::Fixed:
-        f.o = {0, 0, s.planar ? s.zTop + 0.8 * u : 0.0};
-        mb.setColor(kDark);
-        mb.box(f, {1.8 * u, 1.8 * u, 1.8 * u});
-        break;
+      mesh = mb.build();
     }
     Impl::Placed placed;
-    placed.actor = makeActor(mb.build(), true);
+    placed.actor = makeActor(mesh, true);
     placed.actor->GetProperty()->SetSpecular(0.55);
     placed.actor->GetProperty()->SetSpecularPower(60);
     placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
     placed.actor->SetUserMatrix(placed.matrix);
-    ren->AddActor(placed.actor);
+    appendActor(ren, placed.actor);
     s.joints.push_back(std::move(placed));
   }
 
@@ -239,7 +278,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
     p->RenderLinesAsTubesOn();
     placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
     placed.actor->SetUserMatrix(placed.matrix);
-    ren->AddActor(placed.actor);
+    appendActor(ren, placed.actor);
     s.springs.push_back(std::move(placed));
   }
 
