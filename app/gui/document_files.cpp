@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 
 #include "analysis/assembly.h"
+#include "analysis/result_size.h"
 #include "document.h"
 #include "help.h"
 #include "playback_presenter.h"
@@ -122,6 +123,11 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
     return false;
   }
   for (const auto& d : r.diagnostics) log(QString::fromStdString(d.format(name.toStdString())));
+  if (const QString why = tooLargeForTheWindow(*r.mechanism, memoryLimit_); !why.isEmpty()) {
+    log(tr("%1 was not opened: %2; the current document is unchanged").arg(name, why));
+    if (interactive) QMessageBox::warning(this, tr("Cannot open %1").arg(name), tr("%1 was not opened: %2.").arg(name, why));
+    return false;
+  }
   // a sample opens as an untitled copy: its first Save asks where (Enter on the close prompt wrote
   // into the installed samples)
   const bool sample = QFileInfo(path).canonicalPath() == QDir(samplesDir()).canonicalPath();
@@ -134,6 +140,21 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
   addRecent(QFileInfo(path).absoluteFilePath());
   log(sample ? tr("Opened a copy of the sample %1 (Save asks where to keep it)").arg(path) : tr("Opened %1").arg(path));
   return true;
+}
+
+QString MainWindow::tooLargeForTheWindow(const Mechanism& m, double limitBytes) {
+  // the window draws each body and joint as a part of its own (about 70 kB each with its model
+  // rows, measured on the grids); it allows itself half the machine's memory: a grid of 300 × 300
+  // squares grew to 8 GB without ever showing
+  const double parts = static_cast<double>(m.bodies.size() + m.joints.size());
+  const double bytes = 180e6 + 70e3 * parts, limit = limitBytes > 0 ? limitBytes : analysis::defaultResultBytesLimit();
+  if (bytes <= limit) return {};
+  return tr("its %1 bodies and %2 joints would take about %3 in the window, more than the %4 it allows itself (%5); "
+            "analyse it with linkwright-cli (check, kinematics, simulate, sensitivity)")
+      .arg(m.bodies.size())
+      .arg(m.joints.size())
+      .arg(QString::fromStdString(analysis::byteSize(bytes)), QString::fromStdString(analysis::byteSize(limit)),
+           limitBytes > 0 ? tr("its limit") : tr("half of this machine's memory"));
 }
 
 QString MainWindow::suggestedPath(const QString& suffix) const {
@@ -200,6 +221,10 @@ bool MainWindow::recover(const QString& autosave) {
   if (!Document::readAutosave(autosave, m, path, problems)) {
     for (const QString& p : problems) log(p);
     statusBar()->showMessage(tr("The autosave could not be recovered (see Messages)"), 8000);
+    return false;
+  }
+  if (const QString why = tooLargeForTheWindow(m, memoryLimit_); !why.isEmpty()) {  // kept on disk for the CLI
+    log(tr("%1 was not recovered: %2").arg(autosave, why));
     return false;
   }
   setDocument(m, path);

@@ -82,6 +82,11 @@ class MainWindow : public QMainWindow {
   /// Where a file derived from the document goes by default: its own folder (a saved document),
   /// else the user's documents; named after the document or its sample, with `suffix` (".png").
   QString suggestedPath(const QString& suffix) const;
+  /// Why the window cannot hold `m` (its estimated memory above `limitBytes`, by default half the
+  /// machine's), or "".
+  static QString tooLargeForTheWindow(const Mechanism& m, double limitBytes = 0);
+  /// The memory the window allows itself for a document (0: half the machine's).
+  void setMemoryLimit(double bytes) { memoryLimit_ = bytes; }
   /// The open document: its mechanism, file, undo history, autosave and edit guard.
   Document* document() const { return doc_; }
   widgets::SceneView* sceneView() const { return scene_; }
@@ -185,6 +190,7 @@ class MainWindow : public QMainWindow {
 
  private:
   QString sampleOrigin_;
+  double memoryLimit_ = 0;
   // bumped when the docks change: a window state saved with other docks is not restored
   // 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under
   // the analysis, the side columns full height (the layout at 1280×800)

@@ -137,20 +137,28 @@ NumericalMobility numericalMobility(const NaturalModel& m, const Eigen::VectorXd
       }
     }
   r.equations = static_cast<int>(plain.size());
-  const std::vector<num::Entry> all = jacobianTransposed(m, q, t);
+  // The ranks from Φ_q as it is: a coordinate every constraint shares (the crank pin of the 3D
+  // crank-slider) is a dense column there, which the sparse QR orders last; in Φ_qᵀ it is a dense
+  // row, whose front holds every column (10⁵ units ran out of memory). Φ_qᵀ only to name the rows
+  // that depend on the others, when there are any.
+  std::vector<num::Entry> all, withoutDrivers;
+  evaluateJacobian(m, q, t, [&](int row, int col, double v) {
+    all.push_back({row, col, v});
+    if (const int k = plainIndex[static_cast<std::size_t>(row)]; k >= 0) withoutDrivers.push_back({k, col, v});
+  });
   if (m.nq > 0 && !plain.empty()) {
-    std::vector<num::Entry> withoutDrivers;
-    withoutDrivers.reserve(all.size());
-    for (const num::Entry& e : all)
-      if (const int k = plainIndex[static_cast<std::size_t>(e.col)]; k >= 0) withoutDrivers.push_back({e.row, k, e.value});
-    const num::SparseRank rank = num::sparseColumnRank(m.nq, static_cast<int>(plain.size()), withoutDrivers, kRankTolerance);
-    r.rank = rank.rank;
-    std::set<std::string> names;
-    for (int k : rank.dependent) names.insert(m.describeRow(plain[static_cast<std::size_t>(k)]));
-    r.redundant.assign(names.begin(), names.end());
+    const int rows = static_cast<int>(plain.size());
+    r.rank = num::sparseColumnRank(rows, m.nq, withoutDrivers, kRankTolerance).rank;
+    if (r.rank < rows) {
+      for (auto& e : withoutDrivers) std::swap(e.row, e.col);
+      std::set<std::string> names;
+      for (int k : num::sparseColumnRank(m.nq, rows, withoutDrivers, kRankTolerance).dependent)
+        names.insert(m.describeRow(plain[static_cast<std::size_t>(k)]));
+      r.redundant.assign(names.begin(), names.end());
+    }
   }
   r.dof = m.nq - r.rank;
-  if (m.nq > 0 && m.nrows > 0) r.rankWithDrivers = num::sparseColumnRank(m.nq, m.nrows, all, kRankTolerance).rank;
+  if (m.nq > 0 && m.nrows > 0) r.rankWithDrivers = num::sparseColumnRank(m.nrows, m.nq, all, kRankTolerance).rank;
   r.freeDof = m.nq - r.rankWithDrivers;
   r.passive = m.passiveSpins;
   return r;
@@ -193,9 +201,10 @@ Status assemble(const NaturalModel& m, GlobalData& d, double t) {
                     shortNumber(std::abs(d.phi[row])) + ") is in " + m.describeRow(row) +
                     (mob.drivers > mob.rankWithDrivers - mob.rank ? "; the drivers may contradict each other" : ""));
   }
-  // independent rows, in model order
+  // independent rows, in model order (all of them unless the rank says otherwise)
   {
-    const num::SparseRank rank = num::sparseColumnRank(m.nq, m.nrows, jacobianTransposed(m, d.q, t), kRankTolerance);
+    const num::SparseRank rank = mob.rankWithDrivers == m.nrows ? num::SparseRank{m.nrows, {}}
+                                                                : num::sparseColumnRank(m.nq, m.nrows, jacobianTransposed(m, d.q, t), kRankTolerance);
     d.rows.clear();
     std::size_t k = 0;
     for (int row = 0; row < m.nrows; ++row) {

@@ -33,10 +33,13 @@
 #include <QStatusBar>
 #include <iostream>
 
+#include "analysis/result_size.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
+#include "support/samples.h"
 #include "main_window.h"
 #include "mechanism/edits.h"
+#include "mechanism/generators.h"
 #include "panels/analysis_panel.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
@@ -140,6 +143,26 @@ TEST_F(MainWindowTest, ASampleOpensAsAnUntitledCopyAndItsSettingsAreKept) {
   EXPECT_EQ(again.currentFile(), dir.filePath("mine.json"));
   EXPECT_EQ(again.analysisPanel()->endTime()->value(), 100);
   w.undoStack()->setClean();
+}
+
+// A grid of 300 × 300 squares grew the window to 8 GB without ever showing it: what cannot fit is
+// refused with the reason, the open document kept (the estimate is the window's own, per part)
+TEST_F(MainWindowTest, AMechanismTooLargeForTheWindowIsRefusedWithTheReason) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  QTemporaryDir dir;
+  const QString grid = dir.filePath("grid-20x20.json");
+  std::string error;
+  ASSERT_TRUE(lw::io::saveMechanismFile(lw::generate::grid(20, 20), grid.toStdString(), error)) << error;
+  w.setMemoryLimit(250e6);  // 820 bodies and 1220 joints: about 320 MB in the window
+  EXPECT_FALSE(w.openFile(grid, false));
+  EXPECT_EQ(w.mechanism()->name, "Four-bar crank-rocker with coupler point") << "the open document is kept";
+  const QString log = w.findChild<QPlainTextEdit*>()->toPlainText();
+  EXPECT_TRUE(log.contains("820 bodies and 1220 joints would take about")) << log.toStdString();
+  EXPECT_TRUE(log.contains("analyse it with linkwright-cli")) << log.toStdString();
+  w.setMemoryLimit(0);  // half this machine's memory: it fits
+  EXPECT_TRUE(w.openFile(grid, false));
+  EXPECT_EQ(w.mechanism()->bodies.size(), 820u);
 }
 
 // It opened at 1400 × 900 on a 1280 × 800 screen (the tests' Xvfb screen), partly off it
