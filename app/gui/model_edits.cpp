@@ -39,6 +39,7 @@
 #include "media_export.h"
 #include "dynamics/recursive_model.h"
 #include "io/mechanism_io.h"
+#include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
 #include "panels/model_tree.h"
@@ -185,6 +186,13 @@ void MainWindow::editParameter(int index, double value) {
   const Parameter& p = mechanism_->parameters[static_cast<std::size_t>(index)];
   const QString name = QString::fromStdString(p.name);
   if (!p.value.isLiteral() || p.value.value == value) return;
+  // a value outside the parameter's range is refused with the range (it was accepted, or refused
+  // by what it broke: L1 = -1 read "bodies[0].mass: the mass is negative")
+  if (const std::string outside = outsideRange(p, value); !outside.empty()) {
+    refuseEdit(tr("%1 = %2").arg(name).arg(value), QString::fromStdString(outside));
+    parameters_->setParameters(mechanism_->parameters);
+    return;
+  }
   // try it on a copy: an edit that breaks the mechanism is refused and the document kept
   Mechanism trial = *mechanism_;
   trial.parameters[static_cast<std::size_t>(index)].value = Number(value);

@@ -579,6 +579,27 @@ TEST_F(MainWindowTest, StructureDiagramStepsThroughTheGroups) {
   EXPECT_TRUE(w.sketchView()->highlightedBodies().empty());
 }
 
+// four-bar-synthesis accepted L1 = 2 outside its range 0.5 ... 1.5, and refused L1 = -1 as "the mass
+// is negative": a value outside the range is refused naming it (issue 36, item 2)
+TEST_F(MainWindowTest, AValueOutsideItsParametersRangeIsRefusedNamingTheRange) {
+  lw::app::MainWindow w;
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar-synthesis.json", false));
+  QTableWidget* table = w.parametersPanel()->table();
+  ASSERT_EQ(table->item(0, 0)->text(), "L1");
+  const double before = w.mechanism()->parameters[0].value.value;
+  const auto* log = w.findChild<QPlainTextEdit*>();
+  for (const char* value : {"2", "-1"}) {
+    table->item(0, 1)->setText(value);
+    EXPECT_EQ(w.mechanism()->parameters[0].value.value, before) << value;
+    EXPECT_TRUE(log->toPlainText().contains(QString("L1 = %1 refused: parameter 'L1' = %1 m is outside its range 0.5 ... 1.5 m").arg(value)))
+        << log->toPlainText().toStdString();
+  }
+  EXPECT_FALSE(log->toPlainText().contains("mass is negative"));
+  table->item(0, 1)->setText("1.2");  // within: kept
+  EXPECT_EQ(w.mechanism()->parameters[0].value.value, 1.2);
+  w.undoStack()->setClean();
+}
+
 TEST_F(MainWindowTest, ParameterEditsAreUndoableAndBadOnesRefused) {
   lw::app::MainWindow w;
   ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/five-bar.json", false));

@@ -180,7 +180,9 @@ void SketchView::analyse() {
   if (free > 0) {
     // not a fault: a mechanism with free freedoms moves under dynamics (the five-bar, a
     // pendulum); the banner says so in the neutral colour and how to move it by hand
-    summary_ = head + tr(" — %n DOF free: runs under dynamics (Analysis); drive a grounded link (D) to move it by hand", "", free);
+    summary_ = (mob.drivers ? tr("%1 DOF, %2 driven, %3 free").arg(mob.grueblerKutzbach).arg(mob.drivers).arg(free)
+                            : tr("%1 DOF, free").arg(mob.grueblerKutzbach)) +
+               tr(": runs under dynamics (Analysis); D drives a grounded link by hand");
     problem_ = true;  // no kinematic drag or coupler curves
     free_ = true;
   } else if (free < 0) {
