@@ -41,8 +41,10 @@ struct CountingIterator {
 // Builds the DOM and the path -> offset map.
 class Builder : public nlohmann::json_sax<Json> {
  public:
-  Builder(std::string_view text, JsonDocument& doc, Diagnostics& out, const std::size_t& consumed)
-      : text_(text), doc_(doc), out_(out), consumed_(consumed) {}
+  // `record`: also the path -> offset maps (a second pass, only for a document with problems to
+  // locate: building a path string per value cost most of the load of a 10⁵-body file)
+  Builder(std::string_view text, JsonDocument& doc, Diagnostics& out, const std::size_t& consumed, bool record)
+      : text_(text), doc_(doc), out_(out), consumed_(consumed), record_(record) {}
 
   bool null() override { return value(Json(nullptr)); }
   bool boolean(bool v) override { return value(Json(v)); }
@@ -81,7 +83,7 @@ class Builder : public nlohmann::json_sax<Json> {
       return false;
     }
     f.key = k;
-    doc_.keyOffsets[childPath(k)] = startOf(lastEnd_);
+    if (record_) doc_.keyOffsets[childPath(k)] = startOf(lastEnd_);
     lastEnd_ = consumed_;
     return true;
   }
@@ -171,14 +173,13 @@ class Builder : public nlohmann::json_sax<Json> {
   }
 
   bool value(Json&& v) {
-    const std::size_t start = startOf(lastEnd_);
     std::string path;
     if (stack_.empty()) {
       doc_.root = std::move(v);
       lastInserted_ = &doc_.root;
     } else {
       Frame& f = stack_.back();
-      path = currentPath();
+      if (record_) path = currentPath();
       if (f.isArray) {
         f.container->push_back(std::move(v));
         lastInserted_ = &f.container->back();
@@ -190,7 +191,7 @@ class Builder : public nlohmann::json_sax<Json> {
         lastInserted_ = &members.back().second;
       }
     }
-    doc_.offsets[path] = start;
+    if (record_) doc_.offsets[path] = startOf(lastEnd_);
     lastEnd_ = consumed_;
     return true;
   }
@@ -199,6 +200,7 @@ class Builder : public nlohmann::json_sax<Json> {
   JsonDocument& doc_;
   Diagnostics& out_;
   const std::size_t& consumed_;
+  const bool record_;
   std::vector<Frame> stack_;
   Json* lastInserted_ = nullptr;
   std::size_t lastEnd_ = 0;
@@ -219,7 +221,36 @@ void lineColumn(std::string_view text, std::size_t offset, int& line, int& colum
   }
 }
 
+namespace {
+// One SAX pass over `text` into `doc`: false with the syntax error in `out`
+bool saxPass(std::string_view text, JsonDocument& doc, Diagnostics& out, bool record) {
+  std::size_t consumed = 0;
+  CountingIterator first{text.data(), text.data(), &consumed};
+  CountingIterator last{text.data() + text.size(), text.data(), &consumed};
+  Builder builder(text, doc, out, consumed, record);
+  const std::size_t before = out.size();
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(first, last, &builder);
+  } catch (const std::exception& e) {  // defensive: the SAX interface reports through parse_error
+    out.push_back({Diagnostic::Severity::Error, "", std::string("this is not valid JSON: ") + e.what()});
+  }
+  if (!ok && out.size() == before)
+    out.push_back({Diagnostic::Severity::Error, "", "this is not valid JSON"});
+  return ok && out.size() == before;
+}
+}  // namespace
+
 void JsonDocument::locate(Diagnostic& d) const {
+  if (!located_) {
+    // where every value starts, found once, the first time a problem is located
+    JsonDocument again;
+    Diagnostics ignored;
+    saxPass(text, again, ignored, true);
+    offsets = std::move(again.offsets);
+    keyOffsets = std::move(again.keyOffsets);
+    located_ = true;
+  }
   if (d.atKey) {
     auto it = keyOffsets.find(d.path);
     if (it != keyOffsets.end()) {
@@ -243,20 +274,7 @@ void JsonDocument::locate(Diagnostic& d) const {
 bool parseJson(std::string_view text, JsonDocument& doc, Diagnostics& out) {
   doc = JsonDocument{};
   doc.text = text;
-  std::size_t consumed = 0;
-  CountingIterator first{text.data(), text.data(), &consumed};
-  CountingIterator last{text.data() + text.size(), text.data(), &consumed};
-  Builder builder(text, doc, out, consumed);
-  const std::size_t before = out.size();
-  bool ok = false;
-  try {
-    ok = Json::sax_parse(first, last, &builder);
-  } catch (const std::exception& e) {  // defensive: the SAX interface reports through parse_error
-    out.push_back({Diagnostic::Severity::Error, "", std::string("this is not valid JSON: ") + e.what()});
-  }
-  if (!ok && out.size() == before)
-    out.push_back({Diagnostic::Severity::Error, "", "this is not valid JSON"});
-  return ok && out.size() == before;
+  return saxPass(text, doc, out, false);
 }
 
 // ---- canonical writer ----

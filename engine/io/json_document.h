@@ -16,12 +16,17 @@ using Json = nlohmann::ordered_json;  // keeps the key order of the file
 
 struct JsonDocument {
   Json root;
-  std::unordered_map<std::string, std::size_t> offsets;     // JSON path -> byte offset of its value
-  std::unordered_map<std::string, std::size_t> keyOffsets;  // JSON path -> byte offset of its key
   std::string_view text;
 
-  /// Line and column (1-based) of the value at `path`, or of its nearest recorded parent.
+  /// Line and column (1-based) of the value at `path`, or of its nearest recorded parent. The
+  /// first call parses the text once more to learn where every value starts (a file without
+  /// problems never pays for it).
   void locate(Diagnostic& d) const;
+
+  // filled by locate()'s pass (the parser's business only)
+  mutable bool located_ = false;
+  mutable std::unordered_map<std::string, std::size_t> offsets;     // JSON path -> byte offset of its value
+  mutable std::unordered_map<std::string, std::size_t> keyOffsets;  // JSON path -> byte offset of its key
 };
 
 /// Parses `text` (which must outlive the document). On a syntax error returns false and appends

@@ -26,6 +26,7 @@
 #include <QUndoStack>
 
 #include "gui_test_support.h"
+#include "io/mechanism_io.h"
 #include "main_window.h"
 #include "media_export.h"
 #include "mechanism/resolved.h"
@@ -104,9 +105,23 @@ TEST_F(FirstHourTest, AnEditThatOpensAJointIsAssembledOrRefused) {
   EXPECT_EQ(parameter(w, "L_A1"), 1.4142);
   EXPECT_EQ(w.mechanism()->bodies[0].angle.value, before.bodies[0].angle.value);
 
-  // a rocker too short to reach: refused, nothing changes
+  // outside its range (2.5 ... 4.5 m): refused naming the range
+  lw::app::MainWindow w3;
+  openShown(w3, "four-bar-path");
+  typeParameter(w3, "L2", "20");
+  EXPECT_EQ(parameter(w3, "L2"), 3.5);
+  EXPECT_TRUE(messages(w3).contains("L2 = 20 refused: parameter 'L2' = 20 m is outside its range 2.5 ... 4.5 m")) << messages(w3).toStdString();
+  // a coupler too long to close (the range taken off): refused, nothing changes
+  lw::Mechanism unbounded = lw::test::sampleMechanism("four-bar-path");
+  for (auto& p : unbounded.parameters)
+    if (p.name == "L2") p.hasMin = p.hasMax = false;
+  QTemporaryDir dir;
+  std::string error;
+  ASSERT_TRUE(lw::io::saveMechanismFile(unbounded, dir.filePath("four-bar-path.json").toStdString(), error)) << error;
   lw::app::MainWindow w2;
-  openShown(w2, "four-bar-path");
+  ASSERT_TRUE(w2.openFile(dir.filePath("four-bar-path.json"), false));
+  w2.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w2));
   typeParameter(w2, "L2", "20");
   EXPECT_EQ(parameter(w2, "L2"), 3.5);
   EXPECT_TRUE(messages(w2).contains("L2 = 20 refused: joint C opens by")) << messages(w2).toStdString();
