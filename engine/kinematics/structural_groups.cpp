@@ -166,46 +166,35 @@ class Decomposer {
       for (const auto& X : level)
         if (isGroup(X)) found[static_cast<std::size_t>(size)].insert(X);
       if (size == kMaxGroupSize) break;
-      std::set<std::vector<int>> next;
-      for (const auto& X : level)
-        for (int b : X)
-          for (int pi : adj_[static_cast<std::size_t>(b)]) {
-            const int o = other(pairs_[static_cast<std::size_t>(pi)], b);
-            if (isSolved(o) || std::binary_search(X.begin(), X.end(), o)) continue;
-            std::vector<int> Y = X;
-            Y.insert(std::upper_bound(Y.begin(), Y.end(), o), o);
-            next.insert(std::move(Y));
-          }
-      if (next.size() > kMaxSets) return false;
-      level = std::move(next);
+      level = grown(level);
+      if (level.size() > kMaxSets) return false;
     }
     return true;
+  }
+
+  // the connected sets one unsolved body larger than those of `level`
+  std::set<std::vector<int>> grown(const std::set<std::vector<int>>& level) const {
+    std::set<std::vector<int>> next;
+    for (const auto& X : level)
+      for (int b : X)
+        for (int pi : adj_[static_cast<std::size_t>(b)]) {
+          const int o = other(pairs_[static_cast<std::size_t>(pi)], b);
+          if (isSolved(o) || std::binary_search(X.begin(), X.end(), o)) continue;
+          std::vector<int> Y = X;
+          Y.insert(std::upper_bound(Y.begin(), Y.end(), o), o);
+          next.insert(std::move(Y));
+        }
+    return next;
   }
 
   // connected sets of n unsolved bodies containing a candidate (a body touching the solved part),
   // in increasing order; the first that satisfies Eq. 14
   std::vector<int> findGroup(int n) const {
     std::set<std::vector<int>> level;
-    for (std::size_t b = 1; b < m_.bodies.size(); ++b) {
-      if (isSolved(static_cast<int>(b))) continue;
-      for (int pi : adj_[b])
-        if (isSolved(other(pairs_[static_cast<std::size_t>(pi)], static_cast<int>(b)))) {
-          level.insert({static_cast<int>(b)});
-          break;
-        }
-    }
+    for (int b = 1; b < static_cast<int>(m_.bodies.size()); ++b)
+      if (!isSolved(b) && touchesSolved(b)) level.insert({b});
     for (int size = 1; size < n; ++size) {
-      std::set<std::vector<int>> next;
-      for (const auto& X : level)
-        for (int b : X)
-          for (int pi : adj_[static_cast<std::size_t>(b)]) {
-            const int o = other(pairs_[static_cast<std::size_t>(pi)], b);
-            if (isSolved(o) || std::binary_search(X.begin(), X.end(), o)) continue;
-            std::vector<int> Y = X;
-            Y.insert(std::upper_bound(Y.begin(), Y.end(), o), o);
-            next.insert(std::move(Y));
-          }
-      level = std::move(next);
+      level = grown(level);
       if (level.size() > kMaxSets) return {};
     }
     for (const auto& X : level)
