@@ -146,7 +146,10 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
   for (std::size_t i = 0; i < nb; ++i) {
     const scene::Pose& X = frame.bodyPoses[i];
     const auto& R = X.rotation;
-    setMatrix(s.bodies[i].matrix, {X.position[0], X.position[1], X.position[2] + s.bodies[i].zOffset},
+    const V3& o = s.bodies[i].origin;  // the shared mesh's origin in the body frame
+    setMatrix(s.bodies[i].matrix,
+              {X.position[0] + R[0] * o[0] + R[1] * o[1] + R[2] * o[2], X.position[1] + R[3] * o[0] + R[4] * o[1] + R[5] * o[2],
+               X.position[2] + R[6] * o[0] + R[7] * o[1] + R[8] * o[2] + s.bodies[i].zOffset},
               {R[0], R[3], R[6]}, {R[1], R[4], R[7]}, {R[2], R[5], R[8]});
   }
 

@@ -85,7 +85,21 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   // squares), and memory goes with the shapes
   std::map<std::string, vtkSmartPointer<vtkPolyData>> meshOfShape;
   for (std::size_t bi = 0; bi < model.bodies.size(); ++bi) {
-    const scene::SceneBody& b = model.bodies[bi];
+    // the body's shape about its first point (or centre), so that bodies which differ only by
+    // where their frame is (the grid's bars all have the world origin as theirs) share a mesh;
+    // the matrix puts the offset back (Placed::origin). In plane, the layers' z stays as it is.
+    scene::SceneBody b = model.bodies[bi];
+    V3 origin{0, 0, 0};
+    if (!b.isGround && !b.primitives.empty()) {
+      const scene::Primitive& first = b.primitives.front();
+      const scene::Vec3& o = first.points.empty() ? first.centre : first.points.front();
+      origin = {o[0], o[1], s.planar ? 0.0 : o[2]};
+      for (scene::Primitive& p : b.primitives) {
+        for (scene::Vec3& q : p.points)
+          for (std::size_t k = 0; k < 3; ++k) q[k] -= origin[k];
+        for (std::size_t k = 0; k < 3; ++k) p.centre[k] -= origin[k];
+      }
+    }
     std::string shape = b.isGround ? "ground" : "";
     for (const scene::Primitive& p : b.primitives) {
       char key[160];
@@ -166,6 +180,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
       mesh = mb.build();
     }
     Impl::Placed placed;
+    placed.origin = origin;
     placed.actor = makeActor(mesh, false);
     placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
     placed.actor->SetUserMatrix(placed.matrix);

@@ -189,6 +189,7 @@ struct SceneView::Impl {
     vtkSmartPointer<vtkActor> actor;
     vtkSmartPointer<vtkMatrix4x4> matrix;
     double zOffset = 0;  // planar stacking layer (bodies only)
+    V3 origin{0, 0, 0};  // bodies: where their shared mesh's origin lies in the body frame
     std::array<double, 3> color{0, 0, 0};  // bodies: their own colour (the selection replaces it)
   };
   struct PathVis {
