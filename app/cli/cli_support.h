@@ -91,8 +91,8 @@ class CsvStream {
       lw::analysis::appendCsvRows(columns.size(), rows, buffer_);
       const double perRow = static_cast<double>(buffer_.size() - headerBytes) / std::max<double>(1.0, static_cast<double>(rows.size() / columns.size()));
       if (!checked_ && freeBytes_ > 0 && plannedRows_ * perRow > freeBytes_) {
-        error_ = "the CSV would take about " + gigabytes(plannedRows_ * perRow) + " (" + std::to_string(std::llround(plannedRows_)) +
-                 " rows of about " + std::to_string(std::llround(perRow)) + " bytes), more than the " + gigabytes(freeBytes_) +
+        error_ = "the CSV would take about " + lw::analysis::byteSize(plannedRows_ * perRow) + " (" + std::to_string(std::llround(plannedRows_)) +
+                 " rows of about " + std::to_string(std::llround(perRow)) + " bytes), more than the " + lw::analysis::byteSize(freeBytes_) +
                  " free where it goes: write fewer rows (--output-dt), or shorten the run";
         failed_ = true;
         stop_ = true;
@@ -121,7 +121,6 @@ class CsvStream {
   }
 
  private:
-  static std::string gigabytes(double bytes) { return lw::analysis::byteSize(bytes); }
   // A long run is announced once, from the rate of its rows after the first block (which carries
   // the start's assembly and set-up, not the rate of the steps), as soon as a second has passed
   void announceDuration(double perRow) {
@@ -140,7 +139,7 @@ class CsvStream {
     if (total > 60)
       std::cerr << "linkwright-cli: note: at the rate of its rows so far this run will take about "
                 << (total > 7200 ? std::to_string(std::llround(total / 3600)) + " h" : std::to_string(std::llround(total / 60)) + " min")
-                << " and write " << gigabytes(plannedRows_ * perRow) << "\n";
+                << " and write " << lw::analysis::byteSize(plannedRows_ * perRow) << "\n";
   }
   lw::io::OutputFile file_;
   std::string buffer_, error_;

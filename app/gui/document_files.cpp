@@ -68,7 +68,7 @@ namespace {
 constexpr int kMaxRecent = 8;
 }  // namespace
 
-void MainWindow::setDocument(const Mechanism& m, const QString& path) {
+void MainWindow::setDocument(const Mechanism& m, const QString& path, const QString& sampleOrigin) {
   // every view starts afresh: a selection, a plot's columns or a filter of the last document
   // would point at the wrong items of this one
   presenter_->clear(true);
@@ -77,15 +77,21 @@ void MainWindow::setDocument(const Mechanism& m, const QString& path) {
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);
-  sampleOrigin_.clear();
+  sampleOrigin_ = sampleOrigin;
   doc_->reset(m, path);  // shown through Document::changed
   setWindowModified(doc_->isModified());
-  const QString title = path.isEmpty() ? tr("Untitled") : QFileInfo(path).fileName();
-  setWindowTitle(title + "[*] — Linkwright");
-  plots_->setExportBase(suggestedPath(""));
+  showDocumentName();
   scene_->resetCamera();
   sketch_->fit();
   views_->setCurrentWidget(scene_);  // an opened mechanism is shown in 3D (New switches to the sketch)
+}
+
+void MainWindow::showDocumentName() {
+  const QString title = !doc_->path().isEmpty() ? QFileInfo(doc_->path()).fileName()
+                        : !sampleOrigin_.isEmpty() ? tr("%1 (sample copy)").arg(QFileInfo(sampleOrigin_).fileName())
+                                                   : tr("Untitled");
+  setWindowTitle(title + "[*] — Linkwright");
+  plots_->setExportBase(suggestedPath(""));
 }
 
 QString MainWindow::currentFile() const { return doc_->path(); }
@@ -131,12 +137,7 @@ bool MainWindow::openFile(const QString& path, bool interactive) {
   // a sample opens as an untitled copy: its first Save asks where (Enter on the close prompt wrote
   // into the installed samples)
   const bool sample = QFileInfo(path).canonicalPath() == QDir(samplesDir()).canonicalPath();
-  setDocument(*r.mechanism, sample ? QString() : path);
-  if (sample) {
-    sampleOrigin_ = QFileInfo(path).absoluteFilePath();
-    setWindowTitle(tr("%1 (sample copy)").arg(name) + "[*] — Linkwright");
-    plots_->setExportBase(suggestedPath(""));
-  }
+  setDocument(*r.mechanism, sample ? QString() : path, sample ? QFileInfo(path).absoluteFilePath() : QString());
   addRecent(QFileInfo(path).absoluteFilePath());
   log(sample ? tr("Opened a copy of the sample %1 (Save asks where to keep it)").arg(path) : tr("Opened %1").arg(path));
   return true;
@@ -194,8 +195,7 @@ bool MainWindow::saveTo(const QString& path) {
   }
   setWindowModified(false);
   sampleOrigin_.clear();  // saved: a document of its own
-  setWindowTitle(QFileInfo(path).fileName() + "[*] — Linkwright");
-  plots_->setExportBase(suggestedPath(""));
+  showDocumentName();
   addRecent(QFileInfo(path).absoluteFilePath());
   log(tr("Saved %1").arg(path));
   return true;

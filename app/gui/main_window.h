@@ -202,7 +202,9 @@ class MainWindow : public QMainWindow {
   /// Picking, context menus and Shift + drags in the 3D view (scene_interaction.cpp).
   void connectSceneInteraction();
   /// Another document: every view reset to it.
-  void setDocument(const Mechanism& m, const QString& path);
+  void setDocument(const Mechanism& m, const QString& path, const QString& sampleOrigin = {});
+  /// The title and the exports' suggested name from the document's file (or its sample).
+  void showDocumentName();
   /// Rebuilds every view of the current mechanism (after loading or an edit).
   void showMechanism();
   /// Pushes `after` on the undo stack if the edit succeeded and the mechanism stays valid; else

@@ -43,11 +43,10 @@ double interiorExtremum(double h, double g0, double r0, double g1, double r1, bo
   return best;
 }
 
-// the same over [0, h]: an end where no interior extremum is more extreme (the start only when
-// `withStart`)
-double extremum(double h, double g0, double r0, double g1, double r1, bool largest, bool withStart = false) {
+// the same over [0, h]: the end (largest: the step's end; least: its start) where no interior
+// extremum is more extreme
+double extremum(double h, double g0, double r0, double g1, double r1, bool largest) {
   double best = largest ? h : 0;
-  if (withStart && (largest ? g0 > g1 : g0 < g1)) best = 0;
   const double inside = interiorExtremum(h, g0, r0, g1, r1, largest);
   if (std::isfinite(inside)) {
     const double v = hermite(inside, h, g0, r0, g1, r1), vb = hermite(best, h, g0, r0, g1, r1);
@@ -57,6 +56,15 @@ double extremum(double h, double g0, double r0, double g1, double r1, bool large
 }
 
 struct CannotEvaluate {};
+
+// The first side of a gap's root between lo (open, glo > 0) and hi (closed), located by TOMS 748
+// to `tolerance` on `gapAt`: where a step is cut before the point enters (contacts and switches)
+double rootBefore(const std::function<double(double)>& gapAt, double lo, double hi, double glo, double ghi, double tolerance) {
+  auto f = [&](double tau) { return tau <= lo ? glo : tau >= hi ? ghi : gapAt(tau); };
+  auto close = [&](double a, double b) { return b - a <= tolerance; };
+  std::uintmax_t iterations = 100;
+  return boost::math::tools::toms748_solve(f, lo, hi, glo, ghi, close, iterations).first;
+}
 
 }  // namespace
 
@@ -176,13 +184,9 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
       } else {
         continue;
       }
-      auto f = [&](double tau) { return tau <= lo ? glo : tau >= hi ? ghi : gapAt(tau, j); };
-      auto close = [&](double a, double b) { return b - a <= timeTolerance; };
-      std::uintmax_t iterations = 100;
-      const auto bracket = boost::math::tools::toms748_solve(f, lo, hi, glo, ghi, close, iterations);
-      // the side where the gap is still open: the step is cut before the contact point enters
-      roots[static_cast<std::size_t>(j)] = bracket.first;
-      first = std::min(first, bracket.first);
+      const double root = rootBefore([&](double tau) { return gapAt(tau, j); }, lo, hi, glo, ghi, timeTolerance);
+      roots[static_cast<std::size_t>(j)] = root;
+      first = std::min(first, root);
     }
     if (!std::isfinite(first)) return {};
     for (int j = 0; j < count_; ++j)
@@ -213,10 +217,7 @@ double ContactMonitor::switchRoot(int j, double h, const std::function<double(do
       glo = gapAt(lo, j);
       if (!(glo > 0 && glo > g0)) return INFINITY;  // it did not come back above its value
     }
-    auto f = [&](double tau) { return tau <= lo ? glo : tau >= t1_ ? g1 : gapAt(tau, j); };
-    auto close = [&](double a, double b) { return b - a <= timeTolerance; };
-    std::uintmax_t iterations = 100;
-    return boost::math::tools::toms748_solve(f, lo, t1_, glo, g1, close, iterations).first;
+    return rootBefore([&](double tau) { return gapAt(tau, j); }, lo, t1_, glo, g1, timeTolerance);
   }
   // both ends above zero: a dip below it between them (armed only: waiting, the dip's fall is the
   // crossing it waits beyond, and its rise re-arms it at the end)
@@ -225,10 +226,7 @@ double ContactMonitor::switchRoot(int j, double h, const std::function<double(do
   if (!std::isfinite(s)) return INFINITY;
   const double hi = t0_ + s, ghi = gapAt(hi, j);
   if (ghi >= 0) return INFINITY;
-  auto f = [&](double tau) { return tau <= t0_ ? g0 : tau >= hi ? ghi : gapAt(tau, j); };
-  auto close = [&](double a, double b) { return b - a <= timeTolerance; };
-  std::uintmax_t iterations = 100;
-  return boost::math::tools::toms748_solve(f, t0_, hi, g0, ghi, close, iterations).first;
+  return rootBefore([&](double tau) { return gapAt(tau, j); }, t0_, hi, g0, ghi, timeTolerance);
 }
 
 void ContactMonitor::accept() {

@@ -120,7 +120,7 @@ std::vector<num::Entry> jacobianTransposed(const NaturalModel& m, const Eigen::V
   evaluateJacobian(m, q, t, [&](int row, int col, double v) { out.push_back({col, row, v}); });
   return out;
 }
-constexpr double kRankTolerance = 1e-9;  // relative to the largest row of Φ_q
+constexpr double kRankTolerance = 1e-9;  // relative to the largest column norm of the matrix ranked
 }  // namespace
 
 NumericalMobility numericalMobility(const NaturalModel& m, const Eigen::VectorXd& q, double t) {
