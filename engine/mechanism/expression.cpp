@@ -537,6 +537,43 @@ Expression Expression::derivative(std::string_view name) const {
   return Expression(detail::derive(root_, name));
 }
 
+Expression Expression::renamed(std::string_view from, std::string_view to) const {
+  if (empty()) return *this;
+  // token by token over the text as written: numbers (1e5: not the variable e5), names (dotted
+  // names whole), a name followed by '(' is a function
+  const std::string& s = text_;
+  auto identStart = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto identChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    const char c = s[pos];
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      double v = 0;
+      const auto res = std::from_chars(s.data() + pos, s.data() + s.size(), v);
+      const std::size_t end = res.ec == std::errc::invalid_argument ? pos + 1 : static_cast<std::size_t>(res.ptr - s.data());
+      out.append(s, pos, end - pos);
+      pos = end;
+    } else if (identStart(c)) {
+      const std::size_t start = pos;
+      while (pos < s.size() && identChar(s[pos])) ++pos;
+      while (pos + 1 < s.size() && s[pos] == '.' && identStart(s[pos + 1])) {
+        ++pos;
+        while (pos < s.size() && identChar(s[pos])) ++pos;
+      }
+      std::size_t next = pos;
+      while (next < s.size() && std::isspace(static_cast<unsigned char>(s[next]))) ++next;
+      const std::string_view name(s.data() + start, pos - start);
+      const bool call = next < s.size() && s[next] == '(';
+      out.append(!call && name == from ? to : name);
+    } else {
+      out.push_back(c);
+      ++pos;
+    }
+  }
+  return parseOrThrow(out);
+}
+
 Expression Expression::substitute(std::span<const std::string> names,
                                   std::span<const double> values) const {
   if (!root_) return *this;

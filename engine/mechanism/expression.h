@@ -56,6 +56,9 @@ class Expression {
   Expression initialsAsVariables() const;
   /// Symbolic derivative with respect to variable `name`, lightly simplified.
   Expression derivative(std::string_view name) const;
+  /// The same with variable `from` renamed `to` (a parameter renamed: its uses follow), the text
+  /// kept as the user wrote it otherwise. Functions and dotted names ("P.x") are not variables.
+  Expression renamed(std::string_view from, std::string_view to) const;
   /// Substitutes constant values for variables (names not in `names` stay variables).
   Expression substitute(std::span<const std::string> names, std::span<const double> values) const;
 

@@ -1,0 +1,196 @@
+// Parameter edits (issue 36): a rename's uses follow and the mechanism evaluates to the same
+// numbers; a used parameter is not deleted silently; a field and a link's length become
+// parameters that reproduce the drawing and move it when changed.
+#include "mechanism/parameter_edits.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/assembly.h"
+#include "io/mechanism_io.h"
+#include "mechanism/fields.h"
+#include "mechanism/parameters.h"
+#include "support/samples.h"
+
+namespace lw::edit {
+namespace {
+
+// every numeric field's value, by path (what a rename or replacement must leave unchanged)
+std::map<std::string, double> fieldValues(const Mechanism& m) {
+  Diagnostics d;
+  const auto table = ParameterTable::build(m, d);
+  EXPECT_TRUE(table.has_value());
+  std::map<std::string, double> out;
+  forEachNumber(m, [&](const FieldVisit& v) {
+    if (!v.timeAllowed) out[v.path] = table->evaluate(v.number);
+  });
+  return out;
+}
+
+Mechanism drawnFourBar() {
+  Mechanism m = emptyPlanar("drawn");
+  EXPECT_TRUE(addGroundPoint(m, {0, 0}).ok);
+  EXPECT_TRUE(addGroundPoint(m, {4, 0}).ok);
+  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
+  EXPECT_TRUE(addLink(m, {at({0, 0}), {0, 0}}, {std::nullopt, {0.6, 0.8}}).ok);
+  EXPECT_TRUE(addLink(m, {at({0.6, 0.8}), {}}, {std::nullopt, {3.5, 2.0}}).ok);
+  EXPECT_TRUE(addLink(m, {at({3.5, 2.0}), {}}, {at({4, 0}), {}}).ok);
+  EXPECT_TRUE(addCrankDriver(m, "link1").ok);
+  return m;
+}
+
+TEST(ExpressionRename, RenamesWholeVariablesOnly) {
+  const Expression e = Expression::parseOrThrow("1e5*L1 + L1x - sin(L1)/L1 + P.L1 + initial(L1)");
+  EXPECT_EQ(e.renamed("L1", "crank").text(), "1e5*crank + L1x - sin(crank)/crank + P.L1 + initial(crank)");
+  // a function of the same name is not a variable
+  EXPECT_EQ(Expression::parseOrThrow("sin(x) + x").renamed("sin", "q").text(), "sin(x) + x");
+}
+
+TEST(ParameterEdits, RenameCarriesEveryUseAndKeepsTheValues) {
+  Mechanism m = test::sampleMechanism("four-bar-synthesis");
+  m.study.parameters = {"L1", "L2"};
+  m.costs.push_back(m.costs[0]);
+  m.costs.back().name = "c2";
+  m.costs.back().type = Cost::Type::Terminal;
+  m.costs.back().expression = Expression::parseOrThrow("rocker_angle + 2*L1");
+  const auto before = fieldValues(m);
+  const auto usesBefore = parameterUses(m, "L1");
+  ASSERT_GE(usesBefore.size(), 3u);
+
+  Parameter p = m.parameters[0];
+  p.name = "crank_length";
+  const auto r = changeParameter(m, "L1", p);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.description, "Rename parameter L1 to crank_length");
+  EXPECT_TRUE(parameterUses(m, "L1").empty());
+  EXPECT_EQ(parameterUses(m, "crank_length"), usesBefore);
+  EXPECT_EQ(m.study.parameters, (std::vector<std::string>{"crank_length", "L2"}));
+  EXPECT_EQ(m.costs.back().expression.text(), "rocker_angle + 2*crank_length");
+  EXPECT_EQ(fieldValues(m), before);
+  Diagnostics d;
+  EXPECT_TRUE(resolve(m, d).has_value()) << (d.empty() ? "" : d[0].format());
+  // and it survives the file
+  const auto text = io::mechanismToString(m);
+  const auto back = io::loadMechanismFromString(text);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(fieldValues(*back.mechanism), before);
+}
+
+TEST(ParameterEdits, ARenameOrAnAdditionThatClashesIsRefusedWithTheReason) {
+  Mechanism m = test::sampleMechanism("four-bar-synthesis");
+  Parameter p = m.parameters[0];
+  p.name = "L2";
+  EXPECT_EQ(changeParameter(m, "L1", p).error, "there is a parameter 'L2' already");
+  p.name = "sin";
+  EXPECT_NE(changeParameter(m, "L1", p).error.find("reserved"), std::string::npos);
+  p.name = "t";
+  EXPECT_NE(addParameter(m, p).error.find("reserved"), std::string::npos);
+  p.name = "rocker_angle";
+  EXPECT_NE(addParameter(m, p).error.find("output"), std::string::npos);
+  p.name = "2x";
+  EXPECT_NE(addParameter(m, p).error.find("not a name"), std::string::npos);
+  p.name = "w";
+  p.min = 2, p.max = 1;
+  EXPECT_EQ(addParameter(m, p).error, "parameter 'w': its minimum 2 is not below its maximum 1");
+  p.min = 0.5, p.max = 1.5;
+  p.value = 2;
+  EXPECT_EQ(addParameter(m, p).error, "parameter 'w' = 2 m is outside its range 0.5 ... 1.5 m");
+  p.value = 1;
+  const auto r = addParameter(m, p);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(m.parameters.back().name, "w");
+  Parameter fresh;
+  fresh.value = 3;
+  ASSERT_TRUE(addParameter(m, fresh).ok);
+  EXPECT_EQ(m.parameters.back().name, "p1");
+}
+
+TEST(ParameterEdits, AUsedParameterIsDeletedOnlyWithItsUsesReplacedByItsValue) {
+  Mechanism m = test::sampleMechanism("four-bar-synthesis");
+  m.study.parameters = {"L1", "L3"};
+  const auto before = fieldValues(m);
+  Mechanism refused = m;
+  const auto no = deleteParameter(refused, "L1", false);
+  ASSERT_FALSE(no.ok);
+  EXPECT_NE(no.error.find("parameter 'L1' is used by bodies["), std::string::npos) << no.error;
+  EXPECT_EQ(refused.parameters.size(), m.parameters.size());
+
+  const auto yes = deleteParameter(m, "L1", true);
+  ASSERT_TRUE(yes.ok) << yes.error;
+  EXPECT_EQ(m.parameters.size(), 4u);
+  EXPECT_EQ(m.study.parameters, std::vector<std::string>{"L3"});
+  auto after = fieldValues(m);
+  for (const auto& [path, v] : before) EXPECT_NEAR(after.at(path), v, 1e-15) << path;
+  Diagnostics d;
+  EXPECT_TRUE(resolve(m, d).has_value());
+  // an unused parameter goes without asking
+  Parameter lone;
+  lone.name = "lone";
+  lone.value = 1;
+  ASSERT_TRUE(addParameter(m, lone).ok);
+  EXPECT_TRUE(deleteParameter(m, "lone", false).ok);
+}
+
+TEST(ParameterEdits, MakeDesignParameterKeepsTheValueAndGivesARange) {
+  Mechanism m = test::sampleMechanism("five-bar");
+  const auto before = fieldValues(m);
+  std::string path;
+  for (std::size_t i = 0; i < m.forces.size() && path.empty(); ++i)
+    if (m.forces[i].type == Force::Type::Spring && m.forces[i].stiffness.isLiteral()) path = "forces[" + std::to_string(i) + "].stiffness";
+  ASSERT_FALSE(path.empty());
+  const double k = numberAt(m, path)->value;
+  const auto r = makeDesignParameter(m, path);
+  ASSERT_TRUE(r.ok) << r.error;
+  const Parameter& p = m.parameters.back();
+  EXPECT_EQ(p.name, r.item);
+  EXPECT_EQ(p.unit, "N/m");
+  EXPECT_DOUBLE_EQ(p.value.value, k);
+  EXPECT_DOUBLE_EQ(p.min, 0.5 * k);
+  EXPECT_DOUBLE_EQ(p.max, 1.5 * k);
+  EXPECT_EQ(numberAt(m, path)->expression.text(), p.name);
+  EXPECT_EQ(fieldValues(m), before);
+  // a second time: it is an expression already
+  EXPECT_NE(makeDesignParameter(m, path).error.find("an expression already"), std::string::npos);
+  // the parameter moves the field
+  Parameter q = p;
+  q.value = 1.2 * k;
+  ASSERT_TRUE(changeParameter(m, q.name, q).ok);
+  EXPECT_DOUBLE_EQ(fieldValues(m).at(path), 1.2 * k);
+  EXPECT_EQ(parameterNameFor(m, "bodies[0].points.P2[1]"), m.bodies[0].name + "_P2_y");
+  EXPECT_EQ(parameterNameFor(m, "gravity[1]"), "gravity_y");
+}
+
+TEST(ParameterEdits, AParameterisedLinkStaysALinkOfThatLength) {
+  Mechanism m = drawnFourBar();
+  const auto before = fieldValues(m);
+  const auto r = parameteriseLength(m, "link2");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.item, "link2_length");
+  const Parameter& p = m.parameters.back();
+  const double L = std::hypot(3.5 - 0.6, 2.0 - 0.8);
+  EXPECT_NEAR(p.value.value, L, 1e-12);
+  EXPECT_EQ(m.bodies[1].points[1].value[0].expression.text(), "link2_length");
+  EXPECT_EQ(m.bodies[1].com[0].expression.text(), "link2_length/2");
+  auto after = fieldValues(m);
+  for (const auto& [path, v] : before) EXPECT_NEAR(after.at(path), v, 1e-12) << path;
+
+  // longer by 10 %: the stored drawing opens at C and assembles again with the coupler that long
+  Mechanism longer = m;
+  Parameter q = p;
+  q.value = 1.1 * L;
+  ASSERT_TRUE(changeParameter(longer, "link2_length", q).ok);
+  const auto closed = analysis::closeOpenedJoints(m, longer);
+  ASSERT_TRUE(closed.ok) << closed.error;
+  Diagnostics d;
+  const auto res = resolve(longer, d);
+  ASSERT_TRUE(res.has_value());
+  const int link2 = res->findBody("link2");
+  const Eigen::Vector3d b = res->pointWorld({link2, 0}), c = res->pointWorld({link2, 1});
+  EXPECT_NEAR((c - b).norm(), 1.1 * L, 1e-9);
+  for (const auto& j : res->joints) EXPECT_LT(res->storedJointGap(j), 1e-8) << j.name;
+  // a link whose end is an expression already is refused
+  EXPECT_FALSE(parameteriseLength(m, "link2").ok);
+  EXPECT_FALSE(parameteriseLength(m, "nothing").ok);
+}
+
+}  // namespace
+}  // namespace lw::edit
