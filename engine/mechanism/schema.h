@@ -1,0 +1,56 @@
+// The item schema: each kind of item a file lists, field by field (its key, what it holds, its
+// unit, whether it is required, a label and a help line), as data. The generic item dialog builds
+// its form from it, the file's JSON Schema for the kind is generated from it
+// (io/schema_json.h, checked against resources/mechanism.schema.json in a test), and items are read
+// from and written to their fields' texts through it. Kinds move here one by one from the
+// hand-written dialogs; the parameter is the first.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mechanism/fields.h"
+#include "mechanism/mechanism.h"
+
+namespace lw::schema {
+
+enum class FieldType {
+  Name,    // an identifier (the item's name)
+  Number,  // a number or an expression of the parameters (lw::Number)
+  Bound,   // an optional plain number (one end of a range)
+  Text,    // free text (a unit, a description)
+};
+
+struct Field {
+  std::string key;        // as in the file: "min"
+  FieldType type = FieldType::Text;
+  bool required = false;
+  std::string label;      // as a form shows it: "Minimum"
+  std::string help;       // one line: what it means, what is allowed
+  Quantity quantity = Quantity::None;  // Number, Bound: the unit ("" for a unit chosen per item)
+};
+
+struct Kind {
+  std::string list;       // the file's list: "parameters"
+  std::string singular;   // "parameter"
+  std::vector<Field> fields;
+};
+
+/// The field texts of an item, by key ("" for an absent optional field).
+using Texts = std::map<std::string, std::string>;
+
+/// A design parameter: name, value (number or expression of other parameters), unit, min, max,
+/// description.
+const Kind& parameterKind();
+/// Every kind the schema describes.
+std::span<const Kind* const> kinds();
+
+Texts textsOf(const Parameter& p);
+/// The parameter the texts describe; false with the reason naming the field ("Minimum: 'abc' is
+/// not a number"). Whether it fits the mechanism (its name free, its value in range) is
+/// edit::parameterProblem's to say.
+bool parameterFrom(const Texts& texts, Parameter& out, std::string& why);
+
+}  // namespace lw::schema

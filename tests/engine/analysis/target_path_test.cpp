@@ -1,0 +1,81 @@
+// Add Target Path (issue 36): clicked positions become a targets cost timed where the coupler
+// point passes nearest; the cost of the design as it stands is then the clicks' squared offsets.
+#include "analysis/target_path.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/kinematics_run.h"
+#include "support/samples.h"
+
+namespace lw::analysis {
+namespace {
+
+Mechanism drawnFourBarWithCouplerPoint() {
+  Mechanism m = edit::emptyPlanar("drawn");
+  EXPECT_TRUE(edit::addGroundPoint(m, {0, 0}).ok);
+  EXPECT_TRUE(edit::addGroundPoint(m, {4, 0}).ok);
+  auto at = [&](const Eigen::Vector2d& p) { return edit::nearestPoint(edit::sketchPoints(m), p, 1e-6); };
+  EXPECT_TRUE(edit::addLink(m, {at({0, 0}), {0, 0}}, {std::nullopt, {0.6, 0.8}}).ok);
+  EXPECT_TRUE(edit::addLink(m, {at({0.6, 0.8}), {}}, {std::nullopt, {3.5, 2.0}}).ok);
+  EXPECT_TRUE(edit::addLink(m, {at({3.5, 2.0}), {}}, {at({4, 0}), {}}).ok);
+  EXPECT_TRUE(edit::addCrankDriver(m, "link1").ok);
+  Diagnostics d;
+  const auto r = resolve(m, d);
+  EXPECT_TRUE(edit::addBodyPoint(m, *r, "link2", {2.0, 2.2}).ok);
+  return m;
+}
+
+TEST(TargetPath, TargetsAreTimedWhereThePointPassesNearestAndTheCostIsTheirOffsets) {
+  Mechanism m = drawnFourBarWithCouplerPoint();
+  Diagnostics d;
+  const auto resolved = resolve(m, d);
+  ASSERT_TRUE(resolved.has_value());
+  KinematicsSpec spec;  // one second at 0.01 s: what the edit uses without a stored span
+  const auto run = runKinematics(*resolved, spec);
+  ASSERT_TRUE(run.status.ok());
+  const auto col = [&](const std::string& n) { return static_cast<std::size_t>(std::find(run.columns.begin(), run.columns.end(), n) - run.columns.begin()); };
+  const std::size_t cx = col("link2.C1.x"), cy = col("link2.C1.y"), w = run.columns.size();
+  // clicks 1 cm off the path at rows 70, 20 and 45 (in that order: the cost sorts them by time)
+  std::vector<Eigen::Vector2d> clicks;
+  double expected = 0;
+  for (std::size_t row : {70u, 20u, 45u}) {
+    clicks.emplace_back(run.values[row * w + cx] + 0.006, run.values[row * w + cy] - 0.008);
+    expected += 0.006 * 0.006 + 0.008 * 0.008;
+  }
+  const auto r = addTargetPath(m, {"link2", "C1"}, clicks);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(m.costs.size(), 1u);
+  const Cost& c = m.costs[0];
+  EXPECT_EQ(c.name, "path1");
+  EXPECT_EQ(c.type, Cost::Type::Targets);
+  EXPECT_EQ(c.output, "link2_C1");
+  ASSERT_EQ(c.targets.size(), 3u);
+  EXPECT_NEAR(c.targets[0].t, 0.20, 1e-12);
+  EXPECT_NEAR(c.targets[1].t, 0.45, 1e-12);
+  EXPECT_NEAR(c.targets[2].t, 0.70, 1e-12);
+  EXPECT_EQ(m.analysis.tEnd, 1);
+  // the cost of the design as it stands: the offsets of the clicks, squared
+  spec.mechanism = &m;
+  const auto resolved2 = resolve(m, d);
+  const auto costed = runKinematics(*resolved2, spec);
+  ASSERT_EQ(costed.costValues.size(), 1u) << costed.costProblem;
+  EXPECT_NEAR(costed.costValues[0], expected, 1e-12);
+  // a second path reuses the output
+  ASSERT_TRUE(addTargetPath(m, {"link2", "C1"}, {clicks[0]}).ok);
+  EXPECT_EQ(m.outputs.size(), 1u);
+  EXPECT_EQ(m.costs.back().name, "path2");
+}
+
+TEST(TargetPath, ANotDrivenMechanismOrAGroundPointIsRefused) {
+  Mechanism five = test::sampleMechanism("five-bar");
+  const auto r = addTargetPath(five, {five.bodies[1].name, five.bodies[1].points[0].name}, {{0, 0}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("driven"), std::string::npos) << r.error;
+  Mechanism m = drawnFourBarWithCouplerPoint();
+  EXPECT_FALSE(addTargetPath(m, {"ground", "O1"}, {{0, 0}}).ok);
+  EXPECT_FALSE(addTargetPath(m, {"link2", "C1"}, {}).ok);
+  EXPECT_FALSE(addTargetPath(m, {"link2", "Q"}, {{0, 0}}).ok);
+}
+
+}  // namespace
+}  // namespace lw::analysis
