@@ -136,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   parametersDock->setWidget(parameters_);
   addDockWidget(Qt::LeftDockWidgetArea, parametersDock);
   connect(parameters_, &widgets::ParametersPanel::valueEdited, this, &MainWindow::editParameter);
+  connect(parameters_, &widgets::ParametersPanel::fieldEdited, this, &MainWindow::editParameterField);
   connect(parameters_, &widgets::ParametersPanel::message, this, &MainWindow::log);
   doc_ = new Document(this);
   mechanism_ = &doc_->mechanism();
@@ -179,6 +180,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // smooth edges cost a software renderer 3-4× per frame: dropped while the motion plays
   connect(playback_, &widgets::PlaybackBar::animatingChanged, scene_, &widgets::SceneView::setAnimating);
   connect(properties_, &widgets::PropertyEditor::changeRequested, this, &MainWindow::changeItem);
+  connect(properties_, &widgets::PropertyEditor::makeParameterRequested, this, &MainWindow::makeDesignParameter);
   connect(structure_, &widgets::StructurePanel::highlightBodies, scene_, &widgets::SceneView::setHighlightedBodies);
   connect(structure_, &widgets::StructurePanel::highlightBodies, sketch_, &widgets::SketchView::setHighlightedBodies);
 

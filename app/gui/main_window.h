@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "mechanism/mechanism.h"
@@ -47,6 +48,7 @@ class StructurePanel;
 class StudyPanel;
 class TuningPanel;
 class CostDialog;
+class ItemDialog;
 class GradientPlot;
 class HistoryPlot;
 class WelcomePage;
@@ -152,6 +154,25 @@ class MainWindow : public QMainWindow {
   bool addCost(const std::function<void(widgets::CostDialog&)>& accept = {});
   /// The cost dialog on cost `name` (double-click in the Study panel); the change is one edit.
   bool changeCost(const QString& name, const std::function<void(widgets::CostDialog&)>& accept = {});
+  // ---- design parameters (parameter_actions.cpp) ----
+  /// Model > Add Parameter...: the item schema's parameter form, checked as the user types (name
+  /// free, range in order, value within it); one undo step; the new parameter is selected.
+  /// `accept` (tests) fills the dialog in the user's place.
+  bool addParameter(const std::function<void(widgets::ItemDialog&)>& accept = {});
+  /// A field of parameter `index` typed ("name", "value", "unit", "min", "max", "description", as
+  /// the schema names them) in Properties, the Parameters or the Study panel: checked (a rename's
+  /// uses follow), one undo step, or refused with the reason.
+  bool editParameterField(int index, const QString& key, const QString& text);
+  /// Several fields of parameter `index` in one edit (a range's two ends).
+  bool editParameterFields(int index, const std::vector<std::pair<QString, QString>>& fields);
+  /// Delete Selected on parameter `index`: unused, at once; used, the user is asked whether its
+  /// uses take its value (`replaceUses` answers in the user's place; false: refused, uses named).
+  bool deleteParameter(int index, std::optional<bool> replaceUses = {});
+  /// Make Design Parameter (Properties' context menu): the literal field at `path` becomes a new
+  /// parameter with a default range; the parameter is selected.
+  bool makeDesignParameter(const QString& path);
+  /// Parameterise Length (sketch context menu, Model menu): link `body`'s length a parameter.
+  bool parameteriseLength(const QString& body);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);

@@ -133,6 +133,18 @@ void MainWindow::createModelMenu() {
   QAction* addVelocityAction = model->addAction(tr("Set &Initial Velocity..."), this, [this] { addInitialVelocity(); });
   addVelocityAction->setObjectName("AddInitialVelocity");
   addVelocityAction->setStatusTip(tr("The velocity dynamics starts from: a joint's rate, a point's velocity or a free body's"));
+  model->addSeparator();
+  QAction* addParameterAction = model->addAction(tr("Add P&arameter..."), this, [this] { addParameter(); });
+  addParameterAction->setObjectName("AddParameter");
+  addParameterAction->setStatusTip(tr("A design parameter (name, value, unit, range) to use in fields' expressions, studies and tuning"));
+  QAction* parameteriseAction = model->addAction(tr("Parameterise &Length of Selected Link"), this, [this, selectedBody] {
+    const std::string body = selectedBody();
+    if (body.empty() || body == kGroundName) return statusBar()->showMessage(tr("Select a link in the model tree (or right-click it in the sketch) first"), 8000);
+    parameteriseLength(QString::fromStdString(body));
+  });
+  parameteriseAction->setObjectName("ParameteriseLength");
+  parameteriseAction->setStatusTip(tr("The selected link's length becomes a design parameter; the link stays a link when it changes"));
+  model->addSeparator();
   QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
     if (!changeItem(path))
@@ -172,8 +184,18 @@ void MainWindow::createModelMenu() {
       apply(after, edit::changeInitialVelocity(after, i, nullptr));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
       apply(after, edit::deleteBody(after, selectedBody()));
+    } else if (path.startsWith("parameters[") && !path.contains('.')) {
+      deleteParameter(static_cast<int>(i));
+    } else if (path.startsWith("costs[") && !path.contains('.')) {
+      if (i < after.costs.size()) {
+        const std::string name = after.costs[i].name;
+        after.costs.erase(after.costs.begin() + static_cast<std::ptrdiff_t>(i));
+        std::erase(after.study.costs, name);
+        if (after.study.tuneCost == name) after.study.tuneCost.clear();
+        applyEdit(after, tr("Delete cost %1").arg(QString::fromStdString(name)));
+      }
     } else {
-      statusBar()->showMessage(tr("Select a body, joint, driver, force, contact or initial velocity in the model tree"), 8000);
+      statusBar()->showMessage(tr("Select a body, joint, driver, force, contact, initial velocity, parameter or cost in the model tree"), 8000);
     }
   });
   deleteSelected->setObjectName("DeleteSelected");
@@ -221,6 +243,10 @@ void MainWindow::editParameter(int index, double value) {
 }
 
 void MainWindow::editProperty(const QString& path, const QString& text) {
+  if (path.startsWith("parameters[")) {  // a parameter's field, as the schema names it
+    editParameterField(itemIndex(path), path.mid(path.lastIndexOf('.') + 1), text);
+    return;
+  }
   Mechanism trial = *mechanism_;
   Number* field = numberAt(trial, path.toStdString());
   if (!field) return;
@@ -244,6 +270,7 @@ void MainWindow::editProperty(const QString& path, const QString& text) {
 }
 
 bool MainWindow::renameChecked(const QString& path, const QString& name) {
+  if (path.startsWith("parameters[") && !path.contains('.')) return editParameterField(itemIndex(path), "name", name);
   Mechanism after = *mechanism_;
   const edit::EditResult r = edit::renameItem(after, path.toStdString(), name.toStdString());
   QString why = r.ok ? QString() : QString::fromStdString(r.error);
@@ -279,6 +306,8 @@ bool MainWindow::changeItem(const QString& path) {
   else if (path.startsWith("limits[")) changeLimit(i);
   else if (path.startsWith("switches[")) changeSwitch(i);
   else if (path.startsWith("initial_velocities[")) changeInitialVelocity(i);
+  else if (path.startsWith("costs[") && i >= 0 && static_cast<std::size_t>(i) < mechanism_->costs.size())
+    changeCost(QString::fromStdString(mechanism_->costs[static_cast<std::size_t>(i)].name));
   else return false;
   return true;
 }

@@ -106,6 +106,10 @@ void MainWindow::createStudyDocks() {
   connect(tuning_, &widgets::TuningPanel::message, this, report);
   connect(study_, &widgets::StudyPanel::settingsChanged, this, &MainWindow::storeStudy);
   connect(study_, &widgets::StudyPanel::costChangeRequested, this, [this](const QString& name) { changeCost(name); });
+  connect(study_, &widgets::StudyPanel::rangeEdited, this, [this](const QString& name, const QString& min, const QString& max) {
+    for (std::size_t i = 0; i < mechanism_->parameters.size(); ++i)
+      if (mechanism_->parameters[i].name == name.toStdString()) editParameterFields(static_cast<int>(i), {{"min", min}, {"max", max}});
+  });
   connect(tuning_, &widgets::TuningPanel::settingsChanged, this, &MainWindow::storeStudy);
   connect(study_->endTime(), &QDoubleSpinBox::valueChanged, this, &MainWindow::storeStudy);
   connect(study_->step(), &QDoubleSpinBox::valueChanged, this, &MainWindow::storeStudy);

@@ -1,12 +1,65 @@
 #include "analysis/target_path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "analysis/kinematics_run.h"
 #include "mechanism/resolved.h"
 
 namespace lw::analysis {
+
+std::vector<double> clickTimes(const std::vector<Eigen::Vector2d>& path, const std::vector<double>& times,
+                               const std::vector<Eigen::Vector2d>& clicks) {
+  const std::size_t rows = path.size(), n = clicks.size();
+  // a run that ends where it starts (a crank's full turns) is a loop: the first click may be
+  // anywhere along it, the others follow around it; otherwise the order is the run's from t = 0
+  double scale = 1e-12;
+  for (const auto& p : path) scale = std::max(scale, p.norm());
+  const bool loop = rows > 2 && (path.front() - path.back()).norm() < 1e-6 * scale;
+  const std::size_t period = loop ? rows - 1 : rows;  // the last row of a loop is its first
+  const double inf = std::numeric_limits<double>::infinity();
+  double best = inf;
+  std::vector<std::size_t> bestRows(n, 0);
+  std::vector<double> cost(period), next(period);
+  std::vector<std::vector<std::size_t>> from(n, std::vector<std::size_t>(period, 0));
+  for (std::size_t start = 0; start < (loop ? period : 1); ++start) {
+    // the samples in the order the point passes them from `start`; cost[r]: the least sum of
+    // squared distances of clicks 0..i with click i at sample r (order k after start), the
+    // clicks at strictly increasing orders
+    auto sample = [&](std::size_t k) { return (start + k) % period; };
+    for (std::size_t k = 0; k < period; ++k) cost[k] = (path[sample(k)] - clicks[0]).squaredNorm();
+    for (std::size_t i = 1; i < n; ++i) {
+      double low = inf;
+      std::size_t arg = 0;
+      for (std::size_t k = 0; k < period; ++k) {
+        next[k] = low + (path[sample(k)] - clicks[i]).squaredNorm();
+        from[i][k] = arg;
+        if (cost[k] < low) low = cost[k], arg = k;
+      }
+      cost.swap(next);
+    }
+    const auto end = static_cast<std::size_t>(std::min_element(cost.begin(), cost.end()) - cost.begin());
+    if (cost[end] < best) {
+      best = cost[end];
+      std::size_t k = end;
+      for (std::size_t i = n; i-- > 0;) {
+        bestRows[i] = sample(k);
+        if (i > 0) k = from[i][k];
+      }
+    }
+  }
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = times[bestRows[i]];
+  if (!std::isfinite(best)) {  // more clicks than samples: each at its nearest
+    for (std::size_t i = 0; i < n; ++i) {
+      double d = inf;
+      for (std::size_t r = 0; r < rows; ++r)
+        if ((path[r] - clicks[i]).squaredNorm() < d) d = (path[r] - clicks[i]).squaredNorm(), out[i] = times[r];
+    }
+  }
+  return out;
+}
 
 edit::EditResult addTargetPath(Mechanism& m, const Ref& point, const std::vector<Eigen::Vector2d>& positions) {
   edit::EditResult r;
@@ -55,17 +108,19 @@ edit::EditResult addTargetPath(Mechanism& m, const Ref& point, const std::vector
     r.error = "no positions of " + point.str() + " in the run";
     return r;
   }
+  // the point's path over the run
+  const std::size_t rows = run.rows();
+  std::vector<Eigen::Vector2d> path(rows);
+  std::vector<double> times(rows);
+  for (std::size_t row = 0; row < rows; ++row) {
+    const double* v = run.values.data() + row * width;
+    path[row] = {v[cx], v[cy]};
+    times[row] = v[0];
+  }
+  const std::vector<double> t = clickTimes(path, times, positions);
   Cost cost;
   cost.type = Cost::Type::Targets;
-  for (const Eigen::Vector2d& at : positions) {
-    double best = std::numeric_limits<double>::infinity(), t = 0;
-    for (std::size_t row = 0; row < run.rows(); ++row) {
-      const double* v = run.values.data() + row * width;
-      const double d2 = (Eigen::Vector2d(v[cx], v[cy]) - at).squaredNorm();
-      if (d2 < best) best = d2, t = v[0];
-    }
-    cost.targets.push_back({t, {at.x(), at.y()}});
-  }
+  for (std::size_t i = 0; i < positions.size(); ++i) cost.targets.push_back({t[i], {positions[i].x(), positions[i].y()}});
   std::stable_sort(cost.targets.begin(), cost.targets.end(), [](const auto& a, const auto& b) { return a.t < b.t; });
   // the output it reads: an existing position output of the point, or a new one
   auto taken = [&](const std::string& n) {

@@ -1,7 +1,9 @@
 // Add Target Path (issue 36): positions a coupler point should pass through, clicked in the
-// sketch, become a "targets" cost. Each target is timed when the point, in the mechanism's motion
-// as it stands, passes nearest to it: the tuning then moves the design so that the point is there
-// at that time (path generation with prescribed timing, as in four-bar-synthesis).
+// sketch, become a "targets" cost. The targets are timed in the order they were clicked along the
+// point's path in the motion as it stands (the times, increasing from the first click and around
+// the loop when the run is one, that put the point nearest to the clicks): the tuning then moves
+// the design so that the point is there at those times (path generation with prescribed timing,
+// as in four-bar-synthesis).
 #pragma once
 
 #include <Eigen/Core>
@@ -11,6 +13,12 @@
 #include "mechanism/edits.h"
 
 namespace lw::analysis {
+
+/// The times of `clicks` along a path sampled at `times`: increasing in click order (around the
+/// path from any start when it is a loop: its first and last samples coincide), the sum of
+/// squared distances of the clicks from the path at their times least.
+std::vector<double> clickTimes(const std::vector<Eigen::Vector2d>& path, const std::vector<double>& times,
+                               const std::vector<Eigen::Vector2d>& clicks);
 
 /// Adds to `m` a point-position output of `point` (unless one exists) and a targets cost of it
 /// through `positions` ("path1", ...), timed by a kinematic run over [0, tEnd] at dt (the file's

@@ -173,17 +173,26 @@ void ModelTree::setMechanism(const Mechanism& m) {
     leaf(velocities, edit::describe(v), value, indexed("initial_velocities", i));
   }
   auto* params = group(this, tr("Parameters"), m.parameters.size());
-  for (const auto& p : m.parameters)
-    leaf(params, p.name, QString("%1 %2").arg(text(p.value), QString::fromStdString(p.unit)));
+  for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+    const Parameter& p = m.parameters[i];
+    QString detail = QString("%1 %2").arg(text(p.value), QString::fromStdString(p.unit)).trimmed();
+    if (p.hasMin || p.hasMax)
+      detail += QString("  [%1 … %2]").arg(p.hasMin ? QString::number(p.min, 'g', 6) : QString("−∞"),
+                                          p.hasMax ? QString::number(p.max, 'g', 6) : QString("∞"));
+    leaf(params, p.name, detail, indexed("parameters", i));
+  }
   auto* outputs = group(this, tr("Outputs"), m.outputs.size());
   for (const auto& o : m.outputs) leaf(outputs, o.name, toString(o.type));
   auto* costs = group(this, tr("Costs"), m.costs.size());
-  for (const auto& c : m.costs)
+  for (std::size_t i = 0; i < m.costs.size(); ++i) {
+    const Cost& c = m.costs[i];
     leaf(costs, c.name,
          c.type == Cost::Type::Targets ? QString("%1 through %2 target point(s)").arg(QString::fromStdString(c.output)).arg(c.targets.size())
          : c.type == Cost::Type::Minimum || c.type == Cost::Type::Maximum
              ? QString("%1 of %2").arg(c.type == Cost::Type::Minimum ? "least" : "greatest", QString::fromStdString(c.expression.text()))
-             : QString::fromStdString(c.expression.text()));
+             : QString::fromStdString(c.expression.text()),
+         indexed("costs", i));
+  }
   for (QTreeWidgetItem* g : {bodies, joints}) g->setExpanded(true);
   if (!selected.isEmpty())
     for (QTreeWidgetItemIterator it(this); *it; ++it)

@@ -14,20 +14,23 @@
 
 namespace lw::widgets {
 namespace {
-enum Column { kName, kValue, kUnit, kGradient, kDescription };
+enum Column { kName, kValue, kUnit, kMin, kMax, kGradient, kDescription };
 constexpr int kSteps = 1000;  // slider positions over a parameter's range
 }
 
 ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent) {
-  table_ = new QTableWidget(0, 5, this);
-  table_->setHorizontalHeaderLabels({tr("Name"), tr("Value"), tr("Unit"), tr("∂ψ/∂ρ"), tr("Description")});
+  table_ = new QTableWidget(0, 7, this);
+  table_->setHorizontalHeaderLabels({tr("Name"), tr("Value"), tr("Unit"), tr("Min"), tr("Max"), tr("∂ψ/∂ρ"), tr("Description")});
+  table_->horizontalHeaderItem(kMin)->setToolTip(tr("The least value the slider, a tuning or an edit may give it (empty: none)"));
+  table_->horizontalHeaderItem(kMax)->setToolTip(tr("The greatest value the slider, a tuning or an edit may give it (empty: none)"));
   table_->horizontalHeaderItem(kGradient)->setToolTip(tr("The gradient of the first cost with respect to each parameter, updated as a slider moves"));
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->setVisible(false);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setWordWrap(false);  // numbers on one line; the description is elided
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setToolTip(tr("Design parameters: double-click a value to change it (Ctrl+Z undoes); select one to move it with the slider"));
+  table_->setToolTip(tr("Design parameters: double-click a value or a range end to change it (Ctrl+Z undoes); select one to "
+                        "move it with the slider; Model > Add Parameter... makes a new one"));
   sliderName_ = new QLabel(this);
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setObjectName("ParameterSlider");
@@ -49,7 +52,16 @@ ParametersPanel::ParametersPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(sliderRow);
   layout->addWidget(cost_);
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
-    if (filling_ || item->column() != kValue) return;
+    if (filling_) return;
+    if (item->column() == kMin || item->column() == kMax) {
+      const QString text = item->text().trimmed();
+      {
+        const QSignalBlocker block(table_);
+        item->setText(item->data(Qt::UserRole).toString());  // shown again when the window accepts it
+      }
+      return emit fieldEdited(item->row(), item->column() == kMin ? QStringLiteral("min") : QStringLiteral("max"), text);
+    }
+    if (item->column() != kValue) return;
     bool ok = false;
     const double v = item->text().trimmed().toDouble(&ok);
     const int row = item->row();
@@ -155,6 +167,10 @@ void ParametersPanel::setParameters(const std::vector<Parameter>& parameters) {
     v->setData(Qt::UserRole, value);
     v->setToolTip(literal ? QString() : tr("An expression of other parameters: edit those"));
     cell(r, kUnit, QString::fromStdString(p.unit), false);
+    const QString low = p.hasMin ? QString::number(p.min, 'g', QLocale::FloatingPointShortest) : QString();
+    const QString high = p.hasMax ? QString::number(p.max, 'g', QLocale::FloatingPointShortest) : QString();
+    cell(r, kMin, low, true)->setData(Qt::UserRole, low);
+    cell(r, kMax, high, true)->setData(Qt::UserRole, high);
     if (!table_->item(r, kGradient)) cell(r, kGradient, QString(), false);
     cell(r, kDescription, QString::fromStdString(p.description), false);
   }

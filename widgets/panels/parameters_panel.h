@@ -1,4 +1,4 @@
-// The design parameters of the mechanism as an editable table (name, value, unit, ∂ψ/∂ρ,
+// The design parameters of the mechanism as an editable table (name, value, unit, range, ∂ψ/∂ρ,
 // description), and a slider for the selected one within its range (teaching, issue 22: drag it
 // and the mechanism, its coupler curves and the gradients follow). The panel only reports edits;
 // the main window validates them, applies them through the undo stack and shows the accepted
@@ -42,6 +42,8 @@ class ParametersPanel : public QWidget {
   void valueEdited(int index, double value);
   /// The slider of parameter `index` is being dragged through `value`: a preview, not an edit.
   void valuePreviewed(int index, double value);
+  /// A field of parameter `index` other than its value typed: "min" or "max" (empty: none).
+  void fieldEdited(int index, const QString& key, const QString& text);
   void message(const QString& text);
 
  private:

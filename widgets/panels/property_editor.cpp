@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -9,6 +10,7 @@
 
 #include "mechanism/fields.h"
 #include "mechanism/edits.h"
+#include "mechanism/schema.h"
 
 namespace lw::widgets {
 
@@ -39,6 +41,8 @@ PropertyEditor::PropertyEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(title_);
   layout->addWidget(change_);
   layout->addWidget(table_, 1);
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QTableWidget::customContextMenuRequested, this, &PropertyEditor::showContextMenu);
   connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (filling_ || item->column() != 1) return;
     const QString text = item->text().trimmed();
@@ -81,6 +85,12 @@ void PropertyEditor::refill() {
   }
   if (path_.isEmpty()) {
     title_->setText(tr("Select an item in the model tree to edit its numbers"));
+    filling_ = false;
+    return;
+  }
+  if (path_.startsWith("parameters[") && !path_.contains('.')) {
+    const auto open = path_.indexOf('[');
+    fillParameter(static_cast<std::size_t>(path_.mid(open + 1, path_.indexOf(']') - open - 1).toInt()));
     filling_ = false;
     return;
   }
@@ -131,6 +141,57 @@ void PropertyEditor::refill() {
   title_->setText(table_->rowCount() ? tr("%1: %n number(s)", "", table_->rowCount()).arg(what)
                                      : tr("%1: no numbers to edit").arg(what));
   filling_ = false;
+}
+
+void PropertyEditor::fillParameter(std::size_t index) {
+  if (index >= m_.parameters.size()) {
+    title_->setText(tr("%1: no such parameter").arg(path_));
+    return;
+  }
+  const Parameter& p = m_.parameters[index];
+  // the schema's fields but the name (F2 renames: its uses follow)
+  const schema::Texts texts = schema::textsOf(p);
+  for (const schema::Field& f : schema::parameterKind().fields) {
+    if (f.type == schema::FieldType::Name) continue;
+    const int row = table_->rowCount();
+    table_->insertRow(row);
+    auto* name = new QTableWidgetItem(QString::fromStdString(f.label));
+    name->setFlags(name->flags() & ~Qt::ItemIsEditable);
+    name->setToolTip(QString::fromStdString(f.help));
+    auto* value = new QTableWidgetItem(QString::fromStdString(texts.at(f.key)));
+    value->setData(Qt::UserRole, path_ + "." + QString::fromStdString(f.key));
+    value->setData(Qt::UserRole + 1, static_cast<int>(Quantity::None));
+    value->setToolTip(QString::fromStdString(f.help));
+    const bool withUnit = f.type == schema::FieldType::Number || f.type == schema::FieldType::Bound;
+    auto* unit = new QTableWidgetItem(withUnit ? QString::fromStdString(p.unit) : QString());
+    unit->setFlags(unit->flags() & ~Qt::ItemIsEditable);
+    table_->setItem(row, 0, name);
+    table_->setItem(row, 1, value);
+    table_->setItem(row, 2, unit);
+  }
+  title_->setText(tr("Parameter %1 (F2 renames it, its uses follow)").arg(QString::fromStdString(p.name)));
+}
+
+QMenu* PropertyEditor::contextMenuAt(int row) {
+  auto* menu = new QMenu(this);
+  QTableWidgetItem* value = table_->item(row, 1);
+  const QString path = value ? value->data(Qt::UserRole).toString() : QString();
+  if (path.isEmpty() || path.startsWith("parameters[")) return menu;
+  const Number* n = numberAt(m_, path.toStdString());
+  QAction* make = menu->addAction(tr("Make Design Parameter"), this, [this, path] { emit makeParameterRequested(path); });
+  make->setObjectName("MakeDesignParameter");
+  make->setEnabled(n && n->isLiteral());
+  make->setStatusTip(n && n->isLiteral() ? tr("A new parameter with this value and a range; the field takes its name")
+                                         : tr("An expression already: edit its parameters"));
+  return menu;
+}
+
+void PropertyEditor::showContextMenu(const QPoint& at) {
+  QTableWidgetItem* item = table_->itemAt(at);
+  if (!item) return;
+  QMenu* menu = contextMenuAt(item->row());
+  if (!menu->isEmpty()) menu->exec(table_->viewport()->mapToGlobal(at));
+  menu->deleteLater();
 }
 
 }  // namespace lw::widgets

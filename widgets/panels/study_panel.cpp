@@ -54,8 +54,9 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   parameters_->verticalHeader()->hide();
   parameters_->horizontalHeader()->setStretchLastSection(true);
   parameters_->setSelectionMode(QAbstractItemView::NoSelection);
-  parameters_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  parameters_->setToolTip(tr("The design parameters to differentiate with respect to, and to tune"));
+  parameters_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  parameters_->setToolTip(tr("The design parameters to differentiate with respect to, and to tune; double-click a range to "
+                             "change it (0.5 … 1.5)"));
   parameters_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   parameters_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   analysis_ = new QComboBox(this);
@@ -107,7 +108,27 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   };
   connect(costs_, &QListWidget::itemChanged, this, changed);
   connect(costs_, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) { emit costChangeRequested(item->text()); });
-  connect(parameters_, &QTableWidget::itemChanged, this, changed);
+  connect(parameters_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+    if (filling_) return;
+    if (item->column() != kRange) return emit settingsChanged();
+    // "0.5 … 1.5", "0.5..1.5", "0.5, 1.5" or "0.5 to 1.5"; an end left empty (or ∞) has no bound
+    QString text = item->text().trimmed();
+    const QString name = parameters_->item(item->row(), kName)->text();
+    {
+      const QSignalBlocker block(parameters_);
+      item->setText(item->data(Qt::UserRole).toString());  // shown again when the window accepts it
+    }
+    if (text.isEmpty() || text == tr("none")) return emit rangeEdited(name, QString(), QString());
+    for (const QString sep : {QStringLiteral("…"), QStringLiteral("..."), QStringLiteral(".."), QStringLiteral(","), QStringLiteral(" to ")})
+      if (const int at = text.indexOf(sep); at > 0 || (at == 0 && sep != QStringLiteral(","))) {
+        auto end = [](QString e) {
+          e = e.trimmed();
+          return e == QStringLiteral("∞") || e == QStringLiteral("−∞") || e == QStringLiteral("-∞") ? QString() : e;
+        };
+        return emit rangeEdited(name, end(text.left(at)), end(text.mid(at + sep.size())));
+      }
+    emit message(tr("Range of %1: \"%2\" is not a range: type the least and greatest values as 0.5 … 1.5").arg(name, text));
+  });
   connect(analysis_, &QComboBox::currentIndexChanged, this, changed);
   connect(method_, &QComboBox::currentIndexChanged, this, changed);
   run_->setEnabled(false);
@@ -145,15 +166,21 @@ void StudyPanel::setMechanism(std::shared_ptr<const Mechanism> m) {
       parameters_->setItem(r, kCheck, check);
       auto* name = new QTableWidgetItem(QString::fromStdString(p.name));
       name->setToolTip(QString::fromStdString(p.description));
+      name->setFlags(name->flags() & ~Qt::ItemIsEditable);
       parameters_->setItem(r, kName, name);
       const QString unit = p.unit.empty() ? QString() : " " + QString::fromStdString(p.unit);
-      parameters_->setItem(r, kValue, new QTableWidgetItem(p.value.isLiteral() ? QString::number(p.value.value, 'g', 6) + unit
-                                                                               : QString::fromStdString(p.value.expression.text())));
+      auto* value = new QTableWidgetItem(p.value.isLiteral() ? QString::number(p.value.value, 'g', 6) + unit
+                                                             : QString::fromStdString(p.value.expression.text()));
+      value->setFlags(value->flags() & ~Qt::ItemIsEditable);
+      parameters_->setItem(r, kValue, value);
       QString range = tr("none");
       if (p.hasMin || p.hasMax)
         range = QStringLiteral("%1 … %2").arg(p.hasMin ? QString::number(p.min, 'g', 6) : QStringLiteral("−∞"),
                                              p.hasMax ? QString::number(p.max, 'g', 6) : QStringLiteral("∞"));
-      parameters_->setItem(r, kRange, new QTableWidgetItem(range));
+      auto* rangeItem = new QTableWidgetItem(range);
+      rangeItem->setData(Qt::UserRole, range);
+      rangeItem->setToolTip(tr("Double-click to change: the least and greatest values as 0.5 … 1.5 (empty: no range)"));
+      parameters_->setItem(r, kRange, rangeItem);
     }
     parameters_->resizeColumnsToContents();
     analysis_->setCurrentIndex(s.analysis == "kinematics" ? 1 : 0);

@@ -62,6 +62,8 @@ class StudyPanel : public QWidget {
   void costChangeRequested(const QString& name);
   /// A choice changed (the window stores the study with the document).
   void settingsChanged();
+  /// A parameter's range typed in the Range column: its ends as typed (empty: no bound).
+  void rangeEdited(const QString& parameter, const QString& min, const QString& max);
   void message(const QString& text);
 
  private:

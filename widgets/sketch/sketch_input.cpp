@@ -88,6 +88,7 @@ void SketchView::emitEdit(const Mechanism& after, const edit::EditResult& r) {
 }
 
 void SketchView::mousePressEvent(QMouseEvent* e) {
+  if (targetPress(e)) return;
   if (e->button() == Qt::MiddleButton || (e->button() == Qt::LeftButton && e->modifiers() & Qt::AltModifier)) {
     panning_ = true;
     fitted_ = false;
@@ -258,6 +259,7 @@ void SketchView::animationTick() {
 }
 
 void SketchView::mouseMoveEvent(QMouseEvent* e) {
+  if (targetMove(e)) return;
   if (panning_) {
     const QPoint d = e->pos() - panFrom_;
     panFrom_ = e->pos();
@@ -317,6 +319,7 @@ void SketchView::mouseMoveEvent(QMouseEvent* e) {
 }
 
 void SketchView::mouseReleaseEvent(QMouseEvent* e) {
+  if (targetRelease(e)) return;
   if (panning_) {
     panning_ = false;
     return;
@@ -356,6 +359,7 @@ void SketchView::mouseReleaseEvent(QMouseEvent* e) {
 }
 
 void SketchView::keyPressEvent(QKeyEvent* e) {
+  if (targetKey(e)) return;
   if (e->key() == Qt::Key_Escape && (linkStartAt_ || sliderOn_)) {  // a link or guide in progress is dropped
     emit message(linkStartAt_ ? tr("Link cancelled") : tr("Slider cancelled"));
     linkStart_.reset();

@@ -423,6 +423,7 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     p->drawText(at + QPointF(18, -12), tr("not joined"));
     p->restore();
   }
+  paintTargets(p);
   // banner and group legend in view coordinates
   p->save();
   p->resetTransform();

@@ -25,6 +25,7 @@
 #include "mechanism/edits.h"
 #include "topology/four_bar.h"
 
+class QMenu;
 class QTimer;
 
 namespace lw::analysis {
@@ -99,6 +100,19 @@ class SketchView : public QGraphicsView {
   /// length is not a positive number.
   bool typeLinkLength(const QString& metres);
 
+  // ---- Add Target Path (right-click a coupler point; sketch_targets.cpp) ----
+  /// Starts clicking the positions `body`.`point` should pass through: each left click adds one,
+  /// a target dragged moves, Del removes the last, Enter makes the targets cost, Esc cancels.
+  void startTargetPath(const std::string& body, const std::string& point);
+  bool targetPathActive() const { return targetPoint_.has_value(); }
+  const std::vector<Eigen::Vector2d>& pendingTargets() const { return targets_; }
+  /// Enter: the targets become a cost (an edit); false (with the reason) if they cannot.
+  bool finishTargetPath();
+  void cancelTargetPath();
+  /// The context menu's actions at a view position, as a right-click there offers them (tests
+  /// trigger them by object name: "ParameteriseLength", "AddTargetPath", "FinishTargetPath").
+  QMenu* contextMenuAt(const QPoint& viewPos);
+
  signals:
   /// An edit: the whole mechanism after it, and what it did ("Add link link3").
   void edited(const lw::Mechanism& after, const QString& description);
@@ -115,6 +129,8 @@ class SketchView : public QGraphicsView {
   void drawBackground(QPainter* p, const QRectF& rect) override;
   void drawForeground(QPainter* p, const QRectF& rect) override;
   void resizeEvent(QResizeEvent* e) override;
+  void contextMenuEvent(QContextMenuEvent* e) override;
+  bool event(QEvent* e) override;
 
  private:
   void rebuild();
@@ -189,6 +205,16 @@ class SketchView : public QGraphicsView {
   double blockAngle(const ResolvedMechanism& r, std::size_t body) const;
   std::optional<edit::SketchPoint> moving_;   // point dragged (Select tool)
   Mechanism beforeMove_;
+  std::optional<Ref> targetPoint_;            // Add Target Path: the point, while its targets are clicked
+  std::vector<Eigen::Vector2d> targets_;      // the targets clicked so far
+  int movingTarget_ = -1;                     // a target being dragged
+  /// Index of the pending target within 8 px of `viewPos`, or −1.
+  int targetAt(const QPoint& viewPos) const;
+  bool targetPress(QMouseEvent* e);
+  bool targetMove(QMouseEvent* e);
+  bool targetRelease(QMouseEvent* e);
+  bool targetKey(QKeyEvent* e);
+  void paintTargets(QPainter* p);
   bool turning_ = false;                  // dragging the driven link
   double turnOffset_ = 0, lastMouseAngle_ = 0, turned_ = 0;
   bool panning_ = false;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <numbers>
+
 #include "analysis/kinematics_run.h"
 #include "support/samples.h"
 
@@ -64,6 +66,38 @@ TEST(TargetPath, TargetsAreTimedWhereThePointPassesNearestAndTheCostIsTheirOffse
   ASSERT_TRUE(addTargetPath(m, {"link2", "C1"}, {clicks[0]}).ok);
   EXPECT_EQ(m.outputs.size(), 1u);
   EXPECT_EQ(m.costs.back().name, "path2");
+}
+
+TEST(TargetPath, ClicksAreTimedInTheirOrderAroundALoop) {
+  // a circle once round in a second: clicks at 0.9, 0.1 and 0.3 of a turn are timed so
+  std::vector<Eigen::Vector2d> circle;
+  std::vector<double> times;
+  for (int k = 0; k <= 100; ++k) {
+    const double a = 2 * std::numbers::pi * k / 100;
+    circle.emplace_back(std::cos(a), std::sin(a));
+    times.push_back(k / 100.0);
+  }
+  auto on = [](double turn) { return Eigen::Vector2d(std::cos(2 * std::numbers::pi * turn), std::sin(2 * std::numbers::pi * turn)); };
+  auto t = clickTimes(circle, times, {on(0.9), on(0.1), on(0.3)});
+  EXPECT_NEAR(t[0], 0.9, 1e-12);
+  EXPECT_NEAR(t[1], 0.1, 1e-12);
+  EXPECT_NEAR(t[2], 0.3, 1e-12);
+  // two clicks on the same side of a figure eight's crossing: the one clicked second comes later
+  // along the path, not at its nearest sample on the other lobe
+  std::vector<Eigen::Vector2d> eight;
+  for (int k = 0; k <= 100; ++k) {
+    const double a = 2 * std::numbers::pi * k / 100;
+    eight.emplace_back(std::sin(a), std::sin(a) * std::cos(a));
+  }
+  t = clickTimes(eight, times, {eight[10], eight[40], eight[60]});
+  EXPECT_NEAR(t[0], 0.10, 1e-12);
+  EXPECT_NEAR(t[1], 0.40, 1e-12);
+  EXPECT_NEAR(t[2], 0.60, 1e-12);
+  // not a loop (a stroke from x = 0 to 1): the times still increase in click order
+  std::vector<Eigen::Vector2d> stroke;
+  for (int k = 0; k <= 100; ++k) stroke.emplace_back(k / 100.0, 0);
+  t = clickTimes(stroke, times, {{0.8, 0}, {0.2, 0}});
+  EXPECT_LT(t[0], t[1]);
 }
 
 TEST(TargetPath, ANotDrivenMechanismOrAGroundPointIsRefused) {

@@ -1,0 +1,180 @@
+// The sketch's context menu (Parameterise Length on a link, Add Target Path on a coupler point)
+// and the target path being clicked: its targets added, dragged, removed, drawn, and made a
+// targets cost (analysis/target_path.h) as one edit.
+#include <QContextMenuEvent>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPainter>
+
+#include "analysis/target_path.h"
+#include "mechanism/parameter_edits.h"
+#include "sketch/sketch_view.h"
+
+namespace lw::widgets {
+
+void SketchView::startTargetPath(const std::string& body, const std::string& point) {
+  targetPoint_ = Ref{body, point};
+  targets_.clear();
+  movingTarget_ = -1;
+  emit message(tr("Click the positions %1.%2 should pass through (drag one to move it, Del removes the last); "
+                  "Enter makes them a cost, Esc cancels")
+                   .arg(QString::fromStdString(body), QString::fromStdString(point)));
+  viewport()->setCursor(Qt::CrossCursor);
+  viewport()->update();
+}
+
+void SketchView::cancelTargetPath() {
+  targetPoint_.reset();
+  targets_.clear();
+  movingTarget_ = -1;
+  viewport()->setCursor(tool_ == Tool::Select ? Qt::ArrowCursor : Qt::CrossCursor);
+  viewport()->update();
+}
+
+bool SketchView::finishTargetPath() {
+  if (!targetPoint_) return false;
+  if (targets_.empty()) {
+    emit message(tr("Click at least one position first (Esc cancels)"));
+    return false;
+  }
+  Mechanism after = m_;
+  const edit::EditResult r = analysis::addTargetPath(after, *targetPoint_, targets_);
+  if (!r.ok) {
+    emit message(QString::fromStdString(r.error));
+    return false;
+  }
+  cancelTargetPath();
+  emitEdit(after, r);
+  return true;
+}
+
+int SketchView::targetAt(const QPoint& viewPos) const {
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    const QPointF at = mapFromScene(toScene(targets_[i].x(), targets_[i].y()));
+    if ((at - QPointF(viewPos)).manhattanLength() <= 10) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool SketchView::targetPress(QMouseEvent* e) {
+  if (!targetPoint_ || e->button() != Qt::LeftButton || (e->modifiers() & Qt::AltModifier)) return false;
+  movingTarget_ = targetAt(e->pos());
+  if (movingTarget_ < 0) {
+    targets_.push_back(world(e->pos()));
+    movingTarget_ = static_cast<int>(targets_.size()) - 1;
+    emit message(tr("%n target(s): click more, Enter makes them a cost, Esc cancels", "", static_cast<int>(targets_.size())));
+  }
+  viewport()->update();
+  return true;
+}
+
+bool SketchView::targetMove(QMouseEvent* e) {
+  if (!targetPoint_ || movingTarget_ < 0 || !(e->buttons() & Qt::LeftButton)) return false;
+  targets_[static_cast<std::size_t>(movingTarget_)] = world(e->pos());
+  viewport()->update();
+  return true;
+}
+
+bool SketchView::targetRelease(QMouseEvent* e) {
+  if (!targetPoint_ || e->button() != Qt::LeftButton) return false;
+  movingTarget_ = -1;
+  return true;
+}
+
+bool SketchView::targetKey(QKeyEvent* e) {
+  if (!targetPoint_) return false;
+  switch (e->key()) {
+    case Qt::Key_Escape:
+      cancelTargetPath();
+      emit message(tr("Target path cancelled"));
+      return true;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+      finishTargetPath();
+      return true;
+    case Qt::Key_Delete:
+    case Qt::Key_Backspace: {
+      const int under = targetAt(viewport()->mapFromGlobal(QCursor::pos()));
+      if (!targets_.empty()) targets_.erase(targets_.begin() + (under >= 0 ? under : static_cast<int>(targets_.size()) - 1));
+      viewport()->update();
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool SketchView::event(QEvent* e) {
+  // while targets are clicked, Enter, Esc and Del are theirs, not the window's shortcuts
+  if (e->type() == QEvent::ShortcutOverride && targetPoint_) {
+    const int key = static_cast<QKeyEvent*>(e)->key();
+    if (key == Qt::Key_Escape || key == Qt::Key_Return || key == Qt::Key_Enter || key == Qt::Key_Delete || key == Qt::Key_Backspace) {
+      e->accept();
+      return true;
+    }
+  }
+  return QGraphicsView::event(e);
+}
+
+QMenu* SketchView::contextMenuAt(const QPoint& viewPos) {
+  auto* menu = new QMenu(this);
+  if (targetPoint_) {
+    QAction* finish = menu->addAction(tr("Finish Target Path (%n target(s))", "", static_cast<int>(targets_.size())), this,
+                                      [this] { finishTargetPath(); });
+    finish->setObjectName("FinishTargetPath");
+    finish->setEnabled(!targets_.empty());
+    menu->addAction(tr("Cancel Target Path"), this, [this] { cancelTargetPath(); })->setObjectName("CancelTargetPath");
+    return menu;
+  }
+  std::optional<edit::SketchPoint> hit;
+  snap(viewPos, &hit);
+  if (hit && !hit->ground()) {
+    const edit::SketchPoint on = *hit;
+    QAction* a = menu->addAction(tr("Add Target Path for %1.%2...").arg(QString::fromStdString(on.body), QString::fromStdString(on.point)),
+                                 this, [this, on] { startTargetPath(on.body, on.point); });
+    a->setObjectName("AddTargetPath");
+    a->setToolTip(tr("Click the positions this point should pass through: they become a cost to tune"));
+  }
+  if (const auto body = bodyAt(viewPos)) {
+    const std::string b = *body;
+    QAction* a = menu->addAction(tr("Parameterise Length of %1").arg(QString::fromStdString(b)), this, [this, b] {
+      Mechanism after = m_;
+      emitEdit(after, edit::parameteriseLength(after, b));
+    });
+    a->setObjectName("ParameteriseLength");
+    a->setToolTip(tr("The link's length becomes a design parameter (Parameters panel); the link stays a link when it changes"));
+  }
+  return menu;
+}
+
+void SketchView::contextMenuEvent(QContextMenuEvent* e) {
+  QMenu* menu = contextMenuAt(e->pos());
+  if (!menu->isEmpty()) menu->exec(e->globalPos());
+  menu->deleteLater();
+}
+
+void SketchView::paintTargets(QPainter* p) {
+  // the targets of the file's targets costs (grey) and those being clicked (orange), numbered
+  auto draw = [&](const Eigen::Vector2d& at, const QColor& colour, const QString& label) {
+    p->save();
+    const QPointF v = mapFromScene(toScene(at.x(), at.y()));
+    p->resetTransform();
+    QPen pen(colour, 2);
+    p->setPen(pen);
+    p->setBrush(Qt::NoBrush);
+    p->drawLine(v + QPointF(-6, -6), v + QPointF(6, 6));
+    p->drawLine(v + QPointF(-6, 6), v + QPointF(6, -6));
+    p->drawEllipse(v, 8, 8);
+    p->drawText(v + QPointF(10, -8), label);
+    p->restore();
+  };
+  if (m_.dimension == 2)
+    for (const Cost& c : m_.costs)
+      if (c.type == Cost::Type::Targets)
+        for (std::size_t i = 0; i < c.targets.size(); ++i)
+          if (c.targets[i].at.size() >= 2)
+            draw({c.targets[i].at[0], c.targets[i].at[1]}, QColor(110, 110, 110), QString::number(i + 1));
+  for (std::size_t i = 0; i < targets_.size(); ++i) draw(targets_[i], QColor(230, 120, 0), QString::number(i + 1));
+}
+
+}  // namespace lw::widgets
