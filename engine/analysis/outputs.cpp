@@ -235,6 +235,7 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
       }
       out.names.push_back(c->name);
       out.types.push_back(c->type);
+      out.freeTiming.push_back(c->timing == Cost::Timing::Free);
       out.expressions.push_back(Expression::constant(0).bind(slots));
       out.samples.push_back(std::move(samples));
       continue;
@@ -250,6 +251,7 @@ std::string compileCosts(const Mechanism& m, const ResolvedMechanism& r, const O
     }
     out.names.push_back(c->name);
     out.types.push_back(c->type);
+    out.freeTiming.push_back(false);
     out.expressions.push_back(e.bind(slots));
     out.samples.emplace_back();
   }
@@ -274,14 +276,14 @@ std::string compileRunCosts(const Mechanism& m, const ResolvedMechanism& r, cons
 
 double CostSet::lastSampleTime() const {
   double last = 0;
-  for (const auto& s : samples)
-    if (!s.empty()) last = std::max(last, s.back().t);
+  for (std::size_t k = 0; k < samples.size(); ++k)
+    if (!samples[k].empty() && !freeTiming[k]) last = std::max(last, samples[k].back().t);
   return last;
 }
 
 std::string costTimesProblem(const CostSet& c, double tEnd) {
   for (std::size_t k = 0; k < c.names.size(); ++k)
-    for (std::size_t i = 0; i < c.samples[k].size(); ++i)
+    for (std::size_t i = 0; i < c.samples[k].size() && !c.freeTiming[k]; ++i)
       if (c.samples[k][i].t > tEnd * (1 + 1e-12))
         return "cost '" + c.names[k] + "': target " + std::to_string(i + 1) + " at t = " + shortNumber(c.samples[k][i].t) +
                " s is after the run's end (" + shortNumber(tEnd) + " s): lengthen the run or move the target";
@@ -328,6 +330,17 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
     std::vector<S> between;
     for (std::size_t k = 0; k < c.names.size(); ++k) {
       const auto& samples = c.samples[k];
+      if (c.freeTiming[k]) {  // each target's least term so far, at the points themselves
+        if (nearest_.size() != c.names.size()) nearest_.resize(c.names.size());
+        nearest_[k].resize(samples.size());
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+          const S term = samples[i].expression(std::span<const S>(slots_));
+          watchFinite(k, term, t);
+          Nearest& n = nearest_[k][i];
+          if (!n.set || num::value(term) < num::value(n.value)) n = {term, {k, i, node_, 1.0, slots_}, true};
+        }
+        continue;
+      }
       for (std::size_t& i = nextSample_[k]; i < samples.size(); ++i) {
         const double ti = samples[i].t;
         if (started_ ? ti > t : ti > t * (1 + 1e-12) + 1e-300) break;
@@ -352,6 +365,15 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   last_ = std::move(g);
   lastT_ = t;
   started_ = true;
+}
+
+template <class S>
+std::vector<typename CostAccumulator<S>::TargetSite> CostAccumulator<S>::targetSites() const {
+  std::vector<TargetSite> all = sites_;
+  for (const auto& cost : nearest_)
+    for (const Nearest& n : cost)
+      if (n.set) all.push_back(n.site);
+  return all;
 }
 
 template <class S>
@@ -382,7 +404,15 @@ std::vector<S> CostAccumulator<S>::values() const {
   std::vector<S> v(c_->names.size(), S(0.0));
   for (std::size_t k = 0; k < v.size(); ++k) {
     switch (c_->types[k]) {
-      case Cost::Type::Integral: case Cost::Type::Targets: v[k] = sum_.empty() ? S(0.0) : sum_[k]; break;
+      case Cost::Type::Integral: v[k] = sum_.empty() ? S(0.0) : sum_[k]; break;
+      case Cost::Type::Targets:
+        if (c_->freeTiming[k]) {
+          if (k < nearest_.size())
+            for (const Nearest& n : nearest_[k]) v[k] = v[k] + n.value;
+        } else {
+          v[k] = sum_.empty() ? S(0.0) : sum_[k];
+        }
+        break;
       case Cost::Type::Terminal: v[k] = last_.empty() ? S(0.0) : last_[k]; break;
       case Cost::Type::Minimum: case Cost::Type::Maximum: v[k] = extreme_.empty() ? S(0.0) : extreme_[k]; break;
     }

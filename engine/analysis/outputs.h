@@ -66,6 +66,7 @@ struct CostSet {
   std::vector<Cost::Type> types;
   std::vector<Expression::Bound> expressions;  // a targets cost: 0 (its terms are its samples)
   std::vector<std::vector<Sample>> samples;    // by cost: a targets cost's terms, in time order
+  std::vector<bool> freeTiming;                // by cost: a targets cost whose terms are their least over the steps
   std::size_t outputs = 0, parameters = 0;  // slots: 1 + outputs + outputs + parameters
   /// The time of the last target of any cost (0 without targets).
   double lastSampleTime() const;
@@ -114,7 +115,9 @@ class CostAccumulator {
     double f = 1;
     std::vector<S> slotValues;  // [t, outputs, initial outputs, parameters] there
   };
-  const std::vector<TargetSite>& targetSites() const { return sites_; }
+  /// Every target's site: a prescribed target's where its time fell, a free-timing target's at the
+  /// point where its term is least.
+  std::vector<TargetSite> targetSites() const;
   /// By cost: the point where a minimum or maximum cost's extreme was first reached (−1 for the
   /// other costs or before any point).
   const std::vector<long>& extremeNodes() const { return extremeNode_; }
@@ -128,6 +131,12 @@ class CostAccumulator {
   std::vector<S> extreme_;  // by cost: a minimum's or maximum's value so far
   std::vector<long> extremeNode_;
   std::vector<TargetSite> sites_;
+  struct Nearest {                      // a free-timing target: its least term so far, and where
+    S value{};
+    TargetSite site;
+    bool set = false;
+  };
+  std::vector<std::vector<Nearest>> nearest_;  // by cost and target
   long node_ = -1;  // the last point's index
   std::vector<std::size_t> nextSample_;  // by cost: the first target not yet passed
   double lastT_ = 0;

@@ -120,6 +120,7 @@ edit::EditResult addTargetPath(Mechanism& m, const Ref& point, const std::vector
   const std::vector<double> t = clickTimes(path, times, positions);
   Cost cost;
   cost.type = Cost::Type::Targets;
+  cost.timing = Cost::Timing::Free;
   for (std::size_t i = 0; i < positions.size(); ++i) cost.targets.push_back({t[i], {positions[i].x(), positions[i].y()}});
   std::stable_sort(cost.targets.begin(), cost.targets.end(), [](const auto& a, const auto& b) { return a.t < b.t; });
   // the output it reads: an existing position output of the point, or a new one

@@ -3,7 +3,9 @@
 // point's path in the motion as it stands (the times, increasing from the first click and around
 // the loop when the run is one, that put the point nearest to the clicks): the tuning then moves
 // the design so that the point is there at those times (path generation with prescribed timing,
-// as in four-bar-synthesis).
+// as in four-bar-synthesis). The cost made has free timing: each target counts where the point
+// passes nearest to it, so that the tuned curve passes through the clicks; the times are kept for
+// a user who switches it to prescribed timing.
 #pragma once
 
 #include <Eigen/Core>

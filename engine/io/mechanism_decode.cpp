@@ -719,9 +719,12 @@ class Decoder {
     Cost c;
     const bool targets = j.is_object() && j.contains("type") && j["type"] == "targets";
     if (targets) {
-      if (!keys(j, p, {"name", "type", "output", "targets"}, {"name", "type", "output", "targets"})) return c;
+      if (!keys(j, p, {"name", "type", "output", "targets", "timing"}, {"name", "type", "output", "targets"})) return c;
       c.name = str(j["name"], p + ".name");
       c.type = Cost::Type::Targets;
+      if (j.contains("timing"))
+        c.timing = choice<Cost::Timing>(j["timing"], p + ".timing", {{"prescribed", Cost::Timing::Prescribed}, {"free", Cost::Timing::Free}});
+      const bool free = c.timing == Cost::Timing::Free;
       c.output = str(j["output"], p + ".output");
       const Json& all = j["targets"];
       if (!all.is_array()) {
@@ -732,15 +735,15 @@ class Decoder {
         const Json& t = all[i];
         const std::string tp = p + ".targets[" + std::to_string(i) + "]";
         Cost::Target target;
-        if (!keys(t, tp, {"t", "at"}, {"t", "at"})) continue;
-        target.t = literal(t["t"], tp + ".t");
+        if (!(free ? keys(t, tp, {"t", "at"}, {"at"}) : keys(t, tp, {"t", "at"}, {"t", "at"}))) continue;
+        if (t.contains("t")) target.t = literal(t["t"], tp + ".t");
         if (target.t < 0) error(tp + ".t", "a target's time must be at least 0 (the run starts at t = 0)");
         if (!t["at"].is_array()) {
           error(tp + ".at", std::string("expected the target point's coordinates [x, y] or [x, y, z], found ") + typeName(t["at"]));
           continue;
         }
         for (std::size_t k = 0; k < t["at"].size(); ++k) target.at.push_back(literal(t["at"][k], tp + ".at[" + std::to_string(k) + "]"));
-        if (!c.targets.empty() && target.t < c.targets.back().t)
+        if (!free && !c.targets.empty() && target.t < c.targets.back().t)
           error(tp + ".t", "the targets must be in time order (this one is earlier than the one before)");
         c.targets.push_back(std::move(target));
       }

@@ -243,7 +243,10 @@ Json encode(const Mechanism& m) {
       if (c.type == Cost::Type::Targets) {
         Json targets = Json::array();
         for (const auto& t : c.targets) targets.push_back(Json{{"t", t.t}, {"at", t.at}});
-        a.push_back(Json{{"name", c.name}, {"type", "targets"}, {"output", c.output}, {"targets", targets}});
+        Json o{{"name", c.name}, {"type", "targets"}, {"output", c.output}};
+        if (c.timing == Cost::Timing::Free) o["timing"] = "free";
+        o["targets"] = targets;
+        a.push_back(o);
         continue;
       }
       a.push_back(Json{{"name", c.name},

@@ -208,8 +208,13 @@ struct Cost {
   // Minimum, Maximum: the least (greatest) value of the expression at the run's steps, e.g. the
   // worst transmission angle over a turn; its gradient is the expression's at that step
   enum class Type { Integral, Terminal, Targets, Minimum, Maximum };
+  // Targets: Prescribed, each target's term at its time t; Free (path generation), each target's
+  // term the least over the run's steps: the point passes through it at whatever time (its
+  // gradient is the term's at that step, as a minimum's is)
+  enum class Timing { Prescribed, Free };
   std::string name;
   Type type = Type::Integral;
+  Timing timing = Timing::Prescribed;
   Expression expression;  // Integral, Terminal, Minimum, Maximum: of output components, initial(...), parameters and t
   std::string output;     // Targets: a point output (position, velocity or acceleration)
   std::vector<Target> targets;  // Targets: in time order

@@ -166,9 +166,9 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
 
   // the design the targets come from: every parameter moved within its range, assembled
   lw::Mechanism goal = *w.mechanism();
-  const double factors[] = {1.06, 0.97, 1.04};
+  const double factors[] = {1.12, 0.94, 1.06};
   for (int k = 0; k < 3; ++k) goal.parameters[static_cast<std::size_t>(k)].value = goal.parameters[static_cast<std::size_t>(k)].value.value * factors[k];
-  goal.parameters[3].value = 0.15;
+  goal.parameters[3].value = 0.35;
   {
     lw::Mechanism closed = goal;
     ASSERT_TRUE(lw::analysis::closeOpenedJoints(*w.mechanism(), closed).ok);
@@ -217,27 +217,28 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
   const lw::Mechanism tuned = *w.mechanism();
   for (std::size_t i = 0; i < tuning->bestNames().size(); ++i)
     EXPECT_EQ(tuned.parameters[static_cast<std::size_t>(parameterIndex(tuned, tuning->bestNames()[i]))].value.value, tuning->bestValues()[i]);
-  std::vector<double> times;
-  for (const auto& t : tuned.costs[0].targets) times.push_back(t.t);
-  const auto reached = pathAt(tuned, "link2.C1", times);
-  const auto started = pathAt(beforeApply, "link2.C1", times);
-  double worstBefore = 0, worstAfter = 0, costBefore = 0, costAfter = 0;
-  for (std::size_t i = 0; i < times.size(); ++i) {
-    const Eigen::Vector2d target(tuned.costs[0].targets[i].at[0], tuned.costs[0].targets[i].at[1]);
-    worstBefore = std::max(worstBefore, (started[i] - target).norm());
-    worstAfter = std::max(worstAfter, (reached[i] - target).norm());
-    costBefore += (started[i] - target).squaredNorm();
-    costAfter += (reached[i] - target).squaredNorm();
+  // the cost has free timing (path generation): each target's miss is its distance from the
+  // nearest point of the coupler curve at the run's steps, what the cost sums
+  EXPECT_EQ(tuned.costs[0].timing, lw::Cost::Timing::Free);
+  std::vector<double> steps;
+  for (int k = 0; k <= 100; ++k) steps.push_back(k / 100.0);
+  const auto reached = pathAt(tuned, "link2.C1", steps);
+  const auto started = pathAt(beforeApply, "link2.C1", steps);
+  auto miss = [](const std::vector<Eigen::Vector2d>& curve, const Eigen::Vector2d& target) {
+    double d = INFINITY;
+    for (const auto& p : curve) d = std::min(d, (p - target).norm());
+    return d;
+  };
+  double worstBefore = 0, worstAfter = 0;
+  for (const auto& t : tuned.costs[0].targets) {
+    const Eigen::Vector2d target(t.at[0], t.at[1]);
+    worstBefore = std::max(worstBefore, miss(started, target));
+    worstAfter = std::max(worstAfter, miss(reached, target));
   }
-  std::printf("cost %.5f before, %.5f after\n", costBefore, costAfter);
-  std::printf("targets missed by at most %.4f m before tuning, %.4f m after (%d evaluations)\n", worstBefore, worstAfter,
+  std::printf("targets missed by at most %.4f m before tuning, %.5f m after (%d evaluations)\n", worstBefore, worstAfter,
               tuning->evaluations());
-  // the targets keep the times they were given along the drawn design's path (prescribed timing):
-  // the goal's own times differ by a few hundredths of a turn, so the tuned curve comes close to
-  // the targets rather than through them (measured: cost 0.122 → 0.017, worst miss 0.19 → 0.08 m)
-  EXPECT_GT(worstBefore, 0.15);
-  EXPECT_LT(costAfter, costBefore / 5);
-  EXPECT_LT(worstAfter, worstBefore / 2);
+  EXPECT_GT(worstBefore, 0.1);
+  EXPECT_LT(worstAfter, pixel);  // through every target, to the pixel the user clicked with (measured 6 mm, 0.42 m before)
   w.findChild<QDockWidget*>("ParametersDock")->raise();
   QTest::qWait(50);
   w.grab().save(artifacts() + "/readme_designer_applied.png");

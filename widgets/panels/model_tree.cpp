@@ -187,7 +187,10 @@ void ModelTree::setMechanism(const Mechanism& m) {
   for (std::size_t i = 0; i < m.costs.size(); ++i) {
     const Cost& c = m.costs[i];
     leaf(costs, c.name,
-         c.type == Cost::Type::Targets ? QString("%1 through %2 target point(s)").arg(QString::fromStdString(c.output)).arg(c.targets.size())
+         c.type == Cost::Type::Targets ? QString("%1 through %2 target point(s)%3")
+                                             .arg(QString::fromStdString(c.output))
+                                             .arg(c.targets.size())
+                                             .arg(c.timing == Cost::Timing::Free ? QString(", any time") : QString(", on time"))
          : c.type == Cost::Type::Minimum || c.type == Cost::Type::Maximum
              ? QString("%1 of %2").arg(c.type == Cost::Type::Minimum ? "least" : "greatest", QString::fromStdString(c.expression.text()))
              : QString::fromStdString(c.expression.text()),

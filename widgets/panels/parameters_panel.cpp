@@ -160,12 +160,12 @@ void ParametersPanel::setParameters(const std::vector<Parameter>& parameters) {
   for (int r = 0; r < static_cast<int>(parameters.size()); ++r) {
     const Parameter& p = parameters[static_cast<std::size_t>(r)];
     const bool literal = p.value.isLiteral();
-    const QString value = literal ? QString::number(p.value.value, 'g', QLocale::FloatingPointShortest)
-                                  : QString::fromStdString(p.value.expression.text());
+    // eight digits shown (a tuned value has seventeen; the tooltip has them all)
+    const QString value = literal ? QString::number(p.value.value, 'g', 8) : QString::fromStdString(p.value.expression.text());
     cell(r, kName, QString::fromStdString(p.name), false);
     QTableWidgetItem* v = cell(r, kValue, value, literal);
     v->setData(Qt::UserRole, value);
-    v->setToolTip(literal ? QString() : tr("An expression of other parameters: edit those"));
+    v->setToolTip(literal ? QString::number(p.value.value, 'g', QLocale::FloatingPointShortest) : tr("An expression of other parameters: edit those"));
     cell(r, kUnit, QString::fromStdString(p.unit), false);
     const QString low = p.hasMin ? QString::number(p.min, 'g', QLocale::FloatingPointShortest) : QString();
     const QString high = p.hasMax ? QString::number(p.max, 'g', QLocale::FloatingPointShortest) : QString();

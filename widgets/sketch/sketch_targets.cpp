@@ -154,7 +154,7 @@ void SketchView::contextMenuEvent(QContextMenuEvent* e) {
 }
 
 void SketchView::paintTargets(QPainter* p) {
-  // the targets of the file's targets costs (grey) and those being clicked (orange), numbered
+  // the targets being clicked (orange), numbered; the file's targets are drawn with the scene
   auto draw = [&](const Eigen::Vector2d& at, const QColor& colour, const QString& label) {
     p->save();
     const QPointF v = mapFromScene(toScene(at.x(), at.y()));
@@ -168,12 +168,6 @@ void SketchView::paintTargets(QPainter* p) {
     p->drawText(v + QPointF(10, -8), label);
     p->restore();
   };
-  if (m_.dimension == 2)
-    for (const Cost& c : m_.costs)
-      if (c.type == Cost::Type::Targets)
-        for (std::size_t i = 0; i < c.targets.size(); ++i)
-          if (c.targets[i].at.size() >= 2)
-            draw({c.targets[i].at[0], c.targets[i].at[1]}, QColor(110, 110, 110), QString::number(i + 1));
   for (std::size_t i = 0; i < targets_.size(); ++i) draw(targets_[i], QColor(230, 120, 0), QString::number(i + 1));
 }
 
