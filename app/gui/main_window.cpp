@@ -217,6 +217,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   connect(playback_, &widgets::PlaybackBar::rowChanged, plots_, &widgets::PlotPanel::setCursorRow);
+  connect(plots_, &widgets::PlotPanel::costRequested, this,
+          [this](const QString& column, int type) { makeCost(column, static_cast<Cost::Type>(type)); });
   connect(plots_, &widgets::PlotPanel::rowRequested, playback_, [this](int row) {
     playback_->pause();
     playback_->showRow(row);

@@ -152,6 +152,10 @@ class MainWindow : public QMainWindow {
   bool changeItem(const QString& path);
   /// Analysis > Add Cost...: the cost dialog (output names completed), checked like any edit.
   bool addCost(const std::function<void(widgets::CostDialog&)>& accept = {});
+  /// Make Cost on a plotted column (the Plots dock's context menu): the Add Cost dialog pre-filled
+  /// with a cost of `type` on it. A column of a point that no output names gets its output too
+  /// (one undo step with the cost); a column no cost can read is refused with the reason.
+  bool makeCost(const QString& column, Cost::Type type, const std::function<void(widgets::CostDialog&)>& accept = {});
   /// The cost dialog on cost `name` (double-click in the Study panel); the change is one edit.
   bool changeCost(const QString& name, const std::function<void(widgets::CostDialog&)>& accept = {});
   // ---- design parameters (parameter_actions.cpp) ----

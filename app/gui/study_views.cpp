@@ -21,6 +21,7 @@
 #include "document.h"
 #include "panels/parameters_panel.h"
 #include "panels/cost_dialog.h"
+#include "panels/model_tree.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
 #include "optimize/optimize.h"
@@ -279,6 +280,74 @@ bool MainWindow::changeCost(const QString& name, const std::function<void(widget
     return false;
   }
   return applyEdit(after, what);
+}
+
+bool MainWindow::makeCost(const QString& column, Cost::Type type, const std::function<void(widgets::CostDialog&)>& accept) {
+  Mechanism base = *mechanism_;
+  const QString what = tr("Make cost of %1").arg(column);
+  // what a cost's expression calls the column: an output's name (or component) as it is; a
+  // point's column ("link2.C1.vx") through a point output made for it ("link2_C1_v.x")
+  QString expression;
+  const std::string c = column.toStdString();
+  for (const Output& o : base.outputs)
+    if (c == o.name || (c.size() == o.name.size() + 2 && c.rfind(o.name + ".", 0) == 0)) expression = column;
+  const QStringList parts = column.split('.');
+  if (expression.isEmpty() && parts.size() == 3) {
+    const QString tail = parts[2];
+    const QString prefix = tail.size() == 2 ? tail.left(1) : QString();
+    const QString axis = tail.right(1);
+    const bool known = (prefix.isEmpty() || prefix == "v" || prefix == "a") && (axis == "x" || axis == "y" || axis == "z");
+    const Ref point{parts[0].toStdString(), parts[1].toStdString()};
+    const Output::Type kind = prefix == "v" ? Output::Type::PointVelocity : prefix == "a" ? Output::Type::PointAcceleration : Output::Type::PointPosition;
+    if (known) {
+      const auto existing = std::find_if(base.outputs.begin(), base.outputs.end(), [&](const Output& o) { return o.type == kind && o.point == point; });
+      std::string name = existing != base.outputs.end() ? existing->name : point.body + "_" + point.item + (prefix.isEmpty() ? "" : "_" + prefix.toStdString());
+      if (existing == base.outputs.end()) {
+        for (int k = 2; std::any_of(base.outputs.begin(), base.outputs.end(), [&](const Output& o) { return o.name == name; }); ++k)
+          name = point.body + "_" + point.item + (prefix.isEmpty() ? "" : "_" + prefix.toStdString()) + "_" + std::to_string(k);
+        Output o;
+        o.name = name;
+        o.type = kind;
+        o.point = point;
+        base.outputs.push_back(o);
+      }
+      expression = QString::fromStdString(name) + "." + axis;
+    }
+  }
+  if (expression.isEmpty()) {
+    refuseEdit(what, tr("'%1' is not an output or a point's coordinate: a cost reads outputs (the file's \"outputs\") and points' positions, "
+                        "velocities and accelerations").arg(column));
+    return false;
+  }
+  Cost c0;
+  c0.type = type;
+  c0.expression = Expression::parseOrThrow(expression.toStdString());
+  const char* word = type == Cost::Type::Integral ? "integral" : type == Cost::Type::Terminal ? "end" : type == Cost::Type::Minimum ? "least" : "greatest";
+  std::string stem = std::string(word) + "_" + expression.toStdString();
+  for (char& ch : stem)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  c0.name = stem;
+  for (int k = 2; std::any_of(base.costs.begin(), base.costs.end(), [&](const Cost& x) { return x.name == c0.name; }); ++k)
+    c0.name = stem + "_" + std::to_string(k);
+  widgets::CostDialog dialog(base, costNames(base), this);
+  dialog.setCost(c0);
+  dialog.setWindowTitle(tr("Add cost"));
+  const bool accepted = accept ? (accept(dialog), true) : dialog.exec() == QDialog::Accepted;
+  if (!accepted) return false;
+  Cost cost;
+  QString why;
+  if (!dialog.cost(cost, why)) {
+    refuseEdit(what, why);
+    return false;
+  }
+  base.costs.push_back(cost);
+  if (const QString problem = Document::whyInvalid(base); !problem.isEmpty()) {
+    refuseEdit(what, problem);
+    return false;
+  }
+  if (!applyEdit(base, tr("Add cost %1").arg(QString::fromStdString(cost.name)))) return false;
+  tree_->selectPath(QStringLiteral("costs[%1]").arg(mechanism_->costs.size() - 1));
+  return true;
 }
 
 bool MainWindow::addCost(const std::function<void(widgets::CostDialog&)>& accept) {

@@ -20,6 +20,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
 #include <QElapsedTimer>
@@ -31,7 +32,9 @@
 #include "main_window.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
+#include "panels/analysis_panel.h"
 #include "panels/item_dialog.h"
+#include "plots/plot_panel.h"
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
 #include "panels/property_editor.h"
@@ -389,6 +392,60 @@ TEST_F(DesignerLoopTest, TheFiveBarsSpringBecomesATunedParameter) {
   EXPECT_LE(tuning->bestValues()[0], 140);
   EXPECT_LE(psi2At(tuning->bestValues()[0]), psi2At(100) + 1e-12);
   w.grab().save(artifacts() + "/five_bar_spring_tuned_1280x800.png");
+}
+
+}  // namespace
+
+namespace {
+
+// Make Cost on a plotted column: the Add Cost dialog pre-filled; a point's column gets its output
+TEST_F(DesignerLoopTest, APlottedColumnBecomesACost) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR "/four-bar.json"), false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  w.analysisPanel()->run();
+  waitWhile([&] { return w.analysisPanel()->running(); });
+  const std::size_t outputs = w.mechanism()->outputs.size();
+  // the least height of the rocker's pin C: a point no output names yet
+  QString typedName;
+  QTimer::singleShot(0, [&] {
+    auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+    ASSERT_NE(dialog, nullptr);
+    typedName = dialog->findChild<QLineEdit*>("CostName") ? dialog->findChild<QLineEdit*>("CostName")->text() : QString();
+    dialog->accept();
+  });
+  QMenu* menu = w.plotPanel()->columnMenu("rocker.C.y");
+  ASSERT_TRUE(pick(menu, "MakeCostMinimum"));
+  ASSERT_EQ(w.mechanism()->costs.size(), 1u);
+  const lw::Cost& c = w.mechanism()->costs[0];
+  EXPECT_EQ(c.type, lw::Cost::Type::Minimum);
+  EXPECT_EQ(c.expression.text(), "rocker_C.y");
+  ASSERT_EQ(w.mechanism()->outputs.size(), outputs + 1);
+  EXPECT_EQ(w.mechanism()->outputs.back().name, "rocker_C");
+  EXPECT_EQ(typedName, "least_rocker_C_y");  // the dialog came pre-filled
+  EXPECT_EQ(w.undoStack()->undoText(), "Add cost least_rocker_C_y");
+  // its value is the least of the column over the run
+  lw::Diagnostics d;
+  const auto r = lw::resolve(*w.mechanism(), d);
+  ASSERT_TRUE(r.has_value());
+  lw::analysis::KinematicsSpec spec;
+  spec.mechanism = w.mechanism();
+  const auto run = lw::analysis::runKinematics(*r, spec);
+  ASSERT_EQ(run.costValues.size(), 1u) << run.costProblem;
+  const auto col = static_cast<std::size_t>(std::find(run.columns.begin(), run.columns.end(), "rocker.C.y") - run.columns.begin());
+  double least = INFINITY;
+  for (std::size_t row = 0; row < run.rows(); ++row) least = std::min(least, run.values[row * run.columns.size() + col]);
+  EXPECT_EQ(run.costValues[0], least);
+  // an output's own column needs no new output; the crank angle's integral
+  QTimer::singleShot(0, [] { qobject_cast<QDialog*>(QApplication::activeModalWidget())->accept(); });
+  ASSERT_TRUE(pick(w.plotPanel()->columnMenu("rocker_angle"), "MakeCostIntegral"));
+  EXPECT_EQ(w.mechanism()->costs.back().expression.text(), "rocker_angle");
+  EXPECT_EQ(w.mechanism()->outputs.size(), outputs + 1);
+  // the costs are in the model tree
+  w.findChild<lw::widgets::ModelTree*>()->selectPath("costs[1]");
+  EXPECT_EQ(w.propertyEditor()->item(), "costs[1]");
 }
 
 }  // namespace

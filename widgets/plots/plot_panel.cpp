@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QSaveFile>
 #include <QSplitter>
 #include <QToolButton>
@@ -20,6 +21,7 @@
 #include <limits>
 
 #include "analysis/csv.h"
+#include "mechanism/mechanism.h"
 #include "panels/analysis_panel.h"
 
 namespace lw::widgets {
@@ -73,7 +75,15 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   filter_->setPlaceholderText(tr("Filter columns"));
   filter_->setClearButtonEnabled(true);
   ys_ = new QListWidget(this);
-  ys_->setToolTip(tr("Tick the columns to plot"));
+  ys_->setToolTip(tr("Tick the columns to plot; right-click one to make a cost of it"));
+  ys_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(ys_, &QListWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+    QListWidgetItem* item = ys_->itemAt(at);
+    if (!item) return;
+    QMenu* menu = columnMenu(item->text());
+    menu->exec(ys_->viewport()->mapToGlobal(at));
+    menu->deleteLater();
+  });
   auto* exportButton = new QToolButton(this);
   exportButton->setText(tr("Export..."));
   exportButton->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
@@ -355,6 +365,23 @@ void PlotPanel::exportDialog() {
   else if (suffix == "csv" || (suffix.isEmpty() && selected.startsWith("Results"))) ok = exportCsv(path, &error);
   else ok = exportPng(path);
   emit message(ok ? tr("Exported %1").arg(path) : (error.isEmpty() ? tr("Could not export %1").arg(path) : error));
+}
+
+QMenu* PlotPanel::columnMenu(const QString& column) {
+  auto* menu = new QMenu(this);
+  QMenu* make = menu->addMenu(tr("Make Cost of %1").arg(column));
+  make->setObjectName("MakeCost");
+  const std::pair<const char*, QString> kinds[] = {{"MakeCostIntegral", tr("Integral over the run (∫ %1 dt)...")},
+                                                   {"MakeCostTerminal", tr("Value at the end...")},
+                                                   {"MakeCostMinimum", tr("Least value...")},
+                                                   {"MakeCostMaximum", tr("Greatest value...")}};
+  const Cost::Type types[] = {Cost::Type::Integral, Cost::Type::Terminal, Cost::Type::Minimum, Cost::Type::Maximum};
+  for (int k = 0; k < 4; ++k) {
+    QAction* a = make->addAction(kinds[k].second.contains("%1") ? kinds[k].second.arg(column) : kinds[k].second, this,
+                                 [this, column, type = types[k]] { emit costRequested(column, static_cast<int>(type)); });
+    a->setObjectName(kinds[k].first);
+  }
+  return menu;
 }
 
 }  // namespace lw::widgets

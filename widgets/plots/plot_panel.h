@@ -11,6 +11,7 @@ class QComboBox;
 class QCustomPlot;
 class QLineEdit;
 class QListWidget;
+class QMenu;
 class QToolButton;
 class QCPItemStraightLine;
 
@@ -31,6 +32,9 @@ class PlotPanel : public QWidget {
   void plotColumns(const QString& x, const QStringList& ys);
   QStringList plottedColumns() const;
   QCustomPlot* plot() const { return plot_; }
+  /// The context menu of column `column` in the list (Make Cost...), as a right-click there
+  /// offers it; the caller owns it (tests trigger its actions by object name).
+  QMenu* columnMenu(const QString& column);
 
   bool exportPng(const QString& path);
   bool exportPdf(const QString& path);
@@ -47,6 +51,9 @@ class PlotPanel : public QWidget {
   void message(const QString& text);
   /// The user clicked the plot: show the row nearest to that point of the curves' x axis.
   void rowRequested(int row);
+  /// Make Cost on a column's context menu: a cost of `type` (lw::Cost::Type: integral, end, least
+  /// or greatest value) of that column is to be made.
+  void costRequested(const QString& column, int type);
 
  private:
   void replot();
