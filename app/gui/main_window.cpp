@@ -379,6 +379,13 @@ void MainWindow::createActions() {
     if (on) views_->setCurrentWidget(sketch_);
     sketch_->setAnimating(on);
   });
+  QAction* resetPose = tools->addAction(tr("Reset Pose"), this, [this] {
+    views_->setCurrentWidget(sketch_);
+    sketch_->resetPose();
+  });
+  resetPose->setObjectName("SketchResetPose");
+  resetPose->setShortcut(QKeySequence(Qt::Key_Home));
+  resetPose->setToolTip(tr("Back to the drawn position after turning or animating the crank (Home)"));
   connect(sketch_, &widgets::SketchView::animatingChanged, animate, [animate](bool on) {
     const QSignalBlocker quiet(animate);
     animate->setChecked(on);

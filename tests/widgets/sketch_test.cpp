@@ -18,6 +18,7 @@
 #include <QTreeWidgetItemIterator>
 #include <QDir>
 #include <QTabWidget>
+#include <QStatusBar>
 #include <QTest>
 #include <QUndoStack>
 #include <cmath>
@@ -795,3 +796,68 @@ TEST_F(SketchTest, ALinkTakesATypedLength) {
   EXPECT_NEAR(b.x(), b.y(), 1e-9) << "along the mouse's direction";
   EXPECT_EQ(w.mechanism()->joints.size(), 1u) << "pinned at its start";
 }
+
+namespace {
+
+// Geometry edits in any pose (issue 36 item 5): after the crank was turned, Shift + drag of a
+// point was refused ("Turn the crank back..."), even with the crank back. Now the edit is of the
+// pose shown, which becomes the stored configuration; Reset Pose (Home) returns to the drawing.
+TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 2, 1);
+  drawFourBar(w);
+  trigger(w, "ToolSelect");
+  // turn the crank by hand about 40° round A, from its end B (0.5, 0.9)
+  const double start = std::atan2(0.9, 0.5);
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.5, 0.9));
+  for (int k = 1; k <= 8; ++k) {
+    const double a = start + 0.7 * k / 8;
+    const QPoint p = at(v, 1.03 * std::cos(a), 1.03 * std::sin(a));
+    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v->viewport(), &move);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 1.03 * std::cos(start + 0.7), 1.03 * std::sin(start + 0.7)));
+  const std::vector<double> turned = v->shownPoses();
+  const double crankTurned = std::atan2(turned[12 + 3], turned[12 + 0]);
+  ASSERT_GT(std::abs(crankTurned - std::atan2(0.9, 0.5)), 0.3);
+  // Reset Pose: the drawing as stored
+  trigger(w, "SketchResetPose");
+  {
+    lw::Diagnostics d;
+    const auto r = lw::resolve(*w.mechanism(), d);
+    const double stored = std::atan2(r->bodies[1].rotation(1, 0), r->bodies[1].rotation(0, 0));
+    EXPECT_NEAR(std::atan2(v->shownPoses()[12 + 3], v->shownPoses()[12 + 0]), stored, 1e-12);
+  }
+  // turned again, then Shift + drag pivot D (4, 0) to (4.3, 0): accepted in the pose shown
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.5, 0.9));
+  for (int k = 1; k <= 8; ++k) {
+    const double a = start + 0.7 * k / 8;
+    const QPoint p = at(v, 1.03 * std::cos(a), 1.03 * std::sin(a));
+    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(v->viewport(), &move);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 1.03 * std::cos(start + 0.7), 1.03 * std::sin(start + 0.7)));
+  const double crankBefore = std::atan2(v->shownPoses()[12 + 3], v->shownPoses()[12 + 0]);
+  const int edits = w.undoStack()->count();
+  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::ShiftModifier, at(v, 4, 0));
+  for (int k = 1; k <= 3; ++k) {
+    const QPoint p = at(v, 4 + 0.1 * k, 0);
+    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+    QApplication::sendEvent(v->viewport(), &move);
+  }
+  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::ShiftModifier, at(v, 4.3, 0));
+  ASSERT_EQ(w.undoStack()->count(), edits + 1) << w.statusBar()->currentMessage().toStdString();
+  const lw::Mechanism& m = *w.mechanism();
+  EXPECT_NEAR(m.ground.points[1].value[0].value, 4.3, 1e-9);
+  // the stored crank is where it was turned to (the edit's pose), every joint closed
+  lw::Diagnostics d;
+  const auto r = lw::resolve(m, d);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(std::atan2(r->bodies[1].rotation(1, 0), r->bodies[1].rotation(0, 0)), crankBefore, 1e-6);
+  for (const auto& j : r->joints) EXPECT_LT(r->storedJointGap(j), 1e-8) << j.name;
+  // Undo: the drawing and the pivot as before
+  w.undoStack()->undo();
+  EXPECT_NEAR(w.mechanism()->ground.points[1].value[0].value, 4.0, 1e-12);
+}
+
+}  // namespace

@@ -162,12 +162,17 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
         return;
       }
       if (hit && resolved_ && (geometry || crank.empty())) {
-        if (drag_ && std::abs(drag_->value()) > 1e-12) {  // geometry edits are of the stored configuration
-          emit message(tr("Turn the crank back to its drawn position (or open the file again) to edit the geometry"));
-          return;
+        // the edit is of the pose shown: a turned crank's pose becomes the stored configuration
+        // the edit starts from (what a run assembles from), so the drawing does not jump back
+        beforeMove_ = m_;
+        if (drag_ && std::abs(drag_->value()) > 0) {
+          QString why;
+          if (!posedMechanism(beforeMove_, why)) {
+            emit message(why);
+            return;
+          }
         }
         moving_ = hit;
-        beforeMove_ = m_;
         return;
       }
       emit message(crank.empty() ? tr("Drag a point to change the geometry; drive a grounded link (D) to move the mechanism")
@@ -176,6 +181,42 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
       return;
     }
   }
+}
+
+bool SketchView::posedMechanism(Mechanism& out, QString& why) const {
+  if (!resolved_ || poses_.size() < resolved_->bodies.size() * 12) return false;
+  out = m_;
+  for (std::size_t b = 1; b < resolved_->bodies.size(); ++b) {
+    const double* p = &poses_[b * 12];
+    for (Body& body : out.bodies) {
+      if (body.name != resolved_->bodies[b].name) continue;
+      const double angle = std::atan2(p[3], p[0]);
+      const bool moved = body.position.size() < 2 || std::abs(p[9] - resolved_->bodies[b].position.x()) > 1e-12 ||
+                         std::abs(p[10] - resolved_->bodies[b].position.y()) > 1e-12 ||
+                         std::abs(std::remainder(angle - std::atan2(resolved_->bodies[b].rotation(1, 0), resolved_->bodies[b].rotation(0, 0)),
+                                                 2 * std::numbers::pi)) > 1e-12;
+      if (!moved) break;
+      if (!body.angle.isLiteral() || body.position.size() < 2 || !body.position[0].isLiteral() || !body.position[1].isLiteral()) {
+        why = tr("%1's pose is an expression: Reset Pose (Home) to edit the geometry in the drawn position")
+                  .arg(QString::fromStdString(body.name));
+        return false;
+      }
+      body.position[0] = Number(p[9]);
+      body.position[1] = Number(p[10]);
+      body.angle = Number(angle);
+      break;
+    }
+  }
+  return true;
+}
+
+void SketchView::resetPose() {
+  if (animating()) setAnimating(false);
+  drag_.reset();
+  turning_ = false;
+  poses_ = resolved_ ? storedPoses(*resolved_) : std::vector<double>{};
+  updatePoses();
+  emit message(tr("Back to the drawn position"));
 }
 
 bool SketchView::ensureDrag() {
@@ -253,8 +294,15 @@ void SketchView::animationTick() {
     rocking_->first = std::min(rocking_->first, limit);
     rocking_->second = std::max(rocking_->second, limit);
     direction_ = -direction_;
-    emit message(tr("Rocking between its limits: %1° and %2°").arg(rocking_->first, 0, 'f', 1).arg(rocking_->second, 0, 'f', 1));
   }
+  // the status bar follows the crank (no angle left over from a drag)
+  if (rocking_)
+    emit message(tr("Crank at %1°, rocking between its limits %2° and %3° (M stops, Home returns to the drawn position)")
+                     .arg(crankAngle(), 0, 'f', 1)
+                     .arg(rocking_->first, 0, 'f', 1)
+                     .arg(rocking_->second, 0, 'f', 1));
+  else
+    emit message(tr("Crank at %1° (M stops, Home returns to the drawn position)").arg(crankAngle(), 0, 'f', 1));
   updatePoses();
 }
 

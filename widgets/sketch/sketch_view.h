@@ -78,6 +78,8 @@ class SketchView : public QGraphicsView {
   /// so a crank that cannot turn fully rocks between its limits.
   void setAnimating(bool on);
   bool animating() const;
+  /// Reset Pose (Home): back to the drawn (stored) configuration from a turned or animated pose.
+  void resetPose();
   /// The limits found while rocking (degrees), once the crank has met them.
   std::optional<std::pair<double, double>> rockingLimits() const { return rocking_; }
   /// The driven pin's angle shown (degrees, as the outputs measure it), 0 without a crank.
@@ -205,6 +207,9 @@ class SketchView : public QGraphicsView {
   double blockAngle(const ResolvedMechanism& r, std::size_t body) const;
   std::optional<edit::SketchPoint> moving_;   // point dragged (Select tool)
   Mechanism beforeMove_;
+  /// m_ with the pose shown stored as its configuration (a turned crank's); false with the reason
+  /// when a body that moved has a pose written as an expression.
+  bool posedMechanism(Mechanism& out, QString& why) const;
   std::optional<Ref> targetPoint_;            // Add Target Path: the point, while its targets are clicked
   std::vector<Eigen::Vector2d> targets_;      // the targets clicked so far
   int movingTarget_ = -1;                     // a target being dragged
