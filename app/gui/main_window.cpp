@@ -486,16 +486,26 @@ void MainWindow::showStartPage() {
   statusBar()->showMessage(tr("Click a sample to open it, or New sketch to draw a linkage (F1: getting started)"));
 }
 
-bool MainWindow::exportImage(const QString& file) {
+bool MainWindow::exportImage(const QString& file, int scale) {
   const bool sketch = views_->currentWidget() == sketch_;
   QString path = file;
+  if (scale <= 0 && path.isEmpty()) {  // the size first: a slide wants 2×, a paper 3× or 4×
+    const QSize shown = (sketch ? sketch_->viewport()->size() : scene_->size()) * devicePixelRatio();
+    QStringList sizes;
+    for (int k = 1; k <= 4; ++k) sizes << tr("%1× the view: %2 × %3 pixels").arg(k).arg(shown.width() * k).arg(shown.height() * k);
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(this, tr("Export Image"), tr("Size (an SVG drawing scales to any size):"), sizes, 1, false, &ok);
+    if (!ok) return false;
+    scale = static_cast<int>(sizes.indexOf(chosen)) + 1;
+  }
+  scale = std::clamp(scale, 1, 8);
   if (path.isEmpty()) {
     path = QFileDialog::getSaveFileName(this, tr("Export Image"), suggestedPath(".png"),
                                         sketch ? tr("PNG image (*.png);;SVG drawing (*.svg)") : tr("PNG image (*.png)"));
     if (path.isEmpty()) return false;
   }
   QString error;
-  const bool ok = sketch ? exportSketchImage(*sketch_, path, &error) : exportSceneImage(*scene_, path, &error);
+  const bool ok = sketch ? exportSketchImage(*sketch_, path, &error, scale) : exportSceneImage(*scene_, path, &error, scale);
   log(ok ? tr("Exported %1").arg(path) : error);
   statusBar()->showMessage(ok ? tr("Exported %1").arg(path) : error, 8000);
   return ok;

@@ -205,9 +205,9 @@ class MainWindow : public QMainWindow {
   /// The Start page: new, open, recent files and the samples as pictures.
   void showStartPage();
   /// File > Export Image...: the view shown (3D: PNG; sketch: PNG or SVG) to `path` (empty:
-  /// asks). File > Export Animation...: the last run's playback as GIF, MP4 or WebM (ffmpeg),
+  /// asks), `scale` times the view's size in pixels (0: asks, 1× to 4×). File > Export Animation...: the last run's playback as GIF, MP4 or WebM (ffmpeg),
   /// with progress and Cancel. True if written.
-  bool exportImage(const QString& path = {});
+  bool exportImage(const QString& path = {}, int scale = 0);
   bool exportAnimation(const QString& path = {});
 
  protected:

@@ -20,8 +20,13 @@ namespace lw::app {
 
 QString ffmpegProgram() { return QStandardPaths::findExecutable("ffmpeg"); }
 
-bool exportSceneImage(widgets::SceneView& view, const QString& path, QString* error) {
+bool exportSceneImage(widgets::SceneView& view, const QString& path, QString* error, int scale) {
+  // a larger picture is rendered at its size: the widget grows for the one frame (the resize is
+  // synchronous for a shown widget, and the framebuffer follows), then returns to its place
+  const QSize shown = view.size();
+  if (scale > 1) view.resize(shown * scale);
   const QImage image = view.grabImage();
+  if (scale > 1) view.resize(shown);
   if (image.isNull() || !image.save(path, "PNG")) {
     if (error) *error = QCoreApplication::translate("export", "Cannot write the picture to %1").arg(path);
     return false;
@@ -29,7 +34,7 @@ bool exportSceneImage(widgets::SceneView& view, const QString& path, QString* er
   return true;
 }
 
-bool exportSketchImage(widgets::SketchView& view, const QString& path, QString* error) {
+bool exportSketchImage(widgets::SketchView& view, const QString& path, QString* error, int scale) {
   QWidget* port = view.viewport();
   if (QFileInfo(path).suffix().compare("svg", Qt::CaseInsensitive) == 0) {
     // vector: the view renders itself (items, banner and all) into an SVG painter
@@ -47,7 +52,15 @@ bool exportSketchImage(widgets::SketchView& view, const QString& path, QString* 
     painter.end();
     return QFileInfo(path).size() > 0;
   }
-  if (!port->grab().save(path, "PNG")) {
+  QImage image = port->grab().toImage();
+  if (scale > 1) {  // drawn again at the larger size (lines and text stay sharp)
+    image = QImage(port->size() * scale, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    view.render(&painter, QRectF(QPointF(0, 0), QSizeF(image.size())), port->rect());
+  }
+  if (image.isNull() || !image.save(path, "PNG")) {
     if (error) *error = QCoreApplication::translate("export", "Cannot write the picture to %1").arg(path);
     return false;
   }

@@ -14,10 +14,12 @@ class PlaybackBar;
 
 namespace lw::app {
 
-/// The 3D view's picture as PNG (`path` ends in .png). False with `error`.
-bool exportSceneImage(widgets::SceneView& view, const QString& path, QString* error);
-/// The sketch as PNG, or as SVG (vector) when `path` ends in .svg. False with `error`.
-bool exportSketchImage(widgets::SketchView& view, const QString& path, QString* error);
+/// The 3D view's picture as PNG (`path` ends in .png), `scale` times the view's size in pixels
+/// (rendered again at that size, not enlarged: for slides and papers). False with `error`.
+bool exportSceneImage(widgets::SceneView& view, const QString& path, QString* error, int scale = 1);
+/// The sketch as PNG (`scale` times the view's size, drawn again at that size), or as SVG
+/// (vector) when `path` ends in .svg. False with `error`.
+bool exportSketchImage(widgets::SketchView& view, const QString& path, QString* error, int scale = 1);
 
 struct AnimationOptions {
   int framesPerSecond = 25;

@@ -469,6 +469,24 @@ TEST_F(FirstHourTest, PicturesAndAnimationsAreExported) {
   const QByteArray text = svg.readAll();
   EXPECT_TRUE(text.contains("<svg")) << "not an SVG drawing";
   EXPECT_TRUE(text.contains("<path") || text.contains("<polyline")) << "the links are not in the drawing";
+  // at a chosen size (issue 36): the pixels of 2× and 3× the view, drawn again at that size (the
+  // sketch's lines as thin as at 1×: not an enlarged copy), and the plots as SVG
+  ASSERT_TRUE(w.exportImage(dir.filePath("sketch1.png"), 1));
+  ASSERT_TRUE(w.exportImage(dir.filePath("sketch3.png"), 3));
+  const QImage one(dir.filePath("sketch1.png")), three(dir.filePath("sketch3.png"));
+  EXPECT_EQ(three.size(), one.size() * 3);
+  w.views()->setCurrentWidget(w.sceneView());
+  QTest::qWait(50);
+  ASSERT_TRUE(w.exportImage(dir.filePath("view2.png"), 2));
+  const QImage twice(dir.filePath("view2.png"));
+  EXPECT_EQ(twice.size(), shot.size() * 2);
+  twice.save(artifacts() + "/export_3d_2x.png");
+  three.save(artifacts() + "/export_sketch_3x.png");
+  EXPECT_EQ(w.sceneView()->grabImage().size(), shot.size());  // the view back at its size
+  ASSERT_TRUE(w.plotPanel()->exportSvg(dir.filePath("plot.svg")));
+  QFile plotSvg(dir.filePath("plot.svg"));
+  ASSERT_TRUE(plotSvg.open(QIODevice::ReadOnly));
+  EXPECT_TRUE(plotSvg.readAll().contains("<svg"));
 
   // without a run: said, nothing written
   EXPECT_FALSE(w.exportAnimation(dir.filePath("none.gif")));

@@ -12,6 +12,7 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QSaveFile>
+#include <QSvgGenerator>
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -338,6 +339,19 @@ void PlotPanel::setCursorRow(int row) {
 bool PlotPanel::exportPng(const QString& path) { return plot_->savePng(path, 0, 0, 2.0); }
 bool PlotPanel::exportPdf(const QString& path) { return plot_->savePdf(path); }
 
+bool PlotPanel::exportSvg(const QString& path) {
+  QSvgGenerator svg;
+  svg.setFileName(path);
+  svg.setSize(plot_->size());
+  svg.setViewBox(QRect(QPoint(0, 0), plot_->size()));
+  svg.setTitle(QStringLiteral("Linkwright plot"));
+  QCPPainter painter;
+  if (!painter.begin(&svg)) return false;
+  plot_->toPainter(&painter, plot_->width(), plot_->height());
+  painter.end();
+  return QFileInfo(path).size() > 0;
+}
+
 bool PlotPanel::exportCsv(const QString& path, QString* error) {
   if (!results_) {
     if (error) *error = tr("There are no results to export");
@@ -356,12 +370,13 @@ bool PlotPanel::exportCsv(const QString& path, QString* error) {
 void PlotPanel::exportDialog() {
   QString selected;
   const QString path = QFileDialog::getSaveFileName(this, tr("Export"), exportBase_.isEmpty() ? QString() : exportBase_ + "-plot.png",
-                                                    tr("PNG image (*.png);;PDF document (*.pdf);;Results as CSV (*.csv)"), &selected);
+                                                    tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;Results as CSV (*.csv)"), &selected);
   if (path.isEmpty()) return;
   const QString suffix = QFileInfo(path).suffix().toLower();
   bool ok = false;
   QString error;
   if (suffix == "pdf" || (suffix.isEmpty() && selected.startsWith("PDF"))) ok = exportPdf(path);
+  else if (suffix == "svg" || (suffix.isEmpty() && selected.startsWith("SVG"))) ok = exportSvg(path);
   else if (suffix == "csv" || (suffix.isEmpty() && selected.startsWith("Results"))) ok = exportCsv(path, &error);
   else ok = exportPng(path);
   emit message(ok ? tr("Exported %1").arg(path) : (error.isEmpty() ? tr("Could not export %1").arg(path) : error));

@@ -38,6 +38,8 @@ class PlotPanel : public QWidget {
 
   bool exportPng(const QString& path);
   bool exportPdf(const QString& path);
+  /// The plot as an SVG drawing (vector: for papers), at the plot's size.
+  bool exportSvg(const QString& path);
   /// The whole result table (all columns, full precision); atomic write.
   bool exportCsv(const QString& path, QString* error = nullptr);
 

@@ -402,7 +402,7 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     const QString label = typedLength_.isEmpty() ? QString("%1 m").arg(drawn, 0, 'f', 3) : tr("%1 m (typed; Enter)").arg(typedLength_);
     p->save();
     const QPointF at = mapFromScene(toScene(rubberEnd_->x(), rubberEnd_->y()));
-    p->resetTransform();
+    p->setTransform(viewportTransform().inverted() * p->transform());  // view pixels, scaled with an export
     p->setPen(QColor("#0072b2"));
     p->drawText(at + QPointF(12, -10), label);
     p->restore();
@@ -418,7 +418,7 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
     p->drawEllipse(toScene(q.x(), q.y()), r, r);
     p->save();
     const QPointF at = mapFromScene(toScene(q.x(), q.y()));
-    p->resetTransform();
+    p->setTransform(viewportTransform().inverted() * p->transform());  // view pixels, scaled with an export
     p->setPen(QColor(214, 39, 40));
     p->drawText(at + QPointF(18, -12), tr("not joined"));
     p->restore();
@@ -426,7 +426,7 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
   paintTargets(p);
   // banner and group legend in view coordinates
   p->save();
-  p->resetTransform();
+  p->setTransform(viewportTransform().inverted() * p->transform());  // view pixels, scaled with an export
   const Overlay o = overlay();
   p->setFont(o.font);
   p->setPen(Qt::NoPen);

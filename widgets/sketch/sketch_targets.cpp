@@ -158,7 +158,7 @@ void SketchView::paintTargets(QPainter* p) {
   auto draw = [&](const Eigen::Vector2d& at, const QColor& colour, const QString& label) {
     p->save();
     const QPointF v = mapFromScene(toScene(at.x(), at.y()));
-    p->resetTransform();
+    p->setTransform(viewportTransform().inverted() * p->transform());  // view pixels, scaled with an export
     QPen pen(colour, 2);
     p->setPen(pen);
     p->setBrush(Qt::NoBrush);
