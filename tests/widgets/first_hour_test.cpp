@@ -283,7 +283,7 @@ TEST_F(FirstHourTest, TheLayoutFitsAt1280x800) {
     w.sketchView()->fit();
     QTest::qWait(50);
     const int top = w.sketchView()->overlayHeight();
-    EXPECT_GT(top, 60) << sample;
+    EXPECT_GT(top, 30) << sample;  // at least the banner (the rest may be collapsed in a short view)
     const auto shown = lw::resolve(*w.mechanism(), d);
     for (const auto& body : shown->bodies)
       for (const auto& p : body.points) {

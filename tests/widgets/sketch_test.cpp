@@ -861,3 +861,53 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
 }
 
 }  // namespace
+
+namespace {
+
+// The Jansen leg at 1280×800 was drawn 130 px tall under 180 px of banner, group legend and
+// four-bar lines (issue 36 item 8): the overlay collapses to its banner in a short view, and a
+// click on the banner shows it all again.
+TEST_F(SketchTest, ATallOverlayCollapsesToItsBannerInAShortView) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR "/jansen-leg.json"), false));
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  auto* v = w.sketchView();
+  w.views()->setCurrentWidget(v);
+  v->fit();
+  QTest::qWait(50);
+  auto drawnHeight = [&] {
+    lw::Diagnostics d;
+    const auto r = lw::resolve(*w.mechanism(), d);
+    double low = INFINITY, high = -INFINITY;
+    for (const auto& body : r->bodies)
+      for (const auto& p : body.points) {
+        const double y = v->mapFromScene(v->toScene((body.position + body.rotation * p).x(), (body.position + body.rotation * p).y())).y();
+        low = std::min(low, y), high = std::max(high, y);
+      }
+    return high - low;
+  };
+  ASSERT_TRUE(v->overlayCollapsed());
+  const double collapsed = drawnHeight();
+  w.grab().save(artifacts() + "/sketch_jansen_collapsed_1280x800.png");
+  // a click on the banner: the legend and the four-bar lines, the drawing below them
+  QTest::mouseClick(v->viewport(), Qt::LeftButton, Qt::NoModifier, QPoint(40, 20));
+  EXPECT_FALSE(v->overlayCollapsed());
+  const double expanded = drawnHeight();
+  std::printf("Jansen leg drawn %.0f px tall with the overlay collapsed, %.0f px with it shown\n", collapsed, expanded);
+  EXPECT_GT(collapsed, 1.4 * expanded);
+  EXPECT_GT(collapsed, 250);
+  w.grab().save(artifacts() + "/sketch_jansen_expanded_1280x800.png");
+  // the four-bar keeps its overlay (it fits)
+  lw::app::MainWindow small;
+  small.resize(1280, 800);
+  ASSERT_TRUE(small.openFile(QStringLiteral(LW_SAMPLES_DIR "/four-bar.json"), false));
+  small.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&small));
+  small.views()->setCurrentWidget(small.sketchView());
+  QTest::qWait(50);
+  EXPECT_FALSE(small.sketchView()->overlayCollapsed());
+}
+
+}  // namespace

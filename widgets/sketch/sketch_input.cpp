@@ -96,6 +96,10 @@ void SketchView::mousePressEvent(QMouseEvent* e) {
     return;
   }
   if (e->button() != Qt::LeftButton) return;
+  if (const Overlay o = overlay(); o.collapsible && o.banner.contains(e->pos())) {  // the banner: show or hide the rest
+    setOverlayCollapsed(!o.collapsed);
+    return;
+  }
   std::optional<edit::SketchPoint> hit;
   const Eigen::Vector2d at = snap(e->pos(), &hit);
   Mechanism after = m_;

@@ -434,7 +434,11 @@ void SketchView::drawForeground(QPainter* p, const QRectF& rect) {
   p->drawRoundedRect(o.banner, 5, 5);
   p->setPen(Qt::white);
   const QFontMetrics fm(o.font);
-  p->drawText(o.banner.adjusted(10, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(summary_, Qt::ElideRight, o.banner.width() - 14));
+  // a collapsible overlay says so in its banner: ▸ shows the legend and the four-bar lines, ▾ hides them
+  // (collapsed, a transmission warning hidden in it shows as ⚠)
+  const QString mark = !o.collapsible ? QString() : o.collapsed ? (o.warned ? QStringLiteral("  ⚠ ▸") : QStringLiteral("  ▸")) : QStringLiteral("  ▾");
+  p->drawText(o.banner.adjusted(10, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+              fm.elidedText(summary_, Qt::ElideRight, o.banner.width() - 14 - fm.horizontalAdvance(mark)) + mark);
   for (std::size_t g = 0; g < o.groups.size(); ++g) {
     const int y = o.groups[g].first;
     p->setBrush(groupColour(static_cast<int>(g)));
@@ -455,7 +459,7 @@ SketchView::Overlay SketchView::overlay() const {
   o.font = font();
   o.font.setPointSizeF(o.font.pointSizeF() * 1.05);
   const QFontMetrics fm(o.font);
-  o.banner = QRect(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_) + 32), fm.height() + 10);
+  o.banner = QRect(8, 8, std::min(viewport()->width() - 16, fm.horizontalAdvance(summary_ + QStringLiteral("  ⚠ ▸")) + 32), fm.height() + 10);
   int y = o.banner.bottom() + 10;
   for (int g = 0; g < static_cast<int>(groupNames_.size()); ++g) {
     QStringList bodies;
@@ -472,7 +476,24 @@ SketchView::Overlay SketchView::overlay() const {
     y += used.height() + 4;
   }
   o.bottom = y;
+  // a tall overlay over a short view (the Jansen leg's four groups and two four-bar lines at
+  // 1280×800) collapses to its banner, so that the drawing keeps the view; a click on the banner
+  // (or the user's last choice) decides
+  o.collapsible = !o.groups.empty() || !o.lines.empty();
+  o.collapsed = o.collapsible && (overlayChoice_ ? *overlayChoice_ : o.bottom > 0.3 * viewport()->height());
+  if (o.collapsed) {
+    for (const auto& line : o.lines) o.warned = o.warned || line.second.contains(QStringLiteral("⚠"));
+    o.groups.clear();
+    o.lines.clear();
+    o.bottom = o.banner.bottom() + 10;
+  }
   return o;
+}
+
+void SketchView::setOverlayCollapsed(std::optional<bool> collapsed) {
+  overlayChoice_ = collapsed;
+  if (fitted_) fit();
+  viewport()->update();
 }
 
 int SketchView::overlayHeight() const { return overlay().bottom; }

@@ -94,9 +94,16 @@ class SketchView : public QGraphicsView {
     std::vector<std::pair<int, QString>> groups;     // each group's row: its top y and text
     std::vector<std::pair<QRect, QString>> lines;    // four-bar lines, wrapped in their area
     int bottom = 0;                                  // the overlay's lowest y
+    bool collapsible = false, collapsed = false;     // collapsed: the banner alone
+    bool warned = false;                             // collapsed over a transmission warning
   };
   Overlay overlay() const;
   int overlayHeight() const;
+  /// Collapses the overlay to its banner (true), shows it all (false) or lets the view's height
+  /// decide (nullopt, the default: collapsed when it would cover more than 30 % of the view). A
+  /// click on the banner toggles it.
+  void setOverlayCollapsed(std::optional<bool> collapsed);
+  bool overlayCollapsed() const { return overlay().collapsed; }
   /// A link being drawn (Link tool, first end placed) ends `metres` from its start along the
   /// mouse's direction, as if typed and Enter pressed; false if no link is being drawn or the
   /// length is not a positive number.
@@ -154,6 +161,7 @@ class SketchView : public QGraphicsView {
   QString summary_;
   bool problem_ = false;
   bool free_ = false;
+  std::optional<bool> overlayChoice_;  // the user's: collapsed or not (none: by the view's height)
   double transmissionWarning_ = 40;  // the only "problem" is free freedoms: they run under dynamics
   std::vector<Eigen::Vector2d> unjoined_;  // where link ends lie on points without a joint
   std::vector<topology::FourBarLoop> fourBars_;
