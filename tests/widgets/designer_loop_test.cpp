@@ -29,6 +29,7 @@
 #include "analysis/assembly.h"
 #include "analysis/kinematics_run.h"
 #include "gui_test_support.h"
+#include "sketch_mouse.h"
 #include "main_window.h"
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
@@ -56,18 +57,9 @@ class DesignerLoopTest : public ::testing::Test {
   }
 };
 
-QPoint at(lw::widgets::SketchView* v, double x, double y) { return v->mapFromScene(v->toScene(x, y)); }
-
-void trigger(lw::app::MainWindow& w, const char* action) {
-  auto* a = w.findChild<QAction*>(action);
-  ASSERT_NE(a, nullptr) << action;
-  a->trigger();
-}
-
-void click(lw::widgets::SketchView* v, double x, double y) {
-  QTest::mouseClick(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, x, y));
-  QApplication::processEvents();
-}
+using lw::test::at;
+using lw::test::click;
+using lw::test::trigger;
 
 // the action `name` of a context menu, triggered as a user picks it
 bool pick(QMenu* menu, const char* name) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gui_test_support.h"
+#include "sketch_mouse.h"
 
 #include <QAction>
 #include <QApplication>
@@ -56,19 +57,9 @@ class SketchTest : public ::testing::Test {
   }
 };
 
-// the viewport position of world point (x, y)
-QPoint at(lw::widgets::SketchView* v, double x, double y) { return v->mapFromScene(v->toScene(x, y)); }
-
-void trigger(lw::app::MainWindow& w, const char* action) {
-  auto* a = w.findChild<QAction*>(action);
-  ASSERT_NE(a, nullptr) << action;
-  a->trigger();
-}
-
-void click(lw::widgets::SketchView* v, double x, double y) {
-  QTest::mouseClick(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, x, y));
-  QApplication::processEvents();
-}
+using lw::test::at;
+using lw::test::click;
+using lw::test::trigger;
 
 // a four-bar drawn with the mouse: pivots A (0, 0) and D (4, 0); crank to B, coupler to C, rocker to D
 void drawFourBar(lw::app::MainWindow& w) {
@@ -809,14 +800,12 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
   trigger(w, "ToolSelect");
   // turn the crank by hand about 40° round A, from its end B (0.5, 0.9)
   const double start = std::atan2(0.9, 0.5);
-  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.5, 0.9));
-  for (int k = 1; k <= 8; ++k) {
-    const double a = start + 0.7 * k / 8;
-    const QPoint p = at(v, 1.03 * std::cos(a), 1.03 * std::sin(a));
-    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(v->viewport(), &move);
-  }
-  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 1.03 * std::cos(start + 0.7), 1.03 * std::sin(start + 0.7)));
+  auto turnCrank = [&] {
+    std::vector<std::pair<double, double>> through{{0.5, 0.9}};
+    for (int k = 1; k <= 8; ++k) through.emplace_back(1.03 * std::cos(start + 0.7 * k / 8), 1.03 * std::sin(start + 0.7 * k / 8));
+    lw::test::drag(v, through);
+  };
+  turnCrank();
   const std::vector<double> turned = v->shownPoses();
   const double crankTurned = std::atan2(turned[12 + 3], turned[12 + 0]);
   ASSERT_GT(std::abs(crankTurned - std::atan2(0.9, 0.5)), 0.3);
@@ -829,23 +818,10 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
     EXPECT_NEAR(std::atan2(v->shownPoses()[12 + 3], v->shownPoses()[12 + 0]), stored, 1e-12);
   }
   // turned again, then Shift + drag pivot D (4, 0) to (4.3, 0): accepted in the pose shown
-  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 0.5, 0.9));
-  for (int k = 1; k <= 8; ++k) {
-    const double a = start + 0.7 * k / 8;
-    const QPoint p = at(v, 1.03 * std::cos(a), 1.03 * std::sin(a));
-    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(v->viewport(), &move);
-  }
-  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::NoModifier, at(v, 1.03 * std::cos(start + 0.7), 1.03 * std::sin(start + 0.7)));
+  turnCrank();
   const double crankBefore = std::atan2(v->shownPoses()[12 + 3], v->shownPoses()[12 + 0]);
   const int edits = w.undoStack()->count();
-  QTest::mousePress(v->viewport(), Qt::LeftButton, Qt::ShiftModifier, at(v, 4, 0));
-  for (int k = 1; k <= 3; ++k) {
-    const QPoint p = at(v, 4 + 0.1 * k, 0);
-    QMouseEvent move(QEvent::MouseMove, p, v->viewport()->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
-    QApplication::sendEvent(v->viewport(), &move);
-  }
-  QTest::mouseRelease(v->viewport(), Qt::LeftButton, Qt::ShiftModifier, at(v, 4.3, 0));
+  lw::test::drag(v, {{4, 0}, {4.1, 0}, {4.2, 0}, {4.3, 0}}, Qt::ShiftModifier);
   ASSERT_EQ(w.undoStack()->count(), edits + 1) << w.statusBar()->currentMessage().toStdString();
   const lw::Mechanism& m = *w.mechanism();
   EXPECT_NEAR(m.ground.points[1].value[0].value, 4.3, 1e-9);

@@ -8,19 +8,13 @@
 
 #include "analysis/kinematics_run.h"
 #include "support/samples.h"
+#include "support/sketches.h"
 
 namespace lw::analysis {
 namespace {
 
 Mechanism drawnFourBarWithCouplerPoint() {
-  Mechanism m = edit::emptyPlanar("drawn");
-  EXPECT_TRUE(edit::addGroundPoint(m, {0, 0}).ok);
-  EXPECT_TRUE(edit::addGroundPoint(m, {4, 0}).ok);
-  auto at = [&](const Eigen::Vector2d& p) { return edit::nearestPoint(edit::sketchPoints(m), p, 1e-6); };
-  EXPECT_TRUE(edit::addLink(m, {at({0, 0}), {0, 0}}, {std::nullopt, {0.6, 0.8}}).ok);
-  EXPECT_TRUE(edit::addLink(m, {at({0.6, 0.8}), {}}, {std::nullopt, {3.5, 2.0}}).ok);
-  EXPECT_TRUE(edit::addLink(m, {at({3.5, 2.0}), {}}, {at({4, 0}), {}}).ok);
-  EXPECT_TRUE(edit::addCrankDriver(m, "link1").ok);
+  Mechanism m = test::drawnFourBar({0.6, 0.8}, {3.5, 2.0});
   Diagnostics d;
   const auto r = resolve(m, d);
   EXPECT_TRUE(edit::addBodyPoint(m, *r, "link2", {2.0, 2.2}).ok);

@@ -15,23 +15,13 @@
 #include "topology/mobility.h"
 #include "kinematics/structural_groups.h"
 #include "support/samples.h"
+#include "support/sketches.h"
 
 namespace lw::edit {
 namespace {
 
 // ground pivots A (0, 0), D (4, 0); crank A–B, coupler B–C, rocker C–D
-Mechanism drawFourBar() {
-  Mechanism m = emptyPlanar("drawn");
-  EXPECT_TRUE(addGroundPoint(m, {0, 0}).ok);
-  EXPECT_TRUE(addGroundPoint(m, {4, 0}).ok);
-  auto points = [&] { return sketchPoints(m); };
-  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(points(), p, 1e-6); };
-  EXPECT_TRUE(addLink(m, {at({0, 0}), {0, 0}}, {std::nullopt, {0.5, 0.8660254037844386}}).ok);
-  EXPECT_TRUE(addLink(m, {at({0.5, 0.8660254037844386}), {}}, {std::nullopt, {3.5, 2.0}}).ok);
-  EXPECT_TRUE(addLink(m, {at({3.5, 2.0}), {}}, {at({4, 0}), {}}).ok);
-  EXPECT_TRUE(addCrankDriver(m, "link1").ok);
-  return m;
-}
+Mechanism drawFourBar() { return test::drawnFourBar({0.5, 0.8660254037844386}, {3.5, 2.0}); }
 
 TEST(SketchEdits, AFourBarDrawnFromScratchHasOneDofAndTwoGroups) {
   const Mechanism m = drawFourBar();

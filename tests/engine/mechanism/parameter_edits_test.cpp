@@ -10,6 +10,7 @@
 #include "mechanism/fields.h"
 #include "mechanism/parameters.h"
 #include "support/samples.h"
+#include "support/sketches.h"
 
 namespace lw::edit {
 namespace {
@@ -26,17 +27,7 @@ std::map<std::string, double> fieldValues(const Mechanism& m) {
   return out;
 }
 
-Mechanism drawnFourBar() {
-  Mechanism m = emptyPlanar("drawn");
-  EXPECT_TRUE(addGroundPoint(m, {0, 0}).ok);
-  EXPECT_TRUE(addGroundPoint(m, {4, 0}).ok);
-  auto at = [&](const Eigen::Vector2d& p) { return nearestPoint(sketchPoints(m), p, 1e-6); };
-  EXPECT_TRUE(addLink(m, {at({0, 0}), {0, 0}}, {std::nullopt, {0.6, 0.8}}).ok);
-  EXPECT_TRUE(addLink(m, {at({0.6, 0.8}), {}}, {std::nullopt, {3.5, 2.0}}).ok);
-  EXPECT_TRUE(addLink(m, {at({3.5, 2.0}), {}}, {at({4, 0}), {}}).ok);
-  EXPECT_TRUE(addCrankDriver(m, "link1").ok);
-  return m;
-}
+Mechanism drawnFourBar() { return test::drawnFourBar({0.6, 0.8}, {3.5, 2.0}); }
 
 TEST(ExpressionRename, RenamesWholeVariablesOnly) {
   const Expression e = Expression::parseOrThrow("1e5*L1 + L1x - sin(L1)/L1 + P.L1 + initial(L1)");
