@@ -221,8 +221,9 @@ int kinematics(const KinematicsArgs& a) {
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
   lw::analysis::KinematicsSpec spec;
   if (!lw::analysis::parseKinematicsMethod(a.method, spec.method)) return kUsage;
-  spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
-  spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : spec.tEnd / 100);
+  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, true);
+  spec.tEnd = a.tEnd >= 0 ? a.tEnd : span.tEnd;
+  spec.dt = a.dt > 0 ? a.dt : r.mechanism->analysis.dt > 0 ? span.dt : spec.tEnd / 100;
   spec.mechanism = &*r.mechanism;
   if (a.timesGiven) {
     if (!parseTimes(a.times, spec.times)) return kUsage;
@@ -263,8 +264,9 @@ int simulate(const SimulateArgs& a) {
   if (!integratorApplies(spec.formulation, spec.integrator, a.integratorGiven)) return kUsage;
   if (a.tolGiven && (spec.formulation != lw::analysis::Formulation::MatrixR || spec.integrator != lw::analysis::Integrator::RK45))
     std::cerr << "linkwright-cli: note: --tol is rk45's tolerance; the trapezoidal rule ignores it\n";
-  spec.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
-  spec.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
+  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, false);
+  spec.tEnd = a.tEnd >= 0 ? a.tEnd : span.tEnd;
+  spec.dt = a.dt > 0 ? a.dt : span.dt;
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;
   spec.mechanism = &*r.mechanism;
@@ -414,7 +416,7 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (Matrix R; ddm, avm, cs, fd: its accepted steps "
                                                             "differentiated stage by stage)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
-  sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
+  sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else t_end/100 for kinematics, 1e-3 for dynamics)")->check(finiteAbove(0, false));
   sensCmd->add_option("--tol", sensArgs.tol, "rk45: relative tolerance (default 1e-8)")->check(finiteAbove(0, false, 1));
   sensCmd->add_option("--fd-step", sensArgs.fdStep, "finite differences: the relative step (default 1e-4; each parameter's "
                                                     "step is reported)")
@@ -450,7 +452,7 @@ int main(int argc, char** argv) {
   optCmd->add_option("--target", optArgs.target, "drive the cost to this value instead of minimising it")->check(finiteAbove(-INFINITY, false));
   optCmd->add_option("--analysis", optArgs.analysis, "kinematics or dynamics (default: the file's study, else dynamics)");
   optCmd->add_option("--t-end", optArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
-  optCmd->add_option("--dt", optArgs.dt, "time step in s (default: analysis.dt, else 1e-3)")->check(finiteAbove(0, false));
+  optCmd->add_option("--dt", optArgs.dt, "time step in s (default: analysis.dt, else t_end/100 for kinematics, 1e-3 for dynamics)")->check(finiteAbove(0, false));
   optCmd->add_flag("--crank-turns", optArgs.crankTurns, "constrain every four-bar loop so that its input link turns fully "
                                                        "(the Grashof conditions for that link)");
   optCmd->add_option("--min-transmission", optArgs.minTransmission, "constrain every four-bar loop's transmission angle to "

@@ -38,14 +38,15 @@ int sensitivity(const SensitivityArgs& a) {
   spec.parameters = commaList(a.parameters);
   spec.costs = commaList(a.costs);
   if (unknownNames(*r.mechanism, spec.parameters, spec.costs)) return kUsage;
-  spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : (r.mechanism->analysis.tEnd > 0 ? r.mechanism->analysis.tEnd : 1.0);
-  spec.run.dt = a.dt > 0 ? a.dt : (r.mechanism->analysis.dt > 0 ? r.mechanism->analysis.dt : 1e-3);
   if (!lw::analysis::parseIntegrator(a.integrator, spec.run.integrator)) return kUsage;
   if (a.analysis == "kinematics") spec.analysis = lw::sens::Analysis::Kinematics;
   else if (a.analysis != "dynamics") {
     std::cerr << "linkwright-cli: unknown analysis '" << a.analysis << "' (kinematics or dynamics)\n";
     return kUsage;
   }
+  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, spec.analysis == lw::sens::Analysis::Kinematics);
+  spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : span.tEnd;
+  spec.run.dt = a.dt > 0 ? a.dt : span.dt;
   if (!lw::analysis::parseFormulation(a.formulation, spec.run.formulation)) {
     std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r or penalty)\n";
     return kUsage;

@@ -58,8 +58,9 @@ void LiveGradients::loop() {
       sens::SensitivitySpec spec;
       spec.analysis = sens::Analysis::Kinematics;
       spec.costs = {m->costs.front().name};
-      spec.run.tEnd = m->analysis.tEnd > 0 ? m->analysis.tEnd : 1.0;
-      spec.run.dt = m->analysis.dt > 0 ? m->analysis.dt : 0.01;
+      const RunSpan span = defaultSpan(*m, true);
+      spec.run.tEnd = span.tEnd;
+      spec.run.dt = span.dt;
       const auto r = sens::runSensitivity(*m, spec, {}, &cancel_);
       if (r.status.ok()) {
         cost = QString::fromStdString(r.costs.front());

@@ -92,8 +92,9 @@ edit::EditResult addTargetPath(Mechanism& m, const Ref& point, const std::vector
     return r;
   }
   KinematicsSpec spec;
-  spec.tEnd = m.analysis.tEnd > 0 ? m.analysis.tEnd : 1;
-  spec.dt = m.analysis.dt > 0 ? m.analysis.dt : 0.01;
+  const RunSpan span = defaultSpan(m, true);
+  spec.tEnd = span.tEnd;
+  spec.dt = span.dt;
   const KinematicsResult run = runKinematics(*resolved, spec);
   if (!run.status.ok() || run.rows() < 2) {
     r.error = "the mechanism does not move under its drivers (" + (run.status.ok() ? std::string("no motion") : run.status.message) +

@@ -311,8 +311,9 @@ OptimizeSpec specFromStudy(const Mechanism& m, std::string& error) {
   spec.maxEvaluations = s.maxEvaluations;
   spec.constraints = s.constraints;
   spec.sensitivity.analysis = s.analysis == "kinematics" ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
-  spec.sensitivity.run.tEnd = m.analysis.tEnd > 0 ? m.analysis.tEnd : 1.0;
-  spec.sensitivity.run.dt = m.analysis.dt > 0 ? m.analysis.dt : 1e-3;
+  const RunSpan span = defaultSpan(m, spec.sensitivity.analysis == sens::Analysis::Kinematics);
+  spec.sensitivity.run.tEnd = span.tEnd;
+  spec.sensitivity.run.dt = span.dt;
   return spec;
 }
 
