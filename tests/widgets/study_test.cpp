@@ -538,3 +538,44 @@ TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {
 }
 
 }  // namespace
+
+namespace {
+
+// The five-bar's ten floor impacts: their names under the sensitivity plot overlapped (issue 36
+// item 8). A name that would overlap the one before is left out; the log lists every impact.
+TEST_F(StudyTest, ImpactNamesUnderASensitivityPlotDoNotOverlap) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  openShown(w, "five-bar");
+  auto* study = w.studyPanel();
+  study->run();
+  longestStallWhile([&] { return !study->running(); });
+  auto* plot = w.historyPlot();
+  ASSERT_GE(plot->eventTable()->rowCount(), 5);
+  ASSERT_TRUE(plot->show("p2.y", "L_s1"));
+  w.findChild<QDockWidget*>("SensitivitiesDock")->raise();
+  QTest::qWait(50);
+  auto* chart = plot->findChild<QCustomPlot*>();
+  ASSERT_NE(chart, nullptr);
+  chart->replot();
+  std::vector<QRectF> shown;
+  int hidden = 0;
+  for (int k = 0; k < chart->itemCount(); ++k)
+    if (auto* text = qobject_cast<QCPItemText*>(chart->item(k))) {
+      if (!text->visible()) {
+        ++hidden;
+        continue;
+      }
+      const QPointF at = text->position->pixelPosition();
+      const double width = QFontMetrics(text->font()).horizontalAdvance(text->text());
+      shown.emplace_back(at.x() - width / 2, at.y(), width, 10);
+    }
+  std::printf("%zu impact names shown, %d left out (the log has %d impacts)\n", shown.size(), hidden, plot->eventTable()->rowCount());
+  ASSERT_FALSE(shown.empty());
+  EXPECT_EQ(static_cast<int>(shown.size()) + hidden, plot->eventTable()->rowCount());
+  for (std::size_t a = 0; a < shown.size(); ++a)
+    for (std::size_t b = a + 1; b < shown.size(); ++b) EXPECT_FALSE(shown[a].intersects(shown[b])) << a << " and " << b;
+  w.grab().save(artifacts() + "/five_bar_impact_names_1280x800.png");
+}
+
+}  // namespace

@@ -172,7 +172,9 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
       if (!filling_) emit settingsChanged();
     }
   });
-  connect(constraints_, &QTableWidget::itemChanged, this, [this] {
+  connect(constraints_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+    // a name or an expression cut by the narrow dock reads whole in its tooltip
+    if (item->column() <= 1 && item->toolTip() != item->text()) item->setToolTip(item->text());
     if (!filling_) emit settingsChanged();
   });
   auto* form = new QFormLayout;
@@ -306,8 +308,11 @@ void TuningPanel::addConstraintRow(const QString& name, const QString& expressio
   filling_ = true;
   const int r = constraints_->rowCount();
   constraints_->insertRow(r);
-  constraints_->setItem(r, 0, new QTableWidgetItem(name.isEmpty() ? QStringLiteral("c%1").arg(r + 1) : name));
-  constraints_->setItem(r, 1, new QTableWidgetItem(expression));
+  for (const auto& [column, text] : {std::pair{0, name.isEmpty() ? QStringLiteral("c%1").arg(r + 1) : name}, std::pair{1, expression}}) {
+    auto* item = new QTableWidgetItem(text);
+    item->setToolTip(text);  // whole, where the narrow dock cuts it
+    constraints_->setItem(r, column, item);
+  }
   constraints_->setItem(r, 2, new QTableWidgetItem(min));
   constraints_->setItem(r, 3, new QTableWidgetItem(max));
   filling_ = was;

@@ -167,7 +167,10 @@ void HistoryPlot::redraw() {
   plot_->yAxis->setRange(lo - pad, hi + pad);
   plot_->xAxis->setRange(ts.front(), ts.back());
   plot_->yAxis->setLabel(QString::fromStdString(name));
-  // the events: a dashed line named by its contact, the jump bold in red
+  // the events: a dashed line named by its contact, the jump bold in red; a name that would
+  // overlap the one before is left out (ten floor impacts in a second: the log lists them all)
+  double lastLabelEnd = -1e300;
+  const QFontMetrics labelMetrics(plot_->font());
   for (const auto& i : h_->impacts) {
     auto* line = new QCPItemStraightLine(plot_);
     line->point1->setCoords(i.record.t, 0);
@@ -182,6 +185,9 @@ void HistoryPlot::redraw() {
     for (const auto& c : i.record.contacts) contacts << QString::fromStdString(c);
     label->setText(contacts.join(", "));
     label->setColor(QColor(90, 90, 90));
+    const double x = plot_->xAxis->coordToPixel(i.record.t), half = 0.5 * labelMetrics.horizontalAdvance(label->text()) + 4;
+    if (x - half < lastLabelEnd) label->setVisible(false);
+    else lastLabelEnd = x + half;
   }
   for (const auto& j : jumps_) {
     auto* seg = new QCPItemLine(plot_);
