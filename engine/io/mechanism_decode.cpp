@@ -10,6 +10,7 @@
 
 #include "io/json_document.h"
 #include "io/mechanism_codec.h"
+#include "mechanism/schema.h"
 #include "mechanism/resolved.h"
 
 namespace lw::io {
@@ -158,6 +159,19 @@ class Decoder {
   // object with known keys; returns false (and reports) if `j` is not an object
   bool keys(const Json& j, const std::string& path, std::initializer_list<const char*> allowed,
             std::initializer_list<const char*> required) {
+    return keys(j, path, std::vector<const char*>(allowed), std::vector<const char*>(required));
+  }
+  // the keys an item kind of the schema allows and requires
+  bool keys(const Json& j, const std::string& path, const schema::Kind& kind) {
+    std::vector<const char*> allowed, required;
+    for (const schema::Field& f : kind.fields) {
+      allowed.push_back(f.key.c_str());
+      if (f.required) required.push_back(f.key.c_str());
+    }
+    return keys(j, path, allowed, required);
+  }
+  bool keys(const Json& j, const std::string& path, const std::vector<const char*>& allowed,
+            const std::vector<const char*>& required) {
     if (!j.is_object()) {
       error(path, std::string("expected an object, found ") + typeName(j));
       return false;
@@ -287,16 +301,33 @@ class Decoder {
     return items;
   }
 
+  // an item of a kind the schema describes: each field read by its type (a problem reported at
+  // its path), then the item made from the fields' texts (schema.h)
+  bool schemaTexts(const Json& j, const std::string& p, const schema::Kind& kind, schema::Texts& texts) {
+    if (!keys(j, p, kind)) return false;
+    const std::size_t problems = out_.size();
+    for (const schema::Field& f : kind.fields) {
+      if (!j.contains(f.key)) continue;
+      const std::string at = p + "." + f.key;
+      switch (f.type) {
+        case schema::FieldType::Name:
+        case schema::FieldType::Text: texts[f.key] = str(j[f.key], at); break;
+        case schema::FieldType::Bound: texts[f.key] = schema::numberText(literal(j[f.key], at)); break;
+        case schema::FieldType::Number: {
+          const Number n = number(j[f.key], at);
+          texts[f.key] = n.isLiteral() ? schema::numberText(n.value) : n.expression.text();
+          break;
+        }
+      }
+    }
+    return out_.size() == problems;
+  }
+
   Parameter parameter(const Json& j, const std::string& p) {
     Parameter x;
-    if (!keys(j, p, {"name", "value", "unit", "description", "min", "max"}, {"name", "value"}))
-      return x;
-    x.name = str(j["name"], p + ".name");
-    x.value = number(j["value"], p + ".value");
-    if (j.contains("unit")) x.unit = str(j["unit"], p + ".unit");
-    if (j.contains("description")) x.description = str(j["description"], p + ".description");
-    if (j.contains("min")) x.hasMin = true, x.min = literal(j["min"], p + ".min");
-    if (j.contains("max")) x.hasMax = true, x.max = literal(j["max"], p + ".max");
+    schema::Texts texts;
+    std::string why;
+    if (schemaTexts(j, p, schema::parameterKind(), texts) && !schema::parameterFrom(texts, x, why)) error(p, why);
     return x;
   }
 

@@ -2,8 +2,10 @@
 // their text.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "io/mechanism_codec.h"
+#include "mechanism/schema.h"
 
 namespace lw::io {
 namespace {
@@ -26,6 +28,26 @@ Json named(const std::vector<NamedVector>& items) {
   for (const auto& it : items) o[it.name] = vec(it.value);
   return o;
 }
+// an item of a kind the schema describes, from its fields' texts: in the schema's order, optional
+// fields left out when empty, numbers as numbers
+Json schemaItem(const schema::Kind& kind, const schema::Texts& texts) {
+  Json o = Json::object();
+  for (const schema::Field& f : kind.fields) {
+    const auto it = texts.find(f.key);
+    if (it == texts.end() || (it->second.empty() && !f.required)) continue;
+    const std::string& text = it->second;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    const bool number = !text.empty() && end == text.c_str() + text.size();
+    switch (f.type) {
+      case schema::FieldType::Name:
+      case schema::FieldType::Text: o[f.key] = text; break;
+      case schema::FieldType::Bound:
+      case schema::FieldType::Number: o[f.key] = number ? num(Number(v)) : Json(text); break;
+    }
+  }
+  return o;
+}
 Json refPair(const Ref r[2]) { return Json::array({r[0].str(), r[1].str()}); }
 
 Json encode(const Mechanism& m) {
@@ -38,14 +60,7 @@ Json encode(const Mechanism& m) {
   if (!m.gravity.empty()) j["gravity"] = vec(m.gravity);
   if (!m.parameters.empty()) {
     Json& a = j["parameters"] = Json::array();
-    for (const auto& p : m.parameters) {
-      Json o{{"name", p.name}, {"value", num(p.value)}};
-      if (!p.unit.empty()) o["unit"] = p.unit;
-      if (p.hasMin) o["min"] = num(p.min);
-      if (p.hasMax) o["max"] = num(p.max);
-      if (!p.description.empty()) o["description"] = p.description;
-      a.push_back(o);
-    }
+    for (const auto& p : m.parameters) a.push_back(schemaItem(schema::parameterKind(), schema::textsOf(p)));
   }
   if (!m.ground.points.empty() || !m.ground.vectors.empty()) {
     Json& g = j["ground"] = Json::object();

@@ -7,8 +7,6 @@
 #include <tuple>
 
 namespace lw::schema {
-namespace {
-
 std::string numberText(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", v);
@@ -20,6 +18,8 @@ std::string numberText(double v) {
   }
   return buffer;
 }
+
+namespace {
 
 bool readNumber(const std::string& text, double& out) {
   std::size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");

@@ -1,9 +1,10 @@
 // The item schema: each kind of item a file lists, field by field (its key, what it holds, its
 // unit, whether it is required, a label and a help line), as data. The generic item dialog builds
 // its form from it, the file's JSON Schema for the kind is generated from it
-// (io/schema_json.h, checked against resources/mechanism.schema.json in a test), and items are read
-// from and written to their fields' texts through it. Kinds move here one by one from the
-// hand-written dialogs; the parameter is the first.
+// (io/schema_json.h, checked against resources/mechanism.schema.json in a test), and the file's
+// decoder and encoder read and write the kind field by field through it: a field added here is
+// read, written, validated and edited everywhere, with only its text binding (textsOf / ...From)
+// to write. Kinds move here one by one from the hand-written dialogs; the parameter is the first.
 #pragma once
 
 #include <map>
@@ -46,6 +47,9 @@ using Texts = std::map<std::string, std::string>;
 const Kind& parameterKind();
 /// Every kind the schema describes.
 std::span<const Kind* const> kinds();
+
+/// The shortest text that reads back as exactly `v` ("0.1", "2.2360679774997898").
+std::string numberText(double v);
 
 Texts textsOf(const Parameter& p);
 /// The parameter the texts describe; false with the reason naming the field ("Minimum: 'abc' is
