@@ -74,13 +74,17 @@ QString shortcutsMarkdown(const QWidget* window) {
       "| 3D view | R | resets the camera |\n"
       "| 3D view | Esc | cancels a Shift + drag |\n"
       "| Sketch | Esc | drops the link or slider being drawn |\n"
-      "| Sketch, Link tool | digits, Enter | a link of the typed length along the mouse's direction (Backspace corrects) |\n");
+      "| Sketch, Link tool | digits, Enter | a link of the typed length along the mouse's direction (Backspace corrects) |\n"
+      "| Sketch, Add Target Path | Enter, Del, Esc | makes the clicked targets a cost, removes the last target, cancels |\n");
   md += QObject::tr(
       "\n# Mouse\n\n| Where | What |\n|---|---|\n"
       "| 3D view | left drag turns the camera, middle drag or Shift + left drag pans, the wheel zooms |\n"
       "| 3D view | a click selects a body or joint; Shift + drag a joint or a handle moves it (Esc cancels) |\n"
       "| 3D view | right click: add a point, edit, change or delete |\n"
-      "| Sketch | the wheel zooms, middle drag pans; Select (S) drags points or the driven link |\n"
+      "| Sketch | the wheel zooms, middle drag pans; Select (S) drags points or the driven link; Shift + drag a point changes the geometry in the pose shown |\n"
+      "| Sketch | right click: Parameterise Length of a link, Add Target Path for a point; a click on the banner shows or hides the legend |\n"
+      "| Properties | right click on a number: Make Design Parameter |\n"
+      "| Plots | right click on a column: Make Cost (integral, end, least or greatest value) |\n"
       "| Plots | a click moves playback to that time |\n");
   return md;
 }
