@@ -318,6 +318,19 @@ class Decoder {
           texts[f.key] = n.isLiteral() ? schema::numberText(n.value) : n.expression.text();
           break;
         }
+        case schema::FieldType::Constant:
+        case schema::FieldType::Choice: {
+          const std::string s = str(j[f.key], at);
+          if (std::find(f.choices.begin(), f.choices.end(), s) == f.choices.end() && (!s.empty() || j[f.key].is_string())) {
+            std::string options;
+            for (const auto& c : f.choices) options += (options.empty() ? "" : ", ") + c;
+            error(at, "unknown value \"" + s + "\"; expected one of: " + options);
+          }
+          texts[f.key] = s;
+          break;
+        }
+        case schema::FieldType::Point: texts[f.key] = ref(j[f.key], at, "point").str(); break;
+        case schema::FieldType::Vector: texts[f.key] = ref(j[f.key], at, "vector").str(); break;
       }
     }
     return out_.size() == problems;
@@ -537,19 +550,9 @@ class Decoder {
 
   Contact contact(const Json& j, const std::string& p) {
     Contact c;
-    if (!keys(j, p, {"name", "type", "point", "plane_point", "plane_normal", "radius", "law", "restitution"},
-              {"name", "type", "point", "plane_point", "plane_normal"}))
-      return c;
-    c.name = str(j["name"], p + ".name");
-    choice<int>(j["type"], p + ".type", {{"point_plane", 0}});
-    c.point = ref(j["point"], p + ".point", "point");
-    c.planePoint = ref(j["plane_point"], p + ".plane_point", "point");
-    c.planeNormal = ref(j["plane_normal"], p + ".plane_normal", "vector");
-    if (j.contains("radius")) c.radius = number(j["radius"], p + ".radius");
-    if (j.contains("law"))
-      c.law = choice<Contact::Law>(j["law"], p + ".law",
-                                   {{"newton", Contact::Law::Newton}, {"kinematic", Contact::Law::Kinematic}});
-    if (j.contains("restitution")) c.restitution = number(j["restitution"], p + ".restitution");
+    schema::Texts texts;
+    std::string why;
+    if (schemaTexts(j, p, schema::contactKind(), texts) && !schema::contactFrom(texts, c, why)) error(p, why);
     return c;
   }
 

@@ -34,14 +34,18 @@ Json schemaItem(const schema::Kind& kind, const schema::Texts& texts) {
   Json o = Json::object();
   for (const schema::Field& f : kind.fields) {
     const auto it = texts.find(f.key);
-    if (it == texts.end() || (it->second.empty() && !f.required)) continue;
+    if (it == texts.end() || (!f.required && (it->second.empty() || (!f.written && it->second == f.byDefault)))) continue;
     const std::string& text = it->second;
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
     const bool number = !text.empty() && end == text.c_str() + text.size();
     switch (f.type) {
       case schema::FieldType::Name:
-      case schema::FieldType::Text: o[f.key] = text; break;
+      case schema::FieldType::Text:
+      case schema::FieldType::Choice:
+      case schema::FieldType::Point:
+      case schema::FieldType::Vector: o[f.key] = text; break;
+      case schema::FieldType::Constant: o[f.key] = f.choices.front(); break;
       case schema::FieldType::Bound:
       case schema::FieldType::Number: o[f.key] = number ? num(Number(v)) : Json(text); break;
     }
@@ -171,14 +175,7 @@ Json encode(const Mechanism& m) {
   }
   if (!m.contacts.empty()) {
     Json& a = j["contacts"] = Json::array();
-    for (const auto& c : m.contacts) {
-      Json o{{"name", c.name}, {"type", "point_plane"}, {"point", c.point.str()},
-             {"plane_point", c.planePoint.str()}, {"plane_normal", c.planeNormal.str()}};
-      if (!isZero(c.radius)) o["radius"] = num(c.radius);
-      o["law"] = toString(c.law);
-      o["restitution"] = num(c.restitution);
-      a.push_back(o);
-    }
+    for (const auto& c : m.contacts) a.push_back(schemaItem(schema::contactKind(), schema::textsOf(c)));
   }
   if (!m.limits.empty()) {
     Json& a = j["limits"] = Json::array();

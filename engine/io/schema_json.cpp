@@ -10,6 +10,10 @@ Json jsonSchemaOfList(const schema::Kind& kind) {
       case schema::FieldType::Number: properties[f.key] = {{"$ref", "#/definitions/number"}}; break;
       case schema::FieldType::Bound: properties[f.key] = {{"type", "number"}}; break;
       case schema::FieldType::Text: properties[f.key] = {{"type", "string"}}; break;
+      case schema::FieldType::Constant: properties[f.key] = {{"const", f.choices.front()}}; break;
+      case schema::FieldType::Choice: properties[f.key] = {{"enum", f.choices}}; break;
+      case schema::FieldType::Point:
+      case schema::FieldType::Vector: properties[f.key] = {{"$ref", "#/definitions/ref"}}; break;
     }
     if (f.required) required.push_back(f.key);
   }

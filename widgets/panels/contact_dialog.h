@@ -1,22 +1,18 @@
-// Adding or changing a contact (Model > Add Contact..., Change Selected...): a point of a moving
-// body (with a radius: a ball or a wheel's rim) against a plane given by a point and a normal,
-// with its impact law. The main window checks the result (resolve on a copy) before it goes on
-// the undo stack.
+// Adding or changing a contact (Model > Add Contact..., Change Selected...): the item schema's
+// contact kind in the generic item dialog — a point of a moving body (with a radius: a ball or a
+// wheel's rim) against a plane given by a point and a normal, with its impact law. The main window
+// checks the result (resolve on a copy) before it goes on the undo stack.
 #pragma once
 
-#include <QDialog>
-
 #include "mechanism/mechanism.h"
+#include "panels/item_dialog.h"
 
 class QComboBox;
-class QDialogButtonBox;
-class QFormLayout;
-class QLabel;
 class QLineEdit;
 
 namespace lw::widgets {
 
-class ContactDialog : public QDialog {
+class ContactDialog : public ItemDialog {
   Q_OBJECT
  public:
   /// A new contact (`existing` null) or a change of `existing`.
@@ -25,24 +21,12 @@ class ContactDialog : public QDialog {
   /// when a number is neither a number nor an expression.
   bool contact(Contact& out, QString& why) const;
 
-  QComboBox* pointBox() const { return point_; }
-  QComboBox* planePointBox() const { return planePoint_; }
-  QComboBox* planeNormalBox() const { return planeNormal_; }
-  QComboBox* lawBox() const { return law_; }
-  QLineEdit* radiusEdit() const { return radius_; }
-  QLineEdit* restitutionEdit() const { return restitution_; }
-
- private:
-  void update();
-  std::string name_;
-  QComboBox* point_;
-  QComboBox* planePoint_;
-  QComboBox* planeNormal_;
-  QComboBox* law_;
-  QLineEdit* radius_;
-  QLineEdit* restitution_;
-  QLabel* hint_;
-  QDialogButtonBox* buttons_ = nullptr;
+  QComboBox* pointBox() const { return list("point"); }
+  QComboBox* planePointBox() const { return list("plane_point"); }
+  QComboBox* planeNormalBox() const { return list("plane_normal"); }
+  QComboBox* lawBox() const { return list("law"); }
+  QLineEdit* radiusEdit() const { return field("radius"); }
+  QLineEdit* restitutionEdit() const { return field("restitution"); }
 };
 
 }  // namespace lw::widgets
