@@ -63,10 +63,20 @@ std::string freshParameterName(const Mechanism& m, const std::string& base) {
     if (!taken(stem + std::to_string(k))) return stem + std::to_string(k);
 }
 
+// a range end a user reads at a glance: two significant digits, rounded outwards
+double roundOutwards(double x, bool up) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  const double unit = std::pow(10.0, std::floor(std::log10(std::abs(x))) - 1);
+  return (up ? std::ceil(x / unit - 1e-9) : std::floor(x / unit + 1e-9)) * unit;
+}
+
 void defaultRange(Parameter& p, double v) {
   p.hasMin = p.hasMax = true;
-  p.min = v == 0 ? -1 : v - std::abs(v) / 2;
-  p.max = v == 0 ? 1 : v + std::abs(v) / 2;
+  p.min = v == 0 ? -1 : roundOutwards(v - std::abs(v) / 2, false);
+  p.max = v == 0 ? 1 : roundOutwards(v + std::abs(v) / 2, true);
+  // the scaled unit leaves digits like 1.5000000000000002: the number its short text reads as
+  p.min = std::stod(shortNumber(p.min));
+  p.max = std::stod(shortNumber(p.max));
 }
 
 // the expression `origin + slope·name` of one coordinate, as a user would write it

@@ -34,12 +34,12 @@ EditResult deleteParameter(Mechanism& m, std::string name, bool replaceUsesByVal
 /// A parameter name made from a field's path ("bodies[2].mass" of body "link2" → "link2_mass").
 std::string parameterNameFor(const Mechanism& m, const std::string& path);
 /// Make Design Parameter: the literal field at `path` becomes a new parameter with its value, the
-/// unit of its quantity and a default range (half to one and a half times the value; ±1 around 0),
-/// and the field the parameter's name.
+/// unit of its quantity and a default range (half to one and a half times the value, rounded
+/// outwards to two significant digits; ±1 around 0), and the field the parameter's name.
 EditResult makeDesignParameter(Mechanism& m, const std::string& path);
 
 /// Parameterise Length: the length of link `body` between its first two points becomes a
-/// parameter ("link2_length", range half to one and a half times it); the second point (and the
+/// parameter ("link2_length", the default range as above); the second point (and the
 /// centre of mass where it lies midway) become expressions of it, so that the link stays a
 /// straight link of that length when the value changes.
 EditResult parameteriseLength(Mechanism& m, std::string body);

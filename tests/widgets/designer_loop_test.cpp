@@ -237,6 +237,11 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
   w.findChild<QDockWidget*>("ParametersDock")->raise();
   QTest::qWait(50);
   w.grab().save(artifacts() + "/readme_designer_applied.png");
+  w.resize(1920, 1080);
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/designer_applied_1920x1080.png");
+  w.resize(1280, 800);
+  QTest::qWait(50);
 
   // Ctrl+Z: the design before Apply; Ctrl+Shift+Z: the tuned one again
   w.undoStack()->undo();

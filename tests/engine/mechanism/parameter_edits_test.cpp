@@ -159,6 +159,9 @@ TEST(ParameterEdits, AParameterisedLinkStaysALinkOfThatLength) {
   const Parameter& p = m.parameters.back();
   const double L = std::hypot(3.5 - 0.6, 2.0 - 0.8);
   EXPECT_NEAR(p.value.value, L, 1e-12);
+  // its range: half to one and a half times it (1.569 ... 4.708), two digits rounded outwards
+  EXPECT_EQ(p.min, 1.5);
+  EXPECT_EQ(p.max, 4.8);
   EXPECT_EQ(m.bodies[1].points[1].value[0].expression.text(), "link2_length");
   EXPECT_EQ(m.bodies[1].com[0].expression.text(), "link2_length/2");
   auto after = fieldValues(m);
