@@ -330,14 +330,34 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
     std::vector<S> between;
     for (std::size_t k = 0; k < c.names.size(); ++k) {
       const auto& samples = c.samples[k];
-      if (c.freeTiming[k]) {  // each target's least term so far, at the points themselves
+      if (c.freeTiming[k]) {
+        // each target's least term so far over the path between points (the outputs linearly
+        // interpolated, as a timed target reads them): its distance moves continuously with the
+        // design, not by jumps from one point to the next. The term is quadratic along a segment
+        // (a sum of squares of linear functions): three values give its least exactly, and its
+        // derivatives are the term's at that fixed place (the least's own derivative, where the
+        // place is inside the segment)
         if (nearest_.size() != c.names.size()) nearest_.resize(c.names.size());
         nearest_[k].resize(samples.size());
         for (std::size_t i = 0; i < samples.size(); ++i) {
-          const S term = samples[i].expression(std::span<const S>(slots_));
+          double f = 1;
+          if (started_) {
+            between.resize(slots_.size());
+            auto valueAt = [&](double g) {
+              for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * g;
+              return num::value(samples[i].expression(std::span<const S>(between)));
+            };
+            const double e0 = valueAt(0), eh = valueAt(0.5), e1 = valueAt(1);
+            const double a = 2 * (e0 + e1 - 2 * eh), b = e1 - e0 - a;
+            f = a > 0 ? std::clamp(-b / (2 * a), 0.0, 1.0) : (e1 <= e0 ? 1.0 : 0.0);
+          }
+          between.resize(slots_.size());
+          for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = started_ ? lastSlots_[j] + (slots_[j] - lastSlots_[j]) * f : slots_[j];
+          between[0] = S(started_ ? lastT_ + f * (t - lastT_) : t);
+          const S term = samples[i].expression(std::span<const S>(between));
           watchFinite(k, term, t);
           Nearest& n = nearest_[k][i];
-          if (!n.set || num::value(term) < num::value(n.value)) n = {term, {k, i, node_, 1.0, slots_}, true};
+          if (!n.set || num::value(term) < num::value(n.value)) n = {term, {k, i, node_, f, between}, true};
         }
         continue;
       }

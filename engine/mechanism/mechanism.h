@@ -209,8 +209,8 @@ struct Cost {
   // worst transmission angle over a turn; its gradient is the expression's at that step
   enum class Type { Integral, Terminal, Targets, Minimum, Maximum };
   // Targets: Prescribed, each target's term at its time t; Free (path generation), each target's
-  // term the least over the run's steps: the point passes through it at whatever time (its
-  // gradient is the term's at that step, as a minimum's is)
+  // term the least along the run's path (between steps read linearly): the point passes through
+  // it at whatever time (its gradient is the term's at that place, the least's own derivative)
   enum class Timing { Prescribed, Free };
   std::string name;
   Type type = Type::Integral;

@@ -50,12 +50,21 @@ TEST(TargetPath, TargetsAreTimedWhereThePointPassesNearestAndTheCostIsTheirOffse
   EXPECT_NEAR(c.targets[1].t, 0.45, 1e-12);
   EXPECT_NEAR(c.targets[2].t, 0.70, 1e-12);
   EXPECT_EQ(m.analysis.tEnd, 1);
-  // the cost of the design as it stands: the offsets of the clicks, squared
-  spec.mechanism = &m;
-  const auto resolved2 = resolve(m, d);
+  // the cost of the design as it stands, at the targets' times: the offsets of the clicks,
+  // squared; with free timing (the cost made) at most that, the path between steps passing nearer
+  EXPECT_EQ(c.timing, Cost::Timing::Free);
+  Mechanism timed = m;
+  timed.costs[0].timing = Cost::Timing::Prescribed;
+  spec.mechanism = &timed;
+  const auto resolved2 = resolve(timed, d);
   const auto costed = runKinematics(*resolved2, spec);
   ASSERT_EQ(costed.costValues.size(), 1u) << costed.costProblem;
   EXPECT_NEAR(costed.costValues[0], expected, 1e-12);
+  spec.mechanism = &m;
+  const auto free = runKinematics(*resolved2, spec);
+  ASSERT_EQ(free.costValues.size(), 1u) << free.costProblem;
+  EXPECT_LE(free.costValues[0], expected);
+  EXPECT_GT(free.costValues[0], 0.5 * expected);
   // a second path reuses the output
   ASSERT_TRUE(addTargetPath(m, {"link2", "C1"}, {clicks[0]}).ok);
   EXPECT_EQ(m.outputs.size(), 1u);

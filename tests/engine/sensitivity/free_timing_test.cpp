@@ -1,8 +1,11 @@
 // Targets with free timing (path generation, issue 36): each target counts where the point passes
-// nearest to it over the run. Value and gradient against a closed form (the synthesis sample's
-// crank pin B = L1 (cos θ, sin θ) passes targets on its rays at known steps: the least squared
-// distance is (R − L1)², its derivative −2 (R − L1)), every method alike; under dynamics the
-// direct method, the adjoint and central differences agree; the file keeps the timing.
+// nearest to it over the run, along the path between steps. Value and gradient against a closed
+// form: the synthesis sample's crank pin B = L1 (cos θ, sin θ) runs, between steps Δ = 2π/100
+// apart, along the chords of its circle. A target outside on the ray of a step is nearest to that
+// step's point: (R − L1)², derivative −2 (R − L1); one inside is nearest to the chords beside it,
+// at (L1 − R) cos(Δ/2) from them: its term ((L1 − R) cos(Δ/2))², derivative 2 (L1 − R) cos²(Δ/2).
+// Every method alike; under dynamics the direct method, the adjoint and central differences agree;
+// the file keeps the timing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -48,10 +51,10 @@ TEST(FreeTimingTargets, ValueAndGradientAreTheNearestStepsClosedForm) {
     const SensitivityResult r = runSensitivity(m, s);
     ASSERT_TRUE(r.status.ok()) << r.status.message;
     ASSERT_EQ(r.parameters[0], "L1");
-    const double L1 = 0.8;
-    EXPECT_NEAR(r.methods[0].values[0], (1.0 - L1) * (1.0 - L1) + (0.5 - L1) * (0.5 - L1), 1e-12) << toString(method);
+    const double L1 = 0.8, c = std::cos(std::numbers::pi / 100);
+    EXPECT_NEAR(r.methods[0].values[0], (1.0 - L1) * (1.0 - L1) + (L1 - 0.5) * (L1 - 0.5) * c * c, 1e-12) << toString(method);
     const double tolerance = method == Method::FiniteDifferences ? 1e-7 : 1e-11;
-    EXPECT_NEAR(r.methods[0].gradient(0, 0), -2 * (1.0 - L1) - 2 * (0.5 - L1), tolerance) << toString(method);
+    EXPECT_NEAR(r.methods[0].gradient(0, 0), -2 * (1.0 - L1) + 2 * (L1 - 0.5) * c * c, tolerance) << toString(method);
     for (Eigen::Index k = 1; k < r.methods[0].gradient.cols(); ++k)
       EXPECT_NEAR(r.methods[0].gradient(0, k), 0, tolerance) << r.parameters[static_cast<std::size_t>(k)];
   }
