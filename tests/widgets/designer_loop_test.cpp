@@ -264,6 +264,15 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
   EXPECT_EQ(back.bodies[1].points[1].value[0].expression.text(), "link2_length");
   ASSERT_EQ(back.costs.size(), 1u);
   EXPECT_EQ(back.costs[0].targets.size(), 5u);
+  // a target of the cost dragged with the Select tool: one edit, Ctrl+Z puts it back
+  trigger(w, "ToolSelect");
+  const std::vector<double> from = w.mechanism()->costs[0].targets[0].at;
+  lw::test::drag(v, {{from[0], from[1]}, {from[0] + 0.1, from[1]}, {from[0] + 0.2, from[1] + 0.1}});
+  EXPECT_NEAR(w.mechanism()->costs[0].targets[0].at[0], from[0] + 0.2, pixel);
+  EXPECT_NEAR(w.mechanism()->costs[0].targets[0].at[1], from[1] + 0.1, pixel);
+  EXPECT_EQ(w.undoStack()->undoText(), "Move target 1 of path1");
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->costs[0].targets[0].at, from);
 }
 
 TEST_F(DesignerLoopTest, ParametersAreAddedRenamedAndDeletedInTheWindow) {

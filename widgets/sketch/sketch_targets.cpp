@@ -57,7 +57,27 @@ int SketchView::targetAt(const QPoint& viewPos) const {
   return -1;
 }
 
+std::optional<std::pair<std::size_t, std::size_t>> SketchView::costTargetAt(const QPoint& viewPos) const {
+  for (std::size_t c = 0; c < m_.costs.size(); ++c) {
+    if (m_.costs[c].type != Cost::Type::Targets) continue;
+    for (std::size_t i = 0; i < m_.costs[c].targets.size(); ++i) {
+      const auto& at = m_.costs[c].targets[i].at;
+      if (at.size() < 2) continue;
+      if ((mapFromScene(toScene(at[0], at[1])) - viewPos).manhattanLength() <= 10) return std::make_pair(c, i);
+    }
+  }
+  return std::nullopt;
+}
+
 bool SketchView::targetPress(QMouseEvent* e) {
+  // the Select tool drags a target of the file's costs (the cross moves; the edit on release)
+  if (!targetPoint_ && tool_ == Tool::Select && e->button() == Qt::LeftButton && !(e->modifiers() & Qt::AltModifier)) {
+    movingCostTarget_ = costTargetAt(e->pos());
+    if (movingCostTarget_) {
+      emit message(tr("Drag the target; it is kept where you let go (Ctrl+Z undoes)"));
+      return true;
+    }
+  }
   if (!targetPoint_ || e->button() != Qt::LeftButton || (e->modifiers() & Qt::AltModifier)) return false;
   movingTarget_ = targetAt(e->pos());
   if (movingTarget_ < 0) {
@@ -70,6 +90,13 @@ bool SketchView::targetPress(QMouseEvent* e) {
 }
 
 bool SketchView::targetMove(QMouseEvent* e) {
+  if (movingCostTarget_ && (e->buttons() & Qt::LeftButton)) {
+    const Eigen::Vector2d to = world(e->pos());
+    auto& at = m_.costs[movingCostTarget_->first].targets[movingCostTarget_->second].at;
+    at[0] = to.x(), at[1] = to.y();
+    rebuild();  // the crosses are scene items
+    return true;
+  }
   if (!targetPoint_ || movingTarget_ < 0 || !(e->buttons() & Qt::LeftButton)) return false;
   targets_[static_cast<std::size_t>(movingTarget_)] = world(e->pos());
   viewport()->update();
@@ -77,6 +104,15 @@ bool SketchView::targetMove(QMouseEvent* e) {
 }
 
 bool SketchView::targetRelease(QMouseEvent* e) {
+  if (movingCostTarget_ && e->button() == Qt::LeftButton) {
+    const auto [c, i] = *movingCostTarget_;
+    movingCostTarget_.reset();
+    edit::EditResult r;
+    r.ok = true;
+    r.description = "Move target " + std::to_string(i + 1) + " of " + m_.costs[c].name;
+    emitEdit(m_, r);  // m_ holds the dragged position: the whole mechanism after the edit
+    return true;
+  }
   if (!targetPoint_ || e->button() != Qt::LeftButton) return false;
   movingTarget_ = -1;
   return true;

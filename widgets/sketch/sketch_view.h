@@ -221,6 +221,10 @@ class SketchView : public QGraphicsView {
   std::optional<Ref> targetPoint_;            // Add Target Path: the point, while its targets are clicked
   std::vector<Eigen::Vector2d> targets_;      // the targets clicked so far
   int movingTarget_ = -1;                     // a target being dragged
+  // a target of the file's targets costs dragged with the Select tool: its cost and index
+  std::optional<std::pair<std::size_t, std::size_t>> movingCostTarget_;
+  /// The file's targets-cost target within 8 px of `viewPos` (cost index, target index), if any.
+  std::optional<std::pair<std::size_t, std::size_t>> costTargetAt(const QPoint& viewPos) const;
   /// Index of the pending target within 8 px of `viewPos`, or −1.
   int targetAt(const QPoint& viewPos) const;
   bool targetPress(QMouseEvent* e);
