@@ -177,6 +177,8 @@ class MainWindow : public QMainWindow {
   bool makeDesignParameter(const QString& path);
   /// Parameterise Length (sketch context menu, Model menu): link `body`'s length a parameter.
   bool parameteriseLength(const QString& body);
+  /// Keeps an edit that made a parameter (edit guard), then logs `said` with %1 its name, %2 its range.
+  bool keepParameterMade(Mechanism after, const edit::EditResult& r, const QString& refused, const QString& said);
   /// A field typed in the property editor: a number or an expression; tried on a copy, pushed on
   /// the undo stack or refused with the reason.
   void editProperty(const QString& path, const QString& text);

@@ -106,26 +106,31 @@ bool MainWindow::deleteParameter(int index, std::optional<bool> replaceUses) {
   return keepIfValid(after, edit::deleteParameter(after, name, replace), tr("Parameter %1 was not deleted").arg(QString::fromStdString(name)));
 }
 
+// an edit that makes a parameter: kept through the edit guard, then where to find it said
+bool MainWindow::keepParameterMade(Mechanism after, const edit::EditResult& r, const QString& refused, const QString& said) {
+  if (!keepIfValid(after, r, refused)) return false;
+  const schema::Texts p = schema::textsOf(mechanism_->parameters.back());
+  log(said.arg(QString::fromStdString(r.item), QString::fromStdString(p.at("min") + " … " + p.at("max"))));
+  return true;
+}
+
 bool MainWindow::makeDesignParameter(const QString& path) {
   if (!mechanism_) return false;
   Mechanism after = *mechanism_;
   const edit::EditResult r = edit::makeDesignParameter(after, path.toStdString());
-  if (!keepIfValid(after, r, tr("%1 was not made a parameter").arg(path))) return false;
-  log(tr("%1 is now the parameter %2 (range %3): edit it in the Parameters panel or select it in the model tree")
-          .arg(path, QString::fromStdString(r.item),
-               QString::fromStdString(schema::textsOf(mechanism_->parameters.back()).at("min") + " … " +
-                                      schema::textsOf(mechanism_->parameters.back()).at("max"))));
-  return true;
+  return keepParameterMade(after, r, tr("%1 was not made a parameter").arg(path),
+                           tr("%1 is now the parameter %2 (range %3): edit it in the Parameters panel or select it in the model tree")
+                               .arg(path, QStringLiteral("%1"), QStringLiteral("%2")));
 }
 
 bool MainWindow::parameteriseLength(const QString& body) {
   if (!mechanism_) return false;
   Mechanism after = *mechanism_;
   const edit::EditResult r = edit::parameteriseLength(after, body.toStdString());
-  if (!keepIfValid(after, r, tr("The length of %1 was not made a parameter").arg(body))) return false;
-  log(tr("The length of %1 is the parameter %2: change it in the Parameters panel (its slider), the link stays a link")
-          .arg(body, QString::fromStdString(r.item)));
-  return true;
+  return keepParameterMade(after, r, tr("The length of %1 was not made a parameter").arg(body),
+                           tr("The length of %1 is the parameter %2 (range %3): change it in the Parameters panel (its slider), "
+                              "the link stays a link")
+                               .arg(body, QStringLiteral("%1"), QStringLiteral("%2")));
 }
 
 }  // namespace lw::app

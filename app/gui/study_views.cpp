@@ -301,10 +301,11 @@ bool MainWindow::makeCost(const QString& column, Cost::Type type, const std::fun
     const Output::Type kind = prefix == "v" ? Output::Type::PointVelocity : prefix == "a" ? Output::Type::PointAcceleration : Output::Type::PointPosition;
     if (known) {
       const auto existing = std::find_if(base.outputs.begin(), base.outputs.end(), [&](const Output& o) { return o.type == kind && o.point == point; });
-      std::string name = existing != base.outputs.end() ? existing->name : point.body + "_" + point.item + (prefix.isEmpty() ? "" : "_" + prefix.toStdString());
+      std::string name = existing != base.outputs.end() ? existing->name : std::string();
       if (existing == base.outputs.end()) {
-        for (int k = 2; std::any_of(base.outputs.begin(), base.outputs.end(), [&](const Output& o) { return o.name == name; }); ++k)
-          name = point.body + "_" + point.item + (prefix.isEmpty() ? "" : "_" + prefix.toStdString()) + "_" + std::to_string(k);
+        name = edit::unusedName(point.body + "_" + point.item + (prefix.isEmpty() ? "" : "_" + prefix.toStdString()), [&](const std::string& n) {
+          return std::any_of(base.outputs.begin(), base.outputs.end(), [&](const Output& o) { return o.name == n; });
+        });
         Output o;
         o.name = name;
         o.type = kind;
@@ -326,9 +327,9 @@ bool MainWindow::makeCost(const QString& column, Cost::Type type, const std::fun
   std::string stem = std::string(word) + "_" + expression.toStdString();
   for (char& ch : stem)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
-  c0.name = stem;
-  for (int k = 2; std::any_of(base.costs.begin(), base.costs.end(), [&](const Cost& x) { return x.name == c0.name; }); ++k)
-    c0.name = stem + "_" + std::to_string(k);
+  c0.name = edit::unusedName(stem, [&](const std::string& n) {
+    return std::any_of(base.costs.begin(), base.costs.end(), [&](const Cost& x) { return x.name == n; });
+  });
   widgets::CostDialog dialog(base, costNames(base), this);
   dialog.setCost(c0);
   dialog.setWindowTitle(tr("Add cost"));

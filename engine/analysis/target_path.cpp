@@ -139,8 +139,7 @@ edit::EditResult addTargetPath(Mechanism& m, const Ref& point, const std::vector
     Output o;
     o.type = Output::Type::PointPosition;
     o.point = point;
-    o.name = point.body + "_" + point.item;
-    for (int k = 2; taken(o.name); ++k) o.name = point.body + "_" + point.item + "_" + std::to_string(k);
+    o.name = edit::unusedName(point.body + "_" + point.item, taken);
     m.outputs.push_back(o);
     cost.output = o.name;
   }

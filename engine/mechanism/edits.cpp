@@ -177,6 +177,12 @@ std::vector<Eigen::Vector2d> unjoinedCoincidences(const Mechanism& m, const std:
   return out;
 }
 
+std::string unusedName(const std::string& stem, const std::function<bool(const std::string&)>& taken) {
+  std::string name = stem;
+  for (int k = 2; taken(name); ++k) name = stem + "_" + std::to_string(k);
+  return name;
+}
+
 Mechanism emptyPlanar(const std::string& name) {
   Mechanism m;
   m.name = name;

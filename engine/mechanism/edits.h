@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ struct EditResult {
   std::string description;  // for the undo stack: "Add link link_3"
   std::string item;         // the item made (body, point or driver name)
 };
+
+/// `stem` when `taken` does not know it, else the first of stem_2, stem_3, ... it does not.
+std::string unusedName(const std::string& stem, const std::function<bool(const std::string&)>& taken);
 
 /// A new empty planar mechanism (gravity −9.81 along y).
 Mechanism emptyPlanar(const std::string& name);

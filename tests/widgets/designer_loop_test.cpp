@@ -34,6 +34,7 @@
 #include "mechanism/parameters.h"
 #include "mechanism/resolved.h"
 #include "panels/analysis_panel.h"
+#include "panels/cost_dialog.h"
 #include "panels/item_dialog.h"
 #include "plots/plot_panel.h"
 #include "panels/model_tree.h"
@@ -449,6 +450,10 @@ TEST_F(DesignerLoopTest, APlottedColumnBecomesACost) {
   ASSERT_TRUE(pick(w.plotPanel()->columnMenu("rocker_angle"), "MakeCostIntegral"));
   EXPECT_EQ(w.mechanism()->costs.back().expression.text(), "rocker_angle");
   EXPECT_EQ(w.mechanism()->outputs.size(), outputs + 1);
+  // a column no cost can read (the time) is refused with the reason, nothing added
+  EXPECT_FALSE(w.makeCost("time", lw::Cost::Type::Maximum, [](lw::widgets::CostDialog&) {}));
+  EXPECT_EQ(w.mechanism()->costs.size(), 2u);
+  EXPECT_TRUE(w.findChild<QPlainTextEdit*>()->toPlainText().contains("'time' is not an output or a point's coordinate"));
   // the costs are in the model tree
   w.findChild<lw::widgets::ModelTree*>()->selectPath("costs[1]");
   EXPECT_EQ(w.propertyEditor()->item(), "costs[1]");
