@@ -146,13 +146,4 @@ void printCostProblems(const std::string& file, const std::string& problems) {
     if (!line.empty()) std::cerr << file << ": not evaluated: " << line << "\n";
 }
 
-std::string eventCount(const std::vector<lw::events::EventRecord>& events) {
-  std::size_t switches = 0;
-  for (const auto& e : events) switches += e.kind == "switch" ? 1 : 0;
-  const std::size_t impacts = events.size() - switches;
-  const std::string i = std::to_string(impacts) + (impacts == 1 ? " impact" : " impacts");
-  const std::string s = std::to_string(switches) + (switches == 1 ? " switch" : " switches");
-  return switches == 0 ? i : impacts == 0 ? s : i + " and " + s;
-}
-
 }  // namespace lw::cli

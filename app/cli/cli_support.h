@@ -56,8 +56,6 @@ std::vector<std::string> commaList(const std::string& s);
 bool unknownNames(const lw::Mechanism& m, const std::vector<std::string>& parameters, const std::vector<std::string>& costs);
 /// The costs a run could not evaluate, one line each ("FILE: not evaluated: cost 'E': ...").
 void printCostProblems(const std::string& file, const std::string& problems);
-/// "2 impacts and 1 switch", "1 impact", "1 switch": what an event log holds.
-std::string eventCount(const std::vector<lw::events::EventRecord>& events);
 
 // A CSV written as the run's rows come (flat memory however long the run): opened before the run
 // (a bad path is reported before any work), the header with the first block, and the target

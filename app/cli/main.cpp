@@ -286,7 +286,7 @@ int simulate(const SimulateArgs& a) {
   for (const auto& w : result.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!result.status.ok()) std::cerr << a.file << ": " << result.status.message << "\n";
   if (!result.events.empty())
-    std::cerr << a.file << ": " << eventCount(result.events) << ", the first at t = " << std::setprecision(10) << result.events.front().t
+    std::cerr << a.file << ": " << lw::events::eventCounts(result.events) << ", the first at t = " << std::setprecision(10) << result.events.front().t
               << " s, the last at t = " << result.events.back().t << " s" << std::setprecision(6) << "\n";
   if (!a.events.empty())
     if (const int written = writeText(a.events, lw::events::eventsToCsv(result.events)); written != kOk) return written;

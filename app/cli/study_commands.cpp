@@ -148,7 +148,7 @@ int sensitivity(const SensitivityArgs& a) {
   if (!result.impacts.empty()) {
     std::vector<lw::events::EventRecord> records;
     for (const auto& i : result.impacts) records.push_back(i.record);
-    std::cerr << a.file << ": through " << eventCount(records) << ", the first at t = " << lw::shortNumber(result.impacts.front().record.t)
+    std::cerr << a.file << ": through " << lw::events::eventCounts(records) << ", the first at t = " << lw::shortNumber(result.impacts.front().record.t)
               << " s\n";
   }
   if (!a.events.empty())

@@ -10,6 +10,7 @@
 #include "analysis/simulation_parts.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
+#include "events/resting_contact.h"
 #include "integrators/integrators.h"
 
 namespace lw::analysis {
@@ -19,7 +20,6 @@ using events::impactRecord;
 using events::impactSpeeds;
 using events::kEventTime;
 using events::mixedProblem;
-using events::restingProblem;
 using events::startsInside;
 using events::switchRecord;
 
@@ -33,11 +33,18 @@ class MatrixRSystem : public integ::SecondOrderSystem {
  public:
   MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
   long evaluations = 0;
+  events::RestingContacts* resting = nullptr;  // the contacts held closed, whose forces join the equations
   lw::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    const lw::Status s = evaluateAt(t, x, v);
+    if (s.ok()) a = d_.zidd;
+    return s;
+  }
+  /// The data at (t, x, v), with the held contacts' forces.
+  lw::Status evaluateAt(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v) {
     ++evaluations;
     dirty_ = true;
-    const lw::Status s = dyn::evaluate(m_, d_, t, x, v);
-    if (s.ok()) a = d_.zidd;
+    lw::Status s = dyn::evaluate(m_, d_, t, x, v);
+    if (s.ok() && resting) s = resting->apply(m_, d_);  // (none held: nothing, and no forces)
     return s;
   }
   /// The data now describe an accepted state: keep it.
@@ -187,6 +194,11 @@ void runMatrixR(RunContext& run) {
   // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition fell
   // tenfold in the step lies within a tenth of the step from the singular point
   auto endNextToSingular = [&] { return data.rcond < 0.1 * rcondStart && data.rcond < 1e-6; };
+  // the contacts at rest, held closed by their forces (events/resting_contact.h), and those
+  // forces at the last accepted state (where one that pulls at a step's end began to)
+  events::RestingContacts resting(model.tree, events::restingOmega(m));
+  sys.resting = &resting;
+  Eigen::VectorXd forcesAtAnchor;
   // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
   // the state after it, and the table gets the row just after beside the one just before
   auto applyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
@@ -216,18 +228,61 @@ void runMatrixR(RunContext& run) {
       return e;
     s.v = imp.zidPlus;
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+    // those that leave too slowly to fly again (their bounces would accumulate: Zeno) come to
+    // rest: the impact again with e = 0 for them, and their gaps held closed from here on
+    std::vector<int> comingToRest;
+    {
+      Eigen::VectorXd accel;
+      events::contactAccelerations(model.tree, data.z, data.zd, data.zdd, accel);
+      // (a sensitivity, which refuses them, already when a flight is shorter than a step)
+      comingToRest = events::comingToRest(closing, std::vector<double>(imp.normalAfter.data(), imp.normalAfter.data() + imp.normalAfter.size()),
+                                          accel, observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
+    }
+    if (!comingToRest.empty()) {
+      if (observer) return restingRefused(sources, comingToRest, s.t);
+      if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp, comingToRest);
+          !e.ok())
+        return e;
+      s.v = imp.zidPlus;
+      for (int j : comingToRest) {
+        resting.hold(j);
+        monitor.setHeld(j, true);
+      }
+      if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+      // one whose force would pull leaves at once (no velocity, accelerating away)
+      for (int j = resting.pulling(); j >= 0; j = resting.pulling()) {
+        resting.release(j);
+        monitor.setHeld(j, false);
+        comingToRest.erase(std::remove(comingToRest.begin(), comingToRest.end(), j), comingToRest.end());
+        if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+      }
+    }
     sys.setAnchor();
+    forcesAtAnchor = resting.forces();
     // rows at given times: those only
-    rows.logEvent(impactRecord(sources, s.t, closing, imp, eBefore, dyn::energy(model.tree, data.z, data.zd).total(), speeds), data.z, data.zd,
-                  data.zdd, !atTimes);
+    events::EventRecord record = impactRecord(sources, s.t, closing, imp, eBefore, dyn::energy(model.tree, data.z, data.zd).total(), speeds);
+    if (!comingToRest.empty()) record.kind = "closes";
+    rows.logEvent(std::move(record), data.z, data.zd, data.zdd, !atTimes);
     if (observer)
       if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
     // the trapezoidal rule's predictor and tangent belong to the motion before the jump
     res.tangents += trap.jacobians();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
-    if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, data.z, data.zd, data.zdd, spec.dt, speeds); !problem.empty())
-      return lw::failure(lw::Status::Code::NotConverged, s.t, problem);
+    return {};
+  };
+  // a held contact whose force would pull opens at s: no jump, the accelerations without it
+  auto applyOpening = [&](int j) -> lw::Status {
+    resting.release(j);
+    monitor.setHeld(j, false);
+    if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+    sys.setAnchor();
+    forcesAtAnchor = resting.forces();
+    rows.logEvent(events::openingRecord(model.tree, sources, s.t, j, data.z, data.zd, dyn::energy(model.tree, data.z, data.zd).total()), data.z,
+                  data.zd, data.zdd, !atTimes);
+    res.tangents += trap.jacobians();
+    trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
+    monitor.start(s.t, data.z, data.zd);
     return {};
   };
   {
@@ -356,7 +411,7 @@ void runMatrixR(RunContext& run) {
         break;
       }
       // the evaluation at the restored state in the (new) coordinates
-      const lw::Status e = dyn::evaluate(model, data, saved.t, saved.x, saved.v);
+      const lw::Status e = sys.evaluateAt(saved.t, saved.x, saved.v);
       if (!e.ok()) {
         res.status = e;
         break;
@@ -389,6 +444,25 @@ void runMatrixR(RunContext& run) {
     // a contact that closed inside the step: its time located on the step's interpolant, the
     // step taken again to there, and its length corrected by Newton's method on the gap at its
     // end, so that the step ends on the contact (seed 001 Remark 7)
+    // the step taken again from its start to tEvent (a contact that closes, a held one that opens)
+    auto stepAgainTo = [&](double tEvent) -> lw::Status {
+      restart();
+      pieceEnds.clear();
+      if (tEvent <= s.t + kEventTime) return {};  // at the step's start: the state there
+      lw::Status st;
+      if (trapezoidal) {
+        st = trap.step(sys, s, tEvent - s.t);
+        if (st.ok() && observer) pieceEnds.push_back(s);
+      } else {
+        st = rk.step(sys, s, tEvent, tEvent - s.t);
+        if (st.ok() && observer) pieceEnds.push_back(s);
+        while (st.code == lw::Status::Code::Rejected || (st.ok() && s.t < tEvent - kEventTime)) {
+          st = rk.step(sys, s, tEvent);  // the error control's own steps up to the event
+          if (st.ok() && observer) pieceEnds.push_back(s);
+        }
+      }
+      return st;
+    };
     bool impact = false;
     if (monitor.active()) {
       double tEvent = 0;
@@ -398,19 +472,7 @@ void runMatrixR(RunContext& run) {
       // the gaps' cubic, which costs nothing
       res.status = monitor.closesWithin(s.t, zAccepted, zdAccepted, trapezoidal ? noInterpolant : gapsAt, kEventTime, impact, tEvent, closing);
       for (int retake = 0; impact && res.status.ok() && tEvent < tEnd - kEventTime && retake < 6; ++retake) {
-        restart();
-        pieceEnds.clear();
-        if (trapezoidal) {
-          res.status = trap.step(sys, s, tEvent - s.t);
-          if (res.status.ok() && observer) pieceEnds.push_back(s);
-        } else {
-          res.status = rk.step(sys, s, tEvent, tEvent - s.t);
-          if (res.status.ok() && observer) pieceEnds.push_back(s);
-          while (res.status.code == lw::Status::Code::Rejected || (res.status.ok() && s.t < tEvent - kEventTime)) {
-            res.status = rk.step(sys, s, tEvent);  // the error control's own steps up to the contact
-            if (res.status.ok() && observer) pieceEnds.push_back(s);
-          }
-        }
+        res.status = stepAgainTo(tEvent);
         if (!res.status.ok()) break;
         carryEnd();
         Eigen::VectorXd g, rate;
@@ -424,6 +486,44 @@ void runMatrixR(RunContext& run) {
         restart();
         break;
       }
+    }
+    // a held contact whose force came to pull inside the step opens where the force falls through
+    // zero: located by the Illinois rule on λ between the step's ends, the step taken again to there
+    int opening = -1;
+    if (!impact && resting.any()) {
+      res.status = sys.evaluateAt(s.t, s.x, s.v);
+      const int j = res.status.ok() ? resting.pulling() : -1;
+      if (j >= 0) {
+        const auto k = static_cast<Eigen::Index>(std::find(resting.held().begin(), resting.held().end(), j) - resting.held().begin());
+        double ta = saved.t, la = k < forcesAtAnchor.size() ? forcesAtAnchor[k] : 0.0, tb = s.t, lb = resting.forces()[k];
+        int kept = 0;  // which end the last two brackets kept (Illinois: halve its value)
+        for (int retake = 0; retake < 40 && res.status.ok() && tb - ta > kEventTime; ++retake) {
+          const double tOpen = la > 0 && la > lb ? ta + (tb - ta) * la / (la - lb) : 0.5 * (ta + tb);
+          res.status = stepAgainTo(std::clamp(tOpen, ta + 0.01 * (tb - ta), tb - 0.01 * (tb - ta)));
+          if (res.status.ok()) res.status = sys.evaluateAt(s.t, s.x, s.v);
+          if (!res.status.ok()) break;
+          const double l = resting.forces()[k];
+          if (std::abs(l) <= resting.forceTolerance()) break;
+          if (l < 0) {
+            tb = s.t;
+            lb = l;
+            if (kept == 1) la *= 0.5;
+            kept = 1;
+          } else {
+            ta = s.t;
+            la = l;
+            if (kept == -1) lb *= 0.5;
+            kept = -1;
+          }
+        }
+        if (!res.status.ok()) {
+          restart();
+          break;
+        }
+        opening = j;
+      }
+      carryEnd();
+      forcesAtAnchor = resting.forces();
     }
     ++res.steps;
     sys.setAnchor();
@@ -466,6 +566,10 @@ void runMatrixR(RunContext& run) {
     if (impact) {
       res.status = applyImpact(closing);
       if (!res.status.ok()) break;
+    } else if (opening >= 0) {
+      monitor.accept();
+      res.status = applyOpening(opening);
+      if (!res.status.ok()) break;
     } else {
       monitor.accept();
     }
@@ -485,7 +589,7 @@ void runMatrixR(RunContext& run) {
       dyn::chooseDofs(model, data);
       if (data.dofs != previousDofs) {
         s = {s.t, data.zi, data.zid, s.a};
-        res.status = dyn::evaluate(model, data, s.t, s.x, s.v);
+        res.status = sys.evaluateAt(s.t, s.x, s.v);
         if (!res.status.ok()) break;
         s.a = data.zidd;
         sys.setAnchor();

@@ -17,7 +17,8 @@ void EnergyJumpWatch::add(double t, double total, double kinetic, double balance
       warning = "the energy balance jumped by " + lw::shortNumber(jump - rate * dt) + " J between t = " + lw::shortNumber(lastT) + " and " +
                 lw::shortNumber(t) + " s, more than the accuracy allows (" + lw::shortNumber(allowed) +
                 " J): the motion there is not to be trusted (a singular position, or a step too long)";
-    if (dt > 0) {  // two rows at an impact's instant leave the trend as it was
+    // two rows at an impact's instant (or at two events a rounding apart) leave the trend as it was
+    if (dt > 1e-9 * std::max(1.0, std::abs(t))) {
       rate = jump / dt;
       haveRate = true;
     }

@@ -73,6 +73,7 @@ ContactMonitor::ContactMonitor(const dyn::RecursiveModel& tree)
   if (tree.mechanism) touching_ = 1e-10 * std::max(1e-3, tree.mechanism->lengthScale());
   side_.assign(static_cast<std::size_t>(count_), 1);
   justFired_.assign(static_cast<std::size_t>(count_), 0);
+  held_.assign(static_cast<std::size_t>(count_), 0);
   firings_.assign(static_cast<std::size_t>(count_), {});
 }
 
@@ -124,7 +125,11 @@ void ContactMonitor::start(double t, const Eigen::VectorXd& z, const Eigen::Vect
     // a switch's coordinate past its value waits for the next crossing: only one on it now fires
     const bool isSwitch = sources_[static_cast<std::size_t>(j)].isSwitch();
     if (isSwitch) side_[static_cast<std::size_t>(j)] = g0_[j] < -touching_ ? -1 : 1;
-    if (g0_[j] <= touching_ && r0_[j] < 0 && side_[static_cast<std::size_t>(j)] > 0) closingNow->push_back(j);
+    if (held_[static_cast<std::size_t>(j)]) continue;
+    // a contact touching and not leaving (at rest on its plane: r0 = 0) closes now too: its
+    // impact (no impulse) decides whether it rests
+    if (g0_[j] <= touching_ && (r0_[j] < 0 || (!isSwitch && r0_[j] <= 0)) && side_[static_cast<std::size_t>(j)] > 0)
+      closingNow->push_back(j);
   }
 }
 
@@ -157,6 +162,15 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
         first = std::min(first, roots[static_cast<std::size_t>(j)]);
         continue;
       }
+      if (held_[static_cast<std::size_t>(j)]) continue;
+      // a contact that was touching without bouncing off (released from rest, or at rest at the
+      // start with nothing pressing it) and sinks in: it closes where it passes −touching
+      if (!armed(j) && g1 < -touching_ && r1 < 0 && g0 > -touching_ && h > 0) {
+        const double root = rootBefore([&](double tau) { return gapAt(tau, j) + touching_; }, t0_, t1_, g0 + touching_, g1 + touching_, timeTolerance);
+        roots[static_cast<std::size_t>(j)] = root;
+        first = std::min(first, root);
+        continue;
+      }
       // a step that ends on the contact (within touching of it) and closing: the impact is at its end
       if (std::abs(g1) <= touching_ && r1 < 0 && armed(j)) {
         roots[static_cast<std::size_t>(j)] = t1_;
@@ -169,11 +183,11 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
         if (g0 <= 0) {  // it has just bounced off: from where the gap is open again
           lo = t0_ + extremum(h, g0, r0, g1, r1, true);
           glo = gapAt(lo, j);
-          if (glo <= 0)
-            return failure(Status::Code::NotConverged, t0_,
-                           sources_[static_cast<std::size_t>(j)].label() + " comes to rest at t = " +
-                               shortNumber(t0_) + " s (it is back at the plane within one step of its last impact: the impacts " +
-                               "would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far");
+          if (glo <= 0) {  // back at the plane within one step of its last impact, too low to resolve: it rests from its top
+            roots[static_cast<std::size_t>(j)] = lo;
+            first = std::min(first, lo);
+            continue;
+          }
         }
       } else if (g0 > 0 && r0 < 0 && r1 > 0) {  // both ends open, moving apart at the end: a dip below zero between them?
         const double s = extremum(h, g0, r0, g1, r1, false);

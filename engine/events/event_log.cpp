@@ -1,5 +1,7 @@
 #include "events/event_log.h"
 
+#include <vector>
+
 #include <cstdio>
 
 namespace lw::events {
@@ -13,6 +15,24 @@ std::string eventsToCsv(const std::vector<EventRecord>& events) {
                     e.normalBefore[j], e.normalAfter[j], e.impulse[j], e.energyBefore, e.energyAfter, e.grazing ? 1 : 0);
       out += buf;
     }
+  return out;
+}
+
+std::string eventCounts(const std::vector<EventRecord>& events) {
+  std::size_t impacts = 0, resting = 0, openings = 0, switches = 0;
+  for (const auto& e : events) {
+    if (e.kind == "switch") ++switches;
+    else if (e.kind == "opens") ++openings;
+    else ++impacts;
+    if (e.kind == "closes") ++resting;
+  }
+  auto count = [](std::size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+  std::vector<std::string> parts;
+  if (impacts > 0) parts.push_back(count(impacts, "impact", "impacts") + (resting > 0 ? " (" + std::to_string(resting) + " coming to rest)" : ""));
+  if (openings > 0) parts.push_back(count(openings, "opening", "openings"));
+  if (switches > 0) parts.push_back(count(switches, "switch", "switches"));
+  std::string out;
+  for (std::size_t k = 0; k < parts.size(); ++k) out += (k == 0 ? "" : k + 1 == parts.size() ? " and " : ", ") + parts[k];
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "events/impact_law.h"
 
+#include <algorithm>
 #include <complex>
 
 #include "events/contact_gaps.h"
@@ -12,7 +13,7 @@ namespace lw::events {
 template <class S>
 Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t,
                 const dyn::VectorOn<S>& zi, const dyn::VectorOn<S>& zidMinus, const Eigen::VectorXd& zStart,
-                const std::vector<int>& contacts, ImpactOn<S>& out) {
+                const std::vector<int>& contacts, ImpactOn<S>& out, const std::vector<int>& plastic) {
   using Jet = kin::BasicJet<S>;
   using MatrixOn = num::MatrixOn<S>;
   const std::vector<GapSource> all = gapSources(m.tree);
@@ -43,7 +44,9 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
   const MatrixOn A = Wc.transpose() * Y;
   MatrixOn rhs(k, 1), P;
   for (int j = 0; j < k; ++j) {
-    const S e = restitutionOf(p, all[static_cast<std::size_t>(contacts[static_cast<std::size_t>(j)])]);
+    const int c = contacts[static_cast<std::size_t>(j)];
+    const bool stays = std::find(plastic.begin(), plastic.end(), c) != plastic.end();
+    const S e = stays ? S(0.0) : restitutionOf(p, all[static_cast<std::size_t>(c)]);
     rhs(j, 0) = -(S(1.0) + e) * out.normalBefore[j];
   }
   // a contact whose point the mechanism holds still along the normal (its w is zero), or two
@@ -69,7 +72,7 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
 #define LW_IMPACT_ON(S)                                                                                                         \
   template Status impactOn<S>(const dyn::MatrixRModel&, const dyn::TreeNumbers<S>&, const std::vector<dyn::Dof>&, double,      \
                               const dyn::VectorOn<S>&, const dyn::VectorOn<S>&, const Eigen::VectorXd&, const std::vector<int>&, \
-                              ImpactOn<S>&);
+                              ImpactOn<S>&, const std::vector<int>&);
 LW_IMPACT_ON(double)
 LW_IMPACT_ON(num::Dual8)
 LW_IMPACT_ON(std::complex<double>)

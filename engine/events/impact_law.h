@@ -31,10 +31,11 @@ struct ImpactOn {
 
 /// The jump at (t, zⁱ, żⁱ⁻) when the contacts `contacts` (indices into the mechanism's) close
 /// together, in the independent coordinates `dofs`. zStart: the dependent coordinates there (the
-/// position problem's start).
+/// position problem's start). `plastic`: those of `contacts` that stay closed (e = 0 whatever
+/// their own: a contact coming to rest, events/resting_contact.h).
 template <class S>
 Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t,
                 const dyn::VectorOn<S>& zi, const dyn::VectorOn<S>& zidMinus, const Eigen::VectorXd& zStart,
-                const std::vector<int>& contacts, ImpactOn<S>& out);
+                const std::vector<int>& contacts, ImpactOn<S>& out, const std::vector<int>& plastic = {});
 
 }  // namespace lw::events

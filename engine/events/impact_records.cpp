@@ -20,7 +20,7 @@ EventRecord impactRecord(const std::vector<GapSource>& sources, double t, const 
     r.contacts.push_back(sources[static_cast<std::size_t>(closing[j])].name);
     r.normalBefore.push_back(imp.normalBefore[k]);
     r.normalAfter.push_back(imp.normalAfter[k]);
-    r.impulse.push_back(imp.impulse[k]);
+    r.impulse.push_back(imp.impulse[k] + 0.0);  // no "-0" in the log
     r.grazing = r.grazing || std::abs(imp.normalBefore[k]) < speeds.grazing;
   }
   r.energyBefore = eBefore;
@@ -43,7 +43,7 @@ std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<Ga
     if (r.normalAfter[j] < speeds.resting || flight < 1e-4 * rowDt)
       return sources[static_cast<std::size_t>(closing[j])].label() + " comes to rest at t = " + shortNumber(r.t) + " s (it leaves the impact at " +
              shortNumber(r.normalAfter[j]) + " m/s for a flight of " + shortNumber(flight) +
-             " s: the impacts would accumulate without end); resting contact is not simulated, so the run stops here with the rows so far";
+             " s: the impacts would accumulate without end); the penalty formulation does not hold a resting contact (the Matrix R formulation does), so the run stops here with the rows so far";
   }
   return {};
 }
@@ -64,6 +64,22 @@ EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapS
   }
   r.energyBefore = r.energyAfter = energy;
   return r;
+}
+
+EventRecord openingRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, int gap, const Eigen::VectorXd& z,
+                          const Eigen::VectorXd& zd, double energy) {
+  EventRecord r = switchRecord(tree, sources, t, {gap}, z, zd, energy);
+  r.kind = "opens";
+  return r;
+}
+
+Status restingRefused(const std::vector<GapSource>& sources, const std::vector<int>& gaps, double t) {
+  std::string names;
+  for (int j : gaps) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
+  return failure(Status::Code::NotConverged, t,
+                 names + " comes to rest at t = " + shortNumber(t) +
+                     " s (its bounces would accumulate): the sensitivities through a resting contact are not computed yet; the simulation "
+                     "alone runs through it (the contact held closed until its force would pull)");
 }
 
 Status mixedProblem(const std::vector<GapSource>& sources, const std::vector<int>& closing, double t) {

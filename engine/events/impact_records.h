@@ -35,6 +35,11 @@ EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapS
 std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, const EventRecord& r,
                            const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
                            double rowDt, const ImpactSpeeds& speeds);
+/// A held contact that opens (its force would pull): no jump, no impulse, the energy unchanged.
+EventRecord openingRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, int gap, const Eigen::VectorXd& z,
+                          const Eigen::VectorXd& zd, double energy);
+/// A sensitivity run through a contact that comes to rest: refused with the reason.
+Status restingRefused(const std::vector<GapSource>& sources, const std::vector<int>& gaps, double t);
 Status mixedProblem(const std::vector<GapSource>& sources, const std::vector<int>& closing, double t);
 /// A point that starts inside its plane, or a joint beyond its limit: the sentence, or empty.
 std::string startsInside(const ResolvedMechanism& m, const std::vector<GapSource>& sources, const Eigen::VectorXd& gaps);

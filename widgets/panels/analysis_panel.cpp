@@ -202,13 +202,7 @@ void AnalysisPanel::finish(std::shared_ptr<RunResults> r, unsigned generation) {
     QStringList times;
     for (std::size_t k = 0; k < r->events.size() && k < 4; ++k) times << QString::number(r->events[k].t, 'g', 6);
     if (r->events.size() > 4) times << QStringLiteral("…");
-    std::size_t switches = 0;
-    for (const auto& e : r->events) switches += e.kind == "switch" ? 1 : 0;
-    const std::size_t impacts = r->events.size() - switches;
-    QStringList what;
-    if (impacts > 0) what << (impacts == 1 ? tr("1 impact") : tr("%1 impacts").arg(impacts));
-    if (switches > 0) what << (switches == 1 ? tr("1 switch") : tr("%1 switches").arg(switches));
-    summary += tr("; %1 at t = %2 s").arg(what.join(tr(" and ")), times.join(QStringLiteral(", ")));
+    summary += tr("; %1 at t = %2 s").arg(QString::fromStdString(events::eventCounts(r->events)), times.join(QStringLiteral(", ")));
   }
   // the warnings where the user looks: the panel's status and Messages (a successful run with
   // contacts used to say nothing while bodies went through their floor)

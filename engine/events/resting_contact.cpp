@@ -1,0 +1,100 @@
+#include "events/resting_contact.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/QR>
+#include <algorithm>
+#include <cmath>
+
+#include "numeric/jet.h"
+
+namespace lw::events {
+
+RestingContacts::RestingContacts(const dyn::RecursiveModel& tree, double omega)
+    : tree_(tree), sources_(gapSources(tree)), omega_(omega) {
+  double mass = 0;
+  if (tree.mechanism)
+    for (const auto& b : tree.mechanism->bodies) mass += b.mass;
+  const double g = tree.mechanism ? std::max(1.0, tree.mechanism->gravity.norm()) : 1.0;
+  const double L = tree.mechanism ? std::max(1e-3, tree.mechanism->lengthScale()) : 1.0;
+  forceTolerance_ = 1e-9 * std::max(1e-6, mass) * g * std::max(1.0, L);
+}
+
+bool RestingContacts::isHeld(int gap) const { return std::find(held_.begin(), held_.end(), gap) != held_.end(); }
+
+void RestingContacts::hold(int gap) {
+  if (!isHeld(gap)) held_.push_back(gap);
+  std::sort(held_.begin(), held_.end());
+}
+
+void RestingContacts::release(int gap) { held_.erase(std::remove(held_.begin(), held_.end(), gap), held_.end()); }
+
+Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d) {
+  const auto k = static_cast<Eigen::Index>(held_.size());
+  force_.setZero(k);
+  if (k == 0) return {};
+  const int nz = m.tree.nz;
+  const auto nd = d.zidd.size();
+  std::vector<kin::Jet> zj(static_cast<std::size_t>(nz)), g(sources_.size());
+  auto gapsAlong = [&](auto direction, auto second) {
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(d.z[i], direction(i), second(i));
+    contactGapsOn<kin::Jet, double>(m.tree, m.tree.numbers, zj.data(), g.data());
+  };
+  // r, ṙ and r̈ without the held forces
+  gapsAlong([&](int i) { return d.zd[i]; }, [&](int i) { return d.zdd[i]; });
+  Eigen::VectorXd wanted(k);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    const kin::Jet& r = g[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])];
+    wanted[j] = -2 * omega_ * r.d - omega_ * omega_ * r.v - r.dd;
+  }
+  // W: the held gaps' gradients in the independent coordinates, by columns of R^Φ
+  W_.resize(nd, k);
+  for (Eigen::Index c = 0; c < nd; ++c) {
+    gapsAlong([&](int i) { return d.R(i, c); }, [](int) { return 0.0; });
+    for (Eigen::Index j = 0; j < k; ++j) W_(c, j) = g[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])].d;
+  }
+  const Eigen::LLT<Eigen::MatrixXd> llt(d.Mbar);
+  if (llt.info() != Eigen::Success) return failure(Status::Code::Singular, d.t, "the reduced mass matrix is singular at a resting contact");
+  Y_ = llt.solve(W_);
+  const Eigen::MatrixXd A = W_.transpose() * Y_;
+  const double scale = A.diagonal().cwiseAbs().maxCoeff();
+  for (Eigen::Index j = 0; j < k; ++j)
+    if (!(A(j, j) > 1e-14 * scale) || scale == 0)
+      return failure(Status::Code::Singular, d.t,
+                     sources_[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])].label() +
+                         " rests where the mechanism cannot move its point along the plane's normal (or the joint along its coordinate): "
+                         "no force holds it");
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A);
+  cod.setThreshold(1e-12);
+  force_ = cod.solve(wanted);
+  const Eigen::VectorXd dzid = Y_ * force_;
+  d.zidd += dzid;
+  d.zdd.noalias() += d.R * dzid;
+  return {};
+}
+
+int RestingContacts::pulling() const {
+  int worst = -1;
+  double least = -forceTolerance_;
+  for (Eigen::Index j = 0; j < force_.size(); ++j)
+    if (force_[j] < least) {
+      least = force_[j];
+      worst = held_[static_cast<std::size_t>(j)];
+    }
+  return worst;
+}
+
+double restingOmega(const ResolvedMechanism& m) {
+  return 10 * std::sqrt(std::max(1.0, m.gravity.norm()) / std::max(1e-3, m.lengthScale()));
+}
+
+std::vector<int> comingToRest(const std::vector<int>& closing, const std::vector<double>& after, const Eigen::VectorXd& accel, double flight,
+                              double resting) {
+  std::vector<int> out;
+  for (std::size_t j = 0; j < closing.size(); ++j) {
+    const double a = accel[closing[j]], next = a < 0 ? 2 * after[j] / -a : INFINITY;
+    if (after[j] < resting || next < flight) out.push_back(closing[j]);
+  }
+  return out;
+}
+
+}  // namespace lw::events

@@ -1,0 +1,65 @@
+// Sustained contact (Adams' and Chrono's resting contact): a contact or joint limit that closes
+// too slowly to bounce again (its bounces accumulating towards the Zeno point t∞) stays closed:
+// the impact that closes it has e = 0, and from then on the gap is a bilateral constraint held by
+// a normal force λ ≥ 0, until that force would pull (λ falls through zero: the contact opens, the
+// velocities unchanged). The held gaps enter the reduced equations of Matrix R through their
+// gradients w_j = R^Φᵀ r_{j,z}ᵀ (the impact law's, events/impact_law.h):
+//   M̄ z̈ⁱ = Q̄ + W λ,   Wᵀ z̈ⁱ + γ = −2ω ṙ − ω² r   (γ = r̈ at z̈ⁱ = 0)
+// so λ = (Wᵀ M̄⁻¹ W)⁺ (−2ωṙ − ω²r − r̈_free) with r̈_free the gaps' acceleration without them; the
+// Baumgarte terms (ω from the mechanism's time scale √(L/g)) keep the integration's drift off the
+// constraint (r and ṙ start at zero: the e = 0 impact leaves ṙ = 0). The pseudo-inverse serves
+// redundant supports (a bar on three collinear points): the least-norm forces.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "dynamics/matrix_r.h"
+#include "events/contact_gaps.h"
+
+namespace lw::events {
+
+/// The gaps held closed during a run (run state: the model is not changed) and their forces.
+class RestingContacts {
+ public:
+  /// ω: the Baumgarte rate (1/s) that pulls a drifting gap back to zero, critically damped.
+  RestingContacts(const dyn::RecursiveModel& tree, double omega);
+  bool any() const { return !held_.empty(); }
+  const std::vector<int>& held() const { return held_; }
+  bool isHeld(int gap) const;
+  void hold(int gap);
+  void release(int gap);
+  /// At a state `evaluate` has just filled: the held gaps' forces λ, added to the accelerations
+  /// (data.zidd, data.zdd). Fails when a held gap cannot be moved along its normal at all.
+  Status apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d);
+  /// λ of each held gap (held() order) at the last apply: N for contacts, N or N·m for limits.
+  const Eigen::VectorXd& forces() const { return force_; }
+  /// The held gap whose force pulls most (below −tolerance), or −1: it opens.
+  int pulling() const;
+  double omega() const { return omega_; }
+  /// A force this small (1e-9 of the mechanism's weight times its size) counts as zero.
+  double forceTolerance() const { return forceTolerance_; }
+
+ private:
+  const dyn::RecursiveModel& tree_;
+  std::vector<GapSource> sources_;
+  std::vector<int> held_;
+  double omega_;
+  double forceTolerance_;  // a force this small (of the mechanism's weight) is zero
+  Eigen::VectorXd force_;
+  Eigen::MatrixXd W_, Y_;
+};
+
+/// The Baumgarte rate for a mechanism: 10 √(g/L) (L its length scale, g at least 1 m/s²).
+double restingOmega(const ResolvedMechanism& m);
+
+/// The contacts among `closing` (gap indices) that come to rest after an impact that left them
+/// with the normal velocities `after` (in `closing` order) at accelerations `accel` (every gap's
+/// r̈): those whose next flight 2ṙ⁺/|r̈⁺| would be shorter than `flight` or that leave slower than
+/// `resting` (a bounce that the next ones would follow without end).
+std::vector<int> comingToRest(const std::vector<int>& closing, const std::vector<double>& after, const Eigen::VectorXd& accel, double flight,
+                              double resting);
+
+}  // namespace lw::events

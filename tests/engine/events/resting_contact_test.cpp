@@ -1,0 +1,240 @@
+// Sustained contact (issue 37 item 1): a body at rest on its floor or end stop stays there (it
+// fell through: y = −19.62 m after 2 s), a bouncing ball comes to rest at the Zeno point of its
+// closed form t∞ = t₁(1 + 2e/(1 − e)) and stays, a held contact opens when its force would pull
+// (an upward force growing through the weight: at t = 1 s, then y = g(t − 1)³/6), a slider rests on
+// its stop, the five-bar comes to rest on its floor; a sensitivity through it is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/simulation_run.h"
+#include "io/mechanism_io.h"
+#include "sensitivity/sensitivity.h"
+#include "support/samples.h"
+
+namespace lw {
+namespace {
+
+struct Loaded {
+  Mechanism mechanism;
+  ResolvedMechanism resolved;
+};
+std::unique_ptr<Loaded> fromText(const std::string& text) {
+  auto r = io::loadMechanismFromString(text);
+  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
+  auto l = std::make_unique<Loaded>();
+  l->mechanism = *r.mechanism;
+  Diagnostics d;
+  auto resolved = resolve(l->mechanism, d);
+  if (!resolved) throw std::runtime_error("the mechanism does not resolve");
+  l->resolved = *resolved;
+  return l;
+}
+int column(const analysis::SimulationResult& r, const std::string& name) {
+  for (std::size_t k = 0; k < r.columns.size(); ++k)
+    if (r.columns[k] == name) return static_cast<int>(k);
+  throw std::runtime_error("no column " + name);
+}
+double at(const analysis::SimulationResult& r, std::size_t row, int col) { return r.values[row * r.columns.size() + static_cast<std::size_t>(col)]; }
+std::string number(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+// a 1 kg ball whose centre starts at height y0 above the line y = 0, with an optional world force
+std::string ball(double y0, double e, const std::string& force = "") {
+  return R"({"format": "linkwright-mechanism", "version": 1, "name": "ball", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"O": [0, 0]}, "vectors": {"up": [0, 1]}},
+    "bodies": [{"name": "ball", "position": [0, )" + number(y0) + R"(], "mass": 1, "com": [0, 0], "inertia": 0.004, "points": {"C": [0, 0]}}],
+    "contacts": [{"name": "floor", "type": "point_plane", "point": "ball.C", "plane_point": "ground.O",
+                  "plane_normal": "ground.up", "restitution": )" + number(e) + "}]" +
+         (force.empty() ? "" : R"(, "forces": [{"name": "lift", "type": "force", "point": "ball.C", "value": [0, ")" + force + R"("], "frame": "world"}])") +
+         R"(, "outputs": [{"name": "c", "type": "point_position", "point": "ball.C"}]})";
+}
+
+analysis::SimulationSpec spec(analysis::Integrator integrator, double tEnd, double dt = 1e-3) {
+  analysis::SimulationSpec s;
+  s.integrator = integrator;
+  s.tEnd = tEnd;
+  s.dt = dt;
+  s.tol = 1e-10;
+  return s;
+}
+
+// with the file's outputs as columns
+analysis::SimulationResult run(const Loaded& l, analysis::SimulationSpec s) {
+  s.mechanism = &l.mechanism;
+  return analysis::runSimulation(l.resolved, s);
+}
+
+constexpr analysis::Integrator kIntegrators[] = {analysis::Integrator::RK45, analysis::Integrator::Trapezoidal};
+
+double lowestY(const analysis::SimulationResult& r, double from = 0) {
+  const int y = column(r, "c.y"), t = column(r, "time");
+  double least = INFINITY;
+  for (std::size_t k = 0; k < r.rows(); ++k)
+    if (at(r, k, t) >= from) least = std::min(least, at(r, k, y));
+  return least;
+}
+double highestY(const analysis::SimulationResult& r, double from = 0) {
+  const int y = column(r, "c.y"), t = column(r, "time");
+  double most = -INFINITY;
+  for (std::size_t k = 0; k < r.rows(); ++k)
+    if (at(r, k, t) >= from) most = std::max(most, at(r, k, y));
+  return most;
+}
+
+TEST(RestingContact, ABallAtRestOnItsFloorStaysThere) {
+  // exactly on it, a gap of 1e-300, and 1e-15 inside (the assembly's round-off)
+  for (double y0 : {0.0, 1e-300, -1e-15})
+    for (auto integrator : kIntegrators) {
+      const auto l = fromText(ball(y0, 0.8));
+      const auto r = run(*l, spec(integrator, 2.0));
+      ASSERT_TRUE(r.status.ok()) << y0 << ": " << r.status.message;
+      EXPECT_NEAR(at(r, r.rows() - 1, column(r, "time")), 2.0, 1e-12);
+      EXPECT_GT(lowestY(r), -1e-12) << y0;  // it fell to −19.62
+      EXPECT_LT(highestY(r), 1e-12) << y0;
+      ASSERT_EQ(r.events.size(), 1u) << y0;
+      EXPECT_EQ(r.events[0].kind, "closes");
+      EXPECT_EQ(r.events[0].t, 0.0);
+      EXPECT_EQ(r.events[0].contacts, std::vector<std::string>{"floor"});
+    }
+}
+
+TEST(RestingContact, ABouncingBallRestsFromItsZenoPoint) {
+  // t₁ = √(2y₀/g), each flight e times the last: t∞ = t₁ (1 + 2e/(1 − e))
+  const double g = 9.81, y0 = 1;
+  for (double e : {0.8, 0.5}) {
+    const double t1 = std::sqrt(2 * y0 / g), tInf = t1 * (1 + 2 * e / (1 - e));
+    const auto l = fromText(ball(y0, e));
+    for (auto integrator : kIntegrators) {
+      const double tEnd = std::ceil((tInf + 1.0) * 1000) / 1000;
+      const auto r = run(*l, spec(integrator, tEnd));
+      ASSERT_TRUE(r.status.ok()) << r.status.message;  // it stopped: "resting contact is not simulated"
+      ASSERT_FALSE(r.events.empty());
+      const auto& last = r.events.back();
+      EXPECT_EQ(last.kind, "closes");
+      for (std::size_t k = 0; k + 1 < r.events.size(); ++k) EXPECT_EQ(r.events[k].kind, "impact");
+      // the flights left after the last one are shorter than 1e-4 of a step: the rest begins
+      // within their sum of the Zeno point
+      EXPECT_NEAR(last.t, tInf, 1e-6) << e;
+      EXPECT_EQ(last.normalAfter[0], 0.0);
+      EXPECT_NEAR(last.energyAfter, 0.0, 1e-9);  // all of it dissipated: kinetic 0, potential 0
+      EXPECT_GT(lowestY(r), -1e-9);
+      EXPECT_LT(highestY(r, tInf + 1e-6), 1e-9);
+      EXPECT_NEAR(at(r, r.rows() - 1, column(r, "time")), tEnd, 1e-9);
+    }
+  }
+}
+
+TEST(RestingContact, AHeldContactOpensWhenItsForceWouldPull) {
+  // the lift 9.81 t N equals the weight at t = 1 s: the floor's force m g (1 − t) falls through
+  // zero there, and then ÿ = g (t − 1): y = g (t − 1)³ / 6
+  const auto l = fromText(ball(0, 0.5, "9.81*t"));
+  for (auto integrator : kIntegrators) {
+    const auto r = run(*l, spec(integrator, 2.0));
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_EQ(r.events.size(), 2u);
+    EXPECT_EQ(r.events[0].kind, "closes");
+    EXPECT_EQ(r.events[1].kind, "opens");
+    EXPECT_NEAR(r.events[1].t, 1.0, 1e-8);
+    EXPECT_EQ(r.events[1].contacts, std::vector<std::string>{"floor"});
+    EXPECT_LT(highestY(r) , 9.81 / 6 * (1 + 1e-6));
+    const int y = column(r, "c.y");
+    const double yEnd = at(r, r.rows() - 1, y);
+    EXPECT_NEAR(yEnd, 9.81 / 6, integrator == analysis::Integrator::RK45 ? 1e-7 : 1e-5);
+    EXPECT_LT(std::abs(at(r, r.rows() / 2 - 10, y)), 1e-9);  // still on the floor before t = 1
+  }
+}
+
+// a 1 kg block on a vertical guide with an end stop at 0 (its coordinate: the slide up)
+std::string block(double y0, double e) {
+  return R"({"format": "linkwright-mechanism", "version": 1, "name": "block", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"O": [0, 0]}, "vectors": {"up": [0, 1]}},
+    "bodies": [{"name": "block", "position": [0, )" + number(y0) + R"(], "mass": 1, "com": [0, 0], "inertia": 0.01,
+                "points": {"P": [0, 0]}, "vectors": {"up": [0, 1]}}],
+    "joints": [{"name": "guide", "type": "slider", "points": ["ground.O", "block.P"], "axes": ["ground.up", "block.up"]}],
+    "limits": [{"name": "stop", "joint": "guide", "min": 0, "restitution": )" + number(e) + R"(}],
+    "outputs": [{"name": "c", "type": "point_position", "point": "block.P"}]})";
+}
+
+TEST(RestingContact, ASliderRestsOnItsStop) {
+  for (double y0 : {0.0, 0.2}) {
+    const auto l = fromText(block(y0, 0.5));
+    for (auto integrator : kIntegrators) {
+      const auto r = run(*l, spec(integrator, 3.0));
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      ASSERT_FALSE(r.events.empty());
+      EXPECT_EQ(r.events.back().kind, "closes");
+      EXPECT_EQ(r.events.back().contacts, std::vector<std::string>{"stop (lower)"});
+      EXPECT_GT(lowestY(r), -1e-9) << y0;  // it passed the stop by 0.297 m
+      EXPECT_LT(std::abs(at(r, r.rows() - 1, column(r, "c.y"))), 1e-9);
+    }
+  }
+}
+
+TEST(RestingContact, TheFiveBarComesToRestOnItsFloorAndLeavesIt) {
+  // its contact with Newton's law and e = 0.5, its springs damped, the line raised to y = −2.3
+  // (where the springs would hold the coupler's point below it): bursts of bounces that end at
+  // rest, the point held on the line until the springs' swing lifts it off, again and again as
+  // the damping takes the energy; both integrators the same, never below the line
+  Mechanism m = test::sampleMechanism("five-bar");
+  m.contacts[0].law = Contact::Law::Newton;
+  m.contacts[0].restitution = 0.5;
+  for (auto& f : m.forces) f.damping = 5;
+  bool raised = false;
+  for (auto& p : m.ground.points)
+    if (p.name == "F") {
+      p.value[1] = -2.3;
+      raised = true;
+    }
+  ASSERT_TRUE(raised);
+  m.outputs.push_back({});
+  m.outputs.back().name = "tip";
+  m.outputs.back().type = Output::Type::PointPosition;
+  m.outputs.back().point = {"bar_12", "P2"};
+  Diagnostics d;
+  const auto resolved = resolve(m, d);
+  ASSERT_TRUE(resolved);
+  std::vector<std::vector<double>> restTimes;
+  for (auto integrator : kIntegrators) {
+    auto sp = spec(integrator, 8.0);
+    sp.mechanism = &m;
+    const auto r = analysis::runSimulation(*resolved, sp);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+    std::vector<double> times;
+    std::string last;
+    for (const auto& ev : r.events) {
+      if (ev.kind == "closes" || ev.kind == "opens") {
+        EXPECT_NE(ev.kind, last) << ev.t;  // a rest, then an opening, alternately
+        last = ev.kind;
+        times.push_back(ev.t);
+      }
+    }
+    ASSERT_GE(times.size(), 4u);
+    restTimes.push_back(times);
+    const int y = column(r, "tip.y");
+    double least = INFINITY;
+    for (std::size_t k = 0; k < r.rows(); ++k) least = std::min(least, at(r, k, y));
+    EXPECT_GT(least, -2.3 - 1e-9);
+  }
+  ASSERT_EQ(restTimes[0].size(), restTimes[1].size());
+  for (std::size_t k = 0; k < restTimes[0].size(); ++k) EXPECT_NEAR(restTimes[0][k], restTimes[1][k], 1e-3) << k;
+}
+
+TEST(RestingContact, ASensitivityThroughARestIsRefusedWithTheReason) {
+  // the ball of seed 001 T1 (its costs and parameters) past its Zeno point t∞ ≈ 4.06 s
+  const Mechanism m = test::sampleMechanism("bouncing-ball-t1");
+  sens::SensitivitySpec ss;
+  ss.run.tEnd = 5.0;
+  ss.run.dt = 1e-3;
+  const auto sr = sens::runSensitivity(m, ss);
+  ASSERT_FALSE(sr.status.ok());
+  EXPECT_NE(sr.status.message.find("contact 'floor' comes to rest at t = "), std::string::npos) << sr.status.message;
+  EXPECT_NE(sr.status.message.find("the sensitivities through a resting contact are not computed"), std::string::npos) << sr.status.message;
+}
+
+}  // namespace
+}  // namespace lw
