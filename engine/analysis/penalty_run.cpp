@@ -9,6 +9,7 @@
 #include "dynamics/penalty.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
+#include "events/resting_contact.h"
 
 namespace lw::analysis {
 
@@ -17,7 +18,6 @@ using events::impactRecord;
 using events::impactSpeeds;
 using events::kEventTime;
 using events::mixedProblem;
-using events::restingProblem;
 using events::startsInside;
 using events::switchRecord;
 
@@ -58,6 +58,19 @@ void runPenalty(RunContext& run) {
   rows.record(0, pd.z, pd.zd, pd.zdd, true);
   rows.addCosts(0, pd.z, pd.zd, pd.zdd);
   if (rows.nonFinite()) return;
+  // the contacts at rest: held closed by the penalty like the loops (pd.extra), their forces
+  // measured as Matrix R's at the state (coordinates chosen there, an evaluation)
+  events::RestingContacts resting(model.tree, events::restingOmega(m));
+  pd.extra = &resting;
+  Eigen::VectorXd forcesAtAccepted;  // the held forces at the last accepted state
+  auto measureHeld = [&]() -> lw::Status {
+    data.t = pd.t;
+    data.z = pd.z;
+    data.zd = pd.zd;
+    if (lw::Status e = dyn::chooseDofs(model, data); !e.ok()) return e;
+    if (lw::Status e = dyn::evaluate(model, data, pd.t, data.zi, data.zid); !e.ok()) return e;
+    return resting.apply(model, data, false);
+  };
   // an impact: the jump of the tree's velocities that Matrix R's law gives at this state (in the
   // independent coordinates chosen there), the accelerations again, the row just after
   auto penaltyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
@@ -86,13 +99,54 @@ void runPenalty(RunContext& run) {
     const Eigen::VectorXd zdBefore = pd.zd;
     pd.zd += imp.zdPlus - imp.zdMinus;
     if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
-    rows.logEvent(impactRecord(sources, pd.t, closing, imp, eBefore, dyn::energy(model.tree, pd.z, pd.zd).total(), speeds), pd.z, pd.zd, pd.zdd,
-                  true);
+    // those that leave too slowly to fly again come to rest (as in Matrix R's run): the impact
+    // again with e = 0 for them, and their gaps held closed by the penalty from here on
+    std::vector<int> comingToRest;
+    {
+      Eigen::VectorXd accel;
+      events::contactAccelerations(model.tree, pd.z, pd.zd, pd.zdd, accel);
+      comingToRest = events::comingToRest(closing, std::vector<double>(imp.normalAfter.data(), imp.normalAfter.data() + imp.normalAfter.size()),
+                                          accel, observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
+    }
+    if (!comingToRest.empty()) {
+      if (observer) return events::restingRefused(sources, comingToRest, pd.t);
+      if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp, comingToRest);
+          !e.ok())
+        return e;
+      pd.zd = zdBefore + (imp.zdPlus - imp.zdMinus);
+      for (int j : comingToRest) {
+        resting.hold(j);
+        monitor.setHeld(j, true);
+      }
+      if (lw::Status e = measureHeld(); !e.ok()) return e;
+      // one whose force would pull leaves at once (no velocity, accelerating away)
+      for (int j = resting.pulling(); j >= 0; j = resting.pulling()) {
+        resting.release(j);
+        monitor.setHeld(j, false);
+        comingToRest.erase(std::remove(comingToRest.begin(), comingToRest.end(), j), comingToRest.end());
+        if (lw::Status e = measureHeld(); !e.ok()) return e;
+      }
+      if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+    }
+    forcesAtAccepted = resting.forces();
+    events::EventRecord record = impactRecord(sources, pd.t, closing, imp, eBefore, dyn::energy(model.tree, pd.z, pd.zd).total(), speeds);
+    if (!comingToRest.empty()) record.kind = "closes";
+    rows.logEvent(std::move(record), pd.z, pd.zd, pd.zdd, true);
     if (observer)
       if (lw::Status e = observer->impact(pd.t, closing, pd.z, zdBefore, pd.zd, pd.zdd); !e.ok()) return e;
     monitor.start(pd.t, pd.z, pd.zd);
-    if (auto problem = restingProblem(model.tree, sources, res.events.back(), closing, pd.z, pd.zd, pd.zdd, spec.dt, speeds); !problem.empty())
-      return lw::failure(lw::Status::Code::NotConverged, pd.t, problem);
+    return {};
+  };
+  // a held contact whose force would pull opens: no jump, the accelerations without it
+  auto penaltyOpening = [&](int j) -> lw::Status {
+    resting.release(j);
+    monitor.setHeld(j, false);
+    if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+    if (lw::Status e = measureHeld(); !e.ok()) return e;
+    forcesAtAccepted = resting.forces();
+    rows.logEvent(events::openingRecord(model.tree, sources, pd.t, j, pd.z, pd.zd, dyn::energy(model.tree, pd.z, pd.zd).total()), pd.z, pd.zd,
+                  pd.zdd, true);
+    monitor.start(pd.t, pd.z, pd.zd);
     return {};
   };
   std::vector<int> closing;
@@ -140,18 +194,67 @@ void runPenalty(RunContext& run) {
         break;
       }
     }
+    // a held contact whose force came to pull inside the step opens where the force falls
+    // through zero: the Illinois rule on it between the step's ends, the step taken again to there
+    int opening = -1;
+    if (!impact && resting.any()) {
+      res.status = measureHeld();
+      const int j = res.status.ok() ? resting.pulling() : -1;
+      if (j >= 0) {
+        const auto k = static_cast<Eigen::Index>(std::find(resting.held().begin(), resting.held().end(), j) - resting.held().begin());
+        double ta = acceptedT, la = k < forcesAtAccepted.size() ? forcesAtAccepted[k] : 0.0, tb = pd.t, lb = resting.forces()[k];
+        int kept = 0;  // which end the last brackets kept (Illinois: halve its value)
+        for (int retake = 0; retake < 40 && res.status.ok() && tb - ta > kEventTime; ++retake) {
+          const double tOpen = std::clamp(la > 0 && la > lb ? ta + (tb - ta) * la / (la - lb) : 0.5 * (ta + tb), ta + 0.01 * (tb - ta),
+                                          tb - 0.01 * (tb - ta));
+          pd.t = acceptedT;
+          pd.z = acceptedZ;
+          pd.zd = acceptedZd;
+          pd.zdd = acceptedZdd;
+          res.status = dyn::penaltyStep(model.tree, pd, tOpen - acceptedT);
+          if (res.status.ok()) res.status = measureHeld();
+          if (!res.status.ok()) break;
+          const double l = resting.forces()[k];
+          if (std::abs(l) <= resting.forceTolerance()) break;
+          if (l < 0) {
+            tb = pd.t;
+            lb = l;
+            if (kept == 1) la *= 0.5;
+            kept = 1;
+          } else {
+            ta = pd.t;
+            la = l;
+            if (kept == -1) lb *= 0.5;
+            kept = -1;
+          }
+        }
+        opening = j;
+      }
+      if (!res.status.ok()) {
+        if (acceptedT > rows.lastStoredT()) rows.record(acceptedT, acceptedZ, acceptedZd, acceptedZdd, true);
+        break;
+      }
+      forcesAtAccepted = resting.forces();
+    }
     ++res.steps;
     if (observer) {
       res.status = observer->step(acceptedT, pd.t, pd.z, pd.zd, pd.zdd);
       if (!res.status.ok()) break;
     }
-    rows.record(pd.t, pd.z, pd.zd, pd.zdd, impact || stored(i));
+    rows.record(pd.t, pd.z, pd.zd, pd.zdd, impact || opening >= 0 || stored(i));
     rows.addCosts(pd.t, pd.z, pd.zd, pd.zdd);
     if (rows.nonFinite()) break;
     if (impact) {
       res.status = penaltyImpact(closing);
       if (!res.status.ok()) break;
       if (tOut - pd.t > kEventTime) --i;  // the same grid point again, from the impact
+      continue;
+    }
+    if (opening >= 0) {
+      monitor.accept();
+      res.status = penaltyOpening(opening);
+      if (!res.status.ok()) break;
+      if (tOut - pd.t > kEventTime) --i;  // the same grid point again, from the opening
       continue;
     }
     monitor.accept();

@@ -35,6 +35,14 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
   powersNeeded = !m.forces.empty() || !m.drivers.empty();
   streamed = static_cast<bool>(spec.rows);
   energyWatch.relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
+  // the penalty's constraints yield by force/α, storing (force)²/α that the balance does not
+  // book: a body settling on a held contact from rest (energies near zero) is measured against
+  // the weight's scale m g L, not against the nothing its energy is
+  if (spec.formulation == Formulation::Penalty) {
+    double mass = 0;
+    for (const auto& b : m.bodies) mass += b.mass;
+    energyWatch.scale = mass * std::max(1.0, m.gravity.norm()) * std::max(1e-3, m.lengthScale());
+  }
   // the file's costs
   if (spec.mechanism && !spec.mechanism->costs.empty()) {
     costOutputs = compileOutputs(*spec.mechanism, m, model.tree);

@@ -53,6 +53,7 @@ class PenaltySolvers final : public integ::NewmarkSystem {
     loopConstraints(m, recursive, zt, t, d.phi);
     loopJacobian(m, recursive, zt, t, d.J);
     penaltyForce(d, d.phi, tmp);
+    if (evaluateExtra(d, zt, zdt)) tmp.noalias() += d.alpha * (d.extraJ.transpose() * d.extraPhi);
     tmp -= d.Qd;
     tmp.noalias() += d.Md * zddt;
     f = (h * h / 4) * tmp;
@@ -75,6 +76,7 @@ class PenaltySolvers final : public integ::NewmarkSystem {
     d.P = d.Md + (h / 2) * d.C + hh * d.K;
     d.A = d.P;
     addJtJ(d, hh * d.alpha, d.A);
+    addExtraJtJ(d, hh * d.alpha, d.A);
     // the unit-quaternion rows |q|² − 1 have the Hessian 2I: their penalty force α Φ_zᵀΦ adds the
     // stiffness 2αΦ on the quaternion's diagonal (the other rows' Φ_zz αΦ are neglected, as in
     // the paper). It matters where the inertia is tiny, such as a rod's spin between ball joints.
@@ -102,6 +104,7 @@ class PenaltySolvers final : public integ::NewmarkSystem {
       d.P = d.Md;
       d.A = d.P;
       addJtJ(d, hh * d.alpha, d.A);
+      if (evaluateExtra(d, to.x, to.v)) addExtraJtJ(d, hh * d.alpha, d.A);
       lu.compute(d.A);
     }
     loopPhiT(m, recursive, to.x, to.t, d.phiT);
@@ -111,6 +114,7 @@ class PenaltySolvers final : public integ::NewmarkSystem {
     to.v = lu.solve(d.rhs);
     loopRates(m, recursive, to.x, to.v, to.t, d.phiT, d.c);  // c = −(Φ̇_z ż + Φ̇_t) with the projected ż
     penaltyForce(d, d.c, tmp);
+    if (evaluateExtra(d, to.x, to.v)) tmp.noalias() += d.alpha * (d.extraJ.transpose() * d.extraC);
     d.rhs.noalias() = d.P * to.a;
     d.rhs += hh * tmp;
     to.a = lu.solve(d.rhs);
@@ -134,6 +138,18 @@ class PenaltySolvers final : public integ::NewmarkSystem {
         for (int b : cols) A(b, a) += v * d.J(r, b);
       }
     }
+  }
+
+  // the extra constraints' rows at (z, ż) into the data: false when there are none
+  static bool evaluateExtra(PenaltyData& d, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {
+    if (!d.extra || d.extra->rows() == 0) return false;
+    d.extra->evaluate(z, zd, d.extraPhi, d.extraJ, d.extraC);
+    return true;
+  }
+  // A += s J_extraᵀ J_extra (its rows as last evaluated)
+  static void addExtraJtJ(const PenaltyData& d, double s, Eigen::MatrixXd& A) {
+    if (!d.extra || d.extra->rows() == 0) return;
+    A.noalias() += s * (d.extraJ.transpose() * d.extraJ);
   }
 
   // α Φ_zᵀ v into out
@@ -168,6 +184,10 @@ lw::Status penaltyStart(const RecursiveModel& m, PenaltyData& d, double t) {
   // Φ̇_z ż + Φ̇_t = −c
   s.penaltyForce(d, d.c, s.tmp);
   d.rhs = d.Qd + s.tmp;
+  if (PenaltySolvers::evaluateExtra(d, d.z, d.zd)) {
+    PenaltySolvers::addExtraJtJ(d, d.alpha, d.A);
+    d.rhs.noalias() += d.alpha * (d.extraJ.transpose() * d.extraC);
+  }
   d.solvers->lu.compute(d.A);
   d.zdd = d.solvers->lu.solve(d.rhs);
   return {};

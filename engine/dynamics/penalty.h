@@ -34,6 +34,16 @@ struct PenaltyOptions {
 
 class PenaltySolvers;
 
+/// Constraints a run adds for a while besides the loops (resting contacts held closed,
+/// events/resting_contact.h), enforced by the same penalty: their rows of Φ, Φ_z and
+/// c = −(Φ̇_z ż + Φ̇_t). None may depend on t explicitly (Φ_t = 0).
+class ExtraConstraints {
+ public:
+  virtual ~ExtraConstraints() = default;
+  virtual int rows() const = 0;
+  virtual void evaluate(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& phi, Eigen::MatrixXd& J, Eigen::VectorXd& c) = 0;
+};
+
 struct PenaltyData {
   PenaltyData(const RecursiveModel& m, PenaltyOptions o = {});
   ~PenaltyData();
@@ -54,6 +64,9 @@ struct PenaltyData {
   Eigen::VectorXd Qd, phi, phiT, c, rhs;
   std::unique_ptr<PenaltySolvers> solvers;
   std::unique_ptr<ForceJacobian> tangent;
+  ExtraConstraints* extra = nullptr;  // the run's (none: null)
+  Eigen::VectorXd extraPhi, extraC;   // their rows at the last evaluation
+  Eigen::MatrixXd extraJ;
 };
 
 /// Initial accelerations (M + Φ_zᵀαΦ_z) z̈ = Q − Φ_zᵀα(Φ̇_z ż + Φ̇_t) at the data's z, ż.

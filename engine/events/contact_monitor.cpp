@@ -74,6 +74,8 @@ ContactMonitor::ContactMonitor(const dyn::RecursiveModel& tree)
   side_.assign(static_cast<std::size_t>(count_), 1);
   justFired_.assign(static_cast<std::size_t>(count_), 0);
   held_.assign(static_cast<std::size_t>(count_), 0);
+  released_.assign(static_cast<std::size_t>(count_), 0);
+  releasedAt_.assign(static_cast<std::size_t>(count_), NAN);
   firings_.assign(static_cast<std::size_t>(count_), {});
 }
 
@@ -116,6 +118,9 @@ void ContactMonitor::start(double t, const Eigen::VectorXd& z, const Eigen::Vect
   gapsOf_(z, zd, g0_, r0_);
   g1_ = g0_;
   r1_ = r0_;
+  for (int j = 0; j < count_; ++j)
+    if (released_[static_cast<std::size_t>(j)] && std::isnan(releasedAt_[static_cast<std::size_t>(j)]))
+      releasedAt_[static_cast<std::size_t>(j)] = std::min(g0_[j], 0.0);
   if (!closingNow) {
     updateSides(g0_);
     return;
@@ -163,12 +168,16 @@ Status ContactMonitor::closesWithin(double t, const Eigen::VectorXd& z, const Ei
         continue;
       }
       if (held_[static_cast<std::size_t>(j)]) continue;
-      // a contact that was touching without bouncing off (released from rest, or at rest at the
-      // start with nothing pressing it) and sinks in: it closes where it passes −touching
-      if (!armed(j) && g1 < -touching_ && r1 < 0 && g0 > -touching_ && h > 0) {
-        const double root = rootBefore([&](double tau) { return gapAt(tau, j) + touching_; }, t0_, t1_, g0 + touching_, g1 + touching_, timeTolerance);
-        roots[static_cast<std::size_t>(j)] = root;
-        first = std::min(first, root);
+      // a contact let go (released from rest, or at rest at the start with nothing pressing it):
+      // watched again once open beyond touching; until then it closes only where it sinks
+      // touching below where it was let go
+      if (released_[static_cast<std::size_t>(j)]) {
+        const double floor = (std::isnan(releasedAt_[static_cast<std::size_t>(j)]) ? 0.0 : releasedAt_[static_cast<std::size_t>(j)]) - touching_;
+        if (g1 < floor && r1 < 0 && g0 > floor && h > 0) {
+          const double root = rootBefore([&](double tau) { return gapAt(tau, j) - floor; }, t0_, t1_, g0 - floor, g1 - floor, timeTolerance);
+          roots[static_cast<std::size_t>(j)] = root;
+          first = std::min(first, root);
+        }
         continue;
       }
       // a step that ends on the contact (within touching of it) and closing: the impact is at its end
@@ -248,6 +257,8 @@ void ContactMonitor::accept() {
   t0_ = t1_;
   g0_ = g1_;
   r0_ = r1_;
+  for (int j = 0; j < count_; ++j)  // open: watched as any other from here on
+    if (released_[static_cast<std::size_t>(j)] && g0_[j] > touching_) released_[static_cast<std::size_t>(j)] = 0;
   // a step was taken since any event: its end is no longer the event's own state
   std::fill(justFired_.begin(), justFired_.end(), 0);
   updateSides(g0_);

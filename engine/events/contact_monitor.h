@@ -10,6 +10,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,9 +40,14 @@ class ContactMonitor {
   /// The step was accepted as it is (no event): its end becomes the next start.
   void accept();
   /// A gap held closed (a resting contact, events/resting_contact.h) is not watched until it is
-  /// released; a released one is watched again once it opens, or as soon as it sinks below
-  /// −touching() (it comes back to rest).
-  void setHeld(int gap, bool held) { held_[static_cast<std::size_t>(gap)] = held ? 1 : 0; }
+  /// released; a released one is watched again once it has opened beyond touching(), or as soon
+  /// as it sinks touching() below where it was released (it comes back to rest): a formulation
+  /// that holds it by a penalty leaves it a little inside, rising slowly.
+  void setHeld(int gap, bool held) {
+    held_[static_cast<std::size_t>(gap)] = held ? 1 : 0;
+    released_[static_cast<std::size_t>(gap)] = held ? 0 : 1;
+    releasedAt_[static_cast<std::size_t>(gap)] = NAN;
+  }
   /// The switches among `closing` have fired at t: past their values until they come back. Fails
   /// when a switch's firings accumulate: kChatterFirings of them within the chatter window.
   Status fired(const std::vector<int>& closing, double t);
@@ -69,6 +75,8 @@ class ContactMonitor {
   std::vector<signed char> side_;      // switches: +1 on the near side of the value (armed), −1 past it
   std::vector<signed char> justFired_; // switches: fired at the current start (the event's own state)
   std::vector<signed char> held_;      // contacts and limits held closed: not watched
+  std::vector<signed char> released_;  // let go and not yet open beyond touching
+  std::vector<double> releasedAt_;     // their gaps where they were let go (NaN: at the next start)
   std::vector<std::vector<double>> firings_;  // switches: their last firing times
   double chatterWindow_ = 0;
   void updateSides(const Eigen::VectorXd& g);

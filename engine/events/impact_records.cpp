@@ -28,26 +28,6 @@ EventRecord impactRecord(const std::vector<GapSource>& sources, double t, const 
   return r;
 }
 
-// a contact whose point leaves so slowly that its next flight (about 2ṙ⁺/|r̈⁺|) is over within a
-// ten-thousandth of the row interval comes to rest: the impacts would accumulate without end (a
-// bouncing ball's times converge), each flight shorter than the last, until the steps' round-off
-// is larger than the motion
-std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, const EventRecord& r,
-                           const std::vector<int>& closing,
-                           const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double rowDt,
-                           const ImpactSpeeds& speeds) {
-  Eigen::VectorXd accel;
-  contactAccelerations(tree, z, zd, zdd, accel);
-  for (std::size_t j = 0; j < r.contacts.size(); ++j) {
-    const double a = accel[closing[j]], flight = a < 0 ? 2 * r.normalAfter[j] / -a : INFINITY;
-    if (r.normalAfter[j] < speeds.resting || flight < 1e-4 * rowDt)
-      return sources[static_cast<std::size_t>(closing[j])].label() + " comes to rest at t = " + shortNumber(r.t) + " s (it leaves the impact at " +
-             shortNumber(r.normalAfter[j]) + " m/s for a flight of " + shortNumber(flight) +
-             " s: the impacts would accumulate without end); the penalty formulation does not hold a resting contact (the Matrix R formulation does), so the run stops here with the rows so far";
-  }
-  return {};
-}
-
 // a switch in the log: the crossing's rate (unchanged), no impulse, the energy (unchanged)
 EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t,
                                  const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy) {

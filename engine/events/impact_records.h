@@ -1,6 +1,6 @@
 // What a run does at its events besides the jump (internal to the run drivers, analysis/): the
-// log's records of impacts and switches, and the refusals: a point starting inside its plane, a
-// contact coming to rest (its bounces accumulating: Zeno), an impact and a switch at once.
+// log's records of impacts, rests, openings and switches, and the refusals: a point starting
+// inside its plane, a sensitivity through a resting contact, an impact and a switch at once.
 #pragma once
 
 #include <Eigen/Core>
@@ -30,11 +30,6 @@ EventRecord impactRecord(const std::vector<GapSource>& sources, double t, const 
 /// point forces and torques on and off, which store none).
 EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, const std::vector<int>& closing,
                          const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double energy);
-/// A contact whose next flight (about 2ṙ⁺/|r̈⁺|) would last less than 1e-4 of the row interval
-/// comes to rest: the sentence, or empty.
-std::string restingProblem(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, const EventRecord& r,
-                           const std::vector<int>& closing, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
-                           double rowDt, const ImpactSpeeds& speeds);
 /// A held contact that opens (its force would pull): no jump, no impulse, the energy unchanged.
 EventRecord openingRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, int gap, const Eigen::VectorXd& z,
                           const Eigen::VectorXd& zd, double energy);

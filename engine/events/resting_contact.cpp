@@ -28,7 +28,7 @@ void RestingContacts::hold(int gap) {
 
 void RestingContacts::release(int gap) { held_.erase(std::remove(held_.begin(), held_.end(), gap), held_.end()); }
 
-Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d) {
+Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d, bool stabilised) {
   const auto k = static_cast<Eigen::Index>(held_.size());
   force_.setZero(k);
   if (k == 0) return {};
@@ -44,7 +44,7 @@ Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d) {
   Eigen::VectorXd wanted(k);
   for (Eigen::Index j = 0; j < k; ++j) {
     const kin::Jet& r = g[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])];
-    wanted[j] = -2 * omega_ * r.d - omega_ * omega_ * r.v - r.dd;
+    wanted[j] = stabilised ? -2 * omega_ * r.d - omega_ * omega_ * r.v - r.dd : -r.dd;
   }
   // W: the held gaps' gradients in the independent coordinates, by columns of R^Φ
   W_.resize(nd, k);
@@ -70,6 +70,31 @@ Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d) {
   d.zidd += dzid;
   d.zdd.noalias() += d.R * dzid;
   return {};
+}
+
+void RestingContacts::evaluate(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& phi, Eigen::MatrixXd& J,
+                               Eigen::VectorXd& c) {
+  const auto k = static_cast<Eigen::Index>(held_.size());
+  const int nz = tree_.nz;
+  zj_.resize(static_cast<std::size_t>(nz));
+  g_.resize(sources_.size());
+  phi.resize(k);
+  c.resize(k);
+  J.resize(k, nz);
+  auto gapsAlong = [&](auto direction) {
+    for (int i = 0; i < nz; ++i) zj_[static_cast<std::size_t>(i)] = kin::Jet(z[i], direction(i), 0.0);
+    contactGapsOn<kin::Jet, double>(tree_, tree_.numbers, zj_.data(), g_.data());
+  };
+  gapsAlong([&](int i) { return zd[i]; });  // r, and r̈ at z̈ = 0: żᵀ r_zz ż
+  for (Eigen::Index j = 0; j < k; ++j) {
+    const kin::Jet& r = g_[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])];
+    phi[j] = r.v;
+    c[j] = -r.dd;
+  }
+  for (int col = 0; col < nz; ++col) {
+    gapsAlong([&](int i) { return i == col ? 1.0 : 0.0; });
+    for (Eigen::Index j = 0; j < k; ++j) J(j, col) = g_[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])].d;
+  }
 }
 
 int RestingContacts::pulling() const {

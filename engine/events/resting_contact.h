@@ -17,12 +17,16 @@
 
 #include "core/status.h"
 #include "dynamics/matrix_r.h"
+#include "dynamics/penalty.h"
 #include "events/contact_gaps.h"
+#include "numeric/jet.h"
 
 namespace lw::events {
 
-/// The gaps held closed during a run (run state: the model is not changed) and their forces.
-class RestingContacts {
+/// The gaps held closed during a run (run state: the model is not changed) and their forces. To
+/// the penalty formulation they are constraints like the loops' (rows of Φ, Φ_z, c), enforced by
+/// its penalty; their forces are measured as Matrix R's (apply) at the step's ends.
+class RestingContacts final : public dyn::ExtraConstraints {
  public:
   /// ω: the Baumgarte rate (1/s) that pulls a drifting gap back to zero, critically damped.
   RestingContacts(const dyn::RecursiveModel& tree, double omega);
@@ -33,7 +37,13 @@ class RestingContacts {
   void release(int gap);
   /// At a state `evaluate` has just filled: the held gaps' forces λ, added to the accelerations
   /// (data.zidd, data.zdd). Fails when a held gap cannot be moved along its normal at all.
-  Status apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d);
+  /// `stabilised`: with the Baumgarte terms (a run of Matrix R); without them, the force that
+  /// holds r̈ = 0 (the measure of a contact another formulation holds, whose small r and ṙ are
+  /// its own compliance, not drift).
+  Status apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d, bool stabilised = true);
+  /// The held gaps' rows r, r_z and c = −żᵀ r_zz ż at (z, ż) (the penalty's constraints).
+  int rows() const override { return static_cast<int>(held_.size()); }
+  void evaluate(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& phi, Eigen::MatrixXd& J, Eigen::VectorXd& c) override;
   /// λ of each held gap (held() order) at the last apply: N for contacts, N or N·m for limits.
   const Eigen::VectorXd& forces() const { return force_; }
   /// The held gap whose force pulls most (below −tolerance), or −1: it opens.
@@ -50,6 +60,7 @@ class RestingContacts {
   double forceTolerance_;  // a force this small (of the mechanism's weight) is zero
   Eigen::VectorXd force_;
   Eigen::MatrixXd W_, Y_;
+  std::vector<kin::Jet> zj_, g_;
 };
 
 /// The Baumgarte rate for a mechanism: 10 √(g/L) (L its length scale, g at least 1 m/s²).
