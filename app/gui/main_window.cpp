@@ -312,7 +312,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   newDocument();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  if (structureWorker_.joinable()) structureWorker_.join();  // its result is posted to a window still alive
+}
 
 QString MainWindow::samplesDir() {
   const QString installed = QCoreApplication::applicationDirPath() + "/../share/linkwright/samples";
@@ -456,13 +458,42 @@ void MainWindow::showMechanism() {
   if (!playback_->playing()) scene_->setAnimating(false);  // after a slider's quick previews: smoothed again
   updateHandles();
   // the loops' rank counts the freedoms Grübler–Kutzbach miscounts (parallel axes in space,
-  // overconstrained grids); the formula is kept beside it
+  // overconstrained grids); the formula is kept beside it. Both it and the structural groups take
+  // seconds on a mechanism of thousands of bodies: found on a worker there, the window shown first
+  auto analyse = [](const ResolvedMechanism& m) {
+    const dyn::RecursiveModel tree = dyn::compileRecursiveModel(m);
+    dyn::RecursiveData kernels;
+    const int dof = dyn::loopMobility(tree, kernels, tree.z0);
+    return std::make_pair(dof, structureDiagram(m, dof));
+  };
+  const int generation = ++structureGeneration_;
+  if (structureWorker_.joinable()) structureWorker_.join();
+  if (resolved_->bodies.size() + resolved_->joints.size() <= 1500) {
+    auto [dof, diagram] = analyse(*resolved_);
+    showStructure(dof, std::move(diagram));
+    return;
+  }
+  widgets::StructureDiagram pending;
+  pending.pending = true;
+  structure_->setDiagram(pending);
+  showStructure(-1, pending);
+  structureWorker_ = std::thread([this, m = resolved_, generation, analyse] {
+    auto result = analyse(*m);
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, result = std::move(result)]() mutable {
+          if (generation == structureGeneration_) showStructure(result.first, std::move(result.second));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void MainWindow::showStructure(int dof, widgets::StructureDiagram diagram) {
+  if (!resolved_ || !mechanism_) return;
   const auto mob = topology::grueblerKutzbach(*resolved_);
-  const dyn::RecursiveModel tree = dyn::compileRecursiveModel(*resolved_);
-  dyn::RecursiveData kernels;
-  const int dof = dyn::loopMobility(tree, kernels, tree.z0);
-  structure_->setDiagram(structureDiagram(*resolved_, dof));
-  const QString formula = dof == mob.grueblerKutzbach
+  if (!diagram.pending) structure_->setDiagram(std::move(diagram));
+  const QString formula = dof < 0 ? tr("counting them by the rank of the loop equations…")
+                          : dof == mob.grueblerKutzbach
                               ? tr("Grübler–Kutzbach %1").arg(QString::fromStdString(mob.formula))
                               : tr("by the rank of the loop equations; Grübler–Kutzbach %1 counts redundant ones")
                                     .arg(QString::fromStdString(mob.formula));
@@ -471,7 +502,7 @@ void MainWindow::showMechanism() {
                                .arg(mechanism_->dimension == 2 ? tr("planar") : tr("spatial"))
                                .arg(mechanism_->bodies.size())
                                .arg(mechanism_->joints.size())
-                               .arg(dof)
+                               .arg(dof < 0 ? QStringLiteral("…") : QString::number(dof))
                                .arg(formula)
                                .arg(mob.drivers ? tr(", %1 driven").arg(mob.drivers) : QString()));
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "mechanism/mechanism.h"
@@ -45,6 +46,7 @@ class ParametersPanel;
 class PropertyEditor;
 class PlotPanel;
 class StructurePanel;
+struct StructureDiagram;
 class StudyPanel;
 class TuningPanel;
 class CostDialog;
@@ -323,6 +325,12 @@ class MainWindow : public QMainWindow {
   widgets::HistoryPlot* histories_ = nullptr;
   qint64 lastPreview_ = 0;
   LiveGradients* live_ = nullptr;
+  // the loops' rank and the structural groups of a large mechanism (seconds for 10⁴ bodies) are
+  // found on a worker; a newer document's analysis supersedes an older one's
+  std::thread structureWorker_;
+  int structureGeneration_ = 0;
+  /// The Structure panel and the status bar's summary with the mobility `dof` found.
+  void showStructure(int dof, widgets::StructureDiagram diagram);
   struct { int index = -1; double value = 0; bool scheduled = false; } sliderPreview_;
   int previewsDrawn_ = 0, previewsTried_ = 0;
   bool showingStudy_ = false;  // the study panels are being filled from the document: nothing to store  // ms since the epoch of the last design previewed while tuning

@@ -79,7 +79,8 @@ StructurePanel::StructurePanel(QWidget* parent) : QWidget(parent) {
 void StructurePanel::setDiagram(StructureDiagram d) {
   d_ = std::move(d);
   current_ = -1;
-  if (d_.groups.empty() && d_.error.empty()) summary_->setText(tr("No mechanism"));
+  if (d_.pending) summary_->setText(tr("Analysing the structure…"));
+  else if (d_.groups.empty() && d_.error.empty()) summary_->setText(tr("No mechanism"));
   else if (!d_.ok) summary_->setText(tr("<span style='color:#b00'>Cannot decompose: %1</span>").arg(QString::fromStdString(d_.error).toHtmlEscaped()));
   else summary_->setText(tr("%1 DOF, %2 structural groups; solve order top to bottom").arg(d_.dof).arg(d_.groups.size()));
   redraw();

@@ -25,6 +25,7 @@ struct StructureDiagram {
     std::vector<int> inputs;          // earlier groups it needs; -1 = the frame
   };
   bool ok = false;
+  bool pending = false;  // being analysed (a large mechanism, on a worker): shown when done
   std::string error;  // why the mechanism cannot be decomposed
   int dof = 0;
   std::vector<Group> groups;  // in solve order

@@ -42,6 +42,8 @@ void SceneView::clear() {
   if (haveContext) doneCurrent();
   s_->bodies.clear();
   s_->joints.clear();
+  s_->instances.clear();
+  s_->instanced = false;
   s_->springs.clear();
   s_->paths.clear();
   s_->arrows.clear();
@@ -92,6 +94,13 @@ void SceneView::setHandles(const std::vector<Handle>& handles) {
 
 int SceneView::handleCount() const { return static_cast<int>(s_->handles.size()); }
 
+int SceneView::partActorCount() const {
+  int n = static_cast<int>(s_->instances.size());
+  for (const auto* group : {&s_->bodies, &s_->joints})
+    for (const auto& p : *group) n += p.actor ? 1 : 0;
+  return n;
+}
+
 int SceneView::arrowsShown() const {
   int n = 0;
   for (const auto& a : s_->arrows) n += a.actor->GetVisibility() ? 1 : 0;
@@ -123,9 +132,16 @@ void SceneView::setSelection(Pick::Kind kind, int index) {
 // joint's glyph is drawn larger (its colours are per vertex)
 void SceneView::applySelection() {
   for (std::size_t i = 1; i < s_->bodies.size(); ++i) {
-    vtkProperty* p = s_->bodies[i].actor->GetProperty();
+    const Impl::Placed& body = s_->bodies[i];
     const bool on = selectedKind_ == Pick::Kind::Body && static_cast<int>(i) == selectedIndex_;
-    const auto& c = s_->bodies[i].color;
+    const auto& c = body.color;
+    if (!body.actor) {  // an instance: its colour (and its opacity kept)
+      const double alpha = s_->instances[static_cast<std::size_t>(body.group)].colors->GetComponent(body.instance, 3) / 255.0;
+      if (on) s_->setInstanceColor(body, 1.0, 0.5, 0.0, alpha);
+      else s_->setInstanceColor(body, c[0], c[1], c[2], alpha);
+      continue;
+    }
+    vtkProperty* p = body.actor->GetProperty();
     if (on) p->SetColor(1.0, 0.5, 0.0);
     else p->SetColor(c[0], c[1], c[2]);
     p->SetAmbient(on ? 0.35 : 0.0);
@@ -133,8 +149,17 @@ void SceneView::applySelection() {
   }
   for (std::size_t j = 0; j < s_->joints.size(); ++j) {
     const bool on = selectedKind_ == Pick::Kind::Joint && static_cast<int>(j) == selectedIndex_;
-    s_->joints[j].actor->SetScale(on ? 1.6 : 1.0);
+    const Impl::Placed& joint = s_->joints[j];
+    if (joint.actor) {
+      joint.actor->SetScale(on ? 1.6 : 1.0);
+    } else {
+      const double k = on ? 1.6 : 1.0;
+      s_->instances[static_cast<std::size_t>(joint.group)].scale->SetTuple3(joint.instance, k, k, k);
+      if (on) s_->setInstanceColor(joint, 1.0, 0.5, 0.0, 1.0);
+      else s_->setInstanceColor(joint, kSteel[0] / 255.0, kSteel[1] / 255.0, kSteel[2] / 255.0, 1.0);
+    }
   }
+  s_->instancesModified();
 }
 
 void SceneView::showFrame(const scene::SceneFrame& frame) {
@@ -151,6 +176,7 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
               {X.position[0] + R[0] * o[0] + R[1] * o[1] + R[2] * o[2], X.position[1] + R[3] * o[0] + R[4] * o[1] + R[5] * o[2],
                X.position[2] + R[6] * o[0] + R[7] * o[1] + R[8] * o[2] + s.bodies[i].zOffset},
               {R[0], R[3], R[6]}, {R[1], R[4], R[7]}, {R[2], R[5], R[8]});
+    if (!s.bodies[i].actor) s.placeInstance(s.bodies[i]);
   }
 
   // joints: glyph frame at the joint with n along its axis
@@ -159,7 +185,9 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
     const scene::JointState& js = frame.joints[i];
     const Frame f = jointFrame(js.position, js.axis, s.planar);
     setMatrix(s.joints[i].matrix, f.o, f.u, f.v, f.n);
+    if (!s.joints[i].actor) s.placeInstance(s.joints[i]);
   }
+  if (s.instanced) s.instancesModified();
 
   // springs: unit coil along n, scaled to the current length
   const std::size_t ns = std::min(s.springs.size(), frame.springs.size());
@@ -258,8 +286,15 @@ void SceneView::showFrame(const scene::SceneFrame& frame) {
 void SceneView::setHighlightedBodies(const std::vector<int>& bodies) {
   for (std::size_t i = 1; i < s_->bodies.size(); ++i) {
     const bool shown = bodies.empty() || std::find(bodies.begin(), bodies.end(), static_cast<int>(i)) != bodies.end();
-    s_->bodies[i].actor->GetProperty()->SetOpacity(shown ? 1.0 : 0.15);
+    const Impl::Placed& body = s_->bodies[i];
+    if (body.actor) {
+      body.actor->GetProperty()->SetOpacity(shown ? 1.0 : 0.15);
+    } else {
+      auto* colors = s_->instances[static_cast<std::size_t>(body.group)].colors;
+      colors->SetComponent(body.instance, 3, shown ? 255 : 38);
+    }
   }
+  s_->instancesModified();
   requestRender();
 }
 

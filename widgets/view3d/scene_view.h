@@ -97,6 +97,9 @@ class SceneView : public VtkHostWidget {
   /// Shows `handles` (the selected body's points and axes); empty removes them.
   void setHandles(const std::vector<Handle>& handles);
   [[nodiscard]] int handleCount() const;
+  /// The actors drawing the bodies and joints: one each, or one per shape when the mechanism is
+  /// large enough to draw them as instances (thousands of parts).
+  [[nodiscard]] int partActorCount() const;
   /// Arrows drawn in the last frame (velocities, impact markers).
   [[nodiscard]] int arrowsShown() const;
 
@@ -133,6 +136,8 @@ class SceneView : public VtkHostWidget {
   std::unique_ptr<Impl> s_;
   void applySelection();
   int handleAt(const QPoint& pos);
+  // picking among instanced bodies and joints (display coordinates in device pixels)
+  Pick pickInstance(double x, double y, bool jointsOnly);
   /// Fits the camera to the scene from the current standard view.
   void fitCamera();
   bool fitOnResize_ = true;

@@ -59,7 +59,10 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   // zoom): a long chain of short links (grid 1x15, 105 parts) then plays back near 60 fps in
   // software rendering instead of about 30; compact mechanisms keep 32
   const double whole = std::max(model.extent, L);  // a hand-built model may leave the extent unset
-  const int segments = std::clamp(static_cast<int>(std::lround(32 * std::sqrt(s.glyphUnit / whole / 0.02))), 12, 32);
+  // (thousands of instanced parts, each a few pixels at the fitted zoom: 6 facets, which halves a
+  // software renderer's frame)
+  const bool many = model.bodies.size() + model.joints.size() > Impl::kInstancedAbove;
+  const int segments = std::clamp(static_cast<int>(std::lround(32 * std::sqrt(s.glyphUnit / whole / 0.02))), many ? 6 : 12, 32);
 
   // planar stacking: ground at layer 0 (farthest from the viewer), moving bodies above it
   const double t = std::clamp(0.7 * barRadius, 0.008 * L, 0.04 * L);
@@ -79,6 +82,18 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   });
   std::vector<int> layerOf(model.bodies.size(), 0);
   for (std::size_t k = 0; k < order.size(); ++k) layerOf[order[k]] = static_cast<int>(k) + 1;
+
+  s.instanced = many;
+  std::map<vtkPolyData*, int> groupOfMesh;  // instanced: the group drawing each mesh
+  auto instanceOf = [&](Impl::Placed& placed, vtkPolyData* mesh, const std::array<double, 3>& color) {
+    auto [it, added] = groupOfMesh.emplace(mesh, 0);
+    if (added) {
+      it->second = s.addInstances(mesh);
+      appendActor(ren, s.instances[static_cast<std::size_t>(it->second)].actor);
+    }
+    placed.group = it->second;
+    placed.instance = s.addInstance(placed.group, color);
+  };
 
   // ---- bodies. Bodies of one shape share one mesh: VTK's buffer cache then holds one entry per
   // shape, not per body (releasing 10⁴ meshes searched that cache for each: 15 s for 40 × 40
@@ -181,8 +196,16 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
     }
     Impl::Placed placed;
     placed.origin = origin;
-    placed.actor = makeActor(mesh, false);
+    placed.mesh = mesh;
     placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
+    if (s.instanced && !b.isGround) {
+      placed.color = {b.color[0], b.color[1], b.color[2]};
+      placed.zOffset = s.planar ? layerOf[bi] * pitch : 0;
+      instanceOf(placed, mesh, placed.color);
+      s.bodies.push_back(std::move(placed));
+      continue;
+    }
+    placed.actor = makeActor(mesh, false);
     placed.actor->SetUserMatrix(placed.matrix);
     vtkProperty* prop = placed.actor->GetProperty();
     if (b.isGround) {
@@ -273,6 +296,13 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
       mesh = mb.build();
     }
     Impl::Placed placed;
+    placed.mesh = mesh;
+    if (s.instanced) {  // one colour (the glyph's steel), not its two tones
+      placed.matrix = vtkSmartPointer<vtkMatrix4x4>::New();
+      instanceOf(placed, mesh, {kSteel[0] / 255.0, kSteel[1] / 255.0, kSteel[2] / 255.0});
+      s.joints.push_back(std::move(placed));
+      continue;
+    }
     placed.actor = makeActor(mesh, true);
     placed.actor->GetProperty()->SetSpecular(0.55);
     placed.actor->GetProperty()->SetSpecularPower(60);

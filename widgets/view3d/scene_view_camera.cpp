@@ -166,8 +166,8 @@ void SceneView::fitMotion(const std::vector<scene::SceneFrame>& frames, const sc
     showFrame(f);
     // a bounding box per body per frame keeps the envelope small
     for (const auto& body : s.bodies) {
-      if (!body.actor->GetVisibility()) continue;
-      auto* pd = vtkPolyData::SafeDownCast(body.actor->GetMapper()->GetInputDataObject(0, 0));
+      if (!s.visible(body)) continue;
+      vtkPolyData* pd = body.mesh;
       if (pd == nullptr || pd->GetNumberOfPoints() == 0) continue;
       double b[6];
       pd->GetBounds(b);
@@ -235,6 +235,8 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
 SceneView::Pick SceneView::pickAt(const QPoint& pos, bool jointsOnly) {
   Pick out;
   if (!s_->loaded || !renderer()) return out;
+  const double dpr = devicePixelRatioF();
+  if (s_->instanced) return pickInstance(pos.x() * dpr, (height() - pos.y()) * dpr, jointsOnly);
   // software ray casting against the actors' cells: no OpenGL context needed
   auto picker = vtkSmartPointer<vtkCellPicker>::New();
   picker->SetTolerance(0.004);
@@ -242,7 +244,6 @@ SceneView::Pick SceneView::pickAt(const QPoint& pos, bool jointsOnly) {
     picker->PickFromListOn();
     for (const auto& j : s_->joints) picker->AddPickList(j.actor);
   }
-  const double dpr = devicePixelRatioF();
   if (!picker->Pick(pos.x() * dpr, (height() - pos.y()) * dpr, 0, renderer())) return out;
   vtkActor* hit = picker->GetActor();
   double x[3];
@@ -261,6 +262,67 @@ SceneView::Pick SceneView::pickAt(const QPoint& pos, bool jointsOnly) {
       return out;
     }
   return {};
+}
+
+// Instanced items have no cells of their own to cast against: the ray through the pixel is
+// intersected with each item's mesh bounding box at its pose (the box a little larger, as the
+// picker's tolerance), the nearest hit wins; a joint's box counts as nearer by a glyph's size (it
+// sits on its bodies' ends, inside them)
+SceneView::Pick SceneView::pickInstance(double x, double y, bool jointsOnly) {
+  Pick out;
+  vtkRenderer* ren = renderer();
+  double a[4], b[4];
+  ren->SetDisplayPoint(x, y, 0);
+  ren->DisplayToWorld();
+  ren->GetWorldPoint(a);
+  ren->SetDisplayPoint(x, y, 1);
+  ren->DisplayToWorld();
+  ren->GetWorldPoint(b);
+  if (a[3] == 0 || b[3] == 0) return out;
+  const V3 from{a[0] / a[3], a[1] / a[3], a[2] / a[3]}, to{b[0] / b[3], b[1] / b[3], b[2] / b[3]};
+  const V3 d = sub(to, from);
+  const double margin = 0.004 * norm(d) * 0.1;
+  double best = INFINITY;
+  auto consider = [&](const Impl::Placed& p, Pick::Kind kind, int index, double bias) {
+    if (p.mesh == nullptr || !s_->visible(p)) return;
+    double box[6];
+    p.mesh->GetBounds(box);
+    // the ray in the item's frame: Rᵀ (x − t), the matrix a rotation (and a uniform scale k)
+    const vtkMatrix4x4* m = p.matrix;
+    double o[3], v[3];
+    for (int i = 0; i < 3; ++i) {
+      o[i] = v[i] = 0;
+      for (int k = 0; k < 3; ++k) {
+        o[i] += m->GetElement(k, i) * (from[static_cast<std::size_t>(k)] - m->GetElement(k, 3));
+        v[i] += m->GetElement(k, i) * d[static_cast<std::size_t>(k)];
+      }
+    }
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 3; ++i) {
+      const double l = box[2 * i] - margin, h = box[2 * i + 1] + margin;
+      if (std::abs(v[i]) < 1e-300) {
+        if (o[i] < l || o[i] > h) return;
+        continue;
+      }
+      double t0 = (l - o[i]) / v[i], t1 = (h - o[i]) / v[i];
+      if (t0 > t1) std::swap(t0, t1);
+      lo = std::max(lo, t0);
+      hi = std::min(hi, t1);
+      if (lo > hi) return;
+    }
+    const double key = lo - bias;
+    if (key < best) {
+      best = key;
+      out.kind = kind;
+      out.index = index;
+      out.position = {from[0] + lo * d[0], from[1] + lo * d[1], from[2] + lo * d[2]};
+    }
+  };
+  const double glyph = 3 * s_->glyphUnit / std::max(1e-300, norm(d));
+  for (std::size_t j = 0; j < s_->joints.size(); ++j) consider(s_->joints[j], Pick::Kind::Joint, static_cast<int>(j), glyph);
+  if (!jointsOnly)
+    for (std::size_t i = 1; i < s_->bodies.size(); ++i) consider(s_->bodies[i], Pick::Kind::Body, static_cast<int>(i), 0.0);
+  return out;
 }
 
 void SceneView::wheelEvent(QWheelEvent* event) {
