@@ -81,7 +81,18 @@ int writeText(const std::string& out, const std::string& text) {
   return kOk;
 }
 
-int writeOut(const lw::Mechanism& m, const std::string& out) { return writeText(out, lw::io::mechanismToString(m)); }
+// in pieces as they are made (a generated grid of 10⁵ parts never has its whole text, nor its
+// JSON tree, in memory); the file replaced only when all of it is written
+int writeOut(const lw::Mechanism& m, const std::string& out) {
+  std::cout.flush();
+  lw::io::OutputFile file;
+  std::string err;
+  const bool ok = file.open(out, err) && lw::io::writeMechanism(m, [&](std::string_view piece) { return file.write(piece, err); }) &&
+                  file.commit(err);
+  if (ok) return kOk;
+  std::cerr << "linkwright-cli: " << err << "\n";
+  return kIoError;
+}
 
 int standardOutputFailed() {
   const int error = errno;

@@ -384,4 +384,6 @@ std::string formatJson(const Json& j) {
   return s;
 }
 
+void formatJsonInto(const Json& j, std::string& out, int indent, std::size_t column) { writePretty(j, out, indent, column); }
+
 }  // namespace lw::io

@@ -39,5 +39,8 @@ void lineColumn(std::string_view text, std::size_t offset, int& line, int& colum
 /// Canonical layout: two-space indent, arrays and small flat objects on one line when they fit
 /// in 100 columns, numbers in shortest round-trip form, integral values without ".0".
 std::string formatJson(const Json& j);
+/// The same layout appended to `out`, for a value written at `column` whose block is indented
+/// `indent` (an item of a large array written one at a time).
+void formatJsonInto(const Json& j, std::string& out, int indent, std::size_t column);
 
 }  // namespace lw::io

@@ -13,7 +13,6 @@ namespace lw::io {
 
 /// The mechanism the JSON describes; problems go to `diagnostics` (errors leave it partial).
 Mechanism decodeMechanism(const Json& root, std::vector<Diagnostic>& diagnostics);
-/// The canonical JSON of m.
-Json encodeMechanism(const Mechanism& m);
+
 
 }  // namespace lw::io

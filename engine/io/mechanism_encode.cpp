@@ -54,6 +54,49 @@ Json schemaItem(const schema::Kind& kind, const schema::Texts& texts) {
 }
 Json refPair(const Ref r[2]) { return Json::array({r[0].str(), r[1].str()}); }
 
+Json encodeBody(const Mechanism& m, const Body& b) {
+  Json o;
+  o["name"] = b.name;
+  if (!b.position.empty() && !allZero(b.position)) o["position"] = vec(b.position);
+  if (m.dimension == 2 && !isZero(b.angle)) o["angle"] = num(b.angle);
+  if (m.dimension == 3 && !b.rotationAxis.empty())
+    o["rotation"] = Json{{"axis", vec(b.rotationAxis)}, {"angle", num(b.rotationAngle)}};
+  o["mass"] = num(b.mass);
+  o["com"] = vec(b.com);
+  switch (b.inertia.form) {
+    case Inertia::Form::Scalar:
+      o["inertia"] = b.inertia.values.empty() ? Json(0) : num(b.inertia.values[0]);
+      break;
+    case Inertia::Form::Diagonal: o["inertia"] = vec(b.inertia.values); break;
+    case Inertia::Form::Full: {
+      Json rows = Json::array();
+      for (std::size_t r = 0; r < 3; ++r)
+        rows.push_back(vec(NumberVector(b.inertia.values.begin() + static_cast<long>(3 * r),
+                                        b.inertia.values.begin() + static_cast<long>(3 * r + 3))));
+      o["inertia"] = rows;
+      break;
+    }
+  }
+  o["points"] = named(b.points);
+  if (!b.vectors.empty()) o["vectors"] = named(b.vectors);
+  switch (b.shape.type) {
+    case Shape::Type::Auto:
+      if (!isZero(b.shape.width)) o["shape"] = Json{{"type", "auto"}, {"width", num(b.shape.width)}};
+      break;
+    case Shape::Type::Sphere: o["shape"] = Json{{"type", "sphere"}, {"radius", num(b.shape.radius)}}; break;
+    case Shape::Type::Box: o["shape"] = Json{{"type", "box"}, {"size", vec(b.shape.size)}}; break;
+    case Shape::Type::None: o["shape"] = Json{{"type", "none"}}; break;
+  }
+  if (!b.color.empty()) o["color"] = b.color;
+  return o;
+}
+
+Json encodeJoint(const Joint& x) {
+  Json o{{"name", x.name}, {"type", toString(x.type)}, {"points", refPair(x.points)}};
+  if (x.axes.size() == 2) o["axes"] = Json::array({x.axes[0].str(), x.axes[1].str()});
+  return o;
+}
+
 Json encode(const Mechanism& m) {
   Json j;
   j["format"] = kFormatName;
@@ -71,51 +114,10 @@ Json encode(const Mechanism& m) {
     if (!m.ground.points.empty()) g["points"] = named(m.ground.points);
     if (!m.ground.vectors.empty()) g["vectors"] = named(m.ground.vectors);
   }
-  Json& bodies = j["bodies"] = Json::array();
-  for (const auto& b : m.bodies) {
-    Json o;
-    o["name"] = b.name;
-    if (!b.position.empty() && !allZero(b.position)) o["position"] = vec(b.position);
-    if (m.dimension == 2 && !isZero(b.angle)) o["angle"] = num(b.angle);
-    if (m.dimension == 3 && !b.rotationAxis.empty())
-      o["rotation"] = Json{{"axis", vec(b.rotationAxis)}, {"angle", num(b.rotationAngle)}};
-    o["mass"] = num(b.mass);
-    o["com"] = vec(b.com);
-    switch (b.inertia.form) {
-      case Inertia::Form::Scalar:
-        o["inertia"] = b.inertia.values.empty() ? Json(0) : num(b.inertia.values[0]);
-        break;
-      case Inertia::Form::Diagonal: o["inertia"] = vec(b.inertia.values); break;
-      case Inertia::Form::Full: {
-        Json rows = Json::array();
-        for (std::size_t r = 0; r < 3; ++r)
-          rows.push_back(vec(NumberVector(b.inertia.values.begin() + static_cast<long>(3 * r),
-                                          b.inertia.values.begin() + static_cast<long>(3 * r + 3))));
-        o["inertia"] = rows;
-        break;
-      }
-    }
-    o["points"] = named(b.points);
-    if (!b.vectors.empty()) o["vectors"] = named(b.vectors);
-    switch (b.shape.type) {
-      case Shape::Type::Auto:
-        if (!isZero(b.shape.width)) o["shape"] = Json{{"type", "auto"}, {"width", num(b.shape.width)}};
-        break;
-      case Shape::Type::Sphere: o["shape"] = Json{{"type", "sphere"}, {"radius", num(b.shape.radius)}}; break;
-      case Shape::Type::Box: o["shape"] = Json{{"type", "box"}, {"size", vec(b.shape.size)}}; break;
-      case Shape::Type::None: o["shape"] = Json{{"type", "none"}}; break;
-    }
-    if (!b.color.empty()) o["color"] = b.color;
-    bodies.push_back(o);
-  }
-  if (!m.joints.empty()) {
-    Json& a = j["joints"] = Json::array();
-    for (const auto& x : m.joints) {
-      Json o{{"name", x.name}, {"type", toString(x.type)}, {"points", refPair(x.points)}};
-      if (x.axes.size() == 2) o["axes"] = Json::array({x.axes[0].str(), x.axes[1].str()});
-      a.push_back(o);
-    }
-  }
+  // the bodies and joints (thousands in a generated grid) are written one at a time by
+  // writeMechanism: here an empty array keeps their place in the key order
+  j["bodies"] = Json::array();
+  if (!m.joints.empty()) j["joints"] = Json::array();
   if (!m.drivers.empty()) {
     Json& a = j["drivers"] = Json::array();
     for (const auto& d : m.drivers) {
@@ -299,6 +301,36 @@ Json encode(const Mechanism& m) {
 
 }  // namespace
 
-Json encodeMechanism(const Mechanism& m) { return encode(m); }
+bool writeMechanism(const Mechanism& m, const std::function<bool(std::string_view)>& sink) {
+  const Json head = encode(m);  // the bodies' and joints' arrays empty: written here item by item
+  std::string s = "{\n";
+  std::size_t i = 0;
+  for (auto it = head.begin(); it != head.end(); ++it, ++i) {
+    const std::string key = Json(it.key()).dump() + ": ";
+    s += "  " + key;
+    const bool bodies = it.key() == "bodies", joints = it.key() == "joints";
+    const std::size_t count = bodies ? m.bodies.size() : joints ? m.joints.size() : 0;
+    if (count == 0) {
+      formatJsonInto(*it, s, 2, 2 + key.size());
+    } else {  // an array of objects: one per line block, as formatJson lays it out
+      s += "[\n";
+      for (std::size_t k = 0; k < count; ++k) {
+        s += "    ";
+        formatJsonInto(bodies ? encodeBody(m, m.bodies[k]) : encodeJoint(m.joints[k]), s, 4, 4);
+        if (k + 1 < count) s += ',';
+        s += '\n';
+        if (s.size() >= (std::size_t{1} << 16)) {
+          if (!sink(s)) return false;
+          s.clear();
+        }
+      }
+      s += "  ]";
+    }
+    if (i + 1 < head.size()) s += ',';
+    s += '\n';
+  }
+  s += "}\n";
+  return sink(s);
+}
 
 }  // namespace lw::io

@@ -34,7 +34,14 @@ LoadResult loadMechanismFile(const std::string& path) {
   return loadMechanismFromString(text);
 }
 
-std::string mechanismToString(const Mechanism& m) { return formatJson(encodeMechanism(m)); }
+std::string mechanismToString(const Mechanism& m) {
+  std::string text;
+  writeMechanism(m, [&](std::string_view piece) {
+    text += piece;
+    return true;
+  });
+  return text;
+}
 
 bool saveMechanismFile(const Mechanism& m, const std::string& path, std::string& error) {
   return writeFileAtomically(path, mechanismToString(m), error);

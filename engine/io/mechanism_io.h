@@ -2,6 +2,7 @@
 // a valid Mechanism, or diagnostics with line, column, JSON path and a sentence. Saving is atomic.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,10 @@ LoadResult loadMechanismFile(const std::string& path);
 
 /// The canonical JSON text of a mechanism (what saveMechanismFile writes).
 std::string mechanismToString(const Mechanism& m);
+/// The same text in pieces to `sink` as they are made: the bodies and joints one at a time, so
+/// that a generated mechanism of 10⁵ parts never has its whole JSON tree (ten times its text) in
+/// memory. False when the sink refused a piece.
+bool writeMechanism(const Mechanism& m, const std::function<bool(std::string_view)>& sink);
 
 /// Writes the canonical text atomically (writeFileAtomically, io/files.h).
 bool saveMechanismFile(const Mechanism& m, const std::string& path, std::string& error);
