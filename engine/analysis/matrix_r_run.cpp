@@ -230,14 +230,9 @@ void runMatrixR(RunContext& run) {
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     // those that leave too slowly to fly again (their bounces would accumulate: Zeno) come to
     // rest: the impact again with e = 0 for them, and their gaps held closed from here on
-    std::vector<int> comingToRest;
-    {
-      Eigen::VectorXd accel;
-      events::contactAccelerations(model.tree, data.z, data.zd, data.zdd, accel);
-      // (a sensitivity, which refuses them, already when a flight is shorter than a step)
-      comingToRest = events::comingToRest(closing, std::vector<double>(imp.normalAfter.data(), imp.normalAfter.data() + imp.normalAfter.size()),
-                                          accel, observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
-    }
+    // (a sensitivity, which refuses them, already when a flight is shorter than a step)
+    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, data.z, data.zd, data.zdd,
+                                                          observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
     if (!comingToRest.empty()) {
       if (observer) return restingRefused(sources, comingToRest, s.t);
       if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp, comingToRest);
@@ -494,28 +489,10 @@ void runMatrixR(RunContext& run) {
       res.status = sys.evaluateAt(s.t, s.x, s.v);
       const int j = res.status.ok() ? resting.pulling() : -1;
       if (j >= 0) {
-        const auto k = static_cast<Eigen::Index>(std::find(resting.held().begin(), resting.held().end(), j) - resting.held().begin());
-        double ta = saved.t, la = k < forcesAtAnchor.size() ? forcesAtAnchor[k] : 0.0, tb = s.t, lb = resting.forces()[k];
-        int kept = 0;  // which end the last two brackets kept (Illinois: halve its value)
-        for (int retake = 0; retake < 40 && res.status.ok() && tb - ta > kEventTime; ++retake) {
-          const double tOpen = la > 0 && la > lb ? ta + (tb - ta) * la / (la - lb) : 0.5 * (ta + tb);
-          res.status = stepAgainTo(std::clamp(tOpen, ta + 0.01 * (tb - ta), tb - 0.01 * (tb - ta)));
-          if (res.status.ok()) res.status = sys.evaluateAt(s.t, s.x, s.v);
-          if (!res.status.ok()) break;
-          const double l = resting.forces()[k];
-          if (std::abs(l) <= resting.forceTolerance()) break;
-          if (l < 0) {
-            tb = s.t;
-            lb = l;
-            if (kept == 1) la *= 0.5;
-            kept = 1;
-          } else {
-            ta = s.t;
-            la = l;
-            if (kept == -1) lb *= 0.5;
-            kept = -1;
-          }
-        }
+        res.status = events::locateOpening(resting, j, saved.t, forcesAtAnchor, s.t, kEventTime, [&](double t) {
+          lw::Status st = stepAgainTo(t);
+          return st.ok() ? sys.evaluateAt(s.t, s.x, s.v) : st;
+        });
         if (!res.status.ok()) {
           restart();
           break;

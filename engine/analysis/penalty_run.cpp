@@ -101,13 +101,8 @@ void runPenalty(RunContext& run) {
     if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
     // those that leave too slowly to fly again come to rest (as in Matrix R's run): the impact
     // again with e = 0 for them, and their gaps held closed by the penalty from here on
-    std::vector<int> comingToRest;
-    {
-      Eigen::VectorXd accel;
-      events::contactAccelerations(model.tree, pd.z, pd.zd, pd.zdd, accel);
-      comingToRest = events::comingToRest(closing, std::vector<double>(imp.normalAfter.data(), imp.normalAfter.data() + imp.normalAfter.size()),
-                                          accel, observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
-    }
+    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, pd.z, pd.zd, pd.zdd,
+                                                          observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
     if (!comingToRest.empty()) {
       if (observer) return events::restingRefused(sources, comingToRest, pd.t);
       if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp, comingToRest);
@@ -201,33 +196,14 @@ void runPenalty(RunContext& run) {
       res.status = measureHeld();
       const int j = res.status.ok() ? resting.pulling() : -1;
       if (j >= 0) {
-        const auto k = static_cast<Eigen::Index>(std::find(resting.held().begin(), resting.held().end(), j) - resting.held().begin());
-        double ta = acceptedT, la = k < forcesAtAccepted.size() ? forcesAtAccepted[k] : 0.0, tb = pd.t, lb = resting.forces()[k];
-        int kept = 0;  // which end the last brackets kept (Illinois: halve its value)
-        for (int retake = 0; retake < 40 && res.status.ok() && tb - ta > kEventTime; ++retake) {
-          const double tOpen = std::clamp(la > 0 && la > lb ? ta + (tb - ta) * la / (la - lb) : 0.5 * (ta + tb), ta + 0.01 * (tb - ta),
-                                          tb - 0.01 * (tb - ta));
-          pd.t = acceptedT;
+        res.status = events::locateOpening(resting, j, acceptedT, forcesAtAccepted, pd.t, kEventTime, [&](double t) {
+          pd.t = acceptedT;  // the step again from its start
           pd.z = acceptedZ;
           pd.zd = acceptedZd;
           pd.zdd = acceptedZdd;
-          res.status = dyn::penaltyStep(model.tree, pd, tOpen - acceptedT);
-          if (res.status.ok()) res.status = measureHeld();
-          if (!res.status.ok()) break;
-          const double l = resting.forces()[k];
-          if (std::abs(l) <= resting.forceTolerance()) break;
-          if (l < 0) {
-            tb = pd.t;
-            lb = l;
-            if (kept == 1) la *= 0.5;
-            kept = 1;
-          } else {
-            ta = pd.t;
-            la = l;
-            if (kept == -1) lb *= 0.5;
-            kept = -1;
-          }
-        }
+          lw::Status st = dyn::penaltyStep(model.tree, pd, t - acceptedT);
+          return st.ok() ? measureHeld() : st;
+        });
         opening = j;
       }
       if (!res.status.ok()) {

@@ -108,16 +108,45 @@ int RestingContacts::pulling() const {
   return worst;
 }
 
+Status locateOpening(RestingContacts& resting, int gap, double t0, const Eigen::VectorXd& atStart, double t1, double timeTolerance,
+                     const std::function<Status(double)>& forceAt) {
+  const auto k = static_cast<Eigen::Index>(std::find(resting.held().begin(), resting.held().end(), gap) - resting.held().begin());
+  double ta = t0, la = k < atStart.size() ? atStart[k] : 0.0, tb = t1, lb = resting.forces()[k];
+  int kept = 0;  // which end the last two brackets kept (Illinois: halve the other's value)
+  for (int retake = 0; retake < 40 && tb - ta > timeTolerance; ++retake) {
+    const double secant = la > 0 && la > lb ? ta + (tb - ta) * la / (la - lb) : 0.5 * (ta + tb);
+    const double t = std::clamp(secant, ta + 0.01 * (tb - ta), tb - 0.01 * (tb - ta));
+    if (Status s = forceAt(t); !s.ok()) return s;
+    const double l = resting.forces()[k];
+    if (std::abs(l) <= resting.forceTolerance()) break;
+    if (l < 0) {
+      tb = t;
+      lb = l;
+      if (kept == 1) la *= 0.5;
+      kept = 1;
+    } else {
+      ta = t;
+      la = l;
+      if (kept == -1) lb *= 0.5;
+      kept = -1;
+    }
+  }
+  return {};
+}
+
 double restingOmega(const ResolvedMechanism& m) {
   return 10 * std::sqrt(std::max(1.0, m.gravity.norm()) / std::max(1e-3, m.lengthScale()));
 }
 
-std::vector<int> comingToRest(const std::vector<int>& closing, const std::vector<double>& after, const Eigen::VectorXd& accel, double flight,
-                              double resting) {
+std::vector<int> comingToRest(const dyn::RecursiveModel& tree, const std::vector<int>& closing, const ImpactOn<double>& imp,
+                              const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double flight, double resting) {
+  Eigen::VectorXd accel;
+  contactAccelerations(tree, z, zd, zdd, accel);
   std::vector<int> out;
   for (std::size_t j = 0; j < closing.size(); ++j) {
-    const double a = accel[closing[j]], next = a < 0 ? 2 * after[j] / -a : INFINITY;
-    if (after[j] < resting || next < flight) out.push_back(closing[j]);
+    const double after = imp.normalAfter[static_cast<Eigen::Index>(j)], a = accel[closing[j]];
+    const double next = a < 0 ? 2 * after / -a : INFINITY;
+    if (after < resting || next < flight) out.push_back(closing[j]);
   }
   return out;
 }

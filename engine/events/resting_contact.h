@@ -12,6 +12,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "dynamics/matrix_r.h"
 #include "dynamics/penalty.h"
 #include "events/contact_gaps.h"
+#include "events/impact_law.h"
 #include "numeric/jet.h"
 
 namespace lw::events {
@@ -63,14 +65,21 @@ class RestingContacts final : public dyn::ExtraConstraints {
   std::vector<kin::Jet> zj_, g_;
 };
 
+/// Where held gap `gap` opens inside a step from t0 (its forces `atStart`, held() order then) to
+/// t1 (forces() now, pulling): the Illinois rule on its force between them, `forceAt(t)` taking
+/// the step again from its start to t and measuring the forces there (forces() after it). The run
+/// is left at the last time tried, within `timeTolerance` of the zero or where the force is within
+/// forceTolerance() of it.
+Status locateOpening(RestingContacts& resting, int gap, double t0, const Eigen::VectorXd& atStart, double t1, double timeTolerance,
+                     const std::function<Status(double)>& forceAt);
+
 /// The Baumgarte rate for a mechanism: 10 √(g/L) (L its length scale, g at least 1 m/s²).
 double restingOmega(const ResolvedMechanism& m);
 
-/// The contacts among `closing` (gap indices) that come to rest after an impact that left them
-/// with the normal velocities `after` (in `closing` order) at accelerations `accel` (every gap's
-/// r̈): those whose next flight 2ṙ⁺/|r̈⁺| would be shorter than `flight` or that leave slower than
-/// `resting` (a bounce that the next ones would follow without end).
-std::vector<int> comingToRest(const std::vector<int>& closing, const std::vector<double>& after, const Eigen::VectorXd& accel, double flight,
-                              double resting);
+/// The contacts among `closing` (gap indices) that come to rest after the impact `imp` left the
+/// mechanism at (z, ż, z̈): those whose next flight 2ṙ⁺/|r̈⁺| would be shorter than `flight`, or
+/// that leave slower than `resting` (a bounce that the next ones would follow without end).
+std::vector<int> comingToRest(const dyn::RecursiveModel& tree, const std::vector<int>& closing, const ImpactOn<double>& imp,
+                              const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double flight, double resting);
 
 }  // namespace lw::events
