@@ -7,11 +7,17 @@
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
+#include <QDir>
 #include <QTest>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
 
 #include "analysis/kinematics_run.h"
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
+#include "mechanism/generators.h"
 #include "main_window.h"
 #include "scene/scene_builder.h"
 #include "view3d/scene_view.h"
@@ -61,6 +67,35 @@ void playback(benchmark::State& state, const std::string& name) {
   state.counters["software_gl"] = w.sceneView()->softwareRenderer() ? 1 : 0;
 }
 
+// Opening a mechanism of 10⁴ bodies (issue 37 target: grid 100 × 100 within 10 s and 2 GB): the
+// file read, the window filled, shown and its 3D view drawn once (grabImage), then closed; the
+// process's peak resident memory as a counter. The time is to the view drawn (the structure's
+// analysis goes on on its worker, which closing the window then waits for). One iteration.
+void openLarge(benchmark::State& state, int columns, int rows) {
+  const std::string file = QDir::temp().filePath(QString("lw-bench-grid-%1x%2.json").arg(columns).arg(rows)).toStdString();
+  std::string error;
+  if (!io::saveMechanismFile(generate::grid(columns, rows), file, error)) return state.SkipWithError(error.c_str());
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    lw::app::MainWindow w;
+    w.resize(1280, 800);
+    if (!w.openFile(QString::fromStdString(file), false)) return state.SkipWithError("not opened");
+    const auto opened = std::chrono::steady_clock::now();
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return state.SkipWithError("no window");
+    const auto shown = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(w.sceneView()->grabImage());
+    state.counters["opened_s"] = std::chrono::duration<double>(opened - start).count();
+    state.counters["shown_s"] = std::chrono::duration<double>(shown - start).count();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  state.counters["peak_MB"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  state.counters["parts"] = static_cast<double>(2 * columns * rows + columns + rows + 3 * columns * rows + columns + rows);
+  std::remove(file.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +105,7 @@ int main(int argc, char** argv) {
                         "spatial-four-bar", "spatial-four-bar-swing", "rssr", "ten-bar-chain", "buggy", "bouncing-ball", "grid-1x15"})
     benchmark::RegisterBenchmark((std::string("PlaybackRender/") + s).c_str(), playback, std::string(s))
         ->Unit(benchmark::kMillisecond)->MinTime(0.5)->UseRealTime();
+  benchmark::RegisterBenchmark("WindowOpen/grid-100x100", openLarge, 100, 100)->Unit(benchmark::kSecond)->Iterations(1)->UseManualTime();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
