@@ -26,6 +26,7 @@
 #include <numbers>
 
 #include "analysis/crank_drag.h"
+#include "io/mechanism_io.h"
 #include "mechanism/edits.h"
 #include "kinematics/natural_model.h"
 #include "mechanism/resolved.h"
@@ -834,6 +835,32 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
   // Undo: the drawing and the pivot as before
   w.undoStack()->undo();
   EXPECT_NEAR(w.mechanism()->ground.points[1].value[0].value, 4.0, 1e-12);
+  // a body whose stored pose is an expression cannot take the pose shown: the edit is refused
+  // with the reason (and how to edit it: Reset Pose), nothing changed
+  {
+    lw::Mechanism m = *w.mechanism();
+    lw::Parameter p;
+    p.name = "coupler_angle";
+    p.value = m.bodies[1].angle;
+    m.parameters.push_back(p);
+    m.bodies[1].angle = lw::Number::expr("coupler_angle");
+    w.replaceMechanism(m);
+  }
+  turnCrank();
+  const std::string before = lw::io::mechanismToString(*w.mechanism());
+  const int index = w.undoStack()->index();  // (count() keeps the undone step above it)
+  lw::test::drag(v, {{4, 0}, {4.1, 0}, {4.2, 0}, {4.3, 0}}, Qt::ShiftModifier);
+  EXPECT_EQ(w.undoStack()->index(), index);
+  EXPECT_EQ(lw::io::mechanismToString(*w.mechanism()), before);
+  const QString said = w.statusBar()->currentMessage();
+  EXPECT_TRUE(said.contains(QString::fromStdString(w.mechanism()->bodies[1].name) + "'s pose is an expression")) << said.toStdString();
+  EXPECT_TRUE(said.contains("Reset Pose (Home)")) << said.toStdString();
+  // Reset Pose, then the same edit is made in the drawn position
+  trigger(w, "SketchResetPose");
+  lw::test::drag(v, {{4, 0}, {4.1, 0}, {4.2, 0}, {4.3, 0}}, Qt::ShiftModifier);
+  EXPECT_EQ(w.undoStack()->index(), index + 1) << w.statusBar()->currentMessage().toStdString();
+  EXPECT_NEAR(w.mechanism()->ground.points[1].value[0].value, 4.3, 1e-9);
+  EXPECT_EQ(w.mechanism()->bodies[1].angle.expression.text(), "coupler_angle") << "the expression kept";
 }
 
 }  // namespace
