@@ -86,7 +86,7 @@ void PlaybackPresenter::addImpactMarkers(scene::SceneFrame& frame, int row) cons
   const double size = 0.25 * m.lengthScale();
   for (const auto& e : results->events) {
     const double age = t - e.t;
-    if (age < 0 || age > kFlash) continue;
+    if (age < 0 || age > kFlash || e.kind == "opens") continue;  // a contact letting go strikes nothing
     for (const auto& name : e.contacts) {
       const auto c = std::find_if(m.contacts.begin(), m.contacts.end(), [&](const ResolvedMechanism::Contact& x) { return x.name == name; });
       if (c == m.contacts.end() || !c->point.valid() || !c->planeNormal.valid()) continue;
