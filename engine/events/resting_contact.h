@@ -50,7 +50,6 @@ class RestingContacts final : public dyn::ExtraConstraints {
   const Eigen::VectorXd& forces() const { return force_; }
   /// The held gap whose force pulls most (below −tolerance), or −1: it opens.
   int pulling() const;
-  double omega() const { return omega_; }
   /// A force this small (1e-9 of the mechanism's weight times its size) counts as zero.
   double forceTolerance() const { return forceTolerance_; }
 
