@@ -71,9 +71,19 @@ struct RecursiveData::Buffers {
   ColumnFrames columns;
   std::vector<CutGeometry> cut;
   std::vector<double> blocks;  // loopJacobian's Φ_z blocks
-  // jets and jet frames by call site (a kernel's slot number): the seeded z of one kernel is not
+  // jets and jet frames by call site (a kernel's slot): the seeded z of one kernel is not
   // overwritten by another it calls
-  static constexpr int kSlots = 36;
+  enum Slot : int {
+    kJacobianRows, kJacobianZ, kJacobianSeed,             // loopJacobianBlocks
+    kJacobianFrames, kJacobianColumn,                     // loopJacobianBlocks, through frames
+    kPhiTFrames, kPhiTRows, kPhiTSeed,                    // loopPhiT
+    kRatesRows, kRatesSeed,                               // loopRates
+    kVelocityFrames, kVelocitySeed,                       // bodyVelocities
+    kPointJacobianFrames, kPointJacobianColumn,           // pointJacobian, off the unit sphere
+    kPointFrames, kPointSeed, kPointAccelSeed, kPointAccelFrames,  // pointState
+    kSnapshotRows, kSnapshotSeed,                         // motionSnapshot
+    kSlots
+  };
   std::array<std::vector<kin::Jet>, kSlots> jets;
   std::array<std::vector<detail::Frame<kin::Jet>>, kSlots> jetFrames;
   // Matrix R's mass matrix, reduced mass, energies and powers (matrix_r.cpp)

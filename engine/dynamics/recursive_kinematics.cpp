@@ -344,10 +344,10 @@ void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eige
   Buffers& b = data.buffers();
   resetColumns(m, b, z);
   ColumnFrames& cf = b.columns;
-  auto& out = scratch<Jet, 1>(b);
+  auto& out = scratch<Jet, Buffers::kJacobianRows>(b);
   out.resize(static_cast<std::size_t>(m.nrows));
-  auto& zj = scratch<Jet, 2>(b);
-  zj = seeded<3>(b, z, nullptr, -1);
+  auto& zj = scratch<Jet, Buffers::kJacobianZ>(b);
+  zj = seeded<Buffers::kJacobianSeed>(b, z, nullptr, -1);
   // cut pins, spherical and revolute joints: their rows differentiated in closed form from the
   // joint's points and axes (the common case; the others go through Jet frames)
   std::vector<CutGeometry>& cut = b.cut;
@@ -380,9 +380,9 @@ void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eige
     const auto& columns = m.blockColumns[k];  // the blocks this node's coordinates enter
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
       // off the unit sphere R(q) is not a rotation: these columns take the full recursion
-      auto& f = scratch<Frame<Jet>, 4>(b);
+      auto& f = scratch<Frame<Jet>, Buffers::kJacobianFrames>(b);
       for (int i = 0; i < n.nz; ++i) {
-        const auto& zs = seeded<5>(b, z, nullptr, n.z + i);
+        const auto& zs = seeded<Buffers::kJacobianColumn>(b, z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         constraintRows<Jet>(m, m.numbers, f, zs.data(), Jet(t), out.data());
         for (const auto& column : columns) {
@@ -456,15 +456,15 @@ void loopJacobian(const RecursiveModel& m, RecursiveData& data, const Eigen::Vec
 void loopPhiT(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, double t, Eigen::VectorXd& phiT) {
   phiT.resize(m.nrows);
   Buffers& b = data.buffers();
-  auto& f = scratch<Frame<Jet>, 6>(b);
-  auto& out = scratch<Jet, 7>(b);
+  auto& f = scratch<Frame<Jet>, Buffers::kPhiTFrames>(b);
+  auto& out = scratch<Jet, Buffers::kPhiTRows>(b);
   out.resize(static_cast<std::size_t>(m.nrows));
   phiT.setZero();
   // only the drivers read the time (cut joints and unit quaternions do not)
   bool driven = false;
   for (const auto& c : m.constraints) driven = driven || c.kind == LoopConstraint::Kind::Driver;
   if (!driven) return;
-  const auto& z0 = seeded<8>(b, z, nullptr, -1);
+  const auto& z0 = seeded<Buffers::kPhiTSeed>(b, z, nullptr, -1);
   computeFrames<Jet>(m, z0.data(), f);
   for (const auto& c : m.constraints) {
     if (c.kind != LoopConstraint::Kind::Driver) continue;
@@ -475,8 +475,8 @@ void loopPhiT(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorX
 
 void motionSnapshot(const RecursiveModel& m, RecursiveData& data, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, double t, MotionSnapshot& out) {
   Buffers& b = data.buffers();
-  auto& rows = scratch<Jet, 34>(b);
-  const auto& zv = seeded<35>(b, z, &zd, -1);
+  auto& rows = scratch<Jet, Buffers::kSnapshotRows>(b);
+  const auto& zv = seeded<Buffers::kSnapshotSeed>(b, z, &zd, -1);
   const auto& f = jetFramesAlong(m, data, z.data(), zd.data());
   const auto& bodies = m.numbers.mech.bodies;
   const auto nb = static_cast<Eigen::Index>(bodies.size());
@@ -587,10 +587,10 @@ void loopRates(const RecursiveModel& m, RecursiveData& data, const Eigen::Vector
   loopPhiT(m, data, z, t, phiT);
   Buffers& b = data.buffers();
   c.resize(m.nrows);
-  auto& out = scratch<Jet, 12>(b);
+  auto& out = scratch<Jet, Buffers::kRatesRows>(b);
   out.resize(static_cast<std::size_t>(m.nrows));
   // d²/ds² Φ(z + s ż, t + s) = Φ̇_z ż + Φ̇_t  (the acceleration term with z̈ = 0)
-  const auto& zv = seeded<13>(b, z, &zd, -1);
+  const auto& zv = seeded<Buffers::kRatesSeed>(b, z, &zd, -1);
   const auto& f = jetFramesAlong(m, data, z.data(), zd.data());
   constraintRows<Jet>(m, m.numbers, f, zv.data(), Jet(t, 1, 0), out.data(), wanted);
   for (int r = 0; r < m.nrows; ++r) c[r] = -out[static_cast<std::size_t>(r)].dd;
@@ -602,8 +602,8 @@ void bodyVelocities(const RecursiveModel& m, RecursiveData& data, const Eigen::V
   const auto nb = static_cast<Eigen::Index>(m.numbers.mech.bodies.size());
   V.setZero(6 * nb);
   Vdot0.setZero(6 * nb);
-  auto& f = scratch<Frame<Jet>, 14>(b);
-  const auto& zv = seeded<15>(b, z, &zd, -1);
+  auto& f = scratch<Frame<Jet>, Buffers::kVelocityFrames>(b);
+  const auto& zv = seeded<Buffers::kVelocitySeed>(b, z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   for (Eigen::Index k = 1; k < nb; ++k) {
     const auto& body = m.numbers.mech.bodies[static_cast<std::size_t>(k)];
@@ -683,9 +683,9 @@ void pointJacobian(const RecursiveModel& m, RecursiveData& data, int body, const
   for (int k = m.nodeOfBody[static_cast<std::size_t>(body)]; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
     const Node& n = m.nodes[static_cast<std::size_t>(k)];
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
-      auto& f = scratch<Frame<Jet>, 17>(b);  // R(q) is not a rotation off the unit sphere: full recursion
+      auto& f = scratch<Frame<Jet>, Buffers::kPointJacobianFrames>(b);  // R(q) is not a rotation off the unit sphere: full recursion
       for (int i = 0; i < n.nz; ++i) {
-        const auto& zs = seeded<18>(b, z, nullptr, n.z + i);
+        const auto& zs = seeded<Buffers::kPointJacobianColumn>(b, z, nullptr, n.z + i);
         computeFrames<Jet>(m, zs.data(), f);
         const V3<Jet> Pj = worldPoint(f[static_cast<std::size_t>(body)], p_B);
         J.col(n.z + i) << Pj[0].d, Pj[1].d, Pj[2].d;
@@ -703,15 +703,15 @@ void pointState(const RecursiveModel& m, RecursiveData& data, int body, const Ei
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
                 Eigen::Vector3d* a) {
   Buffers& b = data.buffers();
-  auto& f = scratch<Frame<Jet>, 19>(b);
-  const auto& zv = seeded<20>(b, z, &zd, -1);
+  auto& f = scratch<Frame<Jet>, Buffers::kPointFrames>(b);
+  const auto& zv = seeded<Buffers::kPointSeed>(b, z, &zd, -1);
   computeFrames<Jet>(m, zv.data(), f);
   const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
   if (r) *r = {P[0].v, P[1].v, P[2].v};
   if (v) *v = {P[0].d, P[1].d, P[2].d};
   if (a) {
-    const auto& za = seeded<21>(b, z, &zdd, -1);
-    auto& fa = scratch<Frame<Jet>, 22>(b);
+    const auto& za = seeded<Buffers::kPointAccelSeed>(b, z, &zdd, -1);
+    auto& fa = scratch<Frame<Jet>, Buffers::kPointAccelFrames>(b);
     computeFrames<Jet>(m, za.data(), fa);
     const V3<Jet> Pa = worldPoint(fa[static_cast<std::size_t>(body)], p_B);
     *a = {Pa[0].d + P[0].dd, Pa[1].d + P[1].dd, Pa[2].d + P[2].dd};
