@@ -23,8 +23,12 @@ using Cplx = std::complex<double>;
 constexpr int kLanes = num::kChunk;
 template <class S> using Vec = dyn::VectorOn<S>;
 
-// what every method shares: the mechanism compiled, its outputs and the chosen costs
+// what every method shares: the mechanism compiled, its outputs and the chosen costs. The model
+// points into `resolved`: a Study stays where it was made (no copy, no move)
 struct Study {
+  Study() = default;
+  Study(const Study&) = delete;
+  Study& operator=(const Study&) = delete;
   const Mechanism* mechanism = nullptr;
   ResolvedMechanism resolved;
   dyn::MatrixRModel model;
