@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QListWidget>
+#include <QMenu>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -866,6 +867,70 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
 }  // namespace
 
 namespace {
+
+bool pickAction(QMenu* menu, const char* name) {
+  auto* a = menu->findChild<QAction*>(name);
+  const bool ok = a && a->isEnabled();
+  if (ok) a->trigger();
+  menu->deleteLater();
+  QApplication::processEvents();
+  return ok;
+}
+
+// A targets cost's targets could only be dragged (issue 36): a cross is removed from its context
+// menu (not the last: the cost keeps one), and a target is added where the user right-clicks, to
+// a cost with free timing; each one undo step
+TEST_F(SketchTest, TargetsAreAddedToAndRemovedFromACostInTheSketch) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 2, 1);
+  drawFourBar(w);
+  {
+    lw::Mechanism m = *w.mechanism();
+    lw::Output o;
+    o.name = "coupler";
+    o.type = lw::Output::Type::PointPosition;
+    o.point = {m.bodies[1].name, m.bodies[1].points[1].name};
+    m.outputs.push_back(o);
+    lw::Cost c;
+    c.name = "path";
+    c.type = lw::Cost::Type::Targets;
+    c.timing = lw::Cost::Timing::Free;
+    c.output = "coupler";
+    for (const auto& [x, y] : {std::pair{1.0, 2.5}, {2.0, 2.8}, {3.0, 2.6}}) {
+      lw::Cost::Target t;
+      t.at = {x, y};
+      c.targets.push_back(t);
+    }
+    m.costs.push_back(c);
+    w.replaceMechanism(m);
+  }
+  trigger(w, "ToolSelect");
+  const int index = w.undoStack()->index();
+  // remove the middle one
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 2.0, 2.8)), "RemoveCostTarget"));
+  ASSERT_EQ(w.mechanism()->costs[0].targets.size(), 2u);
+  EXPECT_EQ(w.mechanism()->costs[0].targets[1].at[0], 3.0);
+  EXPECT_EQ(w.undoStack()->index(), index + 1);
+  // add one at (2.5, 3.2), where nothing is
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 2.5, 3.2)), "AddCostTarget"));
+  ASSERT_EQ(w.mechanism()->costs[0].targets.size(), 3u);
+  const auto& added = w.mechanism()->costs[0].targets[2].at;
+  EXPECT_NEAR(added[0], 2.5, 0.01);
+  EXPECT_NEAR(added[1], 3.2, 0.01);
+  // the last one cannot be removed: the action is there, disabled, with the reason
+  w.undoStack()->undo();
+  w.undoStack()->undo();
+  ASSERT_EQ(w.mechanism()->costs[0].targets.size(), 3u);
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 1.0, 2.5)), "RemoveCostTarget"));
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 2.0, 2.8)), "RemoveCostTarget"));
+  ASSERT_EQ(w.mechanism()->costs[0].targets.size(), 1u);
+  QMenu* menu = v->contextMenuAt(at(v, 3.0, 2.6));
+  auto* last = menu->findChild<QAction*>("RemoveCostTarget");
+  ASSERT_NE(last, nullptr);
+  EXPECT_FALSE(last->isEnabled());
+  EXPECT_TRUE(last->toolTip().contains("delete the cost itself")) << last->toolTip().toStdString();
+  menu->deleteLater();
+}
 
 // The Jansen leg at 1280×800 was drawn 130 px tall under 180 px of banner, group legend and
 // four-bar lines (issue 36 item 8): the overlay collapses to its banner in a short view, and a

@@ -162,6 +162,43 @@ QMenu* SketchView::contextMenuAt(const QPoint& viewPos) {
     menu->addAction(tr("Cancel Target Path"), this, [this] { cancelTargetPath(); })->setObjectName("CancelTargetPath");
     return menu;
   }
+  // a targets cost's cross under the mouse: removed (a cost keeps one at least); elsewhere a
+  // target added here to each cost whose targets count wherever the point passes (free timing:
+  // a timed target would need its time)
+  if (const auto under = costTargetAt(viewPos)) {
+    const auto [c, i] = *under;
+    const Cost& cost = m_.costs[c];
+    QAction* a = menu->addAction(tr("Remove Target %1 of %2").arg(i + 1).arg(QString::fromStdString(cost.name)), this, [this, c = c, i = i] {
+      Mechanism after = m_;
+      auto& targets = after.costs[c].targets;
+      targets.erase(targets.begin() + static_cast<long>(i));
+      edit::EditResult r;
+      r.ok = true;
+      r.description = "Remove target " + std::to_string(i + 1) + " of " + after.costs[c].name;
+      emitEdit(after, r);
+    });
+    a->setObjectName("RemoveCostTarget");
+    a->setEnabled(cost.targets.size() > 1);
+    if (!a->isEnabled()) a->setToolTip(tr("A cost keeps one target at least: delete the cost itself in the model tree"));
+  } else {
+    const Eigen::Vector2d here = world(viewPos);
+    for (std::size_t c = 0; c < m_.costs.size(); ++c) {
+      const Cost& cost = m_.costs[c];
+      if (cost.type != Cost::Type::Targets || cost.timing != Cost::Timing::Free) continue;
+      QAction* a = menu->addAction(tr("Add Target to %1 Here").arg(QString::fromStdString(cost.name)), this, [this, c, here] {
+        Mechanism after = m_;
+        Cost::Target t;
+        t.at = {here.x(), here.y()};
+        after.costs[c].targets.push_back(t);
+        edit::EditResult r;
+        r.ok = true;
+        r.description = "Add a target to " + after.costs[c].name;
+        emitEdit(after, r);
+      });
+      a->setObjectName("AddCostTarget");
+      a->setToolTip(tr("The point should pass through here too (wherever along its path)"));
+    }
+  }
   std::optional<edit::SketchPoint> hit;
   snap(viewPos, &hit);
   if (hit && !hit->ground()) {
