@@ -341,4 +341,45 @@ EditResult parameteriseLength(Mechanism& m, std::string body) {
   return r;
 }
 
+EditResult parameteriseGroundDistance(Mechanism& m, std::string from, std::string to) {
+  EditResult r;
+  auto find = [&](const std::string& name) {
+    return std::find_if(m.ground.points.begin(), m.ground.points.end(), [&](const NamedVector& p) { return p.name == name; });
+  };
+  const auto a = find(from), e = find(to);
+  if (a == m.ground.points.end() || e == m.ground.points.end()) {
+    r.error = "there is no ground point '" + (a == m.ground.points.end() ? from : to) + "'";
+    return r;
+  }
+  if (a == e) {
+    r.error = "ground point '" + from + "' has no distance to itself";
+    return r;
+  }
+  const auto literal = [](const NumberVector& v) { return std::all_of(v.begin(), v.end(), [](const Number& n) { return n.isLiteral(); }); };
+  if (!literal(a->value) || !literal(e->value) || a->value.size() != e->value.size()) {
+    r.error = "ground points '" + from + "' and '" + to + "': one of them is an expression already; edit its parameters";
+    return r;
+  }
+  double length = 0;
+  for (std::size_t c = 0; c < a->value.size(); ++c) length += std::pow(e->value[c].value - a->value[c].value, 2);
+  length = std::sqrt(length);
+  if (length < 1e-9) {
+    r.error = "ground points '" + from + "' and '" + to + "' coincide";
+    return r;
+  }
+  Parameter p;
+  p.name = freshParameterName(m, "ground_" + from + "_" + to);
+  p.value = Number(length);
+  p.unit = "m";
+  p.description = "distance between the ground pivots " + from + " and " + to;
+  defaultRange(p, length);
+  const NumberVector start = a->value, end = e->value;
+  for (std::size_t c = 0; c < start.size(); ++c) e->value[c] = affine(start[c].value, (end[c].value - start[c].value) / length, p.name);
+  m.parameters.push_back(p);
+  r.ok = true;
+  r.item = p.name;
+  r.description = "Parameterise the distance from ground." + from + " to ground." + to;
+  return r;
+}
+
 }  // namespace lw::edit

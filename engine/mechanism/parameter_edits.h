@@ -43,5 +43,9 @@ EditResult makeDesignParameter(Mechanism& m, const std::string& path);
 /// centre of mass where it lies midway) become expressions of it, so that the link stays a
 /// straight link of that length when the value changes.
 EditResult parameteriseLength(Mechanism& m, std::string body);
+/// The ground's link: the distance from ground point `from` to ground point `to` becomes a design
+/// parameter ("ground_FROM_TO", its value the distance now, the default range), `to` written as
+/// from + L·u along their present direction u; what is pinned at `to` follows it.
+EditResult parameteriseGroundDistance(Mechanism& m, std::string from, std::string to);
 
 }  // namespace lw::edit

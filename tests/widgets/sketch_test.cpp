@@ -932,6 +932,31 @@ TEST_F(SketchTest, TargetsAreAddedToAndRemovedFromACostInTheSketch) {
   menu->deleteLater();
 }
 
+// The ground's link could not be made a parameter (issue 36): right-click a ground pivot >
+// Parameterise Distance from O1 to O2; a new value moves the pivot, the mechanism assembled onto it
+TEST_F(SketchTest, TheGroundLinksLengthIsParameterisedFromItsPivot) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 2, 1);
+  drawFourBar(w);
+  trigger(w, "ToolSelect");
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 4.0, 0.0)), "ParameteriseGroundDistance"));
+  const lw::Mechanism& m = *w.mechanism();
+  ASSERT_EQ(m.parameters.size(), 1u);
+  const std::string name = m.parameters[0].name;
+  EXPECT_EQ(name, "ground_" + m.ground.points[0].name + "_" + m.ground.points[1].name);
+  EXPECT_NEAR(m.parameters[0].value.value, 4.0, 1e-12);
+  ASSERT_TRUE(w.editParameterField(0, "value", "4.4"));
+  lw::Diagnostics d;
+  const auto r = lw::resolve(*w.mechanism(), d);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NEAR(r->bodies[0].points[1].x(), 4.4, 1e-12);
+  for (const auto& j : r->joints) EXPECT_LT(r->storedJointGap(j), 1e-8) << j.name;
+  w.undoStack()->undo();
+  w.undoStack()->undo();
+  EXPECT_TRUE(w.mechanism()->parameters.empty());
+  EXPECT_TRUE(w.mechanism()->ground.points[1].value[0].isLiteral());
+}
+
 // The Jansen leg at 1280×800 was drawn 130 px tall under 180 px of banner, group legend and
 // four-bar lines (issue 36 item 8): the overlay collapses to its banner in a short view, and a
 // click on the banner shows it all again.

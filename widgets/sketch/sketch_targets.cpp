@@ -208,6 +208,22 @@ QMenu* SketchView::contextMenuAt(const QPoint& viewPos) {
     a->setObjectName("AddTargetPath");
     a->setToolTip(tr("Click the positions this point should pass through: they become a cost to tune"));
   }
+  // a ground pivot: its distance to each other one (the ground's link) as a design parameter
+  if (hit && hit->ground()) {
+    const std::string here = hit->point;
+    for (const auto& other : m_.ground.points) {
+      if (other.name == here) continue;
+      const std::string from = other.name;
+      QAction* a = menu->addAction(tr("Parameterise Distance from %1 to %2").arg(QString::fromStdString(from), QString::fromStdString(here)), this,
+                                   [this, from, here] {
+                                     Mechanism after = m_;
+                                     emitEdit(after, edit::parameteriseGroundDistance(after, from, here));
+                                   });
+      a->setObjectName("ParameteriseGroundDistance");
+      a->setToolTip(tr("The ground link's length becomes a design parameter: %1 moves along the line from %2 when it changes")
+                        .arg(QString::fromStdString(here), QString::fromStdString(from)));
+    }
+  }
   if (const auto body = bodyAt(viewPos)) {
     const std::string b = *body;
     QAction* a = menu->addAction(tr("Parameterise Length of %1").arg(QString::fromStdString(b)), this, [this, b] {

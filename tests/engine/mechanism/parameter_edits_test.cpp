@@ -186,5 +186,41 @@ TEST(ParameterEdits, AParameterisedLinkStaysALinkOfThatLength) {
   EXPECT_FALSE(parameteriseLength(m, "nothing").ok);
 }
 
+// the ground's link (issue 36): the distance between two ground pivots as a parameter, the
+// moved pivot along their line, the rocker pinned there following it
+TEST(ParameterEdits, TheGroundLinksLengthIsAParameter) {
+  Mechanism m = drawnFourBar();
+  ASSERT_EQ(m.ground.points.size(), 2u);
+  const std::string a = m.ground.points[0].name, dName = m.ground.points[1].name;
+  const auto before = fieldValues(m);
+  const auto r = parameteriseGroundDistance(m, a, dName);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.item, "ground_" + a + "_" + dName);
+  const Parameter& p = m.parameters.back();
+  EXPECT_NEAR(p.value.value, 4.0, 1e-12);
+  EXPECT_EQ(p.min, 2.0);
+  EXPECT_EQ(p.max, 6.0);
+  EXPECT_EQ(m.ground.points[1].value[0].expression.text(), r.item);
+  auto after = fieldValues(m);
+  for (const auto& [path, v] : before) EXPECT_NEAR(after.at(path), v, 1e-12) << path;
+  // 4.4 m: the pivot at (4.4, 0), the rocker reassembled onto it
+  Mechanism wider = m;
+  Parameter q = p;
+  q.value = 4.4;
+  ASSERT_TRUE(changeParameter(wider, r.item, q).ok);
+  const auto closed = analysis::closeOpenedJoints(m, wider);
+  ASSERT_TRUE(closed.ok) << closed.error;
+  Diagnostics d;
+  const auto res = resolve(wider, d);
+  ASSERT_TRUE(res.has_value());
+  EXPECT_NEAR(res->bodies[0].points[1].x(), 4.4, 1e-12);  // the ground's points, in world
+  EXPECT_NEAR(res->bodies[0].points[1].y(), 0.0, 1e-12);
+  for (const auto& j : res->joints) EXPECT_LT(res->storedJointGap(j), 1e-8) << j.name;
+  // refusals: an expression already, itself, an unknown point
+  EXPECT_FALSE(parameteriseGroundDistance(m, a, dName).ok);
+  EXPECT_FALSE(parameteriseGroundDistance(m, a, a).ok);
+  EXPECT_FALSE(parameteriseGroundDistance(m, a, "nothing").ok);
+}
+
 }  // namespace
 }  // namespace lw::edit
