@@ -196,7 +196,7 @@ void runMatrixR(RunContext& run) {
   auto endNextToSingular = [&] { return data.rcond < 0.1 * rcondStart && data.rcond < 1e-6; };
   // the contacts at rest, held closed by their forces (events/resting_contact.h), and those
   // forces at the last accepted state (where one that pulls at a step's end began to)
-  events::RestingContacts resting(model.tree, events::restingOmega(m));
+  events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
   sys.resting = &resting;
   Eigen::VectorXd forcesAtAnchor;
   // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
@@ -239,18 +239,7 @@ void runMatrixR(RunContext& run) {
           !e.ok())
         return e;
       s.v = imp.zidPlus;
-      for (int j : comingToRest) {
-        resting.hold(j);
-        monitor.setHeld(j, true);
-      }
-      if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
-      // one whose force would pull leaves at once (no velocity, accelerating away)
-      for (int j = resting.pulling(); j >= 0; j = resting.pulling()) {
-        resting.release(j);
-        monitor.setHeld(j, false);
-        comingToRest.erase(std::remove(comingToRest.begin(), comingToRest.end(), j), comingToRest.end());
-        if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
-      }
+      if (lw::Status e = resting.holdAll(comingToRest, [&] { return sys.acceleration(s.t, s.x, s.v, s.a); }); !e.ok()) return e;
     }
     sys.setAnchor();
     forcesAtAnchor = resting.forces();
@@ -269,7 +258,6 @@ void runMatrixR(RunContext& run) {
   // a held contact whose force would pull opens at s: no jump, the accelerations without it
   auto applyOpening = [&](int j) -> lw::Status {
     resting.release(j);
-    monitor.setHeld(j, false);
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     sys.setAnchor();
     forcesAtAnchor = resting.forces();

@@ -60,7 +60,7 @@ void runPenalty(RunContext& run) {
   if (rows.nonFinite()) return;
   // the contacts at rest: held closed by the penalty like the loops (pd.extra), their forces
   // measured as Matrix R's at the state (coordinates chosen there, an evaluation)
-  events::RestingContacts resting(model.tree, events::restingOmega(m));
+  events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
   pd.extra = &resting;
   Eigen::VectorXd forcesAtAccepted;  // the held forces at the last accepted state
   auto measureHeld = [&]() -> lw::Status {
@@ -109,18 +109,7 @@ void runPenalty(RunContext& run) {
           !e.ok())
         return e;
       pd.zd = zdBefore + (imp.zdPlus - imp.zdMinus);
-      for (int j : comingToRest) {
-        resting.hold(j);
-        monitor.setHeld(j, true);
-      }
-      if (lw::Status e = measureHeld(); !e.ok()) return e;
-      // one whose force would pull leaves at once (no velocity, accelerating away)
-      for (int j = resting.pulling(); j >= 0; j = resting.pulling()) {
-        resting.release(j);
-        monitor.setHeld(j, false);
-        comingToRest.erase(std::remove(comingToRest.begin(), comingToRest.end(), j), comingToRest.end());
-        if (lw::Status e = measureHeld(); !e.ok()) return e;
-      }
+      if (lw::Status e = resting.holdAll(comingToRest, measureHeld); !e.ok()) return e;
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
     }
     forcesAtAccepted = resting.forces();
@@ -135,7 +124,6 @@ void runPenalty(RunContext& run) {
   // a held contact whose force would pull opens: no jump, the accelerations without it
   auto penaltyOpening = [&](int j) -> lw::Status {
     resting.release(j);
-    monitor.setHeld(j, false);
     if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
     if (lw::Status e = measureHeld(); !e.ok()) return e;
     forcesAtAccepted = resting.forces();

@@ -9,8 +9,8 @@
 
 namespace lw::events {
 
-RestingContacts::RestingContacts(const dyn::RecursiveModel& tree, double omega)
-    : tree_(tree), sources_(gapSources(tree)), omega_(omega) {
+RestingContacts::RestingContacts(const dyn::RecursiveModel& tree, double omega, ContactMonitor* monitor)
+    : tree_(tree), sources_(gapSources(tree)), omega_(omega), monitor_(monitor) {
   double mass = 0;
   if (tree.mechanism)
     for (const auto& b : tree.mechanism->bodies) mass += b.mass;
@@ -24,9 +24,24 @@ bool RestingContacts::isHeld(int gap) const { return std::find(held_.begin(), he
 void RestingContacts::hold(int gap) {
   if (!isHeld(gap)) held_.push_back(gap);
   std::sort(held_.begin(), held_.end());
+  if (monitor_) monitor_->setHeld(gap, true);
 }
 
-void RestingContacts::release(int gap) { held_.erase(std::remove(held_.begin(), held_.end(), gap), held_.end()); }
+void RestingContacts::release(int gap) {
+  held_.erase(std::remove(held_.begin(), held_.end(), gap), held_.end());
+  if (monitor_) monitor_->setHeld(gap, false);
+}
+
+Status RestingContacts::holdAll(std::vector<int>& closing, const std::function<Status()>& measure) {
+  for (int j : closing) hold(j);
+  if (Status s = measure(); !s.ok()) return s;
+  for (int j = pulling(); j >= 0; j = pulling()) {  // no velocity, accelerating away: it leaves
+    release(j);
+    closing.erase(std::remove(closing.begin(), closing.end(), j), closing.end());
+    if (Status s = measure(); !s.ok()) return s;
+  }
+  return {};
+}
 
 Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d, bool stabilised) {
   const auto k = static_cast<Eigen::Index>(held_.size());
@@ -34,10 +49,12 @@ Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d, b
   if (k == 0) return {};
   const int nz = m.tree.nz;
   const auto nd = d.zidd.size();
-  std::vector<kin::Jet> zj(static_cast<std::size_t>(nz)), g(sources_.size());
+  zj_.resize(static_cast<std::size_t>(nz));  // kept between evaluations
+  g_.resize(sources_.size());
+  std::vector<kin::Jet>& g = g_;
   auto gapsAlong = [&](auto direction, auto second) {
-    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = kin::Jet(d.z[i], direction(i), second(i));
-    contactGapsOn<kin::Jet, double>(m.tree, m.tree.numbers, zj.data(), g.data());
+    for (int i = 0; i < nz; ++i) zj_[static_cast<std::size_t>(i)] = kin::Jet(d.z[i], direction(i), second(i));
+    contactGapsOn<kin::Jet, double>(m.tree, m.tree.numbers, zj_.data(), g.data());
   };
   // r, ṙ and r̈ without the held forces
   gapsAlong([&](int i) { return d.zd[i]; }, [&](int i) { return d.zdd[i]; });

@@ -20,6 +20,7 @@
 #include "dynamics/matrix_r.h"
 #include "dynamics/penalty.h"
 #include "events/contact_gaps.h"
+#include "events/contact_monitor.h"
 #include "events/impact_law.h"
 #include "numeric/jet.h"
 
@@ -31,12 +32,16 @@ namespace lw::events {
 class RestingContacts final : public dyn::ExtraConstraints {
  public:
   /// ω: the Baumgarte rate (1/s) that pulls a drifting gap back to zero, critically damped.
-  RestingContacts(const dyn::RecursiveModel& tree, double omega);
+  /// `monitor` (optional): the run's, told which gaps are held (it does not watch them).
+  RestingContacts(const dyn::RecursiveModel& tree, double omega, ContactMonitor* monitor = nullptr);
   bool any() const { return !held_.empty(); }
   const std::vector<int>& held() const { return held_; }
   bool isHeld(int gap) const;
   void hold(int gap);
   void release(int gap);
+  /// The gaps `closing` (an impact with e = 0 has just closed them) held; those whose force then
+  /// pulls (`measure()` gives the forces at the state) let go at once: they leave `closing`.
+  Status holdAll(std::vector<int>& closing, const std::function<Status()>& measure);
   /// At a state `evaluate` has just filled: the held gaps' forces λ, added to the accelerations
   /// (data.zidd, data.zdd). Fails when a held gap cannot be moved along its normal at all.
   /// `stabilised`: with the Baumgarte terms (a run of Matrix R); without them, the force that
@@ -58,6 +63,7 @@ class RestingContacts final : public dyn::ExtraConstraints {
   std::vector<GapSource> sources_;
   std::vector<int> held_;
   double omega_;
+  ContactMonitor* monitor_ = nullptr;
   double forceTolerance_;  // a force this small (of the mechanism's weight) is zero
   Eigen::VectorXd force_;
   Eigen::MatrixXd W_, Y_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,6 +18,29 @@ inline Mechanism sampleMechanism(const std::string& name) {
   auto r = io::loadMechanismFile(std::string(LW_SAMPLES_DIR) + "/" + name + ".json");
   if (!r.ok()) throw std::runtime_error(name + ".json does not load");
   return *r.mechanism;
+}
+
+/// A mechanism and its resolved form together (the resolved one's run keeps pointers into it:
+/// held by pointer, never copied).
+struct Loaded {
+  Mechanism mechanism;
+  ResolvedMechanism resolved;
+};
+/// `m` resolved; throws when it does not resolve.
+inline std::unique_ptr<Loaded> loaded(Mechanism m) {
+  auto l = std::make_unique<Loaded>();
+  l->mechanism = std::move(m);
+  Diagnostics d;
+  auto r = resolve(l->mechanism, d);
+  if (!r) throw std::runtime_error("the mechanism does not resolve" + (d.empty() ? std::string() : ": " + d.front().format()));
+  l->resolved = std::move(*r);
+  return l;
+}
+/// A mechanism file's text, loaded and resolved; throws with the first problem.
+inline std::unique_ptr<Loaded> loadedFromText(const std::string& text) {
+  auto r = io::loadMechanismFromString(text);
+  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
+  return loaded(*r.mechanism);
 }
 
 /// A shipped sample, resolved.

@@ -62,15 +62,7 @@ using lw::test::at;
 using lw::test::click;
 using lw::test::trigger;
 
-// the action `name` of a context menu, triggered as a user picks it
-bool pick(QMenu* menu, const char* name) {
-  auto* a = menu->findChild<QAction*>(name);
-  const bool ok = a && a->isEnabled();
-  if (ok) a->trigger();
-  menu->deleteLater();
-  QApplication::processEvents();
-  return ok;
-}
+using lw::test::pickAction;
 
 void waitWhile(const std::function<bool()>& busy, int timeoutMs = 120000) {
   QElapsedTimer t;
@@ -134,7 +126,7 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
 
   // the three link lengths become parameters by the sketch's context menu
   for (const auto& [x, y] : {std::pair{0.3, 0.4}, std::pair{2.05, 1.4}, std::pair{3.75, 1.0}})
-    ASSERT_TRUE(pick(v->contextMenuAt(at(v, x, y)), "ParameteriseLength")) << x << ", " << y;
+    ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, x, y)), "ParameteriseLength")) << x << ", " << y;
   ASSERT_EQ(w.mechanism()->parameters.size(), 3u);
   EXPECT_EQ(w.mechanism()->parameters[1].name, "link2_length");
   // the coupler point's offset from the coupler by Properties' Make Design Parameter
@@ -145,7 +137,7 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
   for (int r = 0; r < props->table()->rowCount(); ++r)
     if (props->table()->item(r, 0)->text() == "points.C1[1]") row = r;
   ASSERT_GE(row, 0);
-  ASSERT_TRUE(pick(props->contextMenuAt(row), "MakeDesignParameter"));
+  ASSERT_TRUE(pickAction(props->contextMenuAt(row), "MakeDesignParameter"));
   ASSERT_EQ(w.mechanism()->parameters.size(), 4u);
   const std::string offset = w.mechanism()->parameters[3].name;
   EXPECT_EQ(offset, "link2_C1_y");
@@ -172,7 +164,7 @@ TEST_F(DesignerLoopTest, FromANewSketchToATunedCouplerCurveWithoutATextEditor) {
   }
   const auto clicks = pathAt(goal, "link2.C1", {0.0, 0.2, 0.4, 0.6, 0.8});
   // Add Target Path on the coupler point: five clicks, one dragged into place, Enter
-  ASSERT_TRUE(pick(v->contextMenuAt(at(v, 2.05, 1.4)), "AddTargetPath"));
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 2.05, 1.4)), "AddTargetPath"));
   ASSERT_TRUE(v->targetPathActive());
   click(v, clicks[0].x(), clicks[0].y());
   click(v, clicks[1].x() + 0.3, clicks[1].y());  // off, then dragged onto the goal
@@ -350,7 +342,7 @@ TEST_F(DesignerLoopTest, TheFiveBarsSpringBecomesATunedParameter) {
   for (int r = 0; r < props->table()->rowCount(); ++r)
     if (props->table()->item(r, 0)->text() == "stiffness") row = r;
   ASSERT_GE(row, 0);
-  ASSERT_TRUE(pick(props->contextMenuAt(row), "MakeDesignParameter"));
+  ASSERT_TRUE(pickAction(props->contextMenuAt(row), "MakeDesignParameter"));
   const lw::Parameter k = w.mechanism()->parameters.back();
   EXPECT_EQ(k.name, "s1_stiffness");
   EXPECT_EQ(k.value.value, 100);
@@ -424,7 +416,7 @@ TEST_F(DesignerLoopTest, APlottedColumnBecomesACost) {
     dialog->accept();
   });
   QMenu* menu = w.plotPanel()->columnMenu("rocker.C.y");
-  ASSERT_TRUE(pick(menu, "MakeCostMinimum"));
+  ASSERT_TRUE(pickAction(menu, "MakeCostMinimum"));
   ASSERT_EQ(w.mechanism()->costs.size(), 1u);
   const lw::Cost& c = w.mechanism()->costs[0];
   EXPECT_EQ(c.type, lw::Cost::Type::Minimum);
@@ -447,7 +439,7 @@ TEST_F(DesignerLoopTest, APlottedColumnBecomesACost) {
   EXPECT_EQ(run.costValues[0], least);
   // an output's own column needs no new output; the crank angle's integral
   QTimer::singleShot(0, [] { qobject_cast<QDialog*>(QApplication::activeModalWidget())->accept(); });
-  ASSERT_TRUE(pick(w.plotPanel()->columnMenu("rocker_angle"), "MakeCostIntegral"));
+  ASSERT_TRUE(pickAction(w.plotPanel()->columnMenu("rocker_angle"), "MakeCostIntegral"));
   EXPECT_EQ(w.mechanism()->costs.back().expression.text(), "rocker_angle");
   EXPECT_EQ(w.mechanism()->outputs.size(), outputs + 1);
   // a column no cost can read (the time) is refused with the reason, nothing added

@@ -868,14 +868,7 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
 
 namespace {
 
-bool pickAction(QMenu* menu, const char* name) {
-  auto* a = menu->findChild<QAction*>(name);
-  const bool ok = a && a->isEnabled();
-  if (ok) a->trigger();
-  menu->deleteLater();
-  QApplication::processEvents();
-  return ok;
-}
+using lw::test::pickAction;
 
 // A targets cost's targets could only be dragged (issue 36): a cross is removed from its context
 // menu (not the last: the cost keeps one), and a target is added where the user right-clicks, to

@@ -24,26 +24,9 @@
 namespace lw::dyn {
 namespace {
 
-struct Loaded {
-  Mechanism mechanism;
-  ResolvedMechanism resolved;
-};
-std::unique_ptr<Loaded> sample(const std::string& name) {
-  auto l = std::make_unique<Loaded>();
-  l->mechanism = test::sampleMechanism(name);
-  Diagnostics d;
-  l->resolved = *resolve(l->mechanism, d);
-  return l;
-}
-std::unique_ptr<Loaded> fromText(const std::string& text) {
-  auto r = io::loadMechanismFromString(text);
-  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
-  auto l = std::make_unique<Loaded>();
-  l->mechanism = *r.mechanism;
-  Diagnostics d;
-  l->resolved = *resolve(l->mechanism, d);
-  return l;
-}
+using test::Loaded;
+std::unique_ptr<Loaded> sample(const std::string& name) { return test::loaded(test::sampleMechanism(name)); }
+std::unique_ptr<Loaded> fromText(const std::string& text) { return test::loadedFromText(text); }
 
 TEST(MatrixR, RecursiveMassMatrixEqualsExplicitProduct) {
   RecursiveData kd;

@@ -17,24 +17,9 @@
 namespace lw {
 namespace {
 
-struct Loaded {
-  Mechanism mechanism;
-  ResolvedMechanism resolved;
-};
-std::unique_ptr<Loaded> load(Mechanism m) {
-  auto l = std::make_unique<Loaded>();
-  l->mechanism = std::move(m);
-  Diagnostics d;
-  auto r = resolve(l->mechanism, d);
-  if (!r) throw std::runtime_error("the mechanism does not resolve");
-  l->resolved = *r;
-  return l;
-}
-std::unique_ptr<Loaded> fromText(const std::string& text) {
-  auto r = io::loadMechanismFromString(text);
-  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
-  return load(*r.mechanism);
-}
+using test::Loaded;
+std::unique_ptr<Loaded> load(Mechanism m) { return test::loaded(std::move(m)); }
+std::unique_ptr<Loaded> fromText(const std::string& text) { return test::loadedFromText(text); }
 int column(const analysis::SimulationResult& r, const std::string& name) {
   for (std::size_t k = 0; k < r.columns.size(); ++k)
     if (r.columns[k] == name) return static_cast<int>(k);

@@ -10,27 +10,17 @@
 
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
+#include "events/resting_contact.h"
+#include "events/contact_gaps.h"
+#include "dynamics/matrix_r.h"
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 
 namespace lw {
 namespace {
 
-struct Loaded {
-  Mechanism mechanism;
-  ResolvedMechanism resolved;
-};
-std::unique_ptr<Loaded> fromText(const std::string& text) {
-  auto r = io::loadMechanismFromString(text);
-  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
-  auto l = std::make_unique<Loaded>();
-  l->mechanism = *r.mechanism;
-  Diagnostics d;
-  auto resolved = resolve(l->mechanism, d);
-  if (!resolved) throw std::runtime_error("the mechanism does not resolve");
-  l->resolved = *resolved;
-  return l;
-}
+using test::Loaded;
+std::unique_ptr<Loaded> fromText(const std::string& text) { return test::loadedFromText(text); }
 int column(const analysis::SimulationResult& r, const std::string& name) {
   for (std::size_t k = 0; k < r.columns.size(); ++k)
     if (r.columns[k] == name) return static_cast<int>(k);
@@ -99,6 +89,60 @@ double highestY(const analysis::SimulationResult& r, double from = 0) {
   for (std::size_t k = 0; k < r.rows(); ++k)
     if (at(r, k, t) >= from) most = std::max(most, at(r, k, y));
   return most;
+}
+
+// The held gaps' kernels against differences (the five-bar's contact point rides on a turning
+// coupler: r_zz is not zero): the penalty's rows r, r_z (central differences of the gap) and
+// c = −żᵀ r_zz ż (of the rate along ż); and Matrix R's held accelerations meet their target
+// r̈ = −2ωṙ − ω²r (W and r̈_free consistent)
+TEST(RestingContact, TheHeldGapsKernelsAgreeWithDifferences) {
+  const auto l = test::loaded(test::sampleMechanism("five-bar"));
+  const dyn::MatrixRModel model = dyn::compileMatrixR(l->resolved);
+  const dyn::RecursiveModel& tree = model.tree;
+  dyn::MatrixRData data(model);
+  ASSERT_TRUE(dyn::initialState(model, data).ok());
+  // a moving state: the independent rates set, the dependent ones from the velocity problem
+  Eigen::VectorXd zid = Eigen::VectorXd::LinSpaced(data.zid.size(), 0.7, -1.3);
+  ASSERT_TRUE(dyn::evaluate(model, data, 0.0, data.zi, zid).ok());
+  const Eigen::VectorXd z = data.z, zd = data.zd;
+  events::RestingContacts held(tree, 30.0);
+  held.hold(0);  // the floor
+  Eigen::VectorXd phi, c;
+  Eigen::MatrixXd J;
+  held.evaluate(z, zd, phi, J, c);
+  Eigen::VectorXd gap, rate;
+  events::contactGaps(tree, z, zd, gap, rate);
+  EXPECT_NEAR(phi[0], gap[0], 1e-15);
+  const double h = 1e-6;
+  double scale = J.cwiseAbs().maxCoeff();
+  ASSERT_GT(scale, 0.1);
+  for (int i = 0; i < tree.nz; ++i) {
+    Eigen::VectorXd up = z, down = z, g1, g0, r;
+    up[i] += h, down[i] -= h;
+    events::contactGaps(tree, up, zd, g1, r);
+    events::contactGaps(tree, down, zd, g0, r);
+    EXPECT_NEAR(J(0, i), (g1[0] - g0[0]) / (2 * h), 1e-8 * scale) << i;
+  }
+  {
+    Eigen::VectorXd r1, r0, g;
+    events::contactGaps(tree, z + h * zd, zd, g, r1);
+    events::contactGaps(tree, z - h * zd, zd, g, r0);
+    const double curvature = (r1[0] - r0[0]) / (2 * h);  // żᵀ r_zz ż
+    ASSERT_GT(std::abs(curvature), 1e-3);
+    EXPECT_NEAR(c[0], -curvature, 1e-7 * std::max(1.0, std::abs(curvature)));
+  }
+  // Matrix R: the accelerations with the held force give the gap its target acceleration
+  ASSERT_TRUE(held.apply(model, data).ok());
+  Eigen::VectorXd accel;
+  events::contactAccelerations(tree, data.z, data.zd, data.zdd, accel);
+  const double target = -2 * 30.0 * rate[0] - 900.0 * gap[0];
+  EXPECT_NEAR(accel[0], target, 1e-9 * std::max(1.0, std::abs(target)));
+  EXPECT_NE(held.forces()[0], 0.0);
+  // without the Baumgarte terms (the penalty's measure): r̈ = 0
+  ASSERT_TRUE(dyn::evaluate(model, data, 0.0, data.zi, zid).ok());
+  ASSERT_TRUE(held.apply(model, data, false).ok());
+  events::contactAccelerations(tree, data.z, data.zd, data.zdd, accel);
+  EXPECT_NEAR(accel[0], 0.0, 1e-9);
 }
 
 TEST(RestingContact, ABallAtRestOnItsFloorStaysThere) {

@@ -10,14 +10,12 @@
 
 #include "analysis/simulation_run.h"
 #include "io/mechanism_io.h"
+#include "support/samples.h"
 
 namespace lw {
 namespace {
 
-struct Loaded {
-  Mechanism mechanism;
-  ResolvedMechanism resolved;
-};
+using test::Loaded;
 
 // 1 kg on a vertical slider from y0 at rest, gravity g = 9.81, a thrust F switched on below y = 0
 // and off above it; a damper of rate c to a ground point 10 m above (the mechanism's size)
@@ -33,15 +31,7 @@ std::unique_ptr<Loaded> bangBang(double y0, double c, double F) {
     "switches": [{"name": "on", "point": "ball.C", "component": "y", "value": 0, "direction": "falling", "enable": ["thrust"]},
                  {"name": "off", "point": "ball.C", "component": "y", "value": 0, "direction": "rising", "disable": ["thrust"]}],
     "outputs": [{"name": "p", "type": "point_position", "point": "ball.C"}]})";
-  auto r = io::loadMechanismFromString(text);
-  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
-  auto l = std::make_unique<Loaded>();
-  l->mechanism = *r.mechanism;
-  Diagnostics d;
-  auto res = resolve(l->mechanism, d);
-  if (!res) throw std::runtime_error("does not resolve");
-  l->resolved = *res;
-  return l;
+  return test::loadedFromText(text);
 }
 
 // The crossing times in closed form: each phase ÿ = a − c ẏ from y = 0 (or y0) with the speed it

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "io/mechanism_io.h"
+#include "support/samples.h"
 #include "numeric/jet.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
@@ -17,19 +18,8 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-struct Loaded {
-  Mechanism mechanism;
-  ResolvedMechanism resolved;
-};
-std::unique_ptr<Loaded> load(const std::string& text) {
-  auto r = io::loadMechanismFromString(text);
-  if (!r.ok()) throw std::runtime_error(r.diagnostics[0].format());
-  Diagnostics d;
-  auto l = std::make_unique<Loaded>();
-  l->mechanism = *r.mechanism;
-  l->resolved = *resolve(l->mechanism, d);
-  return l;
-}
+using test::Loaded;
+std::unique_ptr<Loaded> load(const std::string& text) { return test::loadedFromText(text); }
 
 // Crank A–B (L1) at θ0 = 60°, coupler B–C (L2), rocker D–C (L3), A = (0, 0), D = (4, 0), crank
 // driven at ω: the planar four-bar of the samples.

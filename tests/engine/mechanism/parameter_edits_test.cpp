@@ -217,9 +217,16 @@ TEST(ParameterEdits, TheGroundLinksLengthIsAParameter) {
   EXPECT_NEAR(res->bodies[0].points[1].y(), 0.0, 1e-12);
   for (const auto& j : res->joints) EXPECT_LT(res->storedJointGap(j), 1e-8) << j.name;
   // refusals: an expression already, itself, an unknown point
-  EXPECT_FALSE(parameteriseGroundDistance(m, a, dName).ok);
-  EXPECT_FALSE(parameteriseGroundDistance(m, a, a).ok);
-  EXPECT_FALSE(parameteriseGroundDistance(m, a, "nothing").ok);
+  auto refusal = [&](const std::string& from, const std::string& to) {
+    Mechanism copy = m;
+    const auto e = parameteriseGroundDistance(copy, from, to);
+    EXPECT_FALSE(e.ok);
+    EXPECT_EQ(io::mechanismToString(copy), io::mechanismToString(m)) << "nothing changed";
+    return e.error;
+  };
+  EXPECT_EQ(refusal(a, dName), "ground points '" + a + "' and '" + dName + "': one of them is an expression already; edit its parameters");
+  EXPECT_EQ(refusal(a, a), "ground point '" + a + "' has no distance to itself");
+  EXPECT_EQ(refusal(a, "nothing"), "there is no ground point 'nothing'");
 }
 
 }  // namespace
