@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "sensitivity/adjoint.h"
+#include "sensitivity/run_record.h"
 #include "sensitivity/study.h"
 
 namespace lw::sens::detail {

@@ -1,16 +1,16 @@
-// The direct method (the discrete tangent linear model of seed 000 Algorithm 1): the run's steps
-// differentiated as it goes, sensitivities carried beside the state, partials by forward AD or
-// seed 003's semi-analytical routes. Internal to engine/sensitivity.
+// The direct method (the discrete tangent linear model of seed 000 Algorithm 1), written once
+// over the formulation interface (formulation.h): the run's items differentiated as it goes,
+// sensitivities carried beside the state, partials by forward AD or seed 003's semi-analytical
+// routes (the formulation's). Internal to engine/sensitivity.
 #pragma once
 
 #include <memory>
 
-#include "sensitivity/sensitivity.h"
-#include "sensitivity/study.h"
+#include "sensitivity/formulation.h"
 
 namespace lw::sens::detail {
 
-class DirectMethod : public analysis::StepObserver {
+class DirectMethod : public PointObserver {
  public:
   /// The histories' rows not yet passed on.
   virtual void flush() = 0;
@@ -20,6 +20,6 @@ class DirectMethod : public analysis::StepObserver {
   virtual const std::vector<ImpactSensitivity>& impacts() const = 0;
 };
 
-std::unique_ptr<DirectMethod> directMethod(const Study& st, const SensitivitySpec& spec);
+std::unique_ptr<DirectMethod> directMethod(const Study& st, Formulation& f, const SensitivitySpec& spec, std::vector<double> steps);
 
 }  // namespace lw::sens::detail

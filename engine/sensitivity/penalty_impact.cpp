@@ -34,6 +34,8 @@ Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::v
   return {};
 }
 
+template Status penaltyJumpOn<double>(const Study&, const dyn::TreeNumbers<double>&, const std::vector<dyn::Dof>&, double, const Vec<double>&,
+                                      const Vec<double>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<double>&);
 template Status penaltyJumpOn<Dual>(const Study&, const dyn::TreeNumbers<Dual>&, const std::vector<dyn::Dof>&, double, const Vec<Dual>&,
                                     const Vec<Dual>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Dual>&);
 template Status penaltyJumpOn<Cplx>(const Study&, const dyn::TreeNumbers<Cplx>&, const std::vector<dyn::Dof>&, double, const Vec<Cplx>&,

@@ -15,8 +15,10 @@
 #include "sensitivity/complex_step.h"
 #include "sensitivity/cost_integrand.h"
 #include "sensitivity/direct.h"
-#include "sensitivity/penalty_adjoint.h"
-#include "sensitivity/penalty_methods.h"
+#include "sensitivity/matrix_r_formulation.h"
+#include "sensitivity/penalty_complex.h"
+#include "sensitivity/penalty_formulation.h"
+#include "sensitivity/run_record.h"
 #include "sensitivity/study.h"
 
 namespace lw::sens {
@@ -50,85 +52,6 @@ double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// one run told to two observers
-class BothObservers : public analysis::StepObserver {
- public:
-  BothObservers(analysis::StepObserver& a, analysis::StepObserver& b) : a_(a), b_(b) {}
-  Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
-    const Status st = a_.start(m, dofs, s, z);
-    return st.ok() ? b_.start(m, dofs, s, z) : st;
-  }
-  Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) override {
-    const Status st = a_.step(dofs, from, to, z);
-    return st.ok() ? b_.step(dofs, from, to, z) : st;
-  }
-  Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s,
-                  const Eigen::VectorXd& z) override {
-    const Status st = a_.switched(before, after, s, z);
-    return st.ok() ? b_.switched(before, after, s, z) : st;
-  }
-  Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
-                const Eigen::VectorXd& z) override {
-    const Status st = a_.impact(dofs, before, after, contacts, z);
-    return st.ok() ? b_.impact(dofs, before, after, contacts, z) : st;
-  }
-
- private:
-  analysis::StepObserver& a_;
-  analysis::StepObserver& b_;
-};
-
-// ---- the costs of a double run (values; finite differences) ----
-class CostObserver : public analysis::StepObserver {
- public:
-  CostObserver(const Study& st) : st_(st), numbers_(st, {}, {}), costs_(st.costs) {}
-  Status start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
-    return addCosts<double>(st_, numbers_, dofs, s.t, s.x, s.v, z, costs_);
-  }
-  Status step(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& to, const Eigen::VectorXd& z) override {
-    return addCosts<double>(st_, numbers_, dofs, to.t, to.x, to.v, z, costs_);
-  }
-  Status switched(const std::vector<dyn::Dof>&, const std::vector<dyn::Dof>&, const integ::State&, const Eigen::VectorXd&) override {
-    return {};
-  }
-  // the state after an impact: a node of its own at the same time
-  Status impact(const std::vector<dyn::Dof>& dofs, const integ::State&, const integ::State& after, const std::vector<int>&,
-                const Eigen::VectorXd& z) override {
-    return addCosts<double>(st_, numbers_, dofs, after.t, after.x, after.v, z, costs_);
-  }
-  std::vector<double> values() const { return costs_.values(); }
-  const analysis::CostAccumulator<double>& accumulator() const { return costs_; }
-
- private:
-  const Study& st_;
-  NumbersOn<double> numbers_;
-  analysis::CostAccumulator<double> costs_;
-};
-
-// one penalty run told to two observers
-class BothPenaltyObservers : public analysis::PenaltyObserver {
- public:
-  BothPenaltyObservers(analysis::PenaltyObserver& a, analysis::PenaltyObserver& b) : a_(a), b_(b) {}
-  Status start(const dyn::RecursiveModel& m, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-               const Eigen::VectorXd& zdd) override {
-    const Status st = a_.start(m, alpha, t, z, zd, zdd);
-    return st.ok() ? b_.start(m, alpha, t, z, zd, zdd) : st;
-  }
-  Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
-    const Status st = a_.step(t0, t1, z, zd, zdd);
-    return st.ok() ? b_.step(t0, t1, z, zd, zdd) : st;
-  }
-  Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
-                const Eigen::VectorXd& zdd) override {
-    const Status st = a_.impact(t, contacts, z, zdBefore, zd, zdd);
-    return st.ok() ? b_.impact(t, contacts, z, zdBefore, zd, zdd) : st;
-  }
-
- private:
-  analysis::PenaltyObserver& a_;
-  analysis::PenaltyObserver& b_;
-};
-
 // steps between the adjoint's checkpoints: the spec's, else about √steps (memory and recomputation
 // both O(√steps))
 long checkpointInterval(const SensitivitySpec& spec) {
@@ -138,14 +61,11 @@ long checkpointInterval(const SensitivitySpec& spec) {
 
 // the run a method follows; RK45 with integral costs takes steps of at most dt, as a plain run of
 // the file does (SimulationSpec::maxStep)
-analysis::SimulationSpec runSpec(const SensitivitySpec& spec, const Study& st, analysis::StepObserver* observer,
-                                 analysis::PenaltyObserver* penaltyObserver = nullptr) {
+analysis::SimulationSpec runSpec(const SensitivitySpec& spec, const Study& st) {
   analysis::SimulationSpec s = spec.run;
   if (s.maxStep == 0 && (st.costs.hasType(Cost::Type::Integral) || st.costs.hasType(Cost::Type::Targets) ||
                           st.costs.hasType(Cost::Type::Minimum) || st.costs.hasType(Cost::Type::Maximum)))
     s.maxStep = s.dt;
-  s.observer = observer;
-  s.penaltyObserver = penaltyObserver;
   s.outputDt = s.tEnd;  // the rows are not the point: keep two
   s.rows = {};
   return s;
@@ -278,6 +198,10 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   bool sampled = false;
   for (Cost::Type t : st.costs.types) sampled = sampled || (t != Cost::Type::Integral && t != Cost::Type::Terminal);
   const double share = 1.0 / static_cast<double>(methods.size());
+  // the run's formulation for a method (its partials' route: the direct method's choice)
+  auto formulation = [&](const Study& study, Partials partials) {
+    return penalty ? penaltyFormulation(study, partials, spec.delta) : matrixRFormulation(study, rungeKutta, partials, spec.delta);
+  };
   // one method's gradient into res.methods; false with res.status set when it fails
   auto oneMethod = [&](std::size_t mi) -> bool {
     const auto started = std::chrono::steady_clock::now();
@@ -299,10 +223,15 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       }
       return {};
     };
-    // the forward run, told to this method's observer of the formulation
-    auto runWith = [&](analysis::StepObserver* matrixR, analysis::PenaltyObserver* penaltyObserver, bool notes) {
-      const auto r = analysis::runSimulation(st.resolved, penalty ? runSpec(spec, st, nullptr, penaltyObserver) : runSpec(spec, st, matrixR),
-                                             notes ? part : std::function<void(double)>{}, cancel);
+    // the forward run, its points told to `o` through the formulation f (and to the run's own
+    // observer `also`, a recorder for the complex step)
+    auto runWith = [&](Formulation& f, PointObserver* o, bool notes, analysis::StepObserver* also = nullptr,
+                       analysis::PenaltyObserver* alsoPenalty = nullptr) {
+      analysis::SimulationSpec rs = runSpec(spec, st);
+      rs.observer = also;
+      rs.penaltyObserver = alsoPenalty;
+      f.observe(o, rs);
+      const auto r = analysis::runSimulation(st.resolved, rs, notes ? part : std::function<void(double)>{}, cancel);
       res.status = r.status;
       res.steps = r.steps;
       if (res.impacts.empty())
@@ -325,62 +254,49 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
         res.impacts[k].record = record;
       }
     };
-    if (g.method == Method::Direct && penalty) {
-      auto o = penaltyDirect(st, spec);
-      const bool ok = runWith(nullptr, o.get(), true);
+    if (g.method == Method::Direct) {
+      auto f = formulation(st, spec.partials);
+      std::vector<double> steps;  // the semi-analytical partials' δ_k = delta · max(1, |ρ_k|)
+      if (spec.partials != Partials::AutomaticDifferentiation)
+        for (std::size_t k : st.parameters) steps.push_back(spec.delta * std::max(1.0, std::abs(table.values()[k])));
+      auto o = directMethod(st, *f, spec, std::move(steps));
+      const bool ok = runWith(*f, o.get(), true);
       o->flush();
       if (!ok) return false;
       o->finish(g);
       keepImpacts(o->impacts());
-    } else if (g.method == Method::Direct) {
-      auto o = directMethod(st, spec);
-      const bool ok = runWith(o.get(), nullptr, true);
-      o->flush();
-      if (!ok) return false;
-      o->finish(g);
-      keepImpacts(o->impacts());
-    } else if (g.method == Method::ComplexStep && penalty) {
-      PenaltyRecorder rec;
-      PenaltyCosts values(st);
-      BothPenaltyObservers both(rec, values);
-      if (!runWith(nullptr, &both, false)) return false;
-      res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) { return penaltyComplexRun(st, rec, st.parameters[k], column); });
-      if (!res.status.ok()) return false;
-      g.values = values.values();
     } else if (g.method == Method::Adjoint) {
       const long every = checkpointInterval(spec);
-      AdjointRecorder rec(every, spec.run.dt);
-      PenaltyAdjointRecorder penaltyRec(every, spec.run.dt);
-      CostObserver costs(st);
-      PenaltyCosts penaltyCosts(st);
+      auto f = formulation(st, Partials::AutomaticDifferentiation);
+      RunRecord rec(every, spec.run.dt);
+      CostValues costs(st, *f);
       BothObservers both(rec, costs);
-      BothPenaltyObservers penaltyBoth(penaltyRec, penaltyCosts);
-      if (!(sampled ? runWith(&both, &penaltyBoth, false) : runWith(&rec, &penaltyRec, false))) return false;
+      if (!runWith(*f, sampled ? static_cast<PointObserver*>(&both) : &rec, false)) return false;
       CostSites sites;
-      const analysis::CostAccumulator<double>& acc = penalty ? penaltyCosts.accumulator() : costs.accumulator();
-      sites.extremeNodes = acc.extremeNodes();
-      sites.targets = acc.targetSites();
+      sites.extremeNodes = costs.accumulator().extremeNodes();
+      sites.targets = costs.accumulator().targetSites();
       AdjointStats stats;
-      res.status = penalty ? penaltyAdjointGradient(st, penaltyRec, sampled ? &sites : nullptr, g.values, g.gradient, stats)
-                           : adjointGradient(st, rec, rungeKutta, sampled ? &sites : nullptr, g.values, g.gradient, stats);
+      res.status = adjointGradient(st, *f, rec, sampled ? &sites : nullptr, g.values, g.gradient, stats);
       if (!res.status.ok()) return false;
       keepStats(stats, every);
     } else if (g.method == Method::ComplexStep) {
       // one forward run: recorded for the replays, and its costs' values
+      auto f = formulation(st, Partials::AutomaticDifferentiation);
+      CostValues values(st, *f);
       Recorder rec;
-      CostObserver values(st);
-      BothObservers both(rec, values);
-      if (!runWith(&both, nullptr, false)) return false;
+      PenaltyRecorder penaltyRec;
+      if (!runWith(*f, &values, false, &rec, &penaltyRec)) return false;
       res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) {
-        return complexRun(st, rec, st.parameters[k], spec.run.integrator == analysis::Integrator::RK45, column);
+        return penalty ? penaltyComplexRun(st, penaltyRec, st.parameters[k], column)
+                       : complexRun(st, rec, st.parameters[k], rungeKutta, column);
       });
       if (!res.status.ok()) return false;
       g.values = values.values();
     } else {
-      CostObserver values(st);
-      PenaltyCosts penaltyValues(st);
-      if (!runWith(&values, &penaltyValues, false)) return false;
-      g.values = penalty ? penaltyValues.values() : values.values();
+      auto f = formulation(st, Partials::AutomaticDifferentiation);
+      CostValues values(st, *f);
+      if (!runWith(*f, &values, false)) return false;
+      g.values = values.values();
       const double scale = st.resolved.lengthScale();
       for (std::size_t k = 0; k < np; ++k) {
         const std::size_t p = st.parameters[k];
@@ -403,15 +319,17 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           moved_st.model = dyn::compileMatrixR(moved_st.resolved);
           moved_st.outputs = analysis::compileOutputs(moved, moved_st.resolved, moved_st.model.tree);
           analysis::compileCosts(moved, moved_st.resolved, moved_st.outputs, spec.costs, moved_st.costs);
-          CostObserver o(moved_st);
-          PenaltyCosts po(moved_st);
-          const auto rr = analysis::runSimulation(moved_st.resolved, penalty ? runSpec(spec, moved_st, nullptr, &po) : runSpec(spec, moved_st, &o), {}, cancel);
+          auto fm = formulation(moved_st, Partials::AutomaticDifferentiation);
+          CostValues o(moved_st, *fm);
+          analysis::SimulationSpec rs = runSpec(spec, moved_st);
+          fm->observe(&o, rs);
+          const auto rr = analysis::runSimulation(moved_st.resolved, rs, {}, cancel);
           if (!rr.status.ok()) {
             res.status = rr.status;
             res.status.message = "with parameter '" + table.names()[p] + "' moved by " + shortNumber(delta) + ": " + rr.status.message;
             return false;
           }
-          psi[side] = penalty ? po.values() : o.values();
+          psi[side] = o.values();
         }
         for (std::size_t c = 0; c < nc; ++c)
           g.gradient(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k)) = (psi[0][c] - psi[1][c]) / (2 * delta);
@@ -452,10 +370,12 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   for (const auto& g : res.methods)
     for (std::size_t c = 0; c < g.values.size(); ++c)
       if (!std::isfinite(g.values[c])) {
-        CostObserver costs(st);
-        PenaltyCosts penaltyCosts(st);
-        analysis::runSimulation(st.resolved, penalty ? runSpec(spec, st, nullptr, &penaltyCosts) : runSpec(spec, st, &costs), {}, cancel);
-        std::string why = (penalty ? penaltyCosts.accumulator() : costs.accumulator()).notFiniteProblem();
+        auto f = formulation(st, Partials::AutomaticDifferentiation);
+        CostValues costs(st, *f);
+        analysis::SimulationSpec rs = runSpec(spec, st);
+        f->observe(&costs, rs);
+        analysis::runSimulation(st.resolved, rs, {}, cancel);
+        std::string why = costs.accumulator().notFiniteProblem();
         if (why.empty()) why = "cost '" + res.costs[c] + "' is not a finite number: no value, no gradient";
         res.status = failure(Status::Code::BadRequest, 0, why);
         res.methods.clear();

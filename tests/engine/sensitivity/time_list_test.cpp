@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sensitivity/adjoint.h"
+#include "sensitivity/run_record.h"
 
 namespace lw::sens::detail {
 namespace {

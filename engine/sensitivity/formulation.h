@@ -1,0 +1,209 @@
+// The one interface every sensitivity method is written over (internal to engine/sensitivity):
+// the direct method, the checkpointed adjoint and the cost values see a run as a sequence of
+// points (t, x, v, a) in a formulation's coordinates, and ask the formulation only for what is its
+// own: its step again, the step linearised (the map of the sensitivities and its transpose), the
+// jump map of an impact, a change of coordinates, the outputs' partials, the initial state's
+// sensitivities and the switch states of its forces. Matrix R (matrix_r_formulation.h) and the
+// penalty formulation (penalty_formulation.h) implement it; a later formulation plugs in the same
+// way, nothing of the methods copied.
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sensitivity/impact_jump.h"
+#include "sensitivity/sensitivity.h"
+#include "sensitivity/study.h"
+
+namespace lw::sens::detail {
+
+/// A point of a run: the state (x, v, a) in the coordinate set `coords` (Matrix R: a choice of
+/// independent coordinates; penalty: all the tree's, set 0), and `aux`, what the formulation needs
+/// besides to step again from it (Matrix R: the dependent coordinates, its position problems'
+/// start).
+struct RunPoint {
+  double t = 0;
+  int coords = 0;
+  Eigen::VectorXd x, v, a, aux;
+};
+
+/// Columns beside a state: the sensitivities ∂(x, v, a)/∂ρ (coordinates × chosen parameters) of
+/// the direct method, or the adjoints (coordinates × costs) of the backward sweep.
+struct StateColumns {
+  Eigen::MatrixXd x, v, a;
+};
+
+/// The outputs at a point and their partial derivatives (outputs × coordinates, × parameters).
+/// Ax, Av, Ap (when asked for): the accelerations as a function of the positions and velocities
+/// there, A = A_x X + A_v V + A_ρ (the start's, and just after an impact).
+struct PointPartials {
+  Eigen::VectorXd outputs;
+  Eigen::MatrixXd Ox, Ov, Oa, Op;
+  Eigen::MatrixXd Ax, Av, Ap;
+  /// d(outputs)/dρ along the sensitivities S.
+  Eigen::MatrixXd outputsAlong(const StateColumns& S) const {
+    Eigen::MatrixXd D = Op;
+    if (Ox.cols()) D += Ox * S.x + Ov * S.v;
+    if (Oa.size()) D += Oa * S.a;
+    return D;
+  }
+};
+
+/// One step a → b linearised: the sensitivities at its end from those at its start (the step's
+/// tangent linear model), and its transpose for the adjoint.
+class StepTangent {
+ public:
+  virtual ~StepTangent() = default;
+  /// S₀ → S₁ in place.
+  virtual void forward(StateColumns& S) const = 0;
+  /// λ₁ → λ₀ in place; gradient (costs × parameters) += λ₁ᵀ ∂(step)/∂ρ.
+  virtual void reverse(StateColumns& l, Eigen::MatrixXd& gradient) const = 0;
+};
+
+/// A change of coordinates linearised: (x, v, a) in the new set = S_x x + S_v v + S_ρ, rows the new
+/// x, v, a stacked (3 d₁ × d₀, 3 d₁ × d₀, 3 d₁ × p).
+struct CoordinateChange {
+  Eigen::MatrixXd Sx, Sv, Sp;
+};
+
+class PointObserver;
+
+class Formulation {
+ public:
+  virtual ~Formulation() = default;
+  /// The run this formulation follows reports to `o` (the run's observer set in `spec`).
+  virtual void observe(PointObserver* o, analysis::SimulationSpec& spec) = 0;
+  /// The names of a coordinate set's coordinates (the impacts' report).
+  virtual std::vector<std::string> coordinateNames(int coords) const = 0;
+
+  /// The forces' switch states as at the run's start; an impact's switches applied.
+  virtual void restartSwitches() = 0;
+  virtual void applySwitches(const std::vector<int>& contacts) = 0;
+
+  /// The outputs' values at p (the costs of a plain run).
+  virtual Status outputValues(const RunPoint& p, Eigen::VectorXd& outputs) = 0;
+  /// The outputs and their partials at p; with the acceleration map when `accelerations`.
+  virtual Status partials(const RunPoint& p, bool accelerations, PointPartials& out) = 0;
+  /// The initial positions' and velocities' sensitivities (the assembly's) at the start p0.
+  virtual Status initial(const RunPoint& p0, StateColumns& S) = 0;
+  /// The step from a to t1 taken again as the run took it: its end b.
+  virtual Status replay(const RunPoint& a, double t1, RunPoint& b) = 0;
+  /// The direct method's products along the sensitivities S (the tangent linear model, eight
+  /// columns a pass): the step a → b carries S from a to b; the outputs at b and their d/dρ along
+  /// it.
+  virtual Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) = 0;
+  /// At a point whose S.x, S.v are known (the start, just after an impact): S.a from the
+  /// accelerations there, the outputs and their d/dρ along S.
+  virtual Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) = 0;
+  /// The step a → b linearised, and the partials at b (without the acceleration map).
+  virtual Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) = 0;
+  /// The impact of `contacts` from `before` to `after` (same t, x) linearised (seed 001 T1–T3),
+  /// the switches' states as before it.
+  virtual Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) = 0;
+  /// The point a in the coordinate set `coords`, and the change linearised (when map is set).
+  virtual Status change(const RunPoint& a, int coords, RunPoint& b, CoordinateChange* map) = 0;
+};
+
+/// Follows a run point by point, in a formulation's coordinates: what every method records or
+/// differentiates.
+class PointObserver {
+ public:
+  virtual ~PointObserver() = default;
+  virtual Status start(const RunPoint& p) = 0;
+  virtual Status step(const RunPoint& from, const RunPoint& to) = 0;
+  /// The coordinates changed: the same state in another set.
+  virtual Status changed(const RunPoint& before, const RunPoint& after) = 0;
+  /// The contacts closed: from `before` to `after` (same t, positions; the point after a node).
+  virtual Status impact(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts) = 0;
+};
+
+/// The costs' values of a run (the forward run's accumulator: values, and where sampled costs
+/// took their terms).
+class CostValues : public PointObserver {
+ public:
+  CostValues(const Study& st, Formulation& f) : st_(st), f_(f), numbers_(st, {}, {}), costs_(st.costs) {}
+  Status start(const RunPoint& p) override { return add(p); }
+  Status step(const RunPoint&, const RunPoint& to) override { return add(to); }
+  Status changed(const RunPoint&, const RunPoint&) override { return {}; }
+  Status impact(const RunPoint&, const RunPoint& after, const std::vector<int>& contacts) override {
+    f_.applySwitches(contacts);
+    return add(after);  // the state after it: a node of its own at the same time
+  }
+  std::vector<double> values() const { return costs_.values(); }
+  const analysis::CostAccumulator<double>& accumulator() const { return costs_; }
+
+ private:
+  Status add(const RunPoint& p) {
+    Eigen::VectorXd out;
+    if (Status s = f_.outputValues(p, out); !s.ok()) return s;
+    costs_.add(p.t, out.data(), numbers_.parameters.data());
+    return {};
+  }
+  const Study& st_;
+  Formulation& f_;
+  NumbersOn<double> numbers_;
+  analysis::CostAccumulator<double> costs_;
+};
+
+/// One run told to two observers.
+class BothObservers : public PointObserver {
+ public:
+  BothObservers(PointObserver& a, PointObserver& b) : a_(a), b_(b) {}
+  Status start(const RunPoint& p) override {
+    const Status s = a_.start(p);
+    return s.ok() ? b_.start(p) : s;
+  }
+  Status step(const RunPoint& from, const RunPoint& to) override {
+    const Status s = a_.step(from, to);
+    return s.ok() ? b_.step(from, to) : s;
+  }
+  Status changed(const RunPoint& before, const RunPoint& after) override {
+    const Status s = a_.changed(before, after);
+    return s.ok() ? b_.changed(before, after) : s;
+  }
+  Status impact(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts) override {
+    const Status s = a_.impact(before, after, contacts);
+    return s.ok() ? b_.impact(before, after, contacts) : s;
+  }
+
+ private:
+  PointObserver& a_;
+  PointObserver& b_;
+};
+
+}  // namespace lw::sens::detail
+
+namespace lw::sens::detail {
+
+/// One item of a run linearised, what the direct method applies and the adjoint transposes: a
+/// step's tangent and the partials at its end; an impact's jump, the outputs just before it and
+/// the partials just after it (its switches applied, as they stay); a change's map.
+struct LinearisedItem {
+  std::unique_ptr<StepTangent> step;
+  PointPartials end;
+  ImpactJump jump;
+  Eigen::VectorXd outputsBefore;
+  CoordinateChange change;
+};
+
+inline Status lineariseStep(Formulation& f, const RunPoint& a, const RunPoint& b, LinearisedItem& out) {
+  return f.linearise(a, b, out.step, out.end);
+}
+
+inline Status lineariseImpact(Formulation& f, const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts,
+                              LinearisedItem& out) {
+  if (Status s = f.jump(before, after, contacts, out.jump); !s.ok()) return s;
+  if (Status s = f.outputValues(before, out.outputsBefore); !s.ok()) return s;
+  f.applySwitches(contacts);
+  return f.partials(after, true, out.end);
+}
+
+/// The accelerations' sensitivities from the positions' and velocities' through the map at a point.
+inline void accelerationsFrom(const PointPartials& n, StateColumns& S) {
+  S.a = n.Ap;
+  if (n.Ax.cols()) S.a += n.Ax * S.x + n.Av * S.v;
+}
+
+}  // namespace lw::sens::detail

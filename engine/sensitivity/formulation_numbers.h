@@ -1,0 +1,165 @@
+// What every formulation's derivatives evaluate with (internal to engine/sensitivity): the model's
+// numbers on doubles, on dual numbers with nothing seeded (the state's partials), on each chunk
+// of eight parameters seeded (their partials by forward AD) or moved one parameter at a time
+// (seed 003's differences, GSAM/LSAM); their forces' switch states kept together; and the
+// parameter columns of any function of the numbers by the route chosen.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "events/contact_gaps.h"
+#include "sensitivity/semi_analytical.h"
+#include "sensitivity/study.h"
+
+namespace lw::sens::detail {
+
+class FormulationNumbers {
+ public:
+  FormulationNumbers(const Study& st, Partials partials, double delta)
+      : st_(st), plain_(st, {}, {}), real_(st, {}, {}), partials_(partials), sources_(events::gapSources(st.model.tree)) {
+    for (const ParameterChunk& c : parameterChunks(st)) {
+      chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
+      firsts_.push_back(static_cast<Eigen::Index>(c.first));
+      counts_.push_back(static_cast<int>(c.seeded.size()));
+    }
+    if (partials != Partials::AutomaticDifferentiation) {
+      MovedNumbers sets = movedNumbers(st, partials, delta);
+      deltas_ = std::move(sets.deltas);
+      moved_ = std::move(sets.moved);
+    }
+    for (const auto& f : plain_.tree.mech.forces) initialActive_.push_back(f.active);
+  }
+
+  /// The forces as at the run's start (a switch's enabled ones off).
+  void restartSwitches() {
+    forEachNumbers([&](auto& n) {
+      for (std::size_t f = 0; f < initialActive_.size(); ++f) n.mech.forces[f].active = initialActive_[f];
+    });
+  }
+  /// An event's switches turn their forces on and off in every set of numbers.
+  void applySwitches(const std::vector<int>& contacts) {
+    forEachNumbers([&](auto& n) { events::applySwitches(st_.model.tree, sources_, contacts, n); });
+  }
+
+  /// ∂f/∂ρ (rows × chosen parameters) of f(numbers, result) at fixed arguments: forward AD on
+  /// each chunk's seeded numbers, or (ad false or the study's partials semi-analytical)
+  /// one-sided differences of f on the moved numbers. f is called on NumbersOn<Dual> or
+  /// NumbersOn<double>.
+  template <class F>
+  Status parameterColumns(F&& f, Eigen::Index rows, Eigen::MatrixXd& out, bool adOnly = false) const {
+    const auto p = static_cast<Eigen::Index>(st_.parameters.size());
+    out.setZero(rows, p);
+    if (adOnly || partials_ == Partials::AutomaticDifferentiation) {
+      Vec<Dual> r;
+      for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        if (Status s = f(*chunks_[c], r); !s.ok()) return s;
+        for (int j = 0; j < counts_[c]; ++j)
+          for (Eigen::Index i = 0; i < rows; ++i) out(i, firsts_[c] + j) = r[i].g[j];
+      }
+      return {};
+    }
+    Vec<double> r0, rk;
+    if (Status s = f(real_, r0); !s.ok()) return s;
+    for (Eigen::Index k = 0; k < p; ++k)
+      for (const auto& set : moved_[static_cast<std::size_t>(k)]) {
+        if (Status s = f(*set, rk); !s.ok()) return s;
+        out.col(k) += (rk - r0) / deltas_[static_cast<std::size_t>(k)];
+      }
+    return {};
+  }
+  /// The columns of ∂f/∂(state) for f(state seeded) of n inputs: `seed(lanes, first)` returns the
+  /// inputs on dual numbers with input first + j seeded in lane j, f fills the result.
+  template <class Seed, class F>
+  static Status stateColumns(Eigen::Index n, Eigen::Index rows, Seed&& seed, F&& f, Eigen::MatrixXd& out) {
+    out.resize(rows, n);
+    Vec<Dual> r;
+    for (Eigen::Index first = 0; first < n; first += kLanes) {
+      if (Status s = f(seed(first), r); !s.ok()) return s;
+      for (Eigen::Index j = first; j < std::min(n, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < rows; ++i) out(i, j) = r[i].g[j - first];
+    }
+    return {};
+  }
+
+  /// The columns of f's derivative along the sensitivities, eight a pass: f(numbers, inputs, r)
+  /// with `seed(first)` its inputs on dual numbers, lane j along the sensitivities' column
+  /// first + j; the parameters' own partials in the same pass (AD: the chunk's seeded numbers) or
+  /// by differences of f at the values on the moved numbers (semi-analytical; left to the caller
+  /// when `callerAddsParameters`). values: f's values.
+  template <class Seed, class F>
+  Status alongColumns(Seed&& seed, F&& f, Eigen::Index rows, Eigen::MatrixXd& out, Eigen::VectorXd* values = nullptr,
+                      bool callerAddsParameters = false) const {
+    const auto p = static_cast<Eigen::Index>(st_.parameters.size());
+    out.resize(rows, p);
+    Vec<Dual> r;
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      const auto in = seed(firsts_[c]);
+      if (Status s = f(semiAnalytical() ? plain_ : *chunks_[c], in, r); !s.ok()) return s;
+      for (int j = 0; j < counts_[c]; ++j)
+        for (Eigen::Index i = 0; i < rows; ++i) out(i, firsts_[c] + j) = r[i].g[j];
+      if (values && c == 0) {
+        values->resize(rows);
+        for (Eigen::Index i = 0; i < rows; ++i) (*values)[i] = r[i].v;
+      }
+    }
+    if (!semiAnalytical() || callerAddsParameters) return {};
+    const auto in = seed(0);
+    std::decay_t<decltype(in)> unseeded = in;
+    for (auto& v : unseeded)
+      for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = Dual(v[i].v);
+    Eigen::MatrixXd P;
+    if (Status s = parameterColumns(
+            [&](const auto& nums, auto& res) {
+              using S = typename std::decay_t<decltype(res)>::Scalar;
+              std::array<Vec<S>, std::tuple_size_v<std::decay_t<decltype(in)>>> x;
+              for (std::size_t k = 0; k < x.size(); ++k) {
+                x[k].resize(unseeded[k].size());
+                for (Eigen::Index i = 0; i < x[k].size(); ++i) x[k][i] = S(unseeded[k][i].v);
+              }
+              return f(nums, x, res);
+            },
+            rows, P);
+        !s.ok())
+      return s;
+    out += P;
+    return {};
+  }
+
+  const std::vector<double>& deltas() const { return deltas_; }
+  bool semiAnalytical() const { return partials_ != Partials::AutomaticDifferentiation; }
+
+ protected:
+  template <class F>
+  void forEachNumbers(F&& f) {
+    f(plain_.tree);
+    f(real_.tree);
+    for (auto& c : chunks_) f(c->tree);
+    for (auto& sets : moved_)
+      for (auto& set : sets) f(set->tree);
+  }
+  const Study& st_;
+  NumbersOn<Dual> plain_;     // nothing seeded: the state's partials
+  NumbersOn<double> real_;    // the values (and the differences' nominal)
+  std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
+  std::vector<Eigen::Index> firsts_;
+  std::vector<int> counts_;
+  Partials partials_;
+  std::vector<double> deltas_;
+  std::vector<std::vector<std::unique_ptr<NumbersOn<double>>>> moved_;
+  std::vector<events::GapSource> sources_;
+  std::vector<char> initialActive_;
+};
+
+/// x on dual numbers with lanes j = D's columns first + j (D empty: none).
+inline Vec<Dual> seededBy(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first) {
+  Vec<Dual> y = x.cast<Dual>();
+  for (Eigen::Index j = 0; D.size() && j < kLanes && first + j < D.cols(); ++j)
+    for (Eigen::Index i = 0; i < x.size(); ++i) y[i].g[j] = D(i, first + j);
+  return y;
+}
+
+}  // namespace lw::sens::detail

@@ -1,0 +1,527 @@
+#include "sensitivity/matrix_r_formulation.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+
+#include "sensitivity/formulation_numbers.h"
+
+namespace lw::sens::detail {
+namespace {
+
+// ---- the steps linearised ----
+
+// The trapezoidal step of size h: x₁ = x̂ + h²/4 a₁, v₁ = v̂ + h/2 a₁ with x̂ = x₀ + h v₀ + h²/4 a₀,
+// v̂ = v₀ + h/2 a₀, and a₁ = f(t₁, x₁, v₁; ρ). Differentiated:
+//   (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ
+// with the step's Newton matrix at its solution (f_x, f_v, f_ρ at the end).
+class TrapezoidalTangent final : public StepTangent {
+ public:
+  TrapezoidalTangent(double h, const PointPartials& end)
+      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap),
+        lu_(Eigen::MatrixXd(Eigen::MatrixXd::Identity(end.Ax.rows(), end.Ax.rows()) - (0.25 * h * h) * end.Ax - (0.5 * h) * end.Av)) {}
+  void forward(StateColumns& S) const override {
+    if (fx_.rows() == 0) return;
+    const double h = h_;
+    const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
+    S.a = lu_.solve(Eigen::MatrixXd(fx_ * Xh + fv_ * Vh + fp_));
+    S.x = Xh + (0.25 * h * h) * S.a;
+    S.v = Vh + (0.5 * h) * S.a;
+  }
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    if (fx_.rows() == 0) return;
+    const double h = h_;
+    const Eigen::MatrixXd mu = l.a + (0.25 * h * h) * l.x + (0.5 * h) * l.v;
+    const Eigen::MatrixXd nu = lu_.transpose().solve(mu);
+    grad += nu.transpose() * fp_;
+    const Eigen::MatrixXd lx = l.x + fx_.transpose() * nu;
+    const Eigen::MatrixXd lv = h * l.x + l.v + (h * fx_ + fv_).transpose() * nu;
+    l.a = (0.25 * h * h) * l.x + (0.5 * h) * l.v + (0.25 * h * h * fx_ + 0.5 * h * fv_).transpose() * nu;
+    l.x = lx;
+    l.v = lv;
+  }
+
+ private:
+  double h_;
+  Eigen::MatrixXd fx_, fv_, fp_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
+
+// Dormand–Prince's explicit step, its stages linearised: stage i at (Xᵢ, Vᵢ) = (X₀, V₀) + h Σⱼ aᵢⱼ
+// (KXⱼ, KVⱼ), KXᵢ = Vᵢ, KVᵢ = f_x Xᵢ + f_v Vᵢ + f_ρ; (X₁, V₁) = (X₀, V₀) + h Σ bᵢ (KXᵢ, KVᵢ). An
+// explicit step has no acceleration among its inputs or results.
+struct Stage {
+  Eigen::MatrixXd fx, fv, fp;
+};
+class RungeKuttaTangent final : public StepTangent {
+ public:
+  RungeKuttaTangent(double h, std::vector<Stage> stages) : h_(h), stages_(std::move(stages)) {}
+  void forward(StateColumns& S) const override {
+    if (S.x.rows() == 0) return;
+    const double h = h_;
+    std::vector<Eigen::MatrixXd> kx(6), kv(6);
+    Eigen::MatrixXd X1 = S.x, V1 = S.v;
+    for (int i = 0; i < 6; ++i) {
+      Eigen::MatrixXd X = S.x, V = S.v;
+      for (int j = 0; j < i; ++j) {
+        X += (h * A[i][j]) * kx[static_cast<std::size_t>(j)];
+        V += (h * A[i][j]) * kv[static_cast<std::size_t>(j)];
+      }
+      const Stage& sg = stages_[static_cast<std::size_t>(i)];
+      kx[static_cast<std::size_t>(i)] = V;
+      kv[static_cast<std::size_t>(i)] = sg.fx * X + sg.fv * V + sg.fp;
+      X1 += (h * B[i]) * kx[static_cast<std::size_t>(i)];
+      V1 += (h * B[i]) * kv[static_cast<std::size_t>(i)];
+    }
+    S.x = X1;
+    S.v = V1;
+    S.a.setZero(S.x.rows(), S.x.cols());
+  }
+  // κᵢ = h bᵢ λ₁ + Σ_{j>i} h a_ji ηⱼ, ηᵢ = Jᵢᵀ κᵢ with Jᵢ = [0 I; f_x f_v] at stage i;
+  // λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    if (l.x.rows() == 0) return;
+    const double h = h_;
+    std::vector<Eigen::MatrixXd> ex(6), ev(6);
+    Eigen::MatrixXd lx0 = l.x, lv0 = l.v;
+    for (int k = 5; k >= 0; --k) {
+      Eigen::MatrixXd kx = (h * B[k]) * l.x, kv = (h * B[k]) * l.v;
+      for (int j = k + 1; j < 6; ++j) {
+        kx += (h * A[j][k]) * ex[static_cast<std::size_t>(j)];
+        kv += (h * A[j][k]) * ev[static_cast<std::size_t>(j)];
+      }
+      const Stage& sg = stages_[static_cast<std::size_t>(k)];
+      ex[static_cast<std::size_t>(k)] = sg.fx.transpose() * kv;
+      ev[static_cast<std::size_t>(k)] = kx + sg.fv.transpose() * kv;
+      grad += kv.transpose() * sg.fp;
+      lx0 += ex[static_cast<std::size_t>(k)];
+      lv0 += ev[static_cast<std::size_t>(k)];
+    }
+    l.x = lx0;
+    l.v = lv0;
+    l.a.setZero(l.x.rows(), l.x.cols());
+  }
+
+ private:
+  static constexpr double A[6][5] = {{0, 0, 0, 0, 0},
+                                     {integ::dopri::a21, 0, 0, 0, 0},
+                                     {integ::dopri::a31, integ::dopri::a32, 0, 0, 0},
+                                     {integ::dopri::a41, integ::dopri::a42, integ::dopri::a43, 0, 0},
+                                     {integ::dopri::a51, integ::dopri::a52, integ::dopri::a53, integ::dopri::a54, 0},
+                                     {integ::dopri::a61, integ::dopri::a62, integ::dopri::a63, integ::dopri::a64, integ::dopri::a65}};
+  static constexpr double B[6] = {integ::dopri::b1, 0, integ::dopri::b3, integ::dopri::b4, integ::dopri::b5, integ::dopri::b6};
+  double h_;
+  std::vector<Stage> stages_;
+};
+
+class MatrixR final : public Formulation, private FormulationNumbers {
+ public:
+  MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta)
+      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), adapter_(*this) {}
+
+  void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
+    adapter_.to = o;
+    adapter_.also = spec.observer;  // a recorder of the run's own (the complex step's) told too
+    spec.observer = &adapter_;
+  }
+  std::vector<std::string> coordinateNames(int coords) const override {
+    std::vector<std::string> names;
+    for (const auto& f : dofs(coords)) names.push_back(f.name);
+    return names;
+  }
+  void restartSwitches() override { FormulationNumbers::restartSwitches(); }
+  void applySwitches(const std::vector<int>& contacts) override { FormulationNumbers::applySwitches(contacts); }
+
+  Status outputValues(const RunPoint& p, Eigen::VectorXd& out) override {
+    dyn::MatrixROn<double> e;
+    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, dofs(p.coords), p.t, p.x, p.v, p.aux, e); !s.ok()) return s;
+    out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
+    analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, out.data());
+    return {};
+  }
+
+  // f = z̈ⁱ(x, v; ρ) and the outputs: their state columns by forward AD, eight per pass (f_x, f_v
+  // are the accelerations' map A_x, A_v), their parameter columns by the route chosen
+  Status partials(const RunPoint& p, bool, PointPartials& n) override {
+    const auto& D = dofs(p.coords);
+    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    if (Status s = outputValues(p, n.outputs); !s.ok()) return s;
+    auto fAndOutputs = [&](const auto& nums, const auto& x, const auto& v, auto& r) { return accelerationsAndOutputs(nums, p, x, v, r); };
+    Eigen::MatrixXd Fs;  // (d + no) × 2d
+    auto seed = [&](Eigen::Index first) {
+      std::pair<Vec<Dual>, Vec<Dual>> xv{p.x.cast<Dual>(), p.v.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
+      return xv;
+    };
+    if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) { return fAndOutputs(plain_, xv.first, xv.second, r); }, Fs);
+        !s.ok())
+      return s;
+    Eigen::MatrixXd Fp;
+    const Status s = parameterColumns(
+        [&](const auto& nums, auto& r) {
+          using S = typename std::decay_t<decltype(r)>::Scalar;
+          return fAndOutputs(nums, Vec<S>(p.x.cast<S>()), Vec<S>(p.v.cast<S>()), r);
+        },
+        d + no, Fp);
+    if (!s.ok()) return s;
+    n.Ax = Fs.topLeftCorner(d, d);
+    n.Av = Fs.topRightCorner(d, d);
+    n.Ox = Fs.bottomLeftCorner(no, d);
+    n.Ov = Fs.bottomRightCorner(no, d);
+    n.Ap = Fp.topRows(d);
+    n.Op = Fp.bottomRows(no);
+    n.Oa.resize(0, 0);
+    return {};
+  }
+
+  // the trapezoidal step differentiated along S: (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ,
+  // the right-hand side one pass of f along (X̂, V̂) with the parameters seeded; the outputs along
+  // (X̂ + h²/4 A₁, V̂ + h/2 A₁) that pass's plus O_x h²/4 A₁ + O_v h/2 A₁. RK45: its stages on dual
+  // numbers along S
+  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    const auto& D = dofs(b.coords);
+    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const double h = b.t - a.t;
+    if (rungeKutta_) {
+      Eigen::MatrixXd R;
+      const Status s = alongColumns(
+          [&](Eigen::Index first) { return std::array<Vec<Dual>, 2>{seededBy(a.x, S.x, first), seededBy(a.v, S.v, first)}; },
+          [&](const auto& nums, const auto& in, auto& r) -> Status {
+            using Sc = typename std::decay_t<decltype(r)>::Scalar;
+            Vec<Sc> x1, v1;
+            if (Status st = rungeKuttaStepOn<Sc>(st_, nums, D, a.t, h, in[0], in[1], a.aux, x1, v1); !st.ok()) return st;
+            r.resize(2 * d);
+            r << x1, v1;
+            return {};
+          },
+          2 * d, R);
+      if (!s.ok()) return s;
+      S.x = R.topRows(d);
+      S.v = R.bottomRows(d);
+      return pointAlong(b, S, outputs, outputsAlong);
+    }
+    Eigen::MatrixXd Fs;  // [f; outputs] by (x, v) at the end
+    auto seed = [&](Eigen::Index first) {
+      std::pair<Vec<Dual>, Vec<Dual>> xv{b.x.cast<Dual>(), b.v.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
+      return xv;
+    };
+    if (Status s = stateColumns(2 * d, d + no, seed,
+                                [&](const auto& xv, Vec<Dual>& r) { return accelerationsAndOutputs(plain_, b, xv.first, xv.second, r); }, Fs);
+        !s.ok())
+      return s;
+    const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
+    Eigen::MatrixXd R;
+    Eigen::VectorXd values;
+    const Status s = alongColumns(
+        [&](Eigen::Index first) { return std::array<Vec<Dual>, 2>{seededBy(b.x, Xh, first), seededBy(b.v, Vh, first)}; },
+        [&](const auto& nums, const auto& in, auto& r) { return accelerationsAndOutputs(nums, b, in[0], in[1], r); }, d + no, R, &values);
+    if (!s.ok()) return s;
+    outputs = values.tail(no);
+    if (d == 0) {
+      outputsAlong = R;
+      return {};
+    }
+    const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * Fs.topLeftCorner(d, d) - (0.5 * h) * Fs.topRightCorner(d, d);
+    const Eigen::MatrixXd A1 = G.partialPivLu().solve(Eigen::MatrixXd(R.topRows(d)));
+    S.a = A1;
+    S.x = Xh + (0.25 * h * h) * A1;
+    S.v = Vh + (0.5 * h) * A1;
+    outputsAlong = R.bottomRows(no) + Fs.bottomLeftCorner(no, d) * ((0.25 * h * h) * A1) + Fs.bottomRightCorner(no, d) * ((0.5 * h) * A1);
+    return {};
+  }
+
+  Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    const auto d = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    Eigen::MatrixXd R;
+    Eigen::VectorXd values;
+    const Status s = alongColumns(
+        [&](Eigen::Index first) { return std::array<Vec<Dual>, 2>{seededBy(p.x, S.x, first), seededBy(p.v, S.v, first)}; },
+        [&](const auto& nums, const auto& in, auto& r) { return accelerationsAndOutputs(nums, p, in[0], in[1], r); }, d + no, R, &values);
+    if (!s.ok()) return s;
+    S.a = R.topRows(d);
+    outputs = values.tail(no);
+    outputsAlong = R.bottomRows(no);
+    return {};
+  }
+
+  Status initial(const RunPoint& p0, StateColumns& S) override {
+    const auto& D = dofs(p0.coords);
+    const auto d = static_cast<Eigen::Index>(D.size());
+    Eigen::MatrixXd XV;
+    const Status s = parameterColumns(
+        [&](const auto& nums, auto& r) -> Status {
+          using Sc = typename std::decay_t<decltype(r)>::Scalar;
+          Vec<Sc> x, v;
+          const Status st = dyn::initialStateOn<Sc>(st_.model, nums.tree, D, p0.aux, x, v);
+          r.resize(2 * d);
+          if (st.ok()) r << x, v;
+          return st;
+        },
+        2 * d, XV);
+    S.x = XV.topRows(d);
+    S.v = XV.bottomRows(d);
+    return s;
+  }
+
+  Status replay(const RunPoint& a, double t1, RunPoint& b) override {
+    return rungeKutta_ ? rungeKuttaReplay(a, t1, b) : trapezoidalReplay(a, t1, b);
+  }
+
+  Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
+    if (Status s = partials(b, true, atEnd); !s.ok()) return s;
+    const double h = b.t - a.t;
+    if (!rungeKutta_) {
+      tangent = std::make_unique<TrapezoidalTangent>(h, atEnd);
+      newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
+      return {};
+    }
+    std::vector<Stage> stages;
+    if (Status s = rungeKuttaStages(a, h, stages); !s.ok()) return s;
+    tangent = std::make_unique<RungeKuttaTangent>(h, std::move(stages));
+    return {};
+  }
+
+  Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) override {
+    const integ::State b{before.t, before.x, before.v, before.a}, a{after.t, after.x, after.v, after.a};
+    return impactJump(st_, dofs(after.coords), b, a, contacts, before.aux, J);
+  }
+
+  // the state through the dependent coordinates: evaluated in the old choice, mapped to the new
+  Status change(const RunPoint& a, int coords, RunPoint& b, CoordinateChange* map) override {
+    const auto& before = dofs(a.coords), &after = dofs(coords);
+    auto mapped = [&](const auto& nums, const auto& x, const auto& v, auto& r) -> Status {
+      using S = typename std::decay_t<decltype(r)>::Scalar;
+      dyn::MatrixROn<S> e;
+      Status s;
+      if constexpr (std::is_same_v<S, Dual>) s = dyn::evaluateOn<Dual>(st_.model, nums.tree, before, a.t, x, v, a.aux, e, &real_.tree);
+      else s = dyn::evaluateOn<double>(st_.model, nums.tree, before, a.t, x, v, a.aux, e);
+      if (!s.ok()) return s;
+      Vec<S> x1, v1, a1;
+      dyn::independentOn<S>(st_.model, nums.tree, after, e.z, e.zd, &e.zdd, x1, v1, &a1);
+      r.resize(3 * x1.size() + e.z.size());
+      r << x1, v1, a1, e.z;
+      return {};
+    };
+    Vec<double> r;
+    if (Status s = mapped(real_, a.x, a.v, r); !s.ok()) return s;
+    const auto d1 = static_cast<Eigen::Index>(after.size()), d0 = a.x.size();
+    b = {a.t, coords, r.head(d1), r.segment(d1, d1), r.segment(2 * d1, d1), r.tail(r.size() - 3 * d1)};
+    if (!map) return {};
+    Eigen::MatrixXd Sxv;
+    auto seed = [&](Eigen::Index first) {
+      std::pair<Vec<Dual>, Vec<Dual>> xv{a.x.cast<Dual>(), a.v.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(2 * d0, first + kLanes); ++j) (j < d0 ? xv.first[j] : xv.second[j - d0]).g[j - first] = 1;
+      return xv;
+    };
+    if (Status s = stateColumns(2 * d0, 3 * d1, seed, [&](const auto& xv, Vec<Dual>& out) { return mapped(plain_, xv.first, xv.second, out); }, Sxv);
+        !s.ok())
+      return s;
+    map->Sx = Sxv.leftCols(d0);
+    map->Sv = Sxv.rightCols(d0);
+    return parameterColumns(
+        [&](const auto& nums, auto& out) {
+          using S = typename std::decay_t<decltype(out)>::Scalar;
+          return mapped(nums, Vec<S>(a.x.cast<S>()), Vec<S>(a.v.cast<S>()), out);
+        },
+        3 * d1, map->Sp);
+  }
+
+  // [f; outputs] at (x, v) of the point p's time and coordinates, with the numbers nums
+  template <class S>
+  Status accelerationsAndOutputs(const NumbersOn<S>& nums, const RunPoint& p, const Vec<S>& x, const Vec<S>& v, Vec<S>& r) const {
+    const auto& D = dofs(p.coords);
+    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    dyn::MatrixROn<S> e;
+    Status s;
+    if constexpr (std::is_same_v<S, Dual>) s = dyn::evaluateOn<Dual>(st_.model, nums.tree, D, p.t, x, v, p.aux, e, &real_.tree);
+    else s = dyn::evaluateOn<S>(st_.model, nums.tree, D, p.t, x, v, p.aux, e);
+    if (!s.ok()) return s;
+    r.resize(d + no);
+    r.head(d) = e.zidd;
+    std::vector<S> out(static_cast<std::size_t>(no));
+    analysis::outputsOn<S>(st_.outputs, st_.model.tree, nums.tree, e.z, e.zd, e.zdd, p.t, out.data());
+    for (Eigen::Index k = 0; k < no; ++k) r[d + k] = out[static_cast<std::size_t>(k)];
+    return {};
+  }
+
+  int coordsOf(const std::vector<dyn::Dof>& dofs) {
+    for (std::size_t i = 0; i < dofSets_.size(); ++i)
+      if (dofSets_[i] == dofs) return static_cast<int>(i);
+    dofSets_.push_back(dofs);
+    return static_cast<int>(dofSets_.size()) - 1;
+  }
+  const std::vector<dyn::Dof>& dofs(int coords) const { return dofSets_[static_cast<std::size_t>(coords)]; }
+
+ private:
+  // one trapezoidal step again, from a to t1: Newton on a₁ with the Jacobian at the step's start
+  // (the last linearised end when that is a: what the adjoint's replay has at hand)
+  Status trapezoidalReplay(const RunPoint& a, double t1, RunPoint& b) {
+    const auto& D = dofs(a.coords);
+    const double h = t1 - a.t;
+    const auto d = a.x.size();
+    const Eigen::VectorXd xh = a.x + h * a.v + (0.25 * h * h) * a.a, vh = a.v + (0.5 * h) * a.a;
+    auto newtonMatrix = [&](const Eigen::MatrixXd& fx, const Eigen::MatrixXd& fv) {
+      return Eigen::MatrixXd(Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * fx - (0.5 * h) * fv);
+    };
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+    if (d > 0) {
+      if (newton_.t == a.t && newton_.coords == a.coords && newton_.fx.rows() == d) {
+        lu.compute(newtonMatrix(newton_.fx, newton_.fv));
+      } else {
+        // a segment's first step, or the first after a change of coordinates: the start's own
+        // matrix (the identity alone lets Newton diverge at large steps)
+        PointPartials n;
+        if (Status s = partials(a, true, n); !s.ok()) return s;
+        lu.compute(newtonMatrix(n.Ax, n.Av));
+      }
+    }
+    dyn::MatrixROn<double> e;
+    Eigen::VectorXd zs = a.aux;  // each position problem starts from the last one's solution
+    // the residual acc − f(x̂ + h²/4 acc, v̂ + h/2 acc) at a trial acceleration
+    auto residual = [&](const Eigen::VectorXd& acc, Eigen::VectorXd& r) -> Status {
+      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, t1, Eigen::VectorXd(xh + (0.25 * h * h) * acc),
+                                               Eigen::VectorXd(vh + (0.5 * h) * acc), zs, e);
+      if (s.ok()) {
+        zs = e.z;
+        r = acc - e.zidd;
+      }
+      return s;
+    };
+    Eigen::VectorXd acc = a.a, r, trial, rt;
+    bool converged = d == 0;
+    // with no independent coordinate (a kinematic run) nothing is integrated, but the drivers
+    // move the positions: solved at the step's end all the same
+    if (Status s = residual(acc, r); !s.ok()) return s;
+    double lastStep = 0;
+    for (int iter = 0; iter < 40 && !converged; ++iter) {
+      const Eigen::VectorXd da = lu.solve(r);
+      // damped: halve the update while the trial's position problem fails or its residual grows
+      // (next to a singular position f is strongly nonlinear within a step)
+      double lambda = 1;
+      bool accepted = false;
+      for (int half = 0; half < 12 && !accepted; ++half, lambda *= 0.5) {
+        trial = acc - lambda * da;
+        const Eigen::VectorXd zKeep = zs;
+        const Status s = residual(trial, rt);
+        accepted = s.ok() && (rt.norm() < r.norm() || lambda * da.cwiseAbs().maxCoeff() <= 1e-7 * std::max(1.0, acc.cwiseAbs().maxCoeff()));
+        if (!accepted) zs = zKeep;
+      }
+      if (!accepted) break;
+      lambda *= 2;  // the one taken
+      const double step = lambda * da.cwiseAbs().maxCoeff(), scale = std::max(1.0, trial.cwiseAbs().maxCoeff());
+      acc = trial;
+      r = rt;
+      // to round-off: tiny, or no longer falling (the evaluations' own noise: their position
+      // tolerance, amplified where the reduced mass matrix is ill-conditioned, e.g. a bar's spin)
+      converged = step <= 1e-13 * scale || (iter >= 1 && step >= 0.5 * lastStep && step <= 1e-7 * scale);
+      if (!converged && step > 1e-10 * scale && (lambda < 1 || (iter >= 1 && step > 0.25 * lastStep))) {
+        // damped or slow: the matrix at the start is stale, take Newton's own at the iterate
+        PointPartials n;
+        if (Status s = partials(RunPoint{t1, a.coords, xh + (0.25 * h * h) * acc, vh + (0.5 * h) * acc, acc, zs}, true, n); !s.ok()) return s;
+        lu.compute(newtonMatrix(n.Ax, n.Av));
+      }
+      lastStep = step;
+    }
+    if (!converged) return failure(Status::Code::NotConverged, t1, "the replay of the step to t = " + shortNumber(t1) + " did not converge");
+    b = {t1, a.coords, xh + (0.25 * h * h) * acc, vh + (0.5 * h) * acc, acc, zs};  // zs: the last residual's, at acc
+    return {};
+  }
+
+  // one Dormand–Prince step again from a (its size held), and its end's acceleration
+  Status rungeKuttaReplay(const RunPoint& a, double t1, RunPoint& b) {
+    const auto& D = dofs(a.coords);
+    Vec<double> x1, v1;
+    if (Status s = rungeKuttaStepOn<double>(st_, real_, D, a.t, t1 - a.t, a.x, a.v, a.aux, x1, v1); !s.ok()) return s;
+    dyn::MatrixROn<double> e;
+    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, t1, x1, v1, a.aux, e); !s.ok()) return s;
+    b = {t1, a.coords, x1, v1, e.zidd, e.z};
+    return {};
+  }
+
+  // a Dormand–Prince step's stages linearised: f_x, f_v, f_ρ at each stage point
+  Status rungeKuttaStages(const RunPoint& a, double h, std::vector<Stage>& stages) {
+    using namespace integ::dopri;
+    const double A[6][5] = {{0, 0, 0, 0, 0}, {a21, 0, 0, 0, 0}, {a31, a32, 0, 0, 0}, {a41, a42, a43, 0, 0}, {a51, a52, a53, a54, 0},
+                            {a61, a62, a63, a64, a65}};
+    const double C[6] = {0, c2, c3, c4, c5, 1};
+    std::vector<Eigen::VectorXd> kx(6), kv(6);
+    stages.assign(6, {});
+    for (int i = 0; i < 6; ++i) {
+      Eigen::VectorXd X = a.x, V = a.v;
+      for (int j = 0; j < i; ++j) {
+        X += (h * A[i][j]) * kx[static_cast<std::size_t>(j)];
+        V += (h * A[i][j]) * kv[static_cast<std::size_t>(j)];
+      }
+      // the stage's f and its partials: the point's machinery at the stage point
+      PointPartials n;
+      if (Status s = partials(RunPoint{a.t + C[i] * h, a.coords, X, V, {}, a.aux}, true, n); !s.ok()) return s;
+      dyn::MatrixROn<double> e;
+      if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, dofs(a.coords), a.t + C[i] * h, X, V, a.aux, e); !s.ok()) return s;
+      stages[static_cast<std::size_t>(i)] = {n.Ax, n.Av, n.Ap};
+      kx[static_cast<std::size_t>(i)] = V;
+      kv[static_cast<std::size_t>(i)] = e.zidd;
+    }
+    return {};
+  }
+
+  // The Matrix R run's observer: its states and choices of coordinates as points
+  struct Adapter final : analysis::StepObserver {
+    explicit Adapter(MatrixR& f) : f(f) {}
+    MatrixR& f;
+    PointObserver* to = nullptr;
+    analysis::StepObserver* also = nullptr;
+    RunPoint last;
+    RunPoint point(const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) {
+      return {s.t, f.coordsOf(dofs), s.x, s.v, s.a, z};
+    }
+    Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
+      if (also)
+        if (Status st = also->start(m, dofs, s, z); !st.ok()) return st;
+      last = point(dofs, s, z);
+      return to->start(last);
+    }
+    Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& s, const Eigen::VectorXd& z) override {
+      if (also)
+        if (Status st = also->step(dofs, from, s, z); !st.ok()) return st;
+      RunPoint a = point(dofs, from, last.aux), b = point(dofs, s, z);
+      const Status st = to->step(a, b);
+      last = std::move(b);
+      return st;
+    }
+    Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s, const Eigen::VectorXd& z) override {
+      if (also)
+        if (Status st = also->switched(before, after, s, z); !st.ok()) return st;
+      RunPoint b = point(after, s, z);
+      const Status st = to->changed(last, b);
+      last = std::move(b);
+      return st;
+    }
+    Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
+                  const Eigen::VectorXd& z) override {
+      if (also)
+        if (Status st = also->impact(dofs, before, after, contacts, z); !st.ok()) return st;
+      RunPoint b = point(dofs, after, z);
+      const Status st = to->impact(point(dofs, before, z), b, contacts);
+      last = std::move(b);
+      return st;
+    }
+  };
+
+  struct NewtonCache {  // the accelerations' Jacobian at the last linearised end
+    double t = -1;
+    int coords = -1;
+    Eigen::MatrixXd fx, fv;
+  };
+  bool rungeKutta_;
+  Adapter adapter_;
+  std::vector<std::vector<dyn::Dof>> dofSets_;
+  NewtonCache newton_;
+};
+
+}  // namespace
+
+std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta) {
+  return std::make_unique<MatrixR>(st, rungeKutta, partials, delta);
+}
+
+}  // namespace lw::sens::detail

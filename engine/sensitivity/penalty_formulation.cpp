@@ -1,0 +1,492 @@
+#include "sensitivity/penalty_formulation.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+
+#include "dynamics/penalty_derivatives.h"
+#include "sensitivity/formulation_numbers.h"
+#include "sensitivity/penalty_impact.h"
+
+namespace lw::sens::detail {
+
+Eigen::MatrixXd penaltyTangent(const dyn::RecursiveModel& tree, const NumbersOn<Dual>& plain, double alpha, double t1, double h,
+                               const Eigen::VectorXd& z1, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS) {
+  const auto nz = z1.size();
+  Eigen::MatrixXd T(nz, nz);
+  for (Eigen::Index first = 0; first < nz; first += kLanes) {
+    Vec<Dual> z = z1.cast<Dual>(), zd = zdS.cast<Dual>(), zdd = zddS.cast<Dual>(), F;
+    for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j) {  // z₁ moved: ż*, z̈* with it
+      z[j].g[j - first] = 1;
+      zd[j].g[j - first] = 2 / h;
+      zdd[j].g[j - first] = 4 / (h * h);
+    }
+    dyn::penaltyResidualOn<Dual>(tree, plain.tree, alpha, t1, z, zd, zdd, F);
+    for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
+      for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
+  }
+  return T;
+}
+
+namespace {
+
+// the trapezoidal velocities and accelerations of the end z₁ before the projections
+void trapezoidal(const RunPoint& a, double h, const Eigen::VectorXd& z1, Eigen::VectorXd& zdS, Eigen::VectorXd& zddS) {
+  zdS = (2 / h) * (z1 - a.x) - a.v;
+  zddS = (4 / (h * h)) * (z1 - a.x) - (4 / h) * a.v - a.a;
+}
+
+// A step a → b linearised: F(z₁, ż*, z̈*; ρ) = 0 with ż* = 2/h z₁ + Ẑ', z̈* = 4/h² z₁ + Ẑ'',
+// Ẑ' = −(2/h Z₀ + Z'₀), Ẑ'' = −(4/h² Z₀ + 4/h Z'₀ + Z''₀), differentiated:
+//   T Z₁ = −(F_ż Ẑ' + M Ẑ'' + F_ρ), T = F_z + 2/h F_ż + 4/h² M,
+// then the projections ż₁ = P(z₁, ż*; ρ), z̈₁ = Q(z₁, ż*, z̈*; ρ).
+struct PenaltyStep {
+  Eigen::MatrixXd Fd, M, Fp;
+  Eigen::MatrixXd Pz, Pd, Pp, Qz, Qd, Qdd, Qp;
+};
+class PenaltyTangent final : public StepTangent {
+ public:
+  PenaltyTangent(double h, const Eigen::MatrixXd& T, PenaltyStep J) : h_(h), lu_(T), J_(std::move(J)) {}
+  void forward(StateColumns& S) const override {
+    const double h = h_;
+    const Eigen::MatrixXd Zhd = -((2 / h) * S.x + S.v), Zhdd = -((4 / (h * h)) * S.x + (4 / h) * S.v + S.a);
+    const Eigen::MatrixXd Z1 = -lu_.solve(Eigen::MatrixXd(J_.Fd * Zhd + J_.M * Zhdd + J_.Fp));
+    const Eigen::MatrixXd ZdS = Zhd + (2 / h) * Z1, ZddS = Zhdd + (4 / (h * h)) * Z1;
+    S.v = J_.Pz * Z1 + J_.Pd * ZdS + J_.Pp;
+    S.a = J_.Qz * Z1 + J_.Qd * ZdS + J_.Qdd * ZddS + J_.Qp;
+    S.x = Z1;
+  }
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    const double h = h_;
+    // the projections transposed
+    const Eigen::MatrixXd mud = J_.Pd.transpose() * l.v + J_.Qd.transpose() * l.a, mudd = J_.Qdd.transpose() * l.a;
+    grad += l.v.transpose() * J_.Pp + l.a.transpose() * J_.Qp;
+    // z₁ through ż*, z̈*; then F(z₁) = 0 transposed
+    const Eigen::MatrixXd lZ = l.x + J_.Pz.transpose() * l.v + J_.Qz.transpose() * l.a + (2 / h) * mud + (4 / (h * h)) * mudd;
+    const Eigen::MatrixXd nu = lu_.transpose().solve(lZ);
+    grad -= nu.transpose() * J_.Fp;
+    const Eigen::MatrixXd aD = mud - J_.Fd.transpose() * nu, aDD = mudd - J_.M.transpose() * nu;
+    l.x = -((2 / h) * aD + (4 / (h * h)) * aDD);
+    l.v = -(aD + (4 / h) * aDD);
+    l.a = -aDD;
+  }
+
+ private:
+  double h_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  PenaltyStep J_;
+};
+
+class Penalty final : public Formulation, private FormulationNumbers {
+ public:
+  Penalty(const Study& st, Partials partials, double delta) : FormulationNumbers(st, partials, delta), tree_(st.model.tree), adapter_(*this) {}
+
+  void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
+    adapter_.to = o;
+    adapter_.also = spec.penaltyObserver;  // a recorder of the run's own (the complex step's) told too
+    spec.penaltyObserver = &adapter_;
+  }
+  std::vector<std::string> coordinateNames(int) const override {
+    std::vector<std::string> names;
+    for (const auto& n : tree_.nodes)
+      for (int k = 0; k < n.nz; ++k) names.push_back(tree_.mechanism->bodies[static_cast<std::size_t>(n.body)].name + "[" + std::to_string(k) + "]");
+    return names;
+  }
+  void restartSwitches() override { FormulationNumbers::restartSwitches(); }
+  void applySwitches(const std::vector<int>& contacts) override { FormulationNumbers::applySwitches(contacts); }
+
+  Status outputValues(const RunPoint& p, Eigen::VectorXd& out) override {
+    out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
+    analysis::outputsOn<double>(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, out.data());
+    return {};
+  }
+
+  // the outputs of (z, ż, z̈): 3 nz state columns; with `accelerations` the start's z̈(z, ż) of
+  // (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀαc
+  Status partials(const RunPoint& p, bool accelerations, PointPartials& o) override {
+    const auto nz = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    if (Status s = outputValues(p, o.outputs); !s.ok()) return s;
+    auto outputs = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& r) -> Status {
+      using S = typename std::decay_t<decltype(r)>::Scalar;
+      std::vector<S> out(static_cast<std::size_t>(no));
+      analysis::outputsOn<S>(st_.outputs, tree_, nums.tree, z, zd, zdd, p.t, out.data());
+      r.resize(no);
+      for (Eigen::Index k = 0; k < no; ++k) r[k] = out[static_cast<std::size_t>(k)];
+      return {};
+    };
+    auto seed3 = [&](Eigen::Index first) {
+      std::array<Vec<Dual>, 3> s{p.x.cast<Dual>(), p.v.cast<Dual>(), p.a.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(3 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
+      return s;
+    };
+    Eigen::MatrixXd Os;
+    if (Status s = stateColumns(3 * nz, no, seed3, [&](const auto& s3, Vec<Dual>& r) { return outputs(plain_, s3[0], s3[1], s3[2], r); }, Os); !s.ok())
+      return s;
+    o.Ox = Os.leftCols(nz);
+    o.Ov = Os.middleCols(nz, nz);
+    o.Oa = Os.rightCols(nz);
+    if (Status s = parameterColumns(
+            [&](const auto& nums, auto& r) {
+              using S = typename std::decay_t<decltype(r)>::Scalar;
+              return outputs(nums, Vec<S>(p.x.cast<S>()), Vec<S>(p.v.cast<S>()), Vec<S>(p.a.cast<S>()), r);
+            },
+            no, o.Op);
+        !s.ok())
+      return s;
+    if (!accelerations) return {};
+    auto start = [&](const auto& nums, const auto& z, const auto& zd, auto& r) {
+      using S = typename std::decay_t<decltype(r)>::Scalar;
+      return dyn::penaltyStartOn<S>(tree_, nums.tree, alpha_, p.t, z, zd, r);
+    };
+    auto seed2 = [&](Eigen::Index first) {
+      std::array<Vec<Dual>, 2> s{p.x.cast<Dual>(), p.v.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(2 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
+      return s;
+    };
+    Eigen::MatrixXd As;
+    if (Status s = stateColumns(2 * nz, nz, seed2, [&](const auto& s2, Vec<Dual>& r) { return start(plain_, s2[0], s2[1], r); }, As); !s.ok())
+      return s;
+    o.Ax = As.leftCols(nz);
+    o.Av = As.rightCols(nz);
+    if (semiAnalytical()) {
+      // A z̈ = R's pieces differenced apart (residualPartial): z̈_ρ = −A⁻¹ R_ρ
+      dyn::PenaltyParts p0;
+      const Eigen::MatrixXd Rp = residualPartial(p.t, p.x, p.v, p.a, true, p0);
+      o.Ap = -(p0.M + alpha_ * p0.J.transpose() * p0.J).partialPivLu().solve(Rp);
+      return {};
+    }
+    return parameterColumns(
+        [&](const auto& nums, auto& r) {
+          using S = typename std::decay_t<decltype(r)>::Scalar;
+          return start(nums, Vec<S>(p.x.cast<S>()), Vec<S>(p.v.cast<S>()), r);
+        },
+        nz, o.Ap);
+  }
+
+  // F(z₁) = 0 differentiated along S: T Z₁ = −(F_ż Ẑ' + M Ẑ'' + F_ρ), the right-hand side one pass
+  // of F along (Ẑ', Ẑ'') with the parameters seeded; then the projections and the outputs along
+  // the new sensitivities
+  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    const double h = b.t - a.t;
+    const auto nz = b.x.size();
+    Eigen::VectorXd zdS, zddS;
+    trapezoidal(a, h, b.x, zdS, zddS);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(penaltyTangent(tree_, plain_, alpha_, b.t, h, b.x, zdS, zddS));
+    const Eigen::MatrixXd Zhd = -((2 / h) * S.x + S.v), Zhdd = -((4 / (h * h)) * S.x + (4 / h) * S.v + S.a);
+    Eigen::MatrixXd Fb;
+    Status s = alongColumns(
+        [&](Eigen::Index first) {
+          return std::array<Vec<Dual>, 3>{Vec<Dual>(b.x.cast<Dual>()), seededBy(zdS, Zhd, first), seededBy(zddS, Zhdd, first)};
+        },
+        [&](const auto& nums, const auto& in, auto& F) {
+          using Sc = typename std::decay_t<decltype(F)>::Scalar;
+          dyn::penaltyResidualOn<Sc>(tree_, nums.tree, alpha_, b.t, in[0], in[1], in[2], F);
+          return Status{};
+        },
+        nz, Fb, nullptr, true);
+    if (!s.ok()) return s;
+    if (semiAnalytical()) {
+      dyn::PenaltyParts p0;
+      Fb += residualPartial(b.t, b.x, zdS, zddS, false, p0);
+    }
+    const Eigen::MatrixXd Z1 = -lu.solve(Fb);
+    const Eigen::MatrixXd ZdS = Zhd + (2 / h) * Z1, ZddS = Zhdd + (4 / (h * h)) * Z1;
+    Eigen::MatrixXd PQ;
+    s = alongColumns(
+        [&](Eigen::Index first) {
+          return std::array<Vec<Dual>, 3>{seededBy(b.x, Z1, first), seededBy(zdS, ZdS, first), seededBy(zddS, ZddS, first)};
+        },
+        [&](const auto& nums, const auto& in, auto& r) -> Status {
+          using Sc = typename std::decay_t<decltype(r)>::Scalar;
+          Vec<Sc> zd1, zdd1;
+          if (Status st = dyn::penaltyProjectOn<Sc>(tree_, nums.tree, alpha_, b.t, h, in[0], in[1], in[2], zd1, zdd1); !st.ok()) return st;
+          r.resize(2 * nz);
+          r << zd1, zdd1;
+          return {};
+        },
+        2 * nz, PQ);
+    if (!s.ok()) return s;
+    S.x = Z1;
+    S.v = PQ.topRows(nz);
+    S.a = PQ.bottomRows(nz);
+    return outputsAlongS(b, S, outputs, outputsAlong);
+  }
+
+  // z̈ of (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀαc along (Z, Ż) with the parameters seeded (semi-analytical:
+  // −A⁻¹ R_ρ, R's pieces differenced apart)
+  Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    Eigen::MatrixXd A;
+    const Status s = alongColumns(
+        [&](Eigen::Index first) { return std::array<Vec<Dual>, 2>{seededBy(p.x, S.x, first), seededBy(p.v, S.v, first)}; },
+        [&](const auto& nums, const auto& in, auto& r) {
+          using Sc = typename std::decay_t<decltype(r)>::Scalar;
+          return dyn::penaltyStartOn<Sc>(tree_, nums.tree, alpha_, p.t, in[0], in[1], r);
+        },
+        p.x.size(), A, nullptr, true);
+    if (!s.ok()) return s;
+    if (semiAnalytical()) {
+      dyn::PenaltyParts p0;
+      const Eigen::MatrixXd Rp = residualPartial(p.t, p.x, p.v, p.a, true, p0);
+      A -= (p0.M + alpha_ * p0.J.transpose() * p0.J).partialPivLu().solve(Rp);
+    }
+    S.a = A;
+    return outputsAlongS(p, S, outputs, outputsAlong);
+  }
+
+  // the assembly and the initial velocities (seed 003 §1.6)
+  Status initial(const RunPoint& p0, StateColumns& S) override {
+    const auto nz = p0.x.size();
+    Eigen::MatrixXd ZZd;
+    const Status s = parameterColumns(
+        [&](const auto& nums, auto& r) -> Status {
+          using Sc = typename std::decay_t<decltype(r)>::Scalar;
+          Vec<Sc> z, zd;
+          const Status st = dyn::initialCoordinatesOn<Sc>(st_.model, nums.tree, p0.x, z, zd);
+          r.resize(2 * nz);
+          if (st.ok()) r << z, zd;
+          return st;
+        },
+        2 * nz, ZZd);
+    S.x = ZZd.topRows(nz);
+    S.v = ZZd.bottomRows(nz);
+    return s;
+  }
+
+  // the step from a to t1 again: Newton on F(z₁) = 0 to round-off, then the projections
+  Status replay(const RunPoint& a, double t1, RunPoint& b) override {
+    const double h = t1 - a.t;
+    const auto nz = a.x.size();
+    Eigen::VectorXd z1 = a.x + h * a.v + (0.5 * h * h) * a.a, zdS, zddS;
+    auto tangentAt = [&](const Eigen::VectorXd& z) {
+      trapezoidal(a, h, z, zdS, zddS);
+      return penaltyTangent(tree_, plain_, alpha_, t1, h, z, zdS, zddS);
+    };
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu(tangentAt(z1));
+    double lastStep = 0;
+    bool converged = nz == 0;
+    for (int it = 0; it < 30 && !converged; ++it) {
+      trapezoidal(a, h, z1, zdS, zddS);
+      Vec<double> F;
+      dyn::penaltyResidualOn<double>(tree_, real_.tree, alpha_, t1, z1, zdS, zddS, F);
+      const Eigen::VectorXd dz = lu.solve(F);
+      z1 -= dz;
+      const double step = dz.cwiseAbs().maxCoeff(), scale = std::max(1.0, z1.cwiseAbs().maxCoeff());
+      converged = step <= 1e-14 * scale || (it >= 1 && step >= 0.5 * lastStep && step <= 1e-11 * scale);
+      if (!converged && step > 1e-10 * scale && it >= 1 && step > 0.25 * lastStep) lu.compute(tangentAt(z1));  // slow: Newton's own
+      lastStep = step;
+    }
+    if (!converged) return failure(Status::Code::NotConverged, t1, "the replay of the penalty step to t = " + shortNumber(t1) + " did not converge");
+    trapezoidal(a, h, z1, zdS, zddS);
+    b.t = t1;
+    b.coords = 0;
+    b.x = z1;
+    return dyn::penaltyProjectOn<double>(tree_, real_.tree, alpha_, t1, h, z1, zdS, zddS, b.v, b.a);
+  }
+
+  Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
+    if (Status s = partials(b, false, atEnd); !s.ok()) return s;
+    const double h = b.t - a.t;
+    const auto nz = b.x.size();
+    Eigen::VectorXd zdS, zddS;
+    trapezoidal(a, h, b.x, zdS, zddS);
+    PenaltyStep J;
+    // F's partial derivatives: z, ż, z̈ in turn
+    auto seed3 = [&](Eigen::Index first) {
+      std::array<Vec<Dual>, 3> s{b.x.cast<Dual>(), zdS.cast<Dual>(), zddS.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(3 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
+      return s;
+    };
+    Eigen::MatrixXd Fs, Ps;
+    auto residual = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& F) -> Status {
+      using S = typename std::decay_t<decltype(F)>::Scalar;
+      dyn::penaltyResidualOn<S>(tree_, nums.tree, alpha_, b.t, z, zd, zdd, F);
+      return {};
+    };
+    if (Status s = stateColumns(3 * nz, nz, seed3, [&](const auto& s3, Vec<Dual>& F) { return residual(plain_, s3[0], s3[1], s3[2], F); }, Fs); !s.ok())
+      return s;
+    J.Fd = Fs.middleCols(nz, nz);
+    J.M = Fs.rightCols(nz);
+    const Eigen::MatrixXd T = Fs.leftCols(nz) + (2 / h) * J.Fd + (4 / (h * h)) * J.M;
+    // the projections: [ż₁; z̈₁] by z₁, ż*, z̈*
+    auto project = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& r) -> Status {
+      using S = typename std::decay_t<decltype(r)>::Scalar;
+      Vec<S> zd1, zdd1;
+      if (Status s = dyn::penaltyProjectOn<S>(tree_, nums.tree, alpha_, b.t, h, z, zd, zdd, zd1, zdd1); !s.ok()) return s;
+      r.resize(2 * nz);
+      r << zd1, zdd1;
+      return {};
+    };
+    if (Status s = stateColumns(3 * nz, 2 * nz, seed3, [&](const auto& s3, Vec<Dual>& r) { return project(plain_, s3[0], s3[1], s3[2], r); }, Ps);
+        !s.ok())
+      return s;
+    J.Pz = Ps.topLeftCorner(nz, nz);
+    J.Pd = Ps.block(0, nz, nz, nz);  // ż₁ does not depend on z̈*
+    J.Qz = Ps.bottomLeftCorner(nz, nz);
+    J.Qd = Ps.block(nz, nz, nz, nz);
+    J.Qdd = Ps.bottomRightCorner(nz, nz);
+    Eigen::MatrixXd PQp;
+    if (Status s = parameterColumns(
+            [&](const auto& nums, auto& r) {
+              using S = typename std::decay_t<decltype(r)>::Scalar;
+              return project(nums, Vec<S>(b.x.cast<S>()), Vec<S>(zdS.cast<S>()), Vec<S>(zddS.cast<S>()), r);
+            },
+            2 * nz, PQp);
+        !s.ok())
+      return s;
+    J.Pp = PQp.topRows(nz);
+    J.Qp = PQp.bottomRows(nz);
+    if (semiAnalytical()) {
+      dyn::PenaltyParts p0;
+      J.Fp = residualPartial(b.t, b.x, zdS, zddS, false, p0);
+    } else if (Status s = parameterColumns(
+                   [&](const auto& nums, auto& F) {
+                     using S = typename std::decay_t<decltype(F)>::Scalar;
+                     return residual(nums, Vec<S>(b.x.cast<S>()), Vec<S>(zdS.cast<S>()), Vec<S>(zddS.cast<S>()), F);
+                   },
+                   nz, J.Fp);
+               !s.ok()) {
+      return s;
+    }
+    tangent = std::make_unique<PenaltyTangent>(h, T, std::move(J));
+    return {};
+  }
+
+  // the jump of all the tree's velocities (penalty_impact.h) and the event time's sensitivity
+  // c = −(r_z, r_ρ)/ṙ⁻, on dual numbers (the parameters' columns by forward AD always)
+  Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) override {
+    const auto nz = before.x.size();
+    const double t = before.t;
+    Eigen::VectorXd gap, rate;
+    events::contactGaps(tree_, before.x, before.v, gap, rate);
+    const int c0 = contacts.front();
+    if (Status s = differentiableImpact(st_, contacts, t, rate[c0]); !s.ok()) return s;
+    const std::vector<dyn::Dof> dofs = penaltyImpactDofs(st_, t, before.x, before.v);
+    // [h; r] of (z, ż⁻) with the numbers given
+    auto jumpAndGap = [&](const auto& nums, const auto& z, const auto& zd, auto& r) -> Status {
+      using S = typename std::decay_t<decltype(r)>::Scalar;
+      Vec<S> h;
+      if (Status s = penaltyJumpOn<S>(st_, nums.tree, dofs, t, z, zd, before.x, contacts, h); !s.ok()) return s;
+      std::vector<S> g(static_cast<std::size_t>(rate.size()));
+      events::contactGapsOn<S, S>(tree_, nums.tree, z.data(), g.data());
+      r.resize(nz + 1);
+      r << h, g[static_cast<std::size_t>(c0)];
+      return {};
+    };
+    auto seed2 = [&](Eigen::Index first) {
+      std::array<Vec<Dual>, 2> s{before.x.cast<Dual>(), before.v.cast<Dual>()};
+      for (Eigen::Index j = first; j < std::min(2 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
+      return s;
+    };
+    Eigen::MatrixXd Hs, Hp;
+    if (Status s = stateColumns(2 * nz, nz + 1, seed2, [&](const auto& s2, Vec<Dual>& r) { return jumpAndGap(plain_, s2[0], s2[1], r); }, Hs); !s.ok())
+      return s;
+    if (Status s = parameterColumns(
+            [&](const auto& nums, auto& r) {
+              using S = typename std::decay_t<decltype(r)>::Scalar;
+              return jumpAndGap(nums, Vec<S>(before.x.cast<S>()), Vec<S>(before.v.cast<S>()), r);
+            },
+            nz + 1, Hp, true);
+        !s.ok())
+      return s;
+    J.t = t;
+    J.normalBefore = rate[c0];
+    J.hx = Hs.topLeftCorner(nz, nz);
+    J.hv = Hs.topRightCorner(nz, nz);
+    J.hp = Hp.topRows(nz);
+    J.cx = -Hs.bottomLeftCorner(1, nz).transpose() / rate[c0];
+    J.cp = -Hp.bottomRows(1) / rate[c0];
+    J.dv = after.v - before.v;
+    J.w = J.hx * before.v + J.hv * before.a - after.a;
+    return {};
+  }
+
+  Status change(const RunPoint& a, int, RunPoint& b, CoordinateChange* map) override {
+    b = a;  // one set of coordinates: no change
+    if (map) *map = {};
+    return {};
+  }
+
+ private:
+  // the outputs at p and their d/dρ along S
+  Status outputsAlongS(const RunPoint& p, const StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& along) const {
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    return alongColumns(
+        [&](Eigen::Index first) {
+          return std::array<Vec<Dual>, 3>{seededBy(p.x, S.x, first), seededBy(p.v, S.v, first), seededBy(p.a, S.a, first)};
+        },
+        [&](const auto& nums, const auto& in, auto& r) {
+          using Sc = typename std::decay_t<decltype(r)>::Scalar;
+          std::vector<Sc> out(static_cast<std::size_t>(no));
+          analysis::outputsOn<Sc>(st_.outputs, tree_, nums.tree, in[0], in[1], in[2], p.t, out.data());
+          r.resize(no);
+          for (Eigen::Index k = 0; k < no; ++k) r[k] = out[static_cast<std::size_t>(k)];
+          return Status{};
+        },
+        no, along, &outputs);
+  }
+
+  // R = M a − Q + Φ_zᵀ α e at (z, ż, a) with e = Φ_z a − c (the start) or Φ (a step): its
+  // parameters' partials, M a − Q, Φ_z and e differenced apart (R differenced whole would carry
+  // α δ ∂Φ_z/∂ρ ∂e/∂ρ, as large as the answer); p0: the nominal pieces
+  Eigen::MatrixXd residualPartial(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& a, bool start,
+                                  dyn::PenaltyParts& p0) const {
+    dyn::PenaltyParts pk;
+    dyn::penaltyParts(tree_, real_.tree, t, z, zd, p0);
+    auto e = [&](const dyn::PenaltyParts& q) -> Eigen::VectorXd { return start ? Eigen::VectorXd(q.J * a - q.c) : q.phi; };
+    const Eigen::VectorXd g0 = p0.M * a - p0.Q, e0 = e(p0);
+    const auto p = static_cast<Eigen::Index>(st_.parameters.size());
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(z.size(), p);
+    for (Eigen::Index k = 0; k < p; ++k)
+      for (const auto& set : moved_[static_cast<std::size_t>(k)]) {
+        dyn::penaltyParts(tree_, set->tree, t, z, zd, pk);
+        out.col(k) +=
+            ((pk.M * a - pk.Q) - g0 + alpha_ * ((pk.J - p0.J).transpose() * e0 + p0.J.transpose() * (e(pk) - e0))) / deltas_[static_cast<std::size_t>(k)];
+      }
+    return out;
+  }
+
+  // The penalty run's observer: its states as points (one set of coordinates), α kept
+  struct Adapter final : analysis::PenaltyObserver {
+    explicit Adapter(Penalty& f) : f(f) {}
+    Penalty& f;
+    PointObserver* to = nullptr;
+    analysis::PenaltyObserver* also = nullptr;
+    RunPoint last;
+    Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                 const Eigen::VectorXd& zdd) override {
+      if (also)
+        if (Status s = also->start(tree, alpha, t, z, zd, zdd); !s.ok()) return s;
+      f.alpha_ = alpha;
+      last = {t, 0, z, zd, zdd, {}};
+      return to->start(last);
+    }
+    Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+      if (also)
+        if (Status s = also->step(t0, t1, z, zd, zdd); !s.ok()) return s;
+      RunPoint b{t1, 0, z, zd, zdd, {}};
+      const Status s = to->step(last, b);
+      last = std::move(b);
+      return s;
+    }
+    Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
+                  const Eigen::VectorXd& zdd) override {
+      if (also)
+        if (Status s = also->impact(t, contacts, z, zdBefore, zd, zdd); !s.ok()) return s;
+      RunPoint b{t, 0, z, zd, zdd, {}};
+      const Status s = to->impact(RunPoint{t, 0, z, zdBefore, last.a, {}}, b, contacts);
+      last = std::move(b);
+      return s;
+    }
+  };
+
+  const dyn::RecursiveModel& tree_;
+  double alpha_ = 0;
+  Adapter adapter_;
+};
+
+}  // namespace
+
+std::unique_ptr<Formulation> penaltyFormulation(const Study& st, Partials partials, double delta) {
+  return std::make_unique<Penalty>(st, partials, delta);
+}
+
+}  // namespace lw::sens::detail
