@@ -51,13 +51,11 @@ struct PointPartials {
   }
 };
 
-/// One step a → b linearised: the sensitivities at its end from those at its start (the step's
-/// tangent linear model), and its transpose for the adjoint.
+/// One step a → b linearised for the adjoint: the transpose of its tangent linear model (whose
+/// products along the sensitivities are Formulation::stepAlong).
 class StepTangent {
  public:
   virtual ~StepTangent() = default;
-  /// S₀ → S₁ in place.
-  virtual void forward(StateColumns& S) const = 0;
   /// λ₁ → λ₀ in place; gradient (costs × parameters) += λ₁ᵀ ∂(step)/∂ρ.
   virtual void reverse(StateColumns& l, Eigen::MatrixXd& gradient) const = 0;
 };

@@ -19,14 +19,7 @@ class TrapezoidalTangent final : public StepTangent {
   TrapezoidalTangent(double h, const PointPartials& end)
       : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap),
         lu_(Eigen::MatrixXd(Eigen::MatrixXd::Identity(end.Ax.rows(), end.Ax.rows()) - (0.25 * h * h) * end.Ax - (0.5 * h) * end.Av)) {}
-  void forward(StateColumns& S) const override {
-    if (fx_.rows() == 0) return;
-    const double h = h_;
-    const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
-    S.a = lu_.solve(Eigen::MatrixXd(fx_ * Xh + fv_ * Vh + fp_));
-    S.x = Xh + (0.25 * h * h) * S.a;
-    S.v = Vh + (0.5 * h) * S.a;
-  }
+
   void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
     if (fx_.rows() == 0) return;
     const double h = h_;
@@ -55,27 +48,7 @@ struct Stage {
 class RungeKuttaTangent final : public StepTangent {
  public:
   RungeKuttaTangent(double h, std::vector<Stage> stages) : h_(h), stages_(std::move(stages)) {}
-  void forward(StateColumns& S) const override {
-    if (S.x.rows() == 0) return;
-    const double h = h_;
-    std::vector<Eigen::MatrixXd> kx(6), kv(6);
-    Eigen::MatrixXd X1 = S.x, V1 = S.v;
-    for (int i = 0; i < 6; ++i) {
-      Eigen::MatrixXd X = S.x, V = S.v;
-      for (int j = 0; j < i; ++j) {
-        X += (h * A[i][j]) * kx[static_cast<std::size_t>(j)];
-        V += (h * A[i][j]) * kv[static_cast<std::size_t>(j)];
-      }
-      const Stage& sg = stages_[static_cast<std::size_t>(i)];
-      kx[static_cast<std::size_t>(i)] = V;
-      kv[static_cast<std::size_t>(i)] = sg.fx * X + sg.fv * V + sg.fp;
-      X1 += (h * B[i]) * kx[static_cast<std::size_t>(i)];
-      V1 += (h * B[i]) * kv[static_cast<std::size_t>(i)];
-    }
-    S.x = X1;
-    S.v = V1;
-    S.a.setZero(S.x.rows(), S.x.cols());
-  }
+
   // κᵢ = h bᵢ λ₁ + Σ_{j>i} h a_ji ηⱼ, ηᵢ = Jᵢᵀ κᵢ with Jᵢ = [0 I; f_x f_v] at stage i;
   // λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ
   void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {

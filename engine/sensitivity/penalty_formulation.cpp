@@ -46,15 +46,7 @@ struct PenaltyStep {
 class PenaltyTangent final : public StepTangent {
  public:
   PenaltyTangent(double h, const Eigen::MatrixXd& T, PenaltyStep J) : h_(h), lu_(T), J_(std::move(J)) {}
-  void forward(StateColumns& S) const override {
-    const double h = h_;
-    const Eigen::MatrixXd Zhd = -((2 / h) * S.x + S.v), Zhdd = -((4 / (h * h)) * S.x + (4 / h) * S.v + S.a);
-    const Eigen::MatrixXd Z1 = -lu_.solve(Eigen::MatrixXd(J_.Fd * Zhd + J_.M * Zhdd + J_.Fp));
-    const Eigen::MatrixXd ZdS = Zhd + (2 / h) * Z1, ZddS = Zhdd + (4 / (h * h)) * Z1;
-    S.v = J_.Pz * Z1 + J_.Pd * ZdS + J_.Pp;
-    S.a = J_.Qz * Z1 + J_.Qd * ZdS + J_.Qdd * ZddS + J_.Qp;
-    S.x = Z1;
-  }
+
   void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
     const double h = h_;
     // the projections transposed
