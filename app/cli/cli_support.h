@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/csv.h"
-#include "analysis/result_size.h"
-#include "analysis/simulation_run.h"
+#include "outputs/csv.h"
+#include "simulation/result_size.h"
+#include "simulation/simulation_run.h"
 #include "events/event_log.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"

@@ -15,12 +15,12 @@
 #include <span>
 #include <sstream>
 
-#include "analysis/result_size.h"
+#include "simulation/result_size.h"
 #include "io/files.h"
 #include "io/mechanism_io.h"
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "analysis/run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "kinematics/global_solver.h"
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"

@@ -11,7 +11,7 @@
 #include <QUndoStack>
 #include <QUuid>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 

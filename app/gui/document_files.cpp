@@ -29,8 +29,8 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "analysis/assembly.h"
-#include "analysis/result_size.h"
+#include "simulation/assembly.h"
+#include "simulation/result_size.h"
 #include "document.h"
 #include "help.h"
 #include "playback_presenter.h"

@@ -28,7 +28,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "document.h"
 #include "help.h"
 #include "playback_presenter.h"

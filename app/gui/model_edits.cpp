@@ -32,7 +32,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "document.h"
 #include "help.h"
 #include "playback_presenter.h"

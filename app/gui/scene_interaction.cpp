@@ -30,7 +30,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "document.h"
 #include "help.h"
 #include "media_export.h"

@@ -17,7 +17,7 @@
 
 #include "main_window.h"
 #include "live_gradients.h"
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "document.h"
 #include "panels/parameters_panel.h"
 #include "panels/cost_dialog.h"

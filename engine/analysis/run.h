@@ -8,8 +8,8 @@
 #include <functional>
 #include <variant>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "sensitivity/sensitivity.h"
 
 namespace lw::analysis {

@@ -1,4 +1,4 @@
-// What a run does at its events besides the jump (internal to the run drivers, analysis/): the
+// What a run does at its events besides the jump (internal to the run drivers, simulation/): the
 // log's records of impacts, rests, openings and switches, and the refusals: a point starting
 // inside its plane, a sensitivity through a resting contact, an impact and a switch at once.
 #pragma once

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "mechanism/parameters.h"
 #include "numeric/dual.h"
 

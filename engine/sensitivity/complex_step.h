@@ -3,7 +3,7 @@
 // engine/sensitivity.
 #pragma once
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "sensitivity/study.h"
 
 namespace lw::sens::detail {

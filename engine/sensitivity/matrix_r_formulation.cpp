@@ -439,7 +439,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   // The Matrix R run's observer: its states and choices of coordinates as points
   struct Adapter final : analysis::StepObserver {
-    explicit Adapter(MatrixR& f) : f(f) {}
+    explicit Adapter(MatrixR& owner) : f(owner) {}
     MatrixR& f;
     PointObserver* to = nullptr;
     analysis::StepObserver* also = nullptr;

@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "sensitivity/sensitivity.h"
 #include "sensitivity/study.h"
 

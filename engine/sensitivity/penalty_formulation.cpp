@@ -438,7 +438,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   // The penalty run's observer: its states as points (one set of coordinates), α kept
   struct Adapter final : analysis::PenaltyObserver {
-    explicit Adapter(Penalty& f) : f(f) {}
+    explicit Adapter(Penalty& owner) : f(owner) {}
     Penalty& f;
     PointObserver* to = nullptr;
     analysis::PenaltyObserver* also = nullptr;

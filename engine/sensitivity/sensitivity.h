@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "core/status.h"
 #include "mechanism/mechanism.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/csv.h"
-#include "analysis/outputs.h"
+#include "outputs/csv.h"
+#include "outputs/outputs.h"
 #include "dynamics/matrix_r_derivatives.h"
 #include "integrators/integrators.h"
 #include "mechanism/numbers.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "mechanism/generators.h"
 #include "support/reference_models.h"
 #include "support/samples.h"

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "dynamics/matrix_r.h"
 #include "integrators/integrators.h"
 #include "io/mechanism_io.h"

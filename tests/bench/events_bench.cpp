@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 

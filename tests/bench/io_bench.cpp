@@ -2,7 +2,7 @@
 // editor reloads on every structural edit, so this must stay far below a frame).
 #include <benchmark/benchmark.h>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "mechanism/resolved.h"

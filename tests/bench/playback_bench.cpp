@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "scene/scene_builder.h"
 

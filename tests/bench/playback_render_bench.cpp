@@ -14,8 +14,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "main_window.h"

@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 

@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 
 namespace {

@@ -26,8 +26,8 @@
 #include <QElapsedTimer>
 #include <cmath>
 
-#include "analysis/assembly.h"
-#include "analysis/kinematics_run.h"
+#include "simulation/assembly.h"
+#include "simulation/kinematics_run.h"
 #include "gui_test_support.h"
 #include "sketch_mouse.h"
 #include "main_window.h"

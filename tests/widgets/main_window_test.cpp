@@ -34,7 +34,7 @@
 #include <QStatusBar>
 #include <iostream>
 
-#include "analysis/result_size.h"
+#include "simulation/result_size.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "support/samples.h"

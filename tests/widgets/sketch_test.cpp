@@ -26,13 +26,13 @@
 #include <cmath>
 #include <numbers>
 
-#include "analysis/crank_drag.h"
+#include "simulation/crank_drag.h"
 #include "io/mechanism_io.h"
 #include "mechanism/edits.h"
 #include "kinematics/natural_model.h"
 #include "mechanism/resolved.h"
 #include "topology/four_bar.h"
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "panels/contact_dialog.h"
 #include "panels/limit_dialog.h"
 #include "panels/switch_dialog.h"

@@ -46,7 +46,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPlainTextEdit>
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "sketch/sketch_view.h"
 #include <QSlider>
 #include <QTabWidget>

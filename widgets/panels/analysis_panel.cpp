@@ -17,8 +17,8 @@
 #include <algorithm>
 
 #include "analysis/run.h"
-#include "analysis/outputs.h"
-#include "analysis/simulation_run.h"
+#include "outputs/outputs.h"
+#include "simulation/simulation_run.h"
 #include "mechanism/resolved.h"
 #include "panels/background_job.h"
 #include "panels/time_fields.h"

@@ -21,7 +21,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/csv.h"
+#include "outputs/csv.h"
 #include "mechanism/mechanism.h"
 #include "panels/analysis_panel.h"
 

@@ -18,7 +18,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "analysis/crank_drag.h"
+#include "simulation/crank_drag.h"
 #include "topology/four_bar.h"
 #include "kinematics/natural_model.h"
 #include "topology/mobility.h"

@@ -7,7 +7,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 
-#include "analysis/target_path.h"
+#include "simulation/target_path.h"
 #include "mechanism/parameter_edits.h"
 #include "sketch/sketch_view.h"
 

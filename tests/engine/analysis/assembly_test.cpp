@@ -3,7 +3,7 @@
 // left as they are.
 #include <gtest/gtest.h>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "mechanism/resolved.h"
 #include "support/samples.h"
 

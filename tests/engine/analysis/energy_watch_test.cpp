@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include "analysis/simulation_parts.h"
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_parts.h"
+#include "simulation/simulation_run.h"
 #include "support/samples.h"
 
 namespace lw::analysis {

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/outputs.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "outputs/outputs.h"
+#include "simulation/simulation_run.h"
 #include "support/samples.h"
 
 namespace lw::analysis {

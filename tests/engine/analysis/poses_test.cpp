@@ -2,8 +2,8 @@
 // result's point columns say (they drive the 3D playback).
 #include <gtest/gtest.h>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "scene/scene_builder.h"
 #include "support/samples.h"

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "support/samples.h"
 
 namespace lw::analysis {

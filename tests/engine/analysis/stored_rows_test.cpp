@@ -6,9 +6,9 @@
 #include <atomic>
 #include <cmath>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/result_size.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/result_size.h"
+#include "simulation/simulation_run.h"
 #include "support/samples.h"
 
 namespace lw::analysis {

@@ -1,12 +1,12 @@
 // Add Target Path (issue 36): clicked positions become a targets cost timed where the coupler
 // point passes nearest; the cost of the design as it stands is then the clicks' squared offsets.
-#include "analysis/target_path.h"
+#include "simulation/target_path.h"
 
 #include <gtest/gtest.h>
 
 #include <numbers>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "support/samples.h"
 #include "support/sketches.h"
 

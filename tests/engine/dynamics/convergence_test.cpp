@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "support/reference_models.h"
 #include "support/samples.h"
 

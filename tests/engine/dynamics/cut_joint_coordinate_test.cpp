@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "dynamics/recursive_model.h"
 #include "sensitivity/sensitivity.h"
 #include "support/costs.h"

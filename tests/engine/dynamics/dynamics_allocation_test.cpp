@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "dynamics/matrix_r.h"
 #include "dynamics/penalty.h"
 #include "integrators/integrators.h"

@@ -2,7 +2,7 @@
 // the integration and quadrature errors, which shrink as O(h²); dissipation only grows.
 #include <gtest/gtest.h>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "support/samples.h"
 
 namespace lw::analysis {

@@ -10,7 +10,7 @@
 
 #include <complex>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
 #include "mechanism/generators.h"

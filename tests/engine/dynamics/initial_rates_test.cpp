@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "mechanism/resolved.h"
 #include "support/samples.h"
 

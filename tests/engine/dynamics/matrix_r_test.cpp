@@ -15,7 +15,7 @@
 #include <numbers>
 #include <random>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"

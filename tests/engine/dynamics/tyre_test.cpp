@@ -3,7 +3,7 @@
 // formulations agree, and the file's bad tyres are refused with the item and the reason.
 #include <gtest/gtest.h>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "support/samples.h"
 

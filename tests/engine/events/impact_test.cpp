@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "events/resting_contact.h"
 #include "events/contact_gaps.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "support/samples.h"
 

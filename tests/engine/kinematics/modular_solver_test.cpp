@@ -7,7 +7,7 @@
 #include <atomic>
 #include <filesystem>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"

@@ -8,8 +8,8 @@
 #include <numbers>
 #include <random>
 
-#include "analysis/crank_drag.h"
-#include "analysis/kinematics_run.h"
+#include "simulation/crank_drag.h"
+#include "simulation/kinematics_run.h"
 #include "io/mechanism_io.h"
 #include "kinematics/global_solver.h"
 #include "topology/mobility.h"

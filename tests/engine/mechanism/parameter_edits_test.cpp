@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 #include "io/mechanism_io.h"
 #include "mechanism/fields.h"
 #include "mechanism/parameters.h"

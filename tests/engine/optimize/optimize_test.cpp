@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "support/samples.h"

@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/kinematics_run.h"
-#include "analysis/simulation_run.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"

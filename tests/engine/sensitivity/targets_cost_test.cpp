@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/resolved.h"
 #include "sensitivity/sensitivity.h"

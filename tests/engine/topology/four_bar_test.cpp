@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "support/samples.h"
 #include "topology/four_bar.h"
 

@@ -1,5 +1,5 @@
 // The parts of a dynamics run (simulation_run.cpp) that its two loops share, internal to
-// analysis/: the rows and costs it writes (RunRows), and what a loop is given (RunContext). The
+// simulation/: the rows and costs it writes (RunRows), and what a loop is given (RunContext). The
 // loops: runMatrixR (matrix_r_run.cpp, either integrator) and runPenalty (penalty_run.cpp).
 #pragma once
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/outputs.h"
-#include "analysis/simulation_run.h"
+#include "outputs/outputs.h"
+#include "simulation/simulation_run.h"
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
 #include "events/contact_monitor.h"

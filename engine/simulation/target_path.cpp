@@ -1,10 +1,10 @@
-#include "analysis/target_path.h"
+#include "simulation/target_path.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "mechanism/resolved.h"
 
 namespace lw::analysis {

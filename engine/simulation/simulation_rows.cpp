@@ -1,5 +1,5 @@
-#include "analysis/csv.h"
-#include "analysis/simulation_parts.h"
+#include "outputs/csv.h"
+#include "simulation/simulation_parts.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "analysis/outputs.h"
+#include "outputs/outputs.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "analysis/assembly.h"
+#include "simulation/assembly.h"
 
 #include <Eigen/Geometry>
 #include <Eigen/QR>

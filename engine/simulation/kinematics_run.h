@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/csv.h"
-#include "analysis/results.h"
+#include "outputs/csv.h"
+#include "outputs/results.h"
 #include "kinematics/global_solver.h"
 #include "kinematics/natural_model.h"
 

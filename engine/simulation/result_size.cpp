@@ -1,4 +1,4 @@
-#include "analysis/result_size.h"
+#include "simulation/result_size.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "analysis/csv.h"
+#include "outputs/csv.h"
 
 #include <charconv>
 #include <cmath>

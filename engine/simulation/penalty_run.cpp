@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/simulation_parts.h"
+#include "simulation/simulation_parts.h"
 #include "dynamics/penalty.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/simulation_parts.h"
+#include "simulation/simulation_parts.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
 #include "events/resting_contact.h"

@@ -1,10 +1,10 @@
-#include "analysis/crank_drag.h"
+#include "simulation/crank_drag.h"
 
 #include <cmath>
 #include <numbers>
 #include <optional>
 
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 #include "kinematics/modular_solver.h"
 #include "kinematics/structural_groups.h"
 

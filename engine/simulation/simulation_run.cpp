@@ -1,15 +1,15 @@
 // A dynamics run as one job: the spec checked, the model compiled and assembled, the rows'
 // columns and storage, then the formulation's loop (matrix_r_run.cpp, penalty_run.cpp).
-#include "analysis/simulation_run.h"
+#include "simulation/simulation_run.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include "analysis/csv.h"
-#include "analysis/kinematics_run.h"
-#include "analysis/result_size.h"
-#include "analysis/simulation_parts.h"
+#include "outputs/csv.h"
+#include "simulation/kinematics_run.h"
+#include "simulation/result_size.h"
+#include "simulation/simulation_parts.h"
 
 namespace lw::analysis {
 

@@ -1,13 +1,13 @@
-#include "analysis/kinematics_run.h"
+#include "simulation/kinematics_run.h"
 
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <limits>
 #include <optional>
 
-#include "analysis/csv.h"
-#include "analysis/outputs.h"
-#include "analysis/result_size.h"
+#include "outputs/csv.h"
+#include "outputs/outputs.h"
+#include "simulation/result_size.h"
 
 #include <Eigen/Geometry>
 #include <cmath>

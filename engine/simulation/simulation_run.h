@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/csv.h"
-#include "analysis/results.h"
+#include "outputs/csv.h"
+#include "outputs/results.h"
 #include "dynamics/force_jacobian.h"
 #include "dynamics/matrix_r.h"
 #include "events/event_log.h"
