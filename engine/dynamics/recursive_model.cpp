@@ -68,7 +68,7 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
   RecursiveModel r;
   r.id = ++compiled;
   r.dimension = m.dimension;
-  r.mechanism = &m;
+  r.mechanism = std::make_shared<const ResolvedMechanism>(m);
   const std::size_t nb = m.bodies.size();
   r.nodeOfBody.assign(nb, -1);
   r.isCut.assign(m.joints.size(), 1);

@@ -127,7 +127,9 @@ struct RecursiveModel {
            enter[static_cast<std::size_t>(n)] < leave[static_cast<std::size_t>(k)];
   }
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
-  const ResolvedMechanism* mechanism = nullptr;
+  // the source, the model's own immutable copy (shared by the model's copies): the model is
+  // self-contained, it points into nothing the caller keeps
+  std::shared_ptr<const ResolvedMechanism> mechanism;
   TreeNumbers<double> numbers;         // geometry, inertia, forces (the double kernels read them here)
   std::vector<char> isCut;             // by joint
   std::vector<int> treeJointNode;      // joint -> node, -1 when cut

@@ -35,7 +35,7 @@ class Compiler {
  public:
   explicit Compiler(const ResolvedMechanism& m) : m_(m), dim_(m.dimension) {
     nm_.dimension = dim_;
-    nm_.mechanism = &m;
+    nm_.mechanism = std::make_shared<const ResolvedMechanism>(m);
   }
 
   NaturalModel run() {

@@ -7,6 +7,8 @@
 // in kin::GlobalData (global_solver.h), never here.
 #pragma once
 
+#include <memory>
+
 #include <Eigen/Core>
 #include <string>
 #include <vector>
@@ -88,7 +90,8 @@ struct NaturalModel {
   std::vector<std::string> passiveSpins;  // names of the spin-free bodies (their passive freedom)
   std::vector<int> spinFreeBodies;        // their indices
   Eigen::VectorXd q0;                   // stored configuration
-  const ResolvedMechanism* mechanism = nullptr;  // the source (must outlive the model)
+  // the source, the model's own immutable copy (shared by the model's copies)
+  std::shared_ptr<const ResolvedMechanism> mechanism;
 
   /// Human-readable origin of a constraint row: "joint 'B'", "driver 'motor'"...
   std::string describeRow(int row) const;
