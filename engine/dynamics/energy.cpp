@@ -124,7 +124,7 @@ Powers powers(const RecursiveModel& tree, RecursiveData& data, const MotionSnaps
   auto omega = [&](int b) { return Eigen::Vector3d(V.segment<3>(6 * b + 3)); };
   for (std::size_t i = 0; i < mech.forces.size(); ++i) {
     const auto& f = mech.forces[i];
-    if (!tree.numbers.mech.forces[i].active) continue;  // switched off (events/contact_gaps.h)
+    if (!forces.numbers().mech.forces[i].active) continue;  // switched off in this run (events/contact_gaps.h)
     switch (f.type) {
       case Force::Type::Spring: {
         Eigen::Vector3d r1, v1, r2, v2;

@@ -29,7 +29,7 @@ const char* tangentMethodName(TangentMethod m) {
 }
 
 struct ForceJacobian::Work {
-  explicit Work(const RecursiveModel& m) : onDouble(m), onDual(m) {}
+  Work(const RecursiveModel& m, const TreeNumbers<double>& numbers) : onDouble(m, numbers), onDual(m, numbers) {}
   GeneralizedForces<double> onDouble;
   GeneralizedForces<Chunk> onDual;
   Eigen::VectorXd z, zd, Qp, Qm;             // central differences
@@ -52,8 +52,8 @@ std::vector<std::vector<int>> forceJacobianPattern(const RecursiveModel& m, cons
   return rows;
 }
 
-ForceJacobian::ForceJacobian(const RecursiveModel& m, TangentMethod method)
-    : m_(&m), method_(method), w_(std::make_unique<Work>(m)) {
+ForceJacobian::ForceJacobian(const RecursiveModel& m, TangentMethod method, const TreeNumbers<double>* numbers)
+    : m_(&m), method_(method), w_(std::make_unique<Work>(m, numbers ? *numbers : m.numbers)) {
   const auto n = static_cast<std::size_t>(m.nz);
   w_->z.resize(m.nz);
   w_->zd.resize(m.nz);

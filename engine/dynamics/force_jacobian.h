@@ -22,7 +22,8 @@ const char* tangentMethodName(TangentMethod m);
 
 class ForceJacobian {
  public:
-  ForceJacobian(const RecursiveModel& m, TangentMethod method);
+  /// numbers: the run's (its forces' switch states), the model's when null.
+  ForceJacobian(const RecursiveModel& m, TangentMethod method, const TreeNumbers<double>* numbers = nullptr);
   ~ForceJacobian();
   ForceJacobian(ForceJacobian&&) noexcept;
 

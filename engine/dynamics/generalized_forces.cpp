@@ -99,10 +99,10 @@ void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) 
   Work& w = *w_;
   // z + s ż + s²/2 z̈: second derivatives are accelerations (those of z̈ = 0 without zdd)
   if constexpr (std::is_same_v<S, double> && std::is_same_v<P, double>) {
-    if (!zdd && &p == &m.numbers && shared_) {
-      // the plain forces of a state with the model's own numbers: its frames are shared with the
+    if (!zdd && shared_) {
+      // the plain forces of a state with the model's geometry: its frames are shared with the
       // loop rates and outputs (other numbers, e.g. a semi-analytical partial's moved ones, have
-      // frames of their own)
+      // frames of their own and share none)
       w.frames = &jetFramesAlong(m, *shared_, z, zd);
     } else {
       for (int i = 0; i < m.nz; ++i) w.zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd ? zdd[i] : 0.0);

@@ -53,9 +53,12 @@ class GeneralizedForces {
   /// here (they act on their coordinate in Q^d directly).
   void bodyWrenches(const S* z, const S* zd, double t, S* Qv);
 
-  /// Plain forces (model's numbers, no z̈) read the frames of `data` along ż, which the loop rates
-  /// and outputs of the same state share; without it they compute their own.
+  /// Plain forces (no z̈) read the frames of `data` along ż, which the loop rates and outputs of
+  /// the same state share; without it they compute their own. Only for numbers with the model's
+  /// geometry (the model's own, or a run's copy of them with its switch states).
   void shareFrames(RecursiveData& data) { shared_ = &data; }
+  /// The numbers evaluated with (a run's: their forces' switch states).
+  const TreeNumbers<P>& numbers() const { return *p_; }
 
  private:
   struct Work;

@@ -19,8 +19,8 @@ namespace lw::dyn {
 // factorisations and scratch of an evaluation, sized once (no allocation per step)
 class MatrixRSolvers {
  public:
-  explicit MatrixRSolvers(const RecursiveModel& tree)
-      : lu(tree.nz), forces(tree), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {
+  MatrixRSolvers(const RecursiveModel& tree, const TreeNumbers<double>& numbers)
+      : lu(tree.nz), forces(tree, numbers), dz(tree.nz), x(tree.nz), y(tree.nz), sign(tree.nz), zero(Eigen::VectorXd::Zero(tree.nz)) {
     forces.shareFrames(recursive);
   }
   RecursiveData recursive;                  // the kernels' poses and scratch (this run's own)
@@ -142,9 +142,9 @@ MatrixRModel compileMatrixR(const ResolvedMechanism& m) {
   return mr;
 }
 
-MatrixRData::MatrixRData(const MatrixRModel& model)
+MatrixRData::MatrixRData(const MatrixRModel& model, const TreeNumbers<double>* numbers)
     : z(model.tree.z0), zd(Eigen::VectorXd::Zero(model.tree.nz)), zdd(Eigen::VectorXd::Zero(model.tree.nz)),
-      solvers(std::make_unique<MatrixRSolvers>(model.tree)) {}
+      solvers(std::make_unique<MatrixRSolvers>(model.tree, numbers ? *numbers : model.tree.numbers)) {}
 MatrixRData::~MatrixRData() = default;
 MatrixRData::MatrixRData(MatrixRData&&) noexcept = default;
 

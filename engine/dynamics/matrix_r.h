@@ -49,7 +49,9 @@ class MatrixRSolvers;  // factorisations (matrix_r.cpp)
 
 /// Every buffer of a Matrix R run.
 struct MatrixRData {
-  explicit MatrixRData(const MatrixRModel& model);
+  /// numbers: the run's, the model's numbers with its forces' switch states (they outlive the
+  /// data); the model's own when null.
+  explicit MatrixRData(const MatrixRModel& model, const TreeNumbers<double>* numbers = nullptr);
   ~MatrixRData();
   MatrixRData(MatrixRData&&) noexcept;
 

@@ -15,8 +15,8 @@ namespace lw::dyn {
 // iteration matrix (20) with K and C kept or rebuilt, and the projections (24), (26) at the end.
 class PenaltySolvers final : public integ::NewmarkSystem {
  public:
-  explicit PenaltySolvers(const RecursiveModel& m)
-      : lu(m.nz), forces(m), rowColumns(&m.rowColumns), tmp(m.nz), tmp2(m.nz) {
+  PenaltySolvers(const RecursiveModel& m, const TreeNumbers<double>& numbers)
+      : lu(m.nz), forces(m, numbers), rowColumns(&m.rowColumns), tmp(m.nz), tmp2(m.nz) {
     forces.shareFrames(recursive);
   }
   RecursiveData recursive;  // the kernels' poses and scratch (this run's own)
@@ -159,10 +159,10 @@ class PenaltySolvers final : public integ::NewmarkSystem {
   }
 };
 
-PenaltyData::PenaltyData(const RecursiveModel& m, PenaltyOptions o)
+PenaltyData::PenaltyData(const RecursiveModel& m, PenaltyOptions o, const TreeNumbers<double>* numbers)
     : options(o), z(m.z0), zd(Eigen::VectorXd::Zero(m.nz)), zdd(Eigen::VectorXd::Zero(m.nz)),
       newmark(m.nz, integ::NewmarkOptions{o.tolerance, o.maxIterations}), K(Eigen::MatrixXd::Zero(m.nz, m.nz)),
-      C(Eigen::MatrixXd::Zero(m.nz, m.nz)), solvers(std::make_unique<PenaltySolvers>(m)), tangent(std::make_unique<ForceJacobian>(m, o.tangent)) {
+      C(Eigen::MatrixXd::Zero(m.nz, m.nz)), solvers(std::make_unique<PenaltySolvers>(m, numbers ? *numbers : m.numbers)), tangent(std::make_unique<ForceJacobian>(m, o.tangent, numbers)) {
   // α for unit masses, scaled by the mechanism's largest body mass
   double mass = 0;
   for (const auto& b : m.mechanism->bodies) mass = std::max(mass, b.mass);

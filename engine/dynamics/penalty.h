@@ -45,7 +45,9 @@ class ExtraConstraints {
 };
 
 struct PenaltyData {
-  PenaltyData(const RecursiveModel& m, PenaltyOptions o = {});
+  /// numbers: the run's, the model's numbers with its forces' switch states (they outlive the
+  /// data); the model's own when null.
+  PenaltyData(const RecursiveModel& m, PenaltyOptions o = {}, const TreeNumbers<double>* numbers = nullptr);
   ~PenaltyData();
   PenaltyData(PenaltyData&&) noexcept;
 

@@ -126,7 +126,8 @@ struct SingularAhead {
 void runMatrixR(RunContext& run) {
   const ResolvedMechanism& m = run.m;
   const SimulationSpec& spec = run.spec;
-  dyn::MatrixRModel& model = run.model;
+  const dyn::MatrixRModel& model = run.model;
+  dyn::TreeNumbers<double>& numbers = run.numbers;
   dyn::MatrixRData& data = run.data;
   events::ContactMonitor& monitor = run.monitor;
   const std::vector<events::GapSource>& sources = run.sources;
@@ -207,8 +208,8 @@ void runMatrixR(RunContext& run) {
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     const integ::State before = s;
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
-    if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
+    if (lw::Status e = switchesFirst(model, numbers, sources, s.t, data.z, data.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
+    if (events::applySwitches(model.tree, sources, closing, numbers)) {
       // the equations of motion switch: the same state, other accelerations (seed 001 Theorem 4)
       const Eigen::VectorXd zdBefore = data.zd;
       if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
@@ -224,7 +225,7 @@ void runMatrixR(RunContext& run) {
     }
     const double eBefore = dyn::energy(model.tree, data.z, data.zd).total();
     events::ImpactOn<double> imp;
-    if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, s.x, s.v, data.z, closing, imp); !e.ok())
+    if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, s.t, s.x, s.v, data.z, closing, imp); !e.ok())
       return e;
     s.v = imp.zidPlus;
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
@@ -235,7 +236,7 @@ void runMatrixR(RunContext& run) {
                                                           observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
     if (!comingToRest.empty()) {
       if (observer) return restingRefused(sources, comingToRest, s.t);
-      if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp, comingToRest);
+      if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp, comingToRest);
           !e.ok())
         return e;
       s.v = imp.zidPlus;

@@ -24,7 +24,8 @@ using events::switchRecord;
 void runPenalty(RunContext& run) {
   const ResolvedMechanism& m = run.m;
   const SimulationSpec& spec = run.spec;
-  dyn::MatrixRModel& model = run.model;
+  const dyn::MatrixRModel& model = run.model;
+  dyn::TreeNumbers<double>& numbers = run.numbers;
   dyn::MatrixRData& data = run.data;
   events::ContactMonitor& monitor = run.monitor;
   const std::vector<events::GapSource>& sources = run.sources;
@@ -50,7 +51,7 @@ void runPenalty(RunContext& run) {
     options.massProjections = true;
     options.tolerance = 1e-13;
   }
-  dyn::PenaltyData pd(model.tree, options);
+  dyn::PenaltyData pd(model.tree, options, &numbers);
   pd.z = data.z;
   pd.zd = data.zd;
   res.status = dyn::penaltyStart(model.tree, pd, 0.0);
@@ -77,8 +78,8 @@ void runPenalty(RunContext& run) {
     // the switches among them wait until their coordinates come back
     if (lw::Status e = monitor.fired(crossing, pd.t); !e.ok()) return e;
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
-    if (events::applySwitches(model.tree, sources, closing, model.tree.numbers)) {
+    if (lw::Status e = switchesFirst(model, numbers, sources, pd.t, pd.z, pd.zd, observer != nullptr, closing, res.events); !e.ok()) return e;
+    if (events::applySwitches(model.tree, sources, closing, numbers)) {
       const Eigen::VectorXd zdBefore = pd.zd;
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
       rows.logEvent(switchRecord(model.tree, sources, pd.t, closing, pd.z, zdBefore, dyn::energy(model.tree, pd.z, pd.zd).total()), pd.z, pd.zd,
@@ -93,7 +94,7 @@ void runPenalty(RunContext& run) {
     data.zd = pd.zd;
     if (lw::Status e = dyn::chooseDofs(model, data); !e.ok()) return e;
     events::ImpactOn<double> imp;
-    if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp); !e.ok())
+    if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp); !e.ok())
       return e;
     const double eBefore = dyn::energy(model.tree, pd.z, pd.zd).total();
     const Eigen::VectorXd zdBefore = pd.zd;
@@ -105,7 +106,7 @@ void runPenalty(RunContext& run) {
                                                           observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
     if (!comingToRest.empty()) {
       if (observer) return events::restingRefused(sources, comingToRest, pd.t);
-      if (lw::Status e = events::impactOn<double>(model, model.tree.numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp, comingToRest);
+      if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp, comingToRest);
           !e.ok())
         return e;
       pd.zd = zdBefore + (imp.zdPlus - imp.zdMinus);

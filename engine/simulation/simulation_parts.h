@@ -40,8 +40,9 @@ class RunRows {
  public:
   /// Sets the result's columns and compiles the file's costs (a problem goes to res.costProblem).
   /// `outputDofs`: the independent coordinates written as columns, fixed for the run.
-  RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSpec, const dyn::MatrixRModel& compiled, std::vector<dyn::Dof> dofs,
-          SimulationResult& result);
+  /// `numbers`: the run's (the model's with its switch states), outliving the rows.
+  RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSpec, const dyn::MatrixRModel& compiled,
+          const dyn::TreeNumbers<double>& numbers, std::vector<dyn::Dof> dofs, SimulationResult& result);
   RunRows(const RunRows&) = delete;
   RunRows& operator=(const RunRows&) = delete;
   /// The state at t: the powers' quadrature takes every step, a row is written when `store`.
@@ -70,6 +71,7 @@ class RunRows {
   const ResolvedMechanism& m;
   const SimulationSpec& spec;
   const dyn::MatrixRModel& model;
+  const dyn::TreeNumbers<double>& numbers;  // the run's
   SimulationResult& res;
   const std::vector<dyn::Dof> outputDofs;
   OutputComponents costOutputs, rowOutputs;
@@ -100,7 +102,10 @@ struct RunContext {
   const std::function<void(double)>& progress;
   const std::atomic<bool>* cancel;
   std::chrono::steady_clock::time_point start;
-  dyn::MatrixRModel& model;  // not const: switches turn forces on and off in its numbers
+  const dyn::MatrixRModel& model;
+  // the run's numbers: the model's, with the forces' switch states of this run (events::applySwitches);
+  // every kernel of the run evaluates with them
+  dyn::TreeNumbers<double>& numbers;
   dyn::MatrixRData& data;
   events::ContactMonitor& monitor;
   const std::vector<events::GapSource>& sources;
@@ -121,7 +126,8 @@ void runPenalty(RunContext& run);
 /// An impact and a switch at once: the switch first (its forces changed, logged), then the impact
 /// with the forces after it: the switches leave `closing`, the impacts stay. A coincidence any
 /// change of a parameter separates, so a sensitivity (observed) is refused there.
-lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::GapSource>& sources, double t, const Eigen::VectorXd& z,
+lw::Status switchesFirst(const dyn::MatrixRModel& model, dyn::TreeNumbers<double>& numbers, const std::vector<events::GapSource>& sources,
+                         double t, const Eigen::VectorXd& z,
                          const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log);
 
 }  // namespace lw::analysis

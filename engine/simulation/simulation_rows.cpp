@@ -28,9 +28,9 @@ void EnergyJumpWatch::add(double t, double total, double kinetic, double balance
   lastBalance = balance;
 }
 
-RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSpec, const dyn::MatrixRModel& compiled, std::vector<dyn::Dof> dofs,
-                 SimulationResult& result)
-    : m(mechanism), spec(runSpec), model(compiled), res(result), outputDofs(std::move(dofs)), forces(compiled.tree) {
+RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSpec, const dyn::MatrixRModel& compiled,
+                 const dyn::TreeNumbers<double>& runNumbers, std::vector<dyn::Dof> dofs, SimulationResult& result)
+    : m(mechanism), spec(runSpec), model(compiled), numbers(runNumbers), res(result), outputDofs(std::move(dofs)), forces(compiled.tree, runNumbers) {
   forces.shareFrames(rowData);
   powersNeeded = !m.forces.empty() || !m.drivers.empty();
   streamed = static_cast<bool>(spec.rows);
@@ -77,7 +77,7 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
 
 void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
   if (!costs) return;
-  outputsOn<double>(costOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, outputValues.data());
+  outputsOn<double>(costOutputs, model.tree, numbers, z, zd, zdd, t, outputValues.data());
   // what outputsOn leaves zero (no derivative): filled here, for costs a run only evaluates
   if (costEnergies || costResiduals) {
     const dyn::Energy e = dyn::energy(model.tree, z, zd);
@@ -143,7 +143,7 @@ void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& 
   const double balance = e.total() - E0 - applied - driver + dissipated;
   res.values.push_back(balance);
   if (!rowOutputs.names.empty()) {
-    outputsOn<double>(rowOutputs, model.tree, model.tree.numbers, z, zd, zdd, t, rowOutputValues.data());
+    outputsOn<double>(rowOutputs, model.tree, numbers, z, zd, zdd, t, rowOutputValues.data());
     for (std::size_t i = 0; i < rowOutputValues.size(); ++i) {
       const auto& c = rowOutputs.components[i];
       if (c.type == Output::Type::Energy)

@@ -55,13 +55,14 @@ SimulationResult runSimulation(const ResolvedMechanism& m, const SimulationSpec&
   return res;
 }
 
-lw::Status switchesFirst(dyn::MatrixRModel& model, const std::vector<events::GapSource>& sources, double t, const Eigen::VectorXd& z,
+lw::Status switchesFirst(const dyn::MatrixRModel& model, dyn::TreeNumbers<double>& numbers, const std::vector<events::GapSource>& sources,
+                         double t, const Eigen::VectorXd& z,
                          const Eigen::VectorXd& zd, bool observed, std::vector<int>& closing, std::vector<events::EventRecord>& log) {
   if (!events::mixedEvents(sources, closing)) return {};
   if (observed) return mixedProblem(sources, closing, t);
   std::vector<int> impacts;
   const std::vector<int> switching = events::switchesAmong(sources, closing, impacts);
-  events::applySwitches(model.tree, sources, switching, model.tree.numbers);
+  events::applySwitches(model.tree, sources, switching, numbers);
   log.push_back(switchRecord(model.tree, sources, t, switching, z, zd, dyn::energy(model.tree, z, zd).total()));
   closing = impacts;
   return {};
@@ -85,15 +86,17 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
     res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
     return res;
   }
-  dyn::MatrixRModel model = dyn::compileMatrixR(m);  // not const: switches turn forces on and off in its numbers
-  dyn::MatrixRData data(model);
+  const dyn::MatrixRModel model = dyn::compileMatrixR(m);
+  // the run's numbers: its switches turn forces on and off here, the model stays as compiled
+  dyn::TreeNumbers<double> numbers = model.tree.numbers;
+  dyn::MatrixRData data(model, &numbers);
   res.status = dyn::initialState(model, data);
   if (!res.status.ok()) return res;
   events::ContactMonitor monitor(model.tree);
   monitor.setChatterStep(spec.dt);  // a switch firing more often than once a step chatters
   const std::vector<events::GapSource> sources = events::gapSources(model.tree);
   const ImpactSpeeds speeds = impactSpeeds(m);
-  RunRows rows(m, spec, model, data.dofs, res);  // the columns, and the file's costs compiled
+  RunRows rows(m, spec, model, numbers, data.dofs, res);  // the columns, and the file's costs compiled
   const bool atTimes = !spec.times.empty();
   if (atTimes) {
     std::string problem = timesProblem(spec.times);
@@ -154,7 +157,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
       res.poses.reserve(static_cast<std::size_t>(rowCount) * 12 * m.bodies.size());
     }
   }
-  RunContext context{m, spec, progress, cancel, start, model, data, monitor, sources, speeds, rows, res, atTimes, tEndRun, outputs, every};
+  RunContext context{m, spec, progress, cancel, start, model, numbers, data, monitor, sources, speeds, rows, res, atTimes, tEndRun, outputs, every};
   if (spec.formulation == Formulation::Penalty) runPenalty(context);
   else runMatrixR(context);
   // a step that failed where a driver's function is not finite (sqrt(0.5 - t) past 0.5 s): that
