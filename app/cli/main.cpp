@@ -424,7 +424,7 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
                                                                       "(default: about the square root of the steps; 1 stores every step)")
       ->check(CLI::Range(1L, 1000000000L));
-  sensCmd->add_option("--partials", sensArgs.partials, "ddm: the partial derivatives with respect to the parameters by ad "
+  sensCmd->add_option("--partials", sensArgs.partials, "ddm, avm: the partial derivatives with respect to the parameters by ad "
                                                         "(forward AD, default) or gsam (seed 003's global semi-analytical method: "
                                                         "differences of the system-level terms at the frozen state, step --delta) or "
                                                         "lsam (the same element by element: a body, force, driver... at a time)")

@@ -68,8 +68,11 @@ int sensitivity(const SensitivityArgs& a) {
   note("--delta", spec.partials != lw::sens::Partials::AutomaticDifferentiation || a.deltaSweep, "is the step of --partials gsam|lsam");
   note("--checkpoint-every", compare || spec.method == lw::sens::Method::Adjoint, "is the adjoint's (avm)");
   note("--fd-step", compare || spec.method == lw::sens::Method::FiniteDifferences, "is the finite differences' (fd)");
-  if ((spec.partials != lw::sens::Partials::AutomaticDifferentiation || a.deltaSweep) && spec.method != lw::sens::Method::Direct) {
-    std::cerr << "linkwright-cli: --partials gsam|lsam and --delta-sweep are options of the direct method (--method ddm)\n";
+  if ((spec.partials != lw::sens::Partials::AutomaticDifferentiation && spec.method != lw::sens::Method::Direct &&
+       spec.method != lw::sens::Method::Adjoint) ||
+      (a.deltaSweep && spec.method != lw::sens::Method::Direct)) {
+    std::cerr << "linkwright-cli: --partials gsam|lsam is an option of the direct method and the adjoint (--method ddm|avm), --delta-sweep of the "
+                 "direct method\n";
     return kUsage;
   }
   if (a.deltaSweep) {

@@ -198,7 +198,14 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   bool sampled = false;
   for (Cost::Type t : st.costs.types) sampled = sampled || (t != Cost::Type::Integral && t != Cost::Type::Terminal);
   const double share = 1.0 / static_cast<double>(methods.size());
-  // the run's formulation for a method (its partials' route: the direct method's choice)
+  // the semi-analytical partials' δ_k = delta · max(1, |ρ_k|) (none with AD)
+  auto semiAnalyticalSteps = [&] {
+    std::vector<double> steps;
+    if (spec.partials != Partials::AutomaticDifferentiation)
+      for (std::size_t k : st.parameters) steps.push_back(spec.delta * std::max(1.0, std::abs(table.values()[k])));
+    return steps;
+  };
+  // the run's formulation for a method (its partials' route: the direct method's and the adjoint's choice)
   auto formulation = [&](const Study& study, Partials partials) {
     return penalty ? penaltyFormulation(study, partials, spec.delta) : matrixRFormulation(study, rungeKutta, partials, spec.delta);
   };
@@ -256,10 +263,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     };
     if (g.method == Method::Direct) {
       auto f = formulation(st, spec.partials);
-      std::vector<double> steps;  // the semi-analytical partials' δ_k = delta · max(1, |ρ_k|)
-      if (spec.partials != Partials::AutomaticDifferentiation)
-        for (std::size_t k : st.parameters) steps.push_back(spec.delta * std::max(1.0, std::abs(table.values()[k])));
-      auto o = directMethod(st, *f, spec, std::move(steps));
+      auto o = directMethod(st, *f, spec, semiAnalyticalSteps());
       const bool ok = runWith(*f, o.get(), true);
       o->flush();
       if (!ok) return false;
@@ -267,7 +271,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       keepImpacts(o->impacts());
     } else if (g.method == Method::Adjoint) {
       const long every = checkpointInterval(spec);
-      auto f = formulation(st, Partials::AutomaticDifferentiation);
+      auto f = formulation(st, spec.partials);  // the same routes as the direct method's
       RunRecord rec(every, spec.run.dt);
       CostValues costs(st, *f);
       BothObservers both(rec, costs);
@@ -279,6 +283,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       res.status = adjointGradient(st, *f, rec, sampled ? &sites : nullptr, g.values, g.gradient, stats);
       if (!res.status.ok()) return false;
       keepStats(stats, every);
+      g.steps = semiAnalyticalSteps();
     } else if (g.method == Method::ComplexStep) {
       // one forward run: recorded for the replays, and its costs' values
       auto f = formulation(st, Partials::AutomaticDifferentiation);

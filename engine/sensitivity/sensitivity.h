@@ -28,7 +28,7 @@
 namespace lw::sens {
 
 enum class Method { Direct, Adjoint, ComplexStep, FiniteDifferences, Compare };
-/// How the direct method takes the partial derivatives with respect to the parameters: forward
+/// How the direct method and the adjoint take the partial derivatives with respect to the parameters: forward
 /// AD through the kernels, or seed 003's semi-analytical methods: one-sided differences at the
 /// frozen state, step δ, of the system-level evaluation (global, GSAM) or of each element's share
 /// (local, LSAM: one body, force, driver, the gravity... moved at a time, the differences summed);
@@ -52,7 +52,7 @@ struct SensitivitySpec {
   // error (~δ²) against the runs' own noise (Newton tolerances, amplified near singular positions)
   double relativeStep = 1e-4;
   long checkpointEvery = 0;             // adjoint: steps between checkpoints (0: about √steps; 1: every step stored)
-  Partials partials = Partials::AutomaticDifferentiation;  // direct method
+  Partials partials = Partials::AutomaticDifferentiation;  // the direct method and the adjoint
   double delta = 1e-6;                  // GSAM: δ_k = delta · max(1, |ρ_k|)
   // set: the direct method's sensitivity histories go here as they are computed, a row per step:
   // time, every output component, then ∂(component)/∂(parameter) for each component and parameter

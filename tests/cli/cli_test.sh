@@ -286,6 +286,11 @@ contains err "has no formulation or integrator to choose"
 expect 0 "penalty sensitivity with semi-analytical partials" -- "$cli" sensitivity "$samples/five-bar.json" --formulation penalty --partials gsam --t-end 0.01
 contains out '"method": "ddm"'
 contains out '"L_A1"'
+expect 0 "the adjoint with semi-analytical partials" -- "$cli" sensitivity "$samples/five-bar.json" --method avm --partials lsam --t-end 0.01
+contains out '"method": "avm"'
+expect 2 "semi-analytical partials with the complex step" -- "$cli" sensitivity "$samples/five-bar.json" --method cs --partials gsam --t-end 0.01
+expect 2 "a delta sweep with the adjoint" -- "$cli" sensitivity "$samples/five-bar.json" --method avm --delta-sweep --t-end 0.01
+contains err "--delta-sweep of the direct method"
 
 # optimize: the synthesis sample tuned from its study, the tuned file written and checked; set
 expect 0 "optimize the synthesis sample" -- "$cli" optimize "$samples/four-bar-synthesis.json" -o "$tmp/tuned.json"
