@@ -68,6 +68,24 @@ struct CoordinateChange {
 
 class PointObserver;
 
+/// The recorded run again on complex numbers with one parameter seeded (ρ + 1e-30 i): the complex
+/// step's state, item by item; the real points recorded give its Newton matrices and its
+/// position problems' starts.
+class ComplexRun {
+ public:
+  virtual ~ComplexRun() = default;
+  virtual Status start(const RunPoint& p0) = 0;
+  virtual Status step(const RunPoint& a, const RunPoint& b) = 0;
+  virtual Status change(const RunPoint& a, const RunPoint& b) = 0;
+  /// An impact (seed 001 guide §1.4: the event time made complex, the jump there, and back with the
+  /// motion after it); dtau: the event time's imaginary move, for the integrals' jump.
+  virtual Status impact(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, Cplx& dtau) = 0;
+  /// The outputs of the current state at time t.
+  virtual Status outputs(double t, std::vector<Cplx>& out) = 0;
+  /// The parameters on complex numbers, the seeded one's imaginary part the step.
+  virtual const Cplx* parameters() const = 0;
+};
+
 class Formulation {
  public:
   virtual ~Formulation() = default;
@@ -102,6 +120,9 @@ class Formulation {
   virtual Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) = 0;
   /// The point a in the coordinate set `coords`, and the change linearised (when map is set).
   virtual Status change(const RunPoint& a, int coords, RunPoint& b, CoordinateChange* map) = 0;
+  /// The run on complex numbers with the chosen parameter `parameter` (a table index) seeded by
+  /// `step` i (the switch states restarted).
+  virtual std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) = 0;
 };
 
 /// Follows a run point by point, in a formulation's coordinates: what every method records or

@@ -93,7 +93,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
     adapter_.to = o;
-    adapter_.also = spec.observer;  // a recorder of the run's own (the complex step's) told too
     spec.observer = &adapter_;
   }
   std::vector<std::string> coordinateNames(int coords) const override {
@@ -317,6 +316,10 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return {};
   }
 
+  std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
+    return matrixRComplexRun(st_, dofSets_, rungeKutta_, parameter, step);
+  }
+
   int coordsOf(const std::vector<dyn::Dof>& dofs) {
     for (std::size_t i = 0; i < dofSets_.size(); ++i)
       if (dofSets_[i] == dofs) return static_cast<int>(i);
@@ -442,28 +445,21 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     explicit Adapter(MatrixR& owner) : f(owner) {}
     MatrixR& f;
     PointObserver* to = nullptr;
-    analysis::StepObserver* also = nullptr;
     RunPoint last;
     RunPoint point(const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) {
       return {s.t, f.coordsOf(dofs), s.x, s.v, s.a, z};
     }
-    Status start(const dyn::MatrixRModel& m, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
-      if (also)
-        if (Status st = also->start(m, dofs, s, z); !st.ok()) return st;
+    Status start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
       last = point(dofs, s, z);
       return to->start(last);
     }
     Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& s, const Eigen::VectorXd& z) override {
-      if (also)
-        if (Status st = also->step(dofs, from, s, z); !st.ok()) return st;
       RunPoint a = point(dofs, from, last.aux), b = point(dofs, s, z);
       const Status st = to->step(a, b);
       last = std::move(b);
       return st;
     }
-    Status switched(const std::vector<dyn::Dof>& before, const std::vector<dyn::Dof>& after, const integ::State& s, const Eigen::VectorXd& z) override {
-      if (also)
-        if (Status st = also->switched(before, after, s, z); !st.ok()) return st;
+    Status switched(const std::vector<dyn::Dof>&, const std::vector<dyn::Dof>& after, const integ::State& s, const Eigen::VectorXd& z) override {
       RunPoint b = point(after, s, z);
       const Status st = to->changed(last, b);
       last = std::move(b);
@@ -471,8 +467,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     }
     Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
                   const Eigen::VectorXd& z) override {
-      if (also)
-        if (Status st = also->impact(dofs, before, after, contacts, z); !st.ok()) return st;
       RunPoint b = point(dofs, after, z);
       const Status st = to->impact(point(dofs, before, z), b, contacts);
       last = std::move(b);

@@ -12,4 +12,9 @@ namespace lw::sens::detail {
 
 std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta);
 
+/// Its run on complex numbers (matrix_r_complex.cpp): `dofSets` the formulation's coordinate sets
+/// (outliving the run), parameter a table index seeded by eps i.
+std::unique_ptr<ComplexRun> matrixRComplexRun(const Study& st, const std::vector<std::vector<dyn::Dof>>& dofSets, bool rungeKutta,
+                                              std::size_t parameter, double eps);
+
 }  // namespace lw::sens::detail

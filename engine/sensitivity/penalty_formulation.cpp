@@ -74,7 +74,6 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
     adapter_.to = o;
-    adapter_.also = spec.penaltyObserver;  // a recorder of the run's own (the complex step's) told too
     spec.penaltyObserver = &adapter_;
   }
   std::vector<std::string> coordinateNames(int) const override {
@@ -391,6 +390,10 @@ class Penalty final : public Formulation, private FormulationNumbers {
     return {};
   }
 
+  std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
+    return penaltyComplexRun(st_, alpha_, parameter, step);
+  }
+
   Status change(const RunPoint& a, int, RunPoint& b, CoordinateChange* map) override {
     b = a;  // one set of coordinates: no change
     if (map) *map = {};
@@ -441,19 +444,14 @@ class Penalty final : public Formulation, private FormulationNumbers {
     explicit Adapter(Penalty& owner) : f(owner) {}
     Penalty& f;
     PointObserver* to = nullptr;
-    analysis::PenaltyObserver* also = nullptr;
     RunPoint last;
-    Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+    Status start(const dyn::RecursiveModel&, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                  const Eigen::VectorXd& zdd) override {
-      if (also)
-        if (Status s = also->start(tree, alpha, t, z, zd, zdd); !s.ok()) return s;
       f.alpha_ = alpha;
       last = {t, 0, z, zd, zdd, {}};
       return to->start(last);
     }
-    Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
-      if (also)
-        if (Status s = also->step(t0, t1, z, zd, zdd); !s.ok()) return s;
+    Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
       RunPoint b{t1, 0, z, zd, zdd, {}};
       const Status s = to->step(last, b);
       last = std::move(b);
@@ -461,8 +459,6 @@ class Penalty final : public Formulation, private FormulationNumbers {
     }
     Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
                   const Eigen::VectorXd& zdd) override {
-      if (also)
-        if (Status s = also->impact(t, contacts, z, zdBefore, zd, zdd); !s.ok()) return s;
       RunPoint b{t, 0, z, zd, zdd, {}};
       const Status s = to->impact(RunPoint{t, 0, z, zdBefore, last.a, {}}, b, contacts);
       last = std::move(b);

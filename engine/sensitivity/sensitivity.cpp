@@ -16,7 +16,6 @@
 #include "sensitivity/cost_integrand.h"
 #include "sensitivity/direct.h"
 #include "sensitivity/matrix_r_formulation.h"
-#include "sensitivity/penalty_complex.h"
 #include "sensitivity/penalty_formulation.h"
 #include "sensitivity/run_record.h"
 #include "sensitivity/study.h"
@@ -230,13 +229,9 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       }
       return {};
     };
-    // the forward run, its points told to `o` through the formulation f (and to the run's own
-    // observer `also`, a recorder for the complex step)
-    auto runWith = [&](Formulation& f, PointObserver* o, bool notes, analysis::StepObserver* also = nullptr,
-                       analysis::PenaltyObserver* alsoPenalty = nullptr) {
+    // the forward run, its points told to `o` through the formulation f
+    auto runWith = [&](Formulation& f, PointObserver* o, bool notes) {
       analysis::SimulationSpec rs = runSpec(spec, st);
-      rs.observer = also;
-      rs.penaltyObserver = alsoPenalty;
       f.observe(o, rs);
       const auto r = analysis::runSimulation(st.resolved, rs, notes ? part : std::function<void(double)>{}, cancel);
       res.status = r.status;
@@ -285,16 +280,13 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       keepStats(stats, every);
       g.steps = semiAnalyticalSteps();
     } else if (g.method == Method::ComplexStep) {
-      // one forward run: recorded for the replays, and its costs' values
+      // one forward run: every point recorded for the replays, and its costs' values
       auto f = formulation(st, Partials::AutomaticDifferentiation);
+      RunRecord rec(1, spec.run.dt);
       CostValues values(st, *f);
-      Recorder rec;
-      PenaltyRecorder penaltyRec;
-      if (!runWith(*f, &values, false, &rec, &penaltyRec)) return false;
-      res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) {
-        return penalty ? penaltyComplexRun(st, penaltyRec, st.parameters[k], column)
-                       : complexRun(st, rec, st.parameters[k], rungeKutta, column);
-      });
+      BothObservers both(rec, values);
+      if (!runWith(*f, &both, false)) return false;
+      res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) { return complexStepGradient(st, *f, rec, st.parameters[k], column); });
       if (!res.status.ok()) return false;
       g.values = values.values();
     } else {
