@@ -25,6 +25,8 @@ void LiveGradients::request(std::shared_ptr<const Mechanism> m) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     pending_ = std::move(m);
+    // a long computation (a dynamic run) of an older design gives way to this one
+    if (computing_ && std::chrono::steady_clock::now() - started_ > kStale) cancel_ = true;
   }
   wake_.notify_all();
 }
@@ -45,6 +47,8 @@ void LiveGradients::loop() {
       m = std::move(pending_);
       pending_.reset();
       computing_ = true;
+      cancel_ = false;
+      started_ = std::chrono::steady_clock::now();
     }
     QString cost, note;
     double value = NAN;
@@ -52,13 +56,11 @@ void LiveGradients::loop() {
     const bool kinematic = m->study.present ? m->study.analysis == "kinematics" : !m->drivers.empty();
     if (m->costs.empty() || m->parameters.empty()) {
       note = tr("Add a cost to see its gradients here");
-    } else if (!kinematic) {
-      note = tr("Live gradients are a driven mechanism's (kinematics): run a Study for the dynamics'");
     } else {
       sens::SensitivitySpec spec;
-      spec.analysis = sens::Analysis::Kinematics;
+      spec.analysis = kinematic ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
       spec.costs = {m->costs.front().name};
-      const RunSpan span = defaultSpan(*m, true);
+      const RunSpan span = defaultSpan(*m, kinematic);
       spec.run.tEnd = span.tEnd;
       spec.run.dt = span.dt;
       const auto r = sens::runSensitivity(*m, spec, {}, &cancel_);
@@ -68,6 +70,11 @@ void LiveGradients::loop() {
         for (std::size_t k = 0; k < r.parameters.size(); ++k)
           for (std::size_t i = 0; i < m->parameters.size(); ++i)
             if (m->parameters[i].name == r.parameters[k]) gradient[i] = r.methods.front().gradient(0, static_cast<Eigen::Index>(k));
+      } else if (r.status.code == Status::Code::Cancelled) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        computing_ = false;
+        if (quit_) return;
+        continue;  // given up for a newer design, which waits
       } else {
         note = QString::fromStdString(r.status.message);
       }

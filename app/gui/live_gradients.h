@@ -1,13 +1,15 @@
 // Live gradients for the Parameters panel (issue 22, teaching): while a parameter's slider is
 // dragged, the first cost's gradient of each design is computed on a worker thread, the latest
-// design winning (designs asked for while one is computed are skipped but the last). Kinematic
-// studies only: a fully driven mechanism's sensitivities take milliseconds, a dynamic run's do not
-// (the Study panel computes those).
+// design winning (designs asked for while one is computed are skipped but the last). A fully
+// driven mechanism's are kinematic (milliseconds: they follow the slider); any other's are the
+// dynamics' over the file's run (the direct method: about a second for the five-bar's 5 s), a
+// computation older than kStale given up for the newer design, so they follow the slider's rests.
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -45,6 +47,8 @@ class LiveGradients : public QObject {
   bool quit_ = false, computing_ = false;
   std::atomic<bool> cancel_{false};
   int delivered_ = 0;
+  std::chrono::steady_clock::time_point started_;  // of the computation under way
+  static constexpr std::chrono::milliseconds kStale{250};
 };
 
 }  // namespace lw::app
