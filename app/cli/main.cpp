@@ -221,9 +221,9 @@ int kinematics(const KinematicsArgs& a) {
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
   lw::analysis::KinematicsSpec spec;
   if (!lw::analysis::parseKinematicsMethod(a.method, spec.method)) return kUsage;
-  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, true);
-  spec.tEnd = a.tEnd >= 0 ? a.tEnd : span.tEnd;
-  spec.dt = a.dt > 0 ? a.dt : r.mechanism->analysis.dt > 0 ? span.dt : spec.tEnd / 100;
+  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, true, a.tEnd);
+  spec.tEnd = span.tEnd;
+  spec.dt = a.dt > 0 ? a.dt : span.dt;
   spec.mechanism = &*r.mechanism;
   if (a.timesGiven) {
     if (!parseTimes(a.times, spec.times)) return kUsage;
@@ -264,8 +264,8 @@ int simulate(const SimulateArgs& a) {
   if (!integratorApplies(spec.formulation, spec.integrator, a.integratorGiven)) return kUsage;
   if (a.tolGiven && (spec.formulation != lw::analysis::Formulation::MatrixR || spec.integrator != lw::analysis::Integrator::RK45))
     std::cerr << "linkwright-cli: note: --tol is rk45's tolerance; the trapezoidal rule ignores it\n";
-  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, false);
-  spec.tEnd = a.tEnd >= 0 ? a.tEnd : span.tEnd;
+  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, false, a.tEnd);
+  spec.tEnd = span.tEnd;
   spec.dt = a.dt > 0 ? a.dt : span.dt;
   spec.tol = a.tol;
   spec.outputDt = a.outputDt;

@@ -44,8 +44,8 @@ int sensitivity(const SensitivityArgs& a) {
     std::cerr << "linkwright-cli: unknown analysis '" << a.analysis << "' (kinematics or dynamics)\n";
     return kUsage;
   }
-  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, spec.analysis == lw::sens::Analysis::Kinematics);
-  spec.run.tEnd = a.tEnd >= 0 ? a.tEnd : span.tEnd;
+  const lw::RunSpan span = lw::defaultSpan(*r.mechanism, spec.analysis == lw::sens::Analysis::Kinematics, a.tEnd);
+  spec.run.tEnd = span.tEnd;
   spec.run.dt = a.dt > 0 ? a.dt : span.dt;
   if (!lw::analysis::parseFormulation(a.formulation, spec.run.formulation)) {
     std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r or penalty)\n";
@@ -222,7 +222,11 @@ int optimizeCmd(const OptimizeArgs& a) {
     }
     spec.sensitivity.analysis = a.analysis == "kinematics" ? lw::sens::Analysis::Kinematics : lw::sens::Analysis::Dynamics;
   }
-  if (a.tEnd > 0) spec.sensitivity.run.tEnd = a.tEnd;
+  if (a.tEnd > 0) {  // the span's rule with the end chosen (a kinematic step a hundredth of it)
+    const lw::RunSpan span = lw::defaultSpan(*r.mechanism, spec.sensitivity.analysis == lw::sens::Analysis::Kinematics, a.tEnd);
+    spec.sensitivity.run.tEnd = span.tEnd;
+    spec.sensitivity.run.dt = span.dt;
+  }
   if (a.dt > 0) spec.sensitivity.run.dt = a.dt;
   if (a.crankTurns || a.minTransmission > 0) {
     std::string why;

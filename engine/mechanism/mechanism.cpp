@@ -119,9 +119,9 @@ bool jointNeedsAxes(JointType t) {
   }
 }
 
-RunSpan defaultSpan(const Mechanism& m, bool kinematic) {
+RunSpan defaultSpan(const Mechanism& m, bool kinematic, double tEnd) {
   RunSpan s;
-  s.tEnd = m.analysis.tEnd > 0 ? m.analysis.tEnd : 1.0;
+  s.tEnd = tEnd > 0 ? tEnd : m.analysis.tEnd > 0 ? m.analysis.tEnd : 1.0;
   s.dt = m.analysis.dt > 0 ? m.analysis.dt : kinematic ? s.tEnd / 100 : 1e-3;
   return s;
 }

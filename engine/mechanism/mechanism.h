@@ -273,11 +273,12 @@ struct Mechanism {
 /// The span a run covers when neither the user nor the file says: the file's "analysis" end time
 /// and step where given, else one second, at a hundredth of it for a kinematic run (a driven
 /// mechanism's positions) and at 1 ms for dynamics (a step the trapezoidal rule keeps accurate on
-/// the samples). The one rule the CLI, the window, studies and tunings share.
+/// the samples). `tEnd` > 0: the end the user chose, the kinematic step a hundredth of it. The one
+/// rule the CLI, the window, studies and tunings share.
 struct RunSpan {
   double tEnd = 1, dt = 1e-3;
 };
-RunSpan defaultSpan(const Mechanism& m, bool kinematic);
+RunSpan defaultSpan(const Mechanism& m, bool kinematic, double tEnd = 0);
 
 // ---- names used in files and messages ----
 const char* toString(JointType);

@@ -283,6 +283,12 @@ expect 5 "kinematic sensitivity of an undriven mechanism" -- "$cli" sensitivity 
 contains err "use --analysis dynamics"
 expect 5 "kinematic sensitivity with a formulation" -- "$cli" sensitivity "$samples/four-bar-path.json" --analysis kinematics --formulation penalty
 contains err "has no formulation or integrator to choose"
+# a kinematic study's step without analysis.dt is a hundredth of the end chosen, as `kinematics` takes it
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.pop('analysis'); json.dump(d, open(sys.argv[2], 'w'))" "$samples/four-bar-path.json" "$tmp/nodt.json"
+expect 0 "a kinematic study over an end chosen" -- "$cli" sensitivity "$tmp/nodt.json" --analysis kinematics --t-end 2
+contains err "100 steps differentiated"
+expect 0 "the kinematics over the same end" -- "$cli" kinematics "$tmp/nodt.json" --t-end 2 -o "$tmp/nodt.csv"
+[ "$(wc -l < "$tmp/nodt.csv")" -eq 102 ] || { echo "FAIL: kinematics over 2 s: $(wc -l < "$tmp/nodt.csv") lines, expected 102"; fail=1; }
 expect 0 "penalty sensitivity with semi-analytical partials" -- "$cli" sensitivity "$samples/five-bar.json" --formulation penalty --partials gsam --t-end 0.01
 contains out '"method": "ddm"'
 contains out '"L_A1"'
