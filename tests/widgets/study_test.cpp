@@ -186,6 +186,13 @@ TEST_F(StudyTest, ComparedMethodsShowABarEachAndTheirDifferences) {
     EXPECT_NEAR(b.values[1], b.values[2], 1e-10 * std::abs(b.values[2])) << b.parameter << " (the adjoint of a targets cost)";
   }
   EXPECT_TRUE(w.gradientPlot()->barText(0).contains("rel. diff.")) << w.gradientPlot()->barText(0).toStdString();
+  // under the legend row the value axis is short: its tick labels stay a label's height apart
+  QCustomPlot* plot = w.gradientPlot()->plot();
+  plot->replot();
+  const QVector<double> ticks = plot->yAxis->tickVector();
+  ASSERT_GE(ticks.size(), 2);
+  const double apart = std::abs(plot->yAxis->coordToPixel(ticks[1]) - plot->yAxis->coordToPixel(ticks[0]));
+  EXPECT_GE(apart, QFontMetrics(plot->yAxis->tickLabelFont()).height()) << ticks.size() << " ticks on " << plot->axisRect()->height() << " px";
   w.grab().save(artifacts() + "/study_compare_1920x1080.png");
 }
 

@@ -11,6 +11,8 @@
 #include <numeric>
 #include <qcustomplot.h>
 
+#include "plots/axis_ticks.h"
+
 #include "sensitivity/sensitivity.h"
 
 namespace lw::widgets {
@@ -40,6 +42,7 @@ GradientPlot::GradientPlot(QWidget* parent) : QWidget(parent) {
   summary_ = new QLabel(this);
   summary_->setWordWrap(true);
   plot_ = new QCustomPlot(this);
+  fitTicksToHeight(plot_);
   plot_->setObjectName("GradientPlotArea");
   plot_->setMinimumHeight(140);
   plot_->setMouseTracking(true);

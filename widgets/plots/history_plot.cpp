@@ -11,6 +11,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "plots/axis_ticks.h"
+
 namespace lw::widgets {
 
 HistoryPlot::HistoryPlot(QWidget* parent) : QWidget(parent) {
@@ -23,6 +25,7 @@ HistoryPlot::HistoryPlot(QWidget* parent) : QWidget(parent) {
   summary_ = new QLabel(this);
   summary_->setWordWrap(true);
   plot_ = new QCustomPlot(this);
+  fitTicksToHeight(plot_);
   plot_->setObjectName("HistoryPlotArea");
   plot_->setMinimumHeight(140);
   plot_->xAxis->setLabel(tr("time (s)"));

@@ -18,6 +18,8 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "plots/axis_ticks.h"
+
 #include <cmath>
 #include <limits>
 
@@ -105,6 +107,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
           [this] { plotColumns("time", {"constraint.position", "constraint.velocity"}); });
 
   plot_ = new QCustomPlot(this);
+  fitTicksToHeight(plot_);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->legend->setVisible(false);  // shown once there are curves
   plot_->legend->setFont(QFont(font().family(), 8));
