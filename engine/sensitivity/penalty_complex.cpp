@@ -64,14 +64,12 @@ class PenaltyComplex final : public ComplexRun {
   // and back with the motion after it (seed 001 guide §1.4)
   Status impact(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, Cplx& dtau) override {
     const double t = after.t;
-    Eigen::VectorXd gap, rate;
-    events::contactGaps(tree_, after.x, before.v, gap, rate);
-    const int c0 = contacts.front();
-    if (Status s = differentiableImpact(st_, contacts, t, rate[c0]); !s.ok()) return s;
-    const std::vector<dyn::Dof> dofs = penaltyImpactDofs(st_, t, after.x, before.v);
-    std::vector<Cplx> g(static_cast<std::size_t>(rate.size()));
+    double rate = 0;
+    std::vector<dyn::Dof> dofs;
+    if (Status s = penaltyImpactAt(st_, t, after.x, before.v, contacts, rate, dofs); !s.ok()) return s;
+    std::vector<Cplx> g(sources_.size());
     events::contactGapsOn<Cplx, Cplx>(tree_, n_.tree, z_.data(), g.data());
-    dtau = Cplx(0.0, -g[static_cast<std::size_t>(c0)].imag() / rate[c0]);
+    dtau = Cplx(0.0, -g[static_cast<std::size_t>(contacts.front())].imag() / rate);
     events::applySwitches(tree_, sources_, contacts, n_.tree);  // a switch: its forces from here on
     events::applySwitches(tree_, sources_, contacts, plain_.tree);
     const Vec<Cplx> zc = z_ + zd_ * dtau, zdc = zd_ + zdd_ * dtau;

@@ -346,17 +346,17 @@ class Penalty final : public Formulation, private FormulationNumbers {
   Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) override {
     const auto nz = before.x.size();
     const double t = before.t;
-    Eigen::VectorXd gap, rate;
-    events::contactGaps(tree_, before.x, before.v, gap, rate);
+    double rate = 0;
+    std::vector<dyn::Dof> dofs;
+    if (Status s = penaltyImpactAt(st_, t, before.x, before.v, contacts, rate, dofs); !s.ok()) return s;
     const int c0 = contacts.front();
-    if (Status s = differentiableImpact(st_, contacts, t, rate[c0]); !s.ok()) return s;
-    const std::vector<dyn::Dof> dofs = penaltyImpactDofs(st_, t, before.x, before.v);
+    const std::size_t gaps = sources_.size();
     // [h; r] of (z, ż⁻) with the numbers given
     auto jumpAndGap = [&](const auto& nums, const auto& z, const auto& zd, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       Vec<S> h;
       if (Status s = penaltyJumpOn<S>(st_, nums.tree, dofs, t, z, zd, before.x, contacts, h); !s.ok()) return s;
-      std::vector<S> g(static_cast<std::size_t>(rate.size()));
+      std::vector<S> g(gaps);
       events::contactGapsOn<S, S>(tree_, nums.tree, z.data(), g.data());
       r.resize(nz + 1);
       r << h, g[static_cast<std::size_t>(c0)];
@@ -379,12 +379,12 @@ class Penalty final : public Formulation, private FormulationNumbers {
         !s.ok())
       return s;
     J.t = t;
-    J.normalBefore = rate[c0];
+    J.normalBefore = rate;
     J.hx = Hs.topLeftCorner(nz, nz);
     J.hv = Hs.topRightCorner(nz, nz);
     J.hp = Hp.topRows(nz);
-    J.cx = -Hs.bottomLeftCorner(1, nz).transpose() / rate[c0];
-    J.cp = -Hp.bottomRows(1) / rate[c0];
+    J.cx = -Hs.bottomLeftCorner(1, nz).transpose() / rate;
+    J.cp = -Hp.bottomRows(1) / rate;
     J.dv = after.v - before.v;
     J.w = J.hx * before.v + J.hv * before.a - after.a;
     return {};

@@ -2,6 +2,7 @@
 
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
+#include "sensitivity/impact_jump.h"
 
 namespace lw::sens::detail {
 
@@ -12,6 +13,16 @@ std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::
   data.zd = zd;
   (void)dyn::chooseDofs(st.model, data);
   return data.dofs;
+}
+
+Status penaltyImpactAt(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const std::vector<int>& contacts,
+                       double& rate, std::vector<dyn::Dof>& dofs) {
+  Eigen::VectorXd gap, rates;
+  events::contactGaps(st.model.tree, z, zdBefore, gap, rates);
+  rate = rates[contacts.front()];
+  if (Status s = differentiableImpact(st, contacts, t, rate); !s.ok()) return s;
+  dofs = penaltyImpactDofs(st, t, z, zdBefore);
+  return {};
 }
 
 template <class S>

@@ -15,6 +15,12 @@ namespace lw::sens::detail {
 /// The independent coordinates a penalty run's impact at (t, z, ż) takes its law in.
 std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd);
 
+/// A penalty run's impact of `contacts` at (t, z, ż⁻) as the sensitivities take it: the first
+/// contact's closing rate ṙ⁻ and the coordinates its law is taken in; refused with the reason
+/// where it has no derivative (differentiableImpact).
+Status penaltyImpactAt(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const std::vector<int>& contacts,
+                       double& rate, std::vector<dyn::Dof>& dofs);
+
 /// ż⁺ = h(z, ż⁻; ρ) on S; zStart: z's values (the position problem's start).
 template <class S>
 Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,

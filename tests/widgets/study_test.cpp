@@ -319,6 +319,24 @@ TEST_F(StudyTest, BouncingBallSensitivitiesJumpAtEachImpactAsTheEngineSays) {
   EXPECT_EQ(w.sceneView()->arrowsShown(), 0);
 }
 
+// The Parameters panel's gradient column and cost label are the engine's study `spec` of the design
+// `before` with parameter k at the slider's value (the joints closed as the preview closes them)
+static void expectPanelShowsTheEngine(const lw::Mechanism& before, int k, const lw::sens::SensitivitySpec& spec, lw::widgets::ParametersPanel* panel) {
+  lw::Mechanism shown = before;
+  shown.parameters[static_cast<std::size_t>(k)].value = lw::Number(panel->sliderValue());
+  ASSERT_TRUE(lw::analysis::closeOpenedJoints(before, shown).ok);
+  const auto engine = lw::sens::runSensitivity(shown, spec);
+  ASSERT_TRUE(engine.status.ok()) << engine.status.message;
+  QTableWidget* table = panel->table();
+  int gradientColumn = -1;
+  for (int c = 0; c < table->columnCount(); ++c)
+    if (table->horizontalHeaderItem(c)->text() == QString::fromUtf8("∂ψ/∂ρ")) gradientColumn = c;
+  ASSERT_GE(gradientColumn, 0);
+  for (int r = 0; r < table->rowCount(); ++r)
+    EXPECT_EQ(table->item(r, gradientColumn)->text(), QString::number(engine.methods[0].gradient(0, r), 'g', 3)) << table->item(r, 0)->text().toStdString();
+  EXPECT_TRUE(panel->costLabel()->text().contains(QString::number(engine.methods[0].values[0], 'g', 6)));
+}
+
 // Teaching: dragging a parameter's slider on the Jansen leg redraws the leg, its foot path and the
 // gradients of foot_height; the frame rate is measured (target 30 per second) and printed
 TEST_F(StudyTest, JansenLegSliderRedrawsTheLegAndItsGradientsLive) {
@@ -358,24 +376,12 @@ TEST_F(StudyTest, JansenLegSliderRedrawsTheLegAndItsGradientsLive) {
               kFrames / seconds, gradients, seconds);
   EXPECT_EQ(w.mechanism()->parameters[static_cast<std::size_t>(k)].value.value, p.value.value);  // a preview changes nothing
   // the gradients shown are the engine's at the last design previewed
-  lw::Mechanism shown = before;
-  shown.parameters[static_cast<std::size_t>(k)].value = lw::Number(panel->sliderValue());
-  ASSERT_TRUE(lw::analysis::closeOpenedJoints(before, shown).ok);
   lw::sens::SensitivitySpec spec;
   spec.analysis = lw::sens::Analysis::Kinematics;
   spec.costs = {"foot_height"};
   spec.run.tEnd = 1;
   spec.run.dt = 0.01;
-  const auto engine = lw::sens::runSensitivity(shown, spec);
-  ASSERT_TRUE(engine.status.ok()) << engine.status.message;
-  QTableWidget* table = panel->table();
-  int gradientColumn = -1;
-  for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == QString::fromUtf8("∂ψ/∂ρ")) gradientColumn = c;
-  ASSERT_GE(gradientColumn, 0);
-  for (int r = 0; r < table->rowCount(); ++r)
-    EXPECT_EQ(table->item(r, gradientColumn)->text(), QString::number(engine.methods[0].gradient(0, r), 'g', 3)) << table->item(r, 0)->text().toStdString();
-  EXPECT_TRUE(panel->costLabel()->text().contains(QString::number(engine.methods[0].values[0], 'g', 6)));
+  expectPanelShowsTheEngine(before, k, spec, panel);
   w.grab().save(artifacts() + "/slider_jansen_1280x800.png");
   // letting go is one edit; Undo returns exactly
   panel->releaseSlider();
@@ -411,23 +417,11 @@ TEST_F(StudyTest, FiveBarSliderShowsTheDynamicsGradientsWhenTheSliderRests) {
   QTest::qWait(20);
   EXPECT_LE(w.liveGradients()->delivered(), 3);  // not one study per position
   EXPECT_TRUE(panel->costLabel()->text().startsWith("psi1 = ")) << panel->costLabel()->text().toStdString();
-  lw::Mechanism shown = before;
-  shown.parameters[static_cast<std::size_t>(k)].value = lw::Number(panel->sliderValue());
-  ASSERT_TRUE(lw::analysis::closeOpenedJoints(before, shown).ok);
   lw::sens::SensitivitySpec spec;
   spec.costs = {"psi1"};
   spec.run.tEnd = 5;
   spec.run.dt = 1e-3;
-  const auto engine = lw::sens::runSensitivity(shown, spec);
-  ASSERT_TRUE(engine.status.ok()) << engine.status.message;
-  QTableWidget* table = panel->table();
-  int gradientColumn = -1;
-  for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == QString::fromUtf8("∂ψ/∂ρ")) gradientColumn = c;
-  ASSERT_GE(gradientColumn, 0);
-  for (int r = 0; r < table->rowCount(); ++r)
-    EXPECT_EQ(table->item(r, gradientColumn)->text(), QString::number(engine.methods[0].gradient(0, r), 'g', 3)) << table->item(r, 0)->text().toStdString();
-  EXPECT_TRUE(panel->costLabel()->text().contains(QString::number(engine.methods[0].values[0], 'g', 6)));
+  expectPanelShowsTheEngine(before, k, spec, panel);
   w.grab().save(artifacts() + "/slider_five_bar_1280x800.png");
 }
 
