@@ -123,11 +123,12 @@ class MatrixRComplex final : public ComplexRun {
     return accelerations(after.t);
   }
 
+  // the state's evaluation: the one accelerations() made of this state and time, else a new one
   Status outputs(double t, std::vector<Cplx>& out) override {
-    dyn::MatrixROn<Cplx> e;
-    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e); !s.ok()) return s;
+    if (!(evaluated_ && evaluatedAt_ == t))
+      if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e_); !s.ok()) return s;
     out.resize(st_.outputs.names.size());
-    analysis::outputsOn<Cplx>(st_.outputs, st_.model.tree, n_.tree, e.z, e.zd, e.zdd, t, out.data());
+    analysis::outputsOn<Cplx>(st_.outputs, st_.model.tree, n_.tree, e_.z, e_.zd, e_.zdd, t, out.data());
     return {};
   }
   const Cplx* parameters() const override { return n_.parameters.data(); }
@@ -137,12 +138,14 @@ class MatrixRComplex final : public ComplexRun {
   void at(const RunPoint& p) {
     coords_ = p.coords;
     aux_ = p.aux;
+    evaluated_ = false;  // the state moves on
   }
   const std::vector<dyn::Dof>& dofs() const { return dofSets_[static_cast<std::size_t>(coords_)]; }
   Status accelerations(double t) {
-    dyn::MatrixROn<Cplx> e;
-    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e); !s.ok()) return s;
-    a_ = e.zidd;
+    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e_); !s.ok()) return s;
+    a_ = e_.zidd;
+    evaluated_ = true;
+    evaluatedAt_ = t;
     return {};
   }
 
@@ -156,6 +159,9 @@ class MatrixRComplex final : public ComplexRun {
   Vec<Cplx> x_, v_, a_;
   int coords_ = 0;
   Eigen::VectorXd aux_;
+  dyn::MatrixROn<Cplx> e_;  // the current state's evaluation when evaluated_ (at evaluatedAt_)
+  bool evaluated_ = false;
+  double evaluatedAt_ = 0;
 };
 
 }  // namespace

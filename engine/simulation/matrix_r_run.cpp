@@ -202,6 +202,16 @@ void runMatrixR(RunContext& run) {
   Eigen::VectorXd forcesAtAnchor;
   // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
   // the state after it, and the table gets the row just after beside the one just before
+  // after an event at s (the state `before` it): the observer told, the trapezoidal rule's predictor
+  // and tangent dropped (they belong to the motion before it), the contacts watched from s
+  auto startAfter = [&](const integ::State& before, const std::vector<int>& closing) -> lw::Status {
+    if (observer)
+      if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
+    res.tangents += trap.jacobians();
+    trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
+    monitor.start(s.t, data.z, data.zd);
+    return {};
+  };
   auto applyImpact = [&](const std::vector<int>& crossing) -> lw::Status {
     // the switches among them wait until their coordinates come back
     if (lw::Status e = monitor.fired(crossing, s.t); !e.ok()) return e;
@@ -216,12 +226,7 @@ void runMatrixR(RunContext& run) {
       sys.setAnchor();
       rows.logEvent(switchRecord(model.tree, sources, s.t, closing, data.z, zdBefore, dyn::energy(model.tree, data.z, data.zd).total()), data.z,
                     data.zd, data.zdd, !atTimes);
-      if (observer)
-        if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
-      res.tangents += trap.jacobians();
-      trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
-      monitor.start(s.t, data.z, data.zd);
-      return {};
+      return startAfter(before, closing);
     }
     const double eBefore = dyn::energy(model.tree, data.z, data.zd).total();
     events::ImpactOn<double> imp;
@@ -248,13 +253,7 @@ void runMatrixR(RunContext& run) {
     events::EventRecord record = impactRecord(sources, s.t, closing, imp, eBefore, dyn::energy(model.tree, data.z, data.zd).total(), speeds);
     if (!comingToRest.empty()) record.kind = "closes";
     rows.logEvent(std::move(record), data.z, data.zd, data.zdd, !atTimes);
-    if (observer)
-      if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
-    // the trapezoidal rule's predictor and tangent belong to the motion before the jump
-    res.tangents += trap.jacobians();
-    trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
-    monitor.start(s.t, data.z, data.zd);
-    return {};
+    return startAfter(before, closing);
   };
   // a held contact whose force would pull opens at s: no jump, the accelerations without it
   auto applyOpening = [&](int j) -> lw::Status {
