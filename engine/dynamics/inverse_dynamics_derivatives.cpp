@@ -1,0 +1,192 @@
+#include "dynamics/inverse_dynamics_derivatives.h"
+
+#include <Eigen/Geometry>
+#include <vector>
+
+namespace lw::dyn {
+namespace {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using Eigen::Vector3d;
+
+// spatial cross products about the world origin: motions [v; ω], forces [F; n]
+Vec6 crossMotion(const Vec6& m, const Vec6& x) {
+  Vec6 r;
+  r.head<3>() = m.tail<3>().cross(x.head<3>()) + m.head<3>().cross(x.tail<3>());
+  r.tail<3>() = m.tail<3>().cross(x.tail<3>());
+  return r;
+}
+Vec6 crossForce(const Vec6& m, const Vec6& f) {
+  Vec6 r;
+  r.head<3>() = m.tail<3>().cross(f.head<3>());
+  r.tail<3>() = m.tail<3>().cross(f.tail<3>()) + m.head<3>().cross(f.head<3>());
+  return r;
+}
+Eigen::Matrix3d skew(const Vector3d& a) {
+  Eigen::Matrix3d s;
+  s << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return s;
+}
+
+// a body's spatial inertia about the world origin: I [a; b] = [m (a + b × c); J_c b + c × m (a + b × c)]
+Mat6 spatialInertia(double mass, const Vector3d& c, const Eigen::Matrix3d& Jc) {
+  const Eigen::Matrix3d C = skew(c);
+  Mat6 I;
+  I.topLeftCorner<3, 3>() = mass * Eigen::Matrix3d::Identity();
+  I.topRightCorner<3, 3>() = -mass * C;
+  I.bottomLeftCorner<3, 3>() = mass * C;
+  I.bottomRightCorner<3, 3>() = Jc - mass * C * C;
+  return I;
+}
+
+struct Body {
+  Mat6 I;
+  Vec6 V, A, f;       // velocity, acceleration; the wrench the joints must supply: I A + V ×* I V − applied
+  Vector3d centre, weight;
+};
+
+}  // namespace
+
+std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
+  for (const Node& n : m.nodes)
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
+  const auto& mech = *m.mechanism;
+  for (std::size_t f = 0; f < mech.forces.size(); ++f) {
+    if (!p.mech.forces[f].active) continue;
+    const auto& force = mech.forces[f];
+    if (force.type == Force::Type::TorsionSpring && m.treeJointNode[static_cast<std::size_t>(force.joint)] >= 0) continue;
+    return "force element '" + force.name + "'";
+  }
+  return {};
+}
+
+void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
+                                const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
+                                Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd) {
+  (void)t;
+  const int nz = m.nz;
+  const auto nn = m.nodes.size();
+  tau.setZero(nz);
+  tau_z.setZero(nz, nz);
+  tau_zd.setZero(nz, nz);
+  if (nz == 0) return;
+  RecursiveData data;
+  std::vector<Pose3<double>> poses;
+  bodyPoses(m, data, z, poses);
+  const auto& b = partialVelocitiesAt(m, data, z);
+  const auto& bodies = p.mech.bodies;
+  const bool planar = m.dimension == 2;
+
+  // down the tree: motion columns, the frames' velocities and accelerations through each coordinate
+  std::vector<Vec6> S(static_cast<std::size_t>(nz)), Vi(static_cast<std::size_t>(nz)), Ai(static_cast<std::size_t>(nz));
+  std::vector<int> nodeOf(static_cast<std::size_t>(nz));
+  std::vector<Body> body(nn);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& n = m.nodes[k];
+    const auto& P = poses[static_cast<std::size_t>(n.body)];
+    const auto& B = bodies[static_cast<std::size_t>(n.body)];
+    const Eigen::Matrix3d R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(P.R);
+    Body& bk = body[k];
+    bk.centre = Eigen::Map<const Vector3d>(P.x) + R * B.com;
+    Vec6 V = Vec6::Zero(), A = Vec6::Zero();
+    if (n.parentNode >= 0) {
+      V = body[static_cast<std::size_t>(n.parentNode)].V;
+      A = body[static_cast<std::size_t>(n.parentNode)].A;
+    }
+    for (int q = 0; q < n.nz; ++q) {
+      const auto i = static_cast<std::size_t>(n.z + q);
+      const Vector3d v = b[k].col(q).head<3>(), w = b[k].col(q).tail<3>();
+      S[i] << v - w.cross(bk.centre), w;
+      V += S[i] * zd[n.z + q];
+      A += S[i] * zdd[n.z + q] + crossMotion(V, S[i]) * zd[n.z + q];
+      Vi[i] = V;
+      Ai[i] = A;
+      nodeOf[i] = static_cast<int>(k);
+    }
+    bk.V = V;
+    bk.A = A;
+    Eigen::Matrix3d Jc = R * B.inertia * R.transpose();
+    if (planar) Jc = B.inertia(2, 2) * Vector3d::UnitZ() * Vector3d::UnitZ().transpose();  // only I_zz acts in the plane
+    bk.I = spatialInertia(B.mass, bk.centre, Jc);
+    bk.weight = p.mech.gravity * B.mass;
+    Vec6 applied;
+    applied << bk.weight, bk.centre.cross(bk.weight);
+    bk.f = bk.I * A + crossForce(V, bk.I * V) - applied;
+  }
+  // up the tree: the subtrees' wrenches and τ_j = S_jᵀ F
+  std::vector<Vec6> F(nn);
+  for (std::size_t k = nn; k-- > 0;) {
+    F[k] = body[k].f;
+    for (int c : m.children[k]) F[k] += F[static_cast<std::size_t>(c)];
+    const Node& n = m.nodes[k];
+    for (int q = 0; q < n.nz; ++q) tau[n.z + q] = S[static_cast<std::size_t>(n.z + q)].dot(F[k]);
+  }
+
+  // coordinate by coordinate: every later body's wrench moved by z_i (and ż_i), summed over subtrees
+  auto within = [&](std::size_t k, std::size_t of) {  // node k in node of's subtree
+    return m.enter[of] <= m.enter[k] && m.enter[k] < m.leave[of];
+  };
+  std::vector<Vec6> G(nn), Gd(nn);
+  for (int i = 0; i < nz; ++i) {
+    const auto ui = static_cast<std::size_t>(i);
+    const auto ni = static_cast<std::size_t>(nodeOf[ui]);
+    const Vec6& s = S[ui];
+    const Vec6 sxVi = crossMotion(s, Vi[ui]);
+    const Vec6 dAdot = crossMotion(Vi[ui], s);  // the column's own rate: ∂A/∂ż_i's first term
+    for (std::size_t k = nn; k-- > ni;) {
+      if (!within(k, ni)) continue;
+      const Body& bk = body[k];
+      const Vec6 Vr = bk.V - Vi[ui], Ar = bk.A - Ai[ui];
+      const Vec6 IV = bk.I * bk.V;
+      // ∂/∂z_i: the body moved rigidly by s
+      const Vec6 dV = crossMotion(s, Vr);
+      const Vec6 dA = crossMotion(s, Ar) - crossMotion(sxVi, Vr);
+      auto dI = [&](const Vec6& x) -> Vec6 { return crossForce(s, bk.I * x) - bk.I * crossMotion(s, x); };
+      Vec6 g = dI(bk.A) + bk.I * dA + crossForce(dV, IV) + crossForce(bk.V, dI(bk.V) + bk.I * dV);
+      const Vector3d dc = s.head<3>() + s.tail<3>().cross(bk.centre);
+      g.tail<3>() -= dc.cross(bk.weight);
+      // ∂/∂ż_i
+      const Vec6 dAd = dAdot + crossMotion(s, Vr);
+      Vec6 gd = bk.I * dAd + crossForce(s, IV) + crossForce(bk.V, bk.I * s);
+      G[k] = g;
+      Gd[k] = gd;
+      for (int c : m.children[k]) {
+        G[k] += G[static_cast<std::size_t>(c)];
+        Gd[k] += Gd[static_cast<std::size_t>(c)];
+      }
+    }
+    // project: columns j in i's subtree see their part of the sum (and their own turn when after
+    // i); columns above it see the whole
+    for (int j = 0; j < nz; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      const auto nj = static_cast<std::size_t>(nodeOf[uj]);
+      if (within(nj, ni)) {
+        double v = S[uj].dot(G[nj]);
+        if (nj != ni || j > i) v -= S[uj].dot(crossForce(s, F[nj]));
+        tau_z(j, i) = v;
+        tau_zd(j, i) = S[uj].dot(Gd[nj]);
+      } else if (within(ni, nj)) {
+        tau_z(j, i) = S[uj].dot(G[ni]);
+        tau_zd(j, i) = S[uj].dot(Gd[ni]);
+      }
+    }
+  }
+
+  // torsion springs of tree joints: on their own coordinate (Q = sign · (−k (angle − θ₀) − c rate))
+  const auto& mech = *m.mechanism;
+  for (std::size_t f = 0; f < mech.forces.size(); ++f) {
+    const auto& force = mech.forces[f];
+    const auto& fn = p.mech.forces[f];
+    if (!fn.active || force.type != Force::Type::TorsionSpring) continue;
+    const int node = m.treeJointNode[static_cast<std::size_t>(force.joint)];
+    if (node < 0) continue;
+    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+    const double angle = z[n.z] * n.sign, rate = zd[n.z] * n.sign;
+    tau[n.z] -= ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
+    tau_z(n.z, n.z) += fn.stiffness;  // sign² = 1
+    tau_zd(n.z, n.z) += fn.damping;
+  }
+}
+
+}  // namespace lw::dyn

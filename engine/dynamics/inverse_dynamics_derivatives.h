@@ -1,0 +1,36 @@
+// The state derivatives of the tree's inverse dynamics by one recursive pass (Pinocchio's
+// rnea-derivatives, in world axes; seed 000 §7.6's K = −Q^d_z, C = −Q^d_ż with M^d_z z̈): the
+// residual τ(z, ż, z̈) = M^d z̈ − Q^d and its partials ∂τ/∂z, ∂τ/∂ż, exact, without a dual number.
+//
+// Every quantity is a spatial vector about the world origin: motions [v_O; ω], forces [F; n_O].
+// A coordinate's motion column S_i is fixed in the frame that carries it, so a change of z_i moves
+// everything after it rigidly by S_i: ∂S_j/∂z_i = S_i × S_j, ∂V_b/∂z_i = S_i × (V_b − V_i),
+// ∂A_b/∂z_i = S_i × (A_b − A_i) − (S_i × V_i) × (V_b − V_i), ∂I_b/∂z_i = S_i ×* I_b − I_b S_i ×
+// (V_i, A_i: the velocity and acceleration of the frame that carries S_i). The body wrenches'
+// partials summed over subtrees and projected on the columns give the two matrices in O(nz · nb).
+//
+// Covers joints that are sequences of one-axis motions (revolute, prismatic, cylindrical,
+// universal, free planar bodies, fixed), gravity, and torsion springs on tree joints. Other force
+// elements and quaternion coordinates are refused with the reason: the caller takes the dual-number
+// route there.
+#pragma once
+
+#include <Eigen/Core>
+#include <string>
+
+#include "dynamics/recursive_model.h"
+
+namespace lw::dyn {
+
+/// Why the analytic kernel does not cover this tree with these numbers (their active forces), or
+/// empty when it does.
+std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p);
+
+/// τ = M^d z̈ − Q^d (nz) and its partials τ_z = ∂τ/∂z, τ_zd = ∂τ/∂ż (nz × nz) at (z, ż, z̈, t)
+/// with the numbers p (the model's geometry; a run's switch states). Only for a tree the kernel
+/// covers (inverseDynamicsDerivativesUnsupported empty).
+void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
+                                const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
+                                Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd);
+
+}  // namespace lw::dyn
