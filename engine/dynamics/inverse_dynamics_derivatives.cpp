@@ -3,6 +3,9 @@
 #include <Eigen/Geometry>
 #include <vector>
 
+#include "dynamics/tree_motion.h"
+#include "numeric/dual.h"
+
 namespace lw::dyn {
 namespace {
 
@@ -42,7 +45,7 @@ Mat6 spatialInertia(double mass, const Vector3d& c, const Eigen::Matrix3d& Jc) {
 
 struct Body {
   Mat6 I;
-  Vec6 V, A, f;       // velocity, acceleration; the wrench the joints must supply: I A + V ×* I V − applied
+  Vec6 V, A;  // velocity, acceleration
   Vector3d centre, weight;
 };
 
@@ -61,6 +64,17 @@ std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const
   return {};
 }
 
+template <class S>
+void inverseDynamicsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, S* tau) {
+  detail::TreeMotion<S> motion;
+  detail::treeMotion(m, p, z, zd, zdd, motion);
+  detail::inverseDynamicsFrom(m, p, motion, z, zd, tau);
+}
+template void inverseDynamicsOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*, const double*,
+                                        double*);
+template void inverseDynamicsOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, const num::Dual8*,
+                                            const num::Dual8*, num::Dual8*);
+
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd) {
@@ -71,56 +85,41 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   tau_z.setZero(nz, nz);
   tau_zd.setZero(nz, nz);
   if (nz == 0) return;
-  RecursiveData data;
-  std::vector<Pose3<double>> poses;
-  bodyPoses(m, data, z, poses);
-  const auto& b = partialVelocitiesAt(m, data, z);
+  detail::TreeMotion<double> motion;
+  detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
+  std::vector<detail::Motion6<double>> subtree;
+  detail::inverseDynamicsFrom(m, p, motion, z.data(), zd.data(), tau.data(), &subtree);
   const auto& bodies = p.mech.bodies;
   const bool planar = m.dimension == 2;
-
-  // down the tree: motion columns, the frames' velocities and accelerations through each coordinate
-  std::vector<Vec6> S(static_cast<std::size_t>(nz)), Vi(static_cast<std::size_t>(nz)), Ai(static_cast<std::size_t>(nz));
-  std::vector<int> nodeOf(static_cast<std::size_t>(nz));
+  auto vec3 = [](const detail::V3<double>& a) { return Vector3d(a[0], a[1], a[2]); };
+  auto vec6 = [&](const detail::Motion6<double>& a) {
+    Vec6 r;
+    r << vec3(a.v), vec3(a.w);
+    return r;
+  };
+  std::vector<Vec6> S(static_cast<std::size_t>(nz)), Vi(S), Ai(S);
+  for (std::size_t i = 0; i < S.size(); ++i) {
+    S[i] = vec6(motion.column[i]);
+    Vi[i] = vec6(motion.Vi[i]);
+    Ai[i] = vec6(motion.Ai[i]);
+  }
+  const std::vector<int>& nodeOf = motion.nodeOf;
   std::vector<Body> body(nn);
+  std::vector<Vec6> F(nn);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& n = m.nodes[k];
-    const auto& P = poses[static_cast<std::size_t>(n.body)];
     const auto& B = bodies[static_cast<std::size_t>(n.body)];
-    const Eigen::Matrix3d R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(P.R);
+    const auto& Rf = motion.frames[static_cast<std::size_t>(n.body)].R;
+    const Eigen::Matrix3d R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(Rf.a);
     Body& bk = body[k];
-    bk.centre = Eigen::Map<const Vector3d>(P.x) + R * B.com;
-    Vec6 V = Vec6::Zero(), A = Vec6::Zero();
-    if (n.parentNode >= 0) {
-      V = body[static_cast<std::size_t>(n.parentNode)].V;
-      A = body[static_cast<std::size_t>(n.parentNode)].A;
-    }
-    for (int q = 0; q < n.nz; ++q) {
-      const auto i = static_cast<std::size_t>(n.z + q);
-      const Vector3d v = b[k].col(q).head<3>(), w = b[k].col(q).tail<3>();
-      S[i] << v - w.cross(bk.centre), w;
-      V += S[i] * zd[n.z + q];
-      A += S[i] * zdd[n.z + q] + crossMotion(V, S[i]) * zd[n.z + q];
-      Vi[i] = V;
-      Ai[i] = A;
-      nodeOf[i] = static_cast<int>(k);
-    }
-    bk.V = V;
-    bk.A = A;
+    bk.centre = vec3(motion.centre[k]);
+    bk.V = vec6(motion.V[k]);
+    bk.A = vec6(motion.A[k]);
     Eigen::Matrix3d Jc = R * B.inertia * R.transpose();
     if (planar) Jc = B.inertia(2, 2) * Vector3d::UnitZ() * Vector3d::UnitZ().transpose();  // only I_zz acts in the plane
     bk.I = spatialInertia(B.mass, bk.centre, Jc);
     bk.weight = p.mech.gravity * B.mass;
-    Vec6 applied;
-    applied << bk.weight, bk.centre.cross(bk.weight);
-    bk.f = bk.I * A + crossForce(V, bk.I * V) - applied;
-  }
-  // up the tree: the subtrees' wrenches and τ_j = S_jᵀ F
-  std::vector<Vec6> F(nn);
-  for (std::size_t k = nn; k-- > 0;) {
-    F[k] = body[k].f;
-    for (int c : m.children[k]) F[k] += F[static_cast<std::size_t>(c)];
-    const Node& n = m.nodes[k];
-    for (int q = 0; q < n.nz; ++q) tau[n.z + q] = S[static_cast<std::size_t>(n.z + q)].dot(F[k]);
+    F[k] = vec6(subtree[k]);
   }
 
   // coordinate by coordinate: every later body's wrench moved by z_i (and ż_i), summed over subtrees
@@ -182,8 +181,6 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     const int node = m.treeJointNode[static_cast<std::size_t>(force.joint)];
     if (node < 0) continue;
     const Node& n = m.nodes[static_cast<std::size_t>(node)];
-    const double angle = z[n.z] * n.sign, rate = zd[n.z] * n.sign;
-    tau[n.z] -= ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
     tau_z(n.z, n.z) += fn.stiffness;  // sign² = 1
     tau_zd(n.z, n.z) += fn.damping;
   }

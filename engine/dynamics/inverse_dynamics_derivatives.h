@@ -20,6 +20,10 @@
 
 #include "dynamics/recursive_model.h"
 
+namespace lw::num {
+template <int N> struct Dual;
+}
+
 namespace lw::dyn {
 
 /// Why the analytic kernel does not cover this tree with these numbers (their active forces), or
@@ -32,5 +36,15 @@ std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd);
+
+/// τ = M^d z̈ − Q^d alone on any scalar, with numbers on it (dual numbers whose lanes are design
+/// parameters: the residual's parameter partials at a fixed state, one jet-free pass per eight).
+/// Instantiated for double and num::Dual<8>.
+template <class S>
+void inverseDynamicsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, S* tau);
+extern template void inverseDynamicsOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,
+                                               const double*, double*);
+extern template void inverseDynamicsOn<num::Dual<8>>(const RecursiveModel&, const TreeNumbers<num::Dual<8>>&, const num::Dual<8>*,
+                                                     const num::Dual<8>*, const num::Dual<8>*, num::Dual<8>*);
 
 }  // namespace lw::dyn

@@ -11,6 +11,8 @@
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
 #include "mechanism/generators.h"
+#include "mechanism/parameters.h"
+#include "numeric/dual.h"
 #include "support/samples.h"
 
 namespace lw::dyn {
@@ -94,6 +96,56 @@ TEST(InverseDynamicsDerivatives, EqualDualNumbersOnEveryJointKind) {
     EXPECT_GT((C - Eigen::MatrixXd(C.diagonal().asDiagonal())).cwiseAbs().maxCoeff(), 1e-3);
   }
   EXPECT_GE(covered, 7);
+}
+
+// the residual on dual numbers whose lanes are design parameters (masses, lengths, the hinge
+// points they move): equal to the generalized forces' own parameter derivatives
+TEST(InverseDynamicsDerivatives, ParameterPartialsEqualTheForceKernels) {
+  using D = num::Dual8;
+  for (const char* name : {"ten-bar-chain", "jansen-leg"}) {
+    SCOPED_TRACE(name);
+    const Mechanism mech = test::sampleMechanism(name);
+    Diagnostics d;
+    const auto resolved = resolve(mech, d);
+    ASSERT_TRUE(resolved);
+    const MatrixRModel model = compileMatrixR(*resolved);
+    const RecursiveModel& tree = model.tree;
+    ASSERT_EQ(inverseDynamicsDerivativesUnsupported(tree, tree.numbers), "");
+    const ParameterTable& table = *resolved->parameters;
+    const std::size_t np = std::min<std::size_t>(table.names().size(), 8);
+    ASSERT_GT(np, 0u);
+    std::vector<std::size_t> seeded;
+    std::vector<D> seeds;
+    for (std::size_t k = 0; k < np; ++k) {
+      seeded.push_back(k);
+      D s(table.values()[k]);
+      s.g[k] = 1;
+      seeds.push_back(s);
+    }
+    const std::vector<D> values = table.valuesOn<D>(std::span<const std::size_t>(seeded), std::span<const D>(seeds));
+    const TreeNumbers<D> numbers = treeNumbers<D>(tree, numbersOn<D>(mech, *resolved, values));
+    const int nz = tree.nz;
+    std::vector<D> z(static_cast<std::size_t>(nz)), zd(z), zdd(z), tau(z), residual(z);
+    for (int i = 0; i < nz; ++i) {
+      z[static_cast<std::size_t>(i)] = D(tree.z0[i] + 0.1 * i - 0.3);
+      zd[static_cast<std::size_t>(i)] = D(0.5 - 0.2 * i);
+      zdd[static_cast<std::size_t>(i)] = D(-1.0 + 0.3 * i);
+    }
+    inverseDynamicsOn<D>(tree, numbers, z.data(), zd.data(), zdd.data(), tau.data());
+    GeneralizedForces<D, D> forces(tree, numbers);
+    forces(z.data(), zd.data(), 0.0, residual.data(), zdd.data());
+    double largest = 0;
+    for (int i = 0; i < nz; ++i) {
+      const auto& a = tau[static_cast<std::size_t>(i)];
+      const auto& b = residual[static_cast<std::size_t>(i)];
+      EXPECT_NEAR(a.v, -b.v, 1e-12 * std::max(1.0, std::abs(b.v)));
+      for (std::size_t k = 0; k < np; ++k) {
+        EXPECT_NEAR(a.g[k], -b.g[k], 1e-10 * std::max(1.0, std::abs(b.g[k])));
+        largest = std::max(largest, std::abs(b.g[k]));
+      }
+    }
+    EXPECT_GT(largest, 1e-2);  // the parameters do move the residual
+  }
 }
 
 TEST(InverseDynamicsDerivatives, RefusesWhatItDoesNotCover) {

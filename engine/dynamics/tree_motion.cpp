@@ -1,0 +1,153 @@
+#include "dynamics/tree_motion.h"
+
+#include "numeric/dual.h"
+#include "numeric/jet.h"
+
+namespace lw::dyn::detail {
+
+namespace {
+
+template <class S> V3<S> zero3() { return {{S(0.0), S(0.0), S(0.0)}}; }
+template <class S> Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
+template <class S> Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }
+template <class S> Motion6<S> times(const Motion6<S>& a, const S& s) { return {scale(s, a.v), scale(s, a.w)}; }
+template <class S> Motion6<S> crossMotion(const Motion6<S>& m, const Motion6<S>& x) {
+  return {add(cross(m.w, x.v), cross(m.v, x.w)), cross(m.w, x.w)};
+}
+template <class S> Motion6<S> crossForce(const Motion6<S>& m, const Motion6<S>& f) {
+  return {cross(m.w, f.v), add(cross(m.w, f.w), cross(m.v, f.v))};
+}
+
+// the body's spatial inertia about the origin times a motion: [m v_c; J_c ω + c × m v_c], v_c = v + ω × c
+// (planar: only I_zz acts)
+template <class S>
+Motion6<S> inertiaTimes(bool planar, const S& mass, const V3<S>& c, const M3<S>& R, const Eigen::Matrix<S, 3, 3>& I, const Motion6<S>& x) {
+  const V3<S> F = scale(mass, add(x.v, cross(x.w, c)));
+  V3<S> Jw;
+  if (planar) {
+    Jw = {{S(0.0), S(0.0), x.w[2] * I(2, 2)}};
+  } else {
+    V3<S> y;  // Rᵀ ω
+    for (int i = 0; i < 3; ++i) y[i] = R(0, i) * x.w[0] + R(1, i) * x.w[1] + R(2, i) * x.w[2];
+    V3<S> Iy;
+    for (int i = 0; i < 3; ++i) Iy[i] = y[0] * I(i, 0) + y[1] * I(i, 1) + y[2] * I(i, 2);
+    Jw = mul(R, Iy);
+  }
+  return {F, add(Jw, cross(c, F))};
+}
+
+}  // namespace
+
+template <class S>
+void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out) {
+  using J = kin::BasicJet<S>;
+  computeFrames<S, S>(m, p, z, out.frames);
+  const auto nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
+  out.column.resize(nz);
+  out.Vi.resize(nz);
+  out.Ai.resize(nz);
+  out.nodeOf.resize(nz);
+  out.centre.resize(nn);
+  out.V.resize(nn);
+  out.A.resize(nn);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& n = m.nodes[k];
+    const auto& g = p.nodes[k];
+    const Frame<S>& pf = out.frames[static_cast<std::size_t>(n.parent)];
+    out.centre[k] = worldPoint(out.frames[static_cast<std::size_t>(n.body)], p.mech.bodies[static_cast<std::size_t>(n.body)].com);
+    // the node's motion columns, its parent held
+    if (n.kind == NodeKind::Revolute || n.kind == NodeKind::Prismatic || n.kind == NodeKind::Cylindrical) {
+      const V3<S> u = scale(S(n.flip ? -1.0 : 1.0), mul(pf.R, g.axis));
+      const V3<S> Jw = add(pf.x, mul(pf.R, g.point));
+      const auto col = static_cast<std::size_t>(n.z);
+      if (n.kind == NodeKind::Prismatic) {
+        out.column[col] = {u, zero3<S>()};
+      } else {
+        out.column[col] = {cross(Jw, u), u};
+        if (n.kind == NodeKind::Cylindrical) out.column[col + 1] = {u, zero3<S>()};
+      }
+    } else {
+      Frame<J> pj;
+      for (int i = 0; i < 9; ++i) pj.R.a[i] = J(pf.R.a[i]);
+      for (int i = 0; i < 3; ++i) pj.x[i] = J(pf.x[i]);
+      for (int q = 0; q < n.nz; ++q) {
+        J zl[7];
+        for (int r = 0; r < n.nz; ++r) zl[r] = J(z[n.z + r], S(r == q ? 1.0 : 0.0), S(0.0));
+        M3<J> Rm;
+        V3<J> tm;
+        jointMotion(n, g, zl, Rm, tm);
+        const M3<J> R = mul(pj.R, mul(Rm, g.R0));
+        const V3<J> x = add(pj.x, mul(pj.R, add(tm, mul(Rm, g.x0))));
+        auto rowDot = [&](int i, int k2) {  // (Ṙ Rᵀ)(i, k2)
+          return R(i, 0).d * R(k2, 0).v + R(i, 1).d * R(k2, 1).v + R(i, 2).d * R(k2, 2).v;
+        };
+        const V3<S> w{{rowDot(2, 1), rowDot(0, 2), rowDot(1, 0)}};
+        const V3<S> xv{{x[0].v, x[1].v, x[2].v}}, xd{{x[0].d, x[1].d, x[2].d}};
+        out.column[static_cast<std::size_t>(n.z + q)] = {sub(xd, cross(w, xv)), w};
+      }
+    }
+    Motion6<S> V = n.parentNode >= 0 ? out.V[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
+    Motion6<S> A = n.parentNode >= 0 ? out.A[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
+    for (int q = 0; q < n.nz; ++q) {
+      const auto i = static_cast<std::size_t>(n.z + q);
+      V = plus(V, times(out.column[i], zd[i]));
+      A = plus(A, plus(times(out.column[i], zdd[i]), times(crossMotion(V, out.column[i]), zd[i])));
+      out.Vi[i] = V;
+      out.Ai[i] = A;
+      out.nodeOf[i] = static_cast<int>(k);
+    }
+    out.V[k] = V;
+    out.A[k] = A;
+  }
+}
+
+template <class S>
+void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, S* tau,
+                         std::vector<Motion6<S>>* Fout) {
+  const auto nn = m.nodes.size();
+  const bool planar = m.dimension == 2;
+  std::vector<Motion6<S>> own;
+  std::vector<Motion6<S>>& F = Fout ? *Fout : own;
+  F.resize(nn);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& n = m.nodes[k];
+    const auto& B = p.mech.bodies[static_cast<std::size_t>(n.body)];
+    const auto& R = motion.frames[static_cast<std::size_t>(n.body)].R;
+    const V3<S>& c = motion.centre[k];
+    const Motion6<S> IV = inertiaTimes(planar, B.mass, c, R, B.inertia, motion.V[k]);
+    const Motion6<S> IA = inertiaTimes(planar, B.mass, c, R, B.inertia, motion.A[k]);
+    const V3<S> weight = cst<S>(Eigen::Matrix<S, 3, 1>(p.mech.gravity * B.mass));
+    F[k] = plus(IA, crossForce(motion.V[k], IV));
+    F[k].v = sub(F[k].v, weight);
+    F[k].w = sub(F[k].w, cross(c, weight));
+  }
+  for (std::size_t k = nn; k-- > 0;) {
+    for (int c : m.children[k]) F[k] = plus(F[k], F[static_cast<std::size_t>(c)]);
+    const Node& n = m.nodes[k];
+    for (int q = 0; q < n.nz; ++q) {
+      const auto& s = motion.column[static_cast<std::size_t>(n.z + q)];
+      tau[n.z + q] = dot(s.v, F[k].v) + dot(s.w, F[k].w);
+    }
+  }
+  const auto& mech = *m.mechanism;
+  for (std::size_t f = 0; f < mech.forces.size(); ++f) {
+    const auto& force = mech.forces[f];
+    const auto& fn = p.mech.forces[f];
+    if (!fn.active || force.type != Force::Type::TorsionSpring) continue;
+    const int node = m.treeJointNode[static_cast<std::size_t>(force.joint)];
+    if (node < 0) continue;
+    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+    const S angle = z[n.z] * n.sign, rate = zd[n.z] * n.sign;
+    tau[n.z] = tau[n.z] - ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
+  }
+}
+
+#define LW_TREE_MOTION(S)                                                                                                      \
+  template void treeMotion<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
+  template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, S*, \
+                                       std::vector<Motion6<S>>*);
+LW_TREE_MOTION(double)
+LW_TREE_MOTION(num::Dual8)
+#undef LW_TREE_MOTION
+
+}  // namespace lw::dyn::detail

@@ -1,0 +1,42 @@
+// The tree's motion in world axes on any scalar, without jets (internal to engine/dynamics: include
+// from .cpp files only): each coordinate's motion column S_i about the world origin ([v_O; ω] per
+// unit rate, the frames before it held), the velocity and acceleration of the frame through each
+// coordinate (V_i = Σ_{k⪯i} S_k ż_k, A_i = Σ_{k⪯i} S_k z̈_k + (V_k × S_k) ż_k), and per node its
+// body's pose, centre of mass, V and A. One forward pass over the tree (Featherstone's, about the
+// origin); the inverse dynamics and its analytic derivatives are built on it (inverse_dynamics_
+// derivatives.cpp), on doubles and on dual numbers whose lanes are design parameters.
+#pragma once
+
+#include <vector>
+
+#include "dynamics/tree_kernels.h"
+
+namespace lw::dyn::detail {
+
+template <class S>
+struct Motion6 {
+  V3<S> v, w;  // velocity of the point at the origin, angular velocity (or force, moment about the origin)
+};
+
+template <class S>
+struct TreeMotion {
+  std::vector<Frame<S>> frames;                 // by body
+  std::vector<Motion6<S>> column, Vi, Ai;       // by coordinate: S_i, V_i, A_i
+  std::vector<int> nodeOf;                      // by coordinate
+  std::vector<V3<S>> centre;                    // by node: its body's centre of mass
+  std::vector<Motion6<S>> V, A;                 // by node: its body's
+};
+
+/// The motion at (z, ż, z̈) with numbers p (numbers on S: their derivatives carried). Quaternion
+/// coordinates are not one-axis motions: not for trees that have them.
+template <class S>
+void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out);
+
+/// τ = M^d z̈ − Q^d from the motion: the body wrenches I A + V ×* I V − (gravity) summed over
+/// subtrees and projected on the columns, with the tree's torsion springs on their coordinates.
+/// Fills F (by node: the subtree's wrench about the origin) when given.
+template <class S>
+void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, S* tau,
+                         std::vector<Motion6<S>>* F = nullptr);
+
+}  // namespace lw::dyn::detail
