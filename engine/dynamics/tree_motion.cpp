@@ -1,5 +1,9 @@
 #include "dynamics/tree_motion.h"
 
+#include <Eigen/Geometry>
+
+#include "dynamics/point_motion.h"
+
 #include "numeric/dual.h"
 #include "numeric/jet.h"
 
@@ -151,3 +155,107 @@ LW_TREE_MOTION(num::Dual8)
 #undef LW_TREE_MOTION
 
 }  // namespace lw::dyn::detail
+
+// ---- body points (point_motion.h) ----
+
+namespace lw::dyn {
+
+namespace {
+// a point's world position, velocity and acceleration on its body's motion
+template <class S>
+void pointOn(const detail::TreeMotion<S>& motion, const TreeNumbers<S>& p, const RecursiveModel& m, ItemIndex item,
+             detail::V3<S>& r, detail::V3<S>& v, detail::V3<S>& a) {
+  using namespace detail;
+  const auto body = static_cast<std::size_t>(item.body);
+  r = worldPoint(motion.frames[body], p.mech.point(item));
+  const int node = m.nodeOfBody[body];
+  if (node < 0) {
+    v = a = {{S(0.0), S(0.0), S(0.0)}};
+    return;
+  }
+  const auto& V = motion.V[static_cast<std::size_t>(node)];
+  const auto& A = motion.A[static_cast<std::size_t>(node)];
+  v = add(V.v, cross(V.w, r));
+  a = add(add(A.v, cross(A.w, r)), cross(V.w, v));
+}
+}  // namespace
+
+template <class S>
+void pointMotionOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd,
+                   std::span<const ItemIndex> points, S* r, S* v, S* a) {
+  detail::TreeMotion<S> motion;
+  detail::treeMotion(m, p, z, zd, zdd, motion);
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    detail::V3<S> rk, vk, ak;
+    pointOn(motion, p, m, points[k], rk, vk, ak);
+    for (int i = 0; i < 3; ++i) {
+      if (r) r[3 * k + static_cast<std::size_t>(i)] = rk[i];
+      if (v) v[3 * k + static_cast<std::size_t>(i)] = vk[i];
+      if (a) a[3 * k + static_cast<std::size_t>(i)] = ak[i];
+    }
+  }
+}
+template void pointMotionOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*, const double*,
+                                    std::span<const ItemIndex>, double*, double*, double*);
+template void pointMotionOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, const num::Dual8*,
+                                        const num::Dual8*, std::span<const ItemIndex>, num::Dual8*, num::Dual8*, num::Dual8*);
+
+void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                            const Eigen::VectorXd& zdd, std::span<const ItemIndex> points, PointMotionPartials& out) {
+  using Eigen::Vector3d;
+  const int nz = m.nz;
+  const auto rows = static_cast<Eigen::Index>(3 * points.size());
+  out.J.setZero(rows, nz);
+  out.v_z.setZero(rows, nz);
+  out.a_z.setZero(rows, nz);
+  out.a_zd.setZero(rows, nz);
+  detail::TreeMotion<double> motion;
+  detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
+  auto vec = [](const detail::V3<double>& x) { return Vector3d(x[0], x[1], x[2]); };
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const int node = m.nodeOfBody[static_cast<std::size_t>(points[k].body)];
+    if (node < 0) continue;  // on the ground
+    detail::V3<double> r3, v3, a3;
+    pointOn(motion, p, m, points[k], r3, v3, a3);
+    const Vector3d r = vec(r3), v = vec(v3);
+    const auto& Vb = motion.V[static_cast<std::size_t>(node)];
+    const auto& Ab = motion.A[static_cast<std::size_t>(node)];
+    const Vector3d w = vec(Vb.w), alpha = vec(Ab.w);
+    const auto row = static_cast<Eigen::Index>(3 * k);
+    for (int i = 0; i < nz; ++i) {
+      const auto ni = static_cast<std::size_t>(motion.nodeOf[static_cast<std::size_t>(i)]);
+      const auto nk = static_cast<std::size_t>(node);
+      if (!(m.enter[ni] <= m.enter[nk] && m.enter[nk] < m.leave[ni])) continue;  // i does not move the point
+      const Vector3d sv = vec(motion.column[static_cast<std::size_t>(i)].v), sw = vec(motion.column[static_cast<std::size_t>(i)].w);
+      const Vector3d Viv = vec(motion.Vi[static_cast<std::size_t>(i)].v), Viw = vec(motion.Vi[static_cast<std::size_t>(i)].w);
+      const Vector3d Vrv = vec(Vb.v) - Viv, Vrw = w - Viw;
+      const Vector3d Arv = vec(Ab.v) - vec(motion.Ai[static_cast<std::size_t>(i)].v), Arw = alpha - vec(motion.Ai[static_cast<std::size_t>(i)].w);
+      // s × x for motions: [s_ω × x_v + s_v × x_ω; s_ω × x_ω]
+      auto cm = [](const Vector3d& av, const Vector3d& aw, const Vector3d& xv, const Vector3d& xw, Vector3d& ov, Vector3d& ow) {
+        ov = aw.cross(xv) + av.cross(xw);
+        ow = aw.cross(xw);
+      };
+      const Vector3d dr = sv + sw.cross(r);
+      Vector3d dVv, dVw, dAv, dAw, cv, cw, tv, tw;
+      cm(sv, sw, Vrv, Vrw, dVv, dVw);               // ∂V/∂z_i = s × (V − V_i)
+      cm(sv, sw, Arv, Arw, dAv, dAw);
+      cm(sv, sw, Viv, Viw, cv, cw);                 // s × V_i
+      cm(cv, cw, Vrv, Vrw, tv, tw);
+      dAv -= tv;                                     // ∂A/∂z_i = s × (A − A_i) − (s × V_i) × (V − V_i)
+      dAw -= tw;
+      const Vector3d dv = dVv + dVw.cross(r) + w.cross(dr);
+      const Vector3d da = dAv + dAw.cross(r) + alpha.cross(dr) + dVw.cross(v) + w.cross(dv);
+      Vector3d ev, ew, fv, fw;  // ∂A/∂ż_i = V_i × s + s × (V − V_i)
+      cm(Viv, Viw, sv, sw, ev, ew);
+      cm(sv, sw, Vrv, Vrw, fv, fw);
+      const Vector3d dAdv = ev + fv, dAdw = ew + fw;
+      const Vector3d dad = dAdv + dAdw.cross(r) + sw.cross(v) + w.cross(dr);
+      out.J.block<3, 1>(row, i) = dr;
+      out.v_z.block<3, 1>(row, i) = dv;
+      out.a_z.block<3, 1>(row, i) = da;
+      out.a_zd.block<3, 1>(row, i) = dad;
+    }
+  }
+}
+
+}  // namespace lw::dyn

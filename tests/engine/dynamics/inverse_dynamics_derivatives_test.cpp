@@ -10,6 +10,7 @@
 #include "dynamics/force_jacobian.h"
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
+#include "dynamics/point_motion.h"
 #include "mechanism/generators.h"
 #include "mechanism/parameters.h"
 #include "numeric/dual.h"
@@ -145,6 +146,73 @@ TEST(InverseDynamicsDerivatives, ParameterPartialsEqualTheForceKernels) {
       }
     }
     EXPECT_GT(largest, 1e-2);  // the parameters do move the residual
+  }
+}
+
+// every body point's position, velocity and acceleration: the values equal the jet kernels'
+// (pointState), the analytic partials equal forward AD of the jet-free pass along each coordinate
+TEST(PointMotion, PartialsEqualDualNumbers) {
+  using D = num::Dual8;
+  for (const char* name : {"ten-bar-chain", "spatial-four-bar", "four-bar-free", "slider-crank"}) {
+    SCOPED_TRACE(name);
+    const auto c = compiled(test::sampleMechanism(name));
+    const RecursiveModel& tree = c->model.tree;
+    const int nz = tree.nz;
+    std::vector<ItemIndex> points;
+    for (std::size_t b = 1; b < tree.numbers.mech.bodies.size(); ++b)
+      for (std::size_t k = 0; k < tree.numbers.mech.bodies[b].points.size(); ++k) points.push_back({static_cast<int>(b), static_cast<int>(k)});
+    ASSERT_FALSE(points.empty());
+    const Eigen::VectorXd z = tree.z0 + Eigen::VectorXd::LinSpaced(nz, 0.3, -0.4);
+    const Eigen::VectorXd zd = Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
+    const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
+    const auto np = static_cast<Eigen::Index>(3 * points.size());
+    Eigen::VectorXd r(np), v(np), a(np);
+    pointMotionOn<double>(tree, tree.numbers, z.data(), zd.data(), zdd.data(), points, r.data(), v.data(), a.data());
+    RecursiveData data;
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      Eigen::Vector3d r0, v0, a0;
+      pointState(tree, data, points[k].body, tree.numbers.mech.point(points[k]), z, zd, zdd, &r0, &v0, &a0);
+      EXPECT_LT((r.segment<3>(3 * static_cast<Eigen::Index>(k)) - r0).norm(), 1e-12);
+      EXPECT_LT((v.segment<3>(3 * static_cast<Eigen::Index>(k)) - v0).norm(), 1e-11);
+      EXPECT_LT((a.segment<3>(3 * static_cast<Eigen::Index>(k)) - a0).norm(), 1e-10);
+    }
+    PointMotionPartials P;
+    pointMotionDerivatives(tree, tree.numbers, z, zd, zdd, points, P);
+    // reference: lanes along z, ż, z̈ coordinate by coordinate
+    TreeNumbers<D> numbers = treeNumbers<D>(tree, numbersOn<D>(test::sampleMechanism(name), c->resolved, std::vector<D>(c->resolved.parameters->values().begin(), c->resolved.parameters->values().end())));
+    Eigen::MatrixXd Jr(np, nz), Jv(np, nz), Ja(np, nz), Jvd(np, nz), Jad(np, nz), Jadd(np, nz);
+    for (int which = 0; which < 3; ++which)
+      for (int first = 0; first < nz; first += 8) {
+        std::vector<D> zs(static_cast<std::size_t>(nz)), zds(zs), zdds(zs), rs(static_cast<std::size_t>(np)), vs(rs), as(rs);
+        for (int i = 0; i < nz; ++i) {
+          zs[static_cast<std::size_t>(i)] = D(z[i]);
+          zds[static_cast<std::size_t>(i)] = D(zd[i]);
+          zdds[static_cast<std::size_t>(i)] = D(zdd[i]);
+          if (i >= first && i < first + 8) (which == 0 ? zs : which == 1 ? zds : zdds)[static_cast<std::size_t>(i)].g[i - first] = 1;
+        }
+        pointMotionOn<D>(tree, numbers, zs.data(), zds.data(), zdds.data(), points, rs.data(), vs.data(), as.data());
+        for (int i = first; i < std::min(nz, first + 8); ++i)
+          for (Eigen::Index k = 0; k < np; ++k) {
+            const auto u = static_cast<std::size_t>(k);
+            if (which == 0) {
+              Jr(k, i) = rs[u].g[i - first];
+              Jv(k, i) = vs[u].g[i - first];
+              Ja(k, i) = as[u].g[i - first];
+            } else if (which == 1) {
+              Jvd(k, i) = vs[u].g[i - first];
+              Jad(k, i) = as[u].g[i - first];
+            } else {
+              Jadd(k, i) = as[u].g[i - first];
+            }
+          }
+      }
+    EXPECT_LT(relativeError(P.J, Jr), 1e-12);
+    EXPECT_LT(relativeError(P.J, Jvd), 1e-12);
+    EXPECT_LT(relativeError(P.J, Jadd), 1e-12);
+    EXPECT_LT(relativeError(P.v_z, Jv), 1e-11);
+    EXPECT_LT(relativeError(P.a_z, Ja), 1e-10);
+    EXPECT_LT(relativeError(P.a_zd, Jad), 1e-10);
+    EXPECT_GT(P.a_z.cwiseAbs().maxCoeff(), 1e-2);
   }
 }
 
