@@ -4,8 +4,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <type_traits>
 
 #include "core/status.h"
+#include "dynamics/point_motion.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -138,6 +140,20 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
 }
 
 
+namespace {
+// pointMotionOn covers the tree (no quaternion) and is instantiated for S
+template <class S>
+bool jetFreePoints(const dyn::RecursiveModel& tree) {
+  if constexpr (std::is_same_v<S, double> || std::is_same_v<S, num::Dual8>) {
+    for (const auto& n : tree.nodes)
+      if (n.kind == dyn::NodeKind::Spherical || n.kind == dyn::NodeKind::FreeSpatial) return false;
+    return true;
+  } else {
+    return false;
+  }
+}
+}  // namespace
+
 template <class S>
 void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
@@ -146,7 +162,16 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
   using std::sqrt;
   std::vector<J> zj(static_cast<std::size_t>(tree.nz)), xyz(3 * o.points.size());
   for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
-  if (!o.points.empty()) dyn::kinematicsOn<J, S>(tree, p, zj.data(), J(S(t), S(1.0), S(0.0)), nullptr, o.points, xyz.data());
+  if (o.points.empty()) {
+  } else if (jetFreePoints<S>(tree)) {
+    // the points from the jet-free pass (several times cheaper on dual numbers), as jets
+    const std::size_t n = 3 * o.points.size();
+    std::vector<S> r(n), v(n), a(n);
+    dyn::pointMotionOn<S>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), v.data(), a.data());
+    for (std::size_t k = 0; k < n; ++k) xyz[k] = J(r[k], v[k], a[k]);
+  } else {
+    dyn::kinematicsOn<J, S>(tree, p, zj.data(), J(S(t), S(1.0), S(0.0)), nullptr, o.points, xyz.data());
+  }
   for (std::size_t i = 0; i < o.components.size(); ++i) {
     const auto& c = o.components[i];
     auto at = [&](int point, int axis) -> const J& { return xyz[3 * static_cast<std::size_t>(point) + static_cast<std::size_t>(axis)]; };
@@ -451,6 +476,64 @@ std::string keepFiniteCosts(const CostAccumulator<double>& accumulator, std::vec
     values.erase(values.begin() + static_cast<std::ptrdiff_t>(k));
   }
   return problems;
+}
+
+bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const Eigen::VectorXd& z,
+                    const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& out, Eigen::MatrixXd& Oz,
+                    Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd) {
+  if (!jetFreePoints<double>(tree)) return false;
+  for (const auto& c : o.components) {
+    const bool tree_joint = (c.type == Output::Type::JointCoordinate || c.type == Output::Type::JointRate) && c.node >= 0;
+    const bool covered = c.type == Output::Type::PointPosition || c.type == Output::Type::PointVelocity ||
+                         c.type == Output::Type::PointAcceleration || tree_joint || c.type == Output::Type::SpringLength ||
+                         c.type == Output::Type::Energy || c.type == Output::Type::ConstraintResidual;
+    if (!covered) return false;
+  }
+  const auto no = static_cast<Eigen::Index>(o.components.size());
+  out.resize(no);
+  outputsOn<double>(o, tree, p, z, zd, zdd, t, out.data());
+  Oz.setZero(no, tree.nz);
+  Ozd.setZero(no, tree.nz);
+  Ozdd.setZero(no, tree.nz);
+  dyn::PointMotionPartials P;
+  if (!o.points.empty()) dyn::pointMotionDerivatives(tree, p, z, zd, zdd, o.points, P);
+  std::vector<double> r(3 * o.points.size());
+  if (!o.points.empty()) dyn::pointMotionOn<double>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), nullptr, nullptr);
+  for (Eigen::Index i = 0; i < no; ++i) {
+    const auto& c = o.components[static_cast<std::size_t>(i)];
+    const Eigen::Index row = 3 * c.point + c.axis;
+    switch (c.type) {
+      case Output::Type::PointPosition: Oz.row(i) = P.J.row(row); break;
+      case Output::Type::PointVelocity:
+        Oz.row(i) = P.v_z.row(row);
+        Ozd.row(i) = P.J.row(row);
+        break;
+      case Output::Type::PointAcceleration:
+        Oz.row(i) = P.a_z.row(row);
+        Ozd.row(i) = P.a_zd.row(row);
+        Ozdd.row(i) = P.J.row(row);
+        break;
+      case Output::Type::JointCoordinate:
+        Oz(i, tree.nodes[static_cast<std::size_t>(c.node)].z) = c.sign;
+        break;
+      case Output::Type::JointRate:
+        Ozd(i, tree.nodes[static_cast<std::size_t>(c.node)].z) = c.sign;
+        break;
+      case Output::Type::SpringLength: {
+        // L = |r₂ − r₁|: L_z = eᵀ (J₂ − J₁)
+        if (c.springs[0] < 0 || c.springs[1] < 0) break;
+        const Eigen::Index a = 3 * c.springs[0], b = 3 * c.springs[1];
+        Eigen::Vector3d e(r[static_cast<std::size_t>(b)] - r[static_cast<std::size_t>(a)], r[static_cast<std::size_t>(b + 1)] - r[static_cast<std::size_t>(a + 1)],
+                          r[static_cast<std::size_t>(b + 2)] - r[static_cast<std::size_t>(a + 2)]);
+        if (e.norm() > 0) e.normalize();
+        Oz.row(i) = e.transpose() * (P.J.middleRows<3>(b) - P.J.middleRows<3>(a));
+        break;
+      }
+      case Output::Type::Energy:
+      case Output::Type::ConstraintResidual: break;
+    }
+  }
+  return true;
 }
 
 #define LW_OUTPUTS_ON(S)                                                                                             \

@@ -55,6 +55,15 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out);
 
+/// The components and their exact partials O_z, O_ż, O_z̈ (components × nz) at (z, ż, z̈, t) from
+/// the tree's jet-free pass (dynamics/point_motion.h), when the tree has no quaternion coordinate
+/// and every component is one this covers (points' positions, velocities and accelerations, tree
+/// joints' coordinates and rates, springs' lengths; energies and residuals are zero here). False
+/// otherwise: the caller differentiates outputsOn instead.
+bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const Eigen::VectorXd& z,
+                    const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& out, Eigen::MatrixXd& Oz,
+                    Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd);
+
 /// The chosen costs, bound to [t, output components, their initial values, parameters].
 struct CostSet {
   /// A targets cost's term: the squared distance of its point output from a target at a time.
