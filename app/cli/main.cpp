@@ -432,6 +432,8 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--delta", sensArgs.delta, "gsam: the relative step of its differences (default 1e-6)")->check(finiteAbove(0, false, 1));
   sensCmd->add_flag("--delta-sweep", sensArgs.deltaSweep, "ddm: gsam's (or with --partials lsam, lsam's) gradient for delta = 1e-3 ... 1e-10 beside ad's "
                                                            "(seed 003's robustness study), as a table and JSON");
+  sensCmd->add_flag("--reference-kernels", sensArgs.referenceKernels, "ddm, avm: every partial derivative by forward AD of the whole "
+                                                                     "pipeline (the reference the analytic kernels are tested against; slower)");
   sensCmd->add_option("--histories", sensArgs.histories, "CSV of the sensitivity time histories (direct method): time, every "
                                                           "output component, then d(component)/d(parameter) for each");
   sensCmd->add_option("--events", sensArgs.events, "CSV of the impacts: time, contact, normal velocities and energies before and "

@@ -59,6 +59,7 @@ int sensitivity(const SensitivityArgs& a) {
                   : a.partials == "lsam" ? lw::sens::Partials::LocalSemiAnalytical
                                          : lw::sens::Partials::AutomaticDifferentiation;
   spec.delta = a.delta;
+  spec.referenceKernels = a.referenceKernels;
   // options that do not apply to the study asked for: said, not silently dropped
   auto note = [&](const char* option, bool applies, const char* why) {
     if (a.given.count(option) && !applies) std::cerr << "linkwright-cli: note: " << option << " " << why << "; ignored here\n";

@@ -14,6 +14,7 @@ struct SensitivityArgs {
                                    formulation = "matrix-r", analysis = "dynamics", events;
   double tEnd = -1, dt = -1, fdStep = 1e-4, delta = 1e-6, tol = 1e-8;
   bool deltaSweep = false;
+  bool referenceKernels = false;
   long checkpointEvery = 0;
   std::set<std::string> given;  // the options given on the command line ("--tol")
 };

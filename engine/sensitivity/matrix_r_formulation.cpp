@@ -1,8 +1,10 @@
 #include "sensitivity/matrix_r_formulation.h"
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <algorithm>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "sensitivity/formulation_numbers.h"
 
 namespace lw::sens::detail {
@@ -88,8 +90,8 @@ class RungeKuttaTangent final : public StepTangent {
 
 class MatrixR final : public Formulation, private FormulationNumbers {
  public:
-  MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta)
-      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), adapter_(*this) {}
+  MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic)
+      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), analytic_(analytic), adapter_(*this) {}
 
   void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
     adapter_.to = o;
@@ -114,6 +116,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // f = z̈ⁱ(x, v; ρ) and the outputs: their state columns by forward AD, eight per pass (f_x, f_v
   // are the accelerations' map A_x, A_v), their parameter columns by the route chosen
   Status partials(const RunPoint& p, bool, PointPartials& n) override {
+    if (treePartials(p, n)) return {};
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     if (Status s = outputValues(p, n.outputs); !s.ok()) return s;
@@ -153,6 +156,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto& D = dofs(b.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const double h = b.t - a.t;
+    if (treeCovers(b)) return treeStepAlong(a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
       const Status s = alongColumns(
@@ -203,6 +207,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    if (PointPartials n; treePartials(p, n)) {
+      accelerationsFrom(n, S);
+      outputs = n.outputs;
+      outputsAlong = n.outputsAlong(S);
+      return {};
+    }
     const auto d = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     Eigen::MatrixXd R;
     Eigen::VectorXd values;
@@ -329,6 +339,103 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   const std::vector<dyn::Dof>& dofs(int coords) const { return dofSets_[static_cast<std::size_t>(coords)]; }
 
  private:
+  // ---- open chains: the tree's analytic derivative kernels ----
+  // An open chain integrated in its own coordinates (no loop, no driver: z = x, M̄ = M^d, R^Φ = I)
+  // whose joints and forces the kernels cover: f = −M⁻¹ τ(z, ż, z̈ = f), so f_x = −M⁻¹ τ_z,
+  // f_v = −M⁻¹ τ_ż and f_ρ = −M⁻¹ τ_ρ, the outputs' partials exact too: no dual-number pass of
+  // the whole pipeline, one LLᵀ of M^d per point.
+  bool treeCovers(const RunPoint& p) const {
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    if (!analytic_ || tree.nrows != 0 || p.x.size() != tree.nz) return false;
+    const auto& D = dofs(p.coords);
+    for (std::size_t i = 0; i < D.size(); ++i)
+      if (D[i].kind != dyn::Dof::Kind::Coordinate || D[i].z != static_cast<int>(i)) return false;
+    return dyn::inverseDynamicsDerivativesUnsupported(tree, real_.tree).empty();
+  }
+
+  bool treePartials(const RunPoint& p, PointPartials& n) {
+    if (!treeCovers(p)) return false;
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    const Eigen::Index d = tree.nz;
+    const Eigen::VectorXd &z = p.x, &zd = p.v;
+    dyn::massMatrix(tree, treeData_, z, Md_, Md_.rows() == d);
+    const Eigen::LLT<Eigen::MatrixXd> M(Md_);
+    if (M.info() != Eigen::Success) return false;
+    // the accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing
+    // at a Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
+    Eigen::VectorXd zdd(d), tau0(d);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
+    dyn::inverseDynamicsOn<double>(tree, real_.tree, z.data(), zd.data(), zero.data(), tau0.data());
+    zdd = -M.solve(tau0);
+    Eigen::VectorXd tau;
+    Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
+    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd)) return false;
+    dyn::inverseDynamicsDerivatives(tree, real_.tree, z, zd, zdd, p.t, tau, Tz, Tzd);
+    n.Ax = -M.solve(Tz);
+    n.Av = -M.solve(Tzd);
+    // the parameters at the fixed state: [τ; outputs] on each chunk's numbers (or the moved ones)
+    const auto no = n.outputs.size();
+    Eigen::MatrixXd P;
+    const Status s = parameterColumns(
+        [&](const auto& nums, auto& r) -> Status {
+          using S = typename std::decay_t<decltype(r)>::Scalar;
+          const Vec<S> zs = z.cast<S>(), zds = zd.cast<S>(), zdds = zdd.cast<S>();
+          r.resize(d + no);
+          dyn::inverseDynamicsOn<S>(tree, nums.tree, zs.data(), zds.data(), zdds.data(), r.data());
+          analysis::outputsOn<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, r.data() + d);
+          return {};
+        },
+        d + no, P);
+    if (!s.ok()) return false;
+    n.Ap = -M.solve(Eigen::MatrixXd(P.topRows(d)));
+    n.Ox = Oz + Ozdd * n.Ax;
+    n.Ov = Ozd + Ozdd * n.Av;
+    n.Op = P.bottomRows(no) + Ozdd * n.Ap;
+    n.Oa.resize(0, 0);
+    return true;
+  }
+
+  // the direct method's step on the tree's matrices: the trapezoidal rule's
+  // (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ, or Dormand–Prince's stages linearised
+  Status treeStepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+    const double h = b.t - a.t;
+    const auto d = b.x.size();
+    if (rungeKutta_) {
+      std::vector<Stage> stages;
+      if (Status s = rungeKuttaStages(a, h, stages); !s.ok()) return s;
+      using namespace integ::dopri;
+      const double A[6][5] = {{0, 0, 0, 0, 0}, {a21, 0, 0, 0, 0}, {a31, a32, 0, 0, 0}, {a41, a42, a43, 0, 0}, {a51, a52, a53, a54, 0},
+                              {a61, a62, a63, a64, a65}};
+      const double B[6] = {b1, 0, b3, b4, b5, b6};
+      std::vector<Eigen::MatrixXd> kx(6), kv(6);
+      Eigen::MatrixXd X1 = S.x, V1 = S.v;
+      for (std::size_t i = 0; i < 6; ++i) {
+        Eigen::MatrixXd X = S.x, V = S.v;
+        for (std::size_t j = 0; j < i; ++j) {
+          X += (h * A[i][j]) * kx[j];
+          V += (h * A[i][j]) * kv[j];
+        }
+        kx[i] = V;
+        kv[i] = stages[i].fx * X + stages[i].fv * V + stages[i].fp;
+        X1 += (h * B[i]) * kx[i];
+        V1 += (h * B[i]) * kv[i];
+      }
+      S.x = X1;
+      S.v = V1;
+      return pointAlong(b, S, outputs, outputsAlong);
+    }
+    PointPartials n;
+    if (!treePartials(b, n)) return failure(Status::Code::NotConverged, b.t, "the tree's derivatives at t = " + shortNumber(b.t) + " failed");
+    const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
+    const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Ax - (0.5 * h) * n.Av;
+    S.a = G.partialPivLu().solve(Eigen::MatrixXd(n.Ax * Xh + n.Av * Vh + n.Ap));
+    S.x = Xh + (0.25 * h * h) * S.a;
+    S.v = Vh + (0.5 * h) * S.a;
+    outputs = n.outputs;
+    outputsAlong = n.outputsAlong(S);
+    return {};
+  }
+
   // one trapezoidal step again, from a to t1: Newton on a₁ with the Jacobian at the step's start
   // (the last linearised end when that is a: what the adjoint's replay has at hand)
   Status trapezoidalReplay(const RunPoint& a, double t1, RunPoint& b) {
@@ -480,15 +587,18 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Eigen::MatrixXd fx, fv;
   };
   bool rungeKutta_;
+  bool analytic_;
   Adapter adapter_;
   std::vector<std::vector<dyn::Dof>> dofSets_;
   NewtonCache newton_;
+  dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
+  Eigen::MatrixXd Md_;
 };
 
 }  // namespace
 
-std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta) {
-  return std::make_unique<MatrixR>(st, rungeKutta, partials, delta);
+std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic) {
+  return std::make_unique<MatrixR>(st, rungeKutta, partials, delta, analytic);
 }
 
 }  // namespace lw::sens::detail

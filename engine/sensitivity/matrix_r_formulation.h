@@ -10,7 +10,9 @@
 
 namespace lw::sens::detail {
 
-std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta);
+/// analytic: the tree's analytic derivative kernels where they cover the model (else, and when
+/// false, forward AD of the whole pipeline).
+std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic = true);
 
 /// Its run on complex numbers (matrix_r_complex.cpp): `dofSets` the formulation's coordinate sets
 /// (outliving the run), parameter a table index seeded by eps i.

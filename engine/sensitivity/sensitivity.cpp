@@ -206,7 +206,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   };
   // the run's formulation for a method (its partials' route: the direct method's and the adjoint's choice)
   auto formulation = [&](const Study& study, Partials partials) {
-    return penalty ? penaltyFormulation(study, partials, spec.delta) : matrixRFormulation(study, rungeKutta, partials, spec.delta);
+    return penalty ? penaltyFormulation(study, partials, spec.delta) : matrixRFormulation(study, rungeKutta, partials, spec.delta, !spec.referenceKernels);
   };
   // one method's gradient into res.methods; false with res.status set when it fails
   auto oneMethod = [&](std::size_t mi) -> bool {

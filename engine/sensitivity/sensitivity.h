@@ -61,6 +61,9 @@ struct SensitivitySpec {
   // false: the jumps at impacts leave out the event time's sensitivity dt_e/dρ (Q⁺ = Q⁻, V⁺ =
   // h_x Q⁻ + h_v V⁻ + h_ρ): seed 001's negative control T2, which tests hold wrong
   bool eventTimeTerms = true;
+  // true: every partial by forward AD of the whole pipeline on dual numbers (the reference the
+  // analytic kernels are checked against), where the tree's analytic derivatives would serve
+  bool referenceKernels = false;
 };
 
 /// One method's answer.
