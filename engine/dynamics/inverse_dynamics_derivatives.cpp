@@ -51,9 +51,14 @@ struct Body {
 
 }  // namespace
 
-std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
+std::string treeMotionUnsupported(const RecursiveModel& m) {
   for (const Node& n : m.nodes)
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
+  return {};
+}
+
+std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
+  if (std::string why = treeMotionUnsupported(m); !why.empty()) return why;
   const auto& mech = *m.mechanism;
   for (std::size_t f = 0; f < mech.forces.size(); ++f) {
     if (!p.mech.forces[f].active) continue;
@@ -65,20 +70,19 @@ std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const
 }
 
 template <class S>
-void inverseDynamicsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, S* tau) {
+void inverseDynamicsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, double t, S* tau) {
   detail::TreeMotion<S> motion;
   detail::treeMotion(m, p, z, zd, zdd, motion);
-  detail::inverseDynamicsFrom(m, p, motion, z, zd, tau);
+  detail::inverseDynamicsFrom(m, p, motion, z, zd, t, tau);
 }
 template void inverseDynamicsOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*, const double*,
-                                        double*);
+                                        double, double*);
 template void inverseDynamicsOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, const num::Dual8*,
-                                            const num::Dual8*, num::Dual8*);
+                                            const num::Dual8*, double, num::Dual8*);
 
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd) {
-  (void)t;
   const int nz = m.nz;
   const auto nn = m.nodes.size();
   tau.setZero(nz);
@@ -88,7 +92,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   detail::TreeMotion<double> motion;
   detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
   std::vector<detail::Motion6<double>> subtree;
-  detail::inverseDynamicsFrom(m, p, motion, z.data(), zd.data(), tau.data(), &subtree);
+  detail::inverseDynamicsFrom(m, p, motion, z.data(), zd.data(), t, tau.data(), &subtree);
   const auto& bodies = p.mech.bodies;
   const bool planar = m.dimension == 2;
   auto vec3 = [](const detail::V3<double>& a) { return Vector3d(a[0], a[1], a[2]); };

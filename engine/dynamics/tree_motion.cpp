@@ -3,6 +3,8 @@
 #include <Eigen/Geometry>
 
 #include "dynamics/point_motion.h"
+#include "dynamics/tyre.h"
+#include "numeric/scalar.h"
 
 #include "numeric/dual.h"
 #include "numeric/jet.h"
@@ -106,13 +108,118 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
 }
 
 template <class S>
-void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, S* tau,
-                         std::vector<Motion6<S>>* Fout) {
+void appliedWrenches(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, double t, std::vector<Motion6<S>>& W) {
+  using std::sqrt, num::atan2;
+  const auto nn = m.nodes.size();
+  const auto& mech = *m.mechanism;
+  const MechanismNumbers<S>& nums = p.mech;
+  W.assign(nn, zero6<S>());
+  for (std::size_t k = 0; k < nn; ++k) {  // gravity at the centres
+    const V3<S> weight = cst<S>(Eigen::Matrix<S, 3, 1>(nums.gravity * nums.bodies[static_cast<std::size_t>(m.nodes[k].body)].mass));
+    W[k] = {weight, cross(motion.centre[k], weight)};
+  }
+  auto nodeOf = [&](int body) { return m.nodeOfBody[static_cast<std::size_t>(body)]; };
+  auto rotation = [&](int body) -> const M3<S>& { return motion.frames[static_cast<std::size_t>(body)].R; };
+  // a body point's world position and velocity (the ground's at rest)
+  auto point = [&](ItemIndex item, V3<S>& r, V3<S>& v) {
+    r = worldPoint(motion.frames[static_cast<std::size_t>(item.body)], nums.point(item));
+    const int k = nodeOf(item.body);
+    v = k < 0 ? zero3<S>() : add(motion.V[static_cast<std::size_t>(k)].v, cross(motion.V[static_cast<std::size_t>(k)].w, r));
+  };
+  auto omega = [&](int body) { const int k = nodeOf(body); return k < 0 ? zero3<S>() : motion.V[static_cast<std::size_t>(k)].w; };
+  auto forceAt = [&](int body, const V3<S>& at, const V3<S>& f) {
+    const int k = nodeOf(body);
+    if (k < 0) return;  // on the ground: not projected
+    W[static_cast<std::size_t>(k)].v = add(W[static_cast<std::size_t>(k)].v, f);
+    W[static_cast<std::size_t>(k)].w = add(W[static_cast<std::size_t>(k)].w, cross(at, f));
+  };
+  auto torqueOn = [&](int body, const V3<S>& tq) {
+    const int k = nodeOf(body);
+    if (k >= 0) W[static_cast<std::size_t>(k)].w = add(W[static_cast<std::size_t>(k)].w, tq);
+  };
+  for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
+    const auto& f = mech.forces[fi];
+    const auto& fn = nums.forces[fi];
+    if (!fn.active) continue;
+    switch (f.type) {
+      case Force::Type::Spring: {
+        V3<S> P1, v1, P2, v2;
+        point(f.points[0], P1, v1);
+        point(f.points[1], P2, v2);
+        const V3<S> delta = sub(P2, P1);
+        const S L = sqrt(dot(delta, delta));
+        if (num::value(L) < 1e-12) break;
+        const V3<S> e = scale(S(1.0) / L, delta);
+        const S Ld = dot(e, sub(v2, v1));
+        const S tension = (L - fn.naturalLength) * fn.stiffness + Ld * fn.damping - fn.actuatorForce.value(t);
+        forceAt(f.points[0].body, P1, scale(tension, e));
+        forceAt(f.points[1].body, P2, scale(-tension, e));
+        break;
+      }
+      case Force::Type::PointForce: {
+        V3<S> F = zero3<S>();
+        for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) F[static_cast<int>(k)] = fn.value[k].value(t);
+        if (f.frame == lw::Force::Frame::Body && f.point.body != 0) F = mul(rotation(f.point.body), F);
+        V3<S> P, v;
+        point(f.point, P, v);
+        forceAt(f.point.body, P, F);
+        break;
+      }
+      case Force::Type::Torque: {
+        if (f.body == 0) break;
+        V3<S> tq = zero3<S>();
+        if (fn.value.size() == 1) tq[2] = fn.value[0].value(t);
+        else
+          for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) tq[static_cast<int>(k)] = fn.value[k].value(t);
+        if (f.frame == lw::Force::Frame::Body) tq = mul(rotation(f.body), tq);
+        torqueOn(f.body, tq);
+        break;
+      }
+      case Force::Type::TorsionSpring: {
+        if (m.treeJointNode[static_cast<std::size_t>(f.joint)] >= 0) break;  // on its coordinate (inverseDynamicsFrom)
+        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
+        const int b1 = jt.body(0), b2 = jt.body(1);
+        const V3<S> a = jt.axes[0].valid() ? mul(rotation(b1), nums.vector(jt.axes[0])) : V3<S>{{S(0.0), S(0.0), S(1.0)}};
+        const V3<S> w1 = mul(rotation(b1), p.jointAxes[static_cast<std::size_t>(f.joint)][0].w);
+        const V3<S> w2 = mul(rotation(b2), p.jointAxes[static_cast<std::size_t>(f.joint)][1].w);
+        const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
+        const S rate = dot(sub(omega(b2), omega(b1)), a);
+        const S tq = (angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping;
+        torqueOn(b1, scale(-tq, a));
+        torqueOn(b2, scale(tq, a));
+        break;
+      }
+      case Force::Type::Tyre: {
+        const int wb = f.point.body, pb = f.planePoint.body;
+        V3<S> C, vC, P0, v0;
+        point(f.point, C, vC);
+        point(f.planePoint, P0, v0);
+        const V3<S> axis = mul(rotation(wb), nums.vector(f.axis));
+        const V3<S> n = pb == 0 ? cst<S>(nums.vector(f.planeNormal)) : mul(rotation(pb), nums.vector(f.planeNormal));
+        const int kp = nodeOf(pb);
+        const V3<S> rP = kp < 0 ? zero3<S>() : motion.centre[static_cast<std::size_t>(kp)];
+        const V3<S> vP = kp < 0 ? zero3<S>() : add(motion.V[static_cast<std::size_t>(kp)].v, cross(motion.V[static_cast<std::size_t>(kp)].w, rP));
+        const TyreContact<S> c = tyreContact(fn, C, vC, omega(wb), axis, P0, n, rP, vP, omega(pb));
+        if (!c.touching) break;
+        const V3<S> F = c.total();
+        forceAt(wb, c.point, F);
+        forceAt(pb, c.point, scale(S(-1.0), F));
+        break;
+      }
+    }
+  }
+}
+
+template <class S>
+void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, double t,
+                         S* tau, std::vector<Motion6<S>>* Fout) {
   const auto nn = m.nodes.size();
   const bool planar = m.dimension == 2;
   std::vector<Motion6<S>> own;
   std::vector<Motion6<S>>& F = Fout ? *Fout : own;
   F.resize(nn);
+  std::vector<Motion6<S>> applied;
+  appliedWrenches(m, p, motion, t, applied);
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& n = m.nodes[k];
     const auto& B = p.mech.bodies[static_cast<std::size_t>(n.body)];
@@ -120,10 +227,9 @@ void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const
     const V3<S>& c = motion.centre[k];
     const Motion6<S> IV = inertiaTimes(planar, B.mass, c, R, B.inertia, motion.V[k]);
     const Motion6<S> IA = inertiaTimes(planar, B.mass, c, R, B.inertia, motion.A[k]);
-    const V3<S> weight = cst<S>(Eigen::Matrix<S, 3, 1>(p.mech.gravity * B.mass));
     F[k] = plus(IA, crossForce(motion.V[k], IV));
-    F[k].v = sub(F[k].v, weight);
-    F[k].w = sub(F[k].w, cross(c, weight));
+    F[k].v = sub(F[k].v, applied[k].v);
+    F[k].w = sub(F[k].w, applied[k].w);
   }
   for (std::size_t k = nn; k-- > 0;) {
     for (int c : m.children[k]) F[k] = plus(F[k], F[static_cast<std::size_t>(c)]);
@@ -148,8 +254,9 @@ void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const
 
 #define LW_TREE_MOTION(S)                                                                                                      \
   template void treeMotion<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
-  template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, S*, \
-                                       std::vector<Motion6<S>>*);
+  template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
+                                       S*, std::vector<Motion6<S>>*);                                                         \
+  template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&);
 LW_TREE_MOTION(double)
 LW_TREE_MOTION(num::Dual8)
 #undef LW_TREE_MOTION

@@ -32,11 +32,18 @@ struct TreeMotion {
 template <class S>
 void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out);
 
-/// τ = M^d z̈ − Q^d from the motion: the body wrenches I A + V ×* I V − (gravity) summed over
+/// The applied wrenches about the origin by node (its body's): gravity and every active force
+/// element (springs with dampers and actuators, point forces, torques, torsion springs on cut
+/// joints, tyres), as GeneralizedForces::applied has them; forces on the ground are dropped, tree
+/// joints' torsion springs act on their coordinates instead (inverseDynamicsFrom).
+template <class S>
+void appliedWrenches(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, double t, std::vector<Motion6<S>>& W);
+
+/// τ = M^d z̈ − Q^d from the motion: the body wrenches I A + V ×* I V − applied summed over
 /// subtrees and projected on the columns, with the tree's torsion springs on their coordinates.
 /// Fills F (by node: the subtree's wrench about the origin) when given.
 template <class S>
-void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, S* tau,
-                         std::vector<Motion6<S>>* F = nullptr);
+void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, double t,
+                         S* tau, std::vector<Motion6<S>>* F = nullptr);
 
 }  // namespace lw::dyn::detail

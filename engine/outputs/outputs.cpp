@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/status.h"
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/point_motion.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
@@ -145,9 +146,7 @@ namespace {
 template <class S>
 bool jetFreePoints(const dyn::RecursiveModel& tree) {
   if constexpr (std::is_same_v<S, double> || std::is_same_v<S, num::Dual8>) {
-    for (const auto& n : tree.nodes)
-      if (n.kind == dyn::NodeKind::Spherical || n.kind == dyn::NodeKind::FreeSpatial) return false;
-    return true;
+    return dyn::treeMotionUnsupported(tree).empty();
   } else {
     return false;
   }

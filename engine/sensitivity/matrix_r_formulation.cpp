@@ -365,7 +365,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     // at a Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
     Eigen::VectorXd zdd(d), tau0(d);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
-    dyn::inverseDynamicsOn<double>(tree, real_.tree, z.data(), zd.data(), zero.data(), tau0.data());
+    dyn::inverseDynamicsOn<double>(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t, tau0.data());
     zdd = -M.solve(tau0);
     Eigen::VectorXd tau;
     Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
@@ -381,7 +381,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           using S = typename std::decay_t<decltype(r)>::Scalar;
           const Vec<S> zs = z.cast<S>(), zds = zd.cast<S>(), zdds = zdd.cast<S>();
           r.resize(d + no);
-          dyn::inverseDynamicsOn<S>(tree, nums.tree, zs.data(), zds.data(), zdds.data(), r.data());
+          dyn::inverseDynamicsOn<S>(tree, nums.tree, zs.data(), zds.data(), zdds.data(), p.t, r.data());
           analysis::outputsOn<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, r.data() + d);
           return {};
         },

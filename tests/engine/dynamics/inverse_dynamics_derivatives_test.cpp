@@ -132,7 +132,7 @@ TEST(InverseDynamicsDerivatives, ParameterPartialsEqualTheForceKernels) {
       zd[static_cast<std::size_t>(i)] = D(0.5 - 0.2 * i);
       zdd[static_cast<std::size_t>(i)] = D(-1.0 + 0.3 * i);
     }
-    inverseDynamicsOn<D>(tree, numbers, z.data(), zd.data(), zdd.data(), tau.data());
+    inverseDynamicsOn<D>(tree, numbers, z.data(), zd.data(), zdd.data(), 0.0, tau.data());
     GeneralizedForces<D, D> forces(tree, numbers);
     forces(z.data(), zd.data(), 0.0, residual.data(), zdd.data());
     double largest = 0;
@@ -213,6 +213,49 @@ TEST(PointMotion, PartialsEqualDualNumbers) {
     EXPECT_LT(relativeError(P.a_z, Ja), 1e-10);
     EXPECT_LT(relativeError(P.a_zd, Jad), 1e-10);
     EXPECT_GT(P.a_z.cwiseAbs().maxCoeff(), 1e-2);
+  }
+}
+
+// every force element on the jet-free pass (springs with dampers, torsion springs on tree and cut
+// joints, body-frame forces and torques of time) equals GeneralizedForces, values and the state's
+// partials by dual numbers
+TEST(InverseDynamicsOn, EveryForceElementEqualsTheForceKernel) {
+  using D = num::Dual8;
+  for (const char* name : {"five-bar", "four-bar-free", "spatial-four-bar-swing", "slider-crank", "grid-2x3"}) {
+    SCOPED_TRACE(name);
+    const Mechanism mech = test::withEveryForce(std::string(name) == "grid-2x3" ? generate::grid(2, 3) : test::sampleMechanism(name));
+    Diagnostics d;
+    const auto resolved = resolve(mech, d);
+    ASSERT_TRUE(resolved);
+    const MatrixRModel model = compileMatrixR(*resolved);
+    const RecursiveModel& tree = model.tree;
+    ASSERT_EQ(treeMotionUnsupported(tree), "");
+    const int nz = tree.nz;
+    const Eigen::VectorXd z = tree.z0 + Eigen::VectorXd::LinSpaced(nz, 0.3, -0.4);
+    const Eigen::VectorXd zd = Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
+    const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
+    const double t = 0.7;
+    // state lanes: z_k, ż_k for the first coordinates
+    std::vector<D> zs(static_cast<std::size_t>(nz)), zds(zs), zdds(zs), tau(zs), residual(zs);
+    for (int i = 0; i < nz; ++i) {
+      zs[static_cast<std::size_t>(i)] = D(z[i]);
+      zds[static_cast<std::size_t>(i)] = D(zd[i]);
+      zdds[static_cast<std::size_t>(i)] = D(zdd[i]);
+    }
+    for (int k = 0; k < 4 && k < nz; ++k) {
+      zs[static_cast<std::size_t>(k)].g[k] = 1;
+      zds[static_cast<std::size_t>(nz - 1 - k)].g[4 + k] = 1;
+    }
+    TreeNumbers<D> numbers = treeNumbers<D>(tree, numbersOn<D>(mech, *resolved, std::vector<D>(resolved->parameters->values().begin(), resolved->parameters->values().end())));
+    inverseDynamicsOn<D>(tree, numbers, zs.data(), zds.data(), zdds.data(), t, tau.data());
+    GeneralizedForces<D, D> forces(tree, numbers);
+    forces(zs.data(), zds.data(), t, residual.data(), zdds.data());
+    for (int i = 0; i < nz; ++i) {
+      const auto& a = tau[static_cast<std::size_t>(i)];
+      const auto& b = residual[static_cast<std::size_t>(i)];
+      EXPECT_NEAR(a.v, -b.v, 1e-11 * std::max(1.0, std::abs(b.v))) << "coordinate " << i;
+      for (int k = 0; k < 8; ++k) EXPECT_NEAR(a.g[k], -b.g[k], 1e-10 * std::max(1.0, std::abs(b.g[k]))) << "coordinate " << i << " lane " << k;
+    }
   }
 }
 
