@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "dynamics/generalized_forces.h"
+#include "dynamics/inverse_dynamics_derivatives.h"
+#include "dynamics/tree_motion.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 #include "numeric/solve_on.h"
@@ -470,6 +472,131 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
     }
   }
   return {};
+}
+
+// ---- the tangent by jet-free passes ----
+
+struct MatrixRTangent::Work {
+  const MatrixRModel* m = nullptr;
+  std::vector<Dof> dofs;
+  std::vector<ItemIndex> points;
+  double t = 0;
+  Eigen::VectorXd z, zd, zdd, lambda;
+  Eigen::MatrixXd R, Md;
+  Eigen::PartialPivLU<Eigen::MatrixXd> theta;
+  Eigen::LLT<Eigen::MatrixXd> mbar;
+};
+
+MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
+MatrixRTangent::~MatrixRTangent() = default;
+
+Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t,
+                          const MatrixROn<double>& e) {
+  if (std::string why = treeMotionUnsupported(m.tree); !why.empty()) return failure(Status::Code::BadRequest, t, "not on the jet-free passes: " + why);
+  Work& w = *w_;
+  const int nz = m.tree.nz;
+  w.m = &m;
+  w.dofs = dofs;
+  w.points = dofPoints(dofs);
+  w.t = t;
+  w.z = e.z;
+  w.zd = e.zd;
+  w.zdd = e.zdd;
+  w.R = e.R;
+  const Eigen::MatrixXd Theta = thetaOn<double>(m, values, dofs, w.points, e.z, t);
+  w.theta.compute(Theta);
+  if (nz > 0 && !(w.theta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
+  RecursiveData data;
+  massMatrix(m.tree, data, e.z, w.Md);
+  w.mbar.compute(e.Mbar);
+  if (w.mbar.info() != Eigen::Success) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
+  // the loops' multipliers: Θ_zᵀ [λ; μ] = −τ (μ = R^Φᵀ(−τ) = 0 at the solution)
+  Eigen::VectorXd tau(nz);
+  inverseDynamicsOn<double>(m.tree, values, e.z.data(), e.zd.data(), e.zdd.data(), t, tau.data());
+  w.lambda = Eigen::VectorXd(Theta.transpose().partialPivLu().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
+  return {};
+}
+
+void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
+                           VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd) const {
+  using D = num::Dual8;
+  using J = kin::BasicJet<D>;
+  const Work& w = *w_;
+  const MatrixRModel& m = *w.m;
+  const RecursiveModel& tree = m.tree;
+  const int nz = tree.nz, d = static_cast<int>(w.dofs.size()), nc = static_cast<int>(m.rows.size());
+  constexpr int L = 8;
+  auto lanes = [&](const std::vector<J>& rows, int part) {  // [Φ_sel; h]'s part (0 value, 1 rate, 2 second) lanes, nz × L
+    Eigen::MatrixXd out(nz, L);
+    for (int i = 0; i < nz; ++i) {
+      const J& r = rows[static_cast<std::size_t>(i)];
+      const D& x = part == 0 ? r.v : part == 1 ? r.d : r.dd;
+      for (int l = 0; l < L; ++l) out(i, l) = x.g[l];
+    }
+    return out;
+  };
+  auto gradients = [&](const VectorOn<D>& v) {
+    Eigen::MatrixXd out(v.size(), L);
+    for (Eigen::Index i = 0; i < v.size(); ++i)
+      for (int l = 0; l < L; ++l) out(i, l) = v[i].g[l];
+    return out;
+  };
+  auto withLanes = [&](const Eigen::VectorXd& value, const Eigen::MatrixXd& g) {
+    VectorOn<D> v(value.size());
+    for (Eigen::Index i = 0; i < value.size(); ++i) {
+      v[i] = D(value[i]);
+      for (int l = 0; l < L; ++l) v[i].g[l] = g(i, l);
+    }
+    return v;
+  };
+  // [Φ_sel; h] on jets along the motion of (zs, żs, z̈s) — or along a direction of z alone (time held)
+  detail::TreeMotion<D> motion;
+  std::vector<detail::Frame<J>> frames;
+  std::vector<J> phi(static_cast<std::size_t>(tree.nrows)), xyz(3 * w.points.size()), rows(static_cast<std::size_t>(nz)), zj(static_cast<std::size_t>(nz));
+  auto rowsAlong = [&](const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate) {
+    detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
+    detail::jetFramesFrom<D>(tree, motion, frames);
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(zs[i], zds[i], zdds[i]);
+    kinematicsOnFrames<J, D>(tree, p, frames, zj.data(), J(D(w.t), D(timeRate), D(0.0)), phi.data(), w.points, xyz.data());
+    std::size_t r = 0, point = 0;
+    for (int row : m.rows) rows[r++] = phi[static_cast<std::size_t>(row)];
+    for (const Dof& f : w.dofs) rows[r++] = f.kind == Dof::Kind::Coordinate ? zj[static_cast<std::size_t>(f.z)] : xyz[3 * point++ + static_cast<std::size_t>(f.component)];
+  };
+  const VectorOn<D> zeroD = VectorOn<D>::Zero(nz);
+  // positions: Θ δz = [−Φ_ρ; δzⁱ − h_ρ]
+  VectorOn<D> z0(nz), zd0(nz), zdd0(nz);
+  for (int i = 0; i < nz; ++i) {
+    z0[i] = D(w.z[i]);
+    zd0[i] = D(w.zd[i]);
+    zdd0[i] = D(w.zdd[i]);
+  }
+  rowsAlong(z0, zeroD, zeroD, 0.0);
+  Eigen::MatrixXd rhs = -lanes(rows, 0);
+  rhs.bottomRows(d) += gradients(dx);
+  const Eigen::MatrixXd dz = w.theta.solve(rhs);
+  z = withLanes(w.z, dz);
+  // velocities: Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
+  rowsAlong(z, zd0, zeroD, 1.0);
+  rhs = -lanes(rows, 1);
+  rhs.bottomRows(d) += gradients(dv);
+  const Eigen::MatrixXd dzd = w.theta.solve(rhs);
+  zd = withLanes(w.zd, dzd);
+  // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
+  rowsAlong(z, zd, zdd0, 1.0);
+  const Eigen::MatrixXd da = w.theta.solve(Eigen::MatrixXd(-lanes(rows, 2)));
+  VectorOn<D> tau(nz);
+  detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
+  // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c, a pass along each column of R^Φ
+  Eigen::MatrixXd turn(d, L);
+  for (int c = 0; c < d; ++c) {
+    VectorOn<D> rc(nz);
+    for (int i = 0; i < nz; ++i) rc[i] = D(w.R(i, c));
+    rowsAlong(z, rc, zeroD, 0.0);
+    turn.row(c) = w.lambda.transpose() * lanes(rows, 1).topRows(nc);
+  }
+  const Eigen::MatrixXd dzidd = -w.mbar.solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
+  zidd = withLanes(Eigen::VectorXd::Zero(d), dzidd);
+  zdd = withLanes(w.zdd, w.R * dzidd + da);
 }
 
 #define LW_MATRIX_R_ON(S)                                                                                                          \

@@ -8,10 +8,15 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <vector>
 
 #include "core/status.h"
 #include "dynamics/matrix_r.h"
+
+namespace lw::num {
+template <int N> struct Dual;
+}
 
 namespace lw::dyn {
 
@@ -54,5 +59,30 @@ Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std:
 /// formulation that integrates them all.
 template <class S>
 Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd);
+
+/// The Matrix R ODE z̈ⁱ = f(t, zⁱ, żⁱ; ρ) linearised at an evaluated state without a dual-number
+/// pass of the pipeline (seed 000 §7.5–7.6 on the dependent coordinates): for directions δzⁱ,
+/// δżⁱ and the numbers' own lanes (a chunk's seeded parameters),
+///   Θ_z δz = [−Φ_ρ; δzⁱ − h_ρ],  Θ_z δż = [−δΦ̇; δżⁱ − δḣ],  Θ_z δa = −[δΦ̈; δḧ]  (z̈ held),
+///   M̄ δz̈ⁱ = −R^Φᵀ (M^d δa + δτ) − [λᵀ δΦ_z r_c]_c,  δz̈ = R^Φ δz̈ⁱ + δa,
+/// with τ = M^d z̈ − Q^d, Φ_zᵀλ = −τ, and every δ of Φ, its rates and τ read off one jet-free
+/// motion pass on dual numbers (tree_motion.h: frames as jets built from the bodies' V and A, no
+/// jet recursion), Θ_z factored once on doubles. Eight directions a call, the lanes of the inputs.
+class MatrixRTangent {
+ public:
+  MatrixRTangent();
+  ~MatrixRTangent();
+  /// At the double evaluation e of (t, dofs) with the numbers `values`. Fails when the tree has a
+  /// quaternion coordinate (treeMotionUnsupported) or Θ_z is singular there.
+  Status at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t, const MatrixROn<double>& e);
+  /// The lanes of z̈ⁱ and of the dependent z, ż, z̈ for the lanes of dx, dv (d each) and of p's
+  /// numbers (the model's geometry on dual numbers, parameters seeded or none).
+  void along(const TreeNumbers<num::Dual<8>>& p, const VectorOn<num::Dual<8>>& dx, const VectorOn<num::Dual<8>>& dv, VectorOn<num::Dual<8>>& zidd,
+             VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, VectorOn<num::Dual<8>>& zdd) const;
+
+ private:
+  struct Work;
+  std::unique_ptr<Work> w_;
+};
 
 }  // namespace lw::dyn

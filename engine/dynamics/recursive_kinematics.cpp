@@ -727,6 +727,12 @@ void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, 
                   std::span<const ItemIndex> points, T* xyz) {
   std::vector<Frame<T>> f;
   computeFrames<T, P>(m, p, z, f);
+  kinematicsOnFrames<T, P>(m, p, f, z, t, phi, points, xyz);
+}
+
+template <class T, class P>
+void kinematicsOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t, T* phi,
+                        std::span<const ItemIndex> points, T* xyz) {
   if (phi) constraintRows<T, P>(m, p, f, z, t, phi);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const ItemIndex q = points[i];
@@ -846,8 +852,10 @@ template double storedJointCoordinate<double>(const RecursiveModel&, const TreeN
 template num::Dual8 storedJointCoordinate<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, int);
 template std::complex<double> storedJointCoordinate<std::complex<double>>(const RecursiveModel&, const TreeNumbers<std::complex<double>>&, int);
 
-#define LW_KINEMATICS_ON(T, P) \
-  template void kinematicsOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const T&, T*, std::span<const ItemIndex>, T*);
+#define LW_KINEMATICS_ON(T, P)                                                                                              \
+  template void kinematicsOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const T&, T*, std::span<const ItemIndex>, T*); \
+  template void kinematicsOnFrames<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const std::vector<detail::Frame<T>>&, const T*,   \
+                                         const T&, T*, std::span<const ItemIndex>, T*);
 #define LW_JOINT_COORDINATE_ON(T, P)                                                                                        \
   template bool jointCoordinateOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const std::vector<detail::Frame<T>>*, int, \
                                         T&);                                                                         \

@@ -162,6 +162,15 @@ template <class T, class P>
 void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, const T& t, T* phi,
                   std::span<const ItemIndex> points, T* xyz);
 
+namespace detail {
+template <class T> struct Frame;
+}
+/// The same on frames given body by body (the ground's included): kinematicsOn without its own
+/// frame recursion, for frames built otherwise (jets from the jet-free motion pass).
+template <class T, class P>
+void kinematicsOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t,
+                        T* phi, std::span<const ItemIndex> points, T* xyz);
+
 /// A tree joint's coordinate (as the outputs measure it: a planar pin's angle from body 1's x
 /// axis to body 2's, a slider's distance along its axis, a spatial revolute's angle from the
 /// stored configuration) is z[node.z]·sign plus this: its value in the stored configuration.

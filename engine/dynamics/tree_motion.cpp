@@ -252,11 +252,33 @@ void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const
   }
 }
 
+template <class S>
+void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f) {
+  using J = kin::BasicJet<S>;
+  f.resize(motion.frames.size());
+  for (std::size_t b = 0; b < f.size(); ++b) {
+    const Frame<S>& F = motion.frames[b];
+    const int k = m.nodeOfBody[b];
+    const Motion6<S> V = k < 0 ? zero6<S>() : motion.V[static_cast<std::size_t>(k)];
+    const Motion6<S> A = k < 0 ? zero6<S>() : motion.A[static_cast<std::size_t>(k)];
+    for (int c = 0; c < 3; ++c) {
+      const V3<S> col{{F.R(0, c), F.R(1, c), F.R(2, c)}};
+      const V3<S> d = cross(V.w, col);
+      const V3<S> dd = add(cross(A.w, col), cross(V.w, d));
+      for (int r = 0; r < 3; ++r) f[b].R(r, c) = J(col[r], d[r], dd[r]);
+    }
+    const V3<S> xd = add(V.v, cross(V.w, F.x));
+    const V3<S> xdd = add(add(A.v, cross(A.w, F.x)), cross(V.w, xd));
+    for (int r = 0; r < 3; ++r) f[b].x[r] = J(F.x[r], xd[r], xdd[r]);
+  }
+}
+
 #define LW_TREE_MOTION(S)                                                                                                      \
   template void treeMotion<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
   template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
                                        S*, std::vector<Motion6<S>>*);                                                         \
-  template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&);
+  template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&); \
+  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&);
 LW_TREE_MOTION(double)
 LW_TREE_MOTION(num::Dual8)
 #undef LW_TREE_MOTION

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dynamics/tree_kernels.h"
+#include "numeric/jet.h"
 
 namespace lw::dyn::detail {
 
@@ -45,5 +46,11 @@ void appliedWrenches(const RecursiveModel& m, const TreeNumbers<S>& p, const Tre
 template <class S>
 void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, double t,
                          S* tau, std::vector<Motion6<S>>* F = nullptr);
+
+/// The bodies' frames as jets along the motion (value, rate, second rate: what computeFrames gives
+/// on jets z + s ż + s²/2 z̈), body by body from the motion, without a jet recursion: Ṙ = ω̃R,
+/// R̈ = (α̃ + ω̃²)R, ẋ = v_O + ω × x, ẍ = a_O + α × x + ω × ẋ.
+template <class S>
+void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f);
 
 }  // namespace lw::dyn::detail
