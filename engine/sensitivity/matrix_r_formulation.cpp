@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "dynamics/inverse_dynamics_derivatives.h"
+#include "dynamics/matrix_r_derivatives.h"
 #include "sensitivity/formulation_numbers.h"
 
 namespace lw::sens::detail {
@@ -117,6 +118,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // are the accelerations' map A_x, A_v), their parameter columns by the route chosen
   Status partials(const RunPoint& p, bool, PointPartials& n) override {
     if (treePartials(p, n)) return {};
+    if (fastCovers(p)) return lanesPartials(p, n);
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     if (Status s = outputValues(p, n.outputs); !s.ok()) return s;
@@ -156,7 +158,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto& D = dofs(b.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const double h = b.t - a.t;
-    if (treeCovers(b)) return treeStepAlong(a, b, S, outputs, outputsAlong);
+    if (fastCovers(b)) return stepAlongByPartials(a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
       const Status s = alongColumns(
@@ -207,7 +209,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
-    if (PointPartials n; treePartials(p, n)) {
+    if (PointPartials n; fastCovers(p)) {
+      if (Status s = partials(p, true, n); !s.ok()) return s;
       accelerationsFrom(n, S);
       outputs = n.outputs;
       outputsAlong = n.outputsAlong(S);
@@ -395,9 +398,71 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return true;
   }
 
-  // the direct method's step on the tree's matrices: the trapezoidal rule's
+  // ---- any tree without quaternions: the tangent by jet-free passes ----
+  // f_x, f_v eight columns a pass of MatrixRTangent (no dual-number pipeline), f_ρ and the
+  // outputs' partials along each chunk's parameters the same way
+  bool fastCovers(const RunPoint& p) const {
+    return analytic_ && (treeCovers(p) || dyn::treeMotionUnsupported(st_.model.tree).empty());
+  }
+
+  Status lanesPartials(const RunPoint& p, PointPartials& n) {
+    const auto& D = dofs(p.coords);
+    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    dyn::MatrixROn<double> e;
+    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, p.t, p.x, p.v, p.aux, e); !s.ok()) return s;
+    if (Status s = tangent_.at(st_.model, real_.tree, D, p.t, e); !s.ok()) return s;
+    n.outputs.resize(no);
+    analysis::outputsOn<double>(st_.outputs, tree, real_.tree, e.z, e.zd, e.zdd, p.t, n.outputs.data());
+    // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
+    auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
+      Vec<Dual> zidd, z, zd, zdd;
+      tangent_.along(nums, dx, dv, zidd, z, zd, zdd);
+      r.resize(d + no);
+      r.head(d) = zidd;
+      std::vector<Dual> out(static_cast<std::size_t>(no));
+      analysis::outputsOn<Dual>(st_.outputs, tree, nums, z, zd, zdd, p.t, out.data());
+      for (Eigen::Index k = 0; k < no; ++k) r[d + k] = out[static_cast<std::size_t>(k)];
+    };
+    Eigen::MatrixXd Fs;
+    auto seed = [&](Eigen::Index first) {
+      std::pair<Vec<Dual>, Vec<Dual>> xv{Vec<Dual>::Zero(d), Vec<Dual>::Zero(d)};
+      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
+      return xv;
+    };
+    if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) -> Status {
+          along(plain_.tree, xv.first, xv.second, r);
+          return {};
+        }, Fs);
+        !s.ok())
+      return s;
+    Eigen::MatrixXd Fp;
+    const Vec<Dual> none = Vec<Dual>::Zero(d);
+    const Status s = parameterColumns(
+        [&](const auto& nums, auto& r) -> Status {
+          using S = typename std::decay_t<decltype(r)>::Scalar;
+          if constexpr (std::is_same_v<S, Dual>) {
+            along(nums.tree, none, none, r);
+            return {};
+          } else {
+            return accelerationsAndOutputs(nums, p, p.x.cast<S>().eval(), p.v.cast<S>().eval(), r);  // GSAM, LSAM: f itself on the moved numbers
+          }
+        },
+        d + no, Fp);
+    if (!s.ok()) return s;
+    n.Ax = Fs.topLeftCorner(d, d);
+    n.Av = Fs.topRightCorner(d, d);
+    n.Ox = Fs.bottomLeftCorner(no, d);
+    n.Ov = Fs.bottomRightCorner(no, d);
+    n.Ap = Fp.topRows(d);
+    n.Op = Fp.bottomRows(no);
+    n.Oa.resize(0, 0);
+    return {};
+  }
+
+  // the direct method's step on the point's matrices: the trapezoidal rule's
   // (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ, or Dormand–Prince's stages linearised
-  Status treeStepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+  Status stepAlongByPartials(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
     const double h = b.t - a.t;
     const auto d = b.x.size();
     if (rungeKutta_) {
@@ -425,7 +490,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       return pointAlong(b, S, outputs, outputsAlong);
     }
     PointPartials n;
-    if (!treePartials(b, n)) return failure(Status::Code::NotConverged, b.t, "the tree's derivatives at t = " + shortNumber(b.t) + " failed");
+    if (Status s = partials(b, true, n); !s.ok()) return s;
     const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
     const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Ax - (0.5 * h) * n.Av;
     S.a = G.partialPivLu().solve(Eigen::MatrixXd(n.Ax * Xh + n.Av * Vh + n.Ap));
@@ -593,6 +658,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   NewtonCache newton_;
   dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
   Eigen::MatrixXd Md_;
+  dyn::MatrixRTangent tangent_;
 };
 
 }  // namespace
