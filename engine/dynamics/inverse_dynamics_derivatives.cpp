@@ -51,14 +51,12 @@ struct Body {
 
 }  // namespace
 
-std::string treeMotionUnsupported(const RecursiveModel& m) {
-  for (const Node& n : m.nodes)
-    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
-  return {};
-}
+std::string treeMotionUnsupported(const RecursiveModel&) { return {}; }
 
 std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
-  if (std::string why = treeMotionUnsupported(m); !why.empty()) return why;
+  // a quaternion's columns are not carried rigidly by the frames before them (∂S/∂q ≠ S × S)
+  for (const Node& n : m.nodes)
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
   const auto& mech = *m.mechanism;
   for (std::size_t f = 0; f < mech.forces.size(); ++f) {
     if (!p.mech.forces[f].active) continue;

@@ -94,6 +94,52 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
     }
     Motion6<S> V = n.parentNode >= 0 ? out.V[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
     Motion6<S> A = n.parentNode >= 0 ? out.A[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
+      // a quaternion's columns turn with the quaternion itself, not only with the frames before
+      // them: the node's own motion relative to its parent (held) from one jet pass,
+      // A = A_parent + A_rel + V_parent × V_rel
+      Frame<J> pj;
+      for (int i = 0; i < 9; ++i) pj.R.a[i] = J(pf.R.a[i]);
+      for (int i = 0; i < 3; ++i) pj.x[i] = J(pf.x[i]);
+      J zl[7];
+      for (int r = 0; r < n.nz; ++r) zl[r] = J(z[n.z + r], zd[n.z + r], zdd[n.z + r]);
+      M3<J> Rm;
+      V3<J> tm;
+      jointMotion(n, g, zl, Rm, tm);
+      const M3<J> R = mul(pj.R, mul(Rm, g.R0));
+      const V3<J> x = add(pj.x, mul(pj.R, add(tm, mul(Rm, g.x0))));
+      M3<S> Rv, Rd, Rdd;
+      for (int i = 0; i < 9; ++i) {
+        Rv.a[i] = R.a[i].v;
+        Rd.a[i] = R.a[i].d;
+        Rdd.a[i] = R.a[i].dd;
+      }
+      auto skewPart = [&](const M3<S>& B) {  // (B Rᵀ)^∨
+        auto e = [&](int i, int k2) { return B(i, 0) * Rv(k2, 0) + B(i, 1) * Rv(k2, 1) + B(i, 2) * Rv(k2, 2); };
+        return V3<S>{{e(2, 1), e(0, 2), e(1, 0)}};
+      };
+      const V3<S> w = skewPart(Rd);
+      M3<S> B;  // R̈ − ω̃ Ṙ
+      for (int c = 0; c < 3; ++c) {
+        const V3<S> wc = cross(w, V3<S>{{Rd(0, c), Rd(1, c), Rd(2, c)}});
+        for (int r = 0; r < 3; ++r) B(r, c) = Rdd(r, c) - wc[r];
+      }
+      const V3<S> alpha = skewPart(B);
+      const V3<S> xv{{x[0].v, x[1].v, x[2].v}}, xd{{x[0].d, x[1].d, x[2].d}}, xdd{{x[0].dd, x[1].dd, x[2].dd}};
+      const Motion6<S> Vrel{sub(xd, cross(w, xv)), w};
+      const Motion6<S> Arel{sub(sub(xdd, cross(alpha, xv)), cross(w, xd)), alpha};
+      A = plus(plus(A, Arel), crossMotion(V, Vrel));
+      V = plus(V, Vrel);
+      for (int q = 0; q < n.nz; ++q) {
+        const auto i = static_cast<std::size_t>(n.z + q);
+        out.Vi[i] = V;  // no one-axis sequence inside: the node's own motion as a whole
+        out.Ai[i] = A;
+        out.nodeOf[i] = static_cast<int>(k);
+      }
+      out.V[k] = V;
+      out.A[k] = A;
+      continue;
+    }
     for (int q = 0; q < n.nz; ++q) {
       const auto i = static_cast<std::size_t>(n.z + q);
       V = plus(V, times(out.column[i], zd[i]));

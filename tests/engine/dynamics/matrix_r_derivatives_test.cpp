@@ -221,8 +221,8 @@ namespace {
 // The tangent by jet-free passes (MatrixRTangent) against the whole pipeline on dual numbers
 // (evaluateOn<Dual8>, the reference): the lanes of z̈ⁱ and of the dependent z, ż, z̈ along the
 // independent positions and rates and along the design parameters, to 1e-10 relative, on loops
-// with drivers, sliders, spatial revolutes, every force element and point coordinates as the
-// independent coordinates.
+// with drivers, sliders, spatial revolutes, ball joints and a free body (quaternions), every force
+// element, tyres, and point coordinates as the independent coordinates.
 TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
   using D = num::Dual8;
   const std::pair<std::string, Mechanism> models[] = {{"five-bar", test::withEveryForce(test::sampleMechanism("five-bar"))},
@@ -231,7 +231,9 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
                                                       {"slider-crank", test::sampleMechanism("slider-crank")},
                                                       {"stephenson-six-bar", test::sampleMechanism("stephenson-six-bar")},
                                                       {"grid-1x15-parameters", test::sampleMechanism("grid-1x15-parameters")},
-                                                      {"ten-bar-chain", test::sampleMechanism("ten-bar-chain")}};
+                                                      {"ten-bar-chain", test::sampleMechanism("ten-bar-chain")},
+                                                      {"rssr", test::withEveryForce(test::sampleMechanism("rssr"))},
+                                                      {"buggy", test::sampleMechanism("buggy")}};
   for (const auto& [name, mech] : models) {
     SCOPED_TRACE(name);
     auto c = assembled(mech);
@@ -245,13 +247,16 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     ASSERT_TRUE(evaluateOn<double>(m, m.tree.numbers, data.dofs, t, zi, zid, data.z, e).ok());
     MatrixRTangent tangent;
     ASSERT_TRUE(tangent.at(m, m.tree.numbers, data.dofs, t, e).ok());
+    // the rssr's rod spins freely about its own axis (a nearly massless freedom: M̄'s condition
+    // near 1e7), which both routes' rounding shows in its dependent accelerations
+    const double tolerance = name == "rssr" ? 1e-8 : 1e-10;
     auto compare = [&](const VectorOn<D>& mine, const VectorOn<D>& ref, const char* what) {
       ASSERT_EQ(mine.size(), ref.size());
       double scale = 1;
       for (Eigen::Index i = 0; i < ref.size(); ++i)
         for (int l = 0; l < 8; ++l) scale = std::max(scale, std::abs(ref[i].g[l]));
       for (Eigen::Index i = 0; i < ref.size(); ++i)
-        for (int l = 0; l < 8; ++l) EXPECT_NEAR(mine[i].g[l], ref[i].g[l], 1e-10 * scale) << what << " " << i << " lane " << l;
+        for (int l = 0; l < 8; ++l) EXPECT_NEAR(mine[i].g[l], ref[i].g[l], tolerance * scale) << what << " " << i << " lane " << l;
     };
     // the state: lanes along zⁱ_k and żⁱ_k (the first four of each)
     VectorOn<D> dx = VectorOn<D>::Zero(d), dv = VectorOn<D>::Zero(d), x(d), v(d);
