@@ -514,6 +514,13 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   Eigen::VectorXd tau(nz);
   inverseDynamicsOn<double>(m.tree, values, e.z.data(), e.zd.data(), e.zdd.data(), t, tau.data());
   w.lambda = Eigen::VectorXd(Theta.transpose().partialPivLu().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
+  // a quaternion's unit row carries no force (R(q) is normalised: the dynamics do not see |q|);
+  // its multiplier is round-off
+  for (std::size_t r = 0; r < m.rows.size(); ++r) {
+    const int row = m.rows[r];
+    for (const LoopConstraint& c : m.tree.constraints)
+      if (c.kind == LoopConstraint::Kind::UnitQuaternion && row >= c.row && row < c.row + c.rows) w.lambda[static_cast<Eigen::Index>(r)] = 0;
+  }
   return {};
 }
 
@@ -587,8 +594,10 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
   VectorOn<D> tau(nz);
   detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
   // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c, a pass along each column of R^Φ
-  Eigen::MatrixXd turn(d, L);
-  for (int c = 0; c < d; ++c) {
+  Eigen::MatrixXd turn = Eigen::MatrixXd::Zero(d, L);
+  // no multiplier (no loop force: an open tree with a quaternion's row only): no turn
+  const bool loaded = w.lambda.size() > 0 && w.lambda.cwiseAbs().maxCoeff() > 0;
+  for (int c = 0; c < d && loaded; ++c) {
     VectorOn<D> rc(nz);
     for (int i = 0; i < nz; ++i) rc[i] = D(w.R(i, c));
     rowsAlong(z, rc, zeroD, 0.0);
