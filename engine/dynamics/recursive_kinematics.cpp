@@ -731,6 +731,12 @@ void kinematicsOn(const RecursiveModel& m, const TreeNumbers<P>& p, const T* z, 
 }
 
 template <class T, class P>
+void constraintOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t,
+                        int constraint, T* phi) {
+  constraintRow<T, P>(m, p, f, z, t, m.constraints[static_cast<std::size_t>(constraint)], phi);
+}
+
+template <class T, class P>
 void kinematicsOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t, T* phi,
                         std::span<const ItemIndex> points, T* xyz) {
   if (phi) constraintRows<T, P>(m, p, f, z, t, phi);
@@ -855,7 +861,9 @@ template std::complex<double> storedJointCoordinate<std::complex<double>>(const 
 #define LW_KINEMATICS_ON(T, P)                                                                                              \
   template void kinematicsOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const T&, T*, std::span<const ItemIndex>, T*); \
   template void kinematicsOnFrames<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const std::vector<detail::Frame<T>>&, const T*,   \
-                                         const T&, T*, std::span<const ItemIndex>, T*);
+                                         const T&, T*, std::span<const ItemIndex>, T*);                                                  \
+  template void constraintOnFrames<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const std::vector<detail::Frame<T>>&, const T*,   \
+                                         const T&, int, T*);
 #define LW_JOINT_COORDINATE_ON(T, P)                                                                                        \
   template bool jointCoordinateOn<T, P>(const RecursiveModel&, const TreeNumbers<P>&, const T*, const std::vector<detail::Frame<T>>*, int, \
                                         T&);                                                                         \

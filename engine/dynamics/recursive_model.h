@@ -171,6 +171,12 @@ template <class T, class P>
 void kinematicsOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t,
                         T* phi, std::span<const ItemIndex> points, T* xyz);
 
+/// The rows of constraint `constraint` (m.constraints' index) alone on given frames, into
+/// phi[c.row ...] (the other rows left as they are).
+template <class T, class P>
+void constraintOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t,
+                        int constraint, T* phi);
+
 /// A tree joint's coordinate (as the outputs measure it: a planar pin's angle from body 1's x
 /// axis to body 2's, a slider's distance along its axis, a spatial revolute's angle from the
 /// stored configuration) is z[node.z]·sign plus this: its value in the stored configuration.

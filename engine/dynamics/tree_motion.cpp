@@ -1,6 +1,7 @@
 #include "dynamics/tree_motion.h"
 
 #include <Eigen/Geometry>
+#include <complex>
 
 #include "dynamics/point_motion.h"
 #include "dynamics/tyre.h"
@@ -327,6 +328,7 @@ void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::ve
   template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&);
 LW_TREE_MOTION(double)
 LW_TREE_MOTION(num::Dual8)
+LW_TREE_MOTION(std::complex<double>)
 #undef LW_TREE_MOTION
 
 }  // namespace lw::dyn::detail

@@ -655,7 +655,8 @@ class Decoder {
                         {"point_acceleration", T::PointAcceleration},
                         {"joint_coordinate", T::JointCoordinate}, {"joint_rate", T::JointRate},
                         {"spring_length", T::SpringLength}, {"energy", T::Energy},
-                        {"constraint_residual", T::ConstraintResidual}});
+                        {"constraint_residual", T::ConstraintResidual}, {"joint_reaction", T::JointReaction},
+                        {"driver_effort", T::DriverEffort}});
     switch (o.type) {
       case T::PointPosition: case T::PointVelocity: case T::PointAcceleration:
         if (!keys(j, p, {"name", "type", "point"}, {"name", "point"})) return o;
@@ -678,6 +679,15 @@ class Decoder {
         break;
       case T::ConstraintResidual:
         if (!keys(j, p, {"name", "type"}, {"name"})) return o;
+        break;
+      case T::JointReaction:
+        if (!keys(j, p, {"name", "type", "joint", "on"}, {"name", "joint", "on"})) return o;
+        o.joint = str(j["joint"], p + ".joint");
+        o.on = str(j["on"], p + ".on");
+        break;
+      case T::DriverEffort:
+        if (!keys(j, p, {"name", "type", "driver"}, {"name", "driver"})) return o;
+        o.driver = str(j["driver"], p + ".driver");
         break;
     }
     o.name = str(j["name"], p + ".name");

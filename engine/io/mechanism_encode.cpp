@@ -247,6 +247,11 @@ Json encode(const Mechanism& m) {
         case Output::Type::SpringLength: x["force"] = o.spring; break;
         case Output::Type::Energy: x["which"] = toString(o.which); break;
         case Output::Type::ConstraintResidual: break;
+        case Output::Type::JointReaction:
+          x["joint"] = o.joint;
+          x["on"] = o.on;
+          break;
+        case Output::Type::DriverEffort: x["driver"] = o.driver; break;
       }
       a.push_back(x);
     }

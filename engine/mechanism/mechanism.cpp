@@ -57,6 +57,8 @@ const char* toString(Output::Type t) {
     case Output::Type::SpringLength: return "spring_length";
     case Output::Type::Energy: return "energy";
     case Output::Type::ConstraintResidual: return "constraint_residual";
+    case Output::Type::JointReaction: return "joint_reaction";
+    case Output::Type::DriverEffort: return "driver_effort";
   }
   return "?";
 }

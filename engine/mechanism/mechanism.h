@@ -186,7 +186,7 @@ struct IndependentCoordinate {
 struct Output {
   enum class Type {
     PointPosition, PointVelocity, PointAcceleration, JointCoordinate, JointRate, SpringLength,
-    Energy, ConstraintResidual
+    Energy, ConstraintResidual, JointReaction, DriverEffort
   };
   enum class Energy { Kinetic, Potential, Total };
   std::string name;
@@ -195,6 +195,8 @@ struct Output {
   std::string joint;   // Joint*
   std::string spring;  // SpringLength: a force of type spring
   Energy which = Energy::Total;
+  std::string on;      // JointReaction: the body (one of the joint's two) the force acts on
+  std::string driver;  // DriverEffort
 };
 
 struct Cost {

@@ -321,6 +321,26 @@ void Resolver::outputsAndCosts() {
       case Output::Type::ConstraintResidual:
         names.insert(o.name);
         break;
+      case Output::Type::JointReaction: {
+        // a force and a moment, components by axis: RA.fx, RA.fy, RA.m (planar), RA.fx ... RA.mz
+        const int j = jointByName(o.joint, p + ".joint");
+        if (j >= 0) {
+          const auto& jt = r_.joints[static_cast<std::size_t>(j)];
+          const int b = r_.findBody(o.on);
+          if (b < 0 || (b != jt.body(0) && b != jt.body(1)))
+            error(p + ".on", "'" + o.on + "' is not one of joint '" + o.joint + "''s two bodies (" + r_.bodies[static_cast<std::size_t>(jt.body(0))].name +
+                                 ", " + r_.bodies[static_cast<std::size_t>(jt.body(1))].name + ")");
+        }
+        for (const char* c : dim_ == 2 ? std::vector<const char*>{"fx", "fy", "m"} : std::vector<const char*>{"fx", "fy", "fz", "mx", "my", "mz"})
+          names.insert(o.name + "." + c);
+        break;
+      }
+      case Output::Type::DriverEffort: {
+        if (std::none_of(m_.drivers.begin(), m_.drivers.end(), [&](const Driver& d) { return d.name == o.driver; }))
+          error(p + ".driver", "'" + o.driver + "' is not a driver");
+        names.insert(o.name);
+        break;
+      }
     }
   }
   std::set<std::string> costNames;

@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/point_motion.h"
+#include "dynamics/reactions.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -73,6 +74,12 @@ std::vector<std::string> columnUnits(const std::vector<std::string>& columns, co
         case Output::Type::SpringLength: unit = "m"; break;
         case Output::Type::Energy: unit = "J"; break;
         case Output::Type::ConstraintResidual: break;
+        case Output::Type::JointReaction: unit = ends(c, ".m") || ends(c, ".mx") || ends(c, ".my") || ends(c, ".mz") ? "N·m" : "N"; break;
+        case Output::Type::DriverEffort: {
+          const auto d = std::find_if(m->drivers.begin(), m->drivers.end(), [&](const Driver& x) { return x.name == output->driver; });
+          unit = d != m->drivers.end() && d->type == Driver::Type::Joint && !sliding(d->joint) ? "N·m" : "N";
+          break;
+        }
       }
     } else if (ends(c, ".vx") || ends(c, ".vy") || ends(c, ".vz")) {
       unit = "m/s";
@@ -86,8 +93,9 @@ std::vector<std::string> columnUnits(const std::vector<std::string>& columns, co
   return out;
 }
 
-OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree) {
+OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree, const std::vector<int>& rows) {
   OutputComponents o;
+  o.rows = rows;
   const char* axes = "xyz";
   for (const Output& out : m.outputs) {
     OutputComponents::Component c;
@@ -132,6 +140,27 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
       case Output::Type::ConstraintResidual:
         problem = "a constraint residual (a largest absolute value) has no derivative";
         break;
+      case Output::Type::JointReaction: {
+        // force then moment about the joint's point: fx, fy, m in the plane; fx ... mz in space
+        c.joint = r.findJoint(out.joint);
+        c.body = r.findBody(out.on);
+        const std::vector<std::pair<int, const char*>> parts =
+            m.dimension == 2 ? std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {5, "m"}}
+                             : std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {2, "fz"}, {3, "mx"}, {4, "my"}, {5, "mz"}};
+        for (const auto& [axis, suffix] : parts) {
+          c.axis = axis;
+          o.names.push_back(out.name + "." + suffix);
+          o.components.push_back(c);
+          o.problems.emplace_back();
+        }
+        o.reactions = true;
+        continue;
+      }
+      case Output::Type::DriverEffort:
+        for (std::size_t d = 0; d < r.drivers.size(); ++d)
+          if (r.drivers[d].name == out.driver) c.driver = static_cast<int>(d);
+        o.reactions = true;
+        break;
     }
     o.names.push_back(out.name);
     o.components.push_back(c);
@@ -171,6 +200,12 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
   } else {
     dyn::kinematicsOn<J, S>(tree, p, zj.data(), J(S(t), S(1.0), S(0.0)), nullptr, o.points, xyz.data());
   }
+  // the joints' forces and the drivers' efforts: the multipliers and a Newton–Euler pass, once
+  std::unique_ptr<dyn::ReactionsOn<S>> reactions;
+  if (o.reactions) {
+    reactions = std::make_unique<dyn::ReactionsOn<S>>(tree, o.rows);
+    if (!reactions->compute(p, z.data(), zd.data(), zdd.data(), t)) reactions.reset();  // singular loops: left zero
+  }
   for (std::size_t i = 0; i < o.components.size(); ++i) {
     const auto& c = o.components[i];
     auto at = [&](int point, int axis) -> const J& { return xyz[3 * static_cast<std::size_t>(point) + static_cast<std::size_t>(axis)]; };
@@ -201,6 +236,16 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
         break;
       case Output::Type::Energy:
       case Output::Type::ConstraintResidual: break;
+      case Output::Type::JointReaction:
+        if (reactions && c.joint >= 0 && c.body >= 0) {
+          S w[6];
+          reactions->jointReaction(c.joint, c.body, w);
+          v = w[c.axis];
+        }
+        break;
+      case Output::Type::DriverEffort:
+        if (reactions && c.driver >= 0) v = reactions->driverEffort(c.driver);
+        break;
     }
     out[i] = v;
   }
@@ -483,9 +528,9 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
   if (!jetFreePoints<double>(tree)) return false;
   for (const auto& c : o.components) {
     const bool tree_joint = (c.type == Output::Type::JointCoordinate || c.type == Output::Type::JointRate) && c.node >= 0;
-    const bool covered = c.type == Output::Type::PointPosition || c.type == Output::Type::PointVelocity ||
+    const bool covered = (c.type == Output::Type::PointPosition || c.type == Output::Type::PointVelocity ||
                          c.type == Output::Type::PointAcceleration || tree_joint || c.type == Output::Type::SpringLength ||
-                         c.type == Output::Type::Energy || c.type == Output::Type::ConstraintResidual;
+                         c.type == Output::Type::Energy || c.type == Output::Type::ConstraintResidual);
     if (!covered) return false;
   }
   const auto no = static_cast<Eigen::Index>(o.components.size());
@@ -529,7 +574,9 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
         break;
       }
       case Output::Type::Energy:
-      case Output::Type::ConstraintResidual: break;
+      case Output::Type::ConstraintResidual:
+      case Output::Type::JointReaction:
+      case Output::Type::DriverEffort: break;
     }
   }
   return true;

@@ -28,11 +28,15 @@ struct OutputComponents {
     bool angle = true;   // joint outputs: a rotation (else a slide)
     Output::Energy which = Output::Energy::Total;  // energy outputs
     int springs[2] = {-1, -1};  // spring length: indices into points
+    int body = -1;       // joint reaction: the body it acts on
+    int driver = -1;     // driver effort
   };
   std::vector<std::string> names;       // "p2.x", "E"
   std::vector<Component> components;
   std::vector<ItemIndex> points;        // the points the components read
   std::vector<std::string> problems;    // outputs that cannot be evaluated here (and why)
+  bool reactions = false;               // joint reactions or driver efforts among them
+  std::vector<int> rows;                // the independent rows of Φ their multipliers live on
   int find(const std::string& name) const;
 };
 
@@ -43,7 +47,9 @@ struct OutputComponents {
 std::vector<std::string> columnUnits(const std::vector<std::string>& columns, const Mechanism* m);
 
 /// The outputs of `m` (resolved as `r`, compiled as `tree`).
-OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree);
+/// rows: the independent rows of the loops' equations (MatrixRModel::rows), which the joints'
+/// reactions and the drivers' efforts take their multipliers on.
+OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, const dyn::RecursiveModel& tree, const std::vector<int>& rows = {});
 
 /// Every component at (z, ż, z̈, t) on S with numbers `p` (`out` has names.size() entries). A joint
 /// coordinate is absolute: a pin's the angle from body 1's x axis to body 2's (planar), a slide

@@ -158,7 +158,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     res.status = failure(Status::Code::NotDriven, 0, st.model.error);
     return res;
   }
-  st.outputs = analysis::compileOutputs(m, st.resolved, st.model.tree);
+  st.outputs = analysis::compileOutputs(m, st.resolved, st.model.tree, st.model.rows);
   if (auto problem = analysis::compileCosts(m, st.resolved, st.outputs, spec.costs, st.costs); !problem.empty()) {
     res.status = failure(Status::Code::BadRequest, 0, problem);
     return res;
@@ -314,7 +314,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
           moved_st.mechanism = &moved;
           moved_st.resolved = std::move(*r2);
           moved_st.model = dyn::compileMatrixR(moved_st.resolved);
-          moved_st.outputs = analysis::compileOutputs(moved, moved_st.resolved, moved_st.model.tree);
+          moved_st.outputs = analysis::compileOutputs(moved, moved_st.resolved, moved_st.model.tree, moved_st.model.rows);
           analysis::compileCosts(moved, moved_st.resolved, moved_st.outputs, spec.costs, moved_st.costs);
           auto fm = formulation(moved_st, Partials::AutomaticDifferentiation);
           CostValues o(moved_st, *fm);

@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 
+#include "dynamics/matrix_r.h"
+#include "dynamics/reactions.h"
 #include "outputs/csv.h"
 #include "outputs/outputs.h"
 #include "simulation/result_size.h"
@@ -72,7 +74,16 @@ struct RowOutputs {
     int joint = -1;
     bool angle = true;
     int points[2][2] = {{-1, -1}, {-1, -1}};  // spring: (body, point) of each end
+    int body = -1, axis = 0, driver = -1;     // a joint's reaction on body (component axis); a driver's effort
   };
+  // the joints' reactions and the drivers' efforts: inverse dynamics on the tree at each row (the
+  // drivers set every coordinate: Matrix R with no independent coordinate gives z, ż, z̈)
+  struct Inverse {
+    dyn::MatrixRModel model;
+    std::unique_ptr<dyn::MatrixRData> data;
+    std::unique_ptr<dyn::ReactionsOn<double>> reactions;
+  };
+  std::unique_ptr<Inverse> inverse;
   std::vector<std::string> names;
   std::vector<Item> items;
   std::size_t count = 0;                 // moving bodies' points
@@ -140,15 +151,53 @@ struct RowOutputs {
         }
         case Output::Type::Energy:
         case Output::Type::ConstraintResidual: continue;  // the dynamics' columns
+        case Output::Type::JointReaction: {
+          item.joint = m.findJoint(o.joint);
+          item.body = m.findBody(o.on);
+          const std::vector<std::pair<int, const char*>> parts =
+              m.dimension == 2 ? std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {5, "m"}}
+                               : std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {2, "fz"}, {3, "mx"}, {4, "my"}, {5, "mz"}};
+          for (const auto& [axis, suffix] : parts) {
+            item.axis = axis;
+            names.push_back(o.name + "." + suffix);
+            items.push_back(item);
+          }
+          needInverse(m);
+          continue;
+        }
+        case Output::Type::DriverEffort:
+          for (std::size_t d = 0; d < m.drivers.size(); ++d)
+            if (m.drivers[d].name == o.driver) item.driver = static_cast<int>(d);
+          needInverse(m);
+          break;
       }
       names.push_back(o.name);
       items.push_back(item);
     }
   }
 
+  void needInverse(const ResolvedMechanism& m) {
+    if (inverse) return;
+    inverse = std::make_unique<Inverse>();
+    inverse->model = dyn::compileMatrixR(m);
+    inverse->data = std::make_unique<dyn::MatrixRData>(inverse->model);
+    if (!inverse->model.ok() || !dyn::initialState(inverse->model, *inverse->data).ok()) return;
+    inverse->reactions = std::make_unique<dyn::ReactionsOn<double>>(inverse->model.tree, inverse->model.rows);
+  }
+
+  // the tree's state at t and its reactions; false when it cannot be had (the row's reactions NaN)
+  bool reactionsAt(double t) const {
+    if (!inverse || !inverse->reactions) return false;
+    dyn::MatrixRData& d = *inverse->data;
+    const Eigen::VectorXd none;
+    if (!d.dofs.empty() || !dyn::evaluate(inverse->model, d, t, none, none).ok()) return false;
+    return inverse->reactions->compute(inverse->model.tree.numbers, d.z.data(), d.zd.data(), d.zdd.data(), t);
+  }
+
   // `row`: the row's values (time first); `poses`: 12 per body
-  void append(const ResolvedMechanism& m, const double* row, const std::vector<double>& poses, std::vector<double>& out) const {
+  void append(const ResolvedMechanism& m, double t, const double* row, const std::vector<double>& poses, std::vector<double>& out) const {
     const bool first = last.empty();
+    const bool reactions = inverse && reactionsAt(t);
     last.resize(items.size());
     auto R = [&](int b) { return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&poses[12 * static_cast<std::size_t>(b)]); };
     auto X = [&](int b) { return Eigen::Map<const Eigen::Vector3d>(&poses[12 * static_cast<std::size_t>(b) + 9]); };
@@ -218,6 +267,16 @@ struct RowOutputs {
           break;
         case Output::Type::Energy:
         case Output::Type::ConstraintResidual: break;
+        case Output::Type::JointReaction:
+          if (reactions && item.joint >= 0 && item.body >= 0) {
+            double w[6];
+            inverse->reactions->jointReaction(item.joint, item.body, w);
+            v = w[item.axis];
+          }
+          break;
+        case Output::Type::DriverEffort:
+          if (reactions && item.driver >= 0) v = inverse->reactions->driverEffort(item.driver);
+          break;
       }
       last[static_cast<std::size_t>(&item - items.data())] = v;
       out.push_back(v);
@@ -376,7 +435,7 @@ KinematicsResult runKinematics(const ResolvedMechanism& m, const KinematicsSpec&
       appendPoses(m, nm, modular ? md->q : global.q, rowPoses);
       const std::size_t start = result.values.size() - pointColumns;
       std::vector<double> values;
-      outputs.append(m, result.values.data() + start, rowPoses, values);
+      outputs.append(m, t, result.values.data() + start, rowPoses, values);
       result.values.insert(result.values.end(), values.begin(), values.end());
       if (costs) costs->add(t, values.data(), parameterValues.data());
     }

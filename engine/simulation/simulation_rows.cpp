@@ -45,7 +45,7 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
   }
   // the file's costs
   if (spec.mechanism && !spec.mechanism->costs.empty()) {
-    costOutputs = compileOutputs(*spec.mechanism, m, model.tree);
+    costOutputs = compileOutputs(*spec.mechanism, m, model.tree, model.rows);
     res.costProblem = compileRunCosts(*spec.mechanism, m, costOutputs, spec.times.empty() ? spec.tEnd : spec.times.back(), true, costSet);
     if (!costSet.names.empty()) {
       costs = std::make_unique<CostAccumulator<double>>(costSet);
@@ -70,7 +70,7 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
                         "energy.dissipated", "energy.applied_work", "energy.driver_work", "energy.balance"})
     res.columns.push_back(c);
   // the file's outputs by name ("rocker_angle", "p2.x")
-  if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree);
+  if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree, model.rows);
   for (const auto& name : rowOutputs.names) res.columns.push_back(name);
   rowOutputValues.resize(rowOutputs.names.size());
 }

@@ -53,6 +53,19 @@ for method in global-dense global-sparse modular-td modular-3ot; do
 done
 head -1 "$tmp/k_modular-td.csv" > "$tmp/header"
 contains header "time,crank.O.x,crank.O.y,crank.B.x"
+# the motor's torque and the crank bearing's force by inverse dynamics, the same in a Matrix R run
+contains header "motor_torque,crank_bearing.fx,crank_bearing.fy,crank_bearing.m"
+expect 0 "simulate the driven slider-crank" -- "$cli" simulate "$samples/slider-crank.json" --t-end 0.5 --dt 0.05 -o "$tmp/s_sc.csv"
+python3 - "$tmp/k_modular-td.csv" "$tmp/s_sc.csv" <<'PY' || { echo "FAIL: the motor torque differs between kinematics and Matrix R"; fail=1; }
+import csv, sys
+k = list(csv.DictReader(open(sys.argv[1]))); s = list(csv.DictReader(open(sys.argv[2])))
+assert len(k) == len(s) == 11
+for a, b in zip(k, s):
+    for c in ("motor_torque", "crank_bearing.fx", "crank_bearing.fy"):
+        assert abs(float(a[c]) - float(b[c])) <= 1e-6 * (1 + abs(float(b[c]))), (c, a[c], b[c])
+    assert abs(float(a["crank_bearing.m"])) < 1e-9
+assert max(abs(float(r["motor_torque"])) for r in k) > 1
+PY
 expect 5 "kinematics of an undriven mechanism" -- "$cli" kinematics "$samples/five-bar.json"
 contains err "the drivers leave 2 freedoms undetermined"
 expect 2 "unknown method" -- "$cli" kinematics "$samples/four-bar.json" --method magic
