@@ -200,6 +200,37 @@ TEST(Sensitivity, FiveBarAllCostsAndParametersAgreeAcrossMethods) {
   expectGradientsNear(r, byMethod(r, Method::FiniteDifferences), byMethod(r, Method::ComplexStep), 1e-3, 1e-2);
 }
 
+// a bearing's force as a cost (the multipliers' sensitivities): the peak and the mean square of
+// the five-bar's pin A force and of the ten-bar chain's root pin, by the direct method and the
+// adjoint, against the complex step of the whole run
+TEST(Sensitivity, AJointReactionIsACostLikeAnyOther) {
+  for (const char* name : {"five-bar", "ten-bar-chain"}) {
+    SCOPED_TRACE(name);
+    Mechanism m = test::sampleMechanism(name);
+    const bool five = std::string(name) == "five-bar";
+    Output r;
+    r.name = "RA";
+    r.type = Output::Type::JointReaction;
+    r.joint = five ? "A" : m.joints.front().name;
+    r.on = five ? "bar_A1" : m.bodies.front().name;
+    m.outputs.push_back(r);
+    Cost square;
+    square.name = "bearing_load";
+    square.type = Cost::Type::Integral;
+    square.expression = Expression::parseOrThrow("RA.fx^2 + RA.fy^2");
+    Cost peak;
+    peak.name = "bearing_peak";
+    peak.type = Cost::Type::Maximum;
+    peak.expression = Expression::parseOrThrow("RA.fy");
+    m.costs = {square, peak};
+    const SensitivityResult res = runSensitivity(m, spec(Method::Compare, five ? 0.1 : 0.05, 1e-3));
+    ASSERT_TRUE(res.status.ok()) << res.status.message;
+    expectGradientsNear(res, byMethod(res, Method::Direct), byMethod(res, Method::ComplexStep), 1e-7, 1e-3);
+    expectGradientsNear(res, byMethod(res, Method::Adjoint), byMethod(res, Method::ComplexStep), 1e-7, 1e-3);
+    EXPECT_GT(byMethod(res, Method::ComplexStep).gradient.cwiseAbs().maxCoeff(), 1e-2);
+  }
+}
+
 TEST(Sensitivity, TheAdjointOverTheStoredRunEqualsTheDirectMethodAndCheckpointsChangeNothing) {
   // the same linearised steps, swept forward (direct) or their transposes backward (adjoint): equal
   // to round-off; checkpointing recomputes the steps between its states, to the Newton tolerance
