@@ -84,6 +84,7 @@ QString shortcutsMarkdown(const QWidget* window) {
       "| Sketch | the wheel zooms, middle drag pans; Select (S) drags points or the driven link; Shift + drag a point changes the geometry in the pose shown |\n"
       "| Sketch | right click: Parameterise Length of a link, Add Target Path for a point; a click on the banner shows or hides the legend |\n"
       "| Properties | right click on a number: Make Design Parameter |\n"
+      "| Model tree | select a joint or driver, then Model > Report Force in Selected Joint or Driver: its force or torque in the next run's columns |\n"
       "| Plots | right click on a column: Make Cost (integral, end, least or greatest value) |\n"
       "| Plots | a click moves playback to that time |\n");
   return md;

@@ -251,6 +251,8 @@ class MainWindow : public QMainWindow {
   bool editItem(const ItemKind<Item, Dialog>& kind, int index, const std::function<void(Dialog&)>& accept);
   /// The index in "joints[3]" (−1 if none).
   static int itemIndex(const QString& path);
+  /// A joint's reaction (on its second body) or a driver's effort becomes an output of the file.
+  bool reportForce(const QString& path);
   /// Validates a parameter edit on a copy; pushes it on the undo stack or says why not.
   void editParameter(int index, double value);
   /// "<edit> refused: <why>" in Messages and the status bar.

@@ -144,6 +144,10 @@ void MainWindow::createModelMenu() {
   });
   parameteriseAction->setObjectName("ParameteriseLength");
   parameteriseAction->setStatusTip(tr("The selected link's length becomes a design parameter; the link stays a link when it changes"));
+  QAction* reportForceAction = model->addAction(tr("Report &Force in Selected Joint or Driver"), this, [this] { reportForce(properties_->item()); });
+  reportForceAction->setObjectName("ReportForce");
+  reportForceAction->setStatusTip(tr("Runs report the force and moment in the selected joint (on its second body) or the torque or force the "
+                               "selected driver must supply: columns to plot and outputs for costs"));
   model->addSeparator();
   QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
@@ -515,4 +519,40 @@ void MainWindow::refuseEdit(const QString& edit, const QString& why) {
 
 void MainWindow::replaceMechanism(const Mechanism& m) { doc_->replace(m); }
 
+
+bool MainWindow::reportForce(const QString& path) {
+  Mechanism after = *mechanism_;
+  const auto i = static_cast<std::size_t>(std::max(0, itemIndex(path)));
+  auto taken = [&](const std::string& n) {
+    return std::any_of(after.outputs.begin(), after.outputs.end(), [&](const Output& o) { return o.name == n; }) ||
+           std::any_of(after.parameters.begin(), after.parameters.end(), [&](const Parameter& p) { return p.name == n; });
+  };
+  Output o;
+  QString what;
+  if (path.startsWith("joints[") && !path.contains('.') && i < after.joints.size()) {
+    const Joint& j = after.joints[i];
+    o.type = Output::Type::JointReaction;
+    o.joint = j.name;
+    o.on = j.points[1].body;  // on the joint's second body: what it holds
+    o.name = edit::unusedName(j.name + "_force", taken);
+    what = tr("Report the force in joint %1").arg(QString::fromStdString(j.name));
+  } else if (path.startsWith("drivers[") && !path.contains('.') && i < after.drivers.size()) {
+    o.type = Output::Type::DriverEffort;
+    o.driver = after.drivers[i].name;
+    o.name = edit::unusedName(o.driver + "_effort", taken);
+    what = tr("Report the effort of driver %1").arg(QString::fromStdString(o.driver));
+  } else {
+    statusBar()->showMessage(tr("Select a joint or a driver in the model tree first"), 8000);
+    return false;
+  }
+  for (const Output& existing : after.outputs)
+    if (existing.type == o.type && existing.joint == o.joint && existing.on == o.on && existing.driver == o.driver) {
+      statusBar()->showMessage(tr("Already reported as %1: plot it from the run's columns").arg(QString::fromStdString(existing.name)), 8000);
+      return false;
+    }
+  after.outputs.push_back(o);
+  if (!applyEdit(after, what)) return false;
+  log(tr("%1: the next run's columns %2 (Plots), usable in costs").arg(what, QString::fromStdString(o.type == Output::Type::JointReaction ? o.name + ".fx, " + o.name + ".fy, ..." : o.name)));
+  return true;
+}
 }  // namespace lw::app

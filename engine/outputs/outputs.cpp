@@ -50,10 +50,12 @@ std::vector<std::string> columnUnits(const std::vector<std::string>& columns, co
   for (const std::string& c : columns) {
     std::string unit;
     const std::string base = c.size() > 2 && c[c.size() - 2] == '.' ? c.substr(0, c.size() - 2) : c;
+    const auto dot = c.rfind('.');
+    const std::string stem = dot == std::string::npos ? c : c.substr(0, dot);  // a reaction's "RA" of "RA.fx"
     const Output* output = nullptr;
     if (m)
       for (const auto& o : m->outputs)
-        if (o.name == c || o.name == base) output = &o;
+        if (o.name == c || o.name == base || (o.type == Output::Type::JointReaction && o.name == stem)) output = &o;
     if (c == "time") {
       unit = "s";
     } else if (c.rfind("dof.joint ", 0) == 0) {

@@ -3,6 +3,8 @@
 // Screenshots land in $LW_TEST_ARTIFACTS: look at them.
 #include <gtest/gtest.h>
 
+#include "document.h"
+#include "panels/model_tree.h"
 #include "gui_test_support.h"
 
 #include <QApplication>
@@ -312,6 +314,59 @@ std::shared_ptr<const lw::widgets::RunResults> openAndRun(lw::app::MainWindow& w
   EXPECT_TRUE(panel->running());
   EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
   return w.playbackBar()->results();
+}
+
+// a designer sizes the motor and the bearing: Model > Report Force on the driver and on a joint,
+// a kinematic run, the torque and the pin force plotted against time; undo takes them back
+TEST_F(MainWindowTest, ReportForceAddsTheMotorTorqueAndAPinForceToTheRun) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  showAndGrab(w);
+  auto* tree = w.findChild<lw::widgets::ModelTree*>();
+  auto* report = w.findChild<QAction*>("ReportForce");
+  ASSERT_NE(report, nullptr);
+  tree->selectPath("drivers[0]");
+  report->trigger();
+  tree->selectPath("joints[1]");
+  report->trigger();
+  const std::vector<lw::Output> outputs = w.document()->mechanism().outputs;
+  ASSERT_GE(outputs.size(), 2u);
+  EXPECT_EQ(outputs[outputs.size() - 2].type, lw::Output::Type::DriverEffort);
+  EXPECT_EQ(outputs.back().type, lw::Output::Type::JointReaction);
+  const std::string torque = outputs[outputs.size() - 2].name;
+  const std::string pin = outputs.back().name;
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(0);
+  panel->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  const auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr);
+  ASSERT_TRUE(results->ok) << results->message;
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(results->columns.begin(), results->columns.end(), name);
+    return it == results->columns.end() ? -1 : static_cast<int>(it - results->columns.begin());
+  };
+  ASSERT_GE(column(torque), 0);
+  ASSERT_GE(column(pin + ".fx"), 0);
+  double largest = 0;
+  for (std::size_t r = 0; r < results->rows; ++r)
+    largest = std::max(largest, std::abs(results->values[r * results->columns.size() + static_cast<std::size_t>(column(torque))]));
+  EXPECT_GT(largest, 0.1) << "the motor lifts the links against gravity";
+  w.plotPanel()->plotColumns("time", QStringList{QString::fromStdString(torque), QString::fromStdString(pin + ".fx"), QString::fromStdString(pin + ".fy")});
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/main_window_motor_torque_1280.png");
+  w.resize(1920, 1080);
+  QTest::qWait(100);
+  w.grab().save(artifacts() + "/main_window_motor_torque_1920.png");
+  // the same report twice is refused; undo removes the reports
+  tree->selectPath("drivers[0]");
+  report->trigger();
+  EXPECT_EQ(w.document()->mechanism().outputs.size(), outputs.size());
+  w.document()->undoStack()->undo();
+  w.document()->undoStack()->undo();
+  EXPECT_TRUE(std::none_of(w.document()->mechanism().outputs.begin(), w.document()->mechanism().outputs.end(),
+                           [](const lw::Output& o) { return o.type == lw::Output::Type::DriverEffort; }));
 }
 
 TEST_F(MainWindowTest, KinematicRunPlaysBackTheMotion) {
