@@ -1,7 +1,7 @@
 #include "dynamics/generalized_forces.h"
 
 #include "dynamics/tree_kernels.h"
-#include "dynamics/tyre.h"
+#include "dynamics/force_elements.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -159,18 +159,13 @@ void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) 
       continue;
     }
     // other joints: differentiate the child's frame with the parent's held still
-    Frame<J> pf;
-    for (int i = 0; i < 9; ++i) pf.R.a[i] = J(pj.R.a[i].v);
-    for (int i = 0; i < 3; ++i) pf.x[i] = J(pj.x[i].v);
+    Frame<S> pf;
+    pf.R = Rp;
+    for (int i = 0; i < 3; ++i) pf.x[i] = pj.x[i].v;
     for (int i = 0; i < n.nz; ++i) {
       J zl[7];
       for (int q = 0; q < n.nz; ++q) zl[q] = J(z[n.z + q], S(q == i ? 1.0 : 0.0), S(0.0));
-      M3<J> Rm;
-      V3<J> tm;
-      jointMotion(n, g, zl, Rm, tm);
-      Frame<J> c;
-      c.R = mul(pf.R, mul(Rm, g.R0));
-      c.x = add(pf.x, mul(pf.R, add(tm, mul(Rm, g.x0))));
+      const Frame<J> c = childFrameAlong(n, g, pf, zl);
       const auto col = static_cast<std::size_t>(n.z + i);
       w.bv[col] = rateOf(worldPoint(c, bodies[body].com));
       angularRates<S>(c.R, w.bw[col], nullptr);
@@ -181,7 +176,6 @@ void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) 
 // gravity, force elements and −ω × Jω as wrenches at the centres of mass
 template <class S, class P>
 void GeneralizedForces<S, P>::applied(double t) {
-  using std::sqrt, num::atan2, num::value;
   using J = kin::BasicJet<S>;
   const RecursiveModel& m = *m_;
   const auto& mech = *m.mechanism;  // structure: which bodies, points and joints
@@ -196,78 +190,33 @@ void GeneralizedForces<S, P>::applied(double t) {
     w.force[b] = cst<S>(Eigen::Matrix<P, 3, 1>(nums.gravity * body.mass));
     if (!planar) w.torque[b] = scale(S(-1.0), cross(w.w[b], inertiaTimes(w.R[b], body.inertia, w.w[b])));
   }
-  auto point = [&](ItemIndex p) { return worldPoint((*w.frames)[static_cast<std::size_t>(p.body)], nums.point(p)); };
-  auto applyAt = [&](int body, const V3<S>& at, const V3<S>& f) {
-    if (body == 0) return;
-    const auto b = static_cast<std::size_t>(body);
-    w.force[b] = add(w.force[b], f);
-    w.torque[b] = add(w.torque[b], cross(sub(at, w.r[b]), f));
-  };
-  for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
-    const auto& f = mech.forces[fi];
-    const auto& fn = nums.forces[fi];
-    if (!fn.active) continue;
-    switch (f.type) {
-      case Force::Type::Spring: {
-        const V3<J> P1 = point(f.points[0]), P2 = point(f.points[1]);
-        const V3<S> delta = sub(valueOf(P2), valueOf(P1));
-        const S L = sqrt(dot(delta, delta));
-        if (value(L) < 1e-12) break;
-        const V3<S> e = scale(S(1.0) / L, delta);
-        const S Ld = dot(e, sub(rateOf(P2), rateOf(P1)));
-        // tension pulls the ends together; the actuator force pushes them apart
-        const S tension = (L - S(fn.naturalLength)) * S(fn.stiffness) + Ld * S(fn.damping) - S(fn.actuatorForce.value(t));
-        applyAt(f.points[0].body, valueOf(P1), scale(tension, e));
-        applyAt(f.points[1].body, valueOf(P2), scale(-tension, e));
-        break;
-      }
-      case Force::Type::PointForce: {
-        V3<S> F = zero3<S>();
-        for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) F[static_cast<int>(k)] = S(fn.value[k].value(t));
-        if (f.frame == lw::Force::Frame::Body && f.point.body != 0) F = mul(w.R[static_cast<std::size_t>(f.point.body)], F);
-        applyAt(f.point.body, valueOf(point(f.point)), F);
-        break;
-      }
-      case Force::Type::Torque: {
-        if (f.body == 0) break;
-        V3<S> tau = zero3<S>();
-        if (fn.value.size() == 1) tau[2] = S(fn.value[0].value(t));
-        else
-          for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) tau[static_cast<int>(k)] = S(fn.value[k].value(t));
-        if (f.frame == lw::Force::Frame::Body) tau = mul(w.R[static_cast<std::size_t>(f.body)], tau);
-        w.torque[static_cast<std::size_t>(f.body)] = add(w.torque[static_cast<std::size_t>(f.body)], tau);
-        break;
-      }
-      case Force::Type::TorsionSpring: {
-        if (m.treeJointNode[static_cast<std::size_t>(f.joint)] >= 0) break;  // acts on its coordinate in Q^d
-        // a cut joint: a torque pair about body 1's axis, from the angle between the perpendiculars
-        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
-        const auto b1 = static_cast<std::size_t>(jt.body(0)), b2 = static_cast<std::size_t>(jt.body(1));
-        const V3<S> a = jt.axes[0].valid() ? mul(w.R[b1], cst<S>(nums.vector(jt.axes[0]))) : V3<S>{{S(0.0), S(0.0), S(1.0)}};
-        const V3<S> w1 = mul(w.R[b1], cst<S>(p_->jointAxes[static_cast<std::size_t>(f.joint)][0].w));
-        const V3<S> w2 = mul(w.R[b2], cst<S>(p_->jointAxes[static_cast<std::size_t>(f.joint)][1].w));
-        const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
-        const S rate = dot(sub(w.w[b2], w.w[b1]), a);
-        const S tau = (angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping);
-        if (b1) w.torque[b1] = sub(w.torque[b1], scale(tau, a));
-        if (b2) w.torque[b2] = add(w.torque[b2], scale(tau, a));
-        break;
-      }
-      case Force::Type::Tyre: {
-        const auto wb = static_cast<std::size_t>(f.point.body), pb = static_cast<std::size_t>(f.planePoint.body);
-        const V3<J> C = point(f.point);
-        const V3<S> axis = mul(w.R[wb], nums.vector(f.axis));
-        const V3<S> P0 = valueOf(point(f.planePoint));
-        const V3<S> n = pb == 0 ? cst<S>(nums.vector(f.planeNormal)) : mul(w.R[pb], nums.vector(f.planeNormal));
-        const TyreContact<S> c = tyreContact(fn, valueOf(C), rateOf(C), w.w[wb], axis, P0, n, w.r[pb], w.v[pb], w.w[pb]);
-        if (!c.touching) break;
-        const V3<S> F = c.total();
-        applyAt(f.point.body, c.point, F);
-        applyAt(f.planePoint.body, c.point, scale(S(-1.0), F));
-        break;
-      }
+  // what the force elements read of the bodies: the frames along ż (jets) and the rates of this state
+  struct Bodies {
+    const Work& w;
+    const MechanismNumbers<P>& nums;
+    void point(ItemIndex item, V3<S>& r, V3<S>& v) const {
+      const V3<J> x = worldPoint((*w.frames)[static_cast<std::size_t>(item.body)], nums.point(item));
+      r = valueOf(x);
+      v = rateOf(x);
     }
-  }
+    const M3<S>& rotation(int b) const { return w.R[static_cast<std::size_t>(b)]; }
+    V3<S> omega(int b) const { return w.w[static_cast<std::size_t>(b)]; }
+    void centre(int b, V3<S>& r, V3<S>& v) const {
+      r = w.r[static_cast<std::size_t>(b)];
+      v = w.v[static_cast<std::size_t>(b)];
+    }
+  };
+  forceElements<S>(
+      m, *p_, t, Bodies{w, nums},
+      [&](int body, const V3<S>& at, const V3<S>& f) {
+        if (body == 0) return;  // on the ground: not projected
+        const auto b = static_cast<std::size_t>(body);
+        w.force[b] = add(w.force[b], f);
+        w.torque[b] = add(w.torque[b], cross(sub(at, w.r[b]), f));
+      },
+      [&](int body, const V3<S>& tq) {
+        if (body != 0) w.torque[static_cast<std::size_t>(body)] = add(w.torque[static_cast<std::size_t>(body)], tq);
+      });
 }
 
 template <class S, class P>
@@ -284,7 +233,6 @@ void GeneralizedForces<S, P>::bodyWrenches(const S* z, const S* zd, double t, S*
 template <class S, class P>
 void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Qd, const S* zdd) {
   const RecursiveModel& m = *m_;
-  const auto& mech = *m.mechanism;
   const MechanismNumbers<P>& nums = p_->mech;
   Work& w = *w_;
   kinematics(z, zd, zdd);
@@ -298,18 +246,11 @@ void GeneralizedForces<S, P>::operator()(const S* z, const S* zd, double t, S* Q
   }
   project(Qd);
   // torsion springs of tree joints act on their coordinate
-  for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
-    const auto& f = mech.forces[fi];
-    const auto& fn = nums.forces[fi];
-    if (!fn.active) continue;
-    if (f.type != Force::Type::TorsionSpring) continue;
-    const int node = m.treeJointNode[static_cast<std::size_t>(f.joint)];
-    if (node < 0) continue;
-    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+  forEachTreeTorsionSpring(m, nums, [&](const Node& n, const auto& fn) {
     const double sign = n.sign;
     const S angle = z[n.z] * sign, rate = zd[n.z] * sign;
     Qd[n.z] = Qd[n.z] + ((angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping)) * sign;
-  }
+  });
 }
 
 template <class S, class P>

@@ -175,17 +175,10 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   }
 
   // torsion springs of tree joints: on their own coordinate (Q = sign · (−k (angle − θ₀) − c rate))
-  const auto& mech = *m.mechanism;
-  for (std::size_t f = 0; f < mech.forces.size(); ++f) {
-    const auto& force = mech.forces[f];
-    const auto& fn = p.mech.forces[f];
-    if (!fn.active || force.type != Force::Type::TorsionSpring) continue;
-    const int node = m.treeJointNode[static_cast<std::size_t>(force.joint)];
-    if (node < 0) continue;
-    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+  detail::forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
     tau_z(n.z, n.z) += fn.stiffness;  // sign² = 1
     tau_zd(n.z, n.z) += fn.damping;
-  }
+  });
 }
 
 }  // namespace lw::dyn

@@ -205,6 +205,36 @@ void jointMotion(const Node& n, const G& g, const T* z, M3<T>& Rm, V3<T>& tm) {
   }
 }
 
+// node n's body frame along jets of its own coordinates zl (value, rate, second rate), its parent's
+// frame p held still: what a node's partial velocities and its motion relative to the parent are
+// read from
+template <class S, class G>
+Frame<kin::BasicJet<S>> childFrameAlong(const Node& n, const G& g, const Frame<S>& p, const kin::BasicJet<S>* zl) {
+  using J = kin::BasicJet<S>;
+  Frame<J> pj;
+  for (int i = 0; i < 9; ++i) pj.R.a[i] = J(p.R.a[i]);
+  for (int i = 0; i < 3; ++i) pj.x[i] = J(p.x[i]);
+  M3<J> Rm;
+  V3<J> tm;
+  jointMotion(n, g, zl, Rm, tm);
+  Frame<J> c;
+  c.R = mul(pj.R, mul(Rm, g.R0));
+  c.x = add(pj.x, mul(pj.R, add(tm, mul(Rm, g.x0))));
+  return c;
+}
+
+// every active torsion spring on a tree joint: f(node, the spring's numbers); they act on their
+// joint's coordinate directly
+template <class P, class F>
+void forEachTreeTorsionSpring(const RecursiveModel& m, const MechanismNumbers<P>& nums, F&& f) {
+  const auto& forces = m.mechanism->forces;
+  for (std::size_t fi = 0; fi < forces.size(); ++fi) {
+    if (!nums.forces[fi].active || forces[fi].type != Force::Type::TorsionSpring) continue;
+    const int node = m.treeJointNode[static_cast<std::size_t>(forces[fi].joint)];
+    if (node >= 0) f(m.nodes[static_cast<std::size_t>(node)], nums.forces[fi]);
+  }
+}
+
 // the pose of node n's body from its parent's p and its coordinates zn (= z + n.z):
 // X_child = X_parent ∘ M_joint ∘ X0
 template <class T, class G>

@@ -4,7 +4,7 @@
 #include <complex>
 
 #include "dynamics/point_motion.h"
-#include "dynamics/tyre.h"
+#include "dynamics/force_elements.h"
 #include "numeric/scalar.h"
 
 #include "numeric/dual.h"
@@ -74,17 +74,12 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
         if (n.kind == NodeKind::Cylindrical) out.column[col + 1] = {u, zero3<S>()};
       }
     } else {
-      Frame<J> pj;
-      for (int i = 0; i < 9; ++i) pj.R.a[i] = J(pf.R.a[i]);
-      for (int i = 0; i < 3; ++i) pj.x[i] = J(pf.x[i]);
       for (int q = 0; q < n.nz; ++q) {
         J zl[7];
         for (int r = 0; r < n.nz; ++r) zl[r] = J(z[n.z + r], S(r == q ? 1.0 : 0.0), S(0.0));
-        M3<J> Rm;
-        V3<J> tm;
-        jointMotion(n, g, zl, Rm, tm);
-        const M3<J> R = mul(pj.R, mul(Rm, g.R0));
-        const V3<J> x = add(pj.x, mul(pj.R, add(tm, mul(Rm, g.x0))));
+        const Frame<J> child = childFrameAlong(n, g, pf, zl);
+        const M3<J>& R = child.R;
+        const V3<J>& x = child.x;
         auto rowDot = [&](int i, int k2) {  // (Ṙ Rᵀ)(i, k2)
           return R(i, 0).d * R(k2, 0).v + R(i, 1).d * R(k2, 1).v + R(i, 2).d * R(k2, 2).v;
         };
@@ -99,16 +94,11 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
       // a quaternion's columns turn with the quaternion itself, not only with the frames before
       // them: the node's own motion relative to its parent (held) from one jet pass,
       // A = A_parent + A_rel + V_parent × V_rel
-      Frame<J> pj;
-      for (int i = 0; i < 9; ++i) pj.R.a[i] = J(pf.R.a[i]);
-      for (int i = 0; i < 3; ++i) pj.x[i] = J(pf.x[i]);
       J zl[7];
       for (int r = 0; r < n.nz; ++r) zl[r] = J(z[n.z + r], zd[n.z + r], zdd[n.z + r]);
-      M3<J> Rm;
-      V3<J> tm;
-      jointMotion(n, g, zl, Rm, tm);
-      const M3<J> R = mul(pj.R, mul(Rm, g.R0));
-      const V3<J> x = add(pj.x, mul(pj.R, add(tm, mul(Rm, g.x0))));
+      const Frame<J> child = childFrameAlong(n, g, pf, zl);
+      const M3<J>& R = child.R;
+      const V3<J>& x = child.x;
       M3<S> Rv, Rd, Rdd;
       for (int i = 0; i < 9; ++i) {
         Rv.a[i] = R.a[i].v;
@@ -156,105 +146,51 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
 
 template <class S>
 void appliedWrenches(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, double t, std::vector<Motion6<S>>& W) {
-  using std::sqrt, num::atan2;
   const auto nn = m.nodes.size();
-  const auto& mech = *m.mechanism;
   const MechanismNumbers<S>& nums = p.mech;
   W.assign(nn, zero6<S>());
   for (std::size_t k = 0; k < nn; ++k) {  // gravity at the centres
     const V3<S> weight = cst<S>(Eigen::Matrix<S, 3, 1>(nums.gravity * nums.bodies[static_cast<std::size_t>(m.nodes[k].body)].mass));
     W[k] = {weight, cross(motion.centre[k], weight)};
   }
-  auto nodeOf = [&](int body) { return m.nodeOfBody[static_cast<std::size_t>(body)]; };
-  auto rotation = [&](int body) -> const M3<S>& { return motion.frames[static_cast<std::size_t>(body)].R; };
-  // a body point's world position and velocity (the ground's at rest)
-  auto point = [&](ItemIndex item, V3<S>& r, V3<S>& v) {
-    r = worldPoint(motion.frames[static_cast<std::size_t>(item.body)], nums.point(item));
-    const int k = nodeOf(item.body);
-    v = k < 0 ? zero3<S>() : add(motion.V[static_cast<std::size_t>(k)].v, cross(motion.V[static_cast<std::size_t>(k)].w, r));
-  };
-  auto omega = [&](int body) { const int k = nodeOf(body); return k < 0 ? zero3<S>() : motion.V[static_cast<std::size_t>(k)].w; };
-  auto forceAt = [&](int body, const V3<S>& at, const V3<S>& f) {
-    const int k = nodeOf(body);
-    if (k < 0) return;  // on the ground: not projected
-    W[static_cast<std::size_t>(k)].v = add(W[static_cast<std::size_t>(k)].v, f);
-    W[static_cast<std::size_t>(k)].w = add(W[static_cast<std::size_t>(k)].w, cross(at, f));
-  };
-  auto torqueOn = [&](int body, const V3<S>& tq) {
-    const int k = nodeOf(body);
-    if (k >= 0) W[static_cast<std::size_t>(k)].w = add(W[static_cast<std::size_t>(k)].w, tq);
-  };
-  for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
-    const auto& f = mech.forces[fi];
-    const auto& fn = nums.forces[fi];
-    if (!fn.active) continue;
-    switch (f.type) {
-      case Force::Type::Spring: {
-        V3<S> P1, v1, P2, v2;
-        point(f.points[0], P1, v1);
-        point(f.points[1], P2, v2);
-        const V3<S> delta = sub(P2, P1);
-        const S L = sqrt(dot(delta, delta));
-        if (num::value(L) < 1e-12) break;
-        const V3<S> e = scale(S(1.0) / L, delta);
-        const S Ld = dot(e, sub(v2, v1));
-        const S tension = (L - fn.naturalLength) * fn.stiffness + Ld * fn.damping - fn.actuatorForce.value(t);
-        forceAt(f.points[0].body, P1, scale(tension, e));
-        forceAt(f.points[1].body, P2, scale(-tension, e));
-        break;
-      }
-      case Force::Type::PointForce: {
-        V3<S> F = zero3<S>();
-        for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) F[static_cast<int>(k)] = fn.value[k].value(t);
-        if (f.frame == lw::Force::Frame::Body && f.point.body != 0) F = mul(rotation(f.point.body), F);
-        V3<S> P, v;
-        point(f.point, P, v);
-        forceAt(f.point.body, P, F);
-        break;
-      }
-      case Force::Type::Torque: {
-        if (f.body == 0) break;
-        V3<S> tq = zero3<S>();
-        if (fn.value.size() == 1) tq[2] = fn.value[0].value(t);
-        else
-          for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) tq[static_cast<int>(k)] = fn.value[k].value(t);
-        if (f.frame == lw::Force::Frame::Body) tq = mul(rotation(f.body), tq);
-        torqueOn(f.body, tq);
-        break;
-      }
-      case Force::Type::TorsionSpring: {
-        if (m.treeJointNode[static_cast<std::size_t>(f.joint)] >= 0) break;  // on its coordinate (inverseDynamicsFrom)
-        const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
-        const int b1 = jt.body(0), b2 = jt.body(1);
-        const V3<S> a = jt.axes[0].valid() ? mul(rotation(b1), nums.vector(jt.axes[0])) : V3<S>{{S(0.0), S(0.0), S(1.0)}};
-        const V3<S> w1 = mul(rotation(b1), p.jointAxes[static_cast<std::size_t>(f.joint)][0].w);
-        const V3<S> w2 = mul(rotation(b2), p.jointAxes[static_cast<std::size_t>(f.joint)][1].w);
-        const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
-        const S rate = dot(sub(omega(b2), omega(b1)), a);
-        const S tq = (angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping;
-        torqueOn(b1, scale(-tq, a));
-        torqueOn(b2, scale(tq, a));
-        break;
-      }
-      case Force::Type::Tyre: {
-        const int wb = f.point.body, pb = f.planePoint.body;
-        V3<S> C, vC, P0, v0;
-        point(f.point, C, vC);
-        point(f.planePoint, P0, v0);
-        const V3<S> axis = mul(rotation(wb), nums.vector(f.axis));
-        const V3<S> n = pb == 0 ? cst<S>(nums.vector(f.planeNormal)) : mul(rotation(pb), nums.vector(f.planeNormal));
-        const int kp = nodeOf(pb);
-        const V3<S> rP = kp < 0 ? zero3<S>() : motion.centre[static_cast<std::size_t>(kp)];
-        const V3<S> vP = kp < 0 ? zero3<S>() : add(motion.V[static_cast<std::size_t>(kp)].v, cross(motion.V[static_cast<std::size_t>(kp)].w, rP));
-        const TyreContact<S> c = tyreContact(fn, C, vC, omega(wb), axis, P0, n, rP, vP, omega(pb));
-        if (!c.touching) break;
-        const V3<S> F = c.total();
-        forceAt(wb, c.point, F);
-        forceAt(pb, c.point, scale(S(-1.0), F));
-        break;
-      }
+  // what the force elements read of the bodies: the poses and the bodies' V of the motion
+  struct Bodies {
+    const RecursiveModel& m;
+    const MechanismNumbers<S>& nums;
+    const TreeMotion<S>& motion;
+    int nodeOf(int body) const { return m.nodeOfBody[static_cast<std::size_t>(body)]; }
+    V3<S> velocityAt(int body, const V3<S>& r) const {
+      const int k = nodeOf(body);
+      return k < 0 ? zero3<S>() : add(motion.V[static_cast<std::size_t>(k)].v, cross(motion.V[static_cast<std::size_t>(k)].w, r));
     }
-  }
+    void point(ItemIndex item, V3<S>& r, V3<S>& v) const {
+      r = worldPoint(motion.frames[static_cast<std::size_t>(item.body)], nums.point(item));
+      v = velocityAt(item.body, r);
+    }
+    const M3<S>& rotation(int body) const { return motion.frames[static_cast<std::size_t>(body)].R; }
+    V3<S> omega(int body) const {
+      const int k = nodeOf(body);
+      return k < 0 ? zero3<S>() : motion.V[static_cast<std::size_t>(k)].w;
+    }
+    void centre(int body, V3<S>& r, V3<S>& v) const {
+      const int k = nodeOf(body);
+      r = k < 0 ? zero3<S>() : motion.centre[static_cast<std::size_t>(k)];
+      v = velocityAt(body, r);
+    }
+  };
+  const Bodies bodies{m, nums, motion};
+  forceElements<S>(
+      m, p, t, bodies,
+      [&](int body, const V3<S>& at, const V3<S>& f) {
+        const int k = bodies.nodeOf(body);
+        if (k < 0) return;  // on the ground: not projected
+        W[static_cast<std::size_t>(k)].v = add(W[static_cast<std::size_t>(k)].v, f);
+        W[static_cast<std::size_t>(k)].w = add(W[static_cast<std::size_t>(k)].w, cross(at, f));
+      },
+      [&](int body, const V3<S>& tq) {
+        const int k = bodies.nodeOf(body);
+        if (k >= 0) W[static_cast<std::size_t>(k)].w = add(W[static_cast<std::size_t>(k)].w, tq);
+      });
 }
 
 template <class S>
@@ -286,17 +222,10 @@ void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const
       tau[n.z + q] = dot(s.v, F[k].v) + dot(s.w, F[k].w);
     }
   }
-  const auto& mech = *m.mechanism;
-  for (std::size_t f = 0; f < mech.forces.size(); ++f) {
-    const auto& force = mech.forces[f];
-    const auto& fn = p.mech.forces[f];
-    if (!fn.active || force.type != Force::Type::TorsionSpring) continue;
-    const int node = m.treeJointNode[static_cast<std::size_t>(force.joint)];
-    if (node < 0) continue;
-    const Node& n = m.nodes[static_cast<std::size_t>(node)];
+  forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
     const S angle = z[n.z] * n.sign, rate = zd[n.z] * n.sign;
     tau[n.z] = tau[n.z] - ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
-  }
+  });
 }
 
 template <class S>

@@ -47,6 +47,11 @@ const char* toString(Force::Type t) {
   return "?";
 }
 
+std::vector<std::pair<int, std::string>> reactionComponents(int dimension) {
+  if (dimension == 2) return {{0, "fx"}, {1, "fy"}, {5, "m"}};
+  return {{0, "fx"}, {1, "fy"}, {2, "fz"}, {3, "mx"}, {4, "my"}, {5, "mz"}};
+}
+
 const char* toString(Output::Type t) {
   switch (t) {
     case Output::Type::PointPosition: return "point_position";

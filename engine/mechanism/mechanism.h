@@ -199,6 +199,10 @@ struct Output {
   std::string driver;  // DriverEffort
 };
 
+/// A joint reaction's components: (index into force then moment, 0..5; the column's suffix):
+/// fx, fy, m in the plane; fx, fy, fz, mx, my, mz in space.
+std::vector<std::pair<int, std::string>> reactionComponents(int dimension);
+
 struct Cost {
   // Integral: ∫ expression dt over the run; Terminal: the expression at the end; Targets: the sum
   // over target points of the squared distance of a point output from each at its time (a

@@ -331,8 +331,7 @@ void Resolver::outputsAndCosts() {
             error(p + ".on", "'" + o.on + "' is not one of joint '" + o.joint + "''s two bodies (" + r_.bodies[static_cast<std::size_t>(jt.body(0))].name +
                                  ", " + r_.bodies[static_cast<std::size_t>(jt.body(1))].name + ")");
         }
-        for (const char* c : dim_ == 2 ? std::vector<const char*>{"fx", "fy", "m"} : std::vector<const char*>{"fx", "fy", "fz", "mx", "my", "mz"})
-          names.insert(o.name + "." + c);
+        for (const auto& [axis, suffix] : reactionComponents(dim_)) names.insert(o.name + "." + suffix);
         break;
       }
       case Output::Type::DriverEffort: {

@@ -146,10 +146,7 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
         // force then moment about the joint's point: fx, fy, m in the plane; fx ... mz in space
         c.joint = r.findJoint(out.joint);
         c.body = r.findBody(out.on);
-        const std::vector<std::pair<int, const char*>> parts =
-            m.dimension == 2 ? std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {5, "m"}}
-                             : std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {2, "fz"}, {3, "mx"}, {4, "my"}, {5, "mz"}};
-        for (const auto& [axis, suffix] : parts) {
+        for (const auto& [axis, suffix] : reactionComponents(m.dimension)) {
           c.axis = axis;
           o.names.push_back(out.name + "." + suffix);
           o.components.push_back(c);

@@ -154,6 +154,15 @@ class FormulationNumbers {
   std::vector<char> initialActive_;
 };
 
+/// (x, v) on dual numbers with input first + j of [x; v] seeded in lane j: the state's unit
+/// directions, eight a pass.
+inline std::pair<Vec<Dual>, Vec<Dual>> seededState(const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::Index first) {
+  std::pair<Vec<Dual>, Vec<Dual>> xv{x.cast<Dual>(), v.cast<Dual>()};
+  const Eigen::Index d = x.size();
+  for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
+  return xv;
+}
+
 /// x on dual numbers with lanes j = D's columns first + j (D empty: none).
 inline Vec<Dual> seededBy(const Eigen::VectorXd& x, const Eigen::MatrixXd& D, Eigen::Index first) {
   Vec<Dual> y = x.cast<Dual>();

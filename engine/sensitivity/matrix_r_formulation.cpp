@@ -124,11 +124,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     if (Status s = outputValues(p, n.outputs); !s.ok()) return s;
     auto fAndOutputs = [&](const auto& nums, const auto& x, const auto& v, auto& r) { return accelerationsAndOutputs(nums, p, x, v, r); };
     Eigen::MatrixXd Fs;  // (d + no) × 2d
-    auto seed = [&](Eigen::Index first) {
-      std::pair<Vec<Dual>, Vec<Dual>> xv{p.x.cast<Dual>(), p.v.cast<Dual>()};
-      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
-      return xv;
-    };
+    auto seed = [&](Eigen::Index first) { return seededState(p.x, p.v, first); };
     if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) { return fAndOutputs(plain_, xv.first, xv.second, r); }, Fs);
         !s.ok())
       return s;
@@ -178,11 +174,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       return pointAlong(b, S, outputs, outputsAlong);
     }
     Eigen::MatrixXd Fs;  // [f; outputs] by (x, v) at the end
-    auto seed = [&](Eigen::Index first) {
-      std::pair<Vec<Dual>, Vec<Dual>> xv{b.x.cast<Dual>(), b.v.cast<Dual>()};
-      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
-      return xv;
-    };
+    auto seed = [&](Eigen::Index first) { return seededState(b.x, b.v, first); };
     if (Status s = stateColumns(2 * d, d + no, seed,
                                 [&](const auto& xv, Vec<Dual>& r) { return accelerationsAndOutputs(plain_, b, xv.first, xv.second, r); }, Fs);
         !s.ok())
@@ -293,11 +285,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     b = {a.t, coords, r.head(d1), r.segment(d1, d1), r.segment(2 * d1, d1), r.tail(r.size() - 3 * d1)};
     if (!map) return {};
     Eigen::MatrixXd Sxv;
-    auto seed = [&](Eigen::Index first) {
-      std::pair<Vec<Dual>, Vec<Dual>> xv{a.x.cast<Dual>(), a.v.cast<Dual>()};
-      for (Eigen::Index j = first; j < std::min(2 * d0, first + kLanes); ++j) (j < d0 ? xv.first[j] : xv.second[j - d0]).g[j - first] = 1;
-      return xv;
-    };
+    auto seed = [&](Eigen::Index first) { return seededState(a.x, a.v, first); };
     if (Status s = stateColumns(2 * d0, 3 * d1, seed, [&](const auto& xv, Vec<Dual>& out) { return mapped(plain_, xv.first, xv.second, out); }, Sxv);
         !s.ok())
       return s;
@@ -425,11 +413,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       for (Eigen::Index k = 0; k < no; ++k) r[d + k] = out[static_cast<std::size_t>(k)];
     };
     Eigen::MatrixXd Fs;
-    auto seed = [&](Eigen::Index first) {
-      std::pair<Vec<Dual>, Vec<Dual>> xv{Vec<Dual>::Zero(d), Vec<Dual>::Zero(d)};
-      for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) (j < d ? xv.first[j] : xv.second[j - d]).g[j - first] = 1;
-      return xv;
-    };
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);  // directions alone
+    auto seed = [&](Eigen::Index first) { return seededState(zero, zero, first); };
     if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) -> Status {
           along(plain_.tree, xv.first, xv.second, r);
           return {};

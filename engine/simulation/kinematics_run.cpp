@@ -154,10 +154,7 @@ struct RowOutputs {
         case Output::Type::JointReaction: {
           item.joint = m.findJoint(o.joint);
           item.body = m.findBody(o.on);
-          const std::vector<std::pair<int, const char*>> parts =
-              m.dimension == 2 ? std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {5, "m"}}
-                               : std::vector<std::pair<int, const char*>>{{0, "fx"}, {1, "fy"}, {2, "fz"}, {3, "mx"}, {4, "my"}, {5, "mz"}};
-          for (const auto& [axis, suffix] : parts) {
+          for (const auto& [axis, suffix] : reactionComponents(m.dimension)) {
             item.axis = axis;
             names.push_back(o.name + "." + suffix);
             items.push_back(item);
