@@ -89,6 +89,18 @@ class RungeKuttaTangent final : public StepTangent {
   std::vector<Stage> stages_;
 };
 
+// a point's partials from the columns of [f; outputs] by the state (x then v) and the parameters
+void fromColumns(const Eigen::MatrixXd& Fs, const Eigen::MatrixXd& Fp, Eigen::Index d, PointPartials& n) {
+  const Eigen::Index no = Fs.rows() - d;
+  n.Ax = Fs.topLeftCorner(d, d);
+  n.Av = Fs.topRightCorner(d, d);
+  n.Ox = Fs.bottomLeftCorner(no, d);
+  n.Ov = Fs.bottomRightCorner(no, d);
+  n.Ap = Fp.topRows(d);
+  n.Op = Fp.bottomRows(no);
+  n.Oa.resize(0, 0);
+}
+
 class MatrixR final : public Formulation, private FormulationNumbers {
  public:
   MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic)
@@ -136,13 +148,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
         },
         d + no, Fp);
     if (!s.ok()) return s;
-    n.Ax = Fs.topLeftCorner(d, d);
-    n.Av = Fs.topRightCorner(d, d);
-    n.Ox = Fs.bottomLeftCorner(no, d);
-    n.Ov = Fs.bottomRightCorner(no, d);
-    n.Ap = Fp.topRows(d);
-    n.Op = Fp.bottomRows(no);
-    n.Oa.resize(0, 0);
+    fromColumns(Fs, Fp, d, n);
     return {};
   }
 
@@ -435,13 +441,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
         },
         d + no, Fp);
     if (!s.ok()) return s;
-    n.Ax = Fs.topLeftCorner(d, d);
-    n.Av = Fs.topRightCorner(d, d);
-    n.Ox = Fs.bottomLeftCorner(no, d);
-    n.Ov = Fs.bottomRightCorner(no, d);
-    n.Ap = Fp.topRows(d);
-    n.Op = Fp.bottomRows(no);
-    n.Oa.resize(0, 0);
+    fromColumns(Fs, Fp, d, n);
     return {};
   }
 
