@@ -396,6 +396,10 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // f_x, f_v eight columns a pass of MatrixRTangent (no dual-number pipeline), f_ρ and the
   // outputs' partials along each chunk's parameters the same way
   bool fastCovers(const RunPoint& p) const {
+    // a driven mechanism (no independent coordinate) has no dynamics to differentiate: its
+    // kinematic pipeline on dual numbers is cheaper than the tangent's setting up (Θ_z by jets, M^d,
+    // the multipliers) at every point
+    if (p.x.size() == 0) return false;
     return analytic_ && (treeCovers(p) || dyn::treeMotionUnsupported(st_.model.tree).empty());
   }
 
