@@ -205,6 +205,29 @@ TEST(MalformedFile, UnknownKeysAreReportedWithASuggestion) {
               "unknown key \"masss\"; did you mean \"mass\"?", "\"masss\"");
 }
 
+// joint reactions and driver efforts: each mistake named at its field; a good pair survives a
+// save and a load
+TEST(MalformedFile, ReactionAndEffortOutputsNameTheirMistakes) {
+  auto withOutputs = [](const std::string& outputs) {
+    return replaced(kFourBar, "\"drivers\": [", "\"outputs\": [" + outputs + "],\n  \"drivers\": [");
+  };
+  expectError(withOutputs(R"({"name": "RB", "type": "joint_reaction", "joint": "B", "on": "rocker"})"), "outputs[0].on",
+              "'rocker' is not one of joint 'B''s two bodies (crank, coupler)");
+  expectError(withOutputs(R"({"name": "RX", "type": "joint_reaction", "joint": "X", "on": "crank"})"), "outputs[0].joint", "X");
+  expectError(withOutputs(R"({"name": "RB", "type": "joint_reaction", "joint": "B"})"), "outputs[0]", "on");
+  expectError(withOutputs(R"({"name": "tau", "type": "driver_effort", "driver": "engine"})"), "outputs[0].driver", "'engine' is not a driver");
+  expectError(withOutputs(R"({"name": "tau", "type": "driver_effort", "joint": "A"})"), "outputs[0]", "driver");
+  const LoadResult good = loadMechanismFromString(withOutputs(
+      R"({"name": "RB", "type": "joint_reaction", "joint": "B", "on": "coupler"}, {"name": "tau", "type": "driver_effort", "driver": "motor"})"));
+  ASSERT_TRUE(good.ok());
+  const LoadResult again = loadMechanismFromString(mechanismToString(*good.mechanism));
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again.mechanism->outputs.size(), 2u);
+  EXPECT_EQ(again.mechanism->outputs[0].type, Output::Type::JointReaction);
+  EXPECT_EQ(again.mechanism->outputs[0].on, "coupler");
+  EXPECT_EQ(again.mechanism->outputs[1].driver, "motor");
+}
+
 TEST(MechanismIo, AVersionWrittenAsAWholeFloatLoads) {
   // JSON does not tell 1.0 from 1: it was "must be a whole number, found a number"
   EXPECT_TRUE(loadMechanismFromString(replaced(kFourBar, "\"version\": 1", "\"version\": 1.0")).ok());
