@@ -485,6 +485,7 @@ struct MatrixRTangent::Work {
   Eigen::MatrixXd R, Md;
   Eigen::PartialPivLU<Eigen::MatrixXd> theta;
   Eigen::LLT<Eigen::MatrixXd> mbar;
+  RecursiveData data;  // the mass matrix's buffers, kept between points
 };
 
 MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
@@ -506,8 +507,7 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   const Eigen::MatrixXd Theta = thetaOn<double>(m, values, dofs, w.points, e.z, t);
   w.theta.compute(Theta);
   if (nz > 0 && !(w.theta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
-  RecursiveData data;
-  massMatrix(m.tree, data, e.z, w.Md);
+  massMatrix(m.tree, w.data, e.z, w.Md);
   w.mbar.compute(e.Mbar);
   if (w.mbar.info() != Eigen::Success) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
   // the loops' multipliers: Θ_zᵀ [λ; μ] = −τ (μ = R^Φᵀ(−τ) = 0 at the solution)
