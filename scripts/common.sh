@@ -13,6 +13,9 @@ LW_PACKAGES=(
   nlohmann-json3-dev libcli11-dev libnlopt-cxx-dev libboost-dev libgtest-dev libgmock-dev libbenchmark-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core python3-jsonschema
   ffmpeg  # the window's animation export (GIF, MP4) runs it
+  libtbb-dev  # the sweeps' thread pool (oneTBB)
+  # the Python module (app/python): pybind11, NumPy, pandas, Dask, pytest, Matplotlib for the example
+  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-dask python3-distributed python3-matplotlib
 )
 
 lw_install_deps() {

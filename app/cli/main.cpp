@@ -31,6 +31,7 @@
 
 #include "cli_support.h"
 #include "study_commands.h"
+#include "sweep_command.h"
 
 namespace {
 
@@ -474,6 +475,36 @@ int main(int argc, char** argv) {
   bool setForce = false;
   setCmdApp->add_flag("--force", setForce, "store a value outside its parameter's range (min, max) with a warning instead of refusing it");
 
+  SweepArgs sweepArgs;
+  auto* sweepApp = app.add_subcommand("sweep", "The file's costs (and with --gradients their exact gradients) at many values of its "
+                                               "design parameters, on every core; one CSV row per variant");
+  sweepApp->add_option("FILE", sweepArgs.file, "mechanism file (.json)")->required();
+  sweepApp->add_option("--vary", sweepArgs.vary, "NAME=LO:HI:N: N values of parameter NAME from LO to HI (repeat for more "
+                                                 "parameters: every combination); with --design lhs, NAME=LO:HI")
+      ->required();
+  sweepApp->add_option("--design", sweepArgs.design, "full (every combination, default) or lhs (a Latin hypercube of --samples "
+                                                     "variants)")
+      ->check(CLI::IsMember({"full", "lhs"}));
+  sweepApp->add_option("--samples", sweepArgs.samples, "lhs: the number of variants")->check(CLI::Range(1, 10000000));
+  sweepApp->add_option("--seed", sweepArgs.seed, "lhs: the random seed (the same seed, the same design; default 1)");
+  sweepApp->add_option("--costs", sweepArgs.costs, "comma-separated cost names, or all (default)");
+  sweepApp->add_flag("--gradients", sweepArgs.gradients, "also every d(cost)/d(parameter), exact (the direct method or the adjoint, "
+                                                         "whichever is cheaper for the counts)");
+  sweepApp->add_option("--parameters", sweepArgs.parameters, "with --gradients: the parameters of the gradients (default: the varied ones)");
+  sweepApp->add_option("--analysis", sweepArgs.analysis, "dynamics or kinematics (default: the file's study, else dynamics)");
+  sweepApp->add_option("--t-end", sweepArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  sweepApp->add_option("--dt", sweepArgs.dt, "time step in s (default: analysis.dt, else t_end/100 for kinematics, 1e-3 for dynamics)")
+      ->check(finiteAbove(0, false));
+  sweepApp->add_option("--formulation", sweepArgs.formulation, "matrix-r (default) or penalty");
+  sweepApp->add_option("--integrator", sweepArgs.integrator, "trapezoidal (default) or rk45")->check(CLI::IsMember({"trapezoidal", "rk45"}));
+  sweepApp->add_option("--tol", sweepArgs.tol, "rk45: relative tolerance (default 1e-8)")->check(finiteAbove(0, false, 1));
+  sweepApp->add_option("--jobs", sweepArgs.jobs, "threads (default: every core); the rows are the same whatever the number")
+      ->check(CLI::Range(1, 4096));
+  sweepApp->add_option("--scheduler", sweepArgs.scheduler, "run the variants on a Dask cluster: tcp://HOST:PORT of its scheduler, "
+                                                           "or local:N for a LocalCluster of N workers on this machine (through the "
+                                                           "Python module)");
+  sweepApp->add_option("-o,--out", sweepArgs.out, "CSV file (default: standard output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -504,6 +535,17 @@ int main(int argc, char** argv) {
         for (const char* o : {"--integrator", "--tol", "--delta", "--checkpoint-every", "--fd-step"})
           if (sensCmd->count(o) > 0) sensArgs.given.insert(o);
         return sensitivity(sensArgs);
+      }
+      if (*sweepApp) {
+        for (const char* o : {"--integrator", "--samples", "--parameters"})
+          if (sweepApp->count(o) > 0) sweepArgs.given.insert(o);
+        std::vector<std::string> rest;
+        bool after = false;
+        for (int i = 1; i < argc; ++i) {
+          if (after) rest.emplace_back(argv[i]);
+          else after = std::string(argv[i]) == "sweep";
+        }
+        return sweepCmd(sweepArgs, rest);
       }
       if (*optCmd) return optimizeCmd(optArgs);
       if (*setCmdApp) return setCmd(setFile, setValues, setOut, setForce);
