@@ -539,13 +539,7 @@ int main(int argc, char** argv) {
       if (*sweepApp) {
         for (const char* o : {"--integrator", "--samples", "--parameters"})
           if (sweepApp->count(o) > 0) sweepArgs.given.insert(o);
-        std::vector<std::string> rest;
-        bool after = false;
-        for (int i = 1; i < argc; ++i) {
-          if (after) rest.emplace_back(argv[i]);
-          else after = std::string(argv[i]) == "sweep";
-        }
-        return sweepCmd(sweepArgs, rest);
+        return sweepCmd(sweepArgs);
       }
       if (*optCmd) return optimizeCmd(optArgs);
       if (*setCmdApp) return setCmd(setFile, setValues, setOut, setForce);

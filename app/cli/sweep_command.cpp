@@ -8,6 +8,9 @@
 #include <iostream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
 #include "cli_support.h"
 #include "mechanism/mechanism.h"
 #include "sweep/sweep.h"
@@ -55,8 +58,8 @@ bool parseVary(const std::string& text, bool lhs, std::string& name, double& lo,
   return true;
 }
 
-// the Python module's folder, for --scheduler: beside the build's app/ (LW_PYTHON_DIR), or
-// LINKWRIGHT_PYTHONPATH
+// the Python module's path for --scheduler (the build's extension and the package's sources,
+// LW_PYTHON_DIR), or LINKWRIGHT_PYTHONPATH
 std::string pythonPath() {
   if (const char* p = std::getenv("LINKWRIGHT_PYTHONPATH")) return p;
 #ifdef LW_PYTHON_DIR
@@ -66,15 +69,64 @@ std::string pythonPath() {
 #endif
 }
 
+std::string pythonExecutable() {
+#ifdef LW_PYTHON_EXECUTABLE
+  return LW_PYTHON_EXECUTABLE;
+#else
+  return "python3";
+#endif
+}
+
 std::string shellQuote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
 
+// the sweep on a Dask cluster: the Python module (python3 -m linkwright.sweep_cli) takes the job as
+// JSON on its standard input — the variants and the run as this command read them, so both
+// routes sweep the same design with the same options
+int onDask(const SweepArgs& a, const lw::sweep::Design& design, const lw::sweep::SweepSpec& spec) {
+  const std::string path = pythonPath();
+  if (path.empty()) {
+    std::cerr << "linkwright-cli: sweep --scheduler runs the sweep through the Python module, which was not built here "
+                 "(pybind11-dev missing when the project was configured?)\n";
+    return kUsage;
+  }
+  nlohmann::json job;
+  job["file"] = a.file;
+  job["scheduler"] = a.scheduler;
+  job["out"] = a.out.empty() ? "-" : a.out;
+  job["parameters"] = design.parameters;
+  nlohmann::json points = nlohmann::json::array();
+  for (std::size_t i = 0; i < design.count(); ++i)
+    points.push_back(std::vector<double>(design.points.begin() + static_cast<std::ptrdiff_t>(i * design.parameters.size()),
+                                         design.points.begin() + static_cast<std::ptrdiff_t>((i + 1) * design.parameters.size())));
+  job["points"] = points;
+  job["costs"] = spec.study.costs.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.study.costs);
+  job["gradients"] = spec.gradients;
+  job["gradient_parameters"] = spec.study.parameters.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.study.parameters);
+  job["analysis"] = spec.study.analysis == lw::sens::Analysis::Kinematics ? "kinematics" : "dynamics";
+  job["run"] = {{"t_end", spec.study.run.tEnd}, {"dt", spec.study.run.dt}, {"tol", spec.study.run.tol},
+                {"formulation", a.formulation}, {"integrator", a.integrator}};
+  const std::string command = "PYTHONPATH=" + shellQuote(path) + "${PYTHONPATH:+:$PYTHONPATH} " + shellQuote(pythonExecutable()) +
+                              " -m linkwright.sweep_cli";
+  std::fflush(nullptr);
+  FILE* python = ::popen(command.c_str(), "w");
+  if (!python) {
+    std::cerr << "linkwright-cli: sweep --scheduler: could not start " << pythonExecutable() << "\n";
+    return kInternal;
+  }
+  const std::string text = job.dump();
+  const bool sent = std::fwrite(text.data(), 1, text.size(), python) == text.size();
+  const int status = ::pclose(python);
+  if (!sent || status == -1 || !WIFEXITED(status)) return kInternal;
+  return WEXITSTATUS(status);
+}
+
 }  // namespace
 
-int sweepCmd(const SweepArgs& a, const std::vector<std::string>& argv) {
+int sweepCmd(const SweepArgs& a) {
   if (outputIsInput(a.out, a.file)) return kUsage;
   if (!outputPlaceExists(a.out)) return kIoError;
   const bool lhs = a.design == "lhs";
@@ -83,20 +135,6 @@ int sweepCmd(const SweepArgs& a, const std::vector<std::string>& argv) {
     return kUsage;
   }
   if (!lhs && a.given.count("--samples")) std::cerr << "linkwright-cli: note: sweep: --samples is the Latin hypercube's (--design lhs); ignored\n";
-  if (!a.scheduler.empty()) {
-    // the same sweep on a Dask cluster: the Python module runs it (python3 -m linkwright.sweep_cli)
-    const std::string path = pythonPath();
-    if (path.empty() || !std::filesystem::exists(std::filesystem::path(path) / "linkwright")) {
-      std::cerr << "linkwright-cli: sweep --scheduler runs the sweep through the Python module, which was not built here "
-                   "(pybind11-dev missing when the project was configured?)\n";
-      return kUsage;
-    }
-    std::string command = "PYTHONPATH=" + shellQuote(path) + "${PYTHONPATH:+:$PYTHONPATH} python3 -m linkwright.sweep_cli";
-    for (const auto& arg : argv) command += " " + shellQuote(arg);
-    const int status = std::system(command.c_str());
-    if (status == -1 || !WIFEXITED(status)) return kInternal;
-    return WEXITSTATUS(status);
-  }
   lw::io::LoadResult r;
   std::optional<lw::ResolvedMechanism> res;
   if (const int code = loadResolved(a.file, r, res); code != kOk) return code;
@@ -149,6 +187,8 @@ int sweepCmd(const SweepArgs& a, const std::vector<std::string>& argv) {
     std::cerr << a.file << ": sweep: " << why << "\n";
     return kUsage;
   }
+
+  if (!a.scheduler.empty()) return onDask(a, design, spec);
 
   // progress on a terminal, about once a second; Ctrl+C stops the sweep, keeping the rows done
   const bool terminal = ::isatty(STDERR_FILENO) != 0;

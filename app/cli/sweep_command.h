@@ -19,7 +19,6 @@ struct SweepArgs {
   std::set<std::string> given;  // the options given on the command line
 };
 
-/// `argv`: the command's own arguments (after "sweep"), handed to the Python module for --scheduler.
-int sweepCmd(const SweepArgs& a, const std::vector<std::string>& argv);
+int sweepCmd(const SweepArgs& a);
 
 }  // namespace lw::cli
