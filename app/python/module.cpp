@@ -5,6 +5,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <atomic>
 #include <chrono>
@@ -346,9 +347,9 @@ PYBIND11_MODULE(_linkwright, mod) {
       })
       .def("_with_parameters", &withParameters, "values"_a, "force"_a = false)
       .def("to_json", [](const PyMechanism& p) { return lw::io::mechanismToString(*p.m); })
-      .def("save", [](const PyMechanism& p, const std::string& path) {
+      .def("save", [](const PyMechanism& p, const std::filesystem::path& path) {
         std::string error;
-        if (!lw::io::saveMechanismFile(*p.m, path, error)) throw py::value_error(path + ": " + error);
+        if (!lw::io::saveMechanismFile(*p.m, path.string(), error)) throw py::value_error(path.string() + ": " + error);
       }, "path"_a)
       .def("__repr__", [](const PyMechanism& p) {
         return "<linkwright.Mechanism '" + p.m->name + "' from " + p.source + ": " + std::to_string(p.m->bodies.size()) + " bodies, " +
@@ -373,13 +374,13 @@ PYBIND11_MODULE(_linkwright, mod) {
         return "<linkwright.Result: " + std::to_string(r.table.shape(0)) + " rows x " + std::to_string(r.columns.size()) + " columns>";
       });
 
-  mod.def("load", [](const std::string& path) {
+  mod.def("load", [](const std::filesystem::path& path) {
     lw::io::LoadResult r;
     {
       py::gil_scoped_release released;
-      r = lw::io::loadMechanismFile(path);
+      r = lw::io::loadMechanismFile(path.string());
     }
-    return fromLoad(std::move(r), path);
+    return fromLoad(std::move(r), path.string());
   }, "path"_a);
   mod.def("loads", [](const std::string& text) { return fromLoad(lw::io::loadMechanismFromString(text), "<string>"); }, "text"_a);
 
