@@ -467,5 +467,25 @@ contains err "below what double precision can meet"
 expect 2 "an unknown cost" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --costs nope
 contains err "unknown cost 'nope'"
 
+# sweeps: the CSV's header and rows, failing variants kept, refusals named before any work
+expect 0 "sweep" -- "$cli" sweep "$samples/four-bar-synthesis.json" --vary L1=0.5:1.5:3 --vary L3=2:4:2 --gradients -o "$tmp/sweep.csv"
+[ "$(head -1 "$tmp/sweep.csv")" = "L1,L3,target_error,dtarget_error/dL1,dtarget_error/dL3,error" ] || { echo "FAIL: sweep header"; head -2 "$tmp/sweep.csv"; fail=1; }
+[ "$(wc -l < "$tmp/sweep.csv")" -eq 7 ] || { echo "FAIL: sweep rows"; cat "$tmp/sweep.csv"; fail=1; }
+contains err "6 variants"
+contains sweep.csv "1.5,2,,,,"
+expect 2 "sweep outside a range" -- "$cli" sweep "$samples/four-bar-synthesis.json" --vary L1=0.5:2:3
+contains err "outside its range"
+expect 2 "sweep of an unknown parameter" -- "$cli" sweep "$samples/four-bar-synthesis.json" --vary nope=0:1:2
+contains err "unknown parameter 'nope'"
+expect 2 "sweep --vary without N" -- "$cli" sweep "$samples/four-bar-synthesis.json" --vary L1=0.5:1.5
+contains err "NAME=LO:HI:N"
+expect 2 "sweep lhs without samples" -- "$cli" sweep "$samples/four-bar-synthesis.json" --design lhs --vary L1=0.5:1.5
+contains err "--samples"
+expect 2 "sweep of a file without costs" -- "$cli" sweep "$samples/slider-crank.json" --vary x=0:1:2
+expect 4 "sweep into a missing folder" -- "$cli" sweep "$samples/four-bar-synthesis.json" --vary L1=0.5:1.5:2 -o "$tmp/nodir/s.csv"
+expect 0 "sweep lhs" -- "$cli" sweep "$samples/four-bar-synthesis.json" --design lhs --samples 5 --seed 9 --vary L1=0.6:1.2 --analysis kinematics -o "$tmp/lhs1.csv"
+expect 0 "sweep lhs again, 1 job" -- "$cli" sweep "$samples/four-bar-synthesis.json" --design lhs --samples 5 --seed 9 --vary L1=0.6:1.2 --analysis kinematics --jobs 1 -o "$tmp/lhs2.csv"
+cmp -s "$tmp/lhs1.csv" "$tmp/lhs2.csv" || { echo "FAIL: the same LHS sweep differs between runs"; fail=1; }
+
 [ $fail -eq 0 ] && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"
 exit $fail
