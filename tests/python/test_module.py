@@ -170,3 +170,20 @@ def test_the_stubs_name_what_the_module_has():
         assert hasattr(lw.Mechanism, name) and f"def {name}(" in stub, name
     for name in ("columns", "table", "costs", "events", "warnings", "steps", "seconds"):
         assert hasattr(lw.Result, name) and f"def {name}(" in stub, name
+
+
+def test_the_notebook_example_runs_and_matches_its_script(tmp_path):
+    import json
+    import os
+
+    folder = pathlib.Path(__file__).resolve().parents[2] / "samples" / "python"
+    nb = json.loads((folder / "five_bar_sweep.ipynb").read_text())
+    script = (folder / "five_bar_sweep.py").read_text()
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            assert "".join(cell["source"]) in script  # the two forms say the same
+    env = dict(os.environ, MPLBACKEND="Agg")
+    p = subprocess.run([sys.executable, str(folder / "five_bar_sweep.py")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "five_bar_sweep.png").stat().st_size > 10000
+    assert (tmp_path / "five_bar_sweep_map.png").stat().st_size > 10000
