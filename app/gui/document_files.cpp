@@ -57,6 +57,7 @@
 #include "panels/structure_panel.h"
 #include "plots/plot_panel.h"
 #include "scene/scene_builder.h"
+#include "panels/sweep_panel.h"
 #include "view3d/scene_view.h"
 #include "sketch/sketch_view.h"
 #include "kinematics/natural_model.h"
@@ -74,6 +75,7 @@ void MainWindow::setDocument(const Mechanism& m, const QString& path, const QStr
   presenter_->clear(true);
   gradients_->clear();
   histories_->clear();
+  sweep_->clear();
   tree_->setCurrentItem(nullptr);
   properties_->showItem(QString());
   scene_->setSelection(widgets::SceneView::Pick::Kind::None, -1);

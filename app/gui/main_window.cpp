@@ -40,6 +40,7 @@
 #include "live_gradients.h"
 #include "panels/study_panel.h"
 #include "panels/tuning_panel.h"
+#include "panels/sweep_panel.h"
 #include <QDoubleSpinBox>
 #include "panels/model_tree.h"
 #include "panels/parameters_panel.h"
@@ -447,6 +448,8 @@ void MainWindow::showMechanism() {
   showingStudy_ = false;
   const StudySettings chosen = study_->settings();
   tuning_->setStudy(chosen.parameters, chosen.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
+  sweep_->setMechanism(snapshot);
+  sweep_->setRun(chosen.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
   sketch_->setMechanism(*mechanism_, resolved_);
   if (!resolved_) {  // an empty new document, or a sketch that is not a mechanism yet
     scene_->clear();

@@ -49,6 +49,7 @@ class StructurePanel;
 struct StructureDiagram;
 class StudyPanel;
 class TuningPanel;
+class SweepPanel;
 class CostDialog;
 class ItemDialog;
 class GradientPlot;
@@ -106,6 +107,7 @@ class MainWindow : public QMainWindow {
   widgets::PropertyEditor* propertyEditor() const { return properties_; }
   widgets::StudyPanel* studyPanel() const { return study_; }
   widgets::TuningPanel* tuningPanel() const { return tuning_; }
+  widgets::SweepPanel* sweepPanel() const { return sweep_; }
   widgets::GradientPlot* gradientPlot() const { return gradients_; }
   widgets::HistoryPlot* historyPlot() const { return histories_; }
   LiveGradients* liveGradients() const { return live_; }
@@ -224,7 +226,8 @@ class MainWindow : public QMainWindow {
   // 3: the sketch toolbar; 4: the properties dock; 5: properties under the model, messages under
   // the analysis, the side columns full height (the layout at 1280×800)
   // 6: the Study and Tuning docks beside the analysis, Gradients and Sensitivities beside the plots
-  static constexpr int kLayoutVersion = 6;
+  // 7: the Sweep dock beside the analysis
+  static constexpr int kLayoutVersion = 7;
   void createActions();
   /// The Model menu: add, change, rename and delete items (model_edits.cpp).
   void createModelMenu();
@@ -283,6 +286,8 @@ class MainWindow : public QMainWindow {
   void createAnalysisMenu();
   /// Apply: the tuned design as one undoable edit.
   bool applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values);
+  /// Parameters given values (joints closed) as one undoable edit named `what`; refused, said.
+  bool applyDesign(const std::vector<std::string>& names, const std::vector<double>& values, const QString& what);
 
   Document* doc_ = nullptr;
   const Mechanism* mechanism_ = nullptr;  // the document's (a stable address)
@@ -323,6 +328,7 @@ class MainWindow : public QMainWindow {
   widgets::PropertyEditor* properties_ = nullptr;
   widgets::StudyPanel* study_ = nullptr;
   widgets::TuningPanel* tuning_ = nullptr;
+  widgets::SweepPanel* sweep_ = nullptr;
   widgets::GradientPlot* gradients_ = nullptr;
   widgets::HistoryPlot* histories_ = nullptr;
   qint64 lastPreview_ = 0;

@@ -27,6 +27,7 @@
 #include "optimize/optimize.h"
 #include "panels/study_panel.h"
 #include "panels/tuning_panel.h"
+#include "panels/sweep_panel.h"
 #include "plots/gradient_plot.h"
 #include "plots/history_plot.h"
 #include "panels/analysis_panel.h"
@@ -62,6 +63,12 @@ void MainWindow::createStudyDocks() {
   tuningDock->setWidget(tuning_);
   addDockWidget(Qt::RightDockWidgetArea, tuningDock);
   tabifyDockWidget(analysisDock, tuningDock);
+  sweep_ = new widgets::SweepPanel(this);
+  auto* sweepDock = new QDockWidget(tr("Sweep"), this);
+  sweepDock->setObjectName("SweepDock");
+  sweepDock->setWidget(sweep_);
+  addDockWidget(Qt::RightDockWidgetArea, sweepDock);
+  tabifyDockWidget(analysisDock, sweepDock);
   analysisDock->raise();
   gradients_ = new widgets::GradientPlot(this);
   auto* gradientDock = new QDockWidget(tr("Gradients"), this);
@@ -105,6 +112,10 @@ void MainWindow::createStudyDocks() {
   };
   connect(study_, &widgets::StudyPanel::message, this, report);
   connect(tuning_, &widgets::TuningPanel::message, this, report);
+  connect(sweep_, &widgets::SweepPanel::message, this, report);
+  connect(sweep_, &widgets::SweepPanel::designChosen, this, [this](const std::vector<std::string>& names, const std::vector<double>& values) {
+    applyDesign(names, values, tr("Make the swept variant the design"));
+  });
   connect(study_, &widgets::StudyPanel::settingsChanged, this, &MainWindow::storeStudy);
   connect(study_, &widgets::StudyPanel::costChangeRequested, this, [this](const QString& name) { changeCost(name); });
   connect(study_, &widgets::StudyPanel::rangeEdited, this, [this](const QString& name, const QString& min, const QString& max) {
@@ -217,6 +228,11 @@ void MainWindow::createAnalysisMenu() {
         raise("TuningDock");
         tuning_->run();
       });
+  add(tr("S&weep"), QStyle::SP_MediaSeekForward, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W),
+      tr("Run the Sweep panel's variants: a cost over one or two parameters, with its exact gradients"), "RunSweep", [this, raise] {
+        raise("SweepDock");
+        sweep_->run();
+      });
   add(tr("&Apply Tuned Design"), QStyle::SP_DialogApplyButton, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T),
       tr("Make the best design of the last tuning the mechanism's (Ctrl+Z undoes)"), "ApplyTuning", [this] {
         if (!tuning_->bestValues().empty()) applyTunedDesign(tuning_->bestNames(), tuning_->bestValues());
@@ -226,6 +242,7 @@ void MainWindow::createAnalysisMenu() {
         analysis_->stop();
         study_->stop();
         tuning_->stop();
+        sweep_->stop();
       });
   menu->addSeparator();
   add(tr("Add &Cost..."), QStyle::SP_FileDialogNewFolder, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K),
@@ -380,6 +397,7 @@ void MainWindow::storeStudy() {
   StudySettings s = study_->settings();
   tuning_->writeSettings(s);
   tuning_->setStudy(s.parameters, s.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
+  sweep_->setRun(s.analysis == "kinematics", study_->endTime()->value(), study_->step()->value());
   const StudySettings& was = mechanism_->study;
   const bool same = was.present && was.analysis == s.analysis && was.method == s.method && was.costs == s.costs &&
                     was.parameters == s.parameters && was.tuneCost == s.tuneCost && was.hasTarget == s.hasTarget &&
@@ -411,13 +429,17 @@ void MainWindow::previewDesign(const std::vector<std::string>& names, const std:
 }
 
 bool MainWindow::applyTunedDesign(const std::vector<std::string>& names, const std::vector<double>& values) {
+  return applyDesign(names, values, tr("Apply the tuned design"));
+}
+
+bool MainWindow::applyDesign(const std::vector<std::string>& names, const std::vector<double>& values, const QString& what) {
   Mechanism after = *mechanism_;
   if (const Status s = opt::setParameters(after, names, values); !s.ok()) {
-    refuseEdit(tr("Apply the tuned design"), QString::fromStdString(s.message));
+    refuseEdit(what, QString::fromStdString(s.message));
     showMechanism();
     return false;
   }
-  return applyEdit(after, tr("Apply the tuned design"));
+  return applyEdit(after, what);
 }
 
 }  // namespace lw::app
