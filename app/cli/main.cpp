@@ -537,7 +537,7 @@ int main(int argc, char** argv) {
         return sensitivity(sensArgs);
       }
       if (*sweepApp) {
-        for (const char* o : {"--integrator", "--samples", "--parameters"})
+        for (const char* o : {"--integrator", "--samples", "--parameters", "--jobs"})
           if (sweepApp->count(o) > 0) sweepArgs.given.insert(o);
         return sweepCmd(sweepArgs);
       }

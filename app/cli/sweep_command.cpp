@@ -188,7 +188,10 @@ int sweepCmd(const SweepArgs& a) {
     return kUsage;
   }
 
-  if (!a.scheduler.empty()) return onDask(a, design, spec);
+  if (!a.scheduler.empty()) {
+    if (a.given.count("--jobs")) std::cerr << "linkwright-cli: note: sweep: --jobs is this machine's; on a Dask cluster each worker runs a task at a time\n";
+    return onDask(a, design, spec);
+  }
 
   // progress on a terminal, about once a second; Ctrl+C stops the sweep, keeping the rows done
   const bool terminal = ::isatty(STDERR_FILENO) != 0;

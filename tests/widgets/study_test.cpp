@@ -27,6 +27,7 @@
 #include <functional>
 
 #include "gui_test_support.h"
+#include "main_window_support.h"
 #include "main_window.h"
 #include "mechanism/parameters.h"
 #include "optimize/optimize.h"
@@ -59,21 +60,8 @@ namespace {
 
 using lw::test::artifacts;
 
-class StudyTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    QCoreApplication::setOrganizationName("LinkwrightTests");
-    QSettings().remove("window");
-  }
-};
-
-void openShown(lw::app::MainWindow& w, const QString& sample, QSize size = {1280, 800}) {
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample + ".json", false));
-  w.resize(size);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QTest::qWait(100);
-}
+using StudyTest = lw::test::MainWindowTest;
+using lw::test::openShown;
 
 // Runs the event loop until `done`, measuring the longest gap between two ticks of a 2 ms timer:
 // how long the user would have waited for the window to answer.

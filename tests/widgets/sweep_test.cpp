@@ -20,6 +20,7 @@
 #include <qcustomplot.h>
 
 #include "gui_test_support.h"
+#include "main_window_support.h"
 #include "main_window.h"
 #include "panels/sweep_panel.h"
 #include "sweep/sweep.h"
@@ -28,21 +29,8 @@ namespace {
 
 using lw::test::artifacts;
 
-class SweepTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    QCoreApplication::setOrganizationName("LinkwrightTests");
-    QSettings().remove("window");
-  }
-};
-
-void openShown(lw::app::MainWindow& w, const QString& sample, QSize size = {1280, 800}) {
-  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample + ".json", false));
-  w.resize(size);
-  w.show();
-  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  QTest::qWait(100);
-}
+using SweepTest = lw::test::MainWindowTest;
+using lw::test::openShown;
 
 bool waitUntilDone(lw::widgets::SweepPanel* p, int ms = 120000) {
   QElapsedTimer clock;

@@ -45,6 +45,10 @@ def design_points(vary, design="full", samples=None, seed=1):
     raise ValueError(f"unknown design '{design}' (full or lhs)")
 
 
+def _same(x):
+    return x
+
+
 def _run_batch(text, names, points, costs, gradients, gradient_parameters, analysis, run):
     """One Dask task: the variants `points` of the mechanism `text` on one thread."""
     m = _core.loads(text)
@@ -100,7 +104,9 @@ def _on_dask(client, m, names, points, costs, gradients, gparams, analysis, run,
     one = max(time.perf_counter() - started, 1e-6)
     per_task = max(1, math.ceil(task_seconds / one))
     parts = {0: first}
-    m_text = client.scatter(text, broadcast=True)
+    # the mechanism's text as a task's result, not scattered data: Dask computes it again if the
+    # worker that holds it is lost (scattered data would be gone with it)
+    m_text = client.submit(_same, text, pure=False)
     futures = {}
     for start in range(1, n, per_task):
         f = client.submit(_run_batch, m_text, names, points[start:start + per_task], costs, gradients, gparams, analysis,

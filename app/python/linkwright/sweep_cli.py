@@ -56,6 +56,9 @@ def main():
     except _core.AnalysisError as e:
         print(f"{source}: sweep: {e}", file=sys.stderr)
         return 5
+    except KeyboardInterrupt:
+        print(f"\n{source}: the sweep was interrupted: nothing written", file=sys.stderr)
+        return 5
     finally:
         client.close()
         if cluster is not None:
