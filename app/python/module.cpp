@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <future>
 #include <map>
 #include <optional>
@@ -64,13 +65,21 @@ PyMechanism fromLoad(io::LoadResult r, const std::string& source) {
 // Runs `work(cancel)` on a thread of its own while this one, the GIL released, waits for it and
 // every 50 ms takes the GIL back to let Python see a signal: Ctrl+C (KeyboardInterrupt) sets the
 // run's cancel flag, waits for it to stop and raises. Other Python threads run meanwhile.
+// `poll` (optional) is called with the GIL held at every turn and once at the end: a progress
+// callback in Python, fed from what the run's threads left in an atomic.
 template <class Work>
-auto interruptible(Work work) -> decltype(work(static_cast<const std::atomic<bool>*>(nullptr))) {
+auto interruptible(Work work, const std::function<void()>& poll = {}) -> decltype(work(static_cast<const std::atomic<bool>*>(nullptr))) {
   using R = decltype(work(static_cast<const std::atomic<bool>*>(nullptr)));
   std::atomic<bool> cancel{false};
   std::packaged_task<R()> task([&] { return work(&cancel); });
   std::future<R> done = task.get_future();
   std::thread runner(std::move(task));
+  // stops the run and waits for it (the thread must not outlive this call), then raises
+  auto abandon = [&] {
+    cancel = true;
+    py::gil_scoped_release released;
+    runner.join();
+  };
   for (;;) {
     bool ready = false;
     {
@@ -78,16 +87,19 @@ auto interruptible(Work work) -> decltype(work(static_cast<const std::atomic<boo
       ready = done.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
     }
     if (ready) break;
+    try {
+      if (poll) poll();  // a progress callback that raises stops the run too
+    } catch (...) {
+      abandon();
+      throw;
+    }
     if (PyErr_CheckSignals() != 0) {
-      cancel = true;
-      {
-        py::gil_scoped_release released;
-        runner.join();
-      }
+      abandon();
       throw py::error_already_set();
     }
   }
   runner.join();
+  if (poll) poll();
   return done.get();
 }
 
@@ -282,7 +294,7 @@ py::dict optimize(const PyMechanism& pm, const std::optional<std::string>& cost,
 // a sweep over the rows of `points` (variants × parameters): columns, table, errors, method
 py::tuple sweep(const PyMechanism& pm, const std::vector<std::string>& parameters, const py::array_t<double, py::array::c_style | py::array::forcecast>& points,
                 const std::optional<std::vector<std::string>>& costs, bool gradients, const std::optional<std::vector<std::string>>& gradientParameters,
-                std::optional<int> jobs, const std::string& analysis, const RunOptions& run) {
+                std::optional<int> jobs, const std::string& analysis, const RunOptions& run, const py::object& progress) {
   sweep::Design design;
   design.parameters = parameters;
   if (points.ndim() != 2 || static_cast<std::size_t>(points.shape(1)) != parameters.size())
@@ -297,8 +309,22 @@ py::tuple sweep(const PyMechanism& pm, const std::vector<std::string>& parameter
   if (spec.jobs < 0) throw py::value_error("jobs must be at least 1");
   if (std::string why = sweep::refusal(*pm.m, design, spec); !why.empty()) throw py::value_error(why);
   auto m = pm.m;
+  // progress(done, total) in Python, from the polling thread (the pool's threads only count)
+  std::atomic<std::size_t> done{0};
+  std::size_t shown = 0;
+  const std::size_t total = design.count();
+  std::function<void()> told;
+  if (!progress.is_none())
+    told = [&] {
+      if (const std::size_t d = done.load(); d != shown) {
+        shown = d;
+        progress(d, total);
+      }
+    };
   sweep::SweepResult r =
-      interruptible([&](const std::atomic<bool>* cancel) { return sweep::runSweep(*m, design, spec, {}, cancel); });
+      interruptible([&](const std::atomic<bool>* cancel) {
+        return sweep::runSweep(*m, design, spec, [&](std::size_t d, std::size_t) { done = d; }, cancel);
+      }, told);
   if (r.status.code == Status::Code::Cancelled) throw AnalysisError("the sweep was cancelled");
   if (!r.status.ok()) throw AnalysisError(r.status.message);
   const std::size_t width = r.columns.size();
@@ -427,7 +453,7 @@ PYBIND11_MODULE(_linkwright, mod) {
           "fd_step"_a = 1e-4);
   mod.def("optimize", &optimize, "mechanism"_a, "cost"_a, "parameters"_a, "target"_a, "algorithm"_a, "max_evals"_a, "analysis"_a, "run"_a);
   mod.def("sweep", &sweep, "mechanism"_a, "parameters"_a, "points"_a, "costs"_a, "gradients"_a, "gradient_parameters"_a, "jobs"_a,
-          "analysis"_a, "run"_a);
+          "analysis"_a, "run"_a, "progress"_a = py::none());
   mod.def("sweep_csv", [](const std::vector<std::string>& columns, const py::array_t<double, py::array::c_style | py::array::forcecast>& table,
                           const std::vector<std::string>& errors) {
     lw::sweep::SweepResult r;  // the CLI's CSV of these rows, whichever route computed them

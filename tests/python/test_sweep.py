@@ -44,7 +44,11 @@ def test_the_frame_has_a_row_per_variant_and_named_columns(synthesis):
 
 def test_one_job_and_two_jobs_give_the_same_bits(synthesis):
     vary = {"L1": np.linspace(0.5, 1.5, 7), "L3": np.linspace(2, 4, 5)}
-    one = lw.sweep(synthesis, vary=vary, gradients=True, analysis="kinematics", jobs=1)
+    seen = []
+    one = lw.sweep(synthesis, vary=vary, gradients=True, analysis="kinematics", jobs=1,
+                   progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1] == (35, 35)  # told as variants finish, the last at the end
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
     two = lw.sweep(synthesis, vary=vary, gradients=True, analysis="kinematics", jobs=2)
     frames_equal(one, two)
     failed = one[one["error"].notna()]
@@ -134,3 +138,14 @@ def test_the_cli_on_a_local_cluster_writes_the_clis_csv(samples, cli, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "on 2 Dask worker(s)" in p.stderr
     assert out.read_text() == mine
+
+
+def test_a_progress_callback_that_raises_stops_the_sweep(synthesis):
+    class Enough(Exception):
+        pass
+
+    def stop(done, total):
+        raise Enough
+
+    with pytest.raises(Enough):
+        lw.sweep(synthesis, vary={"L1": np.linspace(0.6, 1.2, 400)}, analysis="kinematics", jobs=1, progress=stop)

@@ -76,7 +76,8 @@ def sweep(m, vary, design="full", samples=None, seed=1, costs=None, gradients=Fa
     jobs: threads on this machine (default every core). client: a dask.distributed.Client — the
     variants go to its workers as tasks of at least task_seconds each, the same rows bit for bit.
     run: t_end, dt, formulation, integrator, tol; analysis: "dynamics" or "kinematics" (default:
-    the file's study, else dynamics). progress(done, total): called as batches finish (Dask).
+    the file's study, else dynamics). progress(done, total): called as variants finish (locally,
+    a few times a second; on Dask, as batches return).
     """
     names, points = design_points(vary, design, samples, seed)
     costs = None if costs is None else ([costs] if isinstance(costs, str) else list(costs))
@@ -84,7 +85,7 @@ def sweep(m, vary, design="full", samples=None, seed=1, costs=None, gradients=Fa
     options = _options(run)
     if client is None:
         columns, table, errors, method = _core.sweep(m, names, points, costs, gradients, gparams, jobs, analysis or "",
-                                                     options)
+                                                     options, progress)
         return _frame(names, columns, table, errors, method)
     return _on_dask(client, m, names, points, costs, gradients, gparams, analysis or "", run, task_seconds, progress)
 
