@@ -292,6 +292,7 @@ void PlaybackBar::play() {
   if (!results_ || results_->rows == 0) return;
   if (currentRow() >= static_cast<int>(results_->rows) - 1) showRow(0);
   playTime_ = results_->time(static_cast<std::size_t>(currentRow()));
+  sinceTick_.start();
   timer_->start();
   playButton_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
   emit animatingChanged(true);
@@ -311,7 +312,11 @@ void PlaybackBar::showRow(int row) {
 void PlaybackBar::tick() {
   if (!results_ || results_->rows == 0) return;
   const double speeds[] = {0.1, 0.25, 0.5, 1, 2, 4};
-  playTime_ += 0.016 * speeds[std::clamp(speed_->currentIndex(), 0, 5)];
+  // the motion advances by the wall-clock time since the last frame (a software renderer beside
+  // other work drew 1 s of motion in 10 s when each tick counted 16 ms); a stall longer than a
+  // quarter second (a debugger, a suspended machine) is not made up
+  const double elapsed = std::min(0.25, static_cast<double>(sinceTick_.restart()) / 1000.0);
+  playTime_ += elapsed * speeds[std::clamp(speed_->currentIndex(), 0, 5)];
   const double last = results_->time(results_->rows - 1);
   if (playTime_ > last) {
     if (loop_->isChecked()) {

@@ -3,6 +3,7 @@
 // touches Qt), and a playback bar that turns the results into scene frames.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QWidget>
 #include <atomic>
 #include <memory>
@@ -123,6 +124,7 @@ class PlaybackBar : public QWidget {
   QCheckBox* velocities_;
   QTimer* timer_;
   double playTime_ = 0;
+  QElapsedTimer sinceTick_;  // playback runs on the wall clock: a slow frame skips rows, never slows the motion
 };
 
 }  // namespace lw::widgets
