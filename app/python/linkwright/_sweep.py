@@ -49,9 +49,21 @@ def _same(x):
     return x
 
 
+_loaded = {}  # a worker's mechanisms by their text: read once, not once per task
+
+
+def _mechanism(text):
+    m = _loaded.get(text)
+    if m is None:
+        if len(_loaded) >= 4:
+            _loaded.clear()
+        m = _loaded[text] = _core.loads(text)
+    return m
+
+
 def _run_batch(text, names, points, costs, gradients, gradient_parameters, analysis, run):
     """One Dask task: the variants `points` of the mechanism `text` on one thread."""
-    m = _core.loads(text)
+    m = _mechanism(text)
     return _core.sweep(m, names, points, costs, gradients, gradient_parameters, 1, analysis, _options(run))
 
 
