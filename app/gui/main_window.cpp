@@ -233,7 +233,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resizeDocks({treeDock, analysisDock}, {290, 280}, Qt::Horizontal);
   resizeDocks({treeDock, propertiesDock}, {480, 320}, Qt::Vertical);
   resizeDocks({analysisDock, logDock}, {620, 180}, Qt::Vertical);
-  resizeDocks({plotDock}, {230}, Qt::Vertical);
+  // the plots about as tall as they are useful at 1280×800 (230 px left 150 px of axes), the view above
+  resizeDocks({plotDock}, {290}, Qt::Vertical);
 
   createActions();
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));

@@ -503,6 +503,13 @@ TEST_F(MainWindowTest, DynamicsKeepsAFrameEveryChosenInterval) {
   w.resize(1280, 800);
   QApplication::processEvents();
   w.grab().save(artifacts() + "/five_bar_impact_1280x800.png");
+  // at 1280×800 the plot's axes are tall enough to read (they were 150 px), and its legend sits
+  // above them, not over the curve
+  plots->plot()->replot();
+  const QRect axes = plots->plot()->axisRect()->rect();
+  EXPECT_GE(axes.height(), 165) << "the plot's axes are " << axes.height() << " px tall";
+  EXPECT_TRUE(plots->plot()->legend->visible());
+  EXPECT_FALSE(plots->plot()->legend->outerRect().intersects(axes)) << "the legend covers the axes";
   panel->grab().save(artifacts() + "/analysis_panel_impacts.png");
   // an interval that is not a whole number of steps: the run is refused and says why
   panel->rowsEvery()->setValue(0.0015);

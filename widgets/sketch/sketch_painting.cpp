@@ -478,9 +478,10 @@ SketchView::Overlay SketchView::overlay() const {
   o.bottom = y;
   // a tall overlay over a short view (the Jansen leg's four groups and two four-bar lines at
   // 1280×800) collapses to its banner, so that the drawing keeps the view; a click on the banner
-  // (or the user's last choice) decides
+  // (or the user's last choice) decides; over 35 % of the view is tall (a four-bar's banner and Grashof
+  // lines stay open at 1280×800, its plots dock 290 px tall)
   o.collapsible = !o.groups.empty() || !o.lines.empty();
-  o.collapsed = o.collapsible && (overlayChoice_ ? *overlayChoice_ : o.bottom > 0.3 * viewport()->height());
+  o.collapsed = o.collapsible && (overlayChoice_ ? *overlayChoice_ : o.bottom > 0.35 * viewport()->height());
   if (o.collapsed) {
     for (const auto& line : o.lines) o.warned = o.warned || line.second.contains(QStringLiteral("⚠"));
     o.groups.clear();
