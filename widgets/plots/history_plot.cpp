@@ -29,9 +29,11 @@ HistoryPlot::HistoryPlot(QWidget* parent) : QWidget(parent) {
   plot_->setObjectName("HistoryPlotArea");
   plot_->setMinimumHeight(140);
   plot_->xAxis->setLabel(tr("time (s)"));
-  events_ = new QTableWidget(0, 7, this);
+  // five columns that fit beside the plot at 1280×800 (seven showed four and scrolled): each jump
+  // before → after in one, three or four digits, the full numbers in the cells' tooltips
+  events_ = new QTableWidget(0, 5, this);
   events_->setObjectName("ImpactLog");
-  events_->setHorizontalHeaderLabels({tr("t (s)"), tr("contact"), tr("ṙ⁻ (m/s)"), tr("ṙ⁺ (m/s)"), tr("E⁻ (J)"), tr("E⁺ (J)"), tr("dt/dρ")});
+  events_->setHorizontalHeaderLabels({tr("t (s)"), tr("contact"), tr("ṙ⁻→ṙ⁺ (m/s)"), tr("E⁻→E⁺ (J)"), tr("dt/dρ")});
   events_->verticalHeader()->hide();
   events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   events_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -53,8 +55,8 @@ HistoryPlot::HistoryPlot(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(left);
   split->addWidget(events_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 4);
+  split->setStretchFactor(1, 5);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(split);
@@ -117,25 +119,31 @@ void HistoryPlot::fillEvents() {
   if (!h_) return;
   const int k = parameter_->currentIndex();
   events_->setRowCount(static_cast<int>(h_->impacts.size()));
-  auto cell = [this](int r, int c, const QString& text) { events_->setItem(r, c, new QTableWidgetItem(text)); };
+  auto cell = [this](int r, int c, const QString& text, const QString& tip = {}) {
+    auto* item = new QTableWidgetItem(text);
+    if (!tip.isEmpty()) item->setToolTip(tip);
+    events_->setItem(r, c, item);
+  };
   for (int r = 0; r < events_->rowCount(); ++r) {
     const auto& i = h_->impacts[static_cast<std::size_t>(r)];
     const auto& e = i.record;
-    QStringList contacts, before, after;
+    QStringList contacts, jumps, exact;
     for (std::size_t c = 0; c < e.contacts.size(); ++c) {
       contacts << QString::fromStdString(e.contacts[c]);
-      if (c < e.normalBefore.size()) before << QString::number(e.normalBefore[c], 'g', 5);
-      if (c < e.normalAfter.size()) after << QString::number(e.normalAfter[c], 'g', 5);
+      if (c < e.normalBefore.size() && c < e.normalAfter.size()) {
+        jumps << QString::number(e.normalBefore[c], 'g', 3) + " → " + QString::number(e.normalAfter[c], 'g', 3);
+        exact << QString::fromStdString(e.contacts[c]) + ": " + QString::number(e.normalBefore[c], 'g', 10) + " → " +
+                     QString::number(e.normalAfter[c], 'g', 10) + " m/s";
+      }
     }
-    cell(r, 0, QString::number(e.t, 'g', 8));
+    cell(r, 0, QString::number(e.t, 'g', 4), tr("t = %1 s").arg(e.t, 0, 'g', 12));
     cell(r, 1, contacts.join(", ") + (e.grazing ? tr(" (grazing)") : QString()));
-    cell(r, 2, before.join(", "));
-    cell(r, 3, after.join(", "));
-    cell(r, 4, QString::number(e.energyBefore, 'g', 6));
-    cell(r, 5, QString::number(e.energyAfter, 'g', 6));
-    cell(r, 6, k >= 0 && k < static_cast<int>(i.eventTime.size()) ? QString::number(i.eventTime[static_cast<std::size_t>(k)], 'g', 6) : QString());
+    cell(r, 2, jumps.join("; "), exact.join("\n"));
+    cell(r, 3, QString::number(e.energyBefore, 'g', 3) + " → " + QString::number(e.energyAfter, 'g', 3),
+         tr("%1 → %2 J").arg(e.energyBefore, 0, 'g', 10).arg(e.energyAfter, 0, 'g', 10));
+    cell(r, 4, k >= 0 && k < static_cast<int>(i.eventTime.size()) ? QString::number(i.eventTime[static_cast<std::size_t>(k)], 'g', 6) : QString());
   }
-  if (k >= 0) events_->horizontalHeaderItem(6)->setText(tr("dt/d%1").arg(parameter_->currentText()));
+  if (k >= 0) events_->horizontalHeaderItem(4)->setText(tr("dt/d%1").arg(parameter_->currentText()));
 }
 
 void HistoryPlot::redraw() {
