@@ -1,4 +1,5 @@
 #include "plots/gradient_plot.h"
+#include "plots/legend_row.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -46,7 +47,7 @@ GradientPlot::GradientPlot(QWidget* parent) : QWidget(parent) {
   plot_->setObjectName("GradientPlotArea");
   plot_->setMinimumHeight(140);
   plot_->setMouseTracking(true);
-  // the methods' legend goes in a row above the bars when methods are compared (showLegend):
+  // the methods' legend goes in a row above the bars when methods are compared (showLegendAbove):
   // inside the axes it hid the smallest bars, which the sorting puts where the legend sat
   plot_->axisRect()->insetLayout()->take(plot_->legend);
   plot_->plotLayout()->simplify();
@@ -73,21 +74,6 @@ GradientPlot::GradientPlot(QWidget* parent) : QWidget(parent) {
     QToolTip::showText(e->globalPosition().toPoint(), barText(index), plot_);
   });
   clear();
-}
-
-void GradientPlot::showLegend(bool on) {
-  // a row of its own above the axes while shown, none otherwise (an empty row takes height)
-  QCPLayoutGrid* grid = plot_->plotLayout();
-  const bool placed = grid->elementCount() > 1 && grid->element(0, 0) == plot_->legend;
-  if (on && !placed) {
-    grid->insertRow(0);
-    grid->addElement(0, 0, plot_->legend);
-    grid->setRowStretchFactor(0, 0.001);
-  } else if (!on && placed) {
-    grid->take(plot_->legend);
-    grid->simplify();
-  }
-  plot_->legend->setVisible(on);
 }
 
 void GradientPlot::clear() {
@@ -190,7 +176,7 @@ void GradientPlot::redraw() {
   const double pad = 0.08 * std::max(hi - lo, 1e-300);
   plot_->yAxis->setRange(lo - (lo < 0 ? pad : 0), hi + (hi > 0 ? pad : 0));
   plot_->yAxis->setLabel(relative ? tr("ρ/ψ · ∂ψ/∂ρ") : tr("∂ψ/∂ρ"));
-  showLegend(nm > 1);
+  showLegendAbove(plot_, nm > 1);
   plot_->replot(QCustomPlot::rpQueuedReplot);  // with the next paint: a study's end is one repaint
   QString text = tr("%1 = %2; the largest: %3").arg(cost_->currentText()).arg(psi, 0, 'g', 6).arg(QString::fromStdString(bars_.front().parameter));
   if (!relative) text += tr(" (units differ between parameters: tick Relative to compare them)");

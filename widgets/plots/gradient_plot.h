@@ -42,7 +42,6 @@ class GradientPlot : public QWidget {
 
  private:
   void redraw();
-  void showLegend(bool on);
   std::shared_ptr<const sens::SensitivityResult> result_;
   std::vector<double> values_;
   std::vector<Bar> bars_;

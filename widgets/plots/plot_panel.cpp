@@ -1,4 +1,5 @@
 #include "plots/plot_panel.h"
+#include "plots/legend_row.h"
 
 #include <algorithm>
 #include <set>
@@ -111,7 +112,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot_->legend->setVisible(false);  // shown once there are curves
   plot_->legend->setFont(QFont(font().family(), 8));
-  // the legend in a row above the axes (showLegend), four names a line: inside them it covered
+  // the legend in a row above the axes (showLegendAbove), four names a line: inside them it covered
   // the curves (the five-bar's v2.y under its box at 1280×800)
   plot_->axisRect()->insetLayout()->take(plot_->legend);
   plot_->plotLayout()->setRowSpacing(0);
@@ -231,28 +232,12 @@ void PlotPanel::setResults(std::shared_ptr<const RunResults> r) {
   filter_->setText(filter_->text());  // re-apply the filter to the new rows
 }
 
-// The legend's row above the axes only while there are curves: an empty legend in the layout
-// bounds its column's width by its own (the axes shrank to 50 px)
-void PlotPanel::showLegend(bool on) {
-  auto* grid = plot_->plotLayout();
-  const bool placed = grid->hasElement(0, 0) && grid->element(0, 0) == plot_->legend;
-  if (on && !placed) {
-    grid->insertRow(0);
-    grid->addElement(0, 0, plot_->legend);
-    grid->setRowStretchFactor(0, 0.001);
-  } else if (!on && placed) {
-    grid->take(plot_->legend);
-    grid->simplify();
-  }
-  plot_->legend->setVisible(on);
-}
-
 void PlotPanel::reset() {
   setResults(nullptr);
   filter_->clear();
   for (auto* line : impactLines_) plot_->removeItem(line);
   impactLines_.clear();
-  showLegend(false);
+  showLegendAbove(plot_, false);
   plot_->xAxis->setLabel(QStringLiteral("time (s)"));
   plot_->yAxis->setLabel(QString());
   plot_->xAxis->setRange(0, 1);
@@ -343,7 +328,7 @@ void PlotPanel::replot() {
     if (perPixelY < perPixelX) plot_->yAxis->setScaleRatio(plot_->xAxis, 1.0);
     else plot_->xAxis->setScaleRatio(plot_->yAxis, 1.0);
   }
-  showLegend(plot_->plottableCount() > 0);
+  showLegendAbove(plot_, plot_->plottableCount() > 0);
   setCursorRow(cursorRow_);
 }
 

@@ -58,7 +58,6 @@ class PlotPanel : public QWidget {
   void costRequested(const QString& column, int type);
 
  private:
-  void showLegend(bool on);
   void replot();
   void exportDialog();
   QString exportBase_;
