@@ -19,12 +19,15 @@
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QDir>
+#include <QInputDialog>
+#include <QTimer>
 #include <QTabWidget>
 #include <QStatusBar>
 #include <QTest>
 #include <QUndoStack>
 #include <cmath>
 #include <numbers>
+#include <tuple>
 
 #include "simulation/crank_drag.h"
 #include "io/mechanism_io.h"
@@ -869,6 +872,75 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
 namespace {
 
 using lw::test::pickAction;
+
+// A timed (prescribed) targets cost could not get a target in the sketch (it needs its time,
+// issue 36): the right-click asks for it (one spacing after the last by default), the target goes
+// in time order, one undo step; a time that is taken is refused with the reason
+TEST_F(SketchTest, ATimedTargetIsAddedWithTheTimeTheUserGives) {
+  lw::app::MainWindow w;
+  auto* v = newSketch(w, 2, 1);
+  drawFourBar(w);
+  {
+    lw::Mechanism m = *w.mechanism();
+    lw::Output o;
+    o.name = "coupler";
+    o.type = lw::Output::Type::PointPosition;
+    o.point = {m.bodies[1].name, m.bodies[1].points[1].name};
+    m.outputs.push_back(o);
+    lw::Cost c;
+    c.name = "timed";
+    c.type = lw::Cost::Type::Targets;
+    c.timing = lw::Cost::Timing::Prescribed;
+    c.output = "coupler";
+    for (const auto& [t, x, y] : {std::tuple{0.2, 1.0, 2.5}, {0.4, 2.0, 2.8}}) {
+      lw::Cost::Target target;
+      target.t = t;
+      target.at = {x, y};
+      c.targets.push_back(target);
+    }
+    m.costs.push_back(c);
+    w.replaceMechanism(m);
+  }
+  trigger(w, "ToolSelect");
+  // the free-timing action is not offered for it: the timed one is
+  QMenu* menu = v->contextMenuAt(at(v, 2.5, 3.2));
+  EXPECT_EQ(menu->findChild<QAction*>("AddCostTarget"), nullptr);
+  menu->deleteLater();
+  // answer the time dialog as a user would: its default, then another time
+  double offered = -1;
+  auto answer = [&](double t) {
+    QTimer::singleShot(0, [&offered, t] {
+      auto* d = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+      ASSERT_NE(d, nullptr);
+      offered = d->doubleValue();
+      if (t >= 0) d->setDoubleValue(t);
+      d->accept();
+    });
+  };
+  const int index = w.undoStack()->index();
+  answer(-1);
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 2.5, 3.2)), "AddTimedCostTarget"));
+  EXPECT_NEAR(offered, 0.6, 1e-12);  // one spacing (0.2 s) after the last
+  ASSERT_EQ(w.mechanism()->costs[0].targets.size(), 3u);
+  EXPECT_NEAR(w.mechanism()->costs[0].targets[2].t, 0.6, 1e-12);
+  EXPECT_NEAR(w.mechanism()->costs[0].targets[2].at[0], 2.5, 0.01);
+  EXPECT_EQ(w.undoStack()->index(), index + 1);
+  // one between the others goes in time order
+  answer(0.3);
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 3.0, 3.0)), "AddTimedCostTarget"));
+  ASSERT_EQ(w.mechanism()->costs[0].targets.size(), 4u);
+  EXPECT_NEAR(w.mechanism()->costs[0].targets[1].t, 0.3, 1e-12);
+  EXPECT_NEAR(w.mechanism()->costs[0].targets[1].at[0], 3.0, 0.01);
+  // a time that is taken: refused, said, nothing changed
+  answer(0.4);
+  ASSERT_TRUE(pickAction(v->contextMenuAt(at(v, 1.5, 3.4)), "AddTimedCostTarget"));
+  EXPECT_EQ(w.mechanism()->costs[0].targets.size(), 4u);
+  EXPECT_EQ(w.undoStack()->index(), index + 2);
+  EXPECT_TRUE(w.statusBar()->currentMessage().contains("has a target at t = 0.4 s already")) << w.statusBar()->currentMessage().toStdString();
+  w.undoStack()->undo();
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->costs[0].targets.size(), 2u);
+}
 
 // A targets cost's targets could only be dragged (issue 36): a cross is removed from its context
 // menu (not the last: the cost keeps one), and a target is added where the user right-clicks, to

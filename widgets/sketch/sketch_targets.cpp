@@ -2,11 +2,15 @@
 // and the target path being clicked: its targets added, dragged, removed, drawn, and made a
 // targets cost (analysis/target_path.h) as one edit.
 #include <QContextMenuEvent>
+#include <QInputDialog>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <algorithm>
+#include <cmath>
 
+#include "core/status.h"
 #include "simulation/target_path.h"
 #include "mechanism/parameter_edits.h"
 #include "sketch/sketch_view.h"
@@ -163,8 +167,7 @@ QMenu* SketchView::contextMenuAt(const QPoint& viewPos) {
     return menu;
   }
   // a targets cost's cross under the mouse: removed (a cost keeps one at least); elsewhere a
-  // target added here to each cost whose targets count wherever the point passes (free timing:
-  // a timed target would need its time)
+  // target added here to each targets cost (a timed cost's with the time the user gives)
   if (const auto under = costTargetAt(viewPos)) {
     const auto [c, i] = *under;
     const Cost& cost = m_.costs[c];
@@ -184,19 +187,54 @@ QMenu* SketchView::contextMenuAt(const QPoint& viewPos) {
     const Eigen::Vector2d here = world(viewPos);
     for (std::size_t c = 0; c < m_.costs.size(); ++c) {
       const Cost& cost = m_.costs[c];
-      if (cost.type != Cost::Type::Targets || cost.timing != Cost::Timing::Free) continue;
-      QAction* a = menu->addAction(tr("Add Target to %1 Here").arg(QString::fromStdString(cost.name)), this, [this, c, here] {
+      if (cost.type != Cost::Type::Targets) continue;
+      if (cost.timing == Cost::Timing::Free) {
+        QAction* a = menu->addAction(tr("Add Target to %1 Here").arg(QString::fromStdString(cost.name)), this, [this, c, here] {
+          Mechanism after = m_;
+          Cost::Target t;
+          t.at = {here.x(), here.y()};
+          after.costs[c].targets.push_back(t);
+          edit::EditResult r;
+          r.ok = true;
+          r.description = "Add a target to " + after.costs[c].name;
+          emitEdit(after, r);
+        });
+        a->setObjectName("AddCostTarget");
+        a->setToolTip(tr("The point should pass through here too (wherever along its path)"));
+        continue;
+      }
+      // a timed target: here at a time the user gives (by default one spacing after the last)
+      QAction* a = menu->addAction(tr("Add Timed Target to %1 Here...").arg(QString::fromStdString(cost.name)), this, [this, c, here] {
+        const auto& targets = m_.costs[c].targets;
+        double next = 0;
+        if (!targets.empty()) next = targets.back().t + (targets.size() > 1 ? targets.back().t - targets[targets.size() - 2].t : 0.1);
+        bool ok = false;
+        const double t = QInputDialog::getDouble(this, tr("Add a timed target"),
+                                                 tr("The time at which %1 should be here (s):").arg(QString::fromStdString(m_.costs[c].output)),
+                                                 std::max(0.0, next), 0, 1e9, 4, &ok);
+        if (!ok) return;
         Mechanism after = m_;
-        Cost::Target t;
-        t.at = {here.x(), here.y()};
-        after.costs[c].targets.push_back(t);
+        auto& list = after.costs[c].targets;
         edit::EditResult r;
+        for (const auto& x : list)
+          if (std::abs(x.t - t) <= 1e-12 * std::max(1.0, std::abs(t))) {
+            r.ok = false;
+            r.description = "Add a timed target to " + after.costs[c].name;
+            r.error = after.costs[c].name + " has a target at t = " + shortNumber(t) + " s already: move that one, or give another time";
+            emitEdit(after, r);
+            return;
+          }
+        Cost::Target target;
+        target.t = t;
+        target.at = {here.x(), here.y()};
+        // the targets stay in time order (the cost reads them so)
+        list.insert(std::upper_bound(list.begin(), list.end(), t, [](double v, const Cost::Target& x) { return v < x.t; }), target);
         r.ok = true;
-        r.description = "Add a target to " + after.costs[c].name;
+        r.description = "Add a target at t = " + shortNumber(t) + " s to " + after.costs[c].name;
         emitEdit(after, r);
       });
-      a->setObjectName("AddCostTarget");
-      a->setToolTip(tr("The point should pass through here too (wherever along its path)"));
+      a->setObjectName("AddTimedCostTarget");
+      a->setToolTip(tr("The point should be here at a time you give (the cost's targets are timed)"));
     }
   }
   std::optional<edit::SketchPoint> hit;
