@@ -1,13 +1,12 @@
 #include "sweep/sweep.h"
 
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -15,6 +14,7 @@
 #include <set>
 
 #include "analysis/run.h"
+#include "outputs/csv.h"
 #include "mechanism/parameters.h"
 #include "optimize/optimize.h"
 
@@ -281,6 +281,7 @@ SweepResult concatenate(const std::vector<SweepResult>& parts) {
 }
 
 namespace {
+// an error sentence may hold commas and quotes
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
@@ -294,17 +295,15 @@ std::string csvField(const std::string& s) {
 
 std::string toCsv(const SweepResult& r) {
   std::string out;
-  for (const auto& c : r.columns) out += csvField(c) + ",";
-  out += "error\n";
+  std::vector<std::string> header = r.columns;
+  header.push_back("error");
+  analysis::appendCsvHeader(header, out);
   const std::size_t width = r.columns.size();
   char buf[32];
   for (std::size_t i = 0; i < r.rows(); ++i) {
     for (std::size_t k = 0; k < width; ++k) {
-      const double v = r.table[i * width + k];
-      if (std::isfinite(v)) {
-        std::snprintf(buf, sizeof buf, "%.17g", v);
-        out += buf;
-      }
+      // the runs' CSV numbers (outputs/csv.h: shortest round trip); a failed variant's empty
+      if (const double v = r.table[i * width + k]; std::isfinite(v)) out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
       out += ',';
     }
     out += csvField(r.errors[i]) + "\n";

@@ -90,8 +90,8 @@ SweepResult runSweep(const Mechanism& m, const Design& design, const SweepSpec& 
 /// The rows of `parts` (slices of one design, in order) as one result.
 SweepResult concatenate(const std::vector<SweepResult>& parts);
 
-/// CSV: the columns and an "error" column, numbers to 17 significant digits (they read back
-/// bit for bit), a failed variant's numbers empty.
+/// CSV: the columns and an "error" column, numbers as the runs' CSV writes them (the shortest
+/// that read back bit for bit), a failed variant's numbers empty.
 std::string toCsv(const SweepResult& r);
 
 }  // namespace lw::sweep

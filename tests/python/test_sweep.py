@@ -149,3 +149,11 @@ def test_a_progress_callback_that_raises_stops_the_sweep(synthesis):
 
     with pytest.raises(Enough):
         lw.sweep(synthesis, vary={"L1": np.linspace(0.6, 1.2, 400)}, analysis="kinematics", jobs=1, progress=stop)
+
+
+def test_a_bad_scheduler_is_refused_naming_it(samples, cli):
+    p = subprocess.run([cli, "sweep", str(samples / "four-bar-synthesis.json"), "--vary", "L1=0.5:1.5:2",
+                        "--scheduler", "local:0"], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    assert "local:N needs a number of workers N >= 1" in p.stderr
+    assert p.stdout == ""

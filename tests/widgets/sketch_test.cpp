@@ -873,6 +873,30 @@ namespace {
 
 using lw::test::pickAction;
 
+// The drawn four-bar's coupler point made an output, and a targets cost of it: (t, x, y) each
+void addCouplerTargetsCost(lw::app::MainWindow& w, const std::string& name, lw::Cost::Timing timing,
+                           const std::vector<std::tuple<double, double, double>>& targets) {
+  lw::Mechanism m = *w.mechanism();
+  lw::Output o;
+  o.name = "coupler";
+  o.type = lw::Output::Type::PointPosition;
+  o.point = {m.bodies[1].name, m.bodies[1].points[1].name};
+  m.outputs.push_back(o);
+  lw::Cost c;
+  c.name = name;
+  c.type = lw::Cost::Type::Targets;
+  c.timing = timing;
+  c.output = "coupler";
+  for (const auto& [t, x, y] : targets) {
+    lw::Cost::Target target;
+    target.t = t;
+    target.at = {x, y};
+    c.targets.push_back(target);
+  }
+  m.costs.push_back(c);
+  w.replaceMechanism(m);
+}
+
 // A timed (prescribed) targets cost could not get a target in the sketch (it needs its time,
 // issue 36): the right-click asks for it (one spacing after the last by default), the target goes
 // in time order, one undo step; a time that is taken is refused with the reason
@@ -880,27 +904,7 @@ TEST_F(SketchTest, ATimedTargetIsAddedWithTheTimeTheUserGives) {
   lw::app::MainWindow w;
   auto* v = newSketch(w, 2, 1);
   drawFourBar(w);
-  {
-    lw::Mechanism m = *w.mechanism();
-    lw::Output o;
-    o.name = "coupler";
-    o.type = lw::Output::Type::PointPosition;
-    o.point = {m.bodies[1].name, m.bodies[1].points[1].name};
-    m.outputs.push_back(o);
-    lw::Cost c;
-    c.name = "timed";
-    c.type = lw::Cost::Type::Targets;
-    c.timing = lw::Cost::Timing::Prescribed;
-    c.output = "coupler";
-    for (const auto& [t, x, y] : {std::tuple{0.2, 1.0, 2.5}, {0.4, 2.0, 2.8}}) {
-      lw::Cost::Target target;
-      target.t = t;
-      target.at = {x, y};
-      c.targets.push_back(target);
-    }
-    m.costs.push_back(c);
-    w.replaceMechanism(m);
-  }
+  addCouplerTargetsCost(w, "timed", lw::Cost::Timing::Prescribed, {{0.2, 1.0, 2.5}, {0.4, 2.0, 2.8}});
   trigger(w, "ToolSelect");
   // the free-timing action is not offered for it: the timed one is
   QMenu* menu = v->contextMenuAt(at(v, 2.5, 3.2));
@@ -949,26 +953,7 @@ TEST_F(SketchTest, TargetsAreAddedToAndRemovedFromACostInTheSketch) {
   lw::app::MainWindow w;
   auto* v = newSketch(w, 2, 1);
   drawFourBar(w);
-  {
-    lw::Mechanism m = *w.mechanism();
-    lw::Output o;
-    o.name = "coupler";
-    o.type = lw::Output::Type::PointPosition;
-    o.point = {m.bodies[1].name, m.bodies[1].points[1].name};
-    m.outputs.push_back(o);
-    lw::Cost c;
-    c.name = "path";
-    c.type = lw::Cost::Type::Targets;
-    c.timing = lw::Cost::Timing::Free;
-    c.output = "coupler";
-    for (const auto& [x, y] : {std::pair{1.0, 2.5}, {2.0, 2.8}, {3.0, 2.6}}) {
-      lw::Cost::Target t;
-      t.at = {x, y};
-      c.targets.push_back(t);
-    }
-    m.costs.push_back(c);
-    w.replaceMechanism(m);
-  }
+  addCouplerTargetsCost(w, "path", lw::Cost::Timing::Free, {{0, 1.0, 2.5}, {0, 2.0, 2.8}, {0, 3.0, 2.6}});
   trigger(w, "ToolSelect");
   const int index = w.undoStack()->index();
   // remove the middle one

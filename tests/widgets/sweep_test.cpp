@@ -95,7 +95,9 @@ TEST_F(SweepTest, OneParameterIsALineWithItsGradientsAndAClickMakesTheDesign) {
   ASSERT_EQ(w.undoStack()->count(), steps + 1);
   EXPECT_TRUE(w.undoStack()->undoText().contains("swept variant")) << w.undoStack()->undoText().toStdString();
   for (const auto& p : w.mechanism()->parameters)
-    if (p.name == "L1") EXPECT_EQ(p.value.value, x);
+    if (p.name == "L1") {
+      EXPECT_EQ(p.value.value, x);
+    }
   // the sweep stays to pick another point
   EXPECT_EQ(panel->result(), r);
   w.undoStack()->undo();

@@ -16,20 +16,12 @@ that cannot go on raises AnalysisError naming the time and the reason.
 import _linkwright as _core
 from _linkwright import AnalysisError, Mechanism, MechanismError, Result
 
-from ._sweep import design_points, sweep
+from ._sweep import _options, design_points, sweep
 
 __all__ = [
     "AnalysisError", "Mechanism", "MechanismError", "Result",
     "load", "loads", "kinematics", "simulate", "sensitivity", "optimize", "sweep", "design_points",
 ]
-
-
-def _run(t_end=None, dt=None, formulation="matrix-r", integrator="trapezoidal", tol=None, output_dt=None):
-    """The run's options as the engine takes them (None: the file's analysis defaults)."""
-    o = _core.RunOptions()
-    o.t_end, o.dt, o.tol, o.output_dt = t_end, dt, tol, output_dt
-    o.formulation, o.integrator = formulation, integrator
-    return o
 
 
 def load(path):
@@ -57,28 +49,28 @@ Mechanism.with_parameters = _with_parameters
 def kinematics(m, t_end=None, dt=None, method="modular-td", times=None):
     """Drive a fully driven mechanism over [0, t_end]: every point's position, velocity and
     acceleration, and the file's outputs, as a Result (the `kinematics` command's CSV)."""
-    return _core.kinematics(m, _run(t_end=t_end, dt=dt), method, None if times is None else [float(t) for t in times])
+    return _core.kinematics(m, _options({"t_end": t_end, "dt": dt}), method, None if times is None else [float(t) for t in times])
 
 
 def simulate(m, t_end=None, dt=None, formulation="matrix-r", integrator="trapezoidal", tol=None, output_dt=None, times=None):
     """Forward dynamics (the `simulate` command): a Result with the CSV's columns, the costs and the
     impacts and other events."""
-    return _core.simulate(m, _run(t_end, dt, formulation, integrator, tol, output_dt),
-                          None if times is None else [float(t) for t in times])
+    run = {"t_end": t_end, "dt": dt, "formulation": formulation, "integrator": integrator, "tol": tol, "output_dt": output_dt}
+    return _core.simulate(m, _options(run), None if times is None else [float(t) for t in times])
 
 
 def sensitivity(m, method="ddm", parameters=None, costs=None, analysis=None, partials="ad", fd_step=1e-4, **run):
     """The gradients of the costs with respect to the design parameters:
     {cost: {"value": v, "gradient": {parameter: g}}}. method: ddm (direct), avm (adjoint),
     cs (complex step) or fd (finite differences); run: t_end, dt, formulation, integrator, tol."""
-    return _core.sensitivity(m, method, _names(parameters), _names(costs), analysis or "", _run(**run), partials, fd_step)
+    return _core.sensitivity(m, method, _names(parameters), _names(costs), analysis or "", _options(run), partials, fd_step)
 
 
 def optimize(m, cost=None, parameters=None, target=None, algorithm=None, max_evals=None, analysis=None, **run):
     """Tune parameters within their ranges to minimise a cost (or drive it to `target`), as the
     `optimize` command: a dict with the best parameters, the cost before and after, whether the
     constraints are met, and the tuned mechanism ("mechanism")."""
-    return _core.optimize(m, cost, _names(parameters), target, algorithm, max_evals, analysis or "", _run(**run))
+    return _core.optimize(m, cost, _names(parameters), target, algorithm, max_evals, analysis or "", _options(run))
 
 
 def _names(v):

@@ -11,15 +11,17 @@ import _linkwright as _core
 
 
 def _options(run):
-    o = _core.RunOptions()
-    for key in ("t_end", "dt", "tol", "output_dt"):
-        setattr(o, key, None if run.get(key) is None else float(run[key]))
-    o.formulation = run.get("formulation", "matrix-r")
-    o.integrator = run.get("integrator", "trapezoidal")
+    """A run's options (t_end, dt, formulation, integrator, tol, output_dt; missing or None: the
+    file's analysis defaults) as the engine takes them; an unknown name is a TypeError."""
     unknown = set(run) - {"t_end", "dt", "tol", "output_dt", "formulation", "integrator"}
     if unknown:
         raise TypeError("unknown run option(s): " + ", ".join(sorted(unknown)) +
                         " (t_end, dt, formulation, integrator, tol)")
+    o = _core.RunOptions()
+    for key in ("t_end", "dt", "tol", "output_dt"):
+        setattr(o, key, None if run.get(key) is None else float(run[key]))
+    o.formulation = run.get("formulation") or "matrix-r"
+    o.integrator = run.get("integrator") or "trapezoidal"
     return o
 
 

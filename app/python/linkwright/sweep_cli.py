@@ -23,7 +23,7 @@ def _client(scheduler):
         except ValueError:
             n = 0
         if n < 1:
-            raise SystemExit(f"linkwright-cli: sweep: --scheduler {scheduler}: local:N needs a number of workers N >= 1")
+            raise ValueError(f"--scheduler {scheduler}: local:N needs a number of workers N >= 1")
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
         return Client(cluster), cluster
     return Client(scheduler, timeout="20s"), None
@@ -46,6 +46,9 @@ def main():
 
     try:
         client, cluster = _client(job["scheduler"])
+    except ValueError as e:
+        print(f"linkwright-cli: sweep: {e}", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"linkwright-cli: sweep: cannot reach the Dask scheduler {job['scheduler']}: {e}", file=sys.stderr)
         return 4
