@@ -161,12 +161,13 @@ class Decoder {
             std::initializer_list<const char*> required) {
     return keys(j, path, std::vector<const char*>(allowed), std::vector<const char*>(required));
   }
-  // the keys an item kind of the schema allows and requires
-  bool keys(const Json& j, const std::string& path, const schema::Kind& kind) {
+  // the keys an item kind of the schema allows and requires (of a typed kind: those of `type`)
+  bool keys(const Json& j, const std::string& path, const schema::Kind& kind, const std::string& type = "") {
     std::vector<const char*> allowed, required;
     for (const schema::Field& f : kind.fields) {
+      if (!schema::Kind::applies(f, type)) continue;
       allowed.push_back(f.key.c_str());
-      if (f.required) required.push_back(f.key.c_str());
+      if (f.required && (f.types.empty() || !type.empty())) required.push_back(f.key.c_str());
     }
     return keys(j, path, allowed, required);
   }
@@ -302,47 +303,76 @@ class Decoder {
   }
 
   // an item of a kind the schema describes: each field read by its type (a problem reported at
-  // its path), then the item made from the fields' texts (schema.h)
+  // its path), then the item made from the fields' texts (schema.h). A typed kind's type is read
+  // first: it says which fields the item has.
   bool schemaTexts(const Json& j, const std::string& p, const schema::Kind& kind, schema::Texts& texts) {
-    if (!keys(j, p, kind)) return false;
+    std::string type;
+    if (const schema::Field* t = kind.typeField(); t && j.is_object() && j.contains("type")) {
+      const std::size_t before = out_.size();
+      type = choiceText(j["type"], p + ".type", *t);
+      if (out_.size() != before) return false;  // an unknown type: its fields are unknown too
+    }
+    if (!keys(j, p, kind, type)) return false;
     const std::size_t problems = out_.size();
     for (const schema::Field& f : kind.fields) {
-      if (!j.contains(f.key)) continue;
+      if (!j.contains(f.key) || !schema::Kind::applies(f, type)) continue;
       const std::string at = p + "." + f.key;
+      const Json& v = j[f.key];
       switch (f.type) {
         case schema::FieldType::Name:
-        case schema::FieldType::Text: texts[f.key] = str(j[f.key], at); break;
-        case schema::FieldType::Bound: texts[f.key] = schema::numberText(literal(j[f.key], at)); break;
-        case schema::FieldType::Number: {
-          const Number n = number(j[f.key], at);
-          texts[f.key] = n.isLiteral() ? schema::numberText(n.value) : n.expression.text();
-          break;
-        }
+        case schema::FieldType::Item:
+        case schema::FieldType::Text: texts[f.key] = str(v, at); break;
+        case schema::FieldType::Bound: texts[f.key] = schema::numberText(literal(v, at)); break;
+        case schema::FieldType::Number: texts[f.key] = numberText(number(v, at)); break;
         case schema::FieldType::Constant:
-        case schema::FieldType::Choice: {
-          const std::string s = str(j[f.key], at);
-          if (std::find(f.choices.begin(), f.choices.end(), s) == f.choices.end() && (!s.empty() || j[f.key].is_string())) {
-            std::string options;
-            for (const auto& c : f.choices) options += (options.empty() ? "" : ", ") + c;
-            error(at, "unknown value \"" + s + "\"; expected one of: " + options);
-          }
-          texts[f.key] = s;
+        case schema::FieldType::Choice: texts[f.key] = choiceText(v, at, f); break;
+        case schema::FieldType::Point: texts[f.key] = ref(v, at, "point").str(); break;
+        case schema::FieldType::Vector: texts[f.key] = ref(v, at, "vector").str(); break;
+        case schema::FieldType::PointPair:
+        case schema::FieldType::VectorPair: {
+          Ref pair[2];
+          refPair(v, at, f.type == schema::FieldType::PointPair ? "point" : "vector", pair);
+          texts[f.key] = schema::joinList({pair[0].str(), pair[1].str()});
           break;
         }
-        case schema::FieldType::Point: texts[f.key] = ref(j[f.key], at, "point").str(); break;
-        case schema::FieldType::Vector: texts[f.key] = ref(j[f.key], at, "vector").str(); break;
+        case schema::FieldType::Items: texts[f.key] = schema::joinList(names(v, at)); break;
+        case schema::FieldType::Numbers: {
+          std::vector<std::string> parts;
+          for (const Number& n : v.is_array() ? vector(v, at) : NumberVector{number(v, at)}) parts.push_back(numberText(n));
+          texts[f.key] = schema::joinList(parts);
+          break;
+        }
       }
     }
     return out_.size() == problems;
   }
 
-  Parameter parameter(const Json& j, const std::string& p) {
-    Parameter x;
+  static std::string numberText(const Number& n) {
+    return n.isLiteral() ? schema::numberText(n.value) : n.expression.text();
+  }
+
+  std::string choiceText(const Json& v, const std::string& at, const schema::Field& f) {
+    const std::string s = str(v, at);
+    if (std::find(f.choices.begin(), f.choices.end(), s) == f.choices.end() && (!s.empty() || v.is_string())) {
+      std::string options;
+      for (const auto& c : f.choices) options += (options.empty() ? "" : ", ") + c;
+      error(at, "unknown value \"" + s + "\"; expected one of: " + options);
+    }
+    return s;
+  }
+
+  // an item of a schema kind: its texts read, then the item made from them
+  template <class Item>
+  Item schemaItem(const Json& j, const std::string& p, const schema::Kind& kind,
+                  bool (*from)(const schema::Texts&, Item&, std::string&)) {
+    Item x;
     schema::Texts texts;
     std::string why;
-    if (schemaTexts(j, p, schema::parameterKind(), texts) && !schema::parameterFrom(texts, x, why)) error(p, why);
+    if (schemaTexts(j, p, kind, texts) && !from(texts, x, why)) error(p, why);
     return x;
   }
+
+  Parameter parameter(const Json& j, const std::string& p) { return schemaItem(j, p, schema::parameterKind(), &schema::parameterFrom); }
 
   Ground ground(const Json& j, const std::string& p) {
     Ground g;
@@ -427,171 +457,12 @@ class Decoder {
     return b;
   }
 
-  Joint joint(const Json& j, const std::string& p) {
-    Joint x;
-    if (!keys(j, p, {"name", "type", "points", "axes"}, {"name", "type", "points"})) return x;
-    x.name = str(j["name"], p + ".name");
-    x.type = choice<JointType>(j["type"], p + ".type",
-                               {{"pin", JointType::Pin}, {"slider", JointType::Slider},
-                                {"revolute", JointType::Revolute}, {"prismatic", JointType::Prismatic},
-                                {"cylindrical", JointType::Cylindrical}, {"universal", JointType::Universal},
-                                {"spherical", JointType::Spherical}, {"fixed", JointType::Fixed}});
-    refPair(j["points"], p + ".points", "point", x.points);
-    if (j.contains("axes")) {
-      Ref axes[2];
-      refPair(j["axes"], p + ".axes", "vector", axes);
-      x.axes = {axes[0], axes[1]};
-    }
-    return x;
-  }
-
-  Driver driver(const Json& j, const std::string& p) {
-    Driver d;
-    if (!j.is_object() || !j.contains("type")) {
-      keys(j, p, {"name", "type"}, {"name", "type"});
-      return d;
-    }
-    d.type = choice<Driver::Type>(j["type"], p + ".type",
-                                  {{"joint", Driver::Type::Joint},
-                                   {"coordinate", Driver::Type::Coordinate},
-                                   {"distance", Driver::Type::Distance}});
-    switch (d.type) {
-      case Driver::Type::Joint:
-        if (!keys(j, p, {"name", "type", "joint", "function"}, {"name", "joint", "function"})) return d;
-        d.joint = str(j["joint"], p + ".joint");
-        break;
-      case Driver::Type::Coordinate:
-        if (!keys(j, p, {"name", "type", "point", "component", "function"},
-                  {"name", "point", "component", "function"}))
-          return d;
-        d.point = ref(j["point"], p + ".point", "point");
-        d.component = component(j["component"], p + ".component");
-        break;
-      case Driver::Type::Distance:
-        if (!keys(j, p, {"name", "type", "points", "function"}, {"name", "points", "function"})) return d;
-        refPair(j["points"], p + ".points", "point", d.points);
-        break;
-    }
-    d.name = str(j["name"], p + ".name");
-    d.function = number(j["function"], p + ".function");
-    return d;
-  }
-
-  Force force(const Json& j, const std::string& p) {
-    Force f;
-    if (!j.is_object() || !j.contains("type")) {
-      keys(j, p, {"name", "type"}, {"name", "type"});
-      return f;
-    }
-    f.type = choice<Force::Type>(j["type"], p + ".type",
-                                 {{"spring", Force::Type::Spring},
-                                  {"torsion_spring", Force::Type::TorsionSpring},
-                                  {"force", Force::Type::PointForce},
-                                  {"torque", Force::Type::Torque},
-                                  {"tyre", Force::Type::Tyre}});
-    auto opt = [&](const char* key, Number& n) {
-      if (j.contains(key)) n = number(j[key], dot(p, key));
-    };
-    switch (f.type) {
-      case Force::Type::Spring:
-        if (!keys(j, p, {"name", "type", "points", "stiffness", "damping", "natural_length", "force"},
-                  {"name", "points", "stiffness"}))
-          return f;
-        refPair(j["points"], p + ".points", "point", f.points);
-        f.stiffness = number(j["stiffness"], p + ".stiffness");
-        opt("damping", f.damping);
-        opt("natural_length", f.naturalLength);
-        opt("force", f.actuatorForce);
-        break;
-      case Force::Type::TorsionSpring:
-        if (!keys(j, p, {"name", "type", "joint", "stiffness", "damping", "natural_angle"},
-                  {"name", "joint", "stiffness"}))
-          return f;
-        f.joint = str(j["joint"], p + ".joint");
-        f.stiffness = number(j["stiffness"], p + ".stiffness");
-        opt("damping", f.damping);
-        opt("natural_angle", f.naturalAngle);
-        break;
-      case Force::Type::PointForce:
-      case Force::Type::Torque: {
-        const bool isForce = f.type == Force::Type::PointForce;
-        if (!keys(j, p, {"name", "type", isForce ? "point" : "body", "value", "frame"},
-                  {"name", isForce ? "point" : "body", "value"}))
-          return f;
-        if (isForce) f.point = ref(j["point"], p + ".point", "point");
-        else f.body = str(j["body"], p + ".body");
-        const Json& v = j["value"];
-        if (v.is_array()) f.value = vector(v, p + ".value");
-        else f.value = {number(v, p + ".value")};
-        if (j.contains("frame"))
-          f.frame = choice<Force::Frame>(j["frame"], p + ".frame",
-                                         {{"world", Force::Frame::World}, {"body", Force::Frame::Body}});
-        break;
-      }
-      case Force::Type::Tyre:
-        if (!keys(j, p, {"name", "type", "point", "axis", "radius", "stiffness", "damping", "friction", "slip_velocity",
-                         "plane_point", "plane_normal"},
-                  {"name", "point", "axis", "radius", "stiffness", "plane_point", "plane_normal"}))
-          return f;
-        f.point = ref(j["point"], p + ".point", "point");
-        f.axis = ref(j["axis"], p + ".axis", "vector");
-        f.planePoint = ref(j["plane_point"], p + ".plane_point", "point");
-        f.planeNormal = ref(j["plane_normal"], p + ".plane_normal", "vector");
-        f.radius = number(j["radius"], p + ".radius");
-        f.stiffness = number(j["stiffness"], p + ".stiffness");
-        opt("damping", f.damping);
-        opt("friction", f.friction);
-        opt("slip_velocity", f.slipVelocity);
-        break;
-    }
-    f.name = str(j["name"], p + ".name");
-    return f;
-  }
-
-  Contact contact(const Json& j, const std::string& p) {
-    Contact c;
-    schema::Texts texts;
-    std::string why;
-    if (schemaTexts(j, p, schema::contactKind(), texts) && !schema::contactFrom(texts, c, why)) error(p, why);
-    return c;
-  }
-
-  JointLimit limit(const Json& j, const std::string& p) {
-    JointLimit l;
-    if (!keys(j, p, {"name", "joint", "min", "max", "law", "restitution"}, {"name", "joint"})) return l;
-    l.name = str(j["name"], p + ".name");
-    l.joint = str(j["joint"], p + ".joint");
-    if ((l.hasMin = j.contains("min"))) l.min = number(j["min"], p + ".min");
-    if ((l.hasMax = j.contains("max"))) l.max = number(j["max"], p + ".max");
-    if (j.contains("law"))
-      l.law = choice<Contact::Law>(j["law"], p + ".law", {{"newton", Contact::Law::Newton}, {"kinematic", Contact::Law::Kinematic}});
-    if (j.contains("restitution")) l.restitution = number(j["restitution"], p + ".restitution");
-    return l;
-  }
-
-  Switch switchOf(const Json& j, const std::string& p) {
-    Switch s;
-    if (!keys(j, p, {"name", "point", "component", "joint", "value", "direction", "enable", "disable"}, {"name", "value"})) return s;
-    s.name = str(j["name"], p + ".name");
-    if (j.contains("point")) {
-      s.point = ref(j["point"], p + ".point", "point");
-      if (j.contains("component")) s.component = component(j["component"], p + ".component");
-    }
-    if (j.contains("joint")) s.joint = str(j["joint"], p + ".joint");
-    s.value = number(j["value"], p + ".value");
-    if (j.contains("direction")) s.falling = choice<bool>(j["direction"], p + ".direction", {{"falling", true}, {"rising", false}});
-    for (const char* key : {"enable", "disable"}) {
-      if (!j.contains(key)) continue;
-      const std::string q = p + "." + key;
-      if (!j[key].is_array()) {
-        error(q, std::string("expected an array of force names, found ") + typeName(j[key]));
-        continue;
-      }
-      for (std::size_t i = 0; i < j[key].size(); ++i)
-        (std::string(key) == "enable" ? s.enable : s.disable).push_back(str(j[key][i], q + "[" + std::to_string(i) + "]"));
-    }
-    return s;
-  }
+  Joint joint(const Json& j, const std::string& p) { return schemaItem(j, p, schema::jointKind(), &schema::jointFrom); }
+  Driver driver(const Json& j, const std::string& p) { return schemaItem(j, p, schema::driverKind(), &schema::driverFrom); }
+  Force force(const Json& j, const std::string& p) { return schemaItem(j, p, schema::forceKind(), &schema::forceFrom); }
+  Contact contact(const Json& j, const std::string& p) { return schemaItem(j, p, schema::contactKind(), &schema::contactFrom); }
+  JointLimit limit(const Json& j, const std::string& p) { return schemaItem(j, p, schema::limitKind(), &schema::limitFrom); }
+  Switch switchOf(const Json& j, const std::string& p) { return schemaItem(j, p, schema::switchKind(), &schema::switchFrom); }
 
   InitialVelocity initialVelocity(const Json& j, const std::string& p) {
     InitialVelocity v;
@@ -643,56 +514,7 @@ class Decoder {
     return c;
   }
 
-  Output output(const Json& j, const std::string& p) {
-    Output o;
-    if (!j.is_object() || !j.contains("type")) {
-      keys(j, p, {"name", "type"}, {"name", "type"});
-      return o;
-    }
-    using T = Output::Type;
-    o.type = choice<T>(j["type"], p + ".type",
-                       {{"point_position", T::PointPosition}, {"point_velocity", T::PointVelocity},
-                        {"point_acceleration", T::PointAcceleration},
-                        {"joint_coordinate", T::JointCoordinate}, {"joint_rate", T::JointRate},
-                        {"spring_length", T::SpringLength}, {"energy", T::Energy},
-                        {"constraint_residual", T::ConstraintResidual}, {"joint_reaction", T::JointReaction},
-                        {"driver_effort", T::DriverEffort}});
-    switch (o.type) {
-      case T::PointPosition: case T::PointVelocity: case T::PointAcceleration:
-        if (!keys(j, p, {"name", "type", "point"}, {"name", "point"})) return o;
-        o.point = ref(j["point"], p + ".point", "point");
-        break;
-      case T::JointCoordinate: case T::JointRate:
-        if (!keys(j, p, {"name", "type", "joint"}, {"name", "joint"})) return o;
-        o.joint = str(j["joint"], p + ".joint");
-        break;
-      case T::SpringLength:
-        if (!keys(j, p, {"name", "type", "force"}, {"name", "force"})) return o;
-        o.spring = str(j["force"], p + ".force");
-        break;
-      case T::Energy:
-        if (!keys(j, p, {"name", "type", "which"}, {"name", "which"})) return o;
-        o.which = choice<Output::Energy>(j["which"], p + ".which",
-                                         {{"kinetic", Output::Energy::Kinetic},
-                                          {"potential", Output::Energy::Potential},
-                                          {"total", Output::Energy::Total}});
-        break;
-      case T::ConstraintResidual:
-        if (!keys(j, p, {"name", "type"}, {"name"})) return o;
-        break;
-      case T::JointReaction:
-        if (!keys(j, p, {"name", "type", "joint", "on"}, {"name", "joint", "on"})) return o;
-        o.joint = str(j["joint"], p + ".joint");
-        o.on = str(j["on"], p + ".on");
-        break;
-      case T::DriverEffort:
-        if (!keys(j, p, {"name", "type", "driver"}, {"name", "driver"})) return o;
-        o.driver = str(j["driver"], p + ".driver");
-        break;
-    }
-    o.name = str(j["name"], p + ".name");
-    return o;
-  }
+  Output output(const Json& j, const std::string& p) { return schemaItem(j, p, schema::outputKind(), &schema::outputFrom); }
 
   std::vector<std::string> names(const Json& j, const std::string& p) {
     std::vector<std::string> out;

@@ -29,30 +29,58 @@ Json named(const std::vector<NamedVector>& items) {
   return o;
 }
 // an item of a kind the schema describes, from its fields' texts: in the schema's order, optional
-// fields left out when empty, numbers as numbers
+// fields left out when empty or at their default (unless `written`), numbers as numbers
 Json schemaItem(const schema::Kind& kind, const schema::Texts& texts) {
+  auto numberJson = [](const std::string& text) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    const bool number = !text.empty() && end == text.c_str() + text.size() && std::isfinite(v);
+    return number ? num(Number(v)) : Json(text);
+  };
+  const schema::Field* typeField = kind.typeField();
+  const auto typeText = typeField ? texts.find("type") : texts.end();
+  const std::string type = typeText == texts.end() ? std::string() : typeText->second;
   Json o = Json::object();
   for (const schema::Field& f : kind.fields) {
     const auto it = texts.find(f.key);
-    if (it == texts.end() || (!f.required && (it->second.empty() || (!f.written && it->second == f.byDefault)))) continue;
+    if (it == texts.end() || !schema::Kind::applies(f, type) ||
+        (!f.required && (it->second.empty() || (!f.written && it->second == f.byDefault))))
+      continue;
     const std::string& text = it->second;
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    const bool number = !text.empty() && end == text.c_str() + text.size();
     switch (f.type) {
       case schema::FieldType::Name:
+      case schema::FieldType::Item:
       case schema::FieldType::Text:
       case schema::FieldType::Choice:
       case schema::FieldType::Point:
       case schema::FieldType::Vector: o[f.key] = text; break;
       case schema::FieldType::Constant: o[f.key] = f.choices.front(); break;
       case schema::FieldType::Bound:
-      case schema::FieldType::Number: o[f.key] = number ? num(Number(v)) : Json(text); break;
+      case schema::FieldType::Number: o[f.key] = numberJson(text); break;
+      case schema::FieldType::PointPair:
+      case schema::FieldType::VectorPair:
+      case schema::FieldType::Items: o[f.key] = schema::splitList(text); break;
+      case schema::FieldType::Numbers: {
+        const std::vector<std::string> parts = schema::splitList(text);
+        if (f.single && parts.size() == 1) {
+          o[f.key] = numberJson(parts[0]);
+        } else {
+          Json a = Json::array();
+          for (const std::string& part : parts) a.push_back(numberJson(part));
+          o[f.key] = a;
+        }
+        break;
+      }
     }
   }
   return o;
 }
-Json refPair(const Ref r[2]) { return Json::array({r[0].str(), r[1].str()}); }
+template <class Item>
+Json schemaList(const schema::Kind& kind, const std::vector<Item>& items) {
+  Json a = Json::array();
+  for (const Item& x : items) a.push_back(schemaItem(kind, schema::textsOf(x)));
+  return a;
+}
 
 Json encodeBody(const Mechanism& m, const Body& b) {
   Json o;
@@ -91,11 +119,7 @@ Json encodeBody(const Mechanism& m, const Body& b) {
   return o;
 }
 
-Json encodeJoint(const Joint& x) {
-  Json o{{"name", x.name}, {"type", toString(x.type)}, {"points", refPair(x.points)}};
-  if (x.axes.size() == 2) o["axes"] = Json::array({x.axes[0].str(), x.axes[1].str()});
-  return o;
-}
+Json encodeJoint(const Joint& x) { return schemaItem(schema::jointKind(), schema::textsOf(x)); }
 
 Json encode(const Mechanism& m) {
   Json j;
@@ -105,10 +129,7 @@ Json encode(const Mechanism& m) {
   if (!m.description.empty()) j["description"] = m.description;
   j["dimension"] = m.dimension;
   if (!m.gravity.empty()) j["gravity"] = vec(m.gravity);
-  if (!m.parameters.empty()) {
-    Json& a = j["parameters"] = Json::array();
-    for (const auto& p : m.parameters) a.push_back(schemaItem(schema::parameterKind(), schema::textsOf(p)));
-  }
+  if (!m.parameters.empty()) j["parameters"] = schemaList(schema::parameterKind(), m.parameters);
   if (!m.ground.points.empty() || !m.ground.vectors.empty()) {
     Json& g = j["ground"] = Json::object();
     if (!m.ground.points.empty()) g["points"] = named(m.ground.points);
@@ -118,94 +139,11 @@ Json encode(const Mechanism& m) {
   // writeMechanism: here an empty array keeps their place in the key order
   j["bodies"] = Json::array();
   if (!m.joints.empty()) j["joints"] = Json::array();
-  if (!m.drivers.empty()) {
-    Json& a = j["drivers"] = Json::array();
-    for (const auto& d : m.drivers) {
-      Json o{{"name", d.name}, {"type", toString(d.type)}};
-      switch (d.type) {
-        case Driver::Type::Joint: o["joint"] = d.joint; break;
-        case Driver::Type::Coordinate:
-          o["point"] = d.point.str();
-          o["component"] = toString(d.component);
-          break;
-        case Driver::Type::Distance: o["points"] = refPair(d.points); break;
-      }
-      o["function"] = num(d.function);
-      a.push_back(o);
-    }
-  }
-  if (!m.forces.empty()) {
-    Json& a = j["forces"] = Json::array();
-    for (const auto& f : m.forces) {
-      Json o{{"name", f.name}, {"type", toString(f.type)}};
-      switch (f.type) {
-        case Force::Type::Spring:
-          o["points"] = refPair(f.points);
-          o["stiffness"] = num(f.stiffness);
-          if (!isZero(f.damping)) o["damping"] = num(f.damping);
-          if (!isZero(f.naturalLength)) o["natural_length"] = num(f.naturalLength);
-          if (!isZero(f.actuatorForce)) o["force"] = num(f.actuatorForce);
-          break;
-        case Force::Type::TorsionSpring:
-          o["joint"] = f.joint;
-          o["stiffness"] = num(f.stiffness);
-          if (!isZero(f.damping)) o["damping"] = num(f.damping);
-          if (!isZero(f.naturalAngle)) o["natural_angle"] = num(f.naturalAngle);
-          break;
-        case Force::Type::PointForce:
-        case Force::Type::Torque:
-          if (f.type == Force::Type::PointForce) o["point"] = f.point.str();
-          else o["body"] = f.body;
-          o["value"] = (f.type == Force::Type::Torque && m.dimension == 2 && f.value.size() == 1)
-                           ? num(f.value[0]) : vec(f.value);
-          if (f.frame == Force::Frame::Body) o["frame"] = "body";
-          break;
-        case Force::Type::Tyre:
-          o["point"] = f.point.str();
-          o["axis"] = f.axis.str();
-          o["radius"] = num(f.radius);
-          o["stiffness"] = num(f.stiffness);
-          if (!isZero(f.damping)) o["damping"] = num(f.damping);
-          if (!isZero(f.friction)) o["friction"] = num(f.friction);
-          if (!f.slipVelocity.isLiteral() || f.slipVelocity.value != 0.1) o["slip_velocity"] = num(f.slipVelocity);
-          o["plane_point"] = f.planePoint.str();
-          o["plane_normal"] = f.planeNormal.str();
-          break;
-      }
-      a.push_back(o);
-    }
-  }
-  if (!m.contacts.empty()) {
-    Json& a = j["contacts"] = Json::array();
-    for (const auto& c : m.contacts) a.push_back(schemaItem(schema::contactKind(), schema::textsOf(c)));
-  }
-  if (!m.limits.empty()) {
-    Json& a = j["limits"] = Json::array();
-    for (const auto& l : m.limits) {
-      Json o{{"name", l.name}, {"joint", l.joint}};
-      if (l.hasMin) o["min"] = num(l.min);
-      if (l.hasMax) o["max"] = num(l.max);
-      o["law"] = toString(l.law);
-      o["restitution"] = num(l.restitution);
-      a.push_back(o);
-    }
-  }
-  if (!m.switches.empty()) {
-    Json& a = j["switches"] = Json::array();
-    for (const auto& s : m.switches) {
-      Json o{{"name", s.name}};
-      if (!s.point.empty()) {
-        o["point"] = s.point.str();
-        o["component"] = toString(s.component);
-      }
-      if (!s.joint.empty()) o["joint"] = s.joint;
-      o["value"] = num(s.value);
-      o["direction"] = s.falling ? "falling" : "rising";
-      if (!s.enable.empty()) o["enable"] = s.enable;
-      if (!s.disable.empty()) o["disable"] = s.disable;
-      a.push_back(o);
-    }
-  }
+  if (!m.drivers.empty()) j["drivers"] = schemaList(schema::driverKind(), m.drivers);
+  if (!m.forces.empty()) j["forces"] = schemaList(schema::forceKind(), m.forces);
+  if (!m.contacts.empty()) j["contacts"] = schemaList(schema::contactKind(), m.contacts);
+  if (!m.limits.empty()) j["limits"] = schemaList(schema::limitKind(), m.limits);
+  if (!m.switches.empty()) j["switches"] = schemaList(schema::switchKind(), m.switches);
   if (!m.initialVelocities.empty()) {
     Json& a = j["initial_velocities"] = Json::array();
     for (const auto& v : m.initialVelocities) {
@@ -236,26 +174,7 @@ Json encode(const Mechanism& m) {
       else a.push_back(Json{{"point", c.point.str()}, {"component", toString(c.component)}});
     }
   }
-  if (!m.outputs.empty()) {
-    Json& a = j["outputs"] = Json::array();
-    for (const auto& o : m.outputs) {
-      Json x{{"name", o.name}, {"type", toString(o.type)}};
-      switch (o.type) {
-        case Output::Type::PointPosition: case Output::Type::PointVelocity:
-        case Output::Type::PointAcceleration: x["point"] = o.point.str(); break;
-        case Output::Type::JointCoordinate: case Output::Type::JointRate: x["joint"] = o.joint; break;
-        case Output::Type::SpringLength: x["force"] = o.spring; break;
-        case Output::Type::Energy: x["which"] = toString(o.which); break;
-        case Output::Type::ConstraintResidual: break;
-        case Output::Type::JointReaction:
-          x["joint"] = o.joint;
-          x["on"] = o.on;
-          break;
-        case Output::Type::DriverEffort: x["driver"] = o.driver; break;
-      }
-      a.push_back(x);
-    }
-  }
+  if (!m.outputs.empty()) j["outputs"] = schemaList(schema::outputKind(), m.outputs);
   if (!m.costs.empty()) {
     Json& a = j["costs"] = Json::array();
     for (const auto& c : m.costs) {

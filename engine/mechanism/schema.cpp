@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <tuple>
 
+#include "mechanism/schema_read.h"
+
 namespace lw::schema {
 std::string numberText(double v) {
   char buffer[32];
@@ -19,7 +21,7 @@ std::string numberText(double v) {
   return buffer;
 }
 
-namespace {
+namespace detail {
 
 bool readNumber(const std::string& text, double& out) {
   std::size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
@@ -35,62 +37,144 @@ std::string trimmed(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-}  // namespace
+std::string get(const Texts& texts, const std::string& key) {
+  const auto it = texts.find(key);
+  return it == texts.end() ? std::string() : trimmed(it->second);
+}
+
+std::string text(const Number& n) { return n.isLiteral() ? numberText(n.value) : n.expression.text(); }
+
+bool readField(const std::string& text, const std::string& label, Number& out, std::string& why) {
+  double v = 0;
+  if (readNumber(text, v)) {
+    out = Number(v);
+    return true;
+  }
+  ExpressionError error;
+  Number n;
+  if (!Expression::parse(text, n.expression, error)) {
+    why = "the " + label + " '" + text + "' is not valid: " + error.message;
+    return false;
+  }
+  out = n;
+  return true;
+}
+
+bool readRef(const std::string& text, const std::string& label, Ref& out, std::string& why) {
+  const auto d = text.find('.');
+  if (d == std::string::npos || d == 0 || d + 1 == text.size() || text.find('.', d + 1) != std::string::npos) {
+    why = "the " + label + " '" + text + "' is not a reference: write body.item (ground.A, crank.B)";
+    return false;
+  }
+  out = {text.substr(0, d), text.substr(d + 1)};
+  return true;
+}
+
+bool readPair(const std::string& text, const std::string& label, Ref out[2], std::string& why) {
+  const std::vector<std::string> parts = splitList(text);
+  if (parts.size() != 2) {
+    why = "the " + label + " '" + text + "' are not two references: write body.item, body.item";
+    return false;
+  }
+  return readRef(parts[0], label, out[0], why) && readRef(parts[1], label, out[1], why);
+}
+
+bool readNumbers(const std::string& text, const std::string& label, NumberVector& out, std::string& why) {
+  out.clear();
+  for (const std::string& part : splitList(text)) {
+    Number n;
+    if (!readField(part, label, n, why)) return false;
+    out.push_back(n);
+  }
+  return true;
+}
+
+std::string numbersText(const NumberVector& v) {
+  std::vector<std::string> parts;
+  for (const Number& n : v) parts.push_back(text(n));
+  return joinList(parts);
+}
+
+bool requiredPresent(const Kind& kind, const Texts& texts, const std::string& type, std::string& why) {
+  for (const Field& f : kind.fields)
+    if (f.required && Kind::applies(f, type) && get(texts, f.key).empty()) {
+      why = f.label + " is required";
+      return false;
+    }
+  return true;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> parts;
+  if (trimmed(text).empty()) return parts;
+  int depth = 0;
+  std::string part;
+  for (char c : text) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(trimmed(part));
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  parts.push_back(trimmed(part));
+  return parts;
+}
+
+std::string joinList(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+const Field* Kind::typeField() const {
+  for (const Field& f : fields)
+    if (f.key == "type" && f.type == FieldType::Choice) return &f;
+  return nullptr;
+}
 
 const Kind& parameterKind() {
   static const Kind kind{
       "parameters",
       "parameter",
-      {
-          {"name", FieldType::Name, true, "Name", "used in expressions of other fields: letters, digits and _", Quantity::None},
-          {"value", FieldType::Number, true, "Value", "a number, or an expression of other parameters", Quantity::None},
-          {"unit", FieldType::Text, false, "Unit", "as shown beside the value (m, kg, N/m, rad...)", Quantity::None},
-          {"min", FieldType::Bound, false, "Minimum", "the least value a tuning, a study or an edit may give it (empty: none)", Quantity::None},
-          {"max", FieldType::Bound, false, "Maximum", "the greatest value a tuning, a study or an edit may give it (empty: none)", Quantity::None},
-          {"description", FieldType::Text, false, "Description", "what it is, for the Parameters panel and the file", Quantity::None},
-      }};
+      {F("name", FieldType::Name, "Name", "used in expressions of other fields: letters, digits and _").required(),
+       F("value", FieldType::Number, "Value", "a number, or an expression of other parameters").required(),
+       F("unit", FieldType::Text, "Unit", "as shown beside the value (m, kg, N/m, rad...)"),
+       F("min", FieldType::Bound, "Minimum", "the least value a tuning, a study or an edit may give it (empty: none)"),
+       F("max", FieldType::Bound, "Maximum", "the greatest value a tuning, a study or an edit may give it (empty: none)"),
+       F("description", FieldType::Text, "Description", "what it is, for the Parameters panel and the file")}};
   return kind;
 }
 
 const Kind& contactKind() {
-  auto field = [](std::string key, FieldType type, bool required, std::string label, std::string help) {
-    Field f;
-    f.key = std::move(key), f.type = type, f.required = required, f.label = std::move(label), f.help = std::move(help);
-    return f;
-  };
-  static const Kind kind = [&] {
-    Kind k{"contacts", "contact", {}};
-    k.fields.push_back(field("name", FieldType::Name, true, "Name", "names the contact in the impact log and the plots"));
-    Field type = field("type", FieldType::Constant, true, "Type", "a point against a plane");
-    type.choices = {"point_plane"};
-    k.fields.push_back(type);
-    Field point = field("point", FieldType::Point, true, "Point", "the centre of the ball or wheel that touches the plane");
-    point.moving = true;
-    k.fields.push_back(point);
-    k.fields.push_back(field("plane_point", FieldType::Point, true, "Plane point", "a point of the plane (a line in a planar model)"));
-    k.fields.push_back(field("plane_normal", FieldType::Vector, true, "Plane normal",
-                             "a vector of the same body, pointing to the side where the point stays"));
-    Field radius = field("radius", FieldType::Number, false, "Radius", "the contact happens when the point is this far from the plane");
-    radius.quantity = Quantity::Length;
-    radius.byDefault = "0";
-    k.fields.push_back(radius);
-    Field law = field("law", FieldType::Choice, false, "Impact law", "how the normal velocity changes at an impact");
-    law.choices = {"newton", "kinematic"};
-    law.labels = {"Newton: v⁺ = −e v⁻", "Kinematic (energetic) restitution"};
-    law.byDefault = "newton";
-    law.written = true;
-    k.fields.push_back(law);
-    Field restitution = field("restitution", FieldType::Number, false, "Restitution e", "0 (plastic) to 1 (elastic)");
-    restitution.byDefault = "1";
-    restitution.written = true;
-    k.fields.push_back(restitution);
-    return k;
-  }();
+  static const Kind kind{
+      "contacts",
+      "contact",
+      {F("name", FieldType::Name, "Name", "names the contact in the impact log and the plots").required(),
+       F("type", FieldType::Constant, "Type", "a point against a plane").required().choices({"point_plane"}),
+       F("point", FieldType::Point, "Point", "the centre of the ball or wheel that touches the plane").required().moving(),
+       F("plane_point", FieldType::Point, "Plane point", "a point of the plane (a line in a planar model)").required(),
+       F("plane_normal", FieldType::Vector, "Plane normal", "a vector of the same body, pointing to the side where the point stays")
+           .required(),
+       F("radius", FieldType::Number, "Radius", "the contact happens when the point is this far from the plane")
+           .quantity(Quantity::Length)
+           .byDefault("0"),
+       F("law", FieldType::Choice, "Impact law", "how the normal velocity changes at an impact")
+           .choices({"newton", "kinematic"}, {"Newton: v⁺ = −e v⁻", "Kinematic (energetic) restitution"})
+           .byDefault("newton", true),
+       F("restitution", FieldType::Number, "Restitution e", "0 (plastic) to 1 (elastic)").byDefault("1", true)}};
   return kind;
 }
 
 std::span<const Kind* const> kinds() {
-  static const Kind* const all[] = {&parameterKind(), &contactKind()};
+  static const Kind* const all[] = {&parameterKind(), &jointKind(), &driverKind(), &forceKind(), &contactKind(),
+                                    &limitKind(), &switchKind(), &outputKind()};
   return all;
 }
 
@@ -143,38 +227,6 @@ bool parameterFrom(const Texts& texts, Parameter& out, std::string& why) {
   return true;
 }
 
-namespace {
-
-std::string text(const Number& n) { return n.isLiteral() ? numberText(n.value) : n.expression.text(); }
-
-// a Number field's text: a number or an expression; false with "the <label> '<text>' is not valid"
-bool readField(const std::string& text, const std::string& label, Number& out, std::string& why) {
-  double v = 0;
-  if (readNumber(text, v)) {
-    out = Number(v);
-    return true;
-  }
-  ExpressionError error;
-  Number n;
-  if (!Expression::parse(text, n.expression, error)) {
-    why = "the " + label + " '" + text + "' is not valid: " + error.message;
-    return false;
-  }
-  out = n;
-  return true;
-}
-
-bool readRef(const std::string& text, const std::string& label, Ref& out, std::string& why) {
-  const auto d = text.find('.');
-  if (d == std::string::npos || d == 0 || d + 1 == text.size()) {
-    why = "the " + label + " '" + text + "' is not a reference: write body.item (ground.A, crank.B)";
-    return false;
-  }
-  out = {text.substr(0, d), text.substr(d + 1)};
-  return true;
-}
-
-}  // namespace
 
 Texts textsOf(const Contact& c) {
   return {{"name", c.name},
@@ -188,16 +240,12 @@ Texts textsOf(const Contact& c) {
 }
 
 bool contactFrom(const Texts& texts, Contact& out, std::string& why) {
-  auto get = [&](const std::string& key) {
-    const auto it = texts.find(key);
-    return it == texts.end() ? std::string() : trimmed(it->second);
-  };
   Contact c;
-  c.name = get("name");
-  if (!readRef(get("point"), "point", c.point, why) || !readRef(get("plane_point"), "plane point", c.planePoint, why) ||
-      !readRef(get("plane_normal"), "plane normal", c.planeNormal, why))
+  c.name = get(texts, "name");
+  if (!readRef(get(texts, "point"), "point", c.point, why) || !readRef(get(texts, "plane_point"), "plane point", c.planePoint, why) ||
+      !readRef(get(texts, "plane_normal"), "plane normal", c.planeNormal, why))
     return false;
-  const std::string radius = get("radius"), restitution = get("restitution"), law = get("law");
+  const std::string radius = get(texts, "radius"), restitution = get(texts, "restitution"), law = get(texts, "law");
   if (!radius.empty() && !readField(radius, "radius", c.radius, why)) return false;
   if (!restitution.empty() && !readField(restitution, "restitution", c.restitution, why)) return false;
   if (law == "kinematic") c.law = Contact::Law::Kinematic;

@@ -4,9 +4,11 @@
 // (io/schema_json.h, checked against resources/mechanism.schema.json in a test), and the file's
 // decoder and encoder read and write the kind field by field through it: a field added here is
 // read, written, validated and edited everywhere, with only its text binding (textsOf / ...From)
-// to write. Kinds move here one by one from the hand-written dialogs; the parameter is the first.
+// to write. A kind with a "type" field has per-type fields (Field::types): the form shows, the
+// file allows and the JSON Schema lists for each type only its own.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <span>
 #include <string>
@@ -26,6 +28,12 @@ enum class FieldType {
   Choice,    // one of `choices` (an enum: "newton", "kinematic")
   Point,     // a point of a body or of the ground, "body.item"
   Vector,    // a vector of a body or of the ground, "body.item"
+  PointPair, // two points, one on each body ("ground.A, crank.A"; the file: an array of two)
+  VectorPair,// two vectors, one on each body (a joint's axes)
+  Item,      // the name of an item of list `of` (a joint, a body, a force, a driver)
+  Items,     // names of items of list `of`, comma-separated (the file: an array of names)
+  Numbers,   // numbers or expressions, comma-separated (the file: an array, or one number when
+             // `single` and there is one)
 };
 
 struct Field {
@@ -40,12 +48,25 @@ struct Field {
   std::string byDefault;               // an optional field's value when absent ("" : none)
   bool written = false;                // written even at its default (the file shows it)
   bool moving = false;                 // Point: of a moving body only (what touches, not the plane)
+  /// The values of the kind's "type" field this field belongs to (empty: every type).
+  std::vector<std::string> types;
+  std::string of;                      // Item, Items: the list the names come from ("joints")
+  std::vector<std::string> planar;     // Choice: the values a planar mechanism offers (empty: all)
+  bool single = false;                 // Numbers: one entry is written as a plain number
+  bool timeAllowed = false;            // Number, Numbers: a function of time t
 };
 
 struct Kind {
   std::string list;       // the file's list: "parameters"
   std::string singular;   // "parameter"
   std::vector<Field> fields;
+  /// The field that says which of the kind's types an item is (a Choice keyed "type"), or null:
+  /// the other fields' `types` say which belong to it.
+  const Field* typeField() const;
+  /// Whether `f` belongs to an item of type `type` (every field of an untyped kind does).
+  static bool applies(const Field& f, const std::string& type) {
+    return f.types.empty() || std::find(f.types.begin(), f.types.end(), type) != f.types.end();
+  }
 };
 
 /// The field texts of an item, by key ("" for an absent optional field).
@@ -57,6 +78,19 @@ const Kind& parameterKind();
 /// A contact: a point of a moving body (with a radius) against a plane (a point and a normal),
 /// its impact law and restitution.
 const Kind& contactKind();
+/// An output: a point's position, velocity or acceleration, a joint's coordinate or rate, a
+/// spring's length, an energy, the constraint residual, a joint's reaction, a driver's effort.
+const Kind& outputKind();
+/// A driver: a joint's coordinate, a point's coordinate or a distance as a function of time.
+const Kind& driverKind();
+/// End stops on a joint's coordinate.
+const Kind& limitKind();
+/// A switch of the forces when a point's coordinate or a joint's crosses a value.
+const Kind& switchKind();
+/// A force element: spring, torsion spring, point force, torque, tyre.
+const Kind& forceKind();
+/// A joint between two bodies' points (and axes).
+const Kind& jointKind();
 /// Every kind the schema describes.
 std::span<const Kind* const> kinds();
 
@@ -73,5 +107,24 @@ Texts textsOf(const Contact& c);
 /// The contact the texts describe (its name as given, "" for a fresh one); false with the reason
 /// naming the field ("the restitution '0.5 *' is not valid: ...").
 bool contactFrom(const Texts& texts, Contact& out, std::string& why);
+
+Texts textsOf(const Output& o);
+bool outputFrom(const Texts& texts, Output& out, std::string& why);
+Texts textsOf(const Driver& d);
+bool driverFrom(const Texts& texts, Driver& out, std::string& why);
+Texts textsOf(const JointLimit& l);
+bool limitFrom(const Texts& texts, JointLimit& out, std::string& why);
+Texts textsOf(const Switch& s);
+bool switchFrom(const Texts& texts, Switch& out, std::string& why);
+Texts textsOf(const Force& f);
+bool forceFrom(const Texts& texts, Force& out, std::string& why);
+Texts textsOf(const Joint& j);
+bool jointFrom(const Texts& texts, Joint& out, std::string& why);
+
+/// Comma-separated parts of a list text, each trimmed; commas inside parentheses belong to their
+/// part ("atan2(y, x), 2" is two parts). An empty text is no part.
+std::vector<std::string> splitList(const std::string& text);
+/// The parts joined by ", ".
+std::string joinList(const std::vector<std::string>& parts);
 
 }  // namespace lw::schema

@@ -20,7 +20,7 @@ TEST(ItemSchema, TheShippedJsonSchemaIsTheGeneratedOne) {
     // compared as unordered JSON: the key order of the file is free
     const nlohmann::json generated = nlohmann::json::parse(io::jsonSchemaOfList(*kind).dump());
     EXPECT_EQ(shipped["properties"][kind->list], generated)
-        << kind->list << " should read:\n" << generated.dump(1);
+        << kind->list << " should read:\n" << io::jsonSchemaOfList(*kind).dump(1);
   }
 }
 
@@ -59,6 +59,72 @@ TEST(ItemSchema, AFieldThatDoesNotReadIsNamed) {
   ASSERT_TRUE(schema::parameterFrom(t, p, why)) << why;
   EXPECT_FALSE(p.hasMin);
   EXPECT_EQ(p.value.expression.text(), "L2/2");
+}
+
+}  // namespace
+}  // namespace lw
+
+namespace lw {
+namespace {
+
+// every item of every sample read back from its texts gives the same texts (and so the same file)
+template <class Item>
+void expectTextsRoundTrip(const std::vector<Item>& items, bool (*from)(const schema::Texts&, Item&, std::string&),
+                          const std::string& where) {
+  for (const Item& x : items) {
+    const schema::Texts texts = schema::textsOf(x);
+    Item back;
+    std::string why;
+    ASSERT_TRUE(from(texts, back, why)) << where << ": " << why;
+    EXPECT_EQ(schema::textsOf(back), texts) << where;
+  }
+}
+
+TEST(ItemSchema, EveryTypedItemOfEverySampleGoesThroughItsTexts) {
+  int items = 0;
+  for (const char* sample : {"bouncing-ball", "buggy", "double-pendulum-wall", "five-bar", "four-bar", "four-bar-path",
+                             "grid-1x15", "jansen-leg", "rssr", "slider-crank", "slider-crank-end-stop",
+                             "spatial-four-bar", "switch-t4", "ten-bar-chain"}) {
+    const Mechanism m = test::sampleMechanism(sample);
+    expectTextsRoundTrip(m.joints, &schema::jointFrom, sample);
+    expectTextsRoundTrip(m.drivers, &schema::driverFrom, sample);
+    expectTextsRoundTrip(m.forces, &schema::forceFrom, sample);
+    expectTextsRoundTrip(m.limits, &schema::limitFrom, sample);
+    expectTextsRoundTrip(m.switches, &schema::switchFrom, sample);
+    expectTextsRoundTrip(m.outputs, &schema::outputFrom, sample);
+    items += static_cast<int>(m.joints.size() + m.drivers.size() + m.forces.size() + m.limits.size() + m.switches.size() +
+                              m.outputs.size());
+  }
+  EXPECT_GT(items, 100);  // the loop above saw the samples' items, not empty lists
+}
+
+TEST(ItemSchema, ATypedItemNamesTheFieldThatIsMissingOrWrong) {
+  Output o;
+  std::string why;
+  EXPECT_FALSE(schema::outputFrom({{"name", "R"}, {"type", "joint_reaction"}, {"joint", "A"}}, o, why));
+  EXPECT_EQ(why, "On body is required");
+  EXPECT_FALSE(schema::outputFrom({{"name", "R"}, {"type", "reaction"}}, o, why));
+  EXPECT_EQ(why.rfind("the type 'reaction' is not one of: point_position", 0), 0u) << why;
+  ASSERT_TRUE(schema::outputFrom({{"name", "tau"}, {"type", "driver_effort"}, {"driver", "motor"}, {"point", "stale.P"}}, o, why));
+  EXPECT_EQ(o.driver, "motor");
+  EXPECT_TRUE(o.point.empty());  // a field of another type is not read
+
+  Force f;
+  EXPECT_FALSE(schema::forceFrom({{"name", "w"}, {"type", "torque"}, {"body", "crank"}, {"value", "1, 2*("}}, f, why));
+  EXPECT_EQ(why.rfind("the value '2*(' is not valid", 0), 0u) << why;
+  ASSERT_TRUE(schema::forceFrom({{"name", "w"}, {"type", "torque"}, {"body", "crank"}, {"value", "atan2(1, 2), 3"}}, f, why)) << why;
+  ASSERT_EQ(f.value.size(), 2u);  // a comma inside parentheses belongs to its part
+  EXPECT_EQ(f.value[0].expression.text(), "atan2(1, 2)");
+
+  Driver d;
+  EXPECT_FALSE(schema::driverFrom({{"name", "m"}, {"type", "distance"}, {"points", "ground.A"}, {"function", "t"}}, d, why));
+  EXPECT_EQ(why, "the points 'ground.A' are not two references: write body.item, body.item");
+
+  Switch s;
+  ASSERT_TRUE(schema::switchFrom({{"name", "s"}, {"joint", "B"}, {"value", "0.5"}, {"enable", "a, b"}}, s, why)) << why;
+  EXPECT_EQ(s.enable, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(s.disable.empty());
+  EXPECT_TRUE(s.falling);
 }
 
 }  // namespace

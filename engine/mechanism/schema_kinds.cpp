@@ -1,0 +1,451 @@
+// The item kinds with types (joints, drivers, forces, limits, switches, outputs): their fields as
+// data, and each item to and from its field texts.
+#include "mechanism/schema.h"
+#include "mechanism/schema_read.h"
+
+namespace lw::schema {
+
+using namespace detail;
+
+namespace {
+
+const F name(std::string help) { return F("name", FieldType::Name, "Name", std::move(help)).required(); }
+
+// a Number field's text read when the field belongs to `type` and has one
+bool optionalNumber(const Texts& texts, const char* key, const std::string& label, Number& out, std::string& why) {
+  const std::string t = get(texts, key);
+  return t.empty() || readField(t, label, out, why);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------- joints
+
+const Kind& jointKind() {
+  static const Kind kind{
+      "joints",
+      "joint",
+      {name("names the joint in outputs, drivers and the structure"),
+       F("type", FieldType::Choice, "Type", "how the two bodies may move relative to each other")
+           .required()
+           .choices({"pin", "slider", "revolute", "prismatic", "cylindrical", "universal", "spherical", "fixed"},
+                    {"Pin (planar rotation)", "Slider (planar translation)", "Revolute", "Prismatic", "Cylindrical",
+                     "Universal", "Spherical", "Fixed"})
+           .planar({"pin", "slider", "fixed"}),
+       F("points", FieldType::PointPair, "Points", "a point on each body; they coincide in the drawn position").required(),
+       F("axes", FieldType::VectorPair, "Axes",
+         "a vector on each body, parallel in the drawn position (perpendicular for a universal joint); a slider's "
+         "line in the plane")}};
+  return kind;
+}
+
+Texts textsOf(const Joint& j) {
+  return {{"name", j.name},
+          {"type", toString(j.type)},
+          {"points", joinList({j.points[0].str(), j.points[1].str()})},
+          {"axes", j.axes.size() == 2 ? joinList({j.axes[0].str(), j.axes[1].str()}) : std::string()}};
+}
+
+bool jointFrom(const Texts& texts, Joint& out, std::string& why) {
+  Joint j;
+  j.name = get(texts, "name");
+  if (!readChoice(get(texts, "type"), "type",
+                  {JointType::Pin, JointType::Slider, JointType::Revolute, JointType::Prismatic, JointType::Cylindrical,
+                   JointType::Universal, JointType::Spherical, JointType::Fixed},
+                  j.type, why) ||
+      !requiredPresent(jointKind(), texts, toString(j.type), why) || !readPair(get(texts, "points"), "points", j.points, why))
+    return false;
+  if (const std::string axes = get(texts, "axes"); !axes.empty()) {
+    Ref a[2];
+    if (!readPair(axes, "axes", a, why)) return false;
+    j.axes = {a[0], a[1]};
+  }
+  out = j;
+  return true;
+}
+
+// --------------------------------------------------------------------------------------- drivers
+
+const Kind& driverKind() {
+  static const Kind kind{
+      "drivers",
+      "driver",
+      {name("names the driver in outputs (its effort) and the structure"),
+       F("type", FieldType::Choice, "Drives", "what the function of time prescribes")
+           .required()
+           .choices({"joint", "coordinate", "distance"},
+                    {"Joint coordinate (angle or slide)", "Point coordinate (x, y or z)", "Distance between two points"}),
+       F("joint", FieldType::Item, "Joint", "the joint whose angle (rad) or slide (m), from the drawn position, is driven")
+           .required()
+           .of("joints")
+           .types({"joint"}),
+       F("point", FieldType::Point, "Point", "the point whose world coordinate (m) is driven").required().types({"coordinate"}),
+       F("component", FieldType::Choice, "Coordinate", "which world coordinate")
+           .required()
+           .types({"coordinate"})
+           .choices({"x", "y", "z"})
+           .planar({"x", "y"}),
+       F("points", FieldType::PointPair, "Points", "the two points whose distance (m) is driven: a linear actuator")
+           .required()
+           .types({"distance"}),
+       F("function", FieldType::Number, "Value at time t",
+         "a function of time t and the design parameters, e.g. 2*pi*t (one turn per second) or 0.1*sin(2*pi*t)")
+           .required()
+           .timed()}};
+  return kind;
+}
+
+Texts textsOf(const Driver& d) {
+  Texts t{{"name", d.name}, {"type", toString(d.type)}, {"function", text(d.function)}};
+  switch (d.type) {
+    case Driver::Type::Joint: t["joint"] = d.joint; break;
+    case Driver::Type::Coordinate:
+      t["point"] = d.point.str();
+      t["component"] = toString(d.component);
+      break;
+    case Driver::Type::Distance: t["points"] = joinList({d.points[0].str(), d.points[1].str()}); break;
+  }
+  return t;
+}
+
+bool driverFrom(const Texts& texts, Driver& out, std::string& why) {
+  Driver d;
+  d.name = get(texts, "name");
+  if (!readChoice(get(texts, "type"), "type", {Driver::Type::Joint, Driver::Type::Coordinate, Driver::Type::Distance}, d.type, why) ||
+      !requiredPresent(driverKind(), texts, toString(d.type), why))
+    return false;
+  switch (d.type) {
+    case Driver::Type::Joint: d.joint = get(texts, "joint"); break;
+    case Driver::Type::Coordinate:
+      if (!readRef(get(texts, "point"), "point", d.point, why) ||
+          !readChoice(get(texts, "component"), "coordinate", {Component::X, Component::Y, Component::Z}, d.component, why))
+        return false;
+      break;
+    case Driver::Type::Distance:
+      if (!readPair(get(texts, "points"), "points", d.points, why)) return false;
+      break;
+  }
+  if (!readField(get(texts, "function"), "function", d.function, why)) return false;
+  out = d;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------- forces
+
+const Kind& forceKind() {
+  const std::vector<std::string> elastic{"spring", "torsion_spring", "tyre"};
+  static const Kind kind{
+      "forces",
+      "force",
+      {name("names the force in switches, outputs and the plots"),
+       F("type", FieldType::Choice, "Type", "what kind of force element")
+           .required()
+           .choices({"spring", "torsion_spring", "force", "torque", "tyre"},
+                    {"Spring-damper between two points", "Torsion spring on a joint", "Force on a point", "Torque on a body",
+                     "Tyre (wheel on a ground plane)"}),
+       F("points", FieldType::PointPair, "Points", "the spring's two ends").required().types({"spring"}),
+       F("joint", FieldType::Item, "Joint", "the joint whose angle the spring resists").required().of("joints").types({"torsion_spring"}),
+       F("point", FieldType::Point, "Point", "where the force acts (a tyre: the wheel's centre)").required().types({"force", "tyre"}),
+       F("body", FieldType::Item, "Body", "the body the torque acts on").required().of("bodies").types({"torque"}),
+       F("axis", FieldType::Vector, "Spin axis", "the wheel's axle, a vector of its body").required().types({"tyre"}),
+       F("radius", FieldType::Number, "Radius", "the wheel's radius").required().types({"tyre"}).quantity(Quantity::Length),
+       F("stiffness", FieldType::Number, "Stiffness", "N/m for a spring or a tyre, N·m/rad for a torsion spring")
+           .required()
+           .types(elastic),
+       F("damping", FieldType::Number, "Damping", "N·s/m, or N·m·s/rad for a torsion spring").types(elastic).byDefault("0"),
+       F("natural_length", FieldType::Number, "Natural length", "the length at which the spring pulls nothing")
+           .types({"spring"})
+           .quantity(Quantity::Length)
+           .byDefault("0"),
+       F("force", FieldType::Number, "Actuator force", "a force along the spring, positive pushing the ends apart")
+           .types({"spring"})
+           .quantity(Quantity::Force)
+           .byDefault("0"),
+       F("natural_angle", FieldType::Number, "Natural angle", "the joint angle at which the spring is relaxed")
+           .types({"torsion_spring"})
+           .quantity(Quantity::Angle)
+           .byDefault("0"),
+       F("friction", FieldType::Number, "Friction coefficient", "Coulomb friction at the contact point").types({"tyre"}).byDefault("0"),
+       F("slip_velocity", FieldType::Number, "Slip velocity", "below it the friction grows linearly (regularised)")
+           .types({"tyre"})
+           .quantity(Quantity::Velocity)
+           .byDefault("0.1"),
+       F("value", FieldType::Numbers, "Value",
+         "the force's components (N), or the torque (N·m; one number in the plane, three in space), functions of t")
+           .required()
+           .types({"force", "torque"})
+           .single()
+           .timed(),
+       F("frame", FieldType::Choice, "Axes", "the axes the components are given in")
+           .types({"force", "torque"})
+           .choices({"world", "body"}, {"World axes", "The body's axes (turn with it)"})
+           .byDefault("world"),
+       F("plane_point", FieldType::Point, "Ground plane point", "a point of the plane the wheel rolls on").required().types({"tyre"}),
+       F("plane_normal", FieldType::Vector, "Ground plane normal", "the plane's normal, pointing to the wheel's side")
+           .required()
+           .types({"tyre"})}};
+  return kind;
+}
+
+Texts textsOf(const Force& f) {
+  Texts t{{"name", f.name}, {"type", toString(f.type)}};
+  switch (f.type) {
+    case Force::Type::Spring:
+      t["points"] = joinList({f.points[0].str(), f.points[1].str()});
+      t["stiffness"] = text(f.stiffness), t["damping"] = text(f.damping);
+      t["natural_length"] = text(f.naturalLength), t["force"] = text(f.actuatorForce);
+      break;
+    case Force::Type::TorsionSpring:
+      t["joint"] = f.joint;
+      t["stiffness"] = text(f.stiffness), t["damping"] = text(f.damping), t["natural_angle"] = text(f.naturalAngle);
+      break;
+    case Force::Type::PointForce:
+    case Force::Type::Torque:
+      if (f.type == Force::Type::PointForce) t["point"] = f.point.str();
+      else t["body"] = f.body;
+      t["value"] = numbersText(f.value);
+      t["frame"] = f.frame == Force::Frame::Body ? "body" : "world";
+      break;
+    case Force::Type::Tyre:
+      t["point"] = f.point.str(), t["axis"] = f.axis.str();
+      t["radius"] = text(f.radius), t["stiffness"] = text(f.stiffness), t["damping"] = text(f.damping);
+      t["friction"] = text(f.friction), t["slip_velocity"] = text(f.slipVelocity);
+      t["plane_point"] = f.planePoint.str(), t["plane_normal"] = f.planeNormal.str();
+      break;
+  }
+  return t;
+}
+
+bool forceFrom(const Texts& texts, Force& out, std::string& why) {
+  Force f;
+  f.name = get(texts, "name");
+  if (!readChoice(get(texts, "type"), "type",
+                  {Force::Type::Spring, Force::Type::TorsionSpring, Force::Type::PointForce, Force::Type::Torque, Force::Type::Tyre},
+                  f.type, why) ||
+      !requiredPresent(forceKind(), texts, toString(f.type), why))
+    return false;
+  const bool elastic = f.type == Force::Type::Spring || f.type == Force::Type::TorsionSpring || f.type == Force::Type::Tyre;
+  if (elastic && (!readField(get(texts, "stiffness"), "stiffness", f.stiffness, why) ||
+                  !optionalNumber(texts, "damping", "damping", f.damping, why)))
+    return false;
+  switch (f.type) {
+    case Force::Type::Spring:
+      if (!readPair(get(texts, "points"), "points", f.points, why) ||
+          !optionalNumber(texts, "natural_length", "natural length", f.naturalLength, why) ||
+          !optionalNumber(texts, "force", "actuator force", f.actuatorForce, why))
+        return false;
+      break;
+    case Force::Type::TorsionSpring:
+      f.joint = get(texts, "joint");
+      if (!optionalNumber(texts, "natural_angle", "natural angle", f.naturalAngle, why)) return false;
+      break;
+    case Force::Type::PointForce:
+    case Force::Type::Torque: {
+      if (f.type == Force::Type::PointForce && !readRef(get(texts, "point"), "point", f.point, why)) return false;
+      if (f.type == Force::Type::Torque) f.body = get(texts, "body");
+      if (!readNumbers(get(texts, "value"), "value", f.value, why)) return false;
+      const std::string frame = get(texts, "frame");
+      if (frame == "body") f.frame = Force::Frame::Body;
+      else if (!frame.empty() && frame != "world") {
+        why = "the axes '" + frame + "' are not one of: world, body";
+        return false;
+      }
+      break;
+    }
+    case Force::Type::Tyre:
+      if (!readRef(get(texts, "point"), "point", f.point, why) || !readRef(get(texts, "axis"), "spin axis", f.axis, why) ||
+          !readRef(get(texts, "plane_point"), "plane point", f.planePoint, why) ||
+          !readRef(get(texts, "plane_normal"), "plane normal", f.planeNormal, why) ||
+          !readField(get(texts, "radius"), "radius", f.radius, why) ||
+          !optionalNumber(texts, "friction", "friction coefficient", f.friction, why) ||
+          !optionalNumber(texts, "slip_velocity", "slip velocity", f.slipVelocity, why))
+        return false;
+      break;
+  }
+  out = f;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------- limits
+
+const Kind& limitKind() {
+  static const Kind kind{
+      "limits",
+      "limit",
+      {name("names the end stop in the impact log"),
+       F("joint", FieldType::Item, "Joint", "the joint whose coordinate is stopped").required().of("joints"),
+       F("min", FieldType::Number, "Lowest", "the least coordinate: rad for a rotation, m for a slide (empty: none)"),
+       F("max", FieldType::Number, "Highest", "the greatest coordinate: rad for a rotation, m for a slide (empty: none)"),
+       F("law", FieldType::Choice, "Impact law", "how the joint's rate changes at the stop")
+           .choices({"newton", "kinematic"}, {"Newton: v⁺ = −e v⁻", "Kinematic (energetic) restitution"})
+           .byDefault("newton", true),
+       F("restitution", FieldType::Number, "Restitution e", "0 (plastic) to 1 (elastic)").byDefault("1", true)}};
+  return kind;
+}
+
+Texts textsOf(const JointLimit& l) {
+  return {{"name", l.name},
+          {"joint", l.joint},
+          {"min", l.hasMin ? text(l.min) : std::string()},
+          {"max", l.hasMax ? text(l.max) : std::string()},
+          {"law", toString(l.law)},
+          {"restitution", text(l.restitution)}};
+}
+
+bool limitFrom(const Texts& texts, JointLimit& out, std::string& why) {
+  JointLimit l;
+  l.name = get(texts, "name");
+  if (!requiredPresent(limitKind(), texts, "", why)) return false;
+  l.joint = get(texts, "joint");
+  const std::string min = get(texts, "min"), max = get(texts, "max"), law = get(texts, "law");
+  if ((l.hasMin = !min.empty()) && !readField(min, "lowest coordinate", l.min, why)) return false;
+  if ((l.hasMax = !max.empty()) && !readField(max, "highest coordinate", l.max, why)) return false;
+  if (!law.empty() && !readChoice(law, "impact law", {Contact::Law::Newton, Contact::Law::Kinematic}, l.law, why)) return false;
+  if (!optionalNumber(texts, "restitution", "restitution", l.restitution, why)) return false;
+  out = l;
+  return true;
+}
+
+// -------------------------------------------------------------------------------------- switches
+
+const Kind& switchKind() {
+  static const Kind kind{
+      "switches",
+      "switch",
+      {name("names the switch in the impact log"),
+       F("point", FieldType::Point, "Point", "the point whose world coordinate is watched (or give a joint)"),
+       F("component", FieldType::Choice, "Coordinate", "the point's world coordinate that is watched")
+           .choices({"x", "y", "z"})
+           .planar({"x", "y"})
+           .byDefault("y", true),
+       F("joint", FieldType::Item, "Joint", "the joint whose coordinate is watched (or give a point)").of("joints"),
+       F("value", FieldType::Number, "Value", "the coordinate's value (m or rad) whose crossing switches").required(),
+       F("direction", FieldType::Choice, "Direction", "the crossing that switches")
+           .choices({"falling", "rising"}, {"Falling (crossing downwards)", "Rising (crossing upwards)"})
+           .byDefault("falling", true),
+       F("enable", FieldType::Items, "Enable", "the forces that act from the crossing on (they start off)").of("forces"),
+       F("disable", FieldType::Items, "Disable", "the forces that stop at the crossing").of("forces")}};
+  return kind;
+}
+
+Texts textsOf(const Switch& s) {
+  return {{"name", s.name},
+          {"point", s.point.str()},
+          {"component", s.point.empty() ? std::string() : std::string(toString(s.component))},
+          {"joint", s.joint},
+          {"value", text(s.value)},
+          {"direction", s.falling ? "falling" : "rising"},
+          {"enable", joinList(s.enable)},
+          {"disable", joinList(s.disable)}};
+}
+
+bool switchFrom(const Texts& texts, Switch& out, std::string& why) {
+  Switch s;
+  s.name = get(texts, "name");
+  if (!requiredPresent(switchKind(), texts, "", why)) return false;
+  if (const std::string point = get(texts, "point"); !point.empty()) {
+    if (!readRef(point, "point", s.point, why)) return false;
+    const std::string component = get(texts, "component");
+    if (!component.empty() && !readChoice(component, "coordinate", {Component::X, Component::Y, Component::Z}, s.component, why))
+      return false;
+  }
+  s.joint = get(texts, "joint");
+  if (!readField(get(texts, "value"), "value", s.value, why)) return false;
+  const std::string direction = get(texts, "direction");
+  if (direction == "rising") s.falling = false;
+  else if (!direction.empty() && direction != "falling") {
+    why = "the direction '" + direction + "' is not one of: falling, rising";
+    return false;
+  }
+  s.enable = splitList(get(texts, "enable"));
+  s.disable = splitList(get(texts, "disable"));
+  out = s;
+  return true;
+}
+
+// --------------------------------------------------------------------------------------- outputs
+
+const Kind& outputKind() {
+  const std::vector<std::string> points{"point_position", "point_velocity", "point_acceleration"};
+  static const Kind kind{
+      "outputs",
+      "output",
+      {name("the CSV columns' and the plots' name (a point's: NAME.x, NAME.y)"),
+       F("type", FieldType::Choice, "Records", "what the output measures at each step")
+           .required()
+           .choices({"point_position", "point_velocity", "point_acceleration", "joint_coordinate", "joint_rate", "spring_length",
+                     "energy", "constraint_residual", "joint_reaction", "driver_effort"},
+                    {"A point's position", "A point's velocity", "A point's acceleration", "A joint's coordinate (angle or slide)",
+                     "A joint's rate", "A spring's length", "Energy", "Constraint residual",
+                     "A joint's reaction (force and moment on a body)", "A driver's effort (motor torque or force)"}),
+       F("point", FieldType::Point, "Point", "the point measured, in world axes").required().types(points),
+       F("joint", FieldType::Item, "Joint", "the joint measured (a coordinate from the drawn position)")
+           .required()
+           .of("joints")
+           .types({"joint_coordinate", "joint_rate", "joint_reaction"}),
+       F("on", FieldType::Item, "On body", "which of the joint's two bodies the reaction acts on")
+           .required()
+           .of("bodies")
+           .types({"joint_reaction"}),
+       F("force", FieldType::Item, "Spring", "the spring whose length is measured").required().of("forces").types({"spring_length"}),
+       F("which", FieldType::Choice, "Energy", "which energy")
+           .required()
+           .types({"energy"})
+           .choices({"kinetic", "potential", "total"}, {"Kinetic", "Potential (gravity and springs)", "Total"}),
+       F("driver", FieldType::Item, "Driver", "the driver whose torque or force is measured")
+           .required()
+           .of("drivers")
+           .types({"driver_effort"})}};
+  return kind;
+}
+
+Texts textsOf(const Output& o) {
+  Texts t{{"name", o.name}, {"type", toString(o.type)}};
+  switch (o.type) {
+    case Output::Type::PointPosition:
+    case Output::Type::PointVelocity:
+    case Output::Type::PointAcceleration: t["point"] = o.point.str(); break;
+    case Output::Type::JointCoordinate:
+    case Output::Type::JointRate: t["joint"] = o.joint; break;
+    case Output::Type::SpringLength: t["force"] = o.spring; break;
+    case Output::Type::Energy: t["which"] = toString(o.which); break;
+    case Output::Type::ConstraintResidual: break;
+    case Output::Type::JointReaction: t["joint"] = o.joint, t["on"] = o.on; break;
+    case Output::Type::DriverEffort: t["driver"] = o.driver; break;
+  }
+  return t;
+}
+
+bool outputFrom(const Texts& texts, Output& out, std::string& why) {
+  using T = Output::Type;
+  Output o;
+  o.name = get(texts, "name");
+  if (!readChoice(get(texts, "type"), "type",
+                  {T::PointPosition, T::PointVelocity, T::PointAcceleration, T::JointCoordinate, T::JointRate, T::SpringLength,
+                   T::Energy, T::ConstraintResidual, T::JointReaction, T::DriverEffort},
+                  o.type, why) ||
+      !requiredPresent(outputKind(), texts, toString(o.type), why))
+    return false;
+  switch (o.type) {
+    case T::PointPosition:
+    case T::PointVelocity:
+    case T::PointAcceleration:
+      if (!readRef(get(texts, "point"), "point", o.point, why)) return false;
+      break;
+    case T::JointCoordinate:
+    case T::JointRate: o.joint = get(texts, "joint"); break;
+    case T::SpringLength: o.spring = get(texts, "force"); break;
+    case T::Energy:
+      if (!readChoice(get(texts, "which"), "energy", {Output::Energy::Kinetic, Output::Energy::Potential, Output::Energy::Total},
+                      o.which, why))
+        return false;
+      break;
+    case T::ConstraintResidual: break;
+    case T::JointReaction: o.joint = get(texts, "joint"), o.on = get(texts, "on"); break;
+    case T::DriverEffort: o.driver = get(texts, "driver"); break;
+  }
+  out = o;
+  return true;
+}
+
+}  // namespace lw::schema
