@@ -10,28 +10,11 @@
 
 #include <Eigen/Geometry>
 
+#include "mechanism/edit_support.h"
+
 namespace lw::edit {
+using namespace detail;
 namespace {
-
-bool nameTaken(const Mechanism& m, const std::string& name) {
-  for (const auto& b : m.bodies)
-    if (b.name == name) return true;
-  for (const auto& j : m.joints)
-    if (j.name == name) return true;
-  for (const auto& d : m.drivers)
-    if (d.name == name) return true;
-  for (const auto& p : m.ground.points)
-    if (p.name == name) return true;
-  return false;
-}
-
-// the first free name "prefix1", "prefix2", ...
-std::string freshName(const Mechanism& m, const std::string& prefix) {
-  for (int k = 1;; ++k) {
-    const std::string n = prefix + std::to_string(k);
-    if (!nameTaken(m, n)) return n;
-  }
-}
 
 NumberVector literal(const Eigen::Vector2d& v) { return {Number(v.x()), Number(v.y())}; }
 
@@ -47,26 +30,6 @@ std::vector<NamedVector>* vectorsOf(Mechanism& m, const std::string& body) {
   for (auto& b : m.bodies)
     if (b.name == body) return &b.vectors;
   return nullptr;
-}
-
-// removes the outputs and costs that name a removed point or joint
-// outputs matching `drop`, and the costs that read them
-template <class Pred>
-void dropOutputs(Mechanism& m, Pred drop) {
-  std::set<std::string> outputs;
-  std::erase_if(m.outputs, [&](const Output& o) {
-    const bool d = drop(o);
-    if (d) outputs.insert(o.name);
-    return d;
-  });
-  std::erase_if(m.costs, [&](const Cost& c) {
-    if (c.type == Cost::Type::Targets) return outputs.count(c.output) > 0;
-    for (const auto& v : c.expression.variables()) {
-      const auto dot = v.find('.');
-      if (outputs.count(dot == std::string::npos ? v : v.substr(0, dot))) return true;
-    }
-    return false;
-  });
 }
 
 void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std::set<std::string>& joints,
@@ -89,9 +52,13 @@ void dropDependents(Mechanism& m, const std::set<std::string>& bodies, const std
   std::erase_if(m.contacts, [&](const Contact& c) { return gone(c.point) || gone(c.planePoint) || gone(c.planeNormal); });
   std::erase_if(m.limits, [&](const JointLimit& l) { return joints.count(l.joint) > 0; });
   std::erase_if(m.switches, [&](const Switch& s) { return joints.count(s.joint) > 0 || gone(s.point); });
+  std::set<std::string> drivers;
   std::erase_if(m.drivers, [&](const Driver& d) {
-    return joints.count(d.joint) || gone(d.point) || gone(d.points[0]) || gone(d.points[1]);
+    const bool drop = joints.count(d.joint) || gone(d.point) || gone(d.points[0]) || gone(d.points[1]);
+    if (drop) drivers.insert(d.name);
+    return drop;
   });
+  dropOutputs(m, [&](const Output& o) { return drivers.count(o.driver) > 0; });
 }
 
 }  // namespace
@@ -638,6 +605,8 @@ EditResult renameItem(Mechanism& m, std::string path, std::string name) {
       if (f.body == old) f.body = name;
     for (auto& v : m.initialVelocities)
       if (v.body == old) v.body = name;
+    for (auto& o : m.outputs)
+      if (o.on == old) o.on = name;
   } else if (path.rfind("ground.points.", 0) == 0 || path.rfind("ground.vectors.", 0) == 0) {
     const bool points = path.rfind("ground.points.", 0) == 0;
     old = path.substr(points ? 14 : 15);
@@ -667,11 +636,15 @@ EditResult renameItem(Mechanism& m, std::string path, std::string name) {
   } else if (const long d = index("drivers"); d >= 0) {
     old = m.drivers.at(static_cast<std::size_t>(d)).name;
     m.drivers[static_cast<std::size_t>(d)].name = name;
+    for (auto& o : m.outputs)
+      if (o.driver == old) o.driver = name;
   } else if (const long f = index("forces"); f >= 0) {
     old = m.forces.at(static_cast<std::size_t>(f)).name;
     m.forces[static_cast<std::size_t>(f)].name = name;
     for (auto& o : m.outputs)
       if (o.spring == old) o.spring = name;
+    for (auto& sw : m.switches)
+      for (auto* names : {&sw.enable, &sw.disable}) std::replace(names->begin(), names->end(), old, name);
   } else {
     r.error = "this item cannot be renamed here";
     return r;
@@ -742,148 +715,4 @@ EditResult deleteGroundPoint(Mechanism& m, std::string point) {
 
 
 // ---- drivers and forces ----
-namespace {
-
-template <class Item>
-EditResult addNamed(std::vector<Item>& items, Item item, const std::string& name, const std::string& description) {
-  EditResult r;
-  item.name = name;
-  r.item = name;
-  r.description = description;
-  items.push_back(std::move(item));
-  r.ok = true;
-  return r;
-}
-
-// replaces (or with `item` null deletes) the item called `name`; `kind` names it in messages
-template <class Item>
-EditResult replaceNamed(std::vector<Item>& items, const std::string& name, const Item* item, const std::string& kind) {
-  EditResult r;
-  const auto it = std::find_if(items.begin(), items.end(), [&](const Item& i) { return i.name == name; });
-  if (it == items.end()) {
-    r.error = "there is no " + kind + " '" + name + "'";
-    return r;
-  }
-  if (item) {
-    *it = *item;
-    it->name = name;
-  } else {
-    items.erase(it);
-  }
-  r.ok = true;
-  r.item = name;
-  r.description = (item ? "Change " : "Delete ") + kind + " " + name;
-  return r;
-}
-
-}  // namespace
-
-EditResult addDriver(Mechanism& m, Driver d) {
-  const std::string name = d.name.empty() ? freshName(m, "motor") : d.name;
-  const std::string description = "Add driver " + name + " (" + toString(d.type) + ")";
-  return addNamed(m.drivers, std::move(d), name, description);
-}
-
-EditResult changeDriver(Mechanism& m, std::string name, Driver d) { return replaceNamed(m.drivers, name, &d, "driver"); }
-
-EditResult deleteDriver(Mechanism& m, std::string name) { return replaceNamed<Driver>(m.drivers, name, nullptr, "driver"); }
-
-EditResult addForce(Mechanism& m, Force f) {
-  const std::string name = f.name.empty() ? freshName(m, f.type == Force::Type::Spring ? "spring" : "force") : f.name;
-  const std::string description = std::string("Add ") + toString(f.type) + " " + name;
-  return addNamed(m.forces, std::move(f), name, description);
-}
-
-EditResult changeForce(Mechanism& m, std::string name, Force f) {
-  const auto it = std::find_if(m.forces.begin(), m.forces.end(), [&](const Force& x) { return x.name == name; });
-  const bool wasSpring = it != m.forces.end() && it->type == Force::Type::Spring;
-  EditResult r = replaceNamed(m.forces, name, &f, "force");
-  // a spring's length outputs lose their meaning when it becomes another kind of force
-  if (r.ok && wasSpring && f.type != Force::Type::Spring) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
-  return r;
-}
-
-EditResult deleteForce(Mechanism& m, std::string name) {
-  EditResult r = replaceNamed<Force>(m.forces, name, nullptr, "force");
-  if (r.ok) dropOutputs(m, [&](const Output& o) { return o.spring == name; });
-  return r;
-}
-
-EditResult addContact(Mechanism& m, Contact c) {
-  const std::string name = c.name.empty() ? freshName(m, "contact") : c.name;
-  const std::string description = "Add contact " + name + " (" + c.point.str() + ")";
-  return addNamed(m.contacts, std::move(c), name, description);
-}
-
-EditResult changeContact(Mechanism& m, std::string name, Contact c) { return replaceNamed(m.contacts, name, &c, "contact"); }
-
-EditResult deleteContact(Mechanism& m, std::string name) { return replaceNamed<Contact>(m.contacts, name, nullptr, "contact"); }
-
-namespace {
-// the first "prefix1", "prefix2", ... that no item of `items` has (limits and switches have their
-// own names, apart from the bodies' and joints')
-template <class Item>
-std::string freshNameAmong(const std::vector<Item>& items, const std::string& prefix) {
-  for (int k = 1;; ++k) {
-    const std::string n = prefix + std::to_string(k);
-    if (std::none_of(items.begin(), items.end(), [&](const Item& x) { return x.name == n; })) return n;
-  }
-}
-}  // namespace
-
-EditResult addLimit(Mechanism& m, JointLimit l) {
-  const std::string name = l.name.empty() ? freshNameAmong(m.limits, "limit") : l.name;
-  const std::string description = "Add limit " + name + " (joint " + l.joint + ")";
-  return addNamed(m.limits, std::move(l), name, description);
-}
-
-EditResult changeLimit(Mechanism& m, std::string name, JointLimit l) { return replaceNamed(m.limits, name, &l, "limit"); }
-
-EditResult deleteLimit(Mechanism& m, std::string name) { return replaceNamed<JointLimit>(m.limits, name, nullptr, "limit"); }
-
-EditResult addSwitch(Mechanism& m, Switch s) {
-  const std::string name = s.name.empty() ? freshNameAmong(m.switches, "switch") : s.name;
-  const std::string description = "Add switch " + name;
-  return addNamed(m.switches, std::move(s), name, description);
-}
-
-EditResult changeSwitch(Mechanism& m, std::string name, Switch s) { return replaceNamed(m.switches, name, &s, "switch"); }
-
-EditResult deleteSwitch(Mechanism& m, std::string name) { return replaceNamed<Switch>(m.switches, name, nullptr, "switch"); }
-
-std::string describe(const InitialVelocity& v) {
-  switch (v.type) {
-    case InitialVelocity::Type::Joint: return "joint " + v.joint;
-    case InitialVelocity::Type::PointComponent: return v.point.str() + "." + toString(v.component);
-    case InitialVelocity::Type::Body: return "body " + v.body;
-  }
-  return {};
-}
-
-EditResult addInitialVelocity(Mechanism& m, InitialVelocity v) {
-  EditResult r;
-  r.item = describe(v);
-  const auto same = std::find_if(m.initialVelocities.begin(), m.initialVelocities.end(),
-                                 [&](const InitialVelocity& x) { return describe(x) == r.item; });
-  r.description = (same == m.initialVelocities.end() ? "Set initial velocity of " : "Change initial velocity of ") + r.item;
-  if (same == m.initialVelocities.end()) m.initialVelocities.push_back(std::move(v));
-  else *same = std::move(v);
-  r.ok = true;
-  return r;
-}
-
-EditResult changeInitialVelocity(Mechanism& m, std::size_t index, const InitialVelocity* v) {
-  EditResult r;
-  if (index >= m.initialVelocities.size()) {
-    r.error = "there is no initial velocity number " + std::to_string(index + 1);
-    return r;
-  }
-  r.item = describe(v ? *v : m.initialVelocities[index]);
-  r.description = (v ? "Change initial velocity of " : "Delete initial velocity of ") + r.item;
-  if (v) m.initialVelocities[index] = *v;
-  else m.initialVelocities.erase(m.initialVelocities.begin() + static_cast<std::ptrdiff_t>(index));
-  r.ok = true;
-  return r;
-}
-
 }  // namespace lw::edit

@@ -126,6 +126,7 @@ EditResult deleteGroundPoint(Mechanism& m, std::string point);
 EditResult addDriver(Mechanism& m, Driver d);
 /// Replaces the named driver's type, references and function; its name stays.
 EditResult changeDriver(Mechanism& m, std::string name, Driver d);
+/// Deletes a driver and its effort outputs (and the costs on them).
 EditResult deleteDriver(Mechanism& m, std::string name);
 /// Adds a force element; a fresh name ("spring1", "force1", ...) when f.name is empty.
 EditResult addForce(Mechanism& m, Force f);
@@ -152,6 +153,13 @@ EditResult addSwitch(Mechanism& m, Switch s);
 /// Replaces the named switch's watched coordinate, value, direction and forces; its name stays.
 EditResult changeSwitch(Mechanism& m, std::string name, Switch s);
 EditResult deleteSwitch(Mechanism& m, std::string name);
+/// Adds an output (a column of every run, a variable of costs); a fresh name ("output1", ...)
+/// when o.name is empty.
+EditResult addOutput(Mechanism& m, Output o);
+/// Replaces the named output's type and subject; its name stays.
+EditResult changeOutput(Mechanism& m, std::string name, Output o);
+/// Deletes an output and the costs that read it.
+EditResult deleteOutput(Mechanism& m, std::string name);
 /// What an initial velocity sets, for messages and the model tree: "joint crank",
 /// "link2.P2.x" or "body link1".
 std::string describe(const InitialVelocity& v);

@@ -5,54 +5,125 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 
 namespace lw::widgets {
 
+QStringList itemChoices(const Mechanism& m, const std::string& of) {
+  QStringList out;
+  auto names = [&](const auto& items) {
+    for (const auto& x : items) out << QString::fromStdString(x.name);
+  };
+  if (of == "joints") names(m.joints);
+  else if (of == "bodies") names(m.bodies);
+  else if (of == "forces") names(m.forces);
+  else if (of == "drivers") names(m.drivers);
+  return out;
+}
+
+namespace {
+
+using schema::FieldType;
+
+bool listed(FieldType t) {
+  return t == FieldType::Choice || t == FieldType::Point || t == FieldType::Vector || t == FieldType::Item ||
+         t == FieldType::PointPair || t == FieldType::VectorPair;
+}
+
+// what a list field offers: (shown, value) pairs
+std::vector<std::pair<QString, QString>> offered(const schema::Field& f, const Mechanism* m) {
+  std::vector<std::pair<QString, QString>> out;
+  if (f.type == FieldType::Choice) {
+    for (std::size_t k = 0; k < f.choices.size(); ++k) {
+      const bool planarOnly = m && m->dimension == 2 && !f.planar.empty();
+      if (planarOnly && std::find(f.planar.begin(), f.planar.end(), f.choices[k]) == f.planar.end()) continue;
+      out.emplace_back(QString::fromStdString(k < f.labels.size() ? f.labels[k] : f.choices[k]), QString::fromStdString(f.choices[k]));
+    }
+    return out;
+  }
+  if (!m) return out;
+  const QStringList names = f.type == FieldType::Item                                        ? itemChoices(*m, f.of)
+                            : f.type == FieldType::Vector || f.type == FieldType::VectorPair ? vectorChoices(*m)
+                            : f.moving                                                       ? movingPointChoices(*m)
+                                                                                             : pointChoices(*m);
+  for (const QString& n : names) out.emplace_back(n, n);
+  return out;
+}
+
+}  // namespace
+
 ItemDialog::ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Check problem, QWidget* parent, const Mechanism* m)
     : QDialog(parent), kind_(kind), check_(std::move(problem)) {
   setObjectName("ItemDialog");
   auto* form = form_ = new QFormLayout(this);
-  for (const schema::Field& f : kind.fields) {
+  auto textOf = [&](const schema::Field& f) {
     const auto it = texts.find(f.key);
-    if (f.type == schema::FieldType::Constant) {  // the file's, not the user's
+    return QString::fromStdString(it == texts.end() || it->second.empty() ? f.byDefault : it->second);
+  };
+  for (const schema::Field& f : kind.fields) {
+    const QString label = QString::fromStdString(f.label) + (f.required ? QStringLiteral(" *") : QString());
+    if (f.type == FieldType::Constant) {  // the file's, not the user's
       constants_[f.key] = f.choices.front();
       continue;
     }
-    if (f.type == schema::FieldType::Choice || f.type == schema::FieldType::Point || f.type == schema::FieldType::Vector) {
-      auto* box = new QComboBox(this);
-      box->setObjectName(QString::fromStdString(f.key));
-      box->setToolTip(QString::fromStdString(f.help));
-      if (f.type == schema::FieldType::Choice) {
-        for (std::size_t k = 0; k < f.choices.size(); ++k)
-          box->addItem(QString::fromStdString(k < f.labels.size() ? f.labels[k] : f.choices[k]), QString::fromStdString(f.choices[k]));
-      } else if (m) {
-        const QStringList offered = f.type == schema::FieldType::Vector ? vectorChoices(*m)
-                                    : f.moving                          ? movingPointChoices(*m)
-                                                                        : pointChoices(*m);
-        for (const QString& o : offered) box->addItem(o, o);
+    if (listed(f.type)) {
+      const bool pair = f.type == FieldType::PointPair || f.type == FieldType::VectorPair;
+      const std::vector<std::string> wanted = pair ? schema::splitList(textOf(f).toStdString())
+                                                   : std::vector<std::string>{textOf(f).toStdString()};
+      auto makeBox = [&](int side) {
+        auto* box = new QComboBox(this);
+        box->setObjectName(QString::fromStdString(f.key) + (pair ? QString::number(side + 1) : QString()));
+        box->setToolTip(QString::fromStdString(f.help));
+        for (const auto& [shown, value] : offered(f, m)) box->addItem(shown, value);
+        if (side < static_cast<int>(wanted.size()))
+          if (const int at = box->findData(QString::fromStdString(wanted[static_cast<std::size_t>(side)])); at >= 0) box->setCurrentIndex(at);
+        connect(box, &QComboBox::currentIndexChanged, this, [this, f] {
+          if (f.key == "type") showRows();
+          update();
+        });
+        return box;
+      };
+      QComboBox* first = lists_[f.key] = makeBox(0);
+      if (!pair) {
+        form->addRow(label, first);
+        rows_[f.key] = first;
+        continue;
       }
-      const QString wanted = QString::fromStdString(it == texts.end() || it->second.empty() ? f.byDefault : it->second);
-      if (const int at = box->findData(wanted); at >= 0) box->setCurrentIndex(at);
-      form->addRow(QString::fromStdString(f.label) + (f.required ? QStringLiteral(" *") : QString()), box);
-      lists_[f.key] = box;
-      connect(box, &QComboBox::currentIndexChanged, this, &ItemDialog::update);
+      QComboBox* second = seconds_[f.key] = makeBox(1);
+      // a pair's second defaults to another item than the first
+      if (wanted.size() < 2 && second->count() > 1) second->setCurrentIndex(first->currentIndex() == 0 ? 1 : 0);
+      auto* both = new QWidget(this);
+      auto* layout = new QHBoxLayout(both);
+      layout->setContentsMargins(0, 0, 0, 0);
+      layout->addWidget(first, 1);
+      layout->addWidget(second, 1);
+      form->addRow(label, both);
+      rows_[f.key] = both;
       continue;
     }
+    const auto it = texts.find(f.key);
     auto* edit = new QLineEdit(it == texts.end() ? QString() : QString::fromStdString(it->second), this);
     edit->setObjectName(QString::fromStdString(f.key));
     QString help = QString::fromStdString(f.help);
     const char* unit = siUnit(f.quantity);
     if (*unit) help += QStringLiteral(" (%1)").arg(QString::fromUtf8(unit));
+    if (f.type == FieldType::Items && m) {
+      const QStringList names = itemChoices(*m, f.of);
+      help += names.isEmpty() ? tr("; there are none yet") : tr("; comma-separated, of: %1").arg(names.join(", "));
+    }
     edit->setToolTip(help);
-    edit->setPlaceholderText(f.required ? QString() : tr("optional"));
-    if (f.type == schema::FieldType::Text && f.key == "description") edit->setMinimumWidth(320);
+    edit->setPlaceholderText(f.required                                               ? QString()
+                             : f.byDefault.empty()                                    ? tr("optional")
+                                                                                      : tr("optional (%1)").arg(QString::fromStdString(f.byDefault)));
+    if ((f.type == FieldType::Text && f.key == "description") || f.timeAllowed) edit->setMinimumWidth(320);
     // the unit beside the label (a parameter's own unit is a field of it)
     const QString unitMark = *unit ? QStringLiteral(" (%1)").arg(QString::fromUtf8(unit)) : QString();
     form->addRow(QString::fromStdString(f.label) + unitMark + (f.required ? QStringLiteral(" *") : QString()), edit);
     fields_[f.key] = edit;
+    rows_[f.key] = edit;
     connect(edit, &QLineEdit::textChanged, this, &ItemDialog::update);
   }
   hint_ = new QLabel(this);
@@ -63,24 +134,61 @@ ItemDialog::ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Che
   connect(buttons_, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
   form->addRow(buttons_);
+  showRows();
   update();
+}
+
+std::string ItemDialog::type() const {
+  const auto it = lists_.find("type");
+  return kind_.typeField() && it != lists_.end() ? it->second->currentData().toString().toStdString() : std::string();
 }
 
 schema::Texts ItemDialog::texts() const {
   schema::Texts out = constants_;
-  for (const auto& [key, edit] : fields_) out[key] = edit->text().trimmed().toStdString();
-  for (const auto& [key, box] : lists_) out[key] = box->currentData().toString().toStdString();
+  const std::string t = type();
+  for (const schema::Field& f : kind_.fields) {
+    if (!schema::Kind::applies(f, t)) continue;
+    if (const auto e = fields_.find(f.key); e != fields_.end()) out[f.key] = e->second->text().trimmed().toStdString();
+    if (const auto b = lists_.find(f.key); b != lists_.end()) {
+      out[f.key] = b->second->currentData().toString().toStdString();
+      if (const auto s = seconds_.find(f.key); s != seconds_.end())
+        out[f.key] = schema::joinList({out[f.key], s->second->currentData().toString().toStdString()});
+    }
+  }
   return out;
 }
 
-void ItemDialog::hideField(const std::string& key) {
-  if (QLineEdit* e = field(key)) form_->setRowVisible(e, false);
-  if (QComboBox* b = list(key)) form_->setRowVisible(b, false);
+QWidget* ItemDialog::row(const std::string& key) const {
+  const auto it = rows_.find(key);
+  return it == rows_.end() ? nullptr : it->second;
 }
 
-QComboBox* ItemDialog::list(const std::string& key) const {
-  const auto it = lists_.find(key);
-  return it == lists_.end() ? nullptr : it->second;
+// the rows of the fields that belong to the type chosen, less those hidden
+void ItemDialog::showRows() {
+  const std::string t = type();
+  for (const schema::Field& f : kind_.fields)
+    if (QWidget* w = row(f.key))
+      form_->setRowVisible(w, schema::Kind::applies(f, t) && std::find(hidden_.begin(), hidden_.end(), f.key) == hidden_.end());
+  typeChanged();
+}
+
+void ItemDialog::hideField(const std::string& key) {
+  hidden_.push_back(key);
+  showRows();
+}
+
+QComboBox* ItemDialog::list(const std::string& key, int side) const {
+  const auto& lists = side == 0 ? lists_ : seconds_;
+  const auto it = lists.find(key);
+  return it == lists.end() ? nullptr : it->second;
+}
+
+bool ItemDialog::choose(const std::string& key, const QString& value, int side) {
+  QComboBox* box = list(key, side);
+  const int at = box ? box->findData(value) : -1;
+  if (at < 0) return false;
+  box->setCurrentIndex(at);
+  return true;
 }
 
 QLineEdit* ItemDialog::field(const std::string& key) const {

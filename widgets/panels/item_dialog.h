@@ -1,10 +1,11 @@
 // The generic item dialog: a form built from an item kind of the schema (mechanism/schema.h), one
 // row per field with its label, unit and help, filled from the item's field texts: a line for a
-// name, number or text, a list for a choice or a reference (the mechanism's points or vectors),
-// nothing for a constant. A check
-// (`problem`: "" when the texts make a valid item) runs as the user types: OK stays disabled and
-// the reason shows under the form until it passes. Model > Add Parameter... is the schema's
-// parameter kind in this dialog.
+// name, number, text or list of numbers or names, a list for a choice, a reference (the
+// mechanism's points or vectors) or an item's name (its joints, bodies, forces, drivers), two lists
+// side by side for a pair, nothing for a constant. A typed kind shows the fields of the type chosen
+// only. A check (`problem`: "" when the texts make a valid item) runs as the user types: OK stays
+// disabled and the reason shows under the form until it passes. Model > Add Parameter..., Add
+// Output... and the dialogs of the other kinds are this form.
 #pragma once
 
 #include <QDialog>
@@ -25,15 +26,19 @@ class ItemDialog : public QDialog {
   Q_OBJECT
  public:
   using Check = std::function<std::string(const schema::Texts&)>;
-  /// `m`: the mechanism whose points and vectors the reference fields offer (null: none).
+  /// `m`: the mechanism whose points, vectors and items the reference fields offer (null: none).
   ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Check problem, QWidget* parent = nullptr,
              const Mechanism* m = nullptr);
-  /// The field texts as they stand.
+  /// The texts of the fields that belong to the type chosen (and the constants).
   schema::Texts texts() const;
   /// The editor of field `key` (tests type into it); null for an unknown key or a list field.
   QLineEdit* field(const std::string& key) const;
-  /// The list of a choice or reference field `key`; null for other fields.
-  QComboBox* list(const std::string& key) const;
+  /// The list of a choice, reference or item field `key` (of a pair: side 0 or 1); null for others.
+  QComboBox* list(const std::string& key, int side = 0) const;
+  /// Chooses `value` in the list of field `key` (side of a pair); false when it is not offered.
+  bool choose(const std::string& key, const QString& value, int side = 0);
+  /// The type chosen ("" for an untyped kind).
+  std::string type() const;
   /// Runs the check again (a subclass's own conditions changed).
   void recheck() { update(); }
   /// Leaves field `key` out of the form (its text stays what it was given: a name kept on change).
@@ -41,16 +46,29 @@ class ItemDialog : public QDialog {
   /// What the check says now ("" when OK is enabled).
   QString problem() const;
 
+ protected:
+  /// Called when the type changes, before the check (a subclass refills a list).
+  virtual void typeChanged() {}
+
  private:
   void update();
+  void showRows();
+  QWidget* row(const std::string& key) const;
   const schema::Kind& kind_;
   Check check_;
   std::map<std::string, QLineEdit*> fields_;
   std::map<std::string, QComboBox*> lists_;
+  std::map<std::string, QComboBox*> seconds_;  // a pair's second list
+  std::map<std::string, QWidget*> rows_;       // the widget of each field's row
+  std::vector<std::string> hidden_;
   schema::Texts constants_;
   QLabel* hint_;
   QFormLayout* form_;
   QDialogButtonBox* buttons_;
 };
+
+/// The names an item field offers: the mechanism's items of list `of` ("joints", "bodies",
+/// "forces", "drivers").
+QStringList itemChoices(const Mechanism& m, const std::string& of);
 
 }  // namespace lw::widgets

@@ -429,6 +429,60 @@ TEST(SketchEdits, RenamingUpdatesEveryReference) {
   EXPECT_NE(clash[0].message.find("crank"), std::string::npos) << clash[0].format();
 }
 
+// a rename reaches every item that names the renamed one: a reaction's body, an effort's driver,
+// a switch's forces (each was left behind: the mechanism no longer resolved, the rename refused)
+TEST(ItemEdits, RenamesReachReactionsEffortsAndSwitches) {
+  Mechanism m = test::sampleMechanism("slider-crank");
+  ASSERT_TRUE(renameItem(m, "bodies[0]", "arm").ok);
+  ASSERT_TRUE(renameItem(m, "drivers[0]", "engine").ok);
+  const auto reaction = std::find_if(m.outputs.begin(), m.outputs.end(), [](const Output& o) { return o.type == Output::Type::JointReaction; });
+  const auto effort = std::find_if(m.outputs.begin(), m.outputs.end(), [](const Output& o) { return o.type == Output::Type::DriverEffort; });
+  ASSERT_NE(reaction, m.outputs.end());
+  ASSERT_NE(effort, m.outputs.end());
+  EXPECT_EQ(reaction->on, "arm");  // crank_bearing acts on the crank
+  EXPECT_EQ(effort->driver, "engine");
+  Diagnostics d;
+  EXPECT_TRUE(resolve(m, d).has_value()) << (d.empty() ? "" : d[0].format());
+
+  Mechanism t4 = test::sampleMechanism("switch-t4");
+  ASSERT_TRUE(renameItem(t4, "forces[1]", "late").ok);
+  EXPECT_EQ(t4.switches[0].enable, std::vector<std::string>{"late"});
+  Diagnostics d4;
+  EXPECT_TRUE(resolve(t4, d4).has_value()) << (d4.empty() ? "" : d4[0].format());
+}
+
+TEST(ItemEdits, OutputsAreAddedChangedAndDeletedWithTheCostsOnThem) {
+  Mechanism m = test::sampleMechanism("switch-t4");
+  Output o;
+  o.type = Output::Type::Energy;
+  o.which = Output::Energy::Kinetic;
+  const EditResult added = addOutput(m, o);
+  ASSERT_TRUE(added.ok);
+  EXPECT_EQ(added.item, "output1");
+  EXPECT_EQ(added.description, "Add output output1 (energy)");
+  o.which = Output::Energy::Total;
+  ASSERT_TRUE(changeOutput(m, "output1", o).ok);
+  EXPECT_EQ(m.outputs.back().name, "output1");
+  EXPECT_EQ(m.outputs.back().which, Output::Energy::Total);
+  // v is read by two costs: they go with it
+  const EditResult deleted = deleteOutput(m, "v");
+  ASSERT_TRUE(deleted.ok);
+  EXPECT_EQ(deleted.description, "Delete output v and the costs on it");
+  ASSERT_EQ(m.costs.size(), 1u);
+  EXPECT_EQ(m.costs[0].name, "y_T");
+  EXPECT_EQ(deleteOutput(m, "v").error, "there is no output 'v'");
+  Diagnostics d;
+  EXPECT_TRUE(resolve(m, d).has_value()) << (d.empty() ? "" : d[0].format());
+}
+
+TEST(ItemEdits, ADeletedDriverTakesItsEffortOutput) {
+  Mechanism m = test::sampleMechanism("slider-crank");
+  ASSERT_TRUE(deleteDriver(m, "motor").ok);
+  EXPECT_TRUE(std::none_of(m.outputs.begin(), m.outputs.end(), [](const Output& o) { return o.type == Output::Type::DriverEffort; }));
+  Diagnostics d;
+  EXPECT_TRUE(resolve(m, d).has_value()) << (d.empty() ? "" : d[0].format());
+}
+
 // whatever a user draws, the analyses the sketch runs on every edit answer (or say why): no crash,
 // no exception, no hang. Random sequences of sketch edits with a fixed seed.
 TEST(SketchEdits, RandomSketchesAreAnalysedWithoutCrashing) {
