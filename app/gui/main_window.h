@@ -38,6 +38,7 @@ class ForceDialog;
 class ContactDialog;
 class LimitDialog;
 class SwitchDialog;
+class OutputDialog;
 class InitialVelocityDialog;
 class JointDialog;
 class ModelTree;
@@ -149,6 +150,9 @@ class MainWindow : public QMainWindow {
   /// Model > Add Switch... / Change Selected... on switch `index`: forces on or off at a crossing.
   bool addSwitch(const std::function<void(widgets::SwitchDialog&)>& accept = {});
   bool changeSwitch(int index, const std::function<void(widgets::SwitchDialog&)>& accept = {});
+  /// Model > Add Output... and its Change Selected...: a column of every run, a variable of costs.
+  bool addOutput(const std::function<void(widgets::OutputDialog&)>& accept = {});
+  bool changeOutput(int index, const std::function<void(widgets::OutputDialog&)>& accept = {});
   bool addInitialVelocity(const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
   bool changeInitialVelocity(int index, const std::function<void(widgets::InitialVelocityDialog&)>& accept = {});
   /// The change dialog of the joint, driver, force, contact or initial velocity at `path`

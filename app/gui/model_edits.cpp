@@ -48,6 +48,7 @@
 #include "panels/contact_dialog.h"
 #include "panels/limit_dialog.h"
 #include "panels/switch_dialog.h"
+#include "panels/output_dialog.h"
 #include "panels/driver_dialog.h"
 #include "panels/initial_velocity_dialog.h"
 #include "panels/force_dialog.h"
@@ -130,6 +131,10 @@ void MainWindow::createModelMenu() {
   QAction* addSwitchAction = model->addAction(tr("Add S&witch..."), this, [this] { addSwitch(); });
   addSwitchAction->setObjectName("AddSwitch");
   addSwitchAction->setStatusTip(tr("Forces that start or stop when a point's or joint's coordinate crosses a value"));
+  QAction* addOutputAction = model->addAction(tr("Add O&utput..."), this, [this] { addOutput(); });
+  addOutputAction->setObjectName("AddOutput");
+  addOutputAction->setStatusTip(tr("A quantity every run records as columns (a point's path, a joint's angle, a reaction, a motor's torque...): "
+                                   "to plot, and for costs"));
   QAction* addVelocityAction = model->addAction(tr("Set &Initial Velocity..."), this, [this] { addInitialVelocity(); });
   addVelocityAction->setObjectName("AddInitialVelocity");
   addVelocityAction->setStatusTip(tr("The velocity dynamics starts from: a joint's rate, a point's velocity or a free body's"));
@@ -152,7 +157,7 @@ void MainWindow::createModelMenu() {
   QAction* changeSelected = model->addAction(tr("&Change Selected..."), this, [this] {
     const QString path = properties_->item();
     if (!changeItem(path))
-      statusBar()->showMessage(tr("Select a joint, driver, force, contact, limit, switch or initial velocity in the model tree (or click a joint in the 3D view) first"), 8000);
+      statusBar()->showMessage(tr("Select a joint, driver, force, contact, limit, switch, initial velocity, output or cost in the model tree (or click a joint in the 3D view) first"), 8000);
   });
   changeSelected->setObjectName("ChangeSelected");
   changeSelected->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_J));
@@ -186,6 +191,8 @@ void MainWindow::createModelMenu() {
       if (i < after.switches.size()) apply(after, edit::deleteSwitch(after, after.switches[i].name));
     } else if (path.startsWith("initial_velocities[") && !path.contains('.')) {
       apply(after, edit::changeInitialVelocity(after, i, nullptr));
+    } else if (path.startsWith("outputs[") && !path.contains('.')) {
+      if (i < after.outputs.size()) apply(after, edit::deleteOutput(after, after.outputs[i].name));
     } else if (path.startsWith("bodies[") && !path.contains('.')) {
       apply(after, edit::deleteBody(after, selectedBody()));
     } else if (path.startsWith("parameters[") && !path.contains('.')) {
@@ -199,7 +206,7 @@ void MainWindow::createModelMenu() {
         applyEdit(after, tr("Delete cost %1").arg(QString::fromStdString(name)));
       }
     } else {
-      statusBar()->showMessage(tr("Select a body, joint, driver, force, contact, initial velocity, parameter or cost in the model tree"), 8000);
+      statusBar()->showMessage(tr("Select a body, joint, driver, force, contact, initial velocity, output, parameter or cost in the model tree"), 8000);
     }
   });
   deleteSelected->setObjectName("DeleteSelected");
@@ -309,6 +316,7 @@ bool MainWindow::changeItem(const QString& path) {
   else if (path.startsWith("contacts[")) changeContact(i);
   else if (path.startsWith("limits[")) changeLimit(i);
   else if (path.startsWith("switches[")) changeSwitch(i);
+  else if (path.startsWith("outputs[")) changeOutput(i);
   else if (path.startsWith("initial_velocities[")) changeInitialVelocity(i);
   else if (path.startsWith("costs[") && i >= 0 && static_cast<std::size_t>(i) < mechanism_->costs.size())
     changeCost(QString::fromStdString(mechanism_->costs[static_cast<std::size_t>(i)].name));
@@ -397,6 +405,8 @@ const ItemKind<JointLimit, widgets::LimitDialog> kLimits{&Mechanism::limits, "li
                                                         &widgets::LimitDialog::limit, &edit::addLimit, &edit::changeLimit};
 const ItemKind<Switch, widgets::SwitchDialog> kSwitches{&Mechanism::switches, "switches", "SwitchDialog", "switch",
                                                        &widgets::SwitchDialog::sw, &edit::addSwitch, &edit::changeSwitch};
+const ItemKind<Output, widgets::OutputDialog> kOutputs{&Mechanism::outputs, "outputs", "OutputDialog", "output",
+                                                      &widgets::OutputDialog::output, &edit::addOutput, &edit::changeOutput};
 
 }  // namespace
 
@@ -436,6 +446,10 @@ bool MainWindow::changeLimit(int index, const std::function<void(widgets::LimitD
   return index >= 0 && editItem(kLimits, index, accept);
 }
 bool MainWindow::addSwitch(const std::function<void(widgets::SwitchDialog&)>& accept) { return editItem(kSwitches, -1, accept); }
+bool MainWindow::addOutput(const std::function<void(widgets::OutputDialog&)>& accept) { return editItem(kOutputs, -1, accept); }
+bool MainWindow::changeOutput(int index, const std::function<void(widgets::OutputDialog&)>& accept) {
+  return index >= 0 && editItem(kOutputs, index, accept);
+}
 bool MainWindow::changeSwitch(int index, const std::function<void(widgets::SwitchDialog&)>& accept) {
   return index >= 0 && editItem(kSwitches, index, accept);
 }

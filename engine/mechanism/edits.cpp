@@ -560,12 +560,12 @@ void forEachRef(Mechanism& m, Fn&& fn) {
   for (auto& o : m.outputs) fn(o.point);
 }
 
+}  // namespace
+
 bool validName(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
-
-}  // namespace
 
 EditResult renameItem(Mechanism& m, std::string path, std::string name) {
   EditResult r;

@@ -48,6 +48,8 @@ struct EditResult {
   std::string item;         // the item made (body, point or driver name)
 };
 
+/// Letters, digits and _, starting with a letter or _ (what names and expressions read).
+bool validName(const std::string& s);
 /// `stem` when `taken` does not know it, else the first of stem_2, stem_3, ... it does not.
 std::string unusedName(const std::string& stem, const std::function<bool(const std::string&)>& taken);
 

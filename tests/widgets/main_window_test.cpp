@@ -5,6 +5,7 @@
 
 #include "document.h"
 #include "panels/model_tree.h"
+#include "panels/output_dialog.h"
 #include "gui_test_support.h"
 
 #include <QApplication>
@@ -314,6 +315,79 @@ std::shared_ptr<const lw::widgets::RunResults> openAndRun(lw::app::MainWindow& w
   EXPECT_TRUE(panel->running());
   EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
   return w.playbackBar()->results();
+}
+
+// Model > Add Output... (the schema's output kind in the generic dialog): only the chosen type's
+// fields show; a reaction on the coupler at joint B and a kinetic energy are added, named in the
+// tree, run as columns, changed (kinetic -> total), deleted with Delete Selected, and undone
+TEST_F(MainWindowTest, OutputsAreAddedChangedAndDeletedInTheWindow) {
+  lw::app::MainWindow w;
+  w.resize(1280, 800);
+  ASSERT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/four-bar.json", false));
+  showAndGrab(w);
+  const std::size_t before = w.document()->mechanism().outputs.size();
+  const int edits = w.document()->undoStack()->count();
+  // a name that is taken is refused in the dialog, before OK
+  EXPECT_FALSE(w.addOutput([](lw::widgets::OutputDialog& d) {
+    d.field("name")->setText("P");
+    EXPECT_EQ(d.problem(), "Name: there is already an output P");
+    d.reject();
+  }));
+  ASSERT_TRUE(w.addOutput([&](lw::widgets::OutputDialog& d) {
+    ASSERT_TRUE(d.choose("type", "joint_reaction"));
+    EXPECT_TRUE(d.list("joint")->isVisibleTo(&d));
+    EXPECT_TRUE(d.list("on")->isVisibleTo(&d));
+    EXPECT_FALSE(d.list("point")->isVisibleTo(&d));  // a point output's field, hidden
+    d.field("name")->setText("RB");
+    ASSERT_TRUE(d.choose("joint", "B"));
+    ASSERT_TRUE(d.choose("on", "coupler"));
+    EXPECT_EQ(d.problem(), "");
+    EXPECT_EQ(d.texts().count("point"), 0u);  // only the type's own fields are read
+    d.grab().save(artifacts() + "/dialog_add_output.png");
+  }));
+  ASSERT_TRUE(w.addOutput([&](lw::widgets::OutputDialog& d) {
+    ASSERT_TRUE(d.choose("type", "energy"));
+    ASSERT_TRUE(d.choose("which", "kinetic"));
+    d.field("name")->setText("T");
+  }));
+  const auto& outputs = w.document()->mechanism().outputs;
+  ASSERT_EQ(outputs.size(), before + 2);
+  EXPECT_EQ(outputs[before].type, lw::Output::Type::JointReaction);
+  EXPECT_EQ(outputs[before].joint, "B");
+  EXPECT_EQ(outputs[before].on, "coupler");
+  EXPECT_EQ(outputs[before + 1].which, lw::Output::Energy::Kinetic);
+  EXPECT_EQ(w.propertyEditor()->item(), QString("outputs[%1]").arg(before + 1));
+  auto* tree = w.findChild<lw::widgets::ModelTree*>();
+  const auto found = tree->findItems("RB", Qt::MatchExactly | Qt::MatchRecursive);
+  ASSERT_EQ(found.size(), 1);
+  EXPECT_EQ(found[0]->text(1), "joint reaction: joint B on coupler");
+  // the reaction is columns of a kinematic run (the energy is a dynamic run's)
+  auto* panel = w.analysisPanel();
+  panel->analysisChoice()->setCurrentIndex(0);
+  panel->run();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
+  const auto results = w.playbackBar()->results();
+  ASSERT_NE(results, nullptr);
+  ASSERT_TRUE(results->ok) << results->message;
+  for (const char* column : {"RB.fx", "RB.fy", "RB.m"})
+    EXPECT_NE(std::find(results->columns.begin(), results->columns.end(), column), results->columns.end())
+        << column << " not among " << ::testing::PrintToString(results->columns);
+  // Change Selected... on it: the dialog opens on the output, its name kept
+  ASSERT_TRUE(w.changeOutput(static_cast<int>(before + 1), [](lw::widgets::OutputDialog& d) {
+    EXPECT_EQ(d.type(), "energy");
+    EXPECT_EQ(d.list("which")->currentData().toString(), "kinetic");
+    EXPECT_FALSE(d.field("name")->isVisibleTo(&d));
+    ASSERT_TRUE(d.choose("which", "total"));
+  }));
+  EXPECT_EQ(w.document()->mechanism().outputs[before + 1].which, lw::Output::Energy::Total);
+  EXPECT_EQ(w.document()->mechanism().outputs[before + 1].name, "T");
+  tree->selectPath(QString("outputs[%1]").arg(before));
+  w.findChild<QAction*>("DeleteSelected")->trigger();
+  ASSERT_EQ(w.document()->mechanism().outputs.size(), before + 1);
+  EXPECT_EQ(w.document()->mechanism().outputs[before].name, "T");
+  EXPECT_EQ(w.document()->undoStack()->count(), edits + 4);
+  for (int i = 0; i < 4; ++i) w.document()->undoStack()->undo();
+  EXPECT_EQ(w.document()->mechanism().outputs.size(), before);
 }
 
 // a designer sizes the motor and the bearing: Model > Report Force on the driver and on a joint,

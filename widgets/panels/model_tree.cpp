@@ -182,7 +182,25 @@ void ModelTree::setMechanism(const Mechanism& m) {
     leaf(params, p.name, detail, indexed("parameters", i));
   }
   auto* outputs = group(this, tr("Outputs"), m.outputs.size());
-  for (const auto& o : m.outputs) leaf(outputs, o.name, toString(o.type));
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) {
+    const Output& o = m.outputs[i];
+    QString subject;  // what it measures
+    switch (o.type) {
+      case Output::Type::PointPosition: case Output::Type::PointVelocity: case Output::Type::PointAcceleration:
+        subject = QString::fromStdString(o.point.str());
+        break;
+      case Output::Type::JointCoordinate: case Output::Type::JointRate: subject = tr("joint %1").arg(QString::fromStdString(o.joint)); break;
+      case Output::Type::SpringLength: subject = QString::fromStdString(o.spring); break;
+      case Output::Type::Energy: subject = toString(o.which); break;
+      case Output::Type::ConstraintResidual: break;
+      case Output::Type::JointReaction:
+        subject = tr("joint %1 on %2").arg(QString::fromStdString(o.joint), QString::fromStdString(o.on));
+        break;
+      case Output::Type::DriverEffort: subject = QString::fromStdString(o.driver); break;
+    }
+    const QString kind = QString::fromLatin1(toString(o.type)).replace('_', ' ');
+    leaf(outputs, o.name, subject.isEmpty() ? kind : QString("%1: %2").arg(kind, subject), indexed("outputs", i));
+  }
   auto* costs = group(this, tr("Costs"), m.costs.size());
   for (std::size_t i = 0; i < m.costs.size(); ++i) {
     const Cost& c = m.costs[i];
