@@ -3,11 +3,13 @@
 #include "panels/item_choices.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 
 namespace lw::widgets {
@@ -45,6 +47,9 @@ std::vector<std::pair<QString, QString>> offered(const schema::Field& f, const M
     return out;
   }
   if (!m) return out;
+  // an optional reference may be left empty (a switch watches a point or a joint)
+  if (!f.required && f.byDefault.empty() && f.type != FieldType::PointPair && f.type != FieldType::VectorPair)
+    out.emplace_back(QObject::tr("(none)"), QString());
   const QStringList names = f.type == FieldType::Item                                        ? itemChoices(*m, f.of)
                             : f.type == FieldType::Vector || f.type == FieldType::VectorPair ? vectorChoices(*m)
                             : f.moving                                                       ? movingPointChoices(*m)
@@ -80,8 +85,9 @@ ItemDialog::ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Che
         for (const auto& [shown, value] : offered(f, m)) box->addItem(shown, value);
         if (side < static_cast<int>(wanted.size()))
           if (const int at = box->findData(QString::fromStdString(wanted[static_cast<std::size_t>(side)])); at >= 0) box->setCurrentIndex(at);
-        connect(box, &QComboBox::currentIndexChanged, this, [this, f] {
-          if (f.key == "type") showRows();
+        connect(box, &QComboBox::currentIndexChanged, this, [this, key = f.key] {
+          if (key == "type") showRows();
+          changed(key);
           update();
         });
         return box;
@@ -104,6 +110,27 @@ ItemDialog::ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Che
       rows_[f.key] = both;
       continue;
     }
+    if (f.type == FieldType::Items) {  // the kind's items, ticked
+      auto* list = new QListWidget(this);
+      list->setObjectName(QString::fromStdString(f.key));
+      list->setToolTip(QString::fromStdString(f.help));
+      const std::vector<std::string> ticked = schema::splitList(textOf(f).toStdString());
+      const QStringList names = m ? itemChoices(*m, f.of) : QStringList();
+      for (const QString& n : names) {
+        auto* item = new QListWidgetItem(n, list);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(std::find(ticked.begin(), ticked.end(), n.toStdString()) != ticked.end() ? Qt::Checked : Qt::Unchecked);
+      }
+      list->setMaximumHeight(list->sizeHintForRow(0) * std::clamp(static_cast<int>(names.size()), 2, 5) + 6);
+      form->addRow(label, list);
+      checks_[f.key] = list;
+      rows_[f.key] = list;
+      connect(list, &QListWidget::itemChanged, this, [this, key = f.key] {
+        changed(key);
+        update();
+      });
+      continue;
+    }
     const auto it = texts.find(f.key);
     auto* edit = new QLineEdit(it == texts.end() ? QString() : QString::fromStdString(it->second), this);
     edit->setObjectName(QString::fromStdString(f.key));
@@ -124,7 +151,10 @@ ItemDialog::ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Che
     form->addRow(QString::fromStdString(f.label) + unitMark + (f.required ? QStringLiteral(" *") : QString()), edit);
     fields_[f.key] = edit;
     rows_[f.key] = edit;
-    connect(edit, &QLineEdit::textChanged, this, &ItemDialog::update);
+    connect(edit, &QLineEdit::textChanged, this, [this, key = f.key] {
+      changed(key);
+      update();
+    });
   }
   hint_ = new QLabel(this);
   hint_->setObjectName("ItemDialogHint");
@@ -149,6 +179,12 @@ schema::Texts ItemDialog::texts() const {
   for (const schema::Field& f : kind_.fields) {
     if (!schema::Kind::applies(f, t)) continue;
     if (const auto e = fields_.find(f.key); e != fields_.end()) out[f.key] = e->second->text().trimmed().toStdString();
+    if (const auto c = checks_.find(f.key); c != checks_.end()) {
+      std::vector<std::string> ticked;
+      for (int r = 0; r < c->second->count(); ++r)
+        if (c->second->item(r)->checkState() == Qt::Checked) ticked.push_back(c->second->item(r)->text().toStdString());
+      out[f.key] = schema::joinList(ticked);
+    }
     if (const auto b = lists_.find(f.key); b != lists_.end()) {
       out[f.key] = b->second->currentData().toString().toStdString();
       if (const auto s = seconds_.find(f.key); s != seconds_.end())
@@ -169,7 +205,26 @@ void ItemDialog::showRows() {
   for (const schema::Field& f : kind_.fields)
     if (QWidget* w = row(f.key))
       form_->setRowVisible(w, schema::Kind::applies(f, t) && std::find(hidden_.begin(), hidden_.end(), f.key) == hidden_.end());
-  typeChanged();
+}
+
+void ItemDialog::refresh() {
+  changed("");
+  update();
+}
+
+void ItemDialog::setFieldLabel(const std::string& key, const QString& label) {
+  if (QWidget* w = row(key))
+    if (auto* l = qobject_cast<QLabel*>(form_->labelForField(w))) l->setText(label);
+}
+
+void ItemDialog::setAdvice(const QString& advice) {
+  advice_ = advice;
+  update();
+}
+
+QListWidget* ItemDialog::checks(const std::string& key) const {
+  const auto it = checks_.find(key);
+  return it == checks_.end() ? nullptr : it->second;
 }
 
 void ItemDialog::hideField(const std::string& key) {
@@ -199,9 +254,10 @@ QLineEdit* ItemDialog::field(const std::string& key) const {
 QString ItemDialog::problem() const { return hint_->property("problem").toString(); }
 
 void ItemDialog::update() {
+  if (!hint_) return;  // a list set while the form is built
   const QString why = check_ ? QString::fromStdString(check_(texts())) : QString();
   hint_->setProperty("problem", why);
-  hint_->setText(why.isEmpty() ? tr("Fields marked * are required.") : why);
+  hint_->setText(why.isEmpty() ? (advice_.isEmpty() ? tr("Fields marked * are required.") : advice_) : why);
   hint_->setStyleSheet(why.isEmpty() ? QString() : QStringLiteral("color: #b03020"));
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
 }

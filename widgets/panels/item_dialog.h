@@ -19,6 +19,7 @@ class QDialogButtonBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
+class QListWidget;
 
 namespace lw::widgets {
 
@@ -35,6 +36,8 @@ class ItemDialog : public QDialog {
   QLineEdit* field(const std::string& key) const;
   /// The list of a choice, reference or item field `key` (of a pair: side 0 or 1); null for others.
   QComboBox* list(const std::string& key, int side = 0) const;
+  /// The ticked list of a names field `key` (a switch's forces); null for others.
+  QListWidget* checks(const std::string& key) const;
   /// Chooses `value` in the list of field `key` (side of a pair); false when it is not offered.
   bool choose(const std::string& key, const QString& value, int side = 0);
   /// The type chosen ("" for an untyped kind).
@@ -45,10 +48,17 @@ class ItemDialog : public QDialog {
   void hideField(const std::string& key);
   /// What the check says now ("" when OK is enabled).
   QString problem() const;
+  /// The label of field `key`'s row (a subclass names a unit that depends on another field).
+  void setFieldLabel(const std::string& key, const QString& label);
+  /// The line under the form when the check passes ("Fields marked * are required." by default).
+  void setAdvice(const QString& advice);
 
  protected:
-  /// Called when the type changes, before the check (a subclass refills a list).
-  virtual void typeChanged() {}
+  /// Called when field `key` changes (and once with "" when the form is built), before the check:
+  /// a subclass refills a list or renames a unit.
+  virtual void changed(const std::string& key) { (void)key; }
+  /// Calls changed("") and the check: a subclass's constructor, once its own state is set.
+  void refresh();
 
  private:
   void update();
@@ -59,10 +69,12 @@ class ItemDialog : public QDialog {
   std::map<std::string, QLineEdit*> fields_;
   std::map<std::string, QComboBox*> lists_;
   std::map<std::string, QComboBox*> seconds_;  // a pair's second list
+  std::map<std::string, QListWidget*> checks_;
   std::map<std::string, QWidget*> rows_;       // the widget of each field's row
   std::vector<std::string> hidden_;
+  QString advice_;
   schema::Texts constants_;
-  QLabel* hint_;
+  QLabel* hint_ = nullptr;  // null while the form is built
   QFormLayout* form_;
   QDialogButtonBox* buttons_;
 };
