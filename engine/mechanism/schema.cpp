@@ -96,8 +96,9 @@ std::string numbersText(const NumberVector& v) {
 }
 
 bool requiredPresent(const Kind& kind, const Texts& texts, const std::string& type, std::string& why) {
+  // an empty name is a new item's: the edit gives it a fresh one (a file's is required by its keys)
   for (const Field& f : kind.fields)
-    if (f.required && Kind::applies(f, type) && get(texts, f.key).empty()) {
+    if (f.required && f.type != FieldType::Name && Kind::applies(f, type) && get(texts, f.key).empty()) {
       why = f.label + " is required";
       return false;
     }

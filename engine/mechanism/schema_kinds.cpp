@@ -313,7 +313,7 @@ const Kind& switchKind() {
       "switches",
       "switch",
       {name("names the switch in the impact log"),
-       F("point", FieldType::Point, "Point", "the point whose world coordinate is watched (or give a joint)"),
+       F("point", FieldType::Point, "Point", "the point whose world coordinate is watched (or give a joint)").moving(),
        F("component", FieldType::Choice, "Coordinate", "the point's world coordinate that is watched")
            .choices({"x", "y", "z"})
            .planar({"x", "y"})

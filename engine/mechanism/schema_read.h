@@ -50,7 +50,7 @@ bool readNumbers(const std::string& text, const std::string& label, NumberVector
 /// The texts of the numbers, comma-separated.
 std::string numbersText(const NumberVector& v);
 /// The first field of `kind` that belongs to `type`, is required and has no text: false with
-/// "<Label> is required".
+/// "<Label> is required". The name is not asked for (a new item's is made by the edit).
 bool requiredPresent(const Kind& kind, const Texts& texts, const std::string& type, std::string& why);
 /// `text` as one of `values` (toString of each); false with the values listed.
 template <class E>

@@ -614,8 +614,9 @@ TEST_F(SketchTest, SwitchesThroughTheirDialog) {
   }));
   EXPECT_TRUE(messages().contains("The switch was not added: Force before is both enabled and disabled")) << messages().toStdString();
   ASSERT_TRUE(w.addSwitch([&](lw::widgets::SwitchDialog& d) {
-    ASSERT_TRUE(lw::widgets::selectText(d.watchedBox(), "point.C.x"));
-    d.directionBox()->setCurrentIndex(1);  // rising
+    ASSERT_TRUE(d.choose("point", "point.C"));
+    ASSERT_TRUE(d.choose("component", "x"));
+    ASSERT_TRUE(d.choose("direction", "rising"));
     d.valueEdit()->setText("0.5");
     tick(d.enableList(), "before");
     tick(d.disableList(), "after");
@@ -633,8 +634,10 @@ TEST_F(SketchTest, SwitchesThroughTheirDialog) {
   EXPECT_EQ(w.propertyEditor()->item(), "switches[1]");
   // the sample's own switch, shown as it is, then falling at 0.1
   ASSERT_TRUE(w.changeSwitch(0, [](lw::widgets::SwitchDialog& d) {
-    EXPECT_EQ(d.watchedBox()->currentText(), "point.C.y");
-    EXPECT_EQ(d.directionBox()->currentIndex(), 0);
+    EXPECT_EQ(d.list("point")->currentData().toString(), "point.C");
+    EXPECT_EQ(d.list("component")->currentData().toString(), "y");
+    EXPECT_EQ(d.list("joint")->currentData().toString(), "");  // (none)
+    EXPECT_EQ(d.list("direction")->currentData().toString(), "falling");
     EXPECT_EQ(d.enableList()->item(1)->checkState(), Qt::Checked);  // "after"
     d.valueEdit()->setText("0.1");
   }));
