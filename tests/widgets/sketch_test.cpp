@@ -578,7 +578,7 @@ TEST_F(SketchTest, JointLimitsThroughTheirDialog) {
   ASSERT_TRUE(w.changeLimit(0, [](lw::widgets::LimitDialog& d) {
     EXPECT_EQ(d.minEdit()->text(), "-170");
     EXPECT_EQ(d.maxEdit()->text(), "170");
-    d.maxOn()->setChecked(false);
+    d.maxEdit()->clear();  // no highest bound
     d.restitutionEdit()->setText("0.9");
   }));
   EXPECT_FALSE(w.mechanism()->limits[0].hasMax);

@@ -1,51 +1,35 @@
-// Adding or changing end stops on a joint (Model > Add Limit..., Change Selected...): the joint,
-// its lowest and/or highest coordinate (degrees for a rotation, as the window shows angles; metres
-// for a slide; the file keeps radians), the impact law and its restitution. The main window checks
-// the result (resolve on a copy) before it goes on the undo stack.
+// Adding or changing end stops on a joint (Model > Add Limit..., Change Selected...): the item
+// schema's limit kind in the generic item dialog — the joint (one with one coordinate), its lowest
+// and/or highest coordinate (degrees for a rotation, as the window shows angles; metres for a
+// slide; the file keeps radians), the impact law and its restitution. The main window checks the
+// result (resolve on a copy) before it goes on the undo stack.
 #pragma once
 
-#include <QDialog>
-
 #include "mechanism/mechanism.h"
-
-class QCheckBox;
-class QComboBox;
-class QDialogButtonBox;
-class QLabel;
-class QLineEdit;
+#include "panels/item_dialog.h"
 
 namespace lw::widgets {
 
-class LimitDialog : public QDialog {
+class LimitDialog : public ItemDialog {
   Q_OBJECT
  public:
-  /// A new limit (`existing` null) or a change of `existing`.
+  /// A new limit (`existing` null: both bounds empty, e = 0.5) or a change of `existing`.
   LimitDialog(const Mechanism& m, const JointLimit* existing, QWidget* parent = nullptr);
   /// The limit as chosen (bounds in SI: radians or metres); false with the reason naming the field.
   bool limit(JointLimit& out, QString& why) const;
 
-  QComboBox* jointBox() const { return joint_; }
-  QCheckBox* minOn() const { return minOn_; }
-  QCheckBox* maxOn() const { return maxOn_; }
-  QLineEdit* minEdit() const { return min_; }
-  QLineEdit* maxEdit() const { return max_; }
-  QComboBox* lawBox() const { return law_; }
-  QLineEdit* restitutionEdit() const { return restitution_; }
+  QComboBox* jointBox() const { return list("joint"); }
+  QLineEdit* minEdit() const { return field("min"); }
+  QLineEdit* maxEdit() const { return field("max"); }
+  QLineEdit* restitutionEdit() const { return field("restitution"); }
   /// Whether the chosen joint turns (bounds in degrees) or slides (metres).
   bool rotation() const;
 
+ protected:
+  void changed(const std::string& key) override;
+
  private:
-  void update();
   const Mechanism& m_;
-  std::string name_;
-  QComboBox* joint_;
-  QCheckBox *minOn_, *maxOn_;
-  QLineEdit *min_, *max_;
-  QLabel *minUnit_ = nullptr, *maxUnit_ = nullptr;  // ° or m
-  QComboBox* law_;
-  QLineEdit* restitution_;
-  QLabel* hint_;
-  QDialogButtonBox* buttons_ = nullptr;
 };
 
 }  // namespace lw::widgets
