@@ -35,7 +35,8 @@ const Kind& jointKind() {
        F("points", FieldType::PointPair, "Points", "a point on each body; they coincide in the drawn position").required(),
        F("axes", FieldType::VectorPair, "Axes",
          "a vector on each body, parallel in the drawn position (perpendicular for a universal joint); a slider's "
-         "line in the plane")}};
+         "line in the plane")
+           .types({"slider", "revolute", "prismatic", "cylindrical", "universal"})}};
   return kind;
 }
 

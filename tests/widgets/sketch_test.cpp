@@ -259,7 +259,7 @@ TEST_F(SketchTest, ChangeTheRockerPivotIntoASlider) {
   // no vectors yet: a slider needs axes, so the change is refused and nothing changes
   const lw::Mechanism before = *w.mechanism();
   auto toSlider = [](lw::widgets::JointDialog& d) {
-    d.typeBox()->setCurrentIndex(d.typeBox()->findText("slider"));
+    ASSERT_TRUE(d.choose("type", "slider"));
     for (int s = 0; s < 2; ++s)
       if (d.axisBox(s)->count() > 0) d.axisBox(s)->setCurrentIndex(0);
   };

@@ -1,19 +1,18 @@
-// Adding or changing a joint (Model > Add Joint..., Change Selected Joint...): its type, the two points it joins and, for the types that
-// need them, one axis on each body. The choices come from the mechanism; the main window checks
-// the result (resolve on a copy) before it goes on the undo stack.
+// Adding or changing a joint (Model > Add Joint..., Change Selected Joint...): the item schema's
+// joint kind in the generic item dialog — its type (those of the mechanism's dimension), the two
+// points it joins and, for the types that need them, one axis on each body (each list offers the
+// vectors of its point's body). The main window checks the result (resolve on a copy) before it
+// goes on the undo stack.
 #pragma once
 
-#include <QDialog>
 #include <vector>
 
 #include "mechanism/mechanism.h"
-
-class QComboBox;
-class QLabel;
+#include "panels/item_dialog.h"
 
 namespace lw::widgets {
 
-class JointDialog : public QDialog {
+class JointDialog : public ItemDialog {
   Q_OBJECT
  public:
   /// `first`: the point to offer first ("body.point"), e.g. of the selected body.
@@ -22,19 +21,16 @@ class JointDialog : public QDialog {
   JointDialog(const Mechanism& m, const Joint& joint, QWidget* parent = nullptr);
   JointType type() const;
   Ref point(int side) const;
-  /// Empty when the type needs no axes.
+  /// Empty when the type needs no axes (or a body has none to offer).
   std::vector<Ref> axes() const;
-  QComboBox* typeBox() const { return type_; }
-  QComboBox* pointBox(int side) const { return points_[side]; }
-  QComboBox* axisBox(int side) const { return axes_[side]; }
+  QComboBox* pointBox(int side) const { return list("points", side); }
+  QComboBox* axisBox(int side) const { return list("axes", side); }
+
+ protected:
+  void changed(const std::string& key) override;
 
  private:
-  void update();
   const Mechanism& m_;
-  QComboBox* type_;
-  QComboBox* points_[2];
-  QComboBox* axes_[2];
-  QLabel* hint_;
 };
 
 }  // namespace lw::widgets

@@ -205,6 +205,16 @@ TEST(MalformedFile, UnknownKeysAreReportedWithASuggestion) {
               "unknown key \"masss\"; did you mean \"mass\"?", "\"masss\"");
 }
 
+// a typed item has its type's keys only (the item schema): axes on a pin were silently ignored,
+// and an energy output's "point" too
+TEST(MalformedFile, AFieldOfAnotherTypeIsAnUnknownKey) {
+  expectError(replaced(kFourBar, R"({"name": "A", "type": "pin", "points": ["ground.A", "crank.A"]})",
+                       R"({"name": "A", "type": "pin", "points": ["ground.A", "crank.A"], "axes": ["ground.x", "crank.x"]})"),
+              "joints[0].axes", "unknown key \"axes\"");
+  expectError(replaced(kFourBar, R"("type": "pin", "points": ["ground.A")", R"("type": "hinge", "points": ["ground.A")"), "joints[0].type",
+              "unknown value \"hinge\"; expected one of: pin, slider, revolute");
+}
+
 // joint reactions and driver efforts: each mistake named at its field; a good pair survives a
 // save and a load
 TEST(MalformedFile, ReactionAndEffortOutputsNameTheirMistakes) {
