@@ -143,7 +143,8 @@ const Kind& forceKind() {
            .required()
            .choices({"spring", "torsion_spring", "force", "torque", "tyre"},
                     {"Spring-damper between two points", "Torsion spring on a joint", "Force on a point", "Torque on a body",
-                     "Tyre (wheel on a ground plane)"}),
+                     "Tyre (wheel on a ground plane)"})
+           .planar({"spring", "torsion_spring", "force", "torque"}),
        F("points", FieldType::PointPair, "Points", "the spring's two ends").required().types({"spring"}),
        F("joint", FieldType::Item, "Joint", "the joint whose angle the spring resists").required().of("joints").types({"torsion_spring"}),
        F("point", FieldType::Point, "Point", "where the force acts (a tyre: the wheel's centre)").required().types({"force", "tyre"}),

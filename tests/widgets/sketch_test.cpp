@@ -415,8 +415,8 @@ TEST_F(SketchTest, DriversAndForcesThroughTheirDialogs) {
 
   // a spring from A to C: unloaded at the drawn position
   ASSERT_TRUE(w.addForce([](lw::widgets::ForceDialog& d) {
-    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(0), "ground.O1"));
-    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(1), "link2.P2"));
+    ASSERT_TRUE(d.choose("points", "ground.O1", 0));
+    ASSERT_TRUE(d.choose("points", "link2.P2", 1));
     d.field("stiffness")->setText("50");
     saveDialog(d, "dialog_add_spring.png");
   }));
@@ -432,9 +432,10 @@ TEST_F(SketchTest, DriversAndForcesThroughTheirDialogs) {
 
   // the spring becomes a downward force on C that grows with time
   ASSERT_TRUE(w.changeForce(0, [](lw::widgets::ForceDialog& d) {
-    d.typeBox()->setCurrentIndex(d.typeBox()->findData(static_cast<int>(lw::Force::Type::PointForce)));
-    ASSERT_TRUE(lw::widgets::selectText(d.pointBox(0), "link2.P2"));
-    d.field("value1")->setText("-10*t");
+    ASSERT_TRUE(d.choose("type", "force"));
+    ASSERT_TRUE(d.choose("point", "link2.P2"));
+    EXPECT_EQ(d.field("value")->text(), "0, 0");  // zero until given
+    d.field("value")->setText("0, -10*t");
     saveDialog(d, "dialog_change_force.png");
   }));
   EXPECT_EQ(w.mechanism()->forces[0].type, lw::Force::Type::PointForce);
@@ -442,8 +443,8 @@ TEST_F(SketchTest, DriversAndForcesThroughTheirDialogs) {
   ASSERT_EQ(w.mechanism()->forces[0].value.size(), 2u);
   EXPECT_EQ(w.mechanism()->forces[0].value[1].expression.text(), "-10*t");
   // a number that does not parse names the field
-  EXPECT_FALSE(w.changeForce(0, [](lw::widgets::ForceDialog& d) { d.field("value0")->setText("3 +"); }));
-  EXPECT_TRUE(messages().contains("Force spring1 was not changed: value component 1 '3 +' is not valid")) << messages().toStdString();
+  EXPECT_FALSE(w.changeForce(0, [](lw::widgets::ForceDialog& d) { d.field("value")->setText("3 +, 0"); }));
+  EXPECT_TRUE(messages().contains("Force spring1 was not changed: the value '3 +' is not valid")) << messages().toStdString();
 
   // Delete Selected removes it; undo brings back each step
   selectInTree(w, "forces[0]");
