@@ -165,7 +165,7 @@ class Decoder {
   bool keys(const Json& j, const std::string& path, const schema::Kind& kind, const std::string& type = "") {
     std::vector<const char*> allowed, required;
     for (const schema::Field& f : kind.fields) {
-      if (!schema::Kind::applies(f, type)) continue;
+      if (!schema::Kind::applies(f, type) || f.implied) continue;
       allowed.push_back(f.key.c_str());
       if (f.required && (f.types.empty() || !type.empty())) required.push_back(f.key.c_str());
     }
@@ -307,7 +307,20 @@ class Decoder {
   // first: it says which fields the item has.
   bool schemaTexts(const Json& j, const std::string& p, const schema::Kind& kind, schema::Texts& texts) {
     std::string type;
-    if (const schema::Field* t = kind.typeField(); t && j.is_object() && j.contains("type")) {
+    const schema::Field* typeField = kind.typeField();
+    if (typeField && typeField->implied && j.is_object()) {  // which key is there says the type
+      std::vector<std::string> present;
+      for (auto it = j.begin(); it != j.end(); ++it) present.push_back(it.key());
+      type = schema::impliedType(kind, present);
+      if (type.empty()) {
+        std::string keys;  // the keys that say a type: "joint", "point" or "body"
+        for (std::size_t k = 0; k < typeField->choices.size(); ++k)
+          keys += std::string(k == 0 ? "" : k + 1 == typeField->choices.size() ? " or " : ", ") + "a \"" + typeField->choices[k] + "\"";
+        error(p, "a" + std::string(kind.singular[0] == 'i' ? "n " : " ") + kind.singular + " names " + keys);
+        return false;
+      }
+      texts["type"] = type;
+    } else if (const schema::Field* t = typeField; t && j.is_object() && j.contains("type")) {
       const std::size_t before = out_.size();
       type = choiceText(j["type"], p + ".type", *t);
       if (out_.size() != before) return false;  // an unknown type: its fields are unknown too
@@ -315,7 +328,7 @@ class Decoder {
     if (!keys(j, p, kind, type)) return false;
     const std::size_t problems = out_.size();
     for (const schema::Field& f : kind.fields) {
-      if (!j.contains(f.key) || !schema::Kind::applies(f, type)) continue;
+      if (!j.contains(f.key) || !schema::Kind::applies(f, type) || f.implied) continue;
       const std::string at = p + "." + f.key;
       const Json& v = j[f.key];
       switch (f.type) {
@@ -465,36 +478,7 @@ class Decoder {
   Switch switchOf(const Json& j, const std::string& p) { return schemaItem(j, p, schema::switchKind(), &schema::switchFrom); }
 
   InitialVelocity initialVelocity(const Json& j, const std::string& p) {
-    InitialVelocity v;
-    if (!j.is_object()) {
-      keys(j, p, {}, {});
-      return v;
-    }
-    if (j.contains("joint")) {
-      v.type = InitialVelocity::Type::Joint;
-      if (!keys(j, p, {"joint", "value"}, {"joint", "value"})) return v;
-      v.joint = str(j["joint"], p + ".joint");
-      v.value = number(j["value"], p + ".value");
-    } else if (j.contains("point")) {
-      v.type = InitialVelocity::Type::PointComponent;
-      if (!keys(j, p, {"point", "component", "value"}, {"point", "component", "value"})) return v;
-      v.point = ref(j["point"], p + ".point", "point");
-      v.component = component(j["component"], p + ".component");
-      v.value = number(j["value"], p + ".value");
-    } else if (j.contains("body")) {
-      v.type = InitialVelocity::Type::Body;
-      if (!keys(j, p, {"body", "velocity", "angular_velocity"}, {"body"})) return v;
-      v.body = str(j["body"], p + ".body");
-      if (j.contains("velocity")) v.velocity = vector(j["velocity"], p + ".velocity");
-      if (j.contains("angular_velocity")) {
-        const Json& w = j["angular_velocity"];
-        v.angularVelocity = w.is_array() ? vector(w, p + ".angular_velocity")
-                                         : NumberVector{number(w, p + ".angular_velocity")};
-      }
-    } else {
-      error(p, "an initial velocity names a \"joint\", a \"point\" or a \"body\"");
-    }
-    return v;
+    return schemaItem(j, p, schema::initialVelocityKind(), &schema::initialVelocityFrom);
   }
 
   IndependentCoordinate independentCoordinate(const Json& j, const std::string& p) {

@@ -43,7 +43,7 @@ Json schemaItem(const schema::Kind& kind, const schema::Texts& texts) {
   Json o = Json::object();
   for (const schema::Field& f : kind.fields) {
     const auto it = texts.find(f.key);
-    if (it == texts.end() || !schema::Kind::applies(f, type) ||
+    if (it == texts.end() || !schema::Kind::applies(f, type) || f.implied ||
         (!f.required && (it->second.empty() || (!f.written && it->second == f.byDefault))))
       continue;
     const std::string& text = it->second;
@@ -144,29 +144,7 @@ Json encode(const Mechanism& m) {
   if (!m.contacts.empty()) j["contacts"] = schemaList(schema::contactKind(), m.contacts);
   if (!m.limits.empty()) j["limits"] = schemaList(schema::limitKind(), m.limits);
   if (!m.switches.empty()) j["switches"] = schemaList(schema::switchKind(), m.switches);
-  if (!m.initialVelocities.empty()) {
-    Json& a = j["initial_velocities"] = Json::array();
-    for (const auto& v : m.initialVelocities) {
-      switch (v.type) {
-        case InitialVelocity::Type::Joint:
-          a.push_back(Json{{"joint", v.joint}, {"value", num(v.value)}});
-          break;
-        case InitialVelocity::Type::PointComponent:
-          a.push_back(Json{{"point", v.point.str()}, {"component", toString(v.component)},
-                           {"value", num(v.value)}});
-          break;
-        case InitialVelocity::Type::Body: {
-          Json o{{"body", v.body}};
-          if (!v.velocity.empty()) o["velocity"] = vec(v.velocity);
-          if (!v.angularVelocity.empty())
-            o["angular_velocity"] = (m.dimension == 2 && v.angularVelocity.size() == 1)
-                                        ? num(v.angularVelocity[0]) : vec(v.angularVelocity);
-          a.push_back(o);
-          break;
-        }
-      }
-    }
-  }
+  if (!m.initialVelocities.empty()) j["initial_velocities"] = schemaList(schema::initialVelocityKind(), m.initialVelocities);
   if (!m.independentCoordinates.empty()) {
     Json& a = j["independent_coordinates"] = Json::array();
     for (const auto& c : m.independentCoordinates) {

@@ -31,7 +31,7 @@ Json fieldSchema(const schema::Field& f) {
 Json itemSchema(const schema::Kind& kind, const std::string& type) {
   Json properties = Json::object(), required = Json::array();
   for (const auto& f : kind.fields) {
-    if (!schema::Kind::applies(f, type)) continue;
+    if (!schema::Kind::applies(f, type) || f.implied) continue;
     properties[f.key] = !type.empty() && f.key == "type" ? Json{{"const", type}} : fieldSchema(f);
     if (f.required) required.push_back(f.key);
   }
@@ -60,7 +60,7 @@ Json jsonSchemaOfList(const schema::Kind& kind) {
   Json alternatives = Json::array();
   for (const auto& g : groups) {
     Json item = itemSchema(kind, g.front());
-    item["properties"]["type"] = g.size() == 1 ? Json{{"const", g.front()}} : Json{{"enum", g}};
+    if (!type->implied) item["properties"]["type"] = g.size() == 1 ? Json{{"const", g.front()}} : Json{{"enum", g}};
     alternatives.push_back(item);
   }
   return {{"type", "array"}, {"items", {{"oneOf", alternatives}}}};

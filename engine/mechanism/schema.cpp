@@ -174,8 +174,8 @@ const Kind& contactKind() {
 }
 
 std::span<const Kind* const> kinds() {
-  static const Kind* const all[] = {&parameterKind(), &jointKind(), &driverKind(), &forceKind(), &contactKind(),
-                                    &limitKind(), &switchKind(), &outputKind()};
+  static const Kind* const all[] = {&parameterKind(), &jointKind(),  &driverKind(), &forceKind(),          &contactKind(),
+                                    &limitKind(),     &switchKind(), &outputKind(), &initialVelocityKind()};
   return all;
 }
 

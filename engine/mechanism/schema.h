@@ -54,6 +54,9 @@ struct Field {
   std::vector<std::string> planar;     // Choice: the values a planar mechanism offers (empty: all)
   bool single = false;                 // Numbers: one entry is written as a plain number
   bool timeAllowed = false;            // Number, Numbers: a function of time t
+  /// The type field only: the file does not say the type, which key is there does (an initial
+  /// velocity names a "joint", a "point" or a "body").
+  bool implied = false;
 };
 
 struct Kind {
@@ -91,6 +94,8 @@ const Kind& switchKind();
 const Kind& forceKind();
 /// A joint between two bodies' points (and axes).
 const Kind& jointKind();
+/// An initial velocity: a joint's rate, a point's velocity component or a free body's velocity.
+const Kind& initialVelocityKind();
 /// Every kind the schema describes.
 std::span<const Kind* const> kinds();
 
@@ -118,6 +123,11 @@ Texts textsOf(const Switch& s);
 bool switchFrom(const Texts& texts, Switch& out, std::string& why);
 Texts textsOf(const Force& f);
 bool forceFrom(const Texts& texts, Force& out, std::string& why);
+Texts textsOf(const InitialVelocity& v);
+bool initialVelocityFrom(const Texts& texts, InitialVelocity& out, std::string& why);
+/// The type of an item whose type is implied (Field::implied): the first type with a key of its
+/// own among `keys` ("" when none).
+std::string impliedType(const Kind& kind, const std::vector<std::string>& keys);
 Texts textsOf(const Joint& j);
 bool jointFrom(const Texts& texts, Joint& out, std::string& why);
 

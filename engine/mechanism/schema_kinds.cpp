@@ -3,6 +3,8 @@
 #include "mechanism/schema.h"
 #include "mechanism/schema_read.h"
 
+#include <algorithm>
+
 namespace lw::schema {
 
 using namespace detail;
@@ -448,6 +450,93 @@ bool outputFrom(const Texts& texts, Output& out, std::string& why) {
   }
   out = o;
   return true;
+}
+
+// ---------------------------------------------------------------------------- initial velocities
+
+const Kind& initialVelocityKind() {
+  static const Kind kind{
+      "initial_velocities",
+      "initial velocity",
+      {F("type", FieldType::Choice, "Sets", "what the velocity is given for")
+           .required()
+           .choices({"joint", "point", "body"}, {"Joint rate (angular or sliding)", "Velocity of a point along x, y or z",
+                                                 "Velocity and angular velocity of a body"})
+           .implied(),
+       F("joint", FieldType::Item, "Joint", "the joint whose rate is given").required().of("joints").types({"joint"}),
+       F("point", FieldType::Point, "Point", "the point whose velocity component is given").required().moving().types({"point"}),
+       F("component", FieldType::Choice, "Along", "the world axis of the component")
+           .required()
+           .types({"point"})
+           .choices({"x", "y", "z"})
+           .planar({"x", "y"}),
+       F("value", FieldType::Number, "Value",
+         "rad/s for a revolute joint, m/s for a slide or a point; an expression of the parameters is allowed")
+           .required()
+           .types({"joint", "point"}),
+       F("body", FieldType::Item, "Body", "the free body whose velocity is given").required().of("bodies").types({"body"}),
+       F("velocity", FieldType::Numbers, "Velocity", "of the body's frame origin in world axes, comma-separated")
+           .types({"body"})
+           .quantity(Quantity::Velocity),
+       F("angular_velocity", FieldType::Numbers, "Angular velocity",
+         "one number in the plane (counter-clockwise), three in space (about world x, y, z)")
+           .types({"body"})
+           .quantity(Quantity::AngularVelocity)
+           .single()}};
+  return kind;
+}
+
+Texts textsOf(const InitialVelocity& v) {
+  switch (v.type) {
+    case InitialVelocity::Type::Joint: return {{"type", "joint"}, {"joint", v.joint}, {"value", text(v.value)}};
+    case InitialVelocity::Type::PointComponent:
+      return {{"type", "point"}, {"point", v.point.str()}, {"component", toString(v.component)}, {"value", text(v.value)}};
+    case InitialVelocity::Type::Body:
+      return {{"type", "body"},
+              {"body", v.body},
+              {"velocity", numbersText(v.velocity)},
+              {"angular_velocity", numbersText(v.angularVelocity)}};
+  }
+  return {};
+}
+
+bool initialVelocityFrom(const Texts& texts, InitialVelocity& out, std::string& why) {
+  InitialVelocity v;
+  const std::string type = get(texts, "type");
+  if (type == "joint") v.type = InitialVelocity::Type::Joint;
+  else if (type == "point") v.type = InitialVelocity::Type::PointComponent;
+  else if (type == "body") v.type = InitialVelocity::Type::Body;
+  else {
+    why = "an initial velocity names a \"joint\", a \"point\" or a \"body\"";
+    return false;
+  }
+  if (!requiredPresent(initialVelocityKind(), texts, type, why)) return false;
+  switch (v.type) {
+    case InitialVelocity::Type::Joint: v.joint = get(texts, "joint"); break;
+    case InitialVelocity::Type::PointComponent:
+      if (!readRef(get(texts, "point"), "point", v.point, why) ||
+          !readChoice(get(texts, "component"), "component", {Component::X, Component::Y, Component::Z}, v.component, why))
+        return false;
+      break;
+    case InitialVelocity::Type::Body:
+      v.body = get(texts, "body");
+      if (!readNumbers(get(texts, "velocity"), "velocity", v.velocity, why) ||
+          !readNumbers(get(texts, "angular_velocity"), "angular velocity", v.angularVelocity, why))
+        return false;
+      break;
+  }
+  if (v.type != InitialVelocity::Type::Body && !readField(get(texts, "value"), "value", v.value, why)) return false;
+  out = v;
+  return true;
+}
+
+std::string impliedType(const Kind& kind, const std::vector<std::string>& keys) {
+  const Field* type = kind.typeField();
+  if (!type) return {};
+  for (const std::string& t : type->choices)
+    for (const Field& f : kind.fields)
+      if (f.types.size() == 1 && f.types.front() == t && std::find(keys.begin(), keys.end(), f.key) != keys.end()) return t;
+  return {};
 }
 
 }  // namespace lw::schema

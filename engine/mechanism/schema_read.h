@@ -28,6 +28,7 @@ struct F {
   F& single() { return f.single = true, *this; }
   F& timed() { return f.timeAllowed = true, *this; }
   F& moving() { return f.moving = true, *this; }
+  F& implied() { return f.implied = true, *this; }
   operator Field() const { return f; }
 };
 

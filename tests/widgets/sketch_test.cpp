@@ -478,10 +478,10 @@ TEST_F(SketchTest, ContactsAndInitialVelocitiesThroughTheirDialogs) {
 
   // a throw at 3 m/s along x and 2 m/s up
   ASSERT_TRUE(w.addInitialVelocity([](lw::widgets::InitialVelocityDialog& d) {
-    d.typeBox()->setCurrentIndex(d.typeBox()->findData(static_cast<int>(lw::InitialVelocity::Type::Body)));
-    ASSERT_TRUE(lw::widgets::selectText(d.bodyBox(), "ball"));
-    d.velocityEdit(0)->setText("3");
-    d.velocityEdit(1)->setText("2");
+    ASSERT_TRUE(d.choose("type", "body"));
+    ASSERT_TRUE(d.choose("body", "ball"));
+    EXPECT_EQ(d.field("angular_velocity")->text(), "0");  // zero until given
+    d.field("velocity")->setText("3, 2");
     saveDialog(d, "dialog_initial_velocity.png");
   }));
   ASSERT_EQ(w.mechanism()->initialVelocities.size(), 1u) << "one initial velocity per body";

@@ -82,7 +82,7 @@ void expectTextsRoundTrip(const std::vector<Item>& items, bool (*from)(const sch
 
 TEST(ItemSchema, EveryTypedItemOfEverySampleGoesThroughItsTexts) {
   int items = 0;
-  for (const char* sample : {"bouncing-ball", "buggy", "double-pendulum-wall", "five-bar", "four-bar", "four-bar-path",
+  for (const char* sample : {"bouncing-ball", "buggy", "four-bar-free", "spatial-four-bar-swing", "double-pendulum-wall", "five-bar", "four-bar", "four-bar-path",
                              "grid-1x15", "jansen-leg", "rssr", "slider-crank", "slider-crank-end-stop",
                              "spatial-four-bar", "switch-t4", "ten-bar-chain"}) {
     const Mechanism m = test::sampleMechanism(sample);
@@ -92,8 +92,9 @@ TEST(ItemSchema, EveryTypedItemOfEverySampleGoesThroughItsTexts) {
     expectTextsRoundTrip(m.limits, &schema::limitFrom, sample);
     expectTextsRoundTrip(m.switches, &schema::switchFrom, sample);
     expectTextsRoundTrip(m.outputs, &schema::outputFrom, sample);
+    expectTextsRoundTrip(m.initialVelocities, &schema::initialVelocityFrom, sample);
     items += static_cast<int>(m.joints.size() + m.drivers.size() + m.forces.size() + m.limits.size() + m.switches.size() +
-                              m.outputs.size());
+                              m.outputs.size() + m.initialVelocities.size());
   }
   EXPECT_GT(items, 100);  // the loop above saw the samples' items, not empty lists
 }
