@@ -349,6 +349,8 @@ class Decoder {
           break;
         }
         case schema::FieldType::Items: texts[f.key] = schema::joinList(names(v, at)); break;
+        case schema::FieldType::Formula: texts[f.key] = numberText(number(v, at)); break;
+        case schema::FieldType::Targets: texts[f.key] = schema::targetsText(targets(v, at, texts["timing"] == "free")); break;
         case schema::FieldType::Numbers: {
           std::vector<std::string> parts;
           for (const Number& n : v.is_array() ? vector(v, at) : NumberVector{number(v, at)}) parts.push_back(numberText(n));
@@ -565,50 +567,34 @@ class Decoder {
     return s;
   }
 
-  Cost cost(const Json& j, const std::string& p) {
-    Cost c;
-    const bool targets = j.is_object() && j.contains("type") && j["type"] == "targets";
-    if (targets) {
-      if (!keys(j, p, {"name", "type", "output", "targets", "timing"}, {"name", "type", "output", "targets"})) return c;
-      c.name = str(j["name"], p + ".name");
-      c.type = Cost::Type::Targets;
-      if (j.contains("timing"))
-        c.timing = choice<Cost::Timing>(j["timing"], p + ".timing", {{"prescribed", Cost::Timing::Prescribed}, {"free", Cost::Timing::Free}});
-      const bool free = c.timing == Cost::Timing::Free;
-      c.output = str(j["output"], p + ".output");
-      const Json& all = j["targets"];
-      if (!all.is_array()) {
-        error(p + ".targets", std::string("expected an array of {\"t\": time, \"at\": [x, y]}, found ") + typeName(all));
-        return c;
-      }
-      for (std::size_t i = 0; i < all.size(); ++i) {
-        const Json& t = all[i];
-        const std::string tp = p + ".targets[" + std::to_string(i) + "]";
-        Cost::Target target;
-        if (!(free ? keys(t, tp, {"t", "at"}, {"at"}) : keys(t, tp, {"t", "at"}, {"t", "at"}))) continue;
-        if (t.contains("t")) target.t = literal(t["t"], tp + ".t");
-        if (target.t < 0) error(tp + ".t", "a target's time must be at least 0 (the run starts at t = 0)");
-        if (!t["at"].is_array()) {
-          error(tp + ".at", std::string("expected the target point's coordinates [x, y] or [x, y, z], found ") + typeName(t["at"]));
-          continue;
-        }
-        for (std::size_t k = 0; k < t["at"].size(); ++k) target.at.push_back(literal(t["at"][k], tp + ".at[" + std::to_string(k) + "]"));
-        if (!free && !c.targets.empty() && target.t < c.targets.back().t)
-          error(tp + ".t", "the targets must be in time order (this one is earlier than the one before)");
-        c.targets.push_back(std::move(target));
-      }
-      if (c.targets.empty()) error(p + ".targets", "a targets cost needs at least one target point");
-      return c;
+  // a targets cost's points, each mistake at its path (the time order, a time before the start)
+  std::vector<Cost::Target> targets(const Json& all, const std::string& p, bool free) {
+    std::vector<Cost::Target> out;
+    if (!all.is_array()) {
+      error(p, std::string("expected an array of {\"t\": time, \"at\": [x, y]}, found ") + typeName(all));
+      return out;
     }
-    if (!keys(j, p, {"name", "type", "expression"}, {"name", "type", "expression"})) return c;
-    c.name = str(j["name"], p + ".name");
-    c.type = choice<Cost::Type>(j["type"], p + ".type",
-                                {{"integral", Cost::Type::Integral}, {"terminal", Cost::Type::Terminal}, {"targets", Cost::Type::Targets},
-                                 {"minimum", Cost::Type::Minimum}, {"maximum", Cost::Type::Maximum}});
-    const Number n = number(j["expression"], p + ".expression");
-    c.expression = n.isLiteral() ? Expression::constant(n.value) : n.expression;
-    return c;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const Json& t = all[i];
+      const std::string tp = p + "[" + std::to_string(i) + "]";
+      Cost::Target target;
+      if (!(free ? keys(t, tp, {"t", "at"}, {"at"}) : keys(t, tp, {"t", "at"}, {"t", "at"}))) continue;
+      if (t.contains("t")) target.t = literal(t["t"], tp + ".t");
+      if (target.t < 0) error(tp + ".t", "a target's time must be at least 0 (the run starts at t = 0)");
+      if (!t["at"].is_array()) {
+        error(tp + ".at", std::string("expected the target point's coordinates [x, y] or [x, y, z], found ") + typeName(t["at"]));
+        continue;
+      }
+      for (std::size_t k = 0; k < t["at"].size(); ++k) target.at.push_back(literal(t["at"][k], tp + ".at[" + std::to_string(k) + "]"));
+      if (!free && !out.empty() && target.t < out.back().t)
+        error(tp + ".t", "the targets must be in time order (this one is earlier than the one before)");
+      out.push_back(std::move(target));
+    }
+    if (out.empty()) error(p, "a targets cost needs at least one target point");
+    return out;
   }
+
+  Cost cost(const Json& j, const std::string& p) { return schemaItem(j, p, schema::costKind(), &schema::costFrom); }
 
   Diagnostics& out_;
   int dimension_ = 0;  // the file's, once read (a body's way of turning depends on it)

@@ -60,6 +60,16 @@ Json schemaItem(const schema::Kind& kind, const schema::Texts& texts) {
       case schema::FieldType::PointPair:
       case schema::FieldType::VectorPair:
       case schema::FieldType::Items: o[f.key] = schema::splitList(text); break;
+      case schema::FieldType::Formula: o[f.key] = text; break;  // a cost's expression stays text
+      case schema::FieldType::Targets: {
+        std::vector<Cost::Target> targets;
+        std::string why;
+        schema::readTargets(text, targets, why);
+        Json a = Json::array();
+        for (const auto& t : targets) a.push_back(Json{{"t", t.t}, {"at", t.at}});
+        o[f.key] = a;
+        break;
+      }
       case schema::FieldType::Numbers: {
         const std::vector<std::string> parts = schema::splitList(text);
         if (f.single && parts.size() == 1) {
@@ -153,23 +163,7 @@ Json encode(const Mechanism& m) {
     }
   }
   if (!m.outputs.empty()) j["outputs"] = schemaList(schema::outputKind(), m.outputs);
-  if (!m.costs.empty()) {
-    Json& a = j["costs"] = Json::array();
-    for (const auto& c : m.costs) {
-      if (c.type == Cost::Type::Targets) {
-        Json targets = Json::array();
-        for (const auto& t : c.targets) targets.push_back(Json{{"t", t.t}, {"at", t.at}});
-        Json o{{"name", c.name}, {"type", "targets"}, {"output", c.output}};
-        if (c.timing == Cost::Timing::Free) o["timing"] = "free";
-        o["targets"] = targets;
-        a.push_back(o);
-        continue;
-      }
-      a.push_back(Json{{"name", c.name},
-                       {"type", toString(c.type)},
-                       {"expression", c.expression.text()}});
-    }
-  }
+  if (!m.costs.empty()) j["costs"] = schemaList(schema::costKind(), m.costs);
   if (m.study.present) {
     const StudySettings& st = m.study;
     Json& s = j["study"] = Json::object();

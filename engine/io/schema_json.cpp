@@ -23,6 +23,16 @@ Json fieldSchema(const schema::Field& f) {
     case schema::FieldType::VectorPair: return {{"$ref", "#/definitions/pair"}};
     case schema::FieldType::Items: return {{"type", "array"}, {"items", name}};
     case schema::FieldType::Numbers: return f.single ? Json{{"oneOf", Json::array({number, vector})}} : vector;
+    case schema::FieldType::Formula: return number;
+    case schema::FieldType::Targets: {
+      const Json numbers = {{"type", "array"}, {"items", {{"type", "number"}}}, {"minItems", 2}, {"maxItems", 3}};
+      const Json time = {{"type", "number"}, {"minimum", 0}, {"description", "required with prescribed timing"}};
+      const Json target = {{"type", "object"},
+                           {"properties", {{"t", time}, {"at", numbers}}},
+                           {"required", Json::array({"at"})},
+                           {"additionalProperties", false}};
+      return {{"type", "array"}, {"minItems", 1}, {"items", target}};
+    }
   }
   return Json::object();
 }

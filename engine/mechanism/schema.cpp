@@ -175,7 +175,7 @@ const Kind& contactKind() {
 
 std::span<const Kind* const> kinds() {
   static const Kind* const all[] = {&parameterKind(), &jointKind(),  &driverKind(), &forceKind(),          &contactKind(),
-                                    &limitKind(),     &switchKind(), &outputKind(), &initialVelocityKind()};
+                                    &limitKind(),     &switchKind(), &outputKind(), &initialVelocityKind(), &costKind()};
   return all;
 }
 

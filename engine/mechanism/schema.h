@@ -34,6 +34,8 @@ enum class FieldType {
   Items,     // names of items of list `of`, comma-separated (the file: an array of names)
   Numbers,   // numbers or expressions, comma-separated (the file: an array, or one number when
              // `single` and there is one)
+  Formula,   // an expression of outputs' components, parameters and t (a cost's): its text
+  Targets,   // target points "t: x, y; t: x, y" (the file: [{"t": t, "at": [x, y]}, ...])
 };
 
 struct Field {
@@ -96,6 +98,9 @@ const Kind& forceKind();
 const Kind& jointKind();
 /// An initial velocity: a joint's rate, a point's velocity component or a free body's velocity.
 const Kind& initialVelocityKind();
+/// A cost: an expression's integral, end value, least or greatest value, or the distances of a
+/// point output from target points.
+const Kind& costKind();
 /// Every kind the schema describes.
 std::span<const Kind* const> kinds();
 
@@ -128,6 +133,11 @@ bool initialVelocityFrom(const Texts& texts, InitialVelocity& out, std::string& 
 /// The type of an item whose type is implied (Field::implied): the first type with a key of its
 /// own among `keys` ("" when none).
 std::string impliedType(const Kind& kind, const std::vector<std::string>& keys);
+Texts textsOf(const Cost& c);
+bool costFrom(const Texts& texts, Cost& out, std::string& why);
+/// A cost's targets as one text ("0.2: 1.5, 0.25; 0.4: 1.2, 0.5") and back; false with the reason.
+std::string targetsText(const std::vector<Cost::Target>& targets);
+bool readTargets(const std::string& text, std::vector<Cost::Target>& out, std::string& why);
 Texts textsOf(const Joint& j);
 bool jointFrom(const Texts& texts, Joint& out, std::string& why);
 

@@ -530,6 +530,118 @@ bool initialVelocityFrom(const Texts& texts, InitialVelocity& out, std::string& 
   return true;
 }
 
+// ----------------------------------------------------------------------------------------- costs
+
+const Kind& costKind() {
+  const std::vector<std::string> expressions{"integral", "terminal", "minimum", "maximum"};
+  static const Kind kind{
+      "costs",
+      "cost",
+      {name("what studies, tunings and sweeps call it"),
+       F("type", FieldType::Choice, "Type", "what of the run it measures")
+           .required()
+           .choices({"integral", "terminal", "targets", "minimum", "maximum"},
+                    {"Integral over the run", "Value at the end", "Through target points", "Least value over the run",
+                     "Greatest value over the run"}),
+       F("expression", FieldType::Formula, "Expression",
+         "of outputs' components (P.x, crank_angle), initial(...), parameters and t, e.g. (P.x - 1)^2")
+           .required()
+           .types(expressions),
+       F("output", FieldType::Item, "Point output", "the point output (its position) that should pass through the targets")
+           .required()
+           .of("outputs")
+           .types({"targets"}),
+       F("timing", FieldType::Choice, "Timing", "when each target is to be met")
+           .types({"targets"})
+           .choices({"prescribed", "free"}, {"At its time t", "Anywhere along the path (path generation)"})
+           .byDefault("prescribed"),
+       F("targets", FieldType::Targets, "Targets", "t: x, y; t: x, y ... (the sketch's Add Target Path makes them by clicking)")
+           .required()
+           .types({"targets"})}};
+  return kind;
+}
+
+std::string targetsText(const std::vector<Cost::Target>& targets) {
+  std::string out;
+  for (const Cost::Target& t : targets) {
+    std::vector<std::string> at;
+    for (double x : t.at) at.push_back(numberText(x));
+    out += (out.empty() ? "" : "; ") + numberText(t.t) + ": " + joinList(at);
+  }
+  return out;
+}
+
+bool readTargets(const std::string& text, std::vector<Cost::Target>& out, std::string& why) {
+  out.clear();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(';', start), text.size());
+    const std::string one = trimmed(text.substr(start, end - start));
+    start = end + 1;
+    if (one.empty()) continue;
+    Cost::Target target;
+    const std::size_t colon = one.find(':');
+    const std::vector<std::string> at = splitList(colon == std::string::npos ? one : one.substr(colon + 1));
+    bool ok = colon != std::string::npos && readNumber(one.substr(0, colon), target.t) && at.size() >= 2 && at.size() <= 3;
+    for (const std::string& x : at) ok = ok && readNumber(x, target.at.emplace_back());
+    if (!ok) {
+      why = "the target '" + one + "' is not a time and a point: write t: x, y";
+      return false;
+    }
+    out.push_back(std::move(target));
+  }
+  if (out.empty()) {
+    why = "a targets cost needs at least one target point";
+    return false;
+  }
+  return true;
+}
+
+Texts textsOf(const Cost& c) {
+  if (c.type == Cost::Type::Targets)
+    return {{"name", c.name},
+            {"type", "targets"},
+            {"output", c.output},
+            {"timing", c.timing == Cost::Timing::Free ? "free" : "prescribed"},
+            {"targets", targetsText(c.targets)}};
+  return {{"name", c.name}, {"type", toString(c.type)}, {"expression", c.expression.text()}};
+}
+
+bool costFrom(const Texts& texts, Cost& out, std::string& why) {
+  Cost c;
+  c.name = get(texts, "name");
+  if (!readChoice(get(texts, "type"), "type",
+                  {Cost::Type::Integral, Cost::Type::Terminal, Cost::Type::Targets, Cost::Type::Minimum, Cost::Type::Maximum}, c.type,
+                  why) ||
+      !requiredPresent(costKind(), texts, toString(c.type), why))
+    return false;
+  if (c.type == Cost::Type::Targets) {
+    c.output = get(texts, "output");
+    const std::string timing = get(texts, "timing");
+    if (timing == "free") c.timing = Cost::Timing::Free;
+    else if (!timing.empty() && timing != "prescribed") {
+      why = "the timing '" + timing + "' is not one of: prescribed, free";
+      return false;
+    }
+    if (!readTargets(get(texts, "targets"), c.targets, why)) return false;
+    if (c.timing == Cost::Timing::Prescribed)
+      for (std::size_t k = 1; k < c.targets.size(); ++k)
+        if (c.targets[k].t < c.targets[k - 1].t) {
+          why = "the targets must be in time order (target " + std::to_string(k + 1) + " is earlier than the one before)";
+          return false;
+        }
+  } else {
+    const std::string expression = get(texts, "expression");
+    ExpressionError error;
+    if (!Expression::parse(expression, c.expression, error)) {
+      why = "the expression '" + expression + "' does not parse at character " + std::to_string(error.offset + 1) + ": " + error.message;
+      return false;
+    }
+  }
+  out = c;
+  return true;
+}
+
 std::string impliedType(const Kind& kind, const std::vector<std::string>& keys) {
   const Field* type = kind.typeField();
   if (!type) return {};

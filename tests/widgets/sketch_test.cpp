@@ -846,13 +846,13 @@ TEST_F(SketchTest, TheGeometryIsEditedInThePoseShownAndResetPoseReturns) {
   // a body whose stored pose is an expression cannot take the pose shown: the edit is refused
   // with the reason (and how to edit it: Reset Pose), nothing changed
   {
-    lw::Mechanism m = *w.mechanism();
+    lw::Mechanism withExpression = *w.mechanism();
     lw::Parameter p;
     p.name = "coupler_angle";
-    p.value = m.bodies[1].angle;
-    m.parameters.push_back(p);
-    m.bodies[1].angle = lw::Number::expr("coupler_angle");
-    w.replaceMechanism(m);
+    p.value = withExpression.bodies[1].angle;
+    withExpression.parameters.push_back(p);
+    withExpression.bodies[1].angle = lw::Number::expr("coupler_angle");
+    w.replaceMechanism(withExpression);
   }
   turnCrank();
   const std::string before = lw::io::mechanismToString(*w.mechanism());

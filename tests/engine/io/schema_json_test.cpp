@@ -82,7 +82,7 @@ void expectTextsRoundTrip(const std::vector<Item>& items, bool (*from)(const sch
 
 TEST(ItemSchema, EveryTypedItemOfEverySampleGoesThroughItsTexts) {
   int items = 0;
-  for (const char* sample : {"bouncing-ball", "buggy", "four-bar-free", "spatial-four-bar-swing", "double-pendulum-wall", "five-bar", "four-bar", "four-bar-path",
+  for (const char* sample : {"bouncing-ball", "buggy", "four-bar-free", "four-bar-synthesis", "four-bar-path", "ten-bar-chain", "spatial-four-bar-swing", "double-pendulum-wall", "five-bar", "four-bar", "four-bar-path",
                              "grid-1x15", "jansen-leg", "rssr", "slider-crank", "slider-crank-end-stop",
                              "spatial-four-bar", "switch-t4", "ten-bar-chain"}) {
     const Mechanism m = test::sampleMechanism(sample);
@@ -93,8 +93,9 @@ TEST(ItemSchema, EveryTypedItemOfEverySampleGoesThroughItsTexts) {
     expectTextsRoundTrip(m.switches, &schema::switchFrom, sample);
     expectTextsRoundTrip(m.outputs, &schema::outputFrom, sample);
     expectTextsRoundTrip(m.initialVelocities, &schema::initialVelocityFrom, sample);
+    expectTextsRoundTrip(m.costs, &schema::costFrom, sample);
     items += static_cast<int>(m.joints.size() + m.drivers.size() + m.forces.size() + m.limits.size() + m.switches.size() +
-                              m.outputs.size() + m.initialVelocities.size());
+                              m.outputs.size() + m.initialVelocities.size() + m.costs.size());
   }
   EXPECT_GT(items, 100);  // the loop above saw the samples' items, not empty lists
 }
@@ -120,6 +121,17 @@ TEST(ItemSchema, ATypedItemNamesTheFieldThatIsMissingOrWrong) {
   Driver d;
   EXPECT_FALSE(schema::driverFrom({{"name", "m"}, {"type", "distance"}, {"points", "ground.A"}, {"function", "t"}}, d, why));
   EXPECT_EQ(why, "the points 'ground.A' are not two references: write body.item, body.item");
+
+  Cost c;
+  EXPECT_FALSE(schema::costFrom({{"name", "c"}, {"type", "targets"}, {"output", "P"}, {"targets", "0.2: 1, 2; 0.1: 3, 4"}}, c, why));
+  EXPECT_EQ(why, "the targets must be in time order (target 2 is earlier than the one before)");
+  EXPECT_FALSE(schema::costFrom({{"name", "c"}, {"type", "targets"}, {"output", "P"}, {"targets", "0.2: 1"}}, c, why));
+  EXPECT_EQ(why, "the target '0.2: 1' is not a time and a point: write t: x, y");
+  ASSERT_TRUE(schema::costFrom({{"name", "c"}, {"type", "targets"}, {"output", "P"}, {"timing", "free"}, {"targets", "0.2: 1, 2; 0.1: 3, 4"}},
+                               c, why))
+      << why;  // free timing: any order
+  ASSERT_EQ(c.targets.size(), 2u);
+  EXPECT_EQ(c.targets[1].at, (std::vector<double>{3, 4}));
 
   Switch s;
   ASSERT_TRUE(schema::switchFrom({{"name", "s"}, {"joint", "B"}, {"value", "0.5"}, {"enable", "a, b"}}, s, why)) << why;
