@@ -270,12 +270,6 @@ QStringList costNames(const Mechanism& m) {
 bool MainWindow::changeCost(const QString& name, const std::function<void(widgets::CostDialog&)>& accept) {
   const auto it = std::find_if(mechanism_->costs.begin(), mechanism_->costs.end(), [&](const Cost& c) { return c.name == name.toStdString(); });
   if (it == mechanism_->costs.end()) return false;
-  if (it->type == Cost::Type::Targets) {
-    refuseEdit(tr("Change cost %1").arg(name), tr("a targets cost's points are edited in the sketch: drag one (Select tool), right-click "
-                                                  "one > Remove Target, right-click elsewhere > Add Target; right-click a point > "
-                                                  "Add Target Path makes a new cost"));
-    return false;
-  }
   widgets::CostDialog dialog(*mechanism_, costNames(*mechanism_), this);
   dialog.setCost(*it);
   const bool accepted = accept ? (accept(dialog), true) : dialog.exec() == QDialog::Accepted;

@@ -39,6 +39,7 @@
 #include "panels/parameters_panel.h"
 #include "live_gradients.h"
 #include "help.h"
+#include "mechanism/schema.h"
 #include "panels/cost_dialog.h"
 #include <QCompleter>
 #include <QGraphicsScene>
@@ -454,6 +455,44 @@ TEST_F(StudyTest, AddCostCompletesNamesAndIsOneEdit) {
   EXPECT_FALSE(w.addCost([](lw::widgets::CostDialog& d) { d.expressionEdit()->setText("knee.y^2"); }));
   EXPECT_EQ(w.mechanism()->costs.size(), before);
   EXPECT_TRUE(w.findChild<QPlainTextEdit*>()->toPlainText().contains("knee.y")) << w.findChild<QPlainTextEdit*>()->toPlainText().toStdString();
+}
+
+// a targets cost opens in the same dialog (it was refused: "edited in the sketch"): its point
+// output, timing and target points; made free (path generation), a point moved, undone
+TEST_F(StudyTest, ATargetsCostIsChangedInTheCostDialog) {
+  lw::app::MainWindow w;
+  openShown(w, "four-bar-synthesis");
+  const auto it = std::find_if(w.mechanism()->costs.begin(), w.mechanism()->costs.end(),
+                               [](const lw::Cost& c) { return c.type == lw::Cost::Type::Targets; });
+  ASSERT_NE(it, w.mechanism()->costs.end());
+  const lw::Cost before = *it;
+  const auto index = it - w.mechanism()->costs.begin();
+  ASSERT_TRUE(w.changeCost(QString::fromStdString(before.name), [&](lw::widgets::CostDialog& d) {
+    EXPECT_EQ(d.type(), "targets");
+    EXPECT_FALSE(d.expressionEdit()->isVisibleTo(&d));  // an expression cost's field
+    EXPECT_EQ(d.list("output")->currentData().toString().toStdString(), before.output);
+    EXPECT_EQ(d.field("targets")->text().toStdString(), lw::schema::targetsText(before.targets));
+    ASSERT_TRUE(d.choose("timing", "free"));
+    // the first target moved to (1, 2.5)
+    QString targets = d.field("targets")->text();
+    targets.replace(0, targets.indexOf(';'), QString("%1: 1, 2.5").arg(before.targets[0].t));
+    d.field("targets")->setText(targets);
+    EXPECT_EQ(d.problem(), "");
+    d.grab().save(artifacts() + "/dialog_change_targets_cost.png");
+  }));
+  const lw::Cost& after = w.mechanism()->costs[static_cast<std::size_t>(index)];
+  EXPECT_EQ(after.timing, lw::Cost::Timing::Free);
+  ASSERT_EQ(after.targets.size(), before.targets.size());
+  EXPECT_EQ(after.targets[0].at, (std::vector<double>{1, 2.5}));
+  EXPECT_EQ(after.targets[1].at, before.targets[1].at);
+  // a target that is not a time and a point is refused in the dialog, before OK
+  EXPECT_FALSE(w.changeCost(QString::fromStdString(before.name), [](lw::widgets::CostDialog& d) {
+    d.field("targets")->setText("0.2: 1");
+    EXPECT_EQ(d.problem(), "the target '0.2: 1' is not a time and a point: write t: x, y");
+  }));
+  w.undoStack()->undo();
+  EXPECT_EQ(w.mechanism()->costs[static_cast<std::size_t>(index)].timing, before.timing);
+  EXPECT_EQ(w.mechanism()->costs[static_cast<std::size_t>(index)].targets[0].at, before.targets[0].at);
 }
 
 TEST_F(StudyTest, EveryAnalysisActionHasAnIconATipAndAKeyListedInHelp) {

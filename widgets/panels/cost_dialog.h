@@ -1,45 +1,38 @@
-// Add Cost (issue 22): a cost's name, type (integral over the run or the value at its end) and
-// expression of output components, initial(...), parameters and t, the names completed as they
-// are typed. The window checks the cost like any edit (an unknown name is refused with it).
+// Add Cost, Change Cost, Make Cost (issue 22, 36): the item schema's cost kind in the generic item
+// dialog — a name, a type (integral over the run, value at its end, least or greatest value, or
+// through target points) and an expression of output components, initial(...), parameters and t
+// whose names are completed as they are typed (or a point output and its targets). The window
+// checks the cost like any edit (an unknown name is refused with it).
 #pragma once
 
-#include <QDialog>
 #include <QStringList>
 
-class QComboBox;
-class QCompleter;
-class QLabel;
-class QLineEdit;
+#include "mechanism/mechanism.h"
+#include "panels/item_dialog.h"
 
-namespace lw {
-struct Mechanism;
-struct Cost;
-}
+class QCompleter;
 
 namespace lw::widgets {
 
-class CostDialog : public QDialog {
+class CostDialog : public ItemDialog {
   Q_OBJECT
  public:
   /// `names`: what an expression may use (output components, parameters), offered as completions.
   CostDialog(const Mechanism& m, const QStringList& names, QWidget* parent = nullptr);
-  QLineEdit* nameEdit() const { return name_; }
-  QComboBox* typeChoice() const { return type_; }
-  QLineEdit* expressionEdit() const { return expression_; }
+  QLineEdit* nameEdit() const { return field("name"); }
+  QComboBox* typeChoice() const { return list("type"); }
+  QLineEdit* expressionEdit() const { return field("expression"); }
   QCompleter* completer() const { return completer_; }
-  /// The cost as entered; false with the reason (an empty name or expression, text that does not parse).
+  /// The cost as entered; false with the reason naming the field.
   bool cost(Cost& out, QString& why) const;
-  /// Pre-filled with `c` (Change Cost): its name, type and expression.
+  /// Pre-filled with `c` (Change Cost, Make Cost): its name, type and expression or targets.
   void setCost(const Cost& c);
   /// The word being typed before the cursor replaced by `completion` (what choosing one does).
   void complete(const QString& completion);
 
  private:
   QString wordBeforeCursor() const;
-  QLineEdit *name_, *expression_;
-  QComboBox* type_;
   QCompleter* completer_;
-  QLabel* hint_;
 };
 
 }  // namespace lw::widgets

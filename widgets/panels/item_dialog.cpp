@@ -23,6 +23,7 @@ QStringList itemChoices(const Mechanism& m, const std::string& of) {
   else if (of == "bodies") names(m.bodies);
   else if (of == "forces") names(m.forces);
   else if (of == "drivers") names(m.drivers);
+  else if (of == "outputs") names(m.outputs);
   return out;
 }
 

@@ -80,7 +80,7 @@ class ItemDialog : public QDialog {
 };
 
 /// The names an item field offers: the mechanism's items of list `of` ("joints", "bodies",
-/// "forces", "drivers").
+/// "forces", "drivers", "outputs").
 QStringList itemChoices(const Mechanism& m, const std::string& of);
 
 }  // namespace lw::widgets
