@@ -100,15 +100,17 @@ std::vector<FourBarLimits> fourBarLimits(const Mechanism& m, double minTransmiss
       k.hasMin = hasMin, k.min = min, k.hasMax = hasMax, k.max = max;
       to.push_back(std::move(k));
     };
-    const std::string input = name(l.input);
-    add(f.turns, input + "_turns_sum", b + " + " + c + " - " + a + " - " + dd, true, 0, false, 0);
-    add(f.turns, input + "_turns_difference", "abs(" + a + " - " + dd + ") - abs(" + b + " - " + c + ")", true, 0, false, 0);
+    // short names a narrow panel shows whole (μ: the transmission angle); the input link's name
+    // first where there are several loops
+    const std::string input = loops.size() > 1 ? name(l.input) + "_" : std::string();
+    add(f.turns, input + "turns_sum", b + " + " + c + " - " + a + " - " + dd, true, 0, false, 0);
+    add(f.turns, input + "turns_diff", "abs(" + a + " - " + dd + ") - abs(" + b + " - " + c + ")", true, 0, false, 0);
     if (minTransmissionDeg > 0) {
       const std::string bc = b + "^2 + " + c + "^2";
       const std::string den = " / (2*" + b + "*" + c + ")";
       // cos μ at the input folded over the ground (d − a) and stretched along it (d + a)
-      add(f.transmission, input + "_transmission_folded", "(" + bc + " - (" + dd + " - " + a + ")^2)" + den, true, -cosLimit, true, cosLimit);
-      add(f.transmission, input + "_transmission_stretched", "(" + bc + " - (" + dd + " + " + a + ")^2)" + den, true, -cosLimit, true, cosLimit);
+      add(f.transmission, input + "mu_folded", "(" + bc + " - (" + dd + " - " + a + ")^2)" + den, true, -cosLimit, true, cosLimit);
+      add(f.transmission, input + "mu_stretched", "(" + bc + " - (" + dd + " + " + a + ")^2)" + den, true, -cosLimit, true, cosLimit);
     }
     out.push_back(std::move(f));
   }

@@ -126,7 +126,8 @@ TuningPanel::TuningPanel(QWidget* parent) : QWidget(parent) {
   constraints_->setHorizontalHeaderLabels({tr("Constraint"), tr("Expression"), tr("Min"), tr("Max")});
   constraints_->verticalHeader()->hide();
   constraints_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // a narrow dock: every column in view
-  // the names narrow (long generated names elide), the expression takes the room
+  // the names as wide as they are (up to 150 px: a long one elides in the middle), the
+  // expression takes the rest
   constraints_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
   constraints_->setColumnWidth(0, 96);
   constraints_->setTextElideMode(Qt::ElideMiddle);
@@ -315,6 +316,8 @@ void TuningPanel::addConstraintRow(const QString& name, const QString& expressio
   }
   constraints_->setItem(r, 2, new QTableWidgetItem(min));
   constraints_->setItem(r, 3, new QTableWidgetItem(max));
+  constraints_->resizeColumnToContents(0);
+  constraints_->setColumnWidth(0, std::clamp(constraints_->columnWidth(0), 96, 150));
   filling_ = was;
   if (!filling_) emit settingsChanged();
 }

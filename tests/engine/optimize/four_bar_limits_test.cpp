@@ -52,7 +52,8 @@ TEST(FourBarLimits, TheExpressionsAreTheLinkageSGrashofConditionsAndTransmission
   ASSERT_EQ(limits[0].turns.size(), 2u);
   ASSERT_EQ(limits[0].transmission.size(), 2u);
   const std::vector<TuningConstraint> k{limits[0].turns[0], limits[0].turns[1], limits[0].transmission[0], limits[0].transmission[1]};
-  EXPECT_EQ(k[0].name, "crank_turns_sum");
+  EXPECT_EQ(k[0].name, "turns_sum");  // one loop: no link name in front
+  EXPECT_EQ(k[3].name, "mu_stretched");
   EXPECT_EQ(k[0].expression.text(), "L2 + L3 - L1 - 4");  // the ground's length is a number here
   // the sample's design: a = 0.8, b = 3.1, c = 3.4, d = 4 (a crank-rocker)
   const double a = 0.8, b = 3.1, c = 3.4, d = 4;
