@@ -306,15 +306,20 @@ bool openShown(lw::app::MainWindow& w, const char* sample, int settleMs = 0) {
   return true;
 }
 
-std::shared_ptr<const lw::widgets::RunResults> openAndRun(lw::app::MainWindow& w, const char* sample, int choice) {
-  EXPECT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample, false));
-  showAndGrab(w);
+// runs the analysis the panel offers at `choice` on the document shown, to its end
+std::shared_ptr<const lw::widgets::RunResults> runShown(lw::app::MainWindow& w, int choice) {
   auto* panel = w.analysisPanel();
   panel->analysisChoice()->setCurrentIndex(choice);
   panel->run();
   EXPECT_TRUE(panel->running());
   EXPECT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
   return w.playbackBar()->results();
+}
+
+std::shared_ptr<const lw::widgets::RunResults> openAndRun(lw::app::MainWindow& w, const char* sample, int choice) {
+  EXPECT_TRUE(w.openFile(QStringLiteral(LW_SAMPLES_DIR) + "/" + sample, false));
+  showAndGrab(w);
+  return runShown(w, choice);
 }
 
 // Model > Add Output... (the schema's output kind in the generic dialog): only the chosen type's
@@ -362,11 +367,7 @@ TEST_F(MainWindowTest, OutputsAreAddedChangedAndDeletedInTheWindow) {
   ASSERT_EQ(found.size(), 1);
   EXPECT_EQ(found[0]->text(1), "joint reaction: joint B on coupler");
   // the reaction is columns of a kinematic run (the energy is a dynamic run's)
-  auto* panel = w.analysisPanel();
-  panel->analysisChoice()->setCurrentIndex(0);
-  panel->run();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
-  const auto results = w.playbackBar()->results();
+  const auto results = runShown(w, 0);
   ASSERT_NE(results, nullptr);
   ASSERT_TRUE(results->ok) << results->message;
   for (const char* column : {"RB.fx", "RB.fy", "RB.m"})
@@ -410,11 +411,7 @@ TEST_F(MainWindowTest, ReportForceAddsTheMotorTorqueAndAPinForceToTheRun) {
   EXPECT_EQ(outputs.back().type, lw::Output::Type::JointReaction);
   const std::string torque = outputs[outputs.size() - 2].name;
   const std::string pin = outputs.back().name;
-  auto* panel = w.analysisPanel();
-  panel->analysisChoice()->setCurrentIndex(0);
-  panel->run();
-  ASSERT_TRUE(QTest::qWaitFor([&] { return !panel->running(); }, 20000));
-  const auto results = w.playbackBar()->results();
+  const auto results = runShown(w, 0);
   ASSERT_NE(results, nullptr);
   ASSERT_TRUE(results->ok) << results->message;
   auto column = [&](const std::string& name) {

@@ -36,13 +36,6 @@ ContactDialog::ContactDialog(const Mechanism& m, const Contact* existing, QWidge
   hideField("name");  // kept on a change, a fresh one for a new contact
 }
 
-bool ContactDialog::contact(Contact& out, QString& why) const {
-  std::string reason;
-  if (!schema::contactFrom(texts(), out, reason)) {
-    why = QString::fromStdString(reason);
-    return false;
-  }
-  return true;
-}
+bool ContactDialog::contact(Contact& out, QString& why) const { return read(&schema::contactFrom, out, why); }
 
 }  // namespace lw::widgets

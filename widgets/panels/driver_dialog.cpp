@@ -32,14 +32,7 @@ DriverDialog::DriverDialog(const Mechanism& m, const Driver* existing, QWidget* 
   refresh();
 }
 
-bool DriverDialog::driver(Driver& out, QString& why) const {
-  std::string reason;
-  if (!schema::driverFrom(texts(), out, reason)) {
-    why = QString::fromStdString(reason);
-    return false;
-  }
-  return true;
-}
+bool DriverDialog::driver(Driver& out, QString& why) const { return read(&schema::driverFrom, out, why); }
 
 // what the function's value means, for the type chosen
 void DriverDialog::changed(const std::string&) {

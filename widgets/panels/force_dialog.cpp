@@ -35,11 +35,7 @@ schema::Texts startingTexts(const Force* existing) {
 
 ForceDialog::ForceDialog(const Mechanism& m, const ResolvedMechanism* drawn, const Force* existing, QWidget* parent)
     : ItemDialog(schema::forceKind(), startingTexts(existing),
-                 [](const schema::Texts& texts) -> std::string {
-                   Force f;
-                   std::string why;
-                   return schema::forceFrom(texts, f, why) ? std::string() : why;
-                 },
+                 readable(&schema::forceFrom),
                  parent, &m),
       drawn_(drawn),
       dimension_(m.dimension),
@@ -51,14 +47,7 @@ ForceDialog::ForceDialog(const Mechanism& m, const ResolvedMechanism* drawn, con
   refresh();
 }
 
-bool ForceDialog::force(Force& out, QString& why) const {
-  std::string reason;
-  if (!schema::forceFrom(texts(), out, reason)) {
-    why = QString::fromStdString(reason);
-    return false;
-  }
-  return true;
-}
+bool ForceDialog::force(Force& out, QString& why) const { return read(&schema::forceFrom, out, why); }
 
 void ForceDialog::changed(const std::string& key) {
   const std::string t = type();

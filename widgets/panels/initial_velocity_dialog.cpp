@@ -17,11 +17,7 @@ schema::Texts startingTexts(const InitialVelocity* existing) {
 
 InitialVelocityDialog::InitialVelocityDialog(const Mechanism& m, const InitialVelocity* existing, QWidget* parent)
     : ItemDialog(schema::initialVelocityKind(), startingTexts(existing),
-                 [](const schema::Texts& texts) -> std::string {
-                   InitialVelocity v;
-                   std::string why;
-                   return schema::initialVelocityFrom(texts, v, why) ? std::string() : why;
-                 },
+                 readable(&schema::initialVelocityFrom),
                  parent, &m),
       dimension_(m.dimension) {
   setObjectName("InitialVelocityDialog");
@@ -29,14 +25,7 @@ InitialVelocityDialog::InitialVelocityDialog(const Mechanism& m, const InitialVe
   refresh();
 }
 
-bool InitialVelocityDialog::velocity(InitialVelocity& out, QString& why) const {
-  std::string reason;
-  if (!schema::initialVelocityFrom(texts(), out, reason)) {
-    why = QString::fromStdString(reason);
-    return false;
-  }
-  return true;
-}
+bool InitialVelocityDialog::velocity(InitialVelocity& out, QString& why) const { return read(&schema::initialVelocityFrom, out, why); }
 
 void InitialVelocityDialog::changed(const std::string&) {
   const bool body = type() == "body";

@@ -27,11 +27,30 @@ class ItemDialog : public QDialog {
   Q_OBJECT
  public:
   using Check = std::function<std::string(const schema::Texts&)>;
+  template <class Item>
+  using From = bool (*)(const schema::Texts&, Item&, std::string&);
+  /// The check that an item kind's reader makes: its reason, "" when the texts read.
+  template <class Item>
+  static Check readable(From<Item> from) {
+    return [from](const schema::Texts& texts) {
+      Item x;
+      std::string why;
+      return from(texts, x, why) ? std::string() : why;
+    };
+  }
   /// `m`: the mechanism whose points, vectors and items the reference fields offer (null: none).
   ItemDialog(const schema::Kind& kind, const schema::Texts& texts, Check problem, QWidget* parent = nullptr,
              const Mechanism* m = nullptr);
   /// The texts of the fields that belong to the type chosen (and the constants).
   schema::Texts texts() const;
+  /// The item the texts make by `from`; false with the reason naming the field.
+  template <class Item>
+  bool read(From<Item> from, Item& out, QString& why) const {
+    std::string reason;
+    if (from(texts(), out, reason)) return true;
+    why = QString::fromStdString(reason);
+    return false;
+  }
   /// The editor of field `key` (tests type into it); null for an unknown key or a list field.
   QLineEdit* field(const std::string& key) const;
   /// The list of a choice, reference or item field `key` (of a pair: side 0 or 1); null for others.

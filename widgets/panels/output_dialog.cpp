@@ -40,13 +40,6 @@ OutputDialog::OutputDialog(const Mechanism& m, const Output* existing, QWidget* 
   if (existing) hideField("name");  // kept on a change
 }
 
-bool OutputDialog::output(Output& out, QString& why) const {
-  std::string reason;
-  if (!schema::outputFrom(texts(), out, reason)) {
-    why = QString::fromStdString(reason);
-    return false;
-  }
-  return true;
-}
+bool OutputDialog::output(Output& out, QString& why) const { return read(&schema::outputFrom, out, why); }
 
 }  // namespace lw::widgets
