@@ -1,0 +1,99 @@
+#include "dynamics/natural_dynamics.h"
+
+#include <cmath>
+
+namespace lw::dyn {
+
+namespace {
+
+// z = [O; d] of a planar body as q's columns: O = x(origin), d = x(a) − x(b) (or x(a), a unit
+// vector); fixed entities add nothing (they do not move)
+void addEntity(const kin::NaturalModel& m, int entity, double sign, int row, Eigen::Matrix<double, 4, Eigen::Dynamic>& T) {
+  if (entity < 0) return;
+  const kin::Entity& e = m.entities[static_cast<std::size_t>(entity)];
+  if (e.fixed()) return;
+  T(row, e.offset) += sign;
+  T(row + 1, e.offset + 1) += sign;
+}
+
+Eigen::Vector2d entityValue(const kin::NaturalModel& m, int entity) {
+  if (entity < 0) return Eigen::Vector2d::Zero();
+  return m.entities[static_cast<std::size_t>(entity)].value.head<2>();
+}
+
+}  // namespace
+
+bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error) {
+  if (m.dimension != 2) {
+    error = "the global formulations take planar mechanisms for now (a spatial body's natural coordinates need a third vector)";
+    return false;
+  }
+  const ResolvedMechanism& r = *m.mechanism;
+  out.M = Eigen::MatrixXd::Zero(m.nq, m.nq);
+  out.gravity = Eigen::VectorXd::Zero(m.nq);
+  const Eigen::Vector2d g = r.gravity.head<2>();
+  Eigen::Matrix2d R90;
+  R90 << 0, -1, 1, 0;
+  for (std::size_t b = 1; b < m.bodies.size(); ++b) {
+    const kin::BodyFrame& f = m.bodies[b];
+    const auto& body = r.bodies[b];
+    if (body.mass == 0 && body.inertia(2, 2) == 0) continue;
+    // the frame at the stored configuration: the centre of mass's coefficients in it
+    const Eigen::Vector2d o = entityValue(m, f.origin);
+    const Eigen::Vector2d d = entityValue(m, f.d[0].a) - (f.d[0].b >= 0 ? entityValue(m, f.d[0].b) : Eigen::Vector2d::Zero());
+    const double L2 = d.squaredNorm();
+    const Eigen::Vector2d c = (body.position + body.rotation * body.com).head<2>() - o;
+    const double ac = c.dot(d) / L2, bc = c.dot(R90 * d) / L2;
+    // T = ½ m|Ȯ|² + m Ȯ·(a_c ḋ + b_c R90 ḋ) + ½ J |ḋ|², J = I_O / |d|² (a material point at
+    // (a, b) is (a² + b²)|d|² from O; |ḋ| = ω|d|)
+    const double m0 = body.mass, J = (body.inertia(2, 2) + m0 * c.squaredNorm()) / L2;
+    const Eigen::Matrix2d C = ac * Eigen::Matrix2d::Identity() + bc * R90;
+    Eigen::Matrix4d Mb;
+    Mb << m0 * Eigen::Matrix2d::Identity(), m0 * C, m0 * C.transpose(), J * Eigen::Matrix2d::Identity();
+    Eigen::Matrix<double, 4, Eigen::Dynamic> T = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, m.nq);
+    addEntity(m, f.origin, 1, 0, T);
+    addEntity(m, f.d[0].a, 1, 2, T);
+    addEntity(m, f.d[0].b, -1, 2, T);
+    out.M.noalias() += T.transpose() * Mb * T;
+    // the weight at the centre of mass: r_c = O + a_c d + b_c R90 d
+    Eigen::Vector4d Qb;
+    Qb << m0 * g, m0 * C.transpose() * g;
+    out.gravity.noalias() += T.transpose() * Qb;
+  }
+  return true;
+}
+
+Index1Data::Index1Data(const kin::NaturalModel& m)
+    : J(m.nrows, m.nq),
+      A(Eigen::MatrixXd::Zero(m.nq + m.nrows, m.nq + m.nrows)),
+      phi(m.nrows),
+      phiT(m.nrows),
+      gamma(m.nrows),
+      rhs(m.nq + m.nrows),
+      solution(m.nq + m.nrows),
+      lu(m.nq + m.nrows) {}
+
+Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const Baumgarte& b, double t,
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Index1Data& d, Eigen::VectorXd& qdd) {
+  const int n = m.nq, r = m.nrows;
+  kin::evaluateJacobianDense(m, q, t, d.J);
+  kin::evaluateConstraints(m, q, t, d.phi);
+  kin::evaluatePhiT(m, q, t, d.phiT);
+  kin::evaluateGamma(m, q, qd, t, d.gamma);
+  d.A.topLeftCorner(n, n) = inertia.M;
+  d.A.topRightCorner(n, r) = d.J.transpose();
+  d.A.bottomLeftCorner(r, n) = d.J;
+  d.rhs.head(n) = inertia.gravity;
+  // Φ̈ + 2αΦ̇ + β²Φ = 0: Φ_q q̈ = −γ − 2α(Φ_q q̇ + Φ_t) − β²Φ
+  d.rhs.tail(r) = -d.gamma - 2 * b.alpha * (d.J * qd + d.phiT) - b.beta * b.beta * d.phi;
+  d.lu.compute(d.A);
+  const double pivot = d.lu.matrixLU().diagonal().cwiseAbs().minCoeff();
+  if (!(pivot > 1e-12 * std::max(1.0, d.A.cwiseAbs().maxCoeff())))
+    return failure(Status::Code::Singular, t,
+                   "the index-1 matrix [M Φ_qᵀ; Φ_q 0] is singular: a redundant constraint or a singular position");
+  d.solution = d.lu.solve(d.rhs);
+  qdd = d.solution.head(n);
+  return {};
+}
+
+}  // namespace lw::dyn
