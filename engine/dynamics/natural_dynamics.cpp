@@ -96,4 +96,95 @@ Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& iner
   return {};
 }
 
+Index3Data::Index3Data(const kin::NaturalModel& m)
+    : J(m.nrows, m.nq),
+      tangent(m.nq, m.nq),
+      phi(m.nrows),
+      phiT(m.nrows),
+      gamma(m.nrows),
+      residual(m.nq),
+      dq(m.nq),
+      qHat(m.nq),
+      qdHat(m.nq),
+      qddHat(m.nq),
+      lu(m.nq) {}
+
+Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, Index3State& s) {
+  Index1Data d(m);
+  s.qdd.resize(m.nq);
+  // the exact multipliers of the start (no stabilisation: Φ = Φ̇ = 0 there)
+  const Status st = index1Acceleration(m, inertia, Baumgarte{0, 0}, s.t, s.q, s.qd, d, s.qdd);
+  if (!st.ok()) return st;
+  s.lambda = d.solution.tail(m.nrows);
+  return {};
+}
+
+Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, double h, Index3Data& d,
+                  Index3State& s) {
+  const double t = s.t + h;
+  const double alpha = o.penalty * std::max(1.0, inertia.M.diagonal().maxCoeff());
+  // the trapezoidal rule: q̇ = (2/h) q − q̂̇, q̈ = (4/h²) q − q̂̈, from the step's start
+  d.qdHat = (2 / h) * s.q + s.qd;
+  d.qddHat = (4 / (h * h)) * s.q + (4 / h) * s.qd + s.qdd;
+  Eigen::VectorXd q = s.q + h * s.qd + (h * h / 2) * s.qdd;  // predictor
+  Eigen::VectorXd lambda = s.lambda;
+  d.iterations = 0;
+  for (;;) {
+    kin::evaluateJacobianDense(m, q, t, d.J);
+    kin::evaluateConstraints(m, q, t, d.phi);
+    const Eigen::VectorXd qdd = (4 / (h * h)) * q - d.qddHat;
+    // f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q); its tangent M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq),
+    // w = αΦ + λ (gravity is constant: no stiffness or damping of forces). The natural
+    // coordinates' constraints are quadratic: Φ_q is affine in q, so a unit difference of Φ_qᵀw
+    // is its exact derivative.
+    const Eigen::VectorXd w = alpha * d.phi + lambda;
+    d.residual = (h * h / 4) * (inertia.M * qdd + d.J.transpose() * w - inertia.gravity);
+    d.tangent = inertia.M;
+    d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
+    const Eigen::VectorXd Jw = d.J.transpose() * w;
+    for (int j = 0; j < m.nq; ++j) {
+      q[j] += 1;
+      kin::evaluateJacobianDense(m, q, t, d.Jshift);
+      q[j] -= 1;
+      d.tangent.col(j) += (h * h / 4) * (d.Jshift.transpose() * w - Jw);
+    }
+    d.lu.compute(d.tangent);
+    d.dq = -d.lu.solve(d.residual);
+    q += d.dq;
+    kin::evaluateConstraints(m, q, t, d.phi);  // the multipliers take the new position's violation
+    lambda += alpha * d.phi;
+    ++d.iterations;
+    const double scale = std::max(1.0, q.cwiseAbs().maxCoeff());
+    if (d.dq.cwiseAbs().maxCoeff() < o.tolerance * scale && d.phi.cwiseAbs().maxCoeff() < o.tolerance * scale) break;
+    if (d.iterations >= o.maxIterations || !q.allFinite())
+      return failure(Status::Code::NotConverged, t,
+                     "the index-3 step did not converge in " + std::to_string(o.maxIterations) + " iterations (a step too long, or a singular position)");
+  }
+  // mass-orthogonal projections onto Φ̇ = 0 and Φ̈ = 0 with the last tangent P = M + (h²/4)αΦ_qᵀΦ_q
+  kin::evaluateJacobianDense(m, q, t, d.J);
+  kin::evaluatePhiT(m, q, t, d.phiT);
+  d.tangent = inertia.M;
+  d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
+  d.lu.compute(d.tangent);
+  // each projection repeated until it holds (one pass removes all but ~1/(1 + αh²/4·σ²/m) of
+  // the violation): its fixed point is Φ_q q̇ + Φ_t = 0 (the least-squares one when redundant)
+  auto project = [&](Eigen::VectorXd x, const Eigen::VectorXd& rate) {
+    for (int pass = 0; pass < o.maxIterations; ++pass) {
+      const Eigen::VectorXd violation = d.J * x + rate;
+      if (violation.cwiseAbs().maxCoeff() < o.tolerance * 1e-2 * std::max(1.0, x.cwiseAbs().maxCoeff())) break;
+      x = d.lu.solve(inertia.M * x - (h * h / 4) * alpha * d.J.transpose() * rate);
+    }
+    return x;
+  };
+  const Eigen::VectorXd qd = project((2 / h) * q - d.qdHat, d.phiT);
+  kin::evaluateGamma(m, q, qd, t, d.gamma);  // Φ̈ = Φ_q q̈ + γ
+  const Eigen::VectorXd qdd = project((4 / (h * h)) * q - d.qddHat, d.gamma);
+  s.t = t;
+  s.q = q;
+  s.qd = qd;
+  s.qdd = qdd;
+  s.lambda = lambda;
+  return {};
+}
+
 }  // namespace lw::dyn

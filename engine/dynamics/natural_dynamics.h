@@ -43,4 +43,35 @@ struct Baumgarte {
 Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const Baumgarte& b, double t,
                           const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Index1Data& d, Eigen::VectorXd& qdd);
 
+/// The index-3 augmented Lagrangian formulation with mass-orthogonal projections of velocities
+/// and accelerations (García de Jalón and Bayo; seed 001 §3.2): one step of the trapezoidal rule
+/// solves M q̈ + Φ_qᵀ(αΦ + λ) = Q by Newton–Raphson on q with the multipliers' iteration
+/// λ ← λ + αΦ, then projects q̇ and q̈ onto Φ̇ = 0 and Φ̈ = 0 with the matrix
+/// M + (h²/4) α Φ_qᵀΦ_q. Redundant constraints are allowed (the penalty α keeps the matrix
+/// regular).
+struct Index3Options {
+  double penalty = 1e9;       // α, scaled by the mass matrix's largest diagonal entry
+  double tolerance = 1e-10;   // on the Newton update of q (scaled by max(1, |q|)) and on Φ
+  int maxIterations = 20;
+};
+
+struct Index3State {
+  double t = 0;
+  Eigen::VectorXd q, qd, qdd, lambda;  // lambda: the multipliers (nrows)
+};
+
+struct Index3Data {
+  Eigen::MatrixXd J, Jshift, tangent;
+  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  int iterations = 0;  // the last step's Newton iterations
+  explicit Index3Data(const kin::NaturalModel& m);
+};
+
+/// The consistent start: q̈ and the multipliers at (q, q̇) (by the index-1 system).
+Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, Index3State& s);
+/// One step of size h from s (s advances on success, stays on failure).
+Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, double h, Index3Data& d,
+                  Index3State& s);
+
 }  // namespace lw::dyn
