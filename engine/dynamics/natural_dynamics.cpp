@@ -63,7 +63,7 @@ bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string
   return true;
 }
 
-Index1Data::Index1Data(const kin::NaturalModel& m)
+GlobalOdeData::GlobalOdeData(const kin::NaturalModel& m)
     : J(m.nrows, m.nq),
       A(Eigen::MatrixXd::Zero(m.nq + m.nrows, m.nq + m.nrows)),
       phi(m.nrows),
@@ -71,10 +71,11 @@ Index1Data::Index1Data(const kin::NaturalModel& m)
       gamma(m.nrows),
       rhs(m.nq + m.nrows),
       solution(m.nq + m.nrows),
-      lu(m.nq + m.nrows) {}
+      lu(m.nq + m.nrows),
+      penaltyLu(m.nq) {}
 
 Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const Baumgarte& b, double t,
-                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Index1Data& d, Eigen::VectorXd& qdd) {
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd) {
   const int n = m.nq, r = m.nrows;
   kin::evaluateJacobianDense(m, q, t, d.J);
   kin::evaluateConstraints(m, q, t, d.phi);
@@ -96,6 +97,26 @@ Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& iner
   return {};
 }
 
+Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const GlobalPenalty& p, double t,
+                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd) {
+  const int n = m.nq;
+  const double alpha = p.alpha * std::max(1.0, inertia.M.diagonal().maxCoeff());
+  kin::evaluateJacobianDense(m, q, t, d.J);
+  kin::evaluateConstraints(m, q, t, d.phi);
+  kin::evaluatePhiT(m, q, t, d.phiT);
+  kin::evaluateGamma(m, q, qd, t, d.gamma);
+  auto Mbar = d.A.topLeftCorner(n, n);
+  Mbar = inertia.M;
+  Mbar.noalias() += alpha * d.J.transpose() * d.J;
+  d.rhs.head(n) = inertia.gravity - alpha * d.J.transpose() *
+                                        (d.gamma + 2 * p.xi * p.omega * (d.J * qd + d.phiT) + p.omega * p.omega * d.phi);
+  d.penaltyLu.compute(Mbar);
+  if (d.penaltyLu.info() != Eigen::Success)
+    return failure(Status::Code::Singular, t, "the penalty matrix M + αΦ_qᵀΦ_q is singular: a body without mass that no constraint holds");
+  qdd = d.penaltyLu.solve(d.rhs.head(n));
+  return {};
+}
+
 Index3Data::Index3Data(const kin::NaturalModel& m)
     : J(m.nrows, m.nq),
       tangent(m.nq, m.nq),
@@ -110,7 +131,7 @@ Index3Data::Index3Data(const kin::NaturalModel& m)
       lu(m.nq) {}
 
 Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, Index3State& s) {
-  Index1Data d(m);
+  GlobalOdeData d(m);
   s.qdd.resize(m.nq);
   // the exact multipliers of the start (no stabilisation: Φ = Φ̇ = 0 there)
   const Status st = index1Acceleration(m, inertia, Baumgarte{0, 0}, s.t, s.q, s.qd, d, s.qdd);

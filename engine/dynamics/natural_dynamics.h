@@ -11,6 +11,7 @@
 #include <string>
 
 #include <Eigen/Core>
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 
 #include "core/status.h"
@@ -26,12 +27,13 @@ struct NaturalInertia {
 };
 bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error);
 
-/// The index-1 formulation's buffers (one per run).
-struct Index1Data {
+/// The buffers of the index-1 and penalty formulations (one per run).
+struct GlobalOdeData {
   Eigen::MatrixXd J, A;  // Φ_q, the augmented matrix
   Eigen::VectorXd phi, phiT, gamma, rhs, solution;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
-  explicit Index1Data(const kin::NaturalModel& m);
+  Eigen::LLT<Eigen::MatrixXd> penaltyLu;  // the penalty formulation's M + αΦ_qᵀΦ_q (symmetric positive)
+  explicit GlobalOdeData(const kin::NaturalModel& m);
 };
 
 struct Baumgarte {
@@ -41,7 +43,20 @@ struct Baumgarte {
 /// q̈ (and the multipliers in d.solution's tail) at (t, q, q̇); fails at a singular augmented
 /// matrix (a redundant constraint or a singular position), with the reason.
 Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const Baumgarte& b, double t,
-                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Index1Data& d, Eigen::VectorXd& qdd);
+                          const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd);
+
+/// The penalty formulation on the global model (seed 001 §3.5, eqs. 40): the constraints leave
+/// the equations and a stiff spring-damper on them keeps the motion near the manifold,
+///   (M + αΦ_qᵀΦ_q) q̈ = Q − αΦ_qᵀ(γ + 2ξωΦ̇ + ω²Φ),   λ* = α(Φ̈ + 2ξωΦ̇ + ω²Φ),
+/// an ODE in q (redundant constraints allowed: the matrix stays regular).
+struct GlobalPenalty {
+  double alpha = 1e7;  // scaled by the mass matrix's largest diagonal entry
+  double xi = 1, omega = 10;
+};
+
+/// q̈ of the penalty formulation at (t, q, q̇) .
+Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const GlobalPenalty& p, double t,
+                                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd);
 
 /// The index-3 augmented Lagrangian formulation with mass-orthogonal projections of velocities
 /// and accelerations (García de Jalón and Bayo; seed 001 §3.2): one step of the trapezoidal rule

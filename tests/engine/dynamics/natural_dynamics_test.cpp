@@ -83,18 +83,21 @@ TEST(NaturalDynamics, AGlobalModelOfASpatialMechanismIsRefusedWithTheReason) {
   EXPECT_NE(error.find("planar"), std::string::npos) << error;
 }
 
-// x'' = F(t, x, v): the index-1 formulation as the integrators' second-order system
+// x'' = F(t, x, v): the index-1 formulation (or the penalty one) as the integrators' system
 class Index1System final : public integ::SecondOrderSystem {
  public:
-  Index1System(const kin::NaturalModel& m, const NaturalInertia& inertia) : m_(m), inertia_(inertia), data_(m) {}
+  Index1System(const kin::NaturalModel& m, const NaturalInertia& inertia, const GlobalPenalty* penalty = nullptr)
+      : m_(m), inertia_(inertia), penalty_(penalty), data_(m) {}
   Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    if (penalty_) return globalPenaltyAcceleration(m_, inertia_, *penalty_, t, x, v, data_, a);
     return index1Acceleration(m_, inertia_, Baumgarte{}, t, x, v, data_, a);
   }
 
  private:
   const kin::NaturalModel& m_;
   const NaturalInertia& inertia_;
-  Index1Data data_;
+  const GlobalPenalty* penalty_;
+  GlobalOdeData data_;
 };
 
 // the ten-bar chain falling from rest for 0.5 s: the last bar's tip where Matrix R puts it (both
@@ -216,6 +219,42 @@ TEST(NaturalDynamics, TheIndex3TenBarChainConvergesToMatrixRAtSecondOrder) {
   EXPECT_NEAR(coarse.energyDrift / fine.energyDrift, 4, 1.2) << coarse.energyDrift << " " << fine.energyDrift;
   EXPECT_LT(fine.worstResidual, 1e-10);
   EXPECT_LT(coarse.worstResidual, 1e-10);
+}
+
+// the penalty formulation of seed 001 §3.5 on the ten-bar chain: its constraints held to O(1/α)
+// (a hundred times closer for a hundred times the penalty), its motion Matrix R's
+TEST(NaturalDynamics, TheGlobalPenaltyTenBarChainTendsToMatrixRAsThePenaltyGrows) {
+  const Compiled c = compiled("ten-bar-chain");
+  NaturalInertia inertia;
+  std::string error;
+  ASSERT_TRUE(naturalInertia(c.model, inertia, error)) << error;
+  const double tEnd = 0.5;
+  const Eigen::Vector2d reference = matrixRTip(c, tEnd);
+  auto run = [&](double alpha, double& residual) {
+    GlobalPenalty penalty;
+    penalty.alpha = alpha;
+    Index1System system(c.model, inertia, &penalty);
+    integ::State s;
+    s.x = c.model.q0;
+    s.v = Eigen::VectorXd::Zero(c.model.nq);
+    s.a.resize(c.model.nq);
+    EXPECT_TRUE(system.acceleration(0, s.x, s.v, s.a).ok());
+    integ::DormandPrince rk(c.model.nq, {1e-10, 1e-12, 0});
+    EXPECT_TRUE(rk.advance(system, s, tEnd).ok());
+    Eigen::VectorXd phi(c.model.nrows);
+    kin::evaluateConstraints(c.model, s.x, tEnd, phi);
+    residual = phi.cwiseAbs().maxCoeff();
+    Eigen::Vector3d tip;
+    kin::pointKinematics(c.model, static_cast<int>(c.model.bodies.size()) - 1, 1, s.x, s.v, s.a, &tip, nullptr, nullptr);
+    return (tip.head<2>() - reference).norm();
+  };
+  double softResidual = 0, stiffResidual = 0;
+  const double soft = run(1e4, softResidual), stiff = run(1e6, stiffResidual);
+  EXPECT_LT(soft, 1e-8);
+  EXPECT_LT(stiff, 1e-8);
+  EXPECT_NEAR(std::log10(softResidual / stiffResidual), 2, 0.3) << softResidual << " " << stiffResidual;
+  EXPECT_GT(softResidual, 1e-12);  // the spring-damper, not an exact constraint, holds the bars
+  EXPECT_LT(stiffResidual, 1e-8);
 }
 
 }  // namespace
