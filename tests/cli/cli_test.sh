@@ -325,8 +325,8 @@ sys.exit(0 if v < 1e-9 else 1)
 PY
 # four-bar limits: the Grashof conditions and the transmission angle as constraints, printed
 expect 0 "optimize within four-bar limits" -- "$cli" optimize "$samples/four-bar-synthesis.json" --crank-turns --min-transmission 60 -o "$tmp/limited.json"
-contains err "constraint crank_turns_sum (crank–coupler–rocker): 0 <= L2 + L3 - L1 - 4"
-contains err "constraint crank_transmission_folded (crank–coupler–rocker): -0.5 <= (L2^2 + L3^2 - (4 - L1)^2) / (2*L2*L3) <= 0.5"
+contains err "constraint turns_sum (crank–coupler–rocker): 0 <= L2 + L3 - L1 - 4"
+contains err "constraint mu_folded (crank–coupler–rocker): -0.5 <= (L2^2 + L3^2 - (4 - L1)^2) / (2*L2*L3) <= 0.5"
 expect 0 "the limited design assembles" -- "$cli" check -q "$tmp/limited.json"
 expect 5 "four-bar limits without a four-bar" -- "$cli" optimize "$samples/five-bar.json" --min-transmission 40
 contains err "--min-transmission: the mechanism has no four-bar loop"
