@@ -130,14 +130,28 @@ Index3Data::Index3Data(const kin::NaturalModel& m)
       qddHat(m.nq),
       lu(m.nq) {}
 
-Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, Index3State& s) {
-  GlobalOdeData d(m);
-  s.qdd.resize(m.nq);
-  // the exact multipliers of the start (no stabilisation: Φ = Φ̇ = 0 there)
-  const Status st = index1Acceleration(m, inertia, Baumgarte{0, 0}, s.t, s.q, s.qd, d, s.qdd);
-  if (!st.ok()) return st;
-  s.lambda = d.solution.tail(m.nrows);
-  return {};
+Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s) {
+  // q̈ and λ of the start by the augmented Lagrangian iteration (redundant constraints allowed,
+  // where the index-1 matrix is singular): (M + αΦ_qᵀΦ_q) q̈ = Q − Φ_qᵀλ − αΦ_qᵀγ,
+  // λ ← λ + α(Φ_q q̈ + γ), until Φ̈ = Φ_q q̈ + γ vanishes
+  const double alpha = o.penalty * std::max(1.0, inertia.M.diagonal().maxCoeff()) * 1e-6;
+  Eigen::MatrixXd J;
+  Eigen::VectorXd gamma(m.nrows);
+  kin::evaluateJacobianDense(m, s.q, s.t, J);
+  kin::evaluateGamma(m, s.q, s.qd, s.t, gamma);
+  Eigen::MatrixXd A = inertia.M;
+  A.noalias() += alpha * J.transpose() * J;
+  const Eigen::LLT<Eigen::MatrixXd> llt(A);
+  if (llt.info() != Eigen::Success)
+    return failure(Status::Code::Singular, s.t, "the start's matrix M + αΦ_qᵀΦ_q is singular: a body without mass that no constraint holds");
+  s.lambda = Eigen::VectorXd::Zero(m.nrows);
+  for (int k = 0; k < 100; ++k) {
+    s.qdd = llt.solve(inertia.gravity - J.transpose() * (s.lambda + alpha * gamma));
+    const Eigen::VectorXd violation = J * s.qdd + gamma;
+    s.lambda += alpha * violation;
+    if (violation.cwiseAbs().maxCoeff() < o.tolerance * std::max(1.0, s.qdd.cwiseAbs().maxCoeff())) return {};
+  }
+  return failure(Status::Code::NotConverged, s.t, "the start's accelerations did not converge (inconsistent constraints?)");
 }
 
 Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, double h, Index3Data& d,

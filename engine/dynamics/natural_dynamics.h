@@ -83,8 +83,8 @@ struct Index3Data {
   explicit Index3Data(const kin::NaturalModel& m);
 };
 
-/// The consistent start: q̈ and the multipliers at (q, q̇) (by the index-1 system).
-Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, Index3State& s);
+/// The consistent start: q̈ and the multipliers at (q, q̇), redundant constraints allowed.
+Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s);
 /// One step of size h from s (s advances on success, stays on failure).
 Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, double h, Index3Data& d,
                   Index3State& s);

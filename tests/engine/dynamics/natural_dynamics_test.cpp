@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <numbers>
 #include <random>
 
 #include <Eigen/QR>
 
 #include "integrators/integrators.h"
+#include "io/mechanism_io.h"
 #include "simulation/simulation_run.h"
 #include "support/samples.h"
 
@@ -174,7 +176,7 @@ Index3Run runIndex3(const Compiled& c, const NaturalInertia& inertia, double h, 
   Index3State s;
   s.q = c.model.q0;
   s.qd = Eigen::VectorXd::Zero(c.model.nq);
-  EXPECT_TRUE(index3Start(c.model, inertia, s).ok());
+  EXPECT_TRUE(index3Start(c.model, inertia, Index3Options{}, s).ok());
   Index3Data d(c.model);
   auto energy = [&](const Index3State& x) { return 0.5 * x.qd.dot(inertia.M * x.qd) - inertia.gravity.dot(x.q); };
   const double e0 = energy(s);
@@ -255,6 +257,83 @@ TEST(NaturalDynamics, TheGlobalPenaltyTenBarChainTendsToMatrixRAsThePenaltyGrows
   EXPECT_NEAR(std::log10(softResidual / stiffResidual), 2, 0.3) << softResidual << " " << stiffResidual;
   EXPECT_GT(softResidual, 1e-12);  // the spring-damper, not an exact constraint, holds the bars
   EXPECT_LT(stiffResidual, 1e-8);
+}
+
+// three parallel bars (1 m, 1 kg) between the ground and a 2 kg coupler: six pins, Grübler's count
+// 0, one freedom — a redundant constraint. The index-1 matrix is singular and says so; the index-3
+// formulation runs through it, its bars' angle θ that of the one-freedom pendulum the parallelogram
+// is: T = ½ (3·⅓ + 2) θ̇², V = (3·½ + 2) g sin θ, so 3 θ̈ = −3.5 g cos θ
+TEST(NaturalDynamics, ARedundantParallelogramRunsByIndex3AndIsRefusedByIndex1) {
+  const auto loaded = io::loadMechanismFromString(R"json({
+    "format": "linkwright-mechanism", "version": 1, "name": "triple parallelogram", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"A": [0, 0], "B": [1, 0], "C": [2, 0]}},
+    "bodies": [
+      {"name": "bar1", "angle": "pi/3", "mass": 1, "com": [0.5, 0], "inertia": 0.0833333333333333, "points": {"A": [0, 0], "B": [1, 0]}},
+      {"name": "bar2", "position": [1, 0], "angle": "pi/3", "mass": 1, "com": [0.5, 0], "inertia": 0.0833333333333333, "points": {"A": [0, 0], "B": [1, 0]}},
+      {"name": "bar3", "position": [2, 0], "angle": "pi/3", "mass": 1, "com": [0.5, 0], "inertia": 0.0833333333333333, "points": {"A": [0, 0], "B": [1, 0]}},
+      {"name": "coupler", "position": ["cos(pi/3)", "sin(pi/3)"], "mass": 2, "com": [1, 0], "inertia": 0.6666666666666666,
+       "points": {"P1": [0, 0], "P2": [1, 0], "P3": [2, 0]}}],
+    "joints": [
+      {"name": "J1", "type": "pin", "points": ["ground.A", "bar1.A"]}, {"name": "J2", "type": "pin", "points": ["ground.B", "bar2.A"]},
+      {"name": "J3", "type": "pin", "points": ["ground.C", "bar3.A"]}, {"name": "K1", "type": "pin", "points": ["bar1.B", "coupler.P1"]},
+      {"name": "K2", "type": "pin", "points": ["bar2.B", "coupler.P2"]}, {"name": "K3", "type": "pin", "points": ["bar3.B", "coupler.P3"]}]})json");
+  ASSERT_TRUE(loaded.ok()) << (loaded.diagnostics.empty() ? "" : loaded.diagnostics[0].format());
+  Diagnostics d;
+  const auto r = resolve(*loaded.mechanism, d);
+  ASSERT_TRUE(r.has_value()) << (d.empty() ? "" : d[0].format());
+  const auto resolved = std::make_shared<const ResolvedMechanism>(*r);
+  const kin::NaturalModel model = kin::compileNaturalModel(*resolved);
+  NaturalInertia inertia;
+  std::string error;
+  ASSERT_TRUE(naturalInertia(model, inertia, error)) << error;
+  // index-1: singular, with the reason
+  GlobalOdeData ode(model);
+  Eigen::VectorXd qdd(model.nq);
+  const Status singular = index1Acceleration(model, inertia, Baumgarte{}, 0, model.q0, Eigen::VectorXd::Zero(model.nq), ode, qdd);
+  EXPECT_EQ(singular.code, Status::Code::Singular);
+  EXPECT_NE(singular.message.find("redundant constraint"), std::string::npos) << singular.message;
+  // index-3 through 1 s against the one-freedom pendulum (RK45 at 1e-12)
+  struct Pendulum final : integ::SecondOrderSystem {
+    Status acceleration(double, const Eigen::VectorXd& x, const Eigen::VectorXd&, Eigen::VectorXd& a) override {
+      a.resize(1);
+      a[0] = -3.5 * 9.81 * std::cos(x[0]) / 3;
+      return {};
+    }
+  } pendulum;
+  integ::State p;
+  p.x = Eigen::VectorXd::Constant(1, std::numbers::pi / 3);
+  p.v = Eigen::VectorXd::Zero(1);
+  ASSERT_TRUE(pendulum.acceleration(0, p.x, p.v, p.a).ok());
+  integ::DormandPrince rk(1, {1e-12, 1e-14, 0});
+  const double tEnd = 1;
+  ASSERT_TRUE(rk.advance(pendulum, p, tEnd).ok());
+  auto thetaAt = [&](double h, double& residual) {
+    Index3State s;
+    s.q = model.q0;
+    s.qd = Eigen::VectorXd::Zero(model.nq);
+    const Status start = index3Start(model, inertia, Index3Options{}, s);  // where the index-1 system is singular
+    EXPECT_TRUE(start.ok()) << start.message;
+    Index3Data data(model);
+    Eigen::VectorXd phi(model.nrows);
+    residual = 0;
+    while (s.t < tEnd - h / 2) {
+      const Status st = index3Step(model, inertia, Index3Options{}, h, data, s);
+      EXPECT_TRUE(st.ok()) << st.message;
+      if (!st.ok()) break;
+      kin::evaluateConstraints(model, s.q, s.t, phi);
+      residual = std::max(residual, phi.cwiseAbs().maxCoeff());
+    }
+    Eigen::Vector3d a, b;
+    kin::pointKinematics(model, 1, 0, s.q, s.qd, s.qdd, &a, nullptr, nullptr);
+    kin::pointKinematics(model, 1, 1, s.q, s.qd, s.qdd, &b, nullptr, nullptr);
+    return std::atan2(b.y() - a.y(), b.x() - a.x());
+  };
+  double coarseResidual = 0, fineResidual = 0;
+  const double coarse = thetaAt(2e-3, coarseResidual) - p.x[0], fine = thetaAt(1e-3, fineResidual) - p.x[0];
+  EXPECT_GT(std::abs(p.x[0] - std::numbers::pi / 3), 1.0);  // it swung far
+  EXPECT_LT(std::abs(fine), 1e-4);
+  EXPECT_NEAR(coarse / fine, 4, 0.8) << coarse << " " << fine;
+  EXPECT_LT(fineResidual, 1e-10);
 }
 
 }  // namespace
