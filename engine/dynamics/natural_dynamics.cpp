@@ -174,17 +174,24 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
     // is its exact derivative.
     const Eigen::VectorXd w = alpha * d.phi + lambda;
     d.residual = (h * h / 4) * (inertia.M * qdd + d.J.transpose() * w - inertia.gravity);
-    d.tangent = inertia.M;
-    d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
-    const Eigen::VectorXd Jw = d.J.transpose() * w;
-    for (int j = 0; j < m.nq; ++j) {
-      q[j] += 1;
-      kin::evaluateJacobianDense(m, q, t, d.Jshift);
-      q[j] -= 1;
-      d.tangent.col(j) += (h * h / 4) * (d.Jshift.transpose() * w - Jw);
+    // modified Newton: the tangent of the step's first iteration serves the others (its Hessian
+    // term costs nq Jacobians); rebuilt when the updates stop shrinking fast
+    if (d.iterations == 0 || d.rebuild) {
+      d.tangent = inertia.M;
+      d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
+      const Eigen::VectorXd Jw = d.J.transpose() * w;
+      for (int j = 0; j < m.nq; ++j) {
+        q[j] += 1;
+        kin::evaluateJacobianDense(m, q, t, d.Jshift);
+        q[j] -= 1;
+        d.tangent.col(j) += (h * h / 4) * (d.Jshift.transpose() * w - Jw);
+      }
+      d.lu.compute(d.tangent);
+      d.rebuild = false;
     }
-    d.lu.compute(d.tangent);
+    const double before = d.iterations > 0 ? d.dq.cwiseAbs().maxCoeff() : 0;
     d.dq = -d.lu.solve(d.residual);
+    if (d.iterations > 0 && d.dq.cwiseAbs().maxCoeff() > 0.25 * before) d.rebuild = true;
     q += d.dq;
     kin::evaluateConstraints(m, q, t, d.phi);  // the multipliers take the new position's violation
     lambda += alpha * d.phi;

@@ -80,6 +80,7 @@ struct Index3Data {
   Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   int iterations = 0;  // the last step's Newton iterations
+  bool rebuild = false;  // the next iteration rebuilds the tangent
   explicit Index3Data(const kin::NaturalModel& m);
 };
 
