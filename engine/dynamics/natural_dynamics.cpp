@@ -128,6 +128,9 @@ Index3Data::Index3Data(const kin::NaturalModel& m)
       qHat(m.nq),
       qdHat(m.nq),
       qddHat(m.nq),
+      qdd(m.nq),
+      w(m.nrows),
+      Jw(m.nq),
       lu(m.nq) {}
 
 Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s) {
@@ -154,6 +157,36 @@ Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, co
   return failure(Status::Code::NotConverged, s.t, "the start's accelerations did not converge (inconsistent constraints?)");
 }
 
+void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t,
+                    const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, Index3Data& d) {
+  kin::evaluateJacobianDense(m, q, t, d.J);
+  kin::evaluateConstraints(m, q, t, d.phi);
+  // f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q), q̈ = (4/h²) q − q̂̈
+  d.w = alpha * d.phi + lambda;
+  d.qdd = (4 / (h * h)) * q - d.qddHat;
+  d.residual = (h * h / 4) * (inertia.M * d.qdd + d.J.transpose() * d.w - inertia.gravity);
+}
+
+void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t, Eigen::VectorXd& q,
+                   const Eigen::VectorXd& lambda, Index3Data& d) {
+  // M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq), w = αΦ + λ (gravity is constant: no stiffness or damping
+  // of forces). The natural coordinates' constraints are quadratic: Φ_q is affine in q, so a unit
+  // difference of Φ_qᵀw is its exact derivative.
+  kin::evaluateJacobianDense(m, q, t, d.J);
+  kin::evaluateConstraints(m, q, t, d.phi);
+  d.w = alpha * d.phi + lambda;
+  d.tangent = inertia.M;
+  d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
+  d.Jw.noalias() = d.J.transpose() * d.w;
+  for (int j = 0; j < m.nq; ++j) {
+    q[j] += 1;
+    kin::evaluateJacobianDense(m, q, t, d.Jshift);
+    q[j] -= 1;
+    d.tangent.col(j).noalias() += (h * h / 4) * d.Jshift.transpose() * d.w;
+    d.tangent.col(j) -= (h * h / 4) * d.Jw;
+  }
+}
+
 Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, double h, Index3Data& d,
                   Index3State& s) {
   const double t = s.t + h;
@@ -165,27 +198,11 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   Eigen::VectorXd lambda = s.lambda;
   d.iterations = 0;
   for (;;) {
-    kin::evaluateJacobianDense(m, q, t, d.J);
-    kin::evaluateConstraints(m, q, t, d.phi);
-    const Eigen::VectorXd qdd = (4 / (h * h)) * q - d.qddHat;
-    // f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q); its tangent M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq),
-    // w = αΦ + λ (gravity is constant: no stiffness or damping of forces). The natural
-    // coordinates' constraints are quadratic: Φ_q is affine in q, so a unit difference of Φ_qᵀw
-    // is its exact derivative.
-    const Eigen::VectorXd w = alpha * d.phi + lambda;
-    d.residual = (h * h / 4) * (inertia.M * qdd + d.J.transpose() * w - inertia.gravity);
+    index3Residual(m, inertia, alpha, h, t, q, lambda, d);
     // modified Newton: the tangent of the step's first iteration serves the others (its Hessian
     // term costs nq Jacobians); rebuilt when the updates stop shrinking fast
     if (d.iterations == 0 || d.rebuild) {
-      d.tangent = inertia.M;
-      d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
-      const Eigen::VectorXd Jw = d.J.transpose() * w;
-      for (int j = 0; j < m.nq; ++j) {
-        q[j] += 1;
-        kin::evaluateJacobianDense(m, q, t, d.Jshift);
-        q[j] -= 1;
-        d.tangent.col(j) += (h * h / 4) * (d.Jshift.transpose() * w - Jw);
-      }
+      index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
       d.lu.compute(d.tangent);
       d.rebuild = false;
     }

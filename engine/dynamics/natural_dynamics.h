@@ -77,7 +77,7 @@ struct Index3State {
 
 struct Index3Data {
   Eigen::MatrixXd J, Jshift, tangent;
-  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat;
+  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Jw;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   int iterations = 0;  // the last step's Newton iterations
   bool rebuild = false;  // the next iteration rebuilds the tangent
@@ -86,6 +86,13 @@ struct Index3Data {
 
 /// The consistent start: q̈ and the multipliers at (q, q̇), redundant constraints allowed.
 Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s);
+/// The step's Newton residual f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q) with q̈ = (4/h²) q − q̂̈
+/// (d.qddHat), into d.residual (d.J, d.phi at q on the way).
+void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t,
+                    const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, Index3Data& d);
+/// ∂f/∂q at q (λ held) into d.tangent; q is shifted and restored on the way.
+void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t, Eigen::VectorXd& q,
+                   const Eigen::VectorXd& lambda, Index3Data& d);
 /// One step of size h from s (s advances on success, stays on failure).
 Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, double h, Index3Data& d,
                   Index3State& s);

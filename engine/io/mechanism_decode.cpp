@@ -336,7 +336,7 @@ class Decoder {
         case schema::FieldType::Item:
         case schema::FieldType::Text: texts[f.key] = str(v, at); break;
         case schema::FieldType::Bound: texts[f.key] = schema::numberText(literal(v, at)); break;
-        case schema::FieldType::Number: texts[f.key] = numberText(number(v, at)); break;
+        case schema::FieldType::Number: texts[f.key] = schema::numberText(number(v, at)); break;
         case schema::FieldType::Constant:
         case schema::FieldType::Choice: texts[f.key] = choiceText(v, at, f); break;
         case schema::FieldType::Point: texts[f.key] = ref(v, at, "point").str(); break;
@@ -349,21 +349,17 @@ class Decoder {
           break;
         }
         case schema::FieldType::Items: texts[f.key] = schema::joinList(names(v, at)); break;
-        case schema::FieldType::Formula: texts[f.key] = numberText(number(v, at)); break;
+        case schema::FieldType::Formula: texts[f.key] = schema::numberText(number(v, at)); break;
         case schema::FieldType::Targets: texts[f.key] = schema::targetsText(targets(v, at, texts["timing"] == "free")); break;
         case schema::FieldType::Numbers: {
           std::vector<std::string> parts;
-          for (const Number& n : v.is_array() ? vector(v, at) : NumberVector{number(v, at)}) parts.push_back(numberText(n));
+          for (const Number& n : v.is_array() ? vector(v, at) : NumberVector{number(v, at)}) parts.push_back(schema::numberText(n));
           texts[f.key] = schema::joinList(parts);
           break;
         }
       }
     }
     return out_.size() == problems;
-  }
-
-  static std::string numberText(const Number& n) {
-    return n.isLiteral() ? schema::numberText(n.value) : n.expression.text();
   }
 
   std::string choiceText(const Json& v, const std::string& at, const schema::Field& f) {

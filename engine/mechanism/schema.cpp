@@ -42,8 +42,6 @@ std::string get(const Texts& texts, const std::string& key) {
   return it == texts.end() ? std::string() : trimmed(it->second);
 }
 
-std::string text(const Number& n) { return n.isLiteral() ? numberText(n.value) : n.expression.text(); }
-
 bool readField(const std::string& text, const std::string& label, Number& out, std::string& why) {
   double v = 0;
   if (readNumber(text, v)) {
@@ -91,7 +89,7 @@ bool readNumbers(const std::string& text, const std::string& label, NumberVector
 
 std::string numbersText(const NumberVector& v) {
   std::vector<std::string> parts;
-  for (const Number& n : v) parts.push_back(text(n));
+  for (const Number& n : v) parts.push_back(numberText(n));
   return joinList(parts);
 }
 
@@ -108,6 +106,8 @@ bool requiredPresent(const Kind& kind, const Texts& texts, const std::string& ty
 }  // namespace detail
 
 using namespace detail;
+
+std::string numberText(const Number& n) { return n.isLiteral() ? numberText(n.value) : n.expression.text(); }
 
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> parts;
@@ -181,7 +181,7 @@ std::span<const Kind* const> kinds() {
 
 Texts textsOf(const Parameter& p) {
   return {{"name", p.name},
-          {"value", p.value.isLiteral() ? numberText(p.value.value) : p.value.expression.text()},
+          {"value", numberText(p.value)},
           {"unit", p.unit},
           {"min", p.hasMin ? numberText(p.min) : ""},
           {"max", p.hasMax ? numberText(p.max) : ""},
@@ -235,9 +235,9 @@ Texts textsOf(const Contact& c) {
           {"point", c.point.str()},
           {"plane_point", c.planePoint.str()},
           {"plane_normal", c.planeNormal.str()},
-          {"radius", text(c.radius)},
+          {"radius", numberText(c.radius)},
           {"law", toString(c.law)},
-          {"restitution", text(c.restitution)}};
+          {"restitution", numberText(c.restitution)}};
 }
 
 bool contactFrom(const Texts& texts, Contact& out, std::string& why) {

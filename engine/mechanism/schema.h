@@ -106,6 +106,8 @@ std::span<const Kind* const> kinds();
 
 /// The shortest text that reads back as exactly `v` ("0.1", "2.2360679774997898").
 std::string numberText(double v);
+/// A number field's text: its literal (as above) or its expression as written.
+std::string numberText(const Number& n);
 
 Texts textsOf(const Parameter& p);
 /// The parameter the texts describe; false with the reason naming the field ("Minimum: 'abc' is

@@ -99,7 +99,7 @@ const Kind& driverKind() {
 }
 
 Texts textsOf(const Driver& d) {
-  Texts t{{"name", d.name}, {"type", toString(d.type)}, {"function", text(d.function)}};
+  Texts t{{"name", d.name}, {"type", toString(d.type)}, {"function", numberText(d.function)}};
   switch (d.type) {
     case Driver::Type::Joint: t["joint"] = d.joint; break;
     case Driver::Type::Coordinate:
@@ -196,12 +196,12 @@ Texts textsOf(const Force& f) {
   switch (f.type) {
     case Force::Type::Spring:
       t["points"] = joinList({f.points[0].str(), f.points[1].str()});
-      t["stiffness"] = text(f.stiffness), t["damping"] = text(f.damping);
-      t["natural_length"] = text(f.naturalLength), t["force"] = text(f.actuatorForce);
+      t["stiffness"] = numberText(f.stiffness), t["damping"] = numberText(f.damping);
+      t["natural_length"] = numberText(f.naturalLength), t["force"] = numberText(f.actuatorForce);
       break;
     case Force::Type::TorsionSpring:
       t["joint"] = f.joint;
-      t["stiffness"] = text(f.stiffness), t["damping"] = text(f.damping), t["natural_angle"] = text(f.naturalAngle);
+      t["stiffness"] = numberText(f.stiffness), t["damping"] = numberText(f.damping), t["natural_angle"] = numberText(f.naturalAngle);
       break;
     case Force::Type::PointForce:
     case Force::Type::Torque:
@@ -212,8 +212,8 @@ Texts textsOf(const Force& f) {
       break;
     case Force::Type::Tyre:
       t["point"] = f.point.str(), t["axis"] = f.axis.str();
-      t["radius"] = text(f.radius), t["stiffness"] = text(f.stiffness), t["damping"] = text(f.damping);
-      t["friction"] = text(f.friction), t["slip_velocity"] = text(f.slipVelocity);
+      t["radius"] = numberText(f.radius), t["stiffness"] = numberText(f.stiffness), t["damping"] = numberText(f.damping);
+      t["friction"] = numberText(f.friction), t["slip_velocity"] = numberText(f.slipVelocity);
       t["plane_point"] = f.planePoint.str(), t["plane_normal"] = f.planeNormal.str();
       break;
   }
@@ -290,10 +290,10 @@ const Kind& limitKind() {
 Texts textsOf(const JointLimit& l) {
   return {{"name", l.name},
           {"joint", l.joint},
-          {"min", l.hasMin ? text(l.min) : std::string()},
-          {"max", l.hasMax ? text(l.max) : std::string()},
+          {"min", l.hasMin ? numberText(l.min) : std::string()},
+          {"max", l.hasMax ? numberText(l.max) : std::string()},
           {"law", toString(l.law)},
-          {"restitution", text(l.restitution)}};
+          {"restitution", numberText(l.restitution)}};
 }
 
 bool limitFrom(const Texts& texts, JointLimit& out, std::string& why) {
@@ -337,7 +337,7 @@ Texts textsOf(const Switch& s) {
           {"point", s.point.str()},
           {"component", s.point.empty() ? std::string() : std::string(toString(s.component))},
           {"joint", s.joint},
-          {"value", text(s.value)},
+          {"value", numberText(s.value)},
           {"direction", s.falling ? "falling" : "rising"},
           {"enable", joinList(s.enable)},
           {"disable", joinList(s.disable)}};
@@ -488,9 +488,9 @@ const Kind& initialVelocityKind() {
 
 Texts textsOf(const InitialVelocity& v) {
   switch (v.type) {
-    case InitialVelocity::Type::Joint: return {{"type", "joint"}, {"joint", v.joint}, {"value", text(v.value)}};
+    case InitialVelocity::Type::Joint: return {{"type", "joint"}, {"joint", v.joint}, {"value", numberText(v.value)}};
     case InitialVelocity::Type::PointComponent:
-      return {{"type", "point"}, {"point", v.point.str()}, {"component", toString(v.component)}, {"value", text(v.value)}};
+      return {{"type", "point"}, {"point", v.point.str()}, {"component", toString(v.component)}, {"value", numberText(v.value)}};
     case InitialVelocity::Type::Body:
       return {{"type", "body"},
               {"body", v.body},

@@ -38,8 +38,6 @@ std::string trimmed(const std::string& s);
 bool readNumber(const std::string& text, double& out);
 /// The text of field `key` trimmed ("" when absent).
 std::string get(const Texts& texts, const std::string& key);
-/// The text a Number was written as.
-std::string text(const Number& n);
 /// A number or an expression; false with "the <label> '<text>' is not valid: ...".
 bool readField(const std::string& text, const std::string& label, Number& out, std::string& why);
 /// "body.item"; false with the reason.

@@ -50,10 +50,11 @@ JointDialog::JointDialog(const Mechanism& m, const Joint& joint, QWidget* parent
 }
 
 JointType JointDialog::type() const {
-  Joint j;
-  std::string why;
-  schema::Texts t{{"type", ItemDialog::type()}, {"points", "a.b, c.d"}};
-  return schema::jointFrom(t, j, why) ? j.type : JointType::Pin;
+  const std::string chosen = ItemDialog::type();
+  for (JointType t : {JointType::Pin, JointType::Slider, JointType::Revolute, JointType::Prismatic, JointType::Cylindrical,
+                      JointType::Universal, JointType::Spherical, JointType::Fixed})
+    if (chosen == toString(t)) return t;
+  return JointType::Pin;
 }
 
 Ref JointDialog::point(int side) const { return parseRef(list("points", side)->currentData().toString()); }

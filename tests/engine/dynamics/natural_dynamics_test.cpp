@@ -236,6 +236,38 @@ TEST(NaturalDynamics, TheGlobalPenaltyTenBarChainTendsToMatrixRAsThePenaltyGrows
   EXPECT_LT(stiffResidual, 1e-8);
 }
 
+// the index-3 step's Newton tangent is ∂f/∂q: against central differences of the residual on
+// the ten-bar chain off its constraints, with multipliers large enough that the constraints'
+// Hessian term (dropping it fails this) is a thousand times the differences' error
+TEST(NaturalDynamics, TheIndex3TangentIsTheResidualsDerivative) {
+  const Compiled c = compiled("ten-bar-chain");
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal;
+  Index3Data d(c.model);
+  const double alpha = 1e3, h = 1e-2, t = 0;
+  Eigen::VectorXd q = c.model.q0, lambda(c.model.nrows);
+  for (int i = 0; i < c.model.nq; ++i) q[i] += 1e-2 * normal(rng), d.qddHat[i] = normal(rng);
+  for (int i = 0; i < c.model.nrows; ++i) lambda[i] = 100 * normal(rng);
+  index3Tangent(c.model, c.inertia, alpha, h, t, q, lambda, d);
+  const Eigen::MatrixXd tangent = d.tangent;
+  Eigen::MatrixXd differences(c.model.nq, c.model.nq);
+  const double delta = 1e-5;
+  for (int j = 0; j < c.model.nq; ++j) {
+    Eigen::VectorXd plus = q, minus = q;
+    plus[j] += delta, minus[j] -= delta;
+    index3Residual(c.model, c.inertia, alpha, h, t, plus, lambda, d);
+    const Eigen::VectorXd fPlus = d.residual;
+    index3Residual(c.model, c.inertia, alpha, h, t, minus, lambda, d);
+    differences.col(j) = (fPlus - d.residual) / (2 * delta);
+  }
+  Eigen::MatrixXd withoutHessian = c.inertia.M;
+  kin::evaluateJacobianDense(c.model, q, t, d.J);
+  withoutHessian += (h * h / 4) * alpha * d.J.transpose() * d.J;
+  const double error = (tangent - differences).cwiseAbs().maxCoeff();
+  EXPECT_LT(error, 1e-7);
+  EXPECT_GT((tangent - withoutHessian).cwiseAbs().maxCoeff(), 1e3 * error);
+}
+
 // three parallel bars (1 m, 1 kg) between the ground and a 2 kg coupler: six pins, Grübler's count
 // 0, one freedom — a redundant constraint. The index-1 matrix is singular and says so; the index-3
 // formulation runs through it, its bars' angle θ that of the one-freedom pendulum the parallelogram
