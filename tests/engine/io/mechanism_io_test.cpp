@@ -215,6 +215,17 @@ TEST(MalformedFile, AFieldOfAnotherTypeIsAnUnknownKey) {
               "unknown value \"hinge\"; expected one of: pin, slider, revolute");
 }
 
+// an initial velocity's type is the key it has (the item schema's implied type): none of them is
+// named, and a key of another type is unknown
+TEST(MalformedFile, AnInitialVelocityNamesAJointAPointOrABody) {
+  auto withVelocities = [](const std::string& v) {
+    return replaced(kFourBar, "\"drivers\": [", "\"initial_velocities\": [" + v + "],\n  \"drivers\": [");
+  };
+  expectError(withVelocities(R"({"value": 1})"), "initial_velocities[0]", "an initial velocity names a \"joint\", a \"point\" or a \"body\"");
+  expectError(withVelocities(R"({"body": "crank", "value": 1})"), "initial_velocities[0].value", "unknown key \"value\"");
+  expectError(withVelocities(R"({"joint": "A"})"), "initial_velocities[0]", "the required key \"value\" is missing");
+}
+
 // joint reactions and driver efforts: each mistake named at its field; a good pair survives a
 // save and a load
 TEST(MalformedFile, ReactionAndEffortOutputsNameTheirMistakes) {
