@@ -47,9 +47,9 @@ bool outputPlaceExists(const std::string& out) {
 }
 
 bool integratorApplies(lw::analysis::Formulation f, lw::analysis::Integrator i, bool given) {
-  if (f != lw::analysis::Formulation::Penalty || i != lw::analysis::Integrator::RK45 || !given) return true;
-  std::cerr << "linkwright-cli: the penalty formulation integrates with the trapezoidal rule only: drop --integrator rk45, or use "
-               "--formulation matrix-r\n";
+  if (!lw::analysis::trapezoidalOnly(f) || i != lw::analysis::Integrator::RK45 || !given) return true;
+  std::cerr << "linkwright-cli: the " << lw::analysis::toString(f)
+            << " formulation integrates with the trapezoidal rule only: drop --integrator rk45, or use --formulation matrix-r\n";
   return false;
 }
 

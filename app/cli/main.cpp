@@ -263,7 +263,7 @@ int simulate(const SimulateArgs& a) {
       !lw::dyn::parseTangentMethod(a.tangent, spec.tangent))
     return kUsage;
   if (!integratorApplies(spec.formulation, spec.integrator, a.integratorGiven)) return kUsage;
-  if (a.tolGiven && (spec.formulation != lw::analysis::Formulation::MatrixR || spec.integrator != lw::analysis::Integrator::RK45))
+  if (a.tolGiven && (lw::analysis::trapezoidalOnly(spec.formulation) || spec.integrator != lw::analysis::Integrator::RK45))
     std::cerr << "linkwright-cli: note: --tol is rk45's tolerance; the trapezoidal rule ignores it\n";
   const lw::RunSpan span = lw::defaultSpan(*r.mechanism, false, a.tEnd);
   spec.tEnd = span.tEnd;
@@ -293,7 +293,7 @@ int simulate(const SimulateArgs& a) {
     if (const int written = writeText(a.events, lw::events::eventsToCsv(result.events)); written != kOk) return written;
   if (result.steps > 0 || result.status.ok())  // a refused request took no steps: its message says it all
     std::cerr << a.file << ": " << result.steps << " steps"
-              << (spec.integrator == lw::analysis::Integrator::RK45 && spec.formulation == lw::analysis::Formulation::MatrixR
+              << (spec.integrator == lw::analysis::Integrator::RK45 && !lw::analysis::trapezoidalOnly(spec.formulation)
                       ? " (" + std::to_string(result.rejectedSteps) + " rejected)" : std::string())
               << ", " << result.rows() << " rows, " << result.evaluations << " evaluations, "
             << result.tangents << " tangents, " << result.wallSeconds << " s ("
@@ -376,9 +376,11 @@ int main(int argc, char** argv) {
   auto* simCmd = app.add_subcommand("simulate", "Forward dynamics: write the independent coordinates, every point's "
                                                 "position and velocity, energies and constraint residuals to CSV");
   simCmd->add_option("FILE", simArgs.file, "mechanism file (.json)")->required();
-  simCmd->add_option("--formulation", simArgs.formulation, "matrix-r (semi-recursive Matrix R, seed 000) or penalty "
-                                                            "(semi-recursive penalty, trapezoidal, seed 004)")
-      ->check(CLI::IsMember({"matrix-r", "penalty"}));
+  simCmd->add_option("--formulation", simArgs.formulation, "matrix-r (semi-recursive Matrix R, seed 000), penalty "
+                                                            "(semi-recursive penalty, trapezoidal, seed 004), or a global one on "
+                                                            "natural coordinates (planar): index3 (augmented Lagrangian, trapezoidal), "
+                                                            "index1 (Baumgarte), penalty-global")
+      ->check(CLI::IsMember({"matrix-r", "penalty", "index3", "index1", "penalty-global"}));
   simCmd->add_option("--integrator", simArgs.integrator, "trapezoidal (implicit, fixed step) or rk45 (adaptive)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
   simCmd->add_option("--tangent", simArgs.tangent, "penalty: K and C of the Newton tangent by sparse-ad (default, "

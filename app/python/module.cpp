@@ -112,11 +112,11 @@ struct RunOptions {
 analysis::SimulationSpec simulationSpec(const Mechanism& m, const RunOptions& o, bool kinematic) {
   analysis::SimulationSpec s;
   if (!analysis::parseFormulation(o.formulation, s.formulation))
-    throw py::value_error("unknown formulation '" + o.formulation + "' (matrix-r or penalty)");
+    throw py::value_error("unknown formulation '" + o.formulation + "' (matrix-r, penalty, index3, index1 or penalty-global)");
   if (!analysis::parseIntegrator(o.integrator, s.integrator))
     throw py::value_error("unknown integrator '" + o.integrator + "' (trapezoidal or rk45)");
-  if (s.formulation == analysis::Formulation::Penalty && s.integrator == analysis::Integrator::RK45)
-    throw py::value_error("the penalty formulation has the trapezoidal rule only");
+  if (analysis::trapezoidalOnly(s.formulation) && s.integrator == analysis::Integrator::RK45)
+    throw py::value_error(std::string("the ") + analysis::toString(s.formulation) + " formulation has the trapezoidal rule only");
   auto positive = [](const std::optional<double>& v, const char* name) {
     if (v && !(std::isfinite(*v) && *v > 0)) throw py::value_error(std::string(name) + " must be a positive number");
   };

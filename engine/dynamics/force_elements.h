@@ -9,6 +9,9 @@
 //   bodies.centre(body, r, v)   its centre of mass and the centre's velocity (zeros for the ground)
 //   forceAt(body, at, F)        a force F at the world point `at`
 //   torqueOn(body, T)           a torque
+// `everyTorsionSpring`: the torsion springs of tree joints too, as torque pairs (a model without
+// the tree's coordinates: the global formulations). A torque pair's angle is read within half a
+// turn (atan2) unless `turns` continues it from a nearby angle per force (a spring wound past ±π).
 #pragma once
 
 #include <cmath>
@@ -19,8 +22,16 @@
 
 namespace lw::dyn::detail {
 
+/// The torque pairs' angles by force index: `near` (read) the angles to continue from, whole
+/// turns added; `measured` (written) the angles used.
+struct TorsionTurns {
+  const double* near = nullptr;
+  double* measured = nullptr;
+};
+
 template <class S, class P, class Bodies, class ForceAt, class TorqueOn>
-void forceElements(const RecursiveModel& m, const TreeNumbers<P>& p, double t, const Bodies& bodies, ForceAt&& forceAt, TorqueOn&& torqueOn) {
+void forceElements(const RecursiveModel& m, const TreeNumbers<P>& p, double t, const Bodies& bodies, ForceAt&& forceAt, TorqueOn&& torqueOn,
+                   bool everyTorsionSpring = false, const TorsionTurns* turns = nullptr) {
   using std::sqrt, num::atan2;
   const auto& mech = *m.mechanism;
   const MechanismNumbers<P>& nums = p.mech;
@@ -65,14 +76,16 @@ void forceElements(const RecursiveModel& m, const TreeNumbers<P>& p, double t, c
         break;
       }
       case Force::Type::TorsionSpring: {
-        if (m.treeJointNode[static_cast<std::size_t>(f.joint)] >= 0) break;  // acts on its coordinate
+        if (!everyTorsionSpring && m.treeJointNode[static_cast<std::size_t>(f.joint)] >= 0) break;  // acts on its coordinate
         // a joint that closes a loop: a torque pair about body 1's axis, from the angle between the perpendiculars
         const auto& jt = mech.joints[static_cast<std::size_t>(f.joint)];
         const int b1 = jt.body(0), b2 = jt.body(1);
         const V3<S> a = jt.axes[0].valid() ? mul(bodies.rotation(b1), cst<S>(nums.vector(jt.axes[0]))) : V3<S>{{S(0.0), S(0.0), S(1.0)}};
         const V3<S> w1 = mul(bodies.rotation(b1), cst<S>(p.jointAxes[static_cast<std::size_t>(f.joint)][0].w));
         const V3<S> w2 = mul(bodies.rotation(b2), cst<S>(p.jointAxes[static_cast<std::size_t>(f.joint)][1].w));
-        const S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
+        S angle = atan2(dot(cross(w1, w2), a), dot(w1, w2));
+        if (turns && turns->near) angle = angle + 2 * M_PI * std::round((turns->near[fi] - num::value(angle)) / (2 * M_PI));
+        if (turns && turns->measured) turns->measured[fi] = num::value(angle);
         const S rate = dot(sub(bodies.omega(b2), bodies.omega(b1)), a);
         const S tq = (angle - S(fn.naturalAngle)) * (-S(fn.stiffness)) - rate * S(fn.damping);
         torqueOn(b1, scale(-tq, a));

@@ -71,6 +71,7 @@ GlobalOdeData::GlobalOdeData(const kin::NaturalModel& m)
       gamma(m.nrows),
       rhs(m.nq + m.nrows),
       solution(m.nq + m.nrows),
+      Q(m.nq),
       lu(m.nq + m.nrows),
       penaltyLu(m.nq) {}
 
@@ -84,7 +85,8 @@ Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& iner
   d.A.topLeftCorner(n, n) = inertia.M;
   d.A.topRightCorner(n, r) = d.J.transpose();
   d.A.bottomLeftCorner(r, n) = d.J;
-  d.rhs.head(n) = inertia.gravity;
+  appliedForces(inertia, t, q, qd, d.Q);
+  d.rhs.head(n) = d.Q;
   // Φ̈ + 2αΦ̇ + β²Φ = 0: Φ_q q̈ = −γ − 2α(Φ_q q̇ + Φ_t) − β²Φ
   d.rhs.tail(r) = -d.gamma - 2 * b.alpha * (d.J * qd + d.phiT) - b.beta * b.beta * d.phi;
   d.lu.compute(d.A);
@@ -108,7 +110,8 @@ Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInerti
   auto Mbar = d.A.topLeftCorner(n, n);
   Mbar = inertia.M;
   Mbar.noalias() += alpha * d.J.transpose() * d.J;
-  d.rhs.head(n) = inertia.gravity - alpha * d.J.transpose() *
+  appliedForces(inertia, t, q, qd, d.Q);
+  d.rhs.head(n) = d.Q - alpha * d.J.transpose() *
                                         (d.gamma + 2 * p.xi * p.omega * (d.J * qd + d.phiT) + p.omega * p.omega * d.phi);
   d.penaltyLu.compute(Mbar);
   if (d.penaltyLu.info() != Eigen::Success)
@@ -131,6 +134,7 @@ Index3Data::Index3Data(const kin::NaturalModel& m)
       qdd(m.nq),
       w(m.nrows),
       Jw(m.nq),
+      Q(m.nq),
       lu(m.nq) {}
 
 Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s) {
@@ -148,8 +152,10 @@ Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, co
   if (llt.info() != Eigen::Success)
     return failure(Status::Code::Singular, s.t, "the start's matrix M + αΦ_qᵀΦ_q is singular: a body without mass that no constraint holds");
   s.lambda = Eigen::VectorXd::Zero(m.nrows);
+  Eigen::VectorXd Q;
+  appliedForces(inertia, s.t, s.q, s.qd, Q);
   for (int k = 0; k < 100; ++k) {
-    s.qdd = llt.solve(inertia.gravity - J.transpose() * (s.lambda + alpha * gamma));
+    s.qdd = llt.solve(Q - J.transpose() * (s.lambda + alpha * gamma));
     const Eigen::VectorXd violation = J * s.qdd + gamma;
     s.lambda += alpha * violation;
     if (violation.cwiseAbs().maxCoeff() < o.tolerance * std::max(1.0, s.qdd.cwiseAbs().maxCoeff())) return {};
@@ -164,14 +170,21 @@ void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, d
   // f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q), q̈ = (4/h²) q − q̂̈
   d.w = alpha * d.phi + lambda;
   d.qdd = (4 / (h * h)) * q - d.qddHat;
-  d.residual = (h * h / 4) * (inertia.M * d.qdd + d.J.transpose() * d.w - inertia.gravity);
+  if (inertia.stateDependent()) {
+    d.qdShift = (2 / h) * q - d.qdHat;  // the rule's q̇ at q
+    appliedForces(inertia, t, q, d.qdShift, d.Q);
+  } else {
+    d.Q = inertia.gravity;
+  }
+  d.residual = (h * h / 4) * (inertia.M * d.qdd + d.J.transpose() * d.w - d.Q);
 }
 
 void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t, Eigen::VectorXd& q,
                    const Eigen::VectorXd& lambda, Index3Data& d) {
-  // M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq), w = αΦ + λ (gravity is constant: no stiffness or damping
-  // of forces). The natural coordinates' constraints are quadratic: Φ_q is affine in q, so a unit
-  // difference of Φ_qᵀw is its exact derivative.
+  // M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq − ∂Q/∂q − (2/h) ∂Q/∂q̇), w = αΦ + λ. The natural
+  // coordinates' constraints are quadratic: Φ_q is affine in q, so a unit difference of Φ_qᵀw is
+  // its exact derivative. The force elements' stiffness and damping (gravity has none) by
+  // central differences along (e_j, (2/h) e_j), the rule's q̇ moving with q.
   kin::evaluateJacobianDense(m, q, t, d.J);
   kin::evaluateConstraints(m, q, t, d.phi);
   d.w = alpha * d.phi + lambda;
@@ -184,6 +197,18 @@ void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, do
     q[j] -= 1;
     d.tangent.col(j).noalias() += (h * h / 4) * d.Jshift.transpose() * d.w;
     d.tangent.col(j) -= (h * h / 4) * d.Jw;
+  }
+  if (!inertia.stateDependent()) return;
+  d.qdShift = (2 / h) * q - d.qdHat;
+  for (int j = 0; j < m.nq; ++j) {
+    const double eps = 1e-6 * std::max(1.0, std::abs(q[j]));
+    const double q0 = q[j], qd0 = d.qdShift[j];
+    q[j] = q0 + eps, d.qdShift[j] = qd0 + (2 / h) * eps;
+    appliedForces(inertia, t, q, d.qdShift, d.Qplus);
+    q[j] = q0 - eps, d.qdShift[j] = qd0 - (2 / h) * eps;
+    appliedForces(inertia, t, q, d.qdShift, d.Qminus);
+    q[j] = q0, d.qdShift[j] = qd0;
+    d.tangent.col(j) -= (h * h / 4) / (2 * eps) * (d.Qplus - d.Qminus);
   }
 }
 
@@ -205,6 +230,7 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
       index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
       d.lu.compute(d.tangent);
       d.rebuild = false;
+      ++d.tangents;
     }
     const double before = d.iterations > 0 ? d.dq.cwiseAbs().maxCoeff() : 0;
     d.dq = -d.lu.solve(d.residual);

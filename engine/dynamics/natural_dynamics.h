@@ -15,22 +15,53 @@
 #include <Eigen/LU>
 
 #include "core/status.h"
+#include "dynamics/recursive_model.h"
 #include "kinematics/natural_model.h"
 
 namespace lw::dyn {
 
+/// The force elements on the natural coordinates of a planar model (springs with their dampers
+/// and actuators, point forces, torques, the torsion springs of every joint): their generalized
+/// forces by virtual work on the bodies' frames — a force F at p = O + a d + b R90 d puts F on O
+/// and a F + b R90ᵀF on d, a torque T puts T R90 d / |d|² on d. The laws are the recursive
+/// formulations' own (force_elements.h), read from `tree`'s mechanism and numbers; both models
+/// outlive this.
+class NaturalForceElements {
+ public:
+  NaturalForceElements(const RecursiveModel& tree, const kin::NaturalModel& m);
+  bool empty() const { return empty_; }
+  /// Q += the elements' generalized forces at (t, q, q̇).
+  void add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const;
+  /// An accepted state: the torsion springs' angles continue from it (a spring wound past half a
+  /// turn keeps its torque; the recursive formulations' tree coordinates count the turns alike).
+  void accept(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
+
+ private:
+  const RecursiveModel& tree_;
+  const kin::NaturalModel& m_;
+  bool empty_ = true;
+  std::vector<double> near_;              // by force: the torsion angles of the last accepted state
+  mutable std::vector<double> measured_;  // scratch: those of the last evaluation
+};
+
 /// M (nq × nq, constant) and Q_g (nq): T = ½ q̇ᵀ M q̇ and the gravity's generalized force for
-/// a planar natural model; `error` says why not (a spatial model).
+/// a planar natural model; `error` says why not (a spatial model). `elements`, when set, adds
+/// the force elements' (appliedForces).
 struct NaturalInertia {
   Eigen::MatrixXd M;
   Eigen::VectorXd gravity;
+  const NaturalForceElements* elements = nullptr;
+  /// Do the applied forces depend on the state (force elements), or only gravity's?
+  bool stateDependent() const { return elements && !elements->empty(); }
 };
 bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error);
+/// Q(t, q, q̇): gravity and the force elements.
+void appliedForces(const NaturalInertia& inertia, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q);
 
 /// The buffers of the index-1 and penalty formulations (one per run).
 struct GlobalOdeData {
   Eigen::MatrixXd J, A;  // Φ_q, the augmented matrix
-  Eigen::VectorXd phi, phiT, gamma, rhs, solution;
+  Eigen::VectorXd phi, phiT, gamma, rhs, solution, Q;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   Eigen::LLT<Eigen::MatrixXd> penaltyLu;  // the penalty formulation's M + αΦ_qᵀΦ_q (symmetric positive)
   explicit GlobalOdeData(const kin::NaturalModel& m);
@@ -77,9 +108,10 @@ struct Index3State {
 
 struct Index3Data {
   Eigen::MatrixXd J, Jshift, tangent;
-  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Jw;
+  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Jw, Q, Qplus, Qminus, qShift, qdShift;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   int iterations = 0;  // the last step's Newton iterations
+  long tangents = 0;   // Newton tangents built, all steps
   bool rebuild = false;  // the next iteration rebuilds the tangent
   explicit Index3Data(const kin::NaturalModel& m);
 };

@@ -86,6 +86,12 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     }
     st.resolved = std::move(*r);
   }
+  if (analysis::isGlobal(spec.run.formulation)) {
+    res.status = failure(Status::Code::BadRequest, 0,
+                         std::string("sensitivities of the ") + analysis::toString(spec.run.formulation) +
+                             " formulation are not available yet: use --formulation matrix-r or penalty");
+    return res;
+  }
   if (spec.analysis == Analysis::Kinematics) {
     // the drivers must fix every freedom: the motion is then the kinematic solution, which the
     // tree's coordinates follow step by step (a Matrix R run with no independent coordinates)

@@ -47,7 +47,10 @@ class RunRows {
   RunRows& operator=(const RunRows&) = delete;
   /// The state at t: the powers' quadrature takes every step, a row is written when `store`.
   /// A row that is not finite is dropped and stops the run (nonFinite()).
-  void record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store);
+  /// `residuals` (optional): the largest |Φ| and |Φ̇| of the formulation's own constraints (a
+  /// global formulation's natural ones), in place of the tree's loops at z.
+  void record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store,
+              const double* residuals = nullptr);
   /// The costs' terms at an accepted state.
   void addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
   /// What an impact took from the motion: counted as dissipated, so that the balance holds.
@@ -63,6 +66,8 @@ class RunRows {
     addCosts(t, z, zd, zdd);
   }
   double lastStoredT() const { return lastStoredTime; }
+  /// The last state recorded, a row or not (negative before the first).
+  double lastRecordedT() const { return recordedAny ? lastT : -1; }
   bool nonFinite() const { return nonFiniteRow; }
   /// The costs' values and the energy warning into the result, and the time since `start`.
   void finish(std::chrono::steady_clock::time_point start);
@@ -88,6 +93,7 @@ class RunRows {
   // the steps between stored rows cost nothing here
   bool powersNeeded = false;
   bool nonFiniteRow = false;  // a row was not finite: the run stops there
+  bool recordedAny = false;
   EnergyJumpWatch energyWatch;
   // rows that leave as they are computed take no memory; the file's size is the disk's business
   bool streamed = false;
@@ -118,6 +124,10 @@ struct RunContext {
   long every;       // steps per stored row
 };
 
+/// The global formulations (global_run.cpp): index-3, index-1, penalty on the natural coordinates.
+void runGlobal(RunContext& run);
+/// Why a run cannot take a global formulation (empty: it can).
+std::string globalRunProblem(const RunContext& run);
 /// The Matrix R formulation with the trapezoidal rule or RK45.
 void runMatrixR(RunContext& run);
 /// The penalty formulation (trapezoidal rule).

@@ -34,11 +34,11 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
   forces.shareFrames(rowData);
   powersNeeded = !m.forces.empty() || !m.drivers.empty();
   streamed = static_cast<bool>(spec.rows);
-  energyWatch.relative = spec.integrator == Integrator::RK45 && spec.formulation == Formulation::MatrixR ? std::max(100 * spec.tol, 1e-9) : 1e-4;
+  energyWatch.relative = spec.integrator == Integrator::RK45 && !trapezoidalOnly(spec.formulation) ? std::max(100 * spec.tol, 1e-9) : 1e-4;
   // the penalty's constraints yield by force/α, storing (force)²/α that the balance does not
   // book: a body settling on a held contact from rest (energies near zero) is measured against
   // the weight's scale m g L, not against the nothing its energy is
-  if (spec.formulation == Formulation::Penalty) {
+  if (spec.formulation == Formulation::Penalty || spec.formulation == Formulation::PenaltyGlobal) {
     double mass = 0;
     for (const auto& b : m.bodies) mass += b.mass;
     energyWatch.scale = mass * std::max(1.0, m.gravity.norm()) * std::max(1e-3, m.lengthScale());
@@ -93,7 +93,8 @@ void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd
   costs->add(t, outputValues.data(), m.parameters->values().data());
 }
 
-void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store) {
+void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store,
+                     const double* residuals) {
   if (!store && !powersNeeded) return;
   // one pass of the frames along ż serves the poses, points, energies, powers and residuals
   dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
@@ -107,6 +108,7 @@ void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& 
   }
   lastPower = p;
   lastT = t;
+  recordedAny = true;
   if (!store) return;
   lastStoredTime = t;
   if (!streamed)  // a streamed run keeps no poses
@@ -133,8 +135,8 @@ void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& 
   res.values.push_back(e.kinetic);
   res.values.push_back(e.potential);
   res.values.push_back(e.total());
-  res.values.push_back(snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
-  res.values.push_back(snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
+  res.values.push_back(residuals ? residuals[0] : snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
+  res.values.push_back(residuals ? residuals[1] : snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
   if (first) E0 = e.total();
   res.values.push_back(dissipated);
   res.values.push_back(applied);

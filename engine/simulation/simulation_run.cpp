@@ -18,12 +18,29 @@ using events::impactSpeeds;
 using events::mixedProblem;
 using events::switchRecord;
 
-bool parseFormulation(const std::string& s, Formulation& out) {
-  if (s == "matrix-r") out = Formulation::MatrixR;
-  else if (s == "penalty") out = Formulation::Penalty;
-  else return false;
-  return true;
+const char* toString(Formulation f) {
+  switch (f) {
+    case Formulation::MatrixR: return "matrix-r";
+    case Formulation::Penalty: return "penalty";
+    case Formulation::Index3: return "index3";
+    case Formulation::Index1: return "index1";
+    case Formulation::PenaltyGlobal: return "penalty-global";
+  }
+  return "?";
 }
+
+bool parseFormulation(const std::string& s, Formulation& out) {
+  for (auto f : {Formulation::MatrixR, Formulation::Penalty, Formulation::Index3, Formulation::Index1, Formulation::PenaltyGlobal})
+    if (s == toString(f)) {
+      out = f;
+      return true;
+    }
+  return false;
+}
+
+bool trapezoidalOnly(Formulation f) { return f == Formulation::Penalty || f == Formulation::Index3; }
+
+bool isGlobal(Formulation f) { return f == Formulation::Index3 || f == Formulation::Index1 || f == Formulation::PenaltyGlobal; }
 
 Status StepObserver::impact(const std::vector<dyn::Dof>&, const integ::State& before, const integ::State&, const std::vector<int>&,
                             const Eigen::VectorXd&) {
@@ -100,17 +117,20 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   const bool atTimes = !spec.times.empty();
   if (atTimes) {
     std::string problem = timesProblem(spec.times);
-    if (problem.empty() && spec.formulation == Formulation::Penalty)
-      problem = "sample times (--times) serve the Matrix R formulation: the penalty formulation keeps no interpolant between its steps (use --output-dt)";
+    if (problem.empty() && spec.formulation != Formulation::MatrixR)
+      problem = std::string("sample times (--times) serve the Matrix R formulation: the ") + toString(spec.formulation) +
+                " formulation writes its rows every --output-dt";
     if (!problem.empty()) {
       res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
       return res;
     }
   }
   const double tEndRun = atTimes ? spec.times.back() : spec.tEnd;
+  // RK45 chooses its own steps and writes its rows at any interval from its dense output
+  const bool adaptive = !trapezoidalOnly(spec.formulation) && spec.integrator == Integrator::RK45;
   // RK45 at a tolerance doubles cannot meet rejects every step until the step underflows, which
   // then reads as a singular position: the tolerance is the reason
-  if (spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45 && !(spec.tol >= kSmallestTolerance)) {
+  if (adaptive && !(spec.tol >= kSmallestTolerance)) {
     res.status = lw::failure(lw::Status::Code::BadRequest, 0,
                              "the RK45 tolerance " + lw::shortNumber(spec.tol) + " is below what double precision can meet: choose at least " +
                                  lw::shortNumber(kSmallestTolerance));
@@ -119,8 +139,6 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   long every = 1;  // steps per stored row
   const bool streamed = static_cast<bool>(spec.rows);  // rows leave as they are computed
   const long outputs = spec.dt > 0 ? std::lround(tEndRun / spec.dt) : 0;
-  // RK45 chooses its own steps and writes its rows at any interval from its dense output
-  const bool adaptive = spec.formulation == Formulation::MatrixR && spec.integrator == Integrator::RK45;
   // a fixed step ends where its steps end: an end time between two steps used to be rounded to
   // the nearer one silently (0.831 s at 2 ms ran to 0.832 s)
   if (!atTimes && !adaptive && spec.dt > 0)
@@ -159,6 +177,7 @@ SimulationResult simulate(const ResolvedMechanism& m, const SimulationSpec& spec
   }
   RunContext context{m, spec, progress, cancel, start, model, numbers, data, monitor, sources, speeds, rows, res, atTimes, tEndRun, outputs, every};
   if (spec.formulation == Formulation::Penalty) runPenalty(context);
+  else if (isGlobal(spec.formulation)) runGlobal(context);
   else runMatrixR(context);
   // a step that failed where a driver's function is not finite (sqrt(0.5 - t) past 0.5 s): that
   // is the reason, not the singular matrix or the Newton iteration it caused

@@ -17,9 +17,18 @@
 
 namespace lw::analysis {
 
-enum class Formulation { MatrixR, Penalty };
+// the semi-recursive formulations (Matrix R, seed 000; penalty, seed 004), and the global ones
+// on the natural coordinates (seeds 001 §3, 003 §1): the index-3 augmented Lagrangian, index-1
+// with Baumgarte stabilisation, and the penalty ODE
+enum class Formulation { MatrixR, Penalty, Index3, Index1, PenaltyGlobal };
 enum class Integrator { Trapezoidal, RK45 };
 bool parseFormulation(const std::string& s, Formulation& out);
+/// "matrix-r", "penalty", "index3", "index1", "penalty-global": what parseFormulation reads.
+const char* toString(Formulation f);
+/// Does the formulation integrate with the trapezoidal rule only (penalty, index-3)?
+bool trapezoidalOnly(Formulation f);
+/// Is it one of the global formulations on the natural coordinates?
+bool isGlobal(Formulation f);
 bool parseIntegrator(const std::string& s, Integrator& out);
 
 /// Follows a Matrix R run (either integrator) step by step: a sensitivity analysis
@@ -65,7 +74,7 @@ constexpr double kSmallestTolerance = 1e-13;
 
 struct SimulationSpec {
   Formulation formulation = Formulation::MatrixR;
-  Integrator integrator = Integrator::Trapezoidal;  // the penalty formulation is always trapezoidal
+  Integrator integrator = Integrator::Trapezoidal;  // penalty and index-3 are always trapezoidal (trapezoidalOnly)
   double tEnd = 1;
   double dt = 1e-3;     // trapezoidal and penalty: the step; RK45 (which chooses its own steps):
                         // the interval between rows when outputDt is 0

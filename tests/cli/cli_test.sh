@@ -371,6 +371,23 @@ expect 2 "set a parameter twice" -- "$cli" set "$samples/four-bar-synthesis.json
 contains err "parameter 'L1' is given twice"
 expect 2 "penalty with rk45" -- "$cli" simulate "$samples/five-bar.json" --formulation penalty --integrator rk45 --t-end 0.01
 contains err "the trapezoidal rule only"
+# the global formulations on natural coordinates: the same table as Matrix R's, the same motion
+for f in index3 index1 penalty-global matrix-r; do
+  expect 0 "simulate --formulation $f" -- "$cli" simulate "$samples/ten-bar-chain.json" --formulation $f --t-end 0.1 -o "$tmp/global_$f.csv"
+done
+python3 - "$tmp" <<'PY' || { echo "FAIL: the global formulations' tables"; fail=1; }
+import csv, sys
+ref = list(csv.DictReader(open(sys.argv[1] + "/global_matrix-r.csv")))
+for f in ("index3", "index1", "penalty-global"):
+    rows = list(csv.DictReader(open(sys.argv[1] + "/global_" + f + ".csv")))
+    assert len(rows) == len(ref) == 101 and list(rows[0]) == list(ref[0]), f
+    worst = max(abs(float(a[c]) - float(b[c])) for a, b in zip(rows, ref) for c in ref[0] if c.startswith("dof."))
+    assert 0 < worst < 1e-4, (f, worst)
+PY
+expect 2 "index3 with rk45" -- "$cli" simulate "$samples/ten-bar-chain.json" --formulation index3 --integrator rk45 --t-end 0.01
+contains err "the index3 formulation integrates with the trapezoidal rule only"
+expect 5 "a global formulation of a spatial model" -- "$cli" simulate "$samples/spatial-four-bar-swing.json" --formulation index1 --t-end 0.01
+contains err "planar"
 expect 2 "penalty sensitivity with rk45" -- "$cli" sensitivity "$samples/five-bar.json" --formulation penalty --integrator rk45 --t-end 0.01
 expect 0 "a tolerance the trapezoidal rule ignores" -- "$cli" simulate "$samples/four-bar-free.json" --t-end 0.01 --dt 0.01 --tol 1e-6 -o "$tmp/tol.csv"
 contains err "note: --tol is rk45's tolerance"

@@ -1,0 +1,174 @@
+#include "dynamics/natural_tree_map.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "dynamics/tree_kernels.h"
+#include "numeric/scalar.h"
+
+namespace lw::dyn {
+
+using detail::Frame;
+using detail::M3;
+using detail::V3;
+using kin::Jet;
+
+bool compileNaturalTreeMap(const RecursiveModel& tree, const kin::NaturalModel& natural, NaturalTreeMap& out, std::string& why) {
+  if (tree.dimension != 2 || natural.dimension != 2) {
+    why = "the global formulations are planar for now (a spatial body's natural coordinates need a third vector for a constant mass matrix)";
+    return false;
+  }
+  for (const Node& n : tree.nodes)
+    if (n.kind != NodeKind::Revolute && n.kind != NodeKind::Prismatic && n.kind != NodeKind::Fixed && n.kind != NodeKind::FreePlanar) {
+      why = "the tree joint of body '" + tree.mechanism->bodies[static_cast<std::size_t>(n.body)].name + "' has no planar coordinate";
+      return false;
+    }
+  const ResolvedMechanism& m = *tree.mechanism;
+  out.entities.assign(natural.entities.size(), {});
+  for (std::size_t e = 0; e < natural.entities.size(); ++e) {
+    const kin::Entity& en = natural.entities[e];
+    if (en.fixed()) continue;
+    auto& c = out.entities[e];
+    for (int b : en.bodies)
+      if (b > 0) {
+        c.body = b;
+        break;
+      }
+    if (c.body < 0) {
+      why = "the natural coordinate '" + en.name + "' belongs to no moving body";
+      return false;
+    }
+    const auto& body = m.bodies[static_cast<std::size_t>(c.body)];
+    c.isVector = en.isVector;
+    c.local = en.isVector ? Eigen::Vector3d(body.rotation.transpose() * en.value)
+                          : Eigen::Vector3d(body.rotation.transpose() * (en.value - body.position));
+  }
+  return true;
+}
+
+void naturalStateOf(const RecursiveModel& tree, const kin::NaturalModel& natural, const NaturalTreeMap& map, const Eigen::VectorXd& z,
+                    const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::VectorXd* qdd) {
+  std::vector<Jet> zj(static_cast<std::size_t>(tree.nz));
+  for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = Jet(z[i], zd[i], zdd[i]);
+  std::vector<Frame<Jet>> f;
+  detail::computeFrames<Jet>(tree, zj.data(), f);
+  q.resize(natural.nq);
+  qd.resize(natural.nq);
+  if (qdd) qdd->resize(natural.nq);
+  for (std::size_t e = 0; e < natural.entities.size(); ++e) {
+    const kin::Entity& en = natural.entities[e];
+    const auto& c = map.entities[e];
+    if (en.fixed() || c.body < 0) continue;
+    const Frame<Jet>& frame = f[static_cast<std::size_t>(c.body)];
+    const V3<Jet> w = c.isVector ? detail::mul(frame.R, c.local) : detail::worldPoint(frame, c.local);
+    for (int k = 0; k < natural.dimension; ++k) {
+      q[en.offset + k] = w[k].v;
+      qd[en.offset + k] = w[k].d;
+      if (qdd) (*qdd)[en.offset + k] = w[k].dd;
+    }
+  }
+}
+
+namespace {
+
+// entity e on the jet q + s q̇ + ½ s² q̈ (fixed: its value)
+V3<Jet> entityJet(const kin::NaturalModel& nm, int e, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd) {
+  const kin::Entity& en = nm.entities[static_cast<std::size_t>(e)];
+  if (en.fixed()) return {{Jet(en.value.x()), Jet(en.value.y()), Jet(en.value.z())}};
+  V3<Jet> v{{Jet(0.0), Jet(0.0), Jet(0.0)}};
+  for (int k = 0; k < nm.dimension; ++k) v[k] = Jet(q[en.offset + k], qd[en.offset + k], qdd[en.offset + k]);
+  return v;
+}
+
+// the frame of planar body b: turned from its stored frame as its direction d turned from the
+// stored d0 (normalised: a penalty's stretched d turns the frame, it does not scale it), and
+// moved with its origin entity
+Frame<Jet> bodyFrame(const kin::NaturalModel& nm, const ResolvedMechanism& m, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                     const Eigen::VectorXd& qdd) {
+  const kin::BodyFrame& bf = nm.bodies[static_cast<std::size_t>(b)];
+  const auto& body = m.bodies[static_cast<std::size_t>(b)];
+  const V3<Jet> o = entityJet(nm, bf.origin, q, qd, qdd);
+  V3<Jet> d = entityJet(nm, bf.d[0].a, q, qd, qdd);
+  Eigen::Vector3d d0 = nm.entities[static_cast<std::size_t>(bf.d[0].a)].value;
+  if (bf.d[0].b >= 0) {
+    d = detail::sub(d, entityJet(nm, bf.d[0].b, q, qd, qdd));
+    d0 -= nm.entities[static_cast<std::size_t>(bf.d[0].b)].value;
+  }
+  const Eigen::Vector3d o0 = nm.entities[static_cast<std::size_t>(bf.origin)].value;
+  using std::sqrt;
+  const Jet scale = Jet(1.0) / (sqrt(d[0] * d[0] + d[1] * d[1]) * d0.head<2>().norm());
+  const Jet c = (d[0] * d0.x() + d[1] * d0.y()) * scale, s = (d[1] * d0.x() - d[0] * d0.y()) * scale;
+  M3<Jet> turn = detail::identity<Jet>();
+  turn(0, 0) = c, turn(0, 1) = -s, turn(1, 0) = s, turn(1, 1) = c;
+  Frame<Jet> f;
+  f.R = detail::mul(turn, body.rotation);
+  f.x = detail::add(o, detail::mul(turn, Eigen::Vector3d(body.position - o0)));
+  return f;
+}
+
+// the angle of the turn Rm about the unit axis u: sin from Rm's skew part along u, cos from its trace
+Jet turnAbout(const M3<Jet>& Rm, const Eigen::Vector3d& u) {
+  const Jet sinPart = ((Rm(2, 1) - Rm(1, 2)) * u.x() + (Rm(0, 2) - Rm(2, 0)) * u.y() + (Rm(1, 0) - Rm(0, 1)) * u.z()) * 0.5;
+  const Jet cosPart = (Rm(0, 0) + Rm(1, 1) + Rm(2, 2) - Jet(1.0)) * 0.5;
+  return num::atan2(sinPart, cosPart);
+}
+
+// the angle a continued from `near`: whole turns added
+double continued(double a, double near) { return a + 2 * std::numbers::pi * std::round((near - a) / (2 * std::numbers::pi)); }
+
+}  // namespace
+
+void treeStateOf(const RecursiveModel& tree, const kin::NaturalModel& natural, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                 const Eigen::VectorXd& qdd, Eigen::VectorXd& z, Eigen::VectorXd& zd, Eigen::VectorXd& zdd) {
+  const ResolvedMechanism& m = *tree.mechanism;
+  std::vector<Frame<Jet>> f(m.bodies.size());
+  f[0].R = detail::identity<Jet>();
+  f[0].x = {{Jet(0.0), Jet(0.0), Jet(0.0)}};
+  for (std::size_t b = 1; b < m.bodies.size(); ++b) f[b] = bodyFrame(natural, m, static_cast<int>(b), q, qd, qdd);
+  z.conservativeResize(tree.nz);
+  zd.resize(tree.nz);
+  zdd.resize(tree.nz);
+  auto set = [&](int i, const Jet& v) {
+    z[i] = v.v;
+    zd[i] = v.d;
+    zdd[i] = v.dd;
+  };
+  for (std::size_t k = 0; k < tree.nodes.size(); ++k) {
+    const Node& n = tree.nodes[k];
+    const auto& g = tree.numbers.nodes[k];
+    const Frame<Jet>& p = f[static_cast<std::size_t>(n.parent)];
+    const Frame<Jet>& c = f[static_cast<std::size_t>(n.body)];
+    // the pose relative to the parent, X_parent⁻¹ X_child = M_joint(z) X0: M's turn Rm = R_rel R0ᵀ
+    M3<Jet> pT;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) pT(i, j) = p.R(j, i);
+    const M3<Jet> Rrel = detail::mul(pT, c.R);
+    const V3<Jet> xrel = detail::mul(pT, detail::sub(c.x, p.x));
+    const Eigen::Matrix3d R0T = g.R0.transpose();
+    const M3<Jet> Rm = detail::mul(Rrel, R0T);
+    const double sign = n.flip ? -1.0 : 1.0;
+    const V3<Jet> slide = detail::sub(xrel, detail::cst<Jet>(g.x0));  // Prismatic: tm = x_rel − x0
+    switch (n.kind) {
+      case NodeKind::Revolute: {
+        Jet a = turnAbout(Rm, g.axis) * sign;
+        a.v = continued(a.v, z[n.z]);
+        set(n.z, a);
+        break;
+      }
+      case NodeKind::Prismatic:
+        set(n.z, (slide[0] * g.axis.x() + slide[1] * g.axis.y() + slide[2] * g.axis.z()) * sign);
+        break;
+      case NodeKind::FreePlanar: {
+        set(n.z, slide[0]);  // x_rel = x0 + (z0, z1, 0)
+        set(n.z + 1, slide[1]);
+        Jet a = turnAbout(Rm, Eigen::Vector3d::UnitZ());
+        a.v = continued(a.v, z[n.z + 2]);
+        set(n.z + 2, a);
+        break;
+      }
+      default: break;  // Fixed (compileNaturalTreeMap refused the others)
+    }
+  }
+}
+
+}  // namespace lw::dyn
