@@ -46,6 +46,19 @@ const Choice kChoices[] = {
      analysis::Formulation::MatrixR, analysis::Integrator::RK45},
     {"Dynamics: penalty", "Motion under forces: penalty formulation, trapezoidal rule (seed 004)", false, {},
      analysis::Formulation::Penalty, analysis::Integrator::Trapezoidal},
+    // the global formulations on natural coordinates (planar mechanisms without contacts)
+    {"Dynamics: index-3 (global)",
+     "Motion under forces in natural coordinates: index-3 augmented Lagrangian with projections, trapezoidal rule "
+     "(seeds 001, 003; planar, no contacts yet)",
+     false, {}, analysis::Formulation::Index3, analysis::Integrator::Trapezoidal},
+    {"Dynamics: index-1, RK45 (global)",
+     "Motion under forces in natural coordinates: index-1 with Baumgarte stabilisation, adaptive Runge–Kutta 4(5) "
+     "(seed 003; planar, no contacts yet)",
+     false, {}, analysis::Formulation::Index1, analysis::Integrator::RK45},
+    {"Dynamics: penalty (global)",
+     "Motion under forces in natural coordinates: penalty formulation, adaptive Runge–Kutta 4(5) (seed 001; planar, no "
+     "contacts yet)",
+     false, {}, analysis::Formulation::PenaltyGlobal, analysis::Integrator::RK45},
 };
 
 const Choice& choiceAt(int index) { return kChoices[std::clamp(index, 0, static_cast<int>(std::size(kChoices)) - 1)]; }
@@ -110,6 +123,8 @@ AnalysisPanel::AnalysisPanel(QWidget* parent) : QWidget(parent) {
   connect(stop_, &QPushButton::clicked, this, &AnalysisPanel::stop);
   run_->setEnabled(false);
 }
+
+QString AnalysisPanel::statusText() const { return status_->text(); }
 
 AnalysisPanel::~AnalysisPanel() {
   cancel_ = true;

@@ -55,6 +55,8 @@ class AnalysisPanel : public QWidget {
   void setMechanism(std::shared_ptr<const ResolvedMechanism> m, double tEnd, double dt, std::shared_ptr<const Mechanism> source = {});
   bool running() const { return running_; }
   QComboBox* analysisChoice() const { return choice_; }
+  /// What the panel says of the last run ("Done: ...", "Stopped: <reason> ...").
+  QString statusText() const;
   QDoubleSpinBox* endTime() const { return tEnd_; }
   QDoubleSpinBox* step() const { return dt_; }
   QDoubleSpinBox* rowsEvery() const { return outputDt_; }
