@@ -31,6 +31,7 @@
 
 #include "cli_support.h"
 #include "study_commands.h"
+#include "compare_command.h"
 #include "sweep_command.h"
 
 namespace {
@@ -507,6 +508,23 @@ int main(int argc, char** argv) {
                                                            "Python module)");
   sweepApp->add_option("-o,--out", sweepArgs.out, "CSV file (default: standard output)");
 
+  CompareArgs compareArgs;
+  auto* compareApp = app.add_subcommand("compare", "One model by every formulation that applies (matrix-r, penalty, index3, index1, "
+                                                   "penalty-global; trapezoidal and rk45): time per step, steps, evaluations, energy "
+                                                   "drift, constraint residuals and the distance from a reference run (matrix-r, rk45 "
+                                                   "at 1e-11), and with --gradients the costs' gradients beside the reference's");
+  compareApp->add_option("FILE", compareArgs.file, "mechanism file (.json)")->required();
+  compareApp->add_option("--t-end", compareArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
+  compareApp->add_option("--dt", compareArgs.dt, "the fixed step in s, and the rows every formulation is compared at (default: "
+                                                 "analysis.dt, else 1e-3)")
+      ->check(finiteAbove(0, false));
+  compareApp->add_option("--tol", compareArgs.tol, "rk45's relative tolerance in the compared runs (default 1e-8)")->check(finiteAbove(0, false, 1));
+  compareApp->add_flag("--gradients", compareArgs.gradients, "also the costs' gradients (the direct method) where a formulation has them");
+  compareApp->add_option("--costs", compareArgs.costs, "comma-separated cost names, or all (default)");
+  compareApp->add_option("--parameters", compareArgs.parameters, "with --gradients: comma-separated parameter names, or all (default)");
+  compareApp->add_option("-o,--out", compareArgs.out, "JSON file of the comparison (the table then goes to standard error); default: "
+                                                      "the table on standard output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -543,6 +561,7 @@ int main(int argc, char** argv) {
           if (sweepApp->count(o) > 0) sweepArgs.given.insert(o);
         return sweepCmd(sweepArgs);
       }
+      if (*compareApp) return compareCmd(compareArgs);
       if (*optCmd) return optimizeCmd(optArgs);
       if (*setCmdApp) return setCmd(setFile, setValues, setOut, setForce);
       if (*chain) return writeOut(lw::generate::fourBarChain(dyads), genOut);

@@ -384,6 +384,21 @@ for f in ("index3", "index1", "penalty-global"):
     worst = max(abs(float(a[c]) - float(b[c])) for a, b in zip(rows, ref) for c in ref[0] if c.startswith("dof."))
     assert 0 < worst < 1e-4, (f, worst)
 PY
+expect 0 "compare" -- "$cli" compare "$samples/ten-bar-chain.json" --t-end 0.05 --gradients --parameters l_1 -o "$tmp/compare.json"
+contains err "index3          trapezoidal"
+python3 - "$tmp/compare.json" <<'PY' || { echo "FAIL: compare's JSON"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [(f["formulation"], f["integrator"]) for f in d["formulations"]]
+assert ("index3", "trapezoidal") in names and ("matrix-r", "rk45") in names and len(names) == 8, names
+for f in d["formulations"]:
+    assert f["status"] == "ok" and f["steps"] > 0 and f["distance"] < 1e-4, f
+    assert "psi" in f["costs"]
+assert d["formulations"][0]["gradient_difference"] < 1e-4
+assert "not available" in d["formulations"][3]["gradient_status"]
+PY
+expect 0 "compare to standard output" -- "$cli" compare "$samples/five-bar.json" --t-end 0.01
+contains out "do not follow contacts"
 expect 2 "index3 with rk45" -- "$cli" simulate "$samples/ten-bar-chain.json" --formulation index3 --integrator rk45 --t-end 0.01
 contains err "the index3 formulation integrates with the trapezoidal rule only"
 expect 5 "a global formulation of a spatial model" -- "$cli" simulate "$samples/spatial-four-bar-swing.json" --formulation index1 --t-end 0.01

@@ -1,0 +1,89 @@
+// `compare` (analysis/compare.h): every formulation and integrator on one model beside the
+// reference run — the figures each run's own table gives, the distances within each method's
+// integration error, the gradients beside the reference's, what does not apply said with the
+// reason, and the JSON a script reads.
+#include "analysis/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/samples.h"
+
+namespace lw::analysis {
+namespace {
+
+const CompareEntry* entry(const CompareResult& r, Formulation f, Integrator i) {
+  for (const auto& e : r.entries)
+    if (e.formulation == f && e.integrator == i) return &e;
+  return nullptr;
+}
+
+TEST(Compare, EveryFormulationRunsTheTenBarChainBesideTheReference) {
+  const Mechanism m = test::sampleMechanism("ten-bar-chain");
+  CompareSpec spec;
+  spec.tEnd = 0.1;
+  spec.dt = 1e-3;
+  spec.gradients = true;
+  spec.parameters = {"l_1", "m_10"};
+  const CompareResult r = compareFormulations(m, spec);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  ASSERT_EQ(r.entries.size(), 8u);
+  for (const auto& e : r.entries) {
+    SCOPED_TRACE(std::string(toString(e.formulation)) + (e.integrator == Integrator::RK45 ? " rk45" : " trapezoidal"));
+    ASSERT_TRUE(e.status.ok()) << e.status.message;
+    EXPECT_GT(e.steps, 0);
+    EXPECT_GT(e.seconds, 0);
+    EXPECT_LT(e.distance, 1e-4);  // the integration error of 0.1 s at 1 ms
+    ASSERT_EQ(e.costs.size(), 1u);
+    EXPECT_NEAR(e.costs[0], r.reference.costs[0], 1e-5 * std::abs(r.reference.costs[0]));
+  }
+  // the reference against itself, and the constrained formulations at round-off
+  EXPECT_EQ(r.reference.distance, 0.0);
+  EXPECT_LT(entry(r, Formulation::Index3, Integrator::Trapezoidal)->residualPosition, 1e-10);
+  EXPECT_LT(entry(r, Formulation::Index1, Integrator::RK45)->distance, 1e-8);
+  EXPECT_GT(entry(r, Formulation::Index1, Integrator::Trapezoidal)->residualPosition, 1e-9);  // Baumgarte's drift, seen
+  // gradients: the recursive ones beside the reference's, the global ones not yet (said)
+  ASSERT_EQ(r.parameters, (std::vector<std::string>{"l_1", "m_10"}));
+  ASSERT_EQ(r.reference.gradient.rows(), 1);
+  EXPECT_GT(r.reference.gradient.cwiseAbs().maxCoeff(), 0.1);
+  for (auto [f, i] : {std::pair{Formulation::MatrixR, Integrator::Trapezoidal}, std::pair{Formulation::Penalty, Integrator::Trapezoidal}}) {
+    const CompareEntry* e = entry(r, f, i);
+    ASSERT_EQ(e->gradient.cols(), 2);
+    EXPECT_LT(e->gradientDifference, 1e-4);
+    EXPECT_NEAR(e->gradientDifference, (e->gradient - r.reference.gradient).cwiseAbs().maxCoeff() / r.reference.gradient.cwiseAbs().maxCoeff(), 1e-15);
+  }
+  EXPECT_FALSE(entry(r, Formulation::Index3, Integrator::Trapezoidal)->gradientStatus.ok());
+  // the JSON: every entry with its figures
+  const auto j = nlohmann::json::parse(compareJson(r, spec));
+  ASSERT_EQ(j["formulations"].size(), 8u);
+  EXPECT_EQ(j["formulations"][3]["formulation"], "index3");
+  EXPECT_EQ(j["formulations"][3]["status"], "ok");
+  EXPECT_EQ(j["formulations"][3]["steps"], 100);
+  EXPECT_TRUE(j["formulations"][0]["costs"]["psi"]["gradient"].contains("l_1"));
+  EXPECT_EQ(j["reference"]["formulation"], "matrix-r");
+  // and the table names each
+  const std::string table = compareTable(r);
+  for (const char* name : {"matrix-r", "penalty", "index3", "index1", "penalty-global", "psi = "}) EXPECT_NE(table.find(name), std::string::npos) << name;
+}
+
+TEST(Compare, WhatDoesNotApplyIsSaidWithTheReason) {
+  CompareSpec spec;
+  spec.tEnd = 0.05;
+  spec.dt = 1e-3;
+  const CompareResult r = compareFormulations(test::sampleMechanism("five-bar"), spec);  // a wall
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  for (const auto& e : r.entries) {
+    if (isGlobal(e.formulation)) {
+      EXPECT_FALSE(e.status.ok());
+      EXPECT_NE(e.status.message.find("contacts"), std::string::npos) << e.status.message;
+      EXPECT_EQ(e.steps, 0);
+    } else {
+      EXPECT_TRUE(e.status.ok()) << e.status.message;
+    }
+  }
+  EXPECT_NE(compareTable(r).find("do not follow contacts"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace lw::analysis
