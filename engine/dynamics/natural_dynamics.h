@@ -24,11 +24,11 @@ namespace lw::dyn {
 /// and actuators, point forces, torques, the torsion springs of every joint): their generalized
 /// forces by virtual work on the bodies' frames — a force F at p = O + a d + b R90 d puts F on O
 /// and a F + b R90ᵀF on d, a torque T puts T R90 d / |d|² on d. The laws are the recursive
-/// formulations' own (force_elements.h), read from `tree`'s mechanism and numbers; both models
-/// outlive this.
+/// formulations' own (force_elements.h), read from `tree`'s mechanism and `numbers` (the tree's,
+/// or a run's with its switch states); all three outlive this.
 class NaturalForceElements {
  public:
-  NaturalForceElements(const RecursiveModel& tree, const kin::NaturalModel& m);
+  NaturalForceElements(const RecursiveModel& tree, const TreeNumbers<double>& numbers, const kin::NaturalModel& m);
   bool empty() const { return empty_; }
   /// Q += the elements' generalized forces at (t, q, q̇).
   void add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const;
@@ -38,6 +38,7 @@ class NaturalForceElements {
 
  private:
   const RecursiveModel& tree_;
+  const TreeNumbers<double>& numbers_;
   const kin::NaturalModel& m_;
   bool empty_ = true;
   std::vector<double> near_;              // by force: the torsion angles of the last accepted state

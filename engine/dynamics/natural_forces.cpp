@@ -95,7 +95,8 @@ void addOn(const kin::NaturalModel& m, int e, const Eigen::Vector2d& g, Eigen::V
 
 }  // namespace
 
-NaturalForceElements::NaturalForceElements(const RecursiveModel& tree, const kin::NaturalModel& m) : tree_(tree), m_(m) {
+NaturalForceElements::NaturalForceElements(const RecursiveModel& tree, const TreeNumbers<double>& numbers, const kin::NaturalModel& m)
+    : tree_(tree), numbers_(numbers), m_(m) {
   empty_ = tree.mechanism->forces.empty();
   near_.assign(tree.mechanism->forces.size(), 0.0);  // the stored configuration's: every angle zero
   measured_ = near_;
@@ -121,7 +122,7 @@ void NaturalForceElements::add(double t, const Eigen::VectorXd& q, const Eigen::
     if (f.d[0].b >= 0) addOn(m_, f.d[0].b, -g, Q);
   };
   detail::forceElements<double>(
-      tree_, tree_.numbers, t, bodies,
+      tree_, numbers_, t, bodies,
       [&](int body, const V3<double>& at, const V3<double>& F) {
         if (body == 0) return;
         const PlanarBody& p = planar[static_cast<std::size_t>(body)];

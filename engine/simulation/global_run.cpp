@@ -9,6 +9,9 @@
 
 #include "dynamics/natural_dynamics.h"
 #include "dynamics/natural_tree_map.h"
+#include "events/contact_gaps.h"
+#include "events/impact_law.h"
+#include "events/resting_contact.h"
 #include "simulation/simulation_parts.h"
 
 namespace lw::analysis {
@@ -50,12 +53,94 @@ struct NaturalResiduals {
   }
 };
 
+// a global formulation's fixed steps from a state it keeps: index-3's own, or an ODE's by the
+// trapezoidal rule; saved before a step, restored to take it again shorter (to an event)
+class FixedStepper {
+ public:
+  virtual ~FixedStepper() = default;
+  /// The state (t, q, q̇) with its accelerations (a start, or just after an event).
+  virtual Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) = 0;
+  virtual Status step(double h) = 0;
+  virtual void save() = 0;
+  virtual void restore() = 0;
+  virtual double t() const = 0;
+  virtual const Eigen::VectorXd& q() const = 0;
+  virtual const Eigen::VectorXd& qd() const = 0;
+  virtual const Eigen::VectorXd& qdd() const = 0;
+  long evaluations = 0, tangents = 0;
+};
+
+class Index3Stepper final : public FixedStepper {
+ public:
+  Index3Stepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia) : m_(m), inertia_(inertia), d_(m) {}
+  Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) override {
+    s_.t = t;
+    s_.q = q;
+    s_.qd = qd;
+    return dyn::index3Start(m_, inertia_, options_, s_);
+  }
+  Status step(double h) override {
+    const Status st = dyn::index3Step(m_, inertia_, options_, h, d_, s_);
+    evaluations += d_.iterations;
+    tangents = d_.tangents;
+    return st;
+  }
+  void save() override { saved_ = s_; }
+  void restore() override { s_ = saved_; }
+  double t() const override { return s_.t; }
+  const Eigen::VectorXd& q() const override { return s_.q; }
+  const Eigen::VectorXd& qd() const override { return s_.qd; }
+  const Eigen::VectorXd& qdd() const override { return s_.qdd; }
+
+ private:
+  const kin::NaturalModel& m_;
+  const dyn::NaturalInertia& inertia_;
+  dyn::Index3Options options_;
+  dyn::Index3Data d_;
+  dyn::Index3State s_, saved_;
+};
+
+class TrapezoidalStepper final : public FixedStepper {
+ public:
+  TrapezoidalStepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool penalty)
+      : n_(m.nq), ode_(m, inertia, penalty), trap_(m.nq) {}
+  Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) override {
+    s_.t = t;
+    s_.x = q;
+    s_.v = qd;
+    // the predictor and tangent of the motion before an event do not serve the one after it
+    tangents += trap_.jacobians();
+    trap_ = integ::Trapezoidal(n_);
+    const Status st = ode_.acceleration(t, s_.x, s_.v, s_.a);
+    evaluations = ode_.evaluations;
+    return st;
+  }
+  Status step(double h) override {
+    const Status st = trap_.step(ode_, s_, h);
+    evaluations = ode_.evaluations;
+    return st;
+  }
+  void save() override { saved_ = s_; }
+  void restore() override { s_ = saved_; }
+  double t() const override { return s_.t; }
+  const Eigen::VectorXd& q() const override { return s_.x; }
+  const Eigen::VectorXd& qd() const override { return s_.v; }
+  const Eigen::VectorXd& qdd() const override { return s_.a; }
+  long allTangents() const { return tangents + trap_.jacobians(); }
+
+ private:
+  int n_;
+  GlobalOde ode_;
+  integ::Trapezoidal trap_;
+  integ::State s_, saved_;
+};
+
 }  // namespace
 
 std::string globalRunProblem(const RunContext& run) {
-  if (!run.sources.empty())
-    return "the global formulations do not follow contacts, limits or switches yet (this mechanism has " + std::to_string(run.sources.size()) +
-           "): use --formulation matrix-r or penalty";
+  if (!run.sources.empty() && run.spec.formulation != Formulation::Index3 && run.spec.integrator == Integrator::RK45)
+    return std::string("the ") + toString(run.spec.formulation) +
+           " formulation follows contacts, limits and switches with the trapezoidal rule only for now: use --integrator trapezoidal";
   return {};
 }
 
@@ -65,6 +150,8 @@ void runGlobal(RunContext& run) {
   const dyn::MatrixRModel& model = run.model;
   SimulationResult& res = run.res;
   RunRows& rows = run.rows;
+  events::ContactMonitor& monitor = run.monitor;
+  const std::vector<events::GapSource>& sources = run.sources;
   if (auto problem = globalRunProblem(run); !problem.empty()) {
     res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
     return;
@@ -77,18 +164,22 @@ void runGlobal(RunContext& run) {
     res.status = lw::failure(lw::Status::Code::BadRequest, 0, why + ": use --formulation matrix-r or penalty");
     return;
   }
-  dyn::NaturalForceElements elements(model.tree, nm);
+  // the force elements with the run's numbers: its switches turn them on and off
+  dyn::NaturalForceElements elements(model.tree, run.numbers, nm);
   inertia.elements = &elements;
   // the start Matrix R assembled, in natural coordinates
-  Eigen::VectorXd q, qd, qdd;
+  Eigen::VectorXd q, qd;
   dyn::naturalStateOf(model.tree, nm, map, run.data.z, run.data.zd, run.data.zdd, q, qd, nullptr);
-  Eigen::VectorXd z = run.data.z, zd, zdd;  // the tree's state of the last row (angles continue from it)
+  Eigen::VectorXd z = run.data.z, zd, zdd;  // the tree's state last mapped (angles continue from it)
+  auto mapped = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
+    dyn::treeStateOf(model.tree, nm, x, v, a, z, zd, zdd);
+  };
   NaturalResiduals residuals;
   bool stopped = false;
   // the state at t into the tree's coordinates: a row when `store`, and into the costs
   auto record = [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, bool store) {
     elements.accept(t, x, v);
-    dyn::treeStateOf(model.tree, nm, x, v, a, z, zd, zdd);
+    mapped(x, v, a);
     rows.record(t, z, zd, zdd, store, store ? residuals.at(nm, t, x, v) : nullptr);
     rows.addCosts(t, z, zd, zdd);
     stopped = rows.nonFinite();
@@ -102,28 +193,124 @@ void runGlobal(RunContext& run) {
   const long outputs = run.outputs, every = run.every;
   auto stored = [&](long i) { return i % every == 0 || i == outputs; };
 
-  if (spec.formulation == Formulation::Index3) {
-    dyn::Index3Options options;
-    dyn::Index3State s;
-    s.q = q;
-    s.qd = qd;
-    dyn::Index3Data d(nm);
-    res.status = dyn::index3Start(nm, inertia, options, s);
+  if (spec.formulation == Formulation::Index3 || spec.integrator == Integrator::Trapezoidal) {
+    std::unique_ptr<FixedStepper> stepper;
+    if (spec.formulation == Formulation::Index3) stepper = std::make_unique<Index3Stepper>(nm, inertia);
+    else stepper = std::make_unique<TrapezoidalStepper>(nm, inertia, spec.formulation == Formulation::PenaltyGlobal);
+    FixedStepper& st = *stepper;
+    res.status = st.start(0, q, qd);
     if (!res.status.ok()) return;
-    record(0, s.q, s.qd, s.qdd, true);
+    record(0, st.q(), st.qd(), st.qdd(), true);
+    // an event at the stepper's state: the switches among `crossing` turn their forces, the
+    // contacts' velocities jump by the recursive formulations' impact law (the same physics in
+    // the tree's coordinates), the accelerations after it, the row just after
+    auto event = [&](const std::vector<int>& crossing) -> lw::Status {
+      const double t = st.t();
+      mapped(st.q(), st.qd(), st.qdd());
+      if (lw::Status e = monitor.fired(crossing, t); !e.ok()) return e;
+      std::vector<int> closing = crossing;
+      if (lw::Status e = switchesFirst(model, run.numbers, sources, t, z, zd, false, closing, res.events); !e.ok()) return e;
+      if (events::applySwitches(model.tree, sources, closing, run.numbers)) {
+        const Eigen::VectorXd zdBefore = zd;
+        if (lw::Status e = st.start(t, st.q(), st.qd()); !e.ok()) return e;
+        mapped(st.q(), st.qd(), st.qdd());
+        rows.logEvent(events::switchRecord(model.tree, sources, t, closing, z, zdBefore, dyn::energy(model.tree, z, zd).total()), z, zd, zdd,
+                      true);
+        monitor.start(t, z, zd);
+        return {};
+      }
+      run.data.t = t;
+      run.data.z = z;
+      run.data.zd = zd;
+      if (lw::Status e = dyn::chooseDofs(model, run.data); !e.ok()) return e;
+      events::ImpactOn<double> imp;
+      if (lw::Status e = events::impactOn<double>(model, run.numbers, run.data.dofs, t, run.data.zi, run.data.zid, z, closing, imp); !e.ok())
+        return e;
+      const double eBefore = dyn::energy(model.tree, z, zd).total();
+      const Eigen::VectorXd zdAfter = zd + (imp.zdPlus - imp.zdMinus);
+      Eigen::VectorXd qAt, qdAfter;
+      dyn::naturalStateOf(model.tree, nm, map, z, zdAfter, Eigen::VectorXd::Zero(model.tree.nz), qAt, qdAfter, nullptr);
+      if (lw::Status e = st.start(t, st.q(), qdAfter); !e.ok()) return e;
+      mapped(st.q(), st.qd(), st.qdd());
+      // a contact that would bounce without end comes to rest: the recursive formulations hold
+      // it closed; here that is not done yet
+      const std::vector<int> resting = events::comingToRest(model.tree, closing, imp, z, zd, zdd, 1e-4 * spec.dt, run.speeds.resting);
+      if (!resting.empty()) {
+        std::string names;
+        for (int j : resting) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
+        return lw::failure(lw::Status::Code::NotConverged, t,
+                           names + " comes to rest at t = " + lw::shortNumber(t) + " s: the global formulations do not hold a resting contact yet "
+                                   "(use --formulation matrix-r or penalty)");
+      }
+      rows.logEvent(events::impactRecord(sources, t, closing, imp, eBefore, dyn::energy(model.tree, z, zd).total(), run.speeds), z, zd, zdd, true);
+      monitor.start(t, z, zd);
+      return {};
+    };
+    {
+      std::vector<int> closing;
+      monitor.start(0, z, zd, &closing);
+      if (auto problem = events::startsInside(m, sources, monitor.gaps()); !problem.empty()) {
+        res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
+        return;
+      }
+      if (!closing.empty()) res.status = event(closing);
+    }
+    std::vector<int> closing;
     for (long i = 1; i <= outputs && res.status.ok() && !stopped; ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
-      res.status = dyn::index3Step(nm, inertia, options, tOut - s.t, d, s);
-      if (!res.status.ok()) break;
+      const double tA = st.t();
+      st.save();
+      auto stopAtAccepted = [&] {  // the row where it stopped
+        st.restore();
+        if (st.t() > rows.lastStoredT()) record(st.t(), st.q(), st.qd(), st.qdd(), true);
+      };
+      res.status = st.step(tOut - tA);
+      if (!res.status.ok()) {
+        stopAtAccepted();
+        break;
+      }
+      // a contact that closed inside the step: located on the gaps' interpolant, the step taken
+      // again to there, its length corrected by Newton's method on the gap at its end
+      bool impact = false;
+      if (monitor.active()) {
+        double tEvent = 0;
+        const double tStepEnd = st.t();
+        mapped(st.q(), st.qd(), st.qdd());
+        res.status = monitor.closesWithin(st.t(), z, zd, {}, events::kEventTime, impact, tEvent, closing);
+        for (int retake = 0; impact && res.status.ok() && tEvent < tStepEnd - events::kEventTime && retake < 6; ++retake) {
+          st.restore();
+          res.status = st.step(tEvent - tA);
+          if (!res.status.ok()) break;
+          mapped(st.q(), st.qd(), st.qdd());
+          Eigen::VectorXd g, rate;
+          events::contactGaps(model.tree, z, zd, g, rate);
+          const double correction = rate[closing[0]] < 0 ? -g[closing[0]] / rate[closing[0]] : 0.0;
+          if (std::abs(correction) <= events::kEventTime) break;
+          tEvent = std::clamp(tEvent + correction, tA + 0.5 * (tEvent - tA), tOut);
+        }
+        if (!res.status.ok()) {
+          stopAtAccepted();
+          break;
+        }
+      }
       ++res.steps;
-      res.evaluations += d.iterations;
-      record(s.t, s.q, s.qd, s.qdd, stored(i));
-      if (i % 32 == 0 && cancelled(s.t)) {
-        if (!stored(i)) record(s.t, s.q, s.qd, s.qdd, true);  // where it stopped
+      record(st.t(), st.q(), st.qd(), st.qdd(), impact || stored(i));
+      if (stopped) break;
+      if (impact) {
+        res.status = event(closing);
+        if (!res.status.ok()) break;
+        if (tOut - st.t() > events::kEventTime) --i;  // the same grid point again, from the event
+        continue;
+      }
+      monitor.accept();
+      if (i % 32 == 0 && cancelled(st.t())) {
+        if (!stored(i)) record(st.t(), st.q(), st.qd(), st.qdd(), true);  // where it stopped
         break;
       }
     }
-    res.tangents = d.tangents;
+    res.evaluations = st.evaluations;
+    auto* trap = dynamic_cast<TrapezoidalStepper*>(&st);
+    res.tangents = trap ? trap->allTangents() : st.tangents;
   } else {
     GlobalOde ode(nm, inertia, spec.formulation == Formulation::PenaltyGlobal);
     integ::State s;
@@ -133,50 +320,34 @@ void runGlobal(RunContext& run) {
     res.status = ode.acceleration(0, s.x, s.v, s.a);
     if (!res.status.ok()) return;
     record(0, s.x, s.v, s.a, true);
-    if (spec.integrator == Integrator::Trapezoidal) {
-      integ::Trapezoidal trap(nm.nq);
-      for (long i = 1; i <= outputs && res.status.ok() && !stopped; ++i) {
-        const double tOut = static_cast<double>(i) * spec.dt;
-        res.status = trap.step(ode, s, tOut - s.t);
+    // integral costs are a trapezoidal rule over the steps: at most dt long (as Matrix R's)
+    double maxStep = spec.maxStep;
+    if (maxStep == 0 && spec.mechanism)
+      for (const Cost& c : spec.mechanism->costs)
+        if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
+    integ::DormandPrince rk(nm.nq, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
+    const double rowDt = spec.outputDt > 0 ? spec.outputDt : spec.dt;
+    const long rowCount = static_cast<long>(std::ceil(spec.tEnd / rowDt - 1e-9));
+    long nextRow = 1;
+    Eigen::VectorXd xRow, vRow, aRow;
+    while (res.status.ok() && !stopped && nextRow <= rowCount) {
+      res.status = rk.step(ode, s, spec.tEnd);
+      if (!res.status.ok()) break;
+      // the rows the step passed, from its dense output
+      for (; nextRow <= rowCount && !stopped; ++nextRow) {
+        const double tRow = std::min(static_cast<double>(nextRow) * rowDt, spec.tEnd);
+        if (tRow > s.t + 1e-12 * std::max(1.0, s.t)) break;
+        rk.interpolate(tRow, xRow, vRow);
+        res.status = ode.acceleration(tRow, xRow, vRow, aRow);
         if (!res.status.ok()) break;
-        ++res.steps;
-        record(s.t, s.x, s.v, s.a, stored(i));
-        if (i % 32 == 0 && cancelled(s.t)) {
-          if (!stored(i)) record(s.t, s.x, s.v, s.a, true);
-          break;
-        }
+        record(tRow, xRow, vRow, aRow, true);
       }
-      res.tangents = trap.jacobians();
-    } else {
-      // integral costs are a trapezoidal rule over the steps: at most dt long (as Matrix R's)
-      double maxStep = spec.maxStep;
-      if (maxStep == 0 && spec.mechanism)
-        for (const Cost& c : spec.mechanism->costs)
-          if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
-      integ::DormandPrince rk(nm.nq, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
-      const double rowDt = spec.outputDt > 0 ? spec.outputDt : spec.dt;
-      const long rowCount = static_cast<long>(std::ceil(spec.tEnd / rowDt - 1e-9));
-      long nextRow = 1;
-      Eigen::VectorXd xRow, vRow, aRow;
-      while (res.status.ok() && !stopped && nextRow <= rowCount) {
-        res.status = rk.step(ode, s, spec.tEnd);
-        if (!res.status.ok()) break;
-        // the rows the step passed, from its dense output
-        for (; nextRow <= rowCount && !stopped; ++nextRow) {
-          const double tRow = std::min(static_cast<double>(nextRow) * rowDt, spec.tEnd);
-          if (tRow > s.t + 1e-12 * std::max(1.0, s.t)) break;
-          rk.interpolate(tRow, xRow, vRow);
-          res.status = ode.acceleration(tRow, xRow, vRow, aRow);
-          if (!res.status.ok()) break;
-          record(tRow, xRow, vRow, aRow, true);
-        }
-        // the step's end into the energies' and costs' quadratures, a row or not
-        if (res.status.ok() && !stopped && s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
-        if (cancelled(s.t)) break;
-      }
-      res.steps = rk.acceptedSteps;
-      res.rejectedSteps = rk.rejectedSteps;
+      // the step's end into the energies' and costs' quadratures, a row or not
+      if (res.status.ok() && !stopped && s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
+      if (cancelled(s.t)) break;
     }
+    res.steps = rk.acceptedSteps;
+    res.rejectedSteps = rk.rejectedSteps;
     res.evaluations = ode.evaluations;
   }
   rows.finish(run.start);

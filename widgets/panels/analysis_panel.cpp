@@ -49,15 +49,15 @@ const Choice kChoices[] = {
     // the global formulations on natural coordinates (planar mechanisms without contacts)
     {"Dynamics: index-3 (global)",
      "Motion under forces in natural coordinates: index-3 augmented Lagrangian with projections, trapezoidal rule "
-     "(seeds 001, 003; planar, no contacts yet)",
+     "(seeds 001, 003; planar mechanisms; contacts, limits and switches followed)",
      false, {}, analysis::Formulation::Index3, analysis::Integrator::Trapezoidal},
     {"Dynamics: index-1, RK45 (global)",
      "Motion under forces in natural coordinates: index-1 with Baumgarte stabilisation, adaptive Runge–Kutta 4(5) "
-     "(seed 003; planar, no contacts yet)",
+     "(seed 003; planar mechanisms; contacts, limits and switches only by the trapezoidal rule)",
      false, {}, analysis::Formulation::Index1, analysis::Integrator::RK45},
     {"Dynamics: penalty (global)",
-     "Motion under forces in natural coordinates: penalty formulation, adaptive Runge–Kutta 4(5) (seed 001; planar, no "
-     "contacts yet)",
+     "Motion under forces in natural coordinates: penalty formulation, adaptive Runge–Kutta 4(5) (seed 001; planar "
+     "mechanisms; contacts, limits and switches only by the trapezoidal rule)",
      false, {}, analysis::Formulation::PenaltyGlobal, analysis::Integrator::RK45},
 };
 

@@ -71,18 +71,19 @@ TEST(Compare, WhatDoesNotApplyIsSaidWithTheReason) {
   CompareSpec spec;
   spec.tEnd = 0.05;
   spec.dt = 1e-3;
-  const CompareResult r = compareFormulations(test::sampleMechanism("five-bar"), spec);  // a wall
+  const CompareResult r = compareFormulations(test::sampleMechanism("five-bar"), spec);  // a floor
   ASSERT_TRUE(r.status.ok()) << r.status.message;
+  // the global ODEs follow contacts by the trapezoidal rule only for now
   for (const auto& e : r.entries) {
-    if (isGlobal(e.formulation)) {
+    if (isGlobal(e.formulation) && e.integrator == Integrator::RK45) {
       EXPECT_FALSE(e.status.ok());
-      EXPECT_NE(e.status.message.find("contacts"), std::string::npos) << e.status.message;
+      EXPECT_NE(e.status.message.find("trapezoidal rule only"), std::string::npos) << e.status.message;
       EXPECT_EQ(e.steps, 0);
     } else {
       EXPECT_TRUE(e.status.ok()) << e.status.message;
     }
   }
-  EXPECT_NE(compareTable(r).find("do not follow contacts"), std::string::npos);
+  EXPECT_NE(compareTable(r).find("trapezoidal rule only"), std::string::npos);
 }
 
 }  // namespace
