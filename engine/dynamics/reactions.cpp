@@ -22,6 +22,11 @@ struct ReactionsOn<S>::Work {
   std::vector<std::vector<std::pair<int, Motion6<S>>>> wrenches;
   std::vector<Motion6<S>> loopsOnSubtree;  // by node: the loops' wrenches on the bodies of its subtree
   std::vector<Motion6<S>> jointWrench;     // by node: what the joint passes to its child, actuators removed
+  // buffers kept between calls (a run asks at every row)
+  std::vector<Frame<kin::BasicJet<S>>> fj;
+  std::vector<kin::BasicJet<S>> zj, phi;
+  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> A, N, rhs, lambda;
+  Eigen::Matrix<S, Eigen::Dynamic, 1> tauVec;
 };
 
 namespace {
@@ -52,12 +57,16 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
   w.tau.assign(static_cast<std::size_t>(nz), S(0.0));
   inverseDynamicsFrom<S>(m, p, w.motion, z, zd, t, w.tau.data(), &w.F);
   // frames as jets with nothing moving; a coordinate's or a body's motion seeded into them
-  std::vector<Frame<J>> fj(w.motion.frames.size());
+  auto& fj = w.fj;
+  auto& zj = w.zj;
+  auto& phi = w.phi;
+  fj.resize(w.motion.frames.size());
   for (std::size_t b = 0; b < fj.size(); ++b) {
     for (int i = 0; i < 9; ++i) fj[b].R.a[i] = J(w.motion.frames[b].R.a[i]);
     for (int i = 0; i < 3; ++i) fj[b].x[i] = J(w.motion.frames[b].x[i]);
   }
-  std::vector<J> zj(static_cast<std::size_t>(nz)), phi(static_cast<std::size_t>(m.nrows));
+  zj.resize(static_cast<std::size_t>(nz));
+  phi.assign(static_cast<std::size_t>(m.nrows), J(S(0.0)));
   for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i]);
   const J tj(S(t), S(0.0), S(0.0));
   // body b moved by the twist (v, ω) about the origin (null: at rest)
@@ -71,47 +80,57 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
     const V3<S> xd = v ? add(*v, cross(*om, F.x)) : zero3<S>();
     for (int r = 0; r < 3; ++r) fj[b].x[r].d = xd[r];
   };
-  // Φ_sel (independent rows × nz): a column per coordinate, its subtree moved by S_j
+  // Φ_sel (independent rows × nz): a column per coordinate, its subtree moved by S_j; only the
+  // constraints its coordinates can change (the others' column entries are zero)
   const auto& mech = *m.mechanism;
-  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> A = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>::Zero(nc, nz);
+  auto& A = w.A;
+  A.setZero(nc, nz);
   for (int j = 0; j < nz && nc > 0; ++j) {
     const int k = w.motion.nodeOf[static_cast<std::size_t>(j)];
     const Motion6<S>& s = w.motion.column[static_cast<std::size_t>(j)];
     for (int b : m.subtree[static_cast<std::size_t>(k)]) seedBody(static_cast<std::size_t>(b), &s.v, &s.w);
     zj[static_cast<std::size_t>(j)].d = S(1.0);
-    kinematicsOnFrames<J, S>(m, p, fj, zj.data(), tj, phi.data(), {}, nullptr);
+    for (int ci : m.affected[static_cast<std::size_t>(k)]) constraintOnFrames<J, S>(m, p, fj, zj.data(), tj, ci, phi.data());
     for (int r = 0; r < nc; ++r) A(r, j) = phi[static_cast<std::size_t>(w.rows[static_cast<std::size_t>(r)])].d;
+    for (int ci : m.affected[static_cast<std::size_t>(k)]) {
+      const LoopConstraint& c = m.constraints[static_cast<std::size_t>(ci)];
+      for (int r = 0; r < c.rows; ++r) phi[static_cast<std::size_t>(c.row + r)] = J(S(0.0));
+    }
     zj[static_cast<std::size_t>(j)].d = S(0.0);
     for (int b : m.subtree[static_cast<std::size_t>(k)]) seedBody(static_cast<std::size_t>(b), nullptr, nullptr);
   }
   // λ: Φ_sel Φ_selᵀ λ = −Φ_sel τ
   w.lambdaByRow.assign(static_cast<std::size_t>(m.nrows), S(0.0));
   if (nc > 0) {
-    Eigen::Matrix<S, Eigen::Dynamic, 1> tau(nz);
-    for (int i = 0; i < nz; ++i) tau[i] = w.tau[static_cast<std::size_t>(i)];
-    Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> N = A * A.transpose(), rhs = -(A * tau), lambda;
-    if (!num::solveOn(N, rhs, lambda)) return false;
-    for (int r = 0; r < nc; ++r) w.lambdaByRow[static_cast<std::size_t>(w.rows[static_cast<std::size_t>(r)])] = lambda(r, 0);
+    w.tauVec.resize(nz);
+    for (int i = 0; i < nz; ++i) w.tauVec[i] = w.tau[static_cast<std::size_t>(i)];
+    w.N.noalias() = A * A.transpose();
+    w.rhs.noalias() = -(A * w.tauVec);
+    if (!num::solveOn(w.N, w.rhs, w.lambda)) return false;
+    for (int r = 0; r < nc; ++r) w.lambdaByRow[static_cast<std::size_t>(w.rows[static_cast<std::size_t>(r)])] = w.lambda(r, 0);
   }
   // each constraint's wrench on its bodies (the frames' rows: cut joints, and drivers of cut
   // joints, points and distances; a tree joint's driver and a quaternion's unit row act on z)
-  w.wrenches.assign(m.constraints.size(), {});
+  w.wrenches.resize(m.constraints.size());
+  for (auto& list : w.wrenches) list.clear();
+  std::vector<int> bodies;
+  bodies.reserve(2);
   for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
     const LoopConstraint& c = m.constraints[ci];
-    std::vector<int> bodies;
+    bodies.clear();
     if (c.kind == LoopConstraint::Kind::CutJoint) {
       const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
-      bodies = {jt.body(0), jt.body(1)};
+      bodies.assign({jt.body(0), jt.body(1)});
     } else if (c.kind == LoopConstraint::Kind::Driver) {
       const auto& dv = mech.drivers[static_cast<std::size_t>(c.index)];
       if (dv.type == lw::Driver::Type::Joint) {
         if (m.treeJointNode[static_cast<std::size_t>(dv.joint)] >= 0) continue;
         const auto& jt = mech.joints[static_cast<std::size_t>(dv.joint)];
-        bodies = {jt.body(0), jt.body(1)};
+        bodies.assign({jt.body(0), jt.body(1)});
       } else if (dv.type == lw::Driver::Type::Coordinate) {
-        bodies = {dv.point.body};
+        bodies.assign({dv.point.body});
       } else {
-        bodies = {dv.points[0].body, dv.points[1].body};
+        bodies.assign({dv.points[0].body, dv.points[1].body});
       }
     } else {
       continue;

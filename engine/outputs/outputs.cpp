@@ -184,7 +184,7 @@ bool jetFreePoints(const dyn::RecursiveModel& tree) {
 template <class S>
 void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
-               const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out) {
+               const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out, dyn::ReactionsOn<S>* kept) {
   using J = kin::BasicJet<S>;
   using std::sqrt;
   std::vector<J> zj(static_cast<std::size_t>(tree.nz)), xyz(3 * o.points.size());
@@ -200,10 +200,12 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
     dyn::kinematicsOn<J, S>(tree, p, zj.data(), J(S(t), S(1.0), S(0.0)), nullptr, o.points, xyz.data());
   }
   // the joints' forces and the drivers' efforts: the multipliers and a Newton–Euler pass, once
-  std::unique_ptr<dyn::ReactionsOn<S>> reactions;
+  std::unique_ptr<dyn::ReactionsOn<S>> own;
+  dyn::ReactionsOn<S>* reactions = nullptr;
   if (o.reactions) {
-    reactions = std::make_unique<dyn::ReactionsOn<S>>(tree, o.rows);
-    if (!reactions->compute(p, z.data(), zd.data(), zdd.data(), t)) reactions.reset();  // singular loops: left zero
+    if (!kept) own = std::make_unique<dyn::ReactionsOn<S>>(tree, o.rows);
+    reactions = kept ? kept : own.get();
+    if (!reactions->compute(p, z.data(), zd.data(), zdd.data(), t)) reactions = nullptr;  // singular loops: left zero
   }
   for (std::size_t i = 0; i < o.components.size(); ++i) {
     const auto& c = o.components[i];
@@ -584,7 +586,7 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
 #define LW_OUTPUTS_ON(S)                                                                                             \
   template void outputsOn<S>(const OutputComponents&, const dyn::RecursiveModel&, const dyn::TreeNumbers<S>&,       \
                              const Eigen::Matrix<S, Eigen::Dynamic, 1>&, const Eigen::Matrix<S, Eigen::Dynamic, 1>&, \
-                             const Eigen::Matrix<S, Eigen::Dynamic, 1>&, double, S*);                                \
+                             const Eigen::Matrix<S, Eigen::Dynamic, 1>&, double, S*, dyn::ReactionsOn<S>*);          \
   template class CostAccumulator<S>;
 LW_OUTPUTS_ON(double)
 LW_OUTPUTS_ON(num::Dual8)

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "dynamics/reactions.h"
 #include "dynamics/recursive_model.h"
 #include "mechanism/mechanism.h"
 
@@ -56,10 +57,12 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
 /// the distance of body 2's point from body 1's along the axis; a spatial revolute joint's angle
 /// counts from the stored configuration. Energy and constraint-residual outputs are not evaluated
 /// (left zero): compileCosts refuses costs that use them, a run fills them itself.
+/// `reactions` (optional): the joints' reactions' workspace, kept by a caller that asks at many
+/// states (a run's rows); without it one is made per call.
 template <class S>
 void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
-               const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out);
+               const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out, dyn::ReactionsOn<S>* reactions = nullptr);
 
 /// The components and their exact partials O_z, O_ż, O_z̈ (components × nz) at (z, ż, z̈, t) from
 /// the tree's jet-free pass (dynamics/point_motion.h), when the tree has no quaternion coordinate

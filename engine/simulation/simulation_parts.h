@@ -80,6 +80,8 @@ class RunRows {
   SimulationResult& res;
   const std::vector<dyn::Dof> outputDofs;
   OutputComponents costOutputs, rowOutputs;
+  // the reactions' workspaces, kept between rows (set when the outputs have reactions)
+  std::unique_ptr<dyn::ReactionsOn<double>> costReactions, rowReactions;
   CostSet costSet;
   std::unique_ptr<CostAccumulator<double>> costs;
   bool costEnergies = false, costResiduals = false;  // costs of energies or residuals: filled in addCosts

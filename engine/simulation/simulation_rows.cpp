@@ -72,12 +72,14 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
   // the file's outputs by name ("rocker_angle", "p2.x")
   if (spec.mechanism) rowOutputs = compileOutputs(*spec.mechanism, m, model.tree, model.rows);
   for (const auto& name : rowOutputs.names) res.columns.push_back(name);
+  if (rowOutputs.reactions) rowReactions = std::make_unique<dyn::ReactionsOn<double>>(model.tree, rowOutputs.rows);
+  if (costOutputs.reactions) costReactions = std::make_unique<dyn::ReactionsOn<double>>(model.tree, costOutputs.rows);
   rowOutputValues.resize(rowOutputs.names.size());
 }
 
 void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
   if (!costs) return;
-  outputsOn<double>(costOutputs, model.tree, numbers, z, zd, zdd, t, outputValues.data());
+  outputsOn<double>(costOutputs, model.tree, numbers, z, zd, zdd, t, outputValues.data(), costReactions.get());
   // what outputsOn leaves zero (no derivative): filled here, for costs a run only evaluates
   if (costEnergies || costResiduals) {
     const dyn::Energy e = dyn::energy(model.tree, z, zd);
@@ -145,7 +147,7 @@ void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& 
   const double balance = e.total() - E0 - applied - driver + dissipated;
   res.values.push_back(balance);
   if (!rowOutputs.names.empty()) {
-    outputsOn<double>(rowOutputs, model.tree, numbers, z, zd, zdd, t, rowOutputValues.data());
+    outputsOn<double>(rowOutputs, model.tree, numbers, z, zd, zdd, t, rowOutputValues.data(), rowReactions.get());
     for (std::size_t i = 0; i < rowOutputValues.size(); ++i) {
       const auto& c = rowOutputs.components[i];
       if (c.type == Output::Type::Energy)

@@ -99,9 +99,53 @@ void matrixR(benchmark::State& state, const char* sample, analysis::Integrator i
   state.counters["steps"] = static_cast<double>(res.steps);
 }
 
+// whole runs (rows, outputs) by a formulation, with a reaction output on every joint's second
+// body and an effort on every driver, or with none: what recording the reactions adds (issue 39:
+// at most 10 %)
+void reactions(benchmark::State& state, const char* sample, analysis::Formulation formulation, bool record) {
+  Mechanism mech = test::withoutContacts(test::sampleMechanism(sample));
+  mech.outputs.clear();
+  mech.costs.clear();
+  if (record) {
+    for (const auto& j : mech.joints) {
+      Output o;
+      o.name = "R_" + j.name;
+      o.type = Output::Type::JointReaction;
+      o.joint = j.name;
+      o.on = j.points[1].body;
+      mech.outputs.push_back(o);
+    }
+    for (const auto& dr : mech.drivers) {
+      Output o;
+      o.name = "tau_" + dr.name;
+      o.type = Output::Type::DriverEffort;
+      o.driver = dr.name;
+      mech.outputs.push_back(o);
+    }
+  }
+  Diagnostics d;
+  const auto r = resolve(mech, d);
+  analysis::SimulationSpec spec;
+  spec.formulation = formulation;
+  spec.tEnd = kEnd;
+  spec.dt = kStep;
+  spec.mechanism = &mech;
+  analysis::SimulationResult res;
+  for (auto _ : state) res = analysis::runSimulation(*r, spec);
+  if (!res.status.ok()) state.SkipWithError(res.status.message.c_str());
+  state.counters["us_per_step"] = res.steps ? 1e6 * res.wallSeconds / static_cast<double>(res.steps) : 0;
+  state.counters["columns"] = static_cast<double>(res.columns.size());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (const char* sample : {"ten-bar-chain", "slider-crank", "five-bar"})
+    for (auto f : {analysis::Formulation::MatrixR, analysis::Formulation::Penalty, analysis::Formulation::Index3})
+      for (bool record : {false, true})
+        benchmark::RegisterBenchmark((std::string("run_") + analysis::toString(f) + (record ? "_reactions/" : "_plain/") + sample).c_str(),
+                                     reactions, sample, f, record)
+            ->Unit(benchmark::kMillisecond);
   for (const char* sample : {"ten-bar-chain", "five-bar", "double-pendulum-wall"}) {
     const std::string s = sample;
     benchmark::RegisterBenchmark(("index3_trapezoidal/" + s).c_str(), index3, sample)->Unit(benchmark::kMillisecond);
