@@ -53,21 +53,46 @@ struct NaturalResiduals {
   }
 };
 
-// a global formulation's fixed steps from a state it keeps: index-3's own, or an ODE's by the
-// trapezoidal rule; saved before a step, restored to take it again shorter (to an event)
-class FixedStepper {
+// the state a global run keeps, which an event restarts: (t, q, q̇) with its accelerations
+class GlobalState {
  public:
-  virtual ~FixedStepper() = default;
+  virtual ~GlobalState() = default;
   /// The state (t, q, q̇) with its accelerations (a start, or just after an event).
   virtual Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) = 0;
-  virtual Status step(double h) = 0;
-  virtual void save() = 0;
-  virtual void restore() = 0;
   virtual double t() const = 0;
   virtual const Eigen::VectorXd& q() const = 0;
   virtual const Eigen::VectorXd& qd() const = 0;
   virtual const Eigen::VectorXd& qdd() const = 0;
+};
+
+// a global formulation's fixed steps from its state: index-3's own, or an ODE's by the
+// trapezoidal rule; saved before a step, restored to take it again shorter (to an event)
+class FixedStepper : public GlobalState {
+ public:
+  virtual Status step(double h) = 0;
+  virtual void save() = 0;
+  virtual void restore() = 0;
   long evaluations = 0, tangents = 0;
+};
+
+// RK45's state (integ::State), restarted by an event with its accelerations
+class RungeKuttaState final : public GlobalState {
+ public:
+  RungeKuttaState(GlobalOde& ode, integ::State& s) : ode_(ode), s_(s) {}
+  Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) override {
+    s_.t = t;
+    s_.x = q;
+    s_.v = qd;
+    return ode_.acceleration(t, s_.x, s_.v, s_.a);
+  }
+  double t() const override { return s_.t; }
+  const Eigen::VectorXd& q() const override { return s_.x; }
+  const Eigen::VectorXd& qd() const override { return s_.v; }
+  const Eigen::VectorXd& qdd() const override { return s_.a; }
+
+ private:
+  GlobalOde& ode_;
+  integ::State& s_;
 };
 
 class Index3Stepper final : public FixedStepper {
@@ -137,13 +162,6 @@ class TrapezoidalStepper final : public FixedStepper {
 
 }  // namespace
 
-std::string globalRunProblem(const RunContext& run) {
-  if (!run.sources.empty() && run.spec.formulation != Formulation::Index3 && run.spec.integrator == Integrator::RK45)
-    return std::string("the ") + toString(run.spec.formulation) +
-           " formulation follows contacts, limits and switches with the trapezoidal rule only for now: use --integrator trapezoidal";
-  return {};
-}
-
 void runGlobal(RunContext& run) {
   const ResolvedMechanism& m = run.m;
   const SimulationSpec& spec = run.spec;
@@ -152,10 +170,6 @@ void runGlobal(RunContext& run) {
   RunRows& rows = run.rows;
   events::ContactMonitor& monitor = run.monitor;
   const std::vector<events::GapSource>& sources = run.sources;
-  if (auto problem = globalRunProblem(run); !problem.empty()) {
-    res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
-    return;
-  }
   const kin::NaturalModel nm = kin::compileNaturalModel(m);
   dyn::NaturalInertia inertia;
   dyn::NaturalTreeMap map;
@@ -193,6 +207,60 @@ void runGlobal(RunContext& run) {
   const long outputs = run.outputs, every = run.every;
   auto stored = [&](long i) { return i % every == 0 || i == outputs; };
 
+// an event at the state st: the switches among `crossing` turn their forces, the
+  // contacts' velocities jump by the recursive formulations' impact law (the same physics in
+  // the tree's coordinates), the accelerations after it, the row just after
+auto event = [&](GlobalState& st, const std::vector<int>& crossing) -> lw::Status {
+    const double t = st.t();
+    mapped(st.q(), st.qd(), st.qdd());
+    if (lw::Status e = monitor.fired(crossing, t); !e.ok()) return e;
+    std::vector<int> closing = crossing;
+    if (lw::Status e = switchesFirst(model, run.numbers, sources, t, z, zd, false, closing, res.events); !e.ok()) return e;
+    if (events::applySwitches(model.tree, sources, closing, run.numbers)) {
+      const Eigen::VectorXd zdBefore = zd;
+      if (lw::Status e = st.start(t, st.q(), st.qd()); !e.ok()) return e;
+      mapped(st.q(), st.qd(), st.qdd());
+      rows.logEvent(events::switchRecord(model.tree, sources, t, closing, z, zdBefore, dyn::energy(model.tree, z, zd).total()), z, zd, zdd,
+                    true);
+      monitor.start(t, z, zd);
+      return {};
+    }
+    run.data.t = t;
+    run.data.z = z;
+    run.data.zd = zd;
+    if (lw::Status e = dyn::chooseDofs(model, run.data); !e.ok()) return e;
+    events::ImpactOn<double> imp;
+    if (lw::Status e = events::impactOn<double>(model, run.numbers, run.data.dofs, t, run.data.zi, run.data.zid, z, closing, imp); !e.ok())
+      return e;
+    const double eBefore = dyn::energy(model.tree, z, zd).total();
+    const Eigen::VectorXd zdAfter = zd + (imp.zdPlus - imp.zdMinus);
+    Eigen::VectorXd qAt, qdAfter;
+    dyn::naturalStateOf(model.tree, nm, map, z, zdAfter, Eigen::VectorXd::Zero(model.tree.nz), qAt, qdAfter, nullptr);
+    if (lw::Status e = st.start(t, st.q(), qdAfter); !e.ok()) return e;
+    mapped(st.q(), st.qd(), st.qdd());
+    // a contact that would bounce without end comes to rest: the recursive formulations hold
+    // it closed; here that is not done yet
+    const std::vector<int> resting = events::comingToRest(model.tree, closing, imp, z, zd, zdd, 1e-4 * spec.dt, run.speeds.resting);
+    if (!resting.empty()) {
+      std::string names;
+      for (int j : resting) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
+      return lw::failure(lw::Status::Code::NotConverged, t,
+                         names + " comes to rest at t = " + lw::shortNumber(t) + " s: the global formulations do not hold a resting contact yet "
+                                 "(use --formulation matrix-r or penalty)");
+    }
+    rows.logEvent(events::impactRecord(sources, t, closing, imp, eBefore, dyn::energy(model.tree, z, zd).total(), run.speeds), z, zd, zdd, true);
+    monitor.start(t, z, zd);
+    return {};
+  };
+  // the contacts at the start: one inside its plane is refused, those closing there act at once
+  auto startEvents = [&](GlobalState& st) -> lw::Status {
+    std::vector<int> closing;
+    monitor.start(0, z, zd, &closing);
+    if (auto problem = events::startsInside(m, sources, monitor.gaps()); !problem.empty())
+      return lw::failure(lw::Status::Code::BadRequest, 0, problem);
+    return closing.empty() ? lw::Status{} : event(st, closing);
+  };
+
   if (spec.formulation == Formulation::Index3 || spec.integrator == Integrator::Trapezoidal) {
     std::unique_ptr<FixedStepper> stepper;
     if (spec.formulation == Formulation::Index3) stepper = std::make_unique<Index3Stepper>(nm, inertia);
@@ -201,60 +269,7 @@ void runGlobal(RunContext& run) {
     res.status = st.start(0, q, qd);
     if (!res.status.ok()) return;
     record(0, st.q(), st.qd(), st.qdd(), true);
-    // an event at the stepper's state: the switches among `crossing` turn their forces, the
-    // contacts' velocities jump by the recursive formulations' impact law (the same physics in
-    // the tree's coordinates), the accelerations after it, the row just after
-    auto event = [&](const std::vector<int>& crossing) -> lw::Status {
-      const double t = st.t();
-      mapped(st.q(), st.qd(), st.qdd());
-      if (lw::Status e = monitor.fired(crossing, t); !e.ok()) return e;
-      std::vector<int> closing = crossing;
-      if (lw::Status e = switchesFirst(model, run.numbers, sources, t, z, zd, false, closing, res.events); !e.ok()) return e;
-      if (events::applySwitches(model.tree, sources, closing, run.numbers)) {
-        const Eigen::VectorXd zdBefore = zd;
-        if (lw::Status e = st.start(t, st.q(), st.qd()); !e.ok()) return e;
-        mapped(st.q(), st.qd(), st.qdd());
-        rows.logEvent(events::switchRecord(model.tree, sources, t, closing, z, zdBefore, dyn::energy(model.tree, z, zd).total()), z, zd, zdd,
-                      true);
-        monitor.start(t, z, zd);
-        return {};
-      }
-      run.data.t = t;
-      run.data.z = z;
-      run.data.zd = zd;
-      if (lw::Status e = dyn::chooseDofs(model, run.data); !e.ok()) return e;
-      events::ImpactOn<double> imp;
-      if (lw::Status e = events::impactOn<double>(model, run.numbers, run.data.dofs, t, run.data.zi, run.data.zid, z, closing, imp); !e.ok())
-        return e;
-      const double eBefore = dyn::energy(model.tree, z, zd).total();
-      const Eigen::VectorXd zdAfter = zd + (imp.zdPlus - imp.zdMinus);
-      Eigen::VectorXd qAt, qdAfter;
-      dyn::naturalStateOf(model.tree, nm, map, z, zdAfter, Eigen::VectorXd::Zero(model.tree.nz), qAt, qdAfter, nullptr);
-      if (lw::Status e = st.start(t, st.q(), qdAfter); !e.ok()) return e;
-      mapped(st.q(), st.qd(), st.qdd());
-      // a contact that would bounce without end comes to rest: the recursive formulations hold
-      // it closed; here that is not done yet
-      const std::vector<int> resting = events::comingToRest(model.tree, closing, imp, z, zd, zdd, 1e-4 * spec.dt, run.speeds.resting);
-      if (!resting.empty()) {
-        std::string names;
-        for (int j : resting) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
-        return lw::failure(lw::Status::Code::NotConverged, t,
-                           names + " comes to rest at t = " + lw::shortNumber(t) + " s: the global formulations do not hold a resting contact yet "
-                                   "(use --formulation matrix-r or penalty)");
-      }
-      rows.logEvent(events::impactRecord(sources, t, closing, imp, eBefore, dyn::energy(model.tree, z, zd).total(), run.speeds), z, zd, zdd, true);
-      monitor.start(t, z, zd);
-      return {};
-    };
-    {
-      std::vector<int> closing;
-      monitor.start(0, z, zd, &closing);
-      if (auto problem = events::startsInside(m, sources, monitor.gaps()); !problem.empty()) {
-        res.status = lw::failure(lw::Status::Code::BadRequest, 0, problem);
-        return;
-      }
-      if (!closing.empty()) res.status = event(closing);
-    }
+    res.status = startEvents(st);
     std::vector<int> closing;
     for (long i = 1; i <= outputs && res.status.ok() && !stopped; ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
@@ -297,7 +312,7 @@ void runGlobal(RunContext& run) {
       record(st.t(), st.q(), st.qd(), st.qdd(), impact || stored(i));
       if (stopped) break;
       if (impact) {
-        res.status = event(closing);
+        res.status = event(st, closing);
         if (!res.status.ok()) break;
         if (tOut - st.t() > events::kEventTime) --i;  // the same grid point again, from the event
         continue;
@@ -314,12 +329,11 @@ void runGlobal(RunContext& run) {
   } else {
     GlobalOde ode(nm, inertia, spec.formulation == Formulation::PenaltyGlobal);
     integ::State s;
-    s.t = 0;
-    s.x = q;
-    s.v = qd;
-    res.status = ode.acceleration(0, s.x, s.v, s.a);
+    RungeKuttaState st(ode, s);
+    res.status = st.start(0, q, qd);
     if (!res.status.ok()) return;
     record(0, s.x, s.v, s.a, true);
+    res.status = startEvents(st);
     // integral costs are a trapezoidal rule over the steps: at most dt long (as Matrix R's)
     double maxStep = spec.maxStep;
     if (maxStep == 0 && spec.mechanism)
@@ -329,21 +343,55 @@ void runGlobal(RunContext& run) {
     const double rowDt = spec.outputDt > 0 ? spec.outputDt : spec.dt;
     const long rowCount = static_cast<long>(std::ceil(spec.tEnd / rowDt - 1e-9));
     long nextRow = 1;
-    Eigen::VectorXd xRow, vRow, aRow;
+    Eigen::VectorXd xRow, vRow, aRow, zAt, zdAt, gRate;
+    const Eigen::VectorXd noAcceleration = Eigen::VectorXd::Zero(nm.nq);
+    // the gaps on the step's dense output (the tree's coordinates continued from the step's start)
+    Eigen::VectorXd zStart;
+    const std::function<bool(double, Eigen::VectorXd&)> gapsAt = [&](double tau, Eigen::VectorXd& g) {
+      rk.interpolate(tau, xRow, vRow);
+      zAt = zStart;
+      Eigen::VectorXd zddAt;
+      dyn::treeStateOf(model.tree, nm, xRow, vRow, noAcceleration, zAt, zdAt, zddAt);
+      events::contactGaps(model.tree, zAt, zdAt, g, gRate);
+      return true;
+    };
+    std::vector<int> closing;
     while (res.status.ok() && !stopped && nextRow <= rowCount) {
+      zStart = z;
       res.status = rk.step(ode, s, spec.tEnd);
       if (!res.status.ok()) break;
-      // the rows the step passed, from its dense output
+      // a contact that closed inside the step: located on its dense output, the step cut there
+      bool impact = false;
+      double tEvent = s.t;
+      if (monitor.active()) {
+        mapped(s.x, s.v, s.a);
+        res.status = monitor.closesWithin(s.t, z, zd, gapsAt, events::kEventTime, impact, tEvent, closing);
+        if (!res.status.ok()) break;
+      }
+      const double tEnd = impact ? tEvent : s.t;
+      // the rows the step passed (up to the event), from its dense output
       for (; nextRow <= rowCount && !stopped; ++nextRow) {
         const double tRow = std::min(static_cast<double>(nextRow) * rowDt, spec.tEnd);
-        if (tRow > s.t + 1e-12 * std::max(1.0, s.t)) break;
+        if (tRow > tEnd + 1e-12 * std::max(1.0, tEnd)) break;
         rk.interpolate(tRow, xRow, vRow);
         res.status = ode.acceleration(tRow, xRow, vRow, aRow);
         if (!res.status.ok()) break;
         record(tRow, xRow, vRow, aRow, true);
       }
+      if (!res.status.ok() || stopped) break;
+      if (impact) {
+        // the state at the event, its row just before it, then the event from there
+        rk.interpolate(tEvent, xRow, vRow);
+        res.status = st.start(tEvent, xRow, vRow);
+        if (!res.status.ok()) break;
+        if (tEvent > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, true);
+        res.status = event(st, closing);
+        if (!res.status.ok()) break;
+        continue;
+      }
+      monitor.accept();
       // the step's end into the energies' and costs' quadratures, a row or not
-      if (res.status.ok() && !stopped && s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
+      if (s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
       if (cancelled(s.t)) break;
     }
     res.steps = rk.acceptedSteps;

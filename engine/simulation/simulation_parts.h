@@ -128,8 +128,6 @@ struct RunContext {
 
 /// The global formulations (global_run.cpp): index-3, index-1, penalty on the natural coordinates.
 void runGlobal(RunContext& run);
-/// Why a run cannot take a global formulation (empty: it can).
-std::string globalRunProblem(const RunContext& run);
 /// The Matrix R formulation with the trapezoidal rule or RK45.
 void runMatrixR(RunContext& run);
 /// The penalty formulation (trapezoidal rule).
