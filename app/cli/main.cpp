@@ -379,7 +379,7 @@ int main(int argc, char** argv) {
   simCmd->add_option("FILE", simArgs.file, "mechanism file (.json)")->required();
   simCmd->add_option("--formulation", simArgs.formulation, "matrix-r (semi-recursive Matrix R, seed 000), penalty "
                                                             "(semi-recursive penalty, trapezoidal, seed 004), or a global one on "
-                                                            "natural coordinates (planar): index3 (augmented Lagrangian, trapezoidal), "
+                                                            "natural coordinates: index3 (augmented Lagrangian, trapezoidal), "
                                                             "index1 (Baumgarte), penalty-global")
       ->check(CLI::IsMember({"matrix-r", "penalty", "index3", "index1", "penalty-global"}));
   simCmd->add_option("--integrator", simArgs.integrator, "trapezoidal (implicit, fixed step) or rk45 (adaptive)")

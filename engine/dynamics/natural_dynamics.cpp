@@ -23,14 +23,77 @@ Eigen::Vector2d entityValue(const kin::NaturalModel& m, int entity) {
 
 }  // namespace
 
-bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error) {
-  if (m.dimension != 2) {
-    error = "the global formulations take planar mechanisms for now (a spatial body's natural coordinates need a third vector)";
+namespace {
+
+// a spatial body with a linear frame (O, x1, x2, x3 = d, d', w): its points are r = O + X ρ, and
+// with the mass moments in ρ (m, m ρ_c, J = ∫ρρᵀ dm) T = ½ m|Ȯ|² + m Ȯ·Ẋρ_c + ½ tr(Ẋ J Ẋᵀ)
+bool spatialBody(const kin::NaturalModel& m, std::size_t b, NaturalInertia& out, std::string& error) {
+  const kin::BodyFrame& f = m.bodies[b];
+  const auto& body = m.mechanism->bodies[b];
+  if (f.spinFree || f.d[2].a < 0) {
+    error = f.spinFree ? "body '" + body.name + "' is held by points on one line only (a rod between ball joints): the global formulations "
+                                                "do not give it an orientation yet"
+                       : "the natural model has no linear frames (compiled for kinematics)";
     return false;
   }
+  auto value = [&](const kin::Direction& d) {
+    Eigen::Vector3d v = m.entities[static_cast<std::size_t>(d.a)].value;
+    if (d.b >= 0) v -= m.entities[static_cast<std::size_t>(d.b)].value;
+    return v;
+  };
+  Eigen::Matrix3d X0;
+  X0 << value(f.d[0]), value(f.d[1]), value(f.d[2]);
+  const Eigen::Vector3d O0 = m.entities[static_cast<std::size_t>(f.origin)].value;
+  // ρ of a body-frame point s: ρ = A s + a0
+  const Eigen::Matrix3d X0inv = X0.inverse();
+  const Eigen::Matrix3d A = X0inv * body.rotation;
+  const Eigen::Vector3d a0 = X0inv * (body.position - O0);
+  const double mass = body.mass;
+  // ∫ s sᵀ dm about the body's origin: the centre's share and E_c = ½ tr(I_c) 1 − I_c
+  const Eigen::Matrix3d S = mass * body.com * body.com.transpose() + 0.5 * body.inertia.trace() * Eigen::Matrix3d::Identity() - body.inertia;
+  const Eigen::Vector3d rc = A * body.com + a0;
+  const Eigen::Matrix3d J = A * S * A.transpose() + mass * (A * body.com * a0.transpose() + a0 * body.com.transpose() * A.transpose()) +
+                            mass * a0 * a0.transpose();
+  Eigen::Matrix<double, 12, 12> Mb = Eigen::Matrix<double, 12, 12>::Zero();
+  Mb.block<3, 3>(0, 0) = mass * Eigen::Matrix3d::Identity();
+  for (int i = 0; i < 3; ++i) {
+    Mb.block<3, 3>(0, 3 + 3 * i) = mass * rc[i] * Eigen::Matrix3d::Identity();
+    Mb.block<3, 3>(3 + 3 * i, 0) = mass * rc[i] * Eigen::Matrix3d::Identity();
+    for (int j = 0; j < 3; ++j) Mb.block<3, 3>(3 + 3 * i, 3 + 3 * j) = J(i, j) * Eigen::Matrix3d::Identity();
+  }
+  // y = [O; x1; x2; x3] as q's columns (fixed entities add nothing)
+  Eigen::Matrix<double, 12, Eigen::Dynamic> T = Eigen::Matrix<double, 12, Eigen::Dynamic>::Zero(12, m.nq);
+  auto add = [&](int entity, double sign, int row) {
+    if (entity < 0) return;
+    const kin::Entity& e = m.entities[static_cast<std::size_t>(entity)];
+    if (e.fixed()) return;
+    for (int k = 0; k < 3; ++k) T(row + k, e.offset + k) += sign;
+  };
+  add(f.origin, 1, 0);
+  for (int i = 0; i < 3; ++i) {
+    add(f.d[i].a, 1, 3 + 3 * i);
+    add(f.d[i].b, -1, 3 + 3 * i);
+  }
+  out.M.noalias() += T.transpose() * Mb * T;
+  // the weight at the centre: r_c = O + X ρ_c
+  const Eigen::Vector3d g = m.mechanism->gravity;
+  Eigen::Matrix<double, 12, 1> Qb;
+  Qb << mass * g, mass * rc[0] * g, mass * rc[1] * g, mass * rc[2] * g;
+  out.gravity.noalias() += T.transpose() * Qb;
+  return true;
+}
+
+}  // namespace
+
+bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error) {
   const ResolvedMechanism& r = *m.mechanism;
   out.M = Eigen::MatrixXd::Zero(m.nq, m.nq);
   out.gravity = Eigen::VectorXd::Zero(m.nq);
+  if (m.dimension == 3) {
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      if (!spatialBody(m, b, out, error)) return false;
+    return true;
+  }
   const Eigen::Vector2d g = r.gravity.head<2>();
   Eigen::Matrix2d R90;
   R90 << 0, -1, 1, 0;
@@ -191,12 +254,27 @@ void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, do
   d.tangent = inertia.M;
   d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
   d.Jw.noalias() = d.J.transpose() * d.w;
-  for (int j = 0; j < m.nq; ++j) {
-    q[j] += 1;
-    kin::evaluateJacobianDense(m, q, t, d.Jshift);
-    q[j] -= 1;
-    d.tangent.col(j).noalias() += (h * h / 4) * d.Jshift.transpose() * d.w;
-    d.tangent.col(j) -= (h * h / 4) * d.Jw;
+  if (m.dimension == 2) {
+    for (int j = 0; j < m.nq; ++j) {
+      q[j] += 1;
+      kin::evaluateJacobianDense(m, q, t, d.Jshift);
+      q[j] -= 1;
+      d.tangent.col(j).noalias() += (h * h / 4) * d.Jshift.transpose() * d.w;
+      d.tangent.col(j) -= (h * h / 4) * d.Jw;
+    }
+  } else {
+    // spatial constraints are cubic in places (a prismatic joint's (Q − P)·(u × w)): central
+    // differences, exact to the square of their step
+    for (int j = 0; j < m.nq; ++j) {
+      const double eps = 1e-5 * std::max(1.0, std::abs(q[j])), q0 = q[j];
+      q[j] = q0 + eps;
+      kin::evaluateJacobianDense(m, q, t, d.Jshift);
+      d.Jw = d.Jshift.transpose() * d.w;
+      q[j] = q0 - eps;
+      kin::evaluateJacobianDense(m, q, t, d.Jshift);
+      q[j] = q0;
+      d.tangent.col(j).noalias() += (h * h / 4) / (2 * eps) * (d.Jw - d.Jshift.transpose() * d.w);
+    }
   }
   if (!inertia.stateDependent()) return;
   d.qdShift = (2 / h) * q - d.qdHat;

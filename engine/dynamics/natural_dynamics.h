@@ -3,9 +3,9 @@
 // Baumgarte stabilisation on them,
 //   [M  Φ_qᵀ] [q̈]   [Q                    ]
 //   [Φ_q  0 ] [λ ] = [−γ − 2αΦ̇ − β²Φ      ].
-// Planar for now: a planar body's points are linear in its natural coordinates (p = O + a d +
-// b R90 d), so its mass matrix is constant; the spatial model's d × d' is not (a third vector per
-// body comes with the spatial global formulations).
+// A planar body's points are linear in its natural coordinates (p = O + a d + b R90 d), a spatial
+// body's with linear frames (p = O + a d + b d' + c w, kin::NaturalOptions), so the mass matrix
+// is constant.
 #pragma once
 
 #include <string>
@@ -20,10 +20,11 @@
 
 namespace lw::dyn {
 
-/// The force elements on the natural coordinates of a planar model (springs with their dampers
-/// and actuators, point forces, torques, the torsion springs of every joint): their generalized
-/// forces by virtual work on the bodies' frames — a force F at p = O + a d + b R90 d puts F on O
-/// and a F + b R90ᵀF on d, a torque T puts T R90 d / |d|² on d. The laws are the recursive
+/// The force elements on the natural coordinates (springs with their dampers and actuators, point
+/// forces, torques, the torsion springs of every joint): their generalized forces by virtual work
+/// on the bodies' frames — planar, a force F at p = O + a d + b R90 d puts F on O and
+/// a F + b R90ᵀF on d, a torque T puts T R90 d / |d|² on d; spatial (linear frames, p = O + X ρ),
+/// F puts F on O and ρ_i F on the basis vector x_i, T puts ½ T × x̃_i (x̃ the reciprocal basis). The laws are the recursive
 /// formulations' own (force_elements.h), read from `tree`'s mechanism and `numbers` (the tree's,
 /// or a run's with its switch states); all three outlive this.
 class NaturalForceElements {
@@ -37,6 +38,7 @@ class NaturalForceElements {
   void accept(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
  private:
+  void addSpatial(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const;
   const RecursiveModel& tree_;
   const TreeNumbers<double>& numbers_;
   const kin::NaturalModel& m_;
@@ -45,8 +47,9 @@ class NaturalForceElements {
   mutable std::vector<double> measured_;  // scratch: those of the last evaluation
 };
 
-/// M (nq × nq, constant) and Q_g (nq): T = ½ q̇ᵀ M q̇ and the gravity's generalized force for
-/// a planar natural model; `error` says why not (a spatial model). `elements`, when set, adds
+/// M (nq × nq, constant) and Q_g (nq): T = ½ q̇ᵀ M q̇ and the gravity's generalized force;
+/// `error` says why not (a spatial model compiled without linear frames, a rod between ball
+/// joints, which has no orientation coordinates). `elements`, when set, adds
 /// the force elements' (appliedForces).
 struct NaturalInertia {
   Eigen::MatrixXd M;

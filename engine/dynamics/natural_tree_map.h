@@ -1,10 +1,11 @@
 // One motion in the two models' coordinates (issue 39): the global formulations integrate the
 // natural coordinates q (points and unit vectors, kinematics/natural_model.h) while a run's rows,
 // outputs, energies, reactions and costs (simulation/) are written in the tree's relative
-// coordinates z. Planar models: a body's frame is linear in its natural coordinates (its origin
-// O and direction d turn and move it), so the frames, and from each tree node's two frames its
-// coordinate (a pin's angle, a slider's slide, a free body's pose), follow from (q, q̇, q̈) on
-// jets exactly; the other way each entity is a point or a direction of a body the tree places.
+// coordinates z. A body's frame is linear in its natural coordinates (planar: its origin O and
+// direction d turn and move it; spatial, with linear frames: its basis [d, d', w]), so the frames,
+// and from each tree node's two frames its coordinates (a pin's angle, a slide, a universal
+// joint's two angles, a ball joint's or a free body's quaternion), follow from (q, q̇, q̈) on jets
+// exactly; the other way each entity is a point or a direction of a body the tree places.
 #pragma once
 
 #include <string>
@@ -28,8 +29,8 @@ struct NaturalTreeMap {
   std::vector<Carrier> entities;
 };
 
-/// The map for a planar pair of models of one mechanism; false with `why` otherwise (a spatial
-/// model, a tree joint with no planar coordinate).
+/// The map for two models of one mechanism; false with `why` otherwise (a spatial natural model
+/// without linear frames, kin::NaturalOptions, or a rod between ball joints, which has none).
 bool compileNaturalTreeMap(const RecursiveModel& tree, const kin::NaturalModel& natural, NaturalTreeMap& out, std::string& why);
 
 /// q, q̇, q̈ (nq each; q̈ may be null) of the tree's state (z, ż, z̈).

@@ -104,7 +104,7 @@ void residual(const NaturalModel& m, const Constraint& c, const X& x, const T& t
           r = r - T(c.c[0]) * d;
         } else {
           const V3<T> d2 = direction<T>(c.d[1], x);
-          r = r - (T(c.c[0]) * d + T(c.c[1]) * d2 + T(c.c[2]) * cross(d, d2));
+          r = r - (T(c.c[0]) * d + T(c.c[1]) * d2 + T(c.c[2]) * (c.d[2].a >= 0 ? direction<T>(c.d[2], x) : cross(d, d2)));
         }
         out[0] = r.x;
         out[1] = r.y;
@@ -170,7 +170,7 @@ V3<T> bodyPoint(const NaturalModel& m, int body, int point, const X& x) {
     return o + v + wv + (T(1.0) / (T(1.0) + c)) * cross(w, wv);
   }
   const V3<T> d2 = direction<T>(f.d[1], x);
-  return o + (T(k.x()) * d + T(k.y()) * d2 + T(k.z()) * cross(d, d2));
+  return o + (T(k.x()) * d + T(k.y()) * d2 + T(k.z()) * (f.d[2].a >= 0 ? direction<T>(f.d[2], x) : cross(d, d2)));
 }
 
 }  // namespace

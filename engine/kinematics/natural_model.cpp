@@ -33,7 +33,7 @@ struct Item {
 
 class Compiler {
  public:
-  explicit Compiler(const ResolvedMechanism& m) : m_(m), dim_(m.dimension) {
+  Compiler(const ResolvedMechanism& m, NaturalOptions options) : m_(m), dim_(m.dimension), options_(options) {
     nm_.dimension = dim_;
     nm_.mechanism = std::make_shared<const ResolvedMechanism>(m);
   }
@@ -225,8 +225,9 @@ class Compiler {
     return true;
   }
 
-  // coefficients of `rel` in the body basis (d, R90 d) or (d, d', d×d')
-  Eigen::Vector3d coefficients(const Eigen::Vector3d& rel, const Direction& d1, const Direction& d2) const {
+  // coefficients of `rel` in the body basis (d, R90 d), (d, d', d×d') or, with a third direction
+  // d3, (d, d', d3)
+  Eigen::Vector3d coefficients(const Eigen::Vector3d& rel, const Direction& d1, const Direction& d2, const Direction& d3 = {}) const {
     const Eigen::Vector3d a = value(d1);
     if (dim_ == 3 && d2.a < 0) return {rel.dot(a) / a.squaredNorm(), 0, 0};  // on the axis of a spin-free body
     if (dim_ == 2) {
@@ -235,7 +236,7 @@ class Compiler {
     }
     const Eigen::Vector3d b = value(d2);
     Eigen::Matrix3d B;
-    B << a, b, a.cross(b);
+    B << a, b, (d3.a >= 0 ? value(d3) : Eigen::Vector3d(a.cross(b)));
     return B.fullPivLu().solve(rel);
   }
 
@@ -306,6 +307,12 @@ class Compiler {
           f.d[1] = {vectors.back(), -1};
         }
       }
+      // linear frames: a third unit vector normal to d and d' stands for d × d'
+      if (dim_ == 3 && !f.spinFree && options_.linearFrames) {
+        const Eigen::Vector3d n = value(f.d[0]).cross(value(f.d[1])).normalized();
+        vectors.push_back(own(newEntity(true, false, n, body.name + "#n")));
+        f.d[2] = {vectors.back(), -1};
+      }
       // rigid base
       auto distance = [&](const Direction& d) {
         if (d.b >= 0 && !allFixed({d.a, d.b}))
@@ -316,25 +323,27 @@ class Compiler {
         distance(f.d[1]);
         if (!allFixed({f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b}))
           add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {f.d[0], f.d[1]}, {value(f.d[0]).dot(value(f.d[1])), 0, 0}), source);
+        if (f.d[2].a >= 0)  // the third vector normal to both (its unit length: every vector's)
+          for (const Direction& d : {f.d[0], f.d[1]}) add(make(ConstraintKind::DirDot, {-1, -1, -1, -1}, {f.d[2], d}, {0, 0, 0}), source);
       }
       // every other entity follows the base
       auto inBase = [&](int e) {
-        return e == f.origin || e == f.d[0].a || e == f.d[0].b || (dim_ == 3 && (e == f.d[1].a || e == f.d[1].b));
+        return e == f.origin || e == f.d[0].a || e == f.d[0].b || (dim_ == 3 && (e == f.d[1].a || e == f.d[1].b || e == f.d[2].a));
       };
       for (int e : points)
         if (!inBase(e) && !allFixed({e, f.origin, f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b})) {
-          const Eigen::Vector3d k = coefficients(entityValue(e) - o, f.d[0], f.d[1]);
-          add(make(ConstraintKind::Combo, {e, f.origin, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
+          const Eigen::Vector3d k = coefficients(entityValue(e) - o, f.d[0], f.d[1], f.d[2]);
+          add(make(ConstraintKind::Combo, {e, f.origin, -1, -1}, {f.d[0], f.d[1], f.d[2]}, {k.x(), k.y(), k.z()}), source);
         }
       for (int e : vectors)
         if (!inBase(e) && !allFixed({e, f.d[0].a, f.d[0].b, f.d[1].a, f.d[1].b})) {
-          const Eigen::Vector3d k = coefficients(entityValue(e), f.d[0], f.d[1]);
-          add(make(ConstraintKind::Combo, {e, -1, -1, -1}, {f.d[0], f.d[1]}, {k.x(), k.y(), k.z()}), source);
+          const Eigen::Vector3d k = coefficients(entityValue(e), f.d[0], f.d[1], f.d[2]);
+          add(make(ConstraintKind::Combo, {e, -1, -1, -1}, {f.d[0], f.d[1], f.d[2]}, {k.x(), k.y(), k.z()}), source);
         }
       // every point of the body, for outputs and drawing (spin-free: its offset from the origin)
       for (std::size_t i = 0; i < body.points.size(); ++i) {
         const Eigen::Vector3d rel = m_.pointWorld({static_cast<int>(b), static_cast<int>(i)}) - o;
-        f.pointCoefficients.push_back(f.spinFree ? rel : coefficients(rel, f.d[0], f.d[1]));
+        f.pointCoefficients.push_back(f.spinFree ? rel : coefficients(rel, f.d[0], f.d[1], f.d[2]));
       }
     }
     shapeBody_ = -1;
@@ -434,7 +443,7 @@ class Compiler {
   }
 
   static Constraint make(ConstraintKind kind, std::array<int, 4> e = {-1, -1, -1, -1},
-                         std::array<Direction, 2> d = {}, std::array<double, 3> c = {0, 0, 0}) {
+                         std::array<Direction, 3> d = {}, std::array<double, 3> c = {0, 0, 0}) {
     Constraint x;
     x.kind = kind;
     std::copy(e.begin(), e.end(), x.e);
@@ -482,6 +491,7 @@ class Compiler {
 
   const ResolvedMechanism& m_;
   int dim_;
+  NaturalOptions options_;
   NaturalModel nm_;
   std::vector<Item> items_;
   std::vector<int> parent_;
@@ -495,7 +505,7 @@ class Compiler {
 
 }  // namespace
 
-NaturalModel compileNaturalModel(const ResolvedMechanism& m) { return Compiler(m).run(); }
+NaturalModel compileNaturalModel(const ResolvedMechanism& m, NaturalOptions options) { return Compiler(m, options).run(); }
 
 std::string NaturalModel::describeRow(int row) const {
   // the constraints are in row order: the last that starts at or before `row`

@@ -39,6 +39,7 @@ enum class ConstraintKind {
   Distance,         // |d|² − c0                              (rigid body, d = P − O)       1 row
   DirDot,           // d·d' − c0                              (rigid body, universal)      1 row
   Combo,            // x(e) − [O] − (c0 d + c1 R90 d)  (2D), − (c0 d + c1 d' + c2 d×d') (3D)  dim rows
+                    //   (linear frames: c2 w, the body's third vector, for d×d')
   Collinear2D,      // (Q − P) × u                            (slider)                     1 row
   AxisLine3D,       // (Q − P)·w, (Q − P)·(u × w)             (prismatic, cylindrical)      2 rows
   DriveAngle,       // cos α (d×d')·n − sin α (d·d' − (d·n)(d'·n)),  α = c0 + f(t)          1 row
@@ -57,7 +58,7 @@ struct ConstraintSource {
 struct Constraint {
   ConstraintKind kind = ConstraintKind::Distance;
   int e[4] = {-1, -1, -1, -1};  // entities (meaning per kind, see natural_model.cpp)
-  Direction d[2];                // directions (Distance, DirDot, Combo, DriveAngle)
+  Direction d[3];                // directions (Distance, DirDot, Combo, DriveAngle); d[2]: a linear frame's third
   double c[3] = {0, 0, 0};       // constants
   int driver = -1;               // Drive*: index into NaturalModel::drivers
   int component = 0;             // DriveCoordinate
@@ -68,10 +69,11 @@ struct Constraint {
 };
 
 /// How every point of a body follows from its entities: p = O + a·d + b·R90·d (2D) or
-/// p = O + a·d + b·d' + c·(d × d') (3D), coefficients from the stored configuration.
+/// p = O + a·d + b·d' + c·(d × d') (3D), coefficients from the stored configuration; with linear
+/// frames p = O + a·d + b·d' + c·w, w a third unit vector of the body kept normal to d and d'.
 struct BodyFrame {
   int origin = -1;  // point entity
-  Direction d[2];   // 3D spin-free bodies have d[1].a = -1
+  Direction d[3];   // 3D spin-free bodies have d[1].a = -1; d[2]: the linear frame's third (or none)
   std::vector<Eigen::Vector3d> pointCoefficients;  // one per body point (ResolvedMechanism order)
   // A body held only by points on one line (a spherical–spherical rod) has no orientation
   // coordinate: its points are origin + R(axis0 → axis)·(stored offset), R the smallest rotation.
@@ -97,8 +99,15 @@ struct NaturalModel {
   std::string describeRow(int row) const;
 };
 
+struct NaturalOptions {
+  // spatial bodies get a third unit vector w (normal to d and d', three more coordinates and
+  // constraints) in place of d × d': every point is then linear in the coordinates and the mass
+  // matrix constant — what the global formulations of the dynamics need; kinematics does without
+  bool linearFrames = false;
+};
+
 /// Compiles the natural-coordinate model. `m` must outlive the result.
-NaturalModel compileNaturalModel(const ResolvedMechanism& m);
+NaturalModel compileNaturalModel(const ResolvedMechanism& m, NaturalOptions options = {});
 
 // ---- evaluation (constraints.cpp) -----------------------------------------------------------
 

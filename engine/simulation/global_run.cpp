@@ -170,7 +170,7 @@ void runGlobal(RunContext& run) {
   RunRows& rows = run.rows;
   events::ContactMonitor& monitor = run.monitor;
   const std::vector<events::GapSource>& sources = run.sources;
-  const kin::NaturalModel nm = kin::compileNaturalModel(m);
+  const kin::NaturalModel nm = kin::compileNaturalModel(m, {.linearFrames = true});
   dyn::NaturalInertia inertia;
   dyn::NaturalTreeMap map;
   std::string why;

@@ -46,18 +46,17 @@ const Choice kChoices[] = {
      analysis::Formulation::MatrixR, analysis::Integrator::RK45},
     {"Dynamics: penalty", "Motion under forces: penalty formulation, trapezoidal rule (seed 004)", false, {},
      analysis::Formulation::Penalty, analysis::Integrator::Trapezoidal},
-    // the global formulations on natural coordinates (planar mechanisms)
+    // the global formulations on natural coordinates
     {"Dynamics: index-3 (global)",
      "Motion under forces in natural coordinates: index-3 augmented Lagrangian with projections, trapezoidal rule "
-     "(seeds 001, 003; planar mechanisms)",
+     "(seeds 001, 003)",
      false, {}, analysis::Formulation::Index3, analysis::Integrator::Trapezoidal},
     {"Dynamics: index-1, RK45 (global)",
      "Motion under forces in natural coordinates: index-1 with Baumgarte stabilisation, adaptive Runge–Kutta 4(5) "
-     "(seed 003; planar mechanisms)",
+     "(seed 003)",
      false, {}, analysis::Formulation::Index1, analysis::Integrator::RK45},
     {"Dynamics: penalty (global)",
-     "Motion under forces in natural coordinates: penalty formulation, adaptive Runge–Kutta 4(5) (seed 001; planar "
-     "mechanisms)",
+     "Motion under forces in natural coordinates: penalty formulation, adaptive Runge–Kutta 4(5) (seed 001)",
      false, {}, analysis::Formulation::PenaltyGlobal, analysis::Integrator::RK45},
 };
 

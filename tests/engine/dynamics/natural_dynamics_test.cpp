@@ -2,6 +2,9 @@
 // matrix against each body's ½ m v_c² + ½ I ω² from its points' velocities, and the index-1
 // formulation's motion against Matrix R's on the same planar models.
 #include "dynamics/natural_dynamics.h"
+#include "dynamics/natural_tree_map.h"
+#include "dynamics/matrix_r.h"
+#include "dynamics/recursive_model.h"
 
 #include <gtest/gtest.h>
 
@@ -98,12 +101,44 @@ TEST(NaturalDynamics, TheMassMatrixGivesEachBodysKineticEnergy) {
   EXPECT_GT(bodies, 50);
 }
 
-TEST(NaturalDynamics, AGlobalModelOfASpatialMechanismIsRefusedWithTheReason) {
-  const Compiled c = compiled("spatial-four-bar");
+// spatial bodies with linear frames (a third vector each): ½ q̇ᵀ M q̇ is the tree's kinetic energy
+// at the same motion (the recursive model's own bodies, through the map of coordinates)
+TEST(NaturalDynamics, TheSpatialMassMatrixGivesTheTreesKineticEnergy) {
+  std::mt19937 rng(3);
+  for (const char* sample : {"spatial-four-bar", "spatial-four-bar-swing", "four-bar-free", "buggy", "grid-1x15"}) {
+    SCOPED_TRACE(sample);
+    Diagnostics d;
+    const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), d));
+    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
+    const RecursiveModel tree = compileRecursiveModel(*r);
+    NaturalInertia inertia;
+    NaturalTreeMap map;
+    std::string error;
+    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+    ASSERT_TRUE(compileNaturalTreeMap(tree, m, map, error)) << error;
+    EXPECT_LT((inertia.M - inertia.M.transpose()).norm(), 1e-12 * inertia.M.norm());
+    for (int trial = 0; trial < 3; ++trial) {
+      const Eigen::VectorXd qd = consistentVelocity(m, rng);
+      Eigen::VectorXd z = tree.z0, zd, zdd;
+      treeStateOf(tree, m, m.q0, qd, Eigen::VectorXd::Zero(m.nq), z, zd, zdd);
+      const double reference = energy(tree, z, zd).kinetic;
+      EXPECT_GT(reference, 1e-3);
+      EXPECT_NEAR(0.5 * qd.dot(inertia.M * qd), reference, 1e-9 * reference);
+    }
+  }
+}
+
+TEST(NaturalDynamics, ARodBetweenBallJointsIsRefusedWithTheReason) {
+  Diagnostics d;
+  const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism("rssr"), d));
   NaturalInertia inertia;
   std::string error;
-  EXPECT_FALSE(naturalInertia(c.model, inertia, error));
-  EXPECT_NE(error.find("planar"), std::string::npos) << error;
+  EXPECT_FALSE(naturalInertia(kin::compileNaturalModel(*r, {.linearFrames = true}), inertia, error));
+  EXPECT_NE(error.find("ball joints"), std::string::npos) << error;
+  // and a spatial model compiled for kinematics (no third vectors): its mass matrix is not constant
+  const auto spatial = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism("spatial-four-bar"), d));
+  EXPECT_FALSE(naturalInertia(kin::compileNaturalModel(*spatial), inertia, error));
+  EXPECT_NE(error.find("linear frames"), std::string::npos) << error;
 }
 
 // x'' = F(t, x, v): the index-1 formulation (or the penalty one) as the integrators' system

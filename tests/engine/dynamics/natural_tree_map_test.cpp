@@ -26,14 +26,16 @@ Models models(const char* sample) {
   Models c;
   c.loaded = test::loaded(test::sampleMechanism(sample));
   c.tree = compileRecursiveModel(c.loaded->resolved);
-  c.natural = kin::compileNaturalModel(c.loaded->resolved);
+  c.natural = kin::compileNaturalModel(c.loaded->resolved, {.linearFrames = true});
   std::string why;
   EXPECT_TRUE(compileNaturalTreeMap(c.tree, c.natural, c.map, why)) << sample << ": " << why;
   return c;
 }
 
 constexpr const char* kPlanar[] = {"ten-bar-chain", "four-bar", "slider-crank", "watt-six-bar", "jansen-leg",
-                                   "stephenson-six-bar", "five-bar", "double-pendulum-wall"};
+                                   "stephenson-six-bar", "five-bar", "double-pendulum-wall",
+                                   // spatial: revolute, prismatic, universal, spherical and free bodies
+                                   "spatial-four-bar", "spatial-four-bar-swing", "four-bar-free", "buggy", "grid-1x15"};
 
 TEST(NaturalTreeMap, TheStoredConfigurationIsTheStoredNaturalCoordinates) {
   for (const char* sample : kPlanar) {
@@ -108,14 +110,14 @@ TEST(NaturalTreeMap, AClosedLoopsStateGoesThereAndBack) {
   }
 }
 
-TEST(NaturalTreeMap, ASpatialMechanismIsRefusedWithTheReason) {
-  const auto loaded = test::loaded(test::sampleMechanism("spatial-four-bar"));
+TEST(NaturalTreeMap, ARodBetweenBallJointsIsRefusedWithTheReason) {
+  const auto loaded = test::loaded(test::sampleMechanism("rssr"));
   const RecursiveModel tree = compileRecursiveModel(loaded->resolved);
-  const kin::NaturalModel natural = kin::compileNaturalModel(loaded->resolved);
+  const kin::NaturalModel natural = kin::compileNaturalModel(loaded->resolved, {.linearFrames = true});
   NaturalTreeMap map;
   std::string why;
   EXPECT_FALSE(compileNaturalTreeMap(tree, natural, map, why));
-  EXPECT_NE(why.find("planar"), std::string::npos) << why;
+  EXPECT_NE(why.find("ball joints"), std::string::npos) << why;
 }
 
 }  // namespace
