@@ -300,18 +300,36 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   Eigen::VectorXd q = s.q + h * s.qd + (h * h / 2) * s.qdd;  // predictor
   Eigen::VectorXd lambda = s.lambda;
   d.iterations = 0;
+  if (!d.sparseChosen) {
+    d.sparseChosen = true;
+    const bool sparse = o.matrices == Index3Options::Matrices::Sparse ||
+                        (o.matrices == Index3Options::Matrices::Auto && m.nq >= Index3Options::kSparseFrom && !inertia.stateDependent());
+    if (sparse) d.sparse = std::make_shared<Index3Sparse>(m, inertia.M);
+  }
+  const double s4 = h * h / 4;
   for (;;) {
     index3Residual(m, inertia, alpha, h, t, q, lambda, d);
     // modified Newton: the tangent of the step's first iteration serves the others (its Hessian
-    // term costs nq Jacobians); rebuilt when the updates stop shrinking fast
+    // term costs nq Jacobians dense); rebuilt when the updates stop shrinking fast
     if (d.iterations == 0 || d.rebuild) {
-      index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
-      d.lu.compute(d.tangent);
+      if (d.sparse) {
+        d.w = alpha * d.phi + lambda;
+        if (!d.sparse->factor(m, s4, alpha, t, q, &d.w))
+          return failure(Status::Code::Singular, t, "the index-3 iteration matrix is singular (a body without mass that no constraint holds)");
+      } else {
+        index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
+        d.lu.compute(d.tangent);
+      }
       d.rebuild = false;
       ++d.tangents;
     }
     const double before = d.iterations > 0 ? d.dq.cwiseAbs().maxCoeff() : 0;
-    d.dq = -d.lu.solve(d.residual);
+    if (d.sparse) {
+      d.dq = -d.residual;
+      d.sparse->solve(true, d.dq);
+    } else {
+      d.dq = -d.lu.solve(d.residual);
+    }
     if (d.iterations > 0 && d.dq.cwiseAbs().maxCoeff() > 0.25 * before) d.rebuild = true;
     q += d.dq;
     kin::evaluateConstraints(m, q, t, d.phi);  // the multipliers take the new position's violation
@@ -326,16 +344,26 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   // mass-orthogonal projections onto Φ̇ = 0 and Φ̈ = 0 with the last tangent P = M + (h²/4)αΦ_qᵀΦ_q
   kin::evaluateJacobianDense(m, q, t, d.J);
   kin::evaluatePhiT(m, q, t, d.phiT);
-  d.tangent = inertia.M;
-  d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
-  d.lu.compute(d.tangent);
+  if (d.sparse) {
+    if (!d.sparse->factor(m, s4, alpha, t, q, nullptr))
+      return failure(Status::Code::Singular, t, "the index-3 projection matrix is singular (a body without mass that no constraint holds)");
+  } else {
+    d.tangent = inertia.M;
+    d.tangent.noalias() += s4 * alpha * d.J.transpose() * d.J;
+    d.lu.compute(d.tangent);
+  }
   // each projection repeated until it holds (one pass removes all but ~1/(1 + αh²/4·σ²/m) of
   // the violation): its fixed point is Φ_q q̇ + Φ_t = 0 (the least-squares one when redundant)
   auto project = [&](Eigen::VectorXd x, const Eigen::VectorXd& rate) {
     for (int pass = 0; pass < o.maxIterations; ++pass) {
       const Eigen::VectorXd violation = d.J * x + rate;
       if (violation.cwiseAbs().maxCoeff() < o.tolerance * 1e-2 * std::max(1.0, x.cwiseAbs().maxCoeff())) break;
-      x = d.lu.solve(inertia.M * x - (h * h / 4) * alpha * d.J.transpose() * rate);
+      if (d.sparse) {
+        x = inertia.M * x - s4 * alpha * d.J.transpose() * rate;
+        d.sparse->solve(false, x);
+      } else {
+        x = d.lu.solve(inertia.M * x - s4 * alpha * d.J.transpose() * rate);
+      }
     }
     return x;
   };

@@ -8,6 +8,7 @@
 // is constant.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <Eigen/Core>
@@ -103,6 +104,29 @@ struct Index3Options {
   double penalty = 1e9;       // α, scaled by the mass matrix's largest diagonal entry
   double tolerance = 1e-10;   // on the Newton update of q (scaled by max(1, |q|)) and on Φ
   int maxIterations = 20;
+  // the matrices dense (Eigen LU), or on their sparsity pattern (KLU, exact constraint
+  // Hessians); Auto: sparse from kSparseFrom coordinates when no force element needs a tangent
+  enum class Matrices { Auto, Dense, Sparse };
+  Matrices matrices = Matrices::Auto;
+  static constexpr int kSparseFrom = 60;
+};
+
+/// The index-3 iteration matrix M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq) and the projections'
+/// M + (h²/4)αΦ_qᵀΦ_q on their sparsity pattern, factored by KLU (natural_sparse.cpp). Forces
+/// whose stiffness the tangent would need are not here (the dense path takes them).
+class Index3Sparse {
+ public:
+  Index3Sparse(const kin::NaturalModel& m, const Eigen::MatrixXd& M);
+  ~Index3Sparse();
+  /// Factors the iteration matrix at q with multipliers' weights w (w set), or the projections'
+  /// (w null); s = h²/4. False when singular.
+  bool factor(const kin::NaturalModel& m, double s, double alpha, double t, const Eigen::VectorXd& q, const Eigen::VectorXd* w);
+  /// x ← A⁻¹ x with the last factored iteration (tangent) or projection matrix.
+  bool solve(bool tangent, Eigen::VectorXd& x);
+
+ private:
+  struct Pattern;
+  std::unique_ptr<Pattern> p_;
 };
 
 struct Index3State {
@@ -114,6 +138,8 @@ struct Index3Data {
   Eigen::MatrixXd J, Jshift, tangent;
   Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Jw, Q, Qplus, Qminus, qShift, qdShift;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  std::shared_ptr<Index3Sparse> sparse;  // the sparse matrices, when the step uses them
+  bool sparseChosen = false;             // the choice made (at the first step)
   int iterations = 0;  // the last step's Newton iterations
   long tangents = 0;   // Newton tangents built, all steps
   bool rebuild = false;  // the next iteration rebuilds the tangent

@@ -274,6 +274,38 @@ TEST(NaturalDynamics, TheGlobalPenaltyTenBarChainTendsToMatrixRAsThePenaltyGrows
 // the index-3 step's Newton tangent is ∂f/∂q: against central differences of the residual on
 // the ten-bar chain off its constraints, with multipliers large enough that the constraints'
 // Hessian term (dropping it fails this) is a thousand times the differences' error
+// the index-3 matrices on their pattern (KLU, the constraints' Hessians on jets) step as the dense
+// ones (Eigen LU, Hessians by differences of the Jacobian): planar, and spatial with linear frames
+TEST(NaturalDynamics, TheSparseIndex3StepsAreTheDenseOnes) {
+  for (const char* sample : {"ten-bar-chain", "spatial-four-bar-swing"}) {
+    SCOPED_TRACE(sample);
+    Diagnostics d;
+    const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), d));
+    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
+    NaturalInertia inertia;
+    std::string error;
+    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+    Index3State states[2];
+    int tangents[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      Index3Options o;
+      o.matrices = k == 0 ? Index3Options::Matrices::Dense : Index3Options::Matrices::Sparse;
+      Index3State& s = states[k];
+      s.q = m.q0;
+      s.qd = Eigen::VectorXd::Zero(m.nq);
+      ASSERT_TRUE(index3Start(m, inertia, o, s).ok());
+      Index3Data data(m);
+      for (int step = 0; step < 200; ++step) ASSERT_TRUE(index3Step(m, inertia, o, 1e-3, data, s).ok()) << step;
+      EXPECT_EQ(data.sparse != nullptr, k == 1);
+      tangents[k] = static_cast<int>(data.tangents);
+    }
+    EXPECT_GT((states[0].q - m.q0).norm(), 0.01);  // it moved
+    EXPECT_LT((states[1].q - states[0].q).cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_LT((states[1].qd - states[0].qd).cwiseAbs().maxCoeff(), 1e-7);
+    EXPECT_LE(tangents[1], tangents[0] + 10);  // the exact Hessians converge as fast
+  }
+}
+
 TEST(NaturalDynamics, TheIndex3TangentIsTheResidualsDerivative) {
   const Compiled c = compiled("ten-bar-chain");
   std::mt19937 rng(3);

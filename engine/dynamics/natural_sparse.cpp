@@ -1,0 +1,114 @@
+// The index-3 formulation's matrices on their sparsity pattern (Index3Sparse, natural_dynamics.h):
+// a body's mass couples its own entities, a constraint's Jacobian row and Hessian its own columns,
+// so M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq) has the pattern of M and of every constraint's columns
+// squared. The Hessians are exact: each constraint's second derivatives along a column (and along
+// the sum of two) on jets, as the constraints are polynomials in q. KLU factors both matrices.
+#include <algorithm>
+
+#include "dynamics/natural_dynamics.h"
+#include "numeric/jet.h"
+#include "numeric/sparse_lu.h"
+
+namespace lw::dyn {
+
+struct Index3Sparse::Pattern {
+  std::vector<int> colPtr, rowIdx;
+  std::vector<double> mass;  // M on the pattern
+  // by constraint: the slots of its columns' pairs (a × b, row-major over its columns)
+  std::vector<std::vector<int>> pairSlots;
+  std::unique_ptr<num::SparseLu> tangent, projection;
+  Eigen::MatrixXd block;     // a constraint's Jacobian block (rows × its columns)
+  Eigen::VectorXd dir;       // jets' direction (two entries set at a time)
+  int slot(int i, int j) const {
+    const auto b = rowIdx.begin() + colPtr[static_cast<std::size_t>(j)], e = rowIdx.begin() + colPtr[static_cast<std::size_t>(j) + 1];
+    const auto it = std::lower_bound(b, e, i);
+    return it != e && *it == i ? static_cast<int>(it - rowIdx.begin()) : -1;
+  }
+};
+
+Index3Sparse::Index3Sparse(const kin::NaturalModel& m, const Eigen::MatrixXd& M) : p_(std::make_unique<Pattern>()) {
+  Pattern& p = *p_;
+  const int n = m.nq;
+  std::vector<std::vector<int>> rows(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    rows[static_cast<std::size_t>(j)].push_back(j);
+    for (int i = 0; i < n; ++i)
+      if (M(i, j) != 0) rows[static_cast<std::size_t>(j)].push_back(i);
+  }
+  for (const kin::Constraint& c : m.constraints)
+    for (int a : c.columns)
+      for (int b : c.columns) rows[static_cast<std::size_t>(b)].push_back(a);
+  p.colPtr.push_back(0);
+  for (auto& r : rows) {
+    std::sort(r.begin(), r.end());
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    p.rowIdx.insert(p.rowIdx.end(), r.begin(), r.end());
+    p.colPtr.push_back(static_cast<int>(p.rowIdx.size()));
+  }
+  p.mass.assign(p.rowIdx.size(), 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int k = p.colPtr[static_cast<std::size_t>(j)]; k < p.colPtr[static_cast<std::size_t>(j) + 1]; ++k)
+      p.mass[static_cast<std::size_t>(k)] = M(p.rowIdx[static_cast<std::size_t>(k)], j);
+  for (const kin::Constraint& c : m.constraints) {
+    std::vector<int> slots;
+    for (int a : c.columns)
+      for (int b : c.columns) slots.push_back(p.slot(a, b));
+    p.pairSlots.push_back(std::move(slots));
+  }
+  p.tangent = std::make_unique<num::SparseLu>(n, p.colPtr, p.rowIdx);
+  p.projection = std::make_unique<num::SparseLu>(n, p.colPtr, p.rowIdx);
+  p.dir = Eigen::VectorXd::Zero(n);
+}
+
+Index3Sparse::~Index3Sparse() = default;
+
+bool Index3Sparse::factor(const kin::NaturalModel& m, double s, double alpha, double t, const Eigen::VectorXd& q, const Eigen::VectorXd* w) {
+  Pattern& p = *p_;
+  num::SparseLu& lu = w ? *p.tangent : *p.projection;
+  lu.values = p.mass;
+  for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
+    const kin::Constraint& c = m.constraints[ci];
+    const int nc = static_cast<int>(c.columns.size());
+    const std::vector<int>& slots = p.pairSlots[ci];
+    // s α Σ_rows (Φ_r,a Φ_r,b)
+    p.block.resize(c.rows, nc);
+    double column[3];
+    for (int a = 0; a < nc; ++a) {
+      kin::detail::constraintColumn(m, c, q, t, c.columns[static_cast<std::size_t>(a)], column);
+      for (int r = 0; r < c.rows; ++r) p.block(r, a) = column[r];
+    }
+    for (int a = 0; a < nc; ++a)
+      for (int b = 0; b < nc; ++b) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * alpha * p.block.col(a).dot(p.block.col(b));
+    if (!w) continue;
+    // s Σ_r w_r ∂²Φ_r/∂q_a∂q_b: along e_a, and along e_a + e_b
+    kin::Jet out[3];
+    std::vector<double> diagonal(static_cast<std::size_t>(nc));
+    auto weighted = [&] {
+      double v = 0;
+      for (int r = 0; r < c.rows; ++r) v += (*w)[c.row + r] * out[r].dd;
+      return v;
+    };
+    for (int a = 0; a < nc; ++a) {
+      kin::constraintJet(m, c, q, nullptr, c.columns[static_cast<std::size_t>(a)], t, 0, out);
+      diagonal[static_cast<std::size_t>(a)] = weighted();
+      lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + a)])] += s * diagonal[static_cast<std::size_t>(a)];
+    }
+    for (int a = 0; a < nc; ++a)
+      for (int b = a + 1; b < nc; ++b) {
+        p.dir[c.columns[static_cast<std::size_t>(a)]] = 1;
+        p.dir[c.columns[static_cast<std::size_t>(b)]] = 1;
+        kin::constraintJet(m, c, q, &p.dir, -1, t, 0, out);
+        p.dir[c.columns[static_cast<std::size_t>(a)]] = 0;
+        p.dir[c.columns[static_cast<std::size_t>(b)]] = 0;
+        const double hab = 0.5 * (weighted() - diagonal[static_cast<std::size_t>(a)] - diagonal[static_cast<std::size_t>(b)]);
+        if (hab == 0) continue;
+        lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * hab;
+        lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(b * nc + a)])] += s * hab;
+      }
+  }
+  return lu.factor();
+}
+
+bool Index3Sparse::solve(bool tangent, Eigen::VectorXd& x) { return (tangent ? p_->tangent : p_->projection)->solve(x.data()); }
+
+}  // namespace lw::dyn
