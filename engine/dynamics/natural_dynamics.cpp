@@ -6,24 +6,32 @@ namespace lw::dyn {
 
 namespace {
 
-// z = [O; d] of a planar body as q's columns: O = x(origin), d = x(a) − x(b) (or x(a), a unit
-// vector); fixed entities add nothing (they do not move)
-void addEntity(const kin::NaturalModel& m, int entity, double sign, int row, Eigen::Matrix<double, 4, Eigen::Dynamic>& T) {
-  if (entity < 0) return;
-  const kin::Entity& e = m.entities[static_cast<std::size_t>(entity)];
-  if (e.fixed()) return;
-  T(row, e.offset) += sign;
-  T(row + 1, e.offset + 1) += sign;
-}
-
 Eigen::Vector2d entityValue(const kin::NaturalModel& m, int entity) {
   if (entity < 0) return Eigen::Vector2d::Zero();
   return m.entities[static_cast<std::size_t>(entity)].value.head<2>();
 }
 
-}  // namespace
+// a body's mass matrix and weight in its frame's slots (O, then its directions; dim each) added
+// into M and Q_g: each slot is an entity, or a difference of two (fixed entities add nothing) —
+// scattered block by block, not multiplied out over all of q
+void scatterBody(const kin::NaturalModel& m, const std::vector<std::vector<std::pair<int, double>>>& slots, const Eigen::MatrixXd& Mb,
+                 const Eigen::VectorXd& Qb, NaturalInertia& out) {
+  const int dim = m.dimension;
+  auto offset = [&](int e) { return m.entities[static_cast<std::size_t>(e)].offset; };
+  for (std::size_t a = 0; a < slots.size(); ++a)
+    for (const auto& [ea, sa] : slots[a]) {
+      if (ea < 0 || offset(ea) < 0) continue;
+      out.gravity.segment(offset(ea), dim) += sa * Qb.segment(dim * static_cast<Eigen::Index>(a), dim);
+      for (std::size_t b = 0; b < slots.size(); ++b)
+        for (const auto& [eb, sb] : slots[b]) {
+          if (eb < 0 || offset(eb) < 0) continue;
+          out.M.block(offset(ea), offset(eb), dim, dim) +=
+              sa * sb * Mb.block(dim * static_cast<Eigen::Index>(a), dim * static_cast<Eigen::Index>(b), dim, dim);
+        }
+    }
+}
 
-namespace {
+std::vector<std::pair<int, double>> slotOf(const kin::Direction& d) { return {{d.a, 1.0}, {d.b, -1.0}}; }
 
 // a spatial body with a linear frame (O, x1, x2, x3 = d, d', w): its points are r = O + X ρ, and
 // with the mass moments in ρ (m, m ρ_c, J = ∫ρρᵀ dm) T = ½ m|Ȯ|² + m Ȯ·Ẋρ_c + ½ tr(Ẋ J Ẋᵀ)
@@ -61,25 +69,11 @@ bool spatialBody(const kin::NaturalModel& m, std::size_t b, NaturalInertia& out,
     Mb.block<3, 3>(3 + 3 * i, 0) = mass * rc[i] * Eigen::Matrix3d::Identity();
     for (int j = 0; j < 3; ++j) Mb.block<3, 3>(3 + 3 * i, 3 + 3 * j) = J(i, j) * Eigen::Matrix3d::Identity();
   }
-  // y = [O; x1; x2; x3] as q's columns (fixed entities add nothing)
-  Eigen::Matrix<double, 12, Eigen::Dynamic> T = Eigen::Matrix<double, 12, Eigen::Dynamic>::Zero(12, m.nq);
-  auto add = [&](int entity, double sign, int row) {
-    if (entity < 0) return;
-    const kin::Entity& e = m.entities[static_cast<std::size_t>(entity)];
-    if (e.fixed()) return;
-    for (int k = 0; k < 3; ++k) T(row + k, e.offset + k) += sign;
-  };
-  add(f.origin, 1, 0);
-  for (int i = 0; i < 3; ++i) {
-    add(f.d[i].a, 1, 3 + 3 * i);
-    add(f.d[i].b, -1, 3 + 3 * i);
-  }
-  out.M.noalias() += T.transpose() * Mb * T;
-  // the weight at the centre: r_c = O + X ρ_c
+  // the weight at the centre: r_c = O + X ρ_c; the slots y = [O; x1; x2; x3]
   const Eigen::Vector3d g = m.mechanism->gravity;
   Eigen::Matrix<double, 12, 1> Qb;
   Qb << mass * g, mass * rc[0] * g, mass * rc[1] * g, mass * rc[2] * g;
-  out.gravity.noalias() += T.transpose() * Qb;
+  scatterBody(m, {{{f.origin, 1.0}}, slotOf(f.d[0]), slotOf(f.d[1]), slotOf(f.d[2])}, Mb, Qb, out);
   return true;
 }
 
@@ -113,15 +107,10 @@ bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string
     const Eigen::Matrix2d C = ac * Eigen::Matrix2d::Identity() + bc * R90;
     Eigen::Matrix4d Mb;
     Mb << m0 * Eigen::Matrix2d::Identity(), m0 * C, m0 * C.transpose(), J * Eigen::Matrix2d::Identity();
-    Eigen::Matrix<double, 4, Eigen::Dynamic> T = Eigen::Matrix<double, 4, Eigen::Dynamic>::Zero(4, m.nq);
-    addEntity(m, f.origin, 1, 0, T);
-    addEntity(m, f.d[0].a, 1, 2, T);
-    addEntity(m, f.d[0].b, -1, 2, T);
-    out.M.noalias() += T.transpose() * Mb * T;
-    // the weight at the centre of mass: r_c = O + a_c d + b_c R90 d
+    // the weight at the centre of mass: r_c = O + a_c d + b_c R90 d; the slots z = [O; d]
     Eigen::Vector4d Qb;
     Qb << m0 * g, m0 * C.transpose() * g;
-    out.gravity.noalias() += T.transpose() * Qb;
+    scatterBody(m, {{{f.origin, 1.0}}, slotOf(f.d[0])}, Mb, Qb, out);
   }
   return true;
 }
@@ -200,15 +189,67 @@ Index3Data::Index3Data(const kin::NaturalModel& m)
       Q(m.nq),
       lu(m.nq) {}
 
-Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s) {
+namespace {
+
+// the matrices' choice, once: sparse (KLU, compressed Φ_q and M) for large models without force
+// elements needing a tangent, or as the options say
+void chooseMatrices(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3Data& d) {
+  if (d.sparseChosen) return;
+  d.sparseChosen = true;
+  const bool sparse = o.matrices == Index3Options::Matrices::Sparse ||
+                      (o.matrices == Index3Options::Matrices::Auto && m.nq >= Index3Options::kSparseFrom && !inertia.stateDependent());
+  if (!sparse) return;
+  d.sparse = std::make_shared<Index3Sparse>(m, inertia.M);
+  d.Ms = inertia.M.sparseView();
+  std::vector<Eigen::Triplet<double>> entries;
+  kin::evaluateJacobian(m, m.q0, 0.0, [&](int r, int c, double) { entries.emplace_back(r, c, 1.0); });
+  d.Js.resize(m.nrows, m.nq);
+  d.Js.setFromTriplets(entries.begin(), entries.end());
+  d.Js.makeCompressed();
+  d.jSlot.clear();
+  for (const auto& e : entries) d.jSlot.push_back(static_cast<int>(&d.Js.coeffRef(e.row(), e.col()) - d.Js.valuePtr()));
+}
+
+// Φ_q at q into d.J (dense) or d.Js (its pattern)
+void jacobianAt(const kin::NaturalModel& m, const Eigen::VectorXd& q, double t, Index3Data& d) {
+  if (!d.sparse) {
+    kin::evaluateJacobianDense(m, q, t, d.J);
+    return;
+  }
+  double* values = d.Js.valuePtr();
+  std::size_t k = 0;
+  kin::evaluateJacobian(m, q, t, [&](int, int, double v) { values[d.jSlot[k++]] = v; });
+}
+
+}  // namespace
+
+Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s, Index3Data* d) {
   // q̈ and λ of the start by the augmented Lagrangian iteration (redundant constraints allowed,
   // where the index-1 matrix is singular): (M + αΦ_qᵀΦ_q) q̈ = Q − Φ_qᵀλ − αΦ_qᵀγ,
   // λ ← λ + α(Φ_q q̈ + γ), until Φ̈ = Φ_q q̈ + γ vanishes
   const double alpha = o.penalty * std::max(1.0, inertia.M.diagonal().maxCoeff()) * 1e-6;
-  Eigen::MatrixXd J;
   Eigen::VectorXd gamma(m.nrows);
-  kin::evaluateJacobianDense(m, s.q, s.t, J);
   kin::evaluateGamma(m, s.q, s.qd, s.t, gamma);
+  if (d) chooseMatrices(m, inertia, o, *d);
+  if (d && d->sparse) {
+    // M + αΦ_qᵀΦ_q on its pattern: the projections' matrix with h²/4 = 1
+    jacobianAt(m, s.q, s.t, *d);
+    if (!d->sparse->factor(m, 1.0, alpha, s.t, s.q, nullptr))
+      return failure(Status::Code::Singular, s.t, "the start's matrix M + αΦ_qᵀΦ_q is singular: a body without mass that no constraint holds");
+    s.lambda = Eigen::VectorXd::Zero(m.nrows);
+    Eigen::VectorXd Q;
+    appliedForces(inertia, s.t, s.q, s.qd, Q);
+    for (int k = 0; k < 100; ++k) {
+      s.qdd = Q - d->Js.transpose() * (s.lambda + alpha * gamma);
+      d->sparse->solve(false, s.qdd);
+      const Eigen::VectorXd violation = d->Js * s.qdd + gamma;
+      s.lambda += alpha * violation;
+      if (violation.cwiseAbs().maxCoeff() < o.tolerance * std::max(1.0, s.qdd.cwiseAbs().maxCoeff())) return {};
+    }
+    return failure(Status::Code::NotConverged, s.t, "the start's accelerations did not converge (inconsistent constraints?)");
+  }
+  Eigen::MatrixXd J;
+  kin::evaluateJacobianDense(m, s.q, s.t, J);
   Eigen::MatrixXd A = inertia.M;
   A.noalias() += alpha * J.transpose() * J;
   const Eigen::LLT<Eigen::MatrixXd> llt(A);
@@ -228,7 +269,7 @@ Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, co
 
 void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t,
                     const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, Index3Data& d) {
-  kin::evaluateJacobianDense(m, q, t, d.J);
+  jacobianAt(m, q, t, d);
   kin::evaluateConstraints(m, q, t, d.phi);
   // f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q), q̈ = (4/h²) q − q̂̈
   d.w = alpha * d.phi + lambda;
@@ -239,7 +280,8 @@ void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, d
   } else {
     d.Q = inertia.gravity;
   }
-  d.residual = (h * h / 4) * (inertia.M * d.qdd + d.J.transpose() * d.w - d.Q);
+  if (d.sparse) d.residual = (h * h / 4) * (d.Ms * d.qdd + d.Js.transpose() * d.w - d.Q);
+  else d.residual = (h * h / 4) * (inertia.M * d.qdd + d.J.transpose() * d.w - d.Q);
 }
 
 void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t, Eigen::VectorXd& q,
@@ -300,12 +342,7 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   Eigen::VectorXd q = s.q + h * s.qd + (h * h / 2) * s.qdd;  // predictor
   Eigen::VectorXd lambda = s.lambda;
   d.iterations = 0;
-  if (!d.sparseChosen) {
-    d.sparseChosen = true;
-    const bool sparse = o.matrices == Index3Options::Matrices::Sparse ||
-                        (o.matrices == Index3Options::Matrices::Auto && m.nq >= Index3Options::kSparseFrom && !inertia.stateDependent());
-    if (sparse) d.sparse = std::make_shared<Index3Sparse>(m, inertia.M);
-  }
+  chooseMatrices(m, inertia, o, d);
   const double s4 = h * h / 4;
   for (;;) {
     index3Residual(m, inertia, alpha, h, t, q, lambda, d);
@@ -342,7 +379,7 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
                      "the index-3 step did not converge in " + std::to_string(o.maxIterations) + " iterations (a step too long, or a singular position)");
   }
   // mass-orthogonal projections onto Φ̇ = 0 and Φ̈ = 0 with the last tangent P = M + (h²/4)αΦ_qᵀΦ_q
-  kin::evaluateJacobianDense(m, q, t, d.J);
+  jacobianAt(m, q, t, d);
   kin::evaluatePhiT(m, q, t, d.phiT);
   if (d.sparse) {
     if (!d.sparse->factor(m, s4, alpha, t, q, nullptr))
@@ -356,10 +393,10 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   // the violation): its fixed point is Φ_q q̇ + Φ_t = 0 (the least-squares one when redundant)
   auto project = [&](Eigen::VectorXd x, const Eigen::VectorXd& rate) {
     for (int pass = 0; pass < o.maxIterations; ++pass) {
-      const Eigen::VectorXd violation = d.J * x + rate;
+      const Eigen::VectorXd violation = d.sparse ? Eigen::VectorXd(d.Js * x + rate) : Eigen::VectorXd(d.J * x + rate);
       if (violation.cwiseAbs().maxCoeff() < o.tolerance * 1e-2 * std::max(1.0, x.cwiseAbs().maxCoeff())) break;
       if (d.sparse) {
-        x = inertia.M * x - s4 * alpha * d.J.transpose() * rate;
+        x = d.Ms * x - s4 * alpha * (d.Js.transpose() * rate);
         d.sparse->solve(false, x);
       } else {
         x = d.lu.solve(inertia.M * x - s4 * alpha * d.J.transpose() * rate);

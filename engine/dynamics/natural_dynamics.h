@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <Eigen/SparseCore>
 
 #include "core/status.h"
 #include "dynamics/recursive_model.h"
@@ -139,15 +140,21 @@ struct Index3Data {
   Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Jw, Q, Qplus, Qminus, qShift, qdShift;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   std::shared_ptr<Index3Sparse> sparse;  // the sparse matrices, when the step uses them
-  bool sparseChosen = false;             // the choice made (at the first step)
+  bool sparseChosen = false;             // the choice made (at the start or the first step)
+  // with the sparse matrices: Φ_q and M in compressed rows, Φ_q's entries refreshed in the
+  // Jacobian's evaluation order (jSlot: that order's place in Js's values)
+  Eigen::SparseMatrix<double, Eigen::RowMajor> Js, Ms;
+  std::vector<int> jSlot;
   int iterations = 0;  // the last step's Newton iterations
   long tangents = 0;   // Newton tangents built, all steps
   bool rebuild = false;  // the next iteration rebuilds the tangent
   explicit Index3Data(const kin::NaturalModel& m);
 };
 
-/// The consistent start: q̈ and the multipliers at (q, q̇), redundant constraints allowed.
-Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s);
+/// The consistent start: q̈ and the multipliers at (q, q̇), redundant constraints allowed. With
+/// the step's data `d` its matrices' choice (dense or sparse) is made here and serves the start.
+Status index3Start(const kin::NaturalModel& m, const NaturalInertia& inertia, const Index3Options& o, Index3State& s,
+                   Index3Data* d = nullptr);
 /// The step's Newton residual f(q) = (h²/4)(M q̈ + Φ_qᵀ(αΦ + λ) − Q) with q̈ = (4/h²) q − q̂̈
 /// (d.qddHat), into d.residual (d.J, d.phi at q on the way).
 void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t,

@@ -37,18 +37,18 @@ class GlobalOde final : public integ::SecondOrderSystem {
 };
 
 // the natural constraints' largest |Φ| and |Φ̇| at (t, q, q̇): the rows' residual columns
+// (Φ̇ = Φ_q q̇ + Φ_t summed entry by entry: no dense Φ_q)
 struct NaturalResiduals {
-  Eigen::VectorXd phi, phiT;
-  Eigen::MatrixXd J;
+  Eigen::VectorXd phi, phiDot;
   double values[2] = {0, 0};
   const double* at(const kin::NaturalModel& m, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
     phi.resize(m.nrows);
-    phiT.resize(m.nrows);
+    phiDot.resize(m.nrows);
     kin::evaluateConstraints(m, q, t, phi);
-    kin::evaluateJacobianDense(m, q, t, J);
-    kin::evaluatePhiT(m, q, t, phiT);
+    kin::evaluatePhiT(m, q, t, phiDot);
+    kin::evaluateJacobian(m, q, t, [&](int r, int c, double v) { phiDot[r] += v * qd[c]; });
     values[0] = m.nrows ? phi.cwiseAbs().maxCoeff() : 0.0;
-    values[1] = m.nrows ? (J * qd + phiT).cwiseAbs().maxCoeff() : 0.0;
+    values[1] = m.nrows ? phiDot.cwiseAbs().maxCoeff() : 0.0;
     return values;
   }
 };
@@ -102,7 +102,7 @@ class Index3Stepper final : public FixedStepper {
     s_.t = t;
     s_.q = q;
     s_.qd = qd;
-    return dyn::index3Start(m_, inertia_, options_, s_);
+    return dyn::index3Start(m_, inertia_, options_, s_, &d_);
   }
   Status step(double h) override {
     const Status st = dyn::index3Step(m_, inertia_, options_, h, d_, s_);
