@@ -40,7 +40,6 @@ class NaturalForceElements {
   void accept(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
 
  private:
-  void addSpatial(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const;
   const RecursiveModel& tree_;
   const TreeNumbers<double>& numbers_;
   const kin::NaturalModel& m_;
