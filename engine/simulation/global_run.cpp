@@ -207,10 +207,10 @@ void runGlobal(RunContext& run) {
   const long outputs = run.outputs, every = run.every;
   auto stored = [&](long i) { return i % every == 0 || i == outputs; };
 
-// an event at the state st: the switches among `crossing` turn their forces, the
+  // an event at the state st: the switches among `crossing` turn their forces, the
   // contacts' velocities jump by the recursive formulations' impact law (the same physics in
   // the tree's coordinates), the accelerations after it, the row just after
-auto event = [&](GlobalState& st, const std::vector<int>& crossing) -> lw::Status {
+  auto event = [&](GlobalState& st, const std::vector<int>& crossing) -> lw::Status {
     const double t = st.t();
     mapped(st.q(), st.qd(), st.qdd());
     if (lw::Status e = monitor.fired(crossing, t); !e.ok()) return e;
