@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/run.h"
 #include "mechanism/resolved.h"
 #include "sensitivity/sensitivity.h"
 
@@ -78,12 +79,7 @@ CompareResult compareFormulations(const Mechanism& m, const CompareSpec& spec, c
   Diagnostics d;
   const auto resolved = resolve(m, d);
   if (!resolved) {
-    out.status = failure(Status::Code::BadRequest, 0, "the mechanism has errors");
-    for (const auto& x : d)
-      if (x.isError()) {
-        out.status.message = "the mechanism has errors: " + x.format();
-        break;
-      }
+    out.status = unresolved(d);
     return out;
   }
   const double total = static_cast<double>(std::size(kCompared) + 1) * (spec.gradients ? 2.0 : 1.0);

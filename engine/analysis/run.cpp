@@ -18,20 +18,24 @@ const RunTable* Results::table() const {
 
 RunTable* Results::table() { return const_cast<RunTable*>(std::as_const(*this).table()); }
 
+Status unresolved(const Diagnostics& d) {
+  Status why = failure(Status::Code::BadRequest, 0, "the mechanism has errors");
+  for (const auto& x : d)
+    if (x.isError()) {
+      why.message = "the mechanism has errors: " + x.format();
+      break;
+    }
+  return why;
+}
+
 Results run(const Mechanism& m, AnalysisSpec spec, const std::function<void(double)>& progress, const std::atomic<bool>* cancel) {
   if (auto* s = std::get_if<sens::SensitivitySpec>(&spec.job)) return {sens::runSensitivity(m, *s, progress, cancel)};
   Diagnostics d;
   const auto resolved = resolve(m, d);
   if (!resolved) {
-    Status why = failure(Status::Code::BadRequest, 0, "the mechanism has errors");
-    for (const auto& x : d)
-      if (x.isError()) {
-        why.message = "the mechanism has errors: " + x.format();
-        break;
-      }
     Results r;
     if (std::holds_alternative<SimulationSpec>(spec.job)) r.of = SimulationResult{};
-    r.table()->status = why;
+    r.table()->status = unresolved(d);
     return r;
   }
   if (auto* k = std::get_if<KinematicsSpec>(&spec.job)) {

@@ -26,6 +26,9 @@ struct Results {
   RunTable* table();
 };
 
+/// Why a mechanism did not resolve: a failed status naming the first error of `d`.
+Status unresolved(const Diagnostics& d);
+
 /// Runs `spec` on `m`: a mechanism that does not resolve gives a failed result naming its first
 /// error. Kinematics and dynamics name the file's outputs as columns and evaluate its costs
 /// (the spec's mechanism is `m` unless it names another).

@@ -19,6 +19,7 @@ struct Index3Sparse::Pattern {
   std::unique_ptr<num::SparseLu> tangent, projection;
   Eigen::MatrixXd block;     // a constraint's Jacobian block (rows × its columns)
   Eigen::VectorXd dir;       // jets' direction (two entries set at a time)
+  std::vector<double> diagonal;  // a constraint's weighted second derivatives along its columns
   int slot(int i, int j) const {
     const auto b = rowIdx.begin() + colPtr[static_cast<std::size_t>(j)], e = rowIdx.begin() + colPtr[static_cast<std::size_t>(j) + 1];
     const auto it = std::lower_bound(b, e, i);
@@ -82,7 +83,8 @@ bool Index3Sparse::factor(const kin::NaturalModel& m, double s, double alpha, do
     if (!w) continue;
     // s Σ_r w_r ∂²Φ_r/∂q_a∂q_b: along e_a, and along e_a + e_b
     kin::Jet out[3];
-    std::vector<double> diagonal(static_cast<std::size_t>(nc));
+    std::vector<double>& diagonal = p.diagonal;
+    diagonal.resize(static_cast<std::size_t>(nc));
     auto weighted = [&] {
       double v = 0;
       for (int r = 0; r < c.rows; ++r) v += (*w)[c.row + r] * out[r].dd;

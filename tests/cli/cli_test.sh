@@ -399,6 +399,8 @@ assert "not available" in d["formulations"][3]["gradient_status"]
 PY
 expect 0 "compare to standard output" -- "$cli" compare "$samples/rssr.json" --t-end 0.02
 contains out "ball joints"
+expect 5 "compare whose end is not a whole number of steps" -- "$cli" compare "$samples/ten-bar-chain.json" --dt 0.3 --t-end 1
+contains err "end at 0.9 or 1.2 s"
 expect 2 "index3 with rk45" -- "$cli" simulate "$samples/ten-bar-chain.json" --formulation index3 --integrator rk45 --t-end 0.01
 contains err "the index3 formulation integrates with the trapezoidal rule only"
 expect 5 "a global formulation of a rod between ball joints" -- "$cli" simulate "$samples/rssr.json" --formulation index1 --t-end 0.02

@@ -271,9 +271,6 @@ TEST(NaturalDynamics, TheGlobalPenaltyTenBarChainTendsToMatrixRAsThePenaltyGrows
   EXPECT_LT(stiffResidual, 1e-8);
 }
 
-// the index-3 step's Newton tangent is ∂f/∂q: against central differences of the residual on
-// the ten-bar chain off its constraints, with multipliers large enough that the constraints'
-// Hessian term (dropping it fails this) is a thousand times the differences' error
 // the index-3 matrices on their pattern (KLU, the constraints' Hessians on jets) step as the dense
 // ones (Eigen LU, Hessians by differences of the Jacobian): planar, and spatial with linear frames
 TEST(NaturalDynamics, TheSparseIndex3StepsAreTheDenseOnes) {
@@ -306,6 +303,9 @@ TEST(NaturalDynamics, TheSparseIndex3StepsAreTheDenseOnes) {
   }
 }
 
+// the index-3 step's Newton tangent is ∂f/∂q: against central differences of the residual on
+// the ten-bar chain off its constraints, with multipliers large enough that the constraints'
+// Hessian term (dropping it fails this) is a thousand times the differences' error
 TEST(NaturalDynamics, TheIndex3TangentIsTheResidualsDerivative) {
   const Compiled c = compiled("ten-bar-chain");
   std::mt19937 rng(3);
@@ -333,6 +333,83 @@ TEST(NaturalDynamics, TheIndex3TangentIsTheResidualsDerivative) {
   const double error = (tangent - differences).cwiseAbs().maxCoeff();
   EXPECT_LT(error, 1e-7);
   EXPECT_GT((tangent - withoutHessian).cwiseAbs().maxCoeff(), 1e3 * error);
+}
+
+// the sparse iteration matrix (constraints' Hessians on jets) is the dense tangent (differences
+// of the Jacobian) at a state off the constraints with large multipliers: the same solves, where
+// leaving the Hessians out changes them a thousandfold more
+TEST(NaturalDynamics, TheSparseIterationMatrixIsTheDenseTangent) {
+  for (const char* sample : {"ten-bar-chain", "spatial-four-bar-swing"}) {
+    SCOPED_TRACE(sample);
+    Diagnostics dg;
+    const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), dg));
+    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
+    NaturalInertia inertia;
+    std::string error;
+    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+    std::mt19937 rng(5);
+    std::normal_distribution<double> normal;
+    const double alpha = 1e3, h = 1e-2, t = 0, s4 = h * h / 4;
+    Eigen::VectorXd q = m.q0, lambda(m.nrows), rhs(m.nq), phi(m.nrows);
+    for (int i = 0; i < m.nq; ++i) q[i] += 1e-2 * normal(rng), rhs[i] = normal(rng);
+    for (int i = 0; i < m.nrows; ++i) lambda[i] = 100 * normal(rng);
+    Index3Data d(m);
+    index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
+    const Eigen::VectorXd dense = d.tangent.partialPivLu().solve(rhs);
+    kin::evaluateConstraints(m, q, t, phi);
+    const Eigen::VectorXd w = alpha * phi + lambda;
+    Index3Sparse sparse(m, inertia.M);
+    ASSERT_TRUE(sparse.factor(m, s4, alpha, t, q, &w));
+    Eigen::VectorXd x = rhs;
+    ASSERT_TRUE(sparse.solve(true, x));
+    const double apart = (x - dense).cwiseAbs().maxCoeff() / dense.cwiseAbs().maxCoeff();
+    EXPECT_LT(apart, 1e-8);
+    // the projections' matrix leaves the Hessians out: its solve is far from the tangent's
+    ASSERT_TRUE(sparse.factor(m, s4, alpha, t, q, nullptr));
+    Eigen::VectorXd y = rhs;
+    ASSERT_TRUE(sparse.solve(false, y));
+    EXPECT_GT((y - dense).cwiseAbs().maxCoeff() / dense.cwiseAbs().maxCoeff(), 1e3 * apart);
+  }
+}
+
+// with force elements (damped springs, torsion springs, a point force, a torque) the tangent adds
+// their stiffness and the rule's damping: against central differences of the residual
+TEST(NaturalDynamics, TheIndex3TangentTakesTheForcesStiffnessAndDamping) {
+  Mechanism mech = test::sampleMechanism("ten-bar-chain");
+  const auto loaded = test::loaded(test::withEveryForce(mech));
+  const RecursiveModel tree = compileRecursiveModel(loaded->resolved);
+  const kin::NaturalModel m = kin::compileNaturalModel(loaded->resolved);
+  NaturalInertia inertia;
+  std::string error;
+  ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+  const NaturalForceElements elements(tree, tree.numbers, m);
+  std::mt19937 rng(11);
+  std::normal_distribution<double> normal;
+  const double alpha = 1e3, h = 1e-2, t = 0.3;
+  Eigen::VectorXd q = m.q0, lambda(m.nrows);
+  Index3Data d(m);
+  for (int i = 0; i < m.nq; ++i) q[i] += 1e-2 * normal(rng), d.qddHat[i] = normal(rng), d.qdHat[i] = 10 * normal(rng);
+  for (int i = 0; i < m.nrows; ++i) lambda[i] = normal(rng);
+  const Eigen::MatrixXd withoutForces = [&] {
+    index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
+    return Eigen::MatrixXd(d.tangent);
+  }();
+  inertia.elements = &elements;
+  index3Tangent(m, inertia, alpha, h, t, q, lambda, d);
+  const Eigen::MatrixXd tangent = d.tangent;
+  Eigen::MatrixXd differences(m.nq, m.nq);
+  const double delta = 1e-5;
+  for (int j = 0; j < m.nq; ++j) {
+    Eigen::VectorXd plus = q, minus = q;
+    plus[j] += delta, minus[j] -= delta;
+    index3Residual(m, inertia, alpha, h, t, plus, lambda, d);
+    const Eigen::VectorXd fPlus = d.residual;
+    index3Residual(m, inertia, alpha, h, t, minus, lambda, d);
+    differences.col(j) = (fPlus - d.residual) / (2 * delta);
+  }
+  const double apart = (tangent - differences).cwiseAbs().maxCoeff();
+  EXPECT_LT(apart, 1e-7);
+  EXPECT_GT((tangent - withoutForces).cwiseAbs().maxCoeff(), 1e2 * apart);
 }
 
 // three parallel bars (1 m, 1 kg) between the ground and a 2 kg coupler: six pins, Grübler's count
