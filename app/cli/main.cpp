@@ -415,10 +415,11 @@ int main(int argc, char** argv) {
   sensCmd->add_option("--t-end", sensArgs.tEnd, "end time in s (default: the file's analysis.t_end, else 1)")->check(finiteAbove(0, false));
   sensCmd->add_option("--analysis", sensArgs.analysis, "dynamics (default) or kinematics (a fully driven mechanism: the kinematic "
                                                       "solution's sensitivities, the same positions as the kinematics command's)");
-  sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default) or penalty (ddm, avm, cs, fd: the trapezoidal "
-                                                            "step of all tree coordinates, projected with the mass matrix)");
-  sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (Matrix R; ddm, avm, cs, fd: its accepted steps "
-                                                            "differentiated stage by stage)")
+  sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default), penalty (the trapezoidal step of all tree "
+                                                            "coordinates, projected with the mass matrix), index1 or penalty-global "
+                                                            "(natural coordinates; ddm, avm, fd; parameter partials by GSAM or LSAM)");
+  sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (Matrix R, index1, penalty-global: its accepted "
+                                                            "steps differentiated stage by stage)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));
   sensCmd->add_option("--dt", sensArgs.dt, "the trapezoidal rule's step in s (default: analysis.dt, else t_end/100 for kinematics, 1e-3 for dynamics)")->check(finiteAbove(0, false));
   sensCmd->add_option("--tol", sensArgs.tol, "rk45: relative tolerance (default 1e-8)")->check(finiteAbove(0, false, 1));

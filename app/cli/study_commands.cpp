@@ -48,7 +48,7 @@ int sensitivity(const SensitivityArgs& a) {
   spec.run.tEnd = span.tEnd;
   spec.run.dt = a.dt > 0 ? a.dt : span.dt;
   if (!lw::analysis::parseFormulation(a.formulation, spec.run.formulation)) {
-    std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r or penalty)\n";
+    std::cerr << "linkwright-cli: unknown formulation '" << a.formulation << "' (matrix-r, penalty, index1, penalty-global)\n";
     return kUsage;
   }
   if (!integratorApplies(spec.run.formulation, spec.run.integrator, a.given.count("--integrator") > 0)) return kUsage;

@@ -117,9 +117,7 @@ CompareResult compareFormulations(const Mechanism& m, const CompareSpec& spec, c
       e.costs.push_back(it == r.costNames.end() ? NAN : r.costValues[static_cast<std::size_t>(it - r.costNames.begin())]);
     }
     if (spec.gradients && e.status.ok() && !cancelled()) {
-      if (isGlobal(e.formulation)) {
-        e.gradientStatus = failure(Status::Code::BadRequest, 0, "the global formulations' sensitivities are not available yet");
-      } else {
+      {  // (the index-3 formulation's are refused with the reason)
         sens::SensitivitySpec g;
         g.method = sens::Method::Direct;
         g.run = s;

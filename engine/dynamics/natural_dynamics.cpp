@@ -6,11 +6,6 @@ namespace lw::dyn {
 
 namespace {
 
-Eigen::Vector2d entityValue(const kin::NaturalModel& m, int entity) {
-  if (entity < 0) return Eigen::Vector2d::Zero();
-  return m.entities[static_cast<std::size_t>(entity)].value.head<2>();
-}
-
 // a body's mass matrix and weight in its frame's slots (O, then its directions; dim each) added
 // into M and Q_g: each slot is an entity, or a difference of two (fixed entities add nothing) —
 // scattered block by block, not multiplied out over all of q
@@ -44,14 +39,11 @@ bool spatialBody(const kin::NaturalModel& m, std::size_t b, NaturalInertia& out,
                        : "the natural model has no linear frames (compiled for kinematics)";
     return false;
   }
-  auto value = [&](const kin::Direction& d) {
-    Eigen::Vector3d v = m.entities[static_cast<std::size_t>(d.a)].value;
-    if (d.b >= 0) v -= m.entities[static_cast<std::size_t>(d.b)].value;
-    return v;
-  };
+  // the frame as the body's own stored pose places it
+  auto value = [&](const kin::Direction& d) { return f.ownValue(m.entities, d); };
   Eigen::Matrix3d X0;
   X0 << value(f.d[0]), value(f.d[1]), value(f.d[2]);
-  const Eigen::Vector3d O0 = m.entities[static_cast<std::size_t>(f.origin)].value;
+  const Eigen::Vector3d O0 = f.ownValue(m.entities, f.origin);
   // ρ of a body-frame point s: ρ = A s + a0
   const Eigen::Matrix3d X0inv = X0.inverse();
   const Eigen::Matrix3d A = X0inv * body.rotation;
@@ -96,8 +88,8 @@ bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string
     const auto& body = r.bodies[b];
     if (body.mass == 0 && body.inertia(2, 2) == 0) continue;
     // the frame at the stored configuration: the centre of mass's coefficients in it
-    const Eigen::Vector2d o = entityValue(m, f.origin);
-    const Eigen::Vector2d d = entityValue(m, f.d[0].a) - (f.d[0].b >= 0 ? entityValue(m, f.d[0].b) : Eigen::Vector2d::Zero());
+    const Eigen::Vector2d o = f.ownValue(m.entities, f.origin).head<2>();
+    const Eigen::Vector2d d = f.ownValue(m.entities, f.d[0]).head<2>();
     const double L2 = d.squaredNorm();
     const Eigen::Vector2d c = (body.position + body.rotation * body.com).head<2>() - o;
     const double ac = c.dot(d) / L2, bc = c.dot(R90 * d) / L2;

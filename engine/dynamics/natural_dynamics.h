@@ -94,6 +94,30 @@ struct GlobalPenalty {
 Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const GlobalPenalty& p, double t,
                                  const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd);
 
+/// The index-1 (penalty false) or the global penalty formulation's q̈ = f(t, q, q̇) and its exact
+/// partials F_q = ∂f/∂q, F_v = ∂f/∂q̇ (natural_derivatives.cpp): the linear system that gives q̈
+/// differentiated, its constraint terms — Φ_qᵀλ and g = Φ̈ + c₁Φ̇ + c₂Φ at q̈ held — polynomials
+/// of degree at most four in (q, q̇) differenced exactly by a five-point stencil, the force
+/// elements' by central differences.
+Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, Eigen::MatrixXd& Fq, Eigen::MatrixXd& Fv);
+/// The residual of the linear system that gives q̈ at a trial (q̈, λ), zero at the solution: index-1
+/// [Q − Mq̈ − Φ_qᵀλ; −g] (nq + nrows), penalty Q − Mq̈ − αΦ_qᵀg (nq), g = Φ_q q̈ + γ + c₁Φ̇ + c₂Φ.
+/// Seed 003's GSAM differences it at the frozen solution: perturbing the numbers by δ moves the
+/// solution by the system matrix⁻¹ times the residual's difference over δ — whose rounding along
+/// Φ_qᵀ (the penalty's large α) the matrix then damps, where a difference of two solutions would
+/// keep it.
+void globalOdeResidual(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
+                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out);
+/// x ← A⁻¹ x with the system matrix the last globalOdeAcceleration on d factored (rows as the
+/// residual's; index-1: the multipliers' rows last).
+void globalOdeSolve(bool penalty, const GlobalOdeData& d, Eigen::MatrixXd& x);
+/// The multipliers of the last solution on d (index-1; the penalty's λ* = αg is not kept).
+Eigen::VectorXd globalOdeMultipliers(const kin::NaturalModel& m, const GlobalOdeData& d);
+/// f alone, as globalOdeJacobian's.
+Status globalOdeAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd);
+
 /// The index-3 augmented Lagrangian formulation with mass-orthogonal projections of velocities
 /// and accelerations (García de Jalón and Bayo; seed 001 §3.2): one step of the trapezoidal rule
 /// solves M q̈ + Φ_qᵀ(αΦ + λ) = Q by Newton–Raphson on q with the multipliers' iteration

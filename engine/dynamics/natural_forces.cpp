@@ -39,11 +39,6 @@ Eigen::Vector3d directionAt(const kin::NaturalModel& m, const kin::Direction& d,
   if (d.b >= 0) v -= entityAt(m, d.b, x, rate);
   return v;
 }
-Eigen::Vector3d storedDirection(const kin::NaturalModel& m, const kin::Direction& d) {
-  Eigen::Vector3d v = m.entities[static_cast<std::size_t>(d.a)].value;
-  if (d.b >= 0) v -= m.entities[static_cast<std::size_t>(d.b)].value;
-  return v;
-}
 
 BodyState bodyState(const kin::NaturalModel& m, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
   BodyState p;
@@ -54,7 +49,7 @@ BodyState bodyState(const kin::NaturalModel& m, int b, const Eigen::VectorXd& q,
   if (m.dimension == 2) {
     // d turned from d0 (normalised: a stretched d turns the frame, it does not scale it)
     const Eigen::Vector2d d = directionAt(m, f.d[0], q, false).head<2>(), dd = directionAt(m, f.d[0], qd, true).head<2>();
-    const Eigen::Vector2d d0 = storedDirection(m, f.d[0]).head<2>();
+    const Eigen::Vector2d d0 = f.ownValue(m.entities, f.d[0]).head<2>();  // as the body's stored pose places it
     const double L2 = d.squaredNorm(), scale = 1 / (std::sqrt(L2) * d0.norm());
     const double c = d.dot(d0) * scale, s = (d0.x() * d.y() - d0.y() * d.x()) * scale;
     p.turn.topLeftCorner<2, 2>() << c, -s, s, c;
@@ -66,7 +61,7 @@ BodyState bodyState(const kin::NaturalModel& m, int b, const Eigen::VectorXd& q,
   for (int i = 0; i < 3; ++i) {
     X.col(i) = directionAt(m, f.d[i], q, false);
     Xd.col(i) = directionAt(m, f.d[i], qd, true);
-    X0.col(i) = storedDirection(m, f.d[i]);
+    X0.col(i) = f.ownValue(m.entities, f.d[i]);
   }
   p.Xinv = X.inverse();
   p.turn = X * X0.inverse();
@@ -108,7 +103,7 @@ struct Bodies {
     const auto& b = mech.bodies[static_cast<std::size_t>(body)];
     const BodyState& p = states[static_cast<std::size_t>(body)];
     const Eigen::Vector3d c =
-        p.turn * ((b.position + b.rotation * b.com) - m.entities[static_cast<std::size_t>(m.bodies[static_cast<std::size_t>(body)].origin)].value);
+        p.turn * ((b.position + b.rotation * b.com) - m.bodies[static_cast<std::size_t>(body)].ownValue(m.entities, m.bodies[static_cast<std::size_t>(body)].origin));
     r = v3(p.o + c);
     v = v3(p.od + p.omega.cross(c));
   }

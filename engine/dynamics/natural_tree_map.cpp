@@ -46,8 +46,9 @@ bool compileNaturalTreeMap(const RecursiveModel& tree, const kin::NaturalModel& 
     }
     const auto& body = m.bodies[static_cast<std::size_t>(c.body)];
     c.isVector = en.isVector;
-    c.local = en.isVector ? Eigen::Vector3d(body.rotation.transpose() * en.value)
-                          : Eigen::Vector3d(body.rotation.transpose() * (en.value - body.position));
+    // the carrier's own place of it (an unassembled stored configuration: not the merged value)
+    const Eigen::Vector3d value = natural.bodies[static_cast<std::size_t>(c.body)].ownValue(natural.entities, static_cast<int>(e));
+    c.local = en.isVector ? Eigen::Vector3d(body.rotation.transpose() * value) : Eigen::Vector3d(body.rotation.transpose() * (value - body.position));
   }
   return true;
 }
@@ -91,11 +92,6 @@ V3<Jet> directionJet(const kin::NaturalModel& nm, const kin::Direction& d, const
   V3<Jet> v = entityJet(nm, d.a, q, qd, qdd);
   return d.b >= 0 ? detail::sub(v, entityJet(nm, d.b, q, qd, qdd)) : v;
 }
-Eigen::Vector3d directionValue(const kin::NaturalModel& nm, const kin::Direction& d) {
-  Eigen::Vector3d v = nm.entities[static_cast<std::size_t>(d.a)].value;
-  if (d.b >= 0) v -= nm.entities[static_cast<std::size_t>(d.b)].value;
-  return v;
-}
 
 // the frame of a spatial body: its basis X = [d, d', w] carries the stored frame along,
 // R = X X0⁻¹ R0 and x = O + X X0⁻¹ (x0 − O0), linear in q
@@ -106,12 +102,12 @@ Frame<Jet> spatialFrame(const kin::NaturalModel& nm, const ResolvedMechanism& m,
   Eigen::Matrix3d X0;
   M3<Jet> X;
   for (int i = 0; i < 3; ++i) {
-    X0.col(i) = directionValue(nm, bf.d[i]);
+    X0.col(i) = bf.ownValue(nm.entities, bf.d[i]);  // as the body's own stored pose places it
     const V3<Jet> c = directionJet(nm, bf.d[i], q, qd, qdd);
     for (int r = 0; r < 3; ++r) X(r, i) = c[r];
   }
   const Eigen::Matrix3d X0inv = X0.inverse();
-  const Eigen::Vector3d o0 = nm.entities[static_cast<std::size_t>(bf.origin)].value;
+  const Eigen::Vector3d o0 = bf.ownValue(nm.entities, bf.origin);
   Frame<Jet> f;
   f.R = detail::mul(X, Eigen::Matrix3d(X0inv * body.rotation));
   f.x = detail::add(entityJet(nm, bf.origin, q, qd, qdd), detail::mul(X, Eigen::Vector3d(X0inv * (body.position - o0))));
@@ -128,12 +124,9 @@ Frame<Jet> bodyFrame(const kin::NaturalModel& nm, const ResolvedMechanism& m, in
   const auto& body = m.bodies[static_cast<std::size_t>(b)];
   const V3<Jet> o = entityJet(nm, bf.origin, q, qd, qdd);
   V3<Jet> d = entityJet(nm, bf.d[0].a, q, qd, qdd);
-  Eigen::Vector3d d0 = nm.entities[static_cast<std::size_t>(bf.d[0].a)].value;
-  if (bf.d[0].b >= 0) {
-    d = detail::sub(d, entityJet(nm, bf.d[0].b, q, qd, qdd));
-    d0 -= nm.entities[static_cast<std::size_t>(bf.d[0].b)].value;
-  }
-  const Eigen::Vector3d o0 = nm.entities[static_cast<std::size_t>(bf.origin)].value;
+  if (bf.d[0].b >= 0) d = detail::sub(d, entityJet(nm, bf.d[0].b, q, qd, qdd));
+  // the stored frame as the body's own stored pose places it
+  const Eigen::Vector3d d0 = bf.ownValue(nm.entities, bf.d[0]), o0 = bf.ownValue(nm.entities, bf.origin);
   using std::sqrt;
   const Jet scale = Jet(1.0) / (sqrt(d[0] * d[0] + d[1] * d[1]) * d0.head<2>().norm());
   const Jet c = (d[0] * d0.x() + d[1] * d0.y()) * scale, s = (d[1] * d0.x() - d[0] * d0.y()) * scale;

@@ -347,6 +347,7 @@ class Compiler {
       }
     }
     shapeBody_ = -1;
+    for (std::size_t b = 1; b < m_.bodies.size(); ++b) nm_.bodies[b].own = bodyWorld_[b];
   }
 
   int entityOf(int item) const { return entityOfItem_[static_cast<std::size_t>(item)]; }

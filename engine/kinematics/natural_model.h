@@ -79,6 +79,21 @@ struct BodyFrame {
   // coordinate: its points are origin + R(axis0 → axis)·(stored offset), R the smallest rotation.
   bool spinFree = false;
   Eigen::Vector3d axis0 = Eigen::Vector3d::UnitX();  // stored unit axis
+  // the body's entities as its own stored pose places them: where the stored configuration is not
+  // assembled a merged entity's value is one side's, and the other body's shape (its inertia in
+  // the frame, its points' places) must come from its own
+  std::vector<std::pair<int, Eigen::Vector3d>> own;
+  /// Entity e as this body places it (its merged value when the body does not carry it).
+  Eigen::Vector3d ownValue(const std::vector<Entity>& entities, int e) const {
+    for (const auto& [entity, world] : own)
+      if (entity == e) return world;
+    return entities[static_cast<std::size_t>(e)].value;
+  }
+  /// Direction d as this body places it.
+  Eigen::Vector3d ownValue(const std::vector<Entity>& entities, const Direction& d) const {
+    const Eigen::Vector3d a = ownValue(entities, d.a);
+    return d.b < 0 ? a : Eigen::Vector3d(a - ownValue(entities, d.b));
+  }
 };
 
 struct NaturalModel {

@@ -7,87 +7,10 @@
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/matrix_r_derivatives.h"
 #include "sensitivity/formulation_numbers.h"
+#include "sensitivity/ode_steps.h"
 
 namespace lw::sens::detail {
 namespace {
-
-// ---- the steps linearised ----
-
-// The trapezoidal step of size h: x₁ = x̂ + h²/4 a₁, v₁ = v̂ + h/2 a₁ with x̂ = x₀ + h v₀ + h²/4 a₀,
-// v̂ = v₀ + h/2 a₀, and a₁ = f(t₁, x₁, v₁; ρ). Differentiated:
-//   (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ
-// with the step's Newton matrix at its solution (f_x, f_v, f_ρ at the end).
-class TrapezoidalTangent final : public StepTangent {
- public:
-  TrapezoidalTangent(double h, const PointPartials& end)
-      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap),
-        lu_(Eigen::MatrixXd(Eigen::MatrixXd::Identity(end.Ax.rows(), end.Ax.rows()) - (0.25 * h * h) * end.Ax - (0.5 * h) * end.Av)) {}
-
-  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
-    if (fx_.rows() == 0) return;
-    const double h = h_;
-    const Eigen::MatrixXd mu = l.a + (0.25 * h * h) * l.x + (0.5 * h) * l.v;
-    const Eigen::MatrixXd nu = lu_.transpose().solve(mu);
-    grad += nu.transpose() * fp_;
-    const Eigen::MatrixXd lx = l.x + fx_.transpose() * nu;
-    const Eigen::MatrixXd lv = h * l.x + l.v + (h * fx_ + fv_).transpose() * nu;
-    l.a = (0.25 * h * h) * l.x + (0.5 * h) * l.v + (0.25 * h * h * fx_ + 0.5 * h * fv_).transpose() * nu;
-    l.x = lx;
-    l.v = lv;
-  }
-
- private:
-  double h_;
-  Eigen::MatrixXd fx_, fv_, fp_;
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-};
-
-// Dormand–Prince's explicit step, its stages linearised: stage i at (Xᵢ, Vᵢ) = (X₀, V₀) + h Σⱼ aᵢⱼ
-// (KXⱼ, KVⱼ), KXᵢ = Vᵢ, KVᵢ = f_x Xᵢ + f_v Vᵢ + f_ρ; (X₁, V₁) = (X₀, V₀) + h Σ bᵢ (KXᵢ, KVᵢ). An
-// explicit step has no acceleration among its inputs or results.
-struct Stage {
-  Eigen::MatrixXd fx, fv, fp;
-};
-class RungeKuttaTangent final : public StepTangent {
- public:
-  RungeKuttaTangent(double h, std::vector<Stage> stages) : h_(h), stages_(std::move(stages)) {}
-
-  // κᵢ = h bᵢ λ₁ + Σ_{j>i} h a_ji ηⱼ, ηᵢ = Jᵢᵀ κᵢ with Jᵢ = [0 I; f_x f_v] at stage i;
-  // λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ
-  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
-    if (l.x.rows() == 0) return;
-    const double h = h_;
-    std::vector<Eigen::MatrixXd> ex(6), ev(6);
-    Eigen::MatrixXd lx0 = l.x, lv0 = l.v;
-    for (int k = 5; k >= 0; --k) {
-      Eigen::MatrixXd kx = (h * B[k]) * l.x, kv = (h * B[k]) * l.v;
-      for (int j = k + 1; j < 6; ++j) {
-        kx += (h * A[j][k]) * ex[static_cast<std::size_t>(j)];
-        kv += (h * A[j][k]) * ev[static_cast<std::size_t>(j)];
-      }
-      const Stage& sg = stages_[static_cast<std::size_t>(k)];
-      ex[static_cast<std::size_t>(k)] = sg.fx.transpose() * kv;
-      ev[static_cast<std::size_t>(k)] = kx + sg.fv.transpose() * kv;
-      grad += kv.transpose() * sg.fp;
-      lx0 += ex[static_cast<std::size_t>(k)];
-      lv0 += ev[static_cast<std::size_t>(k)];
-    }
-    l.x = lx0;
-    l.v = lv0;
-    l.a.setZero(l.x.rows(), l.x.cols());
-  }
-
- private:
-  static constexpr double A[6][5] = {{0, 0, 0, 0, 0},
-                                     {integ::dopri::a21, 0, 0, 0, 0},
-                                     {integ::dopri::a31, integ::dopri::a32, 0, 0, 0},
-                                     {integ::dopri::a41, integ::dopri::a42, integ::dopri::a43, 0, 0},
-                                     {integ::dopri::a51, integ::dopri::a52, integ::dopri::a53, integ::dopri::a54, 0},
-                                     {integ::dopri::a61, integ::dopri::a62, integ::dopri::a63, integ::dopri::a64, integ::dopri::a65}};
-  static constexpr double B[6] = {integ::dopri::b1, 0, integ::dopri::b3, integ::dopri::b4, integ::dopri::b5, integ::dopri::b6};
-  double h_;
-  std::vector<Stage> stages_;
-};
 
 // a point's partials from the columns of [f; outputs] by the state (x then v) and the parameters
 void fromColumns(const Eigen::MatrixXd& Fs, const Eigen::MatrixXd& Fp, Eigen::Index d, PointPartials& n) {
@@ -160,7 +83,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto& D = dofs(b.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const double h = b.t - a.t;
-    if (fastCovers(b)) return stepAlongByPartials(a, b, S, outputs, outputsAlong);
+    if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
       const Status s = alongColumns(
@@ -207,13 +130,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
-    if (PointPartials n; fastCovers(p)) {
-      if (Status s = partials(p, true, n); !s.ok()) return s;
-      accelerationsFrom(n, S);
-      outputs = n.outputs;
-      outputsAlong = n.outputsAlong(S);
-      return {};
-    }
+    if (fastCovers(p)) return pointAlongByPartials(*this, p, S, outputs, outputsAlong);
     const auto d = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     Eigen::MatrixXd R;
     Eigen::VectorXd values;
@@ -251,17 +168,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
-    if (Status s = partials(b, true, atEnd); !s.ok()) return s;
-    const double h = b.t - a.t;
-    if (!rungeKutta_) {
-      tangent = std::make_unique<TrapezoidalTangent>(h, atEnd);
-      newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
-      return {};
-    }
-    std::vector<Stage> stages;
-    if (Status s = rungeKuttaStages(a, h, stages); !s.ok()) return s;
-    tangent = std::make_unique<RungeKuttaTangent>(h, std::move(stages));
-    return {};
+    const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
+    if (s.ok() && !rungeKutta_) newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
+    return s;
   }
 
   Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) override {
@@ -449,47 +358,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return {};
   }
 
-  // the direct method's step on the point's matrices: the trapezoidal rule's
-  // (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ, or Dormand–Prince's stages linearised
-  Status stepAlongByPartials(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
-    const double h = b.t - a.t;
-    const auto d = b.x.size();
-    if (rungeKutta_) {
-      std::vector<Stage> stages;
-      if (Status s = rungeKuttaStages(a, h, stages); !s.ok()) return s;
-      using namespace integ::dopri;
-      const double A[6][5] = {{0, 0, 0, 0, 0}, {a21, 0, 0, 0, 0}, {a31, a32, 0, 0, 0}, {a41, a42, a43, 0, 0}, {a51, a52, a53, a54, 0},
-                              {a61, a62, a63, a64, a65}};
-      const double B[6] = {b1, 0, b3, b4, b5, b6};
-      std::vector<Eigen::MatrixXd> kx(6), kv(6);
-      Eigen::MatrixXd X1 = S.x, V1 = S.v;
-      for (std::size_t i = 0; i < 6; ++i) {
-        Eigen::MatrixXd X = S.x, V = S.v;
-        for (std::size_t j = 0; j < i; ++j) {
-          X += (h * A[i][j]) * kx[j];
-          V += (h * A[i][j]) * kv[j];
-        }
-        kx[i] = V;
-        kv[i] = stages[i].fx * X + stages[i].fv * V + stages[i].fp;
-        X1 += (h * B[i]) * kx[i];
-        V1 += (h * B[i]) * kv[i];
-      }
-      S.x = X1;
-      S.v = V1;
-      return pointAlong(b, S, outputs, outputsAlong);
-    }
-    PointPartials n;
-    if (Status s = partials(b, true, n); !s.ok()) return s;
-    const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
-    const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Ax - (0.5 * h) * n.Av;
-    S.a = G.partialPivLu().solve(Eigen::MatrixXd(n.Ax * Xh + n.Av * Vh + n.Ap));
-    S.x = Xh + (0.25 * h * h) * S.a;
-    S.v = Vh + (0.5 * h) * S.a;
-    outputs = n.outputs;
-    outputsAlong = n.outputsAlong(S);
-    return {};
-  }
-
   // one trapezoidal step again, from a to t1: Newton on a₁ with the Jacobian at the step's start
   // (the last linearised end when that is a: what the adjoint's replay has at hand)
   Status trapezoidalReplay(const RunPoint& a, double t1, RunPoint& b) {
@@ -576,29 +444,19 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   // a Dormand–Prince step's stages linearised: f_x, f_v, f_ρ at each stage point
-  Status rungeKuttaStages(const RunPoint& a, double h, std::vector<Stage>& stages) {
-    using namespace integ::dopri;
-    const double A[6][5] = {{0, 0, 0, 0, 0}, {a21, 0, 0, 0, 0}, {a31, a32, 0, 0, 0}, {a41, a42, a43, 0, 0}, {a51, a52, a53, a54, 0},
-                            {a61, a62, a63, a64, a65}};
-    const double C[6] = {0, c2, c3, c4, c5, 1};
-    std::vector<Eigen::VectorXd> kx(6), kv(6);
-    stages.assign(6, {});
-    for (int i = 0; i < 6; ++i) {
-      Eigen::VectorXd X = a.x, V = a.v;
-      for (int j = 0; j < i; ++j) {
-        X += (h * A[i][j]) * kx[static_cast<std::size_t>(j)];
-        V += (h * A[i][j]) * kv[static_cast<std::size_t>(j)];
-      }
-      // the stage's f and its partials: the point's machinery at the stage point
-      PointPartials n;
-      if (Status s = partials(RunPoint{a.t + C[i] * h, a.coords, X, V, {}, a.aux}, true, n); !s.ok()) return s;
-      dyn::MatrixROn<double> e;
-      if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, dofs(a.coords), a.t + C[i] * h, X, V, a.aux, e); !s.ok()) return s;
-      stages[static_cast<std::size_t>(i)] = {n.Ax, n.Av, n.Ap};
-      kx[static_cast<std::size_t>(i)] = V;
-      kv[static_cast<std::size_t>(i)] = e.zidd;
-    }
-    return {};
+  StagesOf stages() {
+    return [this](const RunPoint& a, double h, std::vector<Stage>& out) {
+      return rungeKuttaStages(
+          [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) -> Status {
+            // the stage's f and its partials: the point's machinery at the stage point
+            if (Status s = partials(RunPoint{t, a.coords, X, V, {}, a.aux}, true, n); !s.ok()) return s;
+            dyn::MatrixROn<double> e;
+            if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, dofs(a.coords), t, X, V, a.aux, e); !s.ok()) return s;
+            f = e.zidd;
+            return {};
+          },
+          a.t, a.x, a.v, h, out);
+    };
   }
 
   // The Matrix R run's observer: its states and choices of coordinates as points

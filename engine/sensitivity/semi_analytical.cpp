@@ -39,7 +39,10 @@ std::vector<Element> elementsOf(const std::vector<std::string>& paths) {
   return out;
 }
 
-void moveElement(const Element& e, const MechanismNumbers<double>& moved, MechanismNumbers<double>& into) {
+// the element's part of `moved` into `into`: the numbers (MechanismNumbers) or the resolved
+// mechanism, whose lists have the same names
+template <class Mechanismish>
+void moveElement(const Element& e, const Mechanismish& moved, Mechanismish& into) {
   switch (e.kind) {
     case Element::Kind::Body: into.bodies[e.index] = moved.bodies[e.index]; break;
     case Element::Kind::Force: into.forces[e.index] = moved.forces[e.index]; break;
@@ -72,6 +75,35 @@ MovedNumbers movedNumbers(const Study& st, Partials partials, double delta) {
       }
     }
     out.moved.push_back(std::move(sets));
+  }
+  return out;
+}
+
+std::vector<std::vector<std::shared_ptr<const ResolvedMechanism>>> movedMechanisms(const Study& st, Partials partials, double delta) {
+  std::vector<std::vector<std::shared_ptr<const ResolvedMechanism>>> out;
+  if (partials == Partials::AutomaticDifferentiation) return out;
+  const auto uses = fieldsByParameter(*st.mechanism, st.table());
+  for (std::size_t k : st.parameters) {
+    const double value = st.table().values()[k];
+    Mechanism moved = *st.mechanism;
+    moved.parameters[k].value = Number(value + delta * std::max(1.0, std::abs(value)));
+    Diagnostics d;
+    auto all = resolve(moved, d);
+    std::vector<std::shared_ptr<const ResolvedMechanism>> sets;
+    if (!all) {  // the caller refuses the parameter: a δ that breaks the mechanism
+      out.push_back({});
+      continue;
+    }
+    if (partials == Partials::GlobalSemiAnalytical) {
+      sets.push_back(std::make_shared<const ResolvedMechanism>(std::move(*all)));
+    } else {
+      for (const auto& element : elementsOf(uses.at(st.table().names()[k]))) {
+        auto mixed = std::make_shared<ResolvedMechanism>(st.resolved);
+        moveElement(element, *all, *mixed);
+        sets.push_back(std::move(mixed));
+      }
+    }
+    out.push_back(std::move(sets));
   }
   return out;
 }

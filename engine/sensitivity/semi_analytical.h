@@ -19,4 +19,10 @@ struct MovedNumbers {
 };
 MovedNumbers movedNumbers(const Study& st, Partials partials, double delta);
 
+/// The same moves on the resolved mechanism, set for set as movedNumbers' (what a model compiled
+/// from it rather than from the numbers — the global formulations' natural model — differences):
+/// GSAM the mechanism resolved again with ρ_k + δ_k, LSAM the nominal one with the element's
+/// part taken from that. Empty with AD.
+std::vector<std::vector<std::shared_ptr<const ResolvedMechanism>>> movedMechanisms(const Study& st, Partials partials, double delta);
+
 }  // namespace lw::sens::detail

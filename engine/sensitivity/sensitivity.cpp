@@ -15,6 +15,7 @@
 #include "sensitivity/complex_step.h"
 #include "sensitivity/cost_integrand.h"
 #include "sensitivity/direct.h"
+#include "sensitivity/global_formulation.h"
 #include "sensitivity/matrix_r_formulation.h"
 #include "sensitivity/penalty_formulation.h"
 #include "sensitivity/run_record.h"
@@ -86,12 +87,19 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     }
     st.resolved = std::move(*r);
   }
-  if (analysis::isGlobal(spec.run.formulation)) {
+  const bool global = analysis::isGlobal(spec.run.formulation);
+  if (spec.run.formulation == analysis::Formulation::Index3) {
     res.status = failure(Status::Code::BadRequest, 0,
-                         std::string("sensitivities of the ") + analysis::toString(spec.run.formulation) +
-                             " formulation are not available yet: use --formulation matrix-r or penalty");
+                         "sensitivities of the index-3 formulation are not available yet: use --formulation index1 or penalty-global "
+                         "(or matrix-r, penalty)");
     return res;
   }
+  // the global formulations' natural model has no dual-number route: their parameter partials
+  // are seed 003's differences, GSAM unless LSAM is asked for
+  const Partials partials = global && spec.partials == Partials::AutomaticDifferentiation ? Partials::GlobalSemiAnalytical : spec.partials;
+  if (global && spec.partials == Partials::AutomaticDifferentiation && spec.method != Method::FiniteDifferences)
+    res.notes.push_back("the global formulations take their parameter partials by GSAM (seed 003 §4, delta " + shortNumber(spec.delta) +
+                        "): they have no AD route");
   if (spec.analysis == Analysis::Kinematics) {
     // the drivers must fix every freedom: the motion is then the kinematic solution, which the
     // tree's coordinates follow step by step (a Matrix R run with no independent coordinates)
@@ -115,7 +123,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     }
   }
   const bool penalty = spec.run.formulation == analysis::Formulation::Penalty;
-  const bool rungeKutta = !penalty && spec.run.integrator == analysis::Integrator::RK45;
+  const bool rungeKutta = !analysis::trapezoidalOnly(spec.run.formulation) && spec.run.integrator == analysis::Integrator::RK45;
   const auto& table = *st.resolved.parameters;
   if (spec.parameters.empty()) {
     for (std::size_t k = 0; k < table.names().size(); ++k) st.parameters.push_back(k);
@@ -147,7 +155,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   for (std::size_t k : st.parameters) res.parameters.push_back(table.names()[k]);
   // the semi-analytical partials difference at ρ + δ·max(1, |ρ|): a δ whose step is lost in the
   // rounding of ρ (1e-300, 1e-16) gives zeros or noise; refused, naming the smallest that is not
-  if (spec.partials != Partials::AutomaticDifferentiation)
+  if (partials != Partials::AutomaticDifferentiation)
     for (std::size_t k : st.parameters) {
       const double value = table.values()[k], scale = std::max(1.0, std::abs(value));
       // the step must be represented to 1 %: a hundred units in the last place of ρ
@@ -206,13 +214,16 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   // the semi-analytical partials' δ_k = delta · max(1, |ρ_k|) (none with AD)
   auto semiAnalyticalSteps = [&] {
     std::vector<double> steps;
-    if (spec.partials != Partials::AutomaticDifferentiation)
+    if (partials != Partials::AutomaticDifferentiation)
       for (std::size_t k : st.parameters) steps.push_back(spec.delta * std::max(1.0, std::abs(table.values()[k])));
     return steps;
   };
   // the run's formulation for a method (its partials' route: the direct method's and the adjoint's choice)
-  auto formulation = [&](const Study& study, Partials partials) {
-    return penalty ? penaltyFormulation(study, partials, spec.delta) : matrixRFormulation(study, rungeKutta, partials, spec.delta, !spec.referenceKernels);
+  auto formulation = [&](const Study& study, Partials route) -> std::unique_ptr<Formulation> {
+    if (global)
+      return globalFormulation(study, spec.run.formulation == analysis::Formulation::PenaltyGlobal, rungeKutta,
+                               route == Partials::AutomaticDifferentiation ? Partials::GlobalSemiAnalytical : route, spec.delta);
+    return penalty ? penaltyFormulation(study, route, spec.delta) : matrixRFormulation(study, rungeKutta, route, spec.delta, !spec.referenceKernels);
   };
   // one method's gradient into res.methods; false with res.status set when it fails
   auto oneMethod = [&](std::size_t mi) -> bool {
@@ -263,7 +274,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       }
     };
     if (g.method == Method::Direct) {
-      auto f = formulation(st, spec.partials);
+      auto f = formulation(st, partials);
       auto o = directMethod(st, *f, spec, semiAnalyticalSteps());
       const bool ok = runWith(*f, o.get(), true);
       o->flush();
@@ -272,7 +283,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       keepImpacts(o->impacts());
     } else if (g.method == Method::Adjoint) {
       const long every = checkpointInterval(spec);
-      auto f = formulation(st, spec.partials);  // the same routes as the direct method's
+      auto f = formulation(st, partials);  // the same routes as the direct method's
       RunRecord rec(every, spec.run.dt);
       CostValues costs(st, *f);
       BothObservers both(rec, costs);
@@ -285,6 +296,11 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       if (!res.status.ok()) return false;
       keepStats(stats, every);
       g.steps = semiAnalyticalSteps();
+    } else if (g.method == Method::ComplexStep && global) {
+      res.status = failure(Status::Code::BadRequest, 0,
+                           "the complex step runs the model on complex numbers, which the global formulations' natural model does not "
+                           "have yet: use --method fd (central differences of whole runs)");
+      return false;
     } else if (g.method == Method::ComplexStep) {
       // one forward run: every point recorded for the replays, and its costs' values
       auto f = formulation(st, Partials::AutomaticDifferentiation);

@@ -24,8 +24,7 @@ class GlobalOde final : public integ::SecondOrderSystem {
   GlobalOde(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool penalty) : m_(m), inertia_(inertia), penalty_(penalty), data_(m) {}
   Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
     ++evaluations;
-    if (penalty_) return dyn::globalPenaltyAcceleration(m_, inertia_, dyn::GlobalPenalty{}, t, x, v, data_, a);
-    return dyn::index1Acceleration(m_, inertia_, dyn::Baumgarte{}, t, x, v, data_, a);
+    return dyn::globalOdeAcceleration(m_, inertia_, penalty_, t, x, v, data_, a);
   }
   long evaluations = 0;
 
@@ -127,15 +126,16 @@ class Index3Stepper final : public FixedStepper {
 
 class TrapezoidalStepper final : public FixedStepper {
  public:
-  TrapezoidalStepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool penalty)
-      : n_(m.nq), ode_(m, inertia, penalty), trap_(m.nq) {}
+  // roundOff: Newton to round-off (a sensitivity differentiates the step as a function of its start)
+  TrapezoidalStepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool penalty, bool roundOff)
+      : n_(m.nq), ode_(m, inertia, penalty), options_{.tolerance = roundOff ? 1e-13 : 1e-10}, trap_(m.nq, options_) {}
   Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) override {
     s_.t = t;
     s_.x = q;
     s_.v = qd;
     // the predictor and tangent of the motion before an event do not serve the one after it
     tangents += trap_.jacobians();
-    trap_ = integ::Trapezoidal(n_);
+    trap_ = integ::Trapezoidal(n_, options_);
     const Status st = ode_.acceleration(t, s_.x, s_.v, s_.a);
     evaluations = ode_.evaluations;
     return st;
@@ -156,6 +156,7 @@ class TrapezoidalStepper final : public FixedStepper {
  private:
   int n_;
   GlobalOde ode_;
+  integ::TrapezoidalOptions options_;
   integ::Trapezoidal trap_;
   integ::State s_, saved_;
 };
@@ -190,6 +191,12 @@ void runGlobal(RunContext& run) {
   };
   NaturalResiduals residuals;
   bool stopped = false;
+  NaturalObserver* observer = spec.naturalObserver;
+  if (observer && spec.formulation == Formulation::Index3) {
+    res.status = lw::failure(lw::Status::Code::BadRequest, 0, "the index-3 formulation's steps are not differentiated yet");
+    return;
+  }
+  auto observed = [](const GlobalState& st) { return integ::State{st.t(), st.q(), st.qd(), st.qdd()}; };
   // the state at t into the tree's coordinates: a row when `store`, and into the costs
   auto record = [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, bool store) {
     elements.accept(t, x, v);
@@ -212,10 +219,16 @@ void runGlobal(RunContext& run) {
   // the tree's coordinates), the accelerations after it, the row just after
   auto event = [&](GlobalState& st, const std::vector<int>& crossing) -> lw::Status {
     const double t = st.t();
+    if (observer && spec.integrator == Integrator::RK45)
+      return lw::failure(lw::Status::Code::BadRequest, t,
+                         sources[static_cast<std::size_t>(crossing.front())].label() + " acts at t = " + lw::shortNumber(t) +
+                             " s: sensitivities through events of the global formulations integrate with the trapezoidal rule "
+                             "(use --integrator trapezoidal)");
+    const integ::State before = observed(st);
     mapped(st.q(), st.qd(), st.qdd());
     if (lw::Status e = monitor.fired(crossing, t); !e.ok()) return e;
     std::vector<int> closing = crossing;
-    if (lw::Status e = switchesFirst(model, run.numbers, sources, t, z, zd, false, closing, res.events); !e.ok()) return e;
+    if (lw::Status e = switchesFirst(model, run.numbers, sources, t, z, zd, observer != nullptr, closing, res.events); !e.ok()) return e;
     if (events::applySwitches(model.tree, sources, closing, run.numbers)) {
       const Eigen::VectorXd zdBefore = zd;
       if (lw::Status e = st.start(t, st.q(), st.qd()); !e.ok()) return e;
@@ -223,7 +236,7 @@ void runGlobal(RunContext& run) {
       rows.logEvent(events::switchRecord(model.tree, sources, t, closing, z, zdBefore, dyn::energy(model.tree, z, zd).total()), z, zd, zdd,
                     true);
       monitor.start(t, z, zd);
-      return {};
+      return observer ? observer->impact(before, observed(st), closing, z) : lw::Status{};
     }
     run.data.t = t;
     run.data.z = z;
@@ -250,7 +263,7 @@ void runGlobal(RunContext& run) {
     }
     rows.logEvent(events::impactRecord(sources, t, closing, imp, eBefore, dyn::energy(model.tree, z, zd).total(), run.speeds), z, zd, zdd, true);
     monitor.start(t, z, zd);
-    return {};
+    return observer ? observer->impact(before, observed(st), closing, z) : lw::Status{};
   };
   // the contacts at the start: one inside its plane is refused, those closing there act at once
   auto startEvents = [&](GlobalState& st) -> lw::Status {
@@ -264,16 +277,19 @@ void runGlobal(RunContext& run) {
   if (spec.formulation == Formulation::Index3 || spec.integrator == Integrator::Trapezoidal) {
     std::unique_ptr<FixedStepper> stepper;
     if (spec.formulation == Formulation::Index3) stepper = std::make_unique<Index3Stepper>(nm, inertia);
-    else stepper = std::make_unique<TrapezoidalStepper>(nm, inertia, spec.formulation == Formulation::PenaltyGlobal);
+    else stepper = std::make_unique<TrapezoidalStepper>(nm, inertia, spec.formulation == Formulation::PenaltyGlobal, observer != nullptr);
     FixedStepper& st = *stepper;
     res.status = st.start(0, q, qd);
     if (!res.status.ok()) return;
     record(0, st.q(), st.qd(), st.qdd(), true);
-    res.status = startEvents(st);
+    if (observer) res.status = observer->start(observed(st), z);
+    if (res.status.ok()) res.status = startEvents(st);
     std::vector<int> closing;
+    integ::State from;
     for (long i = 1; i <= outputs && res.status.ok() && !stopped; ++i) {
       const double tOut = static_cast<double>(i) * spec.dt;
       const double tA = st.t();
+      if (observer) from = observed(st);
       st.save();
       auto stopAtAccepted = [&] {  // the row where it stopped
         st.restore();
@@ -311,6 +327,7 @@ void runGlobal(RunContext& run) {
       ++res.steps;
       record(st.t(), st.q(), st.qd(), st.qdd(), impact || stored(i));
       if (stopped) break;
+      if (observer && !(res.status = observer->step(from, observed(st), z)).ok()) break;
       if (impact) {
         res.status = event(st, closing);
         if (!res.status.ok()) break;
@@ -333,7 +350,9 @@ void runGlobal(RunContext& run) {
     res.status = st.start(0, q, qd);
     if (!res.status.ok()) return;
     record(0, s.x, s.v, s.a, true);
-    res.status = startEvents(st);
+    if (observer) res.status = observer->start(s, z);
+    if (res.status.ok()) res.status = startEvents(st);
+    integ::State from;
     // integral costs are a trapezoidal rule over the steps: at most dt long (as Matrix R's)
     double maxStep = spec.maxStep;
     if (maxStep == 0 && spec.mechanism)
@@ -358,6 +377,7 @@ void runGlobal(RunContext& run) {
     std::vector<int> closing;
     while (res.status.ok() && !stopped && nextRow <= rowCount) {
       zStart = z;
+      if (observer) from = s;
       res.status = rk.step(ode, s, spec.tEnd);
       if (!res.status.ok()) break;
       // a contact that closed inside the step: located on its dense output, the step cut there
@@ -392,6 +412,10 @@ void runGlobal(RunContext& run) {
       monitor.accept();
       // the step's end into the energies' and costs' quadratures, a row or not
       if (s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
+      if (observer) {
+        mapped(s.x, s.v, s.a);
+        if (!(res.status = observer->step(from, s, z)).ok()) break;
+      }
       if (cancelled(s.t)) break;
     }
     res.steps = rk.acceptedSteps;

@@ -294,7 +294,9 @@ void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const 
     v.head(nm.dimension) = q.segment(en.offset, nm.dimension);
     return v;
   };
-  auto stored = [&](int e) { return Eigen::Vector3d(nm.entities[static_cast<std::size_t>(e)].value); };
+  // the stored frame as each body's own stored pose places it (not a merged entity's other side)
+  const kin::BodyFrame* body = nullptr;
+  auto stored = [&](int e) { return body->ownValue(nm.entities, e); };
   auto dir = [&](const kin::Direction& d, bool now) {
     const Eigen::Vector3d a = now ? value(d.a) : stored(d.a);
     return d.b < 0 ? a : Eigen::Vector3d(a - (now ? value(d.b) : stored(d.b)));
@@ -309,6 +311,7 @@ void appendPoses(const ResolvedMechanism& m, const kin::NaturalModel& nm, const 
     Eigen::Matrix3d R = m.bodies[b].rotation;
     Eigen::Vector3d x = m.bodies[b].position;
     const auto& f = nm.bodies[b];
+    body = &f;
     if (b > 0 && f.origin >= 0) {
       Eigen::Matrix3d delta = Eigen::Matrix3d::Identity();
       const Eigen::Vector3d a0 = dir(f.d[0], false), a1 = dir(f.d[0], true);

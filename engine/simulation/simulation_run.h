@@ -68,6 +68,21 @@ class PenaltyObserver {
                         const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
 };
 
+/// Told of every step of a global index-1 or penalty run (the ODEs in natural coordinates q): what
+/// a sensitivity of those formulations differentiates. A run with one converges its trapezoidal
+/// steps to round-off; with RK45 it refuses events (its steps are not retaken to them).
+class NaturalObserver {
+ public:
+  virtual ~NaturalObserver() = default;
+  /// The start (t = 0); z the tree's coordinates there (Matrix R's assembly, mapped).
+  virtual Status start(const integ::State& s, const Eigen::VectorXd& z) = 0;
+  /// One accepted step; z the tree's coordinates at its end.
+  virtual Status step(const integ::State& from, const integ::State& to, const Eigen::VectorXd& z) = 0;
+  /// The contacts (or switches) `contacts` acted at before.t: the velocities jumped from before.v
+  /// to after.v (the accelerations with them), the positions the same.
+  virtual Status impact(const integ::State& before, const integ::State& after, const std::vector<int>& contacts, const Eigen::VectorXd& z) = 0;
+};
+
 /// The smallest RK45 relative tolerance double precision can meet (its absolute tolerance, a
 /// hundredth of it, is then some fifty roundings of a unit value).
 constexpr double kSmallestTolerance = 1e-13;
@@ -93,6 +108,7 @@ struct SimulationSpec {
   RowSink rows;  // set: rows go here in blocks as they are computed, not into the result (no poses)
   StepObserver* observer = nullptr;  // Matrix R: told of every accepted step
   PenaltyObserver* penaltyObserver = nullptr;  // penalty: told of every step
+  NaturalObserver* naturalObserver = nullptr;  // global index-1 and penalty: told of every step
   // set (the Mechanism the run's was resolved from): its outputs become named columns of the rows
   // and its costs are evaluated
   const Mechanism* mechanism = nullptr;

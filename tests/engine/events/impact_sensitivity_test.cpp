@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "sensitivity/sensitivity.h"
+#include "support/gradients.h"
 #include "support/samples.h"
 
 namespace lw::sens {
@@ -21,11 +22,7 @@ SensitivitySpec spec(Method method, double tEnd, double dt) {
   s.run.dt = dt;
   return s;
 }
-const Gradient& byMethod(const SensitivityResult& r, Method m) {
-  for (const auto& g : r.methods)
-    if (g.method == m) return g;
-  throw std::runtime_error("no such method");
-}
+using test::byMethod;
 int indexOf(const std::vector<std::string>& names, const std::string& name) {
   for (std::size_t k = 0; k < names.size(); ++k)
     if (names[k] == name) return static_cast<int>(k);

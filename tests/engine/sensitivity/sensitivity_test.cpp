@@ -14,6 +14,7 @@
 #include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
+#include "support/gradients.h"
 #include "support/numeric.h"
 #include "support/samples.h"
 
@@ -28,11 +29,7 @@ SensitivitySpec spec(Method method, double tEnd, double dt) {
   return s;
 }
 
-const Gradient& byMethod(const SensitivityResult& r, Method m) {
-  for (const auto& g : r.methods)
-    if (g.method == m) return g;
-  throw std::runtime_error("method missing");
-}
+using test::byMethod;
 
 // every entry of `a` against `b`: |a − b| ≤ rtol·(|b| + the largest |b| of its cost · floor)
 void expectGradientsNear(const SensitivityResult& r, const Gradient& a, const Gradient& b, double rtol, double floor) {

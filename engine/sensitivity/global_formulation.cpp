@@ -1,0 +1,386 @@
+#include "sensitivity/global_formulation.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+
+#include "dynamics/matrix_r.h"
+#include "dynamics/natural_dynamics.h"
+#include "dynamics/natural_tree_map.h"
+#include "events/contact_gaps.h"
+#include "events/impact_law.h"
+#include "sensitivity/formulation_numbers.h"
+#include "sensitivity/impact_jump.h"
+#include "sensitivity/ode_steps.h"
+
+namespace lw::sens::detail {
+namespace {
+
+// the natural model of one set of numbers (the nominal, or one moved by δ) and what its
+// accelerations and outputs are evaluated with; it stays where it is made (references inside)
+struct NaturalSystem {
+  std::shared_ptr<const ResolvedMechanism> resolved;  // a moved set's (the nominal: the study's)
+  std::unique_ptr<dyn::MatrixRModel> ownModel;        // a moved set's tree
+  const dyn::MatrixRModel* model = nullptr;
+  const dyn::TreeNumbers<double>* numbers = nullptr;  // the force elements' and outputs' (their switch states)
+  kin::NaturalModel nm;
+  dyn::NaturalInertia inertia;
+  std::unique_ptr<dyn::NaturalForceElements> elements;
+  dyn::NaturalTreeMap map;
+  std::unique_ptr<dyn::GlobalOdeData> data;
+};
+
+Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, const dyn::TreeNumbers<double>& numbers, NaturalSystem& s) {
+  s.model = &model;
+  s.numbers = &numbers;
+  s.nm = kin::compileNaturalModel(r, {.linearFrames = true});
+  std::string why;
+  if (!dyn::naturalInertia(s.nm, s.inertia, why) || !dyn::compileNaturalTreeMap(model.tree, s.nm, s.map, why))
+    return failure(Status::Code::BadRequest, 0, why);
+  s.elements = std::make_unique<dyn::NaturalForceElements>(model.tree, numbers, s.nm);
+  s.inertia.elements = s.elements.get();
+  s.data = std::make_unique<dyn::GlobalOdeData>(s.nm);
+  return {};
+}
+
+class GlobalOde final : public Formulation, private FormulationNumbers {
+ public:
+  GlobalOde(const Study& st, bool penalty, bool rungeKutta, Partials partials, double delta)
+      : FormulationNumbers(st, partials, delta), penalty_(penalty), rungeKutta_(rungeKutta), partials_(partials), delta_(delta), adapter_(*this) {
+    status_ = buildSystem(st.resolved, st.model, real_.tree, nominal_);
+  }
+
+  void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
+    adapter_.to = o;
+    spec.naturalObserver = &adapter_;
+  }
+  std::vector<std::string> coordinateNames(int) const override {
+    std::vector<std::string> names(static_cast<std::size_t>(nominal_.nm.nq));
+    const char* axes[3] = {".x", ".y", ".z"};
+    for (const kin::Entity& e : nominal_.nm.entities)
+      if (!e.fixed())
+        for (int i = 0; i < nominal_.nm.dimension; ++i) names[static_cast<std::size_t>(e.offset + i)] = e.name + axes[i];
+    return names;
+  }
+  void restartSwitches() override { FormulationNumbers::restartSwitches(); }
+  void applySwitches(const std::vector<int>& contacts) override { FormulationNumbers::applySwitches(contacts); }
+
+  Status outputValues(const RunPoint& p, Eigen::VectorXd& out) override {
+    if (!status_.ok()) return status_;
+    return outputsAt(nominal_, p.t, p.x, p.v, p.a, p.aux, out);
+  }
+
+  Status partials(const RunPoint& p, bool, PointPartials& n) override {
+    Eigen::VectorXd f;
+    return partialsAt(p, true, f, n);
+  }
+
+  // the initial state's sensitivities: the assembly's (all the tree's coordinates, the loops closed
+  // as the run's) on each moved set of numbers, mapped to natural coordinates, differenced
+  Status initial(const RunPoint& p0, StateColumns& S) override {
+    if (Status s = buildMovedSets(); !s.ok()) return s;
+    Eigen::VectorXd q0, qd0;
+    if (Status s = startOf(nominal_, p0.aux, q0, qd0); !s.ok()) return s;
+    const auto n = p0.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
+    S.x.setZero(n, np);
+    S.v.setZero(n, np);
+    for (Eigen::Index k = 0; k < np; ++k)
+      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+        Eigen::VectorXd q, qd;
+        if (Status s = startOf(*set, p0.aux, q, qd); !s.ok()) return s;
+        S.x.col(k) += (q - q0) / deltas_[static_cast<std::size_t>(k)];
+        S.v.col(k) += (qd - qd0) / deltas_[static_cast<std::size_t>(k)];
+      }
+    return {};
+  }
+
+  Status replay(const RunPoint& a, double t1, RunPoint& b) override {
+    NaturalSystem& s = nominal_;
+    const double h = t1 - a.t;
+    Eigen::VectorXd x1, v1, a1;
+    if (rungeKutta_) {
+      if (Status st = rungeKuttaStepWith<double>([&](double t, const Vec<double>& x, const Vec<double>& v, Vec<double>& acc) { return acceleration(s, t, x, v, acc); },
+                                                 a.t, h, a.x, a.v, x1, v1);
+          !st.ok())
+        return st;
+      if (Status st = acceleration(s, t1, x1, v1, a1); !st.ok()) return st;
+    } else if (Status st = trapezoidalStep(a, h, x1, v1, a1); !st.ok()) {
+      return st;
+    }
+    b = {t1, 0, x1, v1, a1, treeCoordinates(s, x1, v1, a1, a.aux)};
+    return {};
+  }
+
+  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
+  }
+  Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    return pointAlongByPartials(*this, p, S, outputs, outputsAlong);
+  }
+  Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
+    return lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
+  }
+
+  // the impact's jump (impact_jump.h) in natural coordinates: the gap r(q; ρ) and the jump map
+  // v⁺ = h(q, v⁻; ρ) are the run's own — q, v⁻ to the tree's state, the recursive impact law there,
+  // back to q̇ — their state partials by central differences, their parameter partials on the moved
+  // sets; a switch changes no velocity (h the identity, Theorem 4)
+  Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) override {
+    if (Status s = buildMovedSets(); !s.ok()) return s;
+    const double t = before.t;
+    const int c = contacts.front();
+    const bool isSwitch = sources_[static_cast<std::size_t>(c)].isSwitch();
+    const auto n = before.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
+    const Eigen::VectorXd none = Eigen::VectorXd::Zero(n);
+    // the independent coordinates of the impact law: chosen once, at the nominal state
+    dyn::MatrixRData data(st_.model, &real_.tree);
+    data.t = t;
+    data.z = before.aux;
+    dyn::treeStateOf(st_.model.tree, nominal_.nm, before.x, before.v, none, data.z, data.zd, data.zdd);
+    if (Status s = dyn::chooseDofs(st_.model, data); !s.ok()) return s;
+    const std::vector<dyn::Dof> dofs = data.dofs;
+    auto gapOf = [&](const NaturalSystem& s, const Eigen::VectorXd& q) {
+      Eigen::VectorXd z = before.aux, zd, zdd, g, rate;
+      dyn::treeStateOf(s.model->tree, s.nm, q, none, none, z, zd, zdd);
+      events::contactGaps(s.model->tree, z, zd, g, rate);
+      return g[c];
+    };
+    auto jumpOf = [&](const NaturalSystem& s, const Eigen::VectorXd& q, const Eigen::VectorXd& v, Eigen::VectorXd& vPlus) -> Status {
+      if (isSwitch) {
+        vPlus = v;
+        return {};
+      }
+      Eigen::VectorXd z = before.aux, zd, zdd, qAt;
+      dyn::treeStateOf(s.model->tree, s.nm, q, v, none, z, zd, zdd);
+      Vec<double> zi, zid;
+      dyn::independentOn<double>(*s.model, *s.numbers, dofs, z, zd, nullptr, zi, zid, nullptr);
+      events::ImpactOn<double> imp;
+      if (Status st = events::impactOn<double>(*s.model, *s.numbers, dofs, t, zi, zid, z, contacts, imp); !st.ok()) return st;
+      dyn::naturalStateOf(s.model->tree, s.nm, s.map, z, Eigen::VectorXd(zd + (imp.zdPlus - imp.zdMinus)), Eigen::VectorXd::Zero(z.size()), qAt,
+                          vPlus, nullptr);
+      return {};
+    };
+    J.t = t;
+    J.cx.resize(n);
+    J.hx.resize(n, n);
+    J.hv.resize(n, n);
+    Eigen::VectorXd q = before.x, v = before.v, vp, vm;
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const double eq = 1e-6 * std::max(1.0, std::abs(q[j])), ev = 1e-6 * std::max(1.0, std::abs(v[j]));
+      q[j] = before.x[j] + eq;
+      const double gp = gapOf(nominal_, q);
+      if (Status s = jumpOf(nominal_, q, v, vp); !s.ok()) return s;
+      q[j] = before.x[j] - eq;
+      const double gm = gapOf(nominal_, q);
+      if (Status s = jumpOf(nominal_, q, v, vm); !s.ok()) return s;
+      q[j] = before.x[j];
+      J.cx[j] = (gp - gm) / (2 * eq);
+      J.hx.col(j) = (vp - vm) / (2 * eq);
+      v[j] = before.v[j] + ev;
+      if (Status s = jumpOf(nominal_, q, v, vp); !s.ok()) return s;
+      v[j] = before.v[j] - ev;
+      if (Status s = jumpOf(nominal_, q, v, vm); !s.ok()) return s;
+      v[j] = before.v[j];
+      J.hv.col(j) = (vp - vm) / (2 * ev);
+    }
+    // ṙ⁻ = r_q v⁻ (no drivers: r_t = 0)
+    J.normalBefore = J.cx.dot(before.v);
+    if (Status s = differentiableImpact(st_, contacts, t, J.normalBefore); !s.ok()) return s;
+    J.cx /= -J.normalBefore;
+    const double g0 = gapOf(nominal_, before.x);
+    Eigen::VectorXd v0;
+    if (Status s = jumpOf(nominal_, before.x, before.v, v0); !s.ok()) return s;
+    J.cp.setZero(np);
+    J.hp.setZero(n, np);
+    for (Eigen::Index k = 0; k < np; ++k)
+      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+        const double d = deltas_[static_cast<std::size_t>(k)];
+        J.cp[k] -= (gapOf(*set, before.x) - g0) / d / J.normalBefore;
+        if (Status s = jumpOf(*set, before.x, before.v, vp); !s.ok()) return s;
+        J.hp.col(k) += (vp - v0) / d;
+      }
+    J.dv = after.v - before.v;
+    J.w = J.hx * before.v + J.hv * before.a - after.a;
+    return {};
+  }
+  Status change(const RunPoint& a, int, RunPoint&, CoordinateChange*) override {
+    return failure(Status::Code::BadRequest, a.t, "the global formulations keep one set of coordinates");
+  }
+  std::unique_ptr<ComplexRun> complexRun(std::size_t, double) override { return nullptr; }
+
+ private:
+  Status acceleration(NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) const {
+    return dyn::globalOdeAcceleration(s.nm, s.inertia, penalty_, t, x, v, *s.data, a);
+  }
+
+  // z of (q, q̇, q̈), its angles continued from zNear
+  Eigen::VectorXd treeCoordinates(const NaturalSystem& s, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                  const Eigen::VectorXd& zNear) const {
+    Eigen::VectorXd z = zNear, zd, zdd;
+    dyn::treeStateOf(s.model->tree, s.nm, x, v, a, z, zd, zdd);
+    return z;
+  }
+
+  // the outputs of the natural state: the tree's state it maps to, the outputs of that
+  Status outputsAt(const NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                   const Eigen::VectorXd& zNear, Eigen::VectorXd& out) const {
+    Eigen::VectorXd z = zNear, zd, zdd;
+    dyn::treeStateOf(s.model->tree, s.nm, x, v, a, z, zd, zdd);
+    out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
+    analysis::outputsOn<double>(st_.outputs, s.model->tree, *s.numbers, z, zd, zdd, t, out.data());
+    return {};
+  }
+
+  // the start as the run's: the assembly on the set's numbers (z0 its start), mapped
+  Status startOf(const NaturalSystem& s, const Eigen::VectorXd& z0, Eigen::VectorXd& q, Eigen::VectorXd& qd) const {
+    Vec<double> z, zd;
+    if (Status st = dyn::initialCoordinatesOn<double>(st_.model, *s.numbers, z0, z, zd); !st.ok()) return st;
+    dyn::naturalStateOf(s.model->tree, s.nm, s.map, z, zd, Eigen::VectorXd::Zero(z.size()), q, qd, nullptr);
+    return {};
+  }
+
+  // the moved sets' natural systems, made when first needed (a run of values alone has none)
+  Status buildMovedSets() {
+    if (!status_.ok()) return status_;
+    if (movedBuilt_) return {};
+    movedBuilt_ = true;
+    const auto mechanisms = movedMechanisms(st_, partials_, delta_);
+    sets_.resize(st_.parameters.size());
+    for (std::size_t k = 0; k < st_.parameters.size(); ++k) {
+      const auto& numbers = FormulationNumbers::moved_[k];
+      if (mechanisms[k].size() != numbers.size())
+        return status_ = failure(Status::Code::BadRequest, 0,
+                                 "parameter '" + st_.table().names()[st_.parameters[k]] + "' moved by δ makes the mechanism invalid");
+      for (std::size_t j = 0; j < numbers.size(); ++j) {
+        auto s = std::make_unique<NaturalSystem>();
+        s->resolved = mechanisms[k][j];
+        s->ownModel = std::make_unique<dyn::MatrixRModel>(dyn::compileMatrixR(*s->resolved));
+        if (!s->ownModel->ok()) return status_ = failure(Status::Code::BadRequest, 0, s->ownModel->error);
+        if (Status st = buildSystem(*s->resolved, *s->ownModel, numbers[j]->tree, *s); !st.ok()) return status_ = st;
+        sets_[k].push_back(std::move(s));
+      }
+    }
+    return {};
+  }
+
+  // f and its partials at p: the state's exact (globalOdeJacobian), the parameters' by seed 003's
+  // differences of the system's residual at the frozen solution on each moved set, one solve with
+  // the nominal matrix; the outputs' (when asked) by central differences of (q, q̇, q̈) and on the
+  // moved sets at the frozen accelerations, the accelerations' map folded in (the point's a is f's)
+  Status partialsAt(const RunPoint& p, bool withOutputs, Eigen::VectorXd& f, PointPartials& n) {
+    if (Status s = buildMovedSets(); !s.ok()) return s;
+    NaturalSystem& s0 = nominal_;
+    if (Status s = dyn::globalOdeJacobian(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, *s0.data, f, n.Ax, n.Av); !s.ok()) return s;
+    const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const Eigen::VectorXd lambda = penalty_ ? Eigen::VectorXd() : dyn::globalOdeMultipliers(s0.nm, *s0.data);
+    Eigen::VectorXd r0, rk;
+    dyn::globalOdeResidual(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, f, lambda, r0);
+    Eigen::MatrixXd R = Eigen::MatrixXd::Zero(r0.size(), np);
+    for (Eigen::Index k = 0; k < np; ++k)
+      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+        dyn::globalOdeResidual(set->nm, set->inertia, penalty_, p.t, p.x, p.v, f, lambda, rk);
+        R.col(k) += (rk - r0) / deltas_[static_cast<std::size_t>(k)];
+      }
+    dyn::globalOdeSolve(penalty_, *s0.data, R);
+    n.Ap = R.topRows(nq);
+    n.Oa.resize(0, 0);
+    if (!withOutputs) return {};
+    if (Status s = outputsAt(s0, p.t, p.x, p.v, f, p.aux, n.outputs); !s.ok()) return s;
+    n.Ox.resize(no, nq);
+    n.Ov.resize(no, nq);
+    Eigen::MatrixXd Oa(no, nq);
+    Eigen::VectorXd in[3] = {p.x, p.v, f}, op, om;
+    Eigen::MatrixXd* cols[3] = {&n.Ox, &n.Ov, &Oa};
+    for (int which = 0; which < 3; ++which)
+      for (Eigen::Index j = 0; j < nq; ++j) {
+        double& c = in[which][j];
+        const double c0 = c, eps = 1e-6 * std::max(1.0, std::abs(c0));
+        c = c0 + eps;
+        outputsAt(s0, p.t, in[0], in[1], in[2], p.aux, op);
+        c = c0 - eps;
+        outputsAt(s0, p.t, in[0], in[1], in[2], p.aux, om);
+        c = c0;
+        cols[which]->col(j) = (op - om) / (2 * eps);
+      }
+    n.Op.setZero(no, np);
+    for (Eigen::Index k = 0; k < np; ++k)
+      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+        outputsAt(*set, p.t, p.x, p.v, f, p.aux, op);
+        n.Op.col(k) += (op - n.outputs) / deltas_[static_cast<std::size_t>(k)];
+      }
+    n.Ox += Oa * n.Ax;
+    n.Ov += Oa * n.Av;
+    n.Op += Oa * n.Ap;
+    return {};
+  }
+
+  // a Dormand–Prince step's stages: f's state and parameter partials at each (no outputs)
+  StagesOf stages() {
+    return [this](const RunPoint& a, double h, std::vector<Stage>& out) {
+      return rungeKuttaStages(
+          [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) {
+            return partialsAt(RunPoint{t, 0, X, V, {}, a.aux}, false, f, n);
+          },
+          a.t, a.x, a.v, h, out);
+    };
+  }
+
+  // the trapezoidal step again as the run takes it (to round-off), from a fresh integrator
+  Status trapezoidalStep(const RunPoint& a, double h, Eigen::VectorXd& x1, Eigen::VectorXd& v1, Eigen::VectorXd& a1) {
+    struct Ode final : integ::SecondOrderSystem {
+      GlobalOde& f;
+      explicit Ode(GlobalOde& owner) : f(owner) {}
+      Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& acc) override {
+        return f.acceleration(f.nominal_, t, x, v, acc);
+      }
+    } ode(*this);
+    integ::Trapezoidal trap(static_cast<int>(a.x.size()), integ::TrapezoidalOptions{.tolerance = 1e-13});
+    integ::State s{a.t, a.x, a.v, a.a};
+    if (Status st = trap.step(ode, s, h); !st.ok()) return st;
+    x1 = s.x;
+    v1 = s.v;
+    a1 = s.a;
+    return {};
+  }
+
+  // the run's states as points, in the one set of coordinates
+  struct Adapter final : analysis::NaturalObserver {
+    explicit Adapter(GlobalOde& owner) : f(owner) {}
+    GlobalOde& f;
+    PointObserver* to = nullptr;
+    Eigen::VectorXd lastZ;
+    Status start(const integ::State& s, const Eigen::VectorXd& z) override {
+      if (!f.status_.ok()) return f.status_;
+      lastZ = z;
+      return to->start({s.t, 0, s.x, s.v, s.a, z});
+    }
+    Status step(const integ::State& from, const integ::State& s, const Eigen::VectorXd& z) override {
+      const Status st = to->step({from.t, 0, from.x, from.v, from.a, lastZ}, {s.t, 0, s.x, s.v, s.a, z});
+      lastZ = z;
+      return st;
+    }
+    Status impact(const integ::State& before, const integ::State& after, const std::vector<int>& contacts, const Eigen::VectorXd& z) override {
+      const Status st = to->impact({before.t, 0, before.x, before.v, before.a, z}, {after.t, 0, after.x, after.v, after.a, z}, contacts);
+      lastZ = z;
+      return st;
+    }
+  };
+
+  bool penalty_, rungeKutta_;
+  Partials partials_;
+  double delta_;
+  Status status_;
+  NaturalSystem nominal_;
+  bool movedBuilt_ = false;
+  std::vector<std::vector<std::unique_ptr<NaturalSystem>>> sets_;  // by chosen parameter: its moved systems
+  Adapter adapter_;
+};
+
+}  // namespace
+
+std::unique_ptr<Formulation> globalFormulation(const Study& st, bool penalty, bool rungeKutta, Partials partials, double delta) {
+  return std::make_unique<GlobalOde>(st, penalty, rungeKutta, partials, delta);
+}
+
+}  // namespace lw::sens::detail

@@ -1,0 +1,177 @@
+#include "sensitivity/ode_steps.h"
+
+#include <Eigen/LU>
+
+#include "integrators/integrators.h"
+
+namespace lw::sens::detail {
+namespace {
+
+constexpr double kA[6][5] = {{0, 0, 0, 0, 0},
+                             {integ::dopri::a21, 0, 0, 0, 0},
+                             {integ::dopri::a31, integ::dopri::a32, 0, 0, 0},
+                             {integ::dopri::a41, integ::dopri::a42, integ::dopri::a43, 0, 0},
+                             {integ::dopri::a51, integ::dopri::a52, integ::dopri::a53, integ::dopri::a54, 0},
+                             {integ::dopri::a61, integ::dopri::a62, integ::dopri::a63, integ::dopri::a64, integ::dopri::a65}};
+constexpr double kB[6] = {integ::dopri::b1, 0, integ::dopri::b3, integ::dopri::b4, integ::dopri::b5, integ::dopri::b6};
+constexpr double kC[6] = {0, integ::dopri::c2, integ::dopri::c3, integ::dopri::c4, integ::dopri::c5, 1};
+
+// The trapezoidal step of size h: x₁ = x̂ + h²/4 a₁, v₁ = v̂ + h/2 a₁ with x̂ = x₀ + h v₀ + h²/4 a₀,
+// v̂ = v₀ + h/2 a₀, and a₁ = f(t₁, x₁, v₁; ρ). Differentiated:
+//   (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ
+// with the step's Newton matrix at its solution (f_x, f_v, f_ρ at the end).
+class TrapezoidalTangent final : public StepTangent {
+ public:
+  TrapezoidalTangent(double h, const PointPartials& end)
+      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap),
+        lu_(Eigen::MatrixXd(Eigen::MatrixXd::Identity(end.Ax.rows(), end.Ax.rows()) - (0.25 * h * h) * end.Ax - (0.5 * h) * end.Av)) {}
+
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    if (fx_.rows() == 0) return;
+    const double h = h_;
+    const Eigen::MatrixXd mu = l.a + (0.25 * h * h) * l.x + (0.5 * h) * l.v;
+    const Eigen::MatrixXd nu = lu_.transpose().solve(mu);
+    grad += nu.transpose() * fp_;
+    const Eigen::MatrixXd lx = l.x + fx_.transpose() * nu;
+    const Eigen::MatrixXd lv = h * l.x + l.v + (h * fx_ + fv_).transpose() * nu;
+    l.a = (0.25 * h * h) * l.x + (0.5 * h) * l.v + (0.25 * h * h * fx_ + 0.5 * h * fv_).transpose() * nu;
+    l.x = lx;
+    l.v = lv;
+  }
+
+ private:
+  double h_;
+  Eigen::MatrixXd fx_, fv_, fp_;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
+
+// Dormand–Prince's explicit step, its stages linearised: stage i at (Xᵢ, Vᵢ) = (X₀, V₀) + h Σⱼ aᵢⱼ
+// (KXⱼ, KVⱼ), KXᵢ = Vᵢ, KVᵢ = f_x Xᵢ + f_v Vᵢ + f_ρ; (X₁, V₁) = (X₀, V₀) + h Σ bᵢ (KXᵢ, KVᵢ). An
+// explicit step has no acceleration among its inputs or results.
+class RungeKuttaTangent final : public StepTangent {
+ public:
+  RungeKuttaTangent(double h, std::vector<Stage> stages) : h_(h), stages_(std::move(stages)) {}
+
+  // κᵢ = h bᵢ λ₁ + Σ_{j>i} h a_ji ηⱼ, ηᵢ = Jᵢᵀ κᵢ with Jᵢ = [0 I; f_x f_v] at stage i;
+  // λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    if (l.x.rows() == 0) return;
+    const double h = h_;
+    std::vector<Eigen::MatrixXd> ex(6), ev(6);
+    Eigen::MatrixXd lx0 = l.x, lv0 = l.v;
+    for (int k = 5; k >= 0; --k) {
+      Eigen::MatrixXd kx = (h * kB[k]) * l.x, kv = (h * kB[k]) * l.v;
+      for (int j = k + 1; j < 6; ++j) {
+        kx += (h * kA[j][k]) * ex[static_cast<std::size_t>(j)];
+        kv += (h * kA[j][k]) * ev[static_cast<std::size_t>(j)];
+      }
+      const Stage& sg = stages_[static_cast<std::size_t>(k)];
+      ex[static_cast<std::size_t>(k)] = sg.fx.transpose() * kv;
+      ev[static_cast<std::size_t>(k)] = kx + sg.fv.transpose() * kv;
+      grad += kv.transpose() * sg.fp;
+      lx0 += ex[static_cast<std::size_t>(k)];
+      lv0 += ev[static_cast<std::size_t>(k)];
+    }
+    l.x = lx0;
+    l.v = lv0;
+    l.a.setZero(l.x.rows(), l.x.cols());
+  }
+
+ private:
+  double h_;
+  std::vector<Stage> stages_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepTangent> trapezoidalTangent(double h, const PointPartials& end) { return std::make_unique<TrapezoidalTangent>(h, end); }
+
+std::unique_ptr<StepTangent> rungeKuttaTangent(double h, std::vector<Stage> stages) {
+  return std::make_unique<RungeKuttaTangent>(h, std::move(stages));
+}
+
+void trapezoidalAlong(double h, const PointPartials& n, StateColumns& S) {
+  const auto d = n.Ax.rows();
+  const Eigen::MatrixXd Xh = S.x + h * S.v + (0.25 * h * h) * S.a, Vh = S.v + (0.5 * h) * S.a;
+  const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * n.Ax - (0.5 * h) * n.Av;
+  S.a = G.partialPivLu().solve(Eigen::MatrixXd(n.Ax * Xh + n.Av * Vh + n.Ap));
+  S.x = Xh + (0.25 * h * h) * S.a;
+  S.v = Vh + (0.5 * h) * S.a;
+}
+
+void rungeKuttaAlong(double h, const std::vector<Stage>& stages, StateColumns& S) {
+  std::vector<Eigen::MatrixXd> kx(6), kv(6);
+  Eigen::MatrixXd X1 = S.x, V1 = S.v;
+  for (std::size_t i = 0; i < 6; ++i) {
+    Eigen::MatrixXd X = S.x, V = S.v;
+    for (std::size_t j = 0; j < i; ++j) {
+      X += (h * kA[i][j]) * kx[j];
+      V += (h * kA[i][j]) * kv[j];
+    }
+    kx[i] = V;
+    kv[i] = stages[i].fx * X + stages[i].fv * V + stages[i].fp;
+    X1 += (h * kB[i]) * kx[i];
+    V1 += (h * kB[i]) * kv[i];
+  }
+  S.x = X1;
+  S.v = V1;
+}
+
+Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, std::vector<Stage>& stages) {
+  std::vector<Eigen::VectorXd> kx(6), kv(6);
+  stages.assign(6, {});
+  for (std::size_t i = 0; i < 6; ++i) {
+    Eigen::VectorXd X = x0, V = v0;
+    for (std::size_t j = 0; j < i; ++j) {
+      X += (h * kA[i][j]) * kx[j];
+      V += (h * kA[i][j]) * kv[j];
+    }
+    PointPartials n;
+    if (Status s = at(t0 + kC[i] * h, X, V, kv[i], n); !s.ok()) return s;
+    stages[i] = {n.Ax, n.Av, n.Ap};
+    kx[i] = V;
+  }
+  return {};
+}
+
+Status stepAlongByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b, StateColumns& S,
+                           Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+  const double h = b.t - a.t;
+  if (rungeKutta) {
+    std::vector<Stage> st;
+    if (Status s = stages(a, h, st); !s.ok()) return s;
+    rungeKuttaAlong(h, st, S);
+    return f.pointAlong(b, S, outputs, outputsAlong);
+  }
+  PointPartials n;
+  if (Status s = f.partials(b, true, n); !s.ok()) return s;
+  trapezoidalAlong(h, n, S);
+  outputs = n.outputs;
+  outputsAlong = n.outputsAlong(S);
+  return {};
+}
+
+Status pointAlongByPartials(Formulation& f, const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+  PointPartials n;
+  if (Status s = f.partials(p, true, n); !s.ok()) return s;
+  accelerationsFrom(n, S);
+  outputs = n.outputs;
+  outputsAlong = n.outputsAlong(S);
+  return {};
+}
+
+Status lineariseByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b,
+                           std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) {
+  if (Status s = f.partials(b, true, atEnd); !s.ok()) return s;
+  const double h = b.t - a.t;
+  if (!rungeKutta) {
+    tangent = trapezoidalTangent(h, atEnd);
+    return {};
+  }
+  std::vector<Stage> st;
+  if (Status s = stages(a, h, st); !s.ok()) return s;
+  tangent = rungeKuttaTangent(h, std::move(st));
+  return {};
+}
+
+}  // namespace lw::sens::detail

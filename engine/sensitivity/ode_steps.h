@@ -1,0 +1,52 @@
+// The integrators' steps linearised, for every formulation whose motion is an ODE a = f(t, x, v; ρ)
+// in its coordinates (Matrix R in its independent coordinates, the global index-1 and penalty
+// formulations in the natural ones): the trapezoidal rule's and Dormand–Prince's tangent linear
+// models (the direct method's products) and their transposes (the adjoint's), from f's partials
+// at the step's end or at its stages. Internal to engine/sensitivity.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sensitivity/formulation.h"
+
+namespace lw::sens::detail {
+
+/// f's partials at one Dormand–Prince stage.
+struct Stage {
+  Eigen::MatrixXd fx, fv, fp;
+};
+
+/// The trapezoidal step of size h whose end has the partials `end` (its A_x, A_v, A_ρ).
+std::unique_ptr<StepTangent> trapezoidalTangent(double h, const PointPartials& end);
+/// Dormand–Prince's step of size h through its stages' partials.
+std::unique_ptr<StepTangent> rungeKuttaTangent(double h, std::vector<Stage> stages);
+
+/// S carried over the trapezoidal step of size h: (I − h²/4 f_x − h/2 f_v) A₁ = f_x X̂ + f_v V̂ + f_ρ
+/// with X̂ = X₀ + h V₀ + h²/4 A₀, V̂ = V₀ + h/2 A₀ and f's partials at the end.
+void trapezoidalAlong(double h, const PointPartials& end, StateColumns& S);
+/// S carried over Dormand–Prince's step (S.a left to the caller: an explicit step has none).
+void rungeKuttaAlong(double h, const std::vector<Stage>& stages, StateColumns& S);
+
+/// f and its partials at (t, x, v): what a step's stages are linearised with.
+using PartialsAt = std::function<Status(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& f, PointPartials& n)>;
+/// The six stages of Dormand–Prince's step of size h from (t0, x0, v0), each linearised.
+Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, std::vector<Stage>& stages);
+
+/// A formulation's Dormand–Prince step from a of size h linearised (its stages).
+using StagesOf = std::function<Status(const RunPoint& a, double h, std::vector<Stage>& stages)>;
+
+/// The direct method's products for a formulation whose partials (Formulation::partials at b, or
+/// `stages`) give its steps: S carried over a → b, the outputs at b and their d/dρ along it.
+Status stepAlongByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b, StateColumns& S,
+                           Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong);
+/// At a point whose S.x, S.v are known: S.a through the accelerations' map there, the outputs and
+/// their d/dρ along S.
+Status pointAlongByPartials(Formulation& f, const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong);
+/// The step a → b linearised: the partials at b, and the trapezoidal rule's tangent from them or
+/// Dormand–Prince's from its stages.
+Status lineariseByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b,
+                           std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd);
+
+}  // namespace lw::sens::detail
