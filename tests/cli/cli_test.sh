@@ -308,6 +308,22 @@ contains out '"L_A1"'
 expect 0 "the adjoint with semi-analytical partials" -- "$cli" sensitivity "$samples/five-bar.json" --method avm --partials lsam --t-end 0.01
 contains out '"method": "avm"'
 expect 2 "semi-analytical partials with the complex step" -- "$cli" sensitivity "$samples/five-bar.json" --method cs --partials gsam --t-end 0.01
+# the global formulations' sensitivities: GSAM parameter partials (said), the complex step refused
+expect 0 "index-1 sensitivity" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --formulation index1 --t-end 0.01 --parameters l_1,m_2 -o "$tmp/g1.json"
+contains err "by GSAM"
+python3 - "$tmp/g1.json" <<'PY' || { echo "FAIL: index-1 sensitivity JSON"; fail=1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+g = d["costs"]["psi"]["gradient"]
+assert d["method"] == "ddm" and abs(g["l_1"] - 0.1) < 1e-3, d
+PY
+expect 0 "penalty-global sensitivities compared" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --formulation penalty-global --method compare --t-end 0.01 --parameters l_1
+contains err "cs failed"
+contains out "avm"
+expect 5 "index-3 sensitivity" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --formulation index3 --t-end 0.01
+contains err "index-3 formulation are not available yet"
+expect 2 "a delta sweep on a global formulation" -- "$cli" sensitivity "$samples/ten-bar-chain.json" --formulation index1 --delta-sweep --t-end 0.01
+contains err "global formulations do not have"
 expect 2 "a delta sweep with the adjoint" -- "$cli" sensitivity "$samples/five-bar.json" --method avm --delta-sweep --t-end 0.01
 contains err "--delta-sweep of the direct method"
 
