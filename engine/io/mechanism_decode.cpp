@@ -511,11 +511,17 @@ class Decoder {
   StudySettings study(const Json& j, const std::string& p) {
     StudySettings s;
     s.present = true;
-    if (!keys(j, p, {"analysis", "method", "costs", "parameters", "tuning"}, {})) return s;
+    if (!keys(j, p, {"analysis", "formulation", "method", "costs", "parameters", "tuning"}, {})) return s;
     if (j.contains("analysis")) {
       s.analysis = str(j["analysis"], p + ".analysis");
       if (s.analysis != "dynamics" && s.analysis != "kinematics")
         error(p + ".analysis", "the analysis is dynamics or kinematics, not '" + s.analysis + "'");
+    }
+    if (j.contains("formulation")) {
+      s.formulation = str(j["formulation"], p + ".formulation");
+      if (s.formulation != "matrix-r" && s.formulation != "penalty" && s.formulation != "index1" && s.formulation != "penalty-global")
+        error(p + ".formulation",
+              "the dynamics' formulation is matrix-r, penalty, index1 or penalty-global (those with sensitivities), not '" + s.formulation + "'");
     }
     if (j.contains("method")) {
       s.method = str(j["method"], p + ".method");

@@ -168,6 +168,7 @@ Json encode(const Mechanism& m) {
     const StudySettings& st = m.study;
     Json& s = j["study"] = Json::object();
     s["analysis"] = st.analysis;
+    if (st.formulation != "matrix-r") s["formulation"] = st.formulation;
     s["method"] = st.method;
     if (!st.costs.empty()) s["costs"] = st.costs;
     if (!st.parameters.empty()) s["parameters"] = st.parameters;

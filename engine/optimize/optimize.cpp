@@ -311,6 +311,8 @@ OptimizeSpec specFromStudy(const Mechanism& m, std::string& error) {
   spec.maxEvaluations = s.maxEvaluations;
   spec.constraints = s.constraints;
   spec.sensitivity.analysis = s.analysis == "kinematics" ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
+  if (spec.sensitivity.analysis == sens::Analysis::Dynamics && !analysis::parseFormulation(s.formulation, spec.sensitivity.run.formulation))
+    error = "study.formulation: unknown formulation '" + s.formulation + "'";
   const RunSpan span = defaultSpan(m, spec.sensitivity.analysis == sens::Analysis::Kinematics);
   spec.sensitivity.run.tEnd = span.tEnd;
   spec.sensitivity.run.dt = span.dt;

@@ -23,10 +23,16 @@ struct Case {
   double tEnd, dt;
   analysis::Formulation formulation = analysis::Formulation::MatrixR;
   const char* label = "";
+  sens::Partials partials = sens::Partials::AutomaticDifferentiation;  // the global formulations: GSAM
 };
 const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3},
                        {"five-bar", 1.0, 1e-3},
                        {"five-bar", 1.0, 1e-3, analysis::Formulation::Penalty, "-penalty"},
+                       // the global formulations (issue 39): parameter partials by GSAM, LSAM
+                       {"ten-bar-chain", 1.0, 1e-3, analysis::Formulation::Index1, "-index1"},
+                       {"ten-bar-chain", 1.0, 1e-3, analysis::Formulation::Index1, "-index1-lsam", sens::Partials::LocalSemiAnalytical},
+                       {"ten-bar-chain", 1.0, 1e-3, analysis::Formulation::PenaltyGlobal, "-penalty-global"},
+                       {"five-bar", 1.0, 1e-3, analysis::Formulation::Index1, "-index1"},
                        {"four-bar-path", 1.0, 1e-2},
                        {"buggy", 0.2, 1e-3},
                        {"grid-1x15-parameters", 0.5, 1e-2}};
@@ -63,6 +69,7 @@ void gradient(benchmark::State& state, const Case& c, sens::Method method) {
   spec.run.tEnd = c.tEnd;
   spec.run.dt = c.dt;
   spec.run.formulation = c.formulation;
+  spec.partials = c.partials;
   double seconds = 0;
   std::size_t parameters = 0;
   for (auto _ : state) {

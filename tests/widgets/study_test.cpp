@@ -159,6 +159,43 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   w.grab().save(artifacts() + "/study_ten_bar_relative_1280x800.png");
 }
 
+// the global formulations' gradients from the Study panel (issue 39): the index-1 formulation's,
+// as the engine computes them, close to Matrix R's (the same motion)
+TEST_F(StudyTest, TheIndex1FormulationsGradientsFromThePanel) {
+  lw::app::MainWindow w;
+  openShown(w, "ten-bar-chain");
+  auto* study = w.studyPanel();
+  study->endTime()->setValue(0.2);
+  study->step()->setValue(0.001);
+  study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("ddm"));
+  EXPECT_TRUE(study->formulationChoice()->isEnabled());
+  study->formulationChoice()->setCurrentIndex(study->formulationChoice()->findData("index1"));
+  w.findChild<QDockWidget*>("StudyDock")->raise();
+  QTest::mouseClick(study->runButton(), Qt::LeftButton);
+  longestStallWhile([&] { return !study->running(); });
+  const auto& bars = w.gradientPlot()->bars();
+  ASSERT_EQ(bars.size(), 20u);
+  lw::sens::SensitivitySpec spec;
+  spec.run.tEnd = 0.2;
+  spec.run.dt = 0.001;
+  spec.run.formulation = lw::analysis::Formulation::Index1;
+  const auto index1 = lw::sens::runSensitivity(*w.mechanism(), spec);
+  spec.run.formulation = lw::analysis::Formulation::MatrixR;
+  const auto matrixR = lw::sens::runSensitivity(*w.mechanism(), spec);
+  ASSERT_TRUE(index1.status.ok() && matrixR.status.ok());
+  const double largest = matrixR.methods[0].gradient.cwiseAbs().maxCoeff();
+  for (const auto& b : bars) {
+    const auto k = std::find(index1.parameters.begin(), index1.parameters.end(), b.parameter) - index1.parameters.begin();
+    ASSERT_LT(k, 20);
+    EXPECT_DOUBLE_EQ(b.values[0], index1.methods[0].gradient(0, k)) << b.parameter;
+    EXPECT_NEAR(b.values[0], matrixR.methods[0].gradient(0, k), 1e-4 * largest) << b.parameter;
+  }
+  w.grab().save(artifacts() + "/study_index1_1280x800.png");
+  // kinematics has no formulation to choose
+  study->analysisChoice()->setCurrentIndex(1);
+  EXPECT_FALSE(study->formulationChoice()->isEnabled());
+}
+
 TEST_F(StudyTest, ComparedMethodsShowABarEachAndTheirDifferences) {
   lw::app::MainWindow w;
   openShown(w, "four-bar-synthesis", {1920, 1080});
@@ -610,6 +647,7 @@ TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {
     EXPECT_EQ(study->chosenParameters().size(), 20u);  // a study without a list: every parameter
     tickOnly(study->parameterTable(), {"l_1", "m_3"});
     study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("avm"));
+    study->formulationChoice()->setCurrentIndex(study->formulationChoice()->findData("index1"));
     w.tuningPanel()->algorithmChoice()->setCurrentIndex(w.tuningPanel()->algorithmChoice()->findData("mma"));
     w.tuningPanel()->maxEvaluations()->setValue(37);
     EXPECT_TRUE(w.isWindowModified());
@@ -621,6 +659,8 @@ TEST_F(StudyTest, TheStudyIsSavedWithTheFileAndReopens) {
   auto* study = w.studyPanel();
   EXPECT_EQ(study->chosenParameters(), (std::vector<std::string>{"l_1", "m_3"}));
   EXPECT_EQ(study->methodChoice()->currentData().toString(), "avm");
+  EXPECT_EQ(study->formulationChoice()->currentData().toString(), "index1");
+  EXPECT_EQ(w.mechanism()->study.formulation, "index1");
   EXPECT_EQ(w.tuningPanel()->algorithmChoice()->currentData().toString(), "mma");
   EXPECT_EQ(w.tuningPanel()->maxEvaluations()->value(), 37);
   EXPECT_FALSE(w.isWindowModified());

@@ -60,9 +60,23 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   parameters_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   parameters_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   analysis_ = new QComboBox(this);
-  analysis_->addItem(tr("Dynamics (Matrix R)"), "dynamics");
+  analysis_->addItem(tr("Dynamics"), "dynamics");
   analysis_->addItem(tr("Kinematics (driven)"), "kinematics");
   analysis_->setToolTip(tr("Dynamics: the motion under forces (trapezoidal rule); kinematics: a fully driven mechanism's motion"));
+  formulation_ = new QComboBox(this);
+  formulation_->setObjectName("StudyFormulation");
+  const std::pair<const char*, const char*> formulations[] = {
+      {"Matrix R", "matrix-r"}, {"Penalty", "penalty"}, {"Index-1 (global)", "index1"}, {"Penalty (global)", "penalty-global"}};
+  const char* formulationTips[] = {
+      "Semi-recursive Matrix R in independent coordinates (seed 000); parameter partials by forward AD",
+      "Semi-recursive penalty formulation in all the tree's coordinates (seed 004); partials by forward AD",
+      "Index-1 with Baumgarte stabilisation in natural coordinates (seed 003); parameter partials by GSAM",
+      "Penalty formulation in natural coordinates (seed 001); parameter partials by GSAM"};
+  for (std::size_t i = 0; i < std::size(formulations); ++i) {
+    formulation_->addItem(tr(formulations[i].first), formulations[i].second);
+    formulation_->setItemData(static_cast<int>(i), tr(formulationTips[i]), Qt::ToolTipRole);
+  }
+  formulation_->setToolTip(tr("The formulation of the dynamics whose gradients are computed (the same motion, to its discretisation)"));
   method_ = new QComboBox(this);
   for (const auto& m : kMethods) {
     method_->addItem(tr(m.label), m.key);
@@ -81,10 +95,12 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   progress_->setRange(0, 1000);
   status_ = new QLabel(tr("No mechanism"), this);
   status_->setWordWrap(true);
+  status_->setMinimumHeight(2 * fontMetrics().lineSpacing() + 4);  // two lines: the table gives way, not the outcome
 
   auto* form = new QFormLayout;
   form->setRowWrapPolicy(QFormLayout::WrapLongRows);
   form->addRow(tr("Analysis"), analysis_);
+  form->addRow(tr("Formulation"), formulation_);
   form->addRow(tr("Method"), method_);
   form->addRow(tr("End time"), tEnd_);
   form->addRow(tr("Step"), dt_);
@@ -130,6 +146,8 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
     emit message(tr("Range of %1: \"%2\" is not a range: type the least and greatest values as 0.5 … 1.5").arg(name, text));
   });
   connect(analysis_, &QComboBox::currentIndexChanged, this, changed);
+  connect(analysis_, &QComboBox::currentIndexChanged, this, [this](int i) { formulation_->setEnabled(i == 0); });
+  connect(formulation_, &QComboBox::currentIndexChanged, this, changed);
   connect(method_, &QComboBox::currentIndexChanged, this, changed);
   run_->setEnabled(false);
 }
@@ -186,6 +204,9 @@ void StudyPanel::setMechanism(std::shared_ptr<const Mechanism> m) {
     analysis_->setCurrentIndex(s.analysis == "kinematics" ? 1 : 0);
     // without a stored study, a driven mechanism is studied kinematically
     if (!s.present) analysis_->setCurrentIndex(mechanism_->drivers.empty() ? 0 : 1);
+    const int formulation = formulation_->findData(QString::fromStdString(s.formulation));
+    formulation_->setCurrentIndex(formulation >= 0 ? formulation : 0);
+    formulation_->setEnabled(analysis_->currentIndex() == 0);
     const int method = method_->findData(QString::fromStdString(s.method));
     method_->setCurrentIndex(method >= 0 ? method : 0);
     if (mechanism_->analysis.tEnd > 0) tEnd_->setValue(mechanism_->analysis.tEnd);
@@ -220,6 +241,7 @@ StudySettings StudyPanel::settings() const {
   StudySettings s = mechanism_ ? mechanism_->study : StudySettings{};
   s.present = true;
   s.analysis = analysis_->currentData().toString().toStdString();
+  s.formulation = formulation_->currentData().toString().toStdString();
   s.method = method_->currentData().toString().toStdString();
   // all ticked is stored as "all" (empty): parameters added later are in the study too
   s.costs = chosenCosts();
@@ -239,6 +261,7 @@ void StudyPanel::run() {
   sens::SensitivitySpec spec;
   sens::parseMethod(method_->currentData().toString().toStdString(), spec.method);
   spec.analysis = analysis_->currentIndex() == 1 ? sens::Analysis::Kinematics : sens::Analysis::Dynamics;
+  if (spec.analysis == sens::Analysis::Dynamics) analysis::parseFormulation(formulation_->currentData().toString().toStdString(), spec.run.formulation);
   spec.costs = chosenCosts();
   spec.parameters = chosenParameters();
   spec.run.tEnd = tEnd_->value();

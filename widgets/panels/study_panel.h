@@ -45,6 +45,8 @@ class StudyPanel : public QWidget {
   QListWidget* costList() const { return costs_; }
   QTableWidget* parameterTable() const { return parameters_; }
   QComboBox* analysisChoice() const { return analysis_; }
+  /// The dynamics' formulation (matrix-r, penalty, index1, penalty-global as item data).
+  QComboBox* formulationChoice() const { return formulation_; }
   QComboBox* methodChoice() const { return method_; }
   QDoubleSpinBox* endTime() const { return tEnd_; }
   QDoubleSpinBox* step() const { return dt_; }
@@ -71,7 +73,7 @@ class StudyPanel : public QWidget {
   std::shared_ptr<const Mechanism> mechanism_;
   QListWidget* costs_;
   QTableWidget* parameters_;
-  QComboBox *analysis_, *method_;
+  QComboBox *analysis_, *formulation_, *method_;
   QDoubleSpinBox *tEnd_, *dt_;
   QPushButton *run_, *stop_;
   QProgressBar* progress_;
