@@ -75,22 +75,58 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return partialsAt(p, true, f, n);
   }
 
-  // the initial state's sensitivities: the assembly's (all the tree's coordinates, the loops closed
-  // as the run's) on each moved set of numbers, mapped to natural coordinates, differenced
+  // the initial state's sensitivities: the assembly's in the tree's coordinates (z₀, ż₀: exact, by
+  // forward AD through the tree's kernels, as Matrix R's), mapped to natural coordinates, q₀ =
+  // N(z₀, ż₀; ρ): N's state partials by central differences, its parameter partials on the moved
+  // sets (no position problem there: differencing the assembly itself would carry its Newton
+  // tolerance over δ)
   Status initial(const RunPoint& p0, StateColumns& S) override {
     if (Status s = buildMovedSets(); !s.ok()) return s;
-    Eigen::VectorXd q0, qd0;
-    if (Status s = startOf(nominal_, p0.aux, q0, qd0); !s.ok()) return s;
-    const auto n = p0.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
-    S.x.setZero(n, np);
-    S.v.setZero(n, np);
+    const auto nz = static_cast<Eigen::Index>(st_.model.tree.nz), n = p0.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
+    Eigen::MatrixXd Z;  // [dz₀/dρ; dż₀/dρ]
+    if (Status s = parameterColumns(
+            [&](const auto& nums, auto& r) -> Status {
+              using Sc = typename std::decay_t<decltype(r)>::Scalar;
+              Vec<Sc> z, zd;
+              const Status st = dyn::initialCoordinatesOn<Sc>(st_.model, nums.tree, p0.aux, z, zd);
+              r.resize(2 * nz);
+              if (st.ok()) r << z, zd;
+              return st;
+            },
+            2 * nz, Z, true);
+        !s.ok())
+      return s;
+    Vec<double> z0, zd0;
+    if (Status s = dyn::initialCoordinatesOn<double>(st_.model, real_.tree, p0.aux, z0, zd0); !s.ok()) return s;
+    const Eigen::VectorXd none = Eigen::VectorXd::Zero(nz);
+    auto mapped = [&](const NaturalSystem& sys, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& q, Eigen::VectorXd& qd) {
+      dyn::naturalStateOf(sys.model->tree, sys.nm, sys.map, z, zd, none, q, qd, nullptr);
+    };
+    Eigen::VectorXd q0, qd0, qp, qdp, qm, qdm;
+    mapped(nominal_, z0, zd0, q0, qd0);
+    // N's columns by (z, ż), then along the assembly's sensitivities
+    Eigen::MatrixXd N(2 * n, 2 * nz);
+    Eigen::VectorXd in[2] = {z0, zd0};
+    for (int which = 0; which < 2; ++which)
+      for (Eigen::Index j = 0; j < nz; ++j) {
+        double& c = in[which][j];
+        const double c0 = c, eps = 1e-6 * std::max(1.0, std::abs(c0));
+        c = c0 + eps;
+        mapped(nominal_, in[0], in[1], qp, qdp);
+        c = c0 - eps;
+        mapped(nominal_, in[0], in[1], qm, qdm);
+        c = c0;
+        N.col(which * nz + j) << (qp - qm) / (2 * eps), (qdp - qdm) / (2 * eps);
+      }
+    Eigen::MatrixXd X = N * Z;
     for (Eigen::Index k = 0; k < np; ++k)
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
-        Eigen::VectorXd q, qd;
-        if (Status s = startOf(*set, p0.aux, q, qd); !s.ok()) return s;
-        S.x.col(k) += (q - q0) / deltas_[static_cast<std::size_t>(k)];
-        S.v.col(k) += (qd - qd0) / deltas_[static_cast<std::size_t>(k)];
+        mapped(*set, z0, zd0, qp, qdp);
+        X.col(k).head(n) += (qp - q0) / deltas_[static_cast<std::size_t>(k)];
+        X.col(k).tail(n) += (qdp - qd0) / deltas_[static_cast<std::size_t>(k)];
       }
+    S.x = X.topRows(n);
+    S.v = X.bottomRows(n);
     return {};
   }
 
@@ -228,14 +264,6 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     dyn::treeStateOf(s.model->tree, s.nm, x, v, a, z, zd, zdd);
     out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
     analysis::outputsOn<double>(st_.outputs, s.model->tree, *s.numbers, z, zd, zdd, t, out.data());
-    return {};
-  }
-
-  // the start as the run's: the assembly on the set's numbers (z0 its start), mapped
-  Status startOf(const NaturalSystem& s, const Eigen::VectorXd& z0, Eigen::VectorXd& q, Eigen::VectorXd& qd) const {
-    Vec<double> z, zd;
-    if (Status st = dyn::initialCoordinatesOn<double>(st_.model, *s.numbers, z0, z, zd); !st.ok()) return st;
-    dyn::naturalStateOf(s.model->tree, s.nm, s.map, z, zd, Eigen::VectorXd::Zero(z.size()), q, qd, nullptr);
     return {};
   }
 

@@ -335,6 +335,51 @@ TEST(NaturalDynamics, TheIndex3TangentIsTheResidualsDerivative) {
   EXPECT_GT((tangent - withoutHessian).cwiseAbs().maxCoeff(), 1e3 * error);
 }
 
+// the global ODEs' state partials (the sensitivities' tangent linear model) are their accelerations'
+// derivatives: against central differences of q̈ = f(q, q̇) at a state off the constraints with
+// velocities, index-1 and penalty, planar and spatial, with force elements (the five-bar's springs);
+// the differences' own error is what limits the agreement (index-1: 2e-10 relative)
+TEST(NaturalDynamics, TheGlobalOdeJacobianIsTheAccelerationsDerivative) {
+  for (const char* sample : {"ten-bar-chain", "five-bar", "spatial-four-bar-swing"})
+    for (bool penalty : {false, true}) {
+      SCOPED_TRACE(std::string(sample) + (penalty ? " penalty" : " index-1"));
+      Diagnostics dg;
+      const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), dg));
+      const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
+      NaturalInertia inertia;
+      std::string error;
+      ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+      const auto tree = compileMatrixR(*r);
+      NaturalForceElements elements(tree.tree, tree.tree.numbers, m);
+      inertia.elements = &elements;
+      std::mt19937 rng(5);
+      std::normal_distribution<double> normal;
+      Eigen::VectorXd q = m.q0, qd = consistentVelocity(m, rng);
+      for (int i = 0; i < m.nq; ++i) q[i] += 1e-4 * normal(rng);
+      GlobalOdeData d(m);
+      Eigen::VectorXd f, fp, fm;
+      Eigen::MatrixXd Fq, Fv;
+      ASSERT_TRUE(globalOdeJacobian(m, inertia, penalty, 0.1, q, qd, d, f, Fq, Fv).ok());
+      double largest = 0, worst = 0;
+      for (int which = 0; which < 2; ++which)
+        for (int j = 0; j < m.nq; ++j) {
+          Eigen::VectorXd x = q, v = qd;
+          Eigen::VectorXd& y = which ? v : x;
+          // the penalty's α makes f's rounding large: a longer step (its truncation then shows)
+          const double eps = penalty ? 1e-3 : 1e-6;
+          y[j] += eps;
+          ASSERT_TRUE(globalOdeAcceleration(m, inertia, penalty, 0.1, x, v, d, fp).ok());
+          y[j] -= 2 * eps;
+          ASSERT_TRUE(globalOdeAcceleration(m, inertia, penalty, 0.1, x, v, d, fm).ok());
+          const Eigen::VectorXd column = (fp - fm) / (2 * eps), exact = which ? Fv.col(j) : Fq.col(j);
+          largest = std::max(largest, exact.cwiseAbs().maxCoeff());
+          worst = std::max(worst, (column - exact).cwiseAbs().maxCoeff());
+        }
+      EXPECT_GT(largest, 1.0);
+      EXPECT_LT(worst, (penalty ? 1e-5 : 1e-8) * largest);
+    }
+}
+
 // the sparse iteration matrix (constraints' Hessians on jets) is the dense tangent (differences
 // of the Jacobian) at a state off the constraints with large multipliers: the same solves, where
 // leaving the Hessians out changes them a thousandfold more
