@@ -70,47 +70,61 @@ Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inert
   const int n = m.nq, r = m.nrows;
   const OdeConstants k(inertia, penalty);
   const double alpha = k.alpha, c1 = k.c1, c2 = k.c2;
-  Eigen::MatrixXd J(r, n), J0 = d.J;
-  Eigen::VectorXd phi(r), phiT(r), gamma(r);
-  // g(q, q̇) at q̈ held
-  auto g = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& out) {
-    kin::evaluateJacobianDense(m, x, t, J);
-    kin::evaluateConstraints(m, x, t, phi);
-    kin::evaluatePhiT(m, x, t, phiT);
-    kin::evaluateGamma(m, x, v, t, gamma);
-    out = J * qdd + gamma + c1 * (J * v + phiT) + c2 * phi;
+  const Eigen::MatrixXd J0 = d.J;
+  // constraint by constraint, on its own columns (a body's few entities): its rows of
+  // g = Φ_q q̈ + γ + c₁Φ̇ + c₂Φ at (x, v) — the jet along (q̇, 1) gives Φ, Φ̇ and γ at once — and,
+  // with columns, λ_cᵀ Φ_c,a for each of its columns a (into Jtl)
+  kin::Jet jet[3];
+  double column[3];
+  auto jetPart = [&](const kin::Constraint& c, const Eigen::VectorXd& x, const Eigen::VectorXd& v, double* out) {
+    kin::constraintJet(m, c, x, &v, -1, t, 1.0, jet);
+    for (int i = 0; i < c.rows; ++i) out[i] = jet[i].dd + c1 * jet[i].d + c2 * jet[i].v;
   };
-  Eigen::VectorXd lambda;
+  auto gOf = [&](const kin::Constraint& c, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd* lambda, double* out,
+                 double* Jtl) {
+    jetPart(c, x, v, out);
+    for (std::size_t a = 0; a < c.columns.size(); ++a) {
+      kin::detail::constraintColumn(m, c, x, t, c.columns[a], column);
+      if (Jtl) Jtl[a] = 0;
+      for (int i = 0; i < c.rows; ++i) {
+        out[i] += column[i] * qdd[c.columns[a]];
+        if (Jtl) Jtl[a] += (*lambda)[c.row + i] * column[i];
+      }
+    }
+  };
+  Eigen::VectorXd lambda(r);
   if (penalty) {
-    g(q, qd, lambda);
+    for (const kin::Constraint& c : m.constraints) gOf(c, q, qd, nullptr, lambda.data() + c.row, nullptr);
     lambda *= alpha;
   } else {
     lambda = d.solution.tail(r);
   }
-  // the constraint terms' columns: ∂(Φ_qᵀλ)/∂q (H), ∂g/∂q, ∂g/∂q̇
-  Eigen::MatrixXd H(n, n), Gq(r, n), Gv(r, n);
-  Eigen::VectorXd x = q, v = qd, gp, gm;
-  for (int j = 0; j < n; ++j) {
-    H.col(j).setZero();
-    Gq.col(j).setZero();
-    Gv.col(j).setZero();
-    for (int k = 1; k <= 2; ++k) {
-      const double c = kStencil[k - 1];
-      x[j] = q[j] + k;
-      g(x, qd, gp);
-      H.col(j) += c * (J.transpose() * lambda);
-      x[j] = q[j] - k;
-      g(x, qd, gm);
-      H.col(j) -= c * (J.transpose() * lambda);
-      x[j] = q[j];
-      Gq.col(j) += c * (gp - gm);
-      v[j] = qd[j] + k;
-      g(q, v, gp);
-      v[j] = qd[j] - k;
-      g(q, v, gm);
-      v[j] = qd[j];
-      Gv.col(j) += c * (gp - gm);
-    }
+  // the constraint terms' columns: ∂(Φ_qᵀλ)/∂q (H), ∂g/∂q, ∂g/∂q̇, each constraint's on its columns
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n), Gq = Eigen::MatrixXd::Zero(r, n), Gv = Eigen::MatrixXd::Zero(r, n);
+  Eigen::VectorXd x = q, v = qd;
+  double gp[3], gm[3];
+  std::vector<double> Jp, Jm;
+  for (const kin::Constraint& c : m.constraints) {
+    const std::size_t nc = c.columns.size();
+    Jp.resize(nc);
+    Jm.resize(nc);
+    for (int j : c.columns)
+      for (int k = 1; k <= 2; ++k) {
+        const double w = kStencil[k - 1];
+        x[j] = q[j] + k;
+        gOf(c, x, qd, &lambda, gp, Jp.data());
+        x[j] = q[j] - k;
+        gOf(c, x, qd, &lambda, gm, Jm.data());
+        x[j] = q[j];
+        for (int i = 0; i < c.rows; ++i) Gq(c.row + i, j) += w * (gp[i] - gm[i]);
+        for (std::size_t a = 0; a < nc; ++a) H(c.columns[a], j) += w * (Jp[a] - Jm[a]);
+        v[j] = qd[j] + k;
+        jetPart(c, q, v, gp);
+        v[j] = qd[j] - k;
+        jetPart(c, q, v, gm);
+        v[j] = qd[j];
+        for (int i = 0; i < c.rows; ++i) Gv(c.row + i, j) += w * (gp[i] - gm[i]);
+      }
   }
   // the applied forces' partials (gravity has none)
   Eigen::MatrixXd Qq = Eigen::MatrixXd::Zero(n, n), Qv = Eigen::MatrixXd::Zero(n, n);

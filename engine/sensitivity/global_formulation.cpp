@@ -28,7 +28,19 @@ struct NaturalSystem {
   std::unique_ptr<dyn::NaturalForceElements> elements;
   dyn::NaturalTreeMap map;
   std::unique_ptr<dyn::GlobalOdeData> data;
+  // a moved set whose bodies keep the nominal's shape (a mass, a force, a driver moved): the same
+  // natural state is the same tree state, the map need not be taken again
+  bool sameShape = false;
 };
+
+bool sameShape(const ResolvedMechanism& a, const ResolvedMechanism& b) {
+  if (a.bodies.size() != b.bodies.size()) return false;
+  for (std::size_t i = 0; i < a.bodies.size(); ++i) {
+    const auto &x = a.bodies[i], &y = b.bodies[i];
+    if (x.position != y.position || x.rotation != y.rotation || x.points != y.points || x.vectors != y.vectors) return false;
+  }
+  return true;
+}
 
 Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, const dyn::TreeNumbers<double>& numbers, NaturalSystem& s) {
   s.model = &model;
@@ -147,11 +159,29 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return {};
   }
 
+  // the direct method's products: f's partials carry S, the outputs are differenced along S's
+  // columns alone (a column of parameters, not one per coordinate: the adjoint's full partials
+  // are not needed here)
   Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
-    return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
+    const double h = b.t - a.t;
+    if (rungeKutta_) {
+      std::vector<Stage> st;
+      if (Status s = stages()(a, h, st); !s.ok()) return s;
+      rungeKuttaAlong(h, st, S);
+      return pointAlong(b, S, outputs, outputsAlong);
+    }
+    PointPartials n;
+    Eigen::VectorXd f;
+    if (Status s = partialsAt(b, false, f, n); !s.ok()) return s;
+    trapezoidalAlong(h, n, S);
+    return outputsAlongColumns(b, f, S, outputs, outputsAlong);
   }
   Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
-    return pointAlongByPartials(*this, p, S, outputs, outputsAlong);
+    PointPartials n;
+    Eigen::VectorXd f;
+    if (Status s = partialsAt(p, false, f, n); !s.ok()) return s;
+    accelerationsFrom(n, S);
+    return outputsAlongColumns(p, f, S, outputs, outputsAlong);
   }
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
     return lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
@@ -262,9 +292,29 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
                    const Eigen::VectorXd& zNear, Eigen::VectorXd& out) const {
     Eigen::VectorXd z = zNear, zd, zdd;
     dyn::treeStateOf(s.model->tree, s.nm, x, v, a, z, zd, zdd);
+    outputsOfTree(s, t, z, zd, zdd, out);
+    return {};
+  }
+  void outputsOfTree(const NaturalSystem& s, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+                     Eigen::VectorXd& out) const {
     out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
     analysis::outputsOn<double>(st_.outputs, s.model->tree, *s.numbers, z, zd, zdd, t, out.data());
-    return {};
+  }
+  // Σ over parameter k's moved sets of (outputs there − nominal) / δ_k at the state (x, v, a)
+  void outputsParameterColumn(Eigen::Index k, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                              const Eigen::VectorXd& zNear, const Eigen::VectorXd& nominal, Eigen::Ref<Eigen::VectorXd> column) {
+    Eigen::VectorXd z = zNear, zd, zdd, o;
+    bool mapped = false;
+    for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+      if (set->sameShape) {
+        if (!mapped) dyn::treeStateOf(nominal_.model->tree, nominal_.nm, x, v, a, z, zd, zdd);
+        mapped = true;
+        outputsOfTree(*set, t, z, zd, zdd, o);
+      } else {
+        outputsAt(*set, t, x, v, a, zNear, o);
+      }
+      column += (o - nominal) / deltas_[static_cast<std::size_t>(k)];
+    }
   }
 
   // the moved sets' natural systems, made when first needed (a run of values alone has none)
@@ -285,6 +335,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
         s->ownModel = std::make_unique<dyn::MatrixRModel>(dyn::compileMatrixR(*s->resolved));
         if (!s->ownModel->ok()) return status_ = failure(Status::Code::BadRequest, 0, s->ownModel->error);
         if (Status st = buildSystem(*s->resolved, *s->ownModel, numbers[j]->tree, *s); !st.ok()) return status_ = st;
+        s->sameShape = sameShape(*s->resolved, st_.resolved);
         sets_[k].push_back(std::move(s));
       }
     }
@@ -332,14 +383,32 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
         cols[which]->col(j) = (op - om) / (2 * eps);
       }
     n.Op.setZero(no, np);
-    for (Eigen::Index k = 0; k < np; ++k)
-      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
-        outputsAt(*set, p.t, p.x, p.v, f, p.aux, op);
-        n.Op.col(k) += (op - n.outputs) / deltas_[static_cast<std::size_t>(k)];
-      }
+    for (Eigen::Index k = 0; k < np; ++k) outputsParameterColumn(k, p.t, p.x, p.v, f, p.aux, n.outputs, n.Op.col(k));
     n.Ox += Oa * n.Ax;
     n.Ov += Oa * n.Av;
     n.Op += Oa * n.Ap;
+    return {};
+  }
+
+  // the outputs at p (a = f) and their d/dρ along S: central differences along each column
+  // (x, v, a) + ε (S.x, S.v, S.a), with the outputs' own dependence on the numbers on the moved sets
+  Status outputsAlongColumns(const RunPoint& p, const Eigen::VectorXd& f, const StateColumns& S, Eigen::VectorXd& outputs,
+                             Eigen::MatrixXd& along) {
+    if (Status s = outputsAt(nominal_, p.t, p.x, p.v, f, p.aux, outputs); !s.ok()) return s;
+    const auto np = static_cast<Eigen::Index>(st_.parameters.size());
+    along.setZero(outputs.size(), np);
+    const double scale = std::max({1.0, p.x.cwiseAbs().maxCoeff(), p.v.cwiseAbs().maxCoeff(), f.cwiseAbs().maxCoeff()});
+    Eigen::VectorXd op, om;
+    for (Eigen::Index k = 0; k < np; ++k) {
+      const double size = std::max({S.x.col(k).cwiseAbs().maxCoeff(), S.v.col(k).cwiseAbs().maxCoeff(), S.a.col(k).cwiseAbs().maxCoeff()});
+      if (size > 0) {
+        const double eps = 1e-6 * scale / size;
+        outputsAt(nominal_, p.t, p.x + eps * S.x.col(k), p.v + eps * S.v.col(k), f + eps * S.a.col(k), p.aux, op);
+        outputsAt(nominal_, p.t, p.x - eps * S.x.col(k), p.v - eps * S.v.col(k), f - eps * S.a.col(k), p.aux, om);
+        along.col(k) = (op - om) / (2 * eps);
+      }
+      outputsParameterColumn(k, p.t, p.x, p.v, f, p.aux, outputs, along.col(k));
+    }
     return {};
   }
 

