@@ -22,17 +22,18 @@ constexpr double kStencil[2] = {8.0 / 12.0, -1.0 / 12.0};  // f' ≈ Σ_k c_k (f
 }  // namespace
 
 Status globalOdeAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
-                             const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd) {
-  return penalty ? globalPenaltyAcceleration(m, inertia, GlobalPenalty{}, t, q, qd, d, qdd) : index1Acceleration(m, inertia, Baumgarte{}, t, q, qd, d, qdd);
+                             const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, bool stabilised) {
+  if (penalty) return globalPenaltyAcceleration(m, inertia, GlobalPenalty{}, t, q, qd, d, qdd);
+  return index1Acceleration(m, inertia, stabilised ? Baumgarte{} : Baumgarte{0, 0}, t, q, qd, d, qdd);
 }
 
 namespace {
 // the stabilisation's or the penalty's c₁, c₂ and α (scaled by the mass matrix's largest diagonal entry)
 struct OdeConstants {
   double alpha = 0, c1 = 0, c2 = 0;
-  OdeConstants(const NaturalInertia& inertia, bool penalty) {
+  OdeConstants(const NaturalInertia& inertia, bool penalty, bool stabilised) {
     const GlobalPenalty P;
-    const Baumgarte B;
+    const Baumgarte B = stabilised ? Baumgarte{} : Baumgarte{0, 0};
     alpha = penalty ? P.alpha * std::max(1.0, inertia.M.diagonal().maxCoeff()) : 0.0;
     c1 = penalty ? 2 * P.xi * P.omega : 2 * B.alpha;
     c2 = penalty ? P.omega * P.omega : B.beta * B.beta;
@@ -41,9 +42,9 @@ struct OdeConstants {
 }  // namespace
 
 void globalOdeResidual(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
-                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out) {
+                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out, bool stabilised) {
   const int n = m.nq, r = m.nrows;
-  const OdeConstants k(inertia, penalty);
+  const OdeConstants k(inertia, penalty, stabilised);
   Eigen::MatrixXd J(r, n);
   Eigen::VectorXd phi(r), phiT(r), gamma(r), Q(n);
   kin::evaluateJacobianDense(m, q, t, J);
@@ -64,43 +65,35 @@ void globalOdeSolve(bool penalty, const GlobalOdeData& d, Eigen::MatrixXd& x) { 
 
 Eigen::VectorXd globalOdeMultipliers(const kin::NaturalModel& m, const GlobalOdeData& d) { return d.solution.tail(m.nrows); }
 
-Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
-                         const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, Eigen::MatrixXd& Fq, Eigen::MatrixXd& Fv) {
-  if (Status s = globalOdeAcceleration(m, inertia, penalty, t, q, qd, d, qdd); !s.ok()) return s;
+void constraintTerms(const kin::NaturalModel& m, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                     const Eigen::VectorXd* w, const ConstraintCombination& k, ConstraintTerms& out, bool withPartials) {
   const int n = m.nq, r = m.nrows;
-  const OdeConstants k(inertia, penalty);
-  const double alpha = k.alpha, c1 = k.c1, c2 = k.c2;
-  const Eigen::MatrixXd J0 = d.J;
-  // constraint by constraint, on its own columns (a body's few entities): its rows of
-  // g = Φ_q q̈ + γ + c₁Φ̇ + c₂Φ at (x, v) — the jet along (q̇, 1) gives Φ, Φ̇ and γ at once — and,
-  // with columns, λ_cᵀ Φ_c,a for each of its columns a (into Jtl)
+  // constraint by constraint, on its own columns (a body's few entities): its rows of g at (x, v)
+  // — the jet along (q̇, 1) gives Φ, Φ̇ and γ at once — and, with columns, w_cᵀ Φ_c,a for each of
+  // its columns a (into Jtw)
   kin::Jet jet[3];
   double column[3];
-  auto jetPart = [&](const kin::Constraint& c, const Eigen::VectorXd& x, const Eigen::VectorXd& v, double* out) {
+  auto jetPart = [&](const kin::Constraint& c, const Eigen::VectorXd& x, const Eigen::VectorXd& v, double* g) {
     kin::constraintJet(m, c, x, &v, -1, t, 1.0, jet);
-    for (int i = 0; i < c.rows; ++i) out[i] = jet[i].dd + c1 * jet[i].d + c2 * jet[i].v;
+    for (int i = 0; i < c.rows; ++i) g[i] = k.gamma * jet[i].dd + k.rate * jet[i].d + k.value * jet[i].v;
   };
-  auto gOf = [&](const kin::Constraint& c, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd* lambda, double* out,
-                 double* Jtl) {
-    jetPart(c, x, v, out);
+  auto gOf = [&](const kin::Constraint& c, const Eigen::VectorXd& x, const Eigen::VectorXd& v, double* g, double* Jtw) {
+    jetPart(c, x, v, g);
     for (std::size_t a = 0; a < c.columns.size(); ++a) {
       kin::detail::constraintColumn(m, c, x, t, c.columns[a], column);
-      if (Jtl) Jtl[a] = 0;
+      if (Jtw) Jtw[a] = 0;
       for (int i = 0; i < c.rows; ++i) {
-        out[i] += column[i] * qdd[c.columns[a]];
-        if (Jtl) Jtl[a] += (*lambda)[c.row + i] * column[i];
+        g[i] += k.acceleration * column[i] * qdd[c.columns[a]];  // the jet's dd is γ alone: Φ_q q̈ apart
+        if (Jtw && w) Jtw[a] += (*w)[c.row + i] * column[i];
       }
     }
   };
-  Eigen::VectorXd lambda(r);
-  if (penalty) {
-    for (const kin::Constraint& c : m.constraints) gOf(c, q, qd, nullptr, lambda.data() + c.row, nullptr);
-    lambda *= alpha;
-  } else {
-    lambda = d.solution.tail(r);
-  }
-  // the constraint terms' columns: ∂(Φ_qᵀλ)/∂q (H), ∂g/∂q, ∂g/∂q̇, each constraint's on its columns
-  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(n, n), Gq = Eigen::MatrixXd::Zero(r, n), Gv = Eigen::MatrixXd::Zero(r, n);
+  out.g.resize(r);
+  for (const kin::Constraint& c : m.constraints) gOf(c, q, qd, out.g.data() + c.row, nullptr);
+  if (!withPartials) return;
+  out.H = Eigen::MatrixXd::Zero(n, n);
+  out.Gq = Eigen::MatrixXd::Zero(r, n);
+  out.Gv = Eigen::MatrixXd::Zero(r, n);
   Eigen::VectorXd x = q, v = qd;
   double gp[3], gm[3];
   std::vector<double> Jp, Jm;
@@ -109,42 +102,69 @@ Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inert
     Jp.resize(nc);
     Jm.resize(nc);
     for (int j : c.columns)
-      for (int k = 1; k <= 2; ++k) {
-        const double w = kStencil[k - 1];
-        x[j] = q[j] + k;
-        gOf(c, x, qd, &lambda, gp, Jp.data());
-        x[j] = q[j] - k;
-        gOf(c, x, qd, &lambda, gm, Jm.data());
+      for (int s = 1; s <= 2; ++s) {
+        const double wt = kStencil[s - 1];
+        x[j] = q[j] + s;
+        gOf(c, x, qd, gp, Jp.data());
+        x[j] = q[j] - s;
+        gOf(c, x, qd, gm, Jm.data());
         x[j] = q[j];
-        for (int i = 0; i < c.rows; ++i) Gq(c.row + i, j) += w * (gp[i] - gm[i]);
-        for (std::size_t a = 0; a < nc; ++a) H(c.columns[a], j) += w * (Jp[a] - Jm[a]);
-        v[j] = qd[j] + k;
+        for (int i = 0; i < c.rows; ++i) out.Gq(c.row + i, j) += wt * (gp[i] - gm[i]);
+        if (w)
+          for (std::size_t a = 0; a < nc; ++a) out.H(c.columns[a], j) += wt * (Jp[a] - Jm[a]);
+        v[j] = qd[j] + s;
         jetPart(c, q, v, gp);
-        v[j] = qd[j] - k;
+        v[j] = qd[j] - s;
         jetPart(c, q, v, gm);
         v[j] = qd[j];
-        for (int i = 0; i < c.rows; ++i) Gv(c.row + i, j) += w * (gp[i] - gm[i]);
+        for (int i = 0; i < c.rows; ++i) out.Gv(c.row + i, j) += wt * (gp[i] - gm[i]);
       }
   }
-  // the applied forces' partials (gravity has none)
-  Eigen::MatrixXd Qq = Eigen::MatrixXd::Zero(n, n), Qv = Eigen::MatrixXd::Zero(n, n);
-  if (inertia.stateDependent()) {
-    Eigen::VectorXd Qp(n), Qm(n);
-    // column j of ∂Q/∂y, y = x or v (the other held), by a central difference
-    auto column = [&](Eigen::VectorXd& y, int j, Eigen::MatrixXd& out) {
-      const double y0 = y[j], eps = 1e-6 * std::max(1.0, std::abs(y0));
-      y[j] = y0 + eps;
-      appliedForces(inertia, t, x, v, Qp);
-      y[j] = y0 - eps;
-      appliedForces(inertia, t, x, v, Qm);
-      y[j] = y0;
-      out.col(j) = (Qp - Qm) / (2 * eps);
-    };
-    for (int j = 0; j < n; ++j) {
-      column(x, j, Qq);
-      column(v, j, Qv);
-    }
+}
+
+void forcePartials(const NaturalInertia& inertia, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::MatrixXd& Qq,
+                   Eigen::MatrixXd& Qv) {
+  const auto n = q.size();
+  Qq = Eigen::MatrixXd::Zero(n, n);
+  Qv = Eigen::MatrixXd::Zero(n, n);
+  if (!inertia.stateDependent()) return;  // gravity has none
+  Eigen::VectorXd x = q, v = qd, Qp(n), Qm(n);
+  // column j of ∂Q/∂y, y = x or v (the other held), by a central difference
+  auto column = [&](Eigen::VectorXd& y, Eigen::Index j, Eigen::MatrixXd& out) {
+    const double y0 = y[j], eps = 1e-6 * std::max(1.0, std::abs(y0));
+    y[j] = y0 + eps;
+    appliedForces(inertia, t, x, v, Qp);
+    y[j] = y0 - eps;
+    appliedForces(inertia, t, x, v, Qm);
+    y[j] = y0;
+    out.col(j) = (Qp - Qm) / (2 * eps);
+  };
+  for (Eigen::Index j = 0; j < n; ++j) {
+    column(x, j, Qq);
+    column(v, j, Qv);
   }
+}
+
+Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, Eigen::MatrixXd& Fq, Eigen::MatrixXd& Fv, bool stabilised) {
+  if (Status s = globalOdeAcceleration(m, inertia, penalty, t, q, qd, d, qdd, stabilised); !s.ok()) return s;
+  const int n = m.nq, r = m.nrows;
+  const OdeConstants k(inertia, penalty, stabilised);
+  const double alpha = k.alpha;
+  const Eigen::MatrixXd J0 = d.J;
+  const ConstraintCombination g{1, 1, k.c1, k.c2};
+  ConstraintTerms terms;
+  Eigen::VectorXd lambda;
+  if (penalty) {
+    constraintTerms(m, t, q, qd, qdd, nullptr, g, terms, false);
+    lambda = alpha * terms.g;
+  } else {
+    lambda = d.solution.tail(r);
+  }
+  constraintTerms(m, t, q, qd, qdd, &lambda, g, terms);
+  const Eigen::MatrixXd &H = terms.H, &Gq = terms.Gq, &Gv = terms.Gv;
+  Eigen::MatrixXd Qq, Qv;
+  forcePartials(inertia, t, q, qd, Qq, Qv);
   if (penalty) {
     Fq = d.penaltyLu.solve(Eigen::MatrixXd(Qq - H - alpha * J0.transpose() * Gq));
     Fv = d.penaltyLu.solve(Eigen::MatrixXd(Qv - alpha * J0.transpose() * Gv));

@@ -94,13 +94,35 @@ struct GlobalPenalty {
 Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const GlobalPenalty& p, double t,
                                  const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd);
 
+/// A combination of the constraints' time derivatives, g = a·Φ_q q̈ + γ·γ(q, q̇) + rate·Φ̇ + value·Φ
+/// (γ = Φ̇_q q̇ + Φ̇_t, so a = γ = 1 is Φ̈): the index-1 and penalty accelerations' (1, 1, c₁, c₂),
+/// the velocity constraint's (0, 0, 1, 0), the acceleration constraint's (1, 1, 0, 0).
+struct ConstraintCombination {
+  double acceleration = 1, gamma = 1, rate = 0, value = 0;
+};
+/// g at (q, q̇, q̈) and its exact partials at q̈ held: G_q = ∂g/∂q, G_v = ∂g/∂q̇ (nrows × nq), and
+/// with weights w, H = ∂(Φ_qᵀw)/∂q (nq × nq) — constraint by constraint on its own columns, a
+/// five-point stencil of unit steps (exact: the terms are polynomials of degree at most four).
+struct ConstraintTerms {
+  Eigen::VectorXd g;
+  Eigen::MatrixXd H, Gq, Gv;
+};
+void constraintTerms(const kin::NaturalModel& m, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                     const Eigen::VectorXd* w, const ConstraintCombination& k, ConstraintTerms& out, bool withPartials = true);
+/// ∂Q/∂q, ∂Q/∂q̇ of the applied forces (the force elements' by central differences; gravity none).
+void forcePartials(const NaturalInertia& inertia, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::MatrixXd& Qq,
+                   Eigen::MatrixXd& Qv);
+
 /// The index-1 (penalty false) or the global penalty formulation's q̈ = f(t, q, q̇) and its exact
 /// partials F_q = ∂f/∂q, F_v = ∂f/∂q̇ (natural_derivatives.cpp): the linear system that gives q̈
 /// differentiated, its constraint terms — Φ_qᵀλ and g = Φ̈ + c₁Φ̇ + c₂Φ at q̈ held — polynomials
 /// of degree at most four in (q, q̇) differenced exactly by a five-point stencil, the force
 /// elements' by central differences.
+/// stabilised false: index-1 without Baumgarte's terms (the consistent accelerations of a state on
+/// the constraints: the index-3 formulation's at its start and after an impact).
 Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
-                         const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, Eigen::MatrixXd& Fq, Eigen::MatrixXd& Fv);
+                         const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, Eigen::MatrixXd& Fq, Eigen::MatrixXd& Fv,
+                         bool stabilised = true);
 /// The residual of the linear system that gives q̈ at a trial (q̈, λ), zero at the solution: index-1
 /// [Q − Mq̈ − Φ_qᵀλ; −g] (nq + nrows), penalty Q − Mq̈ − αΦ_qᵀg (nq), g = Φ_q q̈ + γ + c₁Φ̇ + c₂Φ.
 /// Seed 003's GSAM differences it at the frozen solution: perturbing the numbers by δ moves the
@@ -108,7 +130,8 @@ Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inert
 /// Φ_qᵀ (the penalty's large α) the matrix then damps, where a difference of two solutions would
 /// keep it.
 void globalOdeResidual(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
-                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out);
+                       const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out,
+                       bool stabilised = true);
 /// x ← A⁻¹ x with the system matrix the last globalOdeAcceleration on d factored (rows as the
 /// residual's; index-1: the multipliers' rows last).
 void globalOdeSolve(bool penalty, const GlobalOdeData& d, Eigen::MatrixXd& x);
@@ -116,7 +139,7 @@ void globalOdeSolve(bool penalty, const GlobalOdeData& d, Eigen::MatrixXd& x);
 Eigen::VectorXd globalOdeMultipliers(const kin::NaturalModel& m, const GlobalOdeData& d);
 /// f alone, as globalOdeJacobian's.
 Status globalOdeAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
-                             const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd);
+                             const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd, bool stabilised = true);
 
 /// The index-3 augmented Lagrangian formulation with mass-orthogonal projections of velocities
 /// and accelerations (García de Jalón and Bayo; seed 001 §3.2): one step of the trapezoidal rule
@@ -133,6 +156,14 @@ struct Index3Options {
   enum class Matrices { Auto, Dense, Sparse };
   Matrices matrices = Matrices::Auto;
   static constexpr int kSparseFrom = 60;
+  /// The options of a run a sensitivity follows: converged further, the dense matrices (its step
+  /// is differentiated as a function of its start: sensitivity/global_formulation.cpp).
+  static Index3Options roundOff() {
+    Index3Options o;
+    o.tolerance = 1e-12;
+    o.matrices = Matrices::Dense;
+    return o;
+  }
 };
 
 /// The index-3 iteration matrix M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq) and the projections'

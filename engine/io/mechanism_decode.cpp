@@ -519,9 +519,9 @@ class Decoder {
     }
     if (j.contains("formulation")) {
       s.formulation = str(j["formulation"], p + ".formulation");
-      if (s.formulation != "matrix-r" && s.formulation != "penalty" && s.formulation != "index1" && s.formulation != "penalty-global")
-        error(p + ".formulation",
-              "the dynamics' formulation is matrix-r, penalty, index1 or penalty-global (those with sensitivities), not '" + s.formulation + "'");
+      if (s.formulation != "matrix-r" && s.formulation != "penalty" && s.formulation != "index3" && s.formulation != "index1" &&
+          s.formulation != "penalty-global")
+        error(p + ".formulation", "the dynamics' formulation is matrix-r, penalty, index3, index1 or penalty-global, not '" + s.formulation + "'");
     }
     if (j.contains("method")) {
       s.method = str(j["method"], p + ".method");

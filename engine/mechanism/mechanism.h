@@ -236,7 +236,7 @@ struct TuningConstraint {
 };
 struct StudySettings {
   std::string analysis = "dynamics";      // or "kinematics"
-  std::string formulation = "matrix-r";   // dynamics: matrix-r, penalty, index1, penalty-global
+  std::string formulation = "matrix-r";   // dynamics: matrix-r, penalty, index3, index1, penalty-global
   std::string method = "ddm";             // ddm, avm, cs, fd, compare
   std::vector<std::string> costs;         // empty: every cost
   std::vector<std::string> parameters;    // empty: every parameter

@@ -1,6 +1,7 @@
 #include "sensitivity/global_formulation.h"
 
 #include <Eigen/LU>
+#include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
 
@@ -57,8 +58,9 @@ Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, c
 
 class GlobalOde final : public Formulation, private FormulationNumbers {
  public:
-  GlobalOde(const Study& st, bool penalty, bool rungeKutta, Partials partials, double delta)
-      : FormulationNumbers(st, partials, delta), penalty_(penalty), rungeKutta_(rungeKutta), partials_(partials), delta_(delta), adapter_(*this) {
+  GlobalOde(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta)
+      : FormulationNumbers(st, partials, delta), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
+        rungeKutta_(rungeKutta && kind != GlobalKind::Index3), partials_(partials), delta_(delta), adapter_(*this) {
     status_ = buildSystem(st.resolved, st.model, real_.tree, nominal_);
   }
 
@@ -146,7 +148,14 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     NaturalSystem& s = nominal_;
     const double h = t1 - a.t;
     Eigen::VectorXd x1, v1, a1;
-    if (rungeKutta_) {
+    if (index3_) {
+      dyn::Index3Data d(s.nm);
+      dyn::Index3State st{a.t, a.x, a.v, a.a, Eigen::VectorXd::Zero(s.nm.nrows)};
+      if (Status e = dyn::index3Step(s.nm, s.inertia, dyn::Index3Options::roundOff(), h, d, st); !e.ok()) return e;
+      x1 = st.q;
+      v1 = st.qd;
+      a1 = st.qdd;
+    } else if (rungeKutta_) {
       if (Status st = rungeKuttaStepWith<double>([&](double t, const Vec<double>& x, const Vec<double>& v, Vec<double>& acc) { return acceleration(s, t, x, v, acc); },
                                                  a.t, h, a.x, a.v, x1, v1);
           !st.ok())
@@ -164,6 +173,12 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   // are not needed here)
   Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
     const double h = b.t - a.t;
+    if (index3_) {
+      Eigen::MatrixXd T, Tp;
+      if (Status s = index3Tangent(a, b, T, Tp); !s.ok()) return s;
+      linearAlong(T, Tp, S);
+      return outputsAlongColumns(b, b.a, S, outputs, outputsAlong);
+    }
     if (rungeKutta_) {
       std::vector<Stage> st;
       if (Status s = stages()(a, h, st); !s.ok()) return s;
@@ -184,7 +199,11 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return outputsAlongColumns(p, f, S, outputs, outputsAlong);
   }
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
-    return lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
+    if (!index3_) return lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
+    Eigen::MatrixXd T, Tp;
+    if (Status s = index3Tangent(a, b, T, Tp); !s.ok()) return s;
+    tangent = linearTangent(std::move(T), std::move(Tp));
+    return partials(b, true, atEnd);
   }
 
   // the impact's jump (impact_jump.h) in natural coordinates: the gap r(q; ρ) and the jump map
@@ -276,7 +295,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
 
  private:
   Status acceleration(NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) const {
-    return dyn::globalOdeAcceleration(s.nm, s.inertia, penalty_, t, x, v, *s.data, a);
+    return dyn::globalOdeAcceleration(s.nm, s.inertia, penalty_, t, x, v, *s.data, a, !index3_);
   }
 
   // z of (q, q̇, q̈), its angles continued from zNear
@@ -349,27 +368,34 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   Status partialsAt(const RunPoint& p, bool withOutputs, Eigen::VectorXd& f, PointPartials& n) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     NaturalSystem& s0 = nominal_;
-    if (Status s = dyn::globalOdeJacobian(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, *s0.data, f, n.Ax, n.Av); !s.ok()) return s;
+    if (Status s = dyn::globalOdeJacobian(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, *s0.data, f, n.Ax, n.Av, !index3_); !s.ok()) {
+      // index-3: the consistent accelerations' map (its start, after an impact) needs the same
+      // independent constraints as its steps' tangent
+      if (index3_) s.message = "the index-3 sensitivities need independent constraints: " + s.message + " (use --formulation penalty-global)";
+      return s;
+    }
     const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
     const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const Eigen::VectorXd lambda = penalty_ ? Eigen::VectorXd() : dyn::globalOdeMultipliers(s0.nm, *s0.data);
     Eigen::VectorXd r0, rk;
-    dyn::globalOdeResidual(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, f, lambda, r0);
+    dyn::globalOdeResidual(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, f, lambda, r0, !index3_);
     Eigen::MatrixXd R = Eigen::MatrixXd::Zero(r0.size(), np);
     for (Eigen::Index k = 0; k < np; ++k)
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
-        dyn::globalOdeResidual(set->nm, set->inertia, penalty_, p.t, p.x, p.v, f, lambda, rk);
+        dyn::globalOdeResidual(set->nm, set->inertia, penalty_, p.t, p.x, p.v, f, lambda, rk, !index3_);
         R.col(k) += (rk - r0) / deltas_[static_cast<std::size_t>(k)];
       }
     dyn::globalOdeSolve(penalty_, *s0.data, R);
     n.Ap = R.topRows(nq);
     n.Oa.resize(0, 0);
     if (!withOutputs) return {};
-    if (Status s = outputsAt(s0, p.t, p.x, p.v, f, p.aux, n.outputs); !s.ok()) return s;
+    // index-3: the accelerations are the step's (projected), a part of the state, not f's
+    const Eigen::VectorXd& acc = index3_ && p.a.size() == nq ? p.a : f;
+    if (Status s = outputsAt(s0, p.t, p.x, p.v, acc, p.aux, n.outputs); !s.ok()) return s;
     n.Ox.resize(no, nq);
     n.Ov.resize(no, nq);
     Eigen::MatrixXd Oa(no, nq);
-    Eigen::VectorXd in[3] = {p.x, p.v, f}, op, om;
+    Eigen::VectorXd in[3] = {p.x, p.v, acc}, op, om;
     Eigen::MatrixXd* cols[3] = {&n.Ox, &n.Ov, &Oa};
     for (int which = 0; which < 3; ++which)
       for (Eigen::Index j = 0; j < nq; ++j) {
@@ -383,7 +409,11 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
         cols[which]->col(j) = (op - om) / (2 * eps);
       }
     n.Op.setZero(no, np);
-    for (Eigen::Index k = 0; k < np; ++k) outputsParameterColumn(k, p.t, p.x, p.v, f, p.aux, n.outputs, n.Op.col(k));
+    for (Eigen::Index k = 0; k < np; ++k) outputsParameterColumn(k, p.t, p.x, p.v, acc, p.aux, n.outputs, n.Op.col(k));
+    if (index3_) {
+      n.Oa = Oa;
+      return {};
+    }
     n.Ox += Oa * n.Ax;
     n.Ov += Oa * n.Av;
     n.Op += Oa * n.Ap;
@@ -421,6 +451,100 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
           },
           a.t, a.x, a.v, h, out);
     };
+  }
+
+  // The index-3 step a → b linearised (its converged form, García de Jalón–Bayo): with
+  // q̂̇ = 2/h q₀ + q̇₀, q̂̈ = 4/h² q₀ + 4/h q̇₀ + q̈₀, q̇* = 2/h q₁ − q̂̇, q̈* = 4/h² q₁ − q̂̈,
+  //   (1) M q̈* + Φ_qᵀμ = Q(q₁, q̇*), Φ(q₁) = 0              (the augmented Lagrangian's fixed point)
+  //   (2) M(q̇₁ − q̇*) + Φ_qᵀν = 0, Φ_q q̇₁ + Φ_t = 0          (the velocities' projection's)
+  //   (3) M(q̈₁ − q̈*) + Φ_qᵀκ = 0, Φ_q q̈₁ + γ(q₁, q̇₁) = 0     (the accelerations')
+  // each differentiated: [K Φ_qᵀ; Φ_q 0] for (1), K = 4/h² M + ∂(Φ_qᵀμ)/∂q − Q_q − 2/h Q_v, and
+  // [M Φ_qᵀ; Φ_q 0] for (2), (3); the state's terms exact (dyn::constraintTerms), the parameters' by
+  // the residuals' differences on the moved sets at the frozen solution. T maps (X₀; V₀; A₀) to
+  // (X₁; V₁; A₁), Tp is the parameters' columns.
+  Status index3Tangent(const RunPoint& a, const RunPoint& b, Eigen::MatrixXd& T, Eigen::MatrixXd& Tp) {
+    if (Status s = buildMovedSets(); !s.ok()) return s;
+    const NaturalSystem& s0 = nominal_;
+    const kin::NaturalModel& m = s0.nm;
+    const auto n = static_cast<Eigen::Index>(m.nq), r = static_cast<Eigen::Index>(m.nrows), np = static_cast<Eigen::Index>(st_.parameters.size());
+    const double h = b.t - a.t, t1 = b.t;
+    const Eigen::VectorXd qdHat = (2 / h) * a.x + a.v, qddHat = (4 / (h * h)) * a.x + (4 / h) * a.v + a.a;
+    const Eigen::VectorXd qdS = (2 / h) * b.x - qdHat, qddS = (4 / (h * h)) * b.x - qddHat;
+    const Eigen::MatrixXd& M = s0.inertia.M;
+    Eigen::MatrixXd J;
+    kin::evaluateJacobianDense(m, b.x, t1, J);
+    Eigen::VectorXd Q;
+    dyn::appliedForces(s0.inertia, t1, b.x, qdS, Q);
+    // the multipliers of the three systems (their residuals' top rows vanish there)
+    const Eigen::FullPivLU<Eigen::MatrixXd> JJt(J * J.transpose());
+    if (JJt.rank() < r)
+      return failure(Status::Code::Singular, t1,
+                     "the index-3 sensitivities need independent constraints: the model has redundant ones (or a singular position) at t = " +
+                         shortNumber(t1) + " s (use --formulation penalty-global)");
+    const Eigen::VectorXd mu = JJt.solve(J * (Q - M * qddS)), nu = -JJt.solve(J * (M * (b.v - qdS))),
+                          kappa = -JJt.solve(J * (M * (b.a - qddS)));
+    dyn::ConstraintTerms T1, T2, T3;
+    const Eigen::VectorXd none = Eigen::VectorXd::Zero(n);
+    dyn::constraintTerms(m, t1, b.x, b.v, none, &mu, {0, 0, 0, 0}, T1);
+    dyn::constraintTerms(m, t1, b.x, b.v, none, &nu, {0, 0, 1, 0}, T2);  // Φ̇ = Φ_q q̇ + Φ_t
+    dyn::constraintTerms(m, t1, b.x, b.v, b.a, &kappa, {1, 1, 0, 0}, T3);  // Φ̈ = Φ_q q̈ + γ
+    Eigen::MatrixXd Qq, Qv;
+    dyn::forcePartials(s0.inertia, t1, b.x, qdS, Qq, Qv);
+    auto augmented = [&](const Eigen::MatrixXd& top) {
+      Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n + r, n + r);
+      A.topLeftCorner(n, n) = top;
+      A.topRightCorner(n, r) = J.transpose();
+      A.bottomLeftCorner(r, n) = J;
+      return Eigen::PartialPivLU<Eigen::MatrixXd>(A);
+    };
+    const auto S1 = augmented((4 / (h * h)) * M + T1.H - Qq - (2 / h) * Qv), A = augmented(M);
+    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n), Z = Eigen::MatrixXd::Zero(n, n);
+    Eigen::MatrixXd Ld(n, 3 * n), Ldd(n, 3 * n);
+    Ld << (2 / h) * I, I, Z;
+    Ldd << (4 / (h * h)) * I, (4 / h) * I, I;
+    auto solveTop = [&](const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const Eigen::MatrixXd& top, const Eigen::MatrixXd& bottom) {
+      Eigen::MatrixXd rhs(n + r, top.cols());
+      rhs << top, bottom;
+      return Eigen::MatrixXd(lu.solve(rhs).topRows(n));
+    };
+    const Eigen::MatrixXd Sx = solveTop(S1, M * Ldd - Qv * Ld, Eigen::MatrixXd::Zero(r, 3 * n));
+    const Eigen::MatrixXd Sv = solveTop(A, M * ((2 / h) * Sx - Ld) - T2.H * Sx, -T2.Gq * Sx);
+    const Eigen::MatrixXd Sa = solveTop(A, M * ((4 / (h * h)) * Sx - Ldd) - T3.H * Sx, -T3.Gq * Sx - T3.Gv * Sv);
+    T.resize(3 * n, 3 * n);
+    T << Sx, Sv, Sa;
+    // the parameters: each system's residual at the frozen solution, differenced over the moved sets
+    auto residuals = [&](const NaturalSystem& sys, Eigen::VectorXd res[3]) {
+      Eigen::MatrixXd Js;
+      Eigen::VectorXd phi(r), phiT(r), gamma(r), Qs;
+      kin::evaluateJacobianDense(sys.nm, b.x, t1, Js);
+      kin::evaluateConstraints(sys.nm, b.x, t1, phi);
+      kin::evaluatePhiT(sys.nm, b.x, t1, phiT);
+      kin::evaluateGamma(sys.nm, b.x, b.v, t1, gamma);
+      dyn::appliedForces(sys.inertia, t1, b.x, qdS, Qs);
+      const Eigen::MatrixXd& Ms = sys.inertia.M;
+      res[0].resize(n + r);
+      res[0] << Ms * qddS + Js.transpose() * mu - Qs, phi;
+      res[1].resize(n + r);
+      res[1] << Ms * (b.v - qdS) + Js.transpose() * nu, Js * b.v + phiT;
+      res[2].resize(n + r);
+      res[2] << Ms * (b.a - qddS) + Js.transpose() * kappa, Js * b.a + gamma;
+    };
+    Eigen::VectorXd r0[3], rk[3];
+    residuals(s0, r0);
+    Eigen::MatrixXd P[3];
+    for (auto& Pi : P) Pi = Eigen::MatrixXd::Zero(n + r, np);
+    for (Eigen::Index k = 0; k < np; ++k)
+      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+        residuals(*set, rk);
+        for (int i = 0; i < 3; ++i) P[i].col(k) += (rk[i] - r0[i]) / deltas_[static_cast<std::size_t>(k)];
+      }
+    const Eigen::MatrixXd Xp = solveTop(S1, -P[0].topRows(n), -P[0].bottomRows(r));
+    const Eigen::MatrixXd Vp = solveTop(A, M * ((2 / h) * Xp) - T2.H * Xp - P[1].topRows(n), -T2.Gq * Xp - P[1].bottomRows(r));
+    const Eigen::MatrixXd Ap =
+        solveTop(A, M * ((4 / (h * h)) * Xp) - T3.H * Xp - P[2].topRows(n), -T3.Gq * Xp - T3.Gv * Vp - P[2].bottomRows(r));
+    Tp.resize(3 * n, np);
+    Tp << Xp, Vp, Ap;
+    return {};
   }
 
   // the trapezoidal step again as the run takes it (to round-off), from a fresh integrator
@@ -464,7 +588,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     }
   };
 
-  bool penalty_, rungeKutta_;
+  bool penalty_, index3_, rungeKutta_;
   Partials partials_;
   double delta_;
   Status status_;
@@ -476,8 +600,8 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
 
 }  // namespace
 
-std::unique_ptr<Formulation> globalFormulation(const Study& st, bool penalty, bool rungeKutta, Partials partials, double delta) {
-  return std::make_unique<GlobalOde>(st, penalty, rungeKutta, partials, delta);
+std::unique_ptr<Formulation> globalFormulation(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta) {
+  return std::make_unique<GlobalOde>(st, kind, rungeKutta, partials, delta);
 }
 
 }  // namespace lw::sens::detail

@@ -13,8 +13,10 @@
 
 namespace lw::sens::detail {
 
-/// penalty: the global penalty formulation, else index-1 with Baumgarte's stabilisation.
-/// partials: GSAM or LSAM (AD is not a route here).
-std::unique_ptr<Formulation> globalFormulation(const Study& st, bool penalty, bool rungeKutta, Partials partials, double delta);
+enum class GlobalKind { Index1, Penalty, Index3 };
+/// index-1 with Baumgarte's stabilisation, the global penalty formulation, or the index-3
+/// augmented Lagrangian (its own trapezoidal steps; rungeKutta ignored). partials: GSAM or LSAM
+/// (AD is not a route here).
+std::unique_ptr<Formulation> globalFormulation(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta);
 
 }  // namespace lw::sens::detail

@@ -82,7 +82,39 @@ class RungeKuttaTangent final : public StepTangent {
   std::vector<Stage> stages_;
 };
 
+class LinearTangent final : public StepTangent {
+ public:
+  LinearTangent(Eigen::MatrixXd T, Eigen::MatrixXd Tp) : T_(std::move(T)), Tp_(std::move(Tp)) {}
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    const auto n = l.x.rows();
+    Eigen::MatrixXd L(3 * n, l.x.cols());
+    L << l.x, l.v, l.a;
+    grad += L.transpose() * Tp_;
+    const Eigen::MatrixXd L0 = T_.transpose() * L;
+    l.x = L0.topRows(n);
+    l.v = L0.middleRows(n, n);
+    l.a = L0.bottomRows(n);
+  }
+
+ private:
+  Eigen::MatrixXd T_, Tp_;
+};
+
 }  // namespace
+
+std::unique_ptr<StepTangent> linearTangent(Eigen::MatrixXd T, Eigen::MatrixXd Tp) {
+  return std::make_unique<LinearTangent>(std::move(T), std::move(Tp));
+}
+
+void linearAlong(const Eigen::MatrixXd& T, const Eigen::MatrixXd& Tp, StateColumns& S) {
+  const auto n = S.x.rows();
+  Eigen::MatrixXd S0(3 * n, S.x.cols());
+  S0 << S.x, S.v, S.a;
+  const Eigen::MatrixXd S1 = T * S0 + Tp;
+  S.x = S1.topRows(n);
+  S.v = S1.middleRows(n, n);
+  S.a = S1.bottomRows(n);
+}
 
 std::unique_ptr<StepTangent> trapezoidalTangent(double h, const PointPartials& end) { return std::make_unique<TrapezoidalTangent>(h, end); }
 

@@ -34,6 +34,11 @@ using PartialsAt = std::function<Status(double t, const Eigen::VectorXd& x, cons
 /// The six stages of Dormand–Prince's step of size h from (t0, x0, v0), each linearised.
 Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, std::vector<Stage>& stages);
 
+/// A step whose tangent linear model is explicit: (X₁; V₁; A₁) = T (X₀; V₀; A₀) + Tp.
+std::unique_ptr<StepTangent> linearTangent(Eigen::MatrixXd T, Eigen::MatrixXd Tp);
+/// S carried over such a step.
+void linearAlong(const Eigen::MatrixXd& T, const Eigen::MatrixXd& Tp, StateColumns& S);
+
 /// A formulation's Dormand–Prince step from a of size h linearised (its stages).
 using StagesOf = std::function<Status(const RunPoint& a, double h, std::vector<Stage>& stages)>;
 

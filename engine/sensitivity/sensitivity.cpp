@@ -88,12 +88,6 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     st.resolved = std::move(*r);
   }
   const bool global = analysis::isGlobal(spec.run.formulation);
-  if (spec.run.formulation == analysis::Formulation::Index3) {
-    res.status = failure(Status::Code::BadRequest, 0,
-                         "sensitivities of the index-3 formulation are not available yet: use --formulation index1 or penalty-global "
-                         "(or matrix-r, penalty)");
-    return res;
-  }
   // the global formulations' natural model has no dual-number route: their parameter partials
   // are seed 003's differences, GSAM unless LSAM is asked for
   const Partials partials = global && spec.partials == Partials::AutomaticDifferentiation ? Partials::GlobalSemiAnalytical : spec.partials;
@@ -221,7 +215,11 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   // the run's formulation for a method (its partials' route: the direct method's and the adjoint's choice)
   auto formulation = [&](const Study& study, Partials route) -> std::unique_ptr<Formulation> {
     if (global)
-      return globalFormulation(study, spec.run.formulation == analysis::Formulation::PenaltyGlobal, rungeKutta,
+      return globalFormulation(study,
+                               spec.run.formulation == analysis::Formulation::PenaltyGlobal ? GlobalKind::Penalty
+                               : spec.run.formulation == analysis::Formulation::Index3      ? GlobalKind::Index3
+                                                                                            : GlobalKind::Index1,
+                               rungeKutta,
                                route == Partials::AutomaticDifferentiation ? Partials::GlobalSemiAnalytical : route, spec.delta);
     return penalty ? penaltyFormulation(study, route, spec.delta) : matrixRFormulation(study, rungeKutta, route, spec.delta, !spec.referenceKernels);
   };

@@ -96,7 +96,10 @@ class RungeKuttaState final : public GlobalState {
 
 class Index3Stepper final : public FixedStepper {
  public:
-  Index3Stepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia) : m_(m), inertia_(inertia), d_(m) {}
+  // roundOff: the steps converged further, and the dense matrices (a sensitivity differentiates
+  // the step as a function of its start, as sensitivity/global_formulation.cpp takes it)
+  Index3Stepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool roundOff)
+      : m_(m), inertia_(inertia), options_(roundOff ? dyn::Index3Options::roundOff() : dyn::Index3Options{}), d_(m) {}
   Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) override {
     s_.t = t;
     s_.q = q;
@@ -192,10 +195,6 @@ void runGlobal(RunContext& run) {
   NaturalResiduals residuals;
   bool stopped = false;
   NaturalObserver* observer = spec.naturalObserver;
-  if (observer && spec.formulation == Formulation::Index3) {
-    res.status = lw::failure(lw::Status::Code::BadRequest, 0, "the index-3 formulation's steps are not differentiated yet");
-    return;
-  }
   auto observed = [](const GlobalState& st) { return integ::State{st.t(), st.q(), st.qd(), st.qdd()}; };
   // the state at t into the tree's coordinates: a row when `store`, and into the costs
   auto record = [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, bool store) {
@@ -276,7 +275,7 @@ void runGlobal(RunContext& run) {
 
   if (spec.formulation == Formulation::Index3 || spec.integrator == Integrator::Trapezoidal) {
     std::unique_ptr<FixedStepper> stepper;
-    if (spec.formulation == Formulation::Index3) stepper = std::make_unique<Index3Stepper>(nm, inertia);
+    if (spec.formulation == Formulation::Index3) stepper = std::make_unique<Index3Stepper>(nm, inertia, observer != nullptr);
     else stepper = std::make_unique<TrapezoidalStepper>(nm, inertia, spec.formulation == Formulation::PenaltyGlobal, observer != nullptr);
     FixedStepper& st = *stepper;
     res.status = st.start(0, q, qd);

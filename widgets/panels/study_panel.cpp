@@ -66,10 +66,11 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   formulation_ = new QComboBox(this);
   formulation_->setObjectName("StudyFormulation");
   const std::pair<const char*, const char*> formulations[] = {
-      {"Matrix R", "matrix-r"}, {"Penalty", "penalty"}, {"Index-1 (global)", "index1"}, {"Penalty (global)", "penalty-global"}};
+      {"Matrix R", "matrix-r"}, {"Penalty", "penalty"}, {"Index-3 (global)", "index3"}, {"Index-1 (global)", "index1"}, {"Penalty (global)", "penalty-global"}};
   const char* formulationTips[] = {
       "Semi-recursive Matrix R in independent coordinates (seed 000); parameter partials by forward AD",
       "Semi-recursive penalty formulation in all the tree's coordinates (seed 004); partials by forward AD",
+      "Index-3 augmented Lagrangian with projections in natural coordinates (seeds 001, 003); parameter partials by GSAM",
       "Index-1 with Baumgarte stabilisation in natural coordinates (seed 003); parameter partials by GSAM",
       "Penalty formulation in natural coordinates (seed 001); parameter partials by GSAM"};
   for (std::size_t i = 0; i < std::size(formulations); ++i) {

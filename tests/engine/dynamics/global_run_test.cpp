@@ -254,13 +254,12 @@ TEST(GlobalRun, WhatItDoesNotDoYetIsRefusedWithTheReason) {
     EXPECT_GT(r.rows(), 100u);  // the motion up to there is kept
   }
   {
-    // the index-3 formulation's steps are not differentiated yet (index-1's and penalty's are:
-    // sensitivity/global_formulation.h)
+    // the index-3 steps' sensitivities need independent constraints (sensitivity/global_formulation.h)
     sens::SensitivitySpec s;
     s.run = spec;
-    const sens::SensitivityResult r = sens::runSensitivity(test::sampleMechanism("ten-bar-chain"), s);
+    const sens::SensitivityResult r = sens::runSensitivity(test::sampleMechanism("grid-1x15-parameters"), s);
     EXPECT_FALSE(r.status.ok());
-    EXPECT_NE(r.status.message.find("index-3 formulation are not available yet"), std::string::npos) << r.status.message;
+    EXPECT_NE(r.status.message.find("independent constraints"), std::string::npos) << r.status.message;
   }
   {
     const auto l = test::loaded(test::sampleMechanism("ten-bar-chain"));
