@@ -129,6 +129,22 @@ class FormulationNumbers {
     return {};
   }
 
+  /// The assembly's initial state in all the tree's coordinates differentiated, [∂z₀/∂ρ; ∂ż₀/∂ρ]
+  /// (2 nz × parameters), z0 the run's assembly: by the route chosen, or by forward AD (adOnly).
+  Status initialCoordinateColumns(const Eigen::VectorXd& z0, Eigen::MatrixXd& out, bool adOnly = false) const {
+    const auto nz = static_cast<Eigen::Index>(st_.model.tree.nz);
+    return parameterColumns(
+        [&](const auto& nums, auto& r) -> Status {
+          using Sc = typename std::decay_t<decltype(r)>::Scalar;
+          Vec<Sc> z, zd;
+          const Status st = dyn::initialCoordinatesOn<Sc>(st_.model, nums.tree, z0, z, zd);
+          r.resize(2 * nz);
+          if (st.ok()) r << z, zd;
+          return st;
+        },
+        2 * nz, out, adOnly);
+  }
+
   const std::vector<double>& deltas() const { return deltas_; }
   bool semiAnalytical() const { return partials_ != Partials::AutomaticDifferentiation; }
 

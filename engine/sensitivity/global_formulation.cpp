@@ -98,18 +98,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     const auto nz = static_cast<Eigen::Index>(st_.model.tree.nz), n = p0.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
     Eigen::MatrixXd Z;  // [dz₀/dρ; dż₀/dρ]
-    if (Status s = parameterColumns(
-            [&](const auto& nums, auto& r) -> Status {
-              using Sc = typename std::decay_t<decltype(r)>::Scalar;
-              Vec<Sc> z, zd;
-              const Status st = dyn::initialCoordinatesOn<Sc>(st_.model, nums.tree, p0.aux, z, zd);
-              r.resize(2 * nz);
-              if (st.ok()) r << z, zd;
-              return st;
-            },
-            2 * nz, Z, true);
-        !s.ok())
-      return s;
+    if (Status s = initialCoordinateColumns(p0.aux, Z, true); !s.ok()) return s;
     Vec<double> z0, zd0;
     if (Status s = dyn::initialCoordinatesOn<double>(st_.model, real_.tree, p0.aux, z0, zd0); !s.ok()) return s;
     const Eigen::VectorXd none = Eigen::VectorXd::Zero(nz);

@@ -227,16 +227,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
   Status initial(const RunPoint& p0, StateColumns& S) override {
     const auto nz = p0.x.size();
     Eigen::MatrixXd ZZd;
-    const Status s = parameterColumns(
-        [&](const auto& nums, auto& r) -> Status {
-          using Sc = typename std::decay_t<decltype(r)>::Scalar;
-          Vec<Sc> z, zd;
-          const Status st = dyn::initialCoordinatesOn<Sc>(st_.model, nums.tree, p0.x, z, zd);
-          r.resize(2 * nz);
-          if (st.ok()) r << z, zd;
-          return st;
-        },
-        2 * nz, ZZd);
+    const Status s = initialCoordinateColumns(p0.x, ZZd);
     S.x = ZZd.topRows(nz);
     S.v = ZZd.bottomRows(nz);
     return s;

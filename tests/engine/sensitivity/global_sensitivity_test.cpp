@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "support/costs.h"
 #include "support/gradients.h"
 #include "support/numeric.h"
 #include "support/samples.h"
@@ -124,21 +125,7 @@ TEST(GlobalSensitivity, TenBarChainReproducesTheSeedsTable1ByGsamAndLsam) {
 // against central differences of whole runs, and against Matrix R's gradients of the same motion
 TEST(GlobalSensitivity, AJointReactionIsACostLikeAnyOther) {
   Mechanism m = test::sampleMechanism("ten-bar-chain");
-  Output r;
-  r.name = "RA";
-  r.type = Output::Type::JointReaction;
-  r.joint = m.joints.front().name;
-  r.on = m.bodies.front().name;
-  m.outputs.push_back(r);
-  Cost square;
-  square.name = "bearing_load";
-  square.type = Cost::Type::Integral;
-  square.expression = Expression::parseOrThrow("RA.fx^2 + RA.fy^2");
-  Cost peak;
-  peak.name = "bearing_peak";
-  peak.type = Cost::Type::Maximum;
-  peak.expression = Expression::parseOrThrow("RA.fy");
-  m.costs = {square, peak};
+  test::bearingCosts(m, m.joints.front().name, m.bodies.front().name);
   SensitivitySpec s = spec(Method::Compare, analysis::Formulation::Index1, analysis::Integrator::Trapezoidal, 0.05, 1e-3);
   s.parameters = {"l_1", "l_2", "m_1", "m_5", "m_10"};
   // GSAM's one-sided differences err by O(δ): a reaction at a fixed state bends strongly with a

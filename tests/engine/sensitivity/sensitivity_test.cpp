@@ -14,6 +14,7 @@
 #include "simulation/simulation_run.h"
 #include "io/mechanism_io.h"
 #include "mechanism/generators.h"
+#include "support/costs.h"
 #include "support/gradients.h"
 #include "support/numeric.h"
 #include "support/samples.h"
@@ -205,21 +206,7 @@ TEST(Sensitivity, AJointReactionIsACostLikeAnyOther) {
     SCOPED_TRACE(name);
     Mechanism m = test::sampleMechanism(name);
     const bool five = std::string(name) == "five-bar";
-    Output r;
-    r.name = "RA";
-    r.type = Output::Type::JointReaction;
-    r.joint = five ? "A" : m.joints.front().name;
-    r.on = five ? "bar_A1" : m.bodies.front().name;
-    m.outputs.push_back(r);
-    Cost square;
-    square.name = "bearing_load";
-    square.type = Cost::Type::Integral;
-    square.expression = Expression::parseOrThrow("RA.fx^2 + RA.fy^2");
-    Cost peak;
-    peak.name = "bearing_peak";
-    peak.type = Cost::Type::Maximum;
-    peak.expression = Expression::parseOrThrow("RA.fy");
-    m.costs = {square, peak};
+    test::bearingCosts(m, five ? "A" : m.joints.front().name, five ? "bar_A1" : m.bodies.front().name);
     const SensitivityResult res = runSensitivity(m, spec(Method::Compare, five ? 0.1 : 0.05, 1e-3));
     ASSERT_TRUE(res.status.ok()) << res.status.message;
     expectGradientsNear(res, byMethod(res, Method::Direct), byMethod(res, Method::ComplexStep), 1e-7, 1e-3);
