@@ -191,6 +191,9 @@ TEST_F(StudyTest, TheIndex1FormulationsGradientsFromThePanel) {
     EXPECT_NEAR(b.values[0], matrixR.methods[0].gradient(0, k), 1e-4 * largest) << b.parameter;
   }
   w.grab().save(artifacts() + "/study_index1_1280x800.png");
+  w.resize(1920, 1080);
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/study_index1_1920x1080.png");
   // kinematics has no formulation to choose
   study->analysisChoice()->setCurrentIndex(1);
   EXPECT_FALSE(study->formulationChoice()->isEnabled());
