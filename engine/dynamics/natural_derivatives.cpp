@@ -46,13 +46,12 @@ void globalOdeResidual(const kin::NaturalModel& m, const NaturalInertia& inertia
   const int n = m.nq, r = m.nrows;
   const OdeConstants k(inertia, penalty, stabilised);
   Eigen::MatrixXd J(r, n);
-  Eigen::VectorXd phi(r), phiT(r), gamma(r), Q(n);
+  Eigen::VectorXd Q(n);
   kin::evaluateJacobianDense(m, q, t, J);
-  kin::evaluateConstraints(m, q, t, phi);
-  kin::evaluatePhiT(m, q, t, phiT);
-  kin::evaluateGamma(m, q, qd, t, gamma);
   appliedForces(inertia, t, q, qd, Q);
-  const Eigen::VectorXd g = J * qdd + gamma + k.c1 * (J * qd + phiT) + k.c2 * phi;
+  ConstraintTerms terms;
+  constraintTerms(m, t, q, qd, qdd, nullptr, {1, 1, k.c1, k.c2}, terms, false);
+  const Eigen::VectorXd& g = terms.g;
   if (penalty) {
     out = Q - inertia.M * qdd - k.alpha * (J.transpose() * g);
     return;

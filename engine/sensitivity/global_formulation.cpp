@@ -1,8 +1,8 @@
 #include "sensitivity/global_formulation.h"
 
 #include <Eigen/LU>
-#include <Eigen/Cholesky>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "dynamics/matrix_r.h"
@@ -41,6 +41,29 @@ bool sameShape(const ResolvedMechanism& a, const ResolvedMechanism& b) {
     if (x.position != y.position || x.rotation != y.rotation || x.points != y.points || x.vectors != y.vectors) return false;
   }
   return true;
+}
+
+// ∂F/∂y, y the inputs `in` stacked, by central differences (each entry moved by ±1e-6·max(1, |y|));
+// f(in, out) evaluates F
+template <std::size_t K, class F>
+Eigen::MatrixXd centralColumns(std::array<Eigen::VectorXd, K> in, F&& f) {
+  Eigen::Index total = 0, col = 0;
+  for (const auto& v : in) total += v.size();
+  Eigen::MatrixXd out;
+  Eigen::VectorXd yp, ym;
+  for (std::size_t w = 0; w < K; ++w)
+    for (Eigen::Index j = 0; j < in[w].size(); ++j, ++col) {
+      double& c = in[w][j];
+      const double c0 = c, eps = 1e-6 * std::max(1.0, std::abs(c0));
+      c = c0 + eps;
+      f(in, yp);
+      c = c0 - eps;
+      f(in, ym);
+      c = c0;
+      if (col == 0) out.resize(yp.size(), total);
+      out.col(col) = (yp - ym) / (2 * eps);
+    }
+  return out;
 }
 
 Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, const dyn::TreeNumbers<double>& numbers, NaturalSystem& s) {
@@ -86,7 +109,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
 
   Status partials(const RunPoint& p, bool, PointPartials& n) override {
     Eigen::VectorXd f;
-    return partialsAt(p, true, f, n);
+    return partialsAt(p, f, n);
   }
 
   // the initial state's sensitivities: the assembly's in the tree's coordinates (z₀, ż₀: exact, by
@@ -105,22 +128,14 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     auto mapped = [&](const NaturalSystem& sys, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& q, Eigen::VectorXd& qd) {
       dyn::naturalStateOf(sys.model->tree, sys.nm, sys.map, z, zd, none, q, qd, nullptr);
     };
-    Eigen::VectorXd q0, qd0, qp, qdp, qm, qdm;
+    Eigen::VectorXd q0, qd0, qp, qdp;
     mapped(nominal_, z0, zd0, q0, qd0);
     // N's columns by (z, ż), then along the assembly's sensitivities
-    Eigen::MatrixXd N(2 * n, 2 * nz);
-    Eigen::VectorXd in[2] = {z0, zd0};
-    for (int which = 0; which < 2; ++which)
-      for (Eigen::Index j = 0; j < nz; ++j) {
-        double& c = in[which][j];
-        const double c0 = c, eps = 1e-6 * std::max(1.0, std::abs(c0));
-        c = c0 + eps;
-        mapped(nominal_, in[0], in[1], qp, qdp);
-        c = c0 - eps;
-        mapped(nominal_, in[0], in[1], qm, qdm);
-        c = c0;
-        N.col(which * nz + j) << (qp - qm) / (2 * eps), (qdp - qdm) / (2 * eps);
-      }
+    const Eigen::MatrixXd N = centralColumns<2>({z0, zd0}, [&](const auto& in, Eigen::VectorXd& y) {
+      mapped(nominal_, in[0], in[1], qp, qdp);
+      y.resize(2 * n);
+      y << qp, qdp;
+    });
     Eigen::MatrixXd X = N * Z;
     for (Eigen::Index k = 0; k < np; ++k)
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
@@ -176,14 +191,14 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     }
     PointPartials n;
     Eigen::VectorXd f;
-    if (Status s = partialsAt(b, false, f, n); !s.ok()) return s;
+    if (Status s = accelerationPartials(b, f, n); !s.ok()) return s;
     trapezoidalAlong(h, n, S);
     return outputsAlongColumns(b, f, S, outputs, outputsAlong);
   }
   Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
     PointPartials n;
     Eigen::VectorXd f;
-    if (Status s = partialsAt(p, false, f, n); !s.ok()) return s;
+    if (Status s = accelerationPartials(p, f, n); !s.ok()) return s;
     accelerationsFrom(n, S);
     return outputsAlongColumns(p, f, S, outputs, outputsAlong);
   }
@@ -192,7 +207,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     Eigen::MatrixXd T, Tp;
     if (Status s = index3Tangent(a, b, T, Tp); !s.ok()) return s;
     tangent = linearTangent(std::move(T), std::move(Tp));
-    return partials(b, true, atEnd);
+    return outputPartials(b, b.a, atEnd);  // the accelerations are the state's: no map at a step's end
   }
 
   // the impact's jump (impact_jump.h) in natural coordinates: the gap r(q; ρ) and the jump map
@@ -350,11 +365,23 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return {};
   }
 
+  // f's partials and the outputs' at p: at the point's accelerations — f's, folded in
+  // (O_x + O_a f_x ...), or index-3's own, a part of its state
+  Status partialsAt(const RunPoint& p, Eigen::VectorXd& f, PointPartials& n) {
+    if (Status s = accelerationPartials(p, f, n); !s.ok()) return s;
+    if (index3_ && p.a.size() == p.x.size()) return outputPartials(p, p.a, n);
+    if (Status s = outputPartials(p, f, n); !s.ok()) return s;
+    n.Ox += n.Oa * n.Ax;
+    n.Ov += n.Oa * n.Av;
+    n.Op += n.Oa * n.Ap;
+    n.Oa.resize(0, 0);
+    return {};
+  }
+
   // f and its partials at p: the state's exact (globalOdeJacobian), the parameters' by seed 003's
   // differences of the system's residual at the frozen solution on each moved set, one solve with
-  // the nominal matrix; the outputs' (when asked) by central differences of (q, q̇, q̈) and on the
-  // moved sets at the frozen accelerations, the accelerations' map folded in (the point's a is f's)
-  Status partialsAt(const RunPoint& p, bool withOutputs, Eigen::VectorXd& f, PointPartials& n) {
+  // the nominal matrix
+  Status accelerationPartials(const RunPoint& p, Eigen::VectorXd& f, PointPartials& n) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     NaturalSystem& s0 = nominal_;
     if (Status s = dyn::globalOdeJacobian(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, *s0.data, f, n.Ax, n.Av, !index3_); !s.ok()) {
@@ -364,7 +391,6 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       return s;
     }
     const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
-    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const Eigen::VectorXd lambda = penalty_ ? Eigen::VectorXd() : dyn::globalOdeMultipliers(s0.nm, *s0.data);
     Eigen::VectorXd r0, rk;
     dyn::globalOdeResidual(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, f, lambda, r0, !index3_);
@@ -376,36 +402,23 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       }
     dyn::globalOdeSolve(penalty_, *s0.data, R);
     n.Ap = R.topRows(nq);
-    n.Oa.resize(0, 0);
-    if (!withOutputs) return {};
-    // index-3: the accelerations are the step's (projected), a part of the state, not f's
-    const Eigen::VectorXd& acc = index3_ && p.a.size() == nq ? p.a : f;
-    if (Status s = outputsAt(s0, p.t, p.x, p.v, acc, p.aux, n.outputs); !s.ok()) return s;
-    n.Ox.resize(no, nq);
-    n.Ov.resize(no, nq);
-    Eigen::MatrixXd Oa(no, nq);
-    Eigen::VectorXd in[3] = {p.x, p.v, acc}, op, om;
-    Eigen::MatrixXd* cols[3] = {&n.Ox, &n.Ov, &Oa};
-    for (int which = 0; which < 3; ++which)
-      for (Eigen::Index j = 0; j < nq; ++j) {
-        double& c = in[which][j];
-        const double c0 = c, eps = 1e-6 * std::max(1.0, std::abs(c0));
-        c = c0 + eps;
-        outputsAt(s0, p.t, in[0], in[1], in[2], p.aux, op);
-        c = c0 - eps;
-        outputsAt(s0, p.t, in[0], in[1], in[2], p.aux, om);
-        c = c0;
-        cols[which]->col(j) = (op - om) / (2 * eps);
-      }
-    n.Op.setZero(no, np);
+    return {};
+  }
+
+  // the outputs at (p.x, p.v, acc) and their partials by x, v, a (central differences) and by the
+  // numbers at that state (the moved sets)
+  Status outputPartials(const RunPoint& p, const Eigen::VectorXd& acc, PointPartials& n) {
+    if (Status s = buildMovedSets(); !s.ok()) return s;
+    const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
+    if (Status s = outputsAt(nominal_, p.t, p.x, p.v, acc, p.aux, n.outputs); !s.ok()) return s;
+    const Eigen::MatrixXd O = centralColumns<3>({p.x, p.v, acc}, [&](const auto& in, Eigen::VectorXd& y) {
+      outputsAt(nominal_, p.t, in[0], in[1], in[2], p.aux, y);
+    });
+    n.Ox = O.leftCols(nq);
+    n.Ov = O.middleCols(nq, nq);
+    n.Oa = O.rightCols(nq);
+    n.Op.setZero(n.outputs.size(), np);
     for (Eigen::Index k = 0; k < np; ++k) outputsParameterColumn(k, p.t, p.x, p.v, acc, p.aux, n.outputs, n.Op.col(k));
-    if (index3_) {
-      n.Oa = Oa;
-      return {};
-    }
-    n.Ox += Oa * n.Ax;
-    n.Ov += Oa * n.Av;
-    n.Op += Oa * n.Ap;
     return {};
   }
 
@@ -436,7 +449,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return [this](const RunPoint& a, double h, std::vector<Stage>& out) {
       return rungeKuttaStages(
           [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) {
-            return partialsAt(RunPoint{t, 0, X, V, {}, a.aux}, false, f, n);
+            return accelerationPartials(RunPoint{t, 0, X, V, {}, a.aux}, f, n);
           },
           a.t, a.x, a.v, h, out);
     };

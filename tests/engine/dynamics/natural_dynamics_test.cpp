@@ -24,18 +24,18 @@ namespace {
 struct Compiled {
   std::shared_ptr<const ResolvedMechanism> resolved;
   kin::NaturalModel model;
-  NaturalInertia inertia;  // planar samples only
+  NaturalInertia inertia;  // planar samples, or spatial ones with linear frames
 };
 
-Compiled compiled(const char* sample) {
+Compiled compiled(const char* sample, bool linearFrames = false) {
   Diagnostics d;
   auto r = resolve(test::sampleMechanism(sample), d);
   EXPECT_TRUE(r.has_value());
   Compiled c;
   c.resolved = std::make_shared<const ResolvedMechanism>(*r);
-  c.model = kin::compileNaturalModel(*c.resolved);
+  c.model = kin::compileNaturalModel(*c.resolved, {.linearFrames = linearFrames});
   std::string error;
-  if (c.model.dimension == 2) {
+  if (c.model.dimension == 2 || linearFrames) {
     EXPECT_TRUE(naturalInertia(c.model, c.inertia, error)) << error;
   }
   return c;
@@ -276,12 +276,9 @@ TEST(NaturalDynamics, TheGlobalPenaltyTenBarChainTendsToMatrixRAsThePenaltyGrows
 TEST(NaturalDynamics, TheSparseIndex3StepsAreTheDenseOnes) {
   for (const char* sample : {"ten-bar-chain", "spatial-four-bar-swing"}) {
     SCOPED_TRACE(sample);
-    Diagnostics d;
-    const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), d));
-    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
-    NaturalInertia inertia;
-    std::string error;
-    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+    const Compiled c = compiled(sample, true);
+    const kin::NaturalModel& m = c.model;
+    NaturalInertia inertia = c.inertia;
     Index3State states[2];
     int tangents[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
@@ -343,13 +340,10 @@ TEST(NaturalDynamics, TheGlobalOdeJacobianIsTheAccelerationsDerivative) {
   for (const char* sample : {"ten-bar-chain", "five-bar", "spatial-four-bar-swing"})
     for (bool penalty : {false, true}) {
       SCOPED_TRACE(std::string(sample) + (penalty ? " penalty" : " index-1"));
-      Diagnostics dg;
-      const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), dg));
-      const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
-      NaturalInertia inertia;
-      std::string error;
-      ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
-      const auto tree = compileMatrixR(*r);
+      const Compiled c = compiled(sample, true);
+      const kin::NaturalModel& m = c.model;
+      NaturalInertia inertia = c.inertia;
+      const auto tree = compileMatrixR(*c.resolved);
       NaturalForceElements elements(tree.tree, tree.tree.numbers, m);
       inertia.elements = &elements;
       std::mt19937 rng(5);
@@ -386,12 +380,9 @@ TEST(NaturalDynamics, TheGlobalOdeJacobianIsTheAccelerationsDerivative) {
 TEST(NaturalDynamics, TheSparseIterationMatrixIsTheDenseTangent) {
   for (const char* sample : {"ten-bar-chain", "spatial-four-bar-swing"}) {
     SCOPED_TRACE(sample);
-    Diagnostics dg;
-    const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), dg));
-    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
-    NaturalInertia inertia;
-    std::string error;
-    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+    const Compiled c = compiled(sample, true);
+    const kin::NaturalModel& m = c.model;
+    NaturalInertia inertia = c.inertia;
     std::mt19937 rng(5);
     std::normal_distribution<double> normal;
     const double alpha = 1e3, h = 1e-2, t = 0, s4 = h * h / 4;

@@ -200,6 +200,14 @@ TEST(MalformedFile, AnalysisDefaultsThatMakeNoRun) {
   EXPECT_TRUE(loadMechanismFromString(withAnalysis).ok());
 }
 
+TEST(MalformedFile, AStudyNamesItsAnalysisAndFormulation) {
+  const std::string withStudy = replaced(kFourBar, "\"drivers\": [", "\"study\": {\"analysis\": \"dynamics\", \"formulation\": \"index1\"},\n  \"drivers\": [");
+  EXPECT_TRUE(loadMechanismFromString(withStudy).ok());
+  expectError(replaced(withStudy, "\"index1\"", "\"lagrange\""), "study.formulation",
+              "the dynamics' formulation is matrix-r, penalty, index3, index1 or penalty-global, not 'lagrange'");
+  expectError(replaced(withStudy, "\"dynamics\"", "\"statics\""), "study.analysis", "the analysis is dynamics or kinematics, not 'statics'");
+}
+
 TEST(MalformedFile, UnknownKeysAreReportedWithASuggestion) {
   expectError(replaced(kFourBar, "\"mass\": 3", "\"masss\": 3, \"mass\": 3"), "bodies[1].masss",
               "unknown key \"masss\"; did you mean \"mass\"?", "\"masss\"");

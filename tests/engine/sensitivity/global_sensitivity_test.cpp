@@ -167,22 +167,22 @@ TEST(GlobalSensitivity, ThroughTheFiveBarsImpacts) {
   // method and the adjoint against central differences of whole runs, and against Matrix R's
   // gradients of the same motion; index-1, and index-3 (the tangent of its converged step)
   for (analysis::Formulation f : {analysis::Formulation::Index1, analysis::Formulation::Index3}) {
-  SCOPED_TRACE(analysis::toString(f));
-  const Mechanism m = test::sampleMechanism("five-bar");
-  SensitivitySpec s = spec(Method::Compare, f, analysis::Integrator::Trapezoidal, 0.3, 2.5e-4);
-  const SensitivityResult r = runSensitivity(m, s);
-  ASSERT_TRUE(r.status.ok()) << r.status.message;
-  ASSERT_FALSE(r.impacts.empty());
-  ASSERT_FALSE(r.impacts.front().eventTime.empty());
-  const Gradient& ddm = byMethod(r, Method::Direct);
-  expectNear(r, byMethod(r, Method::Adjoint).gradient, ddm.gradient, 1e-7, 1e-3, "adjoint against direct");
-  expectNear(r, ddm.gradient, byMethod(r, Method::FiniteDifferences).gradient, 1e-4, 1e-2, "direct against differences");
-  s.method = Method::Direct;
-  s.run.formulation = analysis::Formulation::MatrixR;
-  const SensitivityResult matrixR = runSensitivity(m, s);
-  ASSERT_TRUE(matrixR.status.ok()) << matrixR.status.message;
-  expectNear(r, ddm.gradient, matrixR.methods.front().gradient, 1e-2, 1e-2, "index-1 against Matrix R");
-  EXPECT_NEAR(r.impacts.front().eventTime[0], matrixR.impacts.front().eventTime[0], 1e-2 * std::abs(matrixR.impacts.front().eventTime[0]) + 1e-6);
+    SCOPED_TRACE(analysis::toString(f));
+    const Mechanism m = test::sampleMechanism("five-bar");
+    SensitivitySpec s = spec(Method::Compare, f, analysis::Integrator::Trapezoidal, 0.3, 2.5e-4);
+    const SensitivityResult r = runSensitivity(m, s);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    ASSERT_FALSE(r.impacts.empty());
+    ASSERT_FALSE(r.impacts.front().eventTime.empty());
+    const Gradient& ddm = byMethod(r, Method::Direct);
+    expectNear(r, byMethod(r, Method::Adjoint).gradient, ddm.gradient, 1e-7, 1e-3, "adjoint against direct");
+    expectNear(r, ddm.gradient, byMethod(r, Method::FiniteDifferences).gradient, 1e-4, 1e-2, "direct against differences");
+    s.method = Method::Direct;
+    s.run.formulation = analysis::Formulation::MatrixR;
+    const SensitivityResult matrixR = runSensitivity(m, s);
+    ASSERT_TRUE(matrixR.status.ok()) << matrixR.status.message;
+    expectNear(r, ddm.gradient, matrixR.methods.front().gradient, 1e-2, 1e-2, "against Matrix R");
+    EXPECT_NEAR(r.impacts.front().eventTime[0], matrixR.impacts.front().eventTime[0], 1e-2 * std::abs(matrixR.impacts.front().eventTime[0]) + 1e-6);
   }
 }
 
