@@ -46,6 +46,38 @@ std::vector<Jet<S>> ratesOn(const RecursiveModel& m, const TreeNumbers<S>& p, co
   return phi;
 }
 
+// every row the penalty enforces at z, the loops' then the extra ones: Φ and Φ_z
+template <class S>
+void rowsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t, const ExtraRowsOn<S>* extra, VectorOn<S>& phi,
+            MatrixOn<S>& J) {
+  phi = constraintsOn(m, p, z, t);
+  J = jacobianOn(m, p, z, t);
+  if (!extra || !*extra) return;
+  VectorOn<S> ePhi, eC;
+  MatrixOn<S> eJ;
+  (*extra)(z, nullptr, ePhi, eJ, eC);
+  phi.conservativeResize(m.nrows + ePhi.size());
+  phi.tail(ePhi.size()) = ePhi;
+  J.conservativeResize(m.nrows + eJ.rows(), m.nz);
+  J.bottomRows(eJ.rows()) = eJ;
+}
+
+// c = −(Φ̇_z ż + Φ̇_t) of every row along ż
+template <class S>
+VectorOn<S> curvaturesOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>& zd, double t,
+                         const ExtraRowsOn<S>* extra) {
+  const std::vector<Jet<S>> along = ratesOn<S>(m, p, z, &zd, t);
+  VectorOn<S> c(m.nrows);
+  for (int i = 0; i < m.nrows; ++i) c[i] = -along[static_cast<std::size_t>(i)].dd;
+  if (!extra || !*extra) return c;
+  VectorOn<S> ePhi, eC;
+  MatrixOn<S> eJ;
+  (*extra)(z, &zd, ePhi, eJ, eC);
+  c.conservativeResize(m.nrows + eC.size());
+  c.tail(eC.size()) = eC;
+  return c;
+}
+
 // M (nz × nz) from the inverse-dynamics residual: Q^d − M^d e_k against Q^d
 template <class S>
 MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>& zd, double t, VectorOn<S>& Q) {
@@ -67,38 +99,40 @@ MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const Vecto
 
 template <class S>
 void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
-                       const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F) {
+                       const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F, const ExtraRowsOn<S>* extra) {
   GeneralizedForces<S, S> forces(m, p);
   F.resize(m.nz);
   forces(z.data(), zd.data(), t, F.data(), zdd.data());  // Q − M z̈
   F = -F;
-  if (m.nrows > 0) {
-    const VectorOn<S> phi = constraintsOn(m, p, z, t);
-    F += (jacobianOn(m, p, z, t).transpose() * phi) * S(alpha);
-  }
+  VectorOn<S> phi;
+  MatrixOn<S> J;
+  rowsOn(m, p, z, t, extra, phi, J);
+  if (phi.size() > 0) F += (J.transpose() * phi) * S(alpha);
 }
 
 template <class S>
 Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, double h, const VectorOn<S>& z,
-                        const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd) {
+                        const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd,
+                        const ExtraRowsOn<S>* extra) {
   const double hh = 0.25 * h * h;
   VectorOn<S> Q;
   const MatrixOn<S> M = massOn(m, p, z, zdStar, t, Q);
-  if (m.nrows == 0) {
+  VectorOn<S> phi;
+  MatrixOn<S> J;
+  rowsOn(m, p, z, t, extra, phi, J);
+  if (phi.size() == 0) {
     zd = zdStar;
     zdd = zddStar;
     return {};
   }
-  const MatrixOn<S> J = jacobianOn(m, p, z, t);
   const MatrixOn<S> A = M + (J.transpose() * J) * S(hh * alpha);
   const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, z, nullptr, t);
-  VectorOn<S> r(m.nrows);
+  VectorOn<S> r = VectorOn<S>::Zero(phi.size());  // Φ_t (none for the extra rows)
   for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
   MatrixOn<S> b = M * zdStar - (J.transpose() * r) * S(hh * alpha), x;
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   zd = x.col(0);
-  const std::vector<Jet<S>> along = ratesOn<S>(m, p, z, &zd, t);
-  for (int i = 0; i < m.nrows; ++i) r[i] = -along[static_cast<std::size_t>(i)].dd;  // c
+  r = curvaturesOn(m, p, z, zd, t, extra);
   b = M * zddStar + (J.transpose() * r) * S(hh * alpha);
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   zdd = x.col(0);
@@ -107,17 +141,16 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
 
 template <class S>
 Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
-                      const VectorOn<S>& zd, VectorOn<S>& zdd) {
+                      const VectorOn<S>& zd, VectorOn<S>& zdd, const ExtraRowsOn<S>* extra) {
   VectorOn<S> Q;
   MatrixOn<S> A = massOn(m, p, z, zd, t, Q);
   MatrixOn<S> b = Q;
-  if (m.nrows > 0) {
-    const MatrixOn<S> J = jacobianOn(m, p, z, t);
+  VectorOn<S> phi;
+  MatrixOn<S> J;
+  rowsOn(m, p, z, t, extra, phi, J);
+  if (phi.size() > 0) {
     A += (J.transpose() * J) * S(alpha);
-    const std::vector<Jet<S>> along = ratesOn<S>(m, p, z, &zd, t);
-    VectorOn<S> c(m.nrows);
-    for (int i = 0; i < m.nrows; ++i) c[i] = -along[static_cast<std::size_t>(i)].dd;
-    b += (J.transpose() * c) * S(alpha);
+    b += (J.transpose() * curvaturesOn(m, p, z, zd, t, extra)) * S(alpha);
   }
   MatrixOn<S> x;
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty formulation's initial mass matrix is singular");
@@ -126,22 +159,19 @@ Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double a
 }
 
 void penaltyParts(const RecursiveModel& m, const TreeNumbers<double>& p, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                  PenaltyParts& out) {
+                  PenaltyParts& out, const ExtraRowsOn<double>* extra) {
   out.M = massOn<double>(m, p, z, zd, t, out.Q);
-  out.J = jacobianOn<double>(m, p, z, t);
-  out.phi = constraintsOn<double>(m, p, z, t);
-  const std::vector<Jet<double>> along = ratesOn<double>(m, p, z, &zd, t);
-  out.c.resize(m.nrows);
-  for (int i = 0; i < m.nrows; ++i) out.c[i] = -along[static_cast<std::size_t>(i)].dd;
+  rowsOn<double>(m, p, z, t, extra, out.phi, out.J);
+  out.c = curvaturesOn<double>(m, p, z, zd, t, extra);
 }
 
 #define LW_PENALTY_ON(S)                                                                                                           \
   template void penaltyResidualOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, const VectorOn<S>&,             \
-                                     const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&);                                        \
+                                     const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&, const ExtraRowsOn<S>*);                 \
   template Status penaltyProjectOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, double, const VectorOn<S>&,   \
-                                      const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&, VectorOn<S>&);                         \
+                                      const VectorOn<S>&, const VectorOn<S>&, VectorOn<S>&, VectorOn<S>&, const ExtraRowsOn<S>*);  \
   template Status penaltyStartOn<S>(const RecursiveModel&, const TreeNumbers<S>&, double, double, const VectorOn<S>&,             \
-                                    const VectorOn<S>&, VectorOn<S>&);
+                                    const VectorOn<S>&, VectorOn<S>&, const ExtraRowsOn<S>*);
 LW_PENALTY_ON(double)
 LW_PENALTY_ON(num::Dual8)
 LW_PENALTY_ON(std::complex<double>)

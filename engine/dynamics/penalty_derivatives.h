@@ -10,6 +10,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <functional>
 
 #include "core/status.h"
 #include "dynamics/matrix_r_derivatives.h"
@@ -17,20 +18,28 @@
 
 namespace lw::dyn {
 
+/// Rows a run enforces besides the loops for a while (resting contacts held closed,
+/// events/resting_contact.h), on S: at z their values Φ and Jacobian Φ_z and, along ż when given,
+/// c = −Φ̇_z ż (no explicit time). The kernels below take them like the loops' rows.
+template <class S>
+using ExtraRowsOn = std::function<void(const VectorOn<S>& z, const VectorOn<S>* zd, VectorOn<S>& phi,
+                                       Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J, VectorOn<S>& c)>;
+
 /// F = M z̈ + Φ_zᵀ α Φ − Q at (z, ż, z̈, t): (17) divided by h²/4, zero at a step's end.
 template <class S>
 void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
-                       const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F);
+                       const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F, const ExtraRowsOn<S>* extra = nullptr);
 
 /// The projected velocities and accelerations of a step's end z from the trapezoidal ones.
 template <class S>
 Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, double h, const VectorOn<S>& z,
-                        const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd);
+                        const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd,
+                        const ExtraRowsOn<S>* extra = nullptr);
 
 /// The initial accelerations, as penaltyStart: (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀ α c.
 template <class S>
 Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
-                      const VectorOn<S>& zd, VectorOn<S>& zdd);
+                      const VectorOn<S>& zd, VectorOn<S>& zdd, const ExtraRowsOn<S>* extra = nullptr);
 
 /// The pieces the penalty equations are made of, at (z, ż, z̈, t) on doubles with numbers p: M,
 /// Q, Φ_z, Φ, and c = −(Φ̇_z ż + Φ̇_t). A semi-analytical partial differences them apart: the
@@ -40,6 +49,6 @@ struct PenaltyParts {
   Eigen::VectorXd Q, phi, c;
 };
 void penaltyParts(const RecursiveModel& m, const TreeNumbers<double>& p, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                  PenaltyParts& out);
+                  PenaltyParts& out, const ExtraRowsOn<double>* extra = nullptr);
 
 }  // namespace lw::dyn

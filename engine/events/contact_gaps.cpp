@@ -54,6 +54,13 @@ void gapsWith(const dyn::RecursiveModel& m, const dyn::TreeNumbers<P>& p, const 
 
 }  // namespace
 
+std::size_t gapCount(const dyn::RecursiveModel& m) {
+  if (!m.mechanism) return 0;
+  std::size_t n = m.mechanism->contacts.size() + m.mechanism->switches.size();
+  for (const auto& l : m.mechanism->limits) n += (l.hasMin ? 1 : 0) + (l.hasMax ? 1 : 0);
+  return n;
+}
+
 std::vector<GapSource> gapSources(const dyn::RecursiveModel& m) {
   std::vector<GapSource> out;
   if (!m.mechanism) return out;

@@ -34,6 +34,8 @@ struct GapSource {
   bool isSwitch() const { return kind == Kind::Switch; }
 };
 std::vector<GapSource> gapSources(const dyn::RecursiveModel& m);
+/// How many gaps there are (gapSources(m).size(), without building them).
+std::size_t gapCount(const dyn::RecursiveModel& m);
 /// A gap's coefficient of restitution with the numbers p.
 template <class P>
 P restitutionOf(const dyn::TreeNumbers<P>& p, const GapSource& g) {

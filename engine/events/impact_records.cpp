@@ -53,15 +53,6 @@ EventRecord openingRecord(const dyn::RecursiveModel& tree, const std::vector<Gap
   return r;
 }
 
-Status restingRefused(const std::vector<GapSource>& sources, const std::vector<int>& gaps, double t) {
-  std::string names;
-  for (int j : gaps) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
-  return failure(Status::Code::NotConverged, t,
-                 names + " comes to rest at t = " + shortNumber(t) +
-                     " s (its bounces would accumulate): the sensitivities through a resting contact are not computed yet; the simulation "
-                     "alone runs through it (the contact held closed until its force would pull)");
-}
-
 Status mixedProblem(const std::vector<GapSource>& sources, const std::vector<int>& closing, double t) {
   std::string names;
   for (int j : closing) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();

@@ -1,6 +1,6 @@
 // What a run does at its events besides the jump (internal to the run drivers, simulation/): the
 // log's records of impacts, rests, openings and switches, and the refusals: a point starting
-// inside its plane, a sensitivity through a resting contact, an impact and a switch at once.
+// inside its plane, an impact and a switch at once.
 #pragma once
 
 #include <Eigen/Core>
@@ -33,8 +33,6 @@ EventRecord switchRecord(const dyn::RecursiveModel& tree, const std::vector<GapS
 /// A held contact that opens (its force would pull): no jump, no impulse, the energy unchanged.
 EventRecord openingRecord(const dyn::RecursiveModel& tree, const std::vector<GapSource>& sources, double t, int gap, const Eigen::VectorXd& z,
                           const Eigen::VectorXd& zd, double energy);
-/// A sensitivity run through a contact that comes to rest: refused with the reason.
-Status restingRefused(const std::vector<GapSource>& sources, const std::vector<int>& gaps, double t);
 Status mixedProblem(const std::vector<GapSource>& sources, const std::vector<int>& closing, double t);
 /// A point that starts inside its plane, or a joint beyond its limit: the sentence, or empty.
 std::string startsInside(const ResolvedMechanism& m, const std::vector<GapSource>& sources, const Eigen::VectorXd& gaps);

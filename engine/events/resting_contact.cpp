@@ -4,10 +4,86 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "numeric/jet.h"
+#include "numeric/scalar.h"
+#include "numeric/solve_on.h"
 
 namespace lw::events {
+
+namespace {
+
+// the held gaps' forces added to a state's accelerations, on any scalar S: d is the run's
+// MatrixRData (S = double) or a MatrixROn<S> of the sensitivities' evaluations
+template <class S, class Data>
+Status holdOnData(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<GapSource>& sources,
+                  const std::vector<int>& held, double omega, double t, Data& d, dyn::VectorOn<S>& force) {
+  using Jet = kin::BasicJet<S>;
+  using MatrixOn = num::MatrixOn<S>;
+  const auto k = static_cast<Eigen::Index>(held.size());
+  force.setZero(k);
+  if (k == 0) return {};
+  const int nz = tree.nz;
+  const auto nd = d.zidd.size();
+  std::vector<Jet> zj(static_cast<std::size_t>(nz)), g(sources.size());
+  auto gapsAlong = [&](auto direction, auto second) {
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet(d.z[i], direction(i), second(i));
+    contactGapsOn<Jet, S>(tree, p, zj.data(), g.data());
+  };
+  auto gap = [&](Eigen::Index j) -> const Jet& { return g[static_cast<std::size_t>(held[static_cast<std::size_t>(j)])]; };
+  // r, ṙ and r̈ without the held forces
+  gapsAlong([&](int i) { return S(d.zd[i]); }, [&](int i) { return S(d.zdd[i]); });
+  MatrixOn wanted(k, 1);
+  for (Eigen::Index j = 0; j < k; ++j) wanted(j, 0) = -2 * omega * gap(j).d - omega * omega * gap(j).v - gap(j).dd;
+  // W: the held gaps' gradients in the independent coordinates, by columns of R^Φ
+  MatrixOn W(nd, k), Y;
+  for (Eigen::Index c = 0; c < nd; ++c) {
+    gapsAlong([&](int i) { return S(d.R(i, c)); }, [](int) { return S(0.0); });
+    for (Eigen::Index j = 0; j < k; ++j) W(c, j) = gap(j).d;
+  }
+  const MatrixOn Mbar = d.Mbar;
+  if (!num::solveOn(Mbar, W, Y)) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular at a resting contact");
+  const MatrixOn A = W.transpose() * Y;
+  double scale = 0;
+  for (Eigen::Index j = 0; j < k; ++j) scale = std::max(scale, std::abs(num::value(A(j, j))));
+  for (Eigen::Index j = 0; j < k; ++j)
+    if (!(std::abs(num::value(A(j, j))) > 1e-14 * scale) || scale == 0)
+      return failure(Status::Code::Singular, t,
+                     sources[static_cast<std::size_t>(held[static_cast<std::size_t>(j)])].label() +
+                         " rests where the mechanism cannot move its point along the plane's normal (or the joint along its coordinate): "
+                         "no force holds it");
+  MatrixOn lambda;
+  if constexpr (std::is_same_v<S, double>) {
+    // redundant supports (a bar on three collinear points): the least-norm forces
+    Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A);
+    cod.setThreshold(1e-12);
+    lambda = cod.solve(wanted);
+  } else if (!num::solveOn(A, wanted, lambda)) {
+    // the least-norm forces of redundant supports are not differentiable where the rank changes
+    return failure(Status::Code::Singular, t, "the resting contacts hold redundantly (their forces are not unique): their sensitivities are not available");
+  }
+  force = lambda.col(0);
+  const dyn::VectorOn<S> dzid = Y * force;
+  d.zidd += dzid;
+  d.zdd += d.R * dzid;
+  return {};
+}
+
+}  // namespace
+
+template <class S>
+Status holdOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<GapSource>& sources, const std::vector<int>& held,
+              double omega, double t, dyn::MatrixROn<S>& e, dyn::VectorOn<S>& force) {
+  return holdOnData<S>(tree, p, sources, held, omega, t, e, force);
+}
+template Status holdOn<double>(const dyn::RecursiveModel&, const dyn::TreeNumbers<double>&, const std::vector<GapSource>&, const std::vector<int>&,
+                               double, double, dyn::MatrixROn<double>&, dyn::VectorOn<double>&);
+template Status holdOn<num::Dual8>(const dyn::RecursiveModel&, const dyn::TreeNumbers<num::Dual8>&, const std::vector<GapSource>&,
+                                   const std::vector<int>&, double, double, dyn::MatrixROn<num::Dual8>&, dyn::VectorOn<num::Dual8>&);
+template Status holdOn<std::complex<double>>(const dyn::RecursiveModel&, const dyn::TreeNumbers<std::complex<double>>&,
+                                             const std::vector<GapSource>&, const std::vector<int>&, double, double,
+                                             dyn::MatrixROn<std::complex<double>>&, dyn::VectorOn<std::complex<double>>&);
 
 RestingContacts::RestingContacts(const dyn::RecursiveModel& tree, double omega, ContactMonitor* monitor)
     : tree_(tree), sources_(gapSources(tree)), omega_(omega), monitor_(monitor) {
@@ -44,75 +120,46 @@ Status RestingContacts::holdAll(std::vector<int>& closing, const std::function<S
 }
 
 Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d, bool stabilised) {
-  const auto k = static_cast<Eigen::Index>(held_.size());
-  force_.setZero(k);
-  if (k == 0) return {};
-  const int nz = m.tree.nz;
-  const auto nd = d.zidd.size();
-  zj_.resize(static_cast<std::size_t>(nz));  // kept between evaluations
-  g_.resize(sources_.size());
-  std::vector<kin::Jet>& g = g_;
-  auto gapsAlong = [&](auto direction, auto second) {
-    for (int i = 0; i < nz; ++i) zj_[static_cast<std::size_t>(i)] = kin::Jet(d.z[i], direction(i), second(i));
-    contactGapsOn<kin::Jet, double>(m.tree, m.tree.numbers, zj_.data(), g.data());
-  };
-  // r, ṙ and r̈ without the held forces
-  gapsAlong([&](int i) { return d.zd[i]; }, [&](int i) { return d.zdd[i]; });
-  Eigen::VectorXd wanted(k);
-  for (Eigen::Index j = 0; j < k; ++j) {
-    const kin::Jet& r = g[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])];
-    wanted[j] = stabilised ? -2 * omega_ * r.d - omega_ * omega_ * r.v - r.dd : -r.dd;
-  }
-  // W: the held gaps' gradients in the independent coordinates, by columns of R^Φ
-  W_.resize(nd, k);
-  for (Eigen::Index c = 0; c < nd; ++c) {
-    gapsAlong([&](int i) { return d.R(i, c); }, [](int) { return 0.0; });
-    for (Eigen::Index j = 0; j < k; ++j) W_(c, j) = g[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])].d;
-  }
-  const Eigen::LLT<Eigen::MatrixXd> llt(d.Mbar);
-  if (llt.info() != Eigen::Success) return failure(Status::Code::Singular, d.t, "the reduced mass matrix is singular at a resting contact");
-  Y_ = llt.solve(W_);
-  const Eigen::MatrixXd A = W_.transpose() * Y_;
-  const double scale = A.diagonal().cwiseAbs().maxCoeff();
-  for (Eigen::Index j = 0; j < k; ++j)
-    if (!(A(j, j) > 1e-14 * scale) || scale == 0)
-      return failure(Status::Code::Singular, d.t,
-                     sources_[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])].label() +
-                         " rests where the mechanism cannot move its point along the plane's normal (or the joint along its coordinate): "
-                         "no force holds it");
-  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(A);
-  cod.setThreshold(1e-12);
-  force_ = cod.solve(wanted);
-  const Eigen::VectorXd dzid = Y_ * force_;
-  d.zidd += dzid;
-  d.zdd.noalias() += d.R * dzid;
-  return {};
+  return holdOnData<double>(m.tree, m.tree.numbers, sources_, held_, stabilised ? omega_ : 0.0, d.t, d, force_);
 }
 
 void RestingContacts::evaluate(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& phi, Eigen::MatrixXd& J,
                                Eigen::VectorXd& c) {
-  const auto k = static_cast<Eigen::Index>(held_.size());
-  const int nz = tree_.nz;
-  zj_.resize(static_cast<std::size_t>(nz));
-  g_.resize(sources_.size());
-  phi.resize(k);
-  c.resize(k);
-  J.resize(k, nz);
+  heldRowsOn<double>(tree_, tree_.numbers, held_, z, &zd, phi, J, c);
+}
+
+template <class S>
+void heldRowsOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<int>& held, const dyn::VectorOn<S>& z,
+                const dyn::VectorOn<S>* zd, dyn::VectorOn<S>& phi, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J, dyn::VectorOn<S>& c) {
+  using Jet = kin::BasicJet<S>;
+  const auto k = static_cast<Eigen::Index>(held.size());
+  const int nz = tree.nz;
+  std::vector<Jet> zj(static_cast<std::size_t>(nz)), g(gapCount(tree));
   auto gapsAlong = [&](auto direction) {
-    for (int i = 0; i < nz; ++i) zj_[static_cast<std::size_t>(i)] = kin::Jet(z[i], direction(i), 0.0);
-    contactGapsOn<kin::Jet, double>(tree_, tree_.numbers, zj_.data(), g_.data());
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet(z[i], direction(i), S(0.0));
+    contactGapsOn<Jet, S>(tree, p, zj.data(), g.data());
   };
-  gapsAlong([&](int i) { return zd[i]; });  // r, and r̈ at z̈ = 0: żᵀ r_zz ż
+  auto gap = [&](Eigen::Index j) -> const Jet& { return g[static_cast<std::size_t>(held[static_cast<std::size_t>(j)])]; };
+  phi.resize(k);
+  c = dyn::VectorOn<S>::Zero(k);
+  J.resize(k, nz);
+  gapsAlong([&](int i) { return zd ? (*zd)[i] : S(0.0); });  // r, and r̈ at z̈ = 0: żᵀ r_zz ż
   for (Eigen::Index j = 0; j < k; ++j) {
-    const kin::Jet& r = g_[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])];
-    phi[j] = r.v;
-    c[j] = -r.dd;
+    phi[j] = gap(j).v;
+    if (zd) c[j] = -gap(j).dd;
   }
   for (int col = 0; col < nz; ++col) {
-    gapsAlong([&](int i) { return i == col ? 1.0 : 0.0; });
-    for (Eigen::Index j = 0; j < k; ++j) J(j, col) = g_[static_cast<std::size_t>(held_[static_cast<std::size_t>(j)])].d;
+    gapsAlong([&](int i) { return i == col ? S(1.0) : S(0.0); });
+    for (Eigen::Index j = 0; j < k; ++j) J(j, col) = gap(j).d;
   }
 }
+#define LW_HELD_ROWS_ON(S)                                                                                                                  \
+  template void heldRowsOn<S>(const dyn::RecursiveModel&, const dyn::TreeNumbers<S>&, const std::vector<int>&, const dyn::VectorOn<S>&, \
+                              const dyn::VectorOn<S>*, dyn::VectorOn<S>&, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&, dyn::VectorOn<S>&);
+LW_HELD_ROWS_ON(double)
+LW_HELD_ROWS_ON(num::Dual8)
+LW_HELD_ROWS_ON(std::complex<double>)
+#undef LW_HELD_ROWS_ON
 
 int RestingContacts::pulling() const {
   int worst = -1;

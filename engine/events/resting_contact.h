@@ -18,6 +18,7 @@
 
 #include "core/status.h"
 #include "dynamics/matrix_r.h"
+#include "dynamics/matrix_r_derivatives.h"
 #include "dynamics/penalty.h"
 #include "events/contact_gaps.h"
 #include "events/contact_monitor.h"
@@ -66,9 +67,22 @@ class RestingContacts final : public dyn::ExtraConstraints {
   ContactMonitor* monitor_ = nullptr;
   double forceTolerance_;  // a force this small (of the mechanism's weight) is zero
   Eigen::VectorXd force_;
-  Eigen::MatrixXd W_, Y_;
-  std::vector<kin::Jet> zj_, g_;
 };
+
+/// The held gaps' forces at a state evaluated on any scalar S (double, dual numbers, complex
+/// steps: the sensitivities through a rest), added to e's accelerations as apply() adds them:
+/// λ = (Wᵀ M̄⁻¹ W)⁻¹ (−2ωṙ − ω²r − r̈_free) (ω = 0: the force that holds r̈ = 0). `held` gap
+/// indices into `sources` (gapSources(tree)), `force` λ in held's order. Off doubles, redundant
+/// supports are refused: their least-norm forces have no derivative where the rank changes.
+template <class S>
+Status holdOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<GapSource>& sources, const std::vector<int>& held,
+              double omega, double t, dyn::MatrixROn<S>& e, dyn::VectorOn<S>& force);
+
+/// The held gaps as constraint rows at z on S (the penalty formulation enforces them like the
+/// loops, dynamics/penalty_derivatives.h): r, r_z and, along ż when given, c = −żᵀ r_zz ż.
+template <class S>
+void heldRowsOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<int>& held, const dyn::VectorOn<S>& z,
+                const dyn::VectorOn<S>* zd, dyn::VectorOn<S>& phi, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J, dyn::VectorOn<S>& c);
 
 /// Where held gap `gap` opens inside a step from t0 (its forces `atStart`, held() order then) to
 /// t1 (forces() now, pulling): the Illinois rule on its force between them, `forceAt(t)` taking

@@ -90,9 +90,9 @@ struct BodyFrame {
     return entities[static_cast<std::size_t>(e)].value;
   }
   /// Direction d as this body places it.
-  Eigen::Vector3d ownValue(const std::vector<Entity>& entities, const Direction& d) const {
-    const Eigen::Vector3d a = ownValue(entities, d.a);
-    return d.b < 0 ? a : Eigen::Vector3d(a - ownValue(entities, d.b));
+  Eigen::Vector3d ownValue(const std::vector<Entity>& entities, const Direction& dir) const {
+    const Eigen::Vector3d a = ownValue(entities, dir.a);
+    return dir.b < 0 ? a : Eigen::Vector3d(a - ownValue(entities, dir.b));
   }
 };
 

@@ -2,12 +2,14 @@
 
 namespace lw::sens::detail {
 
-Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec, std::size_t parameter, std::vector<double>& gradient) {
+Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec, std::size_t parameter, std::vector<double>& gradient,
+                           std::vector<double>* eventTimes) {
   using Kind = RunRecord::Item::Kind;
   const double eps = 1e-30;
   if (rec.saved.size() != rec.size())
     return failure(Status::Code::BadRequest, 0, "the complex step needs every point of the run recorded (interval 1)");
   std::unique_ptr<ComplexRun> run = f.complexRun(parameter, eps);
+  if (eventTimes) eventTimes->clear();
   analysis::CostAccumulator<Cplx> costs(st.costs);
   std::vector<Cplx> out;
   for (std::size_t i = 0; i < rec.size(); ++i) {
@@ -25,7 +27,10 @@ Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec
     if (it.kind == Kind::Change) continue;  // the same state: no node
     if (Status o = run->outputs(p.t, out); !o.ok()) return o;
     costs.add(p.t, out.data(), run->parameters());
-    if (it.kind == Kind::Impact) costs.eventTimeMoves(dtau);
+    if (it.kind == Kind::Impact) {
+      costs.eventTimeMoves(dtau);
+      if (eventTimes) eventTimes->push_back(dtau.imag() / eps);
+    }
   }
   const auto values = costs.values();
   gradient.resize(values.size());

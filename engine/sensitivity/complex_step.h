@@ -10,7 +10,9 @@
 namespace lw::sens::detail {
 
 /// One parameter's gradient of every cost by the complex step over `rec` (recorded with every
-/// point saved: interval 1).
-Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec, std::size_t parameter, std::vector<double>& gradient);
+/// point saved: interval 1); with `eventTimes`, each impact's dt_e/dρ (the event time's imaginary
+/// move over h), in the record's order.
+Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec, std::size_t parameter, std::vector<double>& gradient,
+                           std::vector<double>* eventTimes = nullptr);
 
 }  // namespace lw::sens::detail

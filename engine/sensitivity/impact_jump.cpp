@@ -53,7 +53,7 @@ Status differentiableImpact(const Study& st, const std::vector<int>& contacts, d
 }
 
 Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
-                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out) {
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out, const std::vector<int>& plastic) {
   const double t = before.t;
   const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st.parameters.size());
   const int c = contacts[0];
@@ -72,7 +72,7 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
     if (Status s = gapOn(st, plain.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
     events::ImpactOn<Dual> h;
     if (isSwitch) h.zidPlus = v;
-    else if (Status s = events::impactOn<Dual>(st.model, plain.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
+    else if (Status s = events::impactOn<Dual>(st.model, plain.tree, dofs, t, x, v, z, contacts, h, plastic); !s.ok()) return s;
     for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
       const int lane = static_cast<int>(j - first);
       if (j < d) out.cx[j] = gap.g[lane];
@@ -81,8 +81,16 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
   }
   // ṙ⁻ = r_x v⁻ (no drivers: r_t = 0)
   out.normalBefore = out.cx.dot(before.v);
-  if (Status s = differentiableImpact(st, contacts, t, out.normalBefore); !s.ok()) return s;
-  out.cx /= -out.normalBefore;
+  // contacts at rest from the start (touching, not moving): held closed there, no crossing whose
+  // time could move; only the e = 0 law's projection of the velocities
+  const bool restingFromStart = t == 0 && plastic.size() == contacts.size();
+  if (restingFromStart) {
+    if (!st.resolved.drivers.empty()) return differentiableImpact(st, contacts, t, out.normalBefore);
+    out.cx.setZero();
+  } else {
+    if (Status s = differentiableImpact(st, contacts, t, out.normalBefore); !s.ok()) return s;
+    out.cx /= -out.normalBefore;
+  }
   // r_ρ and h_ρ: the parameters' chunks at the state
   out.cp.resize(p);
   out.hp.resize(d, p);
@@ -93,10 +101,10 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
     if (Status s = gapOn(st, seeded.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
     events::ImpactOn<Dual> h;
     if (isSwitch) h.zidPlus = v;
-    else if (Status s = events::impactOn<Dual>(st.model, seeded.tree, dofs, t, x, v, z, contacts, h); !s.ok()) return s;
+    else if (Status s = events::impactOn<Dual>(st.model, seeded.tree, dofs, t, x, v, z, contacts, h, plastic); !s.ok()) return s;
     for (std::size_t j = 0; j < chunk.seeded.size(); ++j) {
       const auto col = static_cast<Eigen::Index>(chunk.first + j);
-      out.cp[col] = -gap.g[static_cast<int>(j)] / out.normalBefore;
+      out.cp[col] = restingFromStart ? 0.0 : -gap.g[static_cast<int>(j)] / out.normalBefore;
       for (Eigen::Index i = 0; i < d; ++i) out.hp(i, col) = h.zidPlus[i].g[static_cast<int>(j)];
     }
   }

@@ -50,8 +50,9 @@ Status differentiableImpact(const Study& st, const std::vector<int>& contacts, d
 /// in the coordinates `dofs`; z the dependent coordinates there. Refused (with the reason) where
 /// the derivative does not exist or is not derived: simultaneous contacts (their event times
 /// part under a perturbation), a grazing contact (ṙ⁻ → 0: dt_e/dρ unbounded, seed 001 T9), and a
-/// driven mechanism (the jump's time derivative h_t).
+/// driven mechanism (the jump's time derivative h_t). `plastic`: those of `contacts` that come to
+/// rest (e = 0, events/impact_law.h).
 Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
-                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out);
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out, const std::vector<int>& plastic = {});
 
 }  // namespace lw::sens::detail

@@ -4,6 +4,7 @@
 // Dormand–Prince's step with its size held; changes of coordinates through the dependent state;
 // impacts with the event time made complex.
 #include <Eigen/LU>
+#include <algorithm>
 
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
@@ -15,8 +16,8 @@ namespace {
 
 class MatrixRComplex final : public ComplexRun {
  public:
-  MatrixRComplex(const Study& st, const std::vector<std::vector<dyn::Dof>>& dofSets, bool rungeKutta, std::size_t parameter, double eps)
-      : st_(st), dofSets_(dofSets), rungeKutta_(rungeKutta), eps_(eps),
+  MatrixRComplex(const Study& st, const std::vector<CoordinateMode>& modes, bool rungeKutta, std::size_t parameter, double eps)
+      : st_(st), modes_(modes), rungeKutta_(rungeKutta), eps_(eps),
         n_(st, {parameter}, {Cplx(st.table().values()[parameter], eps)}), plain_(st, {}, {}), sources_(events::gapSources(st.model.tree)) {}
 
   Status start(const RunPoint& p0) override {
@@ -31,7 +32,7 @@ class MatrixRComplex final : public ComplexRun {
     const auto d = x_.size();
     if (rungeKutta_ && d > 0) {  // the explicit step again, on complex numbers
       Vec<Cplx> x1, v1;
-      if (Status s = rungeKuttaStepOn<Cplx>(st_, n_, dofs(), a.t, h, x_, v_, aux_, x1, v1); !s.ok()) return s;
+      if (Status s = rungeKuttaStepOn<Cplx>(st_, n_, mode(), a.t, h, x_, v_, aux_, x1, v1); !s.ok()) return s;
       x_ = x1;
       v_ = v1;
       return accelerations(b.t);
@@ -49,7 +50,7 @@ class MatrixRComplex final : public ComplexRun {
         else vs[j - d].g[j - first] = 1;
       }
       dyn::MatrixROn<Dual> e;
-      if (Status s = dyn::evaluateOn<Dual>(st_.model, plain_.tree, dofs(), b.t, xs, vs, aux_, e); !s.ok()) return s;
+      if (Status s = evaluateMode<Dual>(st_, mode(), plain_.tree, b.t, xs, vs, aux_, e); !s.ok()) return s;
       for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j)
         for (Eigen::Index i = 0; i < d; ++i) G(i, j % d) -= (j < d ? 0.25 * h * h : 0.5 * h) * e.zidd[i].g[j - first];
     }
@@ -60,7 +61,7 @@ class MatrixRComplex final : public ComplexRun {
     double lastR = 0, lastI = 0;
     dyn::MatrixROn<Cplx> e;
     for (int it = 0; it < 50 && !converged; ++it) {
-      const Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), b.t, Vec<Cplx>(xh + (0.25 * h * h) * a1), Vec<Cplx>(vh + (0.5 * h) * a1), aux_, e);
+      const Status s = evaluateMode<Cplx>(st_, mode(), n_.tree, b.t, Vec<Cplx>(xh + (0.25 * h * h) * a1), Vec<Cplx>(vh + (0.5 * h) * a1), aux_, e);
       if (!s.ok()) return s;
       const Vec<Cplx> r = a1 - e.zidd;
       const Eigen::VectorXd dr = lu.solve(Eigen::VectorXd(r.real())), di = lu.solve(Eigen::VectorXd(r.imag()));
@@ -84,12 +85,13 @@ class MatrixRComplex final : public ComplexRun {
     return {};
   }
 
-  // the same state in the new coordinates, through the dependent state
+  // the same state in the new coordinates, through the dependent state (the accelerations with
+  // the new mode's held gaps)
   Status change(const RunPoint& a, const RunPoint& b) override {
-    const auto& before = dofSets_[static_cast<std::size_t>(a.coords)];
     at(b);
+    const CoordinateMode before{modes_[static_cast<std::size_t>(a.coords)].dofs, mode().held};
     dyn::MatrixROn<Cplx> e;
-    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, before, b.t, x_, v_, aux_, e); !s.ok()) return s;
+    if (Status s = evaluateMode<Cplx>(st_, before, n_.tree, b.t, x_, v_, aux_, e); !s.ok()) return s;
     dyn::independentOn<Cplx>(st_.model, n_.tree, dofs(), e.z, e.zd, &e.zdd, x_, v_, &a_);
     return {};
   }
@@ -99,25 +101,30 @@ class MatrixRComplex final : public ComplexRun {
     const double t = before.t;
     const int c = contacts.front();
     dyn::MatrixROn<Cplx> e;
-    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e); !s.ok()) return s;
+    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e); !s.ok()) return s;  // positions, velocities
     std::vector<Cplx> gaps(sources_.size());
     events::contactGapsOn<Cplx, Cplx>(st_.model.tree, n_.tree, e.z.data(), gaps.data());
     Eigen::VectorXd gap, rate;
     events::contactGaps(st_.model.tree, e.z.real(), e.zd.real(), gap, rate);
-    if (Status s = differentiableImpact(st_, contacts, t, rate[c]); !s.ok()) return s;
-    // the imaginary part only: the real event time is the run's (the replayed state's gap is
-    // round-off of the replay's Newton tolerance, and a real shift would mix it into the
-    // derivative parts at second order)
-    dtau = Cplx(0.0, -gaps[static_cast<std::size_t>(c)].imag() / rate[c]);
+    const std::vector<int> plastic = plasticAt(before, after);
+    if (t == 0 && plastic.size() == contacts.size()) {
+      dtau = 0.0;  // at rest from the start: no crossing (impact_jump.h)
+    } else {
+      if (Status s = differentiableImpact(st_, contacts, t, rate[c]); !s.ok()) return s;
+      // the imaginary part only: the real event time is the run's (the replayed state's gap is
+      // round-off of the replay's Newton tolerance, and a real shift would mix it into the
+      // derivative parts at second order)
+      dtau = Cplx(0.0, -gaps[static_cast<std::size_t>(c)].imag() / rate[c]);
+    }
     const Vec<Cplx> xc = x_ + v_ * dtau, vc = v_ + a_ * dtau;
     events::ImpactOn<Cplx> jump;
     if (events::applySwitches(st_.model.tree, sources_, contacts, n_.tree)) {
       events::applySwitches(st_.model.tree, sources_, contacts, plain_.tree);
       jump.zidPlus = vc;  // the equations of motion switch; the velocities stay
-    } else if (Status s = events::impactOn<Cplx>(st_.model, n_.tree, dofs(), t, xc, vc, aux_, contacts, jump); !s.ok()) {
+    } else if (Status s = events::impactOn<Cplx>(st_.model, n_.tree, dofs(), t, xc, vc, aux_, contacts, jump, plastic); !s.ok()) {
       return s;
     }
-    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, xc, jump.zidPlus, aux_, e); !s.ok()) return s;
+    if (Status s = evaluateMode<Cplx>(st_, mode(), n_.tree, t, xc, jump.zidPlus, aux_, e); !s.ok()) return s;
     x_ = xc - jump.zidPlus * dtau;
     v_ = jump.zidPlus - e.zidd * dtau;
     return accelerations(after.t);
@@ -126,7 +133,7 @@ class MatrixRComplex final : public ComplexRun {
   // the state's evaluation: the one accelerations() made of this state and time, else a new one
   Status outputs(double t, std::vector<Cplx>& out) override {
     if (!(evaluated_ && evaluatedAt_ == t))
-      if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e_); !s.ok()) return s;
+      if (Status s = evaluateMode<Cplx>(st_, mode(), n_.tree, t, x_, v_, aux_, e_); !s.ok()) return s;
     out.resize(st_.outputs.names.size());
     analysis::outputsOn<Cplx>(st_.outputs, st_.model.tree, n_.tree, e_.z, e_.zd, e_.zdd, t, out.data());
     return {};
@@ -140,9 +147,18 @@ class MatrixRComplex final : public ComplexRun {
     aux_ = p.aux;
     evaluated_ = false;  // the state moves on
   }
-  const std::vector<dyn::Dof>& dofs() const { return dofSets_[static_cast<std::size_t>(coords_)]; }
+  const CoordinateMode& mode() const { return modes_[static_cast<std::size_t>(coords_)]; }
+  const std::vector<dyn::Dof>& dofs() const { return mode().dofs; }
+  // the gaps an impact leaves held that were not before it: closed with e = 0
+  std::vector<int> plasticAt(const RunPoint& before, const RunPoint& after) const {
+    const auto& was = modes_[static_cast<std::size_t>(before.coords)].held;
+    std::vector<int> out;
+    for (int g : modes_[static_cast<std::size_t>(after.coords)].held)
+      if (!std::binary_search(was.begin(), was.end(), g)) out.push_back(g);
+    return out;
+  }
   Status accelerations(double t) {
-    if (Status s = dyn::evaluateOn<Cplx>(st_.model, n_.tree, dofs(), t, x_, v_, aux_, e_); !s.ok()) return s;
+    if (Status s = evaluateMode<Cplx>(st_, mode(), n_.tree, t, x_, v_, aux_, e_); !s.ok()) return s;
     a_ = e_.zidd;
     evaluated_ = true;
     evaluatedAt_ = t;
@@ -150,7 +166,7 @@ class MatrixRComplex final : public ComplexRun {
   }
 
   const Study& st_;
-  const std::vector<std::vector<dyn::Dof>>& dofSets_;
+  const std::vector<CoordinateMode>& modes_;
   bool rungeKutta_;
   double eps_;
   NumbersOn<Cplx> n_;      // not const: switches turn forces on and off
@@ -166,9 +182,9 @@ class MatrixRComplex final : public ComplexRun {
 
 }  // namespace
 
-std::unique_ptr<ComplexRun> matrixRComplexRun(const Study& st, const std::vector<std::vector<dyn::Dof>>& dofSets, bool rungeKutta,
-                                              std::size_t parameter, double eps) {
-  return std::make_unique<MatrixRComplex>(st, dofSets, rungeKutta, parameter, eps);
+std::unique_ptr<ComplexRun> matrixRComplexRun(const Study& st, const std::vector<CoordinateMode>& modes, bool rungeKutta, std::size_t parameter,
+                                              double eps) {
+  return std::make_unique<MatrixRComplex>(st, modes, rungeKutta, parameter, eps);
 }
 
 }  // namespace lw::sens::detail

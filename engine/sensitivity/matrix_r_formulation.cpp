@@ -6,10 +6,30 @@
 
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/matrix_r_derivatives.h"
+#include "events/resting_contact.h"
 #include "sensitivity/formulation_numbers.h"
 #include "sensitivity/ode_steps.h"
 
 namespace lw::sens::detail {
+
+template <class S>
+Status evaluateMode(const Study& st, const CoordinateMode& mode, const dyn::TreeNumbers<S>& p, double t, const Vec<S>& x, const Vec<S>& v,
+                    const Eigen::VectorXd& z, dyn::MatrixROn<S>& e, const dyn::TreeNumbers<double>* values) {
+  Status s = dyn::evaluateOn<S>(st.model, p, mode.dofs, t, x, v, z, e, values);
+  if (s.ok() && !mode.held.empty()) {
+    dyn::VectorOn<S> forces;
+    s = events::holdOn<S>(st.model.tree, p, events::gapSources(st.model.tree), mode.held, events::restingOmega(st.resolved), t, e, forces);
+  }
+  return s;
+}
+#define LW_EVALUATE_MODE(S)                                                                                                                  \
+  template Status evaluateMode<S>(const Study&, const CoordinateMode&, const dyn::TreeNumbers<S>&, double, const Vec<S>&, const Vec<S>&, \
+                                  const Eigen::VectorXd&, dyn::MatrixROn<S>&, const dyn::TreeNumbers<double>*);
+LW_EVALUATE_MODE(double)
+LW_EVALUATE_MODE(Dual)
+LW_EVALUATE_MODE(Cplx)
+#undef LW_EVALUATE_MODE
+
 namespace {
 
 // a point's partials from the columns of [f; outputs] by the state (x then v) and the parameters
@@ -43,7 +63,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   Status outputValues(const RunPoint& p, Eigen::VectorXd& out) override {
     dyn::MatrixROn<double> e;
-    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, dofs(p.coords), p.t, p.x, p.v, p.aux, e); !s.ok()) return s;
+    if (Status s = evaluateMode<double>(st_, mode(p.coords), real_.tree, p.t, p.x, p.v, p.aux, e); !s.ok()) return s;
     out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
     analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, out.data());
     return {};
@@ -91,7 +111,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           [&](const auto& nums, const auto& in, auto& r) -> Status {
             using Sc = typename std::decay_t<decltype(r)>::Scalar;
             Vec<Sc> x1, v1;
-            if (Status st = rungeKuttaStepOn<Sc>(st_, nums, D, a.t, h, in[0], in[1], a.aux, x1, v1); !st.ok()) return st;
+            if (Status st = rungeKuttaStepOn<Sc>(st_, nums, mode(b.coords), a.t, h, in[0], in[1], a.aux, x1, v1); !st.ok()) return st;
             r.resize(2 * d);
             r << x1, v1;
             return {};
@@ -175,18 +195,24 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   Status jump(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, ImpactJump& J) override {
     const integ::State b{before.t, before.x, before.v, before.a}, a{after.t, after.x, after.v, after.a};
-    return impactJump(st_, dofs(after.coords), b, a, contacts, before.aux, J);
+    // those held from the impact on closed with e = 0
+    std::vector<int> plastic;
+    for (int g : mode(after.coords).held)
+      if (!std::binary_search(mode(before.coords).held.begin(), mode(before.coords).held.end(), g)) plastic.push_back(g);
+    return impactJump(st_, dofs(after.coords), b, a, contacts, before.aux, J, plastic);
   }
 
-  // the state through the dependent coordinates: evaluated in the old choice, mapped to the new
+  // the state through the dependent coordinates: evaluated in the old choice, mapped to the new;
+  // the accelerations with the new mode's held gaps (a contact that opens: its force is zero)
   Status change(const RunPoint& a, int coords, RunPoint& b, CoordinateChange* map) override {
-    const auto& before = dofs(a.coords), &after = dofs(coords);
+    const auto& after = dofs(coords);
+    const CoordinateMode before{dofs(a.coords), mode(coords).held};
     auto mapped = [&](const auto& nums, const auto& x, const auto& v, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       dyn::MatrixROn<S> e;
       Status s;
-      if constexpr (std::is_same_v<S, Dual>) s = dyn::evaluateOn<Dual>(st_.model, nums.tree, before, a.t, x, v, a.aux, e, &real_.tree);
-      else s = dyn::evaluateOn<double>(st_.model, nums.tree, before, a.t, x, v, a.aux, e);
+      if constexpr (std::is_same_v<S, Dual>) s = evaluateMode<Dual>(st_, before, nums.tree, a.t, x, v, a.aux, e, &real_.tree);
+      else s = evaluateMode<double>(st_, before, nums.tree, a.t, x, v, a.aux, e);
       if (!s.ok()) return s;
       Vec<S> x1, v1, a1;
       dyn::independentOn<S>(st_.model, nums.tree, after, e.z, e.zd, &e.zdd, x1, v1, &a1);
@@ -217,12 +243,11 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // [f; outputs] at (x, v) of the point p's time and coordinates, with the numbers nums
   template <class S>
   Status accelerationsAndOutputs(const NumbersOn<S>& nums, const RunPoint& p, const Vec<S>& x, const Vec<S>& v, Vec<S>& r) const {
-    const auto& D = dofs(p.coords);
-    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const auto d = static_cast<Eigen::Index>(dofs(p.coords).size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     dyn::MatrixROn<S> e;
     Status s;
-    if constexpr (std::is_same_v<S, Dual>) s = dyn::evaluateOn<Dual>(st_.model, nums.tree, D, p.t, x, v, p.aux, e, &real_.tree);
-    else s = dyn::evaluateOn<S>(st_.model, nums.tree, D, p.t, x, v, p.aux, e);
+    if constexpr (std::is_same_v<S, Dual>) s = evaluateMode<Dual>(st_, mode(p.coords), nums.tree, p.t, x, v, p.aux, e, &real_.tree);
+    else s = evaluateMode<S>(st_, mode(p.coords), nums.tree, p.t, x, v, p.aux, e);
     if (!s.ok()) return s;
     r.resize(d + no);
     r.head(d) = e.zidd;
@@ -233,16 +258,18 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
-    return matrixRComplexRun(st_, dofSets_, rungeKutta_, parameter, step);
+    return matrixRComplexRun(st_, modes_, rungeKutta_, parameter, step);
   }
 
-  int coordsOf(const std::vector<dyn::Dof>& dofs) {
-    for (std::size_t i = 0; i < dofSets_.size(); ++i)
-      if (dofSets_[i] == dofs) return static_cast<int>(i);
-    dofSets_.push_back(dofs);
-    return static_cast<int>(dofSets_.size()) - 1;
+  int coordsOf(const std::vector<dyn::Dof>& dofs, const std::vector<int>& held) {
+    const CoordinateMode m{dofs, held};
+    for (std::size_t i = 0; i < modes_.size(); ++i)
+      if (modes_[i] == m) return static_cast<int>(i);
+    modes_.push_back(m);
+    return static_cast<int>(modes_.size()) - 1;
   }
-  const std::vector<dyn::Dof>& dofs(int coords) const { return dofSets_[static_cast<std::size_t>(coords)]; }
+  const CoordinateMode& mode(int coords) const { return modes_[static_cast<std::size_t>(coords)]; }
+  const std::vector<dyn::Dof>& dofs(int coords) const { return mode(coords).dofs; }
 
  private:
   // ---- open chains: the tree's analytic derivative kernels ----
@@ -252,7 +279,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // the whole pipeline, one LLᵀ of M^d per point.
   bool treeCovers(const RunPoint& p) const {
     const dyn::RecursiveModel& tree = st_.model.tree;
-    if (!analytic_ || tree.nrows != 0 || p.x.size() != tree.nz) return false;
+    if (!analytic_ || tree.nrows != 0 || p.x.size() != tree.nz || !mode(p.coords).held.empty()) return false;
     const auto& D = dofs(p.coords);
     for (std::size_t i = 0; i < D.size(); ++i)
       if (D[i].kind != dyn::Dof::Kind::Coordinate || D[i].z != static_cast<int>(i)) return false;
@@ -308,7 +335,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     // a driven mechanism (no independent coordinate) has no dynamics to differentiate: its
     // kinematic pipeline on dual numbers is cheaper than the tangent's setting up (Θ_z by jets, M^d,
     // the multipliers) at every point
-    if (p.x.size() == 0) return false;
+    if (p.x.size() == 0 || !mode(p.coords).held.empty()) return false;  // held gaps: the dual-number pipeline
     return analytic_ && (treeCovers(p) || dyn::treeMotionUnsupported(st_.model.tree).empty());
   }
 
@@ -361,7 +388,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // one trapezoidal step again, from a to t1: Newton on a₁ with the Jacobian at the step's start
   // (the last linearised end when that is a: what the adjoint's replay has at hand)
   Status trapezoidalReplay(const RunPoint& a, double t1, RunPoint& b) {
-    const auto& D = dofs(a.coords);
     const double h = t1 - a.t;
     const auto d = a.x.size();
     const Eigen::VectorXd xh = a.x + h * a.v + (0.25 * h * h) * a.a, vh = a.v + (0.5 * h) * a.a;
@@ -384,8 +410,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Eigen::VectorXd zs = a.aux;  // each position problem starts from the last one's solution
     // the residual acc − f(x̂ + h²/4 acc, v̂ + h/2 acc) at a trial acceleration
     auto residual = [&](const Eigen::VectorXd& acc, Eigen::VectorXd& r) -> Status {
-      const Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, t1, Eigen::VectorXd(xh + (0.25 * h * h) * acc),
-                                               Eigen::VectorXd(vh + (0.5 * h) * acc), zs, e);
+      const Status s = evaluateMode<double>(st_, mode(a.coords), real_.tree, t1, Eigen::VectorXd(xh + (0.25 * h * h) * acc),
+                                            Eigen::VectorXd(vh + (0.5 * h) * acc), zs, e);
       if (s.ok()) {
         zs = e.z;
         r = acc - e.zidd;
@@ -434,11 +460,10 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   // one Dormand–Prince step again from a (its size held), and its end's acceleration
   Status rungeKuttaReplay(const RunPoint& a, double t1, RunPoint& b) {
-    const auto& D = dofs(a.coords);
     Vec<double> x1, v1;
-    if (Status s = rungeKuttaStepOn<double>(st_, real_, D, a.t, t1 - a.t, a.x, a.v, a.aux, x1, v1); !s.ok()) return s;
+    if (Status s = rungeKuttaStepOn<double>(st_, real_, mode(a.coords), a.t, t1 - a.t, a.x, a.v, a.aux, x1, v1); !s.ok()) return s;
     dyn::MatrixROn<double> e;
-    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, t1, x1, v1, a.aux, e); !s.ok()) return s;
+    if (Status s = evaluateMode<double>(st_, mode(a.coords), real_.tree, t1, x1, v1, a.aux, e); !s.ok()) return s;
     b = {t1, a.coords, x1, v1, e.zidd, e.z};
     return {};
   }
@@ -451,7 +476,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
             // the stage's f and its partials: the point's machinery at the stage point
             if (Status s = partials(RunPoint{t, a.coords, X, V, {}, a.aux}, true, n); !s.ok()) return s;
             dyn::MatrixROn<double> e;
-            if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, dofs(a.coords), t, X, V, a.aux, e); !s.ok()) return s;
+            if (Status s = evaluateMode<double>(st_, mode(a.coords), real_.tree, t, X, V, a.aux, e); !s.ok()) return s;
             f = e.zidd;
             return {};
           },
@@ -459,14 +484,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     };
   }
 
-  // The Matrix R run's observer: its states and choices of coordinates as points
+  // The Matrix R run's observer: its states, choices of coordinates and held gaps as points
   struct Adapter final : analysis::StepObserver {
     explicit Adapter(MatrixR& owner) : f(owner) {}
     MatrixR& f;
     PointObserver* to = nullptr;
     RunPoint last;
     RunPoint point(const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) {
-      return {s.t, f.coordsOf(dofs), s.x, s.v, s.a, z};
+      static const std::vector<int> none;
+      return {s.t, f.coordsOf(dofs, held ? *held : none), s.x, s.v, s.a, z};
     }
     Status start(const dyn::MatrixRModel&, const std::vector<dyn::Dof>& dofs, const integ::State& s, const Eigen::VectorXd& z) override {
       last = point(dofs, s, z);
@@ -478,16 +504,19 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       last = std::move(b);
       return st;
     }
+    // a new choice of coordinates, or a held gap let go
     Status switched(const std::vector<dyn::Dof>&, const std::vector<dyn::Dof>& after, const integ::State& s, const Eigen::VectorXd& z) override {
       RunPoint b = point(after, s, z);
       const Status st = to->changed(last, b);
       last = std::move(b);
       return st;
     }
+    // the point before it with the gaps held before it (a contact that comes to rest is held after)
     Status impact(const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after, const std::vector<int>& contacts,
                   const Eigen::VectorXd& z) override {
-      RunPoint b = point(dofs, after, z);
-      const Status st = to->impact(point(dofs, before, z), b, contacts);
+      RunPoint a = point(dofs, before, z), b = point(dofs, after, z);
+      a.coords = f.coordsOf(dofs, f.mode(last.coords).held);
+      const Status st = to->impact(a, b, contacts);
       last = std::move(b);
       return st;
     }
@@ -501,7 +530,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   bool rungeKutta_;
   bool analytic_;
   Adapter adapter_;
-  std::vector<std::vector<dyn::Dof>> dofSets_;
+  std::vector<CoordinateMode> modes_;
   NewtonCache newton_;
   dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
   Eigen::MatrixXd Md_;

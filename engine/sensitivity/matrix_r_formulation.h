@@ -10,13 +10,45 @@
 
 namespace lw::sens::detail {
 
+/// A point's coordinates in Matrix R (RunPoint::coords indexes these): the choice of independent
+/// coordinates, and the gaps held closed by a resting contact (events/resting_contact.h), whose
+/// forces join the equations while they are held. A contact that comes to rest is an impact into
+/// a mode with its gap held (e = 0 for it); one that opens is a change of mode, the state and its
+/// accelerations the same (its force is zero there).
+struct CoordinateMode {
+  std::vector<dyn::Dof> dofs;
+  std::vector<int> held;  // gap indices, sorted
+  bool operator==(const CoordinateMode& o) const { return dofs == o.dofs && held == o.held; }
+};
+
+/// f(t, x, v) of the mode on S: the Matrix R evaluation in its coordinates and its held gaps'
+/// forces added (evaluateOn's arguments otherwise).
+template <class S>
+Status evaluateMode(const Study& st, const CoordinateMode& mode, const dyn::TreeNumbers<S>& p, double t, const Vec<S>& x, const Vec<S>& v,
+                    const Eigen::VectorXd& z, dyn::MatrixROn<S>& e, const dyn::TreeNumbers<double>* values = nullptr);
+
+/// One Dormand–Prince step with the mode's accelerations (rungeKuttaStepWith). z: the dependent
+/// coordinates near the step (a start for its stages' position problems).
+template <class S>
+Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const CoordinateMode& mode, double t0, double h, const Vec<S>& x0,
+                        const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1) {
+  return rungeKuttaStepWith<S>(
+      [&](double t, const Vec<S>& x, const Vec<S>& v, Vec<S>& a) -> Status {
+        dyn::MatrixROn<S> e;
+        const Status s = evaluateMode<S>(st, mode, n.tree, t, x, v, z, e);
+        a = e.zidd;
+        return s;
+      },
+      t0, h, x0, v0, x1, v1);
+}
+
 /// analytic: the tree's analytic derivative kernels where they cover the model (else, and when
 /// false, forward AD of the whole pipeline).
 std::unique_ptr<Formulation> matrixRFormulation(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic = true);
 
-/// Its run on complex numbers (matrix_r_complex.cpp): `dofSets` the formulation's coordinate sets
+/// Its run on complex numbers (matrix_r_complex.cpp): `modes` the formulation's coordinate modes
 /// (outliving the run), parameter a table index seeded by eps i.
-std::unique_ptr<ComplexRun> matrixRComplexRun(const Study& st, const std::vector<std::vector<dyn::Dof>>& dofSets, bool rungeKutta,
-                                              std::size_t parameter, double eps);
+std::unique_ptr<ComplexRun> matrixRComplexRun(const Study& st, const std::vector<CoordinateMode>& modes, bool rungeKutta, std::size_t parameter,
+                                              double eps);
 
 }  // namespace lw::sens::detail

@@ -4,14 +4,27 @@
 #include <algorithm>
 
 #include "dynamics/penalty_derivatives.h"
+#include "events/resting_contact.h"
 #include "sensitivity/formulation_numbers.h"
 #include "sensitivity/penalty_impact.h"
 
 namespace lw::sens::detail {
 
+template <class S>
+dyn::ExtraRowsOn<S> heldRows(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<int>& held) {
+  if (held.empty()) return {};
+  return [&tree, &p, held](const Vec<S>& z, const Vec<S>* zd, Vec<S>& phi, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J, Vec<S>& c) {
+    events::heldRowsOn<S>(tree, p, held, z, zd, phi, J, c);
+  };
+}
+template dyn::ExtraRowsOn<double> heldRows<double>(const dyn::RecursiveModel&, const dyn::TreeNumbers<double>&, const std::vector<int>&);
+template dyn::ExtraRowsOn<Dual> heldRows<Dual>(const dyn::RecursiveModel&, const dyn::TreeNumbers<Dual>&, const std::vector<int>&);
+template dyn::ExtraRowsOn<Cplx> heldRows<Cplx>(const dyn::RecursiveModel&, const dyn::TreeNumbers<Cplx>&, const std::vector<int>&);
+
 Eigen::MatrixXd penaltyTangent(const dyn::RecursiveModel& tree, const NumbersOn<Dual>& plain, double alpha, double t1, double h,
-                               const Eigen::VectorXd& z1, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS) {
+                               const Eigen::VectorXd& z1, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS, const std::vector<int>& held) {
   const auto nz = z1.size();
+  const dyn::ExtraRowsOn<Dual> rows = heldRows<Dual>(tree, plain.tree, held);
   Eigen::MatrixXd T(nz, nz);
   for (Eigen::Index first = 0; first < nz; first += kLanes) {
     Vec<Dual> z = z1.cast<Dual>(), zd = zdS.cast<Dual>(), zdd = zddS.cast<Dual>(), F;
@@ -20,7 +33,7 @@ Eigen::MatrixXd penaltyTangent(const dyn::RecursiveModel& tree, const NumbersOn<
       zd[j].g[j - first] = 2 / h;
       zdd[j].g[j - first] = 4 / (h * h);
     }
-    dyn::penaltyResidualOn<Dual>(tree, plain.tree, alpha, t1, z, zd, zdd, F);
+    dyn::penaltyResidualOn<Dual>(tree, plain.tree, alpha, t1, z, zd, zdd, F, &rows);
     for (Eigen::Index j = first; j < std::min(nz, first + kLanes); ++j)
       for (Eigen::Index i = 0; i < nz; ++i) T(i, j) = F[i].g[j - first];
   }
@@ -126,7 +139,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (!accelerations) return {};
     auto start = [&](const auto& nums, const auto& z, const auto& zd, auto& r) {
       using S = typename std::decay_t<decltype(r)>::Scalar;
-      return dyn::penaltyStartOn<S>(tree_, nums.tree, alpha_, p.t, z, zd, r);
+      const dyn::ExtraRowsOn<S> rows = heldRows<S>(tree_, nums.tree, held(p.coords));
+      return dyn::penaltyStartOn<S>(tree_, nums.tree, alpha_, p.t, z, zd, r, &rows);
     };
     auto seed2 = [&](Eigen::Index first) {
       std::array<Vec<Dual>, 2> s{p.x.cast<Dual>(), p.v.cast<Dual>()};
@@ -141,7 +155,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (semiAnalytical()) {
       // A z̈ = R's pieces differenced apart (residualPartial): z̈_ρ = −A⁻¹ R_ρ
       dyn::PenaltyParts p0;
-      const Eigen::MatrixXd Rp = residualPartial(p.t, p.x, p.v, p.a, true, p0);
+      const Eigen::MatrixXd Rp = residualPartial(p.t, p.coords, p.x, p.v, p.a, true, p0);
       o.Ap = -(p0.M + alpha_ * p0.J.transpose() * p0.J).partialPivLu().solve(Rp);
       return {};
     }
@@ -161,7 +175,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     const auto nz = b.x.size();
     Eigen::VectorXd zdS, zddS;
     trapezoidal(a, h, b.x, zdS, zddS);
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(penaltyTangent(tree_, plain_, alpha_, b.t, h, b.x, zdS, zddS));
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(penaltyTangent(tree_, plain_, alpha_, b.t, h, b.x, zdS, zddS, held(b.coords)));
     const Eigen::MatrixXd Zhd = -((2 / h) * S.x + S.v), Zhdd = -((4 / (h * h)) * S.x + (4 / h) * S.v + S.a);
     Eigen::MatrixXd Fb;
     Status s = alongColumns(
@@ -170,14 +184,15 @@ class Penalty final : public Formulation, private FormulationNumbers {
         },
         [&](const auto& nums, const auto& in, auto& F) {
           using Sc = typename std::decay_t<decltype(F)>::Scalar;
-          dyn::penaltyResidualOn<Sc>(tree_, nums.tree, alpha_, b.t, in[0], in[1], in[2], F);
+          const dyn::ExtraRowsOn<Sc> rows = heldRows<Sc>(tree_, nums.tree, held(b.coords));
+          dyn::penaltyResidualOn<Sc>(tree_, nums.tree, alpha_, b.t, in[0], in[1], in[2], F, &rows);
           return Status{};
         },
         nz, Fb, nullptr, true);
     if (!s.ok()) return s;
     if (semiAnalytical()) {
       dyn::PenaltyParts p0;
-      Fb += residualPartial(b.t, b.x, zdS, zddS, false, p0);
+      Fb += residualPartial(b.t, b.coords, b.x, zdS, zddS, false, p0);
     }
     const Eigen::MatrixXd Z1 = -lu.solve(Fb);
     const Eigen::MatrixXd ZdS = Zhd + (2 / h) * Z1, ZddS = Zhdd + (4 / (h * h)) * Z1;
@@ -189,7 +204,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
         [&](const auto& nums, const auto& in, auto& r) -> Status {
           using Sc = typename std::decay_t<decltype(r)>::Scalar;
           Vec<Sc> zd1, zdd1;
-          if (Status st = dyn::penaltyProjectOn<Sc>(tree_, nums.tree, alpha_, b.t, h, in[0], in[1], in[2], zd1, zdd1); !st.ok()) return st;
+          const dyn::ExtraRowsOn<Sc> rows = heldRows<Sc>(tree_, nums.tree, held(b.coords));
+          if (Status st = dyn::penaltyProjectOn<Sc>(tree_, nums.tree, alpha_, b.t, h, in[0], in[1], in[2], zd1, zdd1, &rows); !st.ok()) return st;
           r.resize(2 * nz);
           r << zd1, zdd1;
           return {};
@@ -210,13 +226,14 @@ class Penalty final : public Formulation, private FormulationNumbers {
         [&](Eigen::Index first) { return std::array<Vec<Dual>, 2>{seededBy(p.x, S.x, first), seededBy(p.v, S.v, first)}; },
         [&](const auto& nums, const auto& in, auto& r) {
           using Sc = typename std::decay_t<decltype(r)>::Scalar;
-          return dyn::penaltyStartOn<Sc>(tree_, nums.tree, alpha_, p.t, in[0], in[1], r);
+          const dyn::ExtraRowsOn<Sc> rows = heldRows<Sc>(tree_, nums.tree, held(p.coords));
+          return dyn::penaltyStartOn<Sc>(tree_, nums.tree, alpha_, p.t, in[0], in[1], r, &rows);
         },
         p.x.size(), A, nullptr, true);
     if (!s.ok()) return s;
     if (semiAnalytical()) {
       dyn::PenaltyParts p0;
-      const Eigen::MatrixXd Rp = residualPartial(p.t, p.x, p.v, p.a, true, p0);
+      const Eigen::MatrixXd Rp = residualPartial(p.t, p.coords, p.x, p.v, p.a, true, p0);
       A -= (p0.M + alpha_ * p0.J.transpose() * p0.J).partialPivLu().solve(Rp);
     }
     S.a = A;
@@ -238,9 +255,11 @@ class Penalty final : public Formulation, private FormulationNumbers {
     const double h = t1 - a.t;
     const auto nz = a.x.size();
     Eigen::VectorXd z1 = a.x + h * a.v + (0.5 * h * h) * a.a, zdS, zddS;
+    const std::vector<int>& heldNow = held(a.coords);
+    const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, heldNow);
     auto tangentAt = [&](const Eigen::VectorXd& z) {
       trapezoidal(a, h, z, zdS, zddS);
-      return penaltyTangent(tree_, plain_, alpha_, t1, h, z, zdS, zddS);
+      return penaltyTangent(tree_, plain_, alpha_, t1, h, z, zdS, zddS, heldNow);
     };
     Eigen::PartialPivLU<Eigen::MatrixXd> lu(tangentAt(z1));
     double lastStep = 0;
@@ -248,7 +267,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     for (int it = 0; it < 30 && !converged; ++it) {
       trapezoidal(a, h, z1, zdS, zddS);
       Vec<double> F;
-      dyn::penaltyResidualOn<double>(tree_, real_.tree, alpha_, t1, z1, zdS, zddS, F);
+      dyn::penaltyResidualOn<double>(tree_, real_.tree, alpha_, t1, z1, zdS, zddS, F, &rows);
       const Eigen::VectorXd dz = lu.solve(F);
       z1 -= dz;
       const double step = dz.cwiseAbs().maxCoeff(), scale = std::max(1.0, z1.cwiseAbs().maxCoeff());
@@ -259,9 +278,9 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (!converged) return failure(Status::Code::NotConverged, t1, "the replay of the penalty step to t = " + shortNumber(t1) + " did not converge");
     trapezoidal(a, h, z1, zdS, zddS);
     b.t = t1;
-    b.coords = 0;
+    b.coords = a.coords;
     b.x = z1;
-    return dyn::penaltyProjectOn<double>(tree_, real_.tree, alpha_, t1, h, z1, zdS, zddS, b.v, b.a);
+    return dyn::penaltyProjectOn<double>(tree_, real_.tree, alpha_, t1, h, z1, zdS, zddS, b.v, b.a, &rows);
   }
 
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
@@ -280,7 +299,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
     Eigen::MatrixXd Fs, Ps;
     auto residual = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& F) -> Status {
       using S = typename std::decay_t<decltype(F)>::Scalar;
-      dyn::penaltyResidualOn<S>(tree_, nums.tree, alpha_, b.t, z, zd, zdd, F);
+      const dyn::ExtraRowsOn<S> rows = heldRows<S>(tree_, nums.tree, held(b.coords));
+      dyn::penaltyResidualOn<S>(tree_, nums.tree, alpha_, b.t, z, zd, zdd, F, &rows);
       return {};
     };
     if (Status s = stateColumns(3 * nz, nz, seed3, [&](const auto& s3, Vec<Dual>& F) { return residual(plain_, s3[0], s3[1], s3[2], F); }, Fs); !s.ok())
@@ -292,7 +312,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
     auto project = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       Vec<S> zd1, zdd1;
-      if (Status s = dyn::penaltyProjectOn<S>(tree_, nums.tree, alpha_, b.t, h, z, zd, zdd, zd1, zdd1); !s.ok()) return s;
+      const dyn::ExtraRowsOn<S> rows = heldRows<S>(tree_, nums.tree, held(b.coords));
+      if (Status s = dyn::penaltyProjectOn<S>(tree_, nums.tree, alpha_, b.t, h, z, zd, zdd, zd1, zdd1, &rows); !s.ok()) return s;
       r.resize(2 * nz);
       r << zd1, zdd1;
       return {};
@@ -318,7 +339,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     J.Qp = PQp.bottomRows(nz);
     if (semiAnalytical()) {
       dyn::PenaltyParts p0;
-      J.Fp = residualPartial(b.t, b.x, zdS, zddS, false, p0);
+      J.Fp = residualPartial(b.t, b.coords, b.x, zdS, zddS, false, p0);
     } else if (Status s = parameterColumns(
                    [&](const auto& nums, auto& F) {
                      using S = typename std::decay_t<decltype(F)>::Scalar;
@@ -339,14 +360,16 @@ class Penalty final : public Formulation, private FormulationNumbers {
     const double t = before.t;
     double rate = 0;
     std::vector<dyn::Dof> dofs;
-    if (Status s = penaltyImpactAt(st_, t, before.x, before.v, contacts, rate, dofs); !s.ok()) return s;
+    const std::vector<int> plastic = plasticAt(before, after);
+    const bool restingFromStart = t == 0 && plastic.size() == contacts.size();  // no crossing (impact_jump.h)
+    if (Status s = penaltyImpactAt(st_, t, before.x, before.v, contacts, rate, dofs, restingFromStart); !s.ok()) return s;
     const int c0 = contacts.front();
     const std::size_t gaps = sources_.size();
     // [h; r] of (z, ż⁻) with the numbers given
     auto jumpAndGap = [&](const auto& nums, const auto& z, const auto& zd, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       Vec<S> h;
-      if (Status s = penaltyJumpOn<S>(st_, nums.tree, dofs, t, z, zd, before.x, contacts, h); !s.ok()) return s;
+      if (Status s = penaltyJumpOn<S>(st_, nums.tree, dofs, t, z, zd, before.x, contacts, h, plastic); !s.ok()) return s;
       std::vector<S> g(gaps);
       events::contactGapsOn<S, S>(tree_, nums.tree, z.data(), g.data());
       r.resize(nz + 1);
@@ -376,18 +399,35 @@ class Penalty final : public Formulation, private FormulationNumbers {
     J.hp = Hp.topRows(nz);
     J.cx = -Hs.bottomLeftCorner(1, nz).transpose() / rate;
     J.cp = -Hp.bottomRows(1) / rate;
+    if (restingFromStart) J.dropEventTime();
     J.dv = after.v - before.v;
     J.w = J.hx * before.v + J.hv * before.a - after.a;
     return {};
   }
 
   std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
-    return penaltyComplexRun(st_, alpha_, parameter, step);
+    return penaltyComplexRun(st_, alpha_, helds_, parameter, step);
   }
 
-  Status change(const RunPoint& a, int, RunPoint& b, CoordinateChange* map) override {
-    b = a;  // one set of coordinates: no change
-    if (map) *map = {};
+  // a held gap let go (the only change there is: the coordinates are all the tree's): the same z,
+  // ż, the accelerations of the start's equations without its rows, (x, v, a) = (X, V, A_x X +
+  // A_v V + A_ρ)
+  Status change(const RunPoint& a, int coords, RunPoint& b, CoordinateChange* map) override {
+    b = a;
+    b.coords = coords;
+    PointPartials n;
+    if (Status s = partials(b, true, n); !s.ok()) return s;
+    const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, held(coords));
+    if (Status s = dyn::penaltyStartOn<double>(tree_, real_.tree, alpha_, b.t, b.x, b.v, b.a, &rows); !s.ok()) return s;
+    if (!map) return {};
+    const auto nz = a.x.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
+    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(nz, nz), O = Eigen::MatrixXd::Zero(nz, nz);
+    map->Sx.resize(3 * nz, nz);
+    map->Sx << I, O, n.Ax;
+    map->Sv.resize(3 * nz, nz);
+    map->Sv << O, I, n.Av;
+    map->Sp = Eigen::MatrixXd::Zero(3 * nz, p);
+    map->Sp.bottomRows(nz) = n.Ap;
     return {};
   }
 
@@ -413,45 +453,74 @@ class Penalty final : public Formulation, private FormulationNumbers {
   // R = M a − Q + Φ_zᵀ α e at (z, ż, a) with e = Φ_z a − c (the start) or Φ (a step): its
   // parameters' partials, M a − Q, Φ_z and e differenced apart (R differenced whole would carry
   // α δ ∂Φ_z/∂ρ ∂e/∂ρ, as large as the answer); p0: the nominal pieces
-  Eigen::MatrixXd residualPartial(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& a, bool start,
+  Eigen::MatrixXd residualPartial(double t, int coords, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& a, bool start,
                                   dyn::PenaltyParts& p0) const {
     dyn::PenaltyParts pk;
-    dyn::penaltyParts(tree_, real_.tree, t, z, zd, p0);
+    const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, held(coords));
+    dyn::penaltyParts(tree_, real_.tree, t, z, zd, p0, &rows);
     auto e = [&](const dyn::PenaltyParts& q) -> Eigen::VectorXd { return start ? Eigen::VectorXd(q.J * a - q.c) : q.phi; };
     const Eigen::VectorXd g0 = p0.M * a - p0.Q, e0 = e(p0);
     const auto p = static_cast<Eigen::Index>(st_.parameters.size());
     Eigen::MatrixXd out = Eigen::MatrixXd::Zero(z.size(), p);
     for (Eigen::Index k = 0; k < p; ++k)
       for (const auto& set : moved_[static_cast<std::size_t>(k)]) {
-        dyn::penaltyParts(tree_, set->tree, t, z, zd, pk);
+        const dyn::ExtraRowsOn<double> moved = heldRows<double>(tree_, set->tree, held(coords));
+        dyn::penaltyParts(tree_, set->tree, t, z, zd, pk, &moved);
         out.col(k) +=
             ((pk.M * a - pk.Q) - g0 + alpha_ * ((pk.J - p0.J).transpose() * e0 + p0.J.transpose() * (e(pk) - e0))) / deltas_[static_cast<std::size_t>(k)];
       }
     return out;
   }
 
-  // The penalty run's observer: its states as points (one set of coordinates), α kept
+  const std::vector<int>& held(int coords) const { return helds_[static_cast<std::size_t>(coords)]; }
+  int coordsOf(const std::vector<int>& held) {
+    for (std::size_t i = 0; i < helds_.size(); ++i)
+      if (helds_[i] == held) return static_cast<int>(i);
+    helds_.push_back(held);
+    return static_cast<int>(helds_.size()) - 1;
+  }
+  // the gaps an impact leaves held that were not before it: closed with e = 0
+  std::vector<int> plasticAt(const RunPoint& before, const RunPoint& after) const {
+    std::vector<int> out;
+    for (int g : held(after.coords))
+      if (!std::binary_search(held(before.coords).begin(), held(before.coords).end(), g)) out.push_back(g);
+    return out;
+  }
+
+  // The penalty run's observer: its states as points (all the tree's coordinates, the held gaps
+  // as the set), α kept
   struct Adapter final : analysis::PenaltyObserver {
     explicit Adapter(Penalty& owner) : f(owner) {}
     Penalty& f;
     PointObserver* to = nullptr;
     RunPoint last;
+    int coords() {
+      static const std::vector<int> none;
+      return f.coordsOf(held ? *held : none);
+    }
     Status start(const dyn::RecursiveModel&, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                  const Eigen::VectorXd& zdd) override {
       f.alpha_ = alpha;
-      last = {t, 0, z, zd, zdd, {}};
+      last = {t, coords(), z, zd, zdd, {}};
       return to->start(last);
     }
     Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
-      RunPoint b{t1, 0, z, zd, zdd, {}};
+      RunPoint b{t1, coords(), z, zd, zdd, {}};
       const Status s = to->step(last, b);
       last = std::move(b);
       return s;
     }
+    // before it, the gaps held before it (a contact that comes to rest is held after)
     Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const Eigen::VectorXd& zd,
                   const Eigen::VectorXd& zdd) override {
-      RunPoint b{t, 0, z, zd, zdd, {}};
-      const Status s = to->impact(RunPoint{t, 0, z, zdBefore, last.a, {}}, b, contacts);
+      RunPoint b{t, coords(), z, zd, zdd, {}};
+      const Status s = to->impact(RunPoint{t, last.coords, z, zdBefore, last.a, {}}, b, contacts);
+      last = std::move(b);
+      return s;
+    }
+    Status released(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
+      RunPoint b{t, coords(), z, zd, zdd, {}};
+      const Status s = to->changed(last, b);
       last = std::move(b);
       return s;
     }
@@ -459,6 +528,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   const dyn::RecursiveModel& tree_;
   double alpha_ = 0;
+  HeldSets helds_;
   Adapter adapter_;
 };
 

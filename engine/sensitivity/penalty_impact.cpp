@@ -16,18 +16,21 @@ std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::
 }
 
 Status penaltyImpactAt(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const std::vector<int>& contacts,
-                       double& rate, std::vector<dyn::Dof>& dofs) {
+                       double& rate, std::vector<dyn::Dof>& dofs, bool restingFromStart) {
   Eigen::VectorXd gap, rates;
   events::contactGaps(st.model.tree, z, zdBefore, gap, rates);
   rate = rates[contacts.front()];
-  if (Status s = differentiableImpact(st, contacts, t, rate); !s.ok()) return s;
+  if (restingFromStart && !st.resolved.drivers.empty()) return differentiableImpact(st, contacts, t, rate);
+  if (!restingFromStart)
+    if (Status s = differentiableImpact(st, contacts, t, rate); !s.ok()) return s;
   dofs = penaltyImpactDofs(st, t, z, zdBefore);
   return {};
 }
 
 template <class S>
 Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
-                     const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus) {
+                     const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus,
+                     const std::vector<int>& plastic) {
   // a switch of the equations of motion changes no velocity (seed 001 Theorem 4): its forces are
   // turned on and off in the numbers by the caller (events::applySwitches); the forward run takes
   // switches alone, never with an impact
@@ -40,16 +43,19 @@ Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::v
   Vec<S> zi, zid;
   dyn::independentOn<S>(st.model, p, dofs, z, zd, nullptr, zi, zid, nullptr);
   events::ImpactOn<S> imp;
-  if (Status s = events::impactOn<S>(st.model, p, dofs, t, zi, zid, zStart, contacts, imp); !s.ok()) return s;
+  if (Status s = events::impactOn<S>(st.model, p, dofs, t, zi, zid, zStart, contacts, imp, plastic); !s.ok()) return s;
   zdPlus = zd + (imp.zdPlus - imp.zdMinus);
   return {};
 }
 
 template Status penaltyJumpOn<double>(const Study&, const dyn::TreeNumbers<double>&, const std::vector<dyn::Dof>&, double, const Vec<double>&,
-                                      const Vec<double>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<double>&);
+                                      const Vec<double>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<double>&,
+                                      const std::vector<int>&);
 template Status penaltyJumpOn<Dual>(const Study&, const dyn::TreeNumbers<Dual>&, const std::vector<dyn::Dof>&, double, const Vec<Dual>&,
-                                    const Vec<Dual>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Dual>&);
+                                    const Vec<Dual>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Dual>&,
+                                      const std::vector<int>&);
 template Status penaltyJumpOn<Cplx>(const Study&, const dyn::TreeNumbers<Cplx>&, const std::vector<dyn::Dof>&, double, const Vec<Cplx>&,
-                                    const Vec<Cplx>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Cplx>&);
+                                    const Vec<Cplx>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Cplx>&,
+                                      const std::vector<int>&);
 
 }  // namespace lw::sens::detail

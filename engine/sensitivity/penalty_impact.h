@@ -17,13 +17,16 @@ std::vector<dyn::Dof> penaltyImpactDofs(const Study& st, double t, const Eigen::
 
 /// A penalty run's impact of `contacts` at (t, z, ż⁻) as the sensitivities take it: the first
 /// contact's closing rate ṙ⁻ and the coordinates its law is taken in; refused with the reason
-/// where it has no derivative (differentiableImpact).
+/// where it has no derivative (differentiableImpact). `restingFromStart`: contacts at rest from
+/// the start (closed with e = 0 without a crossing, impact_jump.h): not refused for their ṙ⁻ = 0.
 Status penaltyImpactAt(const Study& st, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore, const std::vector<int>& contacts,
-                       double& rate, std::vector<dyn::Dof>& dofs);
+                       double& rate, std::vector<dyn::Dof>& dofs, bool restingFromStart = false);
 
-/// ż⁺ = h(z, ż⁻; ρ) on S; zStart: z's values (the position problem's start).
+/// ż⁺ = h(z, ż⁻; ρ) on S; zStart: z's values (the position problem's start); `plastic`: those of
+/// `contacts` that come to rest (e = 0).
 template <class S>
 Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
-                     const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus);
+                     const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus,
+                     const std::vector<int>& plastic = {});
 
 }  // namespace lw::sens::detail

@@ -263,12 +263,21 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       g.recomputedSteps = stats.recomputedSteps;
       g.checkpointEvery = every;
     };
+    // the run's events that the methods see as impacts (an opening contact is not one: the state
+    // and its sensitivities go on unchanged), in order
+    auto observedImpacts = [&] {
+      std::vector<ImpactSensitivity*> out;
+      for (auto& i : res.impacts)
+        if (i.record.kind != "opens") out.push_back(&i);
+      return out;
+    };
     // a direct method's impact time sensitivities and jumps, beside the run's records
     auto keepImpacts = [&](const std::vector<ImpactSensitivity>& seen) {
-      for (std::size_t k = 0; k < seen.size() && k < res.impacts.size(); ++k) {
-        const events::EventRecord record = res.impacts[k].record;
-        res.impacts[k] = seen[k];
-        res.impacts[k].record = record;
+      const std::vector<ImpactSensitivity*> observed = observedImpacts();
+      for (std::size_t k = 0; k < seen.size() && k < observed.size(); ++k) {
+        const events::EventRecord record = observed[k]->record;
+        *observed[k] = seen[k];
+        observed[k]->record = record;
       }
     };
     if (g.method == Method::Direct) {
@@ -306,9 +315,16 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       CostValues values(st, *f);
       BothObservers both(rec, values);
       if (!runWith(*f, &both, false)) return false;
-      res.status = columnByColumn([&](std::size_t k, std::vector<double>& column) { return complexStepGradient(st, *f, rec, st.parameters[k], column); });
+      std::vector<std::vector<double>> eventTimes(np);  // per parameter, per impact
+      res.status = columnByColumn(
+          [&](std::size_t k, std::vector<double>& column) { return complexStepGradient(st, *f, rec, st.parameters[k], column, &eventTimes[k]); });
       if (!res.status.ok()) return false;
       g.values = values.values();
+      // the impacts' event time sensitivities, where no direct method gave them
+      const std::vector<ImpactSensitivity*> observed = observedImpacts();
+      for (std::size_t i = 0; i < observed.size(); ++i)
+        if (observed[i]->eventTime.empty())
+          for (std::size_t k = 0; k < np; ++k) observed[i]->eventTime.push_back(i < eventTimes[k].size() ? eventTimes[k][i] : NAN);
     } else {
       auto f = formulation(st, Partials::AutomaticDifferentiation);
       CostValues values(st, *f);

@@ -84,7 +84,7 @@ struct Gradient {
 /// sensitivities (Theorems 2–3).
 struct ImpactSensitivity {
   events::EventRecord record;
-  std::vector<double> eventTime;           // dt_e/dρ per parameter (empty without the direct method)
+  std::vector<double> eventTime;           // dt_e/dρ per parameter (the direct method's, else the complex step's)
   std::vector<std::string> coordinates;    // the independent coordinates at the impact
   Eigen::MatrixXd positionJump, velocityJump;  // Q⁺ − Q⁻, V⁺ − V⁻ (coordinates × parameters)
 };

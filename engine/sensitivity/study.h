@@ -98,21 +98,6 @@ Status rungeKuttaStepWith(Acceleration&& acceleration, double t0, double h, cons
   return {};
 }
 
-/// The same with the Matrix R accelerations of the numbers n. z: the dependent coordinates near
-/// the step (a start for its stages' position problems).
-template <class S>
-Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const std::vector<dyn::Dof>& dofs, double t0, double h,
-                        const Vec<S>& x0, const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1) {
-  return rungeKuttaStepWith<S>(
-      [&](double t, const Vec<S>& x, const Vec<S>& v, Vec<S>& a) -> Status {
-        dyn::MatrixROn<S> e;
-        const Status s = dyn::evaluateOn<S>(st.model, n.tree, dofs, t, x, v, z, e);
-        a = e.zidd;
-        return s;
-      },
-      t0, h, x0, v0, x1, v1);
-}
-
 /// The chosen parameters in chunks of eight, each seeded in its own lane (parameter first + j in
 /// lane j): the numbers a forward-AD pass differentiates a chunk with.
 struct ParameterChunk {

@@ -199,6 +199,7 @@ void runMatrixR(RunContext& run) {
   // forces at the last accepted state (where one that pulls at a step's end began to)
   events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
   sys.resting = &resting;
+  if (observer) observer->held = &resting.held();
   Eigen::VectorXd forcesAtAnchor;
   // an impact at s: the velocities jump (events/impact_law.h), the integrators start again from
   // the state after it, and the table gets the row just after beside the one just before
@@ -235,17 +236,29 @@ void runMatrixR(RunContext& run) {
     s.v = imp.zidPlus;
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     // those that leave too slowly to fly again (their bounces would accumulate: Zeno) come to
-    // rest: the impact again with e = 0 for them, and their gaps held closed from here on
-    // (a sensitivity, which refuses them, already when a flight is shorter than a step)
-    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, data.z, data.zd, data.zdd,
-                                                          observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
-    if (!comingToRest.empty()) {
-      if (observer) return restingRefused(sources, comingToRest, s.t);
+    // rest: the impact again with e = 0 for them, and their gaps held closed from here on. A
+    // differentiated run closes them before their bounces graze (ten times the grazing speed:
+    // below it an event time's sensitivity is refused), when they would bounce less than 1e-10 of
+    // the mechanism's size; a plain run follows them to flights of 1e-4 of a step
+    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, data.z, data.zd, data.zdd, 1e-4 * spec.dt,
+                                                          observer ? 10 * speeds.grazing : speeds.resting);
+    while (!comingToRest.empty()) {
       if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp, comingToRest);
           !e.ok())
         return e;
       s.v = imp.zidPlus;
-      if (lw::Status e = resting.holdAll(comingToRest, [&] { return sys.acceleration(s.t, s.x, s.v, s.a); }); !e.ok()) return e;
+      std::vector<int> held = comingToRest;
+      if (lw::Status e = resting.holdAll(held, [&] { return sys.acceleration(s.t, s.x, s.v, s.a); }); !e.ok()) return e;
+      if (held.size() == comingToRest.size()) break;
+      // one whose force pulls at once leaves: its impact is its own law's, not a plastic one (the
+      // gaps held are exactly those closed with e = 0)
+      for (int j : held) resting.release(j);
+      comingToRest = std::move(held);
+      if (comingToRest.empty()) {
+        if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp); !e.ok()) return e;
+        s.v = imp.zidPlus;
+        if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
+      }
     }
     sys.setAnchor();
     forcesAtAnchor = resting.forces();
@@ -263,6 +276,8 @@ void runMatrixR(RunContext& run) {
     forcesAtAnchor = resting.forces();
     rows.logEvent(events::openingRecord(model.tree, sources, s.t, j, data.z, data.zd, dyn::energy(model.tree, data.z, data.zd).total()), data.z,
                   data.zd, data.zdd, !atTimes);
+    if (observer)  // the same coordinates, one gap fewer held
+      if (lw::Status e = observer->switched(data.dofs, data.dofs, s, data.z); !e.ok()) return e;
     res.tangents += trap.jacobians();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);

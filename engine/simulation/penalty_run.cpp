@@ -63,6 +63,7 @@ void runPenalty(RunContext& run) {
   // measured as Matrix R's at the state (coordinates chosen there, an evaluation)
   events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
   pd.extra = &resting;
+  if (observer) observer->held = &resting.held();
   Eigen::VectorXd forcesAtAccepted;  // the held forces at the last accepted state
   auto measureHeld = [&]() -> lw::Status {
     data.t = pd.t;
@@ -102,16 +103,27 @@ void runPenalty(RunContext& run) {
     if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
     // those that leave too slowly to fly again come to rest (as in Matrix R's run): the impact
     // again with e = 0 for them, and their gaps held closed by the penalty from here on
-    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, pd.z, pd.zd, pd.zdd,
-                                                          observer ? spec.dt : 1e-4 * spec.dt, speeds.resting);
-    if (!comingToRest.empty()) {
-      if (observer) return events::restingRefused(sources, comingToRest, pd.t);
+    // (a differentiated run before their bounces graze, as Matrix R's: matrix_r_run.cpp)
+    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, pd.z, pd.zd, pd.zdd, 1e-4 * spec.dt,
+                                                          observer ? 10 * speeds.grazing : speeds.resting);
+    while (!comingToRest.empty()) {
       if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp, comingToRest);
           !e.ok())
         return e;
       pd.zd = zdBefore + (imp.zdPlus - imp.zdMinus);
-      if (lw::Status e = resting.holdAll(comingToRest, measureHeld); !e.ok()) return e;
+      std::vector<int> held = comingToRest;
+      if (lw::Status e = resting.holdAll(held, measureHeld); !e.ok()) return e;
+      if (held.size() != comingToRest.size()) {
+        // one whose force pulls at once leaves with its own law's impact (the gaps held are
+        // exactly those closed with e = 0)
+        for (int j : held) resting.release(j);
+        comingToRest = std::move(held);
+        if (!comingToRest.empty()) continue;
+        if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp); !e.ok()) return e;
+        pd.zd = zdBefore + (imp.zdPlus - imp.zdMinus);
+      }
       if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
+      break;
     }
     forcesAtAccepted = resting.forces();
     events::EventRecord record = impactRecord(sources, pd.t, closing, imp, eBefore, dyn::energy(model.tree, pd.z, pd.zd).total(), speeds);
@@ -130,6 +142,8 @@ void runPenalty(RunContext& run) {
     forcesAtAccepted = resting.forces();
     rows.logEvent(events::openingRecord(model.tree, sources, pd.t, j, pd.z, pd.zd, dyn::energy(model.tree, pd.z, pd.zd).total()), pd.z, pd.zd,
                   pd.zdd, true);
+    if (observer)
+      if (lw::Status e = observer->released(pd.t, pd.z, pd.zd, pd.zdd); !e.ok()) return e;
     monitor.start(pd.t, pd.z, pd.zd);
     return {};
   };

@@ -48,11 +48,6 @@ Status StepObserver::impact(const std::vector<dyn::Dof>&, const integ::State& be
                      "an impact at t = " + lw::shortNumber(before.t) + " s: this analysis does not follow impacts");
 }
 
-Status PenaltyObserver::impact(double t, const std::vector<int>&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
-                               const Eigen::VectorXd&) {
-  return lw::failure(lw::Status::Code::BadRequest, t, "an impact at t = " + lw::shortNumber(t) + " s: this analysis does not follow impacts");
-}
-
 bool parseIntegrator(const std::string& s, Integrator& out) {
   if (s == "trapezoidal") out = Integrator::Trapezoidal;
   else if (s == "rk45") out = Integrator::RK45;

@@ -37,6 +37,10 @@ bool parseIntegrator(const std::string& s, Integrator& out);
 class StepObserver {
  public:
   virtual ~StepObserver() = default;
+  /// The gaps held closed at each report (a resting contact, events/resting_contact.h; sorted gap
+  /// indices), set by the run: the steps' equations include their forces. A gap let go is reported
+  /// as switched() with the same coordinates.
+  const std::vector<int>* held = nullptr;
   /// The assembled initial state (t = 0), in the first choice of independent coordinates.
   virtual Status start(const dyn::MatrixRModel& model, const std::vector<dyn::Dof>& dofs, const integ::State& s,
                        const Eigen::VectorXd& z) = 0;
@@ -60,12 +64,17 @@ class StepObserver {
 class PenaltyObserver {
  public:
   virtual ~PenaltyObserver() = default;
+  /// The gaps held closed at each report (resting contacts enforced like the loops, sorted gap
+  /// indices), set by the run.
+  const std::vector<int>* held = nullptr;
   virtual Status start(const dyn::RecursiveModel& tree, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                        const Eigen::VectorXd& zdd) = 0;
   virtual Status step(double t0, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) = 0;
   /// The contacts `contacts` closed at t: ż jumped from zdBefore to zd (z̈ to zdd).
   virtual Status impact(double t, const std::vector<int>& contacts, const Eigen::VectorXd& z, const Eigen::VectorXd& zdBefore,
-                        const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
+                        const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) = 0;
+  /// A held gap let go at t: the same state, the accelerations zdd without its rows.
+  virtual Status released(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) = 0;
 };
 
 /// Told of every step of a global index-1 or penalty run (the ODEs in natural coordinates q): what

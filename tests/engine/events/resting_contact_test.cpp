@@ -3,7 +3,7 @@
 // closed form t∞ = t₁(1 + 2e/(1 − e)) and stays, a held contact opens when its force would pull
 // (an upward force growing through the weight: at t = 1 s, then y = g(t − 1)³/6), a slider rests on
 // its stop, the five-bar comes to rest on its floor and leaves it; Matrix R with both integrators
-// and the penalty formulation; a sensitivity through a rest is refused.
+// and the penalty formulation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +13,6 @@
 #include "events/resting_contact.h"
 #include "events/contact_gaps.h"
 #include "dynamics/matrix_r.h"
-#include "sensitivity/sensitivity.h"
 #include "support/samples.h"
 
 namespace lw {
@@ -289,18 +288,6 @@ TEST(RestingContact, TheFiveBarComesToRestOnItsFloorAndLeavesIt) {
     ASSERT_EQ(restTimes[0].size(), restTimes[route].size()) << route;
     for (std::size_t k = 0; k < restTimes[0].size(); ++k) EXPECT_NEAR(restTimes[0][k], restTimes[route][k], 1e-3) << route << " " << k;
   }
-}
-
-TEST(RestingContact, ASensitivityThroughARestIsRefusedWithTheReason) {
-  // the ball of seed 001 T1 (its costs and parameters) past its Zeno point t∞ ≈ 4.06 s
-  const Mechanism m = test::sampleMechanism("bouncing-ball-t1");
-  sens::SensitivitySpec ss;
-  ss.run.tEnd = 5.0;
-  ss.run.dt = 1e-3;
-  const auto sr = sens::runSensitivity(m, ss);
-  ASSERT_FALSE(sr.status.ok());
-  EXPECT_NE(sr.status.message.find("contact 'floor' comes to rest at t = "), std::string::npos) << sr.status.message;
-  EXPECT_NE(sr.status.message.find("the sensitivities through a resting contact are not computed"), std::string::npos) << sr.status.message;
 }
 
 }  // namespace
