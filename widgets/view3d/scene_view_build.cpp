@@ -84,6 +84,7 @@ void SceneView::setScene(const scene::SceneModel& model, const scene::SceneFrame
   for (std::size_t k = 0; k < order.size(); ++k) layerOf[order[k]] = static_cast<int>(k) + 1;
 
   s.instanced = many;
+  setHeavyScene(many);
   std::map<vtkPolyData*, int> groupOfMesh;  // instanced: the group drawing each mesh
   auto instanceOf = [&](Impl::Placed& placed, vtkPolyData* mesh, const std::array<double, 3>& color) {
     auto [it, added] = groupOfMesh.emplace(mesh, 0);

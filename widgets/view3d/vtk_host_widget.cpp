@@ -56,6 +56,7 @@ struct VtkHostWidget::Impl {
   bool ready = false;    // between initializeGL and context destruction
   bool software = false;   // the context renders in software
   bool animating = false;  // told by the owner (playback)
+  bool heavy = false;      // thousands of parts (setHeavyScene)
   bool interacting = false;  // a camera drag in progress
   // while animating in software: one headlight instead of the owner's lights (fragment shading
   // costs llvmpipe per light: 5 lights of a light kit -> 1 took grid 1x15 from 56-59 to 63-75 fps)
@@ -64,7 +65,7 @@ struct VtkHostWidget::Impl {
   bool reduced = false;
 
   void applyQuality() {
-    const bool reduce = (animating || interacting) && software;
+    const bool reduce = (animating || interacting || heavy) && software;
     renderWindow->SetMultiSamples(reduce ? 0 : kMultiSamples);
     if (reduce == reduced) return;
     reduced = reduce;
@@ -186,6 +187,13 @@ void VtkHostWidget::setAnimating(bool animating) {
   d_->animating = animating;
   d_->applyQuality();
   if (!animating) requestRender();  // the last frame again, smoothed
+}
+
+void VtkHostWidget::setHeavyScene(bool heavy) {
+  if (d_->heavy == heavy) return;
+  d_->heavy = heavy;
+  d_->applyQuality();
+  requestRender();
 }
 
 bool VtkHostWidget::softwareRenderer() const { return d_->software; }

@@ -56,6 +56,10 @@ class VtkHostWidget : public QOpenGLWidget {
   /// costs it 3-4× per frame, and lights the scene with one headlight instead of the renderer's
   /// lights (shading costs it per light); both come back when the motion stops. A GPU keeps them.
   void setAnimating(bool animating);
+  /// A scene of thousands of parts (instanced) is drawn on a software renderer as while animating,
+  /// always: each of its frames costs seconds with multisampling and five lights (grid 100×100:
+  /// 2.3 s a frame), and its parts are a few pixels each. A GPU keeps the full quality.
+  void setHeavyScene(bool heavy);
   /// True when the OpenGL renderer is a software rasteriser (llvmpipe, softpipe, SwiftShader).
   [[nodiscard]] bool softwareRenderer() const;
   /// Samples per pixel of the current rendering (0: none).
