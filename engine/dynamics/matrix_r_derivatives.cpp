@@ -131,21 +131,32 @@ template <class S> std::vector<int> selectedRows(const MatrixOn<S>& R) {
   return rows;
 }
 
-// z, ż, R^Φ and a on S by the implicit function theorem about the double solution zStart (see
-// evaluateOn); false when zStart does not solve the position problem (the caller iterates) or
-// Θ_z is nearly singular there (the caller reports it)
+// z on S by the implicit function theorem about the double solution zStart (see evaluateOn), Θ_z
+// factored in lu and z's values in zv; false when zStart does not solve the position problem (the
+// caller iterates) or Θ_z is nearly singular there (the caller reports it)
+// (known: lu and zv are already those of zStart)
 template <class S>
-bool linearisedOn(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumbers<double>& pv, const std::vector<Dof>& dofs,
-                  const std::vector<ItemIndex>& points, double t, const VectorOn<S>& zi, const VectorOn<S>& zid, const Eigen::VectorXd& zStart,
-                  VectorOn<S>& z, VectorOn<S>& zd, MatrixOn<S>& R, VectorOn<S>& a) {
+bool positionsAbout(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumbers<double>& pv, const std::vector<Dof>& dofs,
+                    const std::vector<ItemIndex>& points, double t, const VectorOn<S>& zi, const Eigen::VectorXd& zStart,
+                    Eigen::PartialPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& zv, VectorOn<S>& z, bool known = false) {
   const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu(thetaOn<double>(m, pv, dofs, points, zStart, t));
+  if (known) {
+    std::vector<S> phi, xyz;
+    MatrixOn<S> r(nz, 1);
+    const VectorOn<S> z0 = zv.cast<S>();
+    thetaRows<S, S>(m, p, dofs, points, z0.data(), S(t), phi, xyz, r.data());
+    for (int k = 0; k < d; ++k) r(nc + k, 0) -= zi[k];
+    z = z0 - solveParts(lu, r).col(0);
+    return true;
+  }
+  lu.compute(thetaOn<double>(m, pv, dofs, points, zStart, t));
   if (nz > 0 && !(lu.rcond() > 1e-13)) return false;
   // positions: the run's solution refined to round-off on doubles (the derivative parts are those
   // of the exact solution: a residual left would bias them), then one Newton step on S, exact in
   // the derivative parts
   const double scale = std::max(1.0, zStart.cwiseAbs().maxCoeff());
-  Eigen::VectorXd zv = zStart, rv(nz);
+  zv = zStart;
+  Eigen::VectorXd rv(nz);
   std::vector<double> phiV, xyzV;
   for (int it = 0;; ++it) {
     thetaRows<double, double>(m, pv, dofs, points, zv.data(), t, phiV, xyzV, rv.data());
@@ -164,6 +175,19 @@ bool linearisedOn(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumb
   thetaRows<S, S>(m, p, dofs, points, z0.data(), S(t), phi, xyz, r.data());
   for (int k = 0; k < d; ++k) r(nc + k, 0) -= zi[k];
   z = z0 - solveParts(lu, r).col(0);
+  return true;
+}
+
+// z, ż, R^Φ and a on S by the implicit function theorem about the double solution zStart (see
+// evaluateOn); false as positionsAbout
+template <class S>
+bool linearisedOn(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumbers<double>& pv, const std::vector<Dof>& dofs,
+                  const std::vector<ItemIndex>& points, double t, const VectorOn<S>& zi, const VectorOn<S>& zid, const Eigen::VectorXd& zStart,
+                  VectorOn<S>& z, VectorOn<S>& zd, MatrixOn<S>& R, VectorOn<S>& a) {
+  const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  Eigen::VectorXd zv;
+  if (!positionsAbout<S>(m, p, pv, dofs, points, t, zi, zStart, lu, zv, z)) return false;
   // velocities: Θ ż + [Φ_t; −żⁱ] = 0, solved on doubles, then corrected by the residual on S
   const std::vector<Jet<double>> ratesV = ratesOn<double>(m, pv, dofs, points, zv, nullptr, t);
   Eigen::VectorXd rhs(nz);
@@ -608,7 +632,41 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
   zdd = withLanes(w.zdd, w.R * dzidd + da);
 }
 
+struct DrivenFactor::Impl {
+  double t = 0;
+  Eigen::VectorXd zStart, zv;
+  Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+  bool valid = false;
+};
+DrivenFactor::DrivenFactor() : d(std::make_unique<Impl>()) {}
+DrivenFactor::~DrivenFactor() = default;
+
+template <class S>
+Status drivenPositionsOn(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumbers<double>& values, double t, const Eigen::VectorXd& zStart,
+                         VectorOn<S>& z, DrivenFactor* factor) {
+  if (static_cast<int>(m.rows.size()) != m.tree.nz)
+    return failure(Status::Code::BadRequest, t, "the mechanism is not fully driven: its positions need the dynamics' independent coordinates");
+  if constexpr (!std::is_same_v<S, double>) {
+    DrivenFactor local;
+    DrivenFactor::Impl& f = *(factor ? factor : &local)->d;
+    const bool known = f.valid && f.t == t && f.zStart == zStart;
+    f.valid = false;
+    if (positionsAbout<S>(m, p, values, {}, {}, t, VectorOn<S>(), zStart, f.lu, f.zv, z, known)) {
+      f.t = t;
+      f.zStart = zStart;
+      f.valid = true;
+      return {};
+    }
+  }
+  MatrixROn<S> e;  // on doubles, or not the run's solution there: Newton on S
+  const Status s = evaluateOn<S>(m, p, {}, t, VectorOn<S>(), VectorOn<S>(), zStart, e);
+  z = e.z;
+  return s;
+}
+
 #define LW_MATRIX_R_ON(S)                                                                                                          \
+  template Status drivenPositionsOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const TreeNumbers<double>&, double,            \
+                                       const Eigen::VectorXd&, VectorOn<S>&, DrivenFactor*);                                       \
   template Status evaluateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, double, const VectorOn<S>&, \
                                 const VectorOn<S>&, const Eigen::VectorXd&, MatrixROn<S>&, const TreeNumbers<double>*);           \
   template void independentOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const VectorOn<S>&,        \

@@ -43,6 +43,26 @@ Status evaluateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vec
                   const VectorOn<S>& zi, const VectorOn<S>& zid, const Eigen::VectorXd& zStart, MatrixROn<S>& out,
                   const TreeNumbers<double>* values = nullptr);
 
+/// Θ_z factored at a driven mechanism's state (t, z), kept by a caller that asks there again (the
+/// parameter chunks of one point): drivenPositionsOn's.
+class DrivenFactor {
+ public:
+  DrivenFactor();
+  ~DrivenFactor();
+  struct Impl;
+  std::unique_ptr<Impl> d;
+};
+
+/// The positions alone of a fully driven mechanism (no independent coordinate) at t on S: by the
+/// implicit function theorem about the double solution zStart (its numbers `values`), Θ_z
+/// factored once on doubles and one residual pass on S — what the sensitivities of outputs that
+/// read positions only need, without the velocities' and accelerations' jet passes or the
+/// dynamics. Newton on S where zStart does not solve the position problem. `factor` (optional):
+/// Θ_z's factorisation reused at the same (t, zStart).
+template <class S>
+Status drivenPositionsOn(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNumbers<double>& values, double t, const Eigen::VectorXd& zStart,
+                         VectorOn<S>& z, DrivenFactor* factor = nullptr);
+
 /// The independent coordinates `dofs` of a dependent state on S: zⁱ = h(z), żⁱ = B ż, and (with
 /// zdd) z̈ⁱ = B z̈ + Ḃ ż. A change of the choice maps the state and its sensitivities through it.
 template <class S>

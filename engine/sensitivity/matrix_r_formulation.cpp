@@ -47,7 +47,12 @@ void fromColumns(const Eigen::MatrixXd& Fs, const Eigen::MatrixXd& Fp, Eigen::In
 class MatrixR final : public Formulation, private FormulationNumbers {
  public:
   MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic)
-      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), analytic_(analytic), adapter_(*this) {}
+      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), analytic_(analytic), adapter_(*this) {
+    positionsOnly_ = analytic;
+    for (const auto& c : st.outputs.components)
+      positionsOnly_ = positionsOnly_ && (c.type == Output::Type::PointPosition || c.type == Output::Type::JointCoordinate ||
+                                          c.type == Output::Type::SpringLength);
+  }
 
   void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
     adapter_.to = o;
@@ -244,6 +249,18 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   template <class S>
   Status accelerationsAndOutputs(const NumbersOn<S>& nums, const RunPoint& p, const Vec<S>& x, const Vec<S>& v, Vec<S>& r) const {
     const auto d = static_cast<Eigen::Index>(dofs(p.coords).size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    if constexpr (std::is_same_v<S, Dual>) {
+      if (d == 0 && positionsOnly_ && mode(p.coords).held.empty()) {
+        // a driven mechanism whose outputs read positions alone: z's derivatives are all they
+        // need (no velocity or acceleration pass, no dynamics)
+        Vec<Dual> z;
+        if (Status s = dyn::drivenPositionsOn<Dual>(st_.model, nums.tree, real_.tree, p.t, p.aux, z, &drivenFactor_); !s.ok()) return s;
+        const Vec<Dual> still = Vec<Dual>::Zero(z.size());
+        r.resize(no);
+        analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, nums.tree, z, still, still, p.t, r.data());
+        return {};
+      }
+    }
     dyn::MatrixROn<S> e;
     Status s;
     if constexpr (std::is_same_v<S, Dual>) s = evaluateMode<Dual>(st_, mode(p.coords), nums.tree, p.t, x, v, p.aux, e, &real_.tree);
@@ -529,6 +546,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   };
   bool rungeKutta_;
   bool analytic_;
+  bool positionsOnly_ = false;  // every output reads positions alone (points, joint coordinates, spring lengths)
+  mutable dyn::DrivenFactor drivenFactor_;  // Θ_z at the last driven point (its parameter chunks share it)
   Adapter adapter_;
   std::vector<CoordinateMode> modes_;
   NewtonCache newton_;

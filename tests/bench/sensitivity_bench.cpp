@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "simulation/kinematics_run.h"
 #include "simulation/simulation_run.h"
 #include "sensitivity/sensitivity.h"
 #include "support/samples.h"
@@ -24,6 +25,7 @@ struct Case {
   analysis::Formulation formulation = analysis::Formulation::MatrixR;
   const char* label = "";
   sens::Partials partials = sens::Partials::AutomaticDifferentiation;  // the global formulations: GSAM
+  sens::Analysis analysis = sens::Analysis::Dynamics;
 };
 const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3},
                        {"five-bar", 1.0, 1e-3},
@@ -36,7 +38,11 @@ const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3},
                        {"five-bar", 1.0, 1e-3, analysis::Formulation::Index1, "-index1"},
                        {"four-bar-path", 1.0, 1e-2},
                        {"buggy", 0.2, 1e-3},
-                       {"grid-1x15-parameters", 0.5, 1e-2}};
+                       {"grid-1x15-parameters", 0.5, 1e-2},
+                       // a fully driven mechanism's kinematic gradients (issue 38: 13 parameters over
+                       // 100 positions, target 5 ms; the forward run the kinematics command's)
+                       {"jansen-leg", 1.0, 1e-2, analysis::Formulation::MatrixR, "-kinematics", sens::Partials::AutomaticDifferentiation,
+                        sens::Analysis::Kinematics}};
 
 std::map<std::string, double>& forwardSeconds() {
   static std::map<std::string, double> s;
@@ -55,9 +61,17 @@ void forward(benchmark::State& state, const Case& c) {
   double seconds = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
-    const auto res = analysis::runSimulation(*r, spec);
+    lw::Status status;
+    if (c.analysis == sens::Analysis::Kinematics) {
+      analysis::KinematicsSpec ks;
+      ks.tEnd = c.tEnd;
+      ks.dt = c.dt;
+      status = analysis::runKinematics(*r, ks).status;
+    } else {
+      status = analysis::runSimulation(*r, spec).status;
+    }
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!res.status.ok()) state.SkipWithError(res.status.message.c_str());
+    if (!status.ok()) state.SkipWithError(status.message.c_str());
   }
   forwardSeconds()[std::string(c.sample) + c.label] = seconds;
   state.counters["seconds"] = seconds;
@@ -71,6 +85,7 @@ void gradient(benchmark::State& state, const Case& c, sens::Method method) {
   spec.run.dt = c.dt;
   spec.run.formulation = c.formulation;
   spec.partials = c.partials;
+  spec.analysis = c.analysis;
   double seconds = 0;
   std::size_t parameters = 0;
   for (auto _ : state) {
