@@ -1,5 +1,7 @@
 #include "dynamics/reactions.h"
 
+#include <Eigen/Cholesky>
+
 #include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
 #include "numeric/jet.h"
@@ -25,6 +27,10 @@ struct ReactionsOn<S>::Work {
   // buffers kept between calls (a run asks at every row)
   std::vector<Frame<kin::BasicJet<S>>> fj;
   std::vector<kin::BasicJet<S>> zj, phi;
+  // on doubles: eight directions a pass (dual lanes) instead of a jet pass each
+  std::vector<Frame<num::Dual8>> fl;
+  std::vector<num::Dual8> zl, phil;
+  std::vector<char> used;  // constraints a chunk of coordinates changes
   Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic> A, N, rhs, lambda;
   Eigen::Matrix<S, Eigen::Dynamic, 1> tauVec;
 };
@@ -56,18 +62,23 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
   treeMotion<S>(m, p, z, zd, zdd, w.motion);
   w.tau.assign(static_cast<std::size_t>(nz), S(0.0));
   inverseDynamicsFrom<S>(m, p, w.motion, z, zd, t, w.tau.data(), &w.F);
+  // on doubles the derivatives below take eight lanes a pass (dual numbers), on the other scalars
+  // a jet pass each
+  constexpr bool lanes = std::is_same_v<S, double>;
   // frames as jets with nothing moving; a coordinate's or a body's motion seeded into them
   auto& fj = w.fj;
   auto& zj = w.zj;
   auto& phi = w.phi;
-  fj.resize(w.motion.frames.size());
-  for (std::size_t b = 0; b < fj.size(); ++b) {
-    for (int i = 0; i < 9; ++i) fj[b].R.a[i] = J(w.motion.frames[b].R.a[i]);
-    for (int i = 0; i < 3; ++i) fj[b].x[i] = J(w.motion.frames[b].x[i]);
+  if constexpr (!lanes) {
+    fj.resize(w.motion.frames.size());
+    for (std::size_t b = 0; b < fj.size(); ++b) {
+      for (int i = 0; i < 9; ++i) fj[b].R.a[i] = J(w.motion.frames[b].R.a[i]);
+      for (int i = 0; i < 3; ++i) fj[b].x[i] = J(w.motion.frames[b].x[i]);
+    }
+    zj.resize(static_cast<std::size_t>(nz));
+    phi.assign(static_cast<std::size_t>(m.nrows), J(S(0.0)));
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i]);
   }
-  zj.resize(static_cast<std::size_t>(nz));
-  phi.assign(static_cast<std::size_t>(m.nrows), J(S(0.0)));
-  for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i]);
   const J tj(S(t), S(0.0), S(0.0));
   // body b moved by the twist (v, ω) about the origin (null: at rest)
   auto seedBody = [&](std::size_t b, const V3<S>* v, const V3<S>* om) {
@@ -80,12 +91,75 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
     const V3<S> xd = v ? add(*v, cross(*om, F.x)) : zero3<S>();
     for (int r = 0; r < 3; ++r) fj[b].x[r].d = xd[r];
   };
+  // the lanes: body b's frame moved along lane l by the twist (v, ω) about the origin
+  using L = num::Dual8;
+  auto& fl = w.fl;
+  auto& zl = w.zl;
+  auto& phil = w.phil;
+  if constexpr (lanes) {
+    if (nc > 0) {  // (an open chain has no loop rows: nothing to differentiate)
+      fl.resize(w.motion.frames.size());
+      for (std::size_t b = 0; b < fl.size(); ++b) {
+        for (int i = 0; i < 9; ++i) fl[b].R.a[i] = L(w.motion.frames[b].R.a[i]);
+        for (int i = 0; i < 3; ++i) fl[b].x[i] = L(w.motion.frames[b].x[i]);
+      }
+      zl.resize(static_cast<std::size_t>(nz));
+      for (int i = 0; i < nz; ++i) zl[static_cast<std::size_t>(i)] = L(z[i]);
+      phil.assign(static_cast<std::size_t>(m.nrows), L(0.0));
+    }
+  }
+  const L tl(t);
+  auto seedLane = [&](std::size_t b, int l, const V3<S>& v, const V3<S>& om) {
+    if constexpr (lanes) {
+      const Frame<S>& F = w.motion.frames[b];
+      for (int c = 0; c < 3; ++c) {
+        const V3<S> col{{F.R(0, c), F.R(1, c), F.R(2, c)}};
+        const V3<S> d = cross(om, col);
+        for (int r = 0; r < 3; ++r) fl[b].R(r, c).g[l] = d[r];
+      }
+      const V3<S> xd = add(v, cross(om, F.x));
+      for (int r = 0; r < 3; ++r) fl[b].x[r].g[l] = xd[r];
+    }
+  };
+  auto clearLanes = [&](std::size_t b) {
+    if constexpr (lanes) {
+      for (auto& e : fl[b].R.a) e = L(e.v);
+      for (int i = 0; i < 3; ++i) fl[b].x[i] = L(fl[b].x[i].v);
+    }
+  };
   // Φ_sel (independent rows × nz): a column per coordinate, its subtree moved by S_j; only the
   // constraints its coordinates can change (the others' column entries are zero)
   const auto& mech = *m.mechanism;
   auto& A = w.A;
   A.setZero(nc, nz);
-  for (int j = 0; j < nz && nc > 0; ++j) {
+  if constexpr (lanes) {
+    w.used.assign(m.constraints.size(), 0);
+    for (int first = 0; first < nz && nc > 0; first += num::kChunk) {
+      const int last = std::min(nz, first + num::kChunk);
+      for (int j = first; j < last; ++j) {
+        const int k = w.motion.nodeOf[static_cast<std::size_t>(j)];
+        const Motion6<S>& s = w.motion.column[static_cast<std::size_t>(j)];
+        for (int b : m.subtree[static_cast<std::size_t>(k)]) seedLane(static_cast<std::size_t>(b), j - first, s.v, s.w);
+        zl[static_cast<std::size_t>(j)].g[j - first] = 1.0;
+        for (int ci : m.affected[static_cast<std::size_t>(k)]) w.used[static_cast<std::size_t>(ci)] = 1;
+      }
+      for (std::size_t ci = 0; ci < m.constraints.size(); ++ci)
+        if (w.used[ci]) constraintOnFrames<L, double>(m, p, fl, zl.data(), tl, static_cast<int>(ci), phil.data());
+      for (int j = first; j < last; ++j)
+        for (int r = 0; r < nc; ++r) A(r, j) = phil[static_cast<std::size_t>(w.rows[static_cast<std::size_t>(r)])].g[j - first];
+      for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
+        if (!w.used[ci]) continue;
+        const LoopConstraint& c = m.constraints[ci];
+        for (int r = 0; r < c.rows; ++r) phil[static_cast<std::size_t>(c.row + r)] = L(0.0);
+        w.used[ci] = 0;
+      }
+      for (int j = first; j < last; ++j) {
+        for (int b : m.subtree[static_cast<std::size_t>(w.motion.nodeOf[static_cast<std::size_t>(j)])]) clearLanes(static_cast<std::size_t>(b));
+        zl[static_cast<std::size_t>(j)] = L(z[j]);
+      }
+    }
+  }
+  for (int j = 0; j < nz && nc > 0 && !lanes; ++j) {
     const int k = w.motion.nodeOf[static_cast<std::size_t>(j)];
     const Motion6<S>& s = w.motion.column[static_cast<std::size_t>(j)];
     for (int b : m.subtree[static_cast<std::size_t>(k)]) seedBody(static_cast<std::size_t>(b), &s.v, &s.w);
@@ -106,7 +180,15 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
     for (int i = 0; i < nz; ++i) w.tauVec[i] = w.tau[static_cast<std::size_t>(i)];
     w.N.noalias() = A * A.transpose();
     w.rhs.noalias() = -(A * w.tauVec);
-    if (!num::solveOn(w.N, w.rhs, w.lambda)) return false;
+    if constexpr (std::is_same_v<S, double>) {
+      // symmetric positive definite on independent rows: Cholesky, without the LU's condition
+      // estimate (which cost more than the solve: 7 % of a run that records reactions)
+      const Eigen::LLT<Eigen::MatrixXd> llt(w.N);
+      if (llt.info() != Eigen::Success) return false;
+      w.lambda = llt.solve(w.rhs);
+    } else if (!num::solveOn(w.N, w.rhs, w.lambda)) {
+      return false;
+    }
     for (int r = 0; r < nc; ++r) w.lambdaByRow[static_cast<std::size_t>(w.rows[static_cast<std::size_t>(r)])] = w.lambda(r, 0);
   }
   // each constraint's wrench on its bodies (the frames' rows: cut joints, and drivers of cut
@@ -141,6 +223,25 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
       const int b = bodies[bi];
       if (b == 0 || (bi == 1 && bodies[1] == bodies[0])) continue;
       Motion6<S> W = zero6<S>();
+      if constexpr (lanes) {
+        if (loaded) {  // the six unit twists of the body in six lanes of one pass
+          for (int e = 0; e < 6; ++e) {
+            V3<S> v = zero3<S>(), om = zero3<S>();
+            (e < 3 ? v : om)[e % 3] = S(1.0);
+            seedLane(static_cast<std::size_t>(b), e, v, om);
+          }
+          constraintOnFrames<L, double>(m, p, fl, zl.data(), tl, static_cast<int>(ci), phil.data());
+          clearLanes(static_cast<std::size_t>(b));
+          for (int e = 0; e < 6; ++e) {
+            S value(0.0);
+            for (int r = 0; r < c.rows; ++r)
+              value = value - w.lambdaByRow[static_cast<std::size_t>(c.row + r)] * phil[static_cast<std::size_t>(c.row + r)].g[e];
+            (e < 3 ? W.v : W.w)[e % 3] = value;
+          }
+        }
+        w.wrenches[ci].emplace_back(b, W);
+        continue;
+      }
       for (int e = 0; e < 6 && loaded; ++e) {
         V3<S> v = zero3<S>(), om = zero3<S>();
         (e < 3 ? v : om)[e % 3] = S(1.0);

@@ -882,5 +882,8 @@ LW_KINEMATICS_ON(kin::BasicJet<num::Dual8>, num::Dual8)
 LW_KINEMATICS_ON(std::complex<double>, std::complex<double>)
 LW_KINEMATICS_ON(kin::BasicJet<std::complex<double>>, std::complex<double>)
 #undef LW_KINEMATICS_ON
+// eight directions a pass on the double numbers (the reactions' derivatives, reactions.cpp)
+template void constraintOnFrames<num::Dual8, double>(const RecursiveModel&, const TreeNumbers<double>&, const std::vector<detail::Frame<num::Dual8>>&,
+                                                     const num::Dual8*, const num::Dual8&, int, num::Dual8*);
 
 }  // namespace lw::dyn
