@@ -355,6 +355,47 @@ TEST_F(StudyTest, BouncingBallSensitivitiesJumpAtEachImpactAsTheEngineSays) {
   EXPECT_EQ(w.sceneView()->arrowsShown(), 0);
 }
 
+// Issue 37: the study goes on through the ball's rest at its Zeno point t∞ ≈ 4.06 s (it stopped
+// there with "the sensitivities through a resting contact are not computed"); the log names the
+// rest, and its dt/dρ is the closed form's ∂t∞/∂y0 = t∞/(2 y0)
+TEST_F(StudyTest, TheBallsStudyGoesOnThroughItsRest) {
+  lw::app::MainWindow w;
+  openShown(w, "bouncing-ball-t1");
+  auto* study = w.studyPanel();
+  study->endTime()->setValue(5.0);
+  study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("ddm"));
+  w.findChild<QDockWidget*>("StudyDock")->raise();
+  QTest::mouseClick(study->runButton(), Qt::LeftButton);
+  longestStallWhile([&] { return !study->running(); });
+  lw::sens::SensitivitySpec spec;
+  spec.run.tEnd = 5;
+  spec.run.dt = 0.001;
+  const auto engine = lw::sens::runSensitivity(*w.mechanism(), spec);
+  ASSERT_TRUE(engine.status.ok()) << engine.status.message;
+  const auto& bars = w.gradientPlot()->bars();
+  ASSERT_EQ(bars.size(), engine.parameters.size());
+  for (const auto& b : bars) {
+    const auto k = std::find(engine.parameters.begin(), engine.parameters.end(), b.parameter) - engine.parameters.begin();
+    ASSERT_LT(k, static_cast<long>(engine.parameters.size()));
+    EXPECT_DOUBLE_EQ(b.values[0], engine.methods[0].gradient(0, k)) << b.parameter;
+  }
+  auto* plot = w.historyPlot();
+  ASSERT_TRUE(plot->show("p.y", "y0"));
+  auto* log = plot->eventTable();
+  ASSERT_EQ(log->rowCount(), static_cast<int>(engine.impacts.size()));
+  const int last = log->rowCount() - 1;
+  EXPECT_TRUE(log->item(last, 1)->text().contains("(rests)")) << log->item(last, 1)->text().toStdString();
+  const double t1 = std::sqrt(2 / 9.81), tInf = t1 * (1 + 2 * 0.8 / 0.2);
+  EXPECT_NEAR(log->item(last, 4)->text().toDouble(), tInf / 2, 1e-3 * tInf);
+  log->scrollToBottom();
+  w.findChild<QDockWidget*>("SensitivitiesDock")->raise();
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/study_rest_1280x800.png");
+  w.resize(1920, 1080);
+  QTest::qWait(50);
+  w.grab().save(artifacts() + "/study_rest_1920x1080.png");
+}
+
 // The Parameters panel's gradient column and cost label are the engine's study `spec` of the design
 // `before` with parameter k at the slider's value (the joints closed as the preview closes them)
 static void expectPanelShowsTheEngine(const lw::Mechanism& before, int k, const lw::sens::SensitivitySpec& spec, lw::widgets::ParametersPanel* panel) {

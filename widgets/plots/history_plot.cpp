@@ -137,7 +137,9 @@ void HistoryPlot::fillEvents() {
       }
     }
     cell(r, 0, QString::number(e.t, 'g', 4), tr("t = %1 s").arg(e.t, 0, 'g', 12));
-    cell(r, 1, contacts.join(", ") + (e.grazing ? tr(" (grazing)") : QString()));
+    // besides impacts: a contact that comes to rest (closes with e = 0), one that lets go, a switch
+    const QString kind = e.kind == "closes" ? tr(" (rests)") : e.kind == "opens" ? tr(" (lets go)") : e.kind == "switch" ? tr(" (switch)") : QString();
+    cell(r, 1, contacts.join(", ") + kind + (e.grazing ? tr(" (grazing)") : QString()));
     cell(r, 2, jumps.join("; "), exact.join("\n"));
     cell(r, 3, QString::number(e.energyBefore, 'g', 3) + " → " + QString::number(e.energyAfter, 'g', 3),
          tr("%1 → %2 J").arg(e.energyBefore, 0, 'g', 10).arg(e.energyAfter, 0, 'g', 10));
