@@ -7,7 +7,7 @@ namespace lw::events {
 
 ImpactSpeeds impactSpeeds(const ResolvedMechanism& m) {
   const double v = std::sqrt(std::max(1.0, m.gravity.norm()) * std::max(1e-3, m.lengthScale()));
-  return {1e-6 * v, 1e-8 * v};
+  return {1e-6 * v, 1e-5 * v};
 }
 
 EventRecord impactRecord(const std::vector<GapSource>& sources, double t, const std::vector<int>& closing,

@@ -18,7 +18,9 @@ namespace lw::events {
 inline constexpr double kEventTime = 1e-12;
 
 /// The speeds that tell a grazing impact (its time's sensitivity unbounded, seed 001 T9) and a
-/// contact coming to rest from the mechanism's scale √(g L).
+/// contact coming to rest from the mechanism's scale √(g L): a contact that leaves slower than ten
+/// times the grazing speed (its next bounce rising less than 1e-10 of the mechanism's size) rests,
+/// so that no run, differentiated or not, meets the grazing bounces of a Zeno sequence.
 struct ImpactSpeeds {
   double grazing = 0, resting = 0;
 };

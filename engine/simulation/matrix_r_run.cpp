@@ -236,12 +236,10 @@ void runMatrixR(RunContext& run) {
     s.v = imp.zidPlus;
     if (lw::Status e = sys.acceleration(s.t, s.x, s.v, s.a); !e.ok()) return e;
     // those that leave too slowly to fly again (their bounces would accumulate: Zeno) come to
-    // rest: the impact again with e = 0 for them, and their gaps held closed from here on. A
-    // differentiated run closes them before their bounces graze (ten times the grazing speed:
-    // below it an event time's sensitivity is refused), when they would bounce less than 1e-10 of
-    // the mechanism's size; a plain run follows them to flights of 1e-4 of a step
-    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, data.z, data.zd, data.zdd, 1e-4 * spec.dt,
-                                                          observer ? 10 * speeds.grazing : speeds.resting);
+    // rest: the impact again with e = 0 for them, and their gaps held closed from here on (before
+    // their bounces graze: ImpactSpeeds; a differentiated run the same as a plain one)
+    std::vector<int> comingToRest =
+        events::comingToRest(model.tree, closing, imp, data.z, data.zd, data.zdd, 1e-4 * spec.dt, speeds.resting);
     while (!comingToRest.empty()) {
       if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, s.t, before.x, before.v, data.z, closing, imp, comingToRest);
           !e.ok())

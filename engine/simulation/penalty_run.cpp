@@ -103,9 +103,7 @@ void runPenalty(RunContext& run) {
     if (lw::Status e = dyn::penaltyStart(model.tree, pd, pd.t); !e.ok()) return e;
     // those that leave too slowly to fly again come to rest (as in Matrix R's run): the impact
     // again with e = 0 for them, and their gaps held closed by the penalty from here on
-    // (a differentiated run before their bounces graze, as Matrix R's: matrix_r_run.cpp)
-    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, pd.z, pd.zd, pd.zdd, 1e-4 * spec.dt,
-                                                          observer ? 10 * speeds.grazing : speeds.resting);
+    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, pd.z, pd.zd, pd.zdd, 1e-4 * spec.dt, speeds.resting);
     while (!comingToRest.empty()) {
       if (lw::Status e = events::impactOn<double>(model, numbers, data.dofs, pd.t, data.zi, data.zid, pd.z, closing, imp, comingToRest);
           !e.ok())
