@@ -140,35 +140,28 @@ bool positionsAbout(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNu
                     const std::vector<ItemIndex>& points, double t, const VectorOn<S>& zi, const Eigen::VectorXd& zStart,
                     Eigen::PartialPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& zv, VectorOn<S>& z, bool known = false) {
   const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
-  if (known) {
-    std::vector<S> phi, xyz;
-    MatrixOn<S> r(nz, 1);
-    const VectorOn<S> z0 = zv.cast<S>();
-    thetaRows<S, S>(m, p, dofs, points, z0.data(), S(t), phi, xyz, r.data());
-    for (int k = 0; k < d; ++k) r(nc + k, 0) -= zi[k];
-    z = z0 - solveParts(lu, r).col(0);
-    return true;
+  if (!known) {
+    lu.compute(thetaOn<double>(m, pv, dofs, points, zStart, t));
+    if (nz > 0 && !(lu.rcond() > 1e-13)) return false;
+    // positions: the run's solution refined to round-off on doubles (the derivative parts are
+    // those of the exact solution: a residual left would bias them), then one Newton step on S,
+    // exact in the derivative parts
+    const double scale = std::max(1.0, zStart.cwiseAbs().maxCoeff());
+    zv = zStart;
+    Eigen::VectorXd rv(nz);
+    std::vector<double> phiV, xyzV;
+    for (int it = 0;; ++it) {
+      thetaRows<double, double>(m, pv, dofs, points, zv.data(), t, phiV, xyzV, rv.data());
+      for (int k = 0; k < d; ++k) rv[nc + k] -= real(zi[k]);
+      const double residual = nz > 0 ? rv.cwiseAbs().maxCoeff() : 0.0;
+      if (residual <= 1e-14 * scale) break;
+      if (it == 3 || residual > 1e-8 * scale) return false;  // not the run's solution: iterate on S
+      zv -= lu.solve(rv);
+    }
+    // Θ_z where the derivative parts are taken: near a singular position (cond ~1e7) the run's
+    // tolerance in z would show in them
+    if (zv != zStart) lu.compute(thetaOn<double>(m, pv, dofs, points, zv, t));
   }
-  lu.compute(thetaOn<double>(m, pv, dofs, points, zStart, t));
-  if (nz > 0 && !(lu.rcond() > 1e-13)) return false;
-  // positions: the run's solution refined to round-off on doubles (the derivative parts are those
-  // of the exact solution: a residual left would bias them), then one Newton step on S, exact in
-  // the derivative parts
-  const double scale = std::max(1.0, zStart.cwiseAbs().maxCoeff());
-  zv = zStart;
-  Eigen::VectorXd rv(nz);
-  std::vector<double> phiV, xyzV;
-  for (int it = 0;; ++it) {
-    thetaRows<double, double>(m, pv, dofs, points, zv.data(), t, phiV, xyzV, rv.data());
-    for (int k = 0; k < d; ++k) rv[nc + k] -= real(zi[k]);
-    const double residual = nz > 0 ? rv.cwiseAbs().maxCoeff() : 0.0;
-    if (residual <= 1e-14 * scale) break;
-    if (it == 3 || residual > 1e-8 * scale) return false;  // not the run's solution: iterate on S
-    zv -= lu.solve(rv);
-  }
-  // Θ_z where the derivative parts are taken: near a singular position (cond ~1e7) the run's
-  // tolerance in z would show in them
-  if (zv != zStart) lu.compute(thetaOn<double>(m, pv, dofs, points, zv, t));
   std::vector<S> phi, xyz;
   MatrixOn<S> r(nz, 1);
   const VectorOn<S> z0 = zv.cast<S>();
