@@ -17,8 +17,8 @@ namespace {
 // the held gaps' forces added to a state's accelerations, on any scalar S: d is the run's
 // MatrixRData (S = double) or a MatrixROn<S> of the sensitivities' evaluations
 template <class S, class Data>
-Status holdOnData(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<GapSource>& sources,
-                  const std::vector<int>& held, double omega, double t, Data& d, dyn::VectorOn<S>& force) {
+Status holdOnData(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<int>& held, double omega, double t, Data& d,
+                  dyn::VectorOn<S>& force) {
   using Jet = kin::BasicJet<S>;
   using MatrixOn = num::MatrixOn<S>;
   const auto k = static_cast<Eigen::Index>(held.size());
@@ -26,7 +26,7 @@ Status holdOnData(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
   if (k == 0) return {};
   const int nz = tree.nz;
   const auto nd = d.zidd.size();
-  std::vector<Jet> zj(static_cast<std::size_t>(nz)), g(sources.size());
+  std::vector<Jet> zj(static_cast<std::size_t>(nz)), g(gapCount(tree));
   auto gapsAlong = [&](auto direction, auto second) {
     for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet(d.z[i], direction(i), second(i));
     contactGapsOn<Jet, S>(tree, p, zj.data(), g.data());
@@ -50,7 +50,7 @@ Status holdOnData(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
   for (Eigen::Index j = 0; j < k; ++j)
     if (!(std::abs(num::value(A(j, j))) > 1e-14 * scale) || scale == 0)
       return failure(Status::Code::Singular, t,
-                     sources[static_cast<std::size_t>(held[static_cast<std::size_t>(j)])].label() +
+                     gapSources(tree)[static_cast<std::size_t>(held[static_cast<std::size_t>(j)])].label() +
                          " rests where the mechanism cannot move its point along the plane's normal (or the joint along its coordinate): "
                          "no force holds it");
   MatrixOn lambda;
@@ -73,16 +73,16 @@ Status holdOnData(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
 }  // namespace
 
 template <class S>
-Status holdOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<GapSource>& sources, const std::vector<int>& held,
-              double omega, double t, dyn::MatrixROn<S>& e, dyn::VectorOn<S>& force) {
-  return holdOnData<S>(tree, p, sources, held, omega, t, e, force);
+Status holdOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<int>& held, double omega, double t,
+              dyn::MatrixROn<S>& e, dyn::VectorOn<S>& force) {
+  return holdOnData<S>(tree, p, held, omega, t, e, force);
 }
-template Status holdOn<double>(const dyn::RecursiveModel&, const dyn::TreeNumbers<double>&, const std::vector<GapSource>&, const std::vector<int>&,
+template Status holdOn<double>(const dyn::RecursiveModel&, const dyn::TreeNumbers<double>&, const std::vector<int>&,
                                double, double, dyn::MatrixROn<double>&, dyn::VectorOn<double>&);
-template Status holdOn<num::Dual8>(const dyn::RecursiveModel&, const dyn::TreeNumbers<num::Dual8>&, const std::vector<GapSource>&,
+template Status holdOn<num::Dual8>(const dyn::RecursiveModel&, const dyn::TreeNumbers<num::Dual8>&,
                                    const std::vector<int>&, double, double, dyn::MatrixROn<num::Dual8>&, dyn::VectorOn<num::Dual8>&);
 template Status holdOn<std::complex<double>>(const dyn::RecursiveModel&, const dyn::TreeNumbers<std::complex<double>>&,
-                                             const std::vector<GapSource>&, const std::vector<int>&, double, double,
+                                             const std::vector<int>&, double, double,
                                              dyn::MatrixROn<std::complex<double>>&, dyn::VectorOn<std::complex<double>>&);
 
 RestingContacts::RestingContacts(const dyn::RecursiveModel& tree, double omega, ContactMonitor* monitor)
@@ -120,7 +120,7 @@ Status RestingContacts::holdAll(std::vector<int>& closing, const std::function<S
 }
 
 Status RestingContacts::apply(const dyn::MatrixRModel& m, dyn::MatrixRData& d, bool stabilised) {
-  return holdOnData<double>(m.tree, m.tree.numbers, sources_, held_, stabilised ? omega_ : 0.0, d.t, d, force_);
+  return holdOnData<double>(m.tree, m.tree.numbers, held_, stabilised ? omega_ : 0.0, d.t, d, force_);
 }
 
 void RestingContacts::evaluate(const Eigen::VectorXd& z, const Eigen::VectorXd& zd, Eigen::VectorXd& phi, Eigen::MatrixXd& J,

@@ -72,11 +72,11 @@ class RestingContacts final : public dyn::ExtraConstraints {
 /// The held gaps' forces at a state evaluated on any scalar S (double, dual numbers, complex
 /// steps: the sensitivities through a rest), added to e's accelerations as apply() adds them:
 /// λ = (Wᵀ M̄⁻¹ W)⁻¹ (−2ωṙ − ω²r − r̈_free) (ω = 0: the force that holds r̈ = 0). `held` gap
-/// indices into `sources` (gapSources(tree)), `force` λ in held's order. Off doubles, redundant
+/// indices (gapSources' order), `force` λ in held's order. Off doubles, redundant
 /// supports are refused: their least-norm forces have no derivative where the rank changes.
 template <class S>
-Status holdOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<GapSource>& sources, const std::vector<int>& held,
-              double omega, double t, dyn::MatrixROn<S>& e, dyn::VectorOn<S>& force);
+Status holdOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, const std::vector<int>& held, double omega, double t,
+              dyn::MatrixROn<S>& e, dyn::VectorOn<S>& force);
 
 /// The held gaps as constraint rows at z on S (the penalty formulation enforces them like the
 /// loops, dynamics/penalty_derivatives.h): r, r_z and, along ż when given, c = −żᵀ r_zz ż.

@@ -18,7 +18,7 @@ Status evaluateMode(const Study& st, const CoordinateMode& mode, const dyn::Tree
   Status s = dyn::evaluateOn<S>(st.model, p, mode.dofs, t, x, v, z, e, values);
   if (s.ok() && !mode.held.empty()) {
     dyn::VectorOn<S> forces;
-    s = events::holdOn<S>(st.model.tree, p, events::gapSources(st.model.tree), mode.held, events::restingOmega(st.resolved), t, e, forces);
+    s = events::holdOn<S>(st.model.tree, p, mode.held, events::restingOmega(st.resolved), t, e, forces);
   }
   return s;
 }
