@@ -16,6 +16,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <span>
 #include <string>
 
 #include "dynamics/recursive_model.h"
@@ -49,5 +50,18 @@ extern template void inverseDynamicsOn<double>(const RecursiveModel&, const Tree
                                                const double*, double, double*);
 extern template void inverseDynamicsOn<num::Dual<8>>(const RecursiveModel&, const TreeNumbers<num::Dual<8>>&, const num::Dual<8>*,
                                                      const num::Dual<8>*, const num::Dual<8>*, double, num::Dual<8>*);
+
+/// τ as inverseDynamicsOn and the points' r, v, a (3 per point each) as pointMotionOn, from one
+/// motion pass: what a design parameter's columns at a fixed state read, the equations' and the
+/// outputs' together. Instantiated for double and num::Dual<8>.
+template <class S>
+void inverseDynamicsWithPoints(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, double t, S* tau,
+                               std::span<const ItemIndex> points, S* r, S* v, S* a);
+extern template void inverseDynamicsWithPoints<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,
+                                                       const double*, double, double*, std::span<const ItemIndex>, double*, double*,
+                                                       double*);
+extern template void inverseDynamicsWithPoints<num::Dual<8>>(const RecursiveModel&, const TreeNumbers<num::Dual<8>>&, const num::Dual<8>*,
+                                                             const num::Dual<8>*, const num::Dual<8>*, double, num::Dual<8>*,
+                                                             std::span<const ItemIndex>, num::Dual<8>*, num::Dual<8>*, num::Dual<8>*);
 
 }  // namespace lw::dyn

@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <complex>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/point_motion.h"
 #include "dynamics/force_elements.h"
 #include "numeric/scalar.h"
@@ -286,11 +287,10 @@ void pointOn(const detail::TreeMotion<S>& motion, const TreeNumbers<S>& p, const
 }
 }  // namespace
 
+namespace {
 template <class S>
-void pointMotionOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd,
-                   std::span<const ItemIndex> points, S* r, S* v, S* a) {
-  detail::TreeMotion<S> motion;
-  detail::treeMotion(m, p, z, zd, zdd, motion);
+void pointsFrom(const detail::TreeMotion<S>& motion, const RecursiveModel& m, const TreeNumbers<S>& p, std::span<const ItemIndex> points, S* r,
+                S* v, S* a) {
   for (std::size_t k = 0; k < points.size(); ++k) {
     detail::V3<S> rk, vk, ak;
     pointOn(motion, p, m, points[k], rk, vk, ak);
@@ -301,6 +301,28 @@ void pointMotionOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z,
     }
   }
 }
+}  // namespace
+
+template <class S>
+void pointMotionOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd,
+                   std::span<const ItemIndex> points, S* r, S* v, S* a) {
+  detail::TreeMotion<S> motion;
+  detail::treeMotion(m, p, z, zd, zdd, motion);
+  pointsFrom(motion, m, p, points, r, v, a);
+}
+template <class S>
+void inverseDynamicsWithPoints(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, double t, S* tau,
+                               std::span<const ItemIndex> points, S* r, S* v, S* a) {
+  thread_local detail::TreeMotion<S> motion;  // kept: a run asks at every point
+  detail::treeMotion(m, p, z, zd, zdd, motion);
+  detail::inverseDynamicsFrom(m, p, motion, z, zd, t, tau);
+  pointsFrom(motion, m, p, points, r, v, a);
+}
+template void inverseDynamicsWithPoints<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,
+                                                const double*, double, double*, std::span<const ItemIndex>, double*, double*, double*);
+template void inverseDynamicsWithPoints<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*,
+                                                    const num::Dual8*, const num::Dual8*, double, num::Dual8*, std::span<const ItemIndex>,
+                                                    num::Dual8*, num::Dual8*, num::Dual8*);
 template void pointMotionOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*, const double*,
                                     std::span<const ItemIndex>, double*, double*, double*);
 template void pointMotionOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, const num::Dual8*,

@@ -186,19 +186,40 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out, dyn::ReactionsOn<S>* kept) {
   using J = kin::BasicJet<S>;
-  using std::sqrt;
-  std::vector<J> zj(static_cast<std::size_t>(tree.nz)), xyz(3 * o.points.size());
-  for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
+  const std::size_t n = 3 * o.points.size();
+  std::vector<S> r(n), v(n), a(n);
   if (o.points.empty()) {
   } else if (jetFreePoints<S>(tree)) {
-    // the points from the jet-free pass (several times cheaper on dual numbers), as jets
-    const std::size_t n = 3 * o.points.size();
-    std::vector<S> r(n), v(n), a(n);
+    // the points from the jet-free pass (several times cheaper on dual numbers)
     dyn::pointMotionOn<S>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), v.data(), a.data());
-    for (std::size_t k = 0; k < n; ++k) xyz[k] = J(r[k], v[k], a[k]);
   } else {
+    std::vector<J> zj(static_cast<std::size_t>(tree.nz)), xyz(n);
+    for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
     dyn::kinematicsOn<J, S>(tree, p, zj.data(), J(S(t), S(1.0), S(0.0)), nullptr, o.points, xyz.data());
+    for (std::size_t k = 0; k < n; ++k) {
+      r[k] = xyz[k].v;
+      v[k] = xyz[k].d;
+      a[k] = xyz[k].dd;
+    }
   }
+  outputsFromPoints<S>(o, tree, p, z, zd, zdd, t, r.data(), v.data(), a.data(), out, kept);
+}
+
+template <class S>
+void outputsFromPoints(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
+                       const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
+                       const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, const S* r, const S* v, const S* a, S* out,
+                       dyn::ReactionsOn<S>* kept) {
+  using J = kin::BasicJet<S>;
+  using std::sqrt;
+  std::vector<J> zj;  // z as jets, made when a loop's joint coordinate asks
+  auto jets = [&]() -> const std::vector<J>& {
+    if (zj.empty() && tree.nz > 0) {
+      zj.resize(static_cast<std::size_t>(tree.nz));
+      for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
+    }
+    return zj;
+  };
   // the joints' forces and the drivers' efforts: the multipliers and a Newton–Euler pass, once
   std::unique_ptr<dyn::ReactionsOn<S>> own;
   dyn::ReactionsOn<S>* reactions = nullptr;
@@ -209,30 +230,30 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
   }
   for (std::size_t i = 0; i < o.components.size(); ++i) {
     const auto& c = o.components[i];
-    auto at = [&](int point, int axis) -> const J& { return xyz[3 * static_cast<std::size_t>(point) + static_cast<std::size_t>(axis)]; };
-    S v(0.0);
+    auto at = [&](int point, int axis) { return 3 * static_cast<std::size_t>(point) + static_cast<std::size_t>(axis); };
+    S value(0.0);
     switch (c.type) {
-      case Output::Type::PointPosition: v = at(c.point, c.axis).v; break;
-      case Output::Type::PointVelocity: v = at(c.point, c.axis).d; break;
-      case Output::Type::PointAcceleration: v = at(c.point, c.axis).dd; break;
+      case Output::Type::PointPosition: value = r[at(c.point, c.axis)]; break;
+      case Output::Type::PointVelocity: value = v[at(c.point, c.axis)]; break;
+      case Output::Type::PointAcceleration: value = a[at(c.point, c.axis)]; break;
       case Output::Type::JointCoordinate:
       case Output::Type::JointRate:
         if (c.node >= 0) {
           const Eigen::Index k = tree.nodes[static_cast<std::size_t>(c.node)].z;
-          v = c.type == Output::Type::JointRate ? S(zd[k] * c.sign) : S(z[k] * c.sign + dyn::storedJointCoordinate(tree, p, c.joint));
-        } else if (J q; c.joint >= 0 && dyn::jointCoordinatesOn<J, S>(tree, p, zj.data(), std::span<const int>(&c.joint, 1), &q)) {
+          value = c.type == Output::Type::JointRate ? S(zd[k] * c.sign) : S(z[k] * c.sign + dyn::storedJointCoordinate(tree, p, c.joint));
+        } else if (J q; c.joint >= 0 && dyn::jointCoordinatesOn<J, S>(tree, p, jets().data(), std::span<const int>(&c.joint, 1), &q)) {
           // a joint that closes a loop: from the bodies, its rate the jet's first part
-          v = c.type == Output::Type::JointRate ? q.d : q.v;
+          value = c.type == Output::Type::JointRate ? q.d : q.v;
         }
         break;
       case Output::Type::SpringLength:
         if (c.springs[0] >= 0 && c.springs[1] >= 0) {
           S sum(0.0);
           for (int k = 0; k < 3; ++k) {
-            const S d = at(c.springs[1], k).v - at(c.springs[0], k).v;
+            const S d = r[at(c.springs[1], k)] - r[at(c.springs[0], k)];
             sum = sum + d * d;
           }
-          v = sqrt(sum);
+          value = sqrt(sum);
         }
         break;
       case Output::Type::Energy:
@@ -241,14 +262,14 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
         if (reactions && c.joint >= 0 && c.body >= 0) {
           S w[6];
           reactions->jointReaction(c.joint, c.body, w);
-          v = w[c.axis];
+          value = w[c.axis];
         }
         break;
       case Output::Type::DriverEffort:
-        if (reactions && c.driver >= 0) v = reactions->driverEffort(c.driver);
+        if (reactions && c.driver >= 0) value = reactions->driverEffort(c.driver);
         break;
     }
-    out[i] = v;
+    out[i] = value;
   }
 }
 
@@ -413,8 +434,8 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
           double f = 1;
           if (started_) {
             between.resize(slots_.size());
-            auto valueAt = [&](double g) {
-              for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * g;
+            auto valueAt = [&](double frac) {
+              for (std::size_t j = 0; j < slots_.size(); ++j) between[j] = lastSlots_[j] + (slots_[j] - lastSlots_[j]) * frac;
               return num::value(samples[i].expression(std::span<const S>(between)));
             };
             const double e0 = valueAt(0), eh = valueAt(0.5), e1 = valueAt(1);
@@ -587,6 +608,10 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
   template void outputsOn<S>(const OutputComponents&, const dyn::RecursiveModel&, const dyn::TreeNumbers<S>&,       \
                              const Eigen::Matrix<S, Eigen::Dynamic, 1>&, const Eigen::Matrix<S, Eigen::Dynamic, 1>&, \
                              const Eigen::Matrix<S, Eigen::Dynamic, 1>&, double, S*, dyn::ReactionsOn<S>*);          \
+  template void outputsFromPoints<S>(const OutputComponents&, const dyn::RecursiveModel&, const dyn::TreeNumbers<S>&,  \
+                                     const Eigen::Matrix<S, Eigen::Dynamic, 1>&, const Eigen::Matrix<S, Eigen::Dynamic, 1>&, \
+                                     const Eigen::Matrix<S, Eigen::Dynamic, 1>&, double, const S*, const S*, const S*, S*, \
+                                     dyn::ReactionsOn<S>*);                                                              \
   template class CostAccumulator<S>;
 LW_OUTPUTS_ON(double)
 LW_OUTPUTS_ON(num::Dual8)

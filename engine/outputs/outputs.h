@@ -64,6 +64,13 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
                const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, S* out, dyn::ReactionsOn<S>* reactions = nullptr);
 
+/// outputsOn with its points' motion already known: r, v, a (3 per point of o.points each).
+template <class S>
+void outputsFromPoints(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p,
+                       const Eigen::Matrix<S, Eigen::Dynamic, 1>& z, const Eigen::Matrix<S, Eigen::Dynamic, 1>& zd,
+                       const Eigen::Matrix<S, Eigen::Dynamic, 1>& zdd, double t, const S* r, const S* v, const S* a, S* out,
+                       dyn::ReactionsOn<S>* reactions = nullptr);
+
 /// The components and their exact partials O_z, O_ż, O_z̈ (components × nz) at (z, ż, z̈, t) from
 /// the tree's jet-free pass (dynamics/point_motion.h), when the tree has no quaternion coordinate
 /// and every component is one this covers (points' positions, velocities and accelerations, tree

@@ -331,8 +331,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           using S = typename std::decay_t<decltype(r)>::Scalar;
           const Vec<S> zs = z.cast<S>(), zds = zd.cast<S>(), zdds = zdd.cast<S>();
           r.resize(d + no);
-          dyn::inverseDynamicsOn<S>(tree, nums.tree, zs.data(), zds.data(), zdds.data(), p.t, r.data());
-          analysis::outputsOn<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, r.data() + d);
+          // one motion pass for both: τ and the outputs' points
+          const std::size_t np = 3 * st_.outputs.points.size();
+          std::vector<S> pr(np), pv(np), pa(np);
+          dyn::inverseDynamicsWithPoints<S>(tree, nums.tree, zs.data(), zds.data(), zdds.data(), p.t, r.data(), st_.outputs.points, pr.data(),
+                                            pv.data(), pa.data());
+          analysis::outputsFromPoints<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), r.data() + d);
           return {};
         },
         d + no, P);
