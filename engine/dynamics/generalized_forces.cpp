@@ -28,7 +28,6 @@ struct GeneralizedForces<S, P>::Work {
 
 namespace {
 
-template <class S> V3<S> zero3() { return {{S(0.0), S(0.0), S(0.0)}}; }
 template <class S> V3<S> valueOf(const V3<kin::BasicJet<S>>& a) { return {{a[0].v, a[1].v, a[2].v}}; }
 template <class S> V3<S> rateOf(const V3<kin::BasicJet<S>>& a) { return {{a[0].d, a[1].d, a[2].d}}; }
 
@@ -158,10 +157,21 @@ void GeneralizedForces<S, P>::kinematics(const S* z, const S* zd, const S* zdd) 
       }
       continue;
     }
-    // other joints: differentiate the child's frame with the parent's held still
+    // other joints: differentiate the child's frame with the parent's held still (quaternions
+    // in closed form: the centre's velocity v_O + ω × r per column)
     Frame<S> pf;
     pf.R = Rp;
     for (int i = 0; i < 3; ++i) pf.x[i] = pj.x[i].v;
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
+      QuaternionMotion<S> q{};
+      quaternionNodeMotion<S>(n, g, pf, z + n.z, nullptr, nullptr, q);
+      for (int i = 0; i < n.nz; ++i) {
+        const auto col = static_cast<std::size_t>(n.z + i);
+        w.bv[col] = add(q.colV[i], cross(q.colW[i], w.r[body]));
+        w.bw[col] = q.colW[i];
+      }
+      continue;
+    }
     for (int i = 0; i < n.nz; ++i) {
       J zl[7];
       for (int q = 0; q < n.nz; ++q) zl[q] = J(z[n.z + q], S(q == i ? 1.0 : 0.0), S(0.0));

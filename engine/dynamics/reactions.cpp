@@ -36,7 +36,6 @@ struct ReactionsOn<S>::Work {
 };
 
 namespace {
-template <class S> V3<S> zero3() { return {{S(0.0), S(0.0), S(0.0)}}; }
 template <class S> Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
 template <class S> Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }
 template <class S> Motion6<S> minus(const Motion6<S>& a, const Motion6<S>& b) { return {sub(a.v, b.v), sub(a.w, b.w)}; }

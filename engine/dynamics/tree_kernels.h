@@ -76,6 +76,7 @@ template <class T> T dot(const V3<T>& a, const V3<T>& b) { return a[0] * b[0] + 
 template <class T> V3<T> cross(const V3<T>& a, const V3<T>& b) {
   return {{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
 }
+template <class T> V3<T> zero3() { return {{T(0.0), T(0.0), T(0.0)}}; }
 template <class T, class P> V3<T> cst(const Eigen::Matrix<P, 3, 1>& v) { return {{T(v.x()), T(v.y()), T(v.z())}}; }
 template <class T, class P> M3<T> cst(const Eigen::Matrix<P, 3, 3>& m) {
   M3<T> r;
@@ -221,6 +222,64 @@ Frame<kin::BasicJet<S>> childFrameAlong(const Node& n, const G& g, const Frame<S
   c.R = mul(pj.R, mul(Rm, g.R0));
   c.x = add(pj.x, mul(pj.R, add(tm, mul(Rm, g.x0))));
   return c;
+}
+
+// A quaternion node's motion (spherical joint, free spatial body) in closed form, its parent's
+// frame pf held still. R(q) = R(q̂), q̂ = q/|q|, turns with ω = 2 E(q̂) q̇ / |q| in the parent's axes,
+// E(q̂)a = ŵ a_v − a_w v̂ + v̂ × a_v (E q̂ = 0: q̇'s radial part does not turn R), and
+// ω̇ = 2 E(q̂) q̈ / |q| − 4 (q̂·q̇) E(q̂) q̇ / |q|² (E(q̇) q̇ = 0), about the point that stays put: the
+// joint point, or the free body's origin, which its translations carry along the parent's axes.
+// Motions are twists about the world origin [v_O; ω]: the columns per unit rate of each of the
+// node's coordinates, and the node's motion relative to its parent at (z, ż, z̈) (zn = z + n.z...).
+template <class S>
+struct QuaternionMotion {
+  V3<S> colV[7], colW[7];
+  V3<S> Vv, Vw, Av, Aw;
+};
+template <class S, class G>
+void quaternionNodeMotion(const Node& n, const G& g, const Frame<S>& pf, const S* zn, const S* zdn, const S* zddn, QuaternionMotion<S>& out) {
+  using std::sqrt;
+  const bool free = n.kind == NodeKind::FreeSpatial;
+  const int o = free ? 3 : 0;  // the quaternion's first coordinate
+  const S w = zn[o], x = zn[o + 1], y = zn[o + 2], z = zn[o + 3];
+  const S inv = S(1.0) / sqrt(w * w + x * x + y * y + z * z);
+  const S hw = w * inv;
+  const V3<S> hv{{x * inv, y * inv, z * inv}};
+  auto E = [&](const S& aw, const V3<S>& av) { return add(sub(scale(hw, av), scale(aw, hv)), cross(hv, av)); };
+  auto world = [&](const V3<S>& a) { return mul(pf.R, a); };
+  // the point that stays put, and (free) the translations' velocity and acceleration
+  V3<S> P, Pd{{S(0.0), S(0.0), S(0.0)}}, Pdd = Pd;
+  if (free) {
+    const V3<S> t{{zn[0], zn[1], zn[2]}};
+    P = add(pf.x, mul(pf.R, add(cst<S>(g.x0), t)));
+    if (zdn) Pd = world(V3<S>{{zdn[0], zdn[1], zdn[2]}});
+    if (zddn) Pdd = world(V3<S>{{zddn[0], zddn[1], zddn[2]}});
+    for (int j = 0; j < 3; ++j) {
+      out.colV[j] = V3<S>{{pf.R(0, j), pf.R(1, j), pf.R(2, j)}};
+      out.colW[j] = zero3<S>();
+    }
+  } else {
+    P = add(pf.x, mul(pf.R, g.point));
+  }
+  const S two = inv * 2.0;
+  for (int j = 0; j < 4; ++j) {
+    V3<S> av{{S(0.0), S(0.0), S(0.0)}};
+    if (j > 0) av[j - 1] = S(1.0);
+    const V3<S> Wj = world(scale(two, E(S(j == 0 ? 1.0 : 0.0), av)));
+    out.colW[o + j] = Wj;
+    out.colV[o + j] = cross(P, Wj);
+  }
+  if (!zdn) return;
+  const V3<S> qdv{{zdn[o + 1], zdn[o + 2], zdn[o + 3]}};
+  const V3<S> Eqd = E(zdn[o], qdv);
+  const V3<S> om = world(scale(two, Eqd));
+  out.Vw = om;
+  out.Vv = add(Pd, cross(P, om));
+  const S radial = hw * zdn[o] + hv[0] * qdv[0] + hv[1] * qdv[1] + hv[2] * qdv[2];  // q̂·q̇
+  V3<S> al = scale(S(-2.0) * two * inv * radial, Eqd);
+  if (zddn) al = add(al, scale(two, E(zddn[o], V3<S>{{zddn[o + 1], zddn[o + 2], zddn[o + 3]}})));
+  out.Aw = world(al);
+  out.Av = sub(add(Pdd, cross(P, out.Aw)), cross(om, Pd));
 }
 
 // every active torsion spring on a tree joint: f(node, the spring's numbers); they act on their

@@ -15,7 +15,6 @@ namespace lw::dyn::detail {
 
 namespace {
 
-template <class S> V3<S> zero3() { return {{S(0.0), S(0.0), S(0.0)}}; }
 template <class S> Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
 template <class S> Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }
 template <class S> Motion6<S> times(const Motion6<S>& a, const S& s) { return {scale(s, a.v), scale(s, a.w)}; }
@@ -58,6 +57,7 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
   out.centre.resize(nn);
   out.V.resize(nn);
   out.A.resize(nn);
+  QuaternionMotion<S> quaternion{};
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& n = m.nodes[k];
     const auto& g = p.nodes[k];
@@ -74,6 +74,9 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
         out.column[col] = {cross(Jw, u), u};
         if (n.kind == NodeKind::Cylindrical) out.column[col + 1] = {u, zero3<S>()};
       }
+    } else if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
+      quaternionNodeMotion(n, g, pf, z + n.z, zd + n.z, zdd + n.z, quaternion);
+      for (int q = 0; q < n.nz; ++q) out.column[static_cast<std::size_t>(n.z + q)] = {quaternion.colV[q], quaternion.colW[q]};
     } else {
       for (int q = 0; q < n.nz; ++q) {
         J zl[7];
@@ -93,33 +96,9 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
     Motion6<S> A = n.parentNode >= 0 ? out.A[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
       // a quaternion's columns turn with the quaternion itself, not only with the frames before
-      // them: the node's own motion relative to its parent (held) from one jet pass,
-      // A = A_parent + A_rel + V_parent × V_rel
-      J zl[7];
-      for (int r = 0; r < n.nz; ++r) zl[r] = J(z[n.z + r], zd[n.z + r], zdd[n.z + r]);
-      const Frame<J> child = childFrameAlong(n, g, pf, zl);
-      const M3<J>& R = child.R;
-      const V3<J>& x = child.x;
-      M3<S> Rv, Rd, Rdd;
-      for (int i = 0; i < 9; ++i) {
-        Rv.a[i] = R.a[i].v;
-        Rd.a[i] = R.a[i].d;
-        Rdd.a[i] = R.a[i].dd;
-      }
-      auto skewPart = [&](const M3<S>& B) {  // (B Rᵀ)^∨
-        auto e = [&](int i, int k2) { return B(i, 0) * Rv(k2, 0) + B(i, 1) * Rv(k2, 1) + B(i, 2) * Rv(k2, 2); };
-        return V3<S>{{e(2, 1), e(0, 2), e(1, 0)}};
-      };
-      const V3<S> w = skewPart(Rd);
-      M3<S> B;  // R̈ − ω̃ Ṙ
-      for (int c = 0; c < 3; ++c) {
-        const V3<S> wc = cross(w, V3<S>{{Rd(0, c), Rd(1, c), Rd(2, c)}});
-        for (int r = 0; r < 3; ++r) B(r, c) = Rdd(r, c) - wc[r];
-      }
-      const V3<S> alpha = skewPart(B);
-      const V3<S> xv{{x[0].v, x[1].v, x[2].v}}, xd{{x[0].d, x[1].d, x[2].d}}, xdd{{x[0].dd, x[1].dd, x[2].dd}};
-      const Motion6<S> Vrel{sub(xd, cross(w, xv)), w};
-      const Motion6<S> Arel{sub(sub(xdd, cross(alpha, xv)), cross(w, xd)), alpha};
+      // them: the node's own motion relative to its parent (held), A = A_parent + A_rel + V_parent × V_rel
+      const Motion6<S> Vrel{quaternion.Vv, quaternion.Vw};
+      const Motion6<S> Arel{quaternion.Av, quaternion.Aw};
       A = plus(plus(A, Arel), crossMotion(V, Vrel));
       V = plus(V, Vrel);
       for (int q = 0; q < n.nz; ++q) {
