@@ -211,10 +211,14 @@ lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d) {
       d.zid[k] = Jp.row(f.component).dot(d.zd);
     }
   }
-  d.dofsAreTheCoordinates = m.rows.empty() && nd == nz;
-  for (Eigen::Index k = 0; k < nd && d.dofsAreTheCoordinates; ++k)
-    d.dofsAreTheCoordinates = d.dofs[static_cast<std::size_t>(k)].kind == Dof::Kind::Coordinate && d.dofs[static_cast<std::size_t>(k)].z == k;
+  d.dofsAreTheCoordinates = coordinatesAreTheDofs(m, d.dofs);
   return {};
+}
+
+bool coordinatesAreTheDofs(const MatrixRModel& m, const std::vector<Dof>& dofs) {
+  bool same = m.rows.empty() && static_cast<int>(dofs.size()) == m.tree.nz;
+  for (std::size_t k = 0; k < dofs.size() && same; ++k) same = dofs[k].kind == Dof::Kind::Coordinate && dofs[k].z == static_cast<int>(k);
+  return same;
 }
 
 namespace {

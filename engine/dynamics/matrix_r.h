@@ -79,6 +79,8 @@ struct MatrixRData {
 
 /// Chooses the independent coordinates at data.z (or takes the file's), sets zi, zid from z, zd.
 lw::Status chooseDofs(const MatrixRModel& m, MatrixRData& d);
+/// Are `dofs` the tree's coordinates in order, with no loop (Θ_z = I: an open chain)?
+bool coordinatesAreTheDofs(const MatrixRModel& m, const std::vector<Dof>& dofs);
 /// Assembles the stored configuration and the initial velocities given in the file.
 lw::Status initialState(const MatrixRModel& m, MatrixRData& d);
 /// Puts the dependent state back to (t, z, ż) of an earlier evaluation (a step's start): the next

@@ -502,7 +502,14 @@ struct MatrixRTangent::Work {
   Eigen::MatrixXd R, Md;
   Eigen::PartialPivLU<Eigen::MatrixXd> theta;
   Eigen::LLT<Eigen::MatrixXd> mbar;
-  RecursiveData data;  // the mass matrix's buffers, kept between points
+  RecursiveData data;  // the mass matrix's and Jacobians' buffers, kept between points
+  Eigen::MatrixXd loopJ, pointJ;
+  // along's passes' buffers, kept between calls (their dual-number jets are large to clear)
+  struct Passes {
+    detail::TreeMotion<num::Dual8> motion;
+    std::vector<detail::Frame<kin::BasicJet<num::Dual8>>> frames;
+    std::vector<kin::BasicJet<num::Dual8>> phi, xyz, rows, zj;
+  } passes;
 };
 
 MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
@@ -521,7 +528,24 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   w.zd = e.zd;
   w.zdd = e.zdd;
   w.R = e.R;
-  const Eigen::MatrixXd Theta = thetaOn<double>(m, values, dofs, w.points, e.z, t);
+  // Θ_z = [Φ_z (selected rows); B] from the tree's analytic loop and point Jacobians (the model's
+  // geometry: `values` differ from it only in the forces' switch states)
+  Eigen::MatrixXd Theta(nz, nz);
+  if (nz > 0) {
+    loopJacobian(m.tree, w.data, e.z, t, w.loopJ);
+    for (std::size_t i = 0; i < m.rows.size(); ++i) Theta.row(static_cast<Eigen::Index>(i)) = w.loopJ.row(m.rows[i]);
+    for (std::size_t k = 0; k < dofs.size(); ++k) {
+      const Dof& f = dofs[k];
+      const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
+      if (f.kind == Dof::Kind::Coordinate) {
+        Theta.row(row).setZero();
+        Theta(row, f.z) = 1;
+      } else {
+        pointJacobian(m.tree, w.data, f.body, f.point, e.z, w.pointJ);
+        Theta.row(row) = w.pointJ.row(f.component);
+      }
+    }
+  }
   w.theta.compute(Theta);
   if (nz > 0 && !(w.theta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
   massMatrix(m.tree, w.data, e.z, w.Md);
@@ -530,7 +554,7 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   // the loops' multipliers: Θ_zᵀ [λ; μ] = −τ (μ = R^Φᵀ(−τ) = 0 at the solution)
   Eigen::VectorXd tau(nz);
   inverseDynamicsOn<double>(m.tree, values, e.z.data(), e.zd.data(), e.zdd.data(), t, tau.data());
-  w.lambda = Eigen::VectorXd(Theta.transpose().partialPivLu().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
+  w.lambda = Eigen::VectorXd(w.theta.transpose().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
   // a quaternion's unit row carries no force (R(q) is normalised: the dynamics do not see |q|);
   // its multiplier is round-off
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
@@ -574,9 +598,14 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
     return v;
   };
   // [Φ_sel; h] on jets along the motion of (zs, żs, z̈s) — or along a direction of z alone (time held)
-  detail::TreeMotion<D> motion;
-  std::vector<detail::Frame<J>> frames;
-  std::vector<J> phi(static_cast<std::size_t>(tree.nrows)), xyz(3 * w.points.size()), rows(static_cast<std::size_t>(nz)), zj(static_cast<std::size_t>(nz));
+  Work::Passes& buffers = w_->passes;
+  detail::TreeMotion<D>& motion = buffers.motion;
+  std::vector<detail::Frame<J>>& frames = buffers.frames;
+  std::vector<J> &phi = buffers.phi, &xyz = buffers.xyz, &rows = buffers.rows, &zj = buffers.zj;
+  phi.resize(static_cast<std::size_t>(tree.nrows));
+  xyz.resize(3 * w.points.size());
+  rows.resize(static_cast<std::size_t>(nz));
+  zj.resize(static_cast<std::size_t>(nz));
   auto rowsAlong = [&](const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate) {
     detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
     detail::jetFramesFrom<D>(tree, motion, frames);

@@ -360,12 +360,34 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return analytic_ && (treeCovers(p) || dyn::treeMotionUnsupported(st_.model.tree).empty());
   }
 
+  // the point's state on doubles by the run's own pipeline (Θ_z from the analytic loop Jacobian,
+  // Newton from the run's dependent coordinates), one pipeline per set of coordinates
+  Status pointState(const RunPoint& p, dyn::MatrixROn<double>& e) {
+    const auto c = static_cast<std::size_t>(p.coords);
+    if (pointData_.size() <= c) pointData_.resize(c + 1);
+    if (!pointData_[c]) {
+      pointData_[c] = std::make_unique<dyn::MatrixRData>(st_.model, &real_.tree);
+      pointData_[c]->dofs = dofs(p.coords);
+      pointData_[c]->dofsAreTheCoordinates = dyn::coordinatesAreTheDofs(st_.model, pointData_[c]->dofs);
+    }
+    dyn::MatrixRData& d = *pointData_[c];
+    dyn::restoreState(d, p.t, p.aux, d.zd.size() == p.aux.size() ? d.zd : Eigen::VectorXd::Zero(p.aux.size()));
+    if (Status s = dyn::evaluate(st_.model, d, p.t, p.x, p.v); !s.ok()) return s;
+    e.z = d.z;
+    e.zd = d.zd;
+    e.zdd = d.zdd;
+    e.zidd = d.zidd;
+    e.R = d.R;
+    e.Mbar = d.Mbar;
+    return {};
+  }
+
   Status lanesPartials(const RunPoint& p, PointPartials& n) {
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const dyn::RecursiveModel& tree = st_.model.tree;
     dyn::MatrixROn<double> e;
-    if (Status s = dyn::evaluateOn<double>(st_.model, real_.tree, D, p.t, p.x, p.v, p.aux, e); !s.ok()) return s;
+    if (Status s = pointState(p, e); !s.ok()) return s;
     if (Status s = tangent_.at(st_.model, real_.tree, D, p.t, e); !s.ok()) return s;
     n.outputs.resize(no);
     analysis::outputsOn<double>(st_.outputs, tree, real_.tree, e.z, e.zd, e.zdd, p.t, n.outputs.data());
@@ -558,6 +580,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
   Eigen::MatrixXd Md_;
   dyn::MatrixRTangent tangent_;
+  std::vector<std::unique_ptr<dyn::MatrixRData>> pointData_;  // by coordinate set: pointState's pipelines
 };
 
 }  // namespace
