@@ -510,6 +510,13 @@ struct MatrixRTangent::Work {
     std::vector<detail::Frame<kin::BasicJet<num::Dual8>>> frames;
     std::vector<kin::BasicJet<num::Dual8>> phi, xyz, rows, zj;
   } passes;
+  // along's turn of the multipliers: λ by row of Φ, the frames as jets, the loops' wrenches by node
+  struct Turn {
+    std::vector<double> lambdaByRow;
+    std::vector<detail::Frame<kin::BasicJet<num::Dual8>>> frames;
+    std::vector<detail::Motion6<num::Dual8>> wrench;
+    std::vector<int> bodies;
+  } turn;
 };
 
 MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
@@ -639,15 +646,83 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
   const Eigen::MatrixXd da = w.theta.solve(Eigen::MatrixXd(-lanes(rows, 2)));
   VectorOn<D> tau(nz);
   detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
-  // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c, a pass along each column of R^Φ
+  // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c for every column r_c of R^Φ at once.
+  // λᵀΦ_z = −(S_j · F_j)_j (plus the tree joints' drivers' constant rows), F_j the loops' wrenches
+  // W_b = −∂(λᵀΦ_c)/∂ξ_b (ξ_b a twist of body b) summed over coordinate j's subtree, so
+  // δ(λᵀΦ_z)_j = −δS_j · F_j − S_j · δF_j: the motion's columns at z with their lanes (the pass
+  // above: positions alone), and each loaded constraint's rows on jets along its bodies' six unit
+  // twists, with the lanes of z and the numbers
   Eigen::MatrixXd turn = Eigen::MatrixXd::Zero(d, L);
   // no multiplier (no loop force: an open tree with a quaternion's row only): no turn
   const bool loaded = w.lambda.size() > 0 && w.lambda.cwiseAbs().maxCoeff() > 0;
-  for (int c = 0; c < d && loaded; ++c) {
-    VectorOn<D> rc(nz);
-    for (int i = 0; i < nz; ++i) rc[i] = D(w.R(i, c));
-    rowsAlong(z, rc, zeroD, 0.0);
-    turn.row(c) = w.lambda.transpose() * lanes(rows, 1).topRows(nc);
+  if (loaded) {
+    Work::Turn& u = w_->turn;
+    u.lambdaByRow.assign(static_cast<std::size_t>(tree.nrows), 0.0);
+    for (int r = 0; r < nc; ++r) u.lambdaByRow[static_cast<std::size_t>(m.rows[static_cast<std::size_t>(r)])] = w.lambda[r];
+    const std::size_t nb = motion.frames.size(), nn = tree.nodes.size();
+    u.frames.resize(nb);
+    for (std::size_t b = 0; b < nb; ++b) {
+      for (int i = 0; i < 9; ++i) u.frames[b].R.a[i] = J(motion.frames[b].R.a[i]);
+      for (int i = 0; i < 3; ++i) u.frames[b].x[i] = J(motion.frames[b].x[i]);
+    }
+    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i]);
+    phi.assign(static_cast<std::size_t>(tree.nrows), J(D(0.0)));
+    const J tj{D(w.t)};
+    u.wrench.assign(nn, detail::Motion6<D>{detail::zero3<D>(), detail::zero3<D>()});
+    for (std::size_t ci = 0; ci < tree.constraints.size(); ++ci) {
+      const LoopConstraint& c = tree.constraints[ci];
+      bool carried = false;
+      for (int r = 0; r < c.rows; ++r) carried = carried || u.lambdaByRow[static_cast<std::size_t>(c.row + r)] != 0;
+      if (!carried) continue;
+      constraintBodies(tree, static_cast<int>(ci), u.bodies);
+      for (const int b : u.bodies) {
+        const int node = tree.nodeOfBody[static_cast<std::size_t>(b)];
+        if (node < 0) continue;  // the ground: its wrench turns nothing
+        detail::Frame<J>& F = u.frames[static_cast<std::size_t>(b)];
+        detail::Motion6<D>& W = u.wrench[static_cast<std::size_t>(node)];
+        for (int e = 0; e < 6; ++e) {
+          // body b along the unit twist e about the origin: Ṙ = ω̃R, ẋ = v_O + ω × x
+          for (int col = 0; col < 3; ++col)
+            for (int r = 0; r < 3; ++r) {
+              D rate(0.0);
+              if (e >= 3) {
+                const int a = e - 3;  // ω = e_a: (e_a × y)_{a+1} = −y_{a+2}, (e_a × y)_{a+2} = y_{a+1}
+                if (r == (a + 1) % 3) rate = -F.R((a + 2) % 3, col).v;
+                else if (r == (a + 2) % 3) rate = F.R((a + 1) % 3, col).v;
+              }
+              F.R(r, col).d = rate;
+            }
+          for (int r = 0; r < 3; ++r) {
+            D rate(e < 3 && r == e ? 1.0 : 0.0);
+            if (e >= 3) {
+              const int a = e - 3;
+              if (r == (a + 1) % 3) rate = -F.x[(a + 2) % 3].v;
+              else if (r == (a + 2) % 3) rate = F.x[(a + 1) % 3].v;
+            }
+            F.x[r].d = rate;
+          }
+          constraintOnFrames<J, D>(tree, p, u.frames, zj.data(), tj, static_cast<int>(ci), phi.data());
+          D power(0.0);
+          for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * phi[static_cast<std::size_t>(c.row + r)].d;
+          (e < 3 ? W.v : W.w)[e % 3] = (e < 3 ? W.v : W.w)[e % 3] + power;
+        }
+        for (auto& x : F.R.a) x.d = D(0.0);
+        for (int i = 0; i < 3; ++i) F.x[i].d = D(0.0);
+      }
+    }
+    for (std::size_t k = nn; k-- > 0;)  // summed over subtrees, leaves first
+      for (int ch : tree.children[k]) {
+        const auto& Wc = u.wrench[static_cast<std::size_t>(ch)];
+        u.wrench[k] = {detail::add(u.wrench[k].v, Wc.v), detail::add(u.wrench[k].w, Wc.w)};
+      }
+    for (int j = 0; j < nz; ++j) {
+      const detail::Motion6<D>& Sj = motion.column[static_cast<std::size_t>(j)];
+      const detail::Motion6<D>& Fj = u.wrench[static_cast<std::size_t>(motion.nodeOf[static_cast<std::size_t>(j)])];
+      const D g = -(detail::dot(Sj.v, Fj.v) + detail::dot(Sj.w, Fj.w));  // (λᵀΦ_z)_j with its lanes
+      for (int l = 0; l < L; ++l)
+        if (g.g[l] != 0)
+          for (int c = 0; c < d; ++c) turn(c, l) += g.g[l] * w.R(j, c);
+    }
   }
   const Eigen::MatrixXd dzidd = -w.mbar.solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
   zidd = withLanes(Eigen::VectorXd::Zero(d), dzidd);

@@ -128,7 +128,6 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
   };
   // Φ_sel (independent rows × nz): a column per coordinate, its subtree moved by S_j; only the
   // constraints its coordinates can change (the others' column entries are zero)
-  const auto& mech = *m.mechanism;
   auto& A = w.A;
   A.setZero(nc, nz);
   if constexpr (lanes) {
@@ -198,29 +197,12 @@ bool ReactionsOn<S>::compute(const TreeNumbers<S>& p, const S* z, const S* zd, c
   bodies.reserve(2);
   for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
     const LoopConstraint& c = m.constraints[ci];
-    bodies.clear();
-    if (c.kind == LoopConstraint::Kind::CutJoint) {
-      const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
-      bodies.assign({jt.body(0), jt.body(1)});
-    } else if (c.kind == LoopConstraint::Kind::Driver) {
-      const auto& dv = mech.drivers[static_cast<std::size_t>(c.index)];
-      if (dv.type == lw::Driver::Type::Joint) {
-        if (m.treeJointNode[static_cast<std::size_t>(dv.joint)] >= 0) continue;
-        const auto& jt = mech.joints[static_cast<std::size_t>(dv.joint)];
-        bodies.assign({jt.body(0), jt.body(1)});
-      } else if (dv.type == lw::Driver::Type::Coordinate) {
-        bodies.assign({dv.point.body});
-      } else {
-        bodies.assign({dv.points[0].body, dv.points[1].body});
-      }
-    } else {
-      continue;
-    }
+    constraintBodies(m, static_cast<int>(ci), bodies);
+    if (bodies.empty()) continue;
     bool loaded = false;
     for (int r = 0; r < c.rows; ++r) loaded = loaded || num::value(w.lambdaByRow[static_cast<std::size_t>(c.row + r)]) != 0;
-    for (std::size_t bi = 0; bi < bodies.size(); ++bi) {
-      const int b = bodies[bi];
-      if (b == 0 || (bi == 1 && bodies[1] == bodies[0])) continue;
+    for (const int b : bodies) {
+      if (b == 0) continue;
       Motion6<S> W = zero6<S>();
       if constexpr (lanes) {
         if (loaded) {  // the six unit twists of the body in six lanes of one pass

@@ -389,4 +389,26 @@ std::string RecursiveModel::describeRow(int row) const {
   return "row " + std::to_string(row);
 }
 
+void constraintBodies(const RecursiveModel& m, int constraint, std::vector<int>& bodies) {
+  bodies.clear();
+  const LoopConstraint& c = m.constraints[static_cast<std::size_t>(constraint)];
+  const auto& mech = *m.mechanism;
+  if (c.kind == LoopConstraint::Kind::CutJoint) {
+    const auto& jt = mech.joints[static_cast<std::size_t>(c.index)];
+    bodies.assign({jt.body(0), jt.body(1)});
+  } else if (c.kind == LoopConstraint::Kind::Driver) {
+    const auto& dv = mech.drivers[static_cast<std::size_t>(c.index)];
+    if (dv.type == lw::Driver::Type::Joint) {
+      if (m.treeJointNode[static_cast<std::size_t>(dv.joint)] >= 0) return;  // its coordinate alone
+      const auto& jt = mech.joints[static_cast<std::size_t>(dv.joint)];
+      bodies.assign({jt.body(0), jt.body(1)});
+    } else if (dv.type == lw::Driver::Type::Coordinate) {
+      bodies.assign({dv.point.body});
+    } else {
+      bodies.assign({dv.points[0].body, dv.points[1].body});
+    }
+  }
+  if (bodies.size() == 2 && bodies[1] == bodies[0]) bodies.pop_back();
+}
+
 }  // namespace lw::dyn

@@ -177,6 +177,12 @@ template <class T, class P>
 void constraintOnFrames(const RecursiveModel& m, const TreeNumbers<P>& p, const std::vector<detail::Frame<T>>& f, const T* z, const T& t,
                         int constraint, T* phi);
 
+/// The bodies whose frames constraint `constraint`'s rows read (a cut joint's two, a driven cut
+/// joint's two, a driven point's body, a distance driver's two; the ground included, a body
+/// listed once): where its multipliers' wrenches act. Empty for the rows that read coordinates
+/// alone (a driver on a tree joint, a quaternion's unit norm).
+void constraintBodies(const RecursiveModel& m, int constraint, std::vector<int>& bodies);
+
 /// A tree joint's coordinate (as the outputs measure it: a planar pin's angle from body 1's x
 /// axis to body 2's, a slider's distance along its axis, a spatial revolute's angle from the
 /// stored configuration) is z[node.z]·sign plus this: its value in the stored configuration.
