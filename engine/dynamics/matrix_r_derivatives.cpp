@@ -573,7 +573,8 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
 }
 
 void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
-                           VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd) const {
+                           VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd,
+                           std::span<const ItemIndex> points, num::Dual8* pr, num::Dual8* pv, num::Dual8* pa) const {
   using D = num::Dual8;
   using J = kin::BasicJet<D>;
   const Work& w = *w_;
@@ -726,7 +727,25 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
   }
   const Eigen::MatrixXd dzidd = -w.mbar.solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
   zidd = withLanes(Eigen::VectorXd::Zero(d), dzidd);
-  zdd = withLanes(w.zdd, w.R * dzidd + da);
+  const Eigen::MatrixXd dzdd = w.R * dzidd + da;
+  zdd = withLanes(w.zdd, dzdd);
+  if (points.empty()) return;
+  // the points on the last pass's motion (z, ż with their lanes, z̈ without): their accelerations
+  // then miss Σ_j ∂a/∂z̈_j δz̈_j, ∂a/∂z̈_j = S_j.v + S_j.ω × r for the coordinates that carry them
+  detail::pointsFromMotion<D>(tree, p, motion, points, pr, pv, pa);
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const int node = tree.nodeOfBody[static_cast<std::size_t>(points[k].body)];
+    if (node < 0) continue;
+    const double r0[3] = {pr[3 * k].v, pr[3 * k + 1].v, pr[3 * k + 2].v};
+    for (int j = 0; j < nz; ++j) {
+      if (!tree.movesWith(points[k].body, motion.nodeOf[static_cast<std::size_t>(j)])) continue;
+      const detail::Motion6<D>& Sj = motion.column[static_cast<std::size_t>(j)];
+      const double sv[3] = {Sj.v[0].v, Sj.v[1].v, Sj.v[2].v}, sw[3] = {Sj.w[0].v, Sj.w[1].v, Sj.w[2].v};
+      const double col[3] = {sv[0] + sw[1] * r0[2] - sw[2] * r0[1], sv[1] + sw[2] * r0[0] - sw[0] * r0[2], sv[2] + sw[0] * r0[1] - sw[1] * r0[0]};
+      for (int i = 0; i < 3; ++i)
+        for (int l = 0; l < L; ++l) pa[3 * k + static_cast<std::size_t>(i)].g[l] += col[i] * dzdd(j, l);
+    }
+  }
 }
 
 struct DrivenFactor::Impl {

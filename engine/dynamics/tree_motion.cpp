@@ -266,10 +266,10 @@ void pointOn(const detail::TreeMotion<S>& motion, const TreeNumbers<S>& p, const
 }
 }  // namespace
 
-namespace {
+namespace detail {
 template <class S>
-void pointsFrom(const detail::TreeMotion<S>& motion, const RecursiveModel& m, const TreeNumbers<S>& p, std::span<const ItemIndex> points, S* r,
-                S* v, S* a) {
+void pointsFromMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, std::span<const ItemIndex> points, S* r,
+                      S* v, S* a) {
   for (std::size_t k = 0; k < points.size(); ++k) {
     detail::V3<S> rk, vk, ak;
     pointOn(motion, p, m, points[k], rk, vk, ak);
@@ -280,14 +280,18 @@ void pointsFrom(const detail::TreeMotion<S>& motion, const RecursiveModel& m, co
     }
   }
 }
-}  // namespace
+template void pointsFromMotion<double>(const RecursiveModel&, const TreeNumbers<double>&, const TreeMotion<double>&, std::span<const ItemIndex>,
+                                       double*, double*, double*);
+template void pointsFromMotion<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const TreeMotion<num::Dual8>&,
+                                           std::span<const ItemIndex>, num::Dual8*, num::Dual8*, num::Dual8*);
+}  // namespace detail
 
 template <class S>
 void pointMotionOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd,
                    std::span<const ItemIndex> points, S* r, S* v, S* a) {
   detail::TreeMotion<S> motion;
   detail::treeMotion(m, p, z, zd, zdd, motion);
-  pointsFrom(motion, m, p, points, r, v, a);
+  detail::pointsFromMotion(m, p, motion, points, r, v, a);
 }
 template <class S>
 void inverseDynamicsWithPoints(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, double t, S* tau,
@@ -295,7 +299,7 @@ void inverseDynamicsWithPoints(const RecursiveModel& m, const TreeNumbers<S>& p,
   thread_local detail::TreeMotion<S> motion;  // kept: a run asks at every point
   detail::treeMotion(m, p, z, zd, zdd, motion);
   detail::inverseDynamicsFrom(m, p, motion, z, zd, t, tau);
-  pointsFrom(motion, m, p, points, r, v, a);
+  detail::pointsFromMotion(m, p, motion, points, r, v, a);
 }
 template void inverseDynamicsWithPoints<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,
                                                 const double*, double, double*, std::span<const ItemIndex>, double*, double*, double*);

@@ -7,6 +7,7 @@
 // derivatives.cpp), on doubles and on dual numbers whose lanes are design parameters.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "dynamics/tree_kernels.h"
@@ -46,6 +47,12 @@ void appliedWrenches(const RecursiveModel& m, const TreeNumbers<S>& p, const Tre
 template <class S>
 void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, const S* zd, double t,
                          S* tau, std::vector<Motion6<S>>* F = nullptr);
+
+/// The points' world positions, velocities and accelerations (3 per point each; null to skip) on
+/// the motion. Instantiated for double and num::Dual<8>.
+template <class S>
+void pointsFromMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, std::span<const ItemIndex> points, S* r,
+                      S* v, S* a);
 
 /// The bodies' frames as jets along the motion (value, rate, second rate: what computeFrames gives
 /// on jets z + s ż + s²/2 z̈), body by body from the motion, without a jet recursion: Ṙ = ω̃R,

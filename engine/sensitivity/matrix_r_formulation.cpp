@@ -392,13 +392,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     n.outputs.resize(no);
     analysis::outputsOn<double>(st_.outputs, tree, real_.tree, e.z, e.zd, e.zdd, p.t, n.outputs.data());
     // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
+    const std::size_t np = 3 * st_.outputs.points.size();
+    std::vector<Dual> pr(np), pv(np), pa(np);
     auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
       Vec<Dual> zidd, z, zd, zdd;
-      tangent_.along(nums, dx, dv, zidd, z, zd, zdd);
+      tangent_.along(nums, dx, dv, zidd, z, zd, zdd, st_.outputs.points, pr.data(), pv.data(), pa.data());
       r.resize(d + no);
       r.head(d) = zidd;
       std::vector<Dual> out(static_cast<std::size_t>(no));
-      analysis::outputsOn<Dual>(st_.outputs, tree, nums, z, zd, zdd, p.t, out.data());
+      analysis::outputsFromPoints<Dual>(st_.outputs, tree, nums, z, zd, zdd, p.t, pr.data(), pv.data(), pa.data(), out.data());
       for (Eigen::Index k = 0; k < no; ++k) r[d + k] = out[static_cast<std::size_t>(k)];
     };
     Eigen::MatrixXd Fs;

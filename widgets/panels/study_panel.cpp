@@ -136,8 +136,8 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
       item->setText(item->data(Qt::UserRole).toString());  // shown again when the window accepts it
     }
     if (text.isEmpty() || text == tr("none")) return emit rangeEdited(name, QString(), QString());
-    for (const QString sep : {QStringLiteral("…"), QStringLiteral("..."), QStringLiteral(".."), QStringLiteral(","), QStringLiteral(" to ")})
-      if (const int at = text.indexOf(sep); at > 0 || (at == 0 && sep != QStringLiteral(","))) {
+    for (const QString& sep : {QStringLiteral("…"), QStringLiteral("..."), QStringLiteral(".."), QStringLiteral(","), QStringLiteral(" to ")})
+      if (const auto at = text.indexOf(sep); at > 0 || (at == 0 && sep != QStringLiteral(","))) {
         auto end = [](QString e) {
           e = e.trimmed();
           return e == QStringLiteral("∞") || e == QStringLiteral("−∞") || e == QStringLiteral("-∞") ? QString() : e;
