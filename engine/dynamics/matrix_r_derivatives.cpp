@@ -676,11 +676,15 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
       for (int r = 0; r < c.rows; ++r) carried = carried || u.lambdaByRow[static_cast<std::size_t>(c.row + r)] != 0;
       if (!carried) continue;
       constraintBodies(tree, static_cast<int>(ci), u.bodies);
-      for (const int b : u.bodies) {
-        const int node = tree.nodeOfBody[static_cast<std::size_t>(b)];
-        if (node < 0) continue;  // the ground: its wrench turns nothing
+      std::erase_if(u.bodies, [&](int b) { return tree.nodeOfBody[static_cast<std::size_t>(b)] < 0; });  // the ground turns nothing
+      // two moving bodies: a joint's or driver's rows measure one body against the other, so they
+      // do not change when both move alike (to first order at the constraint, where the lanes
+      // stay): the second body's wrench is the first's reversed (action and reaction)
+      const bool pair = u.bodies.size() == 2;
+      for (std::size_t bi = 0; bi < (pair ? 1 : u.bodies.size()); ++bi) {
+        const int b = u.bodies[bi];
         detail::Frame<J>& F = u.frames[static_cast<std::size_t>(b)];
-        detail::Motion6<D>& W = u.wrench[static_cast<std::size_t>(node)];
+        detail::Motion6<D> W{detail::zero3<D>(), detail::zero3<D>()};
         for (int e = 0; e < 6; ++e) {
           // body b along the unit twist e about the origin: Ṙ = ω̃R, ẋ = v_O + ω × x
           for (int col = 0; col < 3; ++col)
@@ -705,10 +709,16 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
           constraintOnFrames<J, D>(tree, p, u.frames, zj.data(), tj, static_cast<int>(ci), phi.data());
           D power(0.0);
           for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * phi[static_cast<std::size_t>(c.row + r)].d;
-          (e < 3 ? W.v : W.w)[e % 3] = (e < 3 ? W.v : W.w)[e % 3] + power;
+          (e < 3 ? W.v : W.w)[e % 3] = power;
         }
         for (auto& x : F.R.a) x.d = D(0.0);
         for (int i = 0; i < 3; ++i) F.x[i].d = D(0.0);
+        auto addTo = [&](int body, double sign) {
+          detail::Motion6<D>& to = u.wrench[static_cast<std::size_t>(tree.nodeOfBody[static_cast<std::size_t>(body)])];
+          to = {detail::add(to.v, detail::scale(D(sign), W.v)), detail::add(to.w, detail::scale(D(sign), W.w))};
+        };
+        addTo(b, 1.0);
+        if (pair) addTo(u.bodies[1], -1.0);
       }
     }
     for (std::size_t k = nn; k-- > 0;)  // summed over subtrees, leaves first

@@ -92,8 +92,8 @@ class MatrixRTangent {
  public:
   MatrixRTangent();
   ~MatrixRTangent();
-  /// At the double evaluation e of (t, dofs) with the numbers `values`. Fails when the tree has a
-  /// quaternion coordinate (treeMotionUnsupported) or Θ_z is singular there.
+  /// At the double evaluation e of (t, dofs) with the numbers `values` (the model's geometry: Θ_z
+  /// is read off the model's analytic Jacobians). Fails when Θ_z or M̄ is singular there.
   Status at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t, const MatrixROn<double>& e);
   /// The lanes of z̈ⁱ and of the dependent z, ż, z̈ for the lanes of dx, dv (d each) and of p's
   /// numbers (the model's geometry on dual numbers, parameters seeded or none); with `points`, also

@@ -29,8 +29,8 @@ struct TreeMotion {
   std::vector<Motion6<S>> V, A;                 // by node: its body's
 };
 
-/// The motion at (z, ż, z̈) with numbers p (numbers on S: their derivatives carried). Quaternion
-/// coordinates are not one-axis motions: not for trees that have them.
+/// The motion at (z, ż, z̈) with numbers p (numbers on S: their derivatives carried). A quaternion
+/// node's columns and motion are its own (quaternionNodeMotion), not a sequence of one-axis ones.
 template <class S>
 void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out);
 
