@@ -177,7 +177,6 @@ Index3Data::Index3Data(const kin::NaturalModel& m)
       qddHat(m.nq),
       qdd(m.nq),
       w(m.nrows),
-      Jw(m.nq),
       Q(m.nq),
       lu(m.nq) {}
 
@@ -278,37 +277,21 @@ void index3Residual(const kin::NaturalModel& m, const NaturalInertia& inertia, d
 
 void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, double alpha, double h, double t, Eigen::VectorXd& q,
                    const Eigen::VectorXd& lambda, Index3Data& d) {
-  // M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq − ∂Q/∂q − (2/h) ∂Q/∂q̇), w = αΦ + λ. The natural
-  // coordinates' constraints are quadratic: Φ_q is affine in q, so a unit difference of Φ_qᵀw is
-  // its exact derivative. The force elements' stiffness and damping (gravity has none) by
-  // central differences along (e_j, (2/h) e_j), the rule's q̇ moving with q.
+  // M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq − ∂Q/∂q − (2/h) ∂Q/∂q̇), w = αΦ + λ: the constraints'
+  // Hessians in closed form, each on its own columns; the force elements' stiffness and damping
+  // (gravity has none) by central differences along (e_j, (2/h) e_j), the rule's q̇ moving with q.
   kin::evaluateJacobianDense(m, q, t, d.J);
   kin::evaluateConstraints(m, q, t, d.phi);
   d.w = alpha * d.phi + lambda;
   d.tangent = inertia.M;
   d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
-  d.Jw.noalias() = d.J.transpose() * d.w;
-  if (m.dimension == 2) {
-    for (int j = 0; j < m.nq; ++j) {
-      q[j] += 1;
-      kin::evaluateJacobianDense(m, q, t, d.Jshift);
-      q[j] -= 1;
-      d.tangent.col(j).noalias() += (h * h / 4) * d.Jshift.transpose() * d.w;
-      d.tangent.col(j) -= (h * h / 4) * d.Jw;
-    }
-  } else {
-    // spatial constraints are cubic in places (a prismatic joint's (Q − P)·(u × w)): central
-    // differences, exact to the square of their step
-    for (int j = 0; j < m.nq; ++j) {
-      const double eps = 1e-5 * std::max(1.0, std::abs(q[j])), q0 = q[j];
-      q[j] = q0 + eps;
-      kin::evaluateJacobianDense(m, q, t, d.Jshift);
-      d.Jw = d.Jshift.transpose() * d.w;
-      q[j] = q0 - eps;
-      kin::evaluateJacobianDense(m, q, t, d.Jshift);
-      q[j] = q0;
-      d.tangent.col(j).noalias() += (h * h / 4) / (2 * eps) * (d.Jw - d.Jshift.transpose() * d.w);
-    }
+  for (const kin::Constraint& c : m.constraints) {
+    const auto nc = static_cast<Eigen::Index>(c.columns.size());
+    d.hessian.resize(nc, nc);
+    kin::constraintHessian(m, c, q, t, d.w.data() + c.row, d.hessian.data());
+    for (Eigen::Index b = 0; b < nc; ++b)
+      for (Eigen::Index a = 0; a < nc; ++a)
+        d.tangent(c.columns[static_cast<std::size_t>(a)], c.columns[static_cast<std::size_t>(b)]) += (h * h / 4) * d.hessian(a, b);
   }
   if (!inertia.stateDependent()) return;
   d.qdShift = (2 / h) * q - d.qdHat;
@@ -338,8 +321,8 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   const double s4 = h * h / 4;
   for (;;) {
     index3Residual(m, inertia, alpha, h, t, q, lambda, d);
-    // modified Newton: the tangent of the step's first iteration serves the others (its Hessian
-    // term costs nq Jacobians dense); rebuilt when the updates stop shrinking fast
+    // modified Newton: the tangent of the step's first iteration serves the others (a
+    // factorisation saved per iteration); rebuilt when the updates stop shrinking fast
     if (d.iterations == 0 || d.rebuild) {
       if (d.sparse) {
         d.w = alpha * d.phi + lambda;
@@ -370,35 +353,69 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
       return failure(Status::Code::NotConverged, t,
                      "the index-3 step did not converge in " + std::to_string(o.maxIterations) + " iterations (a step too long, or a singular position)");
   }
-  // mass-orthogonal projections onto Φ̇ = 0 and Φ̈ = 0 with the last tangent P = M + (h²/4)αΦ_qᵀΦ_q
+  // mass-orthogonal projections onto Φ̇ = 0 and Φ̈ = 0: x minimises ½(x − x*)ᵀM(x − x*) subject to
+  // Φ_q x + rate = 0. With P = M + (h²/4)αΦ_qᵀΦ_q factored (the dense matrices: small models, and
+  // the runs a sensitivity differentiates) the iteration P x ← M x − (h²/4)αΦ_qᵀ rate. With the
+  // sparse matrices (large models, no force element in the tangent) P is not factored: the last
+  // Newton tangent A = P + (h²/4)Σ w_k Φ_k,qq (the multipliers' term, small beside M; seed 004's
+  // ALI3-P projects with it too) serves the augmented Lagrangian iteration
+  //   x ← x − A⁻¹(M(x − x*) + Φ_qᵀ(ν + (h²/4)α(Φ_q x + rate))),   ν ← ν + (h²/4)α(Φ_q x + rate),
+  // whose fixed point is the same projection whatever A approximates P: a factorisation saved per
+  // step (what stops it leaves off range(Φ_qᵀ) that term times the last correction)
   jacobianAt(m, q, t, d);
   kin::evaluatePhiT(m, q, t, d.phiT);
-  if (d.sparse) {
-    if (!d.sparse->factor(m, s4, alpha, t, q, nullptr))
-      return failure(Status::Code::Singular, t, "the index-3 projection matrix is singular (a body without mass that no constraint holds)");
-  } else {
+  bool withP = !d.sparse;  // A = P
+  if (!d.sparse) {
     d.tangent = inertia.M;
     d.tangent.noalias() += s4 * alpha * d.J.transpose() * d.J;
     d.lu.compute(d.tangent);
   }
-  // each projection repeated until it holds (one pass removes all but ~1/(1 + αh²/4·σ²/m) of
-  // the violation): its fixed point is Φ_q q̇ + Φ_t = 0 (the least-squares one when redundant)
-  auto project = [&](Eigen::VectorXd x, const Eigen::VectorXd& rate) {
-    for (int pass = 0; pass < o.maxIterations; ++pass) {
-      const Eigen::VectorXd violation = d.sparse ? Eigen::VectorXd(d.Js * x + rate) : Eigen::VectorXd(d.J * x + rate);
-      if (violation.cwiseAbs().maxCoeff() < o.tolerance * 1e-2 * std::max(1.0, x.cwiseAbs().maxCoeff())) break;
-      if (d.sparse) {
-        x = d.Ms * x - s4 * alpha * (d.Js.transpose() * rate);
-        d.sparse->solve(false, x);
-      } else {
-        x = d.lu.solve(inertia.M * x - s4 * alpha * d.J.transpose() * rate);
-      }
-    }
-    return x;
+  auto solveA = [&](Eigen::VectorXd& x) {
+    if (d.sparse) d.sparse->solve(!withP, x);
+    else x = d.lu.solve(x);
   };
-  const Eigen::VectorXd qd = project((2 / h) * q - d.qdHat, d.phiT);
+  auto times = [&](const Eigen::VectorXd& x) {  // Φ_q x
+    return d.sparse ? Eigen::VectorXd(d.Js * x) : Eigen::VectorXd(d.J * x);
+  };
+  auto timesT = [&](const Eigen::VectorXd& y) {  // Φ_qᵀ y
+    return d.sparse ? Eigen::VectorXd(d.Js.transpose() * y) : Eigen::VectorXd(d.J.transpose() * y);
+  };
+  auto massTimes = [&](const Eigen::VectorXd& x) { return d.sparse ? Eigen::VectorXd(d.Ms * x) : Eigen::VectorXd(inertia.M * x); };
+  // each repeated until the constraint holds (one pass removes all but ~1/(1 + αh²/4·σ²/m) of the
+  // violation): the fixed point Φ_q x + rate = 0 (the least-squares one when redundant)
+  auto iterate = [&](const Eigen::VectorXd& target, const Eigen::VectorXd& rate, Eigen::VectorXd& x) {
+    x = target;
+    Eigen::VectorXd nu = Eigen::VectorXd::Zero(m.nrows), violation = times(x) + rate;
+    for (int pass = 0; pass < o.maxIterations; ++pass) {
+      if (violation.cwiseAbs().maxCoeff() < o.tolerance * 1e-2 * std::max(1.0, x.cwiseAbs().maxCoeff())) return true;
+      if (withP) {  // A = P: the same iteration as P x ← M x − (h²/4)αΦ_qᵀ rate
+        x = massTimes(x) - s4 * alpha * timesT(rate);
+        solveA(x);
+        violation = times(x) + rate;
+        continue;
+      }
+      d.dq = massTimes(x - target) + timesT(nu + s4 * alpha * violation);
+      solveA(d.dq);
+      x -= d.dq;
+      violation = times(x) + rate;
+      nu += s4 * alpha * violation;
+    }
+    return false;
+  };
+  // where the tangent's iteration stalls, P factored and the projection taken again; x as far as
+  // the iteration went when that does not converge either (the next step starts from it)
+  auto project = [&](const Eigen::VectorXd& target, const Eigen::VectorXd& rate, Eigen::VectorXd& x) -> Status {
+    if (iterate(target, rate, x) || withP) return {};
+    if (!d.sparse->factor(m, s4, alpha, t, q, nullptr))
+      return failure(Status::Code::Singular, t, "the index-3 projection matrix is singular (a body without mass that no constraint holds)");
+    withP = true;
+    iterate(target, rate, x);
+    return {};
+  };
+  Eigen::VectorXd qd, qdd;
+  if (Status e = project((2 / h) * q - d.qdHat, d.phiT, qd); !e.ok()) return e;
   kin::evaluateGamma(m, q, qd, t, d.gamma);  // Φ̈ = Φ_q q̈ + γ
-  const Eigen::VectorXd qdd = project((4 / (h * h)) * q - d.qddHat, d.gamma);
+  if (Status e = project((4 / (h * h)) * q - d.qddHat, d.gamma, qdd); !e.ok()) return e;
   s.t = t;
   s.q = q;
   s.qd = qd;

@@ -190,8 +190,8 @@ struct Index3State {
 };
 
 struct Index3Data {
-  Eigen::MatrixXd J, Jshift, tangent;
-  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Jw, Q, Qplus, Qminus, qShift, qdShift;
+  Eigen::MatrixXd J, tangent, hessian;  // hessian: one constraint's weighted, on its columns
+  Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Q, Qplus, Qminus, qdShift;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   std::shared_ptr<Index3Sparse> sparse;  // the sparse matrices, when the step uses them
   bool sparseChosen = false;             // the choice made (at the start or the first step)

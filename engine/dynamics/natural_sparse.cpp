@@ -1,12 +1,11 @@
 // The index-3 formulation's matrices on their sparsity pattern (Index3Sparse, natural_dynamics.h):
 // a body's mass couples its own entities, a constraint's Jacobian row and Hessian its own columns,
 // so M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq) has the pattern of M and of every constraint's columns
-// squared. The Hessians are exact: each constraint's second derivatives along a column (and along
-// the sum of two) on jets, as the constraints are polynomials in q. KLU factors both matrices.
+// squared. The Jacobian blocks and Hessians are the constraints' closed forms
+// (constraint_derivatives.cpp). KLU factors both matrices.
 #include <algorithm>
 
 #include "dynamics/natural_dynamics.h"
-#include "numeric/jet.h"
 #include "numeric/sparse_lu.h"
 
 namespace lw::dyn {
@@ -18,8 +17,7 @@ struct Index3Sparse::Pattern {
   std::vector<std::vector<int>> pairSlots;
   std::unique_ptr<num::SparseLu> tangent, projection;
   Eigen::MatrixXd block;     // a constraint's Jacobian block (rows × its columns)
-  Eigen::VectorXd dir;       // jets' direction (two entries set at a time)
-  std::vector<double> diagonal;  // a constraint's weighted second derivatives along its columns
+  Eigen::MatrixXd hessian;   // its weighted second derivatives (its columns × its columns)
   int slot(int i, int j) const {
     const auto b = rowIdx.begin() + colPtr[static_cast<std::size_t>(j)], e = rowIdx.begin() + colPtr[static_cast<std::size_t>(j) + 1];
     const auto it = std::lower_bound(b, e, i);
@@ -58,7 +56,6 @@ Index3Sparse::Index3Sparse(const kin::NaturalModel& m, const Eigen::MatrixXd& M)
   }
   p.tangent = std::make_unique<num::SparseLu>(n, p.colPtr, p.rowIdx);
   p.projection = std::make_unique<num::SparseLu>(n, p.colPtr, p.rowIdx);
-  p.dir = Eigen::VectorXd::Zero(n);
 }
 
 Index3Sparse::~Index3Sparse() = default;
@@ -73,40 +70,16 @@ bool Index3Sparse::factor(const kin::NaturalModel& m, double s, double alpha, do
     const std::vector<int>& slots = p.pairSlots[ci];
     // s α Σ_rows (Φ_r,a Φ_r,b)
     p.block.resize(c.rows, nc);
-    double column[3];
-    for (int a = 0; a < nc; ++a) {
-      kin::detail::constraintColumn(m, c, q, t, c.columns[static_cast<std::size_t>(a)], column);
-      for (int r = 0; r < c.rows; ++r) p.block(r, a) = column[r];
-    }
+    kin::constraintBlock(m, c, q, t, p.block.data());
     for (int a = 0; a < nc; ++a)
       for (int b = 0; b < nc; ++b) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * alpha * p.block.col(a).dot(p.block.col(b));
     if (!w) continue;
-    // s Σ_r w_r ∂²Φ_r/∂q_a∂q_b: along e_a, and along e_a + e_b
-    kin::Jet out[3];
-    std::vector<double>& diagonal = p.diagonal;
-    diagonal.resize(static_cast<std::size_t>(nc));
-    auto weighted = [&] {
-      double v = 0;
-      for (int r = 0; r < c.rows; ++r) v += (*w)[c.row + r] * out[r].dd;
-      return v;
-    };
-    for (int a = 0; a < nc; ++a) {
-      kin::constraintJet(m, c, q, nullptr, c.columns[static_cast<std::size_t>(a)], t, 0, out);
-      diagonal[static_cast<std::size_t>(a)] = weighted();
-      lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + a)])] += s * diagonal[static_cast<std::size_t>(a)];
-    }
+    // s Σ_r w_r ∂²Φ_r/∂q_a∂q_b
+    p.hessian.resize(nc, nc);
+    kin::constraintHessian(m, c, q, t, w->data() + c.row, p.hessian.data());
     for (int a = 0; a < nc; ++a)
-      for (int b = a + 1; b < nc; ++b) {
-        p.dir[c.columns[static_cast<std::size_t>(a)]] = 1;
-        p.dir[c.columns[static_cast<std::size_t>(b)]] = 1;
-        kin::constraintJet(m, c, q, &p.dir, -1, t, 0, out);
-        p.dir[c.columns[static_cast<std::size_t>(a)]] = 0;
-        p.dir[c.columns[static_cast<std::size_t>(b)]] = 0;
-        const double hab = 0.5 * (weighted() - diagonal[static_cast<std::size_t>(a)] - diagonal[static_cast<std::size_t>(b)]);
-        if (hab == 0) continue;
-        lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * hab;
-        lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(b * nc + a)])] += s * hab;
-      }
+      for (int b = 0; b < nc; ++b)
+        if (const double h = p.hessian(a, b); h != 0) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * h;
   }
   return lu.factor();
 }

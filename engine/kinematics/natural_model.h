@@ -155,21 +155,31 @@ void constraintValue(const NaturalModel& m, const Constraint& c, const Eigen::Ve
 void constraintJet(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q,
                    const Eigen::VectorXd* dir, int col, double t, double dt, Jet* out);
 
-// ---- implementation detail of evaluateJacobian ----
+// ---- closed-form derivatives (constraint_derivatives.cpp) --------------------------------------
+
+/// Constraint c's Jacobian block on its own columns, column-major: J[a·c.rows + r] =
+/// ∂Φ_{c.row + r}/∂q_{c.columns[a]} (c.rows × c.columns.size() entries).
+void constraintBlock(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t, double* J);
+/// H = Σ_r w[r] ∂²Φ_{c.row + r}/∂q_a∂q_b over c's columns (column-major, nc × nc, nc = c.columns.size()).
+void constraintHessian(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t, const double* w, double* H);
+
 namespace detail {
-/// Column `col` of constraint `c`'s rows (`out` has c.rows entries).
+/// Column `col` of constraint `c`'s rows on jets (`out` has c.rows entries): the reference the
+/// closed forms are tested against.
 void constraintColumn(const NaturalModel& m, const Constraint& c, const Eigen::VectorXd& q, double t,
                       int col, double* out);
 }  // namespace detail
 
 template <class Sink>
 void evaluateJacobian(const NaturalModel& m, const Eigen::VectorXd& q, double t, Sink&& sink) {
-  double col[3];
-  for (const Constraint& c : m.constraints)
-    for (int j : c.columns) {
-      detail::constraintColumn(m, c, q, t, j, col);
-      for (int r = 0; r < c.rows; ++r) sink(c.row + r, j, col[r]);
-    }
+  std::vector<double> block;
+  for (const Constraint& c : m.constraints) {
+    block.resize(c.columns.size() * static_cast<std::size_t>(c.rows));
+    constraintBlock(m, c, q, t, block.data());
+    const double* v = block.data();
+    for (int j : c.columns)
+      for (int r = 0; r < c.rows; ++r) sink(c.row + r, j, *v++);
+  }
 }
 
 }  // namespace lw::kin
