@@ -286,12 +286,11 @@ void index3Tangent(const kin::NaturalModel& m, const NaturalInertia& inertia, do
   d.tangent = inertia.M;
   d.tangent.noalias() += (h * h / 4) * alpha * d.J.transpose() * d.J;
   for (const kin::Constraint& c : m.constraints) {
-    const auto nc = static_cast<Eigen::Index>(c.columns.size());
-    d.hessian.resize(nc, nc);
+    const std::size_t nc = c.columns.size();
+    if (d.hessian.size() < nc * nc) d.hessian.resize(nc * nc);
     kin::constraintHessian(m, c, q, t, d.w.data() + c.row, d.hessian.data());
-    for (Eigen::Index b = 0; b < nc; ++b)
-      for (Eigen::Index a = 0; a < nc; ++a)
-        d.tangent(c.columns[static_cast<std::size_t>(a)], c.columns[static_cast<std::size_t>(b)]) += (h * h / 4) * d.hessian(a, b);
+    for (std::size_t b = 0; b < nc; ++b)
+      for (std::size_t a = 0; a < nc; ++a) d.tangent(c.columns[a], c.columns[b]) += (h * h / 4) * d.hessian[b * nc + a];
   }
   if (!inertia.stateDependent()) return;
   d.qdShift = (2 / h) * q - d.qdHat;

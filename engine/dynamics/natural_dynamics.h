@@ -190,7 +190,8 @@ struct Index3State {
 };
 
 struct Index3Data {
-  Eigen::MatrixXd J, tangent, hessian;  // hessian: one constraint's weighted, on its columns
+  Eigen::MatrixXd J, tangent;
+  std::vector<double> hessian;  // one constraint's weighted Hessian on its columns (column-major)
   Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Q, Qplus, Qminus, qdShift;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   std::shared_ptr<Index3Sparse> sparse;  // the sparse matrices, when the step uses them

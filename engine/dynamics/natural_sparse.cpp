@@ -16,8 +16,9 @@ struct Index3Sparse::Pattern {
   // by constraint: the slots of its columns' pairs (a × b, row-major over its columns)
   std::vector<std::vector<int>> pairSlots;
   std::unique_ptr<num::SparseLu> tangent, projection;
-  Eigen::MatrixXd block;     // a constraint's Jacobian block (rows × its columns)
-  Eigen::MatrixXd hessian;   // its weighted second derivatives (its columns × its columns)
+  // a constraint's Jacobian block (rows × its columns, column-major) and weighted second
+  // derivatives (its columns × its columns): sized once for the largest
+  std::vector<double> block, hessian;
   int slot(int i, int j) const {
     const auto b = rowIdx.begin() + colPtr[static_cast<std::size_t>(j)], e = rowIdx.begin() + colPtr[static_cast<std::size_t>(j) + 1];
     const auto it = std::lower_bound(b, e, i);
@@ -48,6 +49,10 @@ Index3Sparse::Index3Sparse(const kin::NaturalModel& m, const Eigen::MatrixXd& M)
   for (int j = 0; j < n; ++j)
     for (int k = p.colPtr[static_cast<std::size_t>(j)]; k < p.colPtr[static_cast<std::size_t>(j) + 1]; ++k)
       p.mass[static_cast<std::size_t>(k)] = M(p.rowIdx[static_cast<std::size_t>(k)], j);
+  std::size_t widest = 0;
+  for (const kin::Constraint& c : m.constraints) widest = std::max(widest, c.columns.size());
+  p.block.resize(3 * widest);
+  p.hessian.resize(widest * widest);
   for (const kin::Constraint& c : m.constraints) {
     std::vector<int> slots;
     for (int a : c.columns)
@@ -69,17 +74,18 @@ bool Index3Sparse::factor(const kin::NaturalModel& m, double s, double alpha, do
     const int nc = static_cast<int>(c.columns.size());
     const std::vector<int>& slots = p.pairSlots[ci];
     // s α Σ_rows (Φ_r,a Φ_r,b)
-    p.block.resize(c.rows, nc);
     kin::constraintBlock(m, c, q, t, p.block.data());
     for (int a = 0; a < nc; ++a)
-      for (int b = 0; b < nc; ++b) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * alpha * p.block.col(a).dot(p.block.col(b));
+      for (int b = 0; b < nc; ++b) {
+        double v = 0;
+        for (int r = 0; r < c.rows; ++r) v += p.block[static_cast<std::size_t>(a * c.rows + r)] * p.block[static_cast<std::size_t>(b * c.rows + r)];
+        lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * alpha * v;
+      }
     if (!w) continue;
     // s Σ_r w_r ∂²Φ_r/∂q_a∂q_b
-    p.hessian.resize(nc, nc);
     kin::constraintHessian(m, c, q, t, w->data() + c.row, p.hessian.data());
-    for (int a = 0; a < nc; ++a)
-      for (int b = 0; b < nc; ++b)
-        if (const double h = p.hessian(a, b); h != 0) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * h;
+    for (int k = 0; k < nc * nc; ++k)
+      if (const double h = p.hessian[static_cast<std::size_t>(k)]; h != 0) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(k)])] += s * h;
   }
   return lu.factor();
 }

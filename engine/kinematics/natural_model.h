@@ -7,6 +7,7 @@
 // in kin::GlobalData (global_solver.h), never here.
 #pragma once
 
+#include <cassert>
 #include <memory>
 
 #include <Eigen/Core>
@@ -170,13 +171,17 @@ void constraintColumn(const NaturalModel& m, const Constraint& c, const Eigen::V
                       int col, double* out);
 }  // namespace detail
 
+/// The most entries of a constraint's Jacobian block: at most three rows over the coordinates of
+/// its entities (four, and three directions of two each).
+constexpr std::size_t kMaxBlockEntries = 3 * (4 + 3 * 2) * 3;
+
 template <class Sink>
 void evaluateJacobian(const NaturalModel& m, const Eigen::VectorXd& q, double t, Sink&& sink) {
-  std::vector<double> block;
+  double block[kMaxBlockEntries];  // the step loops allocate nothing
   for (const Constraint& c : m.constraints) {
-    block.resize(c.columns.size() * static_cast<std::size_t>(c.rows));
-    constraintBlock(m, c, q, t, block.data());
-    const double* v = block.data();
+    assert(c.columns.size() * static_cast<std::size_t>(c.rows) <= kMaxBlockEntries);
+    constraintBlock(m, c, q, t, block);
+    const double* v = block;
     for (int j : c.columns)
       for (int r = 0; r < c.rows; ++r) sink(c.row + r, j, *v++);
   }
