@@ -382,9 +382,18 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   auto massTimes = [&](const Eigen::VectorXd& x) { return d.sparse ? Eigen::VectorXd(d.Ms * x) : Eigen::VectorXd(inertia.M * x); };
   // each repeated until the constraint holds (one pass removes all but ~1/(1 + αh²/4·σ²/m) of the
   // violation): the fixed point Φ_q x + rate = 0 (the least-squares one when redundant)
-  auto iterate = [&](const Eigen::VectorXd& target, const Eigen::VectorXd& rate, Eigen::VectorXd& x) {
+  // The tangent's iteration starts from the multipliers the same projection ended with a step
+  // before (they change little from step to step): its first pass then lands near the projection.
+  auto iterate = [&](const Eigen::VectorXd& target, const Eigen::VectorXd& rate, Eigen::VectorXd& x, Eigen::VectorXd& nu) {
     x = target;
-    Eigen::VectorXd nu = Eigen::VectorXd::Zero(m.nrows), violation = times(x) + rate;
+    if (nu.size() != m.nrows || withP) nu = Eigen::VectorXd::Zero(m.nrows);
+    Eigen::VectorXd violation = times(x) + rate;
+    if (nu.any() && !withP) {
+      d.dq = timesT(nu);
+      solveA(d.dq);
+      x -= d.dq;
+      violation = times(x) + rate;
+    }
     for (int pass = 0; pass < o.maxIterations; ++pass) {
       if (violation.cwiseAbs().maxCoeff() < o.tolerance * 1e-2 * std::max(1.0, x.cwiseAbs().maxCoeff())) return true;
       if (withP) {  // A = P: the same iteration as P x ← M x − (h²/4)αΦ_qᵀ rate
@@ -403,18 +412,18 @@ Status index3Step(const kin::NaturalModel& m, const NaturalInertia& inertia, con
   };
   // where the tangent's iteration stalls, P factored and the projection taken again; x as far as
   // the iteration went when that does not converge either (the next step starts from it)
-  auto project = [&](const Eigen::VectorXd& target, const Eigen::VectorXd& rate, Eigen::VectorXd& x) -> Status {
-    if (iterate(target, rate, x) || withP) return {};
+  auto project = [&](const Eigen::VectorXd& target, const Eigen::VectorXd& rate, Eigen::VectorXd& x, Eigen::VectorXd& nu) -> Status {
+    if (iterate(target, rate, x, nu) || withP) return {};
     if (!d.sparse->factor(m, s4, alpha, t, q, nullptr))
       return failure(Status::Code::Singular, t, "the index-3 projection matrix is singular (a body without mass that no constraint holds)");
     withP = true;
-    iterate(target, rate, x);
+    iterate(target, rate, x, nu);
     return {};
   };
   Eigen::VectorXd qd, qdd;
-  if (Status e = project((2 / h) * q - d.qdHat, d.phiT, qd); !e.ok()) return e;
+  if (Status e = project((2 / h) * q - d.qdHat, d.phiT, qd, d.projectionMultipliers[0]); !e.ok()) return e;
   kin::evaluateGamma(m, q, qd, t, d.gamma);  // Φ̈ = Φ_q q̈ + γ
-  if (Status e = project((4 / (h * h)) * q - d.qddHat, d.gamma, qdd); !e.ok()) return e;
+  if (Status e = project((4 / (h * h)) * q - d.qddHat, d.gamma, qdd, d.projectionMultipliers[1]); !e.ok()) return e;
   s.t = t;
   s.q = q;
   s.qd = qd;

@@ -192,6 +192,9 @@ struct Index3State {
 struct Index3Data {
   Eigen::MatrixXd J, tangent;
   std::vector<double> hessian;  // one constraint's weighted Hessian on its columns (column-major)
+  // the sparse path's projections (velocities, accelerations): their multipliers at the last step,
+  // where the next starts (empty: from zero)
+  Eigen::VectorXd projectionMultipliers[2];
   Eigen::VectorXd phi, phiT, gamma, residual, dq, qHat, qdHat, qddHat, qdd, w, Q, Qplus, Qminus, qdShift;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   std::shared_ptr<Index3Sparse> sparse;  // the sparse matrices, when the step uses them

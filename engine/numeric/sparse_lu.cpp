@@ -80,9 +80,10 @@ namespace {
 
 // The solve of P A Q = L U + F on right-hand sides stored as rows (w: n × RP, row-major, already
 // permuted by P): blocks last to first, each by L then U; the off-block entries F of a column
-// apply once its unknown is known. Diagonals are found by index (KLU's extraction puts them first
-// in L, last in U; nothing here relies on that). RP, the width of a row, is fixed at compile
-// time: each factor entry is then a few whole-register updates, without loop or tail.
+// apply once its unknown is known. Each column's rows are ascending (extractFactors), so L's unit
+// diagonal is its column's first entry and U's diagonal its last, as the refactorisation keeps
+// them. RP, the width of a row, is fixed at compile time: each factor entry is then a few
+// whole-register updates, without loop or tail.
 template <std::size_t RP>
 [[gnu::always_inline]] inline void sweep(const SparseLu::Factors& f, double* __restrict w) {
   // y −= a x, 4 doubles at a time
@@ -95,22 +96,17 @@ template <std::size_t RP>
   };
   for (std::size_t b = f.blocks.size() - 1; b-- > 0;) {
     const auto k1 = static_cast<std::size_t>(f.blocks[b]), k2 = static_cast<std::size_t>(f.blocks[b + 1]);
-    for (std::size_t j = k1; j < k2; ++j)
-      for (auto p = static_cast<std::size_t>(f.Lp[j]); p < static_cast<std::size_t>(f.Lp[j + 1]); ++p) {
-        const auto i = static_cast<std::size_t>(f.Li[p]);
-        if (i != j) subtract(w + i * RP, f.Lx[p], w + j * RP);
-      }
+    for (std::size_t j = k1; j < k2; ++j) {
+      const double* xj = w + j * RP;
+      for (auto p = static_cast<std::size_t>(f.Lp[j]) + 1; p < static_cast<std::size_t>(f.Lp[j + 1]); ++p)
+        subtract(w + static_cast<std::size_t>(f.Li[p]) * RP, f.Lx[p], xj);
+    }
     for (std::size_t j = k2; j-- > k1;) {
       double* xj = w + j * RP;
-      const auto u0 = static_cast<std::size_t>(f.Up[j]), u1 = static_cast<std::size_t>(f.Up[j + 1]);
-      double d = 0;
-      for (std::size_t p = u0; p < u1; ++p)
-        if (static_cast<std::size_t>(f.Ui[p]) == j) d = f.Ux[p];
+      const auto u0 = static_cast<std::size_t>(f.Up[j]), u1 = static_cast<std::size_t>(f.Up[j + 1]) - 1;
+      const double d = f.Ux[u1];
       for (std::size_t c = 0; c < RP; ++c) xj[c] /= d;
-      for (std::size_t p = u0; p < u1; ++p) {
-        const auto i = static_cast<std::size_t>(f.Ui[p]);
-        if (i != j) subtract(w + i * RP, f.Ux[p], xj);
-      }
+      for (std::size_t p = u0; p < u1; ++p) subtract(w + static_cast<std::size_t>(f.Ui[p]) * RP, f.Ux[p], xj);
       for (auto p = static_cast<std::size_t>(f.Fp[j]); p < static_cast<std::size_t>(f.Fp[j + 1]); ++p)
         subtract(w + static_cast<std::size_t>(f.Fi[p]) * RP, f.Fx[p], xj);
     }
