@@ -51,8 +51,6 @@ struct Body {
 
 }  // namespace
 
-std::string treeMotionUnsupported(const RecursiveModel&) { return {}; }
-
 std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
   // a quaternion's columns are not carried rigidly by the frames before them (∂S/∂q ≠ S × S)
   for (const Node& n : m.nodes)

@@ -38,12 +38,9 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd);
 
-/// Which trees the jet-free motion pass (and inverseDynamicsOn) covers: the reason, or empty.
-std::string treeMotionUnsupported(const RecursiveModel& m);
-
 /// τ = M^d z̈ − Q^d alone on any scalar, with numbers on it (dual numbers whose lanes are design
 /// parameters or directions of the state), every force element included: one jet-free pass per
-/// eight lanes. For trees treeMotionUnsupported accepts. Instantiated for double and num::Dual<8>.
+/// eight lanes. Every tree (quaternion nodes in closed form). Instantiated for double and num::Dual<8>.
 template <class S>
 void inverseDynamicsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, double t, S* tau);
 extern template void inverseDynamicsOn<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,

@@ -524,7 +524,6 @@ MatrixRTangent::~MatrixRTangent() = default;
 
 Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t,
                           const MatrixROn<double>& e) {
-  if (std::string why = treeMotionUnsupported(m.tree); !why.empty()) return failure(Status::Code::BadRequest, t, "not on the jet-free passes: " + why);
   Work& w = *w_;
   const int nz = m.tree.nz;
   w.m = &m;

@@ -170,15 +170,9 @@ OutputComponents compileOutputs(const Mechanism& m, const ResolvedMechanism& r, 
 
 
 namespace {
-// pointMotionOn covers the tree (no quaternion) and is instantiated for S
+// pointMotionOn is instantiated for S (it covers every tree)
 template <class S>
-bool jetFreePoints(const dyn::RecursiveModel& tree) {
-  if constexpr (std::is_same_v<S, double> || std::is_same_v<S, num::Dual8>) {
-    return dyn::treeMotionUnsupported(tree).empty();
-  } else {
-    return false;
-  }
-}
+constexpr bool jetFreePoints = std::is_same_v<S, double> || std::is_same_v<S, num::Dual8>;
 }  // namespace
 
 template <class S>
@@ -189,7 +183,7 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
   const std::size_t n = 3 * o.points.size();
   std::vector<S> r(n), v(n), a(n);
   if (o.points.empty()) {
-  } else if (jetFreePoints<S>(tree)) {
+  } else if constexpr (jetFreePoints<S>) {
     // the points from the jet-free pass (several times cheaper on dual numbers)
     dyn::pointMotionOn<S>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), v.data(), a.data());
   } else {
@@ -547,7 +541,6 @@ std::string keepFiniteCosts(const CostAccumulator<double>& accumulator, std::vec
 bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const Eigen::VectorXd& z,
                     const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& out, Eigen::MatrixXd& Oz,
                     Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd) {
-  if (!jetFreePoints<double>(tree)) return false;
   for (const auto& c : o.components) {
     const bool tree_joint = (c.type == Output::Type::JointCoordinate || c.type == Output::Type::JointRate) && c.node >= 0;
     const bool covered = (c.type == Output::Type::PointPosition || c.type == Output::Type::PointVelocity ||

@@ -357,7 +357,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     // kinematic pipeline on dual numbers is cheaper than the tangent's setting up (Θ_z by jets, M^d,
     // the multipliers) at every point
     if (p.x.size() == 0 || !mode(p.coords).held.empty()) return false;  // held gaps: the dual-number pipeline
-    return analytic_ && (treeCovers(p) || dyn::treeMotionUnsupported(st_.model.tree).empty());
+    return analytic_;
   }
 
   // the point's state on doubles by the run's own pipeline (Θ_z from the analytic loop Jacobian,
