@@ -294,8 +294,12 @@ TEST(NaturalDynamics, TheSparseIndex3StepsAreTheDenseOnes) {
       tangents[k] = static_cast<int>(data.tangents);
     }
     EXPECT_GT((states[0].q - m.q0).norm(), 0.01);  // it moved
-    EXPECT_LT((states[1].q - states[0].q).cwiseAbs().maxCoeff(), 1e-9);
-    EXPECT_LT((states[1].qd - states[0].qd).cwiseAbs().maxCoeff(), 1e-7);
+    // the sparse path projects with the Newton tangent (an augmented Lagrangian iteration to the
+    // same mass-orthogonal projection), the dense one with P: equal to round-off over 200 steps
+    // (4e-12, 1e-10, 4e-9 here; a tangent-weighted projection instead is 3e-10, 7e-9, 1e-7)
+    EXPECT_LT((states[1].q - states[0].q).cwiseAbs().maxCoeff(), 5e-11);
+    EXPECT_LT((states[1].qd - states[0].qd).cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_LT((states[1].qdd - states[0].qdd).cwiseAbs().maxCoeff(), 3e-8);
     EXPECT_LE(tangents[1], tangents[0] + 10);  // the exact Hessians converge as fast
   }
 }
