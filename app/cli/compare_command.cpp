@@ -30,7 +30,7 @@ int compareCmd(const CompareArgs& a) {
             << (spec.gradients ? ", with the costs' gradients" : "") << "...\n";
   const lw::analysis::CompareResult result = lw::analysis::compareFormulations(*r.mechanism, spec);
   if (!result.status.ok()) {
-    std::cerr << a.file << ": the reference run (matrix-r, rk45) failed: " << result.status.message << "\n";
+    std::cerr << a.file << ": the reference run (matrix-r, rk45; then trapezoidal at dt/10) failed: " << result.status.message << "\n";
     return kAnalysisFailed;
   }
   // the table on the terminal; the JSON to -o (or, without -o, the table to standard output)

@@ -46,7 +46,8 @@ struct CompareEntry {
 
 struct CompareResult {
   Status status;  // the reference run's (nothing compared without it)
-  CompareEntry reference;
+  CompareEntry reference;  // Matrix R by RK45; where that fails, by the trapezoidal rule at a tenth of dt
+  std::string referenceNote;  // why the reference is not RK45's (empty when it is)
   std::vector<CompareEntry> entries;
   std::vector<std::string> costs, parameters;
 };

@@ -89,3 +89,37 @@ TEST(Compare, WhatDoesNotApplyIsSaidWithTheReason) {
 
 }  // namespace
 }  // namespace lw::analysis
+
+namespace lw::analysis {
+namespace {
+
+// A reference RK45 cannot take (here a tolerance below round-off; on the grids, their flat
+// singular position at 1e-11) gives way to Matrix R by the trapezoidal rule at a tenth of the
+// step, said in the table and the JSON, its rows where the others' are
+TEST(Compare, AReferenceRk45CannotTakeIsTheTrapezoidalRuleAtATenthOfTheStep) {
+  CompareSpec spec;
+  spec.tEnd = 0.02;
+  spec.dt = 1e-3;
+  spec.referenceTol = 1e-30;
+  const CompareResult r = compareFormulations(test::sampleMechanism("ten-bar-chain"), spec);
+  ASSERT_TRUE(r.status.ok()) << r.status.message;
+  EXPECT_EQ(r.reference.formulation, Formulation::MatrixR);
+  EXPECT_EQ(r.reference.integrator, Integrator::Trapezoidal);
+  EXPECT_EQ(r.reference.steps, 200);
+  EXPECT_NE(r.referenceNote.find("RK45"), std::string::npos) << r.referenceNote;
+  const CompareEntry* trapezoidal = entry(r, Formulation::MatrixR, Integrator::Trapezoidal);
+  const CompareEntry* rk45 = entry(r, Formulation::MatrixR, Integrator::RK45);
+  ASSERT_TRUE(trapezoidal && rk45);
+  // distances measured at every shared row: the step's trapezoidal error, a hundred times the
+  // reference's (second order), and RK45 at the reference's own error
+  EXPECT_GT(trapezoidal->distance, 1e-9);
+  EXPECT_LT(trapezoidal->distance, 1e-5);
+  EXPECT_LT(rk45->distance, 0.05 * trapezoidal->distance);
+  EXPECT_NE(compareTable(r).find("reference: matrix-r trapezoidal, 200 steps"), std::string::npos) << compareTable(r);
+  const auto j = nlohmann::json::parse(compareJson(r, spec));
+  EXPECT_EQ(j["reference"]["integrator"], "trapezoidal");
+  EXPECT_TRUE(j["reference"].contains("note"));
+}
+
+}  // namespace
+}  // namespace lw::analysis
