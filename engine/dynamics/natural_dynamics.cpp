@@ -143,24 +143,6 @@ Status index1Acceleration(const kin::NaturalModel& m, const NaturalInertia& iner
   return {};
 }
 
-namespace {
-// A += weight·Φ_qᵀΦ_q at q, constraint by constraint on its own columns (each row of Φ_q has a
-// few entries: a dense product would cost nrows·nq² where this costs Σ rows·columns²)
-void addConstraintGram(const kin::NaturalModel& m, const Eigen::VectorXd& q, double t, double weight, Eigen::Ref<Eigen::MatrixXd> A) {
-  double block[kin::kMaxBlockEntries];
-  for (const kin::Constraint& c : m.constraints) {
-    kin::constraintBlock(m, c, q, t, block);
-    const std::size_t nc = c.columns.size(), rows = static_cast<std::size_t>(c.rows);
-    for (std::size_t b = 0; b < nc; ++b)
-      for (std::size_t a = 0; a < nc; ++a) {
-        double v = 0;
-        for (std::size_t r = 0; r < rows; ++r) v += block[a * rows + r] * block[b * rows + r];
-        A(c.columns[a], c.columns[b]) += weight * v;
-      }
-  }
-}
-}  // namespace
-
 Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInertia& inertia, const GlobalPenalty& p, double t,
                                  const Eigen::VectorXd& q, const Eigen::VectorXd& qd, GlobalOdeData& d, Eigen::VectorXd& qdd) {
   const int n = m.nq;
@@ -171,7 +153,10 @@ Status globalPenaltyAcceleration(const kin::NaturalModel& m, const NaturalInerti
   kin::evaluateGamma(m, q, qd, t, d.gamma);
   auto Mbar = d.A.topLeftCorner(n, n);
   Mbar = inertia.M;
-  addConstraintGram(m, q, t, alpha, Mbar);
+  forEachConstraintGram(m, q, t, [&](std::size_t k, std::size_t a, std::size_t b, double v) {
+    const auto& columns = m.constraints[k].columns;
+    Mbar(columns[a], columns[b]) += alpha * v;
+  });
   appliedForces(inertia, t, q, qd, d.Q);
   d.rhs.head(n) = d.Q - alpha * d.J.transpose() *
                                         (d.gamma + 2 * p.xi * p.omega * (d.J * qd + d.phiT) + p.omega * p.omega * d.phi);

@@ -166,6 +166,25 @@ struct Index3Options {
   }
 };
 
+/// Φ_qᵀΦ_q at q, constraint by constraint on its own columns (a row of Φ_q holds a few entries: a
+/// dense product costs nrows·nq² where this costs Σ rows·columns²): add(k, a, b, v) for each
+/// constraint k and each pair (a, b) of its columns (indices into its `columns`), v = Σ_r Φ_r,a Φ_r,b.
+template <class Add>
+void forEachConstraintGram(const kin::NaturalModel& m, const Eigen::VectorXd& q, double t, Add&& add) {
+  double block[kin::kMaxBlockEntries];
+  for (std::size_t k = 0; k < m.constraints.size(); ++k) {
+    const kin::Constraint& c = m.constraints[k];
+    kin::constraintBlock(m, c, q, t, block);
+    const std::size_t nc = c.columns.size(), rows = static_cast<std::size_t>(c.rows);
+    for (std::size_t b = 0; b < nc; ++b)
+      for (std::size_t a = 0; a < nc; ++a) {
+        double v = 0;
+        for (std::size_t r = 0; r < rows; ++r) v += block[a * rows + r] * block[b * rows + r];
+        add(k, a, b, v);
+      }
+  }
+}
+
 /// The index-3 iteration matrix M + (h²/4)(αΦ_qᵀΦ_q + Σ w_k Φ_k,qq) and the projections'
 /// M + (h²/4)αΦ_qᵀΦ_q on their sparsity pattern, factored by KLU (natural_sparse.cpp). Forces
 /// whose stiffness the tangent would need are not here (the dense path takes them).

@@ -16,9 +16,8 @@ struct Index3Sparse::Pattern {
   // by constraint: the slots of its columns' pairs (a × b, row-major over its columns)
   std::vector<std::vector<int>> pairSlots;
   std::unique_ptr<num::SparseLu> tangent, projection;
-  // a constraint's Jacobian block (rows × its columns, column-major) and weighted second
-  // derivatives (its columns × its columns): sized once for the largest
-  std::vector<double> block, hessian;
+  // a constraint's weighted second derivatives (its columns × its columns): sized for the largest
+  std::vector<double> hessian;
   int slot(int i, int j) const {
     const auto b = rowIdx.begin() + colPtr[static_cast<std::size_t>(j)], e = rowIdx.begin() + colPtr[static_cast<std::size_t>(j) + 1];
     const auto it = std::lower_bound(b, e, i);
@@ -51,7 +50,6 @@ Index3Sparse::Index3Sparse(const kin::NaturalModel& m, const Eigen::MatrixXd& M)
       p.mass[static_cast<std::size_t>(k)] = M(p.rowIdx[static_cast<std::size_t>(k)], j);
   std::size_t widest = 0;
   for (const kin::Constraint& c : m.constraints) widest = std::max(widest, c.columns.size());
-  p.block.resize(3 * widest);
   p.hessian.resize(widest * widest);
   for (const kin::Constraint& c : m.constraints) {
     std::vector<int> slots;
@@ -69,23 +67,19 @@ bool Index3Sparse::factor(const kin::NaturalModel& m, double s, double alpha, do
   Pattern& p = *p_;
   num::SparseLu& lu = w ? *p.tangent : *p.projection;
   lu.values = p.mass;
-  for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
-    const kin::Constraint& c = m.constraints[ci];
-    const int nc = static_cast<int>(c.columns.size());
-    const std::vector<int>& slots = p.pairSlots[ci];
-    // s α Σ_rows (Φ_r,a Φ_r,b)
-    kin::constraintBlock(m, c, q, t, p.block.data());
-    for (int a = 0; a < nc; ++a)
-      for (int b = 0; b < nc; ++b) {
-        double v = 0;
-        for (int r = 0; r < c.rows; ++r) v += p.block[static_cast<std::size_t>(a * c.rows + r)] * p.block[static_cast<std::size_t>(b * c.rows + r)];
-        lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(a * nc + b)])] += s * alpha * v;
-      }
-    if (!w) continue;
+  // s α Σ_rows (Φ_r,a Φ_r,b)
+  forEachConstraintGram(m, q, t, [&](std::size_t k, std::size_t a, std::size_t b, double v) {
+    lu.values[static_cast<std::size_t>(p.pairSlots[k][a * m.constraints[k].columns.size() + b])] += s * alpha * v;
+  });
+  if (w) {
     // s Σ_r w_r ∂²Φ_r/∂q_a∂q_b
-    kin::constraintHessian(m, c, q, t, w->data() + c.row, p.hessian.data());
-    for (int k = 0; k < nc * nc; ++k)
-      if (const double h = p.hessian[static_cast<std::size_t>(k)]; h != 0) lu.values[static_cast<std::size_t>(slots[static_cast<std::size_t>(k)])] += s * h;
+    for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
+      const kin::Constraint& c = m.constraints[ci];
+      const std::size_t nc = c.columns.size();
+      kin::constraintHessian(m, c, q, t, w->data() + c.row, p.hessian.data());
+      for (std::size_t k = 0; k < nc * nc; ++k)
+        if (const double h = p.hessian[k]; h != 0) lu.values[static_cast<std::size_t>(p.pairSlots[ci][k])] += s * h;
+    }
   }
   return lu.factor();
 }

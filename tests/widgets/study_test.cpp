@@ -65,41 +65,27 @@ using StudyTest = lw::test::MainWindowTest;
 using lw::test::openShown;
 
 // Runs the event loop until `done`, measuring the longest gap between two ticks of a 2 ms timer:
-// how long the user would have waited for the window to answer.
-double longestStallWhile(const std::function<bool()>& done, int timeoutMs = 60000) {
-  QElapsedTimer clock;
-  clock.start();
-  qint64 last = 0, longest = 0;
+// how long the user would have waited for the window to answer. With `end` (a time on `clock`,
+// negative until it is set: when a run's result arrives) a gap counts only up to it: a hold of
+// the loop for the run shows in full, the result's own handling after it not.
+double longestStallWhile(const std::function<bool()>& done, int timeoutMs = 60000, const QElapsedTimer* clock = nullptr,
+                         const qint64* end = nullptr) {
+  QElapsedTimer own;
+  own.start();
+  const QElapsedTimer& c = clock ? *clock : own;
+  const qint64 start = c.elapsed();
+  qint64 last = start, longest = 0;
   QTimer tick;
   tick.setInterval(2);
   QObject::connect(&tick, &QTimer::timeout, [&] {
-    const qint64 now = clock.elapsed();
-    longest = std::max(longest, now - last);
-    if (qEnvironmentVariableIsSet("LW_STALLS") && now - last > 15) std::fprintf(stderr, "gap %lld ms at %lld ms\n", (long long)(now - last), (long long)now);
-    last = now;
-  });
-  tick.start();
-  while (!done() && clock.elapsed() < timeoutMs) QTest::qWait(1);
-  return static_cast<double>(longest);
-}
-
-// The longest time the event loop went without a turn, counted up to `*end` (set on the loop's
-// own clock `clock` when the run's result arrives; negative: not yet): a hold of the loop for the
-// run shows in full, the result's own handling after its arrival not (the test bounds that apart)
-double longestStallBefore(const QElapsedTimer& clock, const qint64* end, const std::function<bool()>& done, int timeoutMs = 60000) {
-  qint64 last = clock.elapsed(), longest = 0;
-  QTimer tick;
-  tick.setInterval(2);
-  QObject::connect(&tick, &QTimer::timeout, [&] {
-    const qint64 now = clock.elapsed(), until = *end >= 0 ? std::min(now, *end) : now;
+    const qint64 now = c.elapsed(), until = end && *end >= 0 ? std::min(now, *end) : now;
     longest = std::max(longest, until - last);
     if (qEnvironmentVariableIsSet("LW_STALLS") && now - last > 15)
-      std::fprintf(stderr, "gap %lld ms (%lld counted) ending at %lld ms, result at %lld ms\n", (long long)(now - last), (long long)(until - last), (long long)now, (long long)*end);
+      std::fprintf(stderr, "gap %lld ms (%lld counted) ending at %lld ms\n", static_cast<long long>(now - last), static_cast<long long>(until - last), static_cast<long long>(now));
     last = now;
   });
   tick.start();
-  const qint64 start = clock.elapsed();
-  while (!done() && clock.elapsed() - start < timeoutMs) QTest::qWait(1);
+  while (!done() && c.elapsed() - start < timeoutMs) QTest::qWait(1);
   return static_cast<double>(longest);
 }
 
@@ -140,7 +126,7 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   w.gradientPlot()->plot()->installEventFilter(&watch);
   const qint64 clicked = clock.elapsed();
   QTest::mouseClick(study->runButton(), Qt::LeftButton);
-  const double stall = longestStallBefore(clock, &arrived, [&] { return !study->running() && painted >= 0; });
+  const double stall = longestStallWhile([&] { return !study->running() && painted >= 0; }, 60000, &clock, &arrived);
   std::printf("longest event-loop stall during the ten-bar study: %.0f ms of %lld ms; gradient plot painted %lld ms after the result\n", stall,
               static_cast<long long>(arrived - clicked), static_cast<long long>(painted - arrived));
   // the study runs beside the window: no stall near its length (a software-rendered 3D view
