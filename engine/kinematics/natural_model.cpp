@@ -29,6 +29,7 @@ struct Item {
   Eigen::Vector3d world = Eigen::Vector3d::Zero();
   std::string name;
   bool needed = false;
+  WorldSource source;
 };
 
 class Compiler {
@@ -56,8 +57,8 @@ class Compiler {
 
  private:
   // ---- items and merging (union-find) ----
-  int newItem(int body, bool isVector, const Eigen::Vector3d& w, std::string name) {
-    items_.push_back({body, isVector, w, std::move(name), false});
+  int newItem(int body, bool isVector, const Eigen::Vector3d& w, std::string name, WorldSource source) {
+    items_.push_back({body, isVector, w, std::move(name), false, source});
     parent_.push_back(static_cast<int>(parent_.size()));
     return static_cast<int>(items_.size()) - 1;
   }
@@ -79,19 +80,19 @@ class Compiler {
       const auto& body = m_.bodies[b];
       for (std::size_t i = 0; i < body.points.size(); ++i)
         pointItem_[b].push_back(newItem(static_cast<int>(b), false, m_.pointWorld({static_cast<int>(b), static_cast<int>(i)}),
-                                        body.name + "." + body.pointNames[i]));
+                                        body.name + "." + body.pointNames[i], {WorldSource::Kind::Point, static_cast<int>(b), static_cast<int>(i)}));
       for (std::size_t i = 0; i < body.vectors.size(); ++i)
         vectorItem_[b].push_back(newItem(static_cast<int>(b), true, m_.vectorWorld({static_cast<int>(b), static_cast<int>(i)}),
-                                         body.name + "." + body.vectorNames[i]));
+                                         body.name + "." + body.vectorNames[i], {WorldSource::Kind::Vector, static_cast<int>(b), static_cast<int>(i)}));
     }
   }
   int pointItem(ItemIndex p) const { return pointItem_[static_cast<std::size_t>(p.body)][static_cast<std::size_t>(p.index)]; }
   int vectorItem(ItemIndex v) const { return vectorItem_[static_cast<std::size_t>(v.body)][static_cast<std::size_t>(v.index)]; }
 
   // a vector shared by both bodies of joint j (fixed joints, prismatic rotation lock)
-  int sharedSynthetic(const ResolvedMechanism::Joint& j, const Eigen::Vector3d& w, const std::string& tag) {
-    const int a = newItem(j.body(0), true, w, j.name + "#" + tag);
-    const int b = newItem(j.body(1), true, w, j.name + "#" + tag);
+  int sharedSynthetic(const ResolvedMechanism::Joint& j, const Eigen::Vector3d& w, const std::string& tag, WorldSource source) {
+    const int a = newItem(j.body(0), true, w, j.name + "#" + tag, source);
+    const int b = newItem(j.body(1), true, w, j.name + "#" + tag, source);
     need(a);
     need(b);
     unite(a, b);
@@ -127,20 +128,22 @@ class Compiler {
           break;
         case JointType::Prismatic: {
           unite(a0, a1);
-          jointSynthetic_[k] = sharedSynthetic(j, items_[static_cast<std::size_t>(a0)].world.normalized().unitOrthogonal(), "w");
+          jointSynthetic_[k] = sharedSynthetic(j, items_[static_cast<std::size_t>(a0)].world.normalized().unitOrthogonal(), "w",
+                                               {WorldSource::Kind::Orthogonal, j.axes[0].body, j.axes[0].index});
           break;
         }
         case JointType::Cylindrical: {
           unite(a0, a1);
-          const int w = newItem(j.body(0), true, items_[static_cast<std::size_t>(a0)].world.normalized().unitOrthogonal(), j.name + "#w");
+          const int w = newItem(j.body(0), true, items_[static_cast<std::size_t>(a0)].world.normalized().unitOrthogonal(), j.name + "#w",
+                                {WorldSource::Kind::Orthogonal, j.axes[0].body, j.axes[0].index});
           need(w);
           jointSynthetic_[k] = w;
           break;
         }
         case JointType::Fixed:
           unite(p0, p1);
-          jointSynthetic_[k] = sharedSynthetic(j, R0.col(0), "x");
-          if (dim_ == 3) jointSynthetic2_[k] = sharedSynthetic(j, R0.col(1), "y");
+          jointSynthetic_[k] = sharedSynthetic(j, R0.col(0), "x", {WorldSource::Kind::Column, j.body(0), 0});
+          if (dim_ == 3) jointSynthetic2_[k] = sharedSynthetic(j, R0.col(1), "y", {WorldSource::Kind::Column, j.body(0), 1});
           break;
       }
     }
@@ -155,8 +158,9 @@ class Compiler {
   }
 
   // ---- entities ----
-  int newEntity(bool isVector, bool fixed, const Eigen::Vector3d& value, std::string name) {
+  int newEntity(bool isVector, bool fixed, const Eigen::Vector3d& value, std::string name, WorldSource source) {
     Entity e;
+    e.source = source;
     e.isVector = isVector;
     e.offset = fixed ? -1 : 0;  // real offsets are assigned in finish()
     e.value = isVector ? value.normalized() : value;
@@ -181,6 +185,7 @@ class Compiler {
     bodyPoints_.resize(m_.bodies.size());
     bodyVectors_.resize(m_.bodies.size());
     bodyWorld_.assign(m_.bodies.size(), {});
+    bodySources_.assign(m_.bodies.size(), {});
     for (std::size_t i = 0; i < items_.size(); ++i) {
       if (!items_[i].needed) continue;
       const auto root = static_cast<std::size_t>(find(static_cast<int>(i)));
@@ -188,18 +193,21 @@ class Compiler {
         // the value of a class touching the ground is the ground item's
         Eigen::Vector3d value = items_[i].world;
         std::string name = items_[root].name;
+        WorldSource source = items_[i].source;
         const int g = groundItemOfRoot[root];
         if (g >= 0) {
           value = items_[static_cast<std::size_t>(g)].world;
           name = items_[static_cast<std::size_t>(g)].name;
+          source = items_[static_cast<std::size_t>(g)].source;
         }
-        entityOfRoot[root] = newEntity(items_[i].isVector, g >= 0, value, name);
+        entityOfRoot[root] = newEntity(items_[i].isVector, g >= 0, value, name, source);
       }
       const int e = entityOfRoot[root];
       entityOfItem_[i] = e;
       const int body = items_[i].body;
       if (!recorded.insert((static_cast<std::uint64_t>(body) << 32) | static_cast<std::uint32_t>(e)).second) continue;
       bodyWorld_[static_cast<std::size_t>(body)].emplace_back(e, items_[i].isVector ? Eigen::Vector3d(items_[i].world.normalized()) : items_[i].world);
+      bodySources_[static_cast<std::size_t>(body)].push_back(items_[i].source);
       nm_.entities[static_cast<std::size_t>(e)].bodies.push_back(body);
       (items_[i].isVector ? bodyVectors_ : bodyPoints_)[static_cast<std::size_t>(body)].push_back(e);
     }
@@ -258,7 +266,7 @@ class Compiler {
         nm_.entities[static_cast<std::size_t>(e)].bodies = {owner};
         return e;
       };
-      if (points.empty()) points.push_back(own(newEntity(false, false, body.position, body.name + "#origin")));
+      if (points.empty()) points.push_back(own(newEntity(false, false, body.position, body.name + "#origin", {WorldSource::Kind::Position, owner, -1})));
       f.origin = points[0];
       const Eigen::Vector3d o = entityValue(f.origin);
       // first direction: another point away from the origin, else a vector, else the body x axis
@@ -273,7 +281,7 @@ class Compiler {
         haveD1 = true;
       }
       if (!haveD1) {
-        vectors.push_back(own(newEntity(true, false, body.rotation.col(0), body.name + "#x")));
+        vectors.push_back(own(newEntity(true, false, body.rotation.col(0), body.name + "#x", {WorldSource::Kind::Column, owner, 0})));
         f.d[0] = {vectors.back(), -1};
       }
       if (dim_ == 3) {
@@ -303,14 +311,14 @@ class Compiler {
           int best = 0;
           for (int k = 1; k < 3; ++k)
             if (std::abs(body.rotation.col(k).dot(a)) < std::abs(body.rotation.col(best).dot(a))) best = k;
-          vectors.push_back(own(newEntity(true, false, body.rotation.col(best), body.name + "#y")));
+          vectors.push_back(own(newEntity(true, false, body.rotation.col(best), body.name + "#y", {WorldSource::Kind::Column, owner, best})));
           f.d[1] = {vectors.back(), -1};
         }
       }
       // linear frames: a third unit vector normal to d and d' stands for d × d'
       if (dim_ == 3 && !f.spinFree && options_.linearFrames) {
         const Eigen::Vector3d n = value(f.d[0]).cross(value(f.d[1])).normalized();
-        vectors.push_back(own(newEntity(true, false, n, body.name + "#n")));
+        vectors.push_back(own(newEntity(true, false, n, body.name + "#n", {WorldSource::Kind::Normal, owner, -1})));
         f.d[2] = {vectors.back(), -1};
       }
       // rigid base
@@ -347,7 +355,10 @@ class Compiler {
       }
     }
     shapeBody_ = -1;
-    for (std::size_t b = 1; b < m_.bodies.size(); ++b) nm_.bodies[b].own = bodyWorld_[b];
+    for (std::size_t b = 1; b < m_.bodies.size(); ++b) {
+      nm_.bodies[b].own = bodyWorld_[b];
+      nm_.bodies[b].ownSources = bodySources_[b];
+    }
   }
 
   int entityOf(int item) const { return entityOfItem_[static_cast<std::size_t>(item)]; }
@@ -386,7 +397,9 @@ class Compiler {
   Direction rotationDirection(int b, const Eigen::Vector3d& axis) {
     if (b == 0) {
       const Eigen::Vector3d g = axis.isZero() ? Eigen::Vector3d::UnitX() : axis.unitOrthogonal();
-      return {newEntity(true, true, g, "ground#reference"), -1};
+      WorldSource source{WorldSource::Kind::Constant, -1, -1, g};
+      if (!axis.isZero()) source = {WorldSource::Kind::Orthogonal, axisSource_.body, axisSource_.index};
+      return {newEntity(true, true, g, "ground#reference", source), -1};
     }
     const BodyFrame& f = nm_.bodies[static_cast<std::size_t>(b)];
     if (dim_ == 2 || axis.isZero()) return f.d[0];
@@ -411,6 +424,7 @@ class Compiler {
             if (j.type == JointType::Revolute) {
               c.e[0] = entityOf(vectorItem(j.axes[0]));
               axis = nm_.entities[static_cast<std::size_t>(c.e[0])].value;
+              axisSource_ = nm_.entities[static_cast<std::size_t>(c.e[0])].source;
             }
             c.d[0] = rotationDirection(j.body(0), axis);
             c.d[1] = rotationDirection(j.body(1), axis);
@@ -501,6 +515,8 @@ class Compiler {
   std::vector<int> entityOfItem_;
   std::vector<std::vector<int>> bodyPoints_, bodyVectors_;
   std::vector<std::vector<std::pair<int, Eigen::Vector3d>>> bodyWorld_;  // per body: entity, its place by that body
+  std::vector<std::vector<WorldSource>> bodySources_;                    // per body: where those places come from
+  WorldSource axisSource_;                                               // a driven revolute's axis (rotationDirection)
   int shapeBody_ = -1;                                                   // see entityValue
 };
 

@@ -19,6 +19,23 @@
 
 namespace lw::kin {
 
+/// Where a stored world value the compiler read comes from, so that the model's constants can be
+/// computed again on other numbers (natural_numbers.h: the parameters' partials by forward AD).
+struct WorldSource {
+  enum class Kind {
+    Point,       // point `index` of body `body`, in world
+    Vector,      // vector `index` of body `body`, in world, unit
+    Position,    // body `body`'s stored position (a body's own origin)
+    Column,      // column `index` of body `body`'s stored rotation
+    Orthogonal,  // a unit vector normal to vector `index` of body `body` (Eigen's unitOrthogonal)
+    Normal,      // d × d' of body `body`'s own frame, unit (a linear frame's third vector)
+    Constant,    // `constant`
+  };
+  Kind kind = Kind::Constant;
+  int body = -1, index = -1;
+  Eigen::Vector3d constant = Eigen::Vector3d::Zero();
+};
+
 /// A point or a unit vector of the model. Coordinates, or fixed (ground).
 struct Entity {
   bool isVector = false;
@@ -26,6 +43,7 @@ struct Entity {
   Eigen::Vector3d value = Eigen::Vector3d::Zero();  // stored configuration (the value, if fixed)
   std::string name;                // "crank.B" (the first item merged into it), or "crank#axis"
   std::vector<int> bodies;         // bodies that carry it (sorted); a joint's point has two
+  WorldSource source;              // where `value` comes from
   bool fixed() const { return offset < 0; }
 };
 
@@ -84,6 +102,7 @@ struct BodyFrame {
   // assembled a merged entity's value is one side's, and the other body's shape (its inertia in
   // the frame, its points' places) must come from its own
   std::vector<std::pair<int, Eigen::Vector3d>> own;
+  std::vector<WorldSource> ownSources;  // where each of `own`'s values comes from
   /// Entity e as this body places it (its merged value when the body does not carry it).
   Eigen::Vector3d ownValue(const std::vector<Entity>& entities, int e) const {
     for (const auto& [entity, world] : own)

@@ -7,6 +7,8 @@
 
 #include "io/mechanism_io.h"
 #include "kinematics/natural_model.h"
+#include "kinematics/natural_numbers.h"
+#include "numeric/dual_eigen.h"
 #include "mechanism/generators.h"
 #include "support/numeric.h"
 #include "support/samples.h"
@@ -189,6 +191,95 @@ TEST(Constraints, StoredConfigurationsSatisfyTheirConstraints) {
     const double tol = name == "five-bar" ? 1e-3 : 1e-9;
     for (int r = 0; r < m.nrows; ++r) EXPECT_LT(std::abs(phi[r]), tol) << name << ": " << m.describeRow(r);
   }
+}
+
+// The model's constants computed again from the mechanism's numbers (natural_numbers.h): on
+// doubles the compiled ones, and on dual numbers seeded with a body's point and position their
+// derivatives — central differences of the constants of models compiled from the mechanism with
+// that point or that body moved; the constraints' rows on those numbers the model's own.
+TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivatives) {
+  std::mt19937 rng(5);
+  int checked = 0;
+  for (const auto& [name, mech] : models())
+    for (bool linearFrames : {false, true}) {
+      Diagnostics d;
+      const auto res = resolve(mech, d);
+      ASSERT_TRUE(res) << name;
+      const NaturalModel m = compileNaturalModel(*res, {.linearFrames = linearFrames});
+      if (m.nq == 0 || res->bodies.size() < 2) continue;
+      const MechanismNumbers<double> plain = numbersOf(*res);
+      const NaturalNumbers<double> again = naturalNumbersOn(m, plain);
+      for (std::size_t k = 0; k < m.constraints.size(); ++k)
+        for (int i = 0; i < 3; ++i)
+          ASSERT_NEAR(again.constants[k][static_cast<std::size_t>(i)], m.constraints[k].c[i], 1e-12 * std::max(1.0, std::abs(m.constraints[k].c[i])))
+              << name << " " << m.describeRow(m.constraints[k].row) << " constant " << i;
+      for (std::size_t e = 0; e < m.entities.size(); ++e)
+        ASSERT_LT((again.entity[e] - m.entities[e].value).norm(), 1e-12) << name << " entity " << m.entities[e].name;
+      for (std::size_t b = 0; b < m.bodies.size(); ++b)
+        for (std::size_t p = 0; p < m.bodies[b].pointCoefficients.size(); ++p)
+          ASSERT_LT((again.pointCoefficients[b][p] - m.bodies[b].pointCoefficients[p]).norm(), 1e-10) << name << " body " << b << " point " << p;
+      // seeded: lanes 0–2 a body's point, 3–5 the body's position (its points move with it)
+      std::uniform_int_distribution<std::size_t> pick(1, res->bodies.size() - 1);
+      const std::size_t b = pick(rng);
+      if (res->bodies[b].points.empty()) continue;
+      const std::size_t p = res->bodies[b].points.size() - 1;
+      MechanismNumbers<num::Dual8> seeded;
+      {
+        const auto cast = [](const Eigen::Vector3d& v) { return Eigen::Matrix<num::Dual8, 3, 1>(v.cast<num::Dual8>()); };
+        seeded.gravity = cast(plain.gravity);
+        for (const auto& body : plain.bodies) {
+          MechanismNumbers<num::Dual8>::Body x;
+          x.position = cast(body.position);
+          x.rotation = body.rotation.cast<num::Dual8>();
+          for (const auto& v : body.points) x.points.push_back(cast(v));
+          for (const auto& v : body.vectors) x.vectors.push_back(cast(v));
+          seeded.bodies.push_back(x);
+        }
+        for (int a = 0; a < 3; ++a) {
+          seeded.bodies[b].points[p][a].g[a] = 1;
+          seeded.bodies[b].position[a].g[3 + a] = 1;
+        }
+      }
+      const NaturalNumbers<num::Dual8> dual = naturalNumbersOn(m, seeded);
+      for (int lane = 0; lane < 6; ++lane) {
+        const double h = 1e-6;
+        auto moved = [&](double s) {
+          ResolvedMechanism r = *res;
+          if (lane < 3) r.bodies[b].points[p][lane] += s;
+          else r.bodies[b].position[lane - 3] += s;
+          return compileNaturalModel(r, {.linearFrames = linearFrames});
+        };
+        const NaturalModel mp = moved(h), mm = moved(-h);
+        ASSERT_EQ(mp.constraints.size(), m.constraints.size()) << name;
+        for (std::size_t k = 0; k < m.constraints.size(); ++k)
+          for (int i = 0; i < 3; ++i) {
+            const double fd = (mp.constraints[k].c[i] - mm.constraints[k].c[i]) / (2 * h);
+            ASSERT_NEAR(dual.constants[k][static_cast<std::size_t>(i)].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd)))
+                << name << (linearFrames ? " (linear frames) " : " ") << m.describeRow(m.constraints[k].row) << " constant " << i << " lane " << lane;
+          }
+        for (std::size_t pp = 0; pp < m.bodies[b].pointCoefficients.size(); ++pp)
+          for (int i = 0; i < 3; ++i) {
+            const double fd = (mp.bodies[b].pointCoefficients[pp][i] - mm.bodies[b].pointCoefficients[pp][i]) / (2 * h);
+            ASSERT_NEAR(dual.pointCoefficients[b][pp][i].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd))) << name << " point " << pp << " lane " << lane;
+          }
+        ++checked;
+      }
+      // the rows on the numbers again: the model's own (values and a column)
+      Eigen::VectorXd q = m.q0;
+      for (int i = 0; i < m.nq; ++i) q[i] += 0.01 * std::sin(1.0 + i);
+      Jet a[3];
+      BasicJet<double> bj[3];
+      for (const Constraint& c : m.constraints) {
+        constraintJet(m, c, q, nullptr, c.columns.front(), 0.3, 1.0, a);
+        constraintJetOn(m, again, c, q, nullptr, c.columns.front(), 0.3, 1.0, bj);
+        for (int r = 0; r < c.rows; ++r) {
+          ASSERT_NEAR(bj[r].v, a[r].v, 1e-12) << name << " " << m.describeRow(c.row);
+          ASSERT_NEAR(bj[r].d, a[r].d, 1e-12) << name << " " << m.describeRow(c.row);
+          ASSERT_NEAR(bj[r].dd, a[r].dd, 1e-12) << name << " " << m.describeRow(c.row);
+        }
+      }
+    }
+  EXPECT_GT(checked, 100);
 }
 
 }  // namespace
