@@ -2,110 +2,157 @@
 
 #include <cmath>
 
+#include "kinematics/natural_numbers.h"
+#include "numeric/dual_eigen.h"
+#include "numeric/scalar.h"
+
 namespace lw::dyn {
 
 namespace {
 
+template <class P>
+using Vec3 = Eigen::Matrix<P, 3, 1>;
+template <class P>
+using Mat3 = Eigen::Matrix<P, 3, 3>;
+
 // a body's mass matrix and weight in its frame's slots (O, then its directions; dim each) added
 // into M and Q_g: each slot is an entity, or a difference of two (fixed entities add nothing) —
 // scattered block by block, not multiplied out over all of q
-void scatterBody(const kin::NaturalModel& m, const std::vector<std::vector<std::pair<int, double>>>& slots, const Eigen::MatrixXd& Mb,
-                 const Eigen::VectorXd& Qb, NaturalInertia& out) {
+template <class P, class MB, class QB>
+void scatterBody(const kin::NaturalModel& m, const std::vector<std::vector<std::pair<int, double>>>& slots, const MB& Mb, const QB& Qb,
+                 Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M, Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity) {
   const int dim = m.dimension;
   auto offset = [&](int e) { return m.entities[static_cast<std::size_t>(e)].offset; };
   for (std::size_t a = 0; a < slots.size(); ++a)
     for (const auto& [ea, sa] : slots[a]) {
       if (ea < 0 || offset(ea) < 0) continue;
-      out.gravity.segment(offset(ea), dim) += sa * Qb.segment(dim * static_cast<Eigen::Index>(a), dim);
+      gravity.segment(offset(ea), dim) += sa * Qb.segment(dim * static_cast<Eigen::Index>(a), dim);
       for (std::size_t b = 0; b < slots.size(); ++b)
         for (const auto& [eb, sb] : slots[b]) {
           if (eb < 0 || offset(eb) < 0) continue;
-          out.M.block(offset(ea), offset(eb), dim, dim) +=
-              sa * sb * Mb.block(dim * static_cast<Eigen::Index>(a), dim * static_cast<Eigen::Index>(b), dim, dim);
+          M.block(offset(ea), offset(eb), dim, dim) += (sa * sb) * Mb.block(dim * static_cast<Eigen::Index>(a), dim * static_cast<Eigen::Index>(b), dim, dim);
         }
     }
 }
 
 std::vector<std::pair<int, double>> slotOf(const kin::Direction& d) { return {{d.a, 1.0}, {d.b, -1.0}}; }
 
+// the bodies' stored shape as the model holds it (doubles) or as its numbers on P give it again
+struct ModelShape {
+  const kin::NaturalModel& m;
+  Eigen::Vector3d operator()(int b, int e) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, e); }
+  Eigen::Vector3d operator()(int b, const kin::Direction& d) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, d); }
+};
+template <class P>
+struct NumbersShape {
+  const kin::NaturalModel& m;
+  const kin::NaturalNumbers<P>& k;
+  Vec3<P> operator()(int b, int e) const { return k.ownValue(m, b, e); }
+  Vec3<P> operator()(int b, const kin::Direction& d) const { return k.ownValue(m, b, d); }
+};
+
 // a spatial body with a linear frame (O, x1, x2, x3 = d, d', w): its points are r = O + X ρ, and
 // with the mass moments in ρ (m, m ρ_c, J = ∫ρρᵀ dm) T = ½ m|Ȯ|² + m Ȯ·Ẋρ_c + ½ tr(Ẋ J Ẋᵀ)
-bool spatialBody(const kin::NaturalModel& m, std::size_t b, NaturalInertia& out, std::string& error) {
+template <class P, class Shape>
+bool spatialBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const Shape& own, std::size_t b,
+                 Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M, Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity, std::string& error) {
   const kin::BodyFrame& f = m.bodies[b];
-  const auto& body = m.mechanism->bodies[b];
+  const auto& body = numbers.bodies[b];
   if (f.spinFree || f.d[2].a < 0) {
-    error = f.spinFree ? "body '" + body.name + "' is held by points on one line only (a rod between ball joints): the global formulations "
-                                                "do not give it an orientation yet"
+    const std::string& name = m.mechanism->bodies[b].name;
+    error = f.spinFree ? "body '" + name + "' is held by points on one line only (a rod between ball joints): the global formulations "
+                                           "do not give it an orientation yet"
                        : "the natural model has no linear frames (compiled for kinematics)";
     return false;
   }
   // the frame as the body's own stored pose places it
-  auto value = [&](const kin::Direction& d) { return f.ownValue(m.entities, d); };
-  Eigen::Matrix3d X0;
-  X0 << value(f.d[0]), value(f.d[1]), value(f.d[2]);
-  const Eigen::Vector3d O0 = f.ownValue(m.entities, f.origin);
+  const int bi = static_cast<int>(b);
+  Mat3<P> X0;
+  X0 << own(bi, f.d[0]), own(bi, f.d[1]), own(bi, f.d[2]);
+  const Vec3<P> O0 = own(bi, f.origin);
   // ρ of a body-frame point s: ρ = A s + a0
-  const Eigen::Matrix3d X0inv = X0.inverse();
-  const Eigen::Matrix3d A = X0inv * body.rotation;
-  const Eigen::Vector3d a0 = X0inv * (body.position - O0);
-  const double mass = body.mass;
+  const Mat3<P> X0inv = X0.inverse();
+  const Mat3<P> A = X0inv * body.rotation;
+  const Vec3<P> a0 = X0inv * (body.position - O0);
+  const P mass = body.mass;
   // ∫ s sᵀ dm about the body's origin: the centre's share and E_c = ½ tr(I_c) 1 − I_c
-  const Eigen::Matrix3d S = mass * body.com * body.com.transpose() + 0.5 * body.inertia.trace() * Eigen::Matrix3d::Identity() - body.inertia;
-  const Eigen::Vector3d rc = A * body.com + a0;
-  const Eigen::Matrix3d J = A * S * A.transpose() + mass * (A * body.com * a0.transpose() + a0 * body.com.transpose() * A.transpose()) +
-                            mass * a0 * a0.transpose();
-  Eigen::Matrix<double, 12, 12> Mb = Eigen::Matrix<double, 12, 12>::Zero();
-  Mb.block<3, 3>(0, 0) = mass * Eigen::Matrix3d::Identity();
+  const Mat3<P> S = mass * body.com * body.com.transpose() + (0.5 * body.inertia.trace()) * Mat3<P>::Identity() - body.inertia;
+  const Vec3<P> rc = A * body.com + a0;
+  const Mat3<P> J = A * S * A.transpose() + mass * (A * body.com * a0.transpose() + a0 * body.com.transpose() * A.transpose()) +
+                    mass * a0 * a0.transpose();
+  Eigen::Matrix<P, 12, 12> Mb = Eigen::Matrix<P, 12, 12>::Zero();
+  Mb.template block<3, 3>(0, 0) = mass * Mat3<P>::Identity();
   for (int i = 0; i < 3; ++i) {
-    Mb.block<3, 3>(0, 3 + 3 * i) = mass * rc[i] * Eigen::Matrix3d::Identity();
-    Mb.block<3, 3>(3 + 3 * i, 0) = mass * rc[i] * Eigen::Matrix3d::Identity();
-    for (int j = 0; j < 3; ++j) Mb.block<3, 3>(3 + 3 * i, 3 + 3 * j) = J(i, j) * Eigen::Matrix3d::Identity();
+    Mb.template block<3, 3>(0, 3 + 3 * i) = (mass * rc[i]) * Mat3<P>::Identity();
+    Mb.template block<3, 3>(3 + 3 * i, 0) = (mass * rc[i]) * Mat3<P>::Identity();
+    for (int j = 0; j < 3; ++j) Mb.template block<3, 3>(3 + 3 * i, 3 + 3 * j) = J(i, j) * Mat3<P>::Identity();
   }
   // the weight at the centre: r_c = O + X ρ_c; the slots y = [O; x1; x2; x3]
-  const Eigen::Vector3d g = m.mechanism->gravity;
-  Eigen::Matrix<double, 12, 1> Qb;
-  Qb << mass * g, mass * rc[0] * g, mass * rc[1] * g, mass * rc[2] * g;
-  scatterBody(m, {{{f.origin, 1.0}}, slotOf(f.d[0]), slotOf(f.d[1]), slotOf(f.d[2])}, Mb, Qb, out);
+  const Vec3<P> g = numbers.gravity;
+  Eigen::Matrix<P, 12, 1> Qb;
+  Qb << mass * g, (mass * rc[0]) * g, (mass * rc[1]) * g, (mass * rc[2]) * g;
+  scatterBody<P>(m, {{{f.origin, 1.0}}, slotOf(f.d[0]), slotOf(f.d[1]), slotOf(f.d[2])}, Mb, Qb, M, gravity);
+  return true;
+}
+
+// M and Q_g on P (naturalInertia's, naturalOn's)
+template <class P, class Shape>
+bool inertiaOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const Shape& own, Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M,
+               Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity, std::string& error) {
+  M = Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>::Zero(m.nq, m.nq);
+  gravity = Eigen::Matrix<P, Eigen::Dynamic, 1>::Zero(m.nq);
+  if (m.dimension == 3) {
+    for (std::size_t b = 1; b < m.bodies.size(); ++b)
+      if (!spatialBody<P>(m, numbers, own, b, M, gravity, error)) return false;
+    return true;
+  }
+  using Vec2 = Eigen::Matrix<P, 2, 1>;
+  using Mat2 = Eigen::Matrix<P, 2, 2>;
+  const Vec2 g = numbers.gravity.template head<2>();
+  for (std::size_t b = 1; b < m.bodies.size(); ++b) {
+    const kin::BodyFrame& f = m.bodies[b];
+    const auto& body = numbers.bodies[b];
+    if (num::value(body.mass) == 0 && num::value(body.inertia(2, 2)) == 0) continue;
+    // the frame at the stored configuration: the centre of mass's coefficients in it
+    const int bi = static_cast<int>(b);
+    const Vec2 o = own(bi, f.origin).template head<2>();
+    const Vec2 d = own(bi, f.d[0]).template head<2>();
+    const P L2 = d[0] * d[0] + d[1] * d[1];
+    const Vec2 c = Vec3<P>(body.position + body.rotation * body.com).template head<2>() - o;
+    const Vec2 r90d(-d[1], d[0]);
+    const P ac = (c[0] * d[0] + c[1] * d[1]) / L2, bc = (c[0] * r90d[0] + c[1] * r90d[1]) / L2;
+    // T = ½ m|Ȯ|² + m Ȯ·(a_c ḋ + b_c R90 ḋ) + ½ J |ḋ|², J = I_O / |d|² (a material point at
+    // (a, b) is (a² + b²)|d|² from O; |ḋ| = ω|d|)
+    const P m0 = body.mass, J = (body.inertia(2, 2) + m0 * (c[0] * c[0] + c[1] * c[1])) / L2;
+    Mat2 C;
+    C << ac, -bc, bc, ac;  // a_c 1 + b_c R90
+    Eigen::Matrix<P, 4, 4> Mb;
+    Mb << m0 * Mat2::Identity(), m0 * C, m0 * C.transpose(), J * Mat2::Identity();
+    // the weight at the centre of mass: r_c = O + a_c d + b_c R90 d; the slots z = [O; d]
+    Eigen::Matrix<P, 4, 1> Qb;
+    Qb << m0 * g, m0 * C.transpose() * g;
+    scatterBody<P>(m, {{{f.origin, 1.0}}, slotOf(f.d[0])}, Mb, Qb, M, gravity);
+  }
   return true;
 }
 
 }  // namespace
 
 bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error) {
-  const ResolvedMechanism& r = *m.mechanism;
-  out.M = Eigen::MatrixXd::Zero(m.nq, m.nq);
-  out.gravity = Eigen::VectorXd::Zero(m.nq);
-  if (m.dimension == 3) {
-    for (std::size_t b = 1; b < m.bodies.size(); ++b)
-      if (!spatialBody(m, b, out, error)) return false;
-    return true;
-  }
-  const Eigen::Vector2d g = r.gravity.head<2>();
-  Eigen::Matrix2d R90;
-  R90 << 0, -1, 1, 0;
-  for (std::size_t b = 1; b < m.bodies.size(); ++b) {
-    const kin::BodyFrame& f = m.bodies[b];
-    const auto& body = r.bodies[b];
-    if (body.mass == 0 && body.inertia(2, 2) == 0) continue;
-    // the frame at the stored configuration: the centre of mass's coefficients in it
-    const Eigen::Vector2d o = f.ownValue(m.entities, f.origin).head<2>();
-    const Eigen::Vector2d d = f.ownValue(m.entities, f.d[0]).head<2>();
-    const double L2 = d.squaredNorm();
-    const Eigen::Vector2d c = (body.position + body.rotation * body.com).head<2>() - o;
-    const double ac = c.dot(d) / L2, bc = c.dot(R90 * d) / L2;
-    // T = ½ m|Ȯ|² + m Ȯ·(a_c ḋ + b_c R90 ḋ) + ½ J |ḋ|², J = I_O / |d|² (a material point at
-    // (a, b) is (a² + b²)|d|² from O; |ḋ| = ω|d|)
-    const double m0 = body.mass, J = (body.inertia(2, 2) + m0 * c.squaredNorm()) / L2;
-    const Eigen::Matrix2d C = ac * Eigen::Matrix2d::Identity() + bc * R90;
-    Eigen::Matrix4d Mb;
-    Mb << m0 * Eigen::Matrix2d::Identity(), m0 * C, m0 * C.transpose(), J * Eigen::Matrix2d::Identity();
-    // the weight at the centre of mass: r_c = O + a_c d + b_c R90 d; the slots z = [O; d]
-    Eigen::Vector4d Qb;
-    Qb << m0 * g, m0 * C.transpose() * g;
-    scatterBody(m, {{{f.origin, 1.0}}, slotOf(f.d[0])}, Mb, Qb, out);
-  }
-  return true;
+  return inertiaOn<double>(m, numbersOf(*m.mechanism), ModelShape{m}, out.M, out.gravity, error);
 }
+
+template <class P>
+Status naturalOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, NaturalOn<P>& out) {
+  out.k = kin::naturalNumbersOn(m, numbers);
+  std::string error;
+  if (!inertiaOn<P>(m, numbers, NumbersShape<P>{m, out.k}, out.M, out.gravity, error)) return failure(Status::Code::BadRequest, 0, error);
+  out.massScale = P(1.0);
+  for (Eigen::Index i = 0; i < out.M.rows(); ++i)
+    if (num::value(out.M(i, i)) > num::value(out.massScale)) out.massScale = out.M(i, i);
+  return {};
+}
+template Status naturalOn<num::Dual8>(const kin::NaturalModel&, const MechanismNumbers<num::Dual8>&, NaturalOn<num::Dual8>&);
 
 GlobalOdeData::GlobalOdeData(const kin::NaturalModel& m)
     : J(m.nrows, m.nq),

@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "dynamics/recursive_model.h"
 #include "kinematics/natural_model.h"
+#include "kinematics/natural_numbers.h"
 
 namespace lw::dyn {
 
@@ -35,6 +36,11 @@ class NaturalForceElements {
   bool empty() const { return empty_; }
   /// Q += the elements' generalized forces at (t, q, q̇).
   void add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const;
+  /// Q += the elements' generalized forces at (t, q, q̇) with the numbers on P (the tree's and
+  /// the natural model's again: kin::NaturalNumbers), the torsion turns as last accepted.
+  template <class P>
+  void addOn(const TreeNumbers<P>& numbers, const kin::NaturalNumbers<P>& shape, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+             Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) const;
   /// An accepted state: the torsion springs' angles continue from it (a spring wound past half a
   /// turn keeps its torque; the recursive formulations' tree coordinates count the turns alike).
   void accept(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
@@ -62,6 +68,33 @@ struct NaturalInertia {
 bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error);
 /// Q(t, q, q̇): gravity and the force elements.
 void appliedForces(const NaturalInertia& inertia, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q);
+
+/// The global formulations' model on other numbers (the parameters' partials by forward AD,
+/// sensitivity/global_formulation.cpp): the natural model's constants, its mass matrix and weight
+/// computed again from the mechanism's numbers on P (natural_dynamics.cpp), and the terms of its
+/// equations on them at a state on doubles (natural_parameters.cpp).
+template <class P>
+struct NaturalOn {
+  using Vector = Eigen::Matrix<P, Eigen::Dynamic, 1>;
+  kin::NaturalNumbers<P> k;
+  Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic> M;
+  Vector gravity;
+  P massScale;  // max(1, M's largest diagonal entry): the penalty's scale
+};
+template <class P>
+Status naturalOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, NaturalOn<P>& out);
+/// Φ, Φ̇ = Φ_q q̇ + Φ_t and γ at (t, q, q̇) on the numbers.
+template <class P>
+void constraintRatesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                       typename NaturalOn<P>::Vector& phi, typename NaturalOn<P>::Vector& rate, typename NaturalOn<P>::Vector& gamma);
+/// Φ_q v on the numbers.
+template <class P>
+void jacobianTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                     typename NaturalOn<P>::Vector& out);
+/// Φ_qᵀ w on the numbers.
+template <class P>
+void jacobianTransposeTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& w,
+                              typename NaturalOn<P>::Vector& out);
 
 /// The buffers of the index-1 and penalty formulations (one per run).
 struct GlobalOdeData {
@@ -132,6 +165,16 @@ Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inert
 void globalOdeResidual(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out,
                        bool stabilised = true);
+/// globalOdeResidual with the numbers on P (the state on doubles): `numbers` the tree's on P (the
+/// force elements' laws), `inertia` the nominal's (its force elements' torsion turns).
+template <class P>
+void globalOdeResidualOn(const kin::NaturalModel& m, const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on,
+                         bool penalty, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
+                         const Eigen::VectorXd& lambda, typename NaturalOn<P>::Vector& out, bool stabilised = true);
+/// Q(t, q, q̇) on the numbers: gravity and the force elements (appliedForces').
+template <class P>
+void appliedForcesOn(const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q,
+                     const Eigen::VectorXd& qd, typename NaturalOn<P>::Vector& Q);
 /// x ← A⁻¹ x with the system matrix the last globalOdeAcceleration on d factored (rows as the
 /// residual's; index-1: the multipliers' rows last).
 void globalOdeSolve(bool penalty, const GlobalOdeData& d, Eigen::MatrixXd& x);

@@ -8,6 +8,9 @@
 
 #include "dynamics/force_elements.h"
 #include "dynamics/natural_dynamics.h"
+#include "kinematics/natural_numbers.h"
+#include "numeric/dual_eigen.h"
+#include "numeric/scalar.h"
 
 namespace lw::dyn {
 
@@ -16,98 +19,185 @@ using detail::V3;
 
 namespace {
 
+template <class P>
+using Vec3 = Eigen::Matrix<P, 3, 1>;
+template <class P>
+using Mat3 = Eigen::Matrix<P, 3, 3>;
+
 // a body as its natural coordinates place it: its origin O (and rate), the turn from its stored
 // frame, ω; and what the virtual work reads: planar, its direction d; spatial, the reciprocal basis
 // of its frame X = [d, d', w] (the rows of X⁻¹)
+template <class P>
 struct BodyState {
-  Eigen::Vector3d o = Eigen::Vector3d::Zero(), od = Eigen::Vector3d::Zero(), omega = Eigen::Vector3d::Zero();
-  Eigen::Matrix3d turn = Eigen::Matrix3d::Identity(), Xinv = Eigen::Matrix3d::Identity();
-  Eigen::Vector2d d = Eigen::Vector2d::UnitX();
+  Vec3<P> o = Vec3<P>::Zero(), od = Vec3<P>::Zero(), omega = Vec3<P>::Zero();
+  Mat3<P> turn = Mat3<P>::Identity(), Xinv = Mat3<P>::Identity();
+  Eigen::Matrix<P, 2, 1> d = Eigen::Matrix<P, 2, 1>::UnitX();
 };
 
-Eigen::Vector3d entityAt(const kin::NaturalModel& m, int e, const Eigen::VectorXd& x, bool rate) {
+// the bodies' stored shape and points: the model's own (doubles), or its numbers again on P
+struct ModelShape {
+  const kin::NaturalModel& m;
+  Eigen::Vector3d fixed(int e) const { return m.entities[static_cast<std::size_t>(e)].value; }
+  Eigen::Vector3d own(int b, int e) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, e); }
+  Eigen::Vector3d own(int b, const kin::Direction& d) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, d); }
+  void point(int body, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::Vector3d& r, Eigen::Vector3d& v) const {
+    kin::pointKinematics(m, body, index, q, qd, qd, &r, &v, nullptr);
+  }
+};
+template <class P>
+struct NumbersShape {
+  const kin::NaturalModel& m;
+  const kin::NaturalNumbers<P>& k;
+  Vec3<P> fixed(int e) const { return k.entity[static_cast<std::size_t>(e)]; }
+  Vec3<P> own(int b, int e) const { return k.ownValue(m, b, e); }
+  Vec3<P> own(int b, const kin::Direction& d) const { return k.ownValue(m, b, d); }
+  void point(int body, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Vec3<P>& r, Vec3<P>& v) const {
+    kin::pointKinematicsOn(m, k, body, index, q, qd, r, v);
+  }
+};
+
+template <class P, class Shape>
+Vec3<P> entityAt(const kin::NaturalModel& m, const Shape& shape, int e, const Eigen::VectorXd& x, bool rate) {
   const kin::Entity& en = m.entities[static_cast<std::size_t>(e)];
-  if (en.fixed()) return rate ? Eigen::Vector3d::Zero() : en.value;
-  Eigen::Vector3d v = Eigen::Vector3d::Zero();
-  v.head(m.dimension) = x.segment(en.offset, m.dimension);
+  if (en.fixed()) return rate ? Vec3<P>::Zero() : Vec3<P>(shape.fixed(e));
+  Vec3<P> v = Vec3<P>::Zero();
+  for (int i = 0; i < m.dimension; ++i) v[i] = x[en.offset + i];
   return v;
 }
 
-// direction d (a − b, or a) at x, and its stored value
-Eigen::Vector3d directionAt(const kin::NaturalModel& m, const kin::Direction& d, const Eigen::VectorXd& x, bool rate) {
-  Eigen::Vector3d v = entityAt(m, d.a, x, rate);
-  if (d.b >= 0) v -= entityAt(m, d.b, x, rate);
+// direction d (a − b, or a) at x
+template <class P, class Shape>
+Vec3<P> directionAt(const kin::NaturalModel& m, const Shape& shape, const kin::Direction& d, const Eigen::VectorXd& x, bool rate) {
+  Vec3<P> v = entityAt<P>(m, shape, d.a, x, rate);
+  if (d.b >= 0) v -= entityAt<P>(m, shape, d.b, x, rate);
   return v;
 }
 
-BodyState bodyState(const kin::NaturalModel& m, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
-  BodyState p;
+template <class P, class Shape>
+BodyState<P> bodyState(const kin::NaturalModel& m, const Shape& shape, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+  using std::sqrt;
+  using Vec2 = Eigen::Matrix<P, 2, 1>;
+  BodyState<P> p;
   if (b == 0) return p;
   const kin::BodyFrame& f = m.bodies[static_cast<std::size_t>(b)];
-  p.o = entityAt(m, f.origin, q, false);
-  p.od = entityAt(m, f.origin, qd, true);
+  p.o = entityAt<P>(m, shape, f.origin, q, false);
+  p.od = entityAt<P>(m, shape, f.origin, qd, true);
   if (m.dimension == 2) {
     // d turned from d0 (normalised: a stretched d turns the frame, it does not scale it)
-    const Eigen::Vector2d d = directionAt(m, f.d[0], q, false).head<2>(), dd = directionAt(m, f.d[0], qd, true).head<2>();
-    const Eigen::Vector2d d0 = f.ownValue(m.entities, f.d[0]).head<2>();  // as the body's stored pose places it
-    const double L2 = d.squaredNorm(), scale = 1 / (std::sqrt(L2) * d0.norm());
-    const double c = d.dot(d0) * scale, s = (d0.x() * d.y() - d0.y() * d.x()) * scale;
-    p.turn.topLeftCorner<2, 2>() << c, -s, s, c;
+    const Vec2 d = directionAt<P>(m, shape, f.d[0], q, false).template head<2>(), dd = directionAt<P>(m, shape, f.d[0], qd, true).template head<2>();
+    const Vec2 d0 = shape.own(b, f.d[0]).template head<2>();  // as the body's stored pose places it
+    const P L2 = d.squaredNorm(), scale = 1.0 / (sqrt(L2) * d0.norm());
+    const P c = d.dot(d0) * scale, s = (d0.x() * d.y() - d0.y() * d.x()) * scale;
+    p.turn.template topLeftCorner<2, 2>() << c, -s, s, c;
     p.omega.z() = (d.x() * dd.y() - d.y() * dd.x()) / L2;
     p.d = d;
     return p;
   }
-  Eigen::Matrix3d X, Xd, X0;
+  Mat3<P> X, Xd, X0;
   for (int i = 0; i < 3; ++i) {
-    X.col(i) = directionAt(m, f.d[i], q, false);
-    Xd.col(i) = directionAt(m, f.d[i], qd, true);
-    X0.col(i) = f.ownValue(m.entities, f.d[i]);
+    X.col(i) = directionAt<P>(m, shape, f.d[i], q, false);
+    Xd.col(i) = directionAt<P>(m, shape, f.d[i], qd, true);
+    X0.col(i) = shape.own(b, f.d[i]);
   }
   p.Xinv = X.inverse();
   p.turn = X * X0.inverse();
-  const Eigen::Matrix3d W = Xd * p.Xinv;  // [ω]× for a rigid motion
-  p.omega = 0.5 * Eigen::Vector3d(W(2, 1) - W(1, 2), W(0, 2) - W(2, 0), W(1, 0) - W(0, 1));
+  const Mat3<P> W = Xd * p.Xinv;  // [ω]× for a rigid motion
+  p.omega = 0.5 * Vec3<P>(W(2, 1) - W(1, 2), W(0, 2) - W(2, 0), W(1, 0) - W(0, 1));
   return p;
 }
 
-V3<double> v3(const Eigen::Vector3d& v) { return {{v.x(), v.y(), v.z()}}; }
+template <class P>
+V3<P> v3(const Vec3<P>& v) {
+  return {{v.x(), v.y(), v.z()}};
+}
 
 // what forceElements asks of the bodies, from (q, q̇)
+template <class P, class Shape>
 struct Bodies {
   const kin::NaturalModel& m;
-  const ResolvedMechanism& mech;
+  const Shape& shape;
+  const MechanismNumbers<P>& mech;
   const Eigen::VectorXd& q;
   const Eigen::VectorXd& qd;
-  const std::vector<BodyState>& states;
-  void point(const ItemIndex& item, V3<double>& r, V3<double>& v) const {
-    Eigen::Vector3d rr, vv;
-    kin::pointKinematics(m, item.body, item.index, q, qd, qd, &rr, &vv, nullptr);
-    r = v3(rr);
-    v = v3(vv);
+  const std::vector<BodyState<P>>& states;
+  void point(const ItemIndex& item, V3<P>& r, V3<P>& v) const {
+    Vec3<P> rr, vv;
+    shape.point(item.body, item.index, q, qd, rr, vv);
+    r = v3<P>(rr);
+    v = v3<P>(vv);
   }
-  M3<double> rotation(int body) const {
-    const Eigen::Matrix3d R = body == 0 ? Eigen::Matrix3d::Identity()
-                                        : Eigen::Matrix3d(states[static_cast<std::size_t>(body)].turn * mech.bodies[static_cast<std::size_t>(body)].rotation);
-    M3<double> out;
+  M3<P> rotation(int body) const {
+    const Mat3<P> R = body == 0 ? Mat3<P>::Identity()
+                                : Mat3<P>(states[static_cast<std::size_t>(body)].turn * mech.bodies[static_cast<std::size_t>(body)].rotation);
+    M3<P> out;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) out(i, j) = R(i, j);
     return out;
   }
-  V3<double> omega(int body) const { return v3(states[static_cast<std::size_t>(body)].omega); }
-  void centre(int body, V3<double>& r, V3<double>& v) const {
+  V3<P> omega(int body) const { return v3<P>(states[static_cast<std::size_t>(body)].omega); }
+  void centre(int body, V3<P>& r, V3<P>& v) const {
     if (body == 0) {
-      r = v = {{0.0, 0.0, 0.0}};
+      r = v = {{P(0.0), P(0.0), P(0.0)}};
       return;
     }
     // the centre's offset from O turns with the body
     const auto& b = mech.bodies[static_cast<std::size_t>(body)];
-    const BodyState& p = states[static_cast<std::size_t>(body)];
-    const Eigen::Vector3d c =
-        p.turn * ((b.position + b.rotation * b.com) - m.bodies[static_cast<std::size_t>(body)].ownValue(m.entities, m.bodies[static_cast<std::size_t>(body)].origin));
-    r = v3(p.o + c);
-    v = v3(p.od + p.omega.cross(c));
+    const BodyState<P>& p = states[static_cast<std::size_t>(body)];
+    const Vec3<P> c = p.turn * ((b.position + b.rotation * b.com) - shape.own(body, m.bodies[static_cast<std::size_t>(body)].origin));
+    r = v3<P>(p.o + c);
+    v = v3<P>(p.od + p.omega.cross(c));
   }
 };
+
+// Q += the elements' generalized forces on P with the shape `shape`
+template <class P, class Shape>
+void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& m, const Shape& shape, double t,
+               const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const detail::TorsionTurns& turns, Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) {
+  const int dim = m.dimension;
+  std::vector<BodyState<P>> states(m.bodies.size());
+  for (std::size_t b = 1; b < m.bodies.size(); ++b) states[b] = bodyState<P>(m, shape, static_cast<int>(b), q, qd);
+  const Bodies<P, Shape> bodies{m, shape, numbers.mech, q, qd, states};
+  auto addOn = [&](int e, const Vec3<P>& g) {  // fixed entities take nothing
+    if (e < 0) return;
+    const kin::Entity& en = m.entities[static_cast<std::size_t>(e)];
+    if (!en.fixed()) Q.segment(en.offset, dim) += g.head(dim);
+  };
+  auto onDirection = [&](int body, int i, const Vec3<P>& g) {
+    const kin::Direction& d = m.bodies[static_cast<std::size_t>(body)].d[i];
+    addOn(d.a, g);
+    if (d.b >= 0) addOn(d.b, -g);
+  };
+  detail::forceElements<P>(
+      tree, numbers, t, bodies,
+      [&](int body, const V3<P>& at, const V3<P>& F) {
+        if (body == 0) return;
+        const BodyState<P>& p = states[static_cast<std::size_t>(body)];
+        const Vec3<P> f(F[0], F[1], F[2]), r = Vec3<P>(at[0], at[1], at[2]) - p.o;
+        addOn(m.bodies[static_cast<std::size_t>(body)].origin, f);
+        if (dim == 2) {
+          // p = O + a d + b R90 d: F on O, a F + b R90ᵀF on d
+          const Eigen::Matrix<P, 2, 1> n(-p.d.y(), p.d.x());
+          const P L2 = p.d.squaredNorm(), a = r.template head<2>().dot(p.d) / L2, b = r.template head<2>().dot(n) / L2;
+          onDirection(body, 0, a * f + b * Vec3<P>(f.y(), -f.x(), P(0.0)));
+        } else {
+          const Vec3<P> rho = p.Xinv * r;  // p = O + X ρ: ρ_i F on x_i
+          for (int i = 0; i < 3; ++i) onDirection(body, i, rho[i] * f);
+        }
+      },
+      [&](int body, const V3<P>& T) {
+        if (body == 0) return;
+        const BodyState<P>& p = states[static_cast<std::size_t>(body)];
+        const Vec3<P> tq(T[0], T[1], T[2]);
+        if (dim == 2) {
+          // d's virtual turn δθ = (d × δd)/|d|²: T R90 d / |d|² on d
+          onDirection(body, 0, (tq.z() / p.d.squaredNorm()) * Vec3<P>(-p.d.y(), p.d.x(), P(0.0)));
+        } else {
+          // δθ = ½ Σ x̃_i × δx_i (x̃_i the reciprocal basis): ½ T × x̃_i on x_i
+          for (int i = 0; i < 3; ++i) onDirection(body, i, 0.5 * tq.cross(Vec3<P>(p.Xinv.row(i).transpose())));
+        }
+      },
+      true, &turns);
+}
 
 }  // namespace
 
@@ -127,52 +217,20 @@ void NaturalForceElements::accept(double t, const Eigen::VectorXd& q, const Eige
 
 void NaturalForceElements::add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const {
   if (empty_) return;
-  const int dim = m_.dimension;
-  std::vector<BodyState> states(m_.bodies.size());
-  for (std::size_t b = 1; b < m_.bodies.size(); ++b) states[b] = bodyState(m_, static_cast<int>(b), q, qd);
-  const Bodies bodies{m_, *tree_.mechanism, q, qd, states};
   const detail::TorsionTurns turns{near_.data(), measured_.data()};
-  auto addOn = [&](int e, const Eigen::Vector3d& g) {  // fixed entities take nothing
-    if (e < 0) return;
-    const kin::Entity& en = m_.entities[static_cast<std::size_t>(e)];
-    if (!en.fixed()) Q.segment(en.offset, dim) += g.head(dim);
-  };
-  auto onDirection = [&](int body, int i, const Eigen::Vector3d& g) {
-    const kin::Direction& d = m_.bodies[static_cast<std::size_t>(body)].d[i];
-    addOn(d.a, g);
-    if (d.b >= 0) addOn(d.b, -g);
-  };
-  detail::forceElements<double>(
-      tree_, numbers_, t, bodies,
-      [&](int body, const V3<double>& at, const V3<double>& F) {
-        if (body == 0) return;
-        const BodyState& p = states[static_cast<std::size_t>(body)];
-        const Eigen::Vector3d f(F[0], F[1], F[2]), r = Eigen::Vector3d(at[0], at[1], at[2]) - p.o;
-        addOn(m_.bodies[static_cast<std::size_t>(body)].origin, f);
-        if (dim == 2) {
-          // p = O + a d + b R90 d: F on O, a F + b R90ᵀF on d
-          const Eigen::Vector2d n(-p.d.y(), p.d.x());
-          const double L2 = p.d.squaredNorm(), a = r.head<2>().dot(p.d) / L2, b = r.head<2>().dot(n) / L2;
-          onDirection(body, 0, a * f + b * Eigen::Vector3d(f.y(), -f.x(), 0));
-        } else {
-          const Eigen::Vector3d rho = p.Xinv * r;  // p = O + X ρ: ρ_i F on x_i
-          for (int i = 0; i < 3; ++i) onDirection(body, i, rho[i] * f);
-        }
-      },
-      [&](int body, const V3<double>& T) {
-        if (body == 0) return;
-        const BodyState& p = states[static_cast<std::size_t>(body)];
-        const Eigen::Vector3d tq(T[0], T[1], T[2]);
-        if (dim == 2) {
-          // d's virtual turn δθ = (d × δd)/|d|²: T R90 d / |d|² on d
-          onDirection(body, 0, (tq.z() / p.d.squaredNorm()) * Eigen::Vector3d(-p.d.y(), p.d.x(), 0));
-        } else {
-          // δθ = ½ Σ x̃_i × δx_i (x̃_i the reciprocal basis): ½ T × x̃_i on x_i
-          for (int i = 0; i < 3; ++i) onDirection(body, i, 0.5 * tq.cross(Eigen::Vector3d(p.Xinv.row(i).transpose())));
-        }
-      },
-      true, &turns);
+  addForces<double>(tree_, numbers_, m_, ModelShape{m_}, t, q, qd, turns, Q);
 }
+
+template <class P>
+void NaturalForceElements::addOn(const TreeNumbers<P>& numbers, const kin::NaturalNumbers<P>& shape, double t, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& qd, Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) const {
+  if (empty_) return;
+  std::vector<double> measured(near_.size());  // the run's turns are not this evaluation's to move
+  const detail::TorsionTurns turns{near_.data(), measured.data()};
+  addForces<P>(tree_, numbers, m_, NumbersShape<P>{m_, shape}, t, q, qd, turns, Q);
+}
+template void NaturalForceElements::addOn<num::Dual8>(const TreeNumbers<num::Dual8>&, const kin::NaturalNumbers<num::Dual8>&, double,
+                                                      const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::Matrix<num::Dual8, Eigen::Dynamic, 1>&) const;
 
 void appliedForces(const NaturalInertia& inertia, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) {
   Q = inertia.gravity;

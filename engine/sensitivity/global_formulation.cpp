@@ -8,6 +8,7 @@
 #include "dynamics/matrix_r.h"
 #include "dynamics/natural_dynamics.h"
 #include "dynamics/natural_tree_map.h"
+#include "numeric/dual_eigen.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
 #include "sensitivity/formulation_numbers.h"
@@ -82,7 +83,7 @@ Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, c
 class GlobalOde final : public Formulation, private FormulationNumbers {
  public:
   GlobalOde(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta)
-      : FormulationNumbers(st, partials, delta), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
+      : FormulationNumbers(st, partials, delta, true), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
         rungeKutta_(rungeKutta && kind != GlobalKind::Index3), partials_(partials), delta_(delta), adapter_(*this) {
     status_ = buildSystem(st.resolved, st.model, real_.tree, nominal_);
   }
@@ -340,12 +341,27 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     }
   }
 
+  // the natural model's numbers again on each chunk's seeded parameters (AD), made when first needed
+  Status buildOn() {
+    if (!status_.ok()) return status_;
+    if (on_.size() == chunks_.size()) return {};
+    on_.resize(chunks_.size());
+    for (std::size_t c = 0; c < chunks_.size(); ++c)
+      if (Status s = dyn::naturalOn(nominal_.nm, chunks_[c]->tree.mech, on_[c]); !s.ok()) return status_ = s;
+    return {};
+  }
+  // chunk c's lanes of x into the parameters' columns of `out`
+  void lanesInto(std::size_t c, const Vec<Dual>& x, Eigen::MatrixXd& out) const {
+    for (int j = 0; j < counts_[c]; ++j)
+      for (Eigen::Index i = 0; i < x.size(); ++i) out(i, firsts_[c] + j) = x[i].g[j];
+  }
+
   // the moved sets' natural systems, made when first needed (a run of values alone has none)
   Status buildMovedSets() {
     if (!status_.ok()) return status_;
     if (movedBuilt_) return {};
     movedBuilt_ = true;
-    const auto mechanisms = movedMechanisms(st_, partials_, delta_);
+    const auto mechanisms = movedMechanisms(st_, semiAnalytical() ? partials_ : Partials::GlobalSemiAnalytical, delta_);
     sets_.resize(st_.parameters.size());
     for (std::size_t k = 0; k < st_.parameters.size(); ++k) {
       const auto& numbers = FormulationNumbers::moved_[k];
@@ -392,14 +408,26 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     }
     const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
     const Eigen::VectorXd lambda = penalty_ ? Eigen::VectorXd() : dyn::globalOdeMultipliers(s0.nm, *s0.data);
-    Eigen::VectorXd r0, rk;
-    dyn::globalOdeResidual(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, f, lambda, r0, !index3_);
-    Eigen::MatrixXd R = Eigen::MatrixXd::Zero(r0.size(), np);
-    for (Eigen::Index k = 0; k < np; ++k)
-      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
-        dyn::globalOdeResidual(set->nm, set->inertia, penalty_, p.t, p.x, p.v, f, lambda, rk, !index3_);
-        R.col(k) += (rk - r0) / deltas_[static_cast<std::size_t>(k)];
+    Eigen::MatrixXd R;
+    if (!semiAnalytical()) {
+      // forward AD: the residual on each chunk's numbers, its lanes the parameters' columns
+      if (Status s = buildOn(); !s.ok()) return s;
+      Vec<Dual> r;
+      for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        dyn::globalOdeResidualOn(s0.nm, s0.inertia, chunks_[c]->tree, on_[c], penalty_, p.t, p.x, p.v, f, lambda, r, !index3_);
+        if (c == 0) R.setZero(r.size(), np);
+        lanesInto(c, r, R);
       }
+    } else {
+      Eigen::VectorXd r0, rk;
+      dyn::globalOdeResidual(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, f, lambda, r0, !index3_);
+      R = Eigen::MatrixXd::Zero(r0.size(), np);
+      for (Eigen::Index k = 0; k < np; ++k)
+        for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+          dyn::globalOdeResidual(set->nm, set->inertia, penalty_, p.t, p.x, p.v, f, lambda, rk, !index3_);
+          R.col(k) += (rk - r0) / deltas_[static_cast<std::size_t>(k)];
+        }
+    }
     dyn::globalOdeSolve(penalty_, *s0.data, R);
     n.Ap = R.topRows(nq);
     return {};
@@ -531,15 +559,41 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       res[2].resize(n + r);
       res[2] << Ms * (b.a - qddS) + Js.transpose() * kappa, Js * b.a + gamma;
     };
-    Eigen::VectorXd r0[3], rk[3];
-    residuals(s0, r0);
     Eigen::MatrixXd P[3];
     for (auto& Pi : P) Pi = Eigen::MatrixXd::Zero(n + r, np);
-    for (Eigen::Index k = 0; k < np; ++k)
-      for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
-        residuals(*set, rk);
-        for (int i = 0; i < 3; ++i) P[i].col(k) += (rk[i] - r0[i]) / deltas_[static_cast<std::size_t>(k)];
+    if (!semiAnalytical()) {
+      // forward AD: the three residuals on each chunk's numbers
+      if (Status s = buildOn(); !s.ok()) return s;
+      using VecD = Vec<Dual>;
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+      for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        const dyn::NaturalOn<Dual>& on = on_[c];
+        VecD Q, phi, rate, gamma, none, phiT, Jv, Ja, Jtmu, Jtnu, Jtka;
+        dyn::appliedForcesOn(s0.inertia, chunks_[c]->tree, on, t1, b.x, qdS, Q);
+        dyn::constraintRatesOn(m, on, t1, b.x, b.v, phi, rate, gamma);
+        dyn::constraintRatesOn(m, on, t1, b.x, zero, none, phiT, none);  // Φ̇ at q̇ = 0: Φ_t
+        dyn::jacobianTimesOn(m, on, t1, b.x, b.v, Jv);
+        dyn::jacobianTimesOn(m, on, t1, b.x, b.a, Ja);
+        dyn::jacobianTransposeTimesOn(m, on, t1, b.x, mu, Jtmu);
+        dyn::jacobianTransposeTimesOn(m, on, t1, b.x, nu, Jtnu);
+        dyn::jacobianTransposeTimesOn(m, on, t1, b.x, kappa, Jtka);
+        VecD res(n + r);
+        res << on.M * qddS.cast<Dual>() + Jtmu - Q, phi;
+        lanesInto(c, res, P[0]);
+        res << on.M * Eigen::VectorXd(b.v - qdS).cast<Dual>() + Jtnu, Jv + phiT;
+        lanesInto(c, res, P[1]);
+        res << on.M * Eigen::VectorXd(b.a - qddS).cast<Dual>() + Jtka, Ja + gamma;
+        lanesInto(c, res, P[2]);
       }
+    } else {
+      Eigen::VectorXd r0[3], rk[3];
+      residuals(s0, r0);
+      for (Eigen::Index k = 0; k < np; ++k)
+        for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
+          residuals(*set, rk);
+          for (int i = 0; i < 3; ++i) P[i].col(k) += (rk[i] - r0[i]) / deltas_[static_cast<std::size_t>(k)];
+        }
+    }
     const Eigen::MatrixXd Xp = solveTop(S1, -P[0].topRows(n), -P[0].bottomRows(r));
     const Eigen::MatrixXd Vp = solveTop(A, M * ((2 / h) * Xp) - T2.H * Xp - P[1].topRows(n), -T2.Gq * Xp - P[1].bottomRows(r));
     const Eigen::MatrixXd Ap =
@@ -597,6 +651,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   NaturalSystem nominal_;
   bool movedBuilt_ = false;
   std::vector<std::vector<std::unique_ptr<NaturalSystem>>> sets_;  // by chosen parameter: its moved systems
+  std::vector<dyn::NaturalOn<Dual>> on_;                           // AD: by chunk, the model's numbers on it
   Adapter adapter_;
 };
 
