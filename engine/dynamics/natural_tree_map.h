@@ -15,6 +15,7 @@
 
 #include "dynamics/recursive_model.h"
 #include "kinematics/natural_model.h"
+#include "kinematics/natural_numbers.h"
 
 namespace lw::dyn {
 
@@ -42,5 +43,17 @@ void naturalStateOf(const RecursiveModel& tree, const kin::NaturalModel& natural
 /// Where q breaks the constraints (a penalty's yield) the frames are those of O and d as they are.
 void treeStateOf(const RecursiveModel& tree, const kin::NaturalModel& natural, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                  const Eigen::VectorXd& qdd, Eigen::VectorXd& z, Eigen::VectorXd& zd, Eigen::VectorXd& zdd);
+
+/// The two maps with the numbers on P (the parameters' partials by forward AD at a state on
+/// doubles): the tree's numbers `numbers` and the natural model's again `shape` (null: the
+/// model's own, P double); treeStateOn's angles continue from zNear.
+template <class P>
+void naturalStateOn(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& natural, const NaturalTreeMap& map,
+                    const kin::NaturalNumbers<P>* shape, const Eigen::Matrix<P, Eigen::Dynamic, 1>& z, const Eigen::Matrix<P, Eigen::Dynamic, 1>& zd,
+                    const Eigen::Matrix<P, Eigen::Dynamic, 1>& zdd, Eigen::Matrix<P, Eigen::Dynamic, 1>& q, Eigen::Matrix<P, Eigen::Dynamic, 1>& qd, Eigen::Matrix<P, Eigen::Dynamic, 1>* qdd);
+template <class P>
+void treeStateOn(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& natural, const kin::NaturalNumbers<P>* shape,
+                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& zNear,
+                 Eigen::Matrix<P, Eigen::Dynamic, 1>& z, Eigen::Matrix<P, Eigen::Dynamic, 1>& zd, Eigen::Matrix<P, Eigen::Dynamic, 1>& zdd);
 
 }  // namespace lw::dyn

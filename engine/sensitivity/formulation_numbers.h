@@ -19,17 +19,15 @@ namespace lw::sens::detail {
 
 class FormulationNumbers {
  public:
-  /// differencesToo: the moved numbers of GSAM made beside AD's chunks (a formulation whose
-  /// parameter partials are AD's for some terms, differences for others).
-  FormulationNumbers(const Study& st, Partials partials, double delta, bool differencesToo = false)
+  FormulationNumbers(const Study& st, Partials partials, double delta)
       : st_(st), plain_(st, {}, {}), real_(st, {}, {}), partials_(partials), sources_(events::gapSources(st.model.tree)) {
     for (const ParameterChunk& c : parameterChunks(st)) {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
       counts_.push_back(static_cast<int>(c.seeded.size()));
     }
-    if (partials != Partials::AutomaticDifferentiation || differencesToo) {
-      MovedNumbers sets = movedNumbers(st, partials == Partials::AutomaticDifferentiation ? Partials::GlobalSemiAnalytical : partials, delta);
+    if (partials != Partials::AutomaticDifferentiation) {
+      MovedNumbers sets = movedNumbers(st, partials, delta);
       deltas_ = std::move(sets.deltas);
       moved_ = std::move(sets.moved);
     }

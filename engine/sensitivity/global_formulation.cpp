@@ -83,7 +83,7 @@ Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, c
 class GlobalOde final : public Formulation, private FormulationNumbers {
  public:
   GlobalOde(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta)
-      : FormulationNumbers(st, partials, delta, true), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
+      : FormulationNumbers(st, partials, delta), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
         rungeKutta_(rungeKutta && kind != GlobalKind::Index3), partials_(partials), delta_(delta), adapter_(*this) {
     status_ = buildSystem(st.resolved, st.model, real_.tree, nominal_);
   }
@@ -138,7 +138,21 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       y << qp, qdp;
     });
     Eigen::MatrixXd X = N * Z;
-    for (Eigen::Index k = 0; k < np; ++k)
+    if (!semiAnalytical()) {
+      // N's parameter partials at (z₀, ż₀) by forward AD: the map on each chunk's numbers
+      if (Status s = buildOn(); !s.ok()) return s;
+      Vec<Dual> q, qd;
+      for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        dyn::naturalStateOn<Dual>(st_.model.tree, chunks_[c]->tree, nominal_.nm, nominal_.map, &on_[c].k, z0.cast<Dual>(), zd0.cast<Dual>(),
+                                  Vec<Dual>::Zero(nz), q, qd, nullptr);
+        Vec<Dual> both(2 * n);
+        both << q, qd;
+        Eigen::MatrixXd P = Eigen::MatrixXd::Zero(2 * n, np);
+        lanesInto(c, both, P);
+        X += P;
+      }
+    }
+    for (Eigen::Index k = 0; semiAnalytical() && k < np; ++k)
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
         mapped(*set, z0, zd0, qp, qdp);
         X.col(k).head(n) += (qp - q0) / deltas_[static_cast<std::size_t>(k)];
@@ -282,7 +296,31 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     if (Status s = jumpOf(nominal_, before.x, before.v, v0); !s.ok()) return s;
     J.cp.setZero(np);
     J.hp.setZero(n, np);
-    for (Eigen::Index k = 0; k < np; ++k)
+    if (!semiAnalytical()) {
+      // the gap's and the jump's parameter partials by forward AD: the state mapped to the tree's
+      // coordinates on each chunk's numbers, the gap and the impact law there, back to q̇
+      if (Status s = buildOn(); !s.ok()) return s;
+      for (std::size_t ch = 0; ch < chunks_.size(); ++ch) {
+        const auto& numbers = chunks_[ch]->tree;
+        Vec<Dual> z, zd, zdd;
+        dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[ch].k, before.x, before.v, none, before.aux, z, zd, zdd);
+        Vec<Dual> g(static_cast<Eigen::Index>(sources_.size()));
+        events::contactGapsOn<Dual, Dual>(st_.model.tree, numbers, z.data(), g.data());
+        for (int j = 0; j < counts_[ch]; ++j) J.cp[firsts_[ch] + j] -= g[c].g[j] / J.normalBefore;
+        if (isSwitch) continue;
+        Vec<Dual> zi, zid;
+        dyn::independentOn<Dual>(st_.model, numbers, dofs, z, zd, nullptr, zi, zid, nullptr);
+        events::ImpactOn<Dual> imp;
+        if (Status s = events::impactOn<Dual>(st_.model, numbers, dofs, t, zi, zid, before.aux, contacts, imp); !s.ok()) return s;
+        Vec<Dual> qAt, vPlus;
+        dyn::naturalStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, nominal_.map, &on_[ch].k, z, Vec<Dual>(zd + (imp.zdPlus - imp.zdMinus)),
+                                  Vec<Dual>::Zero(z.size()), qAt, vPlus, nullptr);
+        Eigen::MatrixXd P = Eigen::MatrixXd::Zero(n, np);
+        lanesInto(ch, vPlus, P);
+        J.hp += P;
+      }
+    }
+    for (Eigen::Index k = 0; semiAnalytical() && k < np; ++k)
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
         const double d = deltas_[static_cast<std::size_t>(k)];
         J.cp[k] -= (gapOf(*set, before.x) - g0) / d / J.normalBefore;
@@ -356,12 +394,42 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       for (Eigen::Index i = 0; i < x.size(); ++i) out(i, firsts_[c] + j) = x[i].g[j];
   }
 
+  // the outputs' parameter columns at the natural state (x, v, a) by forward AD: the state mapped
+  // to the tree's coordinates on each chunk's numbers (the map moves with the shape), the
+  // outputs of that on the same numbers
+  Status outputsParameterColumnsAD(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                   const Eigen::VectorXd& zNear, Eigen::MatrixXd& out) {
+    if (Status s = buildOn(); !s.ok()) return s;
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    out.setZero(no, static_cast<Eigen::Index>(st_.parameters.size()));
+    Vec<Dual> z, zd, zdd, o(no);
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+      const auto& numbers = chunks_[c]->tree;
+      dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[c].k, x, v, a, zNear, z, zd, zdd);
+      analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, numbers, z, zd, zdd, t, o.data());
+      lanesInto(c, o, out);
+    }
+    return {};
+  }
+  // all the outputs' parameter columns at (x, v, a), by the route chosen, added into `out`
+  Status addOutputsParameterColumns(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                                    const Eigen::VectorXd& zNear, const Eigen::VectorXd& nominal, Eigen::MatrixXd& out) {
+    if (!semiAnalytical()) {
+      Eigen::MatrixXd P;
+      if (Status s = outputsParameterColumnsAD(t, x, v, a, zNear, P); !s.ok()) return s;
+      out += P;
+      return {};
+    }
+    for (Eigen::Index k = 0; k < out.cols(); ++k) outputsParameterColumn(k, t, x, v, a, zNear, nominal, out.col(k));
+    return {};
+  }
+
   // the moved sets' natural systems, made when first needed (a run of values alone has none)
   Status buildMovedSets() {
     if (!status_.ok()) return status_;
-    if (movedBuilt_) return {};
+    if (movedBuilt_ || !semiAnalytical()) return {};  // AD has its chunks' numbers instead
     movedBuilt_ = true;
-    const auto mechanisms = movedMechanisms(st_, semiAnalytical() ? partials_ : Partials::GlobalSemiAnalytical, delta_);
+    const auto mechanisms = movedMechanisms(st_, partials_, delta_);
     sets_.resize(st_.parameters.size());
     for (std::size_t k = 0; k < st_.parameters.size(); ++k) {
       const auto& numbers = FormulationNumbers::moved_[k];
@@ -446,8 +514,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     n.Ov = O.middleCols(nq, nq);
     n.Oa = O.rightCols(nq);
     n.Op.setZero(n.outputs.size(), np);
-    for (Eigen::Index k = 0; k < np; ++k) outputsParameterColumn(k, p.t, p.x, p.v, acc, p.aux, n.outputs, n.Op.col(k));
-    return {};
+    return addOutputsParameterColumns(p.t, p.x, p.v, acc, p.aux, n.outputs, n.Op);
   }
 
   // the outputs at p (a = f) and their d/dρ along S: central differences along each column
@@ -467,9 +534,8 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
         outputsAt(nominal_, p.t, p.x - eps * S.x.col(k), p.v - eps * S.v.col(k), f - eps * S.a.col(k), p.aux, om);
         along.col(k) = (op - om) / (2 * eps);
       }
-      outputsParameterColumn(k, p.t, p.x, p.v, f, p.aux, outputs, along.col(k));
     }
-    return {};
+    return addOutputsParameterColumns(p.t, p.x, p.v, f, p.aux, outputs, along);
   }
 
   // a Dormand–Prince step's stages: f's state and parameter partials at each (no outputs)

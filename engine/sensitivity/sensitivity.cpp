@@ -88,14 +88,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
     st.resolved = std::move(*r);
   }
   const bool global = analysis::isGlobal(spec.run.formulation);
-  // the global formulations' equations of motion take their parameter partials by forward AD on
-  // the natural model's numbers (or seed 003's differences when asked for); the map between the
-  // natural and the tree's coordinates (the outputs, the start, the impacts) by GSAM's
   const Partials partials = spec.partials;
-  if (global && spec.partials == Partials::AutomaticDifferentiation && spec.method != Method::FiniteDifferences)
-    res.notes.push_back("the global formulations' equations of motion take their parameter partials by forward AD; the outputs', the start's "
-                        "and the impacts' (through the map to the tree's coordinates) by GSAM (seed 003 §4, delta " +
-                        shortNumber(spec.delta) + ")");
   if (spec.analysis == Analysis::Kinematics) {
     // the drivers must fix every freedom: the motion is then the kinematic solution, which the
     // tree's coordinates follow step by step (a Matrix R run with no independent coordinates)
@@ -151,7 +144,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
   for (std::size_t k : st.parameters) res.parameters.push_back(table.names()[k]);
   // the semi-analytical partials difference at ρ + δ·max(1, |ρ|): a δ whose step is lost in the
   // rounding of ρ (1e-300, 1e-16) gives zeros or noise; refused, naming the smallest that is not
-  if (partials != Partials::AutomaticDifferentiation || global)
+  if (partials != Partials::AutomaticDifferentiation)
     for (std::size_t k : st.parameters) {
       const double value = table.values()[k], scale = std::max(1.0, std::abs(value));
       // the step must be represented to 1 %: a hundred units in the last place of ρ
