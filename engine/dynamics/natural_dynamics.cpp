@@ -153,6 +153,8 @@ Status naturalOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers,
   return {};
 }
 template Status naturalOn<num::Dual8>(const kin::NaturalModel&, const MechanismNumbers<num::Dual8>&, NaturalOn<num::Dual8>&);
+template Status naturalOn<std::complex<double>>(const kin::NaturalModel&, const MechanismNumbers<std::complex<double>>&,
+                                                NaturalOn<std::complex<double>>&);
 
 GlobalOdeData::GlobalOdeData(const kin::NaturalModel& m)
     : J(m.nrows, m.nq),

@@ -39,8 +39,8 @@ class NaturalForceElements {
   /// Q += the elements' generalized forces at (t, q, q̇) with the numbers on P (the tree's and
   /// the natural model's again: kin::NaturalNumbers), the torsion turns as last accepted.
   template <class P>
-  void addOn(const TreeNumbers<P>& numbers, const kin::NaturalNumbers<P>& shape, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-             Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) const;
+  void addOn(const TreeNumbers<P>& numbers, const kin::NaturalNumbers<P>& shape, double t, const kin::CoordinatesOn<P>& q,
+             const kin::CoordinatesOn<P>& qd, kin::CoordinatesOn<P>& Q) const;
   /// An accepted state: the torsion springs' angles continue from it (a spring wound past half a
   /// turn keeps its torque; the recursive formulations' tree coordinates count the turns alike).
   void accept(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
@@ -83,18 +83,20 @@ struct NaturalOn {
 };
 template <class P>
 Status naturalOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, NaturalOn<P>& out);
+/// The state on P (a complex step moves it; forward AD's is on doubles, cast).
+template <class P>
+using StateOn = kin::CoordinatesOn<P>;
 /// Φ, Φ̇ = Φ_q q̇ + Φ_t and γ at (t, q, q̇) on the numbers.
 template <class P>
-void constraintRatesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                       typename NaturalOn<P>::Vector& phi, typename NaturalOn<P>::Vector& rate, typename NaturalOn<P>::Vector& gamma);
+void constraintRatesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const StateOn<P>& q, const StateOn<P>& qd, StateOn<P>& phi,
+                       StateOn<P>& rate, StateOn<P>& gamma);
 /// Φ_q v on the numbers.
 template <class P>
-void jacobianTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                     typename NaturalOn<P>::Vector& out);
+void jacobianTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const StateOn<P>& q, const StateOn<P>& v, StateOn<P>& out);
 /// Φ_qᵀ w on the numbers.
 template <class P>
-void jacobianTransposeTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& w,
-                              typename NaturalOn<P>::Vector& out);
+void jacobianTransposeTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const StateOn<P>& q, const StateOn<P>& w,
+                              StateOn<P>& out);
 
 /// The buffers of the index-1 and penalty formulations (one per run).
 struct GlobalOdeData {
@@ -165,16 +167,16 @@ Status globalOdeJacobian(const kin::NaturalModel& m, const NaturalInertia& inert
 void globalOdeResidual(const kin::NaturalModel& m, const NaturalInertia& inertia, bool penalty, double t, const Eigen::VectorXd& q,
                        const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& lambda, Eigen::VectorXd& out,
                        bool stabilised = true);
-/// globalOdeResidual with the numbers on P (the state on doubles): `numbers` the tree's on P (the
-/// force elements' laws), `inertia` the nominal's (its force elements' torsion turns).
+/// globalOdeResidual with the numbers on P: `numbers` the tree's on P (the force elements' laws),
+/// `inertia` the nominal's (its force elements' torsion turns).
 template <class P>
 void globalOdeResidualOn(const kin::NaturalModel& m, const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on,
-                         bool penalty, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
-                         const Eigen::VectorXd& lambda, typename NaturalOn<P>::Vector& out, bool stabilised = true);
+                         bool penalty, double t, const StateOn<P>& q, const StateOn<P>& qd, const StateOn<P>& qdd, const StateOn<P>& lambda,
+                         StateOn<P>& out, bool stabilised = true);
 /// Q(t, q, q̇) on the numbers: gravity and the force elements (appliedForces').
 template <class P>
-void appliedForcesOn(const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q,
-                     const Eigen::VectorXd& qd, typename NaturalOn<P>::Vector& Q);
+void appliedForcesOn(const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on, double t, const StateOn<P>& q,
+                     const StateOn<P>& qd, StateOn<P>& Q);
 /// x ← A⁻¹ x with the system matrix the last globalOdeAcceleration on d factored (rows as the
 /// residual's; index-1: the multipliers' rows last).
 void globalOdeSolve(bool penalty, const GlobalOdeData& d, Eigen::MatrixXd& x);

@@ -34,6 +34,12 @@ struct BodyState {
   Eigen::Matrix<P, 2, 1> d = Eigen::Matrix<P, 2, 1>::UnitX();
 };
 
+// x·y and x·x of planar vectors without conjugation (a complex step's; on doubles Eigen's own)
+template <class V>
+auto dot2(const V& x, const V& y) {
+  return x[0] * y[0] + x[1] * y[1];
+}
+
 // the bodies' stored shape and points: the model's own (doubles), or its numbers again on P
 struct ModelShape {
   const kin::NaturalModel& m;
@@ -51,13 +57,13 @@ struct NumbersShape {
   Vec3<P> fixed(int e) const { return k.entity[static_cast<std::size_t>(e)]; }
   Vec3<P> own(int b, int e) const { return k.ownValue(m, b, e); }
   Vec3<P> own(int b, const kin::Direction& d) const { return k.ownValue(m, b, d); }
-  void point(int body, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Vec3<P>& r, Vec3<P>& v) const {
-    kin::pointKinematicsOn(m, k, body, index, q, qd, r, v);
+  void point(int body, int index, const kin::CoordinatesOn<P>& q, const kin::CoordinatesOn<P>& qd, Vec3<P>& r, Vec3<P>& v) const {
+    kin::pointKinematicsOn<P>(m, k, body, index, q, qd, r, v);
   }
 };
 
-template <class P, class Shape>
-Vec3<P> entityAt(const kin::NaturalModel& m, const Shape& shape, int e, const Eigen::VectorXd& x, bool rate) {
+template <class P, class Shape, class Xs>
+Vec3<P> entityAt(const kin::NaturalModel& m, const Shape& shape, int e, const Xs& x, bool rate) {
   const kin::Entity& en = m.entities[static_cast<std::size_t>(e)];
   if (en.fixed()) return rate ? Vec3<P>::Zero() : Vec3<P>(shape.fixed(e));
   Vec3<P> v = Vec3<P>::Zero();
@@ -66,15 +72,15 @@ Vec3<P> entityAt(const kin::NaturalModel& m, const Shape& shape, int e, const Ei
 }
 
 // direction d (a − b, or a) at x
-template <class P, class Shape>
-Vec3<P> directionAt(const kin::NaturalModel& m, const Shape& shape, const kin::Direction& d, const Eigen::VectorXd& x, bool rate) {
+template <class P, class Shape, class Xs>
+Vec3<P> directionAt(const kin::NaturalModel& m, const Shape& shape, const kin::Direction& d, const Xs& x, bool rate) {
   Vec3<P> v = entityAt<P>(m, shape, d.a, x, rate);
   if (d.b >= 0) v -= entityAt<P>(m, shape, d.b, x, rate);
   return v;
 }
 
-template <class P, class Shape>
-BodyState<P> bodyState(const kin::NaturalModel& m, const Shape& shape, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+template <class P, class Shape, class Xs>
+BodyState<P> bodyState(const kin::NaturalModel& m, const Shape& shape, int b, const Xs& q, const Xs& qd) {
   using std::sqrt;
   using Vec2 = Eigen::Matrix<P, 2, 1>;
   BodyState<P> p;
@@ -86,8 +92,8 @@ BodyState<P> bodyState(const kin::NaturalModel& m, const Shape& shape, int b, co
     // d turned from d0 (normalised: a stretched d turns the frame, it does not scale it)
     const Vec2 d = directionAt<P>(m, shape, f.d[0], q, false).template head<2>(), dd = directionAt<P>(m, shape, f.d[0], qd, true).template head<2>();
     const Vec2 d0 = shape.own(b, f.d[0]).template head<2>();  // as the body's stored pose places it
-    const P L2 = d.squaredNorm(), scale = 1.0 / (sqrt(L2) * d0.norm());
-    const P c = d.dot(d0) * scale, s = (d0.x() * d.y() - d0.y() * d.x()) * scale;
+    const P L2 = dot2(d, d), scale = 1.0 / (sqrt(L2) * sqrt(dot2(d0, d0)));
+    const P c = dot2(d, d0) * scale, s = (d0.x() * d.y() - d0.y() * d.x()) * scale;
     p.turn.template topLeftCorner<2, 2>() << c, -s, s, c;
     p.omega.z() = (d.x() * dd.y() - d.y() * dd.x()) / L2;
     p.d = d;
@@ -112,13 +118,13 @@ V3<P> v3(const Vec3<P>& v) {
 }
 
 // what forceElements asks of the bodies, from (q, q̇)
-template <class P, class Shape>
+template <class P, class Shape, class Xs>
 struct Bodies {
   const kin::NaturalModel& m;
   const Shape& shape;
   const MechanismNumbers<P>& mech;
-  const Eigen::VectorXd& q;
-  const Eigen::VectorXd& qd;
+  const Xs& q;
+  const Xs& qd;
   const std::vector<BodyState<P>>& states;
   void point(const ItemIndex& item, V3<P>& r, V3<P>& v) const {
     Vec3<P> rr, vv;
@@ -150,13 +156,13 @@ struct Bodies {
 };
 
 // Q += the elements' generalized forces on P with the shape `shape`
-template <class P, class Shape>
-void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& m, const Shape& shape, double t,
-               const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const detail::TorsionTurns& turns, Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) {
+template <class P, class Shape, class Xs>
+void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& m, const Shape& shape, double t, const Xs& q,
+               const Xs& qd, const detail::TorsionTurns& turns, Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) {
   const int dim = m.dimension;
   std::vector<BodyState<P>> states(m.bodies.size());
   for (std::size_t b = 1; b < m.bodies.size(); ++b) states[b] = bodyState<P>(m, shape, static_cast<int>(b), q, qd);
-  const Bodies<P, Shape> bodies{m, shape, numbers.mech, q, qd, states};
+  const Bodies<P, Shape, Xs> bodies{m, shape, numbers.mech, q, qd, states};
   auto addOn = [&](int e, const Vec3<P>& g) {  // fixed entities take nothing
     if (e < 0) return;
     const kin::Entity& en = m.entities[static_cast<std::size_t>(e)];
@@ -177,7 +183,8 @@ void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const 
         if (dim == 2) {
           // p = O + a d + b R90 d: F on O, a F + b R90ᵀF on d
           const Eigen::Matrix<P, 2, 1> n(-p.d.y(), p.d.x());
-          const P L2 = p.d.squaredNorm(), a = r.template head<2>().dot(p.d) / L2, b = r.template head<2>().dot(n) / L2;
+          const Eigen::Matrix<P, 2, 1> r2 = r.template head<2>();
+          const P L2 = dot2(p.d, p.d), a = dot2(r2, p.d) / L2, b = dot2(r2, n) / L2;
           onDirection(body, 0, a * f + b * Vec3<P>(f.y(), -f.x(), P(0.0)));
         } else {
           const Vec3<P> rho = p.Xinv * r;  // p = O + X ρ: ρ_i F on x_i
@@ -190,7 +197,7 @@ void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const 
         const Vec3<P> tq(T[0], T[1], T[2]);
         if (dim == 2) {
           // d's virtual turn δθ = (d × δd)/|d|²: T R90 d / |d|² on d
-          onDirection(body, 0, (tq.z() / p.d.squaredNorm()) * Vec3<P>(-p.d.y(), p.d.x(), P(0.0)));
+          onDirection(body, 0, (tq.z() / dot2(p.d, p.d)) * Vec3<P>(-p.d.y(), p.d.x(), P(0.0)));
         } else {
           // δθ = ½ Σ x̃_i × δx_i (x̃_i the reciprocal basis): ½ T × x̃_i on x_i
           for (int i = 0; i < 3; ++i) onDirection(body, i, 0.5 * tq.cross(Vec3<P>(p.Xinv.row(i).transpose())));
@@ -222,15 +229,19 @@ void NaturalForceElements::add(double t, const Eigen::VectorXd& q, const Eigen::
 }
 
 template <class P>
-void NaturalForceElements::addOn(const TreeNumbers<P>& numbers, const kin::NaturalNumbers<P>& shape, double t, const Eigen::VectorXd& q,
-                                 const Eigen::VectorXd& qd, Eigen::Matrix<P, Eigen::Dynamic, 1>& Q) const {
+void NaturalForceElements::addOn(const TreeNumbers<P>& numbers, const kin::NaturalNumbers<P>& shape, double t, const kin::CoordinatesOn<P>& q,
+                                 const kin::CoordinatesOn<P>& qd, kin::CoordinatesOn<P>& Q) const {
   if (empty_) return;
   std::vector<double> measured(near_.size());  // the run's turns are not this evaluation's to move
   const detail::TorsionTurns turns{near_.data(), measured.data()};
   addForces<P>(tree_, numbers, m_, NumbersShape<P>{m_, shape}, t, q, qd, turns, Q);
 }
-template void NaturalForceElements::addOn<num::Dual8>(const TreeNumbers<num::Dual8>&, const kin::NaturalNumbers<num::Dual8>&, double,
-                                                      const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::Matrix<num::Dual8, Eigen::Dynamic, 1>&) const;
+#define LW_FORCES_ON(P)                                                                                                                     \
+  template void NaturalForceElements::addOn<P>(const TreeNumbers<P>&, const kin::NaturalNumbers<P>&, double, const kin::CoordinatesOn<P>&, \
+                                               const kin::CoordinatesOn<P>&, kin::CoordinatesOn<P>&) const;
+LW_FORCES_ON(num::Dual8)
+LW_FORCES_ON(std::complex<double>)
+#undef LW_FORCES_ON
 
 void appliedForces(const NaturalInertia& inertia, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) {
   Q = inertia.gravity;

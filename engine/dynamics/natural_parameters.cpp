@@ -12,14 +12,14 @@
 namespace lw::dyn {
 
 template <class P>
-void constraintRatesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                       typename NaturalOn<P>::Vector& phi, typename NaturalOn<P>::Vector& rate, typename NaturalOn<P>::Vector& gamma) {
+void constraintRatesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const StateOn<P>& q, const StateOn<P>& qd, StateOn<P>& phi,
+                       StateOn<P>& rate, StateOn<P>& gamma) {
   phi.resize(m.nrows);
   rate.resize(m.nrows);
   gamma.resize(m.nrows);
   kin::BasicJet<P> r[3];
   for (const kin::Constraint& c : m.constraints) {
-    kin::constraintJetOn(m, on.k, c, q, &qd, -1, t, 1.0, r);  // along (q̇, 1): Φ, Φ̇, γ
+    kin::constraintJetOn<P>(m, on.k, c, q, &qd, -1, t, 1.0, r);  // along (q̇, 1): Φ, Φ̇, γ
     for (int i = 0; i < c.rows; ++i) {
       phi[c.row + i] = r[i].v;
       rate[c.row + i] = r[i].d;
@@ -29,40 +29,39 @@ void constraintRatesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, doubl
 }
 
 template <class P>
-void jacobianTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                     typename NaturalOn<P>::Vector& out) {
+void jacobianTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const StateOn<P>& q, const StateOn<P>& v, StateOn<P>& out) {
   out.resize(m.nrows);
   kin::BasicJet<P> r[3];
   for (const kin::Constraint& c : m.constraints) {
-    kin::constraintJetOn(m, on.k, c, q, &v, -1, t, 0.0, r);
+    kin::constraintJetOn<P>(m, on.k, c, q, &v, -1, t, 0.0, r);
     for (int i = 0; i < c.rows; ++i) out[c.row + i] = r[i].d;
   }
 }
 
 template <class P>
-void jacobianTransposeTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& w,
-                              typename NaturalOn<P>::Vector& out) {
-  out = NaturalOn<P>::Vector::Zero(m.nq);
+void jacobianTransposeTimesOn(const kin::NaturalModel& m, const NaturalOn<P>& on, double t, const StateOn<P>& q, const StateOn<P>& w,
+                              StateOn<P>& out) {
+  out = StateOn<P>::Zero(m.nq);
   kin::BasicJet<P> r[3];
   for (const kin::Constraint& c : m.constraints)
     for (int j : c.columns) {
-      kin::constraintJetOn(m, on.k, c, q, nullptr, j, t, 0.0, r);  // column j of the constraint's rows
+      kin::constraintJetOn<P>(m, on.k, c, q, nullptr, j, t, 0.0, r);  // column j of the constraint's rows
       for (int i = 0; i < c.rows; ++i) out[j] += w[c.row + i] * r[i].d;
     }
 }
 
 template <class P>
-void appliedForcesOn(const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on, double t, const Eigen::VectorXd& q,
-                     const Eigen::VectorXd& qd, typename NaturalOn<P>::Vector& Q) {
+void appliedForcesOn(const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on, double t, const StateOn<P>& q,
+                     const StateOn<P>& qd, StateOn<P>& Q) {
   Q = on.gravity;
   if (inertia.elements) inertia.elements->addOn(numbers, on.k, t, q, qd, Q);
 }
 
 template <class P>
 void globalOdeResidualOn(const kin::NaturalModel& m, const NaturalInertia& inertia, const TreeNumbers<P>& numbers, const NaturalOn<P>& on,
-                         bool penalty, double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd,
-                         const Eigen::VectorXd& lambda, typename NaturalOn<P>::Vector& out, bool stabilised) {
-  using Vector = typename NaturalOn<P>::Vector;
+                         bool penalty, double t, const StateOn<P>& q, const StateOn<P>& qd, const StateOn<P>& qdd, const StateOn<P>& lambda,
+                         StateOn<P>& out, bool stabilised) {
+  using Vector = StateOn<P>;
   // the stabilisation's or the penalty's constants, as globalOdeResidual's (the penalty's α
   // scaled by the mass matrix's largest diagonal entry: on P, with its derivatives)
   const GlobalPenalty G;
@@ -73,40 +72,33 @@ void globalOdeResidualOn(const kin::NaturalModel& m, const NaturalInertia& inert
   constraintRatesOn(m, on, t, q, qd, phi, rate, gamma);
   jacobianTimesOn(m, on, t, q, qdd, Jqdd);
   const Vector g = Jqdd + gamma + c1 * rate + c2 * phi;
-  const Vector Mqdd = on.M * qdd.cast<P>();
-  const auto n = static_cast<Eigen::Index>(m.nq);
-  Vector Jtw(n);
+  const Vector Mqdd = on.M * qdd;
+  Vector Jtw;
   if (penalty) {
-    // Φ_qᵀ(α g) with α g on P: the columns' products one by one
     const P alpha = G.alpha * on.massScale;
-    Jtw.setZero();
-    kin::BasicJet<P> r[3];
-    for (const kin::Constraint& c : m.constraints)
-      for (int j : c.columns) {
-        kin::constraintJetOn(m, on.k, c, q, nullptr, j, t, 0.0, r);
-        for (int i = 0; i < c.rows; ++i) Jtw[j] += r[i].d * g[c.row + i];
-      }
+    jacobianTransposeTimesOn(m, on, t, q, g, Jtw);
     out = Q - Mqdd - alpha * Jtw;
     return;
   }
   jacobianTransposeTimesOn(m, on, t, q, lambda, Jtw);
-  out.resize(n + m.nrows);
+  out.resize(m.nq + m.nrows);
   out << Q - Mqdd - Jtw, -g;
 }
 
-#define LW_NATURAL_ON(P)                                                                                                                    \
-  template void constraintRatesOn<P>(const kin::NaturalModel&, const NaturalOn<P>&, double, const Eigen::VectorXd&, const Eigen::VectorXd&, \
-                                     NaturalOn<P>::Vector&, NaturalOn<P>::Vector&, NaturalOn<P>::Vector&);                                   \
-  template void jacobianTimesOn<P>(const kin::NaturalModel&, const NaturalOn<P>&, double, const Eigen::VectorXd&, const Eigen::VectorXd&,   \
-                                   NaturalOn<P>::Vector&);                                                                                   \
-  template void jacobianTransposeTimesOn<P>(const kin::NaturalModel&, const NaturalOn<P>&, double, const Eigen::VectorXd&,                  \
-                                            const Eigen::VectorXd&, NaturalOn<P>::Vector&);                                                  \
-  template void appliedForcesOn<P>(const NaturalInertia&, const TreeNumbers<P>&, const NaturalOn<P>&, double, const Eigen::VectorXd&,       \
-                                   const Eigen::VectorXd&, NaturalOn<P>::Vector&);                                                           \
-  template void globalOdeResidualOn<P>(const kin::NaturalModel&, const NaturalInertia&, const TreeNumbers<P>&, const NaturalOn<P>&, bool,   \
-                                       double, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,                      \
-                                       const Eigen::VectorXd&, NaturalOn<P>::Vector&, bool);
+#define LW_NATURAL_ON(P)                                                                                                                   \
+  template void constraintRatesOn<P>(const kin::NaturalModel&, const NaturalOn<P>&, double, const StateOn<P>&, const StateOn<P>&,          \
+                                     StateOn<P>&, StateOn<P>&, StateOn<P>&);                                                               \
+  template void jacobianTimesOn<P>(const kin::NaturalModel&, const NaturalOn<P>&, double, const StateOn<P>&, const StateOn<P>&,            \
+                                   StateOn<P>&);                                                                                           \
+  template void jacobianTransposeTimesOn<P>(const kin::NaturalModel&, const NaturalOn<P>&, double, const StateOn<P>&, const StateOn<P>&,   \
+                                            StateOn<P>&);                                                                                  \
+  template void appliedForcesOn<P>(const NaturalInertia&, const TreeNumbers<P>&, const NaturalOn<P>&, double, const StateOn<P>&,           \
+                                   const StateOn<P>&, StateOn<P>&);                                                                        \
+  template void globalOdeResidualOn<P>(const kin::NaturalModel&, const NaturalInertia&, const TreeNumbers<P>&, const NaturalOn<P>&, bool,  \
+                                       double, const StateOn<P>&, const StateOn<P>&, const StateOn<P>&, const StateOn<P>&, StateOn<P>&,    \
+                                       bool);
 LW_NATURAL_ON(num::Dual8)
+LW_NATURAL_ON(std::complex<double>)
 #undef LW_NATURAL_ON
 
 }  // namespace lw::dyn

@@ -122,7 +122,10 @@ struct Shape {
 
 // entity e on the jet q + s q̇ + ½ s² q̈ (fixed: its value)
 template <class P>
-V3<kin::BasicJet<P>> entityJet(const Shape<P>& sh, int e, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd) {
+using StateOn = Eigen::Matrix<P, Eigen::Dynamic, 1>;
+
+template <class P>
+V3<kin::BasicJet<P>> entityJet(const Shape<P>& sh, int e, const StateOn<P>& q, const StateOn<P>& qd, const StateOn<P>& qdd) {
   using J = kin::BasicJet<P>;
   const kin::Entity& en = sh.nm.entities[static_cast<std::size_t>(e)];
   if (en.fixed()) {
@@ -130,13 +133,12 @@ V3<kin::BasicJet<P>> entityJet(const Shape<P>& sh, int e, const Eigen::VectorXd&
     return {{J(v.x()), J(v.y()), J(v.z())}};
   }
   V3<J> v{{J(0.0), J(0.0), J(0.0)}};
-  for (int k = 0; k < sh.nm.dimension; ++k) v[k] = J(P(q[en.offset + k]), P(qd[en.offset + k]), P(qdd[en.offset + k]));
+  for (int k = 0; k < sh.nm.dimension; ++k) v[k] = J(q[en.offset + k], qd[en.offset + k], qdd[en.offset + k]);
   return v;
 }
 
 template <class P>
-V3<kin::BasicJet<P>> directionJet(const Shape<P>& sh, const kin::Direction& d, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                  const Eigen::VectorXd& qdd) {
+V3<kin::BasicJet<P>> directionJet(const Shape<P>& sh, const kin::Direction& d, const StateOn<P>& q, const StateOn<P>& qd, const StateOn<P>& qdd) {
   V3<kin::BasicJet<P>> v = entityJet(sh, d.a, q, qd, qdd);
   return d.b >= 0 ? detail::sub(v, entityJet(sh, d.b, q, qd, qdd)) : v;
 }
@@ -144,8 +146,8 @@ V3<kin::BasicJet<P>> directionJet(const Shape<P>& sh, const kin::Direction& d, c
 // the frame of a spatial body: its basis X = [d, d', w] carries the stored frame along,
 // R = X X0⁻¹ R0 and x = O + X X0⁻¹ (x0 − O0), linear in q
 template <class P>
-Frame<kin::BasicJet<P>> spatialFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                     const Eigen::VectorXd& qdd) {
+Frame<kin::BasicJet<P>> spatialFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const StateOn<P>& q, const StateOn<P>& qd,
+                                     const StateOn<P>& qdd) {
   using J = kin::BasicJet<P>;
   const kin::BodyFrame& bf = sh.nm.bodies[static_cast<std::size_t>(b)];
   const auto& body = m.bodies[static_cast<std::size_t>(b)];
@@ -168,8 +170,8 @@ Frame<kin::BasicJet<P>> spatialFrame(const Shape<P>& sh, const MechanismNumbers<
 // stored d0 (normalised: a penalty's stretched d turns the frame, it does not scale it), and
 // moved with its origin entity
 template <class P>
-Frame<kin::BasicJet<P>> bodyFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                  const Eigen::VectorXd& qdd) {
+Frame<kin::BasicJet<P>> bodyFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const StateOn<P>& q, const StateOn<P>& qd,
+                                  const StateOn<P>& qdd) {
   using J = kin::BasicJet<P>;
   if (sh.nm.dimension == 3) return spatialFrame(sh, m, b, q, qd, qdd);
   const kin::BodyFrame& bf = sh.nm.bodies[static_cast<std::size_t>(b)];
@@ -180,7 +182,7 @@ Frame<kin::BasicJet<P>> bodyFrame(const Shape<P>& sh, const MechanismNumbers<P>&
   // the stored frame as the body's own stored pose places it
   const Vec3<P> d0 = sh.own(b, bf.d[0]), o0 = sh.own(b, bf.origin);
   using std::sqrt;
-  const J scale = J(1.0) / (sqrt(d[0] * d[0] + d[1] * d[1]) * d0.template head<2>().norm());
+  const J scale = J(1.0) / (sqrt(d[0] * d[0] + d[1] * d[1]) * P(sqrt(d0.x() * d0.x() + d0.y() * d0.y())));
   const J c = (d[0] * d0.x() + d[1] * d0.y()) * scale, s = (d[1] * d0.x() - d[0] * d0.y()) * scale;
   M3<J> turn = detail::identity<J>();
   turn(0, 0) = c, turn(0, 1) = -s, turn(1, 0) = s, turn(1, 1) = c;
@@ -251,7 +253,7 @@ void continued(P& a, double near) {
 
 template <class P>
 void treeStateOn(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& natural, const kin::NaturalNumbers<P>* shape,
-                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& zNear,
+                 const StateOn<P>& q, const StateOn<P>& qd, const StateOn<P>& qdd, const Eigen::VectorXd& zNear,
                  Eigen::Matrix<P, Eigen::Dynamic, 1>& z, Eigen::Matrix<P, Eigen::Dynamic, 1>& zd, Eigen::Matrix<P, Eigen::Dynamic, 1>& zdd) {
   using J = kin::BasicJet<P>;
   const Shape<P> sh{natural, shape};
@@ -357,11 +359,12 @@ void treeStateOf(const RecursiveModel& tree, const kin::NaturalModel& natural, c
                                   Eigen::Matrix<P, Eigen::Dynamic, 1>&, Eigen::Matrix<P, Eigen::Dynamic, 1>&,                            \
                                   Eigen::Matrix<P, Eigen::Dynamic, 1>*);                                                                 \
   template void treeStateOn<P>(const RecursiveModel&, const TreeNumbers<P>&, const kin::NaturalModel&, const kin::NaturalNumbers<P>*,     \
-                               const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,           \
+                               const StateOn<P>&, const StateOn<P>&, const StateOn<P>&, const Eigen::VectorXd&,                          \
                                Eigen::Matrix<P, Eigen::Dynamic, 1>&, Eigen::Matrix<P, Eigen::Dynamic, 1>&,                               \
                                Eigen::Matrix<P, Eigen::Dynamic, 1>&);
 LW_TREE_MAP_ON(double)
 LW_TREE_MAP_ON(num::Dual8)
+LW_TREE_MAP_ON(std::complex<double>)
 #undef LW_TREE_MAP_ON
 
 }  // namespace lw::dyn

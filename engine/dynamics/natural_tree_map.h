@@ -53,7 +53,7 @@ void naturalStateOn(const RecursiveModel& tree, const TreeNumbers<P>& numbers, c
                     const Eigen::Matrix<P, Eigen::Dynamic, 1>& zdd, Eigen::Matrix<P, Eigen::Dynamic, 1>& q, Eigen::Matrix<P, Eigen::Dynamic, 1>& qd, Eigen::Matrix<P, Eigen::Dynamic, 1>* qdd);
 template <class P>
 void treeStateOn(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const kin::NaturalModel& natural, const kin::NaturalNumbers<P>* shape,
-                 const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& qdd, const Eigen::VectorXd& zNear,
-                 Eigen::Matrix<P, Eigen::Dynamic, 1>& z, Eigen::Matrix<P, Eigen::Dynamic, 1>& zd, Eigen::Matrix<P, Eigen::Dynamic, 1>& zdd);
+                 const Eigen::Matrix<P, Eigen::Dynamic, 1>& q, const Eigen::Matrix<P, Eigen::Dynamic, 1>& qd,
+                 const Eigen::Matrix<P, Eigen::Dynamic, 1>& qdd, const Eigen::VectorXd& zNear, Eigen::Matrix<P, Eigen::Dynamic, 1>& z, Eigen::Matrix<P, Eigen::Dynamic, 1>& zd, Eigen::Matrix<P, Eigen::Dynamic, 1>& zdd);
 
 }  // namespace lw::dyn

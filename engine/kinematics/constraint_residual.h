@@ -46,23 +46,25 @@ inline Jet ModelConstants::time<Jet>(int driver, const Jet& t) const {
   return Jet(f.value(t.v), r * t.d, f.acceleration(t.v) * t.d * t.d + r * t.dd);
 }
 
-/// Entity values on T: the coordinates q (double) seeded with one unit column (col >= 0) or a
-/// direction (dir), or none (T double); fixed entities the constants' values.
-template <class T, class K>
+/// Entity values on T: the coordinates q (on doubles, or on the scalar of T's jets) seeded with
+/// one unit column (col >= 0) or a direction (dir), or none (T double); fixed entities the
+/// constants' values.
+template <class T, class K, class Q = Eigen::VectorXd>
 struct Gather {
   const NaturalModel& m;
   const K& k;
-  const Eigen::VectorXd& q;
+  const Q& q;
   int col = -1;
-  const Eigen::VectorXd* dir = nullptr;
+  const Q* dir = nullptr;
   T coord(const Entity& en, int i) const {
     if (i >= m.dimension) return T(0.0);
     const int j = en.offset + i;
     if constexpr (std::is_same_v<T, double>) {
       return q[j];
     } else {
-      const double d = dir ? (*dir)[j] : (j == col ? 1.0 : 0.0);
-      return T(q[j], d, 0.0);
+      using S = typename Q::Scalar;
+      const S d = dir ? S((*dir)[j]) : S(j == col ? 1.0 : 0.0);
+      return T(q[j], d, S(0.0));
     }
   }
   V3<T> operator()(int e) const {

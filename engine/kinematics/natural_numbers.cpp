@@ -181,30 +181,30 @@ NaturalNumbers<P> naturalNumbersOn(const NaturalModel& m, const MechanismNumbers
 }
 
 template <class P>
-void constraintJetOn(const NaturalModel& m, const NaturalNumbers<P>& k, const Constraint& c, const Eigen::VectorXd& q,
-                     const Eigen::VectorXd* dir, int col, double t, double dt, BasicJet<P>* out) {
+void constraintJetOn(const NaturalModel& m, const NaturalNumbers<P>& k, const Constraint& c, const CoordinatesOn<P>& q,
+                     const CoordinatesOn<P>* dir, int col, double t, double dt, BasicJet<P>* out) {
   using T = BasicJet<P>;
   const NumbersConstants<P> kc{m, k};
-  const residual_detail::Gather<T, NumbersConstants<P>> x{m, kc, q, dir ? -1 : col, dir};
+  const residual_detail::Gather<T, NumbersConstants<P>, CoordinatesOn<P>> x{m, kc, q, dir ? -1 : col, dir};
   residual_detail::residual<T>(m, kc, c, x, T(P(t), P(dt), P(0.0)), out);
 }
 
 template <class P>
-void pointKinematicsOn(const NaturalModel& m, const NaturalNumbers<P>& k, int body, int point, const Eigen::VectorXd& q,
-                       const Eigen::VectorXd& qd, Eigen::Matrix<P, 3, 1>& r, Eigen::Matrix<P, 3, 1>& v) {
+void pointKinematicsOn(const NaturalModel& m, const NaturalNumbers<P>& k, int body, int point, const CoordinatesOn<P>& q,
+                       const CoordinatesOn<P>& qd, Eigen::Matrix<P, 3, 1>& r, Eigen::Matrix<P, 3, 1>& v) {
   using T = BasicJet<P>;
   const NumbersConstants<P> kc{m, k};
-  const auto p = residual_detail::bodyPoint<T>(m, kc, body, point, residual_detail::Gather<T, NumbersConstants<P>>{m, kc, q, -1, &qd});
+  const auto p = residual_detail::bodyPoint<T>(m, kc, body, point, residual_detail::Gather<T, NumbersConstants<P>, CoordinatesOn<P>>{m, kc, q, -1, &qd});
   r = {p.x.v, p.y.v, p.z.v};
   v = {p.x.d, p.y.d, p.z.d};
 }
 
 #define LW_NATURAL_NUMBERS_ON(P)                                                                                                       \
   template NaturalNumbers<P> naturalNumbersOn<P>(const NaturalModel&, const MechanismNumbers<P>&);                                    \
-  template void constraintJetOn<P>(const NaturalModel&, const NaturalNumbers<P>&, const Constraint&, const Eigen::VectorXd&,          \
-                                   const Eigen::VectorXd*, int, double, double, BasicJet<P>*);                                        \
-  template void pointKinematicsOn<P>(const NaturalModel&, const NaturalNumbers<P>&, int, int, const Eigen::VectorXd&,                 \
-                                     const Eigen::VectorXd&, Eigen::Matrix<P, 3, 1>&, Eigen::Matrix<P, 3, 1>&);
+  template void constraintJetOn<P>(const NaturalModel&, const NaturalNumbers<P>&, const Constraint&, const CoordinatesOn<P>&,        \
+                                   const CoordinatesOn<P>*, int, double, double, BasicJet<P>*);                                      \
+  template void pointKinematicsOn<P>(const NaturalModel&, const NaturalNumbers<P>&, int, int, const CoordinatesOn<P>&,               \
+                                     const CoordinatesOn<P>&, Eigen::Matrix<P, 3, 1>&, Eigen::Matrix<P, 3, 1>&);
 LW_NATURAL_NUMBERS_ON(double)
 LW_NATURAL_NUMBERS_ON(num::Dual8)
 LW_NATURAL_NUMBERS_ON(std::complex<double>)

@@ -44,15 +44,19 @@ struct NaturalNumbers {
 template <class P>
 NaturalNumbers<P> naturalNumbersOn(const NaturalModel& m, const MechanismNumbers<P>& numbers);
 
-/// Constraint c's rows on jets over P with the constants `k`: coordinates q (double) seeded with
-/// dir (or, when dir is null, column `col` with 1), time (t, dt, 0) — constraintJet's on P.
+/// Coordinates on P (a complex step moves them too; forward AD's on doubles, cast).
 template <class P>
-void constraintJetOn(const NaturalModel& m, const NaturalNumbers<P>& k, const Constraint& c, const Eigen::VectorXd& q,
-                     const Eigen::VectorXd* dir, int col, double t, double dt, BasicJet<P>* out);
+using CoordinatesOn = Eigen::Matrix<P, Eigen::Dynamic, 1>;
+
+/// Constraint c's rows on jets over P with the constants `k`: coordinates q seeded with dir (or,
+/// when dir is null, column `col` with 1), time (t, dt, 0) — constraintJet's on P.
+template <class P>
+void constraintJetOn(const NaturalModel& m, const NaturalNumbers<P>& k, const Constraint& c, const CoordinatesOn<P>& q,
+                     const CoordinatesOn<P>* dir, int col, double t, double dt, BasicJet<P>* out);
 
 /// World position and velocity of point `point` of body `body` at (q, q̇) with the constants k.
 template <class P>
-void pointKinematicsOn(const NaturalModel& m, const NaturalNumbers<P>& k, int body, int point, const Eigen::VectorXd& q,
-                       const Eigen::VectorXd& qd, Eigen::Matrix<P, 3, 1>& r, Eigen::Matrix<P, 3, 1>& v);
+void pointKinematicsOn(const NaturalModel& m, const NaturalNumbers<P>& k, int body, int point, const CoordinatesOn<P>& q,
+                       const CoordinatesOn<P>& qd, Eigen::Matrix<P, 3, 1>& r, Eigen::Matrix<P, 3, 1>& v);
 
 }  // namespace lw::kin

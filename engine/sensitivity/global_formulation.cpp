@@ -303,7 +303,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       for (std::size_t ch = 0; ch < chunks_.size(); ++ch) {
         const auto& numbers = chunks_[ch]->tree;
         Vec<Dual> z, zd, zdd;
-        dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[ch].k, before.x, before.v, none, before.aux, z, zd, zdd);
+        dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[ch].k, dual(before.x), dual(before.v), dual(none), before.aux, z, zd, zdd);
         Vec<Dual> g(static_cast<Eigen::Index>(sources_.size()));
         events::contactGapsOn<Dual, Dual>(st_.model.tree, numbers, z.data(), g.data());
         for (int j = 0; j < counts_[ch]; ++j) J.cp[firsts_[ch] + j] -= g[c].g[j] / J.normalBefore;
@@ -388,6 +388,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       if (Status s = dyn::naturalOn(nominal_.nm, chunks_[c]->tree.mech, on_[c]); !s.ok()) return status_ = s;
     return {};
   }
+  static Vec<Dual> dual(const Eigen::VectorXd& x) { return x.cast<Dual>(); }
   // chunk c's lanes of x into the parameters' columns of `out`
   void lanesInto(std::size_t c, const Vec<Dual>& x, Eigen::MatrixXd& out) const {
     for (int j = 0; j < counts_[c]; ++j)
@@ -405,7 +406,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     Vec<Dual> z, zd, zdd, o(no);
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
       const auto& numbers = chunks_[c]->tree;
-      dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[c].k, x, v, a, zNear, z, zd, zdd);
+      dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[c].k, dual(x), dual(v), dual(a), zNear, z, zd, zdd);
       analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, numbers, z, zd, zdd, t, o.data());
       lanesInto(c, o, out);
     }
@@ -482,7 +483,8 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       if (Status s = buildOn(); !s.ok()) return s;
       Vec<Dual> r;
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
-        dyn::globalOdeResidualOn(s0.nm, s0.inertia, chunks_[c]->tree, on_[c], penalty_, p.t, p.x, p.v, f, lambda, r, !index3_);
+        dyn::globalOdeResidualOn<Dual>(s0.nm, s0.inertia, chunks_[c]->tree, on_[c], penalty_, p.t, dual(p.x), dual(p.v), dual(f), dual(lambda), r,
+                                       !index3_);
         if (c == 0) R.setZero(r.size(), np);
         lanesInto(c, r, R);
       }
@@ -635,14 +637,15 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
         const dyn::NaturalOn<Dual>& on = on_[c];
         VecD Q, phi, rate, gamma, none, phiT, Jv, Ja, Jtmu, Jtnu, Jtka;
-        dyn::appliedForcesOn(s0.inertia, chunks_[c]->tree, on, t1, b.x, qdS, Q);
-        dyn::constraintRatesOn(m, on, t1, b.x, b.v, phi, rate, gamma);
-        dyn::constraintRatesOn(m, on, t1, b.x, zero, none, phiT, none);  // Φ̇ at q̇ = 0: Φ_t
-        dyn::jacobianTimesOn(m, on, t1, b.x, b.v, Jv);
-        dyn::jacobianTimesOn(m, on, t1, b.x, b.a, Ja);
-        dyn::jacobianTransposeTimesOn(m, on, t1, b.x, mu, Jtmu);
-        dyn::jacobianTransposeTimesOn(m, on, t1, b.x, nu, Jtnu);
-        dyn::jacobianTransposeTimesOn(m, on, t1, b.x, kappa, Jtka);
+        const VecD x1 = dual(b.x), v1 = dual(b.v);
+        dyn::appliedForcesOn<Dual>(s0.inertia, chunks_[c]->tree, on, t1, x1, dual(qdS), Q);
+        dyn::constraintRatesOn<Dual>(m, on, t1, x1, v1, phi, rate, gamma);
+        dyn::constraintRatesOn<Dual>(m, on, t1, x1, dual(zero), none, phiT, none);  // Φ̇ at q̇ = 0: Φ_t
+        dyn::jacobianTimesOn<Dual>(m, on, t1, x1, v1, Jv);
+        dyn::jacobianTimesOn<Dual>(m, on, t1, x1, dual(b.a), Ja);
+        dyn::jacobianTransposeTimesOn<Dual>(m, on, t1, x1, dual(mu), Jtmu);
+        dyn::jacobianTransposeTimesOn<Dual>(m, on, t1, x1, dual(nu), Jtnu);
+        dyn::jacobianTransposeTimesOn<Dual>(m, on, t1, x1, dual(kappa), Jtka);
         VecD res(n + r);
         res << on.M * qddS.cast<Dual>() + Jtmu - Q, phi;
         lanesInto(c, res, P[0]);

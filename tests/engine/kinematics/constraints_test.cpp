@@ -271,7 +271,7 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
       BasicJet<double> bj[3];
       for (const Constraint& c : m.constraints) {
         constraintJet(m, c, q, nullptr, c.columns.front(), 0.3, 1.0, a);
-        constraintJetOn(m, again, c, q, nullptr, c.columns.front(), 0.3, 1.0, bj);
+        constraintJetOn<double>(m, again, c, q, nullptr, c.columns.front(), 0.3, 1.0, bj);
         for (int r = 0; r < c.rows; ++r) {
           ASSERT_NEAR(bj[r].v, a[r].v, 1e-12) << name << " " << m.describeRow(c.row);
           ASSERT_NEAR(bj[r].d, a[r].d, 1e-12) << name << " " << m.describeRow(c.row);
