@@ -417,7 +417,7 @@ int main(int argc, char** argv) {
                                                       "solution's sensitivities, the same positions as the kinematics command's)");
   sensCmd->add_option("--formulation", sensArgs.formulation, "matrix-r (default), penalty (the trapezoidal step of all tree "
                                                             "coordinates, projected with the mass matrix), index1 or penalty-global "
-                                                            "(natural coordinates; ddm, avm, fd; parameter partials by GSAM or LSAM)");
+                                                            "(natural coordinates; every method; parameter partials by AD, GSAM or LSAM)");
   sensCmd->add_option("--integrator", sensArgs.integrator, "trapezoidal (default) or rk45 (Matrix R, index1, penalty-global: its accepted "
                                                             "steps differentiated stage by stage)")
       ->check(CLI::IsMember({"trapezoidal", "rk45"}));

@@ -76,11 +76,6 @@ int sensitivity(const SensitivityArgs& a) {
                  "direct method\n";
     return kUsage;
   }
-  if (a.deltaSweep && lw::analysis::isGlobal(spec.run.formulation)) {
-    std::cerr << "linkwright-cli: --delta-sweep sets GSAM beside forward AD, which the global formulations do not have: use --formulation "
-                 "matrix-r or penalty (or compare GSAM with --method fd)\n";
-    return kUsage;
-  }
   if (a.deltaSweep) {
     // seed 003's robustness study: GSAM's gradient for δ = 1e-3 … 1e-10 beside AD's
     std::ostringstream table, json;

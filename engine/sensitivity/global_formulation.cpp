@@ -84,7 +84,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
  public:
   GlobalOde(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta)
       : FormulationNumbers(st, partials, delta), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
-        rungeKutta_(rungeKutta && kind != GlobalKind::Index3), partials_(partials), delta_(delta), adapter_(*this) {
+        rungeKutta_(rungeKutta && kind != GlobalKind::Index3), kind_(kind), partials_(partials), delta_(delta), adapter_(*this) {
     status_ = buildSystem(st.resolved, st.model, real_.tree, nominal_);
   }
 
@@ -334,7 +334,11 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   Status change(const RunPoint& a, int, RunPoint&, CoordinateChange*) override {
     return failure(Status::Code::BadRequest, a.t, "the global formulations keep one set of coordinates");
   }
-  std::unique_ptr<ComplexRun> complexRun(std::size_t, double) override { return nullptr; }
+  std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
+    restartSwitches();  // the real matrices' numbers as at the run's start
+    return globalComplexRun(st_, nominal_.nm, nominal_.inertia, nominal_.map, real_.tree, kind_, rungeKutta_, parameter, step,
+                            [this](const std::vector<int>& contacts) { applySwitches(contacts); });
+  }
 
  private:
   Status acceleration(NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) const {
@@ -551,51 +555,23 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     };
   }
 
-  // The index-3 step a → b linearised (its converged form, García de Jalón–Bayo): with
-  // q̂̇ = 2/h q₀ + q̇₀, q̂̈ = 4/h² q₀ + 4/h q̇₀ + q̈₀, q̇* = 2/h q₁ − q̂̇, q̈* = 4/h² q₁ − q̂̈,
-  //   (1) M q̈* + Φ_qᵀμ = Q(q₁, q̇*), Φ(q₁) = 0              (the augmented Lagrangian's fixed point)
-  //   (2) M(q̇₁ − q̇*) + Φ_qᵀν = 0, Φ_q q̇₁ + Φ_t = 0          (the velocities' projection's)
-  //   (3) M(q̈₁ − q̈*) + Φ_qᵀκ = 0, Φ_q q̈₁ + γ(q₁, q̇₁) = 0     (the accelerations')
-  // each differentiated: [K Φ_qᵀ; Φ_q 0] for (1), K = 4/h² M + ∂(Φ_qᵀμ)/∂q − Q_q − 2/h Q_v, and
-  // [M Φ_qᵀ; Φ_q 0] for (2), (3); the state's terms exact (dyn::constraintTerms), the parameters' by
-  // the residuals' differences on the moved sets at the frozen solution. T maps (X₀; V₀; A₀) to
-  // (X₁; V₁; A₁), Tp is the parameters' columns.
+  // The index-3 step a → b linearised (its converged form, García de Jalón–Bayo): its three
+  // systems (Index3Systems) differentiated, the state's terms exact (dyn::constraintTerms), the
+  // parameters' the residuals' at the frozen solution (forward AD, or differences on the moved
+  // sets). T maps (X₀; V₀; A₀) to (X₁; V₁; A₁), Tp is the parameters' columns.
   Status index3Tangent(const RunPoint& a, const RunPoint& b, Eigen::MatrixXd& T, Eigen::MatrixXd& Tp) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     const NaturalSystem& s0 = nominal_;
     const kin::NaturalModel& m = s0.nm;
     const auto n = static_cast<Eigen::Index>(m.nq), r = static_cast<Eigen::Index>(m.nrows), np = static_cast<Eigen::Index>(st_.parameters.size());
-    const double h = b.t - a.t, t1 = b.t;
-    const Eigen::VectorXd qdHat = (2 / h) * a.x + a.v, qddHat = (4 / (h * h)) * a.x + (4 / h) * a.v + a.a;
-    const Eigen::VectorXd qdS = (2 / h) * b.x - qdHat, qddS = (4 / (h * h)) * b.x - qddHat;
+    Index3Systems sys;
+    if (Status s = index3Systems(m, s0.inertia, a, b, sys); !s.ok()) return s;
+    const double h = sys.h, t1 = sys.t1;
+    const Eigen::VectorXd &qdS = sys.qdS, &qddS = sys.qddS, &mu = sys.mu, &nu = sys.nu, &kappa = sys.kappa;
     const Eigen::MatrixXd& M = s0.inertia.M;
-    Eigen::MatrixXd J;
-    kin::evaluateJacobianDense(m, b.x, t1, J);
-    Eigen::VectorXd Q;
-    dyn::appliedForces(s0.inertia, t1, b.x, qdS, Q);
-    // the multipliers of the three systems (their residuals' top rows vanish there)
-    const Eigen::FullPivLU<Eigen::MatrixXd> JJt(J * J.transpose());
-    if (JJt.rank() < r)
-      return failure(Status::Code::Singular, t1,
-                     "the index-3 sensitivities need independent constraints: the model has redundant ones (or a singular position) at t = " +
-                         shortNumber(t1) + " s (use --formulation penalty-global)");
-    const Eigen::VectorXd mu = JJt.solve(J * (Q - M * qddS)), nu = -JJt.solve(J * (M * (b.v - qdS))),
-                          kappa = -JJt.solve(J * (M * (b.a - qddS)));
-    dyn::ConstraintTerms T1, T2, T3;
-    const Eigen::VectorXd none = Eigen::VectorXd::Zero(n);
-    dyn::constraintTerms(m, t1, b.x, b.v, none, &mu, {0, 0, 0, 0}, T1);
-    dyn::constraintTerms(m, t1, b.x, b.v, none, &nu, {0, 0, 1, 0}, T2);  // Φ̇ = Φ_q q̇ + Φ_t
-    dyn::constraintTerms(m, t1, b.x, b.v, b.a, &kappa, {1, 1, 0, 0}, T3);  // Φ̈ = Φ_q q̈ + γ
-    Eigen::MatrixXd Qq, Qv;
-    dyn::forcePartials(s0.inertia, t1, b.x, qdS, Qq, Qv);
-    auto augmented = [&](const Eigen::MatrixXd& top) {
-      Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n + r, n + r);
-      A.topLeftCorner(n, n) = top;
-      A.topRightCorner(n, r) = J.transpose();
-      A.bottomLeftCorner(r, n) = J;
-      return Eigen::PartialPivLU<Eigen::MatrixXd>(A);
-    };
-    const auto S1 = augmented((4 / (h * h)) * M + T1.H - Qq - (2 / h) * Qv), A = augmented(M);
+    const Eigen::MatrixXd& Qv = sys.Qv;
+    const dyn::ConstraintTerms &T2 = sys.T2, &T3 = sys.T3;
+    const auto &S1 = sys.S1, &A = sys.A;
     const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n), Z = Eigen::MatrixXd::Zero(n, n);
     Eigen::MatrixXd Ld(n, 3 * n), Ldd(n, 3 * n);
     Ld << (2 / h) * I, I, Z;
@@ -632,27 +608,12 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     if (!semiAnalytical()) {
       // forward AD: the three residuals on each chunk's numbers
       if (Status s = buildOn(); !s.ok()) return s;
-      using VecD = Vec<Dual>;
-      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+      const Eigen::VectorXd qdHat = (2 / h) * a.x + a.v, qddHat = (4 / (h * h)) * a.x + (4 / h) * a.v + a.a;
+      Vec<Dual> res[3];
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
-        const dyn::NaturalOn<Dual>& on = on_[c];
-        VecD Q, phi, rate, gamma, none, phiT, Jv, Ja, Jtmu, Jtnu, Jtka;
-        const VecD x1 = dual(b.x), v1 = dual(b.v);
-        dyn::appliedForcesOn<Dual>(s0.inertia, chunks_[c]->tree, on, t1, x1, dual(qdS), Q);
-        dyn::constraintRatesOn<Dual>(m, on, t1, x1, v1, phi, rate, gamma);
-        dyn::constraintRatesOn<Dual>(m, on, t1, x1, dual(zero), none, phiT, none);  // Φ̇ at q̇ = 0: Φ_t
-        dyn::jacobianTimesOn<Dual>(m, on, t1, x1, v1, Jv);
-        dyn::jacobianTimesOn<Dual>(m, on, t1, x1, dual(b.a), Ja);
-        dyn::jacobianTransposeTimesOn<Dual>(m, on, t1, x1, dual(mu), Jtmu);
-        dyn::jacobianTransposeTimesOn<Dual>(m, on, t1, x1, dual(nu), Jtnu);
-        dyn::jacobianTransposeTimesOn<Dual>(m, on, t1, x1, dual(kappa), Jtka);
-        VecD res(n + r);
-        res << on.M * qddS.cast<Dual>() + Jtmu - Q, phi;
-        lanesInto(c, res, P[0]);
-        res << on.M * Eigen::VectorXd(b.v - qdS).cast<Dual>() + Jtnu, Jv + phiT;
-        lanesInto(c, res, P[1]);
-        res << on.M * Eigen::VectorXd(b.a - qddS).cast<Dual>() + Jtka, Ja + gamma;
-        lanesInto(c, res, P[2]);
+        index3ResidualsOn<Dual>(m, s0.inertia, chunks_[c]->tree, on_[c], h, t1, dual(qdHat), dual(qddHat), dual(b.x), dual(b.v), dual(b.a), dual(mu),
+                                dual(nu), dual(kappa), res);
+        for (int i = 0; i < 3; ++i) lanesInto(c, res[i], P[i]);
       }
     } else {
       Eigen::VectorXd r0[3], rk[3];
@@ -714,6 +675,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   };
 
   bool penalty_, index3_, rungeKutta_;
+  GlobalKind kind_;
   Partials partials_;
   double delta_;
   Status status_;

@@ -297,11 +297,6 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       if (!res.status.ok()) return false;
       keepStats(stats, every);
       g.steps = semiAnalyticalSteps();
-    } else if (g.method == Method::ComplexStep && global) {
-      res.status = failure(Status::Code::BadRequest, 0,
-                           "the complex step runs the model on complex numbers, which the global formulations' natural model does not "
-                           "have yet: use --method fd (central differences of whole runs)");
-      return false;
     } else if (g.method == Method::ComplexStep) {
       // one forward run: every point recorded for the replays, and its costs' values
       auto f = formulation(st, Partials::AutomaticDifferentiation);

@@ -70,9 +70,9 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   const char* formulationTips[] = {
       "Semi-recursive Matrix R in independent coordinates (seed 000); parameter partials by forward AD",
       "Semi-recursive penalty formulation in all the tree's coordinates (seed 004); partials by forward AD",
-      "Index-3 augmented Lagrangian with projections in natural coordinates (seeds 001, 003); parameter partials by GSAM",
-      "Index-1 with Baumgarte stabilisation in natural coordinates (seed 003); parameter partials by GSAM",
-      "Penalty formulation in natural coordinates (seed 001); parameter partials by GSAM"};
+      "Index-3 augmented Lagrangian with projections in natural coordinates (seeds 001, 003); parameter partials by forward AD",
+      "Index-1 with Baumgarte stabilisation in natural coordinates (seed 003); parameter partials by forward AD",
+      "Penalty formulation in natural coordinates (seed 001); parameter partials by forward AD"};
   for (std::size_t i = 0; i < std::size(formulations); ++i) {
     formulation_->addItem(tr(formulations[i].first), formulations[i].second);
     formulation_->setItemData(static_cast<int>(i), tr(formulationTips[i]), Qt::ToolTipRole);
