@@ -37,24 +37,10 @@ void scatterBody(const kin::NaturalModel& m, const std::vector<std::vector<std::
 
 std::vector<std::pair<int, double>> slotOf(const kin::Direction& d) { return {{d.a, 1.0}, {d.b, -1.0}}; }
 
-// the bodies' stored shape as the model holds it (doubles) or as its numbers on P give it again
-struct ModelShape {
-  const kin::NaturalModel& m;
-  Eigen::Vector3d operator()(int b, int e) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, e); }
-  Eigen::Vector3d operator()(int b, const kin::Direction& d) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, d); }
-};
-template <class P>
-struct NumbersShape {
-  const kin::NaturalModel& m;
-  const kin::NaturalNumbers<P>& k;
-  Vec3<P> operator()(int b, int e) const { return k.ownValue(m, b, e); }
-  Vec3<P> operator()(int b, const kin::Direction& d) const { return k.ownValue(m, b, d); }
-};
-
 // a spatial body with a linear frame (O, x1, x2, x3 = d, d', w): its points are r = O + X ρ, and
 // with the mass moments in ρ (m, m ρ_c, J = ∫ρρᵀ dm) T = ½ m|Ȯ|² + m Ȯ·Ẋρ_c + ½ tr(Ẋ J Ẋᵀ)
-template <class P, class Shape>
-bool spatialBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const Shape& own, std::size_t b,
+template <class P>
+bool spatialBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const kin::StoredShape<P>& shape, std::size_t b,
                  Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M, Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity, std::string& error) {
   const kin::BodyFrame& f = m.bodies[b];
   const auto& body = numbers.bodies[b];
@@ -68,8 +54,8 @@ bool spatialBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers,
   // the frame as the body's own stored pose places it
   const int bi = static_cast<int>(b);
   Mat3<P> X0;
-  X0 << own(bi, f.d[0]), own(bi, f.d[1]), own(bi, f.d[2]);
-  const Vec3<P> O0 = own(bi, f.origin);
+  X0 << shape.own(bi, f.d[0]), shape.own(bi, f.d[1]), shape.own(bi, f.d[2]);
+  const Vec3<P> O0 = shape.own(bi, f.origin);
   // ρ of a body-frame point s: ρ = A s + a0
   const Mat3<P> X0inv = X0.inverse();
   const Mat3<P> A = X0inv * body.rotation;
@@ -96,14 +82,14 @@ bool spatialBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers,
 }
 
 // M and Q_g on P (naturalInertia's, naturalOn's)
-template <class P, class Shape>
-bool inertiaOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const Shape& own, Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M,
+template <class P>
+bool inertiaOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const kin::StoredShape<P>& shape, Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M,
                Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity, std::string& error) {
   M = Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>::Zero(m.nq, m.nq);
   gravity = Eigen::Matrix<P, Eigen::Dynamic, 1>::Zero(m.nq);
   if (m.dimension == 3) {
     for (std::size_t b = 1; b < m.bodies.size(); ++b)
-      if (!spatialBody<P>(m, numbers, own, b, M, gravity, error)) return false;
+      if (!spatialBody<P>(m, numbers, shape, b, M, gravity, error)) return false;
     return true;
   }
   using Vec2 = Eigen::Matrix<P, 2, 1>;
@@ -115,8 +101,8 @@ bool inertiaOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, c
     if (num::value(body.mass) == 0 && num::value(body.inertia(2, 2)) == 0) continue;
     // the frame at the stored configuration: the centre of mass's coefficients in it
     const int bi = static_cast<int>(b);
-    const Vec2 o = own(bi, f.origin).template head<2>();
-    const Vec2 d = own(bi, f.d[0]).template head<2>();
+    const Vec2 o = shape.own(bi, f.origin).template head<2>();
+    const Vec2 d = shape.own(bi, f.d[0]).template head<2>();
     const P L2 = d[0] * d[0] + d[1] * d[1];
     const Vec2 c = Vec3<P>(body.position + body.rotation * body.com).template head<2>() - o;
     const Vec2 r90d(-d[1], d[0]);
@@ -139,14 +125,14 @@ bool inertiaOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, c
 }  // namespace
 
 bool naturalInertia(const kin::NaturalModel& m, NaturalInertia& out, std::string& error) {
-  return inertiaOn<double>(m, numbersOf(*m.mechanism), ModelShape{m}, out.M, out.gravity, error);
+  return inertiaOn<double>(m, numbersOf(*m.mechanism), kin::StoredShape<double>{m}, out.M, out.gravity, error);
 }
 
 template <class P>
 Status naturalOn(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, NaturalOn<P>& out) {
   out.k = kin::naturalNumbersOn(m, numbers);
   std::string error;
-  if (!inertiaOn<P>(m, numbers, NumbersShape<P>{m, out.k}, out.M, out.gravity, error)) return failure(Status::Code::BadRequest, 0, error);
+  if (!inertiaOn<P>(m, numbers, kin::StoredShape<P>{m, &out.k}, out.M, out.gravity, error)) return failure(Status::Code::BadRequest, 0, error);
   out.massScale = P(1.0);
   for (Eigen::Index i = 0; i < out.M.rows(); ++i)
     if (num::value(out.M(i, i)) > num::value(out.massScale)) out.massScale = out.M(i, i);

@@ -40,27 +40,6 @@ auto dot2(const V& x, const V& y) {
   return x[0] * y[0] + x[1] * y[1];
 }
 
-// the bodies' stored shape and points: the model's own (doubles), or its numbers again on P
-struct ModelShape {
-  const kin::NaturalModel& m;
-  Eigen::Vector3d fixed(int e) const { return m.entities[static_cast<std::size_t>(e)].value; }
-  Eigen::Vector3d own(int b, int e) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, e); }
-  Eigen::Vector3d own(int b, const kin::Direction& d) const { return m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, d); }
-  void point(int body, int index, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::Vector3d& r, Eigen::Vector3d& v) const {
-    kin::pointKinematics(m, body, index, q, qd, qd, &r, &v, nullptr);
-  }
-};
-template <class P>
-struct NumbersShape {
-  const kin::NaturalModel& m;
-  const kin::NaturalNumbers<P>& k;
-  Vec3<P> fixed(int e) const { return k.entity[static_cast<std::size_t>(e)]; }
-  Vec3<P> own(int b, int e) const { return k.ownValue(m, b, e); }
-  Vec3<P> own(int b, const kin::Direction& d) const { return k.ownValue(m, b, d); }
-  void point(int body, int index, const kin::CoordinatesOn<P>& q, const kin::CoordinatesOn<P>& qd, Vec3<P>& r, Vec3<P>& v) const {
-    kin::pointKinematicsOn<P>(m, k, body, index, q, qd, r, v);
-  }
-};
 
 template <class P, class Shape, class Xs>
 Vec3<P> entityAt(const kin::NaturalModel& m, const Shape& shape, int e, const Xs& x, bool rate) {
@@ -225,7 +204,7 @@ void NaturalForceElements::accept(double t, const Eigen::VectorXd& q, const Eige
 void NaturalForceElements::add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const {
   if (empty_) return;
   const detail::TorsionTurns turns{near_.data(), measured_.data()};
-  addForces<double>(tree_, numbers_, m_, ModelShape{m_}, t, q, qd, turns, Q);
+  addForces<double>(tree_, numbers_, m_, kin::StoredShape<double>{m_}, t, q, qd, turns, Q);
 }
 
 template <class P>
@@ -234,7 +213,7 @@ void NaturalForceElements::addOn(const TreeNumbers<P>& numbers, const kin::Natur
   if (empty_) return;
   std::vector<double> measured(near_.size());  // the run's turns are not this evaluation's to move
   const detail::TorsionTurns turns{near_.data(), measured.data()};
-  addForces<P>(tree_, numbers, m_, NumbersShape<P>{m_, shape}, t, q, qd, turns, Q);
+  addForces<P>(tree_, numbers, m_, kin::StoredShape<P>{m_, &shape}, t, q, qd, turns, Q);
 }
 #define LW_FORCES_ON(P)                                                                                                                     \
   template void NaturalForceElements::addOn<P>(const TreeNumbers<P>&, const kin::NaturalNumbers<P>&, double, const kin::CoordinatesOn<P>&, \

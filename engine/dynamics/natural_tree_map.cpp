@@ -101,39 +101,22 @@ using Vec3 = Eigen::Matrix<P, 3, 1>;
 template <class P>
 using Mat3 = Eigen::Matrix<P, 3, 3>;
 
-// the stored places the frames are measured from: the model's (doubles), or its numbers again on P
 template <class P>
-struct Shape {
-  const kin::NaturalModel& nm;
-  const kin::NaturalNumbers<P>* k;  // null: the model's own (P double)
-  Vec3<P> fixed(int e) const {
-    if (k) return k->entity[static_cast<std::size_t>(e)];
-    return nm.entities[static_cast<std::size_t>(e)].value.template cast<P>();
-  }
-  Vec3<P> own(int b, int e) const {
-    if (k) return k->ownValue(nm, b, e);
-    return nm.bodies[static_cast<std::size_t>(b)].ownValue(nm.entities, e).template cast<P>();
-  }
-  Vec3<P> own(int b, const kin::Direction& d) const {
-    if (k) return k->ownValue(nm, b, d);
-    return nm.bodies[static_cast<std::size_t>(b)].ownValue(nm.entities, d).template cast<P>();
-  }
-};
+using Shape = kin::StoredShape<P>;
 
-// entity e on the jet q + s q̇ + ½ s² q̈ (fixed: its value)
 template <class P>
 using StateOn = Eigen::Matrix<P, Eigen::Dynamic, 1>;
 
 template <class P>
 V3<kin::BasicJet<P>> entityJet(const Shape<P>& sh, int e, const StateOn<P>& q, const StateOn<P>& qd, const StateOn<P>& qdd) {
   using J = kin::BasicJet<P>;
-  const kin::Entity& en = sh.nm.entities[static_cast<std::size_t>(e)];
+  const kin::Entity& en = sh.m.entities[static_cast<std::size_t>(e)];
   if (en.fixed()) {
     const Vec3<P> v = sh.fixed(e);
     return {{J(v.x()), J(v.y()), J(v.z())}};
   }
   V3<J> v{{J(0.0), J(0.0), J(0.0)}};
-  for (int k = 0; k < sh.nm.dimension; ++k) v[k] = J(q[en.offset + k], qd[en.offset + k], qdd[en.offset + k]);
+  for (int k = 0; k < sh.m.dimension; ++k) v[k] = J(q[en.offset + k], qd[en.offset + k], qdd[en.offset + k]);
   return v;
 }
 
@@ -149,7 +132,7 @@ template <class P>
 Frame<kin::BasicJet<P>> spatialFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const StateOn<P>& q, const StateOn<P>& qd,
                                      const StateOn<P>& qdd) {
   using J = kin::BasicJet<P>;
-  const kin::BodyFrame& bf = sh.nm.bodies[static_cast<std::size_t>(b)];
+  const kin::BodyFrame& bf = sh.m.bodies[static_cast<std::size_t>(b)];
   const auto& body = m.bodies[static_cast<std::size_t>(b)];
   Mat3<P> X0;
   M3<J> X;
@@ -173,8 +156,8 @@ template <class P>
 Frame<kin::BasicJet<P>> bodyFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const StateOn<P>& q, const StateOn<P>& qd,
                                   const StateOn<P>& qdd) {
   using J = kin::BasicJet<P>;
-  if (sh.nm.dimension == 3) return spatialFrame(sh, m, b, q, qd, qdd);
-  const kin::BodyFrame& bf = sh.nm.bodies[static_cast<std::size_t>(b)];
+  if (sh.m.dimension == 3) return spatialFrame(sh, m, b, q, qd, qdd);
+  const kin::BodyFrame& bf = sh.m.bodies[static_cast<std::size_t>(b)];
   const auto& body = m.bodies[static_cast<std::size_t>(b)];
   const V3<J> o = entityJet(sh, bf.origin, q, qd, qdd);
   V3<J> d = entityJet(sh, bf.d[0].a, q, qd, qdd);

@@ -59,4 +59,33 @@ template <class P>
 void pointKinematicsOn(const NaturalModel& m, const NaturalNumbers<P>& k, int body, int point, const CoordinatesOn<P>& q,
                        const CoordinatesOn<P>& qd, Eigen::Matrix<P, 3, 1>& r, Eigen::Matrix<P, 3, 1>& v);
 
+/// The stored places a body's frame is measured from, and its points: the model's own (`k` null,
+/// P double), or its numbers again on P — what the global formulations' mass matrix, forces and
+/// maps read, on either.
+template <class P>
+struct StoredShape {
+  using Vec3 = Eigen::Matrix<P, 3, 1>;
+  const NaturalModel& m;
+  const NaturalNumbers<P>* k = nullptr;
+  Vec3 fixed(int e) const { return k ? k->entity[static_cast<std::size_t>(e)] : Vec3(m.entities[static_cast<std::size_t>(e)].value.template cast<P>()); }
+  Vec3 own(int b, int e) const {
+    return k ? k->ownValue(m, b, e) : Vec3(m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, e).template cast<P>());
+  }
+  Vec3 own(int b, const Direction& d) const {
+    return k ? k->ownValue(m, b, d) : Vec3(m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, d).template cast<P>());
+  }
+  /// Point `index` of body `body` and its velocity at (q, q̇).
+  template <class Q>
+  void point(int body, int index, const Q& q, const Q& qd, Vec3& r, Vec3& v) const {
+    if constexpr (std::is_same_v<P, double>) {
+      if (!k) {
+        pointKinematics(m, body, index, q, qd, qd, &r, &v, nullptr);
+        return;
+      }
+    }
+    assert(k);
+    pointKinematicsOn<P>(m, *k, body, index, q, qd, r, v);
+  }
+};
+
 }  // namespace lw::kin

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <random>
 
 #include "io/mechanism_io.h"
@@ -61,6 +62,29 @@ std::vector<std::pair<std::string, Mechanism>> models() {
     ]})json");
   if (sleeve.ok()) out.emplace_back("sleeve", *sleeve.mechanism);
   else ADD_FAILURE() << sleeve.diagnostics[0].format();
+  return out;
+}
+
+// every model compiled with and without linear frames
+struct Compiled {
+  std::string name;
+  std::shared_ptr<const ResolvedMechanism> resolved;
+  NaturalModel model;
+  bool linearFrames = false;
+};
+std::vector<Compiled> compiledModels() {
+  std::vector<Compiled> out;
+  for (const auto& [name, mech] : models())
+    for (bool linearFrames : {false, true}) {
+      Diagnostics d;
+      auto res = resolve(mech, d);
+      if (!res) {
+        ADD_FAILURE() << name << " does not resolve";
+        continue;
+      }
+      auto r = std::make_shared<const ResolvedMechanism>(std::move(*res));
+      out.push_back({name, r, compileNaturalModel(*r, {.linearFrames = linearFrames}), linearFrames});
+    }
   return out;
 }
 
@@ -125,56 +149,51 @@ TEST(Constraints, ClosedFormBlocksAndHessiansEqualTheJets) {
   std::mt19937 rng(11);
   std::normal_distribution<double> noise(0, 1);
   int kinds[10] = {}, crossCombos = 0, movingAxes = 0;
-  for (const auto& [name, mech] : models())
-    for (bool linearFrames : {false, true}) {
-      Diagnostics d;
-      const auto res = resolve(mech, d);
-      ASSERT_TRUE(res) << name;
-      const NaturalModel m = compileNaturalModel(*res, {.linearFrames = linearFrames});
-      if (m.nq == 0) continue;
-      Eigen::VectorXd q = m.q0, dir = Eigen::VectorXd::Zero(m.nq);
-      for (int i = 0; i < m.nq; ++i) q[i] += 0.05 * noise(rng);
-      const double t = 0.37;
-      for (const Constraint& c : m.constraints) {
-        kinds[static_cast<int>(c.kind)]++;
-        if (c.kind == ConstraintKind::Combo && m.dimension == 3 && c.d[1].a >= 0 && c.d[2].a < 0 && c.c[2] != 0) ++crossCombos;
-        if (c.kind == ConstraintKind::AxisLine3D && !m.entities[static_cast<std::size_t>(c.e[2])].fixed() &&
-            !m.entities[static_cast<std::size_t>(c.e[3])].fixed())
-          ++movingAxes;
-        const int nc = static_cast<int>(c.columns.size());
-        std::vector<double> J(static_cast<std::size_t>(nc * c.rows)), H(static_cast<std::size_t>(nc * nc));
-        const double w[3] = {noise(rng), noise(rng), noise(rng)};
-        constraintBlock(m, c, q, t, J.data());
-        constraintHessian(m, c, q, t, w, H.data());
-        auto weighted = [&](const Jet* out) {
-          double v = 0;
-          for (int r = 0; r < c.rows; ++r) v += w[r] * out[r].dd;
-          return v;
-        };
-        Jet out[3];
-        for (int a = 0; a < nc; ++a) {
-          const int ja = c.columns[static_cast<std::size_t>(a)];
-          double column[3];
-          detail::constraintColumn(m, c, q, t, ja, column);
-          for (int r = 0; r < c.rows; ++r)
-            ASSERT_TRUE(test::near(J[static_cast<std::size_t>(a * c.rows + r)], column[r], 1e-13, 1e-13))
-                << name << " " << m.describeRow(c.row + r) << " column " << ja;
-          for (int b = a; b < nc; ++b) {
-            const int jb = c.columns[static_cast<std::size_t>(b)];
-            dir[ja] += 1;
-            dir[jb] += 1;
-            constraintJet(m, c, q, &dir, -1, t, 0, out);
-            dir[ja] = dir[jb] = 0;
-            // along e_a + e_b: H_aa + 2 H_ab + H_bb (along 2 e_a: 4 H_aa)
-            const double hab = H[static_cast<std::size_t>(b * nc + a)], hba = H[static_cast<std::size_t>(a * nc + b)];
-            ASSERT_EQ(hab, hba) << name << " " << m.describeRow(c.row) << " columns " << ja << ", " << jb;
-            const double expected = a == b ? 4 * hab : H[static_cast<std::size_t>(a * nc + a)] + 2 * hab + H[static_cast<std::size_t>(b * nc + b)];
-            ASSERT_TRUE(test::near(expected, weighted(out), 1e-12, 1e-12))
-                << name << " " << m.describeRow(c.row) << " Hessian at columns " << ja << ", " << jb;
-          }
+  for (const auto& [name, res, m, linearFrames] : compiledModels()) {
+    if (m.nq == 0) continue;
+    Eigen::VectorXd q = m.q0, dir = Eigen::VectorXd::Zero(m.nq);
+    for (int i = 0; i < m.nq; ++i) q[i] += 0.05 * noise(rng);
+    const double t = 0.37;
+    for (const Constraint& c : m.constraints) {
+      kinds[static_cast<int>(c.kind)]++;
+      if (c.kind == ConstraintKind::Combo && m.dimension == 3 && c.d[1].a >= 0 && c.d[2].a < 0 && c.c[2] != 0) ++crossCombos;
+      if (c.kind == ConstraintKind::AxisLine3D && !m.entities[static_cast<std::size_t>(c.e[2])].fixed() &&
+          !m.entities[static_cast<std::size_t>(c.e[3])].fixed())
+        ++movingAxes;
+      const int nc = static_cast<int>(c.columns.size());
+      std::vector<double> J(static_cast<std::size_t>(nc * c.rows)), H(static_cast<std::size_t>(nc * nc));
+      const double w[3] = {noise(rng), noise(rng), noise(rng)};
+      constraintBlock(m, c, q, t, J.data());
+      constraintHessian(m, c, q, t, w, H.data());
+      auto weighted = [&](const Jet* out) {
+        double v = 0;
+        for (int r = 0; r < c.rows; ++r) v += w[r] * out[r].dd;
+        return v;
+      };
+      Jet out[3];
+      for (int a = 0; a < nc; ++a) {
+        const int ja = c.columns[static_cast<std::size_t>(a)];
+        double column[3];
+        detail::constraintColumn(m, c, q, t, ja, column);
+        for (int r = 0; r < c.rows; ++r)
+          ASSERT_TRUE(test::near(J[static_cast<std::size_t>(a * c.rows + r)], column[r], 1e-13, 1e-13))
+              << name << " " << m.describeRow(c.row + r) << " column " << ja;
+        for (int b = a; b < nc; ++b) {
+          const int jb = c.columns[static_cast<std::size_t>(b)];
+          dir[ja] += 1;
+          dir[jb] += 1;
+          constraintJet(m, c, q, &dir, -1, t, 0, out);
+          dir[ja] = dir[jb] = 0;
+          // along e_a + e_b: H_aa + 2 H_ab + H_bb (along 2 e_a: 4 H_aa)
+          const double hab = H[static_cast<std::size_t>(b * nc + a)], hba = H[static_cast<std::size_t>(a * nc + b)];
+          ASSERT_EQ(hab, hba) << name << " " << m.describeRow(c.row) << " columns " << ja << ", " << jb;
+          const double expected = a == b ? 4 * hab : H[static_cast<std::size_t>(a * nc + a)] + 2 * hab + H[static_cast<std::size_t>(b * nc + b)];
+          ASSERT_TRUE(test::near(expected, weighted(out), 1e-12, 1e-12))
+              << name << " " << m.describeRow(c.row) << " Hessian at columns " << ja << ", " << jb;
         }
       }
     }
+  }
   for (int k = 0; k < 10; ++k) EXPECT_GT(kinds[k], 0) << "constraint kind " << k << " is not covered";
   EXPECT_GT(crossCombos, 0);
   EXPECT_GT(movingAxes, 0);
@@ -200,85 +219,80 @@ TEST(Constraints, StoredConfigurationsSatisfyTheirConstraints) {
 TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivatives) {
   std::mt19937 rng(5);
   int checked = 0;
-  for (const auto& [name, mech] : models())
-    for (bool linearFrames : {false, true}) {
-      Diagnostics d;
-      const auto res = resolve(mech, d);
-      ASSERT_TRUE(res) << name;
-      const NaturalModel m = compileNaturalModel(*res, {.linearFrames = linearFrames});
-      if (m.nq == 0 || res->bodies.size() < 2) continue;
-      const MechanismNumbers<double> plain = numbersOf(*res);
-      const NaturalNumbers<double> again = naturalNumbersOn(m, plain);
-      for (std::size_t k = 0; k < m.constraints.size(); ++k)
-        for (int i = 0; i < 3; ++i)
-          ASSERT_NEAR(again.constants[k][static_cast<std::size_t>(i)], m.constraints[k].c[i], 1e-12 * std::max(1.0, std::abs(m.constraints[k].c[i])))
-              << name << " " << m.describeRow(m.constraints[k].row) << " constant " << i;
-      for (std::size_t e = 0; e < m.entities.size(); ++e)
-        ASSERT_LT((again.entity[e] - m.entities[e].value).norm(), 1e-12) << name << " entity " << m.entities[e].name;
-      for (std::size_t b = 0; b < m.bodies.size(); ++b)
-        for (std::size_t p = 0; p < m.bodies[b].pointCoefficients.size(); ++p)
-          ASSERT_LT((again.pointCoefficients[b][p] - m.bodies[b].pointCoefficients[p]).norm(), 1e-10) << name << " body " << b << " point " << p;
-      // seeded: lanes 0–2 a body's point, 3–5 the body's position (its points move with it)
-      std::uniform_int_distribution<std::size_t> pick(1, res->bodies.size() - 1);
-      const std::size_t b = pick(rng);
-      if (res->bodies[b].points.empty()) continue;
-      const std::size_t p = res->bodies[b].points.size() - 1;
-      MechanismNumbers<num::Dual8> seeded;
-      {
-        const auto cast = [](const Eigen::Vector3d& v) { return Eigen::Matrix<num::Dual8, 3, 1>(v.cast<num::Dual8>()); };
-        seeded.gravity = cast(plain.gravity);
-        for (const auto& body : plain.bodies) {
-          MechanismNumbers<num::Dual8>::Body x;
-          x.position = cast(body.position);
-          x.rotation = body.rotation.cast<num::Dual8>();
-          for (const auto& v : body.points) x.points.push_back(cast(v));
-          for (const auto& v : body.vectors) x.vectors.push_back(cast(v));
-          seeded.bodies.push_back(x);
-        }
-        for (int a = 0; a < 3; ++a) {
-          seeded.bodies[b].points[p][a].g[a] = 1;
-          seeded.bodies[b].position[a].g[3 + a] = 1;
-        }
+  for (const auto& [name, res, m, linearFrames] : compiledModels()) {
+    if (m.nq == 0 || res->bodies.size() < 2) continue;
+    const MechanismNumbers<double> plain = numbersOf(*res);
+    const NaturalNumbers<double> again = naturalNumbersOn(m, plain);
+    for (std::size_t k = 0; k < m.constraints.size(); ++k)
+      for (int i = 0; i < 3; ++i)
+        ASSERT_NEAR(again.constants[k][static_cast<std::size_t>(i)], m.constraints[k].c[i], 1e-12 * std::max(1.0, std::abs(m.constraints[k].c[i])))
+            << name << " " << m.describeRow(m.constraints[k].row) << " constant " << i;
+    for (std::size_t e = 0; e < m.entities.size(); ++e)
+      ASSERT_LT((again.entity[e] - m.entities[e].value).norm(), 1e-12) << name << " entity " << m.entities[e].name;
+    for (std::size_t b = 0; b < m.bodies.size(); ++b)
+      for (std::size_t p = 0; p < m.bodies[b].pointCoefficients.size(); ++p)
+        ASSERT_LT((again.pointCoefficients[b][p] - m.bodies[b].pointCoefficients[p]).norm(), 1e-10) << name << " body " << b << " point " << p;
+    // seeded: lanes 0–2 a body's point, 3–5 the body's position (its points move with it)
+    std::uniform_int_distribution<std::size_t> pick(1, res->bodies.size() - 1);
+    const std::size_t b = pick(rng);
+    if (res->bodies[b].points.empty()) continue;
+    const std::size_t p = res->bodies[b].points.size() - 1;
+    MechanismNumbers<num::Dual8> seeded;
+    {
+      const auto cast = [](const Eigen::Vector3d& v) { return Eigen::Matrix<num::Dual8, 3, 1>(v.cast<num::Dual8>()); };
+      seeded.gravity = cast(plain.gravity);
+      for (const auto& body : plain.bodies) {
+        MechanismNumbers<num::Dual8>::Body x;
+        x.position = cast(body.position);
+        x.rotation = body.rotation.cast<num::Dual8>();
+        for (const auto& v : body.points) x.points.push_back(cast(v));
+        for (const auto& v : body.vectors) x.vectors.push_back(cast(v));
+        seeded.bodies.push_back(x);
       }
-      const NaturalNumbers<num::Dual8> dual = naturalNumbersOn(m, seeded);
-      for (int lane = 0; lane < 6; ++lane) {
-        const double h = 1e-6;
-        auto moved = [&](double s) {
-          ResolvedMechanism r = *res;
-          if (lane < 3) r.bodies[b].points[p][lane] += s;
-          else r.bodies[b].position[lane - 3] += s;
-          return compileNaturalModel(r, {.linearFrames = linearFrames});
-        };
-        const NaturalModel mp = moved(h), mm = moved(-h);
-        ASSERT_EQ(mp.constraints.size(), m.constraints.size()) << name;
-        for (std::size_t k = 0; k < m.constraints.size(); ++k)
-          for (int i = 0; i < 3; ++i) {
-            const double fd = (mp.constraints[k].c[i] - mm.constraints[k].c[i]) / (2 * h);
-            ASSERT_NEAR(dual.constants[k][static_cast<std::size_t>(i)].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd)))
-                << name << (linearFrames ? " (linear frames) " : " ") << m.describeRow(m.constraints[k].row) << " constant " << i << " lane " << lane;
-          }
-        for (std::size_t pp = 0; pp < m.bodies[b].pointCoefficients.size(); ++pp)
-          for (int i = 0; i < 3; ++i) {
-            const double fd = (mp.bodies[b].pointCoefficients[pp][i] - mm.bodies[b].pointCoefficients[pp][i]) / (2 * h);
-            ASSERT_NEAR(dual.pointCoefficients[b][pp][i].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd))) << name << " point " << pp << " lane " << lane;
-          }
-        ++checked;
-      }
-      // the rows on the numbers again: the model's own (values and a column)
-      Eigen::VectorXd q = m.q0;
-      for (int i = 0; i < m.nq; ++i) q[i] += 0.01 * std::sin(1.0 + i);
-      Jet a[3];
-      BasicJet<double> bj[3];
-      for (const Constraint& c : m.constraints) {
-        constraintJet(m, c, q, nullptr, c.columns.front(), 0.3, 1.0, a);
-        constraintJetOn<double>(m, again, c, q, nullptr, c.columns.front(), 0.3, 1.0, bj);
-        for (int r = 0; r < c.rows; ++r) {
-          ASSERT_NEAR(bj[r].v, a[r].v, 1e-12) << name << " " << m.describeRow(c.row);
-          ASSERT_NEAR(bj[r].d, a[r].d, 1e-12) << name << " " << m.describeRow(c.row);
-          ASSERT_NEAR(bj[r].dd, a[r].dd, 1e-12) << name << " " << m.describeRow(c.row);
-        }
+      for (int a = 0; a < 3; ++a) {
+        seeded.bodies[b].points[p][a].g[a] = 1;
+        seeded.bodies[b].position[a].g[3 + a] = 1;
       }
     }
+    const NaturalNumbers<num::Dual8> dual = naturalNumbersOn(m, seeded);
+    for (int lane = 0; lane < 6; ++lane) {
+      const double h = 1e-6;
+      auto moved = [&](double s) {
+        ResolvedMechanism r = *res;
+        if (lane < 3) r.bodies[b].points[p][lane] += s;
+        else r.bodies[b].position[lane - 3] += s;
+        return compileNaturalModel(r, {.linearFrames = linearFrames});
+      };
+      const NaturalModel mp = moved(h), mm = moved(-h);
+      ASSERT_EQ(mp.constraints.size(), m.constraints.size()) << name;
+      for (std::size_t k = 0; k < m.constraints.size(); ++k)
+        for (int i = 0; i < 3; ++i) {
+          const double fd = (mp.constraints[k].c[i] - mm.constraints[k].c[i]) / (2 * h);
+          ASSERT_NEAR(dual.constants[k][static_cast<std::size_t>(i)].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd)))
+              << name << (linearFrames ? " (linear frames) " : " ") << m.describeRow(m.constraints[k].row) << " constant " << i << " lane " << lane;
+        }
+      for (std::size_t pp = 0; pp < m.bodies[b].pointCoefficients.size(); ++pp)
+        for (int i = 0; i < 3; ++i) {
+          const double fd = (mp.bodies[b].pointCoefficients[pp][i] - mm.bodies[b].pointCoefficients[pp][i]) / (2 * h);
+          ASSERT_NEAR(dual.pointCoefficients[b][pp][i].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd))) << name << " point " << pp << " lane " << lane;
+        }
+      ++checked;
+    }
+    // the rows on the numbers again: the model's own (values and a column)
+    Eigen::VectorXd q = m.q0;
+    for (int i = 0; i < m.nq; ++i) q[i] += 0.01 * std::sin(1.0 + i);
+    Jet a[3];
+    BasicJet<double> bj[3];
+    for (const Constraint& c : m.constraints) {
+      constraintJet(m, c, q, nullptr, c.columns.front(), 0.3, 1.0, a);
+      constraintJetOn<double>(m, again, c, q, nullptr, c.columns.front(), 0.3, 1.0, bj);
+      for (int r = 0; r < c.rows; ++r) {
+        ASSERT_NEAR(bj[r].v, a[r].v, 1e-12) << name << " " << m.describeRow(c.row);
+        ASSERT_NEAR(bj[r].d, a[r].d, 1e-12) << name << " " << m.describeRow(c.row);
+        ASSERT_NEAR(bj[r].dd, a[r].dd, 1e-12) << name << " " << m.describeRow(c.row);
+      }
+    }
+  }
   EXPECT_GT(checked, 100);
 }
 
