@@ -1,5 +1,6 @@
 #include "dynamics/natural_dynamics.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kinematics/natural_numbers.h"
@@ -37,6 +38,53 @@ void scatterBody(const kin::NaturalModel& m, const std::vector<std::vector<std::
 
 std::vector<std::pair<int, double>> slotOf(const kin::Direction& d) { return {{d.a, 1.0}, {d.b, -1.0}}; }
 
+// a rod held by points on one line (ball joints at both ends: kin::BodyFrame::spinFree), its
+// natural coordinates O and d = P − O only. Its spin about the line is a passive freedom that no
+// force at a point of the line turns: a rod whose centre of mass lies on the line and whose
+// inertia is symmetric about it keeps its spin (none, from rest) whatever the line does, and with
+// ω ⊥ d, T = ½ m|Ȯ|² + m a_c Ȯ·ḋ + ½ (m a_c² + I_⊥/|d|²)|ḋ|² (a_c the centre's place along d).
+// Any other rod is refused with the reason: its spin would move its line.
+template <class P>
+bool rodBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers, const kin::StoredShape<P>& shape, std::size_t b,
+             Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M, Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity, std::string& error) {
+  using std::sqrt;
+  const kin::BodyFrame& f = m.bodies[b];
+  const auto& body = numbers.bodies[b];
+  const int bi = static_cast<int>(b);
+  const Vec3<P> O0 = shape.own(bi, f.origin), d0 = shape.own(bi, f.d[0]);
+  const P L2 = dot3(d0, d0);
+  const Vec3<P> u = d0 / P(sqrt(L2));
+  const Vec3<P> c = body.position + body.rotation * body.com - O0;  // the centre from O, world axes
+  const Mat3<P> Ic = body.rotation * body.inertia * body.rotation.transpose();
+  const P ac = dot3(c, d0) / L2, Ia = dot3(u, Vec3<P>(Ic * u)), Iperp = 0.5 * (Ic.trace() - Ia);
+  // on the line, and symmetric about it (to the stored numbers' rounding)
+  const double length = std::sqrt(num::value(L2)), scale = std::max(num::value(Ic.trace()), 1e-300);
+  const Vec3<P> off = c - ac * d0;
+  Mat3<P> sym = Iperp * Mat3<P>::Identity();
+  sym += (Ia - Iperp) * (u * u.transpose());
+  double asym = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) asym = std::max(asym, std::abs(num::value(Ic(i, j) - sym(i, j))));
+  const double offLine = std::sqrt(num::value(dot3(off, off)));
+  if (offLine > 1e-9 * std::max(1.0, length) || asym > 1e-9 * scale) {
+    error = "body '" + m.mechanism->bodies[b].name + "' is held by points on one line only (a rod between ball joints) but its " +
+            (offLine > 1e-9 * std::max(1.0, length) ? "centre of mass is off that line" : "inertia is not symmetric about that line") +
+            ": its spin would move the line, and the global formulations model such a rod by its two points (use --formulation matrix-r)";
+    return false;
+  }
+  const P mass = body.mass, J = mass * ac * ac + Iperp / L2;
+  Eigen::Matrix<P, 6, 6> Mb = Eigen::Matrix<P, 6, 6>::Zero();
+  Mb.template block<3, 3>(0, 0) = mass * Mat3<P>::Identity();
+  Mb.template block<3, 3>(0, 3) = (mass * ac) * Mat3<P>::Identity();
+  Mb.template block<3, 3>(3, 0) = (mass * ac) * Mat3<P>::Identity();
+  Mb.template block<3, 3>(3, 3) = J * Mat3<P>::Identity();
+  const Vec3<P> g = numbers.gravity;
+  Eigen::Matrix<P, 6, 1> Qb;
+  Qb << mass * g, (mass * ac) * g;
+  scatterBody<P>(m, {{{f.origin, 1.0}}, slotOf(f.d[0])}, Mb, Qb, M, gravity);
+  return true;
+}
+
 // a spatial body with a linear frame (O, x1, x2, x3 = d, d', w): its points are r = O + X ρ, and
 // with the mass moments in ρ (m, m ρ_c, J = ∫ρρᵀ dm) T = ½ m|Ȯ|² + m Ȯ·Ẋρ_c + ½ tr(Ẋ J Ẋᵀ)
 template <class P>
@@ -44,11 +92,9 @@ bool spatialBody(const kin::NaturalModel& m, const MechanismNumbers<P>& numbers,
                  Eigen::Matrix<P, Eigen::Dynamic, Eigen::Dynamic>& M, Eigen::Matrix<P, Eigen::Dynamic, 1>& gravity, std::string& error) {
   const kin::BodyFrame& f = m.bodies[b];
   const auto& body = numbers.bodies[b];
-  if (f.spinFree || f.d[2].a < 0) {
-    const std::string& name = m.mechanism->bodies[b].name;
-    error = f.spinFree ? "body '" + name + "' is held by points on one line only (a rod between ball joints): the global formulations "
-                                           "do not give it an orientation yet"
-                       : "the natural model has no linear frames (compiled for kinematics)";
+  if (f.spinFree) return rodBody<P>(m, numbers, shape, b, M, gravity, error);
+  if (f.d[2].a < 0) {
+    error = "the natural model has no linear frames (compiled for kinematics)";
     return false;
   }
   // the frame as the body's own stored pose places it

@@ -32,6 +32,8 @@ struct BodyState {
   Vec3<P> o = Vec3<P>::Zero(), od = Vec3<P>::Zero(), omega = Vec3<P>::Zero();
   Mat3<P> turn = Mat3<P>::Identity(), Xinv = Mat3<P>::Identity();
   Eigen::Matrix<P, 2, 1> d = Eigen::Matrix<P, 2, 1>::UnitX();
+  Vec3<P> axis = Vec3<P>::UnitX();  // a rod's (spin-free) direction d
+  bool rod = false;
 };
 
 // x·y and x·x of planar vectors without conjugation (a complex step's; on doubles Eigen's own)
@@ -76,6 +78,20 @@ BodyState<P> bodyState(const kin::NaturalModel& m, const Shape& shape, int b, co
     p.turn.template topLeftCorner<2, 2>() << c, -s, s, c;
     p.omega.z() = (d.x() * dd.y() - d.y() * dd.x()) / L2;
     p.d = d;
+    return p;
+  }
+  if (f.spinFree) {
+    // a rod between ball joints: turned by the smallest rotation from its stored axis (its points'
+    // placing), no spin: ω = d × ḋ / |d|²
+    const Vec3<P> d = directionAt<P>(m, shape, f.d[0], q, false), dd = directionAt<P>(m, shape, f.d[0], qd, true);
+    const P L2 = dot3(d, d);
+    const Vec3<P> a = d / P(sqrt(L2)), a0 = shape.axis0(b), w = a0.cross(a);
+    Mat3<P> W;
+    W << P(0.0), -w.z(), w.y(), w.z(), P(0.0), -w.x(), -w.y(), w.x(), P(0.0);
+    p.turn = Mat3<P>::Identity() + W + (P(1.0) / (P(1.0) + dot3(a0, a))) * (W * W);
+    p.omega = d.cross(dd) / L2;
+    p.axis = d;
+    p.rod = true;
     return p;
   }
   Mat3<P> X, Xd, X0;
@@ -165,6 +181,11 @@ void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const 
           const Eigen::Matrix<P, 2, 1> r2 = r.template head<2>();
           const P L2 = dot2(p.d, p.d), a = dot2(r2, p.d) / L2, b = dot2(r2, n) / L2;
           onDirection(body, 0, a * f + b * Vec3<P>(f.y(), -f.x(), P(0.0)));
+        } else if (p.rod) {
+          // r = a d + r⊥: a F on d, and r⊥ turned with the rod, δθ = d × δd/|d|²
+          const P L2 = dot3(p.axis, p.axis), a = dot3(r, p.axis) / L2;
+          const Vec3<P> perp = r - a * p.axis;
+          onDirection(body, 0, a * f + perp.cross(f).cross(p.axis) / L2);
         } else {
           const Vec3<P> rho = p.Xinv * r;  // p = O + X ρ: ρ_i F on x_i
           for (int i = 0; i < 3; ++i) onDirection(body, i, rho[i] * f);
@@ -177,6 +198,8 @@ void addForces(const RecursiveModel& tree, const TreeNumbers<P>& numbers, const 
         if (dim == 2) {
           // d's virtual turn δθ = (d × δd)/|d|²: T R90 d / |d|² on d
           onDirection(body, 0, (tq.z() / dot2(p.d, p.d)) * Vec3<P>(-p.d.y(), p.d.x(), P(0.0)));
+        } else if (p.rod) {
+          onDirection(body, 0, tq.cross(p.axis) / dot3(p.axis, p.axis));  // δθ = d × δd/|d|²
         } else {
           // δθ = ½ Σ x̃_i × δx_i (x̃_i the reciprocal basis): ½ T × x̃_i on x_i
           for (int i = 0; i < 3; ++i) onDirection(body, i, 0.5 * tq.cross(Vec3<P>(p.Xinv.row(i).transpose())));

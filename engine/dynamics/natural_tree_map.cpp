@@ -23,12 +23,12 @@ bool compileNaturalTreeMap(const RecursiveModel& tree, const kin::NaturalModel& 
     why = "the two models are not of one mechanism";
     return false;
   }
-  // a spatial body's frame is linear in its coordinates only with its third vector
+  // a spatial body's frame is linear in its coordinates only with its third vector (a rod between
+  // ball joints has none: its frame turns with its line by the smallest rotation)
   if (natural.dimension == 3)
     for (std::size_t b = 1; b < natural.bodies.size(); ++b)
-      if (natural.bodies[b].spinFree || natural.bodies[b].d[2].a < 0) {
-        why = "body '" + tree.mechanism->bodies[b].name + "' has no linear frame in the natural model" +
-              (natural.bodies[b].spinFree ? " (a rod between ball joints: no orientation coordinate)" : "");
+      if (!natural.bodies[b].spinFree && natural.bodies[b].d[2].a < 0) {
+        why = "body '" + tree.mechanism->bodies[b].name + "' has no linear frame in the natural model";
         return false;
       }
   const ResolvedMechanism& m = *tree.mechanism;
@@ -126,6 +126,35 @@ V3<kin::BasicJet<P>> directionJet(const Shape<P>& sh, const kin::Direction& d, c
   return d.b >= 0 ? detail::sub(v, entityJet(sh, d.b, q, qd, qdd)) : v;
 }
 
+// the frame of a rod between ball joints (kin::BodyFrame::spinFree): its stored frame turned by the
+// smallest rotation that takes its stored axis a₀ to its axis a = d/|d| (the points' own placing,
+// constraint_residual.h), R_a = 1 + [w]× + [w]×²/(1 + c), w = a₀ × a, c = a₀·a, and moved with O
+template <class P>
+Frame<kin::BasicJet<P>> rodFrame(const Shape<P>& sh, const MechanismNumbers<P>& m, int b, const StateOn<P>& q, const StateOn<P>& qd,
+                                 const StateOn<P>& qdd) {
+  using J = kin::BasicJet<P>;
+  using std::sqrt;
+  const kin::BodyFrame& bf = sh.m.bodies[static_cast<std::size_t>(b)];
+  const auto& body = m.bodies[static_cast<std::size_t>(b)];
+  const V3<J> d = directionJet(sh, bf.d[0], q, qd, qdd);
+  const J inv = J(1.0) / sqrt(detail::dot(d, d));
+  const V3<J> a{{d[0] * inv, d[1] * inv, d[2] * inv}};
+  const Vec3<P> a0 = sh.axis0(b);
+  const V3<J> w = detail::cross(detail::cst<J>(a0), a);
+  const J k = J(1.0) / (J(1.0) + (a[0] * a0.x() + a[1] * a0.y() + a[2] * a0.z()));
+  M3<J> W;  // [w]×
+  W(0, 0) = W(1, 1) = W(2, 2) = J(0.0);
+  W(0, 1) = -w[2], W(0, 2) = w[1], W(1, 0) = w[2], W(1, 2) = -w[0], W(2, 0) = -w[1], W(2, 1) = w[0];
+  const M3<J> W2 = detail::mul(W, W);
+  M3<J> turn = detail::identity<J>();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) turn(i, j) = turn(i, j) + W(i, j) + W2(i, j) * k;
+  Frame<J> f;
+  f.R = detail::mul(turn, body.rotation);
+  f.x = detail::add(entityJet(sh, bf.origin, q, qd, qdd), detail::mul(turn, Vec3<P>(body.position - sh.own(b, bf.origin))));
+  return f;
+}
+
 // the frame of a spatial body: its basis X = [d, d', w] carries the stored frame along,
 // R = X X0⁻¹ R0 and x = O + X X0⁻¹ (x0 − O0), linear in q
 template <class P>
@@ -134,6 +163,7 @@ Frame<kin::BasicJet<P>> spatialFrame(const Shape<P>& sh, const MechanismNumbers<
   using J = kin::BasicJet<P>;
   const kin::BodyFrame& bf = sh.m.bodies[static_cast<std::size_t>(b)];
   const auto& body = m.bodies[static_cast<std::size_t>(b)];
+  if (bf.spinFree) return rodFrame(sh, m, b, q, qd, qdd);
   Mat3<P> X0;
   M3<J> X;
   for (int i = 0; i < 3; ++i) {

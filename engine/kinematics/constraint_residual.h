@@ -32,6 +32,7 @@ struct ModelConstants {
   const Eigen::Vector3d& coefficients(int body, int point) const {
     return m.bodies[static_cast<std::size_t>(body)].pointCoefficients[static_cast<std::size_t>(point)];
   }
+  const Eigen::Vector3d& axis0(int body) const { return m.bodies[static_cast<std::size_t>(body)].axis0; }
   template <class T>
   T time(int driver, const T& t) const;
 };
@@ -173,7 +174,8 @@ V3<T> bodyPoint(const NaturalModel& m, const K& k, int body, int point, const X&
     // smallest rotation taking axis0 to the current axis: R v = v + w×v + w×(w×v)/(1 + c)
     using std::sqrt;
     const V3<T> u = (T(1.0) / sqrt(dot(d, d))) * d;
-    const V3<T> a0{T(f.axis0.x()), T(f.axis0.y()), T(f.axis0.z())};
+    const auto& axis0 = k.axis0(body);
+    const V3<T> a0{T(axis0.x()), T(axis0.y()), T(axis0.z())};
     const V3<T> w = cross(a0, u), v{a, b, cz};
     const T c = dot(a0, u);
     const V3<T> wv = cross(w, v);

@@ -58,6 +58,9 @@ class Recompute {
       }
     out_.constants.assign(m_.constraints.size(), {P(0.0), P(0.0), P(0.0)});
     for (std::size_t k = 0; k < m_.constraints.size(); ++k) constants(m_.constraints[k], out_.constants[k]);
+    out_.axis0.assign(nb, Vec3<P>(P(1.0), P(0.0), P(0.0)));
+    for (std::size_t b = 1; b < nb; ++b)
+      if (m_.bodies[b].spinFree) out_.axis0[b] = unit3(out_.ownValue(m_, static_cast<int>(b), m_.bodies[b].d[0]));
     out_.pointCoefficients.assign(nb, {});
     for (const auto& p : n_.bodies[0].points) out_.pointCoefficients[0].push_back(p);
     for (std::size_t b = 1; b < nb; ++b) {
@@ -162,6 +165,7 @@ struct NumbersConstants {
   const Vec3<P>& coefficients(int body, int point) const {
     return k.pointCoefficients[static_cast<std::size_t>(body)][static_cast<std::size_t>(point)];
   }
+  const Vec3<P>& axis0(int body) const { return k.axis0[static_cast<std::size_t>(body)]; }
   template <class T>
   T time(int driver, const T& t) const {
     const TimeFunctionOn<P>& f = k.drivers[static_cast<std::size_t>(driver)];

@@ -24,6 +24,7 @@ struct NaturalNumbers {
   std::vector<std::vector<Vec3>> own;                // by body: BodyFrame::own's places on P
   std::vector<std::array<P, 3>> constants;           // by constraint: Constraint::c on P
   std::vector<std::vector<Vec3>> pointCoefficients;  // by body: BodyFrame::pointCoefficients on P
+  std::vector<Vec3> axis0;                           // by body: BodyFrame::axis0 on P (spin-free bodies)
   std::vector<TimeFunctionOn<P>> drivers;            // by driver
 
   /// Entity e as body b's stored pose places it (BodyFrame::ownValue).
@@ -74,6 +75,8 @@ struct StoredShape {
   Vec3 own(int b, const Direction& d) const {
     return k ? k->ownValue(m, b, d) : Vec3(m.bodies[static_cast<std::size_t>(b)].ownValue(m.entities, d).template cast<P>());
   }
+  /// A spin-free body's stored unit axis.
+  Vec3 axis0(int b) const { return k ? k->axis0[static_cast<std::size_t>(b)] : Vec3(m.bodies[static_cast<std::size_t>(b)].axis0.template cast<P>()); }
   /// Point `index` of body `body` and its velocity at (q, q̇).
   template <class Q>
   void point(int body, int index, const Q& q, const Q& qd, Vec3& r, Vec3& v) const {

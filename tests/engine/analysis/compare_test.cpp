@@ -73,9 +73,19 @@ TEST(Compare, WhatDoesNotApplyIsSaidWithTheReason) {
   spec.dt = 1e-3;
   const CompareResult r = compareFormulations(test::sampleMechanism("five-bar"), spec);  // a floor
   ASSERT_TRUE(r.status.ok()) << r.status.message;
-  // every formulation follows the floor's impacts; a rod between ball joints the global ones refuse
+  // every formulation follows the floor's impacts, and a rod between ball joints (its two points);
+  // a rod whose centre is off its line the global ones refuse, naming it
   for (const auto& e : r.entries) EXPECT_TRUE(e.status.ok()) << toString(e.formulation) << ": " << e.status.message;
-  const CompareResult spatial = compareFormulations(test::sampleMechanism("rssr"), spec);
+  const CompareResult rod = compareFormulations(test::sampleMechanism("rssr"), spec);
+  ASSERT_TRUE(rod.status.ok()) << rod.status.message;
+  for (const auto& e : rod.entries) {
+    EXPECT_TRUE(e.status.ok()) << toString(e.formulation) << ": " << e.status.message;
+    EXPECT_LT(e.distance, 1e-4) << toString(e.formulation);  // the steps' truncation
+  }
+  Mechanism lopsided = test::sampleMechanism("rssr");
+  for (auto& b : lopsided.bodies)
+    if (b.name == "coupler") b.com = {Number(0.75), Number(1.2), Number(1.4)};
+  const CompareResult spatial = compareFormulations(lopsided, spec);
   ASSERT_TRUE(spatial.status.ok()) << spatial.status.message;
   for (const auto& e : spatial.entries) {
     EXPECT_EQ(e.status.ok(), !isGlobal(e.formulation)) << toString(e.formulation) << ": " << e.status.message;

@@ -56,10 +56,11 @@ TEST(GlobalRun, EachFormulationFollowsMatrixR) {
     bool redundant = false;  // constraints that repeat others: index-1's matrix is singular
   };
   // an open chain, a four-bar loop swinging free (its motor taken off), the five-bar's two
-  // freedoms without its wall; spatial: the swinging spatial four-bar, and a four-bar of parallel
-  // revolutes in space (its loop's out-of-plane constraints repeat each other)
+  // freedoms without its wall; spatial: the swinging spatial four-bar, a four-bar of parallel
+  // revolutes in space (its loop's out-of-plane constraints repeat each other), and the RSSR
+  // swinging free (its coupler a rod between ball joints: two points, no spin)
   for (const Case& c : {Case{"ten-bar-chain", 0.5}, Case{"four-bar", 1.0}, Case{"five-bar", 0.5}, Case{"spatial-four-bar-swing", 0.5},
-                        Case{"four-bar-free", 0.5, true}}) {
+                        Case{"four-bar-free", 0.5, true}, Case{"rssr", 0.5}}) {
     SCOPED_TRACE(c.sample);
     Mechanism mech = test::withoutContacts(test::sampleMechanism(c.sample));
     mech.drivers.clear();
@@ -233,7 +234,11 @@ TEST(GlobalRun, WhatItDoesNotDoYetIsRefusedWithTheReason) {
   spec.tEnd = 0.1;
   spec.dt = 1e-3;
   {
-    const auto l = test::loaded(test::sampleMechanism("rssr"));  // a rod between ball joints
+    // a rod between ball joints whose centre of mass is off its line: its spin would move the line
+    Mechanism rssr = test::sampleMechanism("rssr");
+    for (auto& b : rssr.bodies)
+      if (b.name == "coupler") b.com = {Number(0.75), Number(1.2), Number(1.4)};
+    const auto l = test::loaded(rssr);
     const SimulationResult r = runSimulation(l->resolved, spec);
     EXPECT_FALSE(r.status.ok());
     EXPECT_NE(r.status.message.find("ball joints"), std::string::npos) << r.status.message;

@@ -168,6 +168,31 @@ TEST(GlobalSensitivity, AJointReactionIsACostLikeAnyOther) {
   checkedAgainstMatrixR(m, s, res, {1e-5, 1e-2}, {1e-5, 0.5}, {1e-3, 2e-2}, {1e-2, 1e-2});
 }
 
+// a rod between ball joints (the RSSR's coupler: two points, no spin) on the global formulations:
+// the crank's length and the rod's mass, the motor's torque and the rocker's swing, the direct
+// method and the adjoint against the complex step, and against Matrix R's gradients
+TEST(GlobalSensitivity, ARodBetweenBallJoints) {
+  Mechanism m = test::sampleMechanism("rssr");
+  m.parameters = {{"l_a", Number(1.0)}, {"m_c", Number(4.0)}};
+  for (auto& b : m.bodies) {
+    if (b.name == "crank")
+      for (auto& p : b.points)
+        if (p.name == "B") p.value[0] = Number::expr("l_a");
+    if (b.name == "coupler") {
+      b.mass = Number::expr("m_c");
+      b.position[0] = Number::expr("l_a");
+    }
+  }
+  m.costs = {test::expressionCost("swing", Cost::Type::Integral, "rocker_angle^2"), test::expressionCost("reach", Cost::Type::Terminal, "C.z")};
+  for (analysis::Formulation f : {analysis::Formulation::Index1, analysis::Formulation::Index3, analysis::Formulation::PenaltyGlobal}) {
+    SCOPED_TRACE(analysis::toString(f));
+    SensitivitySpec s = spec(Method::Compare, f, analysis::Integrator::Trapezoidal, 0.1, 1e-3);
+    const SensitivityResult r = runSensitivity(m, s);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    checkedAgainstMatrixR(m, s, r, {1e-7, 1e-3}, {1e-7, 1e-3}, {1e-4, 1e-2}, {1e-3, 1e-2});
+  }
+}
+
 TEST(GlobalSensitivity, RefusesWhatItDoesNotDifferentiate) {
   const Mechanism m = test::sampleMechanism("ten-bar-chain");
   // index-3's step linearised needs independent constraints: a grid's redundant ones are refused
