@@ -44,29 +44,6 @@ bool sameShape(const ResolvedMechanism& a, const ResolvedMechanism& b) {
   return true;
 }
 
-// ∂F/∂y, y the inputs `in` stacked, by central differences (each entry moved by ±1e-6·max(1, |y|));
-// f(in, out) evaluates F
-template <std::size_t K, class F>
-Eigen::MatrixXd centralColumns(std::array<Eigen::VectorXd, K> in, F&& f) {
-  Eigen::Index total = 0, col = 0;
-  for (const auto& v : in) total += v.size();
-  Eigen::MatrixXd out;
-  Eigen::VectorXd yp, ym;
-  for (std::size_t w = 0; w < K; ++w)
-    for (Eigen::Index j = 0; j < in[w].size(); ++j, ++col) {
-      double& c = in[w][j];
-      const double c0 = c, eps = 1e-6 * std::max(1.0, std::abs(c0));
-      c = c0 + eps;
-      f(in, yp);
-      c = c0 - eps;
-      f(in, ym);
-      c = c0;
-      if (col == 0) out.resize(yp.size(), total);
-      out.col(col) = (yp - ym) / (2 * eps);
-    }
-  return out;
-}
-
 Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, const dyn::TreeNumbers<double>& numbers, NaturalSystem& s) {
   s.model = &model;
   s.numbers = &numbers;
@@ -131,12 +108,21 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     };
     Eigen::VectorXd q0, qd0, qp, qdp;
     mapped(nominal_, z0, zd0, q0, qd0);
-    // N's columns by (z, ż), then along the assembly's sensitivities
-    const Eigen::MatrixXd N = centralColumns<2>({z0, zd0}, [&](const auto& in, Eigen::VectorXd& y) {
-      mapped(nominal_, in[0], in[1], qp, qdp);
-      y.resize(2 * n);
-      y << qp, qdp;
-    });
+    // N's columns by (z, ż) (forward AD through the map, eight a pass), then along the assembly's
+    // sensitivities
+    Eigen::MatrixXd N(2 * n, 2 * nz);
+    const Eigen::VectorXd zz = (Eigen::VectorXd(2 * nz) << z0, zd0).finished();
+    for (Eigen::Index first = 0; first < 2 * nz; first += kLanes) {
+      Vec<Dual> in = zz.cast<Dual>(), q, qd;
+      for (Eigen::Index j = first; j < std::min(2 * nz, first + kLanes); ++j) in[j].g[j - first] = 1;
+      dyn::naturalStateOn<Dual>(st_.model.tree, plain_.tree, nominal_.nm, nominal_.map, nullptr, in.head(nz), in.tail(nz), Vec<Dual>::Zero(nz), q, qd,
+                                nullptr);
+      for (Eigen::Index j = first; j < std::min(2 * nz, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < n; ++i) {
+          N(i, j) = q[i].g[j - first];
+          N(n + i, j) = qd[i].g[j - first];
+        }
+    }
     Eigen::MatrixXd X = N * Z;
     if (!semiAnalytical()) {
       // N's parameter partials at (z₀, ż₀) by forward AD: the map on each chunk's numbers
@@ -268,24 +254,34 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     J.cx.resize(n);
     J.hx.resize(n, n);
     J.hv.resize(n, n);
-    Eigen::VectorXd q = before.x, v = before.v, vp, vm;
-    for (Eigen::Index j = 0; j < n; ++j) {
-      const double eq = 1e-6 * std::max(1.0, std::abs(q[j])), ev = 1e-6 * std::max(1.0, std::abs(v[j]));
-      q[j] = before.x[j] + eq;
-      const double gp = gapOf(nominal_, q);
-      if (Status s = jumpOf(nominal_, q, v, vp); !s.ok()) return s;
-      q[j] = before.x[j] - eq;
-      const double gm = gapOf(nominal_, q);
-      if (Status s = jumpOf(nominal_, q, v, vm); !s.ok()) return s;
-      q[j] = before.x[j];
-      J.cx[j] = (gp - gm) / (2 * eq);
-      J.hx.col(j) = (vp - vm) / (2 * eq);
-      v[j] = before.v[j] + ev;
-      if (Status s = jumpOf(nominal_, q, v, vp); !s.ok()) return s;
-      v[j] = before.v[j] - ev;
-      if (Status s = jumpOf(nominal_, q, v, vm); !s.ok()) return s;
-      v[j] = before.v[j];
-      J.hv.col(j) = (vp - vm) / (2 * ev);
+    // the gap's and the jump's state partials by forward AD, (q, v⁻) seeded eight a pass: the
+    // map to the tree's coordinates, the gap and the impact law there, back to q̇
+    const Eigen::VectorXd qv = (Eigen::VectorXd(2 * n) << before.x, before.v).finished();
+    const Vec<Dual> noneD = Vec<Dual>::Zero(n);
+    for (Eigen::Index first = 0; first < 2 * n; first += kLanes) {
+      Vec<Dual> in = qv.cast<Dual>();
+      for (Eigen::Index j = first; j < std::min(2 * n, first + kLanes); ++j) in[j].g[j - first] = 1;
+      Vec<Dual> z, zd, zdd;
+      dyn::treeStateOn<Dual>(st_.model.tree, plain_.tree, nominal_.nm, nullptr, in.head(n), in.tail(n), noneD, before.aux, z, zd, zdd);
+      Vec<Dual> g(static_cast<Eigen::Index>(sources_.size())), vPlus = in.tail(n);
+      events::contactGapsOn<Dual, Dual>(st_.model.tree, plain_.tree, z.data(), g.data());
+      if (!isSwitch) {
+        Vec<Dual> zi, zid, qAt;
+        dyn::independentOn<Dual>(st_.model, plain_.tree, dofs, z, zd, nullptr, zi, zid, nullptr);
+        events::ImpactOn<Dual> imp;
+        if (Status s = events::impactOn<Dual>(st_.model, plain_.tree, dofs, t, zi, zid, before.aux, contacts, imp); !s.ok()) return s;
+        dyn::naturalStateOn<Dual>(st_.model.tree, plain_.tree, nominal_.nm, nominal_.map, nullptr, z, Vec<Dual>(zd + (imp.zdPlus - imp.zdMinus)),
+                                  Vec<Dual>::Zero(z.size()), qAt, vPlus, nullptr);
+      }
+      for (Eigen::Index j = first; j < std::min(2 * n, first + kLanes); ++j) {
+        const int lane = static_cast<int>(j - first);
+        if (j < n) {
+          J.cx[j] = g[c].g[lane];
+          for (Eigen::Index i = 0; i < n; ++i) J.hx(i, j) = vPlus[i].g[lane];
+        } else {
+          for (Eigen::Index i = 0; i < n; ++i) J.hv(i, j - n) = vPlus[i].g[lane];
+        }
+      }
     }
     // ṙ⁻ = r_q v⁻ (no drivers: r_t = 0)
     J.normalBefore = J.cx.dot(before.v);
@@ -324,6 +320,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
         const double d = deltas_[static_cast<std::size_t>(k)];
         J.cp[k] -= (gapOf(*set, before.x) - g0) / d / J.normalBefore;
+        Eigen::VectorXd vp;
         if (Status s = jumpOf(*set, before.x, before.v, vp); !s.ok()) return s;
         J.hp.col(k) += (vp - v0) / d;
       }
@@ -507,15 +504,34 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return {};
   }
 
-  // the outputs at (p.x, p.v, acc) and their partials by x, v, a (central differences) and by the
-  // numbers at that state (the moved sets)
+  // the outputs of (x, v, a), each on dual numbers, with the numbers `numbers` (and the natural
+  // model's again on them, `shape`; null: the model's own): their lanes the outputs' derivatives
+  // along the inputs' lanes
+  void outputsOnDuals(const NumbersOn<Dual>& numbers, const kin::NaturalNumbers<Dual>* shape, double t, const Vec<Dual>& x, const Vec<Dual>& v,
+                      const Vec<Dual>& a, const Eigen::VectorXd& zNear, Vec<Dual>& out) const {
+    Vec<Dual> z, zd, zdd;
+    dyn::treeStateOn<Dual>(st_.model.tree, numbers.tree, nominal_.nm, shape, x, v, a, zNear, z, zd, zdd);
+    out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
+    analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, numbers.tree, z, zd, zdd, t, out.data());
+  }
+
+  // the outputs at (p.x, p.v, acc) and their partials by x, v, a (forward AD through the map to
+  // the tree's coordinates, eight coordinates a pass) and by the numbers at that state
   Status outputPartials(const RunPoint& p, const Eigen::VectorXd& acc, PointPartials& n) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
     if (Status s = outputsAt(nominal_, p.t, p.x, p.v, acc, p.aux, n.outputs); !s.ok()) return s;
-    const Eigen::MatrixXd O = centralColumns<3>({p.x, p.v, acc}, [&](const auto& in, Eigen::VectorXd& y) {
-      outputsAt(nominal_, p.t, in[0], in[1], in[2], p.aux, y);
-    });
+    Eigen::MatrixXd O;
+    Vec<Dual> o;
+    const Eigen::VectorXd xva = (Eigen::VectorXd(3 * nq) << p.x, p.v, acc).finished();
+    for (Eigen::Index first = 0; first < 3 * nq; first += kLanes) {
+      Vec<Dual> in = xva.cast<Dual>();
+      for (Eigen::Index j = first; j < std::min(3 * nq, first + kLanes); ++j) in[j].g[j - first] = 1;
+      outputsOnDuals(plain_, nullptr, p.t, in.head(nq), in.segment(nq, nq), in.tail(nq), p.aux, o);
+      if (first == 0) O.resize(o.size(), 3 * nq);
+      for (Eigen::Index j = first; j < std::min(3 * nq, first + kLanes); ++j)
+        for (Eigen::Index i = 0; i < o.size(); ++i) O(i, j) = o[i].g[j - first];
+    }
     n.Ox = O.leftCols(nq);
     n.Ov = O.middleCols(nq, nq);
     n.Oa = O.rightCols(nq);
@@ -523,23 +539,28 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return addOutputsParameterColumns(p.t, p.x, p.v, acc, p.aux, n.outputs, n.Op);
   }
 
-  // the outputs at p (a = f) and their d/dρ along S: central differences along each column
-  // (x, v, a) + ε (S.x, S.v, S.a), with the outputs' own dependence on the numbers on the moved sets
+  // the outputs at p (a = f) and their d/dρ along S, by forward AD: the state seeded along S's
+  // columns, eight a pass; with AD partials each chunk's numbers seeded with the same parameters
+  // (the outputs' own dependence on them, and the map's, in the same pass), else the moved sets'
   Status outputsAlongColumns(const RunPoint& p, const Eigen::VectorXd& f, const StateColumns& S, Eigen::VectorXd& outputs,
                              Eigen::MatrixXd& along) {
     if (Status s = outputsAt(nominal_, p.t, p.x, p.v, f, p.aux, outputs); !s.ok()) return s;
     const auto np = static_cast<Eigen::Index>(st_.parameters.size());
     along.setZero(outputs.size(), np);
-    const double scale = std::max({1.0, p.x.cwiseAbs().maxCoeff(), p.v.cwiseAbs().maxCoeff(), f.cwiseAbs().maxCoeff()});
-    Eigen::VectorXd op, om;
-    for (Eigen::Index k = 0; k < np; ++k) {
-      const double size = std::max({S.x.col(k).cwiseAbs().maxCoeff(), S.v.col(k).cwiseAbs().maxCoeff(), S.a.col(k).cwiseAbs().maxCoeff()});
-      if (size > 0) {
-        const double eps = 1e-6 * scale / size;
-        outputsAt(nominal_, p.t, p.x + eps * S.x.col(k), p.v + eps * S.v.col(k), f + eps * S.a.col(k), p.aux, op);
-        outputsAt(nominal_, p.t, p.x - eps * S.x.col(k), p.v - eps * S.v.col(k), f - eps * S.a.col(k), p.aux, om);
-        along.col(k) = (op - om) / (2 * eps);
+    Vec<Dual> o;
+    if (!semiAnalytical()) {
+      if (Status s = buildOn(); !s.ok()) return s;
+      for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        outputsOnDuals(*chunks_[c], &on_[c].k, p.t, seededBy(p.x, S.x, firsts_[c]), seededBy(p.v, S.v, firsts_[c]), seededBy(f, S.a, firsts_[c]), p.aux,
+                       o);
+        lanesInto(c, o, along);
       }
+      return {};
+    }
+    for (Eigen::Index first = 0; first < np; first += kLanes) {
+      outputsOnDuals(plain_, nullptr, p.t, seededBy(p.x, S.x, first), seededBy(p.v, S.v, first), seededBy(f, S.a, first), p.aux, o);
+      for (Eigen::Index k = first; k < std::min(np, first + kLanes); ++k)
+        for (Eigen::Index i = 0; i < o.size(); ++i) along(i, k) = o[i].g[k - first];
     }
     return addOutputsParameterColumns(p.t, p.x, p.v, f, p.aux, outputs, along);
   }
@@ -587,15 +608,15 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     T.resize(3 * n, 3 * n);
     T << Sx, Sv, Sa;
     // the parameters: each system's residual at the frozen solution, differenced over the moved sets
-    auto residuals = [&](const NaturalSystem& sys, Eigen::VectorXd res[3]) {
+    auto residuals = [&](const NaturalSystem& set, Eigen::VectorXd res[3]) {
       Eigen::MatrixXd Js;
       Eigen::VectorXd phi(r), phiT(r), gamma(r), Qs;
-      kin::evaluateJacobianDense(sys.nm, b.x, t1, Js);
-      kin::evaluateConstraints(sys.nm, b.x, t1, phi);
-      kin::evaluatePhiT(sys.nm, b.x, t1, phiT);
-      kin::evaluateGamma(sys.nm, b.x, b.v, t1, gamma);
-      dyn::appliedForces(sys.inertia, t1, b.x, qdS, Qs);
-      const Eigen::MatrixXd& Ms = sys.inertia.M;
+      kin::evaluateJacobianDense(set.nm, b.x, t1, Js);
+      kin::evaluateConstraints(set.nm, b.x, t1, phi);
+      kin::evaluatePhiT(set.nm, b.x, t1, phiT);
+      kin::evaluateGamma(set.nm, b.x, b.v, t1, gamma);
+      dyn::appliedForces(set.inertia, t1, b.x, qdS, Qs);
+      const Eigen::MatrixXd& Ms = set.inertia.M;
       res[0].resize(n + r);
       res[0] << Ms * qddS + Js.transpose() * mu - Qs, phi;
       res[1].resize(n + r);

@@ -90,8 +90,8 @@ TEST(GlobalSensitivity, DirectAndAdjointEqualTheComplexStepOnEach) {
     // the complex step takes the same discrete steps again on complex numbers (its own Newton
     // iterations, none of the linearisations): the same gradient to the steps' convergence and
     // the outputs' differenced partials (1e-10 of the cost's largest entry)
-    expectNear(r, ddm.gradient, cs.gradient, 1e-9, 0.1, "direct against complex step");
-    expectNear(r, avm.gradient, cs.gradient, 1e-9, 0.1, "adjoint against complex step");
+    expectNear(r, ddm.gradient, cs.gradient, 1e-10, 1e-2, "direct against complex step");
+    expectNear(r, avm.gradient, cs.gradient, 1e-10, 1e-2, "adjoint against complex step");
     // the equations' parameter partials by forward AD (the maps' by GSAM, δ = 1e-6) against
     // central differences of whole runs: to the differences' own error (the stiff penalty's
     // rounding the floor)
@@ -165,7 +165,7 @@ TEST(GlobalSensitivity, AJointReactionIsACostLikeAnyOther) {
   ASSERT_TRUE(res.status.ok()) << res.status.message;
   // the direct method differences the outputs along its columns, the adjoint by coordinate (their
   // 1e-6 steps' error, against the complex step's exact outputs, the floor: a peak's flat entries)
-  checkedAgainstMatrixR(m, s, res, {1e-5, 1e-2}, {1e-5, 0.5}, {1e-3, 2e-2}, {1e-2, 1e-2});
+  checkedAgainstMatrixR(m, s, res, {1e-9, 0.1}, {1e-9, 0.1}, {1e-3, 2e-2}, {1e-2, 1e-2});
 }
 
 // a rod between ball joints (the RSSR's coupler: two points, no spin) on the global formulations:
@@ -189,7 +189,7 @@ TEST(GlobalSensitivity, ARodBetweenBallJoints) {
     SensitivitySpec s = spec(Method::Compare, f, analysis::Integrator::Trapezoidal, 0.1, 1e-3);
     const SensitivityResult r = runSensitivity(m, s);
     ASSERT_TRUE(r.status.ok()) << r.status.message;
-    checkedAgainstMatrixR(m, s, r, {1e-7, 1e-3}, {1e-7, 1e-3}, {1e-4, 1e-2}, {1e-3, 1e-2});
+    checkedAgainstMatrixR(m, s, r, {1e-10, 1e-3}, {1e-10, 1e-3}, {1e-4, 1e-2}, {1e-3, 1e-2});
   }
 }
 
