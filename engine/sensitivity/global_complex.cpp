@@ -17,6 +17,7 @@
 #include "events/impact_law.h"
 #include "outputs/outputs.h"
 #include "sensitivity/global_formulation.h"
+#include "sensitivity/impact_jump.h"
 
 namespace lw::sens::detail {
 namespace {
@@ -84,6 +85,8 @@ class GlobalComplex final : public ComplexRun {
     dyn::treeStateOf(tree_, nm_, before.x, before.v, none, data.z, data.zd, data.zdd);
     Eigen::VectorXd g, rate;
     events::contactGaps(tree_, data.z, data.zd, g, rate);
+    // contacts closing together, grazing: no derivative (refused, named, as the direct method does)
+    if (Status s = differentiableImpact(st_, contacts, t, rate[c]); !s.ok()) return s;
     if (Status s = dyn::chooseDofs(st_.model, data); !s.ok()) return s;
     // the gap on complex numbers: its imaginary part moves the event time
     VecC z, zd, zdd;
