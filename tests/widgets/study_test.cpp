@@ -202,6 +202,22 @@ TEST_F(StudyTest, TheIndex1FormulationsGradientsFromThePanel) {
   w.resize(1920, 1080);
   QTest::qWait(50);
   w.grab().save(artifacts() + "/study_index1_1920x1080.png");
+  // every method on the global formulation, the complex step the reference: a bar each, the direct
+  // method and the adjoint on it to round-off
+  study->endTime()->setValue(0.05);
+  study->methodChoice()->setCurrentIndex(study->methodChoice()->findData("compare"));
+  QTest::mouseClick(study->runButton(), Qt::LeftButton);
+  longestStallWhile([&] { return !study->running(); });
+  const auto& compared = w.gradientPlot()->bars();
+  ASSERT_EQ(compared.size(), 20u);
+  ASSERT_EQ(compared[0].values.size(), 4u);  // direct, adjoint, complex step, differences
+  double scale = 0;
+  for (const auto& b : compared) scale = std::max(scale, std::abs(b.values[2]));
+  for (const auto& b : compared) {
+    EXPECT_NEAR(b.values[0], b.values[2], 1e-9 * scale) << b.parameter;
+    EXPECT_NEAR(b.values[1], b.values[2], 1e-9 * scale) << b.parameter;
+  }
+  w.grab().save(artifacts() + "/study_index1_compare_1920x1080.png");
   // kinematics has no formulation to choose
   study->analysisChoice()->setCurrentIndex(1);
   EXPECT_FALSE(study->formulationChoice()->isEnabled());
