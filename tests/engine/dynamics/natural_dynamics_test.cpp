@@ -105,28 +105,34 @@ TEST(NaturalDynamics, TheMassMatrixGivesEachBodysKineticEnergy) {
 
 // spatial bodies with linear frames (a third vector each): ½ q̇ᵀ M q̇ is the tree's kinetic energy
 // at the same motion (the recursive model's own bodies, through the map of coordinates)
+// ½ q̇ᵀ M q̇ against the tree's kinetic energy at three velocities the constraints allow (the same
+// motion through the map of coordinates); M symmetric
+void expectTheTreesKineticEnergy(const ResolvedMechanism& resolved, std::mt19937& rng) {
+  const auto r = std::make_shared<const ResolvedMechanism>(resolved);
+  const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
+  const RecursiveModel tree = compileRecursiveModel(*r);
+  NaturalInertia inertia;
+  NaturalTreeMap map;
+  std::string error;
+  ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
+  ASSERT_TRUE(compileNaturalTreeMap(tree, m, map, error)) << error;
+  EXPECT_LT((inertia.M - inertia.M.transpose()).norm(), 1e-12 * inertia.M.norm());
+  for (int trial = 0; trial < 3; ++trial) {
+    const Eigen::VectorXd qd = consistentVelocity(m, rng);
+    Eigen::VectorXd z = tree.z0, zd, zdd;
+    treeStateOf(tree, m, m.q0, qd, Eigen::VectorXd::Zero(m.nq), z, zd, zdd);
+    const double reference = energy(tree, z, zd).kinetic;
+    EXPECT_GT(reference, 1e-3);
+    EXPECT_NEAR(0.5 * qd.dot(inertia.M * qd), reference, 1e-9 * reference);
+  }
+}
+
 TEST(NaturalDynamics, TheSpatialMassMatrixGivesTheTreesKineticEnergy) {
   std::mt19937 rng(3);
   for (const char* sample : {"spatial-four-bar", "spatial-four-bar-swing", "four-bar-free", "buggy", "grid-1x15"}) {
     SCOPED_TRACE(sample);
     Diagnostics d;
-    const auto r = std::make_shared<const ResolvedMechanism>(*resolve(test::sampleMechanism(sample), d));
-    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
-    const RecursiveModel tree = compileRecursiveModel(*r);
-    NaturalInertia inertia;
-    NaturalTreeMap map;
-    std::string error;
-    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
-    ASSERT_TRUE(compileNaturalTreeMap(tree, m, map, error)) << error;
-    EXPECT_LT((inertia.M - inertia.M.transpose()).norm(), 1e-12 * inertia.M.norm());
-    for (int trial = 0; trial < 3; ++trial) {
-      const Eigen::VectorXd qd = consistentVelocity(m, rng);
-      Eigen::VectorXd z = tree.z0, zd, zdd;
-      treeStateOf(tree, m, m.q0, qd, Eigen::VectorXd::Zero(m.nq), z, zd, zdd);
-      const double reference = energy(tree, z, zd).kinetic;
-      EXPECT_GT(reference, 1e-3);
-      EXPECT_NEAR(0.5 * qd.dot(inertia.M * qd), reference, 1e-9 * reference);
-    }
+    expectTheTreesKineticEnergy(*resolve(test::sampleMechanism(sample), d), rng);
   }
 }
 
@@ -148,25 +154,8 @@ TEST(NaturalDynamics, ARodBetweenBallJointsMovesByItsTwoPoints) {
   const Eigen::Matrix3d Ic = body.rotation * body.inertia * body.rotation.transpose();
   const double Iperp = 0.5 * (Ic.trace() - u.dot(Ic * u));
   body.inertia = body.rotation.transpose() * (Iperp * (Eigen::Matrix3d::Identity() - u * u.transpose())) * body.rotation;
-  {
-    const auto r = std::make_shared<const ResolvedMechanism>(rod);
-    const kin::NaturalModel m = kin::compileNaturalModel(*r, {.linearFrames = true});
-    ASSERT_EQ(m.spinFreeBodies.size(), 1u);
-    const RecursiveModel tree = compileRecursiveModel(*r);
-    NaturalInertia inertia;
-    NaturalTreeMap map;
-    std::string error;
-    ASSERT_TRUE(naturalInertia(m, inertia, error)) << error;
-    ASSERT_TRUE(compileNaturalTreeMap(tree, m, map, error)) << error;
-    for (int trial = 0; trial < 3; ++trial) {
-      const Eigen::VectorXd qd = consistentVelocity(m, rng);
-      Eigen::VectorXd z = tree.z0, zd, zdd;
-      treeStateOf(tree, m, m.q0, qd, Eigen::VectorXd::Zero(m.nq), z, zd, zdd);
-      const double reference = energy(tree, z, zd).kinetic;
-      EXPECT_GT(reference, 1e-3);
-      EXPECT_NEAR(0.5 * qd.dot(inertia.M * qd), reference, 1e-9 * reference);
-    }
-  }
+  ASSERT_EQ(kin::compileNaturalModel(rod, {.linearFrames = true}).spinFreeBodies.size(), 1u);
+  expectTheTreesKineticEnergy(rod, rng);
   NaturalInertia inertia;
   std::string error;
   ResolvedMechanism off = rod;

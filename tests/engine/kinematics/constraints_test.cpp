@@ -218,7 +218,7 @@ TEST(Constraints, StoredConfigurationsSatisfyTheirConstraints) {
 // that point or that body moved; the constraints' rows on those numbers the model's own.
 TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivatives) {
   std::mt19937 rng(5);
-  int checked = 0;
+  int checked = 0, spinFreeAxes = 0;
   for (const auto& [name, res, m, linearFrames] : compiledModels()) {
     if (m.nq == 0 || res->bodies.size() < 2) continue;
     const MechanismNumbers<double> plain = numbersOf(*res);
@@ -271,6 +271,13 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
           ASSERT_NEAR(dual.constants[k][static_cast<std::size_t>(i)].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd)))
               << name << (linearFrames ? " (linear frames) " : " ") << m.describeRow(m.constraints[k].row) << " constant " << i << " lane " << lane;
         }
+      if (m.bodies[b].spinFree) {
+        for (int i = 0; i < 3; ++i) {
+          const double fd = (mp.bodies[b].axis0[i] - mm.bodies[b].axis0[i]) / (2 * h);
+          ASSERT_NEAR(dual.axis0[b][i].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd))) << name << " axis lane " << lane;
+        }
+        ++spinFreeAxes;
+      }
       for (std::size_t pp = 0; pp < m.bodies[b].pointCoefficients.size(); ++pp)
         for (int i = 0; i < 3; ++i) {
           const double fd = (mp.bodies[b].pointCoefficients[pp][i] - mm.bodies[b].pointCoefficients[pp][i]) / (2 * h);
@@ -294,6 +301,7 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
     }
   }
   EXPECT_GT(checked, 100);
+  EXPECT_GT(spinFreeAxes, 0);  // a rod between ball joints' stored axis
 }
 
 }  // namespace
