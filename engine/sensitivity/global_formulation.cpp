@@ -404,11 +404,10 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     if (Status s = buildOn(); !s.ok()) return s;
     const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
     out.setZero(no, static_cast<Eigen::Index>(st_.parameters.size()));
-    Vec<Dual> z, zd, zdd, o(no);
+    const Vec<Dual> xd = dual(x), vd = dual(v), ad = dual(a);
+    Vec<Dual> o;
     for (std::size_t c = 0; c < chunks_.size(); ++c) {
-      const auto& numbers = chunks_[c]->tree;
-      dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[c].k, dual(x), dual(v), dual(a), zNear, z, zd, zdd);
-      analysis::outputsOn<Dual>(st_.outputs, st_.model.tree, numbers, z, zd, zdd, t, o.data());
+      outputsOnDuals(*chunks_[c], &on_[c].k, t, xd, vd, ad, zNear, o);
       lanesInto(c, o, out);
     }
     return {};

@@ -173,7 +173,12 @@ TEST(GlobalSensitivity, AJointReactionIsACostLikeAnyOther) {
 // method and the adjoint against the complex step, and against Matrix R's gradients
 TEST(GlobalSensitivity, ARodBetweenBallJoints) {
   Mechanism m = test::sampleMechanism("rssr");
-  m.parameters = {{"l_a", Number(1.0)}, {"m_c", Number(4.0)}};
+  for (const auto& [name, value] : {std::pair{"l_a", 1.0}, std::pair{"m_c", 4.0}}) {
+    Parameter p;
+    p.name = name;
+    p.value = Number(value);
+    m.parameters.push_back(p);
+  }
   for (auto& b : m.bodies) {
     if (b.name == "crank")
       for (auto& p : b.points)
