@@ -211,6 +211,7 @@ void constraintBlock(const NaturalModel& m, const Constraint& c, const Eigen::Ve
       b.add(0, Terms::difference(c.e[1], c.e[0]), 2 * (at.value(c.e[1]) - at.value(c.e[0])));
       return;
     case ConstraintKind::DriveAngle:
+    case ConstraintKind::PlaneGap:  // a held contact: rows that come and go with the rests
       jetBlock(m, c, q, t, J);
       return;
   }
@@ -266,6 +267,7 @@ void constraintHessian(const NaturalModel& m, const Constraint& c, const Eigen::
       return;
     }
     case ConstraintKind::DriveAngle:
+    case ConstraintKind::PlaneGap:
       jetHessian(m, c, q, t, w, H);
       return;
   }

@@ -83,6 +83,42 @@ V3<T> direction(const Direction& d, const X& x) {
   return d.b < 0 ? x(d.a) : x(d.a) - x(d.b);
 }
 
+// p = O + a d + b R90 d (2D) or O + a d + b d' + c d×d' (3D) for a body point
+template <class T, class K, class X>
+V3<T> bodyPoint(const NaturalModel& m, const K& k, int body, int point, const X& x) {
+  const BodyFrame& f = m.bodies[static_cast<std::size_t>(body)];
+  const auto& kp = k.coefficients(body, point);
+  const T a(kp.x()), b(kp.y()), cz(kp.z());
+  if (f.origin < 0) return {a, b, cz};  // ground: world coordinates
+  const V3<T> o = x(f.origin), d = direction<T>(f.d[0], x);
+  if (m.dimension == 2) return o + (a * d + b * rot90(d));
+  if (f.spinFree) {
+    // smallest rotation taking axis0 to the current axis: R v = v + w×v + w×(w×v)/(1 + c)
+    using std::sqrt;
+    const V3<T> u = (T(1.0) / sqrt(dot(d, d))) * d;
+    const auto& axis0 = k.axis0(body);
+    const V3<T> a0{T(axis0.x()), T(axis0.y()), T(axis0.z())};
+    const V3<T> w = cross(a0, u), v{a, b, cz};
+    const T c = dot(a0, u);
+    const V3<T> wv = cross(w, v);
+    return o + v + wv + (T(1.0) / (T(1.0) + c)) * cross(w, wv);
+  }
+  const V3<T> d2 = direction<T>(f.d[1], x);
+  return o + (a * d + b * d2 + cz * (f.d[2].a >= 0 ? direction<T>(f.d[2], x) : cross(d, d2)));
+}
+
+// v = a d + b R90 d (2D) or a d + b d' + c d×d' (3D; linear frames: c w) for a body vector with
+// coefficients (a, b, c) — the ground's in world
+template <class T, class X>
+V3<T> bodyVector(const NaturalModel& m, int body, const T& a, const T& b, const T& cz, const X& x) {
+  const BodyFrame& f = m.bodies[static_cast<std::size_t>(body)];
+  if (f.origin < 0) return {a, b, cz};
+  const V3<T> d = direction<T>(f.d[0], x);
+  if (m.dimension == 2) return a * d + b * rot90(d);
+  const V3<T> d2 = direction<T>(f.d[1], x);
+  return a * d + b * d2 + cz * (f.d[2].a >= 0 ? direction<T>(f.d[2], x) : cross(d, d2));
+}
+
 template <class T, class K, class X>
 void residual(const NaturalModel& m, const K& k, const Constraint& c, const X& x, const T& t, T* out) {
   using std::cos, std::sin;
@@ -158,31 +194,13 @@ void residual(const NaturalModel& m, const K& k, const Constraint& c, const X& x
       out[0] = dot(pq, pq) - f * f;
       return;
     }
+    case ConstraintKind::PlaneGap: {
+      const V3<T> p = bodyPoint<T>(m, k, c.e[0], c.e[1], x), F = bodyPoint<T>(m, k, c.e[2], c.e[3], x);
+      const V3<T> n = bodyVector<T>(m, c.component, T(k.c(c, 0)), T(k.c(c, 1)), T(k.c(c, 2)), x);
+      out[0] = dot(p - F, n) - T(k.c(c, 3));
+      return;
+    }
   }
-}
-
-// p = O + a d + b R90 d (2D) or O + a d + b d' + c d×d' (3D) for a body point
-template <class T, class K, class X>
-V3<T> bodyPoint(const NaturalModel& m, const K& k, int body, int point, const X& x) {
-  const BodyFrame& f = m.bodies[static_cast<std::size_t>(body)];
-  const auto& kp = k.coefficients(body, point);
-  const T a(kp.x()), b(kp.y()), cz(kp.z());
-  if (f.origin < 0) return {a, b, cz};  // ground: world coordinates
-  const V3<T> o = x(f.origin), d = direction<T>(f.d[0], x);
-  if (m.dimension == 2) return o + (a * d + b * rot90(d));
-  if (f.spinFree) {
-    // smallest rotation taking axis0 to the current axis: R v = v + w×v + w×(w×v)/(1 + c)
-    using std::sqrt;
-    const V3<T> u = (T(1.0) / sqrt(dot(d, d))) * d;
-    const auto& axis0 = k.axis0(body);
-    const V3<T> a0{T(axis0.x()), T(axis0.y()), T(axis0.z())};
-    const V3<T> w = cross(a0, u), v{a, b, cz};
-    const T c = dot(a0, u);
-    const V3<T> wv = cross(w, v);
-    return o + v + wv + (T(1.0) / (T(1.0) + c)) * cross(w, wv);
-  }
-  const V3<T> d2 = direction<T>(f.d[1], x);
-  return o + (a * d + b * d2 + cz * (f.d[2].a >= 0 ? direction<T>(f.d[2], x) : cross(d, d2)));
 }
 
 }  // namespace lw::kin::residual_detail

@@ -34,7 +34,8 @@ struct Item {
 
 class Compiler {
  public:
-  Compiler(const ResolvedMechanism& m, NaturalOptions options) : m_(m), dim_(m.dimension), options_(options) {
+  Compiler(const ResolvedMechanism& m, NaturalOptions options, const std::vector<HeldGap>& held)
+      : m_(m), dim_(m.dimension), options_(options), held_(held) {
     nm_.dimension = dim_;
     nm_.mechanism = std::make_shared<const ResolvedMechanism>(m);
   }
@@ -51,6 +52,7 @@ class Compiler {
             {ConstraintSource::Kind::Vector, static_cast<int>(e)});
     jointEquations();
     driverEquations();
+    heldEquations();
     finish();
     return std::move(nm_);
   }
@@ -407,6 +409,70 @@ class Compiler {
     return perp(f.d[1]) > perp(f.d[0]) ? f.d[1] : f.d[0];
   }
 
+  // a driver's constraint on joint `joint`'s coordinate (c.driver set by the caller)
+  void jointDrive(int joint, Constraint& c) {
+    const auto& j = m_.joints[static_cast<std::size_t>(joint)];
+    const int P = entityOf(pointItem(j.points[0])), Q = entityOf(pointItem(j.points[1]));
+    if (j.type == JointType::Pin || j.type == JointType::Revolute) {
+      Eigen::Vector3d axis = Eigen::Vector3d::Zero();
+      c.kind = ConstraintKind::DriveAngle;
+      if (j.type == JointType::Revolute) {
+        c.e[0] = entityOf(vectorItem(j.axes[0]));
+        axis = nm_.entities[static_cast<std::size_t>(c.e[0])].value;
+        axisSource_ = nm_.entities[static_cast<std::size_t>(c.e[0])].source;
+      }
+      c.d[0] = rotationDirection(j.body(0), axis);
+      c.d[1] = rotationDirection(j.body(1), axis);
+      const Eigen::Vector3d a = value(c.d[0]), b = value(c.d[1]);
+      const Eigen::Vector3d n = dim_ == 2 ? Eigen::Vector3d::UnitZ() : axis;
+      c.c[0] = std::atan2(a.cross(b).dot(n), a.dot(b) - a.dot(n) * b.dot(n));
+    } else {  // slider, prismatic: displacement along the axis
+      c.kind = ConstraintKind::DriveSlide;
+      const int u = entityOf(vectorItem(j.axes[0]));
+      c.e[0] = P;
+      c.e[1] = Q;
+      c.e[2] = u;
+      c.c[0] = (nm_.entities[static_cast<std::size_t>(Q)].value - nm_.entities[static_cast<std::size_t>(P)].value)
+                   .dot(nm_.entities[static_cast<std::size_t>(u)].value);
+    }
+  }
+
+  // the gaps held closed: a limit's joint as a driver at its value, a contact's PlaneGap
+  void heldEquations() {
+    for (const HeldGap& h : held_) {
+      Constraint c;
+      if (!h.contact) {
+        const auto& limit = m_.limits[static_cast<std::size_t>(h.index)];
+        c.driver = static_cast<int>(nm_.drivers.size());
+        nm_.drivers.push_back(TimeFunction::constant(h.value));
+        jointDrive(limit.joint, c);
+        add(c, {ConstraintSource::Kind::Limit, h.index});
+        continue;
+      }
+      const auto& contact = m_.contacts[static_cast<std::size_t>(h.index)];
+      c.kind = ConstraintKind::PlaneGap;
+      c.e[0] = contact.point.body;
+      c.e[1] = contact.point.index;
+      c.e[2] = contact.planePoint.body;
+      c.e[3] = contact.planePoint.index;
+      const int nb = contact.planeNormal.body;
+      c.component = nb;
+      const Eigen::Vector3d n = m_.vectorWorld(contact.planeNormal);
+      Eigen::Vector3d k = n;  // the ground's: world
+      if (nb > 0) {
+        shapeBody_ = nb;  // its basis as the body itself places it
+        const BodyFrame& f = nm_.bodies[static_cast<std::size_t>(nb)];
+        k = coefficients(n, f.d[0], f.d[1], f.d[2]);
+        shapeBody_ = -1;
+      }
+      c.c[0] = k.x();
+      c.c[1] = k.y();
+      c.c[2] = k.z();
+      c.c[3] = contact.radius;
+      add(c, {ConstraintSource::Kind::Contact, h.index});
+    }
+  }
+
   void driverEquations() {
     for (std::size_t k = 0; k < m_.drivers.size(); ++k) {
       const auto& d = m_.drivers[k];
@@ -415,33 +481,9 @@ class Compiler {
       Constraint c;
       c.driver = static_cast<int>(k);
       switch (d.type) {
-        case Driver::Type::Joint: {
-          const auto& j = m_.joints[static_cast<std::size_t>(d.joint)];
-          const int P = entityOf(pointItem(j.points[0])), Q = entityOf(pointItem(j.points[1]));
-          if (j.type == JointType::Pin || j.type == JointType::Revolute) {
-            Eigen::Vector3d axis = Eigen::Vector3d::Zero();
-            c.kind = ConstraintKind::DriveAngle;
-            if (j.type == JointType::Revolute) {
-              c.e[0] = entityOf(vectorItem(j.axes[0]));
-              axis = nm_.entities[static_cast<std::size_t>(c.e[0])].value;
-              axisSource_ = nm_.entities[static_cast<std::size_t>(c.e[0])].source;
-            }
-            c.d[0] = rotationDirection(j.body(0), axis);
-            c.d[1] = rotationDirection(j.body(1), axis);
-            const Eigen::Vector3d a = value(c.d[0]), b = value(c.d[1]);
-            const Eigen::Vector3d n = dim_ == 2 ? Eigen::Vector3d::UnitZ() : axis;
-            c.c[0] = std::atan2(a.cross(b).dot(n), a.dot(b) - a.dot(n) * b.dot(n));
-          } else {  // slider, prismatic: displacement along the axis
-            c.kind = ConstraintKind::DriveSlide;
-            const int u = entityOf(vectorItem(j.axes[0]));
-            c.e[0] = P;
-            c.e[1] = Q;
-            c.e[2] = u;
-            c.c[0] = (nm_.entities[static_cast<std::size_t>(Q)].value - nm_.entities[static_cast<std::size_t>(P)].value)
-                         .dot(nm_.entities[static_cast<std::size_t>(u)].value);
-          }
+        case Driver::Type::Joint:
+          jointDrive(d.joint, c);
           break;
-        }
         case Driver::Type::Coordinate:
           c.kind = ConstraintKind::DriveCoordinate;
           c.e[0] = entityOf(pointItem(d.point));
@@ -488,10 +530,25 @@ class Compiler {
     for (auto& c : nm_.constraints) {
       c.row = row;
       row += c.rows;
-      std::vector<int> es(std::begin(c.e), std::end(c.e));
-      for (const auto& d : c.d) {
-        es.push_back(d.a);
-        es.push_back(d.b);
+      std::vector<int> es;
+      auto frameOf = [&](int body) {  // a PlaneGap's: every entity of its bodies' frames
+        const BodyFrame& f = nm_.bodies[static_cast<std::size_t>(body)];
+        es.push_back(f.origin);
+        for (const auto& d : f.d) {
+          es.push_back(d.a);
+          es.push_back(d.b);
+        }
+      };
+      if (c.kind == ConstraintKind::PlaneGap) {
+        frameOf(c.e[0]);
+        frameOf(c.e[2]);
+        frameOf(c.component);
+      } else {
+        es.assign(std::begin(c.e), std::end(c.e));
+        for (const auto& d : c.d) {
+          es.push_back(d.a);
+          es.push_back(d.b);
+        }
       }
       for (int e : es) {
         if (e < 0 || nm_.entities[static_cast<std::size_t>(e)].fixed()) continue;
@@ -507,6 +564,7 @@ class Compiler {
   const ResolvedMechanism& m_;
   int dim_;
   NaturalOptions options_;
+  const std::vector<HeldGap>& held_;
   NaturalModel nm_;
   std::vector<Item> items_;
   std::vector<int> parent_;
@@ -522,7 +580,9 @@ class Compiler {
 
 }  // namespace
 
-NaturalModel compileNaturalModel(const ResolvedMechanism& m, NaturalOptions options) { return Compiler(m, options).run(); }
+NaturalModel compileNaturalModel(const ResolvedMechanism& m, NaturalOptions options, const std::vector<HeldGap>& held) {
+  return Compiler(m, options, held).run();
+}
 
 std::string NaturalModel::describeRow(int row) const {
   // the constraints are in row order: the last that starts at or before `row`
@@ -536,6 +596,8 @@ std::string NaturalModel::describeRow(int row) const {
       case ConstraintSource::Kind::Joint: return "joint '" + mechanism->joints[i].name + "'";
       case ConstraintSource::Kind::Driver: return "driver '" + mechanism->drivers[i].name + "'";
       case ConstraintSource::Kind::Vector: return "unit vector '" + entities[i].name + "'";
+      case ConstraintSource::Kind::Contact: return "contact '" + mechanism->contacts[i].name + "' (held)";
+      case ConstraintSource::Kind::Limit: return "limit '" + mechanism->limits[i].name + "' (held)";
     }
   }
   return "row " + std::to_string(row);

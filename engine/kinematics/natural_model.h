@@ -65,22 +65,25 @@ enum class ConstraintKind {
   DriveSlide,       // (Q − P)·u − (c0 + f(t))                                            1 row
   DriveCoordinate,  // x(P)[component] − f(t)                                             1 row
   DriveDistance,    // |Q − P|² − f(t)²                                                   1 row
+  PlaneGap,         // (p − F)·n − radius: a contact held closed (p, F body points, n a body  1 row
+                    //   vector; e = {p's body, p, F's body, F}, `component` n's body, c0..c2
+                    //   n's coefficients in its body's basis, c3 the radius)
 };
 
 /// Where a constraint comes from, for diagnostics ("joint 'B'", "body 'crank'").
 struct ConstraintSource {
-  enum class Kind { Body, Joint, Driver, Vector };
+  enum class Kind { Body, Joint, Driver, Vector, Contact, Limit };
   Kind kind = Kind::Body;
-  int index = -1;  // body, joint, driver or entity index
+  int index = -1;  // body, joint, driver, entity, contact or limit index
 };
 
 struct Constraint {
   ConstraintKind kind = ConstraintKind::Distance;
   int e[4] = {-1, -1, -1, -1};  // entities (meaning per kind, see natural_model.cpp)
   Direction d[3];                // directions (Distance, DirDot, Combo, DriveAngle); d[2]: a linear frame's third
-  double c[3] = {0, 0, 0};       // constants
+  double c[4] = {0, 0, 0, 0};    // constants
   int driver = -1;               // Drive*: index into NaturalModel::drivers
-  int component = 0;             // DriveCoordinate
+  int component = 0;             // DriveCoordinate; PlaneGap: the normal's body
   int rows = 1;
   int row = 0;                   // first row in Φ
   ConstraintSource source;
@@ -141,8 +144,18 @@ struct NaturalOptions {
   bool linearFrames = false;
 };
 
+/// A gap held closed (the global formulations' resting contacts, events/resting_contact.h): a row
+/// appended after the drivers' — a contact's PlaneGap, a limit's joint held at `value` as a
+/// driver would hold it (its coordinate less the stored one). Entities and coordinates stay
+/// those of the model without them.
+struct HeldGap {
+  bool contact = true;
+  int index = -1;    // the contact's, or the limit's
+  double value = 0;  // a limit: the joint's coordinate held, less its stored value
+};
+
 /// Compiles the natural-coordinate model. `m` must outlive the result.
-NaturalModel compileNaturalModel(const ResolvedMechanism& m, NaturalOptions options = {});
+NaturalModel compileNaturalModel(const ResolvedMechanism& m, NaturalOptions options = {}, const std::vector<HeldGap>& held = {});
 
 // ---- evaluation (constraints.cpp) -----------------------------------------------------------
 

@@ -56,7 +56,7 @@ class Recompute {
         const BodyFrame& f = m_.bodies[static_cast<std::size_t>(b)];
         out_.entity[e] = unit3(cross3<P>(out_.ownValue(m_, b, f.d[0]), out_.ownValue(m_, b, f.d[1])));
       }
-    out_.constants.assign(m_.constraints.size(), {P(0.0), P(0.0), P(0.0)});
+    out_.constants.assign(m_.constraints.size(), {P(0.0), P(0.0), P(0.0), P(0.0)});
     for (std::size_t k = 0; k < m_.constraints.size(); ++k) constants(m_.constraints[k], out_.constants[k]);
     out_.axis0.assign(nb, Vec3<P>(P(1.0), P(0.0), P(0.0)));
     for (std::size_t b = 1; b < nb; ++b)
@@ -73,6 +73,8 @@ class Recompute {
       }
     }
     out_.drivers = n_.drivers;
+    // a held limit's (NaturalOptions::held): its value as compiled
+    for (std::size_t d = out_.drivers.size(); d < m_.drivers.size(); ++d) out_.drivers.push_back(TimeFunctionOn<P>::constant(P(m_.drivers[d].value(0))));
   }
 
  private:
@@ -110,7 +112,7 @@ class Recompute {
     return d.b < 0 ? a : Vec3<P>(a - out_.entity[static_cast<std::size_t>(d.b)]);
   }
 
-  void constants(const Constraint& c, std::array<P, 3>& k) const {
+  void constants(const Constraint& c, std::array<P, 4>& k) const {
     const int b = c.source.index;
     switch (c.kind) {
       case ConstraintKind::Distance: {
@@ -144,6 +146,15 @@ class Recompute {
       case ConstraintKind::DriveSlide: {
         const auto& e = out_.entity;
         k[0] = dot3(Vec3<P>(e[static_cast<std::size_t>(c.e[1])] - e[static_cast<std::size_t>(c.e[0])]), e[static_cast<std::size_t>(c.e[2])]);
+        return;
+      }
+      case ConstraintKind::PlaneGap: {  // a held contact: its normal's coefficients, its radius
+        const auto& contact = m_.mechanism->contacts[static_cast<std::size_t>(c.source.index)];
+        const int nb = c.component;
+        const Vec3<P> n = unit3(n_.vectorWorld(contact.planeNormal));
+        const BodyFrame& f = m_.bodies[static_cast<std::size_t>(nb)];
+        const Vec3<P> x = nb > 0 ? coefficients(nb, n, f.d[0], f.d[1], f.d[2]) : n;
+        k = {x[0], x[1], x[2], n_.contacts[static_cast<std::size_t>(c.source.index)].radius};
         return;
       }
       default: return;  // no constants

@@ -22,7 +22,7 @@ struct NaturalNumbers {
   using Vec3 = Eigen::Matrix<P, 3, 1>;
   std::vector<Vec3> entity;                          // every entity's stored value (a merged one: its class's)
   std::vector<std::vector<Vec3>> own;                // by body: BodyFrame::own's places on P
-  std::vector<std::array<P, 3>> constants;           // by constraint: Constraint::c on P
+  std::vector<std::array<P, 4>> constants;           // by constraint: Constraint::c on P
   std::vector<std::vector<Vec3>> pointCoefficients;  // by body: BodyFrame::pointCoefficients on P
   std::vector<Vec3> axis0;                           // by body: BodyFrame::axis0 on P (spin-free bodies)
   std::vector<TimeFunctionOn<P>> drivers;            // by driver

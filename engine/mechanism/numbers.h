@@ -26,6 +26,12 @@ class TimeFunctionOn {
   explicit TimeFunctionOn(const TimeFunction& f) requires std::is_same_v<P, double> : resolved_(f), fromResolved_(true) {}
   /// On other scalars: `f` (a field written as a function of t and parameters), parameters on P.
   TimeFunctionOn(const Number& f, const ParameterTable& table, std::span<const P> parameters);
+  /// The constant v.
+  static TimeFunctionOn constant(P v) {
+    TimeFunctionOn f;
+    f.constant_ = v;
+    return f;
+  }
   P value(double t) const;
   P rate(double t) const;
   P acceleration(double t) const;

@@ -20,6 +20,13 @@ class TimeFunction {
  public:
   TimeFunction() = default;
   TimeFunction(const Expression& f, const ParameterTable& p);
+  /// The constant v (a held joint's coordinate: kin::NaturalOptions::held).
+  static TimeFunction constant(double v) {
+    TimeFunction f;
+    f.linear_ = true;
+    f.c0_ = v;
+    return f;
+  }
   // linear motions (the common "ω·t") skip the expression tree: they are evaluated every step
   double value(double t) const { return linear_ ? c0_ + c1_ * t : f_(std::span<const double>(&t, 1)); }
   double rate(double t) const { return linear_ ? c1_ : df_(std::span<const double>(&t, 1)); }

@@ -21,15 +21,20 @@ namespace {
 // x'' = F(t, x, v) of the index-1 or the penalty formulation, for the integrators
 class GlobalOde final : public integ::SecondOrderSystem {
  public:
-  GlobalOde(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool penalty) : m_(m), inertia_(inertia), penalty_(penalty), data_(m) {}
+  GlobalOde(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool penalty) : m_(&m), inertia_(inertia), penalty_(penalty), data_(m) {}
   Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
     ++evaluations;
-    return dyn::globalOdeAcceleration(m_, inertia_, penalty_, t, x, v, data_, a);
+    return dyn::globalOdeAcceleration(*m_, inertia_, penalty_, t, x, v, data_, a);
+  }
+  /// The model with other rows (gaps held or let go): the same coordinates.
+  void setModel(const kin::NaturalModel& m) {
+    m_ = &m;
+    data_ = dyn::GlobalOdeData(m);
   }
   long evaluations = 0;
 
  private:
-  const kin::NaturalModel& m_;
+  const kin::NaturalModel* m_;
   const dyn::NaturalInertia& inertia_;
   bool penalty_;
   dyn::GlobalOdeData data_;
@@ -62,6 +67,9 @@ class GlobalState {
   virtual const Eigen::VectorXd& q() const = 0;
   virtual const Eigen::VectorXd& qd() const = 0;
   virtual const Eigen::VectorXd& qdd() const = 0;
+  /// The model with other rows (the gaps held closed changed; the same coordinates): start()
+  /// again after it.
+  virtual void setModel(const kin::NaturalModel& m) = 0;
 };
 
 // a global formulation's fixed steps from its state: index-3's own, or an ODE's by the
@@ -88,6 +96,7 @@ class RungeKuttaState final : public GlobalState {
   const Eigen::VectorXd& q() const override { return s_.x; }
   const Eigen::VectorXd& qd() const override { return s_.v; }
   const Eigen::VectorXd& qdd() const override { return s_.a; }
+  void setModel(const kin::NaturalModel& m) override { ode_.setModel(m); }
 
  private:
   GlobalOde& ode_;
@@ -99,18 +108,23 @@ class Index3Stepper final : public FixedStepper {
   // roundOff: the steps converged further, and the dense matrices (a sensitivity differentiates
   // the step as a function of its start, as sensitivity/global_formulation.cpp takes it)
   Index3Stepper(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, bool roundOff)
-      : m_(m), inertia_(inertia), options_(roundOff ? dyn::Index3Options::roundOff() : dyn::Index3Options{}), d_(m) {}
+      : m_(&m), inertia_(inertia), options_(roundOff ? dyn::Index3Options::roundOff() : dyn::Index3Options{}), d_(m) {}
   Status start(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) override {
     s_.t = t;
     s_.q = q;
     s_.qd = qd;
-    return dyn::index3Start(m_, inertia_, options_, s_, &d_);
+    return dyn::index3Start(*m_, inertia_, options_, s_, &d_);
   }
   Status step(double h) override {
-    const Status st = dyn::index3Step(m_, inertia_, options_, h, d_, s_);
+    const Status st = dyn::index3Step(*m_, inertia_, options_, h, d_, s_);
     evaluations += d_.iterations;
-    tangents = d_.tangents;
+    tangents = earlierTangents_ + d_.tangents;
     return st;
+  }
+  void setModel(const kin::NaturalModel& m) override {
+    earlierTangents_ += d_.tangents;
+    m_ = &m;
+    d_ = dyn::Index3Data(m);
   }
   void save() override { saved_ = s_; }
   void restore() override { s_ = saved_; }
@@ -120,11 +134,12 @@ class Index3Stepper final : public FixedStepper {
   const Eigen::VectorXd& qdd() const override { return s_.qdd; }
 
  private:
-  const kin::NaturalModel& m_;
+  const kin::NaturalModel* m_;
   const dyn::NaturalInertia& inertia_;
   dyn::Index3Options options_;
   dyn::Index3Data d_;
   dyn::Index3State s_, saved_;
+  long earlierTangents_ = 0;  // those of the models before
 };
 
 class TrapezoidalStepper final : public FixedStepper {
@@ -154,6 +169,7 @@ class TrapezoidalStepper final : public FixedStepper {
   const Eigen::VectorXd& q() const override { return s_.x; }
   const Eigen::VectorXd& qd() const override { return s_.v; }
   const Eigen::VectorXd& qdd() const override { return s_.a; }
+  void setModel(const kin::NaturalModel& m) override { ode_.setModel(m); }
   long allTangents() const { return tangents + trap_.jacobians(); }
 
  private:
@@ -192,6 +208,38 @@ void runGlobal(RunContext& run) {
   auto mapped = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
     dyn::treeStateOf(model.tree, nm, x, v, a, z, zd, zdd);
   };
+  // the contacts at rest: held closed as rows of the natural model (kin::NaturalOptions::held,
+  // compiled again when they change; the same coordinates), their forces measured as Matrix R's
+  // at the state mapped onto the tree (a formulation holds them, without Baumgarte's terms)
+  events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
+  std::unique_ptr<kin::NaturalModel> heldModel;
+  const kin::NaturalModel* current = &nm;
+  auto compileHeld = [&](double t) -> lw::Status {
+    std::vector<kin::HeldGap> held;
+    for (int j : resting.held()) {
+      const events::GapSource& g = sources[static_cast<std::size_t>(j)];
+      if (g.kind == events::GapSource::Kind::Contact) {
+        const auto& c = m.contacts[static_cast<std::size_t>(g.index)];
+        if (c.planeNormal.body > 0 && nm.bodies[static_cast<std::size_t>(c.planeNormal.body)].spinFree)
+          return lw::failure(lw::Status::Code::BadRequest, t,
+                             g.label() + " rests on a plane of the rod '" + m.bodies[static_cast<std::size_t>(c.planeNormal.body)].name +
+                                 "', which has no orientation coordinates in the global formulations (use --formulation matrix-r or penalty)");
+        held.push_back({true, g.index, 0.0});
+        continue;
+      }
+      const auto& limit = run.numbers.mech.limits[static_cast<std::size_t>(g.index)];
+      const double at = g.kind == events::GapSource::Kind::LimitMin ? limit.min : limit.max;
+      held.push_back({false, g.index, at - dyn::storedJointCoordinate<double>(model.tree, run.numbers, g.joint)});
+    }
+    if (held.empty()) {
+      heldModel.reset();
+      current = &nm;
+      return {};
+    }
+    heldModel = std::make_unique<kin::NaturalModel>(kin::compileNaturalModel(m, {.linearFrames = true}, held));
+    current = heldModel.get();
+    return {};
+  };
   NaturalResiduals residuals;
   bool stopped = false;
   NaturalObserver* observer = spec.naturalObserver;
@@ -200,7 +248,7 @@ void runGlobal(RunContext& run) {
   auto record = [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, bool store) {
     elements.accept(t, x, v);
     mapped(x, v, a);
-    rows.record(t, z, zd, zdd, store, store ? residuals.at(nm, t, x, v) : nullptr);
+    rows.record(t, z, zd, zdd, store, store ? residuals.at(*current, t, x, v) : nullptr);
     rows.addCosts(t, z, zd, zdd);
     stopped = rows.nonFinite();
   };
@@ -213,6 +261,16 @@ void runGlobal(RunContext& run) {
   const long outputs = run.outputs, every = run.every;
   auto stored = [&](long i) { return i % every == 0 || i == outputs; };
 
+  // the held gaps' forces at the tree's state (z, ż) (resting.forces(), pulling())
+  Eigen::VectorXd forcesAtAccepted;  // those at the last accepted state
+  auto measureHeld = [&](double t, const Eigen::VectorXd& zAt, const Eigen::VectorXd& zdAt) -> lw::Status {
+    run.data.t = t;
+    run.data.z = zAt;
+    run.data.zd = zdAt;
+    if (lw::Status e = dyn::chooseDofs(model, run.data); !e.ok()) return e;
+    if (lw::Status e = dyn::evaluate(model, run.data, t, run.data.zi, run.data.zid); !e.ok()) return e;
+    return resting.apply(model, run.data, false);
+  };
   // an event at the state st: the switches among `crossing` turn their forces, the
   // contacts' velocities jump by the recursive formulations' impact law (the same physics in
   // the tree's coordinates), the accelerations after it, the row just after
@@ -245,24 +303,72 @@ void runGlobal(RunContext& run) {
     if (lw::Status e = events::impactOn<double>(model, run.numbers, run.data.dofs, t, run.data.zi, run.data.zid, z, closing, imp); !e.ok())
       return e;
     const double eBefore = dyn::energy(model.tree, z, zd).total();
-    const Eigen::VectorXd zdAfter = zd + (imp.zdPlus - imp.zdMinus);
-    Eigen::VectorXd qAt, qdAfter;
-    dyn::naturalStateOf(model.tree, nm, map, z, zdAfter, Eigen::VectorXd::Zero(model.tree.nz), qAt, qdAfter, nullptr);
-    if (lw::Status e = st.start(t, st.q(), qdAfter); !e.ok()) return e;
-    mapped(st.q(), st.qd(), st.qdd());
-    // a contact that would bounce without end comes to rest: the recursive formulations hold
-    // it closed; here that is not done yet
-    const std::vector<int> resting = events::comingToRest(model.tree, closing, imp, z, zd, zdd, 1e-4 * spec.dt, run.speeds.resting);
-    if (!resting.empty()) {
-      std::string names;
-      for (int j : resting) names += (names.empty() ? "" : ", ") + sources[static_cast<std::size_t>(j)].label();
-      return lw::failure(lw::Status::Code::NotConverged, t,
-                         names + " comes to rest at t = " + lw::shortNumber(t) + " s: the global formulations do not hold a resting contact yet "
-                                 "(use --formulation matrix-r or penalty)");
+    const Eigen::VectorXd zAt = z, zdBefore = zd, ziAt = run.data.zi, zidAt = run.data.zid;
+    const std::vector<dyn::Dof> dofsAt = run.data.dofs;  // measureHeld chooses them again
+    Eigen::VectorXd zdAfter = zd + (imp.zdPlus - imp.zdMinus);
+    // the accelerations just after it, in the tree's coordinates: whether a contact comes to rest
+    auto startAfter = [&]() -> lw::Status {
+      Eigen::VectorXd qAt, qdAfter;
+      dyn::naturalStateOf(model.tree, nm, map, zAt, zdAfter, Eigen::VectorXd::Zero(model.tree.nz), qAt, qdAfter, nullptr);
+      if (lw::Status e = st.start(t, st.q(), qdAfter); !e.ok()) return e;
+      z = zAt;
+      mapped(st.q(), st.qd(), st.qdd());
+      return {};
+    };
+    if (lw::Status e = startAfter(); !e.ok()) return e;
+    // those that leave too slowly to fly again come to rest (as in the recursive formulations):
+    // the impact again with e = 0 for them, their gaps held closed from here on
+    std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, z, zd, zdd, 1e-4 * spec.dt, run.speeds.resting);
+    if (!comingToRest.empty() && observer)
+      return lw::failure(lw::Status::Code::BadRequest, t,
+                         sources[static_cast<std::size_t>(comingToRest.front())].label() + " comes to rest at t = " + lw::shortNumber(t) +
+                             " s: sensitivities of the global formulations through a resting contact are not available yet "
+                             "(use --formulation matrix-r or penalty)");
+    const bool rests = !comingToRest.empty();
+    while (!comingToRest.empty()) {
+      if (lw::Status e = events::impactOn<double>(model, run.numbers, dofsAt, t, ziAt, zidAt, zAt, closing, imp, comingToRest);
+          !e.ok())
+        return e;
+      zdAfter = zdBefore + (imp.zdPlus - imp.zdMinus);
+      std::vector<int> held = comingToRest;
+      if (lw::Status e = resting.holdAll(held, [&] { return measureHeld(t, zAt, zdAfter); }); !e.ok()) return e;
+      if (held.size() != comingToRest.size()) {
+        // one whose force pulls at once leaves with its own law's impact (the gaps held are
+        // exactly those closed with e = 0)
+        for (int j : held) resting.release(j);
+        comingToRest = std::move(held);
+        if (!comingToRest.empty()) continue;
+        if (lw::Status e = events::impactOn<double>(model, run.numbers, dofsAt, t, ziAt, zidAt, zAt, closing, imp); !e.ok()) return e;
+        zdAfter = zdBefore + (imp.zdPlus - imp.zdMinus);
+      }
+      break;
     }
-    rows.logEvent(events::impactRecord(sources, t, closing, imp, eBefore, dyn::energy(model.tree, z, zd).total(), run.speeds), z, zd, zdd, true);
+    if (rests) {
+      if (lw::Status e = compileHeld(t); !e.ok()) return e;
+      st.setModel(*current);
+      if (lw::Status e = startAfter(); !e.ok()) return e;
+      forcesAtAccepted = resting.forces();
+    }
+    events::EventRecord logged = events::impactRecord(sources, t, closing, imp, eBefore, dyn::energy(model.tree, z, zd).total(), run.speeds);
+    if (!comingToRest.empty()) logged.kind = "closes";
+    rows.logEvent(std::move(logged), z, zd, zdd, true);
     monitor.start(t, z, zd);
     return observer ? observer->impact(before, observed(st), closing, z) : lw::Status{};
+  };
+  // a held contact whose force would pull opens at the state st: no jump, the model without its
+  // row, the accelerations without it
+  auto opening = [&](GlobalState& st, int j) -> lw::Status {
+    const double t = st.t();
+    resting.release(j);
+    if (lw::Status e = compileHeld(t); !e.ok()) return e;
+    st.setModel(*current);
+    if (lw::Status e = st.start(t, st.q(), st.qd()); !e.ok()) return e;
+    mapped(st.q(), st.qd(), st.qdd());
+    if (lw::Status e = measureHeld(t, z, zd); !e.ok()) return e;
+    forcesAtAccepted = resting.forces();
+    rows.logEvent(events::openingRecord(model.tree, sources, t, j, z, zd, dyn::energy(model.tree, z, zd).total()), z, zd, zdd, true);
+    monitor.start(t, z, zd);
+    return {};
   };
   // the contacts at the start: one inside its plane is refused, those closing there act at once
   auto startEvents = [&](GlobalState& st) -> lw::Status {
@@ -323,14 +429,44 @@ void runGlobal(RunContext& run) {
           break;
         }
       }
+      // a held contact whose force came to pull inside the step opens where the force falls
+      // through zero: the Illinois rule on it between the step's ends, the step taken again to there
+      int opens = -1;
+      if (!impact && resting.any()) {
+        mapped(st.q(), st.qd(), st.qdd());
+        res.status = measureHeld(st.t(), z, zd);
+        const int j = res.status.ok() ? resting.pulling() : -1;
+        if (j >= 0) {
+          res.status = events::locateOpening(resting, j, tA, forcesAtAccepted, st.t(), events::kEventTime, [&](double t) {
+            st.restore();
+            lw::Status e = st.step(t - tA);
+            if (!e.ok()) return e;
+            mapped(st.q(), st.qd(), st.qdd());
+            return measureHeld(t, z, zd);
+          });
+          opens = j;
+        }
+        if (!res.status.ok()) {
+          stopAtAccepted();
+          break;
+        }
+        forcesAtAccepted = resting.forces();
+      }
       ++res.steps;
-      record(st.t(), st.q(), st.qd(), st.qdd(), impact || stored(i));
+      record(st.t(), st.q(), st.qd(), st.qdd(), impact || opens >= 0 || stored(i));
       if (stopped) break;
       if (observer && !(res.status = observer->step(from, observed(st), z)).ok()) break;
       if (impact) {
         res.status = event(st, closing);
         if (!res.status.ok()) break;
         if (tOut - st.t() > events::kEventTime) --i;  // the same grid point again, from the event
+        continue;
+      }
+      if (opens >= 0) {
+        monitor.accept();
+        res.status = opening(st, opens);
+        if (!res.status.ok()) break;
+        if (tOut - st.t() > events::kEventTime) --i;  // the same grid point again, from the opening
         continue;
       }
       monitor.accept();
@@ -376,7 +512,7 @@ void runGlobal(RunContext& run) {
     std::vector<int> closing;
     while (res.status.ok() && !stopped && nextRow <= rowCount) {
       zStart = z;
-      if (observer) from = s;
+      from = s;
       res.status = rk.step(ode, s, spec.tEnd);
       if (!res.status.ok()) break;
       // a contact that closed inside the step: located on its dense output, the step cut there
@@ -387,7 +523,28 @@ void runGlobal(RunContext& run) {
         res.status = monitor.closesWithin(s.t, z, zd, gapsAt, events::kEventTime, impact, tEvent, closing);
         if (!res.status.ok()) break;
       }
-      const double tEnd = impact ? tEvent : s.t;
+      // a held contact whose force came to pull inside the step opens where the force falls
+      // through zero: the Illinois rule on it along the step's dense output
+      int opens = -1;
+      if (!impact && resting.any()) {
+        mapped(s.x, s.v, s.a);
+        res.status = measureHeld(s.t, z, zd);
+        const int j = res.status.ok() ? resting.pulling() : -1;
+        if (j >= 0) {
+          const double tA = from.t, tB = s.t;
+          tEvent = tB;
+          res.status = events::locateOpening(resting, j, tA, forcesAtAccepted, tB, events::kEventTime, [&](double t) {
+            rk.interpolate(t, xRow, vRow);
+            tEvent = t;
+            mapped(xRow, vRow, noAcceleration);
+            return measureHeld(t, z, zd);
+          });
+          opens = j;
+        }
+        if (!res.status.ok()) break;
+        forcesAtAccepted = resting.forces();
+      }
+      const double tEnd = impact || opens >= 0 ? tEvent : s.t;
       // the rows the step passed (up to the event), from its dense output
       for (; nextRow <= rowCount && !stopped; ++nextRow) {
         const double tRow = std::min(static_cast<double>(nextRow) * rowDt, spec.tEnd);
@@ -409,6 +566,15 @@ void runGlobal(RunContext& run) {
         continue;
       }
       monitor.accept();
+      if (opens >= 0) {
+        rk.interpolate(tEvent, xRow, vRow);
+        res.status = st.start(tEvent, xRow, vRow);
+        if (!res.status.ok()) break;
+        if (tEvent > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, true);
+        res.status = opening(st, opens);
+        if (!res.status.ok()) break;
+        continue;
+      }
       // the step's end into the energies' and costs' quadratures, a row or not
       if (s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
       if (observer) {

@@ -40,7 +40,9 @@ std::vector<std::pair<std::string, Mechanism>> models() {
       {"name": "jack", "type": "distance", "points": ["ground.J", "arm.P"], "function": "sqrt(2) + 0.1*t"},
       {"name": "push", "type": "coordinate", "point": "block.B", "component": "x", "function": "1 + 0.2*sin(t)"},
       {"name": "slide", "type": "joint", "joint": "T", "function": "0.3*t"}
-    ]})json");
+    ],
+    "contacts": [{"name": "touch", "type": "point_plane", "point": "arm.P", "plane_point": "block.B", "plane_normal": "block.u"}],
+    "limits": [{"name": "turn", "joint": "O", "min": -1, "max": 2}, {"name": "stop", "joint": "S", "max": 3}]})json");
   if (r.ok()) out.emplace_back("drivers", *r.mechanism);
   else ADD_FAILURE() << r.diagnostics[0].format();
   // a cylindrical joint between two moving bodies (the samples' prismatic axes are ground's)
@@ -59,18 +61,34 @@ std::vector<std::pair<std::string, Mechanism>> models() {
       {"name": "O", "type": "spherical", "points": ["ground.O", "arm.O"]},
       {"name": "C", "type": "cylindrical", "points": ["arm.P", "sleeve.S"], "axes": ["arm.u", "sleeve.u"]},
       {"name": "T", "type": "spherical", "points": ["arm.Q", "tip.Q"]}
-    ]})json");
+    ],
+    "contacts": [{"name": "touch", "type": "point_plane", "point": "tip.Q", "plane_point": "sleeve.S", "plane_normal": "sleeve.u", "radius": 0.1}]})json");
   if (sleeve.ok()) out.emplace_back("sleeve", *sleeve.mechanism);
   else ADD_FAILURE() << sleeve.diagnostics[0].format();
   return out;
 }
 
-// every model compiled with and without linear frames
+// every contact and every side of every limit held closed (the rows a resting contact adds,
+// NaturalOptions::held: a contact's PlaneGap, a limit's joint as a driver holds it)
+std::vector<HeldGap> everythingHeld(const ResolvedMechanism& r) {
+  std::vector<HeldGap> held;
+  for (std::size_t c = 0; c < r.contacts.size(); ++c) held.push_back({true, static_cast<int>(c), 0.0});
+  for (std::size_t l = 0; l < r.limits.size(); ++l) {
+    if (r.limits[l].hasMin) held.push_back({false, static_cast<int>(l), 0.1});
+    if (r.limits[l].hasMax) held.push_back({false, static_cast<int>(l), -0.2});
+  }
+  return held;
+}
+
+constexpr int kKinds = static_cast<int>(ConstraintKind::PlaneGap) + 1;
+
+// every model compiled with and without linear frames, and with its gaps held when it has any
 struct Compiled {
   std::string name;
   std::shared_ptr<const ResolvedMechanism> resolved;
   NaturalModel model;
   bool linearFrames = false;
+  std::vector<HeldGap> held;
 };
 std::vector<Compiled> compiledModels() {
   std::vector<Compiled> out;
@@ -83,7 +101,9 @@ std::vector<Compiled> compiledModels() {
         continue;
       }
       auto r = std::make_shared<const ResolvedMechanism>(std::move(*res));
-      out.push_back({name, r, compileNaturalModel(*r, {.linearFrames = linearFrames}), linearFrames});
+      out.push_back({name, r, compileNaturalModel(*r, {.linearFrames = linearFrames}), linearFrames, {}});
+      const std::vector<HeldGap> held = everythingHeld(*r);
+      if (!held.empty()) out.push_back({name + " (held)", r, compileNaturalModel(*r, {.linearFrames = linearFrames}, held), linearFrames, held});
     }
   return out;
 }
@@ -91,12 +111,9 @@ std::vector<Compiled> compiledModels() {
 TEST(Constraints, DerivativesMatchFiniteDifferences) {
   std::mt19937 rng(7);
   std::normal_distribution<double> noise(0, 1);
-  int kinds[10] = {};
-  for (const auto& [name, mech] : models()) {
-    Diagnostics d;
-    const auto res = resolve(mech, d);
-    ASSERT_TRUE(res) << name;
-    const NaturalModel m = compileNaturalModel(*res);
+  int kinds[kKinds] = {};
+  for (const auto& [name, res, m, linearFrames, held] : compiledModels()) {
+    if (linearFrames) continue;
     for (const auto& c : m.constraints) kinds[static_cast<int>(c.kind)]++;
     if (m.nq == 0) continue;
     // a perturbed configuration (constraints need not hold for derivative checks)
@@ -138,7 +155,7 @@ TEST(Constraints, DerivativesMatchFiniteDifferences) {
           << name << " γ row " << r << " " << m.describeRow(r);
   }
   // the samples exercise every kind of constraint
-  for (int k = 0; k < 10; ++k) EXPECT_GT(kinds[k], 0) << "constraint kind " << k << " is not covered";
+  for (int k = 0; k < kKinds; ++k) EXPECT_GT(kinds[k], 0) << "constraint kind " << k << " is not covered";
 }
 
 // The closed-form blocks and weighted Hessians (constraint_derivatives.cpp) against the jets they
@@ -148,8 +165,8 @@ TEST(Constraints, DerivativesMatchFiniteDifferences) {
 TEST(Constraints, ClosedFormBlocksAndHessiansEqualTheJets) {
   std::mt19937 rng(11);
   std::normal_distribution<double> noise(0, 1);
-  int kinds[10] = {}, crossCombos = 0, movingAxes = 0;
-  for (const auto& [name, res, m, linearFrames] : compiledModels()) {
+  int kinds[kKinds] = {}, crossCombos = 0, movingAxes = 0;
+  for (const auto& [name, res, m, linearFrames, held] : compiledModels()) {
     if (m.nq == 0) continue;
     Eigen::VectorXd q = m.q0, dir = Eigen::VectorXd::Zero(m.nq);
     for (int i = 0; i < m.nq; ++i) q[i] += 0.05 * noise(rng);
@@ -194,7 +211,7 @@ TEST(Constraints, ClosedFormBlocksAndHessiansEqualTheJets) {
       }
     }
   }
-  for (int k = 0; k < 10; ++k) EXPECT_GT(kinds[k], 0) << "constraint kind " << k << " is not covered";
+  for (int k = 0; k < kKinds; ++k) EXPECT_GT(kinds[k], 0) << "constraint kind " << k << " is not covered";
   EXPECT_GT(crossCombos, 0);
   EXPECT_GT(movingAxes, 0);
 }
@@ -219,12 +236,12 @@ TEST(Constraints, StoredConfigurationsSatisfyTheirConstraints) {
 TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivatives) {
   std::mt19937 rng(5);
   int checked = 0, spinFreeAxes = 0;
-  for (const auto& [name, res, m, linearFrames] : compiledModels()) {
+  for (const auto& [name, res, m, linearFrames, held] : compiledModels()) {
     if (m.nq == 0 || res->bodies.size() < 2) continue;
     const MechanismNumbers<double> plain = numbersOf(*res);
     const NaturalNumbers<double> again = naturalNumbersOn(m, plain);
     for (std::size_t k = 0; k < m.constraints.size(); ++k)
-      for (int i = 0; i < 3; ++i)
+      for (int i = 0; i < 4; ++i)
         ASSERT_NEAR(again.constants[k][static_cast<std::size_t>(i)], m.constraints[k].c[i], 1e-12 * std::max(1.0, std::abs(m.constraints[k].c[i])))
             << name << " " << m.describeRow(m.constraints[k].row) << " constant " << i;
     for (std::size_t e = 0; e < m.entities.size(); ++e)
@@ -234,7 +251,9 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
         ASSERT_LT((again.pointCoefficients[b][p] - m.bodies[b].pointCoefficients[p]).norm(), 1e-10) << name << " body " << b << " point " << p;
     // seeded: lanes 0–2 a body's point, 3–5 the body's position (its points move with it)
     std::uniform_int_distribution<std::size_t> pick(1, res->bodies.size() - 1);
-    const std::size_t b = pick(rng);
+    std::size_t b = pick(rng);
+    for (std::size_t k = 1; k < m.bodies.size(); ++k)
+      if (m.bodies[k].spinFree) b = k;  // a rod's stored axis, whichever body the draw gave
     if (res->bodies[b].points.empty()) continue;
     const std::size_t p = res->bodies[b].points.size() - 1;
     MechanismNumbers<num::Dual8> seeded;
@@ -249,6 +268,7 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
         for (const auto& v : body.vectors) x.vectors.push_back(cast(v));
         seeded.bodies.push_back(x);
       }
+      for (const auto& c : plain.contacts) seeded.contacts.push_back({num::Dual8(c.radius), num::Dual8(c.restitution)});
       for (int a = 0; a < 3; ++a) {
         seeded.bodies[b].points[p][a].g[a] = 1;
         seeded.bodies[b].position[a].g[3 + a] = 1;
@@ -261,12 +281,12 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
         ResolvedMechanism r = *res;
         if (lane < 3) r.bodies[b].points[p][lane] += s;
         else r.bodies[b].position[lane - 3] += s;
-        return compileNaturalModel(r, {.linearFrames = linearFrames});
+        return compileNaturalModel(r, {.linearFrames = linearFrames}, held);
       };
       const NaturalModel mp = moved(h), mm = moved(-h);
       ASSERT_EQ(mp.constraints.size(), m.constraints.size()) << name;
       for (std::size_t k = 0; k < m.constraints.size(); ++k)
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < 4; ++i) {
           const double fd = (mp.constraints[k].c[i] - mm.constraints[k].c[i]) / (2 * h);
           ASSERT_NEAR(dual.constants[k][static_cast<std::size_t>(i)].g[lane], fd, 1e-6 * std::max(1.0, std::abs(fd)))
               << name << (linearFrames ? " (linear frames) " : " ") << m.describeRow(m.constraints[k].row) << " constant " << i << " lane " << lane;
