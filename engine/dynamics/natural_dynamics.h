@@ -44,6 +44,11 @@ class NaturalForceElements {
   /// An accepted state: the torsion springs' angles continue from it (a spring wound past half a
   /// turn keeps its torque; the recursive formulations' tree coordinates count the turns alike).
   void accept(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
+  /// The torsion springs' angles continue from the tree's coordinates z instead (a joint's
+  /// coordinate less its stored value, turns counted as the recursive formulations count them):
+  /// an evaluation at a recorded point, whatever state was accepted last (a sensitivity's replays
+  /// and columns visit the points out of the run's order).
+  void continueFrom(const Eigen::VectorXd& z);
 
  private:
   const RecursiveModel& tree_;

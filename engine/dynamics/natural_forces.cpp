@@ -2,6 +2,7 @@
 // bodies as the natural coordinates place them, the elements' laws of force_elements.h, and their
 // forces and torques by virtual work onto each body's origin and directions.
 #include <cmath>
+#include <span>
 
 #include <Eigen/Geometry>
 #include <Eigen/LU>
@@ -222,6 +223,18 @@ void NaturalForceElements::accept(double t, const Eigen::VectorXd& q, const Eige
   Eigen::VectorXd scratch = Eigen::VectorXd::Zero(m_.nq);
   add(t, q, qd, scratch);
   near_ = measured_;
+}
+
+void NaturalForceElements::continueFrom(const Eigen::VectorXd& z) {
+  if (empty_) return;
+  const auto& forces = tree_.mechanism->forces;
+  for (std::size_t fi = 0; fi < forces.size(); ++fi) {
+    if (forces[fi].type != Force::Type::TorsionSpring) continue;
+    const int joint = forces[fi].joint;
+    double q = 0;
+    if (jointCoordinatesOn<double, double>(tree_, numbers_, z.data(), std::span<const int>(&joint, 1), &q))
+      near_[fi] = q - storedJointCoordinate<double>(tree_, numbers_, joint);
+  }
 }
 
 void NaturalForceElements::add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& Q) const {

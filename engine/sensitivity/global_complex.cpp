@@ -36,10 +36,11 @@ void correct(VecC& x, const VecC& r, Solve&& solve) {
 
 class GlobalComplex final : public ComplexRun {
  public:
-  GlobalComplex(const Study& st, const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia, const dyn::NaturalTreeMap& map,
+  GlobalComplex(const Study& st, const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia, dyn::NaturalForceElements& elements,
+                const dyn::NaturalTreeMap& map,
                 const dyn::TreeNumbers<double>& real, GlobalKind kind, bool rungeKutta, std::size_t parameter, double eps,
                 std::function<void(const std::vector<int>&)> applyRealSwitches)
-      : st_(st), tree_(st.model.tree), nm_(nm), inertia_(inertia), map_(map), real_(real), penalty_(kind == GlobalKind::Penalty),
+      : st_(st), tree_(st.model.tree), nm_(nm), inertia_(inertia), elements_(elements), map_(map), real_(real), penalty_(kind == GlobalKind::Penalty),
         index3_(kind == GlobalKind::Index3), rungeKutta_(rungeKutta && kind != GlobalKind::Index3),
         n_(st, {parameter}, {Cplx(st.table().values()[parameter], eps)}), data_(nm), sources_(events::gapSources(st.model.tree)),
         applyRealSwitches_(std::move(applyRealSwitches)) {
@@ -49,6 +50,7 @@ class GlobalComplex final : public ComplexRun {
   // the assembly's start on complex numbers in the tree's coordinates, mapped to the natural ones
   Status start(const RunPoint& p0) override {
     if (!status_.ok()) return status_;
+    elements_.continueFrom(p0.aux);
     VecC z, zd;
     if (Status s = dyn::initialCoordinatesOn<Cplx>(st_.model, n_.tree, p0.aux, z, zd); !s.ok()) return s;
     dyn::naturalStateOn<Cplx>(tree_, n_.tree, nm_, map_, &on_.k, z, zd, VecC::Zero(z.size()), q_, qd_, nullptr);
@@ -58,6 +60,7 @@ class GlobalComplex final : public ComplexRun {
 
   Status step(const RunPoint& a, const RunPoint& b) override {
     const double h = b.t - a.t;
+    elements_.continueFrom(a.aux);  // the step's turns: its start's
     Status s;
     if (index3_) s = index3Step(a, b);
     else if (rungeKutta_) s = rungeKuttaStep(a.t, h);
@@ -211,6 +214,7 @@ class GlobalComplex final : public ComplexRun {
   const dyn::RecursiveModel& tree_;
   const kin::NaturalModel& nm_;
   const dyn::NaturalInertia& inertia_;
+  dyn::NaturalForceElements& elements_;
   const dyn::NaturalTreeMap& map_;
   const dyn::TreeNumbers<double>& real_;
   bool penalty_, index3_, rungeKutta_;
@@ -227,9 +231,10 @@ class GlobalComplex final : public ComplexRun {
 }  // namespace
 
 std::unique_ptr<ComplexRun> globalComplexRun(const Study& st, const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia,
+                                             dyn::NaturalForceElements& elements,
                                              const dyn::NaturalTreeMap& map, const dyn::TreeNumbers<double>& real, GlobalKind kind, bool rungeKutta,
                                              std::size_t parameter, double eps, std::function<void(const std::vector<int>&)> applyRealSwitches) {
-  return std::make_unique<GlobalComplex>(st, nm, inertia, map, real, kind, rungeKutta, parameter, eps, std::move(applyRealSwitches));
+  return std::make_unique<GlobalComplex>(st, nm, inertia, elements, map, real, kind, rungeKutta, parameter, eps, std::move(applyRealSwitches));
 }
 
 }  // namespace lw::sens::detail

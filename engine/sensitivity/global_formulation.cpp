@@ -151,6 +151,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
 
   Status replay(const RunPoint& a, double t1, RunPoint& b) override {
     NaturalSystem& s = nominal_;
+    turnsAt(a.aux);
     const double h = t1 - a.t;
     Eigen::VectorXd x1, v1, a1;
     if (index3_) {
@@ -333,11 +334,19 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   }
   std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
     restartSwitches();  // the real matrices' numbers as at the run's start
-    return globalComplexRun(st_, nominal_.nm, nominal_.inertia, nominal_.map, real_.tree, kind_, rungeKutta_, parameter, step,
+    return globalComplexRun(st_, nominal_.nm, nominal_.inertia, *nominal_.elements, nominal_.map, real_.tree, kind_, rungeKutta_, parameter, step,
                             [this](const std::vector<int>& contacts) { applySwitches(contacts); });
   }
 
  private:
+  // the torsion springs' turns at a recorded point (its tree coordinates z), on every system: the
+  // points are visited out of the run's order, the turns the run accepted are not theirs
+  void turnsAt(const Eigen::VectorXd& z) {
+    nominal_.elements->continueFrom(z);
+    for (auto& moved : sets_)
+      for (auto& s : moved) s->elements->continueFrom(z);
+  }
+
   Status acceleration(NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) const {
     return dyn::globalOdeAcceleration(s.nm, s.inertia, penalty_, t, x, v, *s.data, a, !index3_);
   }
@@ -468,6 +477,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   // the nominal matrix
   Status accelerationPartials(const RunPoint& p, Eigen::VectorXd& f, PointPartials& n) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
+    turnsAt(p.aux);
     NaturalSystem& s0 = nominal_;
     if (Status s = dyn::globalOdeJacobian(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, *s0.data, f, n.Ax, n.Av, !index3_); !s.ok()) {
       // index-3: the consistent accelerations' map (its start, after an impact) needs the same
@@ -581,6 +591,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   // sets). T maps (X₀; V₀; A₀) to (X₁; V₁; A₁), Tp is the parameters' columns.
   Status index3Tangent(const RunPoint& a, const RunPoint& b, Eigen::MatrixXd& T, Eigen::MatrixXd& Tp) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
+    turnsAt(b.aux);
     const NaturalSystem& s0 = nominal_;
     const kin::NaturalModel& m = s0.nm;
     const auto n = static_cast<Eigen::Index>(m.nq), r = static_cast<Eigen::Index>(m.nrows), np = static_cast<Eigen::Index>(st_.parameters.size());

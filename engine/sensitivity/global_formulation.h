@@ -51,9 +51,9 @@ void index3ResidualsOn(const kin::NaturalModel& m, const dyn::NaturalInertia& in
 /// with parameter `parameter` (a table index) moved by i·eps, each implicit step's Newton iterations
 /// on complex numbers with the real matrices at the recorded end. `real`: the numbers the real
 /// matrices are made with (the formulation's), whose switches `applyRealSwitches` turns with the
-/// run's.
+/// run's; `elements` (inertia's) count their torsion springs' turns from each step's start.
 std::unique_ptr<ComplexRun> globalComplexRun(const Study& st, const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia,
-                                             const dyn::NaturalTreeMap& map, const dyn::TreeNumbers<double>& real, GlobalKind kind, bool rungeKutta,
+                                             dyn::NaturalForceElements& elements, const dyn::NaturalTreeMap& map, const dyn::TreeNumbers<double>& real, GlobalKind kind, bool rungeKutta,
                                              std::size_t parameter, double eps, std::function<void(const std::vector<int>&)> applyRealSwitches);
 
 }  // namespace lw::sens::detail

@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "io/mechanism_io.h"
 #include "support/costs.h"
 #include "support/gradients.h"
 #include "support/numeric.h"
@@ -195,6 +196,32 @@ TEST(GlobalSensitivity, ARodBetweenBallJoints) {
     const SensitivityResult r = runSensitivity(m, s);
     ASSERT_TRUE(r.status.ok()) << r.status.message;
     checkedAgainstMatrixR(m, s, r, {1e-10, 1e-3}, {1e-10, 1e-3}, {1e-4, 1e-2}, {1e-3, 1e-2});
+  }
+}
+
+TEST(GlobalSensitivity, ATorsionSpringWoundPastHalfATurn) {
+  // a bar on a pin spun up against a soft coil: θ = (ω₀/ωₙ) sin ωₙt reaches 4.1 rad, past π, where
+  // the angle between the bodies' directions wraps; every point's torque must count the turns as
+  // the run did (its tree coordinates), not as the last state the run accepted
+  const auto loaded = io::loadMechanismFromString(R"({"format": "linkwright-mechanism", "version": 1, "name": "winder", "dimension": 2,
+    "gravity": [0, 0], "parameters": [{"name": "k", "value": 2}, {"name": "w0", "value": 10}],
+    "ground": {"points": {"O": [0, 0]}},
+    "bodies": [{"name": "bar", "mass": 1, "com": [0.5, 0], "inertia": 0.0833, "points": {"O": [0, 0], "B": [1, 0]}}],
+    "joints": [{"name": "O", "type": "pin", "points": ["ground.O", "bar.O"]}],
+    "forces": [{"name": "coil", "type": "torsion_spring", "joint": "O", "stiffness": "k", "damping": 0.05, "natural_angle": 0}],
+    "initial_velocities": [{"joint": "O", "value": "w0"}],
+    "outputs": [{"name": "theta", "type": "joint_coordinate", "joint": "O"}],
+    "costs": [{"name": "swing", "type": "integral", "expression": "theta^2"}, {"name": "reach", "type": "terminal", "expression": "theta"}]})");
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics[0].format();
+  const Mechanism& m = *loaded.mechanism;
+  for (analysis::Formulation f : {analysis::Formulation::Index1, analysis::Formulation::Index3}) {
+    SCOPED_TRACE(analysis::toString(f));
+    SensitivitySpec s = spec(Method::Compare, f, analysis::Integrator::Trapezoidal, 0.8, 1e-3);
+    const SensitivityResult r = runSensitivity(m, s);
+    ASSERT_TRUE(r.status.ok()) << r.status.message;
+    EXPECT_GT(byMethod(r, Method::Direct).values[1], 3.5);  // wound past half a turn at the end
+    // (the coil's stiffness and damping in f's partials by central differences: 1e-8)
+    checkedAgainstMatrixR(m, s, r, {1e-8, 1e-3}, {1e-8, 1e-3}, {1e-5, 1e-2}, {1e-3, 1e-2});
   }
 }
 
