@@ -276,6 +276,42 @@ TEST(RestingContact, APendulumRestsOnItsPinStop) {
   }
 }
 
+// a 1 kg box on a table that a driver shakes up and down, y = A sin ωt (its plane and normal the
+// table's: a held row over a moving plane), restitution 0: it rests on the table from the start
+std::string boxOnAShakingTable(double amplitude, double omega) {
+  const std::string shake = number(amplitude) + "*sin(" + number(omega) + "*t)";
+  return R"({"format": "linkwright-mechanism", "version": 1, "name": "table", "dimension": 2, "gravity": [0, -9.81],
+    "ground": {"points": {"O": [0, 0], "G": [1, 0]}, "vectors": {"up": [0, 1]}},
+    "bodies": [
+      {"name": "table", "mass": 5, "com": [0, 0], "inertia": 0.5, "points": {"P": [0, 0], "S": [0.5, 0]}, "vectors": {"up": [0, 1], "n": [0, 1]}},
+      {"name": "box", "position": [0.2, 0.3], "mass": 1, "com": [0, 0], "inertia": 0.01, "points": {"C": [0, 0]}, "vectors": {"up": [0, 1]}}],
+    "joints": [{"name": "lift", "type": "slider", "points": ["ground.O", "table.P"], "axes": ["ground.up", "table.up"]},
+               {"name": "rail", "type": "slider", "points": ["ground.G", "box.C"], "axes": ["ground.up", "box.up"]}],
+    "drivers": [{"name": "shake", "type": "joint", "joint": "lift", "function": ")" + shake + R"("}],
+    "contacts": [{"name": "top", "type": "point_plane", "point": "box.C", "plane_point": "table.S", "plane_normal": "table.n",
+                  "radius": 0.3, "restitution": 0}],
+    "outputs": [{"name": "c", "type": "point_position", "point": "box.C"}]})";
+}
+
+TEST(RestingContact, ABoxLeavesItsShakingTableWhenItFallsFasterThanGravity) {
+  // gently (A ω² = 1.25 m/s² < g) it stays on the table; shaken at A ω² = 12.8 m/s² the table
+  // falls away faster than g from t = asin(g/Aω²)/ω, and the box's force there falls through zero
+  const double A = 0.05;
+  for (const Route& route : kRoutes) {
+    SCOPED_TRACE(route.name);
+    const auto gentle = run(*fromText(boxOnAShakingTable(A, 5)), spec(route, 1.5));
+    ASSERT_TRUE(gentle.status.ok()) << gentle.status.message;
+    ASSERT_EQ(gentle.events.size(), 1u);
+    EXPECT_EQ(gentle.events[0].kind, "closes");
+    const double omega = 16;
+    const auto shaken = run(*fromText(boxOnAShakingTable(A, omega)), spec(route, 0.2));
+    ASSERT_TRUE(shaken.status.ok()) << shaken.status.message;
+    ASSERT_EQ(shaken.events.size(), 2u);
+    EXPECT_EQ(shaken.events[1].kind, "opens");
+    EXPECT_NEAR(shaken.events[1].t, std::asin(9.81 / (A * omega * omega)) / omega, 5e-5);
+  }
+}
+
 TEST(RestingContact, TheFiveBarComesToRestOnItsFloorAndLeavesIt) {
   // its contact with Newton's law and e = 0.5, its springs damped, the line raised to y = −2.3
   // (where the springs would hold the coupler's point below it): bursts of bounces that end at
