@@ -198,6 +198,28 @@ Status locateOpening(RestingContacts& resting, int gap, double t0, const Eigen::
   return {};
 }
 
+Status naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const kin::NaturalModel& nm, const std::vector<int>& held,
+                       double t, std::vector<kin::HeldGap>& out) {
+  out.clear();
+  const std::vector<GapSource> sources = gapSources(tree);
+  for (int j : held) {
+    const GapSource& g = sources[static_cast<std::size_t>(j)];
+    if (g.kind == GapSource::Kind::Contact) {
+      const auto& c = tree.mechanism->contacts[static_cast<std::size_t>(g.index)];
+      if (c.planeNormal.body > 0 && nm.bodies[static_cast<std::size_t>(c.planeNormal.body)].spinFree)
+        return failure(Status::Code::BadRequest, t,
+                       g.label() + " rests on a plane of the rod '" + tree.mechanism->bodies[static_cast<std::size_t>(c.planeNormal.body)].name +
+                           "', which has no orientation coordinates in the global formulations (use --formulation matrix-r or penalty)");
+      out.push_back({true, g.index, 0.0, false});
+      continue;
+    }
+    const auto& limit = p.mech.limits[static_cast<std::size_t>(g.index)];
+    const double at = g.kind == GapSource::Kind::LimitMin ? limit.min : limit.max;
+    out.push_back({false, g.index, at - dyn::storedJointCoordinate<double>(tree, p, g.joint), g.kind == GapSource::Kind::LimitMax});
+  }
+  return {};
+}
+
 double restingOmega(const ResolvedMechanism& m) {
   return 10 * std::sqrt(std::max(1.0, m.gravity.norm()) / std::max(1e-3, m.lengthScale()));
 }

@@ -23,6 +23,7 @@
 #include "events/contact_gaps.h"
 #include "events/contact_monitor.h"
 #include "events/impact_law.h"
+#include "kinematics/natural_model.h"
 #include "numeric/jet.h"
 
 namespace lw::events {
@@ -91,6 +92,12 @@ void heldRowsOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, c
 /// forceTolerance() of it.
 Status locateOpening(RestingContacts& resting, int gap, double t0, const Eigen::VectorXd& atStart, double t1, double timeTolerance,
                      const std::function<Status(double)>& forceAt);
+
+/// The gaps `held` (gap indices) as rows of the natural model `nm` (kin::HeldGap: a contact's
+/// plane, a stop's joint at its value with the numbers p, less its stored coordinate). Fails,
+/// naming it, for a contact on the plane of a rod (no orientation coordinates there).
+Status naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const kin::NaturalModel& nm, const std::vector<int>& held,
+                       double t, std::vector<kin::HeldGap>& out);
 
 /// The Baumgarte rate for a mechanism: 10 √(g/L) (L its length scale, g at least 1 m/s²).
 double restingOmega(const ResolvedMechanism& m);

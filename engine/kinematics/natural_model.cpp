@@ -446,6 +446,7 @@ class Compiler {
         c.driver = static_cast<int>(nm_.drivers.size());
         nm_.drivers.push_back(TimeFunction::constant(h.value));
         jointDrive(limit.joint, c);
+        c.component = h.upper ? 1 : 0;
         add(c, {ConstraintSource::Kind::Limit, h.index});
         continue;
       }

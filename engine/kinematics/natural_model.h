@@ -152,6 +152,7 @@ struct HeldGap {
   bool contact = true;
   int index = -1;    // the contact's, or the limit's
   double value = 0;  // a limit: the joint's coordinate held, less its stored value
+  bool upper = false;  // a limit: its upper side (the constraint's `component`, 1)
 };
 
 /// Compiles the natural-coordinate model. `m` must outlive the result.

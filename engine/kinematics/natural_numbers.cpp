@@ -73,8 +73,24 @@ class Recompute {
       }
     }
     out_.drivers = n_.drivers;
-    // a held limit's (NaturalOptions::held): its value as compiled
+    // a held stop's (kin::HeldGap): its value on P less the joint's stored coordinate on P (the
+    // tree's: a slide as the driven slide's constant, a planar turn of R1ᵀR2, zero in 3D)
     for (std::size_t d = out_.drivers.size(); d < m_.drivers.size(); ++d) out_.drivers.push_back(TimeFunctionOn<P>::constant(P(m_.drivers[d].value(0))));
+    for (std::size_t k = 0; k < m_.constraints.size(); ++k) {
+      const Constraint& c = m_.constraints[k];
+      if (c.source.kind != ConstraintSource::Kind::Limit) continue;
+      const auto& limit = n_.limits[static_cast<std::size_t>(c.source.index)];
+      const auto& joint = m_.mechanism->joints[static_cast<std::size_t>(m_.mechanism->limits[static_cast<std::size_t>(c.source.index)].joint)];
+      P stored(0.0);
+      if (c.kind == ConstraintKind::DriveSlide) {
+        stored = out_.constants[k][0];
+      } else if (m_.dimension == 2) {
+        const auto& R1 = n_.bodies[static_cast<std::size_t>(joint.body(0))].rotation;
+        const auto& R2 = n_.bodies[static_cast<std::size_t>(joint.body(1))].rotation;
+        stored = num::atan2(R1(0, 1) * R2(0, 0) + R1(1, 1) * R2(1, 0) + R1(2, 1) * R2(2, 0), R1(0, 0) * R2(0, 0) + R1(1, 0) * R2(1, 0) + R1(2, 0) * R2(2, 0));
+      }
+      out_.drivers[static_cast<std::size_t>(c.driver)] = TimeFunctionOn<P>::constant((c.component ? limit.max : limit.min) - stored);
+    }
   }
 
  private:

@@ -11,6 +11,7 @@
 #include "numeric/dual_eigen.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
+#include "events/resting_contact.h"
 #include "sensitivity/formulation_numbers.h"
 #include "sensitivity/impact_jump.h"
 #include "sensitivity/ode_steps.h"
@@ -57,7 +58,7 @@ Status buildSystem(const ResolvedMechanism& r, const dyn::MatrixRModel& model, c
   return {};
 }
 
-class GlobalOde final : public Formulation, private FormulationNumbers {
+class GlobalOde final : public Formulation, public HeldModes, private FormulationNumbers {
  public:
   GlobalOde(const Study& st, GlobalKind kind, bool rungeKutta, Partials partials, double delta)
       : FormulationNumbers(st, partials, delta), penalty_(kind == GlobalKind::Penalty), index3_(kind == GlobalKind::Index3),
@@ -155,22 +156,26 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     const double h = t1 - a.t;
     Eigen::VectorXd x1, v1, a1;
     if (index3_) {
-      dyn::Index3Data d(s.nm);
-      dyn::Index3State st{a.t, a.x, a.v, a.a, Eigen::VectorXd::Zero(s.nm.nrows)};
-      if (Status e = dyn::index3Step(s.nm, s.inertia, dyn::Index3Options::roundOff(), h, d, st); !e.ok()) return e;
+      const HeldModel& held = heldModel(a.coords);
+      if (!held.ok()) return held.status;
+      const kin::NaturalModel& m = held.nm ? *held.nm : s.nm;
+      dyn::Index3Data d(m);
+      dyn::Index3State st{a.t, a.x, a.v, a.a, Eigen::VectorXd::Zero(m.nrows)};
+      if (Status e = dyn::index3Step(m, s.inertia, dyn::Index3Options::roundOff(), h, d, st); !e.ok()) return e;
       x1 = st.q;
       v1 = st.qd;
       a1 = st.qdd;
     } else if (rungeKutta_) {
-      if (Status st = rungeKuttaStepWith<double>([&](double t, const Vec<double>& x, const Vec<double>& v, Vec<double>& acc) { return acceleration(s, t, x, v, acc); },
-                                                 a.t, h, a.x, a.v, x1, v1);
+      if (Status st = rungeKuttaStepWith<double>(
+              [&](double t, const Vec<double>& x, const Vec<double>& v, Vec<double>& acc) { return acceleration(s, t, x, v, acc, a.coords); }, a.t, h,
+              a.x, a.v, x1, v1);
           !st.ok())
         return st;
-      if (Status st = acceleration(s, t1, x1, v1, a1); !st.ok()) return st;
+      if (Status st = acceleration(s, t1, x1, v1, a1, a.coords); !st.ok()) return st;
     } else if (Status st = trapezoidalStep(a, h, x1, v1, a1); !st.ok()) {
       return st;
     }
-    b = {t1, 0, x1, v1, a1, treeCoordinates(s, x1, v1, a1, a.aux)};
+    b = {t1, a.coords, x1, v1, a1, treeCoordinates(s, x1, v1, a1, a.aux)};
     return {};
   }
 
@@ -221,6 +226,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     const double t = before.t;
     const int c = contacts.front();
     const bool isSwitch = sources_[static_cast<std::size_t>(c)].isSwitch();
+    const std::vector<int> plastic = plasticAt(before, after);  // those that come to rest: e = 0
     const auto n = before.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
     const Eigen::VectorXd none = Eigen::VectorXd::Zero(n);
     // the independent coordinates of the impact law: chosen once, at the nominal state
@@ -246,7 +252,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       Vec<double> zi, zid;
       dyn::independentOn<double>(*s.model, *s.numbers, dofs, z, zd, nullptr, zi, zid, nullptr);
       events::ImpactOn<double> imp;
-      if (Status st = events::impactOn<double>(*s.model, *s.numbers, dofs, t, zi, zid, z, contacts, imp); !st.ok()) return st;
+      if (Status st = events::impactOn<double>(*s.model, *s.numbers, dofs, t, zi, zid, z, contacts, imp, plastic); !st.ok()) return st;
       dyn::naturalStateOf(s.model->tree, s.nm, s.map, z, Eigen::VectorXd(zd + (imp.zdPlus - imp.zdMinus)), Eigen::VectorXd::Zero(z.size()), qAt,
                           vPlus, nullptr);
       return {};
@@ -270,7 +276,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
         Vec<Dual> zi, zid, qAt;
         dyn::independentOn<Dual>(st_.model, plain_.tree, dofs, z, zd, nullptr, zi, zid, nullptr);
         events::ImpactOn<Dual> imp;
-        if (Status s = events::impactOn<Dual>(st_.model, plain_.tree, dofs, t, zi, zid, before.aux, contacts, imp); !s.ok()) return s;
+        if (Status s = events::impactOn<Dual>(st_.model, plain_.tree, dofs, t, zi, zid, before.aux, contacts, imp, plastic); !s.ok()) return s;
         dyn::naturalStateOn<Dual>(st_.model.tree, plain_.tree, nominal_.nm, nominal_.map, nullptr, z, Vec<Dual>(zd + (imp.zdPlus - imp.zdMinus)),
                                   Vec<Dual>::Zero(z.size()), qAt, vPlus, nullptr);
       }
@@ -286,8 +292,18 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     }
     // ṙ⁻ = r_q v⁻ (no drivers: r_t = 0)
     J.normalBefore = J.cx.dot(before.v);
-    if (Status s = differentiableImpact(st_, contacts, t, J.normalBefore); !s.ok()) return s;
-    J.cx /= -J.normalBefore;
+    // contacts at rest from the start (touching, not moving): held closed there, no crossing whose
+    // time could move; only the e = 0 law's projection of the velocities (impact_jump.h)
+    const bool restingFromStart = t == 0 && !isSwitch && plastic.size() == contacts.size();
+    if (restingFromStart && !st_.resolved.drivers.empty()) {
+      if (Status s = differentiableImpact(st_, contacts, t, J.normalBefore); !s.ok()) return s;
+    }
+    if (restingFromStart) {
+      J.cx.setZero();
+    } else {
+      if (Status s = differentiableImpact(st_, contacts, t, J.normalBefore); !s.ok()) return s;
+      J.cx /= -J.normalBefore;
+    }
     const double g0 = gapOf(nominal_, before.x);
     Eigen::VectorXd v0;
     if (Status s = jumpOf(nominal_, before.x, before.v, v0); !s.ok()) return s;
@@ -303,12 +319,12 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
         dyn::treeStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, &on_[ch].k, dual(before.x), dual(before.v), dual(none), before.aux, z, zd, zdd);
         Vec<Dual> g(static_cast<Eigen::Index>(sources_.size()));
         events::contactGapsOn<Dual, Dual>(st_.model.tree, numbers, z.data(), g.data());
-        for (int j = 0; j < counts_[ch]; ++j) J.cp[firsts_[ch] + j] -= g[c].g[j] / J.normalBefore;
+        for (int j = 0; j < counts_[ch] && !restingFromStart; ++j) J.cp[firsts_[ch] + j] -= g[c].g[j] / J.normalBefore;
         if (isSwitch) continue;
         Vec<Dual> zi, zid;
         dyn::independentOn<Dual>(st_.model, numbers, dofs, z, zd, nullptr, zi, zid, nullptr);
         events::ImpactOn<Dual> imp;
-        if (Status s = events::impactOn<Dual>(st_.model, numbers, dofs, t, zi, zid, before.aux, contacts, imp); !s.ok()) return s;
+        if (Status s = events::impactOn<Dual>(st_.model, numbers, dofs, t, zi, zid, before.aux, contacts, imp, plastic); !s.ok()) return s;
         Vec<Dual> qAt, vPlus;
         dyn::naturalStateOn<Dual>(st_.model.tree, numbers, nominal_.nm, nominal_.map, &on_[ch].k, z, Vec<Dual>(zd + (imp.zdPlus - imp.zdMinus)),
                                   Vec<Dual>::Zero(z.size()), qAt, vPlus, nullptr);
@@ -320,7 +336,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     for (Eigen::Index k = 0; semiAnalytical() && k < np; ++k)
       for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
         const double d = deltas_[static_cast<std::size_t>(k)];
-        J.cp[k] -= (gapOf(*set, before.x) - g0) / d / J.normalBefore;
+        if (!restingFromStart) J.cp[k] -= (gapOf(*set, before.x) - g0) / d / J.normalBefore;
         Eigen::VectorXd vp;
         if (Status s = jumpOf(*set, before.x, before.v, vp); !s.ok()) return s;
         J.hp.col(k) += (vp - v0) / d;
@@ -329,12 +345,35 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     J.w = J.hx * before.v + J.hv * before.a - after.a;
     return {};
   }
-  Status change(const RunPoint& a, int, RunPoint&, CoordinateChange*) override {
-    return failure(Status::Code::BadRequest, a.t, "the global formulations keep one set of coordinates");
+  Status model(int coords, const kin::NaturalModel*& out) override {
+    const HeldModel& h = heldModel(coords);
+    if (!h.ok()) return h.status;
+    out = h.nm ? h.nm.get() : &nominal_.nm;
+    return {};
+  }
+  std::vector<int> plastic(int before, int after) const override {
+    std::vector<int> out;
+    const auto& was = helds_[static_cast<std::size_t>(before)];
+    for (int g : helds_[static_cast<std::size_t>(after)])
+      if (!std::binary_search(was.begin(), was.end(), g)) out.push_back(g);
+    return out;
+  }
+
+  // a held gap let go (the only change there is: the coordinates stay the natural ones): the
+  // same q, q̇, the accelerations of the model without its row, (x, v, a) = (X, V, A_x X + A_v V + A_ρ)
+  Status change(const RunPoint& a, int coords, RunPoint& b, CoordinateChange* map) override {
+    b = a;
+    b.coords = coords;
+    PointPartials n;
+    Eigen::VectorXd f;
+    if (Status s = accelerationPartials(b, f, n); !s.ok()) return s;
+    b.a = f;
+    if (map) sameStateChange(n, *map);
+    return {};
   }
   std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
     restartSwitches();  // the real matrices' numbers as at the run's start
-    return globalComplexRun(st_, nominal_.nm, nominal_.inertia, *nominal_.elements, nominal_.map, real_.tree, kind_, rungeKutta_, parameter, step,
+    return globalComplexRun(st_, nominal_.nm, nominal_.inertia, *nominal_.elements, *this, nominal_.map, real_.tree, kind_, rungeKutta_, parameter, step,
                             [this](const std::vector<int>& contacts) { applySwitches(contacts); });
   }
 
@@ -347,9 +386,58 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       for (auto& s : moved) s->elements->continueFrom(z);
   }
 
-  Status acceleration(NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) const {
+  Status acceleration(NaturalSystem& s, double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a, int coords = 0) {
+    const HeldModel& held = heldModel(coords);
+    if (!held.ok()) return held.status;
+    if (held.nm) return dyn::globalOdeAcceleration(*held.nm, s.inertia, penalty_, t, x, v, *held.data, a, !index3_);
     return dyn::globalOdeAcceleration(s.nm, s.inertia, penalty_, t, x, v, *s.data, a, !index3_);
   }
+
+  // The natural model with a point's gaps held closed (its coords: the set of held gaps, a
+  // resting contact's rows appended, kin::HeldGap), its buffers and (AD) its numbers on each
+  // chunk; coords 0, none held, is the nominal's own (nm null).
+  struct HeldModel {
+    std::unique_ptr<kin::NaturalModel> nm;
+    std::unique_ptr<dyn::GlobalOdeData> data;
+    std::vector<dyn::NaturalOn<Dual>> on;
+    Status status;
+    bool ok() const { return status.ok(); }
+  };
+  const HeldModel& heldModel(int coords) {
+    const auto c = static_cast<std::size_t>(coords);
+    if (heldModels_.size() <= c) heldModels_.resize(c + 1);
+    if (!heldModels_[c]) {
+      heldModels_[c] = std::make_unique<HeldModel>();
+      HeldModel& h = *heldModels_[c];
+      const std::vector<int>& held = helds_[c];
+      if (held.empty()) return h;
+      if (semiAnalytical()) {
+        h.status = failure(Status::Code::BadRequest, 0,
+                           "a contact at rest: the global formulations take their parameter partials through a rest by AD only (not --partials gsam or lsam)");
+        return h;
+      }
+      std::vector<kin::HeldGap> gaps;
+      if ((h.status = events::naturalHeldGaps(st_.model.tree, real_.tree, nominal_.nm, held, 0, gaps)).ok()) {
+        h.nm = std::make_unique<kin::NaturalModel>(kin::compileNaturalModel(st_.resolved, {.linearFrames = true}, gaps));
+        h.data = std::make_unique<dyn::GlobalOdeData>(*h.nm);
+        h.on.resize(chunks_.size());
+        for (std::size_t k = 0; k < chunks_.size() && h.status.ok(); ++k) h.status = dyn::naturalOn(*h.nm, chunks_[k]->tree.mech, h.on[k]);
+      }
+    }
+    return *heldModels_[c];
+  }
+  int coordsOf(const std::vector<int>& held) {
+    for (std::size_t i = 0; i < helds_.size(); ++i)
+      if (helds_[i] == held) return static_cast<int>(i);
+    helds_.push_back(held);
+    return static_cast<int>(helds_.size()) - 1;
+  }
+  const kin::NaturalModel& modelOf(int coords) {
+    const HeldModel& h = heldModel(coords);
+    return h.nm ? *h.nm : nominal_.nm;
+  }
+  // the gaps an impact leaves held that were not before it: closed with e = 0
+  std::vector<int> plasticAt(const RunPoint& before, const RunPoint& after) const { return plastic(before.coords, after.coords); }
 
   // z of (q, q̇, q̈), its angles continued from zNear
   Eigen::VectorXd treeCoordinates(const NaturalSystem& s, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
@@ -479,22 +567,26 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     turnsAt(p.aux);
     NaturalSystem& s0 = nominal_;
-    if (Status s = dyn::globalOdeJacobian(s0.nm, s0.inertia, penalty_, p.t, p.x, p.v, *s0.data, f, n.Ax, n.Av, !index3_); !s.ok()) {
+    const HeldModel& held = heldModel(p.coords);
+    if (!held.ok()) return held.status;
+    const kin::NaturalModel& m = held.nm ? *held.nm : s0.nm;
+    dyn::GlobalOdeData& data = held.nm ? *held.data : *s0.data;
+    if (Status s = dyn::globalOdeJacobian(m, s0.inertia, penalty_, p.t, p.x, p.v, data, f, n.Ax, n.Av, !index3_); !s.ok()) {
       // index-3: the consistent accelerations' map (its start, after an impact) needs the same
       // independent constraints as its steps' tangent
       if (index3_) s.message = "the index-3 sensitivities need independent constraints: " + s.message + " (use --formulation penalty-global)";
       return s;
     }
     const auto nq = p.x.size(), np = static_cast<Eigen::Index>(st_.parameters.size());
-    const Eigen::VectorXd lambda = penalty_ ? Eigen::VectorXd() : dyn::globalOdeMultipliers(s0.nm, *s0.data);
+    const Eigen::VectorXd lambda = penalty_ ? Eigen::VectorXd() : dyn::globalOdeMultipliers(m, data);
     Eigen::MatrixXd R;
     if (!semiAnalytical()) {
       // forward AD: the residual on each chunk's numbers, its lanes the parameters' columns
       if (Status s = buildOn(); !s.ok()) return s;
       Vec<Dual> r;
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
-        dyn::globalOdeResidualOn<Dual>(s0.nm, s0.inertia, chunks_[c]->tree, on_[c], penalty_, p.t, dual(p.x), dual(p.v), dual(f), dual(lambda), r,
-                                       !index3_);
+        dyn::globalOdeResidualOn<Dual>(m, s0.inertia, chunks_[c]->tree, held.nm ? held.on[c] : on_[c], penalty_, p.t, dual(p.x), dual(p.v), dual(f),
+                                       dual(lambda), r, !index3_);
         if (c == 0) R.setZero(r.size(), np);
         lanesInto(c, r, R);
       }
@@ -508,7 +600,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
           R.col(k) += (rk - r0) / deltas_[static_cast<std::size_t>(k)];
         }
     }
-    dyn::globalOdeSolve(penalty_, *s0.data, R);
+    dyn::globalOdeSolve(penalty_, data, R);
     n.Ap = R.topRows(nq);
     return {};
   }
@@ -579,7 +671,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     return [this](const RunPoint& a, double h, std::vector<Stage>& out) {
       return rungeKuttaStages(
           [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) {
-            return accelerationPartials(RunPoint{t, 0, X, V, {}, a.aux}, f, n);
+            return accelerationPartials(RunPoint{t, a.coords, X, V, {}, a.aux}, f, n);
           },
           a.t, a.x, a.v, h, out);
     };
@@ -593,7 +685,9 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     turnsAt(b.aux);
     const NaturalSystem& s0 = nominal_;
-    const kin::NaturalModel& m = s0.nm;
+    const HeldModel& held = heldModel(b.coords);
+    if (!held.ok()) return held.status;
+    const kin::NaturalModel& m = held.nm ? *held.nm : s0.nm;
     const auto n = static_cast<Eigen::Index>(m.nq), r = static_cast<Eigen::Index>(m.nrows), np = static_cast<Eigen::Index>(st_.parameters.size());
     Index3Systems sys;
     if (Status s = index3Systems(m, s0.inertia, a, b, sys); !s.ok()) return s;
@@ -642,7 +736,7 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       const Eigen::VectorXd qdHat = (2 / h) * a.x + a.v, qddHat = (4 / (h * h)) * a.x + (4 / h) * a.v + a.a;
       Vec<Dual> res[3];
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
-        index3ResidualsOn<Dual>(m, s0.inertia, chunks_[c]->tree, on_[c], h, t1, dual(qdHat), dual(qddHat), dual(b.x), dual(b.v), dual(b.a), dual(mu),
+        index3ResidualsOn<Dual>(m, s0.inertia, chunks_[c]->tree, held.nm ? held.on[c] : on_[c], h, t1, dual(qdHat), dual(qddHat), dual(b.x), dual(b.v), dual(b.a), dual(mu),
                                 dual(nu), dual(kappa), res);
         for (int i = 0; i < 3; ++i) lanesInto(c, res[i], P[i]);
       }
@@ -670,9 +764,11 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
       GlobalOde& f;
       explicit Ode(GlobalOde& owner) : f(owner) {}
       Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& acc) override {
-        return f.acceleration(f.nominal_, t, x, v, acc);
+        return f.acceleration(f.nominal_, t, x, v, acc, coords);
       }
+      int coords = 0;
     } ode(*this);
+    ode.coords = a.coords;
     integ::Trapezoidal trap(static_cast<int>(a.x.size()), integ::TrapezoidalOptions{.tolerance = 1e-13});
     integ::State s{a.t, a.x, a.v, a.a};
     if (Status st = trap.step(ode, s, h); !st.ok()) return st;
@@ -688,19 +784,35 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
     GlobalOde& f;
     PointObserver* to = nullptr;
     Eigen::VectorXd lastZ;
+    int last = 0;  // the coordinates (held gaps) of the last report
+    int coords() {
+      static const std::vector<int> none;
+      return f.coordsOf(held ? *held : none);
+    }
     Status start(const integ::State& s, const Eigen::VectorXd& z) override {
       if (!f.status_.ok()) return f.status_;
       lastZ = z;
-      return to->start({s.t, 0, s.x, s.v, s.a, z});
+      last = coords();
+      return to->start({s.t, last, s.x, s.v, s.a, z});
     }
     Status step(const integ::State& from, const integ::State& s, const Eigen::VectorXd& z) override {
-      const Status st = to->step({from.t, 0, from.x, from.v, from.a, lastZ}, {s.t, 0, s.x, s.v, s.a, z});
+      const Status st = to->step({from.t, last, from.x, from.v, from.a, lastZ}, {s.t, last, s.x, s.v, s.a, z});
       lastZ = z;
       return st;
     }
+    // before it, the gaps held before it (a contact that comes to rest is held after)
     Status impact(const integ::State& before, const integ::State& after, const std::vector<int>& contacts, const Eigen::VectorXd& z) override {
-      const Status st = to->impact({before.t, 0, before.x, before.v, before.a, z}, {after.t, 0, after.x, after.v, after.a, z}, contacts);
+      const int now = coords();
+      const Status st = to->impact({before.t, last, before.x, before.v, before.a, z}, {after.t, now, after.x, after.v, after.a, z}, contacts);
       lastZ = z;
+      last = now;
+      return st;
+    }
+    Status released(const integ::State& s, const Eigen::VectorXd& z) override {
+      const int now = coords();
+      const Status st = to->changed({s.t, last, s.x, s.v, s.a, z}, {s.t, now, s.x, s.v, s.a, z});
+      lastZ = z;
+      last = now;
       return st;
     }
   };
@@ -714,6 +826,8 @@ class GlobalOde final : public Formulation, private FormulationNumbers {
   bool movedBuilt_ = false;
   std::vector<std::vector<std::unique_ptr<NaturalSystem>>> sets_;  // by chosen parameter: its moved systems
   std::vector<dyn::NaturalOn<Dual>> on_;                           // AD: by chunk, the model's numbers on it
+  std::vector<std::vector<int>> helds_{{}};                        // by coords: the gaps held
+  std::vector<std::unique_ptr<HeldModel>> heldModels_;             // by coords, made when first needed
   Adapter adapter_;
 };
 

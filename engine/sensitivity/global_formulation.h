@@ -47,13 +47,25 @@ void index3ResidualsOn(const kin::NaturalModel& m, const dyn::NaturalInertia& in
                        double h, double t1, const Vec<P>& qdHat, const Vec<P>& qddHat, const Vec<P>& x1, const Vec<P>& v1, const Vec<P>& a1,
                        const Vec<P>& mu, const Vec<P>& nu, const Vec<P>& kappa, Vec<P> res[3]);
 
+/// The sets of gaps held closed (resting contacts) a run went through, a point's coords their
+/// index (0: none), and the natural model of each (kin::HeldGap rows appended).
+class HeldModes {
+ public:
+  virtual ~HeldModes() = default;
+  /// The natural model of the points with coords `coords`, or why there is none.
+  virtual Status model(int coords, const kin::NaturalModel*& out) = 0;
+  /// The gaps held at `after` that were not at `before`: closed with e = 0.
+  virtual std::vector<int> plastic(int before, int after) const = 0;
+};
+
 /// The global formulations' run on complex numbers (global_complex.cpp): the recorded run again
 /// with parameter `parameter` (a table index) moved by i·eps, each implicit step's Newton iterations
 /// on complex numbers with the real matrices at the recorded end. `real`: the numbers the real
 /// matrices are made with (the formulation's), whose switches `applyRealSwitches` turns with the
-/// run's; `elements` (inertia's) count their torsion springs' turns from each step's start.
+/// run's; `elements` (inertia's) count their torsion springs' turns from each step's start; each
+/// point's model (its gaps held) from `modes`.
 std::unique_ptr<ComplexRun> globalComplexRun(const Study& st, const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia,
-                                             dyn::NaturalForceElements& elements, const dyn::NaturalTreeMap& map, const dyn::TreeNumbers<double>& real, GlobalKind kind, bool rungeKutta,
+                                             dyn::NaturalForceElements& elements, HeldModes& modes, const dyn::NaturalTreeMap& map, const dyn::TreeNumbers<double>& real, GlobalKind kind, bool rungeKutta,
                                              std::size_t parameter, double eps, std::function<void(const std::vector<int>&)> applyRealSwitches);
 
 }  // namespace lw::sens::detail

@@ -106,6 +106,17 @@ std::unique_ptr<StepTangent> linearTangent(Eigen::MatrixXd T, Eigen::MatrixXd Tp
   return std::make_unique<LinearTangent>(std::move(T), std::move(Tp));
 }
 
+void sameStateChange(const PointPartials& n, CoordinateChange& map) {
+  const auto d = n.Ax.rows(), p = n.Ap.cols();
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(d, d), O = Eigen::MatrixXd::Zero(d, d);
+  map.Sx.resize(3 * d, d);
+  map.Sx << I, O, n.Ax;
+  map.Sv.resize(3 * d, d);
+  map.Sv << O, I, n.Av;
+  map.Sp = Eigen::MatrixXd::Zero(3 * d, p);
+  map.Sp.bottomRows(d) = n.Ap;
+}
+
 void linearAlong(const Eigen::MatrixXd& T, const Eigen::MatrixXd& Tp, StateColumns& S) {
   const auto n = S.x.rows();
   Eigen::MatrixXd S0(3 * n, S.x.cols());

@@ -39,6 +39,10 @@ std::unique_ptr<StepTangent> linearTangent(Eigen::MatrixXd T, Eigen::MatrixXd Tp
 /// S carried over such a step.
 void linearAlong(const Eigen::MatrixXd& T, const Eigen::MatrixXd& Tp, StateColumns& S);
 
+/// The change at a point whose state stays and whose accelerations follow other equations (a
+/// held gap let go): (x, v, a) = (X, V, A_x X + A_v V + A_ρ) with n the new equations' partials.
+void sameStateChange(const PointPartials& n, CoordinateChange& map);
+
 /// A formulation's Dormand–Prince step from a of size h linearised (its stages).
 using StagesOf = std::function<Status(const RunPoint& a, double h, std::vector<Stage>& stages)>;
 

@@ -6,6 +6,7 @@
 #include "dynamics/penalty_derivatives.h"
 #include "events/resting_contact.h"
 #include "sensitivity/formulation_numbers.h"
+#include "sensitivity/ode_steps.h"
 #include "sensitivity/penalty_impact.h"
 
 namespace lw::sens::detail {
@@ -419,15 +420,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (Status s = partials(b, true, n); !s.ok()) return s;
     const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, held(coords));
     if (Status s = dyn::penaltyStartOn<double>(tree_, real_.tree, alpha_, b.t, b.x, b.v, b.a, &rows); !s.ok()) return s;
-    if (!map) return {};
-    const auto nz = a.x.size(), p = static_cast<Eigen::Index>(st_.parameters.size());
-    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(nz, nz), O = Eigen::MatrixXd::Zero(nz, nz);
-    map->Sx.resize(3 * nz, nz);
-    map->Sx << I, O, n.Ax;
-    map->Sv.resize(3 * nz, nz);
-    map->Sv << O, I, n.Av;
-    map->Sp = Eigen::MatrixXd::Zero(3 * nz, p);
-    map->Sp.bottomRows(nz) = n.Ap;
+    if (map) sameStateChange(n, *map);
     return {};
   }
 

@@ -212,25 +212,12 @@ void runGlobal(RunContext& run) {
   // compiled again when they change; the same coordinates), their forces measured as Matrix R's
   // at the state mapped onto the tree (a formulation holds them, without Baumgarte's terms)
   events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
+  if (spec.naturalObserver) spec.naturalObserver->held = &resting.held();
   std::unique_ptr<kin::NaturalModel> heldModel;
   const kin::NaturalModel* current = &nm;
   auto compileHeld = [&](double t) -> lw::Status {
     std::vector<kin::HeldGap> held;
-    for (int j : resting.held()) {
-      const events::GapSource& g = sources[static_cast<std::size_t>(j)];
-      if (g.kind == events::GapSource::Kind::Contact) {
-        const auto& c = m.contacts[static_cast<std::size_t>(g.index)];
-        if (c.planeNormal.body > 0 && nm.bodies[static_cast<std::size_t>(c.planeNormal.body)].spinFree)
-          return lw::failure(lw::Status::Code::BadRequest, t,
-                             g.label() + " rests on a plane of the rod '" + m.bodies[static_cast<std::size_t>(c.planeNormal.body)].name +
-                                 "', which has no orientation coordinates in the global formulations (use --formulation matrix-r or penalty)");
-        held.push_back({true, g.index, 0.0});
-        continue;
-      }
-      const auto& limit = run.numbers.mech.limits[static_cast<std::size_t>(g.index)];
-      const double at = g.kind == events::GapSource::Kind::LimitMin ? limit.min : limit.max;
-      held.push_back({false, g.index, at - dyn::storedJointCoordinate<double>(model.tree, run.numbers, g.joint)});
-    }
+    if (lw::Status e = events::naturalHeldGaps(model.tree, run.numbers, nm, resting.held(), t, held); !e.ok()) return e;
     if (held.empty()) {
       heldModel.reset();
       current = &nm;
@@ -319,11 +306,6 @@ void runGlobal(RunContext& run) {
     // those that leave too slowly to fly again come to rest (as in the recursive formulations):
     // the impact again with e = 0 for them, their gaps held closed from here on
     std::vector<int> comingToRest = events::comingToRest(model.tree, closing, imp, z, zd, zdd, 1e-4 * spec.dt, run.speeds.resting);
-    if (!comingToRest.empty() && observer)
-      return lw::failure(lw::Status::Code::BadRequest, t,
-                         sources[static_cast<std::size_t>(comingToRest.front())].label() + " comes to rest at t = " + lw::shortNumber(t) +
-                             " s: sensitivities of the global formulations through a resting contact are not available yet "
-                             "(use --formulation matrix-r or penalty)");
     const bool rests = !comingToRest.empty();
     while (!comingToRest.empty()) {
       if (lw::Status e = events::impactOn<double>(model, run.numbers, dofsAt, t, ziAt, zidAt, zAt, closing, imp, comingToRest);
@@ -368,7 +350,7 @@ void runGlobal(RunContext& run) {
     forcesAtAccepted = resting.forces();
     rows.logEvent(events::openingRecord(model.tree, sources, t, j, z, zd, dyn::energy(model.tree, z, zd).total()), z, zd, zdd, true);
     monitor.start(t, z, zd);
-    return {};
+    return observer ? observer->released(observed(st), z) : lw::Status{};
   };
   // the contacts at the start: one inside its plane is refused, those closing there act at once
   auto startEvents = [&](GlobalState& st) -> lw::Status {

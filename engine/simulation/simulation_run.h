@@ -90,6 +90,11 @@ class NaturalObserver {
   /// The contacts (or switches) `contacts` acted at before.t: the velocities jumped from before.v
   /// to after.v (the accelerations with them), the positions the same.
   virtual Status impact(const integ::State& before, const integ::State& after, const std::vector<int>& contacts, const Eigen::VectorXd& z) = 0;
+  /// A held gap let go at s.t: the same state, the accelerations s.a of the model without its row.
+  virtual Status released(const integ::State& s, const Eigen::VectorXd& z) = 0;
+  /// The gaps held closed at each report (resting contacts: rows of the natural model, sorted gap
+  /// indices), set by the run; an impact reports the set after it.
+  const std::vector<int>* held = nullptr;
 };
 
 /// The smallest RK45 relative tolerance double precision can meet (its absolute tolerance, a

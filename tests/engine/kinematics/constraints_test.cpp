@@ -7,6 +7,8 @@
 #include <random>
 
 #include "io/mechanism_io.h"
+#include "dynamics/matrix_r.h"
+#include "events/resting_contact.h"
 #include "kinematics/natural_model.h"
 #include "kinematics/natural_numbers.h"
 #include "numeric/dual_eigen.h"
@@ -69,14 +71,18 @@ std::vector<std::pair<std::string, Mechanism>> models() {
 }
 
 // every contact and every side of every limit held closed (the rows a resting contact adds,
-// NaturalOptions::held: a contact's PlaneGap, a limit's joint as a driver holds it)
-std::vector<HeldGap> everythingHeld(const ResolvedMechanism& r) {
+// kin::HeldGap: a contact's PlaneGap, a stop's joint as a driver holds it at its value), as a
+// global run holds them (events::naturalHeldGaps)
+std::vector<HeldGap> everythingHeld(const ResolvedMechanism& r, const NaturalModel& plain) {
   std::vector<HeldGap> held;
-  for (std::size_t c = 0; c < r.contacts.size(); ++c) held.push_back({true, static_cast<int>(c), 0.0});
-  for (std::size_t l = 0; l < r.limits.size(); ++l) {
-    if (r.limits[l].hasMin) held.push_back({false, static_cast<int>(l), 0.1});
-    if (r.limits[l].hasMax) held.push_back({false, static_cast<int>(l), -0.2});
-  }
+  if (r.contacts.empty() && r.limits.empty()) return held;
+  const dyn::MatrixRModel model = dyn::compileMatrixR(r);
+  if (!model.ok()) return held;
+  std::vector<int> gaps;
+  const auto sources = events::gapSources(model.tree);
+  for (std::size_t j = 0; j < sources.size(); ++j)
+    if (!sources[j].isSwitch()) gaps.push_back(static_cast<int>(j));
+  EXPECT_TRUE(events::naturalHeldGaps(model.tree, model.tree.numbers, plain, gaps, 0, held).ok());
   return held;
 }
 
@@ -102,7 +108,7 @@ std::vector<Compiled> compiledModels() {
       }
       auto r = std::make_shared<const ResolvedMechanism>(std::move(*res));
       out.push_back({name, r, compileNaturalModel(*r, {.linearFrames = linearFrames}), linearFrames, {}});
-      const std::vector<HeldGap> held = everythingHeld(*r);
+      const std::vector<HeldGap> held = everythingHeld(*r, out.back().model);
       if (!held.empty()) out.push_back({name + " (held)", r, compileNaturalModel(*r, {.linearFrames = linearFrames}, held), linearFrames, held});
     }
   return out;
@@ -269,6 +275,7 @@ TEST(Constraints, TheModelsNumbersAgainOnDualsAreTheCompiledOnesAndTheirDerivati
         seeded.bodies.push_back(x);
       }
       for (const auto& c : plain.contacts) seeded.contacts.push_back({num::Dual8(c.radius), num::Dual8(c.restitution)});
+      for (const auto& l : plain.limits) seeded.limits.push_back({num::Dual8(l.min), num::Dual8(l.max), num::Dual8(l.restitution)});
       for (int a = 0; a < 3; ++a) {
         seeded.bodies[b].points[p][a].g[a] = 1;
         seeded.bodies[b].position[a].g[3 + a] = 1;
