@@ -294,16 +294,12 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
     J.normalBefore = J.cx.dot(before.v);
     // contacts at rest from the start (touching, not moving): held closed there, no crossing whose
     // time could move; only the e = 0 law's projection of the velocities (impact_jump.h)
+    // (drivers may move its plane: then it is checked as any impact)
     const bool restingFromStart = t == 0 && !isSwitch && plastic.size() == contacts.size();
-    if (restingFromStart && !st_.resolved.drivers.empty()) {
+    if (!restingFromStart || !st_.resolved.drivers.empty())
       if (Status s = differentiableImpact(st_, contacts, t, J.normalBefore); !s.ok()) return s;
-    }
-    if (restingFromStart) {
-      J.cx.setZero();
-    } else {
-      if (Status s = differentiableImpact(st_, contacts, t, J.normalBefore); !s.ok()) return s;
-      J.cx /= -J.normalBefore;
-    }
+    if (restingFromStart) J.cx.setZero();
+    else J.cx /= -J.normalBefore;
     const double g0 = gapOf(nominal_, before.x);
     Eigen::VectorXd v0;
     if (Status s = jumpOf(nominal_, before.x, before.v, v0); !s.ok()) return s;

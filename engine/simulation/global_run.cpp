@@ -208,9 +208,9 @@ void runGlobal(RunContext& run) {
   auto mapped = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a) {
     dyn::treeStateOf(model.tree, nm, x, v, a, z, zd, zdd);
   };
-  // the contacts at rest: held closed as rows of the natural model (kin::NaturalOptions::held,
-  // compiled again when they change; the same coordinates), their forces measured as Matrix R's
-  // at the state mapped onto the tree (a formulation holds them, without Baumgarte's terms)
+  // the contacts at rest: held closed as rows of the natural model (kin::HeldGap, compiled again
+  // when they change; the same coordinates), their forces measured as Matrix R's at the state
+  // mapped onto the tree (a formulation holds them, without Baumgarte's terms)
   events::RestingContacts resting(model.tree, events::restingOmega(m), &monitor);
   if (spec.naturalObserver) spec.naturalObserver->held = &resting.held();
   std::unique_ptr<kin::NaturalModel> heldModel;
