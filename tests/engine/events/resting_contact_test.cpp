@@ -281,7 +281,7 @@ TEST(RestingContact, APendulumRestsOnItsPinStop) {
 std::string boxOnAShakingTable(double amplitude, double omega) {
   const std::string shake = number(amplitude) + "*sin(" + number(omega) + "*t)";
   return R"({"format": "linkwright-mechanism", "version": 1, "name": "table", "dimension": 2, "gravity": [0, -9.81],
-    "ground": {"points": {"O": [0, 0], "G": [1, 0]}, "vectors": {"up": [0, 1]}},
+    "ground": {"points": {"O": [0, 0], "G": [0.2, 0]}, "vectors": {"up": [0, 1]}},
     "bodies": [
       {"name": "table", "mass": 5, "com": [0, 0], "inertia": 0.5, "points": {"P": [0, 0], "S": [0.5, 0]}, "vectors": {"up": [0, 1], "n": [0, 1]}},
       {"name": "box", "position": [0.2, 0.3], "mass": 1, "com": [0, 0], "inertia": 0.01, "points": {"C": [0, 0]}, "vectors": {"up": [0, 1]}}],
