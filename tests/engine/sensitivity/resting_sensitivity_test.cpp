@@ -191,6 +191,43 @@ TEST(RestingSensitivity, AContactThatOpensHasTheSensitivitiesOfItsClosedForm) {
   }
 }
 
+TEST(RestingSensitivity, AtRestOnAStopTheCoordinateFollowsTheStopAlone) {
+  // a block dropped onto its guide's stop s and a pendulum stored turned a₀ swung onto its pin stop
+  // lo, both with e = 0: at rest, the coordinate is the stop's value whatever the start, so
+  // d/d(stop) = 1 and d/d(start) = 0 (a held stop's row follows both: its value, less the joint's
+  // stored coordinate)
+  const auto l = test::loadedFromText(R"({"format": "linkwright-mechanism", "version": 1, "name": "stops", "dimension": 2,
+    "gravity": [0, -9.81], "parameters": [{"name": "s", "value": 0.05}, {"name": "y0", "value": 0.2}, {"name": "lo", "value": -0.5},
+                                          {"name": "a0", "value": 0.3}],
+    "ground": {"points": {"O": [0, 0], "Q": [2, 0]}, "vectors": {"up": [0, 1]}},
+    "bodies": [{"name": "block", "position": [0, "y0"], "mass": 1, "com": [0, 0], "inertia": 0.01, "points": {"P": [0, 0]}, "vectors": {"up": [0, 1]}},
+               {"name": "bar", "position": [2, 0], "angle": "a0", "mass": 1, "com": [0.5, 0], "inertia": 0.0833, "points": {"O": [0, 0]}}],
+    "joints": [{"name": "guide", "type": "slider", "points": ["ground.O", "block.P"], "axes": ["ground.up", "block.up"]},
+               {"name": "pin", "type": "pin", "points": ["ground.Q", "bar.O"]}],
+    "limits": [{"name": "stop", "joint": "guide", "min": "s", "restitution": 0}, {"name": "rest", "joint": "pin", "min": "lo", "restitution": 0}],
+    "outputs": [{"name": "y", "type": "joint_coordinate", "joint": "guide"}, {"name": "theta", "type": "joint_coordinate", "joint": "pin"}],
+    "costs": [{"name": "y_T", "type": "terminal", "expression": "y"}, {"name": "theta_T", "type": "terminal", "expression": "theta"}]})");
+  for (const Route& route : {kMatrixR, kPenalty, kIndex3, kIndex1, kPenaltyGlobal})
+    for (Method method : {Method::Direct, Method::ComplexStep}) {
+      SCOPED_TRACE(std::string(route.name) + " " + sens::toString(method));
+      const auto r = sens::runSensitivity(l->mechanism, study(method, route, 0.6));
+      ASSERT_TRUE(r.status.ok()) << r.status.message;
+      int rests = 0;
+      for (const auto& i : r.impacts) rests += i.record.kind == "closes";
+      EXPECT_EQ(rests, 2);
+      const sens::Gradient& g = r.methods.front();
+      auto d = [&](const char* cost, const char* parameter) {
+        return g.gradient(static_cast<Eigen::Index>(indexOf(r.costs, cost)), static_cast<Eigen::Index>(indexOf(r.parameters, parameter)));
+      };
+      // (the global penalty's held row yields by the weight over its penalty)
+      const double tol = route.formulation == analysis::Formulation::PenaltyGlobal || route.formulation == analysis::Formulation::Penalty ? 1e-6 : 1e-9;
+      EXPECT_NEAR(d("y_T", "s"), 1.0, tol);
+      EXPECT_NEAR(d("y_T", "y0"), 0.0, tol);
+      EXPECT_NEAR(d("theta_T", "lo"), 1.0, tol);
+      EXPECT_NEAR(d("theta_T", "a0"), 0.0, tol);
+    }
+}
+
 TEST(RestingSensitivity, TheFiveBarsRestsAndOpeningsDifferentiateAlike) {
   // the five-bar on a raised floor (Newton's law, e = 0.5) with damped springs: bursts of bounces
   // that end at rest, openings when the springs lift the point off; its five parameters through
