@@ -198,18 +198,12 @@ Status locateOpening(RestingContacts& resting, int gap, double t0, const Eigen::
   return {};
 }
 
-Status naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const kin::NaturalModel& nm, const std::vector<int>& held,
-                       double t, std::vector<kin::HeldGap>& out) {
-  out.clear();
+std::vector<kin::HeldGap> naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const std::vector<int>& held) {
+  std::vector<kin::HeldGap> out;
   const std::vector<GapSource> sources = gapSources(tree);
   for (int j : held) {
     const GapSource& g = sources[static_cast<std::size_t>(j)];
-    if (g.kind == GapSource::Kind::Contact) {
-      const auto& c = tree.mechanism->contacts[static_cast<std::size_t>(g.index)];
-      if (c.planeNormal.body > 0 && nm.bodies[static_cast<std::size_t>(c.planeNormal.body)].spinFree)
-        return failure(Status::Code::BadRequest, t,
-                       g.label() + " rests on a plane of the rod '" + tree.mechanism->bodies[static_cast<std::size_t>(c.planeNormal.body)].name +
-                           "', which has no orientation coordinates in the global formulations (use --formulation matrix-r or penalty)");
+    if (g.kind == GapSource::Kind::Contact) {  // (its normal is a body's vector: never a spin-free rod's, which has none)
       out.push_back({true, g.index, 0.0, false});
       continue;
     }
@@ -217,7 +211,7 @@ Status naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<d
     const double at = g.kind == GapSource::Kind::LimitMin ? limit.min : limit.max;
     out.push_back({false, g.index, at - dyn::storedJointCoordinate<double>(tree, p, g.joint), g.kind == GapSource::Kind::LimitMax});
   }
-  return {};
+  return out;
 }
 
 double restingOmega(const ResolvedMechanism& m) {

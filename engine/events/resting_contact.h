@@ -93,11 +93,9 @@ void heldRowsOn(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<S>& p, c
 Status locateOpening(RestingContacts& resting, int gap, double t0, const Eigen::VectorXd& atStart, double t1, double timeTolerance,
                      const std::function<Status(double)>& forceAt);
 
-/// The gaps `held` (gap indices) as rows of the natural model `nm` (kin::HeldGap: a contact's
-/// plane, a stop's joint at its value with the numbers p, less its stored coordinate). Fails,
-/// naming it, for a contact on the plane of a rod (no orientation coordinates there).
-Status naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const kin::NaturalModel& nm, const std::vector<int>& held,
-                       double t, std::vector<kin::HeldGap>& out);
+/// The gaps `held` (gap indices) as rows of the natural model (kin::HeldGap: a contact's plane, a
+/// stop's joint at its value with the numbers p, less its stored coordinate).
+std::vector<kin::HeldGap> naturalHeldGaps(const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const std::vector<int>& held);
 
 /// The Baumgarte rate for a mechanism: 10 √(g/L) (L its length scale, g at least 1 m/s²).
 double restingOmega(const ResolvedMechanism& m);

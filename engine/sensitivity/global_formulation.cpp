@@ -412,13 +412,11 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
                            "a contact at rest: the global formulations take their parameter partials through a rest by AD only (not --partials gsam or lsam)");
         return h;
       }
-      std::vector<kin::HeldGap> gaps;
-      if ((h.status = events::naturalHeldGaps(st_.model.tree, real_.tree, nominal_.nm, held, 0, gaps)).ok()) {
-        h.nm = std::make_unique<kin::NaturalModel>(kin::compileNaturalModel(st_.resolved, {.linearFrames = true}, gaps));
-        h.data = std::make_unique<dyn::GlobalOdeData>(*h.nm);
-        h.on.resize(chunks_.size());
-        for (std::size_t k = 0; k < chunks_.size() && h.status.ok(); ++k) h.status = dyn::naturalOn(*h.nm, chunks_[k]->tree.mech, h.on[k]);
-      }
+      h.nm = std::make_unique<kin::NaturalModel>(
+          kin::compileNaturalModel(st_.resolved, {.linearFrames = true}, events::naturalHeldGaps(st_.model.tree, real_.tree, held)));
+      h.data = std::make_unique<dyn::GlobalOdeData>(*h.nm);
+      h.on.resize(chunks_.size());
+      for (std::size_t k = 0; k < chunks_.size() && h.status.ok(); ++k) h.status = dyn::naturalOn(*h.nm, chunks_[k]->tree.mech, h.on[k]);
     }
     return *heldModels_[c];
   }

@@ -215,17 +215,10 @@ void runGlobal(RunContext& run) {
   if (spec.naturalObserver) spec.naturalObserver->held = &resting.held();
   std::unique_ptr<kin::NaturalModel> heldModel;
   const kin::NaturalModel* current = &nm;
-  auto compileHeld = [&](double t) -> lw::Status {
-    std::vector<kin::HeldGap> held;
-    if (lw::Status e = events::naturalHeldGaps(model.tree, run.numbers, nm, resting.held(), t, held); !e.ok()) return e;
-    if (held.empty()) {
-      heldModel.reset();
-      current = &nm;
-      return {};
-    }
-    heldModel = std::make_unique<kin::NaturalModel>(kin::compileNaturalModel(m, {.linearFrames = true}, held));
-    current = heldModel.get();
-    return {};
+  auto compileHeld = [&] {
+    const std::vector<kin::HeldGap> held = events::naturalHeldGaps(model.tree, run.numbers, resting.held());
+    heldModel = held.empty() ? nullptr : std::make_unique<kin::NaturalModel>(kin::compileNaturalModel(m, {.linearFrames = true}, held));
+    current = heldModel ? heldModel.get() : &nm;
   };
   NaturalResiduals residuals;
   bool stopped = false;
@@ -326,7 +319,7 @@ void runGlobal(RunContext& run) {
       break;
     }
     if (rests) {
-      if (lw::Status e = compileHeld(t); !e.ok()) return e;
+      compileHeld();
       st.setModel(*current);
       if (lw::Status e = startAfter(); !e.ok()) return e;
       forcesAtAccepted = resting.forces();
@@ -342,7 +335,7 @@ void runGlobal(RunContext& run) {
   auto opening = [&](GlobalState& st, int j) -> lw::Status {
     const double t = st.t();
     resting.release(j);
-    if (lw::Status e = compileHeld(t); !e.ok()) return e;
+    compileHeld();
     st.setModel(*current);
     if (lw::Status e = st.start(t, st.q(), st.qd()); !e.ok()) return e;
     mapped(st.q(), st.qd(), st.qdd());
@@ -537,26 +530,19 @@ void runGlobal(RunContext& run) {
         record(tRow, xRow, vRow, aRow, true);
       }
       if (!res.status.ok() || stopped) break;
-      if (impact) {
-        // the state at the event, its row just before it, then the event from there
+      if (impact || opens >= 0) {
+        // the state at the event (an impact, or a held contact letting go), its row just before
+        // it, then the event from there
+        if (!impact) monitor.accept();
         rk.interpolate(tEvent, xRow, vRow);
         res.status = st.start(tEvent, xRow, vRow);
         if (!res.status.ok()) break;
         if (tEvent > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, true);
-        res.status = event(st, closing);
+        res.status = impact ? event(st, closing) : opening(st, opens);
         if (!res.status.ok()) break;
         continue;
       }
       monitor.accept();
-      if (opens >= 0) {
-        rk.interpolate(tEvent, xRow, vRow);
-        res.status = st.start(tEvent, xRow, vRow);
-        if (!res.status.ok()) break;
-        if (tEvent > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, true);
-        res.status = opening(st, opens);
-        if (!res.status.ok()) break;
-        continue;
-      }
       // the step's end into the energies' and costs' quadratures, a row or not
       if (s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
       if (observer) {

@@ -73,17 +73,15 @@ std::vector<std::pair<std::string, Mechanism>> models() {
 // every contact and every side of every limit held closed (the rows a resting contact adds,
 // kin::HeldGap: a contact's PlaneGap, a stop's joint as a driver holds it at its value), as a
 // global run holds them (events::naturalHeldGaps)
-std::vector<HeldGap> everythingHeld(const ResolvedMechanism& r, const NaturalModel& plain) {
-  std::vector<HeldGap> held;
-  if (r.contacts.empty() && r.limits.empty()) return held;
+std::vector<HeldGap> everythingHeld(const ResolvedMechanism& r) {
+  if (r.contacts.empty() && r.limits.empty()) return {};
   const dyn::MatrixRModel model = dyn::compileMatrixR(r);
-  if (!model.ok()) return held;
+  if (!model.ok()) return {};
   std::vector<int> gaps;
   const auto sources = events::gapSources(model.tree);
   for (std::size_t j = 0; j < sources.size(); ++j)
     if (!sources[j].isSwitch()) gaps.push_back(static_cast<int>(j));
-  EXPECT_TRUE(events::naturalHeldGaps(model.tree, model.tree.numbers, plain, gaps, 0, held).ok());
-  return held;
+  return events::naturalHeldGaps(model.tree, model.tree.numbers, gaps);
 }
 
 constexpr int kKinds = static_cast<int>(ConstraintKind::PlaneGap) + 1;
@@ -108,7 +106,7 @@ std::vector<Compiled> compiledModels() {
       }
       auto r = std::make_shared<const ResolvedMechanism>(std::move(*res));
       out.push_back({name, r, compileNaturalModel(*r, {.linearFrames = linearFrames}), linearFrames, {}});
-      const std::vector<HeldGap> held = everythingHeld(*r, out.back().model);
+      const std::vector<HeldGap> held = everythingHeld(*r);
       if (!held.empty()) out.push_back({name + " (held)", r, compileNaturalModel(*r, {.linearFrames = linearFrames}, held), linearFrames, held});
     }
   return out;
