@@ -9,6 +9,7 @@
 #include "dynamics/generalized_forces.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/tree_motion.h"
+#include "numeric/first_jets.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 #include "numeric/solve_on.h"
@@ -493,6 +494,9 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
 
 // ---- the tangent by jet-free passes ----
 
+// a constraint's rows along a body's six unit twists at once, on the lanes' dual numbers
+using TwistJets = kin::FirstJets<num::Dual8, 6>;
+
 struct MatrixRTangent::Work {
   const MatrixRModel* m = nullptr;
   std::vector<Dof> dofs;
@@ -513,7 +517,8 @@ struct MatrixRTangent::Work {
   // along's turn of the multipliers: λ by row of Φ, the frames as jets, the loops' wrenches by node
   struct Turn {
     std::vector<double> lambdaByRow;
-    std::vector<detail::Frame<kin::BasicJet<num::Dual8>>> frames;
+    std::vector<detail::Frame<TwistJets>> frames;
+    std::vector<TwistJets> phi, zj;
     std::vector<detail::Motion6<num::Dual8>> wrench;
     std::vector<int> bodies;
   } turn;
@@ -571,7 +576,7 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   return {};
 }
 
-void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
+void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
                            VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd,
                            std::span<const ItemIndex> points, num::Dual8* pr, num::Dual8* pv, num::Dual8* pa) const {
   using D = num::Dual8;
@@ -630,8 +635,11 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
     zd0[i] = D(w.zd[i]);
     zdd0[i] = D(w.zdd[i]);
   }
-  rowsAlong(z0, zeroD, zeroD, 0.0);
-  Eigen::MatrixXd rhs = -lanes(rows, 0);
+  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(nz, L);
+  if (seeded) {  // Φ_ρ, h_ρ: without seeded numbers the pass has no lanes
+    rowsAlong(z0, zeroD, zeroD, 0.0);
+    rhs = -lanes(rows, 0);
+  }
   rhs.bottomRows(d) += gradients(dx);
   const Eigen::MatrixXd dz = w.theta.solve(rhs);
   z = withLanes(w.z, dz);
@@ -657,17 +665,19 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
   const bool loaded = w.lambda.size() > 0 && w.lambda.cwiseAbs().maxCoeff() > 0;
   if (loaded) {
     Work::Turn& u = w_->turn;
+    using T6 = TwistJets;
     u.lambdaByRow.assign(static_cast<std::size_t>(tree.nrows), 0.0);
     for (int r = 0; r < nc; ++r) u.lambdaByRow[static_cast<std::size_t>(m.rows[static_cast<std::size_t>(r)])] = w.lambda[r];
     const std::size_t nb = motion.frames.size(), nn = tree.nodes.size();
     u.frames.resize(nb);
     for (std::size_t b = 0; b < nb; ++b) {
-      for (int i = 0; i < 9; ++i) u.frames[b].R.a[i] = J(motion.frames[b].R.a[i]);
-      for (int i = 0; i < 3; ++i) u.frames[b].x[i] = J(motion.frames[b].x[i]);
+      for (int i = 0; i < 9; ++i) u.frames[b].R.a[i] = T6(motion.frames[b].R.a[i]);
+      for (int i = 0; i < 3; ++i) u.frames[b].x[i] = T6(motion.frames[b].x[i]);
     }
-    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i]);
-    phi.assign(static_cast<std::size_t>(tree.nrows), J(D(0.0)));
-    const J tj{D(w.t)};
+    u.zj.resize(static_cast<std::size_t>(nz));
+    for (int i = 0; i < nz; ++i) u.zj[static_cast<std::size_t>(i)] = T6(z[i]);
+    u.phi.assign(static_cast<std::size_t>(tree.nrows), T6(D(0.0)));
+    const T6 tj{D(w.t)};
     u.wrench.assign(nn, detail::Motion6<D>{detail::zero3<D>(), detail::zero3<D>()});
     for (std::size_t ci = 0; ci < tree.constraints.size(); ++ci) {
       const LoopConstraint& c = tree.constraints[ci];
@@ -682,10 +692,10 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
       const bool pair = u.bodies.size() == 2;
       for (std::size_t bi = 0; bi < (pair ? 1 : u.bodies.size()); ++bi) {
         const int b = u.bodies[bi];
-        detail::Frame<J>& F = u.frames[static_cast<std::size_t>(b)];
-        detail::Motion6<D> W{detail::zero3<D>(), detail::zero3<D>()};
+        detail::Frame<T6>& F = u.frames[static_cast<std::size_t>(b)];
+        // body b along its six unit twists about the origin at once (direction e: v_O = e_e for
+        // e < 3, ω = e_{e−3} after): Ṙ = ω̃R, ẋ = v_O + ω × x
         for (int e = 0; e < 6; ++e) {
-          // body b along the unit twist e about the origin: Ṙ = ω̃R, ẋ = v_O + ω × x
           for (int col = 0; col < 3; ++col)
             for (int r = 0; r < 3; ++r) {
               D rate(0.0);
@@ -694,7 +704,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
                 if (r == (a + 1) % 3) rate = -F.R((a + 2) % 3, col).v;
                 else if (r == (a + 2) % 3) rate = F.R((a + 1) % 3, col).v;
               }
-              F.R(r, col).d = rate;
+              F.R(r, col).d[e] = rate;
             }
           for (int r = 0; r < 3; ++r) {
             D rate(e < 3 && r == e ? 1.0 : 0.0);
@@ -703,15 +713,20 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, const VectorOn<num:
               if (r == (a + 1) % 3) rate = -F.x[(a + 2) % 3].v;
               else if (r == (a + 2) % 3) rate = F.x[(a + 1) % 3].v;
             }
-            F.x[r].d = rate;
+            F.x[r].d[e] = rate;
           }
-          constraintOnFrames<J, D>(tree, p, u.frames, zj.data(), tj, static_cast<int>(ci), phi.data());
+        }
+        constraintOnFrames<T6, D>(tree, p, u.frames, u.zj.data(), tj, static_cast<int>(ci), u.phi.data());
+        detail::Motion6<D> W{detail::zero3<D>(), detail::zero3<D>()};
+        for (int e = 0; e < 6; ++e) {
           D power(0.0);
-          for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * phi[static_cast<std::size_t>(c.row + r)].d;
+          for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * u.phi[static_cast<std::size_t>(c.row + r)].d[e];
           (e < 3 ? W.v : W.w)[e % 3] = power;
         }
-        for (auto& x : F.R.a) x.d = D(0.0);
-        for (int i = 0; i < 3; ++i) F.x[i].d = D(0.0);
+        for (auto& x : F.R.a)
+          for (auto& g : x.d) g = D(0.0);
+        for (int i = 0; i < 3; ++i)
+          for (auto& g : F.x[i].d) g = D(0.0);
         auto addTo = [&](int body, double sign) {
           detail::Motion6<D>& to = u.wrench[static_cast<std::size_t>(tree.nodeOfBody[static_cast<std::size_t>(body)])];
           to = {detail::add(to.v, detail::scale(D(sign), W.v)), detail::add(to.w, detail::scale(D(sign), W.w))};

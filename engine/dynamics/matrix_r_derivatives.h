@@ -96,9 +96,10 @@ class MatrixRTangent {
   /// is read off the model's analytic Jacobians). Fails when Θ_z or M̄ is singular there.
   Status at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t, const MatrixROn<double>& e);
   /// The lanes of z̈ⁱ and of the dependent z, ż, z̈ for the lanes of dx, dv (d each) and of p's
-  /// numbers (the model's geometry on dual numbers, parameters seeded or none); with `points`, also
-  /// their r, v, a (3 per point each, all three given) from the same motion pass.
-  void along(const TreeNumbers<num::Dual<8>>& p, const VectorOn<num::Dual<8>>& dx, const VectorOn<num::Dual<8>>& dv, VectorOn<num::Dual<8>>& zidd,
+  /// numbers (the model's geometry on dual numbers, parameters seeded or none: `seeded` false
+  /// says none, and the positions' pass, which then has no lanes, is left out); with `points`,
+  /// also their r, v, a (3 per point each, all three given) from the same motion pass.
+  void along(const TreeNumbers<num::Dual<8>>& p, bool seeded, const VectorOn<num::Dual<8>>& dx, const VectorOn<num::Dual<8>>& dv, VectorOn<num::Dual<8>>& zidd,
              VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, VectorOn<num::Dual<8>>& zdd, std::span<const ItemIndex> points = {},
              num::Dual<8>* r = nullptr, num::Dual<8>* v = nullptr, num::Dual<8>* a = nullptr) const;
 

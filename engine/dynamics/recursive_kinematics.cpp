@@ -8,6 +8,7 @@
 #include "dynamics/recursive_data.h"
 
 #include "dynamics/tree_kernels.h"
+#include "numeric/first_jets.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -703,13 +704,25 @@ void pointState(const RecursiveModel& m, RecursiveData& data, int body, const Ei
                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::Vector3d* r, Eigen::Vector3d* v,
                 Eigen::Vector3d* a) {
   Buffers& b = data.buffers();
-  auto& f = scratch<Frame<Jet>, Buffers::kPointFrames>(b);
-  const auto& zv = seeded<Buffers::kPointSeed>(b, z, &zd, -1);
-  computeFrames<Jet>(m, zv.data(), f);
+  if (!v && !a) {  // the position alone: the poses at z, shared with the state's other kernels
+    const V3<double> P = worldPoint(framesAt(m, b, z)[static_cast<std::size_t>(body)], p_B);
+    if (r) *r = {P[0], P[1], P[2]};
+    return;
+  }
+  const bool accelerated = a && !zdd.isZero(0.0);
+  // z̈ = 0 (Matrix R's Ḃż): the frames along (z + sż) the loops' rates use give r, v and a at once
+  const std::vector<Frame<Jet>>& f =
+      accelerated ? [&]() -> const std::vector<Frame<Jet>>& {
+        auto& own = scratch<Frame<Jet>, Buffers::kPointFrames>(b);
+        computeFrames<Jet>(m, seeded<Buffers::kPointSeed>(b, z, &zd, -1).data(), own);
+        return own;
+      }()
+                  : jetFramesAlong(m, data, z.data(), zd.data());
   const V3<Jet> P = worldPoint(f[static_cast<std::size_t>(body)], p_B);
   if (r) *r = {P[0].v, P[1].v, P[2].v};
   if (v) *v = {P[0].d, P[1].d, P[2].d};
-  if (a) {
+  if (a && !accelerated) *a = {P[0].dd, P[1].dd, P[2].dd};
+  else if (a) {
     const auto& za = seeded<Buffers::kPointAccelSeed>(b, z, &zdd, -1);
     auto& fa = scratch<Frame<Jet>, Buffers::kPointAccelFrames>(b);
     computeFrames<Jet>(m, za.data(), fa);
@@ -882,6 +895,11 @@ LW_KINEMATICS_ON(kin::BasicJet<num::Dual8>, num::Dual8)
 LW_KINEMATICS_ON(std::complex<double>, std::complex<double>)
 LW_KINEMATICS_ON(kin::BasicJet<std::complex<double>>, std::complex<double>)
 #undef LW_KINEMATICS_ON
+// six twists at once on the lanes' dual numbers (the multipliers' turn, matrix_r_derivatives.cpp)
+template void constraintOnFrames<kin::FirstJets<num::Dual8, 6>, num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&,
+                                                                          const std::vector<detail::Frame<kin::FirstJets<num::Dual8, 6>>>&,
+                                                                          const kin::FirstJets<num::Dual8, 6>*, const kin::FirstJets<num::Dual8, 6>&,
+                                                                          int, kin::FirstJets<num::Dual8, 6>*);
 // eight directions a pass on the double numbers (the reactions' derivatives, reactions.cpp)
 template void constraintOnFrames<num::Dual8, double>(const RecursiveModel&, const TreeNumbers<double>&, const std::vector<detail::Frame<num::Dual8>>&,
                                                      const num::Dual8*, const num::Dual8&, int, num::Dual8*);

@@ -396,7 +396,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     std::vector<Dual> pr(np), pv(np), pa(np);
     auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
       Vec<Dual> zidd, z, zd, zdd;
-      tangent_.along(nums, dx, dv, zidd, z, zd, zdd, st_.outputs.points, pr.data(), pv.data(), pa.data());
+      tangent_.along(nums, &nums != &plain_.tree, dx, dv, zidd, z, zd, zdd, st_.outputs.points, pr.data(), pv.data(), pa.data());
       r.resize(d + no);
       r.head(d) = zidd;
       std::vector<Dual> out(static_cast<std::size_t>(no));

@@ -272,7 +272,7 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     }
     const TreeNumbers<D> plain = numbersWith<D>(*c, {}, {});
     VectorOn<D> zidd, z, zd, zdd;
-    tangent.along(plain, dx, dv, zidd, z, zd, zdd);
+    tangent.along(plain, false, dx, dv, zidd, z, zd, zdd);
     MatrixROn<D> ref;
     ASSERT_TRUE(evaluateOn<D>(m, plain, data.dofs, t, x, v, data.z, ref, &m.tree.numbers).ok());
     compare(zidd, ref.zidd, "z̈ⁱ along the state");
@@ -292,7 +292,7 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     }
     const TreeNumbers<D> withParameters = numbersWith<D>(*c, seeded, seeds);
     const VectorOn<D> none = VectorOn<D>::Zero(d);
-    tangent.along(withParameters, none, none, zidd, z, zd, zdd);
+    tangent.along(withParameters, true, none, none, zidd, z, zd, zdd);
     ASSERT_TRUE(evaluateOn<D>(m, withParameters, data.dofs, t, zi.cast<D>(), zid.cast<D>(), data.z, ref, &m.tree.numbers).ok());
     compare(zidd, ref.zidd, "z̈ⁱ along the parameters");
     compare(zdd, ref.zdd, "z̈ along the parameters");
