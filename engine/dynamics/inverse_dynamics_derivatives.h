@@ -61,4 +61,13 @@ extern template void inverseDynamicsWithPoints<num::Dual<8>>(const RecursiveMode
                                                              const num::Dual<8>*, const num::Dual<8>*, double, num::Dual<8>*,
                                                              std::span<const ItemIndex>, num::Dual<8>*, num::Dual<8>*, num::Dual<8>*);
 
+/// The lanes of inverseDynamicsWithPoints for numbers whose lanes touch nothing but the bodies'
+/// masses and inertias (`values` the same numbers on doubles; the state has no lanes): the motion
+/// does not depend on them, so it is taken on doubles, and a body's wrench, linear in its mass and
+/// inertia, is evaluated on doubles for each lane that moves them — no dual-number pass. τ's values
+/// are left 0 (its lanes are what a parameter's column reads); the points are the motion's, no lanes.
+void inverseDynamicsOfInertia(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<num::Dual<8>>& p, const double* z,
+                              const double* zd, const double* zdd, double t, num::Dual<8>* tau, std::span<const ItemIndex> points,
+                              num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
+
 }  // namespace lw::dyn

@@ -301,6 +301,70 @@ void inverseDynamicsWithPoints(const RecursiveModel& m, const TreeNumbers<S>& p,
   detail::inverseDynamicsFrom(m, p, motion, z, zd, t, tau);
   detail::pointsFromMotion(m, p, motion, points, r, v, a);
 }
+void inverseDynamicsOfInertia(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<num::Dual8>& p, const double* z,
+                              const double* zd, const double* zdd, double t, num::Dual8* tau, std::span<const ItemIndex> points,
+                              num::Dual8* r, num::Dual8* v, num::Dual8* a) {
+  using namespace detail;
+  using D = num::Dual8;
+  constexpr int L = num::kChunk;
+  thread_local TreeMotion<double> motion;  // kept: a run asks at every point
+  thread_local std::vector<Motion6<double>> F;  // by node and lane: the subtree's wrench's lane
+  treeMotion(m, values, z, zd, zdd, motion);
+  const auto nn = m.nodes.size();
+  const bool planar = m.dimension == 2;
+  const Eigen::Vector3d g = values.mech.gravity;
+  F.assign(nn * L, zero6<double>());
+  // a body's wrench I A + V ×* I V − m g is linear in its mass and inertia at a given motion: each
+  // lane's is the same expression on that lane's derivatives of them (zero for most bodies)
+  for (std::size_t k = 0; k < nn; ++k) {
+    const auto& B = p.mech.bodies[static_cast<std::size_t>(m.nodes[k].body)];
+    const M3<double>& R = motion.frames[static_cast<std::size_t>(m.nodes[k].body)].R;
+    for (int l = 0; l < L; ++l) {
+      const double dm = B.mass.g[l];
+      Eigen::Matrix3d dI;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) dI(i, j) = B.inertia(i, j).g[l];
+      if (dm == 0 && dI.isZero(0.0)) continue;
+      const Motion6<double> IV = inertiaTimes(planar, dm, motion.centre[k], R, dI, motion.V[k]);
+      const Motion6<double> IA = inertiaTimes(planar, dm, motion.centre[k], R, dI, motion.A[k]);
+      Motion6<double>& f = F[k * L + static_cast<std::size_t>(l)];
+      f = plus(IA, crossForce(motion.V[k], IV));
+      const V3<double> weight{{g.x() * dm, g.y() * dm, g.z() * dm}};
+      f.v = sub(f.v, weight);
+      f.w = sub(f.w, cross(motion.centre[k], weight));
+    }
+  }
+  for (std::size_t k = nn; k-- > 0;) {
+    const Node& n = m.nodes[k];
+    for (int c : m.children[k])
+      for (int l = 0; l < L; ++l) {
+        Motion6<double>& f = F[k * L + static_cast<std::size_t>(l)];
+        f = plus(f, F[static_cast<std::size_t>(c) * L + static_cast<std::size_t>(l)]);
+      }
+    for (int q = 0; q < n.nz; ++q) {
+      const auto& s = motion.column[static_cast<std::size_t>(n.z + q)];
+      D& out = tau[n.z + q];
+      out = D(0.0);
+      for (int l = 0; l < L; ++l) {
+        const Motion6<double>& f = F[k * L + static_cast<std::size_t>(l)];
+        out.g[l] = dot(s.v, f.v) + dot(s.w, f.w);
+      }
+    }
+  }
+  // the points move as on doubles: no lanes
+  thread_local std::vector<double> pr, pv, pa;
+  pr.resize(3 * points.size());
+  pv.resize(3 * points.size());
+  pa.resize(3 * points.size());
+  pointsFromMotion(m, values, motion, points, pr.data(), pv.data(), pa.data());
+  for (std::size_t i = 0; i < pr.size(); ++i) {
+    r[i] = D(pr[i]);
+    v[i] = D(pv[i]);
+    a[i] = D(pa[i]);
+  }
+  (void)t;
+}
+
 template void inverseDynamicsWithPoints<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,
                                                 const double*, double, double*, std::span<const ItemIndex>, double*, double*, double*);
 template void inverseDynamicsWithPoints<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*,
