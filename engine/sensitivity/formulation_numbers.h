@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -159,6 +160,28 @@ class FormulationNumbers {
         2 * nz, out, adOnly);
   }
 
+  /// The numbers with chosen parameter `lanes[l]` seeded in lane l (−1: none there), the forces'
+  /// switch states as the values' now: for a pass whose lanes mix the state's directions with
+  /// some parameters' (kept, and switched with the others from then on).
+  const NumbersOn<Dual>& seededInLanes(const std::vector<int>& lanes) {
+    auto& n = byLanes_[lanes];
+    if (!n) {
+      std::vector<std::size_t> seeded;
+      std::vector<Dual> seeds;
+      for (std::size_t l = 0; l < lanes.size(); ++l) {
+        if (lanes[l] < 0) continue;
+        const std::size_t k = st_.parameters[static_cast<std::size_t>(lanes[l])];
+        seeded.push_back(k);
+        Dual sd(st_.table().values()[k]);
+        sd.g[l] = 1;
+        seeds.push_back(sd);
+      }
+      n = std::make_unique<NumbersOn<Dual>>(st_, seeded, seeds);
+      for (std::size_t f = 0; f < n->tree.mech.forces.size(); ++f) n->tree.mech.forces[f].active = real_.tree.mech.forces[f].active;
+    }
+    return *n;
+  }
+
   /// Whether `n` is a chunk whose parameters touch nothing but the bodies' masses and inertias:
   /// the motion at a fixed state does not depend on them (dyn::inverseDynamicsOfInertia).
   bool inertialChunk(const NumbersOn<Dual>& n) const {
@@ -176,6 +199,7 @@ class FormulationNumbers {
     f(plain_.tree);
     f(real_.tree);
     for (auto& c : chunks_) f(c->tree);
+    for (auto& [lanes, n] : byLanes_) f(n->tree);
     for (auto& sets : moved_)
       for (auto& set : sets) f(set->tree);
   }
@@ -186,6 +210,7 @@ class FormulationNumbers {
   std::vector<Eigen::Index> firsts_;
   std::vector<int> counts_;
   std::vector<char> inertial_;  // by chunk: inertialChunk
+  std::map<std::vector<int>, std::unique_ptr<NumbersOn<Dual>>> byLanes_;  // seededInLanes
   Partials partials_;
   std::vector<double> deltas_;
   std::vector<std::vector<std::unique_ptr<NumbersOn<double>>>> moved_;

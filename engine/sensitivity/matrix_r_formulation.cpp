@@ -108,6 +108,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto& D = dofs(b.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const double h = b.t - a.t;
+    // the open chains' analytic partials cost less than the tangent's lanes, packed or not
+    if (fastCovers(b) && !rungeKutta_ && !semiAnalytical() && !treeCovers(b)) return packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
     if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
@@ -390,6 +392,75 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return {};
   }
 
+  // [z̈ⁱ; outputs] at the point the tangent was set at (t) along the lanes of (dx, dv) and of the
+  // numbers (`seeded`: they carry some)
+  void alongLanes(const dyn::TreeNumbers<Dual>& nums, bool seeded, double t, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
+    const auto d = dx.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const std::size_t np = 3 * st_.outputs.points.size();
+    lanes_.pr.resize(np);
+    lanes_.pv.resize(np);
+    lanes_.pa.resize(np);
+    lanes_.out.resize(static_cast<std::size_t>(no));
+    Vec<Dual>&zidd = lanes_.zidd, &z = lanes_.z, &zd = lanes_.zd, &zdd = lanes_.zdd;
+    tangent_.along(nums, seeded, dx, dv, zidd, z, zd, zdd, st_.outputs.points, lanes_.pr.data(), lanes_.pv.data(), lanes_.pa.data());
+    r.resize(d + no);
+    r.head(d) = zidd;
+    analysis::outputsFromPoints<Dual>(st_.outputs, st_.model.tree, nums, z, zd, zdd, t, lanes_.pr.data(), lanes_.pv.data(), lanes_.pa.data(),
+                                      lanes_.out.data());
+    for (Eigen::Index k = 0; k < no; ++k) r[d + k] = lanes_.out[static_cast<std::size_t>(k)];
+  }
+
+  // The trapezoidal step's sensitivities with the tangent's lanes packed: the Newton matrix needs
+  // only the d columns of K = h²/4 f_x + h/2 f_v (each along (h²/4 e_k, h/2 e_k)), the right-hand
+  // sides f_x X̂ + f_v V̂ + f_ρ one lane per parameter (along (X̂_j, V̂_j) with ρ_j seeded), so
+  // d + p lanes a step instead of 2d + p; the outputs along S₁ = (X̂ + h²/4 A₁, V̂ + h/2 A₁) are
+  // the right-hand sides' outputs plus the K columns' times A₁.
+  Status packedTrapezoidalAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+    const auto& D = dofs(b.coords);
+    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const auto np = static_cast<Eigen::Index>(st_.parameters.size());
+    const double h = b.t - a.t, hx = 0.25 * h * h, hv = 0.5 * h;
+    dyn::MatrixROn<double> e;
+    if (Status s = pointState(b, e); !s.ok()) return s;
+    if (Status s = tangent_.at(st_.model, real_.tree, D, b.t, e); !s.ok()) return s;
+    outputs.resize(no);
+    analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, b.t, outputs.data());
+    const Eigen::MatrixXd Xh = S.x + h * S.v + hx * S.a, Vh = S.v + hv * S.a;
+    const Eigen::Index n = d + np;
+    Eigen::MatrixXd F(d + no, n);  // [f; outputs] along K's columns, then along the right-hand sides'
+    Vec<Dual> dx(d), dv(d), r;
+    std::vector<int> lanes(kLanes);
+    for (Eigen::Index first = 0; first < n; first += kLanes) {
+      dx.setZero();
+      dv.setZero();
+      bool seeded = false;
+      for (int l = 0; l < kLanes; ++l) {
+        const Eigen::Index c = first + l;
+        lanes[static_cast<std::size_t>(l)] = c >= d && c < n ? static_cast<int>(c - d) : -1;
+        if (c >= n) continue;
+        if (c < d) {
+          dx[c].g[l] = hx;
+          dv[c].g[l] = hv;
+          continue;
+        }
+        seeded = true;
+        for (Eigen::Index i = 0; i < d; ++i) {
+          dx[i].g[l] = Xh(i, c - d);
+          dv[i].g[l] = Vh(i, c - d);
+        }
+      }
+      alongLanes(seeded ? seededInLanes(lanes).tree : plain_.tree, seeded, b.t, dx, dv, r);
+      for (int l = 0; l < kLanes && first + l < n; ++l)
+        for (Eigen::Index i = 0; i < d + no; ++i) F(i, first + l) = r[i].g[l];
+    }
+    const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - F.topLeftCorner(d, d);
+    S.a = G.partialPivLu().solve(Eigen::MatrixXd(F.topRightCorner(d, np)));
+    S.x = Xh + hx * S.a;
+    S.v = Vh + hv * S.a;
+    outputsAlong = F.bottomRightCorner(no, np) + F.bottomLeftCorner(no, d) * S.a;
+    return {};
+  }
+
   Status lanesPartials(const RunPoint& p, PointPartials& n) {
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
@@ -400,16 +471,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     n.outputs.resize(no);
     analysis::outputsOn<double>(st_.outputs, tree, real_.tree, e.z, e.zd, e.zdd, p.t, n.outputs.data());
     // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
-    const std::size_t np = 3 * st_.outputs.points.size();
-    std::vector<Dual> pr(np), pv(np), pa(np);
     auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
-      Vec<Dual> zidd, z, zd, zdd;
-      tangent_.along(nums, &nums != &plain_.tree, dx, dv, zidd, z, zd, zdd, st_.outputs.points, pr.data(), pv.data(), pa.data());
-      r.resize(d + no);
-      r.head(d) = zidd;
-      std::vector<Dual> out(static_cast<std::size_t>(no));
-      analysis::outputsFromPoints<Dual>(st_.outputs, tree, nums, z, zd, zdd, p.t, pr.data(), pv.data(), pa.data(), out.data());
-      for (Eigen::Index k = 0; k < no; ++k) r[d + k] = out[static_cast<std::size_t>(k)];
+      alongLanes(nums, &nums != &plain_.tree, p.t, dx, dv, r);
     };
     Eigen::MatrixXd Fs;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);  // directions alone
@@ -590,6 +653,10 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
   Eigen::MatrixXd Md_;
   dyn::MatrixRTangent tangent_;
+  struct LanesBuffers {  // alongLanes' results, kept between calls
+    Vec<Dual> zidd, z, zd, zdd;
+    std::vector<Dual> pr, pv, pa, out;
+  } lanes_;
   std::vector<std::unique_ptr<dyn::MatrixRData>> pointData_;  // by coordinate set: pointState's pipelines
 };
 
