@@ -514,6 +514,11 @@ struct MatrixRTangent::Work {
     std::vector<detail::Frame<kin::BasicJet<num::Dual8>>> frames;
     std::vector<kin::BasicJet<num::Dual8>> phi, xyz, rows, zj;
   } passes;
+  // along's positions' pass (the numbers' lanes at fixed z): frames and rows on dual numbers
+  struct Positions {
+    std::vector<detail::Frame<num::Dual8>> frames;
+    std::vector<num::Dual8> phi, xyz;
+  } positions;
   // along's turn of the multipliers: λ by row of Φ, the frames as jets, the loops' wrenches by node
   struct Turn {
     std::vector<double> lambdaByRow;
@@ -636,9 +641,26 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
     zdd0[i] = D(w.zdd[i]);
   }
   Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(nz, L);
-  if (seeded) {  // Φ_ρ, h_ρ: without seeded numbers the pass has no lanes
-    rowsAlong(z0, zeroD, zeroD, 0.0);
-    rhs = -lanes(rows, 0);
+  if (seeded) {  // Φ_ρ, h_ρ: without seeded numbers the pass has no lanes; positions alone, no jets
+    Work::Positions& q = w_->positions;
+    q.phi.resize(static_cast<std::size_t>(tree.nrows));
+    q.xyz.resize(3 * w.points.size());
+    detail::computeFrames<D, D>(tree, p, z0.data(), q.frames);
+    kinematicsOnFrames<D, D>(tree, p, q.frames, z0.data(), D(w.t), q.phi.data(), w.points, q.xyz.data());
+    std::size_t r = 0, point = 0;
+    for (int row : m.rows) {
+      const D& x = q.phi[static_cast<std::size_t>(row)];
+      for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
+      ++r;
+    }
+    for (const Dof& f : w.dofs) {
+      if (f.kind != Dof::Kind::Coordinate) {  // a coordinate's own row has no lanes at fixed z
+        const D& x = q.xyz[3 * point + static_cast<std::size_t>(f.component)];
+        for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
+        ++point;
+      }
+      ++r;
+    }
   }
   rhs.bottomRows(d) += gradients(dx);
   const Eigen::MatrixXd dz = w.theta.solve(rhs);

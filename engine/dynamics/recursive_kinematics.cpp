@@ -85,19 +85,19 @@ void constraintRow(const RecursiveModel& m, const TreeNumbers<P>& p, const std::
           r[4] = dot(u1, worldDir(F2, axes[1].v));
           break;
         }
+        if (jt.type == JointType::Pin || jt.type == JointType::Spherical) {  // the points alone
+          const V3<T> d = sub(jointPoint(m, p, f, c.index, 1), jointPoint(m, p, f, c.index, 0));
+          for (int i = 0; i < (jt.type == JointType::Pin ? 2 : 3); ++i) r[i] = d[i];
+          break;
+        }
         V3<T> P1, u1, w1, v1, P2, u2, w2, v2;
         jointFrame(m, p, f, c.index, 0, P1, u1, w1, v1);
         jointFrame(m, p, f, c.index, 1, P2, u2, w2, v2);
         const V3<T> d = sub(P2, P1);
         switch (jt.type) {
-          case JointType::Pin:
-            r[0] = d[0];
-            r[1] = d[1];
-            break;
+          case JointType::Pin:  // above
           case JointType::Spherical:
-            for (int i = 0; i < 3; ++i) r[i] = d[i];
-            break;
-          case JointType::Revolute:  // above
+          case JointType::Revolute:
             break;
           case JointType::Universal:
             for (int i = 0; i < 3; ++i) r[i] = d[i];

@@ -109,7 +109,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const double h = b.t - a.t;
     // the open chains' analytic partials cost less than the tangent's lanes, packed or not
-    if (fastCovers(b) && !rungeKutta_ && !semiAnalytical() && !treeCovers(b)) return packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
+    if (packs(b)) return rungeKutta_ ? packedRungeKuttaAlong(a, b, S, outputs, outputsAlong) : packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
     if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
@@ -157,6 +157,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+    if (packs(p)) return packedPointAlong(p, S, outputs, outputsAlong);
     if (fastCovers(p)) return pointAlongByPartials(*this, p, S, outputs, outputsAlong);
     const auto d = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     Eigen::MatrixXd R;
@@ -370,6 +371,10 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return analytic_;
   }
 
+  // the direct method's products by the tangent's lanes along S (packed with the parameters'
+  // seeds), not by the point's partials: loops with AD partials
+  bool packs(const RunPoint& p) const { return fastCovers(p) && !semiAnalytical() && !treeCovers(p); }
+
   // the point's state on doubles by the run's own pipeline (Θ_z from the analytic loop Jacobian,
   // Newton from the run's dependent coordinates), one pipeline per set of coordinates
   Status pointState(const RunPoint& p, dyn::MatrixROn<double>& e) {
@@ -410,49 +415,64 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     for (Eigen::Index k = 0; k < no; ++k) r[d + k] = lanes_.out[static_cast<std::size_t>(k)];
   }
 
+  // [f; outputs] at the point the tangent was set at (t) along columns c = (DX.col(c), DV.col(c))
+  // with chosen parameter param[c] seeded in the same lane (−1: none), packed eight to a pass
+  void laneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
+    const Eigen::Index d = DX.rows(), n = DX.cols(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    F.resize(d + no, n);
+    Vec<Dual> dx(d), dv(d), r;
+    std::vector<int> lanes(kLanes);
+    for (Eigen::Index first = 0; first < n; first += kLanes) {
+      bool seeded = false;
+      for (Eigen::Index i = 0; i < d; ++i) dx[i] = dv[i] = Dual(0.0);
+      for (int l = 0; l < kLanes; ++l) {
+        const Eigen::Index c = first + l;
+        lanes[static_cast<std::size_t>(l)] = c < n ? param[static_cast<std::size_t>(c)] : -1;
+        seeded = seeded || lanes[static_cast<std::size_t>(l)] >= 0;
+        if (c >= n) continue;
+        for (Eigen::Index i = 0; i < d; ++i) {
+          dx[i].g[l] = DX(i, c);
+          dv[i].g[l] = DV(i, c);
+        }
+      }
+      alongLanes(seeded ? seededInLanes(lanes).tree : plain_.tree, seeded, t, dx, dv, r);
+      for (int l = 0; l < kLanes && first + l < n; ++l)
+        for (Eigen::Index i = 0; i < d + no; ++i) F(i, first + l) = r[i].g[l];
+    }
+  }
+  std::vector<int> chosen(int leadingNone = 0) const {
+    std::vector<int> param(static_cast<std::size_t>(leadingNone), -1);
+    for (std::size_t j = 0; j < st_.parameters.size(); ++j) param.push_back(static_cast<int>(j));
+    return param;
+  }
+  // the tangent set at p: its state on doubles by the run's pipeline, the outputs' values there
+  Status tangentAt(const RunPoint& p, Eigen::VectorXd* outputs, Eigen::VectorXd* f = nullptr) {
+    dyn::MatrixROn<double> e;
+    if (Status s = pointState(p, e); !s.ok()) return s;
+    if (Status s = tangent_.at(st_.model, real_.tree, dofs(p.coords), p.t, e); !s.ok()) return s;
+    if (outputs) {
+      outputs->resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
+      analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, outputs->data());
+    }
+    if (f) *f = e.zidd;
+    return {};
+  }
+
   // The trapezoidal step's sensitivities with the tangent's lanes packed: the Newton matrix needs
   // only the d columns of K = h²/4 f_x + h/2 f_v (each along (h²/4 e_k, h/2 e_k)), the right-hand
   // sides f_x X̂ + f_v V̂ + f_ρ one lane per parameter (along (X̂_j, V̂_j) with ρ_j seeded), so
   // d + p lanes a step instead of 2d + p; the outputs along S₁ = (X̂ + h²/4 A₁, V̂ + h/2 A₁) are
   // the right-hand sides' outputs plus the K columns' times A₁.
   Status packedTrapezoidalAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
-    const auto& D = dofs(b.coords);
-    const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const auto d = b.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const auto np = static_cast<Eigen::Index>(st_.parameters.size());
     const double h = b.t - a.t, hx = 0.25 * h * h, hv = 0.5 * h;
-    dyn::MatrixROn<double> e;
-    if (Status s = pointState(b, e); !s.ok()) return s;
-    if (Status s = tangent_.at(st_.model, real_.tree, D, b.t, e); !s.ok()) return s;
-    outputs.resize(no);
-    analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, b.t, outputs.data());
+    if (Status s = tangentAt(b, &outputs); !s.ok()) return s;
     const Eigen::MatrixXd Xh = S.x + h * S.v + hx * S.a, Vh = S.v + hv * S.a;
-    const Eigen::Index n = d + np;
-    Eigen::MatrixXd F(d + no, n);  // [f; outputs] along K's columns, then along the right-hand sides'
-    Vec<Dual> dx(d), dv(d), r;
-    std::vector<int> lanes(kLanes);
-    for (Eigen::Index first = 0; first < n; first += kLanes) {
-      dx.setZero();
-      dv.setZero();
-      bool seeded = false;
-      for (int l = 0; l < kLanes; ++l) {
-        const Eigen::Index c = first + l;
-        lanes[static_cast<std::size_t>(l)] = c >= d && c < n ? static_cast<int>(c - d) : -1;
-        if (c >= n) continue;
-        if (c < d) {
-          dx[c].g[l] = hx;
-          dv[c].g[l] = hv;
-          continue;
-        }
-        seeded = true;
-        for (Eigen::Index i = 0; i < d; ++i) {
-          dx[i].g[l] = Xh(i, c - d);
-          dv[i].g[l] = Vh(i, c - d);
-        }
-      }
-      alongLanes(seeded ? seededInLanes(lanes).tree : plain_.tree, seeded, b.t, dx, dv, r);
-      for (int l = 0; l < kLanes && first + l < n; ++l)
-        for (Eigen::Index i = 0; i < d + no; ++i) F(i, first + l) = r[i].g[l];
-    }
+    Eigen::MatrixXd DX(d, d + np), DV(d, d + np), F;  // [f; outputs] along K's columns, then along the right-hand sides'
+    DX << hx * Eigen::MatrixXd::Identity(d, d), Xh;
+    DV << hv * Eigen::MatrixXd::Identity(d, d), Vh;
+    laneColumns(b.t, DX, DV, chosen(static_cast<int>(d)), F);
     const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - F.topLeftCorner(d, d);
     S.a = G.partialPivLu().solve(Eigen::MatrixXd(F.topRightCorner(d, np)));
     S.x = Xh + hx * S.a;
@@ -461,15 +481,39 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return {};
   }
 
+  // At a point whose S.x, S.v are known: S.a and the outputs' d/dρ along S are the tangent's lanes
+  // along (S.x_j, S.v_j) with ρ_j seeded, p lanes (no state columns)
+  Status packedPointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+    const auto d = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    if (Status s = tangentAt(p, &outputs); !s.ok()) return s;
+    Eigen::MatrixXd F;
+    laneColumns(p.t, S.x, S.v, chosen(), F);
+    S.a = F.topRows(d);
+    outputsAlong = F.bottomRows(no);
+    return {};
+  }
+
+  // Dormand–Prince's step along S stage by stage, p lanes a stage, then the end's point
+  Status packedRungeKuttaAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+    const auto d = a.x.size();
+    const Status s = rungeKuttaAlongStages(
+        [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::MatrixXd& SX, const Eigen::MatrixXd& SV, Eigen::VectorXd& f,
+            Eigen::MatrixXd& F) -> Status {
+          if (Status st = tangentAt(RunPoint{t, a.coords, x, v, {}, a.aux}, nullptr, &f); !st.ok()) return st;
+          Eigen::MatrixXd FO;
+          laneColumns(t, SX, SV, chosen(), FO);
+          F = FO.topRows(d);
+          return {};
+        },
+        a.t, a.x, a.v, b.t - a.t, S);
+    if (!s.ok()) return s;
+    return packedPointAlong(b, S, outputs, outputsAlong);
+  }
+
   Status lanesPartials(const RunPoint& p, PointPartials& n) {
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    dyn::MatrixROn<double> e;
-    if (Status s = pointState(p, e); !s.ok()) return s;
-    if (Status s = tangent_.at(st_.model, real_.tree, D, p.t, e); !s.ok()) return s;
-    n.outputs.resize(no);
-    analysis::outputsOn<double>(st_.outputs, tree, real_.tree, e.z, e.zd, e.zdd, p.t, n.outputs.data());
+    if (Status s = tangentAt(p, &n.outputs); !s.ok()) return s;
     // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
     auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
       alongLanes(nums, &nums != &plain_.tree, p.t, dx, dv, r);

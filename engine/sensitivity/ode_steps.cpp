@@ -177,6 +177,30 @@ Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& 
   return {};
 }
 
+Status rungeKuttaAlongStages(const AlongAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, StateColumns& S) {
+  std::vector<Eigen::VectorXd> kx(6), kv(6);
+  std::vector<Eigen::MatrixXd> kX(6), kV(6);
+  Eigen::MatrixXd X1 = S.x, V1 = S.v;
+  for (std::size_t i = 0; i < 6; ++i) {
+    Eigen::VectorXd x = x0, v = v0;
+    Eigen::MatrixXd X = S.x, V = S.v;
+    for (std::size_t j = 0; j < i; ++j) {
+      x += (h * kA[i][j]) * kx[j];
+      v += (h * kA[i][j]) * kv[j];
+      X += (h * kA[i][j]) * kX[j];
+      V += (h * kA[i][j]) * kV[j];
+    }
+    if (Status s = at(t0 + kC[i] * h, x, v, X, V, kv[i], kV[i]); !s.ok()) return s;
+    kx[i] = v;
+    kX[i] = V;
+    X1 += (h * kB[i]) * kX[i];
+    V1 += (h * kB[i]) * kV[i];
+  }
+  S.x = X1;
+  S.v = V1;
+  return {};
+}
+
 Status stepAlongByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b, StateColumns& S,
                            Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
   const double h = b.t - a.t;

@@ -34,6 +34,15 @@ using PartialsAt = std::function<Status(double t, const Eigen::VectorXd& x, cons
 /// The six stages of Dormand–Prince's step of size h from (t0, x0, v0), each linearised.
 Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, std::vector<Stage>& stages);
 
+/// f at a stage point (t, x, v) and its derivative along sensitivity columns there:
+/// F = f_x SX + f_v SV + f_ρ, without the stage's full partials.
+using AlongAt = std::function<Status(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::MatrixXd& SX,
+                                     const Eigen::MatrixXd& SV, Eigen::VectorXd& f, Eigen::MatrixXd& F)>;
+/// S.x, S.v carried over Dormand–Prince's step of size h from (t0, x0, v0) stage by stage along S
+/// (an explicit method: each stage's sensitivities are f's derivative along the stage's columns).
+/// S.a left to the caller.
+Status rungeKuttaAlongStages(const AlongAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, StateColumns& S);
+
 /// A step whose tangent linear model is explicit: (X₁; V₁; A₁) = T (X₀; V₀; A₀) + Tp.
 std::unique_ptr<StepTangent> linearTangent(Eigen::MatrixXd T, Eigen::MatrixXd Tp);
 /// S carried over such a step.

@@ -106,7 +106,30 @@ void gradient(benchmark::State& state, const Case& c, sens::Method method) {
   if (f != forwardSeconds().end() && f->second > 0) state.counters["x_forward"] = seconds / f->second;
 }
 
+// The window's live gradients (issue 38, deliverable 7): what the Parameters panel computes for
+// each design while a slider is dragged on a mechanism with dynamics — the first cost's gradient
+// by the direct method over the file's own run, contacts and impacts kept (the five-bar: 5 s at
+// 1 ms through its impacts). Target: ≥ 5 updates a second.
+void live(benchmark::State& state, const char* sample) {
+  const Mechanism m = test::sampleMechanism(sample);
+  sens::SensitivitySpec spec;
+  spec.costs = {m.costs.front().name};
+  const RunSpan span = defaultSpan(m, false);
+  spec.run.tEnd = span.tEnd;
+  spec.run.dt = span.dt;
+  double seconds = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto res = sens::runSensitivity(m, spec);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!res.status.ok()) state.SkipWithError(res.status.message.c_str());
+  }
+  state.counters["seconds"] = seconds;
+  state.counters["updates_per_second"] = seconds > 0 ? 1 / seconds : 0;
+}
+
 const bool registered = [] {
+  benchmark::RegisterBenchmark("live/five-bar", [](benchmark::State& s) { live(s, "five-bar"); })->Iterations(3)->Unit(benchmark::kMillisecond);
   for (const Case& c : kCases) {
     const std::string name = std::string(c.sample) + c.label;
     benchmark::RegisterBenchmark(("forward/" + name).c_str(), [c](benchmark::State& s) { forward(s, c); })->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -493,8 +493,9 @@ TEST_F(StudyTest, JansenLegSliderRedrawsTheLegAndItsGradientsLive) {
 }
 
 // A mechanism that runs under dynamics (the five-bar, 5 s through ten impacts) gets live gradients
-// too: the dynamics' by the direct method, about a second each; a computation of an older design
-// gives way to the newer one, and when the slider rests the gradients shown are the engine's there
+// too: the dynamics' by the direct method (a few tenths of a second each: lw_bench_sensitivity's
+// live/five-bar); a computation of an older design gives way to the newer one, and when the slider
+// rests the gradients shown are the engine's there
 TEST_F(StudyTest, FiveBarSliderShowsTheDynamicsGradientsWhenTheSliderRests) {
   lw::app::MainWindow w;
   openShown(w, "five-bar");
@@ -516,7 +517,10 @@ TEST_F(StudyTest, FiveBarSliderShowsTheDynamicsGradientsWhenTheSliderRests) {
   }
   longestStallWhile([&] { return !w.liveGradients()->busy(); });
   QTest::qWait(20);
-  EXPECT_LE(w.liveGradients()->delivered(), 3);  // not one study per position
+  const int delivered = w.liveGradients()->delivered();
+  std::printf("Five-bar slider: %d dynamics gradient updates for 10 positions\n", delivered);
+  EXPECT_GE(delivered, 1);
+  EXPECT_LT(delivered, 10);  // not one study per position: the older designs gave way
   EXPECT_TRUE(panel->costLabel()->text().startsWith("psi1 = ")) << panel->costLabel()->text().toStdString();
   lw::sens::SensitivitySpec spec;
   spec.costs = {"psi1"};
