@@ -68,7 +68,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   Status outputValues(const RunPoint& p, Eigen::VectorXd& out) override {
     dyn::MatrixROn<double> e;
-    if (Status s = evaluateMode<double>(st_, mode(p.coords), real_.tree, p.t, p.x, p.v, p.aux, e); !s.ok()) return s;
+    if (Status s = evaluatePoint(p.t, p.coords, p.x, p.v, p.aux, e); !s.ok()) return s;
     out.resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
     analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, out.data());
     return {};
@@ -375,19 +375,20 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // seeds), not by the point's partials: loops with AD partials
   bool packs(const RunPoint& p) const { return fastCovers(p) && !semiAnalytical() && !treeCovers(p); }
 
-  // the point's state on doubles by the run's own pipeline (Θ_z from the analytic loop Jacobian,
-  // Newton from the run's dependent coordinates), one pipeline per set of coordinates
-  Status pointState(const RunPoint& p, dyn::MatrixROn<double>& e) {
-    const auto c = static_cast<std::size_t>(p.coords);
+  // the state on doubles by the run's own pipeline (Θ_z from the analytic loop Jacobian, Newton
+  // from zStart), one pipeline per set of coordinates
+  Status runPipeline(double t, int coords, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& zStart,
+                     dyn::MatrixROn<double>& e) {
+    const auto c = static_cast<std::size_t>(coords);
     if (pointData_.size() <= c) pointData_.resize(c + 1);
     if (!pointData_[c]) {
       pointData_[c] = std::make_unique<dyn::MatrixRData>(st_.model, &real_.tree);
-      pointData_[c]->dofs = dofs(p.coords);
+      pointData_[c]->dofs = dofs(coords);
       pointData_[c]->dofsAreTheCoordinates = dyn::coordinatesAreTheDofs(st_.model, pointData_[c]->dofs);
     }
     dyn::MatrixRData& d = *pointData_[c];
-    dyn::restoreState(d, p.t, p.aux, d.zd.size() == p.aux.size() ? d.zd : Eigen::VectorXd::Zero(p.aux.size()));
-    if (Status s = dyn::evaluate(st_.model, d, p.t, p.x, p.v); !s.ok()) return s;
+    dyn::restoreState(d, t, zStart, d.zd.size() == zStart.size() ? d.zd : Eigen::VectorXd::Zero(zStart.size()));
+    if (Status s = dyn::evaluate(st_.model, d, t, x, v); !s.ok()) return s;
     e.z = d.z;
     e.zd = d.zd;
     e.zdd = d.zdd;
@@ -395,6 +396,14 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     e.R = d.R;
     e.Mbar = d.Mbar;
     return {};
+  }
+  Status pointState(const RunPoint& p, dyn::MatrixROn<double>& e) { return runPipeline(p.t, p.coords, p.x, p.v, p.aux, e); }
+  // the state on doubles: the run's pipeline where it serves (the kernels chosen, no held gap, some
+  // independent coordinate), else the pipeline on any scalar
+  Status evaluatePoint(double t, int coords, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& zStart,
+                       dyn::MatrixROn<double>& e) {
+    if (analytic_ && x.size() > 0 && mode(coords).held.empty()) return runPipeline(t, coords, x, v, zStart, e);
+    return evaluateMode<double>(st_, mode(coords), real_.tree, t, x, v, zStart, e);
   }
 
   // [z̈ⁱ; outputs] at the point the tangent was set at (t) along the lanes of (dx, dv) and of the
@@ -570,8 +579,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Eigen::VectorXd zs = a.aux;  // each position problem starts from the last one's solution
     // the residual acc − f(x̂ + h²/4 acc, v̂ + h/2 acc) at a trial acceleration
     auto residual = [&](const Eigen::VectorXd& acc, Eigen::VectorXd& r) -> Status {
-      const Status s = evaluateMode<double>(st_, mode(a.coords), real_.tree, t1, Eigen::VectorXd(xh + (0.25 * h * h) * acc),
-                                            Eigen::VectorXd(vh + (0.5 * h) * acc), zs, e);
+      const Status s = evaluatePoint(t1, a.coords, Eigen::VectorXd(xh + (0.25 * h * h) * acc), Eigen::VectorXd(vh + (0.5 * h) * acc), zs, e);
       if (s.ok()) {
         zs = e.z;
         r = acc - e.zidd;
@@ -623,7 +631,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Vec<double> x1, v1;
     if (Status s = rungeKuttaStepOn<double>(st_, real_, mode(a.coords), a.t, t1 - a.t, a.x, a.v, a.aux, x1, v1); !s.ok()) return s;
     dyn::MatrixROn<double> e;
-    if (Status s = evaluateMode<double>(st_, mode(a.coords), real_.tree, t1, x1, v1, a.aux, e); !s.ok()) return s;
+    if (Status s = evaluatePoint(t1, a.coords, x1, v1, a.aux, e); !s.ok()) return s;
     b = {t1, a.coords, x1, v1, e.zidd, e.z};
     return {};
   }
@@ -636,7 +644,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
             // the stage's f and its partials: the point's machinery at the stage point
             if (Status s = partials(RunPoint{t, a.coords, X, V, {}, a.aux}, true, n); !s.ok()) return s;
             dyn::MatrixROn<double> e;
-            if (Status s = evaluateMode<double>(st_, mode(a.coords), real_.tree, t, X, V, a.aux, e); !s.ok()) return s;
+            if (Status s = evaluatePoint(t, a.coords, X, V, a.aux, e); !s.ok()) return s;
             f = e.zidd;
             return {};
           },
