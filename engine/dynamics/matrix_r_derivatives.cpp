@@ -715,29 +715,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
       for (std::size_t bi = 0; bi < (pair ? 1 : u.bodies.size()); ++bi) {
         const int b = u.bodies[bi];
         detail::Frame<T6>& F = u.frames[static_cast<std::size_t>(b)];
-        // body b along its six unit twists about the origin at once (direction e: v_O = e_e for
-        // e < 3, ω = e_{e−3} after): Ṙ = ω̃R, ẋ = v_O + ω × x
-        for (int e = 0; e < 6; ++e) {
-          for (int col = 0; col < 3; ++col)
-            for (int r = 0; r < 3; ++r) {
-              D rate(0.0);
-              if (e >= 3) {
-                const int a = e - 3;  // ω = e_a: (e_a × y)_{a+1} = −y_{a+2}, (e_a × y)_{a+2} = y_{a+1}
-                if (r == (a + 1) % 3) rate = -F.R((a + 2) % 3, col).v;
-                else if (r == (a + 2) % 3) rate = F.R((a + 1) % 3, col).v;
-              }
-              F.R(r, col).d[e] = rate;
-            }
-          for (int r = 0; r < 3; ++r) {
-            D rate(e < 3 && r == e ? 1.0 : 0.0);
-            if (e >= 3) {
-              const int a = e - 3;
-              if (r == (a + 1) % 3) rate = -F.x[(a + 2) % 3].v;
-              else if (r == (a + 2) % 3) rate = F.x[(a + 1) % 3].v;
-            }
-            F.x[r].d[e] = rate;
-          }
-        }
+        detail::seedUnitTwists(F, true);  // body b along its six unit twists at once
         constraintOnFrames<T6, D>(tree, p, u.frames, u.zj.data(), tj, static_cast<int>(ci), u.phi.data());
         detail::Motion6<D> W{detail::zero3<D>(), detail::zero3<D>()};
         for (int e = 0; e < 6; ++e) {
@@ -745,10 +723,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
           for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * u.phi[static_cast<std::size_t>(c.row + r)].d[e];
           (e < 3 ? W.v : W.w)[e % 3] = power;
         }
-        for (auto& x : F.R.a)
-          for (auto& g : x.d) g = D(0.0);
-        for (int i = 0; i < 3; ++i)
-          for (auto& g : F.x[i].d) g = D(0.0);
+        detail::seedUnitTwists(F, false);
         auto addTo = [&](int body, double sign) {
           detail::Motion6<D>& to = u.wrench[static_cast<std::size_t>(tree.nodeOfBody[static_cast<std::size_t>(body)])];
           to = {detail::add(to.v, detail::scale(D(sign), W.v)), detail::add(to.w, detail::scale(D(sign), W.w))};

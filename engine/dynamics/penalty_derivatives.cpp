@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "dynamics/generalized_forces.h"
+#include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
 #include "numeric/jet.h"
 #include "numeric/solve_on.h"
@@ -22,18 +23,22 @@ VectorOn<S> constraintsOn(const RecursiveModel& m, const TreeNumbers<S>& p, cons
   return phi;
 }
 
-// Φ_z on S, a column per pass of jets
+// the tree's motion at z (positions: frames, centres and columns), what Φ_z and M are read off
+template <class S>
+const detail::TreeMotion<S>& motionAt(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z) {
+  thread_local detail::TreeMotion<S> motion;
+  thread_local VectorOn<S> zero;
+  zero = VectorOn<S>::Zero(m.nz);
+  detail::treeMotion<S>(m, p, z.data(), zero.data(), zero.data(), motion);
+  return motion;
+}
+
+// Φ_z on S: the rows along their bodies' unit twists and the motion's columns (one pass, not a
+// jet pass per coordinate)
 template <class S>
 MatrixOn<S> jacobianOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t) {
-  MatrixOn<S> J(m.nrows, m.nz);
-  std::vector<Jet<S>> zj(static_cast<std::size_t>(m.nz)), phi(static_cast<std::size_t>(m.nrows));
-  for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], S(0.0), S(0.0));
-  for (int j = 0; j < m.nz; ++j) {
-    zj[static_cast<std::size_t>(j)].d = S(1.0);
-    kinematicsOn<Jet<S>, S>(m, p, zj.data(), Jet<S>(S(t)), phi.data(), {}, nullptr);
-    for (int i = 0; i < m.nrows; ++i) J(i, j) = phi[static_cast<std::size_t>(i)].d;
-    zj[static_cast<std::size_t>(j)].d = S(0.0);
-  }
+  MatrixOn<S> J;
+  detail::constraintJacobianFrom<S>(m, p, motionAt(m, p, z), z.data(), t, J);
   return J;
 }
 
@@ -78,20 +83,14 @@ VectorOn<S> curvaturesOn(const RecursiveModel& m, const TreeNumbers<S>& p, const
   return c;
 }
 
-// M (nz × nz) from the inverse-dynamics residual: Q^d − M^d e_k against Q^d
+// M (nz × nz) by the composite bodies on the motion at z, Q = Q^d(z, ż) by the generalized forces
 template <class S>
 MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>& zd, double t, VectorOn<S>& Q) {
   GeneralizedForces<S, S> forces(m, p);
   Q.resize(m.nz);
   forces(z.data(), zd.data(), t, Q.data(), nullptr);
-  MatrixOn<S> M(m.nz, m.nz);
-  VectorOn<S> e = VectorOn<S>::Zero(m.nz), Qk(m.nz);
-  for (int k = 0; k < m.nz; ++k) {
-    e[k] = S(1.0);
-    forces(z.data(), zd.data(), t, Qk.data(), e.data());
-    M.col(k) = Q - Qk;
-    e[k] = S(0.0);
-  }
+  MatrixOn<S> M;
+  detail::massMatrixFrom<S>(m, p, motionAt(m, p, z), M);
   return M;
 }
 

@@ -895,11 +895,15 @@ LW_KINEMATICS_ON(kin::BasicJet<num::Dual8>, num::Dual8)
 LW_KINEMATICS_ON(std::complex<double>, std::complex<double>)
 LW_KINEMATICS_ON(kin::BasicJet<std::complex<double>>, std::complex<double>)
 #undef LW_KINEMATICS_ON
-// six twists at once on the lanes' dual numbers (the multipliers' turn, matrix_r_derivatives.cpp)
-template void constraintOnFrames<kin::FirstJets<num::Dual8, 6>, num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&,
-                                                                          const std::vector<detail::Frame<kin::FirstJets<num::Dual8, 6>>>&,
-                                                                          const kin::FirstJets<num::Dual8, 6>*, const kin::FirstJets<num::Dual8, 6>&,
-                                                                          int, kin::FirstJets<num::Dual8, 6>*);
+// six twists at once (the multipliers' turn, matrix_r_derivatives.cpp; Φ_z, tree_motion.cpp)
+#define LW_TWISTS_ON(S)                                                                                                            \
+  template void constraintOnFrames<kin::FirstJets<S, 6>, S>(const RecursiveModel&, const TreeNumbers<S>&,                          \
+                                                            const std::vector<detail::Frame<kin::FirstJets<S, 6>>>&,                \
+                                                            const kin::FirstJets<S, 6>*, const kin::FirstJets<S, 6>&, int, kin::FirstJets<S, 6>*);
+LW_TWISTS_ON(double)
+LW_TWISTS_ON(num::Dual8)
+LW_TWISTS_ON(std::complex<double>)
+#undef LW_TWISTS_ON
 // eight directions a pass on the double numbers (the reactions' derivatives, reactions.cpp)
 template void constraintOnFrames<num::Dual8, double>(const RecursiveModel&, const TreeNumbers<double>&, const std::vector<detail::Frame<num::Dual8>>&,
                                                      const num::Dual8*, const num::Dual8&, int, num::Dual8*);

@@ -229,12 +229,87 @@ void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::ve
   }
 }
 
+template <class S>
+void massMatrixFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& M) {
+  const auto nz = static_cast<std::size_t>(m.nz);
+  const bool planar = m.dimension == 2;
+  std::vector<Motion6<S>> H(nz, zero6<S>());
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const int body = m.nodes[k].body;
+    const auto& B = p.mech.bodies[static_cast<std::size_t>(body)];
+    const M3<S>& R = motion.frames[static_cast<std::size_t>(body)].R;
+    for (std::size_t j = 0; j < nz; ++j)
+      if (m.movesWith(body, motion.nodeOf[j])) H[j] = plus(H[j], inertiaTimes(planar, B.mass, motion.centre[k], R, B.inertia, motion.column[j]));
+  }
+  M.resize(m.nz, m.nz);
+  for (std::size_t j = 0; j < nz; ++j)
+    for (std::size_t i = 0; i <= j; ++i) {
+      const int ni = motion.nodeOf[i], nj = motion.nodeOf[j];
+      S v(0.0);
+      if (m.movesWith(m.nodes[static_cast<std::size_t>(nj)].body, ni))  // i's node is j's or above it
+        v = dot(motion.column[i].v, H[j].v) + dot(motion.column[i].w, H[j].w);
+      else if (m.movesWith(m.nodes[static_cast<std::size_t>(ni)].body, nj))
+        v = dot(motion.column[j].v, H[i].v) + dot(motion.column[j].w, H[i].w);
+      M(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = M(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i)) = v;
+    }
+}
+
+template <class S>
+void constraintJacobianFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, double t,
+                            Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J) {
+  using T6 = kin::FirstJets<S, 6>;
+  J.setZero(m.nrows, m.nz);
+  thread_local std::vector<Frame<T6>> f;
+  thread_local std::vector<T6> zj, phi;
+  thread_local std::vector<int> bodies;
+  f.resize(motion.frames.size());
+  for (std::size_t b = 0; b < f.size(); ++b) {
+    for (int i = 0; i < 9; ++i) f[b].R.a[i] = T6(motion.frames[b].R.a[i]);
+    for (int i = 0; i < 3; ++i) f[b].x[i] = T6(motion.frames[b].x[i]);
+  }
+  zj.resize(static_cast<std::size_t>(m.nz));
+  for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = T6(z[i]);
+  phi.assign(static_cast<std::size_t>(m.nrows), T6(S(0.0)));
+  const T6 tj{S(t)};
+  for (std::size_t ci = 0; ci < m.constraints.size(); ++ci) {
+    const LoopConstraint& c = m.constraints[ci];
+    constraintBodies(m, static_cast<int>(ci), bodies);
+    for (int b : bodies) {
+      if (m.nodeOfBody[static_cast<std::size_t>(b)] < 0) continue;  // the ground does not move
+      seedUnitTwists(f[static_cast<std::size_t>(b)], true);
+      constraintOnFrames<T6, S>(m, p, f, zj.data(), tj, static_cast<int>(ci), phi.data());
+      seedUnitTwists(f[static_cast<std::size_t>(b)], false);
+      for (int j = 0; j < m.nz; ++j) {
+        if (!m.movesWith(b, motion.nodeOf[static_cast<std::size_t>(j)])) continue;
+        const Motion6<S>& s = motion.column[static_cast<std::size_t>(j)];
+        for (int r = c.row; r < c.row + c.rows; ++r) {
+          const T6& x = phi[static_cast<std::size_t>(r)];
+          J(r, j) = J(r, j) + x.d[0] * s.v[0] + x.d[1] * s.v[1] + x.d[2] * s.v[2] + x.d[3] * s.w[0] + x.d[4] * s.w[1] + x.d[5] * s.w[2];
+        }
+      }
+    }
+    if (!bodies.empty()) continue;
+    for (int first = 0; first < m.nz; first += 6) {  // rows that read coordinates
+      for (int k = 0; k < 6 && first + k < m.nz; ++k) zj[static_cast<std::size_t>(first + k)].d[k] = S(1.0);
+      constraintOnFrames<T6, S>(m, p, f, zj.data(), tj, static_cast<int>(ci), phi.data());
+      for (int k = 0; k < 6 && first + k < m.nz; ++k) {
+        zj[static_cast<std::size_t>(first + k)].d[k] = S(0.0);
+        for (int r = c.row; r < c.row + c.rows; ++r) J(r, first + k) = phi[static_cast<std::size_t>(r)].d[k];
+      }
+    }
+  }
+}
+
 #define LW_TREE_MOTION(S)                                                                                                      \
   template void treeMotion<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
   template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
                                        S*, std::vector<Motion6<S>>*);                                                         \
   template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&); \
-  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&);
+  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&);      \
+  template void massMatrixFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&,                          \
+                                  Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&);                                          \
+  template void constraintJacobianFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, double, \
+                                          Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&);
 LW_TREE_MOTION(double)
 LW_TREE_MOTION(num::Dual8)
 LW_TREE_MOTION(std::complex<double>)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dynamics/tree_kernels.h"
+#include "numeric/first_jets.h"
 #include "numeric/jet.h"
 
 namespace lw::dyn::detail {
@@ -59,5 +60,48 @@ void pointsFromMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const Tr
 /// R̈ = (α̃ + ω̃²)R, ẋ = v_O + ω × x, ẍ = a_O + α × x + ω × ẋ.
 template <class S>
 void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f);
+
+/// M^d = Σ_b J_bᵀ I_b J_b from the motion's columns (the composite-rigid-body algorithm in world
+/// axes about the origin): H_j = Σ_{b in j's subtree} I_b S_j, M_ij = S_i · H_j where i's node is
+/// j's or an ancestor's (0 between coordinates on different branches). One pass on S, every
+/// joint (quaternion nodes by their own columns). Instantiated for double, Dual8 and complex.
+template <class S>
+void massMatrixFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& M);
+
+/// Φ_z (every row × nz) at the motion's z from each constraint's rows along its bodies' six unit
+/// twists at once (one evaluation on FirstJets per body, as the multipliers' turn) and the motion
+/// columns about the origin: Φ_z(r, j) = Σ_b ∂Φ_r/∂ξ_b · S_j over the bodies that move with
+/// coordinate j; rows that read coordinates (a tree joint's driver, a quaternion's unit norm) along
+/// the coordinates, six at a time. Instantiated for double, Dual8 and complex.
+template <class S>
+void constraintJacobianFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, const S* z, double t,
+                            Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J);
+
+/// Frame F as a jet along its body's six unit twists about the origin (direction e: v_O = e_e for
+/// e < 3, ω = e_{e−3} after): Ṙ = ω̃R, ẋ = v_O + ω × x; `seeded` false clears them.
+template <class S>
+void seedUnitTwists(Frame<kin::FirstJets<S, 6>>& F, bool seeded) {
+  for (int e = 0; e < 6; ++e) {
+    for (int col = 0; col < 3; ++col)
+      for (int r = 0; r < 3; ++r) {
+        S rate(0.0);
+        if (seeded && e >= 3) {
+          const int a = e - 3;  // ω = e_a: (e_a × y)_{a+1} = −y_{a+2}, (e_a × y)_{a+2} = y_{a+1}
+          if (r == (a + 1) % 3) rate = -F.R((a + 2) % 3, col).v;
+          else if (r == (a + 2) % 3) rate = F.R((a + 1) % 3, col).v;
+        }
+        F.R(r, col).d[e] = rate;
+      }
+    for (int r = 0; r < 3; ++r) {
+      S rate(seeded && e < 3 && r == e ? 1.0 : 0.0);
+      if (seeded && e >= 3) {
+        const int a = e - 3;
+        if (r == (a + 1) % 3) rate = -F.x[(a + 2) % 3].v;
+        else if (r == (a + 2) % 3) rate = F.x[(a + 1) % 3].v;
+      }
+      F.x[r].d[e] = rate;
+    }
+  }
+}
 
 }  // namespace lw::dyn::detail

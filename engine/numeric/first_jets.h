@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "numeric/jet.h"
+#include "numeric/scalar.h"
 
 #ifndef LW_INLINE
 #define LW_INLINE [[gnu::always_inline]] inline
@@ -120,7 +121,6 @@ FirstJets<S, N> sqrt(const FirstJets<S, N>& a) {
 namespace lw::num {
 template <class S, int N>
 double value(const kin::FirstJets<S, N>& x) {
-  using lw::num::value;
   return value(x.v);
 }
 }  // namespace lw::num
