@@ -3,7 +3,6 @@
 #include <complex>
 #include <vector>
 
-#include "dynamics/generalized_forces.h"
 #include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
 #include "numeric/jet.h"
@@ -15,31 +14,25 @@ namespace {
 template <class S> using Jet = kin::BasicJet<S>;
 template <class S> using MatrixOn = num::MatrixOn<S>;
 
-// Φ on S (every row: the penalty enforces them all)
+// the tree's motion at (z, ż, z̈): the frames and columns at z that Φ, Φ_z and M are read off,
+// and the bodies' motion that τ is
 template <class S>
-VectorOn<S> constraintsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t) {
-  VectorOn<S> phi(m.nrows);
-  kinematicsOn<S, S>(m, p, z.data(), S(t), phi.data(), {}, nullptr);
-  return phi;
-}
-
-// the tree's motion at z (positions: frames, centres and columns), what Φ_z and M are read off
-template <class S>
-const detail::TreeMotion<S>& motionAt(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z) {
+const detail::TreeMotion<S>& motionAt(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>* zd,
+                                      const VectorOn<S>* zdd) {
   thread_local detail::TreeMotion<S> motion;
   thread_local VectorOn<S> zero;
   zero = VectorOn<S>::Zero(m.nz);
-  detail::treeMotion<S>(m, p, z.data(), zero.data(), zero.data(), motion);
+  detail::treeMotion<S>(m, p, z.data(), zd ? zd->data() : zero.data(), zdd ? zdd->data() : zero.data(), motion);
   return motion;
 }
 
-// Φ_z on S: the rows along their bodies' unit twists and the motion's columns (one pass, not a
-// jet pass per coordinate)
+// τ = M z̈ − Q on the motion (every force element)
 template <class S>
-MatrixOn<S> jacobianOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t) {
-  MatrixOn<S> J;
-  detail::constraintJacobianFrom<S>(m, p, motionAt(m, p, z), z.data(), t, J);
-  return J;
+VectorOn<S> tauOn(const RecursiveModel& m, const TreeNumbers<S>& p, const detail::TreeMotion<S>& motion, const VectorOn<S>& z,
+                  const VectorOn<S>& zd, double t) {
+  VectorOn<S> tau(m.nz);
+  detail::inverseDynamicsFrom<S>(m, p, motion, z.data(), zd.data(), t, tau.data());
+  return tau;
 }
 
 // the rows along z + s ż, t + s: first derivatives Φ_z ż + Φ_t, second Φ̇_z ż + Φ̇_t = −c
@@ -51,12 +44,14 @@ std::vector<Jet<S>> ratesOn(const RecursiveModel& m, const TreeNumbers<S>& p, co
   return phi;
 }
 
-// every row the penalty enforces at z, the loops' then the extra ones: Φ and Φ_z
+// every row the penalty enforces at z, the loops' then the extra ones: Φ and Φ_z (the loops' from
+// the motion's frames and columns: one pass, not a jet pass per coordinate)
 template <class S>
-void rowsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, double t, const ExtraRowsOn<S>* extra, VectorOn<S>& phi,
-            MatrixOn<S>& J) {
-  phi = constraintsOn(m, p, z, t);
-  J = jacobianOn(m, p, z, t);
+void rowsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const detail::TreeMotion<S>& motion, const VectorOn<S>& z, double t,
+            const ExtraRowsOn<S>* extra, VectorOn<S>& phi, MatrixOn<S>& J) {
+  phi.resize(m.nrows);
+  kinematicsOnFrames<S, S>(m, p, motion.frames, z.data(), S(t), phi.data(), {}, nullptr);
+  detail::constraintJacobianFrom<S>(m, p, motion, z.data(), t, J);
   if (!extra || !*extra) return;
   VectorOn<S> ePhi, eC;
   MatrixOn<S> eJ;
@@ -83,14 +78,13 @@ VectorOn<S> curvaturesOn(const RecursiveModel& m, const TreeNumbers<S>& p, const
   return c;
 }
 
-// M (nz × nz) by the composite bodies on the motion at z, Q = Q^d(z, ż) by the generalized forces
+// M (nz × nz) by the composite bodies on the motion at (z, ż, 0), and Q = Q^d(z, ż) = −τ there
 template <class S>
-MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>& zd, double t, VectorOn<S>& Q) {
-  GeneralizedForces<S, S> forces(m, p);
-  Q.resize(m.nz);
-  forces(z.data(), zd.data(), t, Q.data(), nullptr);
+MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const detail::TreeMotion<S>& motion, const VectorOn<S>& z,
+                   const VectorOn<S>& zd, double t, VectorOn<S>& Q) {
+  Q = -tauOn(m, p, motion, z, zd, t);
   MatrixOn<S> M;
-  detail::massMatrixFrom<S>(m, p, motionAt(m, p, z), M);
+  detail::massMatrixFrom<S>(m, p, motion, M);
   return M;
 }
 
@@ -99,13 +93,11 @@ MatrixOn<S> massOn(const RecursiveModel& m, const TreeNumbers<S>& p, const Vecto
 template <class S>
 void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
                        const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F, const ExtraRowsOn<S>* extra) {
-  GeneralizedForces<S, S> forces(m, p);
-  F.resize(m.nz);
-  forces(z.data(), zd.data(), t, F.data(), zdd.data());  // Q − M z̈
-  F = -F;
+  const detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zd, &zdd);
+  F = tauOn(m, p, motion, z, zd, t);  // M z̈ − Q
   VectorOn<S> phi;
   MatrixOn<S> J;
-  rowsOn(m, p, z, t, extra, phi, J);
+  rowsOn(m, p, motion, z, t, extra, phi, J);
   if (phi.size() > 0) F += (J.transpose() * phi) * S(alpha);
 }
 
@@ -114,11 +106,12 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
                         const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd,
                         const ExtraRowsOn<S>* extra) {
   const double hh = 0.25 * h * h;
+  const detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zdStar, nullptr);
   VectorOn<S> Q;
-  const MatrixOn<S> M = massOn(m, p, z, zdStar, t, Q);
+  const MatrixOn<S> M = massOn(m, p, motion, z, zdStar, t, Q);
   VectorOn<S> phi;
   MatrixOn<S> J;
-  rowsOn(m, p, z, t, extra, phi, J);
+  rowsOn(m, p, motion, z, t, extra, phi, J);
   if (phi.size() == 0) {
     zd = zdStar;
     zdd = zddStar;
@@ -141,12 +134,13 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
 template <class S>
 Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
                       const VectorOn<S>& zd, VectorOn<S>& zdd, const ExtraRowsOn<S>* extra) {
+  const detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zd, nullptr);
   VectorOn<S> Q;
-  MatrixOn<S> A = massOn(m, p, z, zd, t, Q);
+  MatrixOn<S> A = massOn(m, p, motion, z, zd, t, Q);
   MatrixOn<S> b = Q;
   VectorOn<S> phi;
   MatrixOn<S> J;
-  rowsOn(m, p, z, t, extra, phi, J);
+  rowsOn(m, p, motion, z, t, extra, phi, J);
   if (phi.size() > 0) {
     A += (J.transpose() * J) * S(alpha);
     b += (J.transpose() * curvaturesOn(m, p, z, zd, t, extra)) * S(alpha);
@@ -159,8 +153,9 @@ Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double a
 
 void penaltyParts(const RecursiveModel& m, const TreeNumbers<double>& p, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                   PenaltyParts& out, const ExtraRowsOn<double>* extra) {
-  out.M = massOn<double>(m, p, z, zd, t, out.Q);
-  rowsOn<double>(m, p, z, t, extra, out.phi, out.J);
+  const detail::TreeMotion<double>& motion = motionAt<double>(m, p, z, &zd, nullptr);
+  out.M = massOn<double>(m, p, motion, z, zd, t, out.Q);
+  rowsOn<double>(m, p, motion, z, t, extra, out.phi, out.J);
   out.c = curvaturesOn<double>(m, p, z, zd, t, extra);
 }
 

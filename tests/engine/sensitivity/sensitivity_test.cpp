@@ -472,7 +472,9 @@ TEST(Sensitivity, ThePenaltyFormulationsStepDifferentiatedEqualsComplexStep) {
   ASSERT_TRUE(r.status.ok()) << r.status.message;
   ASSERT_EQ(r.methods.size(), 4u);
   ASSERT_EQ(r.costs.size(), 5u);
-  expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 1e-8, 1e-3);
+  // (the complex step's own run carries round-off amplified by the penalty's stiffness: two
+  // equal kernels, M from force passes or from composite bodies, moved its d/dL_A1 by 1.2e-8)
+  expectGradientsNear(r, byMethod(r, Method::Direct), byMethod(r, Method::ComplexStep), 2e-8, 1e-3);
   // the adjoint's replay (its states ~1e-12 off the run's) is amplified by the penalty's stiffness
   // (α = 1e8) in the column of L_A1, the parameter that moves the assembly: 1e-7
   expectGradientsNear(r, byMethod(r, Method::Adjoint), byMethod(r, Method::ComplexStep), 1e-7, 1e-3);
