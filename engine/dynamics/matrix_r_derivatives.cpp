@@ -64,6 +64,38 @@ MatrixOn<S> thetaOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::v
   return Theta;
 }
 
+// Θ_z on doubles from one motion pass at z: the loops' rows along their bodies' twists
+// (constraintJacobianFrom), a point's row from the columns (S_j.v + S_j.ω × r), a coordinate's
+// unit row — not a jet pass per coordinate
+Eigen::MatrixXd thetaFromMotion(const MatrixRModel& m, const TreeNumbers<double>& p, const std::vector<Dof>& dofs, const Eigen::VectorXd& z,
+                                double t) {
+  const RecursiveModel& tree = m.tree;
+  const int nz = tree.nz;
+  thread_local detail::TreeMotion<double> motion;
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
+  detail::treeMotion<double>(tree, p, z.data(), zero.data(), zero.data(), motion);
+  Eigen::MatrixXd J;
+  detail::constraintJacobianFrom<double>(tree, p, motion, z.data(), t, J);
+  Eigen::MatrixXd Theta = Eigen::MatrixXd::Zero(nz, nz);
+  Eigen::Index r = 0;
+  for (int row : m.rows) Theta.row(r++) = J.row(row);
+  for (const Dof& f : dofs) {
+    if (f.kind == Dof::Kind::Coordinate) {
+      Theta(r++, f.z) = 1;
+      continue;
+    }
+    const detail::V3<double> x = detail::worldPoint(motion.frames[static_cast<std::size_t>(f.body)], p.mech.point(f.item));
+    for (int j = 0; j < nz; ++j) {
+      if (!tree.movesWith(f.body, motion.nodeOf[static_cast<std::size_t>(j)])) continue;
+      const detail::Motion6<double>& s = motion.column[static_cast<std::size_t>(j)];
+      const detail::V3<double> col = detail::add(s.v, detail::cross(s.w, x));
+      Theta(r, j) = col[f.component];
+    }
+    ++r;
+  }
+  return Theta;
+}
+
 // the rows along z + s ż, t + s·dt (z̈ = 0): first derivatives Θ ż + [Φ_t; 0]·dt, second the
 // acceleration terms −[c; −Ḃż]
 template <class S>
@@ -142,7 +174,7 @@ bool positionsAbout(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNu
                     Eigen::PartialPivLU<Eigen::MatrixXd>& lu, Eigen::VectorXd& zv, VectorOn<S>& z, bool known = false) {
   const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), nc = static_cast<int>(m.rows.size());
   if (!known) {
-    lu.compute(thetaOn<double>(m, pv, dofs, points, zStart, t));
+    lu.compute(thetaFromMotion(m, pv, dofs, zStart, t));
     if (nz > 0 && !(lu.rcond() > 1e-13)) return false;
     // positions: the run's solution refined to round-off on doubles (the derivative parts are
     // those of the exact solution: a residual left would bias them), then one Newton step on S,
@@ -161,7 +193,7 @@ bool positionsAbout(const MatrixRModel& m, const TreeNumbers<S>& p, const TreeNu
     }
     // Θ_z where the derivative parts are taken: near a singular position (cond ~1e7) the run's
     // tolerance in z would show in them
-    if (zv != zStart) lu.compute(thetaOn<double>(m, pv, dofs, points, zv, t));
+    if (zv != zStart) lu.compute(thetaFromMotion(m, pv, dofs, zv, t));
   }
   std::vector<S> phi, xyz;
   MatrixOn<S> r(nz, 1);

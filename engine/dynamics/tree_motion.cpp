@@ -364,6 +364,15 @@ template void pointsFromMotion<num::Dual8>(const RecursiveModel&, const TreeNumb
 template <class S>
 void pointMotionOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd,
                    std::span<const ItemIndex> points, S* r, S* v, S* a) {
+  if (!v && !a) {  // positions alone: the frames at z
+    thread_local std::vector<detail::Frame<S>> frames;
+    detail::computeFrames<S, S>(m, p, z, frames);
+    for (std::size_t k = 0; k < points.size() && r; ++k) {
+      const detail::V3<S> x = detail::worldPoint(frames[static_cast<std::size_t>(points[k].body)], p.mech.point(points[k]));
+      for (int i = 0; i < 3; ++i) r[3 * k + static_cast<std::size_t>(i)] = x[i];
+    }
+    return;
+  }
   detail::TreeMotion<S> motion;
   detail::treeMotion(m, p, z, zd, zdd, motion);
   detail::pointsFromMotion(m, p, motion, points, r, v, a);

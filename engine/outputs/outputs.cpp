@@ -184,8 +184,14 @@ void outputsOn(const OutputComponents& o, const dyn::RecursiveModel& tree, const
   std::vector<S> r(n), v(n), a(n);
   if (o.points.empty()) {
   } else if constexpr (jetFreePoints<S>) {
-    // the points from the jet-free pass (several times cheaper on dual numbers)
-    dyn::pointMotionOn<S>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), v.data(), a.data());
+    // the points from the jet-free pass (several times cheaper on dual numbers); their positions
+    // alone (the frames at z) when no component reads a rate
+    bool positionsOnly = true;
+    for (const auto& c : o.components)
+      positionsOnly = positionsOnly && (c.type == Output::Type::PointPosition || c.type == Output::Type::JointCoordinate ||
+                                        c.type == Output::Type::SpringLength);
+    dyn::pointMotionOn<S>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), positionsOnly ? nullptr : v.data(),
+                          positionsOnly ? nullptr : a.data());
   } else {
     std::vector<J> zj(static_cast<std::size_t>(tree.nz)), xyz(n);
     for (int i = 0; i < tree.nz; ++i) zj[static_cast<std::size_t>(i)] = J(z[i], zd[i], zdd[i]);
