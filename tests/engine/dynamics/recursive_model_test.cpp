@@ -36,6 +36,21 @@ void randomState(const RecursiveModel& m, std::mt19937& rng, std::normal_distrib
   }
 }
 
+// fn(name, resolved, model, z, zd) for every model compiled, at a random state from `seed`
+template <class F>
+void atRandomStates(unsigned seed, F&& fn) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0, 1);
+  for (const auto& [name, mech] : models()) {
+    Diagnostics d;
+    const auto res = resolve(mech, d);
+    const RecursiveModel m = compileRecursiveModel(*res);
+    Eigen::VectorXd z, zd;
+    randomState(m, rng, noise, z, zd);
+    fn(name, *res, m, z, zd);
+  }
+}
+
 TEST(RecursiveModel, StoredConfigurationAtZ0AndLoopsClosed) {
   RecursiveData kd;
   for (const auto& [name, mech] : models()) {
@@ -83,14 +98,9 @@ TEST(RecursiveModel, LoopMobilityIsTheRealNumberOfFreedoms) {
 
 TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
   RecursiveData kd;
-  std::mt19937 rng(11);
-  std::normal_distribution<double> noise(0, 1);
-  for (const auto& [name, mech] : models()) {
-    Diagnostics d;
-    const auto res = resolve(mech, d);
-    const RecursiveModel m = compileRecursiveModel(*res);
-    Eigen::VectorXd z, zd;
-    randomState(m, rng, noise, z, zd);
+  atRandomStates(11, [&](const std::string& name, const ResolvedMechanism& resolved, const RecursiveModel& m, const Eigen::VectorXd& z,
+                         const Eigen::VectorXd& zd) {
+    const ResolvedMechanism* res = &resolved;
     const double t = 0.3, h = 1e-6;
     Eigen::MatrixXd J;
     loopJacobian(m, kd, z, t, J);
@@ -210,7 +220,7 @@ TEST(RecursiveModel, DerivativesMatchFiniteDifferences) {
         EXPECT_LT((snap.pointVelocity(bi, ki) - fd).norm(), 1e-6 * std::max(1.0, fd.squaredNorm())) << name;
       }
     }
-  }
+  });
 }
 
 // The shared jet frames of a state (forces, loop rates, output rows) come from the poses and the
@@ -262,15 +272,9 @@ TEST(RecursiveModel, SphericalJointsAreCutAndLoopsCounted) {
 // nodes, drivers on tree joints, every joint kind)
 TEST(RecursiveModel, MassAndConstraintJacobianFromTheMotionEqualTheirReferences) {
   RecursiveData kd;
-  std::mt19937 rng(11);
-  std::normal_distribution<double> noise(0, 1);
-  for (const auto& [name, mech] : models()) {
-    Diagnostics d;
-    const auto res = resolve(mech, d);
-    const RecursiveModel m = compileRecursiveModel(*res);
-    if (m.nz == 0) continue;
-    Eigen::VectorXd z, zd;
-    randomState(m, rng, noise, z, zd);
+  atRandomStates(11, [&](const std::string& name, const ResolvedMechanism&, const RecursiveModel& m, const Eigen::VectorXd& z,
+                         const Eigen::VectorXd&) {
+    if (m.nz == 0) return;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(m.nz);
     detail::TreeMotion<double> motion;
     detail::treeMotion<double>(m, m.numbers, z.data(), zero.data(), zero.data(), motion);
@@ -278,7 +282,7 @@ TEST(RecursiveModel, MassAndConstraintJacobianFromTheMotionEqualTheirReferences)
     detail::massMatrixFrom<double>(m, m.numbers, motion, M);
     massMatrix(m, kd, z, Mref);
     EXPECT_LT((M - Mref).cwiseAbs().maxCoeff(), 1e-10 * std::max(1.0, Mref.cwiseAbs().maxCoeff())) << name;
-    if (m.nrows == 0) continue;  // an open tree: no rows
+    if (m.nrows == 0) return;  // an open tree: no rows
     const double t = 0.4;
     Eigen::MatrixXd J, Jref(m.nrows, m.nz);
     detail::constraintJacobianFrom<double>(m, m.numbers, motion, z.data(), t, J);
@@ -294,7 +298,7 @@ TEST(RecursiveModel, MassAndConstraintJacobianFromTheMotionEqualTheirReferences)
     const double scale = std::max(1.0, Jref.cwiseAbs().maxCoeff());
     for (int r = 0; r < m.nrows; ++r)
       for (int j = 0; j < m.nz; ++j) EXPECT_NEAR(J(r, j), Jref(r, j), 1e-10 * scale) << name << ": " << m.describeRow(r) << ", z" << j;
-  }
+  });
 }
 
 }  // namespace
