@@ -408,16 +408,14 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
   z = m.tree.z0.cast<S>();
   std::vector<S> phi, xyz;
   MatrixOn<S> r(nc, 1), Jrows(nc, nz), y;
-  std::vector<Jet<S>> zj(static_cast<std::size_t>(nz)), phij, xyzj, rowsj(static_cast<std::size_t>(nc));
   const double scale = std::max(1.0, z0.cwiseAbs().maxCoeff());
-  auto jacobian = [&] {  // Φ_z's independent rows at z, a column per pass of jets
-    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], S(0.0), S(0.0));
-    for (int j = 0; j < nz; ++j) {
-      zj[static_cast<std::size_t>(j)].d = S(1.0);
-      thetaRows<S, Jet<S>>(m, p, none, noPoints, zj.data(), Jet<S>(S(0.0)), phij, xyzj, rowsj.data());
-      for (int i = 0; i < nc; ++i) Jrows(i, j) = rowsj[static_cast<std::size_t>(i)].d;
-      zj[static_cast<std::size_t>(j)].d = S(0.0);
-    }
+  detail::TreeMotion<S> motion;
+  MatrixOn<S> J;
+  const VectorOn<S> zero = VectorOn<S>::Zero(nz);
+  auto jacobian = [&] {  // Φ_z's independent rows at z, from one motion pass (the rows along their bodies' twists)
+    detail::treeMotion<S>(m.tree, p, z.data(), zero.data(), zero.data(), motion);
+    detail::constraintJacobianFrom<S>(m.tree, p, motion, z.data(), 0.0, J);
+    for (int i = 0; i < nc; ++i) Jrows.row(i) = J.row(m.rows[static_cast<std::size_t>(i)]);
   };
   bool converged = nc == 0;
   for (int it = 0; it < 100 && !converged; ++it) {
