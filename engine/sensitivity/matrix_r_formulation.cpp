@@ -523,6 +523,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     if (Status s = tangentAt(p, &n.outputs); !s.ok()) return s;
+    if (!semiAnalytical()) {  // the state's 2d columns and the parameters' p packed eight lanes a pass
+      const auto np = static_cast<Eigen::Index>(st_.parameters.size());
+      Eigen::MatrixXd DX = Eigen::MatrixXd::Zero(d, 2 * d + np), DV = DX, F;
+      DX.leftCols(d).setIdentity();
+      DV.middleCols(d, d).setIdentity();
+      laneColumns(p.t, DX, DV, chosen(static_cast<int>(2 * d)), F);
+      fromColumns(F.leftCols(2 * d), F.rightCols(np), d, n);
+      return {};
+    }
     // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
     auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
       alongLanes(nums, &nums != &plain_.tree, p.t, dx, dv, r);
