@@ -523,13 +523,17 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     if (Status s = tangentAt(p, &n.outputs); !s.ok()) return s;
-    if (!semiAnalytical()) {  // the state's 2d columns and the parameters' p packed eight lanes a pass
+    if (!semiAnalytical()) {
+      // the parameters' p columns and the state's 2d packed eight lanes a pass, the parameters
+      // first: a last pass of state lanes alone needs no positions' pass
       const auto np = static_cast<Eigen::Index>(st_.parameters.size());
-      Eigen::MatrixXd DX = Eigen::MatrixXd::Zero(d, 2 * d + np), DV = DX, F;
-      DX.leftCols(d).setIdentity();
-      DV.middleCols(d, d).setIdentity();
-      laneColumns(p.t, DX, DV, chosen(static_cast<int>(2 * d)), F);
-      fromColumns(F.leftCols(2 * d), F.rightCols(np), d, n);
+      Eigen::MatrixXd DX = Eigen::MatrixXd::Zero(d, np + 2 * d), DV = DX, F;
+      DX.middleCols(np, d).setIdentity();
+      DV.rightCols(d).setIdentity();
+      std::vector<int> param = chosen();
+      param.resize(static_cast<std::size_t>(np + 2 * d), -1);
+      laneColumns(p.t, DX, DV, param, F);
+      fromColumns(F.rightCols(2 * d), F.leftCols(np), d, n);
       return {};
     }
     // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
