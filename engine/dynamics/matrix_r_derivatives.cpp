@@ -9,12 +9,19 @@
 #include "dynamics/generalized_forces.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/tree_motion.h"
-#include "numeric/first_jets.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 #include "numeric/solve_on.h"
 
 namespace lw::dyn {
+
+std::vector<ItemIndex> dofPoints(const std::vector<Dof>& dofs) {
+  std::vector<ItemIndex> points;
+  for (const Dof& f : dofs)
+    if (f.kind == Dof::Kind::PointComponent) points.push_back(f.item);
+  return points;
+}
+
 namespace {
 
 template <class S> using Jet = kin::BasicJet<S>;
@@ -22,13 +29,6 @@ template <class S> using MatrixOn = num::MatrixOn<S>;
 
 template <class S> double real(const S& x) { return num::value(x); }
 
-// the points the independent coordinates follow
-std::vector<ItemIndex> dofPoints(const std::vector<Dof>& dofs) {
-  std::vector<ItemIndex> points;
-  for (const Dof& f : dofs)
-    if (f.kind == Dof::Kind::PointComponent) points.push_back(f.item);
-  return points;
-}
 
 // [Φ (selected rows); h(z) − zⁱ] on T (S, or a jet on S along a direction): rows m.rows, then
 // the coordinates. `points`: dofPoints(dofs).
@@ -523,281 +523,6 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
 }
 
 // ---- the tangent by jet-free passes ----
-
-// a constraint's rows along a body's six unit twists at once, on the lanes' dual numbers
-using TwistJets = kin::FirstJets<num::Dual8, 6>;
-
-struct MatrixRTangent::Work {
-  const MatrixRModel* m = nullptr;
-  std::vector<Dof> dofs;
-  std::vector<ItemIndex> points;
-  double t = 0;
-  Eigen::VectorXd z, zd, zdd, lambda;
-  Eigen::MatrixXd R, Md;
-  Eigen::PartialPivLU<Eigen::MatrixXd> theta;
-  Eigen::LLT<Eigen::MatrixXd> mbar;
-  RecursiveData data;  // the mass matrix's and Jacobians' buffers, kept between points
-  Eigen::MatrixXd loopJ, pointJ;
-  // along's passes' buffers, kept between calls (their dual-number jets are large to clear)
-  struct Passes {
-    detail::TreeMotion<num::Dual8> motion;
-    std::vector<detail::Frame<kin::BasicJet<num::Dual8>>> frames;
-    std::vector<kin::BasicJet<num::Dual8>> phi, xyz, rows, zj;
-  } passes;
-  // along's positions' pass (the numbers' lanes at fixed z): frames and rows on dual numbers
-  struct Positions {
-    std::vector<detail::Frame<num::Dual8>> frames;
-    std::vector<num::Dual8> phi, xyz;
-  } positions;
-  // along's turn of the multipliers: λ by row of Φ, the frames as jets, the loops' wrenches by node
-  struct Turn {
-    std::vector<double> lambdaByRow;
-    std::vector<detail::Frame<TwistJets>> frames;
-    std::vector<TwistJets> phi, zj;
-    std::vector<detail::Motion6<num::Dual8>> wrench;
-    std::vector<int> bodies;
-  } turn;
-};
-
-MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
-MatrixRTangent::~MatrixRTangent() = default;
-
-Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t,
-                          const MatrixROn<double>& e) {
-  Work& w = *w_;
-  const int nz = m.tree.nz;
-  w.m = &m;
-  w.dofs = dofs;
-  w.points = dofPoints(dofs);
-  w.t = t;
-  w.z = e.z;
-  w.zd = e.zd;
-  w.zdd = e.zdd;
-  w.R = e.R;
-  // Θ_z = [Φ_z (selected rows); B] from the tree's analytic loop and point Jacobians (the model's
-  // geometry: `values` differ from it only in the forces' switch states)
-  Eigen::MatrixXd Theta(nz, nz);
-  if (nz > 0) {
-    loopJacobian(m.tree, w.data, e.z, t, w.loopJ);
-    for (std::size_t i = 0; i < m.rows.size(); ++i) Theta.row(static_cast<Eigen::Index>(i)) = w.loopJ.row(m.rows[i]);
-    for (std::size_t k = 0; k < dofs.size(); ++k) {
-      const Dof& f = dofs[k];
-      const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
-      if (f.kind == Dof::Kind::Coordinate) {
-        Theta.row(row).setZero();
-        Theta(row, f.z) = 1;
-      } else {
-        pointJacobian(m.tree, w.data, f.body, f.point, e.z, w.pointJ);
-        Theta.row(row) = w.pointJ.row(f.component);
-      }
-    }
-  }
-  w.theta.compute(Theta);
-  if (nz > 0 && !(w.theta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
-  massMatrix(m.tree, w.data, e.z, w.Md);
-  w.mbar.compute(e.Mbar);
-  if (w.mbar.info() != Eigen::Success) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
-  // the loops' multipliers: Θ_zᵀ [λ; μ] = −τ (μ = R^Φᵀ(−τ) = 0 at the solution)
-  Eigen::VectorXd tau(nz);
-  inverseDynamicsOn<double>(m.tree, values, e.z.data(), e.zd.data(), e.zdd.data(), t, tau.data());
-  w.lambda = Eigen::VectorXd(w.theta.transpose().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
-  // a quaternion's unit row carries no force (R(q) is normalised: the dynamics do not see |q|);
-  // its multiplier is round-off
-  for (std::size_t r = 0; r < m.rows.size(); ++r) {
-    const int row = m.rows[r];
-    for (const LoopConstraint& c : m.tree.constraints)
-      if (c.kind == LoopConstraint::Kind::UnitQuaternion && row >= c.row && row < c.row + c.rows) w.lambda[static_cast<Eigen::Index>(r)] = 0;
-  }
-  return {};
-}
-
-void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
-                           VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd,
-                           std::span<const ItemIndex> points, num::Dual8* pr, num::Dual8* pv, num::Dual8* pa) const {
-  using D = num::Dual8;
-  using J = kin::BasicJet<D>;
-  const Work& w = *w_;
-  const MatrixRModel& m = *w.m;
-  const RecursiveModel& tree = m.tree;
-  const int nz = tree.nz, d = static_cast<int>(w.dofs.size()), nc = static_cast<int>(m.rows.size());
-  constexpr int L = 8;
-  auto lanes = [&](const std::vector<J>& rows, int part) {  // [Φ_sel; h]'s part (0 value, 1 rate, 2 second) lanes, nz × L
-    Eigen::MatrixXd out(nz, L);
-    for (int i = 0; i < nz; ++i) {
-      const J& r = rows[static_cast<std::size_t>(i)];
-      const D& x = part == 0 ? r.v : part == 1 ? r.d : r.dd;
-      for (int l = 0; l < L; ++l) out(i, l) = x.g[l];
-    }
-    return out;
-  };
-  auto gradients = [&](const VectorOn<D>& v) {
-    Eigen::MatrixXd out(v.size(), L);
-    for (Eigen::Index i = 0; i < v.size(); ++i)
-      for (int l = 0; l < L; ++l) out(i, l) = v[i].g[l];
-    return out;
-  };
-  auto withLanes = [&](const Eigen::VectorXd& value, const Eigen::MatrixXd& g) {
-    VectorOn<D> v(value.size());
-    for (Eigen::Index i = 0; i < value.size(); ++i) {
-      v[i] = D(value[i]);
-      for (int l = 0; l < L; ++l) v[i].g[l] = g(i, l);
-    }
-    return v;
-  };
-  // [Φ_sel; h] on jets along the motion of (zs, żs, z̈s) — or along a direction of z alone (time held)
-  Work::Passes& buffers = w_->passes;
-  detail::TreeMotion<D>& motion = buffers.motion;
-  std::vector<detail::Frame<J>>& frames = buffers.frames;
-  std::vector<J> &phi = buffers.phi, &xyz = buffers.xyz, &rows = buffers.rows, &zj = buffers.zj;
-  phi.resize(static_cast<std::size_t>(tree.nrows));
-  xyz.resize(3 * w.points.size());
-  rows.resize(static_cast<std::size_t>(nz));
-  zj.resize(static_cast<std::size_t>(nz));
-  auto rowsAlong = [&](const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate) {
-    detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
-    detail::jetFramesFrom<D>(tree, motion, frames);
-    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(zs[i], zds[i], zdds[i]);
-    kinematicsOnFrames<J, D>(tree, p, frames, zj.data(), J(D(w.t), D(timeRate), D(0.0)), phi.data(), w.points, xyz.data());
-    std::size_t r = 0, point = 0;
-    for (int row : m.rows) rows[r++] = phi[static_cast<std::size_t>(row)];
-    for (const Dof& f : w.dofs) rows[r++] = f.kind == Dof::Kind::Coordinate ? zj[static_cast<std::size_t>(f.z)] : xyz[3 * point++ + static_cast<std::size_t>(f.component)];
-  };
-  const VectorOn<D> zeroD = VectorOn<D>::Zero(nz);
-  // positions: Θ δz = [−Φ_ρ; δzⁱ − h_ρ]
-  VectorOn<D> z0(nz), zd0(nz), zdd0(nz);
-  for (int i = 0; i < nz; ++i) {
-    z0[i] = D(w.z[i]);
-    zd0[i] = D(w.zd[i]);
-    zdd0[i] = D(w.zdd[i]);
-  }
-  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(nz, L);
-  if (seeded) {  // Φ_ρ, h_ρ: without seeded numbers the pass has no lanes; positions alone, no jets
-    Work::Positions& q = w_->positions;
-    q.phi.resize(static_cast<std::size_t>(tree.nrows));
-    q.xyz.resize(3 * w.points.size());
-    detail::computeFrames<D, D>(tree, p, z0.data(), q.frames);
-    kinematicsOnFrames<D, D>(tree, p, q.frames, z0.data(), D(w.t), q.phi.data(), w.points, q.xyz.data());
-    std::size_t r = 0, point = 0;
-    for (int row : m.rows) {
-      const D& x = q.phi[static_cast<std::size_t>(row)];
-      for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
-      ++r;
-    }
-    for (const Dof& f : w.dofs) {
-      if (f.kind != Dof::Kind::Coordinate) {  // a coordinate's own row has no lanes at fixed z
-        const D& x = q.xyz[3 * point + static_cast<std::size_t>(f.component)];
-        for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
-        ++point;
-      }
-      ++r;
-    }
-  }
-  rhs.bottomRows(d) += gradients(dx);
-  const Eigen::MatrixXd dz = w.theta.solve(rhs);
-  z = withLanes(w.z, dz);
-  // velocities: Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
-  rowsAlong(z, zd0, zeroD, 1.0);
-  rhs = -lanes(rows, 1);
-  rhs.bottomRows(d) += gradients(dv);
-  const Eigen::MatrixXd dzd = w.theta.solve(rhs);
-  zd = withLanes(w.zd, dzd);
-  // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
-  rowsAlong(z, zd, zdd0, 1.0);
-  const Eigen::MatrixXd da = w.theta.solve(Eigen::MatrixXd(-lanes(rows, 2)));
-  VectorOn<D> tau(nz);
-  detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
-  // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c for every column r_c of R^Φ at once.
-  // λᵀΦ_z = −(S_j · F_j)_j (plus the tree joints' drivers' constant rows), F_j the loops' wrenches
-  // W_b = −∂(λᵀΦ_c)/∂ξ_b (ξ_b a twist of body b) summed over coordinate j's subtree, so
-  // δ(λᵀΦ_z)_j = −δS_j · F_j − S_j · δF_j: the motion's columns at z with their lanes (the pass
-  // above: positions alone), and each loaded constraint's rows on jets along its bodies' six unit
-  // twists, with the lanes of z and the numbers
-  Eigen::MatrixXd turn = Eigen::MatrixXd::Zero(d, L);
-  // no multiplier (no loop force: an open tree with a quaternion's row only): no turn
-  const bool loaded = w.lambda.size() > 0 && w.lambda.cwiseAbs().maxCoeff() > 0;
-  if (loaded) {
-    Work::Turn& u = w_->turn;
-    using T6 = TwistJets;
-    u.lambdaByRow.assign(static_cast<std::size_t>(tree.nrows), 0.0);
-    for (int r = 0; r < nc; ++r) u.lambdaByRow[static_cast<std::size_t>(m.rows[static_cast<std::size_t>(r)])] = w.lambda[r];
-    const std::size_t nb = motion.frames.size(), nn = tree.nodes.size();
-    u.frames.resize(nb);
-    for (std::size_t b = 0; b < nb; ++b) {
-      for (int i = 0; i < 9; ++i) u.frames[b].R.a[i] = T6(motion.frames[b].R.a[i]);
-      for (int i = 0; i < 3; ++i) u.frames[b].x[i] = T6(motion.frames[b].x[i]);
-    }
-    u.zj.resize(static_cast<std::size_t>(nz));
-    for (int i = 0; i < nz; ++i) u.zj[static_cast<std::size_t>(i)] = T6(z[i]);
-    u.phi.assign(static_cast<std::size_t>(tree.nrows), T6(D(0.0)));
-    const T6 tj{D(w.t)};
-    u.wrench.assign(nn, detail::Motion6<D>{detail::zero3<D>(), detail::zero3<D>()});
-    for (std::size_t ci = 0; ci < tree.constraints.size(); ++ci) {
-      const LoopConstraint& c = tree.constraints[ci];
-      bool carried = false;
-      for (int r = 0; r < c.rows; ++r) carried = carried || u.lambdaByRow[static_cast<std::size_t>(c.row + r)] != 0;
-      if (!carried) continue;
-      constraintBodies(tree, static_cast<int>(ci), u.bodies);
-      std::erase_if(u.bodies, [&](int b) { return tree.nodeOfBody[static_cast<std::size_t>(b)] < 0; });  // the ground turns nothing
-      // two moving bodies: a joint's or driver's rows measure one body against the other, so they
-      // do not change when both move alike (to first order at the constraint, where the lanes
-      // stay): the second body's wrench is the first's reversed (action and reaction)
-      const bool pair = u.bodies.size() == 2;
-      for (std::size_t bi = 0; bi < (pair ? 1 : u.bodies.size()); ++bi) {
-        const int b = u.bodies[bi];
-        detail::Frame<T6>& F = u.frames[static_cast<std::size_t>(b)];
-        detail::seedUnitTwists(F, true);  // body b along its six unit twists at once
-        constraintOnFrames<T6, D>(tree, p, u.frames, u.zj.data(), tj, static_cast<int>(ci), u.phi.data());
-        detail::Motion6<D> W{detail::zero3<D>(), detail::zero3<D>()};
-        for (int e = 0; e < 6; ++e) {
-          D power(0.0);
-          for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * u.phi[static_cast<std::size_t>(c.row + r)].d[e];
-          (e < 3 ? W.v : W.w)[e % 3] = power;
-        }
-        detail::seedUnitTwists(F, false);
-        auto addTo = [&](int body, double sign) {
-          detail::Motion6<D>& to = u.wrench[static_cast<std::size_t>(tree.nodeOfBody[static_cast<std::size_t>(body)])];
-          to = {detail::add(to.v, detail::scale(D(sign), W.v)), detail::add(to.w, detail::scale(D(sign), W.w))};
-        };
-        addTo(b, 1.0);
-        if (pair) addTo(u.bodies[1], -1.0);
-      }
-    }
-    for (std::size_t k = nn; k-- > 0;)  // summed over subtrees, leaves first
-      for (int ch : tree.children[k]) {
-        const auto& Wc = u.wrench[static_cast<std::size_t>(ch)];
-        u.wrench[k] = {detail::add(u.wrench[k].v, Wc.v), detail::add(u.wrench[k].w, Wc.w)};
-      }
-    for (int j = 0; j < nz; ++j) {
-      const detail::Motion6<D>& Sj = motion.column[static_cast<std::size_t>(j)];
-      const detail::Motion6<D>& Fj = u.wrench[static_cast<std::size_t>(motion.nodeOf[static_cast<std::size_t>(j)])];
-      const D g = -(detail::dot(Sj.v, Fj.v) + detail::dot(Sj.w, Fj.w));  // (λᵀΦ_z)_j with its lanes
-      for (int l = 0; l < L; ++l)
-        if (g.g[l] != 0)
-          for (int c = 0; c < d; ++c) turn(c, l) += g.g[l] * w.R(j, c);
-    }
-  }
-  const Eigen::MatrixXd dzidd = -w.mbar.solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
-  zidd = withLanes(Eigen::VectorXd::Zero(d), dzidd);
-  const Eigen::MatrixXd dzdd = w.R * dzidd + da;
-  zdd = withLanes(w.zdd, dzdd);
-  if (points.empty()) return;
-  // the points on the last pass's motion (z, ż with their lanes, z̈ without): their accelerations
-  // then miss Σ_j ∂a/∂z̈_j δz̈_j, ∂a/∂z̈_j = S_j.v + S_j.ω × r for the coordinates that carry them
-  detail::pointsFromMotion<D>(tree, p, motion, points, pr, pv, pa);
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    const int node = tree.nodeOfBody[static_cast<std::size_t>(points[k].body)];
-    if (node < 0) continue;
-    const double r0[3] = {pr[3 * k].v, pr[3 * k + 1].v, pr[3 * k + 2].v};
-    for (int j = 0; j < nz; ++j) {
-      if (!tree.movesWith(points[k].body, motion.nodeOf[static_cast<std::size_t>(j)])) continue;
-      const detail::Motion6<D>& Sj = motion.column[static_cast<std::size_t>(j)];
-      const double sv[3] = {Sj.v[0].v, Sj.v[1].v, Sj.v[2].v}, sw[3] = {Sj.w[0].v, Sj.w[1].v, Sj.w[2].v};
-      const double col[3] = {sv[0] + sw[1] * r0[2] - sw[2] * r0[1], sv[1] + sw[2] * r0[0] - sw[0] * r0[2], sv[2] + sw[0] * r0[1] - sw[1] * r0[0]};
-      for (int i = 0; i < 3; ++i)
-        for (int l = 0; l < L; ++l) pa[3 * k + static_cast<std::size_t>(i)].g[l] += col[i] * dzdd(j, l);
-    }
-  }
-}
 
 struct DrivenFactor::Impl {
   double t = 0;

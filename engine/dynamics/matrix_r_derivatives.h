@@ -80,6 +80,9 @@ Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std:
 template <class S>
 Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd);
 
+/// The points the independent coordinates follow (their point components' items, in order).
+std::vector<ItemIndex> dofPoints(const std::vector<Dof>& dofs);
+
 /// The Matrix R ODE z̈ⁱ = f(t, zⁱ, żⁱ; ρ) linearised at an evaluated state without a dual-number
 /// pass of the pipeline (seed 000 §7.5–7.6 on the dependent coordinates): for directions δzⁱ,
 /// δżⁱ and the numbers' own lanes (a chunk's seeded parameters),
