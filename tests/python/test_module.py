@@ -138,10 +138,14 @@ def test_runs_release_the_gil(samples):
     m = lw.load(samples / "ten-bar-chain.json")
     lw.simulate(m, t_end=0.05)  # warm
     spans = []
+    # both threads start together, and each run lasts long enough (~30 ms) that scheduling
+    # delays on a loaded machine (ctest runs two tests at once) cannot separate them
+    ready = threading.Barrier(2)
 
     def one():
+        ready.wait()
         start = time.perf_counter()
-        lw.simulate(m, t_end=0.6)
+        lw.simulate(m, t_end=3.0)
         spans.append((start, time.perf_counter()))
 
     threads = [threading.Thread(target=one) for _ in range(2)]
