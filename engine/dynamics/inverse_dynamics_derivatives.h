@@ -61,13 +61,18 @@ extern template void inverseDynamicsWithPoints<num::Dual<8>>(const RecursiveMode
                                                              const num::Dual<8>*, const num::Dual<8>*, double, num::Dual<8>*,
                                                              std::span<const ItemIndex>, num::Dual<8>*, num::Dual<8>*, num::Dual<8>*);
 
-/// The lanes of inverseDynamicsWithPoints for numbers whose lanes touch nothing but the bodies'
-/// masses and inertias (`values` the same numbers on doubles; the state has no lanes): the motion
-/// does not depend on them, so it is taken on doubles, and a body's wrench, linear in its mass and
-/// inertia, is evaluated on doubles for each lane that moves them — no dual-number pass. τ's values
-/// are left 0 (its lanes are what a parameter's column reads); the points are the motion's, no lanes.
-void inverseDynamicsOfInertia(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<num::Dual<8>>& p, const double* z,
-                              const double* zd, const double* zdd, double t, num::Dual<8>* tau, std::span<const ItemIndex> points,
-                              num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
+/// The lanes of inverseDynamicsWithPoints<Dual8> by one tangent pass on doubles, no dual-number
+/// motion (inverse_dynamics_lanes.cpp): `values` are p's values, the state has no lanes. A lane on
+/// a node's joint point or stored offset moves the node's subtree rigidly, a translation at fixed
+/// z (before the node's own columns for the point, after them for the offset), so the motion's
+/// lanes follow from the motion on doubles as a coordinate's do (∂S = d × S, ∂V, ∂A by the same
+/// recursion); lanes on masses, centres of mass and inertias change the bodies' wrenches, on body
+/// points the points, on a tree torsion spring's numbers its torque. False, with nothing written,
+/// where the lanes touch anything else (an axis, a stored rotation, gravity), a quaternion node
+/// or an active force element other than a tree joint's torsion spring is there: the caller
+/// takes the dual-number pass. τ's values and the points' are the doubles'.
+bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<num::Dual<8>>& p,
+                                 const double* z, const double* zd, const double* zdd, double t, num::Dual<8>* tau,
+                                 std::span<const ItemIndex> points, num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
 
 }  // namespace lw::dyn

@@ -36,8 +36,6 @@ struct ReactionsOn<S>::Work {
 };
 
 namespace {
-template <class S> Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
-template <class S> Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }
 template <class S> Motion6<S> minus(const Motion6<S>& a, const Motion6<S>& b) { return {sub(a.v, b.v), sub(a.w, b.w)}; }
 template <class S> S pair(const Motion6<S>& m, const Motion6<S>& f) { return dot(m.v, f.v) + dot(m.w, f.w); }
 }  // namespace

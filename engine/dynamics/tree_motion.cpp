@@ -13,37 +13,6 @@
 
 namespace lw::dyn::detail {
 
-namespace {
-
-template <class S> Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
-template <class S> Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }
-template <class S> Motion6<S> times(const Motion6<S>& a, const S& s) { return {scale(s, a.v), scale(s, a.w)}; }
-template <class S> Motion6<S> crossMotion(const Motion6<S>& m, const Motion6<S>& x) {
-  return {add(cross(m.w, x.v), cross(m.v, x.w)), cross(m.w, x.w)};
-}
-template <class S> Motion6<S> crossForce(const Motion6<S>& m, const Motion6<S>& f) {
-  return {cross(m.w, f.v), add(cross(m.w, f.w), cross(m.v, f.v))};
-}
-
-// the body's spatial inertia about the origin times a motion: [m v_c; J_c ω + c × m v_c], v_c = v + ω × c
-// (planar: only I_zz acts)
-template <class S>
-Motion6<S> inertiaTimes(bool planar, const S& mass, const V3<S>& c, const M3<S>& R, const Eigen::Matrix<S, 3, 3>& I, const Motion6<S>& x) {
-  const V3<S> F = scale(mass, add(x.v, cross(x.w, c)));
-  V3<S> Jw;
-  if (planar) {
-    Jw = {{S(0.0), S(0.0), x.w[2] * I(2, 2)}};
-  } else {
-    V3<S> y;  // Rᵀ ω
-    for (int i = 0; i < 3; ++i) y[i] = R(0, i) * x.w[0] + R(1, i) * x.w[1] + R(2, i) * x.w[2];
-    V3<S> Iy;
-    for (int i = 0; i < 3; ++i) Iy[i] = y[0] * I(i, 0) + y[1] * I(i, 1) + y[2] * I(i, 2);
-    Jw = mul(R, Iy);
-  }
-  return {F, add(Jw, cross(c, F))};
-}
-
-}  // namespace
 
 template <class S>
 void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out) {
@@ -385,70 +354,6 @@ void inverseDynamicsWithPoints(const RecursiveModel& m, const TreeNumbers<S>& p,
   detail::inverseDynamicsFrom(m, p, motion, z, zd, t, tau);
   detail::pointsFromMotion(m, p, motion, points, r, v, a);
 }
-void inverseDynamicsOfInertia(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<num::Dual8>& p, const double* z,
-                              const double* zd, const double* zdd, double t, num::Dual8* tau, std::span<const ItemIndex> points,
-                              num::Dual8* r, num::Dual8* v, num::Dual8* a) {
-  using namespace detail;
-  using D = num::Dual8;
-  constexpr int L = num::kChunk;
-  thread_local TreeMotion<double> motion;  // kept: a run asks at every point
-  thread_local std::vector<Motion6<double>> F;  // by node and lane: the subtree's wrench's lane
-  treeMotion(m, values, z, zd, zdd, motion);
-  const auto nn = m.nodes.size();
-  const bool planar = m.dimension == 2;
-  const Eigen::Vector3d g = values.mech.gravity;
-  F.assign(nn * L, zero6<double>());
-  // a body's wrench I A + V ×* I V − m g is linear in its mass and inertia at a given motion: each
-  // lane's is the same expression on that lane's derivatives of them (zero for most bodies)
-  for (std::size_t k = 0; k < nn; ++k) {
-    const auto& B = p.mech.bodies[static_cast<std::size_t>(m.nodes[k].body)];
-    const M3<double>& R = motion.frames[static_cast<std::size_t>(m.nodes[k].body)].R;
-    for (int l = 0; l < L; ++l) {
-      const double dm = B.mass.g[l];
-      Eigen::Matrix3d dI;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) dI(i, j) = B.inertia(i, j).g[l];
-      if (dm == 0 && dI.isZero(0.0)) continue;
-      const Motion6<double> IV = inertiaTimes(planar, dm, motion.centre[k], R, dI, motion.V[k]);
-      const Motion6<double> IA = inertiaTimes(planar, dm, motion.centre[k], R, dI, motion.A[k]);
-      Motion6<double>& f = F[k * L + static_cast<std::size_t>(l)];
-      f = plus(IA, crossForce(motion.V[k], IV));
-      const V3<double> weight{{g.x() * dm, g.y() * dm, g.z() * dm}};
-      f.v = sub(f.v, weight);
-      f.w = sub(f.w, cross(motion.centre[k], weight));
-    }
-  }
-  for (std::size_t k = nn; k-- > 0;) {
-    const Node& n = m.nodes[k];
-    for (int c : m.children[k])
-      for (int l = 0; l < L; ++l) {
-        Motion6<double>& f = F[k * L + static_cast<std::size_t>(l)];
-        f = plus(f, F[static_cast<std::size_t>(c) * L + static_cast<std::size_t>(l)]);
-      }
-    for (int q = 0; q < n.nz; ++q) {
-      const auto& s = motion.column[static_cast<std::size_t>(n.z + q)];
-      D& out = tau[n.z + q];
-      out = D(0.0);
-      for (int l = 0; l < L; ++l) {
-        const Motion6<double>& f = F[k * L + static_cast<std::size_t>(l)];
-        out.g[l] = dot(s.v, f.v) + dot(s.w, f.w);
-      }
-    }
-  }
-  // the points move as on doubles: no lanes
-  thread_local std::vector<double> pr, pv, pa;
-  pr.resize(3 * points.size());
-  pv.resize(3 * points.size());
-  pa.resize(3 * points.size());
-  pointsFromMotion(m, values, motion, points, pr.data(), pv.data(), pa.data());
-  for (std::size_t i = 0; i < pr.size(); ++i) {
-    r[i] = D(pr[i]);
-    v[i] = D(pv[i]);
-    a[i] = D(pa[i]);
-  }
-  (void)t;
-}
-
 template void inverseDynamicsWithPoints<double>(const RecursiveModel&, const TreeNumbers<double>&, const double*, const double*,
                                                 const double*, double, double*, std::span<const ItemIndex>, double*, double*, double*);
 template void inverseDynamicsWithPoints<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*,

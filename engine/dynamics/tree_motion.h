@@ -30,6 +30,35 @@ struct TreeMotion {
   std::vector<Motion6<S>> V, A;                 // by node: its body's
 };
 
+// spatial algebra about the origin
+template <class S> inline Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
+template <class S> inline Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }
+template <class S> inline Motion6<S> times(const Motion6<S>& a, const S& s) { return {scale(s, a.v), scale(s, a.w)}; }
+template <class S> inline Motion6<S> crossMotion(const Motion6<S>& m, const Motion6<S>& x) {
+  return {add(cross(m.w, x.v), cross(m.v, x.w)), cross(m.w, x.w)};
+}
+template <class S> inline Motion6<S> crossForce(const Motion6<S>& m, const Motion6<S>& f) {
+  return {cross(m.w, f.v), add(cross(m.w, f.w), cross(m.v, f.v))};
+}
+
+// the body's spatial inertia about the origin times a motion: [m v_c; J_c ω + c × m v_c], v_c = v + ω × c
+// (planar: only I_zz acts)
+template <class S>
+inline Motion6<S> inertiaTimes(bool planar, const S& mass, const V3<S>& c, const M3<S>& R, const Eigen::Matrix<S, 3, 3>& I, const Motion6<S>& x) {
+  const V3<S> F = scale(mass, add(x.v, cross(x.w, c)));
+  V3<S> Jw;
+  if (planar) {
+    Jw = {{S(0.0), S(0.0), x.w[2] * I(2, 2)}};
+  } else {
+    V3<S> y;  // Rᵀ ω
+    for (int i = 0; i < 3; ++i) y[i] = R(0, i) * x.w[0] + R(1, i) * x.w[1] + R(2, i) * x.w[2];
+    V3<S> Iy;
+    for (int i = 0; i < 3; ++i) Iy[i] = y[0] * I(i, 0) + y[1] * I(i, 1) + y[2] * I(i, 2);
+    Jw = mul(R, Iy);
+  }
+  return {F, add(Jw, cross(c, F))};
+}
+
 /// The motion at (z, ż, z̈) with numbers p (numbers on S: their derivatives carried). A quaternion
 /// node's columns and motion are its own (quaternionNodeMotion), not a sequence of one-axis ones.
 template <class S>

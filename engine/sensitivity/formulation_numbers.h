@@ -19,18 +19,6 @@
 
 namespace lw::sens::detail {
 
-/// Whether the parameters (table indices) touch no field of the mechanism but bodies' masses and
-/// inertias, directly or through other parameters.
-inline bool touchesOnlyInertia(const Study& st, const std::vector<std::size_t>& parameters) {
-  bool only = true;
-  forEachNumber(*st.mechanism, [&](const FieldVisit& f) {
-    if (!only || f.quantity == Quantity::Mass || f.quantity == Quantity::Inertia) return;
-    for (std::size_t k : st.table().dependencies(f.number))
-      if (std::find(parameters.begin(), parameters.end(), k) != parameters.end()) only = false;
-  });
-  return only;
-}
-
 class FormulationNumbers {
  public:
   FormulationNumbers(const Study& st, Partials partials, double delta)
@@ -39,7 +27,6 @@ class FormulationNumbers {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
       counts_.push_back(static_cast<int>(c.seeded.size()));
-      inertial_.push_back(touchesOnlyInertia(st, c.seeded));
     }
     if (partials != Partials::AutomaticDifferentiation) {
       MovedNumbers sets = movedNumbers(st, partials, delta);
@@ -182,14 +169,6 @@ class FormulationNumbers {
     return *n;
   }
 
-  /// Whether `n` is a chunk whose parameters touch nothing but the bodies' masses and inertias:
-  /// the motion at a fixed state does not depend on them (dyn::inverseDynamicsOfInertia).
-  bool inertialChunk(const NumbersOn<Dual>& n) const {
-    for (std::size_t c = 0; c < chunks_.size(); ++c)
-      if (chunks_[c].get() == &n) return inertial_[c];
-    return false;
-  }
-
   const std::vector<double>& deltas() const { return deltas_; }
   bool semiAnalytical() const { return partials_ != Partials::AutomaticDifferentiation; }
 
@@ -209,7 +188,6 @@ class FormulationNumbers {
   std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
   std::vector<Eigen::Index> firsts_;
   std::vector<int> counts_;
-  std::vector<char> inertial_;  // by chunk: inertialChunk
   std::map<std::vector<int>, std::unique_ptr<NumbersOn<Dual>>> byLanes_;  // seededInLanes
   Partials partials_;
   std::vector<double> deltas_;

@@ -338,9 +338,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           const std::size_t np = 3 * st_.outputs.points.size();
           std::vector<S> pr(np), pv(np), pa(np);
           if constexpr (std::is_same_v<S, Dual>) {
-            if (inertialChunk(nums)) {  // masses and inertias: the motion on doubles, the wrenches' regressor
-              dyn::inverseDynamicsOfInertia(tree, real_.tree, nums.tree, z.data(), zd.data(), zdd.data(), p.t, r.data(), st_.outputs.points,
-                                            pr.data(), pv.data(), pa.data());
+            // lanes on lengths, masses, inertias: one tangent pass on doubles, no dual-number motion
+            if (dyn::inverseDynamicsAlongNumbers(tree, real_.tree, nums.tree, z.data(), zd.data(), zdd.data(), p.t, r.data(),
+                                                 st_.outputs.points, pr.data(), pv.data(), pa.data())) {
               analysis::outputsFromPoints<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), r.data() + d);
               return {};
             }

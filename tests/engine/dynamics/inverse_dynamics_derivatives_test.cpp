@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "dynamics/force_jacobian.h"
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
@@ -22,6 +24,7 @@ namespace {
 // the mechanism with its force elements replaced by a torsion spring on every tree joint that
 // turns (the kernel's own force element); `keepForces` keeps them instead
 struct Case {
+  Mechanism mechanism;
   ResolvedMechanism resolved;
   MatrixRModel model;
 };
@@ -32,7 +35,9 @@ std::unique_ptr<Case> compiled(Mechanism mech) {
   std::erase_if(mech.forces, [](const Force& f) { return f.type != Force::Type::TorsionSpring; });
   auto c = std::make_unique<Case>();
   Diagnostics d;
-  c->resolved = *resolve(mech, d);
+  auto first = resolve(mech, d);
+  if (!first) return nullptr;  // a sample whose switches or limits name the forces and contacts cleared
+  c->resolved = *first;
   c->model = compileMatrixR(c->resolved);
   // torsion springs on cut joints act through the loop's bodies: not the kernel's
   const auto& tree = c->model.tree;
@@ -43,6 +48,7 @@ std::unique_ptr<Case> compiled(Mechanism mech) {
   });
   c->resolved = *resolve(mech, d);
   c->model = compileMatrixR(c->resolved);
+  c->mechanism = mech;
   return c;
 }
 
@@ -257,6 +263,109 @@ TEST(InverseDynamicsOn, EveryForceElementEqualsTheForceKernel) {
       EXPECT_NEAR(a.v, -b.v, 1e-11 * std::max(1.0, std::abs(b.v))) << "coordinate " << i;
       for (int k = 0; k < 8; ++k) EXPECT_NEAR(a.g[k], -b.g[k], 1e-10 * std::max(1.0, std::abs(b.g[k]))) << "coordinate " << i << " lane " << k;
     }
+  }
+}
+
+// the tangent pass along the numbers' lanes (inverseDynamicsAlongNumbers) against the dual-number
+// motion pass it replaces: random lanes on every field it covers (joint points, stored offsets,
+// masses, centres, inertias, body points, torsion springs' numbers), on every joint kind, at a
+// moving, accelerating state; τ's lanes and the points' r, v, a lanes to 1e-10 relative
+TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
+  using D = num::Dual8;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int covered = 0;
+  for (const auto& [name, mech] : test::samplesAndGenerated()) {
+    SCOPED_TRACE(name);
+    const auto c = compiled(mech);
+    if (!c) continue;
+    const RecursiveModel& tree = c->model.tree;
+    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, c->resolved,
+                                                         std::vector<D>(c->resolved.parameters->values().begin(),
+                                                                        c->resolved.parameters->values().end())));
+    auto seed = [&](D& x) {
+      for (double& g : x.g) g = u(rng);
+    };
+    for (auto& g : p.nodes) {
+      for (int i = 0; i < 3; ++i) seed(g.point[i]), seed(g.x0[i]);
+    }
+    std::vector<ItemIndex> points;
+    for (std::size_t b = 0; b < p.mech.bodies.size(); ++b) {
+      auto& B = p.mech.bodies[b];
+      if (b > 0) {
+        seed(B.mass);
+        for (int i = 0; i < 3; ++i) {
+          seed(B.com[i]);
+          for (int j = 0; j <= i; ++j) {
+            seed(B.inertia(i, j));
+            B.inertia(j, i) = B.inertia(i, j);
+          }
+        }
+      }
+      for (std::size_t k = 0; k < B.points.size(); ++k) {
+        for (int i = 0; i < 3; ++i) seed(B.points[k][i]);
+        points.push_back({static_cast<int>(b), static_cast<int>(k)});
+      }
+    }
+    for (auto& f : p.mech.forces) seed(f.stiffness), seed(f.damping), seed(f.naturalAngle);
+    const int nz = tree.nz;
+    const Eigen::VectorXd z = tree.z0 + Eigen::VectorXd::LinSpaced(nz, 0.3, -0.4);
+    const Eigen::VectorXd zd = Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
+    const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
+    const auto np = 3 * points.size();
+    std::vector<D> tau(static_cast<std::size_t>(nz)), r(np), v(np), a(np);
+    if (!inverseDynamicsAlongNumbers(tree, tree.numbers, p, z.data(), zd.data(), zdd.data(), 0.4, tau.data(), points, r.data(), v.data(),
+                                     a.data())) {
+      // only what it does not cover: a quaternion node
+      bool quaternion = false;
+      for (const Node& n : tree.nodes) quaternion |= n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial;
+      EXPECT_TRUE(quaternion);
+      continue;
+    }
+    ++covered;
+    std::vector<D> zs(static_cast<std::size_t>(nz)), zds(zs), zdds(zs), tauRef(zs), rRef(np), vRef(np), aRef(np);
+    for (int i = 0; i < nz; ++i) {
+      zs[static_cast<std::size_t>(i)] = D(z[i]);
+      zds[static_cast<std::size_t>(i)] = D(zd[i]);
+      zdds[static_cast<std::size_t>(i)] = D(zdd[i]);
+    }
+    inverseDynamicsWithPoints<D>(tree, p, zs.data(), zds.data(), zdds.data(), 0.4, tauRef.data(), points, rRef.data(), vRef.data(),
+                                 aRef.data());
+    auto expectEqual = [&](const std::vector<D>& x, const std::vector<D>& ref, const char* what) {
+      double scale = 1;
+      for (const D& y : ref)
+        for (double g : y.g) scale = std::max(scale, std::abs(g));
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        EXPECT_NEAR(x[i].v, ref[i].v, 1e-11 * std::max(1.0, std::abs(ref[i].v))) << what << " " << i;
+        for (int l = 0; l < num::kChunk; ++l) EXPECT_NEAR(x[i].g[l], ref[i].g[l], 1e-10 * scale) << what << " " << i << " lane " << l;
+      }
+      return scale;
+    };
+    EXPECT_GT(expectEqual(tau, tauRef, "tau"), 1.0);
+    expectEqual(r, rRef, "r");
+    expectEqual(v, vRef, "v");
+    expectEqual(a, aRef, "a");
+  }
+  EXPECT_GE(covered, 15);
+}
+
+// what it refuses: lanes on an axis, an active force element other than a tree torsion spring
+TEST(InverseDynamicsAlongNumbers, RefusesWhatItDoesNotCover) {
+  using D = num::Dual8;
+  for (const bool axis : {true, false}) {
+    Mechanism mech = test::sampleMechanism("ten-bar-chain");
+    if (!axis) mech = test::withEveryForce(mech);
+    Diagnostics d;
+    const auto res = resolve(mech, d);
+    const MatrixRModel model = compileMatrixR(*res);
+    const RecursiveModel& tree = model.tree;
+    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(mech, *res, std::vector<D>(res->parameters->values().begin(), res->parameters->values().end())));
+    if (axis) p.nodes[3].axis[2].g[0] = 1;
+    const int nz = tree.nz;
+    const Eigen::VectorXd z = tree.z0, zd = Eigen::VectorXd::Ones(nz), zdd = zd;
+    std::vector<D> tau(static_cast<std::size_t>(nz));
+    EXPECT_FALSE(inverseDynamicsAlongNumbers(tree, tree.numbers, p, z.data(), zd.data(), zdd.data(), 0, tau.data(), {}, nullptr, nullptr,
+                                             nullptr));
   }
 }
 
