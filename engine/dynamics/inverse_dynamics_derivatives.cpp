@@ -76,19 +76,82 @@ template void inverseDynamicsOn<double>(const RecursiveModel&, const TreeNumbers
 template void inverseDynamicsOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, const num::Dual8*,
                                             const num::Dual8*, double, num::Dual8*);
 
+MotionAtState::MotionAtState() : data_(std::make_unique<detail::MotionAtStateData>()) {}
+MotionAtState::~MotionAtState() = default;
+MotionAtState::MotionAtState(MotionAtState&&) noexcept = default;
+MotionAtState& MotionAtState::operator=(MotionAtState&&) noexcept = default;
+const Eigen::VectorXd& MotionAtState::tau() const { return data_->tau; }
+
+namespace {
+void bodyMomenta(const RecursiveModel& m, const TreeNumbers<double>& p, detail::MotionAtStateData& d, bool velocities) {
+  const bool planar = m.dimension == 2;
+  const auto nn = m.nodes.size();
+  d.IV.resize(nn);
+  d.IA.resize(nn);
+  for (std::size_t k = 0; k < nn; ++k) {
+    const auto& B = p.mech.bodies[static_cast<std::size_t>(m.nodes[k].body)];
+    const auto& R = d.motion.frames[static_cast<std::size_t>(m.nodes[k].body)].R;
+    if (velocities) d.IV[k] = detail::inertiaTimes(planar, B.mass, d.motion.centre[k], R, B.inertia, d.motion.V[k]);
+    d.IA[k] = detail::inertiaTimes(planar, B.mass, d.motion.centre[k], R, B.inertia, d.motion.A[k]);
+  }
+}
+}  // namespace
+
+void MotionAtState::compute(const RecursiveModel& m, const TreeNumbers<double>& p, const double* z, const double* zd, const double* zdd,
+                            double t) {
+  detail::MotionAtStateData& d = *data_;
+  d.z = Eigen::Map<const Eigen::VectorXd>(z, m.nz);
+  d.zd = Eigen::Map<const Eigen::VectorXd>(zd, m.nz);
+  d.zdd = Eigen::Map<const Eigen::VectorXd>(zdd, m.nz);
+  d.t = t;
+  d.tau.resize(m.nz);
+  detail::treeMotion(m, p, z, zd, zdd, d.motion);
+  detail::inverseDynamicsFrom(m, p, d.motion, z, zd, t, d.tau.data(), &d.F);
+  bodyMomenta(m, p, d, true);
+}
+
+void MotionAtState::setAccelerations(const RecursiveModel& m, const TreeNumbers<double>& p, const double* zdd) {
+  detail::MotionAtStateData& d = *data_;
+  auto& mo = d.motion;
+  thread_local std::vector<detail::Motion6<double>> shift;  // by node: how much its A moves
+  shift.resize(m.nodes.size());
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& n = m.nodes[k];
+    detail::Motion6<double> s = n.parentNode >= 0 ? shift[static_cast<std::size_t>(n.parentNode)] : detail::zero6<double>();
+    const bool quaternion = n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial;
+    for (int q = 0; q < n.nz; ++q) {
+      const auto i = static_cast<std::size_t>(n.z + q);
+      s = detail::plus(s, detail::times(mo.column[i], zdd[i] - d.zdd[static_cast<Eigen::Index>(i)]));
+      if (!quaternion) mo.Ai[i] = detail::plus(mo.Ai[i], s);
+    }
+    if (quaternion)  // its columns' frame is the node's whole motion
+      for (int q = 0; q < n.nz; ++q) mo.Ai[static_cast<std::size_t>(n.z + q)] = detail::plus(mo.A[k], s);
+    mo.A[k] = detail::plus(mo.A[k], s);
+    shift[k] = s;
+  }
+  d.zdd = Eigen::Map<const Eigen::VectorXd>(zdd, m.nz);
+  detail::inverseDynamicsFrom(m, p, mo, d.z.data(), d.zd.data(), d.t, d.tau.data(), &d.F);
+  bodyMomenta(m, p, d, false);
+}
+
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd) {
+  MotionAtState state;
+  state.compute(m, p, z.data(), zd.data(), zdd.data(), t);
+  tau = state.tau();
+  inverseDynamicsDerivatives(m, p, state, tau_z, tau_zd);
+}
+
+void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& tau_z,
+                                Eigen::MatrixXd& tau_zd) {
   const int nz = m.nz;
   const auto nn = m.nodes.size();
-  tau.setZero(nz);
   tau_z.setZero(nz, nz);
   tau_zd.setZero(nz, nz);
   if (nz == 0) return;
-  detail::TreeMotion<double> motion;
-  detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
-  std::vector<detail::Motion6<double>> subtree;
-  detail::inverseDynamicsFrom(m, p, motion, z.data(), zd.data(), t, tau.data(), &subtree);
+  const detail::TreeMotion<double>& motion = state.data().motion;
+  const std::vector<detail::Motion6<double>>& subtree = state.data().F;
   const auto& bodies = p.mech.bodies;
   const bool planar = m.dimension == 2;
   auto vec3 = [](const detail::V3<double>& a) { return Vector3d(a[0], a[1], a[2]); };

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -31,12 +32,40 @@ namespace lw::dyn {
 /// empty when it does.
 std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p);
 
+namespace detail {
+struct MotionAtStateData;  // tree_motion.h
+}
+
+/// The tree's motion and inverse dynamics at one state on doubles, computed once and read by every
+/// derivative kernel of that state (the state's Jacobians, the parameters' lanes): one motion pass
+/// a point instead of one per kernel and per chunk of parameters.
+class MotionAtState {
+ public:
+  MotionAtState();
+  ~MotionAtState();
+  MotionAtState(MotionAtState&&) noexcept;
+  MotionAtState& operator=(MotionAtState&&) noexcept;
+  /// The motion at (z, ż, z̈, t) with the numbers p, and τ = M^d z̈ − Q^d there.
+  void compute(const RecursiveModel& m, const TreeNumbers<double>& p, const double* z, const double* zd, const double* zdd, double t);
+  /// The same state with other accelerations z̈: the motion's accelerations moved along the
+  /// columns (they are linear in z̈) and τ again, no second motion pass.
+  void setAccelerations(const RecursiveModel& m, const TreeNumbers<double>& p, const double* zdd);
+  const Eigen::VectorXd& tau() const;
+  const detail::MotionAtStateData& data() const { return *data_; }
+
+ private:
+  std::unique_ptr<detail::MotionAtStateData> data_;
+};
+
 /// τ = M^d z̈ − Q^d (nz) and its partials τ_z = ∂τ/∂z, τ_zd = ∂τ/∂ż (nz × nz) at (z, ż, z̈, t)
 /// with the numbers p (the model's geometry; a run's switch states). Only for a tree the kernel
 /// covers (inverseDynamicsDerivativesUnsupported empty).
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd);
+/// The same partials at a state computed already (`p` the numbers it was computed with).
+void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& tau_z,
+                                Eigen::MatrixXd& tau_zd);
 
 /// τ = M^d z̈ − Q^d alone on any scalar, with numbers on it (dual numbers whose lanes are design
 /// parameters or directions of the state), every force element included: one jet-free pass per
@@ -61,18 +90,40 @@ extern template void inverseDynamicsWithPoints<num::Dual<8>>(const RecursiveMode
                                                              const num::Dual<8>*, const num::Dual<8>*, double, num::Dual<8>*,
                                                              std::span<const ItemIndex>, num::Dual<8>*, num::Dual<8>*, num::Dual<8>*);
 
-/// The lanes of inverseDynamicsWithPoints<Dual8> by one tangent pass on doubles, no dual-number
-/// motion (inverse_dynamics_lanes.cpp): `values` are p's values, the state has no lanes. A lane on
-/// a node's joint point or stored offset moves the node's subtree rigidly, a translation at fixed
-/// z (before the node's own columns for the point, after them for the offset), so the motion's
-/// lanes follow from the motion on doubles as a coordinate's do (∂S = d × S, ∂V, ∂A by the same
-/// recursion); lanes on masses, centres of mass and inertias change the bodies' wrenches, on body
-/// points the points, on a tree torsion spring's numbers its torque. False, with nothing written,
-/// where the lanes touch anything else (an axis, a stored rotation, gravity), a quaternion node
-/// or an active force element other than a tree joint's torsion spring is there: the caller
-/// takes the dual-number pass. τ's values and the points' are the doubles'.
-bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<num::Dual<8>>& p,
-                                 const double* z, const double* zd, const double* zdd, double t, num::Dual<8>* tau,
+/// A chunk of design parameters' lanes (numbers on Dual<8>) in the form inverseDynamicsAlongNumbers
+/// reads, sorted out once per chunk: per lane, the nodes whose joint point or stored offset it
+/// moves and the bodies whose mass, centre of mass or inertia it changes, with those derivatives.
+/// `uncovered` says why the pass cannot take these lanes (a lane on an axis, a stored rotation or
+/// gravity; a quaternion node), empty when it can.
+struct NumbersLanes {
+  struct NodeLane {
+    bool moves = false, weighs = false;    // a lane on the joint point or offset; on the inertia
+    Eigen::Vector3d point, offset, com;    // ∂J, ∂x0 (parent's frame), ∂centre (body frame)
+    double mass = 0;
+    Eigen::Matrix3d inertia;               // ∂J_c (body axes)
+  };
+  struct Lane {
+    int first = -1;                        // the first node it touches (−1: none)
+    std::vector<NodeLane> nodes;           // by node
+  };
+  std::vector<Lane> lanes;                 // eight
+  std::string uncovered;
+};
+NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p);
+
+/// The lanes of inverseDynamicsWithPoints<Dual8> at a state computed already (`values` the numbers
+/// it was computed with, p the same on Dual<8>, `lanes` = numbersLanes(m, p)), by one tangent pass
+/// on doubles a lane, no dual-number motion (inverse_dynamics_lanes.cpp). A lane on a node's joint
+/// point or stored offset moves the node's subtree rigidly, a translation at fixed z (before the
+/// node's own columns for the point, after them for the offset), so the motion's lanes follow
+/// from the motion on doubles as a coordinate's do (∂S = d × S, ∂V, ∂A by the same recursion);
+/// lanes on masses, centres of mass and inertias change the bodies' wrenches, on body points the
+/// points, on a tree torsion spring's numbers its torque. A lane costs the subtrees it moves and
+/// the bodies it weighs. False, with nothing written, where the lanes are not covered or an
+/// active force element other than a tree joint's torsion spring is there: the caller takes the
+/// dual-number pass. τ's values and the points' are the state's.
+bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state,
+                                 const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p, num::Dual<8>* tau,
                                  std::span<const ItemIndex> points, num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
 
 }  // namespace lw::dyn

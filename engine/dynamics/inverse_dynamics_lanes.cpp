@@ -31,30 +31,11 @@ bool hasLanes(const Eigen::Matrix<D, R, C>& a) {
     if (hasLanes(a.data()[i])) return true;
   return false;
 }
-bool isZero(const V3<double>& a) { return a[0] == 0 && a[1] == 0 && a[2] == 0; }
 template <class M>
 V3<double> mulT(const M& A, const V3<double>& x) {  // Aᵀ x
   V3<double> y;
   for (int i = 0; i < 3; ++i) y[i] = A(0, i) * x[0] + A(1, i) * x[1] + A(2, i) * x[2];
   return y;
-}
-
-// what the pass covers: lanes on joint points, stored offsets, masses, centres, inertias, body
-// points and tree torsion springs' numbers only; no quaternion node; no other active force
-bool covered(const RecursiveModel& m, const TreeNumbers<D>& p) {
-  if (hasLanes(p.mech.gravity)) return false;
-  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
-    const NodeKind kind = m.nodes[k].kind;
-    if (kind == NodeKind::Spherical || kind == NodeKind::FreeSpatial) return false;
-    const auto& g = p.nodes[k];
-    if (hasLanes(g.axis) || hasLanes(g.axis2) || hasLanes(g.R0)) return false;
-  }
-  const auto& forces = m.mechanism->forces;
-  for (std::size_t f = 0; f < forces.size(); ++f) {
-    if (!p.mech.forces[f].active) continue;
-    if (forces[f].type != Force::Type::TorsionSpring || m.treeJointNode[static_cast<std::size_t>(forces[f].joint)] < 0) return false;
-  }
-  return true;
 }
 
 // a joint that turns about its point J: the child's origin is x_p + R_p J + R_p R_m (x0 − J), so
@@ -63,25 +44,71 @@ bool turnsAboutPoint(NodeKind k) {
   return k == NodeKind::Revolute || k == NodeKind::Cylindrical || k == NodeKind::Universal;
 }
 
+Eigen::Vector3d lane3(const Eigen::Matrix<D, 3, 1>& a, int l) { return {a[0].g[l], a[1].g[l], a[2].g[l]}; }
+V3<double> v3(const Eigen::Vector3d& a) { return {{a.x(), a.y(), a.z()}}; }
+
+// the active forces are the pass's: none but torsion springs on tree joints
+bool forcesCovered(const RecursiveModel& m, const TreeNumbers<D>& p) {
+  const auto& forces = m.mechanism->forces;
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    if (!p.mech.forces[f].active) continue;
+    if (forces[f].type != Force::Type::TorsionSpring || m.treeJointNode[static_cast<std::size_t>(forces[f].joint)] < 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const TreeNumbers<D>& p, const double* z,
-                                 const double* zd, const double* zdd, double t, D* tau, std::span<const ItemIndex> points, D* r, D* v,
+NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
+  NumbersLanes out;
+  if (hasLanes(p.mech.gravity)) out.uncovered = "a lane on gravity";
+  const auto nn = m.nodes.size();
+  for (std::size_t k = 0; k < nn && out.uncovered.empty(); ++k) {
+    const NodeKind kind = m.nodes[k].kind;
+    if (kind == NodeKind::Spherical || kind == NodeKind::FreeSpatial) out.uncovered = "a quaternion joint (body " + std::to_string(m.nodes[k].body) + ")";
+    const auto& g = p.nodes[k];
+    if (hasLanes(g.axis) || hasLanes(g.axis2) || hasLanes(g.R0)) out.uncovered = "a lane on a joint axis or stored rotation";
+  }
+  out.lanes.resize(kLanes);
+  if (!out.uncovered.empty()) return out;
+  for (int l = 0; l < kLanes; ++l) {
+    NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
+    lane.nodes.resize(nn);
+    for (std::size_t k = 0; k < nn; ++k) {
+      NumbersLanes::NodeLane& x = lane.nodes[k];
+      const auto& g = p.nodes[k];
+      const auto& B = p.mech.bodies[static_cast<std::size_t>(m.nodes[k].body)];
+      x.point = lane3(g.point, l);
+      x.offset = lane3(g.x0, l);
+      x.com = lane3(B.com, l);
+      x.mass = B.mass.g[l];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) x.inertia(i, j) = B.inertia(i, j).g[l];
+      x.moves = !x.point.isZero(0.0) || !x.offset.isZero(0.0);
+      x.weighs = !x.com.isZero(0.0) || x.mass != 0 || !x.inertia.isZero(0.0);
+      if ((x.moves || x.weighs) && lane.first < 0) lane.first = static_cast<int>(k);
+    }
+  }
+  return out;
+}
+
+bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state,
+                                 const NumbersLanes& lanes, const TreeNumbers<D>& p, D* tau, std::span<const ItemIndex> points, D* r, D* v,
                                  D* a) {
-  if (!covered(m, p)) return false;
-  thread_local TreeMotion<double> motion;  // kept: a run asks at every point
-  thread_local std::vector<Motion6<double>> F, IV, IA, df;
-  thread_local std::vector<V3<double>> dV, dA;  // by node: the lanes of v_O and a_O (a translation turns nothing: ω, α keep)
+  if (!lanes.uncovered.empty() || !forcesCovered(m, p)) return false;
+  const MotionAtStateData& st = state.data();
+  const TreeMotion<double>& motion = st.motion;
+  const double* zd = st.zd.data();
+  const double* zdd = st.zdd.data();
+  thread_local std::vector<Motion6<double>> df;
+  thread_local std::vector<V3<double>> dV, dA;          // by node: the lanes of v_O and a_O (a translation turns nothing: ω, α keep)
   thread_local std::vector<V3<double>> dBefore, dBody;  // by node: the translation of its columns, of its body
-  thread_local std::vector<char> touched;
-  thread_local std::vector<double> tau0, pr, pv, pa;
+  thread_local std::vector<char> moved, touched;        // by node: displaced; with a wrench lane
+  thread_local std::vector<double> pr, pv, pa;
   const auto nn = m.nodes.size();
   const auto nz = static_cast<std::size_t>(m.nz);
   const bool planar = m.dimension == 2;
-  treeMotion(m, values, z, zd, zdd, motion);
-  tau0.resize(nz);
-  inverseDynamicsFrom(m, values, motion, z, zd, t, tau0.data(), &F);
-  for (std::size_t i = 0; i < nz; ++i) tau[i] = D(tau0[i]);
+  for (std::size_t i = 0; i < nz; ++i) tau[i] = D(st.tau[static_cast<Eigen::Index>(i)]);
   pr.resize(3 * points.size());
   pv.resize(pr.size());
   pa.resize(pr.size());
@@ -91,81 +118,79 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
     v[i] = D(pv[i]);
     a[i] = D(pa[i]);
   }
-  IV.resize(nn);
-  IA.resize(nn);
-  for (std::size_t k = 0; k < nn; ++k) {
-    const auto& B = values.mech.bodies[static_cast<std::size_t>(m.nodes[k].body)];
-    const M3<double>& R = motion.frames[static_cast<std::size_t>(m.nodes[k].body)].R;
-    IV[k] = inertiaTimes(planar, B.mass, motion.centre[k], R, B.inertia, motion.V[k]);
-    IA[k] = inertiaTimes(planar, B.mass, motion.centre[k], R, B.inertia, motion.A[k]);
-  }
   dV.resize(nn);
   dA.resize(nn);
   df.resize(nn);
   dBefore.resize(nn);
   dBody.resize(nn);
+  moved.resize(nn);
   touched.resize(nn);
-  const V3<double> gravity{{values.mech.gravity.x(), values.mech.gravity.y(), values.mech.gravity.z()}};
+  const V3<double> gravity = v3(values.mech.gravity);
   for (int l = 0; l < kLanes; ++l) {
-    bool any = false;
-    // down the tree: each body's translation and the lanes of its motion and wrench
-    for (std::size_t k = 0; k < nn; ++k) {
+    const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
+    const bool any = lane.first >= 0;
+    std::fill(moved.begin(), moved.end(), 0);
+    std::fill(touched.begin(), touched.end(), 0);
+    // down the tree from the first node the lane touches: each body's translation and the lanes
+    // of its motion and wrench
+    for (std::size_t k = any ? static_cast<std::size_t>(lane.first) : nn; k < nn; ++k) {
       const Node& n = m.nodes[k];
+      const NumbersLanes::NodeLane& own = lane.nodes[k];
       const auto pk = n.parentNode;
-      const bool parentTouched = pk >= 0 && touched[static_cast<std::size_t>(pk)];
-      const auto& g = p.nodes[k];
-      const auto& B = p.mech.bodies[static_cast<std::size_t>(n.body)];
-      const V3<double> dJ = laneOf(g.point, l), dx0 = laneOf(g.x0, l), dcom = laneOf(B.com, l);
-      const double dm = B.mass.g[l];
-      Eigen::Matrix3d dI;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) dI(i, j) = B.inertia(i, j).g[l];
-      if (!parentTouched && isZero(dJ) && isZero(dx0) && isZero(dcom) && dm == 0 && dI.isZero(0.0)) {
-        touched[k] = 0;
-        df[k] = zero6<double>();
-        dV[k] = dA[k] = dBefore[k] = dBody[k] = zero3<double>();
-        continue;
-      }
+      const bool parentMoved = pk >= 0 && moved[static_cast<std::size_t>(pk)];
+      if (!parentMoved && !own.moves && !own.weighs) continue;
       touched[k] = 1;
-      any = true;
-      const M3<double>& Rp = motion.frames[static_cast<std::size_t>(n.parent)].R;
       const M3<double>& Rc = motion.frames[static_cast<std::size_t>(n.body)].R;
-      V3<double> d = parentTouched ? dBody[static_cast<std::size_t>(pk)] : zero3<double>();
-      V3<double> after = zero3<double>();
-      if (turnsAboutPoint(n.kind)) {
-        d = add(d, mul(Rp, dJ));
-        after = mul(Rc, mulT(values.nodes[k].R0, sub(dx0, dJ)));  // R_p R_m = R_c R0ᵀ
+      V3<double> d = parentMoved ? dBody[static_cast<std::size_t>(pk)] : zero3<double>();
+      V3<double> dVk = zero3<double>(), dAk = zero3<double>();
+      if (parentMoved || own.moves) {
+        moved[k] = 1;
+        V3<double> after = zero3<double>();
+        if (own.moves) {
+          const M3<double>& Rp = motion.frames[static_cast<std::size_t>(n.parent)].R;
+          if (turnsAboutPoint(n.kind)) {
+            d = add(d, mul(Rp, own.point));
+            after = mul(Rc, mulT(values.nodes[k].R0, v3(own.offset - own.point)));  // R_p R_m = R_c R0ᵀ
+          } else {
+            d = add(d, mul(Rp, own.offset));  // slides and free bodies: their columns do not see a translation
+          }
+        }
+        dBefore[k] = d;
+        dBody[k] = add(d, after);
+        // the motion's lanes, as treeMotion builds it: ∂S = d × S = [d × ω_S; 0], so only the
+        // translational parts move: ∂V = Σ ∂S ż, ∂A = Σ ∂S z̈ + (∂V × S + V × ∂S) ż
+        if (parentMoved) {
+          dVk = dV[static_cast<std::size_t>(pk)];
+          dAk = dA[static_cast<std::size_t>(pk)];
+        }
+        for (int q = 0; q < n.nz; ++q) {
+          const auto i = static_cast<std::size_t>(n.z + q);
+          const Motion6<double>& S = motion.column[i];
+          const V3<double> dS = cross(d, S.w);
+          dVk = add(dVk, scale(zd[i], dS));
+          dAk = add(dAk, add(scale(zdd[i], dS), scale(zd[i], add(cross(dVk, S.w), cross(motion.Vi[i].w, dS)))));
+        }
       } else {
-        d = add(d, mul(Rp, dx0));  // slides and free bodies: their columns do not see a translation
-      }
-      dBefore[k] = d;
-      dBody[k] = add(d, after);
-      // the motion's lanes, as treeMotion builds it: ∂S = d × S = [d × ω_S; 0], so only the
-      // translational parts move: ∂V = Σ ∂S ż, ∂A = Σ ∂S z̈ + (∂V × S + V × ∂S) ż
-      V3<double> dVk = parentTouched ? dV[static_cast<std::size_t>(pk)] : zero3<double>();
-      V3<double> dAk = parentTouched ? dA[static_cast<std::size_t>(pk)] : zero3<double>();
-      for (int q = 0; q < n.nz; ++q) {
-        const auto i = static_cast<std::size_t>(n.z + q);
-        const Motion6<double>& S = motion.column[i];
-        const V3<double> dS = cross(d, S.w);
-        dVk = add(dVk, scale(zd[i], dS));
-        dAk = add(dAk, add(scale(zdd[i], dS), scale(zd[i], add(cross(dVk, S.w), cross(motion.Vi[i].w, dS)))));
+        dBefore[k] = dBody[k] = zero3<double>();
       }
       dV[k] = dVk;
       dA[k] = dAk;
       // the wrench I A + V ×* I V − W and its lane: the inertia's (mass, centre, J_c) and the motion's
-      const double mass = values.mech.bodies[static_cast<std::size_t>(n.body)].mass;
+      const double mass = values.mech.bodies[static_cast<std::size_t>(n.body)].mass, dm = own.mass;
       const V3<double>& c = motion.centre[k];
-      const V3<double> dc = add(dBody[k], mul(Rc, dcom));
+      const V3<double> dc = add(dBody[k], mul(Rc, own.com));
       auto inertiaLane = [&](const Motion6<double>& x) {  // ∂(I x) at fixed x
         const V3<double> u = add(x.v, cross(x.w, c));
         const V3<double> fv = add(scale(dm, u), scale(mass, cross(x.w, dc)));
-        V3<double> Jw;
-        if (planar) Jw = {{0.0, 0.0, x.w[2] * dI(2, 2)}};
-        else {
-          const V3<double> y = mulT(Rc, x.w);
-          Jw = mul(Rc, V3<double>{{dI(0, 0) * y[0] + dI(0, 1) * y[1] + dI(0, 2) * y[2], dI(1, 0) * y[0] + dI(1, 1) * y[1] + dI(1, 2) * y[2],
-                                   dI(2, 0) * y[0] + dI(2, 1) * y[1] + dI(2, 2) * y[2]}});
+        V3<double> Jw = zero3<double>();
+        if (own.weighs) {
+          const Eigen::Matrix3d& dI = own.inertia;
+          if (planar) Jw = {{0.0, 0.0, x.w[2] * dI(2, 2)}};
+          else {
+            const V3<double> y = mulT(Rc, x.w);
+            Jw = mul(Rc, V3<double>{{dI(0, 0) * y[0] + dI(0, 1) * y[1] + dI(0, 2) * y[2], dI(1, 0) * y[0] + dI(1, 1) * y[1] + dI(1, 2) * y[2],
+                                     dI(2, 0) * y[0] + dI(2, 1) * y[1] + dI(2, 2) * y[2]}});
+          }
         }
         return Motion6<double>{fv, add(add(Jw, cross(dc, scale(mass, u))), cross(c, fv))};
       };
@@ -174,47 +199,50 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
         return Motion6<double>{fv, cross(c, fv)};
       };
       Motion6<double> f = plus(inertiaLane(motion.A[k]), inertiaTimesTranslation(dAk));
-      f.w = add(f.w, cross(dVk, IV[k].v));  // [∂v; 0] ×* I V
+      f.w = add(f.w, cross(dVk, st.IV[k].v));  // [∂v; 0] ×* I V
       f = plus(f, crossForce(motion.V[k], plus(inertiaLane(motion.V[k]), inertiaTimesTranslation(dVk))));
       const V3<double> w = scale(mass, gravity), dw = scale(dm, gravity);
       f.v = sub(f.v, dw);
       f.w = sub(f.w, add(cross(dc, w), cross(c, dw)));
       df[k] = f;
     }
-    if (!any) continue;
     // up the tree: the subtrees' wrenches' lanes projected, with the columns' own (∂S·F)
-    for (std::size_t k = nn; k-- > 0;) {
-      for (int c : m.children[k])
-        if (touched[static_cast<std::size_t>(c)]) {
-          df[k] = plus(df[k], df[static_cast<std::size_t>(c)]);
-          touched[k] = 1;
+    if (any)
+      for (std::size_t k = nn; k-- > 0;) {
+        if (!touched[k]) continue;
+        const Node& n = m.nodes[k];
+        for (int q = 0; q < n.nz; ++q) {
+          const auto i = static_cast<std::size_t>(n.z + q);
+          const Motion6<double>& S = motion.column[i];
+          tau[i].g[l] = dot(S.v, df[k].v) + dot(S.w, df[k].w);
+          if (moved[k]) tau[i].g[l] += dot(cross(dBefore[k], S.w), st.F[k].v);
         }
-      if (!touched[k]) continue;
-      const Node& n = m.nodes[k];
-      for (int q = 0; q < n.nz; ++q) {
-        const auto i = static_cast<std::size_t>(n.z + q);
-        const Motion6<double>& S = motion.column[i];
-        tau[i].g[l] = dot(cross(dBefore[k], S.w), F[k].v) + dot(S.v, df[k].v) + dot(S.w, df[k].w);
+        const int pk = n.parentNode;
+        if (pk < 0) continue;
+        const auto up = static_cast<std::size_t>(pk);
+        df[up] = touched[up] ? plus(df[up], df[k]) : df[k];
+        touched[up] = 1;
       }
-    }
     // the points: r = x + R p_B moved with their body, v = v_O + ω × r, a = a_O + α × r + ω × v (ω, α keep)
     for (std::size_t j = 0; j < points.size(); ++j) {
       const ItemIndex item = points[j];
       const V3<double> dp = laneOf(p.mech.point(item), l);
       const int k = m.nodeOfBody[static_cast<std::size_t>(item.body)];
-      double* rl[3] = {&r[3 * j].g[l], &r[3 * j + 1].g[l], &r[3 * j + 2].g[l]};
-      if (k < 0) {
-        for (int i = 0; i < 3; ++i) *rl[i] = dp[i];
-        continue;
+      V3<double> dr = dp, dv = zero3<double>(), da = zero3<double>();
+      if (k >= 0) {
+        const auto uk = static_cast<std::size_t>(k);
+        dr = mul(motion.frames[static_cast<std::size_t>(item.body)].R, dp);
+        if (moved[uk]) {
+          dr = add(dr, dBody[uk]);
+          dv = dV[uk];
+          da = dA[uk];
+        }
+        const Motion6<double>& V = motion.V[uk];
+        dv = add(dv, cross(V.w, dr));
+        da = add(add(da, cross(motion.A[uk].w, dr)), cross(V.w, dv));
       }
-      const auto uk = static_cast<std::size_t>(k);
-      const V3<double> dr = add(dBody[uk], mul(motion.frames[static_cast<std::size_t>(item.body)].R, dp));
-      const Motion6<double>& V = motion.V[uk];
-      const Motion6<double>& A = motion.A[uk];
-      const V3<double> dv = add(dV[uk], cross(V.w, dr));
-      const V3<double> da = add(add(dA[uk], cross(A.w, dr)), cross(V.w, dv));
       for (int i = 0; i < 3; ++i) {
-        *rl[i] = dr[i];
+        r[3 * j + static_cast<std::size_t>(i)].g[l] = dr[i];
         v[3 * j + static_cast<std::size_t>(i)].g[l] = dv[i];
         a[3 * j + static_cast<std::size_t>(i)].g[l] = da[i];
       }
@@ -222,7 +250,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   }
   // tree torsion springs: Q = sign · (−k (angle − θ₀) − c rate) on their own coordinate
   forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
-    const D angle(z[n.z] * n.sign), rate(zd[n.z] * n.sign);
+    const D angle(st.z[n.z] * n.sign), rate(zd[n.z] * n.sign);
     const D q = ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
     for (int l = 0; l < kLanes; ++l) tau[n.z].g[l] -= q.g[l];
   });

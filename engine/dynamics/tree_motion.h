@@ -30,6 +30,15 @@ struct TreeMotion {
   std::vector<Motion6<S>> V, A;                 // by node: its body's
 };
 
+/// One state's motion and inverse dynamics on doubles (dyn::MotionAtState's contents).
+struct MotionAtStateData {
+  TreeMotion<double> motion;
+  std::vector<Motion6<double>> F;       // by node: its subtree's wrench I A + V ×* I V − applied
+  std::vector<Motion6<double>> IV, IA;  // by node: its body's inertia about the origin times V, A
+  Eigen::VectorXd z, zd, zdd, tau;
+  double t = 0;
+};
+
 // spatial algebra about the origin
 template <class S> inline Motion6<S> zero6() { return {zero3<S>(), zero3<S>()}; }
 template <class S> inline Motion6<S> plus(const Motion6<S>& a, const Motion6<S>& b) { return {add(a.v, b.v), add(a.w, b.w)}; }

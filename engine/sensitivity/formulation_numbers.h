@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "events/contact_gaps.h"
 #include "mechanism/fields.h"
 #include "sensitivity/semi_analytical.h"
@@ -27,6 +28,7 @@ class FormulationNumbers {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
       counts_.push_back(static_cast<int>(c.seeded.size()));
+      lanes_.push_back(dyn::numbersLanes(st.model.tree, chunks_.back()->tree));
     }
     if (partials != Partials::AutomaticDifferentiation) {
       MovedNumbers sets = movedNumbers(st, partials, delta);
@@ -169,6 +171,13 @@ class FormulationNumbers {
     return *n;
   }
 
+  /// A chunk's lanes sorted out for dyn::inverseDynamicsAlongNumbers (null: `n` is not a chunk).
+  const dyn::NumbersLanes* lanesOf(const NumbersOn<Dual>& n) const {
+    for (std::size_t c = 0; c < chunks_.size(); ++c)
+      if (chunks_[c].get() == &n) return &lanes_[c];
+    return nullptr;
+  }
+
   const std::vector<double>& deltas() const { return deltas_; }
   bool semiAnalytical() const { return partials_ != Partials::AutomaticDifferentiation; }
 
@@ -188,6 +197,7 @@ class FormulationNumbers {
   std::vector<std::unique_ptr<NumbersOn<Dual>>> chunks_;
   std::vector<Eigen::Index> firsts_;
   std::vector<int> counts_;
+  std::vector<dyn::NumbersLanes> lanes_;  // by chunk
   std::map<std::vector<int>, std::unique_ptr<NumbersOn<Dual>>> byLanes_;  // seededInLanes
   Partials partials_;
   std::vector<double> deltas_;

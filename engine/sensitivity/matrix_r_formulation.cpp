@@ -316,14 +316,14 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     if (M.info() != Eigen::Success) return false;
     // the accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing
     // at a Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
-    Eigen::VectorXd zdd(d), tau0(d);
+    // one motion pass for every kernel below: at z̈ = 0, then moved to the accelerations
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
-    dyn::inverseDynamicsOn<double>(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t, tau0.data());
-    zdd = -M.solve(tau0);
-    Eigen::VectorXd tau;
+    motion_.compute(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t);
+    const Eigen::VectorXd zdd = -M.solve(motion_.tau());
+    motion_.setAccelerations(tree, real_.tree, zdd.data());
     Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
     if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd)) return false;
-    dyn::inverseDynamicsDerivatives(tree, real_.tree, z, zd, zdd, p.t, tau, Tz, Tzd);
+    dyn::inverseDynamicsDerivatives(tree, real_.tree, motion_, Tz, Tzd);
     n.Ax = -M.solve(Tz);
     n.Av = -M.solve(Tzd);
     // the parameters at the fixed state: [τ; outputs] on each chunk's numbers (or the moved ones)
@@ -339,8 +339,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           std::vector<S> pr(np), pv(np), pa(np);
           if constexpr (std::is_same_v<S, Dual>) {
             // lanes on lengths, masses, inertias: one tangent pass on doubles, no dual-number motion
-            if (dyn::inverseDynamicsAlongNumbers(tree, real_.tree, nums.tree, z.data(), zd.data(), zdd.data(), p.t, r.data(),
-                                                 st_.outputs.points, pr.data(), pv.data(), pa.data())) {
+            if (const dyn::NumbersLanes* lanes = lanesOf(nums);
+                lanes && dyn::inverseDynamicsAlongNumbers(tree, real_.tree, motion_, *lanes, nums.tree, r.data(), st_.outputs.points, pr.data(),
+                                                          pv.data(), pa.data())) {
               analysis::outputsFromPoints<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), r.data() + d);
               return {};
             }
@@ -716,6 +717,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   std::vector<CoordinateMode> modes_;
   NewtonCache newton_;
   dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
+  dyn::MotionAtState motion_;    // their motion at the point
   Eigen::MatrixXd Md_;
   dyn::MatrixRTangent tangent_;
   struct LanesBuffers {  // alongLanes' results, kept between calls

@@ -283,28 +283,35 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
     TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, c->resolved,
                                                          std::vector<D>(c->resolved.parameters->values().begin(),
                                                                         c->resolved.parameters->values().end())));
-    auto seed = [&](D& x) {
-      for (double& g : x.g) g = u(rng);
+    // lane l touches the nodes from l·n/8 on (and their bodies): the nodes above a lane's first
+    // feel it only through their subtrees' wrenches
+    const std::size_t nn = tree.nodes.size();
+    auto seedFrom = [&](D& x, std::size_t node) {
+      for (int l = 0; l < num::kChunk; ++l) x.g[l] = node >= static_cast<std::size_t>(l) * nn / num::kChunk ? u(rng) : 0.0;
     };
-    for (auto& g : p.nodes) {
-      for (int i = 0; i < 3; ++i) seed(g.point[i]), seed(g.x0[i]);
+    auto seed = [&](D& x) { seedFrom(x, nn); };
+    for (std::size_t k = 0; k < nn; ++k) {
+      auto& g = p.nodes[k];
+      for (int i = 0; i < 3; ++i) seedFrom(g.point[i], k), seedFrom(g.x0[i], k);
     }
     std::vector<ItemIndex> points;
     for (std::size_t b = 0; b < p.mech.bodies.size(); ++b) {
       auto& B = p.mech.bodies[b];
+      const int node = tree.nodeOfBody[b];
+      const std::size_t k = node < 0 ? nn : static_cast<std::size_t>(node);
       if (b > 0) {
-        seed(B.mass);
+        seedFrom(B.mass, k);
         for (int i = 0; i < 3; ++i) {
-          seed(B.com[i]);
+          seedFrom(B.com[i], k);
           for (int j = 0; j <= i; ++j) {
-            seed(B.inertia(i, j));
+            seedFrom(B.inertia(i, j), k);
             B.inertia(j, i) = B.inertia(i, j);
           }
         }
       }
-      for (std::size_t k = 0; k < B.points.size(); ++k) {
-        for (int i = 0; i < 3; ++i) seed(B.points[k][i]);
-        points.push_back({static_cast<int>(b), static_cast<int>(k)});
+      for (std::size_t q = 0; q < B.points.size(); ++q) {
+        for (int i = 0; i < 3; ++i) seedFrom(B.points[q][i], k);
+        points.push_back({static_cast<int>(b), static_cast<int>(q)});
       }
     }
     for (auto& f : p.mech.forces) seed(f.stiffness), seed(f.damping), seed(f.naturalAngle);
@@ -314,8 +321,22 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
     const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
     const auto np = 3 * points.size();
     std::vector<D> tau(static_cast<std::size_t>(nz)), r(np), v(np), a(np);
-    if (!inverseDynamicsAlongNumbers(tree, tree.numbers, p, z.data(), zd.data(), zdd.data(), 0.4, tau.data(), points, r.data(), v.data(),
-                                     a.data())) {
+    // the state as a run's point takes it: at z̈ = 0, then moved to the accelerations
+    MotionAtState state, direct;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
+    state.compute(tree, tree.numbers, z.data(), zd.data(), zero.data(), 0.4);
+    state.setAccelerations(tree, tree.numbers, zdd.data());
+    direct.compute(tree, tree.numbers, z.data(), zd.data(), zdd.data(), 0.4);
+    EXPECT_LT((state.tau() - direct.tau()).norm(), 1e-12 * std::max(1.0, direct.tau().norm()));
+    if (inverseDynamicsDerivativesUnsupported(tree, tree.numbers).empty()) {  // the moved accelerations' frames (A_i) too
+      Eigen::MatrixXd tz, tzd, tzRef, tzdRef;
+      inverseDynamicsDerivatives(tree, tree.numbers, state, tz, tzd);
+      inverseDynamicsDerivatives(tree, tree.numbers, direct, tzRef, tzdRef);
+      EXPECT_LT(relativeError(tz, tzRef), 1e-12);
+      EXPECT_LT(relativeError(tzd, tzdRef), 1e-12);
+    }
+    const NumbersLanes lanes = numbersLanes(tree, p);
+    if (!inverseDynamicsAlongNumbers(tree, tree.numbers, state, lanes, p, tau.data(), points, r.data(), v.data(), a.data())) {
       // only what it does not cover: a quaternion node
       bool quaternion = false;
       for (const Node& n : tree.nodes) quaternion |= n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial;
@@ -364,8 +385,11 @@ TEST(InverseDynamicsAlongNumbers, RefusesWhatItDoesNotCover) {
     const int nz = tree.nz;
     const Eigen::VectorXd z = tree.z0, zd = Eigen::VectorXd::Ones(nz), zdd = zd;
     std::vector<D> tau(static_cast<std::size_t>(nz));
-    EXPECT_FALSE(inverseDynamicsAlongNumbers(tree, tree.numbers, p, z.data(), zd.data(), zdd.data(), 0, tau.data(), {}, nullptr, nullptr,
-                                             nullptr));
+    MotionAtState state;
+    state.compute(tree, tree.numbers, z.data(), zd.data(), zdd.data(), 0);
+    const NumbersLanes lanes = numbersLanes(tree, p);
+    EXPECT_EQ(lanes.uncovered.empty(), !axis);
+    EXPECT_FALSE(inverseDynamicsAlongNumbers(tree, tree.numbers, state, lanes, p, tau.data(), {}, nullptr, nullptr, nullptr));
   }
 }
 
