@@ -43,12 +43,6 @@ Mat6 spatialInertia(double mass, const Vector3d& c, const Eigen::Matrix3d& Jc) {
   return I;
 }
 
-struct Body {
-  Mat6 I;
-  Vec6 V, A;  // velocity, acceleration
-  Vector3d centre, weight;
-};
-
 }  // namespace
 
 std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
@@ -150,9 +144,8 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   tau_z.setZero(nz, nz);
   tau_zd.setZero(nz, nz);
   if (nz == 0) return;
-  const detail::TreeMotion<double>& motion = state.data().motion;
-  const std::vector<detail::Motion6<double>>& subtree = state.data().F;
-  const auto& bodies = p.mech.bodies;
+  const detail::MotionAtStateData& st = state.data();
+  const detail::TreeMotion<double>& motion = st.motion;
   const bool planar = m.dimension == 2;
   auto vec3 = [](const detail::V3<double>& a) { return Vector3d(a[0], a[1], a[2]); };
   auto vec6 = [&](const detail::Motion6<double>& a) {
@@ -160,78 +153,128 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     r << vec3(a.v), vec3(a.w);
     return r;
   };
-  std::vector<Vec6> S(static_cast<std::size_t>(nz)), Vi(S), Ai(S);
-  for (std::size_t i = 0; i < S.size(); ++i) {
-    S[i] = vec6(motion.column[i]);
-    Vi[i] = vec6(motion.Vi[i]);
-    Ai[i] = vec6(motion.Ai[i]);
-  }
-  const std::vector<int>& nodeOf = motion.nodeOf;
-  std::vector<Body> body(nn);
-  std::vector<Vec6> F(nn);
+  const Vector3d g = p.mech.gravity;
+
+  // Per subtree (node n and everything after it), sums over its bodies k that make every
+  // coordinate's column of ∂(subtree wrench) a few products with the coordinate's own s, b = s × V_i
+  // and e = b × V_i − s × A_i (V_i, A_i: the frame that carries s). Body k's part of ∂/∂z_i is
+  //   s ×* I A + I (e − b × V) + (s × V − b) ×* I V + V ×* (s ×* I V − I b) − [0; (s_v + s_ω × c) × m g],
+  // and of ∂/∂ż_i  I (s × V − 2b) + s ×* I V + V ×* I s, so with crm(V) x = V × x,
+  // crf(V) f = V ×* f and Bf(f) x = x ×* f:
+  //   G  = Bf(ΣIA) s + Ic e + X s + Y b − Bf(ΣIV) b − [0; s_v × M g + (s_ω × H) × g],
+  //   Gd = −Y s − 2 Ic b + Bf(ΣIV) s,
+  // X = Σ crf(V) Bf(IV) − Bf(IV) crm(V), Y = Σ I crm(V) − crf(V) I, Ic = Σ I, M = Σ m, H = Σ m c.
+  struct Subtree {
+    Mat6 X, Y, Ic;
+    Vec6 IA, IV, F;
+    double mass;
+    Vector3d moment;  // Σ m c
+  };
+  thread_local std::vector<Subtree> sub;
+  sub.resize(nn);
+  auto crm = [](const Vec6& v) {
+    Mat6 c = Mat6::Zero();
+    c.topLeftCorner<3, 3>() = c.bottomRightCorner<3, 3>() = skew(v.tail<3>());
+    c.topRightCorner<3, 3>() = skew(v.head<3>());
+    return c;
+  };
+  auto forceCross = [](const Vec6& f) {  // Bf(f): x ↦ x ×* f
+    Mat6 c = Mat6::Zero();
+    c.topRightCorner<3, 3>() = c.bottomLeftCorner<3, 3>() = -skew(f.head<3>());
+    c.bottomRightCorner<3, 3>() = -skew(f.tail<3>());
+    return c;
+  };
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& n = m.nodes[k];
-    const auto& B = bodies[static_cast<std::size_t>(n.body)];
+    const auto& B = p.mech.bodies[static_cast<std::size_t>(n.body)];
     const auto& Rf = motion.frames[static_cast<std::size_t>(n.body)].R;
     const Eigen::Matrix3d R = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(Rf.a);
-    Body& bk = body[k];
-    bk.centre = vec3(motion.centre[k]);
-    bk.V = vec6(motion.V[k]);
-    bk.A = vec6(motion.A[k]);
+    const Vector3d c = vec3(motion.centre[k]);
     Eigen::Matrix3d Jc = R * B.inertia * R.transpose();
     if (planar) Jc = B.inertia(2, 2) * Vector3d::UnitZ() * Vector3d::UnitZ().transpose();  // only I_zz acts in the plane
-    bk.I = spatialInertia(B.mass, bk.centre, Jc);
-    bk.weight = p.mech.gravity * B.mass;
-    F[k] = vec6(subtree[k]);
+    Subtree& t = sub[k];
+    t.Ic = spatialInertia(B.mass, c, Jc);
+    t.IV = vec6(st.IV[k]);
+    t.IA = vec6(st.IA[k]);
+    t.F = vec6(st.F[k]);
+    const Mat6 Cm = crm(vec6(motion.V[k]));
+    const Mat6 Bv = forceCross(t.IV);
+    t.X = -Cm.transpose() * Bv - Bv * Cm;  // crf(V) = −crm(V)ᵀ
+    t.Y = t.Ic * Cm + Cm.transpose() * t.Ic;
+    t.mass = B.mass;
+    t.moment = B.mass * c;
   }
+  for (std::size_t k = nn; k-- > 0;)
+    for (int c : m.children[k]) {
+      Subtree& t = sub[k];
+      const Subtree& u = sub[static_cast<std::size_t>(c)];
+      t.X += u.X;
+      t.Y += u.Y;
+      t.Ic += u.Ic;
+      t.IA += u.IA;
+      t.IV += u.IV;
+      t.mass += u.mass;
+      t.moment += u.moment;
+    }  // F is the subtree's already
 
-  // coordinate by coordinate: every later body's wrench moved by z_i (and ż_i), summed over subtrees
+  // per column j at node n: what S_j · G and S_j · Gd read of n's subtree, as vectors to pair with
+  // s, b and e (Bf(f)ᵀ = −Bf(f)); uc pairs with s for the turn of a column carried by z_i
+  struct Reads {
+    Vec6 us, ub, ue, uc;
+  };
+  thread_local std::vector<Reads> reads;
+  thread_local std::vector<Vec6> S;
+  reads.resize(static_cast<std::size_t>(nz));
+  S.resize(static_cast<std::size_t>(nz));
+  const std::vector<int>& nodeOf = motion.nodeOf;
+  for (std::size_t j = 0; j < S.size(); ++j) {
+    S[j] = vec6(motion.column[j]);
+    const Subtree& t = sub[static_cast<std::size_t>(nodeOf[j])];
+    Reads& r = reads[j];
+    const Vector3d a = S[j].tail<3>();
+    r.us = t.X.transpose() * S[j] - crossForce(S[j], t.IA);
+    r.us.head<3>() -= (t.mass * g).cross(a);
+    r.us.tail<3>() -= t.moment.cross(g.cross(a));
+    r.ub = t.Y.transpose() * S[j] + crossForce(S[j], t.IV);
+    r.ue = t.Ic * S[j];
+    r.uc = -crossForce(S[j], t.F);
+  }
   auto within = [&](std::size_t k, std::size_t of) {  // node k in node of's subtree
     return m.enter[of] <= m.enter[k] && m.enter[k] < m.leave[of];
   };
-  std::vector<Vec6> G(nn), Gd(nn);
   for (int i = 0; i < nz; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const auto ni = static_cast<std::size_t>(nodeOf[ui]);
     const Vec6& s = S[ui];
-    const Vec6 sxVi = crossMotion(s, Vi[ui]);
-    const Vec6 dAdot = crossMotion(Vi[ui], s);  // the column's own rate: ∂A/∂ż_i's first term
-    for (std::size_t k = nn; k-- > ni;) {
-      if (!within(k, ni)) continue;
-      const Body& bk = body[k];
-      const Vec6 Vr = bk.V - Vi[ui], Ar = bk.A - Ai[ui];
-      const Vec6 IV = bk.I * bk.V;
-      // ∂/∂z_i: the body moved rigidly by s
-      const Vec6 dV = crossMotion(s, Vr);
-      const Vec6 dA = crossMotion(s, Ar) - crossMotion(sxVi, Vr);
-      auto dI = [&](const Vec6& x) -> Vec6 { return crossForce(s, bk.I * x) - bk.I * crossMotion(s, x); };
-      Vec6 g = dI(bk.A) + bk.I * dA + crossForce(dV, IV) + crossForce(bk.V, dI(bk.V) + bk.I * dV);
-      const Vector3d dc = s.head<3>() + s.tail<3>().cross(bk.centre);
-      g.tail<3>() -= dc.cross(bk.weight);
-      // ∂/∂ż_i
-      const Vec6 dAd = dAdot + crossMotion(s, Vr);
-      Vec6 gd = bk.I * dAd + crossForce(s, IV) + crossForce(bk.V, bk.I * s);
-      G[k] = g;
-      Gd[k] = gd;
-      for (int c : m.children[k]) {
-        G[k] += G[static_cast<std::size_t>(c)];
-        Gd[k] += Gd[static_cast<std::size_t>(c)];
-      }
-    }
-    // project: columns j in i's subtree see their part of the sum (and their own turn when after
-    // i); columns above it see the whole
+    const Vec6 Vi = vec6(motion.Vi[ui]);
+    const Vec6 b = crossMotion(s, Vi);
+    const Vec6 e = crossMotion(b, Vi) - crossMotion(s, vec6(motion.Ai[ui]));
+    bool above = false;  // a column above i's node: G of i's whole subtree
     for (int j = 0; j < nz; ++j) {
       const auto uj = static_cast<std::size_t>(j);
       const auto nj = static_cast<std::size_t>(nodeOf[uj]);
       if (within(nj, ni)) {
-        double v = S[uj].dot(G[nj]);
-        if (nj != ni || j > i) v -= S[uj].dot(crossForce(s, F[nj]));
+        const Reads& r = reads[uj];
+        double v = r.us.dot(s) + r.ub.dot(b) + r.ue.dot(e);
+        if (nj != ni || j > i) v -= r.uc.dot(s);
         tau_z(j, i) = v;
-        tau_zd(j, i) = S[uj].dot(Gd[nj]);
+        tau_zd(j, i) = -r.ub.dot(s) - 2 * r.ue.dot(b);
       } else if (within(ni, nj)) {
-        tau_z(j, i) = S[uj].dot(G[ni]);
-        tau_zd(j, i) = S[uj].dot(Gd[ni]);
+        above = true;
       }
+    }
+    if (!above) continue;
+    const Subtree& t = sub[ni];
+    const Mat6 Bv = forceCross(t.IV);
+    Vec6 G = forceCross(t.IA) * s + t.Ic * e + t.X * s + t.Y * b - Bv * b;
+    G.tail<3>() -= s.head<3>().cross(t.mass * g) + s.tail<3>().cross(t.moment).cross(g);
+    const Vec6 Gd = -(t.Y * s) - 2 * (t.Ic * b) + Bv * s;
+    for (int j = 0; j < nz; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      const auto nj = static_cast<std::size_t>(nodeOf[uj]);
+      if (nj == ni || !within(ni, nj)) continue;
+      tau_z(j, i) = S[uj].dot(G);
+      tau_zd(j, i) = S[uj].dot(Gd);
     }
   }
 
