@@ -427,7 +427,7 @@ int main(int argc, char** argv) {
                                                     "step is reported)")
       ->check(finiteAbove(0, false, 1));
   sensCmd->add_option("--checkpoint-every", sensArgs.checkpointEvery, "avm: steps between checkpoints of the forward run "
-                                                                      "(default: about the square root of the steps; 1 stores every step)")
+                                                                      "(default: every step while the states fit in 64 MB, then every other one dropped as often as it takes)")
       ->check(CLI::Range(1L, 1000000000L));
   sensCmd->add_option("--partials", sensArgs.partials, "ddm, avm: the partial derivatives with respect to the parameters by ad "
                                                         "(forward AD, default) or gsam (seed 003's global semi-analytical method: "

@@ -186,7 +186,8 @@ int sensitivity(const SensitivityArgs& a) {
   for (const auto& g : result.methods) {
     table << lw::sens::toString(g.method) << ": " << g.seconds << " s";
     if (g.method == lw::sens::Method::Adjoint)
-      table << " (a checkpoint every " << g.checkpointEvery << " steps: " << g.recordBytes / 1024 << " kB recorded, "
+      table << " (" << (g.checkpointEvery == 1 ? std::string("every step kept") : "a checkpoint every " + std::to_string(g.checkpointEvery) + " steps")
+            << ": " << g.recordBytes / 1024 << " kB recorded, "
             << g.segmentBytes / 1024 << " kB per segment, " << g.recomputedSteps << " steps recomputed)";
     table << "\n";
   }

@@ -41,15 +41,42 @@ void RunRecord::push(double t, int coords) {
   times_.push(t);
 }
 
-void RunRecord::save(const RunPoint& p) {
-  saved.push_back({size() - 1, p});
+namespace {
+std::size_t pointBytes(const RunPoint& p) {
+  return sizeof(double) * static_cast<std::size_t>(p.x.size() + p.v.size() + p.a.size() + p.aux.size());
+}
+}  // namespace
+
+void RunRecord::save(const RunPoint& p, bool kept) {
+  saved.push_back({size() - 1, p, kept});
+  savedBytes_ += pointBytes(p);
   sinceSaved_ = 0;
+  if (automatic_ && savedBytes_ > budget_) thin();
+}
+
+// every other point between the kept ones dropped: the interval doubles, memory halves
+void RunRecord::thin() {
+  std::vector<Saved> out;
+  out.reserve(saved.size() / 2 + 1);
+  bool keep = false;  // after each kept point: the first dropped, the second kept, ...
+  savedBytes_ = 0;
+  for (auto& s : saved) {
+    const bool stays = s.kept || keep;
+    keep = s.kept ? false : !keep;
+    if (!stays) continue;
+    savedBytes_ += pointBytes(s.point);
+    out.push_back(std::move(s));
+  }
+  const bool lastDropped = !saved.empty() && out.back().item != saved.back().item;  // moved-from items keep their index
+  saved = std::move(out);
+  if (lastDropped) sinceSaved_ += interval_;
+  interval_ *= 2;
 }
 
 Status RunRecord::start(const RunPoint& p) {
   marks_.push_back({size(), Item::Kind::Start, -1});
   push(p.t, p.coords);
-  save(p);
+  save(p, true);
   return {};
 }
 
@@ -66,7 +93,7 @@ Status RunRecord::changed(const RunPoint&, const RunPoint& after) {
   marks_.push_back({size(), Item::Kind::Change, -1});
   changes_.push_back(size());
   push(after.t, after.coords);
-  save(after);
+  save(after, true);
   return {};
 }
 
@@ -74,7 +101,7 @@ Status RunRecord::impact(const RunPoint&, const RunPoint& after, const std::vect
   impacts.push_back(contacts);
   marks_.push_back({size(), Item::Kind::Impact, static_cast<int>(impacts.size()) - 1});
   push(after.t, after.coords);
-  save(after);
+  save(after, true);
   return {};
 }
 
@@ -130,8 +157,7 @@ std::vector<std::pair<std::size_t, std::size_t>> RunRecord::impactItems() const 
 std::size_t RunRecord::bytes() const {
   std::size_t b = times_.bytes() + marks_.capacity() * sizeof(Mark) + changes_.capacity() * sizeof(std::size_t) +
                   coordRuns_.capacity() * sizeof(CoordsRun) + saved.capacity() * sizeof(Saved);
-  for (const auto& s : saved)
-    b += sizeof(double) * static_cast<std::size_t>(s.point.x.size() + s.point.v.size() + s.point.a.size() + s.point.aux.size());
+  for (const auto& s : saved) b += pointBytes(s.point);
   return b;
 }
 

@@ -46,8 +46,14 @@ class TimeList {
 
 class RunRecord : public PointObserver {
  public:
-  /// dt: the run's nominal step (its grid).
-  RunRecord(long interval, double dt) : times_(dt), interval_(interval < 1 ? 1 : interval) {}
+  /// dt: the run's nominal step (its grid). interval ≥ 1: a point saved every `interval` steps.
+  /// interval 0: every point while the saved points fit in `budget` bytes (the adjoint then
+  /// recomputes no step), beyond it every other one dropped, as often as it takes (the interval
+  /// doubles each time; impacts' and changes' points always kept).
+  RunRecord(long interval, double dt, std::size_t budget = 0)
+      : times_(dt), interval_(interval < 1 ? 1 : interval), automatic_(interval < 1), budget_(budget) {}
+  /// Steps between saved points (the last doubling's, for an automatic record).
+  long interval() const { return interval_; }
   /// One item of the run: the start, a step, a change of coordinates or an impact.
   struct Item {
     enum class Kind : std::uint8_t { Start, Step, Change, Impact };
@@ -73,6 +79,7 @@ class RunRecord : public PointObserver {
   struct Saved {
     std::size_t item = 0;  // the point after this item
     RunPoint point;
+    bool kept = false;     // the start, an impact's or a change's: never thinned out
   };
   std::vector<std::vector<int>> impacts;  // their contacts
   std::vector<Saved> saved;               // in item order
@@ -89,13 +96,16 @@ class RunRecord : public PointObserver {
     int coords = 0;
   };
   void push(double t, int coords);
-  void save(const RunPoint& p);
+  void save(const RunPoint& p, bool kept = false);
+  void thin();
   const Mark* markAt(std::size_t i) const;
   TimeList times_;
   std::vector<Mark> marks_;
   std::vector<std::size_t> changes_;  // the changes' items, in order
   std::vector<CoordsRun> coordRuns_;
   long interval_;
+  bool automatic_;
+  std::size_t budget_, savedBytes_ = 0;
   long sinceSaved_ = 0;
 };
 

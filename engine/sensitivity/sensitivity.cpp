@@ -52,12 +52,11 @@ double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-// steps between the adjoint's checkpoints: the spec's, else about √steps (memory and recomputation
-// both O(√steps))
-long checkpointInterval(const SensitivitySpec& spec) {
-  const long steps = std::max(1L, std::lround(spec.run.tEnd / spec.run.dt));
-  return spec.checkpointEvery > 0 ? spec.checkpointEvery : std::max(1L, std::lround(std::sqrt(static_cast<double>(steps))));
-}
+// what the adjoint's record may hold when the spec sets no interval: every state of a run while
+// they fit (no step recomputed: a replay costs what the forward step did), thinned by halves
+// beyond (RunRecord); any interval ≥ 2 recomputes about every step once, so the budget alone
+// decides
+constexpr std::size_t kAdjointRecordBudget = std::size_t{64} << 20;
 
 // the run a method follows; RK45 with integral costs takes steps of at most dt, as a plain run of
 // the file does (SimulationSpec::maxStep)
@@ -283,9 +282,8 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       o->finish(g);
       keepImpacts(o->impacts());
     } else if (g.method == Method::Adjoint) {
-      const long every = checkpointInterval(spec);
       auto f = formulation(st, partials);  // the same routes as the direct method's
-      RunRecord rec(every, spec.run.dt);
+      RunRecord rec(spec.checkpointEvery, spec.run.dt, spec.adjointRecordBytes > 0 ? spec.adjointRecordBytes : kAdjointRecordBudget);
       CostValues costs(st, *f);
       BothObservers both(rec, costs);
       if (!runWith(*f, sampled ? static_cast<PointObserver*>(&both) : &rec, false)) return false;
@@ -295,7 +293,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
       AdjointStats stats;
       res.status = adjointGradient(st, *f, rec, sampled ? &sites : nullptr, g.values, g.gradient, stats);
       if (!res.status.ok()) return false;
-      keepStats(stats, every);
+      keepStats(stats, rec.interval());
       g.steps = semiAnalyticalSteps();
     } else if (g.method == Method::ComplexStep) {
       // one forward run: every point recorded for the replays, and its costs' values

@@ -51,7 +51,8 @@ struct SensitivitySpec {
   // finite differences: δ = relativeStep · max(|ρ|, 1e-3 · scale). 1e-4 balances the truncation
   // error (~δ²) against the runs' own noise (Newton tolerances, amplified near singular positions)
   double relativeStep = 1e-4;
-  long checkpointEvery = 0;             // adjoint: steps between checkpoints (0: about √steps; 1: every step stored)
+  long checkpointEvery = 0;             // adjoint: steps between checkpoints (0: every step while they fit in 64 MB, thinned by halves beyond; 1: every step stored)
+  std::size_t adjointRecordBytes = 0;   // adjoint without an interval: the states it may keep (0: 64 MB)
   Partials partials = Partials::AutomaticDifferentiation;  // the direct method and the adjoint
   double delta = 1e-6;                  // GSAM: δ_k = delta · max(1, |ρ_k|)
   // set: the direct method's sensitivity histories go here as they are computed, a row per step:

@@ -241,28 +241,35 @@ TEST(Sensitivity, TheAdjointOverTheStoredRunEqualsTheDirectMethodAndCheckpointsC
   }
 }
 
-TEST(Sensitivity, TheAdjointsRecordHoldsFewBytesAStep) {
-  // the step ends on the run's grid k·dt take one entry for the whole run: 2000 steps of the
-  // five-bar (two impacts) are recorded in well under a double a step, mostly the checkpoints
+TEST(Sensitivity, TheAdjointsRecordHoldsTheWholeRunWhileItFitsAndThinsBeyond) {
+  // by default every state of the five-bar's 2000 steps (two impacts) is kept: no step recomputed;
+  // with room for a tenth of them the record drops every other state until it fits (the interval
+  // a power of two), and the gradient is the same to the replays' Newton tolerance
   const Mechanism m = test::sampleMechanism("five-bar");
   SensitivitySpec s = spec(Method::Adjoint, 2.0, 1e-3);
   s.parameters = {"L_s1"};
-  const SensitivityResult r = runSensitivity(m, s);
-  ASSERT_TRUE(r.status.ok()) << r.status.message;
-  const Gradient& g = r.methods.front();
-  EXPECT_EQ(g.checkpointEvery, 45);
-  // a state's bytes, from the run stored whole (a state a step)
-  s.checkpointEvery = 1;
   const SensitivityResult whole = runSensitivity(m, s);
-  ASSERT_TRUE(whole.status.ok());
-  const double perState = static_cast<double>(whole.methods.front().recordBytes) / 2001;
-  // (within the vectors' growth: twice the checkpoints' states; 32 bytes a step were 64 kB)
-  EXPECT_LT(static_cast<double>(g.recordBytes), 2 * (2000 / 45 + 1 + 2) * perState + 1024);
+  ASSERT_TRUE(whole.status.ok()) << whole.status.message;
+  const Gradient& w = whole.methods.front();
+  EXPECT_EQ(w.checkpointEvery, 1);
+  EXPECT_EQ(w.recomputedSteps, 0);
+  const double perState = static_cast<double>(w.recordBytes) / 2001;
+  s.adjointRecordBytes = static_cast<std::size_t>(200 * perState);
+  const SensitivityResult thinned = runSensitivity(m, s);
+  ASSERT_TRUE(thinned.status.ok()) << thinned.status.message;
+  const Gradient& g = thinned.methods.front();
+  EXPECT_GE(g.checkpointEvery, 8);  // 2001 states halved at least three times
+  EXPECT_EQ(g.checkpointEvery & (g.checkpointEvery - 1), 0);
+  EXPECT_GT(g.recomputedSteps, 1500);
+  // (within the vectors' growth: twice the states kept; 32 bytes a step were 64 kB)
+  EXPECT_LT(static_cast<double>(g.recordBytes), 2 * 200 * perState + 1024);
   s.method = Method::Direct;
   const SensitivityResult d = runSensitivity(m, s);
   ASSERT_TRUE(d.status.ok());
-  EXPECT_NEAR(g.values[0], d.methods.front().values[0], 1e-10 * std::abs(d.methods.front().values[0]));
-  EXPECT_NEAR(g.gradient(0, 0), d.methods.front().gradient(0, 0), 1e-6 * std::abs(d.methods.front().gradient(0, 0)));
+  for (const Gradient* a : {&w, &g}) {
+    EXPECT_NEAR(a->values[0], d.methods.front().values[0], 1e-10 * std::abs(d.methods.front().values[0]));
+    EXPECT_NEAR(a->gradient(0, 0), d.methods.front().gradient(0, 0), 1e-6 * std::abs(d.methods.front().gradient(0, 0)));
+  }
 }
 
 TEST(Sensitivity, TheSpatialFourBarSwingAgreesAcrossMethods) {

@@ -35,5 +35,44 @@ TEST(TimeList, ATimeJustOffTheGridIsListedNotRounded) {
   EXPECT_EQ(list[3], 0.03);
 }
 
+// an automatic record keeps every point while they fit its budget, then drops every other one
+// between the kept points (the start, impacts', changes') as often as it takes: the interval
+// doubles each time, the points stay within the budget, and the kept ones stay
+TEST(RunRecord, AnAutomaticRecordKeepsEveryPointWhileTheyFitThenThinsByHalves) {
+  auto point = [](double t) {
+    RunPoint p;
+    p.t = t;
+    p.x = p.v = p.a = p.aux = Eigen::VectorXd::Constant(4, t);
+    return p;
+  };
+  const std::size_t perPoint = 16 * sizeof(double);
+  const double dt = 0.01;
+  RunRecord all(0, dt, 1000 * perPoint), thinned(0, dt, 40 * perPoint);
+  for (RunRecord* r : {&all, &thinned}) ASSERT_TRUE(r->start(point(0)).ok());
+  RunPoint a = point(0);
+  for (int k = 1; k <= 300; ++k) {
+    const RunPoint b = point(k * dt);
+    for (RunRecord* r : {&all, &thinned}) {
+      if (k == 150) ASSERT_TRUE(r->impact(a, b, {0}).ok());
+      else ASSERT_TRUE(r->step(a, b).ok());
+    }
+    a = b;
+  }
+  EXPECT_EQ(all.interval(), 1);
+  EXPECT_EQ(all.saved.size(), 301u);
+  EXPECT_EQ(thinned.interval(), 8);  // 301 points halved three times: 39 fit in 40
+  EXPECT_LE(thinned.saved.size(), 40u);
+  EXPECT_GE(thinned.saved.size(), 15u);
+  bool impactKept = false;
+  for (std::size_t i = 0; i < thinned.saved.size(); ++i) {
+    const auto& s = thinned.saved[i];
+    EXPECT_EQ(s.point.t, thinned.item(s.item).t1);  // each saved point is its item's
+    impactKept |= s.item == 150;
+    if (i > 0 && !s.kept && !thinned.saved[i - 1].kept) EXPECT_EQ(s.item - thinned.saved[i - 1].item, 8u) << s.item;
+  }
+  EXPECT_TRUE(impactKept);
+  EXPECT_EQ(thinned.saved.front().item, 0u);
+}
+
 }  // namespace
 }  // namespace lw::sens::detail
