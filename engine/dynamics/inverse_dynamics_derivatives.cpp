@@ -75,6 +75,9 @@ MotionAtState::~MotionAtState() = default;
 MotionAtState::MotionAtState(MotionAtState&&) noexcept = default;
 MotionAtState& MotionAtState::operator=(MotionAtState&&) noexcept = default;
 const Eigen::VectorXd& MotionAtState::tau() const { return data_->tau; }
+void MotionAtState::massMatrix(const RecursiveModel& m, const TreeNumbers<double>& p, Eigen::MatrixXd& M) const {
+  detail::massMatrixFrom(m, p, data_->motion, M);
+}
 
 namespace {
 void bodyMomenta(const RecursiveModel& m, const TreeNumbers<double>& p, detail::MotionAtStateData& d, bool velocities) {

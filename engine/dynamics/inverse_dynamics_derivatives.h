@@ -51,6 +51,8 @@ class MotionAtState {
   /// columns (they are linear in z̈) and τ again, no second motion pass.
   void setAccelerations(const RecursiveModel& m, const TreeNumbers<double>& p, const double* zdd);
   const Eigen::VectorXd& tau() const;
+  /// M^d at the state's z from its motion's columns (the composite-rigid-body sums).
+  void massMatrix(const RecursiveModel& m, const TreeNumbers<double>& p, Eigen::MatrixXd& M) const;
   const detail::MotionAtStateData& data() const { return *data_; }
 
  private:

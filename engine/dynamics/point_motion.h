@@ -34,5 +34,9 @@ struct PointMotionPartials {
 };
 void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                             const Eigen::VectorXd& zdd, std::span<const ItemIndex> points, PointMotionPartials& out);
+class MotionAtState;
+/// The same on a state's motion computed already (inverse_dynamics_derivatives.h).
+void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, std::span<const ItemIndex> points,
+                            PointMotionPartials& out);
 
 }  // namespace lw::dyn

@@ -364,8 +364,26 @@ template void pointMotionOn<double>(const RecursiveModel&, const TreeNumbers<dou
 template void pointMotionOn<num::Dual8>(const RecursiveModel&, const TreeNumbers<num::Dual8>&, const num::Dual8*, const num::Dual8*,
                                         const num::Dual8*, std::span<const ItemIndex>, num::Dual8*, num::Dual8*, num::Dual8*);
 
+namespace {
+void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion,
+                              std::span<const ItemIndex> points, PointMotionPartials& out);
+}  // namespace
+
 void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                             const Eigen::VectorXd& zdd, std::span<const ItemIndex> points, PointMotionPartials& out) {
+  detail::TreeMotion<double> motion;
+  detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
+  pointMotionDerivativesOn(m, p, motion, points, out);
+}
+
+void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, std::span<const ItemIndex> points,
+                            PointMotionPartials& out) {
+  pointMotionDerivativesOn(m, p, state.data().motion, points, out);
+}
+
+namespace {
+void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion,
+                              std::span<const ItemIndex> points, PointMotionPartials& out) {
   using Eigen::Vector3d;
   const int nz = m.nz;
   const auto rows = static_cast<Eigen::Index>(3 * points.size());
@@ -373,8 +391,6 @@ void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& 
   out.v_z.setZero(rows, nz);
   out.a_z.setZero(rows, nz);
   out.a_zd.setZero(rows, nz);
-  detail::TreeMotion<double> motion;
-  detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
   auto vec = [](const detail::V3<double>& x) { return Vector3d(x[0], x[1], x[2]); };
   for (std::size_t k = 0; k < points.size(); ++k) {
     const int node = m.nodeOfBody[static_cast<std::size_t>(points[k].body)];
@@ -421,5 +437,7 @@ void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& 
     }
   }
 }
+
+}  // namespace
 
 }  // namespace lw::dyn

@@ -546,7 +546,7 @@ std::string keepFiniteCosts(const CostAccumulator<double>& accumulator, std::vec
 
 bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const Eigen::VectorXd& z,
                     const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& out, Eigen::MatrixXd& Oz,
-                    Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd) {
+                    Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd, const dyn::MotionAtState* state) {
   for (const auto& c : o.components) {
     const bool tree_joint = (c.type == Output::Type::JointCoordinate || c.type == Output::Type::JointRate) && c.node >= 0;
     const bool covered = (c.type == Output::Type::PointPosition || c.type == Output::Type::PointVelocity ||
@@ -561,7 +561,10 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
   Ozd.setZero(no, tree.nz);
   Ozdd.setZero(no, tree.nz);
   dyn::PointMotionPartials P;
-  if (!o.points.empty()) dyn::pointMotionDerivatives(tree, p, z, zd, zdd, o.points, P);
+  if (!o.points.empty()) {
+    if (state) dyn::pointMotionDerivatives(tree, p, *state, o.points, P);
+    else dyn::pointMotionDerivatives(tree, p, z, zd, zdd, o.points, P);
+  }
   std::vector<double> r(3 * o.points.size());
   if (!o.points.empty()) dyn::pointMotionOn<double>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), nullptr, nullptr);
   for (Eigen::Index i = 0; i < no; ++i) {

@@ -16,6 +16,10 @@
 #include "dynamics/recursive_model.h"
 #include "mechanism/mechanism.h"
 
+namespace lw::dyn {
+class MotionAtState;
+}
+
 namespace lw::analysis {
 
 struct OutputComponents {
@@ -76,9 +80,10 @@ void outputsFromPoints(const OutputComponents& o, const dyn::RecursiveModel& tre
 /// and every component is one this covers (points' positions, velocities and accelerations, tree
 /// joints' coordinates and rates, springs' lengths; energies and residuals are zero here). False
 /// otherwise: the caller differentiates outputsOn instead.
+/// `state`: the tree's motion at (z, ż, z̈) computed already (dyn::MotionAtState), or null.
 bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const Eigen::VectorXd& z,
                     const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& out, Eigen::MatrixXd& Oz,
-                    Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd);
+                    Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd, const dyn::MotionAtState* state = nullptr);
 
 /// The chosen costs, bound to [t, output components, their initial values, parameters].
 struct CostSet {

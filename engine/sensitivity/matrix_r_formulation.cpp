@@ -311,18 +311,18 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const dyn::RecursiveModel& tree = st_.model.tree;
     const Eigen::Index d = tree.nz;
     const Eigen::VectorXd &z = p.x, &zd = p.v;
-    dyn::massMatrix(tree, treeData_, z, Md_, Md_.rows() == d);
-    const Eigen::LLT<Eigen::MatrixXd> M(Md_);
-    if (M.info() != Eigen::Success) return false;
-    // the accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing
-    // at a Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
-    // one motion pass for every kernel below: at z̈ = 0, then moved to the accelerations
+    // one motion pass for every kernel below: at z̈ = 0 (M^d from its columns), then moved to the
+    // accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing at a
+    // Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
     motion_.compute(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t);
+    motion_.massMatrix(tree, real_.tree, Md_);
+    const Eigen::LLT<Eigen::MatrixXd> M(Md_);
+    if (M.info() != Eigen::Success) return false;
     const Eigen::VectorXd zdd = -M.solve(motion_.tau());
     motion_.setAccelerations(tree, real_.tree, zdd.data());
     Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
-    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd)) return false;
+    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd, &motion_)) return false;
     dyn::inverseDynamicsDerivatives(tree, real_.tree, motion_, Tz, Tzd);
     n.Ax = -M.solve(Tz);
     n.Av = -M.solve(Tzd);
@@ -716,7 +716,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   Adapter adapter_;
   std::vector<CoordinateMode> modes_;
   NewtonCache newton_;
-  dyn::RecursiveData treeData_;  // the open chains' kernels' buffers
   dyn::MotionAtState motion_;    // their motion at the point
   Eigen::MatrixXd Md_;
   dyn::MatrixRTangent tangent_;

@@ -3,6 +3,8 @@
 // kind of output it covers, column by column, to 1e-10 relative.
 #include <gtest/gtest.h>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
+
 #include <complex>
 
 #include "dynamics/matrix_r.h"
@@ -46,6 +48,18 @@ TEST(OutputPartials, EqualTheComplexStepOfTheJetKernels) {
     if (!outputPartials(o, tree, tree.numbers, z, zd, zdd, 0.2, out, Oz, Ozd, Ozdd)) {
       std::cout << name << ": not covered (a joint output that closes a loop)\n";
       continue;
+    }
+    {  // the same on a state's motion computed already, moved to its accelerations as a run's point does
+      dyn::MotionAtState state;
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
+      state.compute(tree, tree.numbers, z.data(), zd.data(), zero.data(), 0.2);
+      state.setAccelerations(tree, tree.numbers, zdd.data());
+      Eigen::VectorXd out2;
+      Eigen::MatrixXd Oz2, Ozd2, Ozdd2;
+      ASSERT_TRUE(outputPartials(o, tree, tree.numbers, z, zd, zdd, 0.2, out2, Oz2, Ozd2, Ozdd2, &state));
+      EXPECT_LT((Oz2 - Oz).norm(), 1e-12 * std::max(1.0, Oz.norm()));
+      EXPECT_LT((Ozd2 - Ozd).norm(), 1e-12 * std::max(1.0, Ozd.norm()));
+      EXPECT_LT((Ozdd2 - Ozdd).norm(), 1e-12 * std::max(1.0, Ozdd.norm()));
     }
     ++checked;
     const auto no = static_cast<Eigen::Index>(o.components.size());
