@@ -167,9 +167,11 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   //   G  = Bf(ΣIA) s + Ic e + X s + Y b − Bf(ΣIV) b − [0; s_v × M g + (s_ω × H) × g],
   //   Gd = −Y s − 2 Ic b + Bf(ΣIV) s,
   // X = Σ crf(V) Bf(IV) − Bf(IV) crm(V), Y = Σ I crm(V) − crf(V) I, Ic = Σ I, M = Σ m, H = Σ m c.
+  // By V ×* (s ×* f) − (V × s) ×* f = s ×* (V ×* f), X = Bf(Σ V ×* I V): a 6-vector's sum; and
+  // crf(V) = −crm(V)ᵀ with I symmetric makes Y = I crm(V) + (I crm(V))ᵀ.
   struct Subtree {
-    Mat6 X, Y, Ic;
-    Vec6 IA, IV, F;
+    Mat6 Y, Ic;
+    Vec6 IA, IV, F, X;  // X: Σ V ×* I V, with ΣIA what s ×* pairs with
     double mass;
     Vector3d moment;  // Σ m c
   };
@@ -200,10 +202,10 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     t.IV = vec6(st.IV[k]);
     t.IA = vec6(st.IA[k]);
     t.F = vec6(st.F[k]);
-    const Mat6 Cm = crm(vec6(motion.V[k]));
-    const Mat6 Bv = forceCross(t.IV);
-    t.X = -Cm.transpose() * Bv - Bv * Cm;  // crf(V) = −crm(V)ᵀ
-    t.Y = t.Ic * Cm + Cm.transpose() * t.Ic;
+    const Vec6 V = vec6(motion.V[k]);
+    t.X = crossForce(V, t.IV);
+    t.Y.noalias() = t.Ic * crm(V);
+    t.Y += t.Y.transpose().eval();
     t.mass = B.mass;
     t.moment = B.mass * c;
   }
@@ -235,7 +237,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     const Subtree& t = sub[static_cast<std::size_t>(nodeOf[j])];
     Reads& r = reads[j];
     const Vector3d a = S[j].tail<3>();
-    r.us = t.X.transpose() * S[j] - crossForce(S[j], t.IA);
+    r.us = -crossForce(S[j], t.X + t.IA);  // Bf(f)ᵀ S = −S ×* f
     r.us.head<3>() -= (t.mass * g).cross(a);
     r.us.tail<3>() -= t.moment.cross(g.cross(a));
     r.ub = t.Y.transpose() * S[j] + crossForce(S[j], t.IV);
@@ -269,7 +271,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     if (!above) continue;
     const Subtree& t = sub[ni];
     const Mat6 Bv = forceCross(t.IV);
-    Vec6 G = forceCross(t.IA) * s + t.Ic * e + t.X * s + t.Y * b - Bv * b;
+    Vec6 G = crossForce(s, t.IA + t.X) + t.Ic * e + t.Y * b - Bv * b;
     G.tail<3>() -= s.head<3>().cross(t.mass * g) + s.tail<3>().cross(t.moment).cross(g);
     const Vec6 Gd = -(t.Y * s) - 2 * (t.Ic * b) + Bv * s;
     for (int j = 0; j < nz; ++j) {
