@@ -324,8 +324,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
     if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd, &motion_)) return false;
     dyn::inverseDynamicsDerivatives(tree, real_.tree, motion_, Tz, Tzd);
-    n.Ax = -M.solve(Tz);
-    n.Av = -M.solve(Tzd);
     // the parameters at the fixed state: [τ; outputs] on each chunk's numbers (or the moved ones)
     const auto no = n.outputs.size();
     Eigen::MatrixXd P;
@@ -353,7 +351,14 @@ class MatrixR final : public Formulation, private FormulationNumbers {
         },
         d + no, P);
     if (!s.ok()) return false;
-    n.Ap = -M.solve(Eigen::MatrixXd(P.topRows(d)));
+    // −M⁻¹ [τ_z τ_ż τ_ρ] in one solve
+    const Eigen::Index np = P.cols();
+    rhs_.resize(d, 2 * d + np);
+    rhs_ << Tz, Tzd, P.topRows(d);
+    M.solveInPlace(rhs_);
+    n.Ax = -rhs_.leftCols(d);
+    n.Av = -rhs_.middleCols(d, d);
+    n.Ap = -rhs_.rightCols(np);
     n.Ox = Oz + Ozdd * n.Ax;
     n.Ov = Ozd + Ozdd * n.Av;
     n.Op = P.bottomRows(no) + Ozdd * n.Ap;
@@ -717,6 +722,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   std::vector<CoordinateMode> modes_;
   NewtonCache newton_;
   dyn::MotionAtState motion_;    // their motion at the point
+  Eigen::MatrixXd rhs_;          // and their right-hand sides
   Eigen::MatrixXd Md_;
   dyn::MatrixRTangent tangent_;
   struct LanesBuffers {  // alongLanes' results, kept between calls

@@ -1,5 +1,5 @@
 // Cost of the gradients against the forward run (issue 20's targets): for each model, the forward
-// run alone, then the direct method, the adjoint (checkpointed), central differences (2p + 1
+// run alone, then the direct method, the adjoint (its default record), central differences (2p + 1
 // runs) and the complex step, each for every cost and parameter of the file. Counters: seconds,
 // the ratio to the forward run, parameters. Targets: adjoint ≤ 2× forward whatever p; direct ≤
 // (1 + 0.1 p)×; both ≥ 10× faster than differences.
