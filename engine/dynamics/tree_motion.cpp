@@ -15,23 +15,20 @@ namespace lw::dyn::detail {
 
 
 template <class S>
-void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out) {
+void treePositions(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, TreeMotion<S>& out) {
   using J = kin::BasicJet<S>;
   computeFrames<S, S>(m, p, z, out.frames);
   const auto nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
   out.column.resize(nz);
-  out.Vi.resize(nz);
-  out.Ai.resize(nz);
   out.nodeOf.resize(nz);
   out.centre.resize(nn);
-  out.V.resize(nn);
-  out.A.resize(nn);
   QuaternionMotion<S> quaternion{};
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& n = m.nodes[k];
     const auto& g = p.nodes[k];
     const Frame<S>& pf = out.frames[static_cast<std::size_t>(n.parent)];
     out.centre[k] = worldPoint(out.frames[static_cast<std::size_t>(n.body)], p.mech.bodies[static_cast<std::size_t>(n.body)].com);
+    for (int q = 0; q < n.nz; ++q) out.nodeOf[static_cast<std::size_t>(n.z + q)] = static_cast<int>(k);
     // the node's motion columns, its parent held
     if (n.kind == NodeKind::Revolute || n.kind == NodeKind::Prismatic || n.kind == NodeKind::Cylindrical) {
       const V3<S> u = scale(S(n.flip ? -1.0 : 1.0), mul(pf.R, g.axis));
@@ -44,7 +41,7 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
         if (n.kind == NodeKind::Cylindrical) out.column[col + 1] = {u, zero3<S>()};
       }
     } else if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
-      quaternionNodeMotion(n, g, pf, z + n.z, zd + n.z, zdd + n.z, quaternion);
+      quaternionNodeMotion<S>(n, g, pf, z + n.z, nullptr, nullptr, quaternion);
       for (int q = 0; q < n.nz; ++q) out.column[static_cast<std::size_t>(n.z + q)] = {quaternion.colV[q], quaternion.colW[q]};
     } else {
       for (int q = 0; q < n.nz; ++q) {
@@ -61,11 +58,25 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
         out.column[static_cast<std::size_t>(n.z + q)] = {sub(xd, cross(w, xv)), w};
       }
     }
+  }
+}
+
+template <class S>
+void treeRates(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out) {
+  const auto nz = static_cast<std::size_t>(m.nz), nn = m.nodes.size();
+  out.Vi.resize(nz);
+  out.Ai.resize(nz);
+  out.V.resize(nn);
+  out.A.resize(nn);
+  QuaternionMotion<S> quaternion{};
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& n = m.nodes[k];
     Motion6<S> V = n.parentNode >= 0 ? out.V[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
     Motion6<S> A = n.parentNode >= 0 ? out.A[static_cast<std::size_t>(n.parentNode)] : zero6<S>();
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
       // a quaternion's columns turn with the quaternion itself, not only with the frames before
       // them: the node's own motion relative to its parent (held), A = A_parent + A_rel + V_parent × V_rel
+      quaternionNodeMotion(n, p.nodes[k], out.frames[static_cast<std::size_t>(n.parent)], z + n.z, zd + n.z, zdd + n.z, quaternion);
       const Motion6<S> Vrel{quaternion.Vv, quaternion.Vw};
       const Motion6<S> Arel{quaternion.Av, quaternion.Aw};
       A = plus(plus(A, Arel), crossMotion(V, Vrel));
@@ -74,7 +85,6 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
         const auto i = static_cast<std::size_t>(n.z + q);
         out.Vi[i] = V;  // no one-axis sequence inside: the node's own motion as a whole
         out.Ai[i] = A;
-        out.nodeOf[i] = static_cast<int>(k);
       }
       out.V[k] = V;
       out.A[k] = A;
@@ -86,11 +96,16 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
       A = plus(A, plus(times(out.column[i], zdd[i]), times(crossMotion(V, out.column[i]), zd[i])));
       out.Vi[i] = V;
       out.Ai[i] = A;
-      out.nodeOf[i] = static_cast<int>(k);
     }
     out.V[k] = V;
     out.A[k] = A;
   }
+}
+
+template <class S>
+void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out) {
+  treePositions(m, p, z, out);
+  treeRates(m, p, z, zd, zdd, out);
 }
 
 template <class S>
@@ -271,6 +286,7 @@ void constraintJacobianFrom(const RecursiveModel& m, const TreeNumbers<S>& p, co
 
 #define LW_TREE_MOTION(S)                                                                                                      \
   template void treeMotion<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
+  template void treeRates<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
   template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
                                        S*, std::vector<Motion6<S>>*);                                                         \
   template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&); \
