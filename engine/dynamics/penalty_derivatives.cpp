@@ -17,8 +17,8 @@ template <class S> using MatrixOn = num::MatrixOn<S>;
 // the tree's motion at (z, ż, z̈): the frames and columns at z that Φ, Φ_z and M are read off,
 // and the bodies' motion that τ is
 template <class S>
-const detail::TreeMotion<S>& motionAt(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>* zd,
-                                      const VectorOn<S>* zdd) {
+detail::TreeMotion<S>& motionAt(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>* zd,
+                                const VectorOn<S>* zdd) {
   thread_local detail::TreeMotion<S> motion;
   thread_local VectorOn<S> zero;
   zero = VectorOn<S>::Zero(m.nz);
@@ -35,12 +35,20 @@ VectorOn<S> tauOn(const RecursiveModel& m, const TreeNumbers<S>& p, const detail
   return tau;
 }
 
-// the rows along z + s ż, t + s: first derivatives Φ_z ż + Φ_t, second Φ̇_z ż + Φ̇_t = −c
+// the rows along z + s ż, t + s: first derivatives Φ_z ż + Φ_t, second Φ̇_z ż + Φ̇_t = −c. On the
+// frames of `motion` (its positions z's), made jets by its rates at (ż, 0): no jet recursion of
+// the frames (jetFramesFrom). The motion's rates are left at ż.
 template <class S>
-std::vector<Jet<S>> ratesOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>* zd, double t) {
+std::vector<Jet<S>> ratesOn(const RecursiveModel& m, const TreeNumbers<S>& p, detail::TreeMotion<S>& motion, const VectorOn<S>& z,
+                            const VectorOn<S>* zd, double t) {
+  thread_local VectorOn<S> zero;
+  thread_local std::vector<detail::Frame<Jet<S>>> f;
+  zero = VectorOn<S>::Zero(m.nz);
+  detail::treeRates<S>(m, p, z.data(), zd ? zd->data() : zero.data(), zero.data(), motion);
+  detail::jetFramesFrom<S>(m, motion, f);
   std::vector<Jet<S>> zj(static_cast<std::size_t>(m.nz)), phi(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], zd ? (*zd)[i] : S(0.0), S(0.0));
-  kinematicsOn<Jet<S>, S>(m, p, zj.data(), Jet<S>(S(t), S(1.0), S(0.0)), phi.data(), {}, nullptr);
+  kinematicsOnFrames<Jet<S>, S>(m, p, f, zj.data(), Jet<S>(S(t), S(1.0), S(0.0)), phi.data(), {}, nullptr);
   return phi;
 }
 
@@ -64,9 +72,9 @@ void rowsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const detail::Tree
 
 // c = −(Φ̇_z ż + Φ̇_t) of every row along ż
 template <class S>
-VectorOn<S> curvaturesOn(const RecursiveModel& m, const TreeNumbers<S>& p, const VectorOn<S>& z, const VectorOn<S>& zd, double t,
-                         const ExtraRowsOn<S>* extra) {
-  const std::vector<Jet<S>> along = ratesOn<S>(m, p, z, &zd, t);
+VectorOn<S> curvaturesOn(const RecursiveModel& m, const TreeNumbers<S>& p, detail::TreeMotion<S>& motion, const VectorOn<S>& z,
+                         const VectorOn<S>& zd, double t, const ExtraRowsOn<S>* extra) {
+  const std::vector<Jet<S>> along = ratesOn<S>(m, p, motion, z, &zd, t);
   VectorOn<S> c(m.nrows);
   for (int i = 0; i < m.nrows; ++i) c[i] = -along[static_cast<std::size_t>(i)].dd;
   if (!extra || !*extra) return c;
@@ -106,7 +114,7 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
                         const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd,
                         const ExtraRowsOn<S>* extra) {
   const double hh = 0.25 * h * h;
-  const detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zdStar, nullptr);
+  detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zdStar, nullptr);  // its rates reused once M and Q are taken
   VectorOn<S> Q;
   const MatrixOn<S> M = massOn(m, p, motion, z, zdStar, t, Q);
   VectorOn<S> phi;
@@ -118,13 +126,13 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
     return {};
   }
   const MatrixOn<S> A = M + (J.transpose() * J) * S(hh * alpha);
-  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, z, nullptr, t);
+  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, motion, z, nullptr, t);
   VectorOn<S> r = VectorOn<S>::Zero(phi.size());  // Φ_t (none for the extra rows)
   for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
   MatrixOn<S> b = M * zdStar - (J.transpose() * r) * S(hh * alpha), x;
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   zd = x.col(0);
-  r = curvaturesOn(m, p, z, zd, t, extra);
+  r = curvaturesOn(m, p, motion, z, zd, t, extra);
   b = M * zddStar + (J.transpose() * r) * S(hh * alpha);
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   zdd = x.col(0);
@@ -134,7 +142,7 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
 template <class S>
 Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
                       const VectorOn<S>& zd, VectorOn<S>& zdd, const ExtraRowsOn<S>* extra) {
-  const detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zd, nullptr);
+  detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zd, nullptr);
   VectorOn<S> Q;
   MatrixOn<S> A = massOn(m, p, motion, z, zd, t, Q);
   MatrixOn<S> b = Q;
@@ -143,7 +151,7 @@ Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double a
   rowsOn(m, p, motion, z, t, extra, phi, J);
   if (phi.size() > 0) {
     A += (J.transpose() * J) * S(alpha);
-    b += (J.transpose() * curvaturesOn(m, p, z, zd, t, extra)) * S(alpha);
+    b += (J.transpose() * curvaturesOn(m, p, motion, z, zd, t, extra)) * S(alpha);
   }
   MatrixOn<S> x;
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty formulation's initial mass matrix is singular");
@@ -153,10 +161,10 @@ Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double a
 
 void penaltyParts(const RecursiveModel& m, const TreeNumbers<double>& p, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                   PenaltyParts& out, const ExtraRowsOn<double>* extra) {
-  const detail::TreeMotion<double>& motion = motionAt<double>(m, p, z, &zd, nullptr);
+  detail::TreeMotion<double>& motion = motionAt<double>(m, p, z, &zd, nullptr);
   out.M = massOn<double>(m, p, motion, z, zd, t, out.Q);
   rowsOn<double>(m, p, motion, z, t, extra, out.phi, out.J);
-  out.c = curvaturesOn<double>(m, p, z, zd, t, extra);
+  out.c = curvaturesOn<double>(m, p, motion, z, zd, t, extra);
 }
 
 #define LW_PENALTY_ON(S)                                                                                                           \
