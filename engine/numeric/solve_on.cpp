@@ -50,19 +50,19 @@ bool solveOn(const MatrixOn<Dual8>& A, const MatrixOn<Dual8>& B, MatrixOn<Dual8>
   if (!usable(lu)) return false;
   const Eigen::MatrixXd Xv = lu.solve(Bv);
   X.resize(n, m);
-  Eigen::MatrixXd R(n, m);
-  for (int k = 0; k < kChunk; ++k) {
-    // B' − A' X
-    for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index j = 0; j < m; ++j) {
+  // every lane's B' − A' X side by side: one solve for all of them
+  Eigen::MatrixXd R(n, kChunk * m);
+  for (int k = 0; k < kChunk; ++k)
+    for (Eigen::Index j = 0; j < m; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) {
         double r = B(i, j).g[k];
         for (Eigen::Index l = 0; l < n; ++l) r -= A(i, l).g[k] * Xv(l, j);
-        R(i, j) = r;
+        R(i, k * m + j) = r;
       }
-    const Eigen::MatrixXd Xg = lu.solve(R);
+  const Eigen::MatrixXd Xg = lu.solve(R);
+  for (int k = 0; k < kChunk; ++k)
     for (Eigen::Index i = 0; i < n; ++i)
-      for (Eigen::Index j = 0; j < m; ++j) X(i, j).g[k] = Xg(i, j);
-  }
+      for (Eigen::Index j = 0; j < m; ++j) X(i, j).g[k] = Xg(i, k * m + j);
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < m; ++j) X(i, j).v = Xv(i, j);
   return true;
