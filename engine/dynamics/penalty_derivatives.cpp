@@ -1,5 +1,6 @@
 #include "dynamics/penalty_derivatives.h"
 
+#include <algorithm>
 #include <complex>
 #include <vector>
 
@@ -126,9 +127,11 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
     return {};
   }
   const MatrixOn<S> A = M + (J.transpose() * J) * S(hh * alpha);
-  const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, motion, z, nullptr, t);
-  VectorOn<S> r = VectorOn<S>::Zero(phi.size());  // Φ_t (none for the extra rows)
-  for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
+  VectorOn<S> r = VectorOn<S>::Zero(phi.size());  // Φ_t: the drivers' rows (none for the extra rows)
+  if (std::any_of(m.constraints.begin(), m.constraints.end(), [](const LoopConstraint& c) { return c.kind == LoopConstraint::Kind::Driver; })) {
+    const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, motion, z, nullptr, t);
+    for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
+  }
   MatrixOn<S> b = M * zdStar - (J.transpose() * r) * S(hh * alpha), x;
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   zd = x.col(0);
