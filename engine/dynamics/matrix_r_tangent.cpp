@@ -143,10 +143,12 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
   rows.resize(static_cast<std::size_t>(nz));
   zj.resize(static_cast<std::size_t>(nz));
   // samePositions: zs is the last pass's, so its frames and columns stand and only the rates move
-  auto rowsAlong = [&](const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate, bool samePositions) {
+  // secondRates false: a pass that reads the rows' first rates only (the frames' second left zero)
+  auto rowsAlong = [&](const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate, bool samePositions,
+                       bool secondRates) {
     if (samePositions) detail::treeRates<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
     else detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
-    detail::jetFramesFrom<D>(tree, motion, frames);
+    detail::jetFramesFrom<D>(tree, motion, frames, secondRates);
     for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(zs[i], zds[i], zdds[i]);
     kinematicsOnFrames<J, D>(tree, p, frames, zj.data(), J(D(w.t), D(timeRate), D(0.0)), phi.data(), w.points, xyz.data());
     std::size_t r = 0, point = 0;
@@ -187,13 +189,13 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
   const Eigen::MatrixXd dz = w.theta.solve(rhs);
   z = withLanes(w.z, dz);
   // velocities: Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
-  rowsAlong(z, zd0, zeroD, 1.0, false);
+  rowsAlong(z, zd0, zeroD, 1.0, false, false);
   rhs = -lanes(rows, 1);
   rhs.bottomRows(d) += gradients(dv);
   const Eigen::MatrixXd dzd = w.theta.solve(rhs);
   zd = withLanes(w.zd, dzd);
   // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
-  rowsAlong(z, zd, zdd0, 1.0, true);
+  rowsAlong(z, zd, zdd0, 1.0, true, true);
   const Eigen::MatrixXd da = w.theta.solve(Eigen::MatrixXd(-lanes(rows, 2)));
   VectorOn<D> tau(nz);
   detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());

@@ -193,9 +193,10 @@ void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const
 }
 
 template <class S>
-void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f) {
+void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f, bool secondRates) {
   using J = kin::BasicJet<S>;
   f.resize(motion.frames.size());
+  const V3<S> none = zero3<S>();
   for (std::size_t b = 0; b < f.size(); ++b) {
     const Frame<S>& F = motion.frames[b];
     const int k = m.nodeOfBody[b];
@@ -204,11 +205,11 @@ void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::ve
     for (int c = 0; c < 3; ++c) {
       const V3<S> col{{F.R(0, c), F.R(1, c), F.R(2, c)}};
       const V3<S> d = cross(V.w, col);
-      const V3<S> dd = add(cross(A.w, col), cross(V.w, d));
+      const V3<S> dd = secondRates ? add(cross(A.w, col), cross(V.w, d)) : none;
       for (int r = 0; r < 3; ++r) f[b].R(r, c) = J(col[r], d[r], dd[r]);
     }
     const V3<S> xd = add(V.v, cross(V.w, F.x));
-    const V3<S> xdd = add(add(A.v, cross(A.w, F.x)), cross(V.w, xd));
+    const V3<S> xdd = secondRates ? add(add(A.v, cross(A.w, F.x)), cross(V.w, xd)) : none;
     for (int r = 0; r < 3; ++r) f[b].x[r] = J(F.x[r], xd[r], xdd[r]);
   }
 }
@@ -290,7 +291,7 @@ void constraintJacobianFrom(const RecursiveModel& m, const TreeNumbers<S>& p, co
   template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
                                        S*, std::vector<Motion6<S>>*);                                                         \
   template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&); \
-  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&);      \
+  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&, bool);      \
   template void massMatrixFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&,                          \
                                   Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&);                                          \
   template void constraintJacobianFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, double, \
