@@ -16,10 +16,6 @@ using namespace detail;
 using D = num::Dual8;
 constexpr int kLanes = num::kChunk;
 
-template <class P>
-V3<double> laneOf(const Eigen::Matrix<P, 3, 1>& a, int l) {
-  return {{a[0].g[l], a[1].g[l], a[2].g[l]}};
-}
 bool hasLanes(const D& x) {
   for (double g : x.g)
     if (g != 0) return true;
@@ -226,7 +222,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
     // the points: r = x + R p_B moved with their body, v = v_O + ω × r, a = a_O + α × r + ω × v (ω, α keep)
     for (std::size_t j = 0; j < points.size(); ++j) {
       const ItemIndex item = points[j];
-      const V3<double> dp = laneOf(p.mech.point(item), l);
+      const V3<double> dp = v3(lane3(p.mech.point(item), l));
       const int k = m.nodeOfBody[static_cast<std::size_t>(item.body)];
       V3<double> dr = dp, dv = zero3<double>(), da = zero3<double>();
       if (k >= 0) {
