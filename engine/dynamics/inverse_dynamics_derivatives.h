@@ -130,4 +130,29 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
                                  const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p, num::Dual<8>* tau,
                                  std::span<const ItemIndex> points, num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
 
+/// The transpose of inverseDynamicsAlongNumbers: for weights wτ on τ (nz) and wr, wv, wa on the
+/// points' r, v, a (3 per point; null: zero), the gradient of wτ·δτ + Σ (wr·δr + wv·δv + wa·δa)
+/// with respect to every node's lane fields and every point's body-frame position — one reverse
+/// pass of the tangent pass on doubles (root to leaves for the columns' weights, leaves to root
+/// for the translations'), whatever the number of lanes. A lane's (a parameter's) product is then
+/// its fields dotted with these (numbersLanesProducts). The torsion springs' numbers are not
+/// here (they act on their own coordinates: numbersLanesProducts adds them).
+struct NumbersAdjoint {
+  struct Node {
+    Eigen::Vector3d point, offset, com;  // ∂/∂J, ∂/∂x0 (parent's frame), ∂/∂centre (body frame)
+    double mass = 0;
+    Eigen::Matrix3d inertia;             // ∂/∂J_c (body axes)
+  };
+  std::vector<Node> nodes;               // by node
+  std::vector<Eigen::Vector3d> points;   // by point: ∂/∂(its body-frame position)
+};
+void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state, const double* wTau,
+                                   std::span<const ItemIndex> points, const double* wr, const double* wv, const double* wa,
+                                   NumbersAdjoint& out);
+/// The eight lanes' products wτ·δτ + Σ w·δ(points) from the adjoint of the same weights (wτ again,
+/// for the tree torsion springs' numbers). False where inverseDynamicsAlongNumbers would refuse
+/// these lanes (then nothing is written).
+bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p,
+                          const NumbersAdjoint& adjoint, const double* wTau, std::span<const ItemIndex> points, double* products);
+
 }  // namespace lw::dyn

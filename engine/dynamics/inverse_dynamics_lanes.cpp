@@ -253,4 +253,157 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   return true;
 }
 
+// ---- the transpose: weights on τ and the points back to the lanes' fields ----
+//
+// The forward pass per lane, as a linear map of the fields (zero where a lane touches nothing):
+//   down:  d_k = dBody_p + R_p J'  (or R_p x0' for slides and free bodies), after_k = R_c R0ᵀ (x0' − J'),
+//          dBefore_k = d_k, dBody_k = d_k + after_k, and over the node's columns
+//          dS = d × S_ω, dV += ż dS, dA += z̈ dS + ż (dV × S_ω + V_i,ω × dS);
+//   wrench: f_k = I'(A) + I(dA) + [0; dV × (IV)_v] + V ×* (I'(V) + I(dV)) − [m' g; dc × m g + c × m' g],
+//          dc = dBody + R_c c';
+//   up:    τ_i' = S_i · Σ_subtree f + (dBefore_k × S_i,ω) · F_k,v.
+// Transposed: U_k = Σ_{columns i at or above k} wτ_i S_i weighs f_k (root to leaves); each wrench's
+// inputs then get U's (and V ×*'s transpose Y = [U_v × V_ω + U_ω × V_v; U_ω × V_ω]); the down
+// pass is swept back leaves to root.
+void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state, const double* wTau,
+                                   std::span<const ItemIndex> points, const double* wr, const double* wv, const double* wa,
+                                   NumbersAdjoint& out) {
+  const MotionAtStateData& st = state.data();
+  const TreeMotion<double>& motion = st.motion;
+  const double* zd = st.zd.data();
+  const double* zdd = st.zdd.data();
+  const auto nn = m.nodes.size();
+  const bool planar = m.dimension == 2;
+  thread_local std::vector<Motion6<double>> U;
+  thread_local std::vector<V3<double>> gV, gA, gBody, gBefore;  // by node: the adjoints of dV, dA, dBody, dBefore
+  U.resize(nn);
+  gV.assign(nn, zero3<double>());
+  gA.assign(nn, zero3<double>());
+  gBody.assign(nn, zero3<double>());
+  gBefore.assign(nn, zero3<double>());
+  out.nodes.resize(nn);
+  out.points.assign(points.size(), Eigen::Vector3d::Zero());
+  auto e3 = [](const V3<double>& x) { return Eigen::Vector3d(x[0], x[1], x[2]); };
+  const V3<double> gravity = v3(values.mech.gravity);
+  // the columns' weights down the tree, and each wrench's inputs
+  for (std::size_t k = 0; k < nn; ++k) {
+    const Node& n = m.nodes[k];
+    Motion6<double> u = n.parentNode >= 0 ? U[static_cast<std::size_t>(n.parentNode)] : zero6<double>();
+    V3<double> before = zero3<double>();
+    for (int q = 0; q < n.nz; ++q) {
+      const auto i = static_cast<std::size_t>(n.z + q);
+      const Motion6<double>& S = motion.column[i];
+      u = plus(u, times(S, wTau[i]));
+      before = add(before, scale(wTau[i], cross(S.w, st.F[k].v)));
+    }
+    U[k] = u;
+    gBefore[k] = before;
+    const Motion6<double>& V = motion.V[k];
+    const Motion6<double>& A = motion.A[k];
+    const Motion6<double> Y{add(cross(u.v, V.w), cross(u.w, V.v)), cross(u.w, V.w)};  // V ×*'s transpose on U
+    const M3<double>& Rc = motion.frames[static_cast<std::size_t>(n.body)].R;
+    const double mass = values.mech.bodies[static_cast<std::size_t>(n.body)].mass;
+    const V3<double>& c = motion.centre[k];
+    NumbersAdjoint::Node& g = out.nodes[k];
+    g.mass = 0;
+    g.inertia.setZero();
+    V3<double> dc = zero3<double>();
+    // I'(x) weighed by W: [m' u + m x_ω × dc; J' x_ω + dc × m u + c × (...)], u = x_v + x_ω × c
+    auto inertiaLane = [&](const Motion6<double>& W, const Motion6<double>& x) {
+      const V3<double> Wv = add(W.v, cross(W.w, c));
+      const V3<double> uu = add(x.v, cross(x.w, c));
+      g.mass += dot(Wv, uu);
+      dc = add(dc, scale(mass, add(cross(Wv, x.w), cross(uu, W.w))));
+      if (planar) {
+        g.inertia(2, 2) += W.w[2] * x.w[2];
+      } else {
+        const Eigen::Vector3d a = e3(mulT(Rc, W.w)), b = e3(mulT(Rc, x.w));
+        g.inertia += a * b.transpose();
+      }
+      return Wv;
+    };
+    const V3<double> Uv = inertiaLane(u, A), Yv = inertiaLane(Y, V);
+    gA[k] = scale(mass, Uv);                                             // I(dA) weighed by U
+    gV[k] = add(scale(mass, Yv), cross(st.IV[k].v, u.w));                // I(dV) by Y, dV × (IV)_v by U
+    g.mass -= dot(gravity, Uv);                                          // −[m' g; c × m' g]
+    dc = sub(dc, scale(mass, cross(gravity, u.w)));                      // −dc × m g
+    gBody[k] = dc;
+    g.com = e3(mulT(Rc, dc));
+  }
+  // the points: r = x + R p (+ dBody), v = dV + ω × r, a = dA + α × r + ω × v
+  for (std::size_t j = 0; j < points.size(); ++j) {
+    const ItemIndex item = points[j];
+    const V3<double> wR{{wr ? wr[3 * j] : 0.0, wr ? wr[3 * j + 1] : 0.0, wr ? wr[3 * j + 2] : 0.0}};
+    const V3<double> wV{{wv ? wv[3 * j] : 0.0, wv ? wv[3 * j + 1] : 0.0, wv ? wv[3 * j + 2] : 0.0}};
+    const V3<double> wA{{wa ? wa[3 * j] : 0.0, wa ? wa[3 * j + 1] : 0.0, wa ? wa[3 * j + 2] : 0.0}};
+    const int k = m.nodeOfBody[static_cast<std::size_t>(item.body)];
+    if (k < 0) {
+      out.points[j] = e3(wR);
+      continue;
+    }
+    const auto uk = static_cast<std::size_t>(k);
+    const V3<double>& w = motion.V[uk].w;
+    const V3<double> gv = add(wV, cross(wA, w));
+    const V3<double> gr = add(add(wR, cross(gv, w)), cross(wA, motion.A[uk].w));
+    gV[uk] = add(gV[uk], gv);
+    gA[uk] = add(gA[uk], wA);
+    gBody[uk] = add(gBody[uk], gr);
+    out.points[j] = e3(mulT(motion.frames[static_cast<std::size_t>(item.body)].R, gr));
+  }
+  // the down pass swept back, leaves to root
+  for (std::size_t k = nn; k-- > 0;) {
+    const Node& n = m.nodes[k];
+    V3<double> gv = gV[k], ga = gA[k], gd = add(gBefore[k], gBody[k]);
+    for (int q = n.nz; q-- > 0;) {
+      const auto i = static_cast<std::size_t>(n.z + q);
+      const V3<double>& Sw = motion.column[i].w;
+      gv = add(gv, scale(zd[i], cross(Sw, ga)));
+      const V3<double> gS = add(add(scale(zdd[i], ga), scale(zd[i], cross(ga, motion.Vi[i].w))), scale(zd[i], gv));
+      gd = add(gd, cross(Sw, gS));
+    }
+    NumbersAdjoint::Node& g = out.nodes[k];
+    const M3<double>& Rp = motion.frames[static_cast<std::size_t>(n.parent)].R;
+    const Eigen::Vector3d own = e3(mulT(Rp, gd));
+    if (turnsAboutPoint(n.kind)) {
+      const M3<double>& Rc = motion.frames[static_cast<std::size_t>(n.body)].R;
+      const Eigen::Vector3d after = values.nodes[k].R0 * e3(mulT(Rc, gBody[k]));  // after = R_c R0ᵀ (x0' − J')
+      g.point = own - after;
+      g.offset = after;
+    } else {
+      g.point.setZero();
+      g.offset = own;
+    }
+    if (n.parentNode >= 0) {
+      const auto pk = static_cast<std::size_t>(n.parentNode);
+      gV[pk] = add(gV[pk], gv);
+      gA[pk] = add(gA[pk], ga);
+      gBody[pk] = add(gBody[pk], gd);
+    }
+  }
+}
+
+bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, const NumbersLanes& lanes, const TreeNumbers<D>& p,
+                          const NumbersAdjoint& adjoint, const double* wTau, std::span<const ItemIndex> points, double* products) {
+  if (!lanes.uncovered.empty() || !forcesCovered(m, p)) return false;
+  for (int l = 0; l < kLanes; ++l) {
+    const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
+    double sum = 0;
+    for (std::size_t k = lane.first >= 0 ? static_cast<std::size_t>(lane.first) : lane.nodes.size(); k < lane.nodes.size(); ++k) {
+      const NumbersLanes::NodeLane& x = lane.nodes[k];
+      const NumbersAdjoint::Node& g = adjoint.nodes[k];
+      if (x.moves) sum += g.point.dot(x.point) + g.offset.dot(x.offset);
+      if (x.weighs) sum += g.com.dot(x.com) + g.mass * x.mass + g.inertia.cwiseProduct(x.inertia).sum();
+    }
+    for (std::size_t j = 0; j < points.size(); ++j) sum += adjoint.points[j].dot(lane3(p.mech.point(points[j]), l));
+    products[l] = sum;
+  }
+  const MotionAtStateData& st = state.data();
+  forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
+    const D angle(st.z[n.z] * n.sign), rate(st.zd[n.z] * n.sign);
+    const D q = ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
+    for (int l = 0; l < kLanes; ++l) products[l] -= wTau[n.z] * q.g[l];
+  });
+  return true;
+}
+
 }  // namespace lw::dyn

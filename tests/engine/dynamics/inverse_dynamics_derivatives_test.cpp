@@ -366,6 +366,30 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
     expectEqual(r, rRef, "r");
     expectEqual(v, vRef, "v");
     expectEqual(a, aRef, "a");
+    // the transpose (inverseDynamicsNumbersAdjoint, numbersLanesProducts): random weights on τ and
+    // on each of r, v, a alone and together, each lane's product against the weights dotted with
+    // the lanes above
+    for (int which = 0; which < 4; ++which) {
+      std::vector<double> wTau(static_cast<std::size_t>(nz)), wr(np), wv(np), wa(np);
+      for (double& x : wTau) x = u(rng);
+      for (std::size_t i = 0; i < np; ++i) {
+        wr[i] = which == 0 || which == 3 ? u(rng) : 0.0;
+        wv[i] = which == 1 || which == 3 ? u(rng) : 0.0;
+        wa[i] = which == 2 || which == 3 ? u(rng) : 0.0;
+      }
+      NumbersAdjoint adjoint;
+      inverseDynamicsNumbersAdjoint(tree, tree.numbers, state, wTau.data(), points, wr.data(), wv.data(), wa.data(), adjoint);
+      double products[num::kChunk];
+      ASSERT_TRUE(numbersLanesProducts(tree, state, lanes, p, adjoint, wTau.data(), points, products));
+      for (int l = 0; l < num::kChunk; ++l) {
+        double expected = 0, scale = 1;
+        for (int i = 0; i < nz; ++i) expected += wTau[static_cast<std::size_t>(i)] * tau[static_cast<std::size_t>(i)].g[l];
+        for (std::size_t i = 0; i < np; ++i) expected += wr[i] * r[i].g[l] + wv[i] * v[i].g[l] + wa[i] * a[i].g[l];
+        for (int i = 0; i < nz; ++i) scale += std::abs(tau[static_cast<std::size_t>(i)].g[l]);
+        for (std::size_t i = 0; i < np; ++i) scale += std::abs(r[i].g[l]) + std::abs(v[i].g[l]) + std::abs(a[i].g[l]);
+        EXPECT_NEAR(products[l], expected, 1e-11 * scale) << "weights " << which << " lane " << l;
+      }
+    }
   }
   EXPECT_GE(covered, 15);
 }
