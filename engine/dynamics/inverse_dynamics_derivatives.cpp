@@ -75,6 +75,10 @@ MotionAtState::~MotionAtState() = default;
 MotionAtState::MotionAtState(MotionAtState&&) noexcept = default;
 MotionAtState& MotionAtState::operator=(MotionAtState&&) noexcept = default;
 const Eigen::VectorXd& MotionAtState::tau() const { return data_->tau; }
+void MotionAtState::points(const RecursiveModel& m, const TreeNumbers<double>& p, std::span<const ItemIndex> items, double* r, double* v,
+                           double* a) const {
+  detail::pointsFromMotion(m, p, data_->motion, items, r, v, a);
+}
 void MotionAtState::massMatrix(const RecursiveModel& m, const TreeNumbers<double>& p, Eigen::MatrixXd& M) const {
   detail::massMatrixFrom(m, p, data_->motion, M);
 }

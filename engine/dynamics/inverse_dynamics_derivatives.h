@@ -53,6 +53,8 @@ class MotionAtState {
   /// columns (they are linear in z̈) and τ again, no second motion pass.
   void setAccelerations(const RecursiveModel& m, const TreeNumbers<double>& p, const double* zdd);
   const Eigen::VectorXd& tau() const;
+  /// The points' r, v, a (3 per point each) in this motion.
+  void points(const RecursiveModel& m, const TreeNumbers<double>& p, std::span<const ItemIndex> items, double* r, double* v, double* a) const;
   /// M^d at the state's z from its motion's columns (the composite-rigid-body sums).
   void massMatrix(const RecursiveModel& m, const TreeNumbers<double>& p, Eigen::MatrixXd& M) const;
   const detail::MotionAtStateData& data() const { return *data_; }
@@ -114,6 +116,9 @@ struct NumbersLanes {
   std::string uncovered;
 };
 NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p);
+/// Does the tangent pass (and its transpose) take these lanes with p's switch states: `uncovered`
+/// empty, and no active force element but tree joints' torsion springs.
+bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p);
 
 /// The lanes of inverseDynamicsWithPoints<Dual8> at a state computed already (`values` the numbers
 /// it was computed with, p the same on Dual<8>, `lanes` = numbersLanes(m, p)), by one tangent pass

@@ -55,6 +55,10 @@ bool forcesCovered(const RecursiveModel& m, const TreeNumbers<D>& p) {
 
 }  // namespace
 
+bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<D>& p) {
+  return lanes.uncovered.empty() && forcesCovered(m, p);
+}
+
 NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
   NumbersLanes out;
   if (hasLanes(p.mech.gravity)) out.uncovered = "a lane on gravity";
@@ -91,7 +95,7 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
 bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state,
                                  const NumbersLanes& lanes, const TreeNumbers<D>& p, D* tau, std::span<const ItemIndex> points, D* r, D* v,
                                  D* a) {
-  if (!lanes.uncovered.empty() || !forcesCovered(m, p)) return false;
+  if (!numbersLanesCovered(m, lanes, p)) return false;
   const MotionAtStateData& st = state.data();
   const TreeMotion<double>& motion = st.motion;
   const double* zd = st.zd.data();
@@ -384,7 +388,7 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
 
 bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, const NumbersLanes& lanes, const TreeNumbers<D>& p,
                           const NumbersAdjoint& adjoint, const double* wTau, std::span<const ItemIndex> points, double* products) {
-  if (!lanes.uncovered.empty() || !forcesCovered(m, p)) return false;
+  if (!numbersLanesCovered(m, lanes, p)) return false;
   for (int l = 0; l < kLanes; ++l) {
     const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
     double sum = 0;

@@ -39,7 +39,8 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
       l.v += (c.gOut * n.Ov).transpose();
     }
     if (n.Oa.size()) l.a += (c.gOut * n.Oa).transpose();
-    grad += c.gOut * n.Op + c.gPar;
+    n.addParameterTerms({}, c.gOut.transpose(), grad);
+    grad += c.gPar;
     beta += c.gInit;
   };
   // the switch states at item `begin`: the start's, with every impact up to it applied
@@ -106,7 +107,7 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
         const PointPartials& n = lin.end;
         l.x += n.Ax.transpose() * l.a;
         l.v += n.Av.transpose() * l.a;
-        grad += l.a.transpose() * n.Ap;
+        n.addParameterTerms(l.a, {}, grad);
         Eigen::VectorXd gBefore, gAfter;
         Eigen::MatrixXd gOut, gInit, gPar;
         integrand(b.t, lin.outputsBefore, gBefore, gOut, gInit, gPar);

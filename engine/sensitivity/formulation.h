@@ -35,13 +35,34 @@ struct StateColumns {
   Eigen::MatrixXd x, v, a;
 };
 
+/// A point's parameter partials A_ρ and O_ρ as products with weights, by reverse-mode kernels:
+/// what the adjoint needs of them, at a cost that does not grow with the number of parameters.
+class ParameterProducts {
+ public:
+  virtual ~ParameterProducts() = default;
+  /// gradient (k × p) += wAᵀ A_ρ + wOᵀ O_ρ, wA (d × k) on the accelerations and wO (outputs × k)
+  /// on the outputs, either empty for none.
+  virtual void add(const Eigen::MatrixXd& wA, const Eigen::MatrixXd& wO, Eigen::MatrixXd& gradient) const = 0;
+};
+
 /// The outputs at a point and their partial derivatives (outputs × coordinates, × parameters).
 /// Ax, Av, Ap (when asked for): the accelerations as a function of the positions and velocities
-/// there, A = A_x X + A_v V + A_ρ (the start's, and just after an impact).
+/// there, A = A_x X + A_v V + A_ρ (the start's, and just after an impact). Where `products` is
+/// set, Ap and Op are left empty and given by it (Formulation::linearise's, for the adjoint).
 struct PointPartials {
   Eigen::VectorXd outputs;
   Eigen::MatrixXd Ox, Ov, Oa, Op;
   Eigen::MatrixXd Ax, Av, Ap;
+  std::shared_ptr<const ParameterProducts> products;
+  /// gradient += wAᵀ A_ρ + wOᵀ O_ρ (either weight empty for none).
+  void addParameterTerms(const Eigen::MatrixXd& wA, const Eigen::MatrixXd& wO, Eigen::MatrixXd& gradient) const {
+    if (products) {
+      products->add(wA, wO, gradient);
+      return;
+    }
+    if (wA.size()) gradient += wA.transpose() * Ap;
+    if (wO.size()) gradient += wO.transpose() * Op;
+  }
   /// d(outputs)/dρ along the sensitivities S.
   Eigen::MatrixXd outputsAlong(const StateColumns& S) const {
     Eigen::MatrixXd D = Op;

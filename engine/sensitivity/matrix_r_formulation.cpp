@@ -196,6 +196,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
+    // an open chain's trapezoidal step: the parameter terms as products
+    if (!rungeKutta_ && productsCover(b) && treePartials(b, atEnd, true)) {
+      tangent = trapezoidalTangent(b.t - a.t, atEnd);
+      newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
+      return {};
+    }
     const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
     if (s.ok() && !rungeKutta_) newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
     return s;
@@ -306,24 +312,97 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return dyn::inverseDynamicsDerivativesUnsupported(tree, real_.tree).empty();
   }
 
-  bool treePartials(const RunPoint& p, PointPartials& n) {
+  // The adjoint's parameter terms on an open chain without the parameters' columns: A_ρ = −M⁻¹ τ_ρ
+  // and O_ρ = O_pts pts_ρ + O_z̈ A_ρ, so wAᵀ A_ρ + wOᵀ O_ρ is one reverse pass of the lanes kernel
+  // with τ weighed by −M⁻¹ (wA + O_z̈ᵀ wO) and the points by O_ptsᵀ wO, then each parameter's
+  // fields dotted (dyn::inverseDynamicsNumbersAdjoint, numbersLanesProducts): its cost does not
+  // grow with the parameters but for those dots.
+  struct TreeProducts final : ParameterProducts {
+    const MatrixR* f = nullptr;
+    dyn::MotionAtState motion;
+    Eigen::LLT<Eigen::MatrixXd> M;
+    Eigen::MatrixXd Ozdd, Opoints;  // the outputs by z̈, by the points' [r; v; a] (3 per point each)
+    void add(const Eigen::MatrixXd& wA, const Eigen::MatrixXd& wO, Eigen::MatrixXd& gradient) const override {
+      const dyn::RecursiveModel& tree = f->st_.model.tree;
+      const auto& points = f->st_.outputs.points;
+      const auto np = static_cast<Eigen::Index>(3 * points.size());
+      thread_local dyn::NumbersAdjoint adjoint;  // kept: a sweep asks at every step
+      thread_local Eigen::VectorXd w, wp;
+      w.resize(tree.nz);
+      wp.setZero(3 * np);
+      double products[kLanes];
+      for (Eigen::Index c = 0; c < std::max(wA.cols(), wO.cols()); ++c) {
+        w.setZero();
+        if (wA.size()) w += wA.col(c);
+        if (wO.size()) {
+          w += Ozdd.transpose() * wO.col(c);
+          wp = Opoints.transpose() * wO.col(c);
+        }
+        M.solveInPlace(w);
+        w = -w;
+        dyn::inverseDynamicsNumbersAdjoint(tree, f->real_.tree, motion, w.data(), points, wp.data(), wp.data() + np, wp.data() + 2 * np, adjoint);
+        for (std::size_t ch = 0; ch < f->chunks_.size(); ++ch) {
+          dyn::numbersLanesProducts(tree, motion, *f->lanesOf(*f->chunks_[ch]), f->chunks_[ch]->tree, adjoint, w.data(), points, products);
+          for (int j = 0; j < f->counts_[ch]; ++j) gradient(c, f->firsts_[ch] + j) += products[j];
+        }
+      }
+    }
+  };
+  // the products serve where the lanes kernel takes every chunk and the outputs read the points
+  // and the rates alone (no parameter of their own)
+  bool productsCover(const RunPoint& p) const {
+    if (semiAnalytical() || st_.outputs.reactions || !treeCovers(p)) return false;
+    for (const auto& c : st_.outputs.components)
+      if (c.type != Output::Type::PointPosition && c.type != Output::Type::PointVelocity && c.type != Output::Type::PointAcceleration &&
+          c.type != Output::Type::SpringLength && c.type != Output::Type::JointRate)
+        return false;
+    for (std::size_t c = 0; c < chunks_.size(); ++c)
+      if (!dyn::numbersLanesCovered(st_.model.tree, *lanesOf(*chunks_[c]), chunks_[c]->tree)) return false;
+    return true;
+  }
+
+  // `products`: A_ρ and O_ρ as TreeProducts (the adjoint's), without the parameters' columns
+  bool treePartials(const RunPoint& p, PointPartials& n, bool products = false) {
     if (!treeCovers(p)) return false;
     const dyn::RecursiveModel& tree = st_.model.tree;
     const Eigen::Index d = tree.nz;
     const Eigen::VectorXd &z = p.x, &zd = p.v;
+    std::shared_ptr<TreeProducts> owned;
+    if (products) {
+      owned = std::make_shared<TreeProducts>();
+      owned->f = this;
+    }
+    dyn::MotionAtState& motion = products ? owned->motion : motion_;  // the products keep their own
     // one motion pass for every kernel below: at z̈ = 0 (M^d from its columns), then moved to the
     // accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing at a
     // Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
-    motion_.compute(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t);
-    motion_.massMatrix(tree, real_.tree, Md_);
+    motion.compute(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t);
+    motion.massMatrix(tree, real_.tree, Md_);
     const Eigen::LLT<Eigen::MatrixXd> M(Md_);
     if (M.info() != Eigen::Success) return false;
-    const Eigen::VectorXd zdd = -M.solve(motion_.tau());
-    motion_.setAccelerations(tree, real_.tree, zdd.data());
+    const Eigen::VectorXd zdd = -M.solve(motion.tau());
+    motion.setAccelerations(tree, real_.tree, zdd.data());
     Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
-    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd, &motion_)) return false;
-    dyn::inverseDynamicsDerivatives(tree, real_.tree, motion_, Tz, Tzd);
+    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd, &motion)) return false;
+    dyn::inverseDynamicsDerivatives(tree, real_.tree, motion, Tz, Tzd);
+    if (products) {
+      rhs_.resize(d, 2 * d);
+      rhs_ << Tz, Tzd;
+      M.solveInPlace(rhs_);
+      n.Ax = -rhs_.leftCols(d);
+      n.Av = -rhs_.rightCols(d);
+      n.Ox = Oz + Ozdd * n.Ax;
+      n.Ov = Ozd + Ozdd * n.Av;
+      n.Ap.resize(0, 0);
+      n.Op.resize(0, 0);
+      n.Oa.resize(0, 0);
+      owned->M = M;
+      owned->Ozdd = Ozdd;
+      owned->Opoints = outputsByPoints(p.t, z, zd, zdd, motion);
+      n.products = std::move(owned);
+      return true;
+    }
     // the parameters at the fixed state: [τ; outputs] on each chunk's numbers (or the moved ones)
     const auto no = n.outputs.size();
     Eigen::MatrixXd P;
@@ -364,6 +443,35 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     n.Op = P.bottomRows(no) + Ozdd * n.Ap;
     n.Oa.resize(0, 0);
     return true;
+  }
+
+  // the outputs' Jacobian by the points' [r; v; a] at a state (eight of them a pass)
+  Eigen::MatrixXd outputsByPoints(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+                                  const dyn::MotionAtState& motion) const {
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    const auto& points = st_.outputs.points;
+    const std::size_t np = 3 * points.size();
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    std::vector<double> r(np), v(np), a(np);
+    motion.points(tree, real_.tree, points, r.data(), v.data(), a.data());
+    std::vector<Dual> rs(np), vs(np), as(np), out(static_cast<std::size_t>(no));
+    const Vec<Dual> zs = z.cast<Dual>(), zds = zd.cast<Dual>(), zdds = zdd.cast<Dual>();
+    Eigen::MatrixXd J(no, static_cast<Eigen::Index>(3 * np));
+    for (std::size_t first = 0; first < 3 * np; first += kLanes) {
+      for (std::size_t i = 0; i < np; ++i) {
+        rs[i] = Dual(r[i]);
+        vs[i] = Dual(v[i]);
+        as[i] = Dual(a[i]);
+      }
+      for (std::size_t j = first; j < std::min(3 * np, first + kLanes); ++j) {
+        std::vector<Dual>& x = j < np ? rs : j < 2 * np ? vs : as;
+        x[j % np].g[j - first] = 1;
+      }
+      analysis::outputsFromPoints<Dual>(st_.outputs, tree, plain_.tree, zs, zds, zdds, t, rs.data(), vs.data(), as.data(), out.data());
+      for (std::size_t j = first; j < std::min(3 * np, first + kLanes); ++j)
+        for (Eigen::Index k = 0; k < no; ++k) J(k, static_cast<Eigen::Index>(j)) = out[static_cast<std::size_t>(k)].g[j - first];
+    }
+    return J;
   }
 
   // ---- any tree without quaternions: the tangent by jet-free passes ----

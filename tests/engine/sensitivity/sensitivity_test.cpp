@@ -61,6 +61,31 @@ TEST(Sensitivity, TenBarChainDirectEqualsComplexStepAndDifferencesAgree) {
   for (int k = 0; k < 10; ++k) EXPECT_GT(ddm.gradient(0, k), 0.2);
 }
 
+// the adjoint's parameter terms on an open chain as products of the transposed lanes kernel
+// (TreeProducts): outputs that read the accelerations (their O_z̈ A_ρ term), the velocities, a
+// joint rate and the positions, in integral and terminal costs, against the direct method's
+// parameter columns
+TEST(Sensitivity, AnOpenChainsAdjointByProductsEqualsTheDirectMethod) {
+  Mechanism m = test::sampleMechanism("ten-bar-chain");
+  m.outputs.push_back(Output{"acc", Output::Type::PointAcceleration, Ref{"bar_7", "B"}});
+  m.outputs.push_back(Output{"vel", Output::Type::PointVelocity, Ref{"bar_4", "B"}});
+  Output rate;
+  rate.name = "w3";
+  rate.type = Output::Type::JointRate;
+  rate.joint = "J3";
+  m.outputs.push_back(rate);
+  m.costs = {test::expressionCost("kick", Cost::Type::Terminal, "acc.x*vel.y - 0.3*w3^2 + end.y"),
+             test::expressionCost("shake", Cost::Type::Integral, "acc.x^2 + acc.y*vel.x + w3")};
+  SensitivitySpec s = spec(Method::Direct, 0.15, 1e-3);
+  const SensitivityResult ddm = runSensitivity(m, s);
+  s.method = Method::Adjoint;
+  const SensitivityResult avm = runSensitivity(m, s);
+  ASSERT_TRUE(ddm.status.ok() && avm.status.ok()) << ddm.status.message << avm.status.message;
+  ASSERT_EQ(ddm.parameters.size(), 20u);
+  expectGradientsNear(ddm, avm.methods.front(), ddm.methods.front(), 1e-9, 1e-6);
+  for (Eigen::Index c = 0; c < 2; ++c) EXPECT_GT(ddm.methods.front().gradient.row(c).cwiseAbs().maxCoeff(), 1e-3);
+}
+
 TEST(Sensitivity, TenBarChainReproducesTheSeedsTable1) {
   // seed 003 Table 1, the semi-analytical row: ∂ψ/∂m6 … ∂ψ/∂m10 = −0.0042, −0.0087, −0.0014,
   // 0.0071, −0.0020 over 1 s (4 printed decimals)
