@@ -196,10 +196,17 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
-    // an open chain's trapezoidal step: the parameter terms as products
-    if (!rungeKutta_ && productsCover(b) && treePartials(b, atEnd, true)) {
-      tangent = trapezoidalTangent(b.t - a.t, atEnd);
-      newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
+    // an open chain: the parameter terms as products, at the step's end and at RK45's stages
+    if (productsCover(b) && treePartials(b, atEnd, true)) {
+      const double h = b.t - a.t;
+      if (!rungeKutta_) {
+        tangent = trapezoidalTangent(h, atEnd);
+        newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
+        return {};
+      }
+      std::vector<Stage> st;
+      if (Status s = stages(true)(a, h, st); !s.ok()) return s;
+      tangent = rungeKuttaTangent(h, std::move(st));
       return {};
     }
     const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
@@ -764,12 +771,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   // a Dormand–Prince step's stages linearised: f_x, f_v, f_ρ at each stage point
-  StagesOf stages() {
-    return [this](const RunPoint& a, double h, std::vector<Stage>& out) {
+  // `products`: an open chain's parameter terms as products (the adjoint's) where they serve
+  StagesOf stages(bool products = false) {
+    return [this, products](const RunPoint& a, double h, std::vector<Stage>& out) {
       return rungeKuttaStages(
           [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) -> Status {
             // the stage's f and its partials: the point's machinery at the stage point
-            if (Status s = partials(RunPoint{t, a.coords, X, V, {}, a.aux}, true, n); !s.ok()) return s;
+            const RunPoint stage{t, a.coords, X, V, {}, a.aux};
+            if (!(products && productsCover(stage) && treePartials(stage, n, true)))
+              if (Status s = partials(stage, true, n); !s.ok()) return s;
             dyn::MatrixROn<double> e;
             if (Status s = evaluatePoint(t, a.coords, X, V, a.aux, e); !s.ok()) return s;
             f = e.zidd;

@@ -70,7 +70,8 @@ class RungeKuttaTangent final : public StepTangent {
       const Stage& sg = stages_[static_cast<std::size_t>(k)];
       ex[static_cast<std::size_t>(k)] = sg.fx.transpose() * kv;
       ev[static_cast<std::size_t>(k)] = kx + sg.fv.transpose() * kv;
-      grad += kv.transpose() * sg.fp;
+      if (sg.products) sg.products->add(kv, {}, grad);
+      else grad += kv.transpose() * sg.fp;
       lx0 += ex[static_cast<std::size_t>(k)];
       lv0 += ev[static_cast<std::size_t>(k)];
     }
@@ -173,7 +174,7 @@ Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& 
     }
     PointPartials n;
     if (Status s = at(t0 + kC[i] * h, X, V, kv[i], n); !s.ok()) return s;
-    stages[i] = {n.Ax, n.Av, n.Ap};
+    stages[i] = {n.Ax, n.Av, n.Ap, n.products};
     kx[i] = V;
   }
   return {};

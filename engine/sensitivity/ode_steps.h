@@ -16,6 +16,7 @@ namespace lw::sens::detail {
 /// f's partials at one Dormand–Prince stage.
 struct Stage {
   Eigen::MatrixXd fx, fv, fp;
+  std::shared_ptr<const ParameterProducts> products;  // in place of fp (the adjoint's)
 };
 
 /// The trapezoidal step of size h whose end has the partials `end` (its A_x, A_v, A_ρ).

@@ -76,14 +76,18 @@ TEST(Sensitivity, AnOpenChainsAdjointByProductsEqualsTheDirectMethod) {
   m.outputs.push_back(rate);
   m.costs = {test::expressionCost("kick", Cost::Type::Terminal, "acc.x*vel.y - 0.3*w3^2 + end.y"),
              test::expressionCost("shake", Cost::Type::Integral, "acc.x^2 + acc.y*vel.x + w3")};
-  SensitivitySpec s = spec(Method::Direct, 0.15, 1e-3);
-  const SensitivityResult ddm = runSensitivity(m, s);
-  s.method = Method::Adjoint;
-  const SensitivityResult avm = runSensitivity(m, s);
-  ASSERT_TRUE(ddm.status.ok() && avm.status.ok()) << ddm.status.message << avm.status.message;
-  ASSERT_EQ(ddm.parameters.size(), 20u);
-  expectGradientsNear(ddm, avm.methods.front(), ddm.methods.front(), 1e-9, 1e-6);
-  for (Eigen::Index c = 0; c < 2; ++c) EXPECT_GT(ddm.methods.front().gradient.row(c).cwiseAbs().maxCoeff(), 1e-3);
+  for (const auto integrator : {analysis::Integrator::Trapezoidal, analysis::Integrator::RK45}) {  // RK45: at its stages too
+    SCOPED_TRACE(integrator == analysis::Integrator::RK45 ? "rk45" : "trapezoidal");
+    SensitivitySpec s = spec(Method::Direct, 0.15, 1e-3);
+    s.run.integrator = integrator;
+    const SensitivityResult ddm = runSensitivity(m, s);
+    s.method = Method::Adjoint;
+    const SensitivityResult avm = runSensitivity(m, s);
+    ASSERT_TRUE(ddm.status.ok() && avm.status.ok()) << ddm.status.message << avm.status.message;
+    ASSERT_EQ(ddm.parameters.size(), 20u);
+    expectGradientsNear(ddm, avm.methods.front(), ddm.methods.front(), 1e-9, 1e-6);
+    for (Eigen::Index c = 0; c < 2; ++c) EXPECT_GT(ddm.methods.front().gradient.row(c).cwiseAbs().maxCoeff(), 1e-3);
+  }
 }
 
 TEST(Sensitivity, TenBarChainReproducesTheSeedsTable1) {
