@@ -110,6 +110,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const double h = b.t - a.t;
     // the open chains' analytic partials cost less than the tangent's lanes, packed or not
     if (packs(b)) return rungeKutta_ ? packedRungeKuttaAlong(a, b, S, outputs, outputsAlong) : packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
+    if (!rungeKutta_ && treeTrapezoidalAlong(a, b, S, outputs, outputsAlong)) return {};
     if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
@@ -368,51 +369,37 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     return true;
   }
 
-  // `products`: A_ρ and O_ρ as TreeProducts (the adjoint's), without the parameters' columns
-  bool treePartials(const RunPoint& p, PointPartials& n, bool products = false) {
+  // An open chain's point: the motion at the accelerations f(x, v), M^d (in Md_) and its factor,
+  // τ's and the outputs' state partials there
+  struct TreePoint {
+    Eigen::LLT<Eigen::MatrixXd> M;
+    Eigen::VectorXd zdd;
+    Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
+  };
+  bool treeState(const RunPoint& p, dyn::MotionAtState& motion, TreePoint& tp, Eigen::VectorXd& outputs) {
     if (!treeCovers(p)) return false;
     const dyn::RecursiveModel& tree = st_.model.tree;
-    const Eigen::Index d = tree.nz;
     const Eigen::VectorXd &z = p.x, &zd = p.v;
-    std::shared_ptr<TreeProducts> owned;
-    if (products) {
-      owned = std::make_shared<TreeProducts>();
-      owned->f = this;
-    }
-    dyn::MotionAtState& motion = products ? owned->motion : motion_;  // the products keep their own
-    // one motion pass for every kernel below: at z̈ = 0 (M^d from its columns), then moved to the
+    // one motion pass for every kernel: at z̈ = 0 (M^d from its columns), then moved to the
     // accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing at a
     // Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
-    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(tree.nz);
     motion.compute(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t);
     motion.massMatrix(tree, real_.tree, Md_);
-    const Eigen::LLT<Eigen::MatrixXd> M(Md_);
-    if (M.info() != Eigen::Success) return false;
-    const Eigen::VectorXd zdd = -M.solve(motion.tau());
-    motion.setAccelerations(tree, real_.tree, zdd.data());
-    Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
-    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, zdd, p.t, n.outputs, Oz, Ozd, Ozdd, &motion)) return false;
-    dyn::inverseDynamicsDerivatives(tree, real_.tree, motion, Tz, Tzd);
-    if (products) {
-      rhs_.resize(d, 2 * d);
-      rhs_ << Tz, Tzd;
-      M.solveInPlace(rhs_);
-      n.Ax = -rhs_.leftCols(d);
-      n.Av = -rhs_.rightCols(d);
-      n.Ox = Oz + Ozdd * n.Ax;
-      n.Ov = Ozd + Ozdd * n.Av;
-      n.Ap.resize(0, 0);
-      n.Op.resize(0, 0);
-      n.Oa.resize(0, 0);
-      owned->M = M;
-      owned->Ozdd = Ozdd;
-      owned->Opoints = outputsByPoints(p.t, z, zd, zdd, motion);
-      n.products = std::move(owned);
-      return true;
-    }
-    // the parameters at the fixed state: [τ; outputs] on each chunk's numbers (or the moved ones)
-    const auto no = n.outputs.size();
-    Eigen::MatrixXd P;
+    tp.M.compute(Md_);
+    if (tp.M.info() != Eigen::Success) return false;
+    tp.zdd = -tp.M.solve(motion.tau());
+    motion.setAccelerations(tree, real_.tree, tp.zdd.data());
+    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, tp.zdd, p.t, outputs, tp.Oz, tp.Ozd, tp.Ozdd, &motion)) return false;
+    dyn::inverseDynamicsDerivatives(tree, real_.tree, motion, tp.Tz, tp.Tzd);
+    return true;
+  }
+  // [τ_ρ; O_ρ at fixed z̈] ((nz + outputs) × p) at the point of `motion`, the parameters' lanes by
+  // the tangent pass on doubles where it takes them
+  bool treeParameterColumns(const RunPoint& p, const dyn::MotionAtState& motion, const Eigen::VectorXd& zdd, Eigen::MatrixXd& P) {
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    const Eigen::Index d = tree.nz, no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    const Eigen::VectorXd &z = p.x, &zd = p.v;
     const Status s = parameterColumns(
         [&](const auto& nums, auto& r) -> Status {
           using S = typename std::decay_t<decltype(r)>::Scalar;
@@ -424,7 +411,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           if constexpr (std::is_same_v<S, Dual>) {
             // lanes on lengths, masses, inertias: one tangent pass on doubles, no dual-number motion
             if (const dyn::NumbersLanes* lanes = lanesOf(nums);
-                lanes && dyn::inverseDynamicsAlongNumbers(tree, real_.tree, motion_, *lanes, nums.tree, r.data(), st_.outputs.points, pr.data(),
+                lanes && dyn::inverseDynamicsAlongNumbers(tree, real_.tree, motion, *lanes, nums.tree, r.data(), st_.outputs.points, pr.data(),
                                                           pv.data(), pa.data())) {
               analysis::outputsFromPoints<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), r.data() + d);
               return {};
@@ -436,19 +423,77 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           return {};
         },
         d + no, P);
-    if (!s.ok()) return false;
+    return s.ok();
+  }
+
+  // `products`: A_ρ and O_ρ as TreeProducts (the adjoint's), without the parameters' columns
+  bool treePartials(const RunPoint& p, PointPartials& n, bool products = false) {
+    std::shared_ptr<TreeProducts> owned;
+    if (products) {
+      owned = std::make_shared<TreeProducts>();
+      owned->f = this;
+    }
+    dyn::MotionAtState& motion = products ? owned->motion : motion_;  // the products keep their own
+    TreePoint tp;
+    if (!treeState(p, motion, tp, n.outputs)) return false;
+    const Eigen::Index d = tp.Tz.rows();
+    if (products) {
+      rhs_.resize(d, 2 * d);
+      rhs_ << tp.Tz, tp.Tzd;
+      tp.M.solveInPlace(rhs_);
+      n.Ax = -rhs_.leftCols(d);
+      n.Av = -rhs_.rightCols(d);
+      n.Ox = tp.Oz + tp.Ozdd * n.Ax;
+      n.Ov = tp.Ozd + tp.Ozdd * n.Av;
+      n.Ap.resize(0, 0);
+      n.Op.resize(0, 0);
+      n.Oa.resize(0, 0);
+      owned->M = tp.M;
+      owned->Ozdd = tp.Ozdd;
+      owned->Opoints = outputsByPoints(p.t, p.x, p.v, tp.zdd, motion);
+      n.products = std::move(owned);
+      return true;
+    }
+    Eigen::MatrixXd P;
+    if (!treeParameterColumns(p, motion, tp.zdd, P)) return false;
     // −M⁻¹ [τ_z τ_ż τ_ρ] in one solve
-    const Eigen::Index np = P.cols();
+    const Eigen::Index np = P.cols(), no = n.outputs.size();
     rhs_.resize(d, 2 * d + np);
-    rhs_ << Tz, Tzd, P.topRows(d);
-    M.solveInPlace(rhs_);
+    rhs_ << tp.Tz, tp.Tzd, P.topRows(d);
+    tp.M.solveInPlace(rhs_);
     n.Ax = -rhs_.leftCols(d);
     n.Av = -rhs_.middleCols(d, d);
     n.Ap = -rhs_.rightCols(np);
-    n.Ox = Oz + Ozdd * n.Ax;
-    n.Ov = Ozd + Ozdd * n.Av;
-    n.Op = P.bottomRows(no) + Ozdd * n.Ap;
+    n.Ox = tp.Oz + tp.Ozdd * n.Ax;
+    n.Ov = tp.Ozd + tp.Ozdd * n.Av;
+    n.Op = P.bottomRows(no) + tp.Ozdd * n.Ap;
     n.Oa.resize(0, 0);
+    return true;
+  }
+
+  // The direct method's trapezoidal step on an open chain, without the accelerations' map: with
+  // K = M + h²/4 τ_z + h/2 τ_ż (M times the step's Newton matrix I − h²/4 f_x − h/2 f_v),
+  //   K A₁ = −(τ_z X̂ + τ_ż V̂ + τ_ρ),  X₁ = X̂ + h²/4 A₁,  V₁ = V̂ + h/2 A₁,
+  // and the outputs along it O_z X₁ + O_ż V₁ + O_z̈ A₁ + O_ρ|z̈: one factorisation, p right-hand sides
+  bool treeTrapezoidalAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+    TreePoint tp;
+    if (b.x.size() == 0 || !treeState(b, motion_, tp, outputs)) return false;
+    Eigen::MatrixXd P;
+    if (!treeParameterColumns(b, motion_, tp.zdd, P)) return false;
+    const double h = b.t - a.t, hx = 0.25 * h * h, hv = 0.5 * h;
+    const Eigen::Index d = tp.Tz.rows();
+    const Eigen::MatrixXd Xh = S.x + h * S.v + hx * S.a, Vh = S.v + hv * S.a;
+    Eigen::MatrixXd rhs = P.topRows(d);
+    rhs.noalias() += tp.Tz * Xh;
+    rhs.noalias() += tp.Tzd * Vh;
+    const Eigen::MatrixXd K = Md_ + hx * tp.Tz + hv * tp.Tzd;
+    S.a = -K.partialPivLu().solve(rhs);
+    S.x = Xh + hx * S.a;
+    S.v = Vh + hv * S.a;
+    outputsAlong = P.bottomRows(P.rows() - d);
+    outputsAlong.noalias() += tp.Oz * S.x;
+    outputsAlong.noalias() += tp.Ozd * S.v;
+    outputsAlong.noalias() += tp.Ozdd * S.a;
     return true;
   }
 
