@@ -198,20 +198,16 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
     // an open chain: the parameter terms as products, at the step's end and at RK45's stages
-    if (productsCover(b) && treePartials(b, atEnd, true)) {
+    if (!rungeKutta_ && treeTrapezoidalLinearised(a, b, tangent, atEnd)) return {};
+    if (rungeKutta_ && productsCover(b) && treePartials(b, atEnd, true)) {
       const double h = b.t - a.t;
-      if (!rungeKutta_) {
-        tangent = trapezoidalTangent(h, atEnd);
-        newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
-        return {};
-      }
       std::vector<Stage> st;
       if (Status s = stages(true)(a, h, st); !s.ok()) return s;
       tangent = rungeKuttaTangent(h, std::move(st));
       return {};
     }
     const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
-    if (s.ok() && !rungeKutta_) newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av};
+    if (s.ok() && !rungeKutta_) newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av, {}, {}, {}};
     return s;
   }
 
@@ -343,7 +339,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
         w.setZero();
         if (wA.size()) w += wA.col(c);
         if (wO.size()) {
-          w += Ozdd.transpose() * wO.col(c);
+          if (Ozdd.size()) w += Ozdd.transpose() * wO.col(c);  // empty: the outputs at fixed z̈
           wp = Opoints.transpose() * wO.col(c);
         }
         M.solveInPlace(w);
@@ -494,6 +490,55 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     outputsAlong.noalias() += tp.Oz * S.x;
     outputsAlong.noalias() += tp.Ozd * S.v;
     outputsAlong.noalias() += tp.Ozdd * S.a;
+    return true;
+  }
+
+  // The adjoint's trapezoidal step on an open chain, transposed without the accelerations' map:
+  // with K = M + h²/4 τ_z + h/2 τ_ż (= M G), μ = λa + h²/4 λx + h/2 λv and w = K⁻ᵀ μ, the step's
+  // ν = G⁻ᵀ μ is M w, so f_xᵀ ν = −τ_zᵀ w, f_vᵀ ν = −τ_żᵀ w, and νᵀ f_ρ is the products' with ν
+  class TreeTrapezoidalTangent final : public StepTangent {
+   public:
+    TreeTrapezoidalTangent(double h, const TreePoint& tp, const Eigen::MatrixXd& M, std::shared_ptr<const ParameterProducts> products)
+        : h_(h), Tz_(tp.Tz), Tzd_(tp.Tzd), M_(M), products_(std::move(products)),
+          lu_(Eigen::MatrixXd(M + (0.25 * h * h) * tp.Tz + (0.5 * h) * tp.Tzd)) {}
+    void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+      const double h = h_, hx = 0.25 * h * h, hv = 0.5 * h;
+      const Eigen::MatrixXd w = lu_.transpose().solve(Eigen::MatrixXd(l.a + hx * l.x + hv * l.v));
+      products_->add(M_ * w, {}, grad);
+      const Eigen::MatrixXd tz = Tz_.transpose() * w, tzd = Tzd_.transpose() * w;
+      const Eigen::MatrixXd lx = l.x - tz;
+      const Eigen::MatrixXd lv = h * l.x + l.v - h * tz - tzd;
+      l.a = hx * l.x + hv * l.v - hx * tz - hv * tzd;
+      l.x = lx;
+      l.v = lv;
+    }
+
+   private:
+    double h_;
+    Eigen::MatrixXd Tz_, Tzd_, M_;
+    std::shared_ptr<const ParameterProducts> products_;
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  };
+  // The step a → b of an open chain linearised that way: the end's outputs by (z, ż, z̈) with
+  // the accelerations' weight carried by λa into the step (Oa), the products' outputs at fixed z̈
+  bool treeTrapezoidalLinearised(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& n) {
+    if (b.x.size() == 0 || !productsCover(b)) return false;
+    auto owned = std::make_shared<TreeProducts>();
+    owned->f = this;
+    TreePoint tp;
+    if (!treeState(b, owned->motion, tp, n.outputs)) return false;
+    n.Ox = tp.Oz;
+    n.Ov = tp.Ozd;
+    n.Oa = tp.Ozdd;
+    n.Ax.resize(0, 0);
+    n.Av.resize(0, 0);
+    n.Ap.resize(0, 0);
+    n.Op.resize(0, 0);
+    owned->M = tp.M;
+    owned->Opoints = outputsByPoints(b.t, b.x, b.v, tp.zdd, owned->motion);
+    n.products = owned;
+    tangent = std::make_unique<TreeTrapezoidalTangent>(b.t - a.t, tp, Md_, std::move(owned));
+    newton_ = {b.t, b.coords, {}, {}, tp.Tz, tp.Tzd, Md_};
     return true;
   }
 
@@ -744,8 +789,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     };
     Eigen::PartialPivLU<Eigen::MatrixXd> lu;
     if (d > 0) {
-      if (newton_.t == a.t && newton_.coords == a.coords && newton_.fx.rows() == d) {
-        lu.compute(newtonMatrix(newton_.fx, newton_.fv));
+      if (Eigen::MatrixXd G; newton_.t == a.t && newton_.coords == a.coords && newton_.matrix(h, d, G)) {
+        lu.compute(G);
       } else {
         // a segment's first step, or the first after a change of coordinates: the start's own
         // matrix (the identity alone lets Newton diverge at large steps)
@@ -872,10 +917,20 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     }
   };
 
-  struct NewtonCache {  // the accelerations' Jacobian at the last linearised end
+  struct NewtonCache {  // the accelerations' Jacobian at the last linearised end, or τ's partials and M^d there
     double t = -1;
     int coords = -1;
-    Eigen::MatrixXd fx, fv;
+    Eigen::MatrixXd fx, fv, Tz, Tzd, M;
+    // the Newton matrix I − h²/4 f_x − h/2 f_v of a step from there (d rows), where it is kept
+    bool matrix(double h, Eigen::Index d, Eigen::MatrixXd& G) const {
+      if (fx.rows() == d) {
+        G = Eigen::MatrixXd::Identity(d, d) - (0.25 * h * h) * fx - (0.5 * h) * fv;
+        return true;
+      }
+      if (Tz.rows() != d) return false;
+      G = Eigen::MatrixXd::Identity(d, d) + M.llt().solve(Eigen::MatrixXd((0.25 * h * h) * Tz + (0.5 * h) * Tzd));
+      return true;
+    }
   };
   bool rungeKutta_;
   bool analytic_;
