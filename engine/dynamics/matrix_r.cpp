@@ -601,6 +601,13 @@ lw::Status evaluate(const MatrixRModel& m, MatrixRData& d, double t, const Eigen
   return {};
 }
 
+const Eigen::PartialPivLU<Eigen::MatrixXd>* MatrixRData::thetaFactor() const {
+  return evaluated && solvers && !dofsAreTheCoordinates && !solvers->klu && z.size() > 0 ? &solvers->lu : nullptr;
+}
+const Eigen::LLT<Eigen::MatrixXd>* MatrixRData::reducedMassFactor() const {
+  return evaluated && solvers && !dofs.empty() ? &solvers->llt : nullptr;
+}
+
 Energy energy(const MatrixRModel& m, const MatrixRData& d) {
   MotionSnapshot s;
   motionSnapshot(m.tree, d.solvers->recursive, d.z, d.zd, 0.0, s);

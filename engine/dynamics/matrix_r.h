@@ -72,6 +72,11 @@ struct MatrixRData {
   bool evaluated = false;         // the fields above are those of the last (t, zi, zid): it succeeded
   bool dofsAreTheCoordinates = false;  // no loops, and z^i = z in order: Θ_z = I (an open chain)
   std::unique_ptr<MatrixRSolvers> solvers;
+  /// The last evaluation's factorisations, at its solution: Θ_z (dense only; null where it is
+  /// sparse or empty) and M̄ (null without independent coordinates) — what a tangent at the same
+  /// point reuses instead of factorising again.
+  const Eigen::PartialPivLU<Eigen::MatrixXd>* thetaFactor() const;
+  const Eigen::LLT<Eigen::MatrixXd>* reducedMassFactor() const;
   // scratch
   Eigen::VectorXd phi, phiT, c, rhs;
   Eigen::MatrixXd J;

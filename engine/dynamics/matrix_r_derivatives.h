@@ -97,7 +97,10 @@ class MatrixRTangent {
   ~MatrixRTangent();
   /// At the double evaluation e of (t, dofs) with the numbers `values` (the model's geometry: Θ_z
   /// is read off the model's analytic Jacobians). Fails when Θ_z or M̄ is singular there.
-  Status at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t, const MatrixROn<double>& e);
+  /// `evaluated`: the pipeline's data that evaluated e (its factorisations of Θ_z and M̄ and its
+  /// Q^d are reused; it must outlive the calls of along at this point).
+  Status at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t, const MatrixROn<double>& e,
+            const MatrixRData* evaluated = nullptr);
   /// The lanes of z̈ⁱ and of the dependent z, ż, z̈ for the lanes of dx, dv (d each) and of p's
   /// numbers (the model's geometry on dual numbers, parameters seeded or none: `seeded` false
   /// says none, and the positions' pass, which then has no lanes, is left out); with `points`,

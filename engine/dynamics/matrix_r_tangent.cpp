@@ -23,8 +23,10 @@ struct MatrixRTangent::Work {
   double t = 0;
   Eigen::VectorXd z, zd, zdd, lambda;
   Eigen::MatrixXd R, Md;
-  Eigen::PartialPivLU<Eigen::MatrixXd> theta;
-  Eigen::LLT<Eigen::MatrixXd> mbar;
+  Eigen::PartialPivLU<Eigen::MatrixXd> ownTheta;
+  Eigen::LLT<Eigen::MatrixXd> ownMbar;
+  const Eigen::PartialPivLU<Eigen::MatrixXd>* theta = nullptr;  // ownTheta, or the pipeline's
+  const Eigen::LLT<Eigen::MatrixXd>* mbar = nullptr;
   RecursiveData data;  // the mass matrix's and Jacobians' buffers, kept between points
   Eigen::MatrixXd loopJ, pointJ;
   // along's passes' buffers, kept between calls (their dual-number jets are large to clear)
@@ -52,7 +54,7 @@ MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
 MatrixRTangent::~MatrixRTangent() = default;
 
 Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& values, const std::vector<Dof>& dofs, double t,
-                          const MatrixROn<double>& e) {
+                          const MatrixROn<double>& e, const MatrixRData* evaluated) {
   Work& w = *w_;
   const int nz = m.tree.nz;
   w.m = &m;
@@ -63,10 +65,15 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   w.zd = e.zd;
   w.zdd = e.zdd;
   w.R = e.R;
+  // the pipeline's factorisations where it evaluated this very point (Θ_z dense there)
+  const bool reuse = evaluated && evaluated->thetaFactor() && evaluated->reducedMassFactor() && evaluated->t == t && evaluated->z == e.z &&
+                     evaluated->zd == e.zd && evaluated->dofs == dofs;
+  w.theta = reuse ? evaluated->thetaFactor() : &w.ownTheta;
+  w.mbar = reuse ? evaluated->reducedMassFactor() : &w.ownMbar;
   // Θ_z = [Φ_z (selected rows); B] from the tree's analytic loop and point Jacobians (the model's
   // geometry: `values` differ from it only in the forces' switch states)
   Eigen::MatrixXd Theta(nz, nz);
-  if (nz > 0) {
+  if (nz > 0 && !reuse) {
     loopJacobian(m.tree, w.data, e.z, t, w.loopJ);
     for (std::size_t i = 0; i < m.rows.size(); ++i) Theta.row(static_cast<Eigen::Index>(i)) = w.loopJ.row(m.rows[i]);
     for (std::size_t k = 0; k < dofs.size(); ++k) {
@@ -81,15 +88,23 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
       }
     }
   }
-  w.theta.compute(Theta);
-  if (nz > 0 && !(w.theta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
+  if (!reuse) {
+    w.ownTheta.compute(Theta);
+    if (nz > 0 && !(w.ownTheta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
+    w.ownMbar.compute(e.Mbar);
+    if (w.ownMbar.info() != Eigen::Success) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
+  }
   massMatrix(m.tree, w.data, e.z, w.Md);
-  w.mbar.compute(e.Mbar);
-  if (w.mbar.info() != Eigen::Success) return failure(Status::Code::Singular, t, "the reduced mass matrix is singular");
-  // the loops' multipliers: Θ_zᵀ [λ; μ] = −τ (μ = R^Φᵀ(−τ) = 0 at the solution)
+  // the loops' multipliers: Θ_zᵀ [λ; μ] = −τ (μ = R^Φᵀ(−τ) = 0 at the solution), τ = M^d z̈ − Q^d
+  // (the pipeline's Q^d where it is reused)
   Eigen::VectorXd tau(nz);
-  inverseDynamicsOn<double>(m.tree, values, e.z.data(), e.zd.data(), e.zdd.data(), t, tau.data());
-  w.lambda = Eigen::VectorXd(w.theta.transpose().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
+  if (reuse) {
+    tau.noalias() = w.Md * e.zdd;
+    tau -= evaluated->Qd;
+  } else {
+    inverseDynamicsOn<double>(m.tree, values, e.z.data(), e.zd.data(), e.zdd.data(), t, tau.data());
+  }
+  w.lambda = Eigen::VectorXd(w.theta->transpose().solve(Eigen::VectorXd(-tau))).head(static_cast<Eigen::Index>(m.rows.size()));
   // a quaternion's unit row carries no force (R(q) is normalised: the dynamics do not see |q|);
   // its multiplier is round-off
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
@@ -186,17 +201,17 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
     }
   }
   rhs.bottomRows(d) += gradients(dx);
-  const Eigen::MatrixXd dz = w.theta.solve(rhs);
+  const Eigen::MatrixXd dz = w.theta->solve(rhs);
   z = withLanes(w.z, dz);
   // velocities: Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
   rowsAlong(z, zd0, zeroD, 1.0, false, false);
   rhs = -lanes(rows, 1);
   rhs.bottomRows(d) += gradients(dv);
-  const Eigen::MatrixXd dzd = w.theta.solve(rhs);
+  const Eigen::MatrixXd dzd = w.theta->solve(rhs);
   zd = withLanes(w.zd, dzd);
   // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
   rowsAlong(z, zd, zdd0, 1.0, true, true);
-  const Eigen::MatrixXd da = w.theta.solve(Eigen::MatrixXd(-lanes(rows, 2)));
+  const Eigen::MatrixXd da = w.theta->solve(Eigen::MatrixXd(-lanes(rows, 2)));
   VectorOn<D> tau(nz);
   detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
   // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c for every column r_c of R^Φ at once.
@@ -269,7 +284,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
           for (int c = 0; c < d; ++c) turn(c, l) += g.g[l] * w.R(j, c);
     }
   }
-  const Eigen::MatrixXd dzidd = -w.mbar.solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
+  const Eigen::MatrixXd dzidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
   zidd = withLanes(Eigen::VectorXd::Zero(d), dzidd);
   const Eigen::MatrixXd dzdd = w.R * dzidd + da;
   zdd = withLanes(w.zdd, dzdd);

@@ -669,7 +669,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   Status tangentAt(const RunPoint& p, Eigen::VectorXd* outputs, Eigen::VectorXd* f = nullptr) {
     dyn::MatrixROn<double> e;
     if (Status s = pointState(p, e); !s.ok()) return s;
-    if (Status s = tangent_.at(st_.model, real_.tree, dofs(p.coords), p.t, e); !s.ok()) return s;
+    // the pipeline just run at p: its factorisations serve the tangent
+    const dyn::MatrixRData* evaluated = pointData_[static_cast<std::size_t>(p.coords)].get();
+    if (Status s = tangent_.at(st_.model, real_.tree, dofs(p.coords), p.t, e, evaluated); !s.ok()) return s;
     if (outputs) {
       outputs->resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
       analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, outputs->data());
