@@ -114,10 +114,15 @@ struct NumbersLanes {
   };
   std::vector<Lane> lanes;                 // eight
   std::string uncovered;
+  bool inertialOnly = false;               // every lane changes masses, centres and inertias alone
 };
 NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p);
+/// The lanes `keep` of p that change nothing but bodies' masses, centres and inertias (the others
+/// left out, whatever they change): the force elements do not see them, so the pass takes them
+/// with any force element active. `uncovered` says so where a kept lane moves geometry.
+NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p, const std::vector<bool>& keep);
 /// Does the tangent pass (and its transpose) take these lanes with p's switch states: `uncovered`
-/// empty, and no active force element but tree joints' torsion springs.
+/// empty, and no active force element but tree joints' torsion springs (or inertial lanes only).
 bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p);
 
 /// The lanes of inverseDynamicsWithPoints<Dual8> at a state computed already (`values` the numbers

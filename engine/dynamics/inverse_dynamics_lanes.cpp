@@ -56,7 +56,25 @@ bool forcesCovered(const RecursiveModel& m, const TreeNumbers<D>& p) {
 }  // namespace
 
 bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<D>& p) {
-  return lanes.uncovered.empty() && forcesCovered(m, p);
+  return lanes.uncovered.empty() && (lanes.inertialOnly || forcesCovered(m, p));
+}
+
+NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<D>& p, const std::vector<bool>& keep) {
+  NumbersLanes out = numbersLanes(m, p);
+  out.uncovered.clear();  // of the lanes left out, perhaps
+  out.inertialOnly = true;
+  for (const Node& n : m.nodes)
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) out.uncovered = "a quaternion joint (body " + std::to_string(n.body) + ")";
+  for (int l = 0; l < kLanes; ++l) {
+    NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
+    if (!keep[static_cast<std::size_t>(l)]) {
+      lane.first = -1;
+      continue;
+    }
+    for (const NumbersLanes::NodeLane& x : lane.nodes)
+      if (x.moves) out.uncovered = "an inertial lane moves geometry";
+  }
+  return out;
 }
 
 NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
@@ -69,8 +87,7 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
     const auto& g = p.nodes[k];
     if (hasLanes(g.axis) || hasLanes(g.axis2) || hasLanes(g.R0)) out.uncovered = "a lane on a joint axis or stored rotation";
   }
-  out.lanes.resize(kLanes);
-  if (!out.uncovered.empty()) return out;
+  out.lanes.resize(kLanes);  // sorted out even where uncovered: inertialLanes keeps some of them
   for (int l = 0; l < kLanes; ++l) {
     NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
     lane.nodes.resize(nn);

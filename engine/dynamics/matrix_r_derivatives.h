@@ -20,6 +20,8 @@ template <int N> struct Dual;
 
 namespace lw::dyn {
 
+class MotionAtState;  // inverse_dynamics_derivatives.h
+
 template <class S>
 using VectorOn = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
@@ -108,6 +110,14 @@ class MatrixRTangent {
   void along(const TreeNumbers<num::Dual<8>>& p, bool seeded, const VectorOn<num::Dual<8>>& dx, const VectorOn<num::Dual<8>>& dv, VectorOn<num::Dual<8>>& zidd,
              VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, VectorOn<num::Dual<8>>& zdd, std::span<const ItemIndex> points = {},
              num::Dual<8>* r = nullptr, num::Dual<8>* v = nullptr, num::Dual<8>* a = nullptr) const;
+  /// The same for lanes that change nothing but the bodies' masses, centres and inertias, from
+  /// τ's lanes at the point's state (`tau`: the lanes kernel's at `state`, the motion at the
+  /// point's z, ż, z̈ with the numbers `values`): positions and rates keep, δz̈ⁱ = −M̄⁻¹ R^Φᵀ δτ
+  /// (no multiplier turns: the loops do not see these numbers), δz̈ = R^Φ δz̈ⁱ; the points' r, v,
+  /// a with the accelerations' lanes.
+  void alongInertia(const TreeNumbers<double>& values, const MotionAtState& state, const VectorOn<num::Dual<8>>& tau,
+                    VectorOn<num::Dual<8>>& zidd, VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, VectorOn<num::Dual<8>>& zdd,
+                    std::span<const ItemIndex> points = {}, num::Dual<8>* r = nullptr, num::Dual<8>* v = nullptr, num::Dual<8>* a = nullptr) const;
 
  private:
   struct Work;

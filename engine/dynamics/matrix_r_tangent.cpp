@@ -16,6 +16,31 @@ namespace lw::dyn {
 // a constraint's rows along a body's six unit twists at once, on the lanes' dual numbers
 using TwistJets = kin::FirstJets<num::Dual8, 6>;
 
+namespace {
+
+// the points' accelerations' lanes for the lanes dzdd (nz × 8) of z̈: Σ_j ∂a/∂z̈_j δz̈_j with
+// ∂a/∂z̈_j = S_j.v + S_j.ω × r for the coordinates that carry the point's body (the motion's
+// columns S_j on doubles by `column(j, sv, sw)`, r the points' positions)
+template <class Column>
+void addAccelerationLanes(const RecursiveModel& tree, const std::vector<int>& nodeOf, Column&& column, const Eigen::MatrixXd& dzdd,
+                          std::span<const ItemIndex> points, const num::Dual8* pr, num::Dual8* pa) {
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const int node = tree.nodeOfBody[static_cast<std::size_t>(points[k].body)];
+    if (node < 0) continue;
+    const double r0[3] = {pr[3 * k].v, pr[3 * k + 1].v, pr[3 * k + 2].v};
+    for (int j = 0; j < tree.nz; ++j) {
+      if (!tree.movesWith(points[k].body, nodeOf[static_cast<std::size_t>(j)])) continue;
+      double sv[3], sw[3];
+      column(j, sv, sw);
+      const double col[3] = {sv[0] + sw[1] * r0[2] - sw[2] * r0[1], sv[1] + sw[2] * r0[0] - sw[0] * r0[2], sv[2] + sw[0] * r0[1] - sw[1] * r0[0]};
+      for (int i = 0; i < 3; ++i)
+        for (int l = 0; l < num::kChunk; ++l) pa[3 * k + static_cast<std::size_t>(i)].g[l] += col[i] * dzdd(j, l);
+    }
+  }
+}
+
+}  // namespace
+
 struct MatrixRTangent::Work {
   const MatrixRModel* m = nullptr;
   std::vector<Dof> dofs;
@@ -292,19 +317,57 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
   // the points on the last pass's motion (z, ż with their lanes, z̈ without): their accelerations
   // then miss Σ_j ∂a/∂z̈_j δz̈_j, ∂a/∂z̈_j = S_j.v + S_j.ω × r for the coordinates that carry them
   detail::pointsFromMotion<D>(tree, p, motion, points, pr, pv, pa);
-  for (std::size_t k = 0; k < points.size(); ++k) {
-    const int node = tree.nodeOfBody[static_cast<std::size_t>(points[k].body)];
-    if (node < 0) continue;
-    const double r0[3] = {pr[3 * k].v, pr[3 * k + 1].v, pr[3 * k + 2].v};
-    for (int j = 0; j < nz; ++j) {
-      if (!tree.movesWith(points[k].body, motion.nodeOf[static_cast<std::size_t>(j)])) continue;
-      const detail::Motion6<D>& Sj = motion.column[static_cast<std::size_t>(j)];
-      const double sv[3] = {Sj.v[0].v, Sj.v[1].v, Sj.v[2].v}, sw[3] = {Sj.w[0].v, Sj.w[1].v, Sj.w[2].v};
-      const double col[3] = {sv[0] + sw[1] * r0[2] - sw[2] * r0[1], sv[1] + sw[2] * r0[0] - sw[0] * r0[2], sv[2] + sw[0] * r0[1] - sw[1] * r0[0]};
-      for (int i = 0; i < 3; ++i)
-        for (int l = 0; l < L; ++l) pa[3 * k + static_cast<std::size_t>(i)].g[l] += col[i] * dzdd(j, l);
+  addAccelerationLanes(
+      tree, motion.nodeOf,
+      [&](int j, double* sv, double* sw) {
+        const detail::Motion6<D>& Sj = motion.column[static_cast<std::size_t>(j)];
+        for (int i = 0; i < 3; ++i) sv[i] = Sj.v[i].v, sw[i] = Sj.w[i].v;
+      },
+      dzdd, points, pr, pa);
+}
+
+void MatrixRTangent::alongInertia(const TreeNumbers<double>& values, const MotionAtState& state, const VectorOn<num::Dual8>& tau,
+                                  VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd,
+                                  std::span<const ItemIndex> points, num::Dual8* pr, num::Dual8* pv, num::Dual8* pa) const {
+  using D = num::Dual8;
+  const Work& w = *w_;
+  const RecursiveModel& tree = w.m->tree;
+  const int nz = tree.nz;
+  Eigen::MatrixXd dtau(nz, num::kChunk);
+  for (int i = 0; i < nz; ++i)
+    for (int l = 0; l < num::kChunk; ++l) dtau(i, l) = tau[i].g[l];
+  const Eigen::MatrixXd dzidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * dtau));
+  const Eigen::MatrixXd dzdd = w.R * dzidd;
+  auto withLanes = [](const Eigen::VectorXd& value, const Eigen::MatrixXd* g) {
+    VectorOn<D> x(value.size());
+    for (Eigen::Index i = 0; i < value.size(); ++i) {
+      x[i] = D(value[i]);
+      if (g)
+        for (int l = 0; l < num::kChunk; ++l) x[i].g[l] = (*g)(i, l);
     }
+    return x;
+  };
+  zidd = withLanes(Eigen::VectorXd::Zero(dzidd.rows()), &dzidd);
+  z = withLanes(w.z, nullptr);
+  zd = withLanes(w.zd, nullptr);
+  zdd = withLanes(w.zdd, &dzdd);
+  if (points.empty()) return;
+  const std::size_t np = 3 * points.size();
+  std::vector<double> r(np), v(np), a(np);
+  state.points(tree, values, points, r.data(), v.data(), a.data());
+  for (std::size_t i = 0; i < np; ++i) {
+    pr[i] = D(r[i]);
+    pv[i] = D(v[i]);
+    pa[i] = D(a[i]);
   }
+  const detail::TreeMotion<double>& motion = state.data().motion;
+  addAccelerationLanes(
+      tree, motion.nodeOf,
+      [&](int j, double* sv, double* sw) {
+        const detail::Motion6<double>& Sj = motion.column[static_cast<std::size_t>(j)];
+        for (int i = 0; i < 3; ++i) sv[i] = Sj.v[i], sw[i] = Sj.w[i];
+      },
+      dzdd, points, pr, pa);
 }
 
 }  // namespace lw::dyn

@@ -20,6 +20,18 @@
 
 namespace lw::sens::detail {
 
+/// Does chosen parameter `j` reach no field but the bodies' masses and inertias? (At a fixed
+/// state the motion and the loops then do not depend on it: its partials need no motion pass.)
+inline bool touchesOnlyInertia(const Study& st, std::size_t j) {
+  bool only = true;
+  forEachNumber(*st.mechanism, [&](const FieldVisit& f) {
+    if (!only || f.quantity == Quantity::Mass || f.quantity == Quantity::Inertia) return;
+    for (std::size_t k : st.table().dependencies(f.number))
+      if (k == st.parameters[j]) only = false;
+  });
+  return only;
+}
+
 class FormulationNumbers {
  public:
   FormulationNumbers(const Study& st, Partials partials, double delta)
@@ -29,6 +41,10 @@ class FormulationNumbers {
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
       counts_.push_back(static_cast<int>(c.seeded.size()));
       lanes_.push_back(dyn::numbersLanes(st.model.tree, chunks_.back()->tree));
+      std::vector<bool> keep(kLanes, false);
+      for (std::size_t l = 0; l < c.seeded.size(); ++l) keep[l] = touchesOnlyInertia(st, c.first + l);
+      for (std::size_t l = 0; l < c.seeded.size(); ++l) inertial_.push_back(keep[l]);
+      inertialLanes_.push_back(dyn::inertialLanes(st.model.tree, chunks_.back()->tree, keep));
     }
     if (partials != Partials::AutomaticDifferentiation) {
       MovedNumbers sets = movedNumbers(st, partials, delta);
@@ -178,6 +194,11 @@ class FormulationNumbers {
     return nullptr;
   }
 
+  /// By chosen parameter: touchesOnlyInertia.
+  const std::vector<bool>& inertial() const { return inertial_; }
+  /// Chunk c's lanes of those parameters alone (dyn::inertialLanes).
+  const dyn::NumbersLanes& inertialLanes(std::size_t c) const { return inertialLanes_[c]; }
+
   const std::vector<double>& deltas() const { return deltas_; }
   bool semiAnalytical() const { return partials_ != Partials::AutomaticDifferentiation; }
 
@@ -198,6 +219,8 @@ class FormulationNumbers {
   std::vector<Eigen::Index> firsts_;
   std::vector<int> counts_;
   std::vector<dyn::NumbersLanes> lanes_;  // by chunk
+  std::vector<bool> inertial_;            // by chosen parameter
+  std::vector<dyn::NumbersLanes> inertialLanes_;  // by chunk
   std::map<std::vector<int>, std::unique_ptr<NumbersOn<Dual>>> byLanes_;  // seededInLanes
   Partials partials_;
   std::vector<double> deltas_;

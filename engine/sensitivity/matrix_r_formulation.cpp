@@ -353,12 +353,13 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     }
   };
   // the products serve where the lanes kernel takes every chunk and the outputs read the points
-  // and the rates alone (no parameter of their own)
+  // and the rates alone, or nothing (energies, residuals: no derivative), no parameter of their own
   bool productsCover(const RunPoint& p) const {
     if (semiAnalytical() || st_.outputs.reactions || !treeCovers(p)) return false;
     for (const auto& c : st_.outputs.components)
       if (c.type != Output::Type::PointPosition && c.type != Output::Type::PointVelocity && c.type != Output::Type::PointAcceleration &&
-          c.type != Output::Type::SpringLength && c.type != Output::Type::JointRate)
+          c.type != Output::Type::SpringLength && c.type != Output::Type::JointRate && c.type != Output::Type::Energy &&
+          c.type != Output::Type::ConstraintResidual)
         return false;
     for (std::size_t c = 0; c < chunks_.size(); ++c)
       if (!dyn::numbersLanesCovered(st_.model.tree, *lanesOf(*chunks_[c]), chunks_[c]->tree)) return false;
@@ -636,8 +637,108 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   // [f; outputs] at the point the tangent was set at (t) along columns c = (DX.col(c), DV.col(c))
-  // with chosen parameter param[c] seeded in the same lane (−1: none), packed eight to a pass
+  // with chosen parameter param[c] (−1: none). The parameters that touch only masses and inertias
+  // are taken on doubles (inertialParts) where that serves; the rest go through the tangent's
+  // lanes, packed along the columns or, when that takes fewer passes, as f_x, f_v and their own.
   void laneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
+    const Eigen::Index d = DX.rows(), n = DX.cols();
+    auto passes = [](Eigen::Index lanes) { return (lanes + kLanes - 1) / kLanes; };
+    std::vector<int> laned = param;  // the parameters left to the lanes
+    if (inertialServes(t, param))
+      for (int& j : laned)
+        if (j >= 0 && inertial()[static_cast<std::size_t>(j)]) j = -1;
+    // the columns the lanes still carry: a parameter's, or a direction of the state
+    std::vector<int> kept, own;
+    for (Eigen::Index c = 0; c < n; ++c) {
+      const bool laneParameter = laned[static_cast<std::size_t>(c)] >= 0;
+      if (laneParameter) own.push_back(static_cast<int>(c));
+      if (laneParameter || !DX.col(c).isZero(0.0) || !DV.col(c).isZero(0.0)) kept.push_back(static_cast<int>(c));
+    }
+    const auto m = static_cast<Eigen::Index>(own.size()), k = static_cast<Eigen::Index>(kept.size());
+    const bool byStateColumns = passes(2 * d + m) < passes(k);
+    if (laned == param || std::min(passes(2 * d + m), passes(k)) >= passes(n)) {
+      packedLaneColumns(t, DX, DV, param, F);  // nothing saved
+      return;
+    }
+    Eigen::MatrixXd Fi;
+    inertialParts(t, param, Fi);
+    if (byStateColumns) {
+      Eigen::MatrixXd DX2 = Eigen::MatrixXd::Zero(d, 2 * d + m), DV2 = DX2, G;
+      DX2.leftCols(d).setIdentity();
+      DV2.middleCols(d, d).setIdentity();
+      std::vector<int> param2(static_cast<std::size_t>(2 * d), -1);
+      for (int c : own) param2.push_back(param[static_cast<std::size_t>(c)]);
+      packedLaneColumns(t, DX2, DV2, param2, G);
+      F = G.leftCols(d) * DX + G.middleCols(d, d) * DV;
+      for (Eigen::Index i = 0; i < m; ++i) F.col(own[static_cast<std::size_t>(i)]) += G.col(2 * d + i);
+    } else {
+      Eigen::MatrixXd DXk(d, k), DVk(d, k), G;
+      std::vector<int> paramk;
+      for (Eigen::Index i = 0; i < k; ++i) {
+        const int c = kept[static_cast<std::size_t>(i)];
+        DXk.col(i) = DX.col(c);
+        DVk.col(i) = DV.col(c);
+        paramk.push_back(laned[static_cast<std::size_t>(c)]);
+      }
+      packedLaneColumns(t, DXk, DVk, paramk, G);
+      F = Eigen::MatrixXd::Zero(G.rows(), n);
+      for (Eigen::Index i = 0; i < k; ++i) F.col(kept[static_cast<std::size_t>(i)]) = G.col(i);
+    }
+    F += Fi;
+  }
+
+  // Do the parameters that touch only masses and inertias leave the lanes at this point (any
+  // among `param`, AD partials, no output that reads masses itself: the reactions; the others
+  // read points, coordinates and geometry, or nothing: energies), the lanes kernel taking them?
+  bool inertialServes(double t, const std::vector<int>& param) const {
+    if (semiAnalytical() || st_.outputs.reactions || tangentPoint_.t != t) return false;
+    bool any = false;
+    for (int j : param) any = any || (j >= 0 && inertial()[static_cast<std::size_t>(j)]);
+    if (!any) return false;
+    for (std::size_t ch = 0; ch < chunks_.size(); ++ch)
+      if (!dyn::numbersLanesCovered(st_.model.tree, inertialLanes(ch), chunks_[ch]->tree)) return false;
+    return true;
+  }
+
+  // The parameter parts [f_ρ; O_ρ] (columns as `param`, zero but where the parameter touches
+  // only masses and inertias; inertialServes): at the fixed state the positions, rates and loops
+  // do not move, τ's lanes come from the lanes kernel on doubles and MatrixRTangent::alongInertia
+  // projects them
+  void inertialParts(double t, const std::vector<int>& param, Eigen::MatrixXd& Fi) {
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    if (!tangentPoint_.motion) {
+      inertiaState_.compute(tree, real_.tree, tangentPoint_.z.data(), tangentPoint_.zd.data(), tangentPoint_.zdd.data(), t);
+      tangentPoint_.motion = true;
+    }
+    const auto nz = static_cast<std::size_t>(tree.nz), np = 3 * st_.outputs.points.size();
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    Vec<Dual>& zidd = lanes_.zidd;
+    Vec<Dual>& z = lanes_.z;
+    Vec<Dual>& zd = lanes_.zd;
+    Vec<Dual>& zdd = lanes_.zdd;
+    std::vector<Dual> tau(nz), pr(np), pv(np), pa(np), out(static_cast<std::size_t>(no));
+    for (std::size_t ch = 0; ch < chunks_.size(); ++ch) {
+      bool used = false;
+      for (int j : param) used = used || (j >= firsts_[ch] && j < firsts_[ch] + counts_[ch] && inertial()[static_cast<std::size_t>(j)]);
+      if (!used) continue;
+      dyn::inverseDynamicsAlongNumbers(tree, real_.tree, inertiaState_, inertialLanes(ch), chunks_[ch]->tree, tau.data(), {}, nullptr, nullptr,
+                                       nullptr);
+      const Vec<Dual> tauv = Eigen::Map<const Vec<Dual>>(tau.data(), static_cast<Eigen::Index>(nz));
+      tangent_.alongInertia(real_.tree, inertiaState_, tauv, zidd, z, zd, zdd, st_.outputs.points, pr.data(), pv.data(), pa.data());
+      analysis::outputsFromPoints<Dual>(st_.outputs, tree, plain_.tree, z, zd, zdd, t, pr.data(), pv.data(), pa.data(), out.data());
+      if (Fi.size() == 0) Fi = Eigen::MatrixXd::Zero(zidd.size() + no, static_cast<Eigen::Index>(param.size()));
+      for (std::size_t c = 0; c < param.size(); ++c) {
+        const int j = param[c];
+        if (j < firsts_[ch] || j >= firsts_[ch] + counts_[ch] || !inertial()[static_cast<std::size_t>(j)]) continue;
+        const auto l = static_cast<int>(j - firsts_[ch]);
+        for (Eigen::Index i = 0; i < zidd.size(); ++i) Fi(i, static_cast<Eigen::Index>(c)) = zidd[i].g[l];
+        for (Eigen::Index k = 0; k < no; ++k) Fi(zidd.size() + k, static_cast<Eigen::Index>(c)) = out[static_cast<std::size_t>(k)].g[l];
+      }
+    }
+  }
+
+  // laneColumns through the tangent's lanes alone, eight columns a pass
+  void packedLaneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
     const Eigen::Index d = DX.rows(), n = DX.cols(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     F.resize(d + no, n);
     Vec<Dual> dx(d), dv(d), r;
@@ -672,6 +773,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     // the pipeline just run at p: its factorisations serve the tangent
     const dyn::MatrixRData* evaluated = pointData_[static_cast<std::size_t>(p.coords)].get();
     if (Status s = tangent_.at(st_.model, real_.tree, dofs(p.coords), p.t, e, evaluated); !s.ok()) return s;
+    tangentPoint_ = {p.t, e.z, e.zd, e.zdd, false};
     if (outputs) {
       outputs->resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
       analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, outputs->data());
@@ -945,6 +1047,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   Eigen::MatrixXd rhs_;          // and their right-hand sides
   Eigen::MatrixXd Md_;
   dyn::MatrixRTangent tangent_;
+  struct TangentPoint {  // the state the tangent was last set at, and whether inertiaState_ is its motion
+    double t = -1;
+    Eigen::VectorXd z, zd, zdd;
+    bool motion = false;
+  } tangentPoint_;
+  dyn::MotionAtState inertiaState_;  // the motion at tangentPoint_ (inertialParts')
   struct LanesBuffers {  // alongLanes' results, kept between calls
     Vec<Dual> zidd, z, zd, zdd;
     std::vector<Dual> pr, pv, pa, out;
