@@ -20,15 +20,16 @@
 
 namespace lw::sens::detail {
 
-/// Does chosen parameter `j` reach no field but the bodies' masses and inertias? (At a fixed
+/// By chosen parameter: does it reach no field but the bodies' masses and inertias? (At a fixed
 /// state the motion and the loops then do not depend on it: its partials need no motion pass.)
-inline bool touchesOnlyInertia(const Study& st, std::size_t j) {
-  bool only = true;
+inline std::vector<bool> touchOnlyInertia(const Study& st) {
+  std::vector<bool> other(st.table().names().size(), false);  // by table index: reaches another field
   forEachNumber(*st.mechanism, [&](const FieldVisit& f) {
-    if (!only || f.quantity == Quantity::Mass || f.quantity == Quantity::Inertia) return;
-    for (std::size_t k : st.table().dependencies(f.number))
-      if (k == st.parameters[j]) only = false;
+    if (f.quantity == Quantity::Mass || f.quantity == Quantity::Inertia) return;
+    for (std::size_t k : st.table().dependencies(f.number)) other[k] = true;
   });
+  std::vector<bool> only;
+  for (std::size_t k : st.parameters) only.push_back(!other[k]);
   return only;
 }
 
@@ -36,14 +37,14 @@ class FormulationNumbers {
  public:
   FormulationNumbers(const Study& st, Partials partials, double delta)
       : st_(st), plain_(st, {}, {}), real_(st, {}, {}), partials_(partials), sources_(events::gapSources(st.model.tree)) {
+    inertial_ = touchOnlyInertia(st);
     for (const ParameterChunk& c : parameterChunks(st)) {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
       counts_.push_back(static_cast<int>(c.seeded.size()));
       lanes_.push_back(dyn::numbersLanes(st.model.tree, chunks_.back()->tree));
       std::vector<bool> keep(kLanes, false);
-      for (std::size_t l = 0; l < c.seeded.size(); ++l) keep[l] = touchesOnlyInertia(st, c.first + l);
-      for (std::size_t l = 0; l < c.seeded.size(); ++l) inertial_.push_back(keep[l]);
+      for (std::size_t l = 0; l < c.seeded.size(); ++l) keep[l] = inertial_[c.first + l];
       inertialLanes_.push_back(dyn::inertialLanes(st.model.tree, chunks_.back()->tree, keep));
     }
     if (partials != Partials::AutomaticDifferentiation) {
@@ -194,7 +195,7 @@ class FormulationNumbers {
     return nullptr;
   }
 
-  /// By chosen parameter: touchesOnlyInertia.
+  /// By chosen parameter: touchOnlyInertia.
   const std::vector<bool>& inertial() const { return inertial_; }
   /// Chunk c's lanes of those parameters alone (dyn::inertialLanes).
   const dyn::NumbersLanes& inertialLanes(std::size_t c) const { return inertialLanes_[c]; }
