@@ -30,7 +30,9 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
   Eigen::VectorXd value = Eigen::VectorXd::Zero(nc);
   // a node's costs (weighted integrands, extremes, targets' terms): λ += gᵀ O, ∂ψ/∂ρ += g O_ρ +
   // g_ρ, β += g_init
-  auto addNode = [&](const PointPartials& n, std::size_t item, double t, Eigen::Index d) {
+  // `deferred`: the outputs' parameter term left to the step before the node (its weights there),
+  // which takes it in its own product
+  auto addNode = [&](const PointPartials& n, std::size_t item, double t, Eigen::Index d, Eigen::MatrixXd* deferred = nullptr) {
     const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, rec.nodeSpan(item), rec.nodeOf(item), t, n.outputs);
     value += c.g;
     if (l.x.rows() != d || l.x.cols() != nc) l.x = l.v = l.a = Eigen::MatrixXd::Zero(d, nc);
@@ -39,7 +41,8 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
       l.v += (c.gOut * n.Ov).transpose();
     }
     if (n.Oa.size()) l.a += (c.gOut * n.Oa).transpose();
-    n.addParameterTerms({}, c.gOut.transpose(), grad);
+    if (deferred) *deferred = c.gOut.transpose();
+    else n.addParameterTerms({}, c.gOut.transpose(), grad);
     grad += c.gPar;
     beta += c.gInit;
   };
@@ -99,7 +102,11 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
         l.a = Eigen::MatrixXd::Zero(l.x.rows(), nc);
         continue;
       }
-      addNode(lin.end, i, b.t, b.x.size());
+      // a step whose own parameter terms are its end's products takes the end's outputs' in the
+      // same product
+      const bool joint = it.kind == Kind::Step && lin.step && lin.end.products && lin.step->endProducts() == lin.end.products.get();
+      Eigen::MatrixXd endOutputs;
+      addNode(lin.end, i, b.t, b.x.size(), joint ? &endOutputs : nullptr);
       if (it.kind == Kind::Impact) {
         // a⁺ = A(x, v⁺; ρ) folded into x, v⁺, then the jump transposed: with
         // s = −Δvᵀλx + wᵀλv − Δg per cost (Δg the integrands' change: integral costs, Theorem 5),
@@ -124,7 +131,8 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
         l.a = Eigen::MatrixXd::Zero(l.x.rows(), nc);
         continue;
       }
-      lin.step->reverse(l, grad);
+      if (joint) lin.step->reverseWithEndOutputs(l, grad, endOutputs);
+      else lin.step->reverse(l, grad);
     }
   }
   // the start: its own cost, then the initial sensitivities and the initial values' derivatives

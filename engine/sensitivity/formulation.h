@@ -79,6 +79,16 @@ class StepTangent {
   virtual ~StepTangent() = default;
   /// λ₁ → λ₀ in place; gradient (costs × parameters) += λ₁ᵀ ∂(step)/∂ρ.
   virtual void reverse(StateColumns& l, Eigen::MatrixXd& gradient) const = 0;
+  /// The parameter products the step's own terms are (the trapezoidal rule's: f_ρ at its end),
+  /// or null: where they are the end's partials' products, the end's outputs' weights may join
+  /// the step's in one product (reverseWithEndOutputs).
+  virtual const ParameterProducts* endProducts() const { return nullptr; }
+  /// reverse, and gradient += wOᵀ O_ρ of the end's outputs in the same product (only where
+  /// endProducts() is the end's partials' products).
+  virtual void reverseWithEndOutputs(StateColumns& l, Eigen::MatrixXd& gradient, const Eigen::MatrixXd& wO) const {
+    (void)wO;
+    reverse(l, gradient);
+  }
 };
 
 /// A change of coordinates linearised: (x, v, a) in the new set = S_x x + S_v v + S_ρ, rows the new

@@ -502,10 +502,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     TreeTrapezoidalTangent(double h, const TreePoint& tp, const Eigen::MatrixXd& M, std::shared_ptr<const ParameterProducts> products)
         : h_(h), Tz_(tp.Tz), Tzd_(tp.Tzd), M_(M), products_(std::move(products)),
           lu_(Eigen::MatrixXd(M + (0.25 * h * h) * tp.Tz + (0.5 * h) * tp.Tzd)) {}
-    void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+    void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override { reverseWithEndOutputs(l, grad, {}); }
+    const ParameterProducts* endProducts() const override { return products_.get(); }
+    void reverseWithEndOutputs(StateColumns& l, Eigen::MatrixXd& grad, const Eigen::MatrixXd& wO) const override {
       const double h = h_, hx = 0.25 * h * h, hv = 0.5 * h;
       const Eigen::MatrixXd w = lu_.transpose().solve(Eigen::MatrixXd(l.a + hx * l.x + hv * l.v));
-      products_->add(M_ * w, {}, grad);
+      products_->add(M_ * w, wO, grad);
       const Eigen::MatrixXd tz = Tz_.transpose() * w, tzd = Tzd_.transpose() * w;
       const Eigen::MatrixXd lx = l.x - tz;
       const Eigen::MatrixXd lv = h * l.x + l.v - h * tz - tzd;

@@ -23,7 +23,7 @@ constexpr double kC[6] = {0, integ::dopri::c2, integ::dopri::c3, integ::dopri::c
 class TrapezoidalTangent final : public StepTangent {
  public:
   TrapezoidalTangent(double h, const PointPartials& end)
-      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap), products_(end.products),
+      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap),
         lu_(Eigen::MatrixXd(Eigen::MatrixXd::Identity(end.Ax.rows(), end.Ax.rows()) - (0.25 * h * h) * end.Ax - (0.5 * h) * end.Av)) {}
 
   void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
@@ -31,8 +31,7 @@ class TrapezoidalTangent final : public StepTangent {
     const double h = h_;
     const Eigen::MatrixXd mu = l.a + (0.25 * h * h) * l.x + (0.5 * h) * l.v;
     const Eigen::MatrixXd nu = lu_.transpose().solve(mu);
-    if (products_) products_->add(nu, {}, grad);
-    else grad += nu.transpose() * fp_;
+    grad += nu.transpose() * fp_;
     const Eigen::MatrixXd lx = l.x + fx_.transpose() * nu;
     const Eigen::MatrixXd lv = h * l.x + l.v + (h * fx_ + fv_).transpose() * nu;
     l.a = (0.25 * h * h) * l.x + (0.5 * h) * l.v + (0.25 * h * h * fx_ + 0.5 * h * fv_).transpose() * nu;
@@ -43,7 +42,6 @@ class TrapezoidalTangent final : public StepTangent {
  private:
   double h_;
   Eigen::MatrixXd fx_, fv_, fp_;
-  std::shared_ptr<const ParameterProducts> products_;  // in place of fp_
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };
 
