@@ -195,6 +195,13 @@ class FormulationNumbers {
     return nullptr;
   }
 
+  /// The chunks of eight parameters seeded: chunk c holds chosen parameters chunkFirst(c) … + chunkSize(c).
+  std::size_t chunkCount() const { return chunks_.size(); }
+  const NumbersOn<Dual>& chunk(std::size_t c) const { return *chunks_[c]; }
+  Eigen::Index chunkFirst(std::size_t c) const { return firsts_[c]; }
+  int chunkSize(std::size_t c) const { return counts_[c]; }
+  const NumbersOn<double>& real() const { return real_; }
+  const NumbersOn<Dual>& plain() const { return plain_; }
   /// By chosen parameter: touchOnlyInertia.
   const std::vector<bool>& inertial() const { return inertial_; }
   /// Chunk c's lanes of those parameters alone (dyn::inertialLanes).

@@ -9,6 +9,7 @@
 #include "events/resting_contact.h"
 #include "sensitivity/formulation_numbers.h"
 #include "sensitivity/ode_steps.h"
+#include "sensitivity/open_chain_partials.h"
 
 namespace lw::sens::detail {
 
@@ -47,7 +48,8 @@ void fromColumns(const Eigen::MatrixXd& Fs, const Eigen::MatrixXd& Fp, Eigen::In
 class MatrixR final : public Formulation, private FormulationNumbers {
  public:
   MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic)
-      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), analytic_(analytic), adapter_(*this) {
+      : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), analytic_(analytic), adapter_(*this),
+        openChain_(openChainPartials(st, *this)) {
     positionsOnly_ = analytic;
     for (const auto& c : st.outputs.components)
       positionsOnly_ = positionsOnly_ && (c.type == Output::Type::PointPosition || c.type == Output::Type::JointCoordinate ||
@@ -77,7 +79,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // f = z̈ⁱ(x, v; ρ) and the outputs: their state columns by forward AD, eight per pass (f_x, f_v
   // are the accelerations' map A_x, A_v), their parameter columns by the route chosen
   Status partials(const RunPoint& p, bool, PointPartials& n) override {
-    if (treePartials(p, n)) return {};
+    if (treeCovers(p) && openChain_->partials(p, n)) return {};
     if (fastCovers(p)) return lanesPartials(p, n);
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
@@ -110,7 +112,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const double h = b.t - a.t;
     // the open chains' analytic partials cost less than the tangent's lanes, packed or not
     if (packs(b)) return rungeKutta_ ? packedRungeKuttaAlong(a, b, S, outputs, outputsAlong) : packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
-    if (!rungeKutta_ && treeTrapezoidalAlong(a, b, S, outputs, outputsAlong)) return {};
+    if (!rungeKutta_ && treeCovers(b) && openChain_->trapezoidalAlong(a, b, S, outputs, outputsAlong)) return {};
     if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
     if (rungeKutta_) {
       Eigen::MatrixXd R;
@@ -198,8 +200,11 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
     // an open chain: the parameter terms as products, at the step's end and at RK45's stages
-    if (!rungeKutta_ && treeTrapezoidalLinearised(a, b, tangent, atEnd)) return {};
-    if (rungeKutta_ && productsCover(b) && treePartials(b, atEnd, true)) {
+    if (OpenChainPartials::NewtonParts parts; !rungeKutta_ && treeCovers(b) && openChain_->trapezoidalLinearised(a, b, tangent, atEnd, parts)) {
+      newton_ = {b.t, b.coords, {}, {}, std::move(parts.Tz), std::move(parts.Tzd), std::move(parts.M)};
+      return {};
+    }
+    if (rungeKutta_ && treeCovers(b) && openChain_->productsCover() && openChain_->partials(b, atEnd, true)) {
       const double h = b.t - a.t;
       std::vector<Stage> st;
       if (Status s = stages(true)(a, h, st); !s.ok()) return s;
@@ -302,11 +307,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   const std::vector<dyn::Dof>& dofs(int coords) const { return mode(coords).dofs; }
 
  private:
-  // ---- open chains: the tree's analytic derivative kernels ----
+  // ---- open chains: the tree's analytic derivative kernels (open_chain_partials.h) ----
   // An open chain integrated in its own coordinates (no loop, no driver: z = x, M̄ = M^d, R^Φ = I)
-  // whose joints and forces the kernels cover: f = −M⁻¹ τ(z, ż, z̈ = f), so f_x = −M⁻¹ τ_z,
-  // f_v = −M⁻¹ τ_ż and f_ρ = −M⁻¹ τ_ρ, the outputs' partials exact too: no dual-number pass of
-  // the whole pipeline, one LLᵀ of M^d per point.
+  // whose joints and forces the kernels cover
   bool treeCovers(const RunPoint& p) const {
     const dyn::RecursiveModel& tree = st_.model.tree;
     if (!analytic_ || tree.nrows != 0 || p.x.size() != tree.nz || !mode(p.coords).held.empty()) return false;
@@ -314,264 +317,6 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     for (std::size_t i = 0; i < D.size(); ++i)
       if (D[i].kind != dyn::Dof::Kind::Coordinate || D[i].z != static_cast<int>(i)) return false;
     return dyn::inverseDynamicsDerivativesUnsupported(tree, real_.tree).empty();
-  }
-
-  // The adjoint's parameter terms on an open chain without the parameters' columns: A_ρ = −M⁻¹ τ_ρ
-  // and O_ρ = O_pts pts_ρ + O_z̈ A_ρ, so wAᵀ A_ρ + wOᵀ O_ρ is one reverse pass of the lanes kernel
-  // with τ weighed by −M⁻¹ (wA + O_z̈ᵀ wO) and the points by O_ptsᵀ wO, then each parameter's
-  // fields dotted (dyn::inverseDynamicsNumbersAdjoint, numbersLanesProducts): its cost does not
-  // grow with the parameters but for those dots.
-  struct TreeProducts final : ParameterProducts {
-    const MatrixR* f = nullptr;
-    dyn::MotionAtState motion;
-    Eigen::LLT<Eigen::MatrixXd> M;
-    Eigen::MatrixXd Ozdd, Opoints;  // the outputs by z̈, by the points' [r; v; a] (3 per point each)
-    void add(const Eigen::MatrixXd& wA, const Eigen::MatrixXd& wO, Eigen::MatrixXd& gradient) const override {
-      const dyn::RecursiveModel& tree = f->st_.model.tree;
-      const auto& points = f->st_.outputs.points;
-      const auto np = static_cast<Eigen::Index>(3 * points.size());
-      thread_local dyn::NumbersAdjoint adjoint;  // kept: a sweep asks at every step
-      thread_local Eigen::VectorXd w, wp;
-      w.resize(tree.nz);
-      wp.setZero(3 * np);
-      double products[kLanes];
-      for (Eigen::Index c = 0; c < std::max(wA.cols(), wO.cols()); ++c) {
-        w.setZero();
-        if (wA.size()) w += wA.col(c);
-        if (wO.size()) {
-          if (Ozdd.size()) w += Ozdd.transpose() * wO.col(c);  // empty: the outputs at fixed z̈
-          wp = Opoints.transpose() * wO.col(c);
-        }
-        M.solveInPlace(w);
-        w = -w;
-        dyn::inverseDynamicsNumbersAdjoint(tree, f->real_.tree, motion, w.data(), points, wp.data(), wp.data() + np, wp.data() + 2 * np, adjoint);
-        for (std::size_t ch = 0; ch < f->chunks_.size(); ++ch) {
-          dyn::numbersLanesProducts(tree, motion, *f->lanesOf(*f->chunks_[ch]), f->chunks_[ch]->tree, adjoint, w.data(), points, products);
-          for (int j = 0; j < f->counts_[ch]; ++j) gradient(c, f->firsts_[ch] + j) += products[j];
-        }
-      }
-    }
-  };
-  // the products serve where the lanes kernel takes every chunk and the outputs read the points
-  // and the rates alone, or nothing (energies, residuals: no derivative), no parameter of their own
-  bool productsCover(const RunPoint& p) const {
-    if (semiAnalytical() || st_.outputs.reactions || !treeCovers(p)) return false;
-    for (const auto& c : st_.outputs.components)
-      if (c.type != Output::Type::PointPosition && c.type != Output::Type::PointVelocity && c.type != Output::Type::PointAcceleration &&
-          c.type != Output::Type::SpringLength && c.type != Output::Type::JointRate && c.type != Output::Type::Energy &&
-          c.type != Output::Type::ConstraintResidual)
-        return false;
-    for (std::size_t c = 0; c < chunks_.size(); ++c)
-      if (!dyn::numbersLanesCovered(st_.model.tree, *lanesOf(*chunks_[c]), chunks_[c]->tree)) return false;
-    return true;
-  }
-
-  // An open chain's point: the motion at the accelerations f(x, v), M^d (in Md_) and its factor,
-  // τ's and the outputs' state partials there
-  struct TreePoint {
-    Eigen::LLT<Eigen::MatrixXd> M;
-    Eigen::VectorXd zdd;
-    Eigen::MatrixXd Tz, Tzd, Oz, Ozd, Ozdd;
-  };
-  bool treeState(const RunPoint& p, dyn::MotionAtState& motion, TreePoint& tp, Eigen::VectorXd& outputs) {
-    if (!treeCovers(p)) return false;
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    const Eigen::VectorXd &z = p.x, &zd = p.v;
-    // one motion pass for every kernel: at z̈ = 0 (M^d from its columns), then moved to the
-    // accelerations f(x, v) themselves (a point's own may be a Newton iterate's, or missing at a
-    // Runge–Kutta stage): M z̈ = Q^d = −τ(z, ż, 0)
-    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(tree.nz);
-    motion.compute(tree, real_.tree, z.data(), zd.data(), zero.data(), p.t);
-    motion.massMatrix(tree, real_.tree, Md_);
-    tp.M.compute(Md_);
-    if (tp.M.info() != Eigen::Success) return false;
-    tp.zdd = -tp.M.solve(motion.tau());
-    motion.setAccelerations(tree, real_.tree, tp.zdd.data());
-    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, z, zd, tp.zdd, p.t, outputs, tp.Oz, tp.Ozd, tp.Ozdd, &motion)) return false;
-    dyn::inverseDynamicsDerivatives(tree, real_.tree, motion, tp.Tz, tp.Tzd);
-    return true;
-  }
-  // [τ_ρ; O_ρ at fixed z̈] ((nz + outputs) × p) at the point of `motion`, the parameters' lanes by
-  // the tangent pass on doubles where it takes them
-  bool treeParameterColumns(const RunPoint& p, const dyn::MotionAtState& motion, const Eigen::VectorXd& zdd, Eigen::MatrixXd& P) {
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    const Eigen::Index d = tree.nz, no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    const Eigen::VectorXd &z = p.x, &zd = p.v;
-    const Status s = parameterColumns(
-        [&](const auto& nums, auto& r) -> Status {
-          using S = typename std::decay_t<decltype(r)>::Scalar;
-          const Vec<S> zs = z.cast<S>(), zds = zd.cast<S>(), zdds = zdd.cast<S>();
-          r.resize(d + no);
-          // one motion pass for both: τ and the outputs' points
-          const std::size_t np = 3 * st_.outputs.points.size();
-          std::vector<S> pr(np), pv(np), pa(np);
-          if constexpr (std::is_same_v<S, Dual>) {
-            // lanes on lengths, masses, inertias: one tangent pass on doubles, no dual-number motion
-            if (const dyn::NumbersLanes* lanes = lanesOf(nums);
-                lanes && dyn::inverseDynamicsAlongNumbers(tree, real_.tree, motion, *lanes, nums.tree, r.data(), st_.outputs.points, pr.data(),
-                                                          pv.data(), pa.data())) {
-              analysis::outputsFromPoints<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), r.data() + d);
-              return {};
-            }
-          }
-          dyn::inverseDynamicsWithPoints<S>(tree, nums.tree, zs.data(), zds.data(), zdds.data(), p.t, r.data(), st_.outputs.points, pr.data(),
-                                            pv.data(), pa.data());
-          analysis::outputsFromPoints<S>(st_.outputs, tree, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), r.data() + d);
-          return {};
-        },
-        d + no, P);
-    return s.ok();
-  }
-
-  // `products`: A_ρ and O_ρ as TreeProducts (the adjoint's), without the parameters' columns
-  bool treePartials(const RunPoint& p, PointPartials& n, bool products = false) {
-    std::shared_ptr<TreeProducts> owned;
-    if (products) {
-      owned = std::make_shared<TreeProducts>();
-      owned->f = this;
-    }
-    dyn::MotionAtState& motion = products ? owned->motion : motion_;  // the products keep their own
-    TreePoint tp;
-    if (!treeState(p, motion, tp, n.outputs)) return false;
-    const Eigen::Index d = tp.Tz.rows();
-    if (products) {
-      rhs_.resize(d, 2 * d);
-      rhs_ << tp.Tz, tp.Tzd;
-      tp.M.solveInPlace(rhs_);
-      n.Ax = -rhs_.leftCols(d);
-      n.Av = -rhs_.rightCols(d);
-      n.Ox = tp.Oz + tp.Ozdd * n.Ax;
-      n.Ov = tp.Ozd + tp.Ozdd * n.Av;
-      n.Ap.resize(0, 0);
-      n.Op.resize(0, 0);
-      n.Oa.resize(0, 0);
-      owned->M = tp.M;
-      owned->Ozdd = tp.Ozdd;
-      owned->Opoints = outputsByPoints(p.t, p.x, p.v, tp.zdd, motion);
-      n.products = std::move(owned);
-      return true;
-    }
-    Eigen::MatrixXd P;
-    if (!treeParameterColumns(p, motion, tp.zdd, P)) return false;
-    // −M⁻¹ [τ_z τ_ż τ_ρ] in one solve
-    const Eigen::Index np = P.cols(), no = n.outputs.size();
-    rhs_.resize(d, 2 * d + np);
-    rhs_ << tp.Tz, tp.Tzd, P.topRows(d);
-    tp.M.solveInPlace(rhs_);
-    n.Ax = -rhs_.leftCols(d);
-    n.Av = -rhs_.middleCols(d, d);
-    n.Ap = -rhs_.rightCols(np);
-    n.Ox = tp.Oz + tp.Ozdd * n.Ax;
-    n.Ov = tp.Ozd + tp.Ozdd * n.Av;
-    n.Op = P.bottomRows(no) + tp.Ozdd * n.Ap;
-    n.Oa.resize(0, 0);
-    return true;
-  }
-
-  // The direct method's trapezoidal step on an open chain, without the accelerations' map: with
-  // K = M + h²/4 τ_z + h/2 τ_ż (M times the step's Newton matrix I − h²/4 f_x − h/2 f_v),
-  //   K A₁ = −(τ_z X̂ + τ_ż V̂ + τ_ρ),  X₁ = X̂ + h²/4 A₁,  V₁ = V̂ + h/2 A₁,
-  // and the outputs along it O_z X₁ + O_ż V₁ + O_z̈ A₁ + O_ρ|z̈: one factorisation, p right-hand sides
-  bool treeTrapezoidalAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
-    TreePoint tp;
-    if (b.x.size() == 0 || !treeState(b, motion_, tp, outputs)) return false;
-    Eigen::MatrixXd P;
-    if (!treeParameterColumns(b, motion_, tp.zdd, P)) return false;
-    const double h = b.t - a.t, hx = 0.25 * h * h, hv = 0.5 * h;
-    const Eigen::Index d = tp.Tz.rows();
-    const Eigen::MatrixXd Xh = S.x + h * S.v + hx * S.a, Vh = S.v + hv * S.a;
-    Eigen::MatrixXd rhs = P.topRows(d);
-    rhs.noalias() += tp.Tz * Xh;
-    rhs.noalias() += tp.Tzd * Vh;
-    const Eigen::MatrixXd K = Md_ + hx * tp.Tz + hv * tp.Tzd;
-    S.a = -K.partialPivLu().solve(rhs);
-    S.x = Xh + hx * S.a;
-    S.v = Vh + hv * S.a;
-    outputsAlong = P.bottomRows(P.rows() - d);
-    outputsAlong.noalias() += tp.Oz * S.x;
-    outputsAlong.noalias() += tp.Ozd * S.v;
-    outputsAlong.noalias() += tp.Ozdd * S.a;
-    return true;
-  }
-
-  // The adjoint's trapezoidal step on an open chain, transposed without the accelerations' map:
-  // with K = M + h²/4 τ_z + h/2 τ_ż (= M G), μ = λa + h²/4 λx + h/2 λv and w = K⁻ᵀ μ, the step's
-  // ν = G⁻ᵀ μ is M w, so f_xᵀ ν = −τ_zᵀ w, f_vᵀ ν = −τ_żᵀ w, and νᵀ f_ρ is the products' with ν
-  class TreeTrapezoidalTangent final : public StepTangent {
-   public:
-    TreeTrapezoidalTangent(double h, const TreePoint& tp, const Eigen::MatrixXd& M, std::shared_ptr<const ParameterProducts> products)
-        : h_(h), Tz_(tp.Tz), Tzd_(tp.Tzd), M_(M), products_(std::move(products)),
-          lu_(Eigen::MatrixXd(M + (0.25 * h * h) * tp.Tz + (0.5 * h) * tp.Tzd)) {}
-    void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override { reverseWithEndOutputs(l, grad, {}); }
-    const ParameterProducts* endProducts() const override { return products_.get(); }
-    void reverseWithEndOutputs(StateColumns& l, Eigen::MatrixXd& grad, const Eigen::MatrixXd& wO) const override {
-      const double h = h_, hx = 0.25 * h * h, hv = 0.5 * h;
-      const Eigen::MatrixXd w = lu_.transpose().solve(Eigen::MatrixXd(l.a + hx * l.x + hv * l.v));
-      products_->add(M_ * w, wO, grad);
-      const Eigen::MatrixXd tz = Tz_.transpose() * w, tzd = Tzd_.transpose() * w;
-      const Eigen::MatrixXd lx = l.x - tz;
-      const Eigen::MatrixXd lv = h * l.x + l.v - h * tz - tzd;
-      l.a = hx * l.x + hv * l.v - hx * tz - hv * tzd;
-      l.x = lx;
-      l.v = lv;
-    }
-
-   private:
-    double h_;
-    Eigen::MatrixXd Tz_, Tzd_, M_;
-    std::shared_ptr<const ParameterProducts> products_;
-    Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  };
-  // The step a → b of an open chain linearised that way: the end's outputs by (z, ż, z̈) with
-  // the accelerations' weight carried by λa into the step (Oa), the products' outputs at fixed z̈
-  bool treeTrapezoidalLinearised(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& n) {
-    if (b.x.size() == 0 || !productsCover(b)) return false;
-    auto owned = std::make_shared<TreeProducts>();
-    owned->f = this;
-    TreePoint tp;
-    if (!treeState(b, owned->motion, tp, n.outputs)) return false;
-    n.Ox = tp.Oz;
-    n.Ov = tp.Ozd;
-    n.Oa = tp.Ozdd;
-    n.Ax.resize(0, 0);
-    n.Av.resize(0, 0);
-    n.Ap.resize(0, 0);
-    n.Op.resize(0, 0);
-    owned->M = tp.M;
-    owned->Opoints = outputsByPoints(b.t, b.x, b.v, tp.zdd, owned->motion);
-    n.products = owned;
-    tangent = std::make_unique<TreeTrapezoidalTangent>(b.t - a.t, tp, Md_, std::move(owned));
-    newton_ = {b.t, b.coords, {}, {}, tp.Tz, tp.Tzd, Md_};
-    return true;
-  }
-
-  // the outputs' Jacobian by the points' [r; v; a] at a state (eight of them a pass)
-  Eigen::MatrixXd outputsByPoints(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
-                                  const dyn::MotionAtState& motion) const {
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    const auto& points = st_.outputs.points;
-    const std::size_t np = 3 * points.size();
-    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    std::vector<double> r(np), v(np), a(np);
-    motion.points(tree, real_.tree, points, r.data(), v.data(), a.data());
-    std::vector<Dual> rs(np), vs(np), as(np), out(static_cast<std::size_t>(no));
-    const Vec<Dual> zs = z.cast<Dual>(), zds = zd.cast<Dual>(), zdds = zdd.cast<Dual>();
-    Eigen::MatrixXd J(no, static_cast<Eigen::Index>(3 * np));
-    for (std::size_t first = 0; first < 3 * np; first += kLanes) {
-      for (std::size_t i = 0; i < np; ++i) {
-        rs[i] = Dual(r[i]);
-        vs[i] = Dual(v[i]);
-        as[i] = Dual(a[i]);
-      }
-      for (std::size_t j = first; j < std::min(3 * np, first + kLanes); ++j) {
-        std::vector<Dual>& x = j < np ? rs : j < 2 * np ? vs : as;
-        x[j % np].g[j - first] = 1;
-      }
-      analysis::outputsFromPoints<Dual>(st_.outputs, tree, plain_.tree, zs, zds, zdds, t, rs.data(), vs.data(), as.data(), out.data());
-      for (std::size_t j = first; j < std::min(3 * np, first + kLanes); ++j)
-        for (Eigen::Index k = 0; k < no; ++k) J(k, static_cast<Eigen::Index>(j)) = out[static_cast<std::size_t>(k)].g[j - first];
-    }
-    return J;
   }
 
   // ---- any tree without quaternions: the tangent by jet-free passes ----
@@ -974,7 +719,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
           [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) -> Status {
             // the stage's f and its partials: the point's machinery at the stage point
             const RunPoint stage{t, a.coords, X, V, {}, a.aux};
-            if (!(products && productsCover(stage) && treePartials(stage, n, true)))
+            if (!(products && treeCovers(stage) && openChain_->productsCover() && openChain_->partials(stage, n, true)))
               if (Status s = partials(stage, true, n); !s.ok()) return s;
             dyn::MatrixROn<double> e;
             if (Status s = evaluatePoint(t, a.coords, X, V, a.aux, e); !s.ok()) return s;
@@ -1045,9 +790,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   Adapter adapter_;
   std::vector<CoordinateMode> modes_;
   NewtonCache newton_;
-  dyn::MotionAtState motion_;    // their motion at the point
-  Eigen::MatrixXd rhs_;          // and their right-hand sides
-  Eigen::MatrixXd Md_;
+  std::unique_ptr<OpenChainPartials> openChain_;  // treeCovers' points
   dyn::MatrixRTangent tangent_;
   struct TangentPoint {  // the state the tangent was last set at, and whether inertiaState_ is its motion
     double t = -1;
