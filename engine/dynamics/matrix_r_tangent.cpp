@@ -97,23 +97,23 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   w.mbar = reuse ? evaluated->reducedMassFactor() : &w.ownMbar;
   // Θ_z = [Φ_z (selected rows); B] from the tree's analytic loop and point Jacobians (the model's
   // geometry: `values` differ from it only in the forces' switch states)
-  Eigen::MatrixXd Theta(nz, nz);
-  if (nz > 0 && !reuse) {
-    loopJacobian(m.tree, w.data, e.z, t, w.loopJ);
-    for (std::size_t i = 0; i < m.rows.size(); ++i) Theta.row(static_cast<Eigen::Index>(i)) = w.loopJ.row(m.rows[i]);
-    for (std::size_t k = 0; k < dofs.size(); ++k) {
-      const Dof& f = dofs[k];
-      const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
-      if (f.kind == Dof::Kind::Coordinate) {
-        Theta.row(row).setZero();
-        Theta(row, f.z) = 1;
-      } else {
-        pointJacobian(m.tree, w.data, f.body, f.point, e.z, w.pointJ);
-        Theta.row(row) = w.pointJ.row(f.component);
+  if (!reuse) {
+    Eigen::MatrixXd Theta(nz, nz);
+    if (nz > 0) {
+      loopJacobian(m.tree, w.data, e.z, t, w.loopJ);
+      for (std::size_t i = 0; i < m.rows.size(); ++i) Theta.row(static_cast<Eigen::Index>(i)) = w.loopJ.row(m.rows[i]);
+      for (std::size_t k = 0; k < dofs.size(); ++k) {
+        const Dof& f = dofs[k];
+        const auto row = static_cast<Eigen::Index>(m.rows.size() + k);
+        if (f.kind == Dof::Kind::Coordinate) {
+          Theta.row(row).setZero();
+          Theta(row, f.z) = 1;
+        } else {
+          pointJacobian(m.tree, w.data, f.body, f.point, e.z, w.pointJ);
+          Theta.row(row) = w.pointJ.row(f.component);
+        }
       }
     }
-  }
-  if (!reuse) {
     w.ownTheta.compute(Theta);
     if (nz > 0 && !(w.ownTheta.rcond() > 1e-13)) return failure(Status::Code::Singular, t, "the loops are singular here (Θ_z)");
     w.ownMbar.compute(e.Mbar);

@@ -463,7 +463,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Vec<Dual>& z = lanes_.z;
     Vec<Dual>& zd = lanes_.zd;
     Vec<Dual>& zdd = lanes_.zdd;
-    std::vector<Dual> tau(nz), pr(np), pv(np), pa(np), out(static_cast<std::size_t>(no));
+    std::vector<Dual>&pr = lanes_.pr, &pv = lanes_.pv, &pa = lanes_.pa, &out = lanes_.out, &tau = lanes_.tau;
+    tau.resize(nz);
+    pr.resize(np);
+    pv.resize(np);
+    pa.resize(np);
+    out.resize(static_cast<std::size_t>(no));
     for (std::size_t ch = 0; ch < chunks_.size(); ++ch) {
       bool used = false;
       for (int j : param) used = used || (j >= firsts_[ch] && j < firsts_[ch] + counts_[ch] && inertial()[static_cast<std::size_t>(j)]);
@@ -800,7 +805,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   dyn::MotionAtState inertiaState_;  // the motion at tangentPoint_ (inertialParts')
   struct LanesBuffers {  // alongLanes' results, kept between calls
     Vec<Dual> zidd, z, zd, zdd;
-    std::vector<Dual> pr, pv, pa, out;
+    std::vector<Dual> pr, pv, pa, out, tau;
   } lanes_;
   std::vector<std::unique_ptr<dyn::MatrixRData>> pointData_;  // by coordinate set: pointState's pipelines
 };
