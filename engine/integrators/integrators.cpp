@@ -173,23 +173,25 @@ Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, doubl
     sys.beginStep(s);
     // the stages (a failure of the system inside them shrinks the step)
     bool ok = true;
-    auto stage = [&](Eigen::VectorXd& k, double tt) {
+    auto stage = [&](int i, double tt) {
       if (!ok) return;
-      ok = f(sys, tt, ytmp_, k).ok();
+      ok = f(sys, tt, ytmp_, k_[i - 1]).ok();
+      if (ok && i >= 3) sys.stageEvaluated(i);
     };
-    ytmp_ = y_ + h * a21 * k_[0];
-    stage(k_[1], t + c2 * h);
-    ytmp_ = y_ + h * (a31 * k_[0] + a32 * k_[1]);
-    stage(k_[2], t + c3 * h);
-    ytmp_ = y_ + h * (a41 * k_[0] + a42 * k_[1] + a43 * k_[2]);
-    stage(k_[3], t + c4 * h);
-    ytmp_ = y_ + h * (a51 * k_[0] + a52 * k_[1] + a53 * k_[2] + a54 * k_[3]);
-    stage(k_[4], t + c5 * h);
-    ytmp_ = y_ + h * (a61 * k_[0] + a62 * k_[1] + a63 * k_[2] + a64 * k_[3] + a65 * k_[4]);
-    stage(k_[5], t + h);
+    stagePoint(2, h, ytmp_);
+    stage(2, t + c2 * h);
+    stagePoint(3, h, ytmp_);
+    stage(3, t + c3 * h);
+    stagePoint(4, h, ytmp_);
+    stage(4, t + c4 * h);
+    stagePoint(5, h, ytmp_);
+    stage(5, t + c5 * h);
+    stagePoint(6, h, ytmp_);
+    stage(6, t + h);
     if (ok) {
       ynew_ = y_ + h * (b1 * k_[0] + b3 * k_[2] + b4 * k_[3] + b5 * k_[4] + b6 * k_[5]);
       ok = f(sys, t + h, ynew_, k_[6]).ok();
+      if (ok) sys.stageEvaluated(7);
     }
     double errNorm = 1e300;
     if (ok && ynew_.allFinite()) {
@@ -236,6 +238,25 @@ Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, doubl
     }
     h *= branchLost ? 0.5 : ok ? std::clamp(0.9 * std::pow(errNorm, -0.2), 0.1, 0.5) : 0.25;
   }
+}
+
+void DormandPrince::stagePoint(int stage, double h, Eigen::VectorXd& y) const {
+  switch (stage) {
+    case 2: y = y_ + h * a21 * k_[0]; break;
+    case 3: y = y_ + h * (a31 * k_[0] + a32 * k_[1]); break;
+    case 4: y = y_ + h * (a41 * k_[0] + a42 * k_[1] + a43 * k_[2]); break;
+    case 5: y = y_ + h * (a51 * k_[0] + a52 * k_[1] + a53 * k_[2] + a54 * k_[3]); break;
+    default: y = y_ + h * (a61 * k_[0] + a62 * k_[1] + a63 * k_[2] + a64 * k_[3] + a65 * k_[4]); break;
+  }
+}
+
+void DormandPrince::stageState(int stage, State& out) const {
+  static constexpr double c[6] = {0, c2, c3, c4, c5, 1.0};  // by stage − 1
+  stagePoint(stage, hDone_, yDense_);
+  out.t = t0_ + c[stage - 1] * hDone_;
+  out.x = yDense_.head(n_);
+  out.v = yDense_.tail(n_);
+  out.a = k_[stage - 1].tail(n_);
 }
 
 void DormandPrince::interpolate(double t, Eigen::VectorXd& x, Eigen::VectorXd& v) const {

@@ -26,6 +26,10 @@ class SecondOrderSystem {
   /// Called when an attempt passed the integrator's own tests, the system having just evaluated
   /// the step's end: a failure rejects the step (Matrix R: the motion left its assembly branch).
   virtual Status acceptStep(const State& /*from*/, const State& /*to*/) { return {}; }
+  /// Called by Dormand–Prince right after it evaluated stage `stage` (3–7; 7 is the step's end)
+  /// of an attempt: a run that integrates quadratures beside the state (its integral costs) reads
+  /// its outputs there, while the system holds that evaluation.
+  virtual void stageEvaluated(int /*stage*/) {}
 };
 
 // ---- implicit trapezoidal rule ----
@@ -100,6 +104,12 @@ inline constexpr double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
 inline constexpr double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561, a54 = -212.0 / 729;
 inline constexpr double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176, a65 = -5103.0 / 18656;
 inline constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784, b6 = 11.0 / 84;
+/// A quadrature beside the state (an integral cost, CVODES' quadrature variables) takes the same
+/// weights: Q₁ = Q₀ + h (b₁ g₁ + b₃ g₃ + b₄ g₄ + b₅ g₅ + b₆ g₆), fifth order like the state. Stage 1
+/// is the step's start, stages 2 and 7 weigh nothing: the integrands at stages 3–6 are what a
+/// step adds to those at its ends. Their times (× h) and weights:
+inline constexpr double quadratureC[4] = {c3, c4, c5, 1.0};
+inline constexpr double quadratureB[4] = {b3, b4, b5, b6};
 }  // namespace dopri
 struct RungeKuttaOptions {
   double rtol = 1e-8, atol = 1e-10;
@@ -122,6 +132,9 @@ class DormandPrince {
   double stepEnd() const { return t0_ + hDone_; }
   /// The size the error control proposes for the next step (0 before the first).
   double proposedStep() const { return h_; }
+  /// Stage `stage` (3–6) of the last accepted step: its time, positions, velocities and the
+  /// accelerations evaluated there (valid until the next step).
+  void stageState(int stage, State& out) const;
   /// Advances s to tEnd with as many steps as needed.
   Status advance(SecondOrderSystem& sys, State& s, double tEnd);
   long acceptedSteps = 0, rejectedSteps = 0;
@@ -130,6 +143,8 @@ class DormandPrince {
  private:
   Status f(SecondOrderSystem& sys, double t, const Eigen::VectorXd& y, Eigen::VectorXd& dy);
   double initialStep(SecondOrderSystem& sys, const State& s, double tStop);
+  // y at stage `stage` (2–6) of a step of size h from y_ (the same sums the stages evaluate)
+  void stagePoint(int stage, double h, Eigen::VectorXd& y) const;
   RungeKuttaOptions options_;
   int n_;
   double h_ = 0;

@@ -10,6 +10,7 @@
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/point_motion.h"
 #include "dynamics/reactions.h"
+#include "integrators/integrators.h"
 #include "numeric/jet.h"
 #include "numeric/scalar.h"
 
@@ -396,9 +397,27 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
     g[k] = c.expressions[k](std::span<const S>(slots_));
     if (c.types[k] != Cost::Type::Targets) watchFinite(k, g[k], t);
   }
-  if (started_)
+  if (started_ && stagesPending_) {
+    // the step's quadrature: h (b₁ g₁ + b₃ g₃ + … + b₆ g₆), g₁ the last point's
+    const double h = t - lastT_;
+    std::vector<S> at = slots_;
+    for (std::size_t k = 0; k < g.size(); ++k)
+      if (c.types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + last_[k] * (h * integ::dopri::b1);
+    for (std::size_t i = 0; i < 4; ++i) {
+      at[0] = S(lastT_ + integ::dopri::quadratureC[i] * h);
+      std::copy(stages_[i].begin(), stages_[i].end(), at.begin() + 1);
+      for (std::size_t k = 0; k < g.size(); ++k) {
+        if (c.types[k] != Cost::Type::Integral) continue;
+        const S gi = c.expressions[k](std::span<const S>(at));
+        watchFinite(k, gi, t);
+        sum_[k] = sum_[k] + gi * (h * integ::dopri::quadratureB[i]);
+      }
+    }
+  } else if (started_) {
     for (std::size_t k = 0; k < g.size(); ++k)
       if (c.types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + (g[k] + last_[k]) * (0.5 * (t - lastT_));
+  }
+  stagesPending_ = false;
   ++node_;
   if (extreme_.empty()) {
     extreme_ = g;
@@ -476,6 +495,12 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   last_ = std::move(g);
   lastT_ = t;
   started_ = true;
+}
+
+template <class S>
+void CostAccumulator<S>::rungeKuttaStages(const std::array<const S*, 4>& stageOutputs) {
+  for (std::size_t i = 0; i < 4; ++i) stages_[i].assign(stageOutputs[i], stageOutputs[i] + c_->outputs);
+  stagesPending_ = true;
 }
 
 template <class S>

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 
 #include <Eigen/Core>
 #include <string>
@@ -128,6 +129,10 @@ class CostAccumulator {
   explicit CostAccumulator(const CostSet& c) : c_(&c) {}
   /// The state's outputs at t (the first call fixes the initial values), parameters on S.
   void add(double t, const S* outputs, const S* parameters);
+  /// The next point added ends a Dormand–Prince step whose stages 3–6 had these outputs (its
+  /// stage 1 is the last point added): its integral costs advance by the method's own quadrature
+  /// (integ::dopri::quadratureB, fifth order like the state) instead of the trapezoidal rule.
+  void rungeKuttaStages(const std::array<const S*, 4>& stageOutputs);
   /// The costs' values so far (integral: up to the last point; terminal: at the last point).
   std::vector<S> values() const;
   /// The last two points were one event's (the same time, just before and just after) and its
@@ -158,6 +163,8 @@ class CostAccumulator {
  private:
   const CostSet* c_;
   std::vector<S> slots_, lastSlots_, initial_, sum_, last_, previous_;
+  std::array<std::vector<S>, 4> stages_;  // rungeKuttaStages' outputs, until the next point
+  bool stagesPending_ = false;
   std::vector<S> extreme_;  // by cost: a minimum's or maximum's value so far
   std::vector<long> extremeNode_;
   std::vector<TargetSite> sites_;

@@ -32,8 +32,9 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
   // g_ρ, β += g_init
   // `deferred`: the outputs' parameter term left to the step before the node (its weights there),
   // which takes it in its own product
+  const bool rungeKutta = f.rungeKuttaQuadrature(), integrals = st.costs.hasType(Cost::Type::Integral);
   auto addNode = [&](const PointPartials& n, std::size_t item, double t, Eigen::Index d, Eigen::MatrixXd* deferred = nullptr) {
-    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, rec.nodeSpan(item), rec.nodeOf(item), t, n.outputs);
+    const NodeCostTerms c = nodeCosts(st, integrand, targets, sites, rec.nodeSpan(item), rec.nodeOf(item), t, n.outputs, rungeKutta);
     value += c.g;
     if (l.x.rows() != d || l.x.cols() != nc) l.x = l.v = l.a = Eigen::MatrixXd::Zero(d, nc);
     if (n.Ox.cols()) {
@@ -131,8 +132,23 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
         l.a = Eigen::MatrixXd::Zero(l.x.rows(), nc);
         continue;
       }
-      if (joint) lin.step->reverseWithEndOutputs(l, grad, endOutputs);
-      else lin.step->reverse(l, grad);
+      if (joint) {
+        lin.step->reverseWithEndOutputs(l, grad, endOutputs);
+      } else if (const auto stages = integrals ? lin.step->stageOutputs() : std::vector<StepTangent::StageOutput>{}; stages.size() == 4) {
+        // RK45's quadrature of the integral costs: their terms at the step's stages
+        const double h = b.t - points[i - begin - 1].t;
+        std::vector<Eigen::MatrixXd> wO(4);
+        for (std::size_t k = 0; k < 4; ++k) {
+          const NodeCostTerms c = stageCosts(st, integrand, k, h, stages[k].t, *stages[k].outputs);
+          value += c.g;
+          grad += c.gPar;
+          beta += c.gInit;
+          wO[k] = c.gOut.transpose();
+        }
+        lin.step->reverseWithStageOutputs(l, grad, wO);
+      } else {
+        lin.step->reverse(l, grad);
+      }
     }
   }
   // the start: its own cost, then the initial sensitivities and the initial values' derivatives

@@ -12,6 +12,8 @@ Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec
   if (eventTimes) eventTimes->clear();
   analysis::CostAccumulator<Cplx> costs(st.costs);
   std::vector<Cplx> out;
+  std::array<std::vector<Cplx>, 4> stages;
+  const bool integrals = st.costs.hasType(Cost::Type::Integral);
   for (std::size_t i = 0; i < rec.size(); ++i) {
     const RunRecord::Item it = rec.item(i);
     const RunPoint& p = rec.saved[i].point;
@@ -25,6 +27,9 @@ Status complexStepGradient(const Study& st, Formulation& f, const RunRecord& rec
     }
     if (!s.ok()) return s;
     if (it.kind == Kind::Change) continue;  // the same state: no node
+    // RK45's integral costs: the quadrature over the step's stages
+    if (it.kind == Kind::Step && integrals && run->stageOutputs(stages))
+      costs.rungeKuttaStages({stages[0].data(), stages[1].data(), stages[2].data(), stages[3].data()});
     if (Status o = run->outputs(p.t, out); !o.ok()) return o;
     costs.add(p.t, out.data(), run->parameters());
     if (it.kind == Kind::Impact) {

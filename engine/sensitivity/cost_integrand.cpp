@@ -1,5 +1,7 @@
 #include "sensitivity/cost_integrand.h"
 
+#include "integrators/integrators.h"
+
 namespace lw::sens::detail {
 
 CostIntegrand::CostIntegrand(const Study& st) : st_(st) {
@@ -95,8 +97,8 @@ void TargetTerms::addAt(long n, NodeCostTerms& terms) const {
   }
 }
 
-Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites) {
-  const double integral = 0.5 * (span.before + span.after);
+Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites, bool rungeKutta) {
+  const double integral = rungeKutta ? integ::dopri::b1 * span.after : 0.5 * (span.before + span.after);
   Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(costs.names.size()));
   for (Eigen::Index k = 0; k < w.size(); ++k) {
     switch (costs.types[static_cast<std::size_t>(k)]) {
@@ -112,15 +114,28 @@ Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span
 }
 
 NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
-                        const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs) {
+                        const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs, bool rungeKutta) {
   NodeCostTerms c;
   integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
-  const Eigen::VectorXd w = nodeWeights(st.costs, span, n, sites);
+  const Eigen::VectorXd w = nodeWeights(st.costs, span, n, sites, rungeKutta);
   c.g = w.cwiseProduct(c.g);
   c.gOut = w.asDiagonal() * c.gOut;
   c.gInit = w.asDiagonal() * c.gInit;
   c.gPar = w.asDiagonal() * c.gPar;
   targets.addAt(n, c);
+  return c;
+}
+
+NodeCostTerms stageCosts(const Study& st, const CostIntegrand& integrand, std::size_t i, double h, double t, const Eigen::VectorXd& outputs) {
+  NodeCostTerms c;
+  integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(c.g.size());
+  for (Eigen::Index k = 0; k < w.size(); ++k)
+    if (st.costs.types[static_cast<std::size_t>(k)] == Cost::Type::Integral) w[k] = h * integ::dopri::quadratureB[i];
+  c.g = w.cwiseProduct(c.g);
+  c.gOut = w.asDiagonal() * c.gOut;
+  c.gInit = w.asDiagonal() * c.gInit;
+  c.gPar = w.asDiagonal() * c.gPar;
   return c;
 }
 

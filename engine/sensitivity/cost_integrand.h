@@ -69,13 +69,18 @@ class TargetTerms {
   std::multimap<long, Term> byNode_;
 };
 
-/// Node n's weight per cost: the trapezoidal rule over the node times for an integral cost, 1 at
-/// the last node for a terminal one and at its extreme's node for a minimum or maximum (`sites`),
-/// 0 for a targets cost (its terms are TargetTerms').
-Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites);
+/// Node n's weight per cost: for an integral cost the trapezoidal rule over the node times, or
+/// with `rungeKutta` RK45's quadrature's b₁ h on the step that starts there (its stages' terms are
+/// the step's: stageCosts); 1 at the last node for a terminal one and at its extreme's node for a
+/// minimum or maximum (`sites`), 0 for a targets cost (its terms are TargetTerms').
+Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites, bool rungeKutta);
 
 /// A node's costs: the integrands weighted and the targets' terms there.
 NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
-                        const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs);
+                        const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs, bool rungeKutta);
+
+/// The integral costs' terms at stage i (3 + i) of an RK45 step of size h: the integrand at the
+/// stage's outputs weighted by h bᵢ (integ::dopri::quadratureB).
+NodeCostTerms stageCosts(const Study& st, const CostIntegrand& integrand, std::size_t i, double h, double t, const Eigen::VectorXd& outputs);
 
 }  // namespace lw::sens::detail

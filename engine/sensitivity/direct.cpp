@@ -18,11 +18,12 @@ class DirectObserver final : public DirectMethod {
     return {};
   }
 
-  Status step(const RunPoint& a, const RunPoint& b) override {
+  Status step(const RunPoint& a, const RunPoint& b, const StagePoints*) override {
     Eigen::VectorXd outputs;
     Eigen::MatrixXd along;
-    if (Status s = f_.stepAlong(a, b, S_, outputs, along); !s.ok()) return s;
-    node(b.t, outputs, along);
+    StageOutputs stages;  // RK45's integral costs: the quadrature's stages along S
+    if (Status s = f_.stepAlong(a, b, S_, outputs, along, integrals_ ? &stages : nullptr); !s.ok()) return s;
+    node(b.t, outputs, along, nullptr, stages.set ? &stages : nullptr);
     return {};
   }
 
@@ -74,15 +75,26 @@ class DirectObserver final : public DirectMethod {
  private:
   // a node: the outputs and their derivatives along the sensitivities, into every chunk's costs
   // (on dual numbers, its parameters in its lanes) and the histories' row; at an impact the
-  // integrals' jump with the event time (dt: dt_e/dρ)
-  void node(double t, const Eigen::VectorXd& outputs, const Eigen::MatrixXd& D, const Eigen::RowVectorXd* dt = nullptr) {
+  // integrals' jump with the event time (dt: dt_e/dρ); after an RK45 step its stages' outputs
+  // (the integral costs' quadrature)
+  void node(double t, const Eigen::VectorXd& outputs, const Eigen::MatrixXd& D, const Eigen::RowVectorXd* dt = nullptr,
+            const StageOutputs* stages = nullptr) {
     const auto no = outputs.size();
     std::vector<Dual> out(static_cast<std::size_t>(no));
-    for (auto& c : chunks_) {
+    std::array<std::vector<Dual>, 4> atStages;
+    auto onLanes = [&](const DualChunk& c, const Eigen::VectorXd& values, const Eigen::MatrixXd& along, std::vector<Dual>& r) {
+      r.resize(static_cast<std::size_t>(no));
       for (Eigen::Index k = 0; k < no; ++k) {
-        Dual& o = out[static_cast<std::size_t>(k)];
-        o = Dual(outputs[k]);
-        for (int j = 0; j < c->count; ++j) o.g[j] = D(k, c->first + j);
+        Dual& o = r[static_cast<std::size_t>(k)];
+        o = Dual(values[k]);
+        for (int j = 0; j < c.count; ++j) o.g[j] = along(k, c.first + j);
+      }
+    };
+    for (auto& c : chunks_) {
+      onLanes(*c, outputs, D, out);
+      if (stages) {
+        for (std::size_t i = 0; i < 4; ++i) onLanes(*c, stages->outputs[i], stages->along[i], atStages[i]);
+        c->costs.rungeKuttaStages({atStages[0].data(), atStages[1].data(), atStages[2].data(), atStages[3].data()});
       }
       c->costs.add(t, out.data(), c->numbers.parameters.data());
       if (dt) {
@@ -101,6 +113,7 @@ class DirectObserver final : public DirectMethod {
   StateColumns S_;  // ∂(x, v, a)/∂ρ (coordinates × chosen parameters)
   HistoryRows histories_;
   bool eventTimeTerms_ = true;
+  bool integrals_ = st_.costs.hasType(Cost::Type::Integral);
   std::vector<double> steps_;  // the semi-analytical partials' δ per parameter
   std::vector<ImpactSensitivity> impacts_;
 };

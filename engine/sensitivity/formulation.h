@@ -9,6 +9,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,19 @@ struct RunPoint {
   double t = 0;
   int coords = 0;
   Eigen::VectorXd x, v, a, aux;
+};
+
+/// An RK45 step's stages 3–6 as points (their aux the step's start's): what its integral costs'
+/// quadrature weighs besides the step's ends (integ::dopri::quadratureB).
+using StagePoints = std::array<RunPoint, 4>;
+
+/// The outputs at an RK45 step's stages 3–6 and their d/dρ along the sensitivities: the direct
+/// method's share of the integral costs' quadrature (CostAccumulator::rungeKuttaStages). `set`
+/// false: the step has none (a trapezoidal step, or nothing integrated).
+struct StageOutputs {
+  std::array<Eigen::VectorXd, 4> outputs;
+  std::array<Eigen::MatrixXd, 4> along;
+  bool set = false;
 };
 
 /// Columns beside a state: the sensitivities ∂(x, v, a)/∂ρ (coordinates × chosen parameters) of
@@ -89,6 +103,19 @@ class StepTangent {
     (void)wO;
     reverse(l, gradient);
   }
+  /// An RK45 step's stages 3–6 (times and outputs) whose outputs the integral costs' quadrature
+  /// weighs; empty for other steps.
+  struct StageOutput {
+    double t = 0;
+    const Eigen::VectorXd* outputs = nullptr;
+  };
+  virtual std::vector<StageOutput> stageOutputs() const { return {}; }
+  /// reverse, with the costs' weights wO[i] (outputs × costs) on stage i's outputs: the
+  /// quadrature's terms (λ at the stage += its partials' transposes times them).
+  virtual void reverseWithStageOutputs(StateColumns& l, Eigen::MatrixXd& gradient, const std::vector<Eigen::MatrixXd>& wO) const {
+    (void)wO;
+    reverse(l, gradient);
+  }
 };
 
 /// A change of coordinates linearised: (x, v, a) in the new set = S_x x + S_v v + S_ρ, rows the new
@@ -113,6 +140,12 @@ class ComplexRun {
   virtual Status impact(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts, Cplx& dtau) = 0;
   /// The outputs of the current state at time t.
   virtual Status outputs(double t, std::vector<Cplx>& out) = 0;
+  /// The outputs at the last step's stages 3–6 (an RK45 step's, for its integral costs'
+  /// quadrature): false for a step without them.
+  virtual bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) {
+    (void)out;
+    return false;
+  }
   /// The parameters on complex numbers, the seeded one's imaginary part the step.
   virtual const Cplx* parameters() const = 0;
 };
@@ -122,6 +155,9 @@ class Formulation {
   virtual ~Formulation() = default;
   /// The run this formulation follows reports to `o` (the run's observer set in `spec`).
   virtual void observe(PointObserver* o, analysis::SimulationSpec& spec) = 0;
+  /// Whether its steps are RK45's with stages (something integrated): their integral costs are
+  /// quadratures over the stages (the adjoint's weights on the points then differ).
+  virtual bool rungeKuttaQuadrature() const { return false; }
   /// The names of a coordinate set's coordinates (the impacts' report).
   virtual std::vector<std::string> coordinateNames(int coords) const = 0;
 
@@ -139,8 +175,9 @@ class Formulation {
   virtual Status replay(const RunPoint& a, double t1, RunPoint& b) = 0;
   /// The direct method's products along the sensitivities S (the tangent linear model, eight
   /// columns a pass): the step a → b carries S from a to b; the outputs at b and their d/dρ along
-  /// it.
-  virtual Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) = 0;
+  /// it; `stages` (when given): an RK45 step's outputs at its stages and their d/dρ.
+  virtual Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong,
+                           StageOutputs* stages) = 0;
   /// At a point whose S.x, S.v are known (the start, just after an impact): S.a from the
   /// accelerations there, the outputs and their d/dρ along S.
   virtual Status pointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) = 0;
@@ -162,7 +199,8 @@ class PointObserver {
  public:
   virtual ~PointObserver() = default;
   virtual Status start(const RunPoint& p) = 0;
-  virtual Status step(const RunPoint& from, const RunPoint& to) = 0;
+  /// `stages`: an RK45 step's stages 3–6, or null.
+  virtual Status step(const RunPoint& from, const RunPoint& to, const StagePoints* stages) = 0;
   /// The coordinates changed: the same state in another set.
   virtual Status changed(const RunPoint& before, const RunPoint& after) = 0;
   /// The contacts closed: from `before` to `after` (same t, positions; the point after a node).
@@ -175,7 +213,16 @@ class CostValues : public PointObserver {
  public:
   CostValues(const Study& st, Formulation& f) : st_(st), f_(f), numbers_(st, {}, {}), costs_(st.costs) {}
   Status start(const RunPoint& p) override { return add(p); }
-  Status step(const RunPoint&, const RunPoint& to) override { return add(to); }
+  Status step(const RunPoint&, const RunPoint& to, const StagePoints* stages) override {
+    // the integral costs' quadrature over RK45's stages
+    if (stages && st_.costs.hasType(Cost::Type::Integral)) {
+      std::array<Eigen::VectorXd, 4> out;
+      for (std::size_t i = 0; i < 4; ++i)
+        if (Status s = f_.outputValues((*stages)[i], out[i]); !s.ok()) return s;
+      costs_.rungeKuttaStages({out[0].data(), out[1].data(), out[2].data(), out[3].data()});
+    }
+    return add(to);
+  }
   Status changed(const RunPoint&, const RunPoint&) override { return {}; }
   Status impact(const RunPoint&, const RunPoint& after, const std::vector<int>& contacts) override {
     f_.applySwitches(contacts);
@@ -205,9 +252,9 @@ class BothObservers : public PointObserver {
     const Status s = a_.start(p);
     return s.ok() ? b_.start(p) : s;
   }
-  Status step(const RunPoint& from, const RunPoint& to) override {
-    const Status s = a_.step(from, to);
-    return s.ok() ? b_.step(from, to) : s;
+  Status step(const RunPoint& from, const RunPoint& to, const StagePoints* stages) override {
+    const Status s = a_.step(from, to, stages);
+    return s.ok() ? b_.step(from, to, stages) : s;
   }
   Status changed(const RunPoint& before, const RunPoint& after) override {
     const Status s = a_.changed(before, after);

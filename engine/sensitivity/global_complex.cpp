@@ -64,6 +64,7 @@ class GlobalComplex final : public ComplexRun {
     elements_.continueFrom(a.aux);  // the step's turns: its start's
     coords_ = a.coords;
     Status s;
+    stagesSet_ = false;
     if (index3_) s = index3Step(a, b);
     else if (rungeKutta_) s = rungeKuttaStep(a.t, h);
     else s = trapezoidalStep(a, b);
@@ -135,6 +136,11 @@ class GlobalComplex final : public ComplexRun {
     return {};
   }
   const Cplx* parameters() const override { return n_.parameters.data(); }
+  bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) override {
+    if (!stagesSet_) return false;
+    out = stages_;
+    return true;
+  }
 
  private:
   // q̈ = f(t, q, q̇) on complex numbers: the real system factored at the real state, then Newton on
@@ -184,12 +190,26 @@ class GlobalComplex final : public ComplexRun {
     return {};
   }
 
+  // (the integral costs' quadrature: the outputs at stages 3–6, stagesSet_)
   Status rungeKuttaStep(double t0, double h) {
     VecC x1, v1;
-    if (Status s = rungeKuttaStepWith<Cplx>([&](double t, const VecC& x, const VecC& v, VecC& acc) { return accelerations(t, x, v, acc); }, t0, h,
-                                            q_, qd_, x1, v1);
-        !s.ok())
+    const bool quadrature = st_.costs.hasType(Cost::Type::Integral);
+    int stage = 0;
+    stagesSet_ = false;
+    auto stageAcceleration = [&](double t, const VecC& x, const VecC& v, VecC& acc) -> Status {
+      const Status s = accelerations(t, x, v, acc);
+      if (s.ok() && quadrature && stage >= 2) {
+        VecC z, zd, zdd;
+        dyn::treeStateOn<Cplx>(tree_, n_.tree, nm_, &on_.k, x, v, acc, zNear_, z, zd, zdd);
+        auto& out = stages_[static_cast<std::size_t>(stage - 2)];
+        out.resize(st_.outputs.names.size());
+        analysis::outputsOn<Cplx>(st_.outputs, tree_, n_.tree, z, zd, zdd, t, out.data());
+      }
+      ++stage;
       return s;
+    };
+    if (Status s = rungeKuttaStepWith<Cplx>(stageAcceleration, t0, h, q_, qd_, x1, v1); !s.ok()) return s;
+    stagesSet_ = quadrature;
     q_ = x1;
     qd_ = v1;
     return accelerations(t0 + h, q_, qd_, qdd_);
@@ -258,6 +278,8 @@ class GlobalComplex final : public ComplexRun {
   const dyn::NaturalTreeMap& map_;
   const dyn::TreeNumbers<double>& real_;
   bool penalty_, index3_, rungeKutta_;
+  std::array<std::vector<Cplx>, 4> stages_;  // the last RK45 step's stages' outputs, when stagesSet_
+  bool stagesSet_ = false;
   NumbersOn<Cplx> n_;  // not const: switches turn forces on and off
   dyn::NaturalOn<Cplx> on_;
   std::vector<events::GapSource> sources_;

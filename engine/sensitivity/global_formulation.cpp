@@ -182,7 +182,10 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
   // the direct method's products: f's partials carry S, the outputs are differenced along S's
   // columns alone (a column of parameters, not one per coordinate: the adjoint's full partials
   // are not needed here)
-  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+  bool rungeKuttaQuadrature() const override { return rungeKutta_; }
+
+  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong,
+                   StageOutputs* stageOutputs) override {
     const double h = b.t - a.t;
     if (index3_) {
       Eigen::MatrixXd T, Tp;
@@ -192,8 +195,19 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
     }
     if (rungeKutta_) {
       std::vector<Stage> st;
-      if (Status s = stages()(a, h, st); !s.ok()) return s;
-      rungeKuttaAlong(h, st, S);
+      if (Status s = stages()(a, h, st, false); !s.ok()) return s;
+      std::array<StateColumns, 4> columns;  // at stages 3–6: their outputs along S (the integral costs' quadrature)
+      rungeKuttaAlong(h, st, S, nullptr, stageOutputs ? &columns : nullptr);
+      if (stageOutputs) {
+        for (std::size_t i = 0; i < 4; ++i) {
+          const Stage& sg = st[i + 2];
+          if (Status s = outputsAlongColumns(RunPoint{sg.t, a.coords, sg.x, sg.v, sg.f, a.aux}, sg.f, columns[i], stageOutputs->outputs[i],
+                                             stageOutputs->along[i]);
+              !s.ok())
+            return s;
+        }
+        stageOutputs->set = true;
+      }
       return pointAlong(b, S, outputs, outputsAlong);
     }
     PointPartials n;
@@ -210,7 +224,7 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
     return outputsAlongColumns(p, f, S, outputs, outputsAlong);
   }
   Status linearise(const RunPoint& a, const RunPoint& b, std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) override {
-    if (!index3_) return lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
+    if (!index3_) return lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd, st_.costs.hasType(Cost::Type::Integral));
     Eigen::MatrixXd T, Tp;
     if (Status s = index3Tangent(a, b, T, Tp); !s.ok()) return s;
     tangent = linearTangent(std::move(T), std::move(Tp));
@@ -660,14 +674,24 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
     return addOutputsParameterColumns(p.t, p.x, p.v, f, p.aux, outputs, along);
   }
 
-  // a Dormand–Prince step's stages: f's state and parameter partials at each (no outputs)
+  // a Dormand–Prince step's stages: f's state and parameter partials at each, the outputs' where
+  // asked (the integral costs' quadrature)
   StagesOf stages() {
-    return [this](const RunPoint& a, double h, std::vector<Stage>& out) {
+    return [this](const RunPoint& a, double h, std::vector<Stage>& out, bool outputs) {
       return rungeKuttaStages(
-          [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) {
-            return accelerationPartials(RunPoint{t, a.coords, X, V, {}, a.aux}, f, n);
+          [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n, bool withOutputs) -> Status {
+            if (Status s = accelerationPartials(RunPoint{t, a.coords, X, V, {}, a.aux}, f, n); !s.ok()) return s;
+            if (!withOutputs) return {};
+            PointPartials o;
+            if (Status s = partials(RunPoint{t, a.coords, X, V, f, a.aux}, false, o); !s.ok()) return s;
+            n.outputs = std::move(o.outputs);
+            n.Ox = std::move(o.Ox);
+            n.Ov = std::move(o.Ov);
+            n.Oa = std::move(o.Oa);
+            n.Op = std::move(o.Op);
+            return {};
           },
-          a.t, a.x, a.v, h, out);
+          a.t, a.x, a.v, h, out, outputs);
     };
   }
 
@@ -790,7 +814,13 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
       return to->start({s.t, last, s.x, s.v, s.a, z});
     }
     Status step(const integ::State& from, const integ::State& s, const Eigen::VectorXd& z) override {
-      const Status st = to->step({from.t, last, from.x, from.v, from.a, lastZ}, {s.t, last, s.x, s.v, s.a, z});
+      StagePoints at;  // RK45's stages
+      if (stages)
+        for (std::size_t i = 0; i < 4; ++i) {
+          const integ::State& g = (*stages)[i];
+          at[i] = {g.t, last, g.x, g.v, g.a, lastZ};
+        }
+      const Status st = to->step({from.t, last, from.x, from.v, from.a, lastZ}, {s.t, last, s.x, s.v, s.a, z}, stages ? &at : nullptr);
       lastZ = z;
       return st;
     }

@@ -30,9 +30,12 @@ class MatrixRComplex final : public ComplexRun {
     at(b);
     const double h = b.t - a.t;
     const auto d = x_.size();
+    stagesSet_ = false;
     if (rungeKutta_ && d > 0) {  // the explicit step again, on complex numbers
       Vec<Cplx> x1, v1;
-      if (Status s = rungeKuttaStepOn<Cplx>(st_, n_, mode(), a.t, h, x_, v_, aux_, x1, v1); !s.ok()) return s;
+      const bool quadrature = st_.costs.hasType(Cost::Type::Integral);
+      if (Status s = rungeKuttaStepOn<Cplx>(st_, n_, mode(), a.t, h, x_, v_, aux_, x1, v1, quadrature ? &stages_ : nullptr); !s.ok()) return s;
+      stagesSet_ = quadrature;
       x_ = x1;
       v_ = v1;
       return accelerations(b.t);
@@ -139,6 +142,11 @@ class MatrixRComplex final : public ComplexRun {
     return {};
   }
   const Cplx* parameters() const override { return n_.parameters.data(); }
+  bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) override {
+    if (!stagesSet_) return false;
+    out = stages_;
+    return true;
+  }
 
  private:
   // the recorded point p's coordinates and dependent coordinates (the position problems' start)
@@ -178,6 +186,8 @@ class MatrixRComplex final : public ComplexRun {
   dyn::MatrixROn<Cplx> e_;  // the current state's evaluation when evaluated_ (at evaluatedAt_)
   bool evaluated_ = false;
   double evaluatedAt_ = 0;
+  std::array<std::vector<Cplx>, 4> stages_;  // the last RK45 step's stages' outputs, when stagesSet_
+  bool stagesSet_ = false;
 };
 
 }  // namespace

@@ -106,30 +106,52 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // the right-hand side one pass of f along (X̂, V̂) with the parameters seeded; the outputs along
   // (X̂ + h²/4 A₁, V̂ + h/2 A₁) that pass's plus O_x h²/4 A₁ + O_v h/2 A₁. RK45: its stages on dual
   // numbers along S
-  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+  bool rungeKuttaQuadrature() const override { return rungeKutta_ && !modes_.empty() && !modes_.front().dofs.empty(); }
+
+  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong,
+                   StageOutputs* stageOutputs) override {
     const auto& D = dofs(b.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const double h = b.t - a.t;
+    // RK45's integral costs: the outputs at its stages (nothing integrated: no stages)
+    StageOutputs* so = rungeKutta_ && d > 0 ? stageOutputs : nullptr;
     // the open chains' analytic partials cost less than the tangent's lanes, packed or not
-    if (packs(b)) return rungeKutta_ ? packedRungeKuttaAlong(a, b, S, outputs, outputsAlong) : packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
+    if (packs(b))
+      return rungeKutta_ ? packedRungeKuttaAlong(a, b, S, outputs, outputsAlong, so) : packedTrapezoidalAlong(a, b, S, outputs, outputsAlong);
     if (!rungeKutta_ && treeCovers(b) && openChain_->trapezoidalAlong(a, b, S, outputs, outputsAlong)) return {};
-    if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong);
+    if (fastCovers(b)) return stepAlongByPartials(*this, rungeKutta_, stages(), a, b, S, outputs, outputsAlong, so);
     if (rungeKutta_) {
+      // the whole step on dual numbers along S, its stages' outputs as more rows
+      const Eigen::Index rows = 2 * d + (so ? 4 * no : 0);
       Eigen::MatrixXd R;
+      Eigen::VectorXd values;
       const Status s = alongColumns(
           [&](Eigen::Index first) { return std::array<Vec<Dual>, 2>{seededBy(a.x, S.x, first), seededBy(a.v, S.v, first)}; },
           [&](const auto& nums, const auto& in, auto& r) -> Status {
             using Sc = typename std::decay_t<decltype(r)>::Scalar;
             Vec<Sc> x1, v1;
-            if (Status st = rungeKuttaStepOn<Sc>(st_, nums, mode(b.coords), a.t, h, in[0], in[1], a.aux, x1, v1); !st.ok()) return st;
-            r.resize(2 * d);
-            r << x1, v1;
+            std::array<std::vector<Sc>, 4> atStages;
+            if (Status st = rungeKuttaStepOn<Sc>(st_, nums, mode(b.coords), a.t, h, in[0], in[1], a.aux, x1, v1, so ? &atStages : nullptr); !st.ok())
+              return st;
+            r.resize(rows);
+            r.head(d) = x1;
+            r.segment(d, d) = v1;
+            if (so)
+              for (std::size_t i = 0; i < 4; ++i)
+                for (Eigen::Index k = 0; k < no; ++k) r[2 * d + static_cast<Eigen::Index>(i) * no + k] = atStages[i][static_cast<std::size_t>(k)];
             return {};
           },
-          2 * d, R);
+          rows, R, so ? &values : nullptr);
       if (!s.ok()) return s;
       S.x = R.topRows(d);
-      S.v = R.bottomRows(d);
+      S.v = R.middleRows(d, d);
+      if (so) {
+        so->set = true;
+        for (Eigen::Index i = 0; i < 4; ++i) {
+          so->outputs[static_cast<std::size_t>(i)] = values.segment(2 * d + i * no, no);
+          so->along[static_cast<std::size_t>(i)] = R.middleRows(2 * d + i * no, no);
+        }
+      }
       return pointAlong(b, S, outputs, outputsAlong);
     }
     Eigen::MatrixXd Fs;  // [f; outputs] by (x, v) at the end
@@ -204,14 +226,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       newton_ = {b.t, b.coords, {}, {}, std::move(parts.Tz), std::move(parts.Tzd), std::move(parts.M)};
       return {};
     }
+    const bool stageOutputs = rungeKuttaQuadrature() && st_.costs.hasType(Cost::Type::Integral);
     if (rungeKutta_ && treeCovers(b) && openChain_->productsCover() && openChain_->partials(b, atEnd, true)) {
       const double h = b.t - a.t;
       std::vector<Stage> st;
-      if (Status s = stages(true)(a, h, st); !s.ok()) return s;
+      if (Status s = stages(true)(a, h, st, stageOutputs); !s.ok()) return s;
       tangent = rungeKuttaTangent(h, std::move(st));
       return {};
     }
-    const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd);
+    const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd, stageOutputs);
     if (s.ok() && !rungeKutta_) newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av, {}, {}, {}};
     return s;
   }
@@ -570,18 +593,21 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   }
 
   // Dormand–Prince's step along S stage by stage, p lanes a stage, then the end's point
-  Status packedRungeKuttaAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
-    const auto d = a.x.size();
+  // (`stageOutputs`: the outputs at stages 3–6 along S, the lanes' output rows)
+  Status packedRungeKuttaAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong,
+                               StageOutputs* stageOutputs) {
+    const auto d = a.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const Status s = rungeKuttaAlongStages(
         [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::MatrixXd& SX, const Eigen::MatrixXd& SV, Eigen::VectorXd& f,
-            Eigen::MatrixXd& F) -> Status {
-          if (Status st = tangentAt(RunPoint{t, a.coords, x, v, {}, a.aux}, nullptr, &f); !st.ok()) return st;
+            Eigen::MatrixXd& F, Eigen::VectorXd* out, Eigen::MatrixXd* outAlong) -> Status {
+          if (Status st = tangentAt(RunPoint{t, a.coords, x, v, {}, a.aux}, out, &f); !st.ok()) return st;
           Eigen::MatrixXd FO;
           laneColumns(t, SX, SV, chosen(), FO);
           F = FO.topRows(d);
+          if (outAlong) *outAlong = FO.bottomRows(no);
           return {};
         },
-        a.t, a.x, a.v, b.t - a.t, S);
+        a.t, a.x, a.v, b.t - a.t, S, stageOutputs);
     if (!s.ok()) return s;
     return packedPointAlong(b, S, outputs, outputsAlong);
   }
@@ -719,10 +745,11 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // a Dormand–Prince step's stages linearised: f_x, f_v, f_ρ at each stage point
   // `products`: an open chain's parameter terms as products (the adjoint's) where they serve
   StagesOf stages(bool products = false) {
-    return [this, products](const RunPoint& a, double h, std::vector<Stage>& out) {
+    return [this, products](const RunPoint& a, double h, std::vector<Stage>& out, bool outputs) {
       return rungeKuttaStages(
-          [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n) -> Status {
-            // the stage's f and its partials: the point's machinery at the stage point
+          [&](double t, const Eigen::VectorXd& X, const Eigen::VectorXd& V, Eigen::VectorXd& f, PointPartials& n, bool) -> Status {
+            // the stage's f and its partials (the outputs' with them): the point's machinery at
+            // the stage point
             const RunPoint stage{t, a.coords, X, V, {}, a.aux};
             if (!(products && treeCovers(stage) && openChain_->productsCover() && openChain_->partials(stage, n, true)))
               if (Status s = partials(stage, true, n); !s.ok()) return s;
@@ -731,7 +758,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
             f = e.zidd;
             return {};
           },
-          a.t, a.x, a.v, h, out);
+          a.t, a.x, a.v, h, out, outputs);
     };
   }
 
@@ -751,7 +778,10 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     }
     Status step(const std::vector<dyn::Dof>& dofs, const integ::State& from, const integ::State& s, const Eigen::VectorXd& z) override {
       RunPoint a = point(dofs, from, last.aux), b = point(dofs, s, z);
-      const Status st = to->step(a, b);
+      StagePoints at;  // RK45's stages, their position problems started from the step's start
+      if (stages)
+        for (std::size_t i = 0; i < 4; ++i) at[i] = point(dofs, (*stages)[i], a.aux);
+      const Status st = to->step(a, b, stages ? &at : nullptr);
       last = std::move(b);
       return st;
     }

@@ -4,6 +4,7 @@
 // kernels (or seed 003's differences for the parameters). Internal to engine/sensitivity.
 #pragma once
 
+#include <array>
 #include <memory>
 
 #include "sensitivity/formulation.h"
@@ -28,15 +29,24 @@ Status evaluateMode(const Study& st, const CoordinateMode& mode, const dyn::Tree
                     const Eigen::VectorXd& z, dyn::MatrixROn<S>& e, const dyn::TreeNumbers<double>* values = nullptr);
 
 /// One Dormand–Prince step with the mode's accelerations (rungeKuttaStepWith). z: the dependent
-/// coordinates near the step (a start for its stages' position problems).
+/// coordinates near the step (a start for its stages' position problems). `stageOutputs` (when
+/// given): the outputs at stages 3–6 (the integral costs' quadrature).
 template <class S>
 Status rungeKuttaStepOn(const Study& st, const NumbersOn<S>& n, const CoordinateMode& mode, double t0, double h, const Vec<S>& x0,
-                        const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1) {
+                        const Vec<S>& v0, const Eigen::VectorXd& z, Vec<S>& x1, Vec<S>& v1,
+                        std::array<std::vector<S>, 4>* stageOutputs = nullptr) {
+  int stage = 0;  // the evaluations come stage by stage
   return rungeKuttaStepWith<S>(
       [&](double t, const Vec<S>& x, const Vec<S>& v, Vec<S>& a) -> Status {
         dyn::MatrixROn<S> e;
         const Status s = evaluateMode<S>(st, mode, n.tree, t, x, v, z, e);
         a = e.zidd;
+        if (s.ok() && stageOutputs && stage >= 2) {
+          auto& out = (*stageOutputs)[static_cast<std::size_t>(stage - 2)];
+          out.resize(st.outputs.names.size());
+          analysis::outputsOn<S>(st.outputs, st.model.tree, n.tree, e.z, e.zd, e.zdd, t, out.data());
+        }
+        ++stage;
         return s;
       },
       t0, h, x0, v0, x1, v1);

@@ -52,9 +52,19 @@ class RungeKuttaTangent final : public StepTangent {
  public:
   RungeKuttaTangent(double h, std::vector<Stage> stages) : h_(h), stages_(std::move(stages)) {}
 
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override { reverseWithStageOutputs(l, grad, {}); }
+
+  std::vector<StageOutput> stageOutputs() const override {
+    std::vector<StageOutput> out;
+    for (const Stage& sg : stages_)
+      if (sg.outputs) out.push_back({sg.t, &sg.out.outputs});
+    return out;
+  }
+
   // κᵢ = h bᵢ λ₁ + Σ_{j>i} h a_ji ηⱼ, ηᵢ = Jᵢᵀ κᵢ with Jᵢ = [0 I; f_x f_v] at stage i;
-  // λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ
-  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
+  // λ₀ = λ₁ + Σ ηᵢ, ∂ψ/∂ρ += Σ κᵥᵢᵀ f_ρ. The quadrature's weights wᵢ on stage i's outputs
+  // O(Xᵢ, Vᵢ, KVᵢ; ρ): κᵥᵢ += O_aᵀ wᵢ, ηᵢ += (O_xᵀ wᵢ, O_vᵀ wᵢ), ∂ψ/∂ρ += wᵢᵀ O_ρ
+  void reverseWithStageOutputs(StateColumns& l, Eigen::MatrixXd& grad, const std::vector<Eigen::MatrixXd>& wO) const override {
     if (l.x.rows() == 0) return;
     const double h = h_;
     std::vector<Eigen::MatrixXd> ex(6), ev(6);
@@ -66,10 +76,21 @@ class RungeKuttaTangent final : public StepTangent {
         kv += (h * kA[j][k]) * ev[static_cast<std::size_t>(j)];
       }
       const Stage& sg = stages_[static_cast<std::size_t>(k)];
+      const Eigen::MatrixXd* w = nullptr;
+      if (k >= 2 && sg.outputs && wO.size() == 4) w = &wO[static_cast<std::size_t>(k - 2)];
+      if (w && sg.out.Oa.size()) kv += sg.out.Oa.transpose() * *w;
       ex[static_cast<std::size_t>(k)] = sg.fx.transpose() * kv;
       ev[static_cast<std::size_t>(k)] = kx + sg.fv.transpose() * kv;
-      if (sg.products) sg.products->add(kv, {}, grad);
-      else grad += kv.transpose() * sg.fp;
+      if (w && sg.out.Ox.cols()) {
+        ex[static_cast<std::size_t>(k)] += sg.out.Ox.transpose() * *w;
+        ev[static_cast<std::size_t>(k)] += sg.out.Ov.transpose() * *w;
+      }
+      if (sg.products) {
+        sg.products->add(kv, w ? *w : Eigen::MatrixXd(), grad);
+      } else {
+        grad += kv.transpose() * sg.fp;
+        if (w) grad += w->transpose() * sg.out.Op;
+      }
       lx0 += ex[static_cast<std::size_t>(k)];
       lv0 += ev[static_cast<std::size_t>(k)];
     }
@@ -143,9 +164,10 @@ void trapezoidalAlong(double h, const PointPartials& n, StateColumns& S) {
   S.v = Vh + (0.5 * h) * S.a;
 }
 
-void rungeKuttaAlong(double h, const std::vector<Stage>& stages, StateColumns& S) {
+void rungeKuttaAlong(double h, const std::vector<Stage>& stages, StateColumns& S, StageOutputs* out, std::array<StateColumns, 4>* columns) {
   std::vector<Eigen::MatrixXd> kx(6), kv(6);
   Eigen::MatrixXd X1 = S.x, V1 = S.v;
+  if (out) out->set = stages.size() == 6 && stages[2].outputs;
   for (std::size_t i = 0; i < 6; ++i) {
     Eigen::MatrixXd X = S.x, V = S.v;
     for (std::size_t j = 0; j < i; ++j) {
@@ -154,6 +176,12 @@ void rungeKuttaAlong(double h, const std::vector<Stage>& stages, StateColumns& S
     }
     kx[i] = V;
     kv[i] = stages[i].fx * X + stages[i].fv * V + stages[i].fp;
+    if (out && out->set && i >= 2) {
+      const PointPartials& o = stages[i].out;
+      out->outputs[i - 2] = o.outputs;
+      out->along[i - 2] = o.outputsAlong(StateColumns{X, V, kv[i]});
+    }
+    if (columns && i >= 2) (*columns)[i - 2] = {X, V, kv[i]};
     X1 += (h * kB[i]) * kx[i];
     V1 += (h * kB[i]) * kv[i];
   }
@@ -161,7 +189,8 @@ void rungeKuttaAlong(double h, const std::vector<Stage>& stages, StateColumns& S
   S.v = V1;
 }
 
-Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, std::vector<Stage>& stages) {
+Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, std::vector<Stage>& stages,
+                        bool outputs) {
   std::vector<Eigen::VectorXd> kx(6), kv(6);
   stages.assign(6, {});
   for (std::size_t i = 0; i < 6; ++i) {
@@ -171,14 +200,28 @@ Status rungeKuttaStages(const PartialsAt& at, double t0, const Eigen::VectorXd& 
       V += (h * kA[i][j]) * kv[j];
     }
     PointPartials n;
-    if (Status s = at(t0 + kC[i] * h, X, V, kv[i], n); !s.ok()) return s;
-    stages[i] = {n.Ax, n.Av, n.Ap, n.products};
+    if (Status s = at(t0 + kC[i] * h, X, V, kv[i], n, outputs && i >= 2); !s.ok()) return s;
+    Stage& sg = stages[i];
+    sg.fx = std::move(n.Ax);
+    sg.fv = std::move(n.Av);
+    sg.fp = std::move(n.Ap);
+    sg.products = n.products;
+    sg.t = t0 + kC[i] * h;
+    sg.x = X;
+    sg.v = V;
+    sg.f = kv[i];
+    if (outputs && i >= 2) {
+      sg.outputs = true;
+      sg.out = std::move(n);
+    }
     kx[i] = V;
   }
   return {};
 }
 
-Status rungeKuttaAlongStages(const AlongAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, StateColumns& S) {
+Status rungeKuttaAlongStages(const AlongAt& at, double t0, const Eigen::VectorXd& x0, const Eigen::VectorXd& v0, double h, StateColumns& S,
+                             StageOutputs* out) {
+  if (out) out->set = true;
   std::vector<Eigen::VectorXd> kx(6), kv(6);
   std::vector<Eigen::MatrixXd> kX(6), kV(6);
   Eigen::MatrixXd X1 = S.x, V1 = S.v;
@@ -191,7 +234,9 @@ Status rungeKuttaAlongStages(const AlongAt& at, double t0, const Eigen::VectorXd
       X += (h * kA[i][j]) * kX[j];
       V += (h * kA[i][j]) * kV[j];
     }
-    if (Status s = at(t0 + kC[i] * h, x, v, X, V, kv[i], kV[i]); !s.ok()) return s;
+    const bool o = out && i >= 2;
+    if (Status s = at(t0 + kC[i] * h, x, v, X, V, kv[i], kV[i], o ? &out->outputs[i - 2] : nullptr, o ? &out->along[i - 2] : nullptr); !s.ok())
+      return s;
     kx[i] = v;
     kX[i] = V;
     X1 += (h * kB[i]) * kX[i];
@@ -203,12 +248,12 @@ Status rungeKuttaAlongStages(const AlongAt& at, double t0, const Eigen::VectorXd
 }
 
 Status stepAlongByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b, StateColumns& S,
-                           Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+                           Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong, StageOutputs* stageOutputs) {
   const double h = b.t - a.t;
   if (rungeKutta) {
     std::vector<Stage> st;
-    if (Status s = stages(a, h, st); !s.ok()) return s;
-    rungeKuttaAlong(h, st, S);
+    if (Status s = stages(a, h, st, stageOutputs != nullptr); !s.ok()) return s;
+    rungeKuttaAlong(h, st, S, stageOutputs);
     return f.pointAlong(b, S, outputs, outputsAlong);
   }
   PointPartials n;
@@ -229,7 +274,7 @@ Status pointAlongByPartials(Formulation& f, const RunPoint& p, StateColumns& S, 
 }
 
 Status lineariseByPartials(Formulation& f, bool rungeKutta, const StagesOf& stages, const RunPoint& a, const RunPoint& b,
-                           std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd) {
+                           std::unique_ptr<StepTangent>& tangent, PointPartials& atEnd, bool stageOutputs) {
   if (Status s = f.partials(b, true, atEnd); !s.ok()) return s;
   const double h = b.t - a.t;
   if (!rungeKutta) {
@@ -237,7 +282,7 @@ Status lineariseByPartials(Formulation& f, bool rungeKutta, const StagesOf& stag
     return {};
   }
   std::vector<Stage> st;
-  if (Status s = stages(a, h, st); !s.ok()) return s;
+  if (Status s = stages(a, h, st, stageOutputs); !s.ok()) return s;
   tangent = rungeKuttaTangent(h, std::move(st));
   return {};
 }

@@ -171,7 +171,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
   // F(z₁) = 0 differentiated along S: T Z₁ = −(F_ż Ẑ' + M Ẑ'' + F_ρ), the right-hand side one pass
   // of F along (Ẑ', Ẑ'') with the parameters seeded; then the projections and the outputs along
   // the new sensitivities
-  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) override {
+  Status stepAlong(const RunPoint& a, const RunPoint& b, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong,
+                   StageOutputs*) override {  // the trapezoidal rule's: no stages
     const double h = b.t - a.t;
     const auto nz = b.x.size();
     Eigen::VectorXd zdS, zddS;
@@ -499,7 +500,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     }
     Status step(double, double t1, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) override {
       RunPoint b{t1, coords(), z, zd, zdd, {}};
-      const Status s = to->step(last, b);
+      const Status s = to->step(last, b, nullptr);
       last = std::move(b);
       return s;
     }

@@ -80,7 +80,7 @@ Status RunRecord::start(const RunPoint& p) {
   return {};
 }
 
-Status RunRecord::step(const RunPoint& from, const RunPoint& to) {
+Status RunRecord::step(const RunPoint& from, const RunPoint& to, const StagePoints*) {
   // a step starts where the item before it ended: its start time is not kept
   if (from.t != times_.back())
     return failure(Status::Code::BadRequest, from.t, "the run's record: a step from t = " + shortNumber(from.t) + " s does not start where the last item ended");

@@ -63,7 +63,7 @@ class RunRecord : public PointObserver {
     Kind kind = Kind::Step;
   };
   Status start(const RunPoint& p) override;
-  Status step(const RunPoint& from, const RunPoint& to) override;
+  Status step(const RunPoint& from, const RunPoint& to, const StagePoints* stages) override;
   Status changed(const RunPoint& before, const RunPoint& after) override;
   /// An impact: the point after it saved (a segment ends at each), the contacts kept.
   Status impact(const RunPoint& before, const RunPoint& after, const std::vector<int>& contacts) override;

@@ -58,12 +58,12 @@ double seconds(std::chrono::steady_clock::time_point since) {
 // decides
 constexpr std::size_t kAdjointRecordBudget = std::size_t{64} << 20;
 
-// the run a method follows; RK45 with integral costs takes steps of at most dt, as a plain run of
-// the file does (SimulationSpec::maxStep)
+// the run a method follows; RK45 with costs taken at the steps' points (targets, extremes) takes
+// steps of at most dt, as a plain run of the file does (SimulationSpec::maxStep); its integral
+// costs are quadratures over its stages, its steps chosen by the tolerance alone
 analysis::SimulationSpec runSpec(const SensitivitySpec& spec, const Study& st) {
   analysis::SimulationSpec s = spec.run;
-  if (s.maxStep == 0 && (st.costs.hasType(Cost::Type::Integral) || st.costs.hasType(Cost::Type::Targets) ||
-                          st.costs.hasType(Cost::Type::Minimum) || st.costs.hasType(Cost::Type::Maximum)))
+  if (s.maxStep == 0 && (st.costs.hasType(Cost::Type::Targets) || st.costs.hasType(Cost::Type::Minimum) || st.costs.hasType(Cost::Type::Maximum)))
     s.maxStep = s.dt;
   s.outputDt = s.tEnd;  // the rows are not the point: keep two
   s.rows = {};

@@ -225,11 +225,13 @@ void runGlobal(RunContext& run) {
   NaturalObserver* observer = spec.naturalObserver;
   auto observed = [](const GlobalState& st) { return integ::State{st.t(), st.q(), st.qd(), st.qdd()}; };
   // the state at t into the tree's coordinates: a row when `store`, and into the costs
-  auto record = [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, bool store) {
+  // `costs` false: not a point of the costs (RK45's rows inside a step, whose integrals are the
+  // step's quadrature)
+  auto record = [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a, bool store, bool costs = true) {
     elements.accept(t, x, v);
     mapped(x, v, a);
     rows.record(t, z, zd, zdd, store, store ? residuals.at(*current, t, x, v) : nullptr);
-    rows.addCosts(t, z, zd, zdd);
+    if (costs) rows.addCosts(t, z, zd, zdd);
     stopped = rows.nonFinite();
   };
   auto cancelled = [&](double t) {
@@ -463,11 +465,13 @@ void runGlobal(RunContext& run) {
     if (observer) res.status = observer->start(s, z);
     if (res.status.ok()) res.status = startEvents(st);
     integ::State from;
-    // integral costs are a trapezoidal rule over the steps: at most dt long (as Matrix R's)
+    // terms taken at the steps' points: steps at most dt long (as Matrix R's)
     double maxStep = spec.maxStep;
-    if (maxStep == 0 && spec.mechanism)
-      for (const Cost& c : spec.mechanism->costs)
-        if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
+    if (maxStep == 0 && spec.mechanism && sampledCosts(*spec.mechanism)) maxStep = spec.dt;
+    // integral costs: quadratures over the steps' stages (a step cut at an event: the
+    // trapezoidal rule over its rows up to the event)
+    const bool quadrature = rows.integralCosts() && nm.nq > 0;
+    std::array<integ::State, 4> stages;
     integ::DormandPrince rk(nm.nq, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
     const double rowDt = spec.outputDt > 0 ? spec.outputDt : spec.dt;
     const long rowCount = static_cast<long>(std::ceil(spec.tEnd / rowDt - 1e-9));
@@ -490,6 +494,8 @@ void runGlobal(RunContext& run) {
       from = s;
       res.status = rk.step(ode, s, spec.tEnd);
       if (!res.status.ok()) break;
+      if (quadrature || observer)
+        for (int i = 0; i < 4; ++i) rk.stageState(3 + i, stages[static_cast<std::size_t>(i)]);
       // a contact that closed inside the step: located on its dense output, the step cut there
       bool impact = false;
       double tEvent = s.t;
@@ -527,7 +533,7 @@ void runGlobal(RunContext& run) {
         rk.interpolate(tRow, xRow, vRow);
         res.status = ode.acceleration(tRow, xRow, vRow, aRow);
         if (!res.status.ok()) break;
-        record(tRow, xRow, vRow, aRow, true);
+        record(tRow, xRow, vRow, aRow, true, !quadrature || impact || opens >= 0);
       }
       if (!res.status.ok() || stopped) break;
       if (impact || opens >= 0) {
@@ -544,10 +550,24 @@ void runGlobal(RunContext& run) {
       }
       monitor.accept();
       // the step's end into the energies' and costs' quadratures, a row or not
-      if (s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false);
+      if (quadrature) {
+        for (std::size_t i = 0; i < 4; ++i) {
+          mapped(stages[i].x, stages[i].v, stages[i].a);
+          rows.stageOutputs(static_cast<int>(3 + i), stages[i].t, z, zd, zdd);
+        }
+        rows.stagesOfNextCosts();
+      }
+      if (s.t > rows.lastRecordedT()) record(s.t, s.x, s.v, s.a, false, !quadrature);
+      if (quadrature) {
+        mapped(s.x, s.v, s.a);
+        rows.addCosts(s.t, z, zd, zdd);
+      }
       if (observer) {
         mapped(s.x, s.v, s.a);
-        if (!(res.status = observer->step(from, s, z)).ok()) break;
+        observer->stages = &stages;
+        res.status = observer->step(from, s, z);
+        observer->stages = nullptr;
+        if (!res.status.ok()) break;
       }
       if (cancelled(s.t)) break;
     }

@@ -68,6 +68,11 @@ class MatrixRSystem : public integ::SecondOrderSystem {
   void beginStep(const integ::State& s) override {
     if (s.t == t_) restoreAnchor();
   }
+  /// Told of each Dormand–Prince stage evaluated (3–7): the run's quadratures read the data there.
+  std::function<void(int)> onStage;
+  void stageEvaluated(int stage) override {
+    if (onStage) onStage(stage);
+  }
   // A change of branch shows in the dependent velocities: along the branch ż is smooth and the
   // trapezoidal rule ż₁ ≈ ż₀ + h(z̈₀ + z̈₁)/2 holds to O(h³); on another branch ż differs by the
   // order of ż itself however short the step (at a bifurcation the branches' tangents differ).
@@ -155,15 +160,34 @@ void runMatrixR(RunContext& run) {
   if (observer) trapOptions.tolerance = 1e-13;
   integ::Trapezoidal trap(n, trapOptions);
   double maxStep = spec.maxStep;
-  if (maxStep == 0 && spec.mechanism)
-    for (const Cost& c : spec.mechanism->costs)
-      if (c.type != Cost::Type::Terminal) maxStep = spec.dt;
+  if (maxStep == 0 && spec.mechanism && sampledCosts(*spec.mechanism)) maxStep = spec.dt;
   // a driven mechanism has nothing to integrate: its steps are position problems from the last
   // state, which must be near (one step to the end fails to converge), and the drivers' work is a
   // quadrature over them. At most one row interval each.
   if (n == 0 && spec.dt > 0) maxStep = maxStep > 0 ? std::min(maxStep, spec.dt) : spec.dt;
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
+  // RK45's integral costs are quadratures beside the state: its stages' outputs, each step's
+  const bool quadrature = !trapezoidal && n > 0 && rows.integralCosts();
+  if (quadrature) sys.onStage = [&](int stage) { rows.stageOutputs(stage, data.t, data.z, data.zd, data.zdd); };
+  // an accepted step's pieces: their ends and RK45's stages for the observer, their stages'
+  // outputs for the costs
+  std::vector<std::array<integ::State, 4>> pieceStages;
+  auto clearPieces = [&] {
+    pieceEnds.clear();
+    pieceStages.clear();
+    if (quadrature) rows.dropSteps();
+  };
+  auto acceptedPiece = [&] {
+    if (observer) {
+      pieceEnds.push_back(s);
+      if (!trapezoidal && n > 0) {
+        pieceStages.emplace_back();
+        for (int i = 0; i < 4; ++i) rk.stageState(3 + i, pieceStages.back()[static_cast<std::size_t>(i)]);
+      }
+    }
+    if (quadrature) rows.keepStep();
+  };
   rows.record(0, data.z, data.zd, data.zdd, true);
   if (rows.nonFinite()) return;
   rows.addCosts(0, data.z, data.zd, data.zdd);
@@ -361,8 +385,8 @@ void runMatrixR(RunContext& run) {
           else if (d < 3 * reach && proposed < 0.5 * reach) tryStep = d - 0.55 * reach;
         }
         res.status = rk.step(sys, s, tFinal, tryStep);
-        pieceEnds.clear();
-        if (observer && res.status.ok()) pieceEnds.push_back(s);
+        clearPieces();
+        if (res.status.ok()) acceptedPiece();
         if (res.status.code == lw::Status::Code::Rejected) {
           if (++forcedFailures > 6) {
             res.status = lw::failure(lw::Status::Code::NotConverged, s.t,
@@ -443,7 +467,7 @@ void runMatrixR(RunContext& run) {
     // the step taken again from its start to tEvent (a contact that closes, a held one that opens)
     auto stepAgainTo = [&](double tEvent) -> lw::Status {
       restart();
-      pieceEnds.clear();
+      clearPieces();
       if (tEvent <= s.t + kEventTime) return {};  // at the step's start: the state there
       lw::Status st;
       if (trapezoidal) {
@@ -451,10 +475,10 @@ void runMatrixR(RunContext& run) {
         if (st.ok() && observer) pieceEnds.push_back(s);
       } else {
         st = rk.step(sys, s, tEvent, tEvent - s.t);
-        if (st.ok() && observer) pieceEnds.push_back(s);
+        if (st.ok()) acceptedPiece();
         while (st.code == lw::Status::Code::Rejected || (st.ok() && s.t < tEvent - kEventTime)) {
           st = rk.step(sys, s, tEvent);  // the error control's own steps up to the event
-          if (st.ok() && observer) pieceEnds.push_back(s);
+          if (st.ok()) acceptedPiece();
         }
       }
       return st;
@@ -507,10 +531,12 @@ void runMatrixR(RunContext& run) {
     sys.setAnchor();
     if (observer) {
       const integ::State* from = &saved;
-      for (const integ::State& end : pieceEnds) {
-        res.status = observer->step(data.dofs, *from, end, data.z);
+      for (std::size_t i = 0; i < pieceEnds.size(); ++i) {
+        observer->stages = i < pieceStages.size() ? &pieceStages[i] : nullptr;
+        res.status = observer->step(data.dofs, *from, pieceEnds[i], data.z);
+        observer->stages = nullptr;
         if (!res.status.ok()) break;
-        from = &end;
+        from = &pieceEnds[i];
       }
       if (!res.status.ok()) break;
     }
@@ -539,7 +565,8 @@ void runMatrixR(RunContext& run) {
     if (storeEnd) ++nextRow;
     rows.record(s.t, zAccepted, zdAccepted, zddAccepted, storeEnd || (impact && !atTimes));
     if (rows.nonFinite()) break;
-    rows.addCosts(s.t, zAccepted, zdAccepted, zddAccepted);
+    if (quadrature) rows.addSteps();
+    else rows.addCosts(s.t, zAccepted, zdAccepted, zddAccepted);
     sys.restoreAnchor();
     if (impact) {
       res.status = applyImpact(closing);

@@ -53,6 +53,20 @@ class RunRows {
               const double* residuals = nullptr);
   /// The costs' terms at an accepted state.
   void addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
+  /// Whether the costs have integrals: a Dormand–Prince run then gives the next addCosts the
+  /// outputs at its step's stages 3–6 (its quadrature, CostAccumulator::rungeKuttaStages).
+  bool integralCosts() const { return costs && costSet.hasType(Cost::Type::Integral); }
+  /// The costs' outputs at stage `stage` (3–7, 7 the end) of the step being attempted.
+  void stageOutputs(int stage, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
+  /// The attempt whose stages were given last is an accepted step: kept for addSteps.
+  void keepStep();
+  /// The steps kept are dropped (the run takes them again).
+  void dropSteps() { kept.clear(); }
+  /// The costs' terms of the steps kept, each by its quadrature and its end (in place of
+  /// addCosts at the last one's end).
+  void addSteps();
+  /// The stages 3–6 given last are those of the step whose end the next addCosts adds.
+  void stagesOfNextCosts() { stagesPending = true; }
   /// What an impact took from the motion: counted as dissipated, so that the balance holds.
   void addDissipated(double e) { dissipated += e; }
   /// An event (an impact or a switch) at `event.t`: logged in the result, the energy it took
@@ -86,6 +100,14 @@ class RunRows {
   std::unique_ptr<CostAccumulator<double>> costs;
   bool costEnergies = false, costResiduals = false;  // costs of energies or residuals: filled in addCosts
   std::vector<double> outputValues, rowOutputValues, lastRowOutputs;
+  struct StageValues {  // the costs' outputs at a step's stages 3–6 and at its end (stage 7)
+    std::array<std::vector<double>, 5> outputs;
+    double t = 0;  // the end's
+  };
+  StageValues attempt;
+  std::vector<StageValues> kept;
+  bool stagesPending = false;
+  void costOutputsAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, std::vector<double>& out);
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;
   dyn::MotionSnapshot snap;

@@ -79,7 +79,35 @@ RunRows::RunRows(const ResolvedMechanism& mechanism, const SimulationSpec& runSp
 
 void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
   if (!costs) return;
-  outputsOn<double>(costOutputs, model.tree, numbers, z, zd, zdd, t, outputValues.data(), costReactions.get());
+  costOutputsAt(t, z, zd, zdd, outputValues);
+  if (stagesPending) {
+    const auto& o = attempt.outputs;
+    costs->rungeKuttaStages({o[0].data(), o[1].data(), o[2].data(), o[3].data()});
+    stagesPending = false;
+  }
+  costs->add(t, outputValues.data(), m.parameters->values().data());
+}
+
+void RunRows::stageOutputs(int stage, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
+  std::vector<double>& out = attempt.outputs[static_cast<std::size_t>(stage - 3)];
+  out.resize(outputValues.size());
+  costOutputsAt(t, z, zd, zdd, out);
+  if (stage == 7) attempt.t = t;
+}
+
+void RunRows::keepStep() { kept.push_back(attempt); }
+
+void RunRows::addSteps() {
+  for (const StageValues& s : kept) {
+    const auto& o = s.outputs;
+    costs->rungeKuttaStages({o[0].data(), o[1].data(), o[2].data(), o[3].data()});
+    costs->add(s.t, o[4].data(), m.parameters->values().data());
+  }
+  kept.clear();
+}
+
+void RunRows::costOutputsAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, std::vector<double>& out) {
+  outputsOn<double>(costOutputs, model.tree, numbers, z, zd, zdd, t, out.data(), costReactions.get());
   // what outputsOn leaves zero (no derivative): filled here, for costs a run only evaluates
   if (costEnergies || costResiduals) {
     const dyn::Energy e = dyn::energy(model.tree, z, zd);
@@ -87,12 +115,11 @@ void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd
     for (std::size_t i = 0; i < costOutputs.components.size(); ++i) {
       const auto& c = costOutputs.components[i];
       if (c.type == Output::Type::Energy)
-        outputValues[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
+        out[i] = c.which == Output::Energy::Kinetic ? e.kinetic : c.which == Output::Energy::Potential ? e.potential : e.total();
       else if (c.type == Output::Type::ConstraintResidual)
-        outputValues[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
+        out[i] = snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0;
     }
   }
-  costs->add(t, outputValues.data(), m.parameters->values().data());
 }
 
 void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, bool store,

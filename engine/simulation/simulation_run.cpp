@@ -40,6 +40,12 @@ bool parseFormulation(const std::string& s, Formulation& out) {
 
 bool trapezoidalOnly(Formulation f) { return f == Formulation::Penalty || f == Formulation::Index3; }
 
+bool sampledCosts(const Mechanism& m) {
+  for (const Cost& c : m.costs)
+    if (c.type != Cost::Type::Terminal && c.type != Cost::Type::Integral) return true;
+  return false;
+}
+
 bool isGlobal(Formulation f) { return f == Formulation::Index3 || f == Formulation::Index1 || f == Formulation::PenaltyGlobal; }
 
 Status StepObserver::impact(const std::vector<dyn::Dof>&, const integ::State& before, const integ::State&, const std::vector<int>&,

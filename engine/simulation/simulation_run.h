@@ -1,6 +1,7 @@
 // A forward-dynamics simulation as one job (CLI, GUI, tests): formulation, integrator, time span.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <string>
@@ -27,6 +28,10 @@ bool parseFormulation(const std::string& s, Formulation& out);
 const char* toString(Formulation f);
 /// Does the formulation integrate with the trapezoidal rule only (penalty, index-3)?
 bool trapezoidalOnly(Formulation f);
+/// Whether the file's costs include terms taken at the steps' points (targets, a minimum, a
+/// maximum): RK45 then keeps its steps at most dt long, the spacing those terms read between.
+/// Integral costs need no limit: RK45 integrates them as quadratures of its own order.
+bool sampledCosts(const Mechanism& m);
 /// Is it one of the global formulations on the natural coordinates?
 bool isGlobal(Formulation f);
 bool parseIntegrator(const std::string& s, Integrator& out);
@@ -41,6 +46,9 @@ class StepObserver {
   /// indices), set by the run: the steps' equations include their forces. A gap let go is reported
   /// as switched() with the same coordinates.
   const std::vector<int>* held = nullptr;
+  /// During step(): an RK45 step's stages 3–6 (what its integral costs' quadrature weighs besides
+  /// its ends, integ::dopri::quadratureB), set by the run; null for a trapezoidal step.
+  const std::array<integ::State, 4>* stages = nullptr;
   /// The assembled initial state (t = 0), in the first choice of independent coordinates.
   virtual Status start(const dyn::MatrixRModel& model, const std::vector<dyn::Dof>& dofs, const integ::State& s,
                        const Eigen::VectorXd& z) = 0;
@@ -95,6 +103,8 @@ class NaturalObserver {
   /// The gaps held closed at each report (resting contacts: rows of the natural model, sorted gap
   /// indices), set by the run; an impact reports the set after it.
   const std::vector<int>* held = nullptr;
+  /// During step(): an RK45 step's stages 3–6 (StepObserver::stages), null for other steps.
+  const std::array<integ::State, 4>* stages = nullptr;
 };
 
 /// The smallest RK45 relative tolerance double precision can meet (its absolute tolerance, a
@@ -108,9 +118,10 @@ struct SimulationSpec {
   double dt = 1e-3;     // trapezoidal and penalty: the step; RK45 (which chooses its own steps):
                         // the interval between rows when outputDt is 0
   double tol = 1e-8;    // RK45 relative tolerance (absolute: a hundredth of it), at least kSmallestTolerance
-  // RK45: the longest step (0: none). The file's integral costs (SimulationSpec::mechanism) set
-  // it to dt: they are a trapezoidal rule over the steps, and the error control alone takes a few
-  // long steps where the motion is smooth (a free fall: ∫y off by 60 %)
+  // RK45: the longest step (0: none). The file's costs taken at the steps' points (targets,
+  // minimum, maximum: sampledCosts) set it to dt: the error control alone takes a few long steps
+  // where the motion is smooth. Integral costs do not: they are quadratures over RK45's stages,
+  // of its order (CostAccumulator::rungeKuttaStages)
   double maxStep = 0;
   // set (Matrix R): the rows at t = 0 and these times (increasing, > 0) from the steps'
   // interpolants instead of every outputDt; the run ends at the last

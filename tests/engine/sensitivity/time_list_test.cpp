@@ -54,7 +54,7 @@ TEST(RunRecord, AnAutomaticRecordKeepsEveryPointWhileTheyFitThenThinsByHalves) {
     const RunPoint b = point(k * dt);
     for (RunRecord* r : {&all, &thinned}) {
       if (k == 150) ASSERT_TRUE(r->impact(a, b, {0}).ok());
-      else ASSERT_TRUE(r->step(a, b).ok());
+      else ASSERT_TRUE(r->step(a, b, nullptr).ok());
     }
     a = b;
   }
