@@ -164,6 +164,7 @@ Status DormandPrince::step(SecondOrderSystem& sys, State& s, double tStop, doubl
   if (h_ <= 0 && tryStep <= 0) h_ = initialStep(sys, s, tStop);
   double h = tryStep > 0 ? tryStep : h_;
   if (options_.maxStep > 0) h = std::min(h, options_.maxStep);
+  if (stepLimit_ > 0 && tryStep <= 0) h = std::min(h, stepLimit_);
   for (int attempt = 0;; ++attempt) {
     // the last step before tStop is stretched to reach it rather than leave a sliver
     if (h >= span || (tryStep <= 0 && h > 0.99 * span)) h = span;

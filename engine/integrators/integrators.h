@@ -132,6 +132,10 @@ class DormandPrince {
   double stepEnd() const { return t0_ + hDone_; }
   /// The size the error control proposes for the next step (0 before the first).
   double proposedStep() const { return h_; }
+  /// A limit on the steps besides the options' maxStep, for as long as it is set (0: none): a
+  /// stiff part of the motion whose error is zero (a contact held at rest by its stabilisation)
+  /// is stable only for short enough steps.
+  void setStepLimit(double h) { stepLimit_ = h; }
   /// Stage `stage` (3–6) of the last accepted step: its time, positions, velocities and the
   /// accelerations evaluated there (valid until the next step).
   void stageState(int stage, State& out) const;
@@ -149,6 +153,7 @@ class DormandPrince {
   int n_;
   double h_ = 0;
   double t0_ = 0, hDone_ = 0;  // the last accepted step
+  double stepLimit_ = 0;
   Eigen::VectorXd y_, k_[7], ytmp_, ynew_, err_, a_, x_, v_;  // x_, v_: the halves of a stage's y
   Eigen::VectorXd dense_[5];   // the continuous extension's coefficients of the last step
   State stepEndState_;

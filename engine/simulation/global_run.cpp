@@ -472,6 +472,7 @@ void runGlobal(RunContext& run) {
     // trapezoidal rule over its rows up to the event)
     const bool quadrature = rows.integralCosts() && nm.nq > 0;
     std::array<integ::State, 4> stages;
+    const double heldStep = 2 / events::restingOmega(m);
     integ::DormandPrince rk(nm.nq, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
     const double rowDt = spec.outputDt > 0 ? spec.outputDt : spec.dt;
     const long rowCount = static_cast<long>(std::ceil(spec.tEnd / rowDt - 1e-9));
@@ -492,6 +493,7 @@ void runGlobal(RunContext& run) {
     while (res.status.ok() && !stopped && nextRow <= rowCount) {
       zStart = z;
       from = s;
+      rk.setStepLimit(resting.any() ? heldStep : 0.0);  // (as Matrix R's: the held gaps' stabilisation)
       res.status = rk.step(ode, s, spec.tEnd);
       if (!res.status.ok()) break;
       if (quadrature || observer)

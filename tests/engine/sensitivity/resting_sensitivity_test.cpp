@@ -42,10 +42,6 @@ sens::SensitivitySpec study(Method method, const Route& route, double tEnd) {
   s.run.tEnd = tEnd;
   s.run.dt = 1e-3;
   s.run.tol = 1e-10;
-  // RK45 at most 1 ms a step: over the long steps it takes at rest (its integral costs no
-  // longer cap them) the complex step's held contact drifts by 1e-6 (y_T's derivative at rest;
-  // the direct method and the adjoint give its 0)
-  if (route.integrator == analysis::Integrator::RK45) s.run.maxStep = 1e-3;
   return s;
 }
 
