@@ -1,5 +1,7 @@
 #include "dynamics/penalty_derivatives.h"
 
+#include <Eigen/LU>
+
 #include <algorithm>
 #include <complex>
 #include <vector>
@@ -139,6 +141,48 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
   b = M * zddStar + (J.transpose() * r) * S(hh * alpha);
   if (!num::solveOn(A, b, x)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   zdd = x.col(0);
+  return {};
+}
+
+Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeNumbers<num::Dual8>& p8, double alpha, double t,
+                                 double h, const Eigen::VectorXd& z, const Eigen::VectorXd& zdStar, PenaltyProjectionPartials& out,
+                                 const ExtraRowsOn<double>* extra, const ExtraRowsOn<num::Dual8>* extra8) {
+  using D = num::Dual8;
+  const double hh = 0.25 * h * h;
+  const int nz = m.nz;
+  detail::TreeMotion<double>& motion = motionAt<double>(m, p, z, &zdStar, nullptr);
+  VectorOn<double> Q;
+  out.M = massOn(m, p, motion, z, zdStar, t, Q);
+  VectorOn<double> phi;
+  MatrixOn<double> J;
+  rowsOn(m, p, motion, z, t, extra, phi, J);
+  if (phi.size() == 0) {
+    out.Pd = out.Qdd = Eigen::MatrixXd::Identity(nz, nz);
+    out.Qd = Eigen::MatrixXd::Zero(nz, nz);
+    return {};
+  }
+  const Eigen::PartialPivLU<Eigen::MatrixXd> A(Eigen::MatrixXd(out.M + (hh * alpha) * (J.transpose() * J)));
+  if (!(std::abs(A.determinant()) > 0)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
+  out.Pd = A.solve(out.M);
+  out.Qdd = out.Pd;
+  // the projected velocities (as penaltyProjectOn's), then c_ż there, eight columns a pass
+  VectorOn<double> r = VectorOn<double>::Zero(phi.size());
+  if (std::any_of(m.constraints.begin(), m.constraints.end(), [](const LoopConstraint& c) { return c.kind == LoopConstraint::Kind::Driver; })) {
+    const std::vector<Jet<double>> phiT = ratesOn<double>(m, p, motion, z, nullptr, t);
+    for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
+  }
+  const Eigen::VectorXd zd = A.solve(Eigen::VectorXd(out.M * zdStar - (hh * alpha) * (J.transpose() * r)));
+  Eigen::MatrixXd cz(phi.size(), nz);
+  const VectorOn<D> z8 = z.cast<D>();
+  for (int first = 0; first < nz; first += num::kChunk) {
+    VectorOn<D> zd8 = zd.cast<D>();
+    for (int j = first; j < std::min(nz, first + num::kChunk); ++j) zd8[j].g[j - first] = 1;
+    detail::TreeMotion<D>& motion8 = motionAt<D>(m, p8, z8, &zd8, nullptr);
+    const VectorOn<D> c = curvaturesOn<D>(m, p8, motion8, z8, zd8, t, extra8);
+    for (Eigen::Index i = 0; i < c.size(); ++i)
+      for (int j = first; j < std::min(nz, first + num::kChunk); ++j) cz(i, j) = c[i].g[j - first];
+  }
+  out.Qd = A.solve(Eigen::MatrixXd((hh * alpha) * (J.transpose() * (cz * out.Pd))));
   return {};
 }
 

@@ -36,6 +36,18 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
                         const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd,
                         const ExtraRowsOn<S>* extra = nullptr);
 
+/// The projections' partials by the trapezoidal velocities and accelerations at z, which they
+/// are linear in: with A = M + h²/4 Φ_zᵀαΦ_z, ∂ż/∂ż* = A⁻¹M = ∂z̈/∂z̈*, ∂z̈/∂ż* = A⁻¹ h²/4 Φ_zᵀα c_ż
+/// ∂ż/∂ż* (c_ż = ∂c/∂ż at the projected ż: a pass of the curvatures on dual numbers, eight
+/// columns a pass), ∂ż/∂z̈* = 0; and M, the residual's ∂F/∂z̈. On doubles otherwise: what a step's
+/// linearisation needs besides its z columns. p8: the same numbers on dual numbers (unseeded).
+struct PenaltyProjectionPartials {
+  Eigen::MatrixXd M, Pd, Qd, Qdd;
+};
+Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeNumbers<num::Dual8>& p8, double alpha, double t,
+                                 double h, const Eigen::VectorXd& z, const Eigen::VectorXd& zdStar, PenaltyProjectionPartials& out,
+                                 const ExtraRowsOn<double>* extra = nullptr, const ExtraRowsOn<num::Dual8>* extra8 = nullptr);
+
 /// The initial accelerations, as penaltyStart: (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀ α c.
 template <class S>
 Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,

@@ -292,10 +292,11 @@ class Penalty final : public Formulation, private FormulationNumbers {
     Eigen::VectorXd zdS, zddS;
     trapezoidal(a, h, b.x, zdS, zddS);
     PenaltyStep J;
-    // F's partial derivatives: z, ż, z̈ in turn
-    auto seed3 = [&](Eigen::Index first) {
+    // F's partial derivatives by z and ż (forward AD, `columns` of them); by z̈ it is M (F is
+    // linear in z̈), and the projections are linear in ż*, z̈*: their partials on doubles
+    auto seed = [&](Eigen::Index first, Eigen::Index columns) {
       std::array<Vec<Dual>, 3> s{b.x.cast<Dual>(), zdS.cast<Dual>(), zddS.cast<Dual>()};
-      for (Eigen::Index j = first; j < std::min(3 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
+      for (Eigen::Index j = first; j < std::min(columns, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
       return s;
     };
     Eigen::MatrixXd Fs, Ps;
@@ -305,12 +306,22 @@ class Penalty final : public Formulation, private FormulationNumbers {
       dyn::penaltyResidualOn<S>(tree_, nums.tree, alpha_, b.t, z, zd, zdd, F, &rows);
       return {};
     };
-    if (Status s = stateColumns(3 * nz, nz, seed3, [&](const auto& s3, Vec<Dual>& F) { return residual(plain_, s3[0], s3[1], s3[2], F); }, Fs); !s.ok())
+    if (Status s = stateColumns(
+            2 * nz, nz, [&](Eigen::Index first) { return seed(first, 2 * nz); },
+            [&](const auto& s3, Vec<Dual>& F) { return residual(plain_, s3[0], s3[1], s3[2], F); }, Fs);
+        !s.ok())
       return s;
-    J.Fd = Fs.middleCols(nz, nz);
-    J.M = Fs.rightCols(nz);
+    dyn::PenaltyProjectionPartials linear;
+    {
+      const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, held(b.coords));
+      const dyn::ExtraRowsOn<Dual> rows8 = heldRows<Dual>(tree_, plain_.tree, held(b.coords));
+      if (Status s = dyn::penaltyProjectionPartials(tree_, real_.tree, plain_.tree, alpha_, b.t, h, b.x, zdS, linear, &rows, &rows8); !s.ok())
+        return s;
+    }
+    J.Fd = Fs.rightCols(nz);
+    J.M = linear.M;
     const Eigen::MatrixXd T = Fs.leftCols(nz) + (2 / h) * J.Fd + (4 / (h * h)) * J.M;
-    // the projections: [ż₁; z̈₁] by z₁, ż*, z̈*
+    // the projections: [ż₁; z̈₁] by z₁
     auto project = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       Vec<S> zd1, zdd1;
@@ -320,14 +331,16 @@ class Penalty final : public Formulation, private FormulationNumbers {
       r << zd1, zdd1;
       return {};
     };
-    if (Status s = stateColumns(3 * nz, 2 * nz, seed3, [&](const auto& s3, Vec<Dual>& r) { return project(plain_, s3[0], s3[1], s3[2], r); }, Ps);
+    if (Status s = stateColumns(
+            nz, 2 * nz, [&](Eigen::Index first) { return seed(first, nz); },
+            [&](const auto& s3, Vec<Dual>& r) { return project(plain_, s3[0], s3[1], s3[2], r); }, Ps);
         !s.ok())
       return s;
-    J.Pz = Ps.topLeftCorner(nz, nz);
-    J.Pd = Ps.block(0, nz, nz, nz);  // ż₁ does not depend on z̈*
-    J.Qz = Ps.bottomLeftCorner(nz, nz);
-    J.Qd = Ps.block(nz, nz, nz, nz);
-    J.Qdd = Ps.bottomRightCorner(nz, nz);
+    J.Pz = Ps.topRows(nz);
+    J.Pd = std::move(linear.Pd);  // ż₁ does not depend on z̈*
+    J.Qz = Ps.bottomRows(nz);
+    J.Qd = std::move(linear.Qd);
+    J.Qdd = std::move(linear.Qdd);
     Eigen::MatrixXd PQp;
     if (Status s = parameterColumns(
             [&](const auto& nums, auto& r) {
