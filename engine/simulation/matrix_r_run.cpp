@@ -3,9 +3,11 @@
 // stepped over, the choice of coordinates changed before it turns singular, contacts located on
 // the step's interpolant and their impacts applied (seed 001).
 #include <Eigen/Core>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "simulation/simulation_parts.h"
 #include "events/contact_gaps.h"
@@ -214,6 +216,20 @@ void runMatrixR(RunContext& run) {
   double hFar = 0;
   bool forcedFailed = false;
   int forcedFailures = 0;
+  // the loops' own rows at the last accepted state far better conditioned than Θ_z (σ_min/σ_max
+  // of Φ_z's rows over a hundred times Θ_z's rcond): a singular point ahead is the choice's
+  std::unique_ptr<dyn::RecursiveData> loopsData;
+  Eigen::MatrixXd loopsJ;
+  auto loopsFarFromSingular = [&](double t) {
+    if (model.rows.empty()) return false;
+    if (!loopsData) loopsData = std::make_unique<dyn::RecursiveData>();
+    dyn::loopJacobian(model.tree, *loopsData, sys.z(), t, loopsJ);
+    Eigen::MatrixXd rowsJ(static_cast<Eigen::Index>(model.rows.size()), loopsJ.cols());
+    for (std::size_t i = 0; i < model.rows.size(); ++i) rowsJ.row(static_cast<Eigen::Index>(i)) = loopsJ.row(model.rows[i]);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(rowsJ);
+    const Eigen::VectorXd& sv = svd.singularValues();
+    return sv.size() > 0 && sv[sv.size() - 1] > 100 * rcondStart * sv[0];
+  };
   integ::State saved;           // the accepted state of a step, kept for a retry (buffers reused)
   Eigen::VectorXd xRow, vRow;
   // the prediction missed (Θ_z's condition estimate is not smooth): an end whose condition fell
@@ -392,7 +408,14 @@ void runMatrixR(RunContext& run) {
         res.status = rk.step(sys, s, tFinal, tryStep);
         clearPieces();
         if (res.status.ok()) acceptedPiece();
-        if (res.status.code == lw::Status::Code::Rejected) {
+        // a second forced step rejected: the point ahead may be the choice's, not the loops' (the
+        // RSSR's: Θ_z's condition falls through 3e-4 linearly while the loops' own rows stay well
+        // conditioned): the coordinates chosen again at the last good state, below, before any
+        // more crossings are forced
+        const bool anotherChoice = res.status.code == lw::Status::Code::Rejected && forcedFailures >= 1 && !rechosen && !model.userDofs &&
+                                   loopsFarFromSingular(saved.t);
+        if (anotherChoice) ++forcedFailures;
+        if (res.status.code == lw::Status::Code::Rejected && !anotherChoice) {
           if (++forcedFailures > 6) {
             res.status = lw::failure(lw::Status::Code::NotConverged, s.t,
                                       "RK45 cannot pass the singular position at t ≈ " + lw::shortNumber(s.t + (std::isfinite(d) ? d : 0.0)) + " s to the tolerance " +
@@ -445,9 +468,17 @@ void runMatrixR(RunContext& run) {
       s = saved;
       sys.setAnchor();
       rcondStart = data.rcond;
-      if (observer && rechosen && data.dofs != previousDofs) {
-        res.status = observer->switched(previousDofs, data.dofs, saved, data.z);
-        if (!res.status.ok()) break;
+      if (rechosen && data.dofs != previousDofs) {
+        // another choice: its own condition, its own prediction
+        singular = SingularAhead{};
+        singular.add(saved.t, data.rcond);
+        hFar = 0;
+        forcedFailed = false;
+        forcedFailures = 0;
+        if (observer) {
+          res.status = observer->switched(previousDofs, data.dofs, saved, data.z);
+          if (!res.status.ok()) break;
+        }
       }
     }
     if (!res.status.ok()) break;

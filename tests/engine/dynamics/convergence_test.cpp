@@ -194,6 +194,24 @@ TEST(Convergence, RungeKuttaPassesTheGridsSingularPositionsOnTheirBranch) {
   }
 }
 
+TEST(Convergence, RungeKuttaChoosesAgainWhereOnlyItsCoordinatesAreSingular) {
+  // the RSSR: Θ_z's condition in the first choice falls linearly through 3e-4 towards zero at
+  // t ≈ 0.278 s, a singular position of that choice, not of the loops: two forced crossings
+  // fail and the coordinates are chosen again, where the run goes on (it used to stop there,
+  // "cannot pass the singular position"); the rocker (driven through the loop) moves as with
+  // the trapezoidal rule
+  const ResolvedMechanism m = resolved(test::sampleMechanism("rssr"));
+  for (double tol : {1e-8, 1e-10}) {
+    const SimulationResult r = run(m, Integrator::RK45, 0.01, 1.0, 0.01, tol);
+    ASSERT_TRUE(r.status.ok()) << "tol " << tol << ": " << r.status.message;
+    EXPECT_GE(r.dofSwitches, 1) << tol;
+    const SimulationResult trap = run(m, Integrator::Trapezoidal, 1e-4, 1.0, 0.01);
+    ASSERT_TRUE(trap.status.ok()) << trap.status.message;
+    for (double t : {0.25, 0.3, 0.5, 1.0})
+      for (const char* c : {"rocker.C.y", "rocker.C.z"}) EXPECT_NEAR(value(r, c, t), value(trap, c, t), 1e-9) << c << ", tol " << tol << ", t = " << t;
+  }
+}
+
 TEST(Convergence, RungeKuttaSaysWhenItCannotPassASingularPositionToItsTolerance) {
   // at 1e-10 the evaluations near the flat position are not that accurate (Θ_z's condition
   // number passes 1e6 there): the run ends with the reason within a second, not after 3 million
