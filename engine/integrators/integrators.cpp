@@ -103,6 +103,14 @@ constexpr double d1 = -12715105075.0 / 11282082432.0, d3 = 87487479700.0 / 32700
                  d5 = 701980252875.0 / 199316789632.0, d6 = -1453857185.0 / 822651844.0, d7 = 69997945.0 / 29380423.0;
 }  // namespace
 
+double dopri::quadratureAt(double theta, double h, double q0, const double g[7]) {
+  const double q1 = q0 + h * (b1 * g[0] + b3 * g[2] + b4 * g[3] + b5 * g[4] + b6 * g[5]);
+  const double k1 = q1 - q0, k2 = h * g[0] - k1, k3 = k1 - h * g[6] - k2;
+  const double k4 = h * (d1 * g[0] + d3 * g[2] + d4 * g[3] + d5 * g[4] + d6 * g[5] + d7 * g[6]);
+  const double t1 = 1 - theta;
+  return q0 + theta * (k1 + t1 * (k2 + theta * (k3 + t1 * k4)));
+}
+
 DormandPrince::DormandPrince(int n, RungeKuttaOptions o)
     : options_(o), n_(n), y_(2 * n), ytmp_(2 * n), ynew_(2 * n), err_(2 * n), a_(n), x_(n), v_(n) {
   for (auto& k : k_) k.resize(2 * n);

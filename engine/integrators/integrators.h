@@ -110,6 +110,9 @@ inline constexpr double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5
 /// step adds to those at its ends. Their times (× h) and weights:
 inline constexpr double quadratureC[4] = {c3, c4, c5, 1.0};
 inline constexpr double quadratureB[4] = {b3, b4, b5, b6};
+/// Such a quadrature inside its step, at t₀ + θh: the state's continuous extension applied to it,
+/// from its start value q0 and its integrand g at stages 1, 3–7 (g[1], stage 2's, is not read).
+double quadratureAt(double theta, double h, double q0, const double g[7]);
 }  // namespace dopri
 struct RungeKuttaOptions {
   double rtol = 1e-8, atol = 1e-10;

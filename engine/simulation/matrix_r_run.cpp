@@ -169,8 +169,10 @@ void runMatrixR(RunContext& run) {
   if (n == 0 && spec.dt > 0) maxStep = maxStep > 0 ? std::min(maxStep, spec.dt) : spec.dt;
   integ::DormandPrince rk(n, integ::RungeKuttaOptions{spec.tol, spec.tol * 1e-2, maxStep});
   const bool trapezoidal = spec.integrator == Integrator::Trapezoidal;
-  // RK45's integral costs are quadratures beside the state: its stages' outputs, each step's
-  const bool quadrature = !trapezoidal && n > 0 && rows.integralCosts();
+  // RK45's integral costs and works are quadratures beside the state: its stages' outputs and
+  // powers, each step's
+  if (!trapezoidal && n > 0) rows.integratePowersByStages();
+  const bool quadrature = !trapezoidal && n > 0 && rows.stageQuadratures();
   if (quadrature) sys.onStage = [&](int stage) { rows.stageOutputs(stage, data.t, data.z, data.zd, data.zdd); };
   // an accepted step's pieces: their ends and RK45's stages for the observer, their stages'
   // outputs for the costs
@@ -188,7 +190,7 @@ void runMatrixR(RunContext& run) {
         for (int i = 0; i < 4; ++i) rk.stageState(3 + i, pieceStages.back()[static_cast<std::size_t>(i)]);
       }
     }
-    if (quadrature) rows.keepStep();
+    if (quadrature) rows.keepStep(rk.stepStart());
   };
   rows.record(0, data.z, data.zd, data.zdd, true);
   if (rows.nonFinite()) return;
@@ -584,6 +586,7 @@ void runMatrixR(RunContext& run) {
     rcondStart = rcondEnd;
     singular.add(s.t, rcondEnd);
     // the rows inside the step, from the step's interpolant (an evaluation each), then its end
+    if (quadrature) rows.worksOverSteps();
     for (; nextRow <= rowCount && rowTime(nextRow) < s.t - tTiny; ++nextRow) {
       const double tau = rowTime(nextRow);
       if (trapezoidal) trap.interpolate(tau, xRow, vRow);

@@ -56,10 +56,21 @@ class RunRows {
   /// Whether the costs have integrals: a Dormand–Prince run then gives the next addCosts the
   /// outputs at its step's stages 3–6 (its quadrature, CostAccumulator::rungeKuttaStages).
   bool integralCosts() const { return costs && costSet.hasType(Cost::Type::Integral); }
-  /// The costs' outputs at stage `stage` (3–7, 7 the end) of the step being attempted.
+  /// An RK45 run: the powers (dissipated, applied, the drivers') are integrated over the steps'
+  /// stages as quadratures too, the rows inside a step read them off its continuous extension
+  /// (the trapezoidal rule over the rows missed by 1e-3 J over RK45's long steps).
+  void integratePowersByStages() { stagePowers = powersNeeded; }
+  /// Whether an RK45 run gives the stages (stageOutputs, keepStep, worksOverSteps, addSteps).
+  bool stageQuadratures() const { return integralCosts() || stagePowers; }
+  /// The costs' outputs and the powers at stage `stage` (3–7, 7 the end) of the step being
+  /// attempted.
   void stageOutputs(int stage, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd);
-  /// The attempt whose stages were given last is an accepted step: kept for addSteps.
-  void keepStep();
+  /// The attempt whose stages were given last is an accepted step from t0: kept for
+  /// worksOverSteps and addSteps.
+  void keepStep(double t0);
+  /// The works over the steps kept, by their quadratures (before the rows inside them, and their
+  /// end, are recorded).
+  void worksOverSteps();
   /// The steps kept are dropped (the run takes them again).
   void dropSteps() { kept.clear(); }
   /// The costs' terms of the steps kept, each by its quadrature and its end (in place of
@@ -100,13 +111,22 @@ class RunRows {
   std::unique_ptr<CostAccumulator<double>> costs;
   bool costEnergies = false, costResiduals = false;  // costs of energies or residuals: filled in addCosts
   std::vector<double> outputValues, rowOutputValues, lastRowOutputs;
-  struct StageValues {  // the costs' outputs at a step's stages 3–6 and at its end (stage 7)
+  struct StageValues {  // the costs' outputs and the powers at a step's stages 3–6 and at its end (stage 7)
     std::array<std::vector<double>, 5> outputs;
-    double t = 0;  // the end's
+    std::array<dyn::Powers, 5> powers;
+    double t0 = 0, t = 0;  // the start's, the end's
   };
   StageValues attempt;
   std::vector<StageValues> kept;
   bool stagesPending = false;
+  bool stagePowers = false;
+  // the last step's works by its continuous extension (for the rows inside it): its start and
+  // end, the works at its start, the powers at its stages 1, 3–7 (dissipated, applied, driver)
+  struct DenseWorks {
+    double t0 = 0, t1 = 0, w0[3] = {0, 0, 0};
+    double g[3][7] = {};
+    bool active = false;
+  } dense;
   void costOutputsAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, std::vector<double>& out);
   dyn::Powers lastPower;
   double lastT = 0, dissipated = 0, applied = 0, driver = 0, E0 = 0;

@@ -1,6 +1,8 @@
 #include "outputs/csv.h"
 #include "simulation/simulation_parts.h"
 
+#include "integrators/integrators.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -89,16 +91,54 @@ void RunRows::addCosts(double t, const Eigen::VectorXd& z, const Eigen::VectorXd
 }
 
 void RunRows::stageOutputs(int stage, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) {
-  std::vector<double>& out = attempt.outputs[static_cast<std::size_t>(stage - 3)];
-  out.resize(outputValues.size());
-  costOutputsAt(t, z, zd, zdd, out);
+  const auto i = static_cast<std::size_t>(stage - 3);
+  if (costs) {
+    std::vector<double>& out = attempt.outputs[i];
+    out.resize(outputValues.size());
+    costOutputsAt(t, z, zd, zdd, out);
+  }
+  if (stagePowers) {
+    dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
+    attempt.powers[i] = dyn::powers(model.tree, rowData, snap, z, zd, zdd, t, forces);
+  }
   if (stage == 7) attempt.t = t;
 }
 
-void RunRows::keepStep() { kept.push_back(attempt); }
+void RunRows::keepStep(double t0) {
+  attempt.t0 = t0;
+  kept.push_back(attempt);
+}
+
+void RunRows::worksOverSteps() {
+  if (!stagePowers || kept.empty()) return;
+  dyn::Powers start = lastPower;  // the power where the step began (its last point recorded)
+  for (const StageValues& s : kept) {
+    const double h = s.t - s.t0;
+    DenseWorks& d = dense;
+    d.t0 = s.t0;
+    d.t1 = s.t;
+    d.w0[0] = dissipated;
+    d.w0[1] = applied;
+    d.w0[2] = driver;
+    auto stagesOf = [&](double dyn::Powers::*part, double* g) {
+      g[0] = start.*part;
+      g[1] = 0;
+      for (int k = 0; k < 5; ++k) g[2 + k] = s.powers[static_cast<std::size_t>(k)].*part;
+    };
+    stagesOf(&dyn::Powers::dissipated, d.g[0]);
+    stagesOf(&dyn::Powers::applied, d.g[1]);
+    stagesOf(&dyn::Powers::driver, d.g[2]);
+    dissipated = integ::dopri::quadratureAt(1.0, h, d.w0[0], d.g[0]);
+    applied = integ::dopri::quadratureAt(1.0, h, d.w0[1], d.g[1]);
+    driver = integ::dopri::quadratureAt(1.0, h, d.w0[2], d.g[2]);
+    start = s.powers[4];
+  }
+  dense.active = true;
+}
 
 void RunRows::addSteps() {
   for (const StageValues& s : kept) {
+    if (!costs) break;
     const auto& o = s.outputs;
     costs->rungeKuttaStages({o[0].data(), o[1].data(), o[2].data(), o[3].data()});
     costs->add(s.t, o[4].data(), m.parameters->values().data());
@@ -129,14 +169,29 @@ void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& 
   dyn::motionSnapshot(model.tree, rowData, z, zd, t, snap);
   const dyn::Powers p = dyn::powers(model.tree, rowData, snap, z, zd, zdd, t, forces);
   const bool first = lastStoredTime < 0;
-  if (!first) {
+  // the works at t: RK45's quadratures over its last step (a row inside it reads their continuous
+  // extension, the step's end their value; the next step starts from the end), else the
+  // trapezoidal rule from the last point
+  double worksAt[3] = {dissipated, applied, driver};
+  const bool inside = dense.active && t < dense.t1;
+  if (inside) {
+    const double h = dense.t1 - dense.t0, theta = h > 0 ? std::clamp((t - dense.t0) / h, 0.0, 1.0) : 1.0;
+    for (int k = 0; k < 3; ++k) worksAt[k] = integ::dopri::quadratureAt(theta, h, dense.w0[k], dense.g[k]);
+  } else if (dense.active) {
+    dense.active = false;
+  } else if (!first) {
     const double dt = t - lastT;
     dissipated += 0.5 * dt * (p.dissipated + lastPower.dissipated);
     applied += 0.5 * dt * (p.applied + lastPower.applied);
     driver += 0.5 * dt * (p.driver + lastPower.driver);
+    worksAt[0] = dissipated;
+    worksAt[1] = applied;
+    worksAt[2] = driver;
   }
-  lastPower = p;
-  lastT = t;
+  if (!inside) {
+    lastPower = p;
+    lastT = t;
+  }
   recordedAny = true;
   if (!store) return;
   lastStoredTime = t;
@@ -167,11 +222,11 @@ void RunRows::record(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& 
   res.values.push_back(residuals ? residuals[0] : snap.phi.size() ? snap.phi.cwiseAbs().maxCoeff() : 0.0);
   res.values.push_back(residuals ? residuals[1] : snap.phiDot.size() ? snap.phiDot.cwiseAbs().maxCoeff() : 0.0);
   if (first) E0 = e.total();
-  res.values.push_back(dissipated);
-  res.values.push_back(applied);
-  res.values.push_back(driver);
+  res.values.push_back(worksAt[0]);
+  res.values.push_back(worksAt[1]);
+  res.values.push_back(worksAt[2]);
   // zero up to the quadrature and integration errors: E − E0 − W_applied − W_driver + E_dissipated
-  const double balance = e.total() - E0 - applied - driver + dissipated;
+  const double balance = e.total() - E0 - worksAt[1] - worksAt[2] + worksAt[0];
   res.values.push_back(balance);
   if (!rowOutputs.names.empty()) {
     outputsOn<double>(rowOutputs, model.tree, numbers, z, zd, zdd, t, rowOutputValues.data(), rowReactions.get());
