@@ -7,6 +7,8 @@
 // Screenshots land in $LW_TEST_ARTIFACTS: look at them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -68,6 +70,11 @@ using lw::test::openShown;
 // how long the user would have waited for the window to answer. With `end` (a time on `clock`,
 // negative until it is set: when a run's result arrives) a gap counts only up to it: a hold of
 // the loop for the run shows in full, the result's own handling after it not.
+// the loop was not held for a run that took `tookMs`: its longest stall under half of it, or
+// under the 100 ms a software-rendered frame beside a busy worker on two cores pauses it on its
+// own (a run shorter than that says nothing either way: 34 ms of a 63 ms study failed CI once)
+bool notHeldFor(double stall, double tookMs) { return stall < std::max(100.0, tookMs / 2); }
+
 double longestStallWhile(const std::function<bool()>& done, int timeoutMs = 60000, const QElapsedTimer* clock = nullptr,
                          const qint64* end = nullptr) {
   QElapsedTimer own;
@@ -133,7 +140,7 @@ TEST_F(StudyTest, TenBarStudyShowsTwentyBarsEqualToTheEngine) {
   // beside a busy worker on two cores has paused the loop for up to 80 ms on its own); the
   // result's handling once it arrives is bounded below
   const qint64 took = arrived - clicked;
-  EXPECT_LT(stall, static_cast<double>(took) / 2) << "the loop is never held for the run: at most half of it";
+  EXPECT_TRUE(notHeldFor(stall, static_cast<double>(took))) << "the loop is never held for the run: " << stall << " ms of " << took;
   ASSERT_GE(painted, 0) << "the gradient plot was not painted after the study";
   EXPECT_LT(painted - arrived, 100);
   const auto& bars = w.gradientPlot()->bars();
@@ -263,8 +270,8 @@ TEST_F(StudyTest, TuningTheSynthesisSampleThenApplyAndUndo) {
   const double stall = longestStallWhile([&] { return !tuning->running(); });
   std::printf("longest event-loop stall while tuning: %.0f ms of %lld ms, %d evaluations\n", stall, static_cast<long long>(ran.elapsed()),
               tuning->evaluations());
-  // the loop is never held for the run: at most half of it (software frames pause it on their own)
-  EXPECT_LT(stall, static_cast<double>(ran.elapsed()) / 2);
+  // the loop is never held for the run (software frames pause it on their own)
+  EXPECT_TRUE(notHeldFor(stall, static_cast<double>(ran.elapsed()))) << stall << " ms";
   ASSERT_EQ(tuning->bestNames().size(), 5u) << tuning->status()->text().toStdString();
   ASSERT_TRUE(tuning->applyButton()->isEnabled());
   // the history plot shows every evaluation the panel's summary counts
@@ -319,7 +326,7 @@ TEST_F(StudyTest, BouncingBallSensitivitiesJumpAtEachImpactAsTheEngineSays) {
   ran.start();
   const double stall = longestStallWhile([&] { return !study->running(); });
   std::printf("longest event-loop stall during the bouncing-ball study: %.0f ms of %lld ms\n", stall, static_cast<long long>(ran.elapsed()));
-  EXPECT_LT(stall, static_cast<double>(ran.elapsed()) / 2);
+  EXPECT_TRUE(notHeldFor(stall, static_cast<double>(ran.elapsed()))) << stall << " ms";
   // the engine, the same study
   lw::sens::SensitivitySpec spec;
   spec.run.tEnd = 2;
