@@ -400,7 +400,8 @@ void CostAccumulator<S>::add(double t, const S* outputs, const S* parameters) {
   if (started_ && stagesPending_) {
     // the step's quadrature: h (b₁ g₁ + b₃ g₃ + … + b₆ g₆), g₁ the last point's
     const double h = t - lastT_;
-    std::vector<S> at = slots_;
+    std::vector<S>& at = stageSlots_;
+    at = slots_;  // (a kept buffer: no allocation per step)
     for (std::size_t k = 0; k < g.size(); ++k)
       if (c.types[k] == Cost::Type::Integral) sum_[k] = sum_[k] + last_[k] * (h * integ::dopri::b1);
     for (std::size_t i = 0; i < 4; ++i) {

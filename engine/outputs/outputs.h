@@ -164,6 +164,7 @@ class CostAccumulator {
   const CostSet* c_;
   std::vector<S> slots_, lastSlots_, initial_, sum_, last_, previous_;
   std::array<std::vector<S>, 4> stages_;  // rungeKuttaStages' outputs, until the next point
+  std::vector<S> stageSlots_;             // the slots at a stage
   bool stagesPending_ = false;
   std::vector<S> extreme_;  // by cost: a minimum's or maximum's value so far
   std::vector<long> extremeNode_;

@@ -97,6 +97,21 @@ void TargetTerms::addAt(long n, NodeCostTerms& terms) const {
   }
 }
 
+namespace {
+
+// the integrand's value and derivatives at (t, outputs), each cost's row weighted by w
+NodeCostTerms weightedIntegrand(const CostIntegrand& integrand, double t, const Eigen::VectorXd& outputs, const Eigen::VectorXd& w) {
+  NodeCostTerms c;
+  integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
+  c.g = w.cwiseProduct(c.g);
+  c.gOut = w.asDiagonal() * c.gOut;
+  c.gInit = w.asDiagonal() * c.gInit;
+  c.gPar = w.asDiagonal() * c.gPar;
+  return c;
+}
+
+}  // namespace
+
 Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span, long n, const CostSites* sites, bool rungeKutta) {
   const double integral = rungeKutta ? integ::dopri::b1 * span.after : 0.5 * (span.before + span.after);
   Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(costs.names.size()));
@@ -115,28 +130,16 @@ Eigen::VectorXd nodeWeights(const analysis::CostSet& costs, const NodeSpan& span
 
 NodeCostTerms nodeCosts(const Study& st, const CostIntegrand& integrand, const TargetTerms& targets, const CostSites* sites,
                         const NodeSpan& span, long n, double t, const Eigen::VectorXd& outputs, bool rungeKutta) {
-  NodeCostTerms c;
-  integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
-  const Eigen::VectorXd w = nodeWeights(st.costs, span, n, sites, rungeKutta);
-  c.g = w.cwiseProduct(c.g);
-  c.gOut = w.asDiagonal() * c.gOut;
-  c.gInit = w.asDiagonal() * c.gInit;
-  c.gPar = w.asDiagonal() * c.gPar;
+  NodeCostTerms c = weightedIntegrand(integrand, t, outputs, nodeWeights(st.costs, span, n, sites, rungeKutta));
   targets.addAt(n, c);
   return c;
 }
 
 NodeCostTerms stageCosts(const Study& st, const CostIntegrand& integrand, std::size_t i, double h, double t, const Eigen::VectorXd& outputs) {
-  NodeCostTerms c;
-  integrand(t, outputs, c.g, c.gOut, c.gInit, c.gPar);
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(c.g.size());
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(st.costs.names.size()));
   for (Eigen::Index k = 0; k < w.size(); ++k)
     if (st.costs.types[static_cast<std::size_t>(k)] == Cost::Type::Integral) w[k] = h * integ::dopri::quadratureB[i];
-  c.g = w.cwiseProduct(c.g);
-  c.gOut = w.asDiagonal() * c.gOut;
-  c.gInit = w.asDiagonal() * c.gInit;
-  c.gPar = w.asDiagonal() * c.gPar;
-  return c;
+  return weightedIntegrand(integrand, t, outputs, w);
 }
 
 }  // namespace lw::sens::detail

@@ -80,8 +80,9 @@ class DirectObserver final : public DirectMethod {
   void node(double t, const Eigen::VectorXd& outputs, const Eigen::MatrixXd& D, const Eigen::RowVectorXd* dt = nullptr,
             const StageOutputs* stages = nullptr) {
     const auto no = outputs.size();
-    std::vector<Dual> out(static_cast<std::size_t>(no));
-    std::array<std::vector<Dual>, 4> atStages;
+    std::vector<Dual>& out = out_;
+    out.resize(static_cast<std::size_t>(no));
+    std::array<std::vector<Dual>, 4>& atStages = atStages_;
     auto onLanes = [&](const DualChunk& c, const Eigen::VectorXd& values, const Eigen::MatrixXd& along, std::vector<Dual>& r) {
       r.resize(static_cast<std::size_t>(no));
       for (Eigen::Index k = 0; k < no; ++k) {
@@ -114,6 +115,8 @@ class DirectObserver final : public DirectMethod {
   HistoryRows histories_;
   bool eventTimeTerms_ = true;
   bool integrals_ = st_.costs.hasType(Cost::Type::Integral);
+  std::vector<Dual> out_;                   // node's buffers, kept between nodes
+  std::array<std::vector<Dual>, 4> atStages_;
   std::vector<double> steps_;  // the semi-analytical partials' δ per parameter
   std::vector<ImpactSensitivity> impacts_;
 };

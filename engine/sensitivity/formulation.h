@@ -142,12 +142,17 @@ class ComplexRun {
   virtual Status outputs(double t, std::vector<Cplx>& out) = 0;
   /// The outputs at the last step's stages 3–6 (an RK45 step's, for its integral costs'
   /// quadrature): false for a step without them.
-  virtual bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) {
-    (void)out;
-    return false;
+  bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) const {
+    if (!stagesSet_) return false;
+    out = stages_;
+    return true;
   }
   /// The parameters on complex numbers, the seeded one's imaginary part the step.
   virtual const Cplx* parameters() const = 0;
+
+ protected:
+  std::array<std::vector<Cplx>, 4> stages_;  // the last step's stages' outputs, when stagesSet_ (set by step)
+  bool stagesSet_ = false;
 };
 
 class Formulation {

@@ -136,11 +136,6 @@ class GlobalComplex final : public ComplexRun {
     return {};
   }
   const Cplx* parameters() const override { return n_.parameters.data(); }
-  bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) override {
-    if (!stagesSet_) return false;
-    out = stages_;
-    return true;
-  }
 
  private:
   // q̈ = f(t, q, q̇) on complex numbers: the real system factored at the real state, then Newton on
@@ -278,8 +273,6 @@ class GlobalComplex final : public ComplexRun {
   const dyn::NaturalTreeMap& map_;
   const dyn::TreeNumbers<double>& real_;
   bool penalty_, index3_, rungeKutta_;
-  std::array<std::vector<Cplx>, 4> stages_;  // the last RK45 step's stages' outputs, when stagesSet_
-  bool stagesSet_ = false;
   NumbersOn<Cplx> n_;  // not const: switches turn forces on and off
   dyn::NaturalOn<Cplx> on_;
   std::vector<events::GapSource> sources_;

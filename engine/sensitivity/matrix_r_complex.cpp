@@ -142,11 +142,6 @@ class MatrixRComplex final : public ComplexRun {
     return {};
   }
   const Cplx* parameters() const override { return n_.parameters.data(); }
-  bool stageOutputs(std::array<std::vector<Cplx>, 4>& out) override {
-    if (!stagesSet_) return false;
-    out = stages_;
-    return true;
-  }
 
  private:
   // the recorded point p's coordinates and dependent coordinates (the position problems' start)
@@ -186,8 +181,6 @@ class MatrixRComplex final : public ComplexRun {
   dyn::MatrixROn<Cplx> e_;  // the current state's evaluation when evaluated_ (at evaluatedAt_)
   bool evaluated_ = false;
   double evaluatedAt_ = 0;
-  std::array<std::vector<Cplx>, 4> stages_;  // the last RK45 step's stages' outputs, when stagesSet_
-  bool stagesSet_ = false;
 };
 
 }  // namespace

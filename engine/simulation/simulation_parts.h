@@ -72,7 +72,7 @@ class RunRows {
   /// end, are recorded).
   void worksOverSteps();
   /// The steps kept are dropped (the run takes them again).
-  void dropSteps() { kept.clear(); }
+  void dropSteps() { keptCount = 0; }
   /// The costs' terms of the steps kept, each by its quadrature and its end (in place of
   /// addCosts at the last one's end).
   void addSteps();
@@ -117,7 +117,8 @@ class RunRows {
     double t0 = 0, t = 0;  // the start's, the end's
   };
   StageValues attempt;
-  std::vector<StageValues> kept;
+  std::vector<StageValues> kept;  // the first keptCount (their buffers reused: no allocation a step)
+  std::size_t keptCount = 0;
   bool stagesPending = false;
   bool stagePowers = false;
   // the last step's works by its continuous extension (for the rows inside it): its start and

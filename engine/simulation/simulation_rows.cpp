@@ -106,13 +106,15 @@ void RunRows::stageOutputs(int stage, double t, const Eigen::VectorXd& z, const 
 
 void RunRows::keepStep(double t0) {
   attempt.t0 = t0;
-  kept.push_back(attempt);
+  if (keptCount == kept.size()) kept.emplace_back();
+  kept[keptCount++] = attempt;
 }
 
 void RunRows::worksOverSteps() {
-  if (!stagePowers || kept.empty()) return;
+  if (!stagePowers || keptCount == 0) return;
   dyn::Powers start = lastPower;  // the power where the step began (its last point recorded)
-  for (const StageValues& s : kept) {
+  for (std::size_t i = 0; i < keptCount; ++i) {
+    const StageValues& s = kept[i];
     const double h = s.t - s.t0;
     DenseWorks& d = dense;
     d.t0 = s.t0;
@@ -137,13 +139,13 @@ void RunRows::worksOverSteps() {
 }
 
 void RunRows::addSteps() {
-  for (const StageValues& s : kept) {
-    if (!costs) break;
+  for (std::size_t k = 0; k < keptCount && costs; ++k) {
+    const StageValues& s = kept[k];
     const auto& o = s.outputs;
     costs->rungeKuttaStages({o[0].data(), o[1].data(), o[2].data(), o[3].data()});
     costs->add(s.t, o[4].data(), m.parameters->values().data());
   }
-  kept.clear();
+  keptCount = 0;
 }
 
 void RunRows::costOutputsAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, std::vector<double>& out) {
