@@ -110,6 +110,13 @@ class MatrixRTangent {
   void along(const TreeNumbers<num::Dual<8>>& p, bool seeded, const VectorOn<num::Dual<8>>& dx, const VectorOn<num::Dual<8>>& dv, VectorOn<num::Dual<8>>& zidd,
              VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, VectorOn<num::Dual<8>>& zdd, std::span<const ItemIndex> points = {},
              num::Dual<8>* r = nullptr, num::Dual<8>* v = nullptr, num::Dual<8>* a = nullptr) const;
+  using MatrixOnDual8 = Eigen::Matrix<num::Dual<8>, Eigen::Dynamic, Eigen::Dynamic>;
+  /// The positions and velocities alone along the same lanes (z, ż as `along` has them), with
+  /// R^Φ's lanes (nz × d: Θ δR_c = −[δ(Φ_z R_c); δ(h_z R_c)], the rows' rates along ż = R_c) and
+  /// the tree's mass matrix M^d on them: what an impact's jump map reads (events::impactAt),
+  /// without the accelerations' passes or a Newton solve on dual numbers.
+  void velocitiesAlong(const TreeNumbers<num::Dual<8>>& p, bool seeded, const VectorOn<num::Dual<8>>& dx, const VectorOn<num::Dual<8>>& dv,
+                       VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, MatrixOnDual8& R, MatrixOnDual8& Md) const;
   /// The same for lanes that change nothing but the bodies' masses, centres and inertias, from
   /// τ's lanes at the point's state (`tau`: the lanes kernel's at `state`, the motion at the
   /// point's z, ż, z̈ with the numbers `values`): positions and rates keep, δz̈ⁱ = −M̄⁻¹ R^Φᵀ δτ

@@ -39,6 +39,41 @@ void addAccelerationLanes(const RecursiveModel& tree, const std::vector<int>& no
   }
 }
 
+using D = num::Dual8;
+using J = kin::BasicJet<D>;
+constexpr int L = num::kChunk;
+
+// rows' part (0 value, 1 rate, 2 second) lanes, rows × L
+Eigen::MatrixXd rowLanes(const std::vector<J>& rows, int part) {
+  Eigen::MatrixXd out(static_cast<Eigen::Index>(rows.size()), L);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const D& x = part == 0 ? rows[i].v : part == 1 ? rows[i].d : rows[i].dd;
+    for (int l = 0; l < L; ++l) out(static_cast<Eigen::Index>(i), l) = x.g[l];
+  }
+  return out;
+}
+Eigen::MatrixXd gradientsOf(const VectorOn<D>& v) {
+  Eigen::MatrixXd out(v.size(), L);
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    for (int l = 0; l < L; ++l) out(i, l) = v[i].g[l];
+  return out;
+}
+template <class Value>
+VectorOn<D> withLanes(const Value& value, const Eigen::MatrixXd& g) {
+  VectorOn<D> v(value.size());
+  for (Eigen::Index i = 0; i < value.size(); ++i) {
+    v[i] = D(value[i]);
+    for (int l = 0; l < L; ++l) v[i].g[l] = g(i, l);
+  }
+  return v;
+}
+template <class Value>
+VectorOn<D> constant(const Value& value) {
+  VectorOn<D> v(value.size());
+  for (Eigen::Index i = 0; i < value.size(); ++i) v[i] = D(value[i]);
+  return v;
+}
+
 }  // namespace
 
 struct MatrixRTangent::Work {
@@ -73,6 +108,61 @@ struct MatrixRTangent::Work {
     std::vector<detail::Motion6<num::Dual8>> wrench;
     std::vector<int> bodies;
   } turn;
+
+  // [Φ_sel; h] on jets along the motion of (zs, żs, z̈s) into passes.rows (and passes.motion).
+  // samePositions: zs is the last pass's, so its frames and columns stand and only the rates move;
+  // secondRates false: a pass that reads the rows' first rates only (the frames' second left zero)
+  void rowsAlong(const TreeNumbers<D>& p, const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate, bool samePositions,
+                 bool secondRates) {
+    const RecursiveModel& tree = m->tree;
+    const int nz = tree.nz;
+    Passes& b = passes;
+    b.phi.resize(static_cast<std::size_t>(tree.nrows));
+    b.xyz.resize(3 * points.size());
+    b.rows.resize(static_cast<std::size_t>(nz));
+    b.zj.resize(static_cast<std::size_t>(nz));
+    if (samePositions) detail::treeRates<D>(tree, p, zs.data(), zds.data(), zdds.data(), b.motion);
+    else detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), b.motion);
+    detail::jetFramesFrom<D>(tree, b.motion, b.frames, secondRates);
+    for (int i = 0; i < nz; ++i) b.zj[static_cast<std::size_t>(i)] = J(zs[i], zds[i], zdds[i]);
+    kinematicsOnFrames<J, D>(tree, p, b.frames, b.zj.data(), J(D(t), D(timeRate), D(0.0)), b.phi.data(), points, b.xyz.data());
+    std::size_t r = 0, point = 0;
+    for (int row : m->rows) b.rows[r++] = b.phi[static_cast<std::size_t>(row)];
+    for (const Dof& f : dofs)
+      b.rows[r++] = f.kind == Dof::Kind::Coordinate ? b.zj[static_cast<std::size_t>(f.z)] : b.xyz[3 * point++ + static_cast<std::size_t>(f.component)];
+  }
+
+  // the positions' lanes: Θ δz = [−Φ_ρ; δzⁱ − h_ρ] for the lanes of dx and of p's numbers (Φ_ρ,
+  // h_ρ from a positions' pass at fixed z where `seeded`: without seeded numbers it has no lanes)
+  Eigen::MatrixXd positionLanes(const TreeNumbers<D>& p, bool seeded, const VectorOn<D>& dx) {
+    const RecursiveModel& tree = m->tree;
+    const int nz = tree.nz, d = static_cast<int>(dofs.size());
+    Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(nz, L);
+    if (seeded) {
+      const VectorOn<D> z0 = constant(z);
+      Positions& q = positions;
+      q.phi.resize(static_cast<std::size_t>(tree.nrows));
+      q.xyz.resize(3 * points.size());
+      detail::computeFrames<D, D>(tree, p, z0.data(), q.frames);
+      kinematicsOnFrames<D, D>(tree, p, q.frames, z0.data(), D(t), q.phi.data(), points, q.xyz.data());
+      std::size_t r = 0, point = 0;
+      for (int row : m->rows) {
+        const D& x = q.phi[static_cast<std::size_t>(row)];
+        for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
+        ++r;
+      }
+      for (const Dof& f : dofs) {
+        if (f.kind != Dof::Kind::Coordinate) {  // a coordinate's own row has no lanes at fixed z
+          const D& x = q.xyz[3 * point + static_cast<std::size_t>(f.component)];
+          for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
+          ++point;
+        }
+        ++r;
+      }
+    }
+    rhs.bottomRows(d) += gradientsOf(dx);
+    return theta->solve(rhs);
+  }
 };
 
 MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
@@ -143,100 +233,24 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
 void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
                            VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd,
                            std::span<const ItemIndex> points, num::Dual8* pr, num::Dual8* pv, num::Dual8* pa) const {
-  using D = num::Dual8;
-  using J = kin::BasicJet<D>;
-  const Work& w = *w_;
+  Work& w = *w_;
   const MatrixRModel& m = *w.m;
   const RecursiveModel& tree = m.tree;
   const int nz = tree.nz, d = static_cast<int>(w.dofs.size()), nc = static_cast<int>(m.rows.size());
-  constexpr int L = 8;
-  auto lanes = [&](const std::vector<J>& rows, int part) {  // [Φ_sel; h]'s part (0 value, 1 rate, 2 second) lanes, nz × L
-    Eigen::MatrixXd out(nz, L);
-    for (int i = 0; i < nz; ++i) {
-      const J& r = rows[static_cast<std::size_t>(i)];
-      const D& x = part == 0 ? r.v : part == 1 ? r.d : r.dd;
-      for (int l = 0; l < L; ++l) out(i, l) = x.g[l];
-    }
-    return out;
-  };
-  auto gradients = [&](const VectorOn<D>& v) {
-    Eigen::MatrixXd out(v.size(), L);
-    for (Eigen::Index i = 0; i < v.size(); ++i)
-      for (int l = 0; l < L; ++l) out(i, l) = v[i].g[l];
-    return out;
-  };
-  auto withLanes = [&](const Eigen::VectorXd& value, const Eigen::MatrixXd& g) {
-    VectorOn<D> v(value.size());
-    for (Eigen::Index i = 0; i < value.size(); ++i) {
-      v[i] = D(value[i]);
-      for (int l = 0; l < L; ++l) v[i].g[l] = g(i, l);
-    }
-    return v;
-  };
-  // [Φ_sel; h] on jets along the motion of (zs, żs, z̈s) — or along a direction of z alone (time held)
-  Work::Passes& buffers = w_->passes;
-  detail::TreeMotion<D>& motion = buffers.motion;
-  std::vector<detail::Frame<J>>& frames = buffers.frames;
-  std::vector<J> &phi = buffers.phi, &xyz = buffers.xyz, &rows = buffers.rows, &zj = buffers.zj;
-  phi.resize(static_cast<std::size_t>(tree.nrows));
-  xyz.resize(3 * w.points.size());
-  rows.resize(static_cast<std::size_t>(nz));
-  zj.resize(static_cast<std::size_t>(nz));
-  // samePositions: zs is the last pass's, so its frames and columns stand and only the rates move
-  // secondRates false: a pass that reads the rows' first rates only (the frames' second left zero)
-  auto rowsAlong = [&](const VectorOn<D>& zs, const VectorOn<D>& zds, const VectorOn<D>& zdds, double timeRate, bool samePositions,
-                       bool secondRates) {
-    if (samePositions) detail::treeRates<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
-    else detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), motion);
-    detail::jetFramesFrom<D>(tree, motion, frames, secondRates);
-    for (int i = 0; i < nz; ++i) zj[static_cast<std::size_t>(i)] = J(zs[i], zds[i], zdds[i]);
-    kinematicsOnFrames<J, D>(tree, p, frames, zj.data(), J(D(w.t), D(timeRate), D(0.0)), phi.data(), w.points, xyz.data());
-    std::size_t r = 0, point = 0;
-    for (int row : m.rows) rows[r++] = phi[static_cast<std::size_t>(row)];
-    for (const Dof& f : w.dofs) rows[r++] = f.kind == Dof::Kind::Coordinate ? zj[static_cast<std::size_t>(f.z)] : xyz[3 * point++ + static_cast<std::size_t>(f.component)];
-  };
+  const detail::TreeMotion<D>& motion = w.passes.motion;
+  const std::vector<J>& rows = w.passes.rows;
   const VectorOn<D> zeroD = VectorOn<D>::Zero(nz);
   // positions: Θ δz = [−Φ_ρ; δzⁱ − h_ρ]
-  VectorOn<D> z0(nz), zd0(nz), zdd0(nz);
-  for (int i = 0; i < nz; ++i) {
-    z0[i] = D(w.z[i]);
-    zd0[i] = D(w.zd[i]);
-    zdd0[i] = D(w.zdd[i]);
-  }
-  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(nz, L);
-  if (seeded) {  // Φ_ρ, h_ρ: without seeded numbers the pass has no lanes; positions alone, no jets
-    Work::Positions& q = w_->positions;
-    q.phi.resize(static_cast<std::size_t>(tree.nrows));
-    q.xyz.resize(3 * w.points.size());
-    detail::computeFrames<D, D>(tree, p, z0.data(), q.frames);
-    kinematicsOnFrames<D, D>(tree, p, q.frames, z0.data(), D(w.t), q.phi.data(), w.points, q.xyz.data());
-    std::size_t r = 0, point = 0;
-    for (int row : m.rows) {
-      const D& x = q.phi[static_cast<std::size_t>(row)];
-      for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
-      ++r;
-    }
-    for (const Dof& f : w.dofs) {
-      if (f.kind != Dof::Kind::Coordinate) {  // a coordinate's own row has no lanes at fixed z
-        const D& x = q.xyz[3 * point + static_cast<std::size_t>(f.component)];
-        for (int l = 0; l < L; ++l) rhs(static_cast<Eigen::Index>(r), l) = -x.g[l];
-        ++point;
-      }
-      ++r;
-    }
-  }
-  rhs.bottomRows(d) += gradients(dx);
-  const Eigen::MatrixXd dz = w.theta->solve(rhs);
-  z = withLanes(w.z, dz);
+  z = withLanes(w.z, w.positionLanes(p, seeded, dx));
   // velocities: Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
-  rowsAlong(z, zd0, zeroD, 1.0, false, false);
-  rhs = -lanes(rows, 1);
-  rhs.bottomRows(d) += gradients(dv);
+  w.rowsAlong(p, z, constant(w.zd), zeroD, 1.0, false, false);
+  Eigen::MatrixXd rhs = -rowLanes(rows, 1);
+  rhs.bottomRows(d) += gradientsOf(dv);
   const Eigen::MatrixXd dzd = w.theta->solve(rhs);
   zd = withLanes(w.zd, dzd);
   // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
-  rowsAlong(z, zd, zdd0, 1.0, true, true);
-  const Eigen::MatrixXd da = w.theta->solve(Eigen::MatrixXd(-lanes(rows, 2)));
+  w.rowsAlong(p, z, zd, constant(w.zdd), 1.0, true, true);
+  const Eigen::MatrixXd da = w.theta->solve(Eigen::MatrixXd(-rowLanes(rows, 2)));
   VectorOn<D> tau(nz);
   detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
   // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c for every column r_c of R^Φ at once.
@@ -309,7 +323,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
           for (int c = 0; c < d; ++c) turn(c, l) += g.g[l] * w.R(j, c);
     }
   }
-  const Eigen::MatrixXd dzidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradients(tau)) + turn));
+  const Eigen::MatrixXd dzidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * (w.Md * da + gradientsOf(tau)) + turn));
   zidd = withLanes(Eigen::VectorXd::Zero(d), dzidd);
   const Eigen::MatrixXd dzdd = w.R * dzidd + da;
   zdd = withLanes(w.zdd, dzdd);
@@ -326,31 +340,39 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
       dzdd, points, pr, pa);
 }
 
+void MatrixRTangent::velocitiesAlong(const TreeNumbers<num::Dual8>& p, bool seeded, const VectorOn<num::Dual8>& dx, const VectorOn<num::Dual8>& dv,
+                                     VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, MatrixOnDual8& R, MatrixOnDual8& Md) const {
+  Work& w = *w_;
+  const RecursiveModel& tree = w.m->tree;
+  const int nz = tree.nz, d = static_cast<int>(w.dofs.size());
+  const std::vector<J>& rows = w.passes.rows;
+  const VectorOn<D> zeroD = VectorOn<D>::Zero(nz);
+  z = withLanes(w.z, w.positionLanes(p, seeded, dx));
+  w.rowsAlong(p, z, constant(w.zd), zeroD, 1.0, false, false);
+  Eigen::MatrixXd rhs = -rowLanes(rows, 1);
+  rhs.bottomRows(d) += gradientsOf(dv);
+  zd = withLanes(w.zd, w.theta->solve(rhs));
+  // M^d on the positions' motion (frames and columns with z's lanes), before the rates move
+  detail::massMatrixFrom<D>(tree, p, w.passes.motion, Md);
+  // R^Φ's columns: ż = R_c at żⁱ = e_c (no time rate), so Θ δR_c = −[δ(Φ_z R_c); δ(h_z R_c)]
+  R.resize(nz, d);
+  for (int c = 0; c < d; ++c) {
+    w.rowsAlong(p, z, constant(w.R.col(c)), zeroD, 0.0, true, false);
+    R.col(c) = withLanes(w.R.col(c), w.theta->solve(Eigen::MatrixXd(-rowLanes(rows, 1))));
+  }
+}
+
 void MatrixRTangent::alongInertia(const TreeNumbers<double>& values, const MotionAtState& state, const VectorOn<num::Dual8>& tau,
                                   VectorOn<num::Dual8>& zidd, VectorOn<num::Dual8>& z, VectorOn<num::Dual8>& zd, VectorOn<num::Dual8>& zdd,
                                   std::span<const ItemIndex> points, num::Dual8* pr, num::Dual8* pv, num::Dual8* pa) const {
-  using D = num::Dual8;
   const Work& w = *w_;
   const RecursiveModel& tree = w.m->tree;
-  const int nz = tree.nz;
-  Eigen::MatrixXd dtau(nz, num::kChunk);
-  for (int i = 0; i < nz; ++i)
-    for (int l = 0; l < num::kChunk; ++l) dtau(i, l) = tau[i].g[l];
-  const Eigen::MatrixXd dzidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * dtau));
+  const Eigen::MatrixXd dzidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * gradientsOf(tau)));
   const Eigen::MatrixXd dzdd = w.R * dzidd;
-  auto withLanes = [](const Eigen::VectorXd& value, const Eigen::MatrixXd* g) {
-    VectorOn<D> x(value.size());
-    for (Eigen::Index i = 0; i < value.size(); ++i) {
-      x[i] = D(value[i]);
-      if (g)
-        for (int l = 0; l < num::kChunk; ++l) x[i].g[l] = (*g)(i, l);
-    }
-    return x;
-  };
-  zidd = withLanes(Eigen::VectorXd::Zero(dzidd.rows()), &dzidd);
-  z = withLanes(w.z, nullptr);
-  zd = withLanes(w.zd, nullptr);
-  zdd = withLanes(w.zdd, &dzdd);
+  zidd = withLanes(Eigen::VectorXd::Zero(dzidd.rows()), dzidd);
+  z = constant(w.z);
+  zd = constant(w.zd);
+  zdd = withLanes(w.zdd, dzdd);
   if (points.empty()) return;
   const std::size_t np = 3 * points.size();
   std::vector<double> r(np), v(np), a(np);

@@ -14,12 +14,18 @@ template <class S>
 Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t,
                 const dyn::VectorOn<S>& zi, const dyn::VectorOn<S>& zidMinus, const Eigen::VectorXd& zStart,
                 const std::vector<int>& contacts, ImpactOn<S>& out, const std::vector<int>& plastic) {
+  dyn::MatrixROn<S> ev;
+  if (Status s = dyn::evaluateOn<S>(m, p, dofs, t, zi, zidMinus, zStart, ev); !s.ok()) return s;
+  return impactAt<S>(m, p, t, zidMinus, ev, contacts, out, plastic);
+}
+
+template <class S>
+Status impactAt(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, double t, const dyn::VectorOn<S>& zidMinus, const dyn::MatrixROn<S>& ev,
+                const std::vector<int>& contacts, ImpactOn<S>& out, const std::vector<int>& plastic) {
   using Jet = kin::BasicJet<S>;
   using MatrixOn = num::MatrixOn<S>;
   const std::vector<GapSource> all = gapSources(m.tree);
-  const int nz = m.tree.nz, d = static_cast<int>(dofs.size()), k = static_cast<int>(contacts.size());
-  dyn::MatrixROn<S> ev;
-  if (Status s = dyn::evaluateOn<S>(m, p, dofs, t, zi, zidMinus, zStart, ev); !s.ok()) return s;
+  const int nz = m.tree.nz, d = static_cast<int>(ev.R.cols()), k = static_cast<int>(contacts.size());
   // the gaps along a direction δz of the coordinates: the first derivative part r_z δz
   std::vector<Jet> zj(static_cast<std::size_t>(nz)), g(all.size());
   auto along = [&](auto direction) {
@@ -72,7 +78,9 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
 #define LW_IMPACT_ON(S)                                                                                                         \
   template Status impactOn<S>(const dyn::MatrixRModel&, const dyn::TreeNumbers<S>&, const std::vector<dyn::Dof>&, double,      \
                               const dyn::VectorOn<S>&, const dyn::VectorOn<S>&, const Eigen::VectorXd&, const std::vector<int>&, \
-                              ImpactOn<S>&, const std::vector<int>&);
+                              ImpactOn<S>&, const std::vector<int>&);                                                     \
+  template Status impactAt<S>(const dyn::MatrixRModel&, const dyn::TreeNumbers<S>&, double, const dyn::VectorOn<S>&,            \
+                              const dyn::MatrixROn<S>&, const std::vector<int>&, ImpactOn<S>&, const std::vector<int>&);
 LW_IMPACT_ON(double)
 LW_IMPACT_ON(num::Dual8)
 LW_IMPACT_ON(std::complex<double>)

@@ -38,4 +38,11 @@ Status impactOn(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, const 
                 const dyn::VectorOn<S>& zi, const dyn::VectorOn<S>& zidMinus, const Eigen::VectorXd& zStart,
                 const std::vector<int>& contacts, ImpactOn<S>& out, const std::vector<int>& plastic = {});
 
+/// The same law on a state already evaluated at (t, zⁱ, żⁱ⁻): it reads `ev`'s z, ż, R^Φ and M̄ only
+/// (not its accelerations), so the sensitivities' derivative kernels can supply them on dual
+/// numbers (dyn::MatrixRTangent::velocitiesAlong) instead of the whole pipeline.
+template <class S>
+Status impactAt(const dyn::MatrixRModel& m, const dyn::TreeNumbers<S>& p, double t, const dyn::VectorOn<S>& zidMinus, const dyn::MatrixROn<S>& ev,
+                const std::vector<int>& contacts, ImpactOn<S>& out, const std::vector<int>& plastic = {});
+
 }  // namespace lw::events

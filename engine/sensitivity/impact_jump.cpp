@@ -4,6 +4,7 @@
 
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
+#include "numeric/solve_on.h"
 
 namespace lw::sens::detail {
 
@@ -30,6 +31,45 @@ Status gapOn(const Study& st, const dyn::TreeNumbers<Dual>& numbers, const std::
   return {};
 }
 
+// The gap of contact c and the impact law's żⁱ⁺ at (x, v) along the lanes of x, v and the
+// numbers: by the tangent's kernels set at the state (its positions' and velocities' passes,
+// R^Φ's and M^d's lanes, Θ_z factored once on doubles), or — the reference, without one — the
+// whole pipeline on dual numbers, twice
+struct JumpLanes {
+  const Study& st;
+  const std::vector<dyn::Dof>& dofs;
+  double t;
+  const Eigen::VectorXd& z;
+  const std::vector<int>& contacts;
+  const std::vector<int>& plastic;
+  const dyn::MatrixRTangent* tangent;
+  bool isSwitch;
+
+  Status operator()(const dyn::TreeNumbers<Dual>& numbers, bool seeded, const Vec<Dual>& x, const Vec<Dual>& v, Dual& gap, Vec<Dual>& zidPlus) const {
+    const int c = contacts[0];
+    events::ImpactOn<Dual> h;
+    if (!tangent) {
+      if (Status s = gapOn(st, numbers, dofs, t, x, v, z, c, gap); !s.ok()) return s;
+      if (!isSwitch)
+        if (Status s = events::impactOn<Dual>(st.model, numbers, dofs, t, x, v, z, contacts, h, plastic); !s.ok()) return s;
+    } else {
+      dyn::MatrixROn<Dual> ev;
+      num::MatrixOn<Dual> Md;
+      tangent->velocitiesAlong(numbers, seeded, x, v, ev.z, ev.zd, ev.R, Md);
+      std::vector<Dual> gaps(events::gapSources(st.model.tree).size());
+      events::contactGapsOn<Dual, Dual>(st.model.tree, numbers, ev.z.data(), gaps.data());
+      gap = gaps[static_cast<std::size_t>(c)];
+      if (!isSwitch) {
+        ev.Mbar = ev.R.transpose() * (Md * ev.R);
+        if (Status s = events::impactAt<Dual>(st.model, numbers, t, v, ev, contacts, h, plastic); !s.ok()) return s;
+      }
+    }
+    // a switch of the equations of motion changes no velocity: h = identity (Theorem 4)
+    zidPlus = isSwitch ? v : h.zidPlus;
+    return {};
+  }
+};
+
 }  // namespace
 
 Status differentiableImpact(const Study& st, const std::vector<int>& contacts, double t, double normalBefore) {
@@ -53,14 +93,15 @@ Status differentiableImpact(const Study& st, const std::vector<int>& contacts, d
 }
 
 Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
-                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out, const std::vector<int>& plastic) {
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out, const std::vector<int>& plastic,
+                  const dyn::MatrixRTangent* tangent) {
   const double t = before.t;
   const auto d = static_cast<Eigen::Index>(dofs.size()), p = static_cast<Eigen::Index>(st.parameters.size());
   const int c = contacts[0];
   const NumbersOn<Dual> plain(st, {}, {});
   out.t = t;
-  // a switch of the equations of motion changes no velocity: h = identity (Theorem 4)
   const bool isSwitch = events::gapSources(st.model.tree)[static_cast<std::size_t>(c)].isSwitch();
+  const JumpLanes along{st, dofs, t, z, contacts, plastic, tangent, isSwitch};
   // r_x and h_x, h_v: the state's directions, eight per pass
   out.cx.resize(d);
   out.hx.resize(d, d);
@@ -69,14 +110,12 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
   for (Eigen::Index first = 0; first < 2 * d; first += kLanes) {
     const Vec<Dual> x = lanes(before.x, I.topRows(d), first), v = lanes(before.v, I.bottomRows(d), first);
     Dual gap;
-    if (Status s = gapOn(st, plain.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
-    events::ImpactOn<Dual> h;
-    if (isSwitch) h.zidPlus = v;
-    else if (Status s = events::impactOn<Dual>(st.model, plain.tree, dofs, t, x, v, z, contacts, h, plastic); !s.ok()) return s;
+    Vec<Dual> zidPlus;
+    if (Status s = along(plain.tree, false, x, v, gap, zidPlus); !s.ok()) return s;
     for (Eigen::Index j = first; j < std::min(2 * d, first + kLanes); ++j) {
       const int lane = static_cast<int>(j - first);
       if (j < d) out.cx[j] = gap.g[lane];
-      for (Eigen::Index i = 0; i < d; ++i) (j < d ? out.hx(i, j) : out.hv(i, j - d)) = h.zidPlus[i].g[lane];
+      for (Eigen::Index i = 0; i < d; ++i) (j < d ? out.hx(i, j) : out.hv(i, j - d)) = zidPlus[i].g[lane];
     }
   }
   // ṙ⁻ = r_x v⁻ (no drivers: r_t = 0)
@@ -98,14 +137,12 @@ Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const inte
     const NumbersOn<Dual> seeded(st, chunk.seeded, chunk.seeds);
     const Vec<Dual> x = lanes(before.x, Eigen::MatrixXd(), 0), v = lanes(before.v, Eigen::MatrixXd(), 0);
     Dual gap;
-    if (Status s = gapOn(st, seeded.tree, dofs, t, x, v, z, c, gap); !s.ok()) return s;
-    events::ImpactOn<Dual> h;
-    if (isSwitch) h.zidPlus = v;
-    else if (Status s = events::impactOn<Dual>(st.model, seeded.tree, dofs, t, x, v, z, contacts, h, plastic); !s.ok()) return s;
+    Vec<Dual> zidPlus;
+    if (Status s = along(seeded.tree, true, x, v, gap, zidPlus); !s.ok()) return s;
     for (std::size_t j = 0; j < chunk.seeded.size(); ++j) {
       const auto col = static_cast<Eigen::Index>(chunk.first + j);
       out.cp[col] = restingFromStart ? 0.0 : -gap.g[static_cast<int>(j)] / out.normalBefore;
-      for (Eigen::Index i = 0; i < d; ++i) out.hp(i, col) = h.zidPlus[i].g[static_cast<int>(j)];
+      for (Eigen::Index i = 0; i < d; ++i) out.hp(i, col) = zidPlus[i].g[static_cast<int>(j)];
     }
   }
   out.dv = after.v - before.v;

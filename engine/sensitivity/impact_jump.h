@@ -16,6 +16,10 @@
 
 #include "sensitivity/study.h"
 
+namespace lw::dyn {
+class MatrixRTangent;
+}
+
 namespace lw::sens::detail {
 
 struct ImpactJump {
@@ -51,8 +55,11 @@ Status differentiableImpact(const Study& st, const std::vector<int>& contacts, d
 /// the derivative does not exist or is not derived: simultaneous contacts (their event times
 /// part under a perturbation), a grazing contact (ṙ⁻ → 0: dt_e/dρ unbounded, seed 001 T9), and a
 /// driven mechanism (the jump's time derivative h_t). `plastic`: those of `contacts` that come to
-/// rest (e = 0, events/impact_law.h).
+/// rest (e = 0, events/impact_law.h). `tangent` (set at `before` in `dofs`): the derivatives by
+/// its kernels (positions, velocities, R^Φ and M^d along the lanes); without one, by forward AD
+/// of the whole pipeline (the reference).
 Status impactJump(const Study& st, const std::vector<dyn::Dof>& dofs, const integ::State& before, const integ::State& after,
-                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out, const std::vector<int>& plastic = {});
+                  const std::vector<int>& contacts, const Eigen::VectorXd& z, ImpactJump& out, const std::vector<int>& plastic = {},
+                  const dyn::MatrixRTangent* tangent = nullptr);
 
 }  // namespace lw::sens::detail

@@ -245,7 +245,17 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     std::vector<int> plastic;
     for (int g : mode(after.coords).held)
       if (!std::binary_search(mode(before.coords).held.begin(), mode(before.coords).held.end(), g)) plastic.push_back(g);
-    return impactJump(st_, dofs(after.coords), b, a, contacts, before.aux, J, plastic);
+    // the derivative kernels' tangent at the state before, in the coordinates the jump is taken in
+    // (the reference kernels, or a state the tangent cannot linearise: the pipeline on dual numbers)
+    const auto& D = dofs(after.coords);
+    const dyn::MatrixRTangent* tangent = nullptr;
+    if (analytic_ && !D.empty() && D == dofs(before.coords)) {
+      dyn::MatrixROn<double> e;
+      if (dyn::evaluateOn<double>(st_.model, real_.tree, D, b.t, b.x, b.v, before.aux, e).ok() &&
+          jumpTangent_.at(st_.model, real_.tree, D, b.t, e).ok())
+        tangent = &jumpTangent_;
+    }
+    return impactJump(st_, D, b, a, contacts, before.aux, J, plastic, tangent);
   }
 
   // the state through the dependent coordinates: evaluated in the old choice, mapped to the new;
@@ -820,6 +830,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   };
   bool rungeKutta_;
   bool analytic_;
+  dyn::MatrixRTangent jumpTangent_;  // the impacts' derivative kernels, set at each impact
   bool positionsOnly_ = false;  // every output reads positions alone (points, joint coordinates, spring lengths)
   mutable dyn::DrivenFactor drivenFactor_;  // Θ_z at the last driven point (its parameter chunks share it)
   Adapter adapter_;

@@ -279,6 +279,24 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     compare(z, ref.z, "z along the state");
     compare(zd, ref.zd, "ż along the state");
     compare(zdd, ref.zdd, "z̈ along the state");
+    // what an impact's jump reads (velocitiesAlong): z, ż, R^Φ and M̄ = R^Φᵀ M^d R^Φ
+    using MatrixD = Eigen::Matrix<D, Eigen::Dynamic, Eigen::Dynamic>;
+    auto compareMatrix = [&](const MatrixD& mine, const MatrixD& reference, const char* what) {
+      ASSERT_EQ(mine.rows(), reference.rows());
+      ASSERT_EQ(mine.cols(), reference.cols());
+      for (Eigen::Index c = 0; c < reference.cols(); ++c) compare(mine.col(c), reference.col(c), what);
+    };
+    MatrixD R, Md;
+    auto velocities = [&](const TreeNumbers<D>& numbers, bool seeded, const VectorOn<D>& ddx, const VectorOn<D>& ddv, const MatrixROn<D>& reference,
+                          const char* along) {
+      SCOPED_TRACE(along);
+      tangent.velocitiesAlong(numbers, seeded, ddx, ddv, z, zd, R, Md);
+      compare(z, reference.z, "z (velocitiesAlong)");
+      compare(zd, reference.zd, "ż (velocitiesAlong)");
+      compareMatrix(R, reference.R, "R^Φ (velocitiesAlong)");
+      compareMatrix(MatrixD(R.transpose() * (Md * R)), reference.Mbar, "M̄ (velocitiesAlong)");
+    };
+    velocities(plain, false, dx, dv, ref, "the state");
     // the parameters: lanes from the numbers alone
     const std::size_t np = std::min<std::size_t>(8, c->resolved.parameters->names().size());
     if (np == 0) continue;
@@ -296,6 +314,7 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     ASSERT_TRUE(evaluateOn<D>(m, withParameters, data.dofs, t, zi.cast<D>(), zid.cast<D>(), data.z, ref, &m.tree.numbers).ok());
     compare(zidd, ref.zidd, "z̈ⁱ along the parameters");
     compare(zdd, ref.zdd, "z̈ along the parameters");
+    velocities(withParameters, true, none, none, ref, "the parameters");
     (void)nz;
   }
 }
