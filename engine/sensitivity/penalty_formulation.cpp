@@ -84,7 +84,8 @@ class PenaltyTangent final : public StepTangent {
 
 class Penalty final : public Formulation, private FormulationNumbers {
  public:
-  Penalty(const Study& st, Partials partials, double delta) : FormulationNumbers(st, partials, delta), tree_(st.model.tree), adapter_(*this) {}
+  Penalty(const Study& st, Partials partials, double delta, bool analytic)
+      : FormulationNumbers(st, partials, delta), tree_(st.model.tree), analytic_(analytic), adapter_(*this) {}
 
   void observe(PointObserver* o, analysis::SimulationSpec& spec) override {
     adapter_.to = o;
@@ -380,11 +381,15 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (Status s = penaltyImpactAt(st_, t, before.x, before.v, contacts, rate, dofs, restingFromStart); !s.ok()) return s;
     const int c0 = contacts.front();
     const std::size_t gaps = sources_.size();
+    // the derivative kernels' tangent at the state (the reference kernels, or a state it cannot
+    // linearise: the pipeline on dual numbers)
+    const dyn::MatrixRTangent* tangent =
+        analytic_ && penaltyJumpTangent(st_, real_.tree, dofs, t, before.x, before.v, jumpTangent_) ? &jumpTangent_ : nullptr;
     // [h; r] of (z, ż⁻) with the numbers given
     auto jumpAndGap = [&](const auto& nums, const auto& z, const auto& zd, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       Vec<S> h;
-      if (Status s = penaltyJumpOn<S>(st_, nums.tree, dofs, t, z, zd, before.x, contacts, h, plastic); !s.ok()) return s;
+      if (Status s = penaltyJumpOn<S>(st_, nums.tree, dofs, t, z, zd, before.x, contacts, h, plastic, tangent); !s.ok()) return s;
       std::vector<S> g(gaps);
       events::contactGapsOn<S, S>(tree_, nums.tree, z.data(), g.data());
       r.resize(nz + 1);
@@ -534,6 +539,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
   };
 
   const dyn::RecursiveModel& tree_;
+  bool analytic_;                    // the derivative kernels (false: the pipeline on dual numbers, the reference)
+  dyn::MatrixRTangent jumpTangent_;  // the impacts' kernels, set at each impact
   double alpha_ = 0;
   HeldSets helds_;
   Adapter adapter_;
@@ -541,8 +548,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
 }  // namespace
 
-std::unique_ptr<Formulation> penaltyFormulation(const Study& st, Partials partials, double delta) {
-  return std::make_unique<Penalty>(st, partials, delta);
+std::unique_ptr<Formulation> penaltyFormulation(const Study& st, Partials partials, double delta, bool analytic) {
+  return std::make_unique<Penalty>(st, partials, delta, analytic);
 }
 
 }  // namespace lw::sens::detail

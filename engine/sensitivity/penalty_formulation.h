@@ -11,7 +11,9 @@
 
 namespace lw::sens::detail {
 
-std::unique_ptr<Formulation> penaltyFormulation(const Study& st, Partials partials, double delta);
+/// `analytic` false: the impacts' jumps by the pipeline on dual numbers (the reference) instead of
+/// the derivative kernels.
+std::unique_ptr<Formulation> penaltyFormulation(const Study& st, Partials partials, double delta, bool analytic = true);
 
 /// A point's coordinates (RunPoint::coords indexes these): all the tree's, with the gaps held
 /// closed by resting contacts (sorted gap indices) as rows the penalty enforces like the loops'.

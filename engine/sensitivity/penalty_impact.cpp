@@ -2,6 +2,7 @@
 
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
+#include "numeric/solve_on.h"
 #include "sensitivity/impact_jump.h"
 
 namespace lw::sens::detail {
@@ -30,7 +31,7 @@ Status penaltyImpactAt(const Study& st, double t, const Eigen::VectorXd& z, cons
 template <class S>
 Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
                      const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus,
-                     const std::vector<int>& plastic) {
+                     const std::vector<int>& plastic, const dyn::MatrixRTangent* tangent) {
   // a switch of the equations of motion changes no velocity (seed 001 Theorem 4): its forces are
   // turned on and off in the numbers by the caller (events::applySwitches); the forward run takes
   // switches alone, never with an impact
@@ -43,19 +44,38 @@ Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::v
   Vec<S> zi, zid;
   dyn::independentOn<S>(st.model, p, dofs, z, zd, nullptr, zi, zid, nullptr);
   events::ImpactOn<S> imp;
+  if constexpr (std::is_same_v<S, Dual>) {
+    if (tangent) {  // the state's lanes through zⁱ, żⁱ's; seeded: the numbers may carry some
+      dyn::MatrixROn<Dual> ev;
+      num::MatrixOn<Dual> Md;
+      tangent->velocitiesAlong(p, true, zi, zid, ev.z, ev.zd, ev.R, Md);
+      ev.Mbar = ev.R.transpose() * (Md * ev.R);
+      if (Status s = events::impactAt<Dual>(st.model, p, t, zid, ev, contacts, imp, plastic); !s.ok()) return s;
+      zdPlus = zd + (imp.zdPlus - imp.zdMinus);
+      return {};
+    }
+  }
   if (Status s = events::impactOn<S>(st.model, p, dofs, t, zi, zid, zStart, contacts, imp, plastic); !s.ok()) return s;
   zdPlus = zd + (imp.zdPlus - imp.zdMinus);
   return {};
 }
 
+bool penaltyJumpTangent(const Study& st, const dyn::TreeNumbers<double>& values, const std::vector<dyn::Dof>& dofs, double t, const Eigen::VectorXd& z,
+                        const Eigen::VectorXd& zd, dyn::MatrixRTangent& tangent) {
+  Vec<double> zi, zid;
+  dyn::independentOn<double>(st.model, values, dofs, z, zd, nullptr, zi, zid, nullptr);
+  dyn::MatrixROn<double> e;
+  return dyn::evaluateOn<double>(st.model, values, dofs, t, zi, zid, z, e).ok() && tangent.at(st.model, values, dofs, t, e).ok();
+}
+
 template Status penaltyJumpOn<double>(const Study&, const dyn::TreeNumbers<double>&, const std::vector<dyn::Dof>&, double, const Vec<double>&,
                                       const Vec<double>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<double>&,
-                                      const std::vector<int>&);
+                                      const std::vector<int>&, const dyn::MatrixRTangent*);
 template Status penaltyJumpOn<Dual>(const Study&, const dyn::TreeNumbers<Dual>&, const std::vector<dyn::Dof>&, double, const Vec<Dual>&,
                                     const Vec<Dual>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Dual>&,
-                                      const std::vector<int>&);
+                                      const std::vector<int>&, const dyn::MatrixRTangent*);
 template Status penaltyJumpOn<Cplx>(const Study&, const dyn::TreeNumbers<Cplx>&, const std::vector<dyn::Dof>&, double, const Vec<Cplx>&,
                                     const Vec<Cplx>&, const Eigen::VectorXd&, const std::vector<int>&, Vec<Cplx>&,
-                                      const std::vector<int>&);
+                                      const std::vector<int>&, const dyn::MatrixRTangent*);
 
 }  // namespace lw::sens::detail

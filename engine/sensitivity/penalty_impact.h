@@ -23,10 +23,17 @@ Status penaltyImpactAt(const Study& st, double t, const Eigen::VectorXd& z, cons
                        double& rate, std::vector<dyn::Dof>& dofs, bool restingFromStart = false);
 
 /// ż⁺ = h(z, ż⁻; ρ) on S; zStart: z's values (the position problem's start); `plastic`: those of
-/// `contacts` that come to rest (e = 0).
+/// `contacts` that come to rest (e = 0). On dual numbers with `tangent` (set at the state's
+/// independent coordinates in `dofs`: penaltyJumpTangent), the law's z, ż, R^Φ and M̄ come from its
+/// kernels (impact_jump.h); without one, from the whole pipeline on S.
 template <class S>
 Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::vector<dyn::Dof>& dofs, double t, const Vec<S>& z,
                      const Vec<S>& zd, const Eigen::VectorXd& zStart, const std::vector<int>& contacts, Vec<S>& zdPlus,
-                     const std::vector<int>& plastic = {});
+                     const std::vector<int>& plastic = {}, const dyn::MatrixRTangent* tangent = nullptr);
+
+/// `tangent` set at the penalty state (t, z, ż) through its independent coordinates `dofs`, with
+/// the numbers `values`: false where it cannot be (Θ_z or M̄ singular there).
+bool penaltyJumpTangent(const Study& st, const dyn::TreeNumbers<double>& values, const std::vector<dyn::Dof>& dofs, double t, const Eigen::VectorXd& z,
+                        const Eigen::VectorXd& zd, dyn::MatrixRTangent& tangent);
 
 }  // namespace lw::sens::detail

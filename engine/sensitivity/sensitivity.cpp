@@ -214,7 +214,7 @@ SensitivityResult runSensitivity(const Mechanism& m, const SensitivitySpec& spec
                                : spec.run.formulation == analysis::Formulation::Index3      ? GlobalKind::Index3
                                                                                             : GlobalKind::Index1,
                                rungeKutta, route, spec.delta);
-    return penalty ? penaltyFormulation(study, route, spec.delta) : matrixRFormulation(study, rungeKutta, route, spec.delta, !spec.referenceKernels);
+    return penalty ? penaltyFormulation(study, route, spec.delta, !spec.referenceKernels) : matrixRFormulation(study, rungeKutta, route, spec.delta, !spec.referenceKernels);
   };
   // one method's gradient into res.methods; false with res.status set when it fails
   auto oneMethod = [&](std::size_t mi) -> bool {

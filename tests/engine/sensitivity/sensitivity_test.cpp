@@ -105,20 +105,28 @@ TEST(Sensitivity, TenBarChainReproducesTheSeedsTable1) {
 // and the tangent by jet-free passes (loops) against forward AD of the whole pipeline, the
 // reference they replace: the direct method and the adjoint, trapezoidal and RK45, equal to 1e-9
 // relative on the ten-bar chain, the double pendulum's and the five-bar's impacts, a slider-crank's end stop and
-// a switch (the grid's tangent: MatrixRTangent's own test)
+// a switch, and the penalty formulation's impacts (the grid's tangent: MatrixRTangent's own test)
 TEST(Sensitivity, TheAnalyticKernelsGiveTheReferenceGradients) {
   struct Case {
     const char* sample;
     double tEnd;
     analysis::Integrator integrator;
+    analysis::Formulation formulation = analysis::Formulation::MatrixR;
   };
   for (const Case& c : {Case{"ten-bar-chain", 0.2, analysis::Integrator::Trapezoidal}, Case{"ten-bar-chain", 0.05, analysis::Integrator::RK45},
                         Case{"double-pendulum-wall", 1.0, analysis::Integrator::Trapezoidal}, Case{"five-bar", 0.3, analysis::Integrator::Trapezoidal},
-                        Case{"five-bar", 0.29, analysis::Integrator::RK45}, Case{"slider-crank-end-stop", 0.35, analysis::Integrator::Trapezoidal}, Case{"switch-t4", 0.4, analysis::Integrator::Trapezoidal}})
+                        Case{"five-bar", 0.29, analysis::Integrator::RK45}, Case{"slider-crank-end-stop", 0.35, analysis::Integrator::Trapezoidal},
+                        Case{"switch-t4", 0.4, analysis::Integrator::Trapezoidal},
+                        // the penalty formulation's impact jumps by the same kernels
+                        Case{"five-bar", 0.3, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
+                        Case{"double-pendulum-wall", 1.0, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
+                        Case{"slider-crank-end-stop", 0.35, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty}})
     for (Method method : {Method::Direct, Method::Adjoint}) {
-      SCOPED_TRACE(std::string(c.sample) + (c.integrator == analysis::Integrator::RK45 ? " rk45 " : " ") + toString(method));
+      SCOPED_TRACE(std::string(c.sample) + (c.integrator == analysis::Integrator::RK45 ? " rk45 " : " ") +
+                   (c.formulation == analysis::Formulation::Penalty ? "penalty " : "") + toString(method));
       SensitivitySpec s = spec(method, c.tEnd, 1e-3);
       s.run.integrator = c.integrator;
+      s.run.formulation = c.formulation;
       const SensitivityResult analytic = runSensitivity(test::sampleMechanism(c.sample), s);
       s.referenceKernels = true;
       const SensitivityResult reference = runSensitivity(test::sampleMechanism(c.sample), s);
