@@ -163,6 +163,17 @@ struct MatrixRTangent::Work {
     rhs.bottomRows(d) += gradientsOf(dx);
     return theta->solve(rhs);
   }
+
+  // z and ż with their lanes: Θ δz = [−Φ_ρ; δzⁱ − h_ρ], then Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
+  // (the velocities' pass leaves its motion, at z with its lanes, in passes.motion)
+  void positionsAndRates(const TreeNumbers<D>& p, bool seeded, const VectorOn<D>& dx, const VectorOn<D>& dv, VectorOn<D>& zOut, VectorOn<D>& zdOut) {
+    const int nz = m->tree.nz, d = static_cast<int>(dofs.size());
+    zOut = withLanes(z, positionLanes(p, seeded, dx));
+    rowsAlong(p, zOut, constant(zd), VectorOn<D>::Zero(nz), 1.0, false, false);
+    Eigen::MatrixXd rhs = -rowLanes(passes.rows, 1);
+    rhs.bottomRows(d) += gradientsOf(dv);
+    zdOut = withLanes(zd, theta->solve(rhs));
+  }
 };
 
 MatrixRTangent::MatrixRTangent() : w_(std::make_unique<Work>()) {}
@@ -240,14 +251,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
   const detail::TreeMotion<D>& motion = w.passes.motion;
   const std::vector<J>& rows = w.passes.rows;
   const VectorOn<D> zeroD = VectorOn<D>::Zero(nz);
-  // positions: Θ δz = [−Φ_ρ; δzⁱ − h_ρ]
-  z = withLanes(w.z, w.positionLanes(p, seeded, dx));
-  // velocities: Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
-  w.rowsAlong(p, z, constant(w.zd), zeroD, 1.0, false, false);
-  Eigen::MatrixXd rhs = -rowLanes(rows, 1);
-  rhs.bottomRows(d) += gradientsOf(dv);
-  const Eigen::MatrixXd dzd = w.theta->solve(rhs);
-  zd = withLanes(w.zd, dzd);
+  w.positionsAndRates(p, seeded, dx, dv, z, zd);
   // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
   w.rowsAlong(p, z, zd, constant(w.zdd), 1.0, true, true);
   const Eigen::MatrixXd da = w.theta->solve(Eigen::MatrixXd(-rowLanes(rows, 2)));
@@ -347,11 +351,7 @@ void MatrixRTangent::velocitiesAlong(const TreeNumbers<num::Dual8>& p, bool seed
   const int nz = tree.nz, d = static_cast<int>(w.dofs.size());
   const std::vector<J>& rows = w.passes.rows;
   const VectorOn<D> zeroD = VectorOn<D>::Zero(nz);
-  z = withLanes(w.z, w.positionLanes(p, seeded, dx));
-  w.rowsAlong(p, z, constant(w.zd), zeroD, 1.0, false, false);
-  Eigen::MatrixXd rhs = -rowLanes(rows, 1);
-  rhs.bottomRows(d) += gradientsOf(dv);
-  zd = withLanes(w.zd, w.theta->solve(rhs));
+  w.positionsAndRates(p, seeded, dx, dv, z, zd);
   // M^d on the positions' motion (frames and columns with z's lanes), before the rates move
   detail::massMatrixFrom<D>(tree, p, w.passes.motion, Md);
   // R^Φ's columns: ż = R_c at żⁱ = e_c (no time rate), so Θ δR_c = −[δ(Φ_z R_c); δ(h_z R_c)]
