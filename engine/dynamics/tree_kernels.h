@@ -76,6 +76,33 @@ template <class T> T dot(const V3<T>& a, const V3<T>& b) { return a[0] * b[0] + 
 template <class T> V3<T> cross(const V3<T>& a, const V3<T>& b) {
   return {{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
 }
+// on dual numbers, each component's products in one pass over the lanes (numeric/dual.h)
+template <int N> V3<num::Dual<N>> cross(const V3<num::Dual<N>>& a, const V3<num::Dual<N>>& b) {
+  return {{num::mulSub(a[1], b[2], a[2], b[1]), num::mulSub(a[2], b[0], a[0], b[2]), num::mulSub(a[0], b[1], a[1], b[0])}};
+}
+template <int N> num::Dual<N> dot(const V3<num::Dual<N>>& a, const V3<num::Dual<N>>& b) { return num::dot3(a[0], b[0], a[1], b[1], a[2], b[2]); }
+template <int N> V3<num::Dual<N>> mul(const M3<num::Dual<N>>& A, const Eigen::Matrix<num::Dual<N>, 3, 1>& x) {
+  V3<num::Dual<N>> y;
+  for (int i = 0; i < 3; ++i) y[i] = num::dot3(A(i, 0), x[0], A(i, 1), x[1], A(i, 2), x[2]);
+  return y;
+}
+template <int N> V3<num::Dual<N>> mul(const M3<num::Dual<N>>& A, const V3<num::Dual<N>>& x) {
+  V3<num::Dual<N>> y;
+  for (int i = 0; i < 3; ++i) y[i] = num::dot3(A(i, 0), x[0], A(i, 1), x[1], A(i, 2), x[2]);
+  return y;
+}
+template <int N> M3<num::Dual<N>> mul(const M3<num::Dual<N>>& A, const M3<num::Dual<N>>& B) {
+  M3<num::Dual<N>> C;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C(i, j) = num::dot3(A(i, 0), B(0, j), A(i, 1), B(1, j), A(i, 2), B(2, j));
+  return C;
+}
+template <int N> M3<num::Dual<N>> mul(const M3<num::Dual<N>>& A, const Eigen::Matrix<num::Dual<N>, 3, 3>& B) {
+  M3<num::Dual<N>> C;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C(i, j) = num::dot3(A(i, 0), B(0, j), A(i, 1), B(1, j), A(i, 2), B(2, j));
+  return C;
+}
 template <class T> V3<T> zero3() { return {{T(0.0), T(0.0), T(0.0)}}; }
 template <class T, class P> V3<T> cst(const Eigen::Matrix<P, 3, 1>& v) { return {{T(v.x()), T(v.y()), T(v.z())}}; }
 template <class T, class P> M3<T> cst(const Eigen::Matrix<P, 3, 3>& m) {

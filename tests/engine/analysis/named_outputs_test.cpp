@@ -117,12 +117,18 @@ TEST(NamedOutputs, EveryColumnHasItsUnit) {
   EXPECT_EQ(unit["P.x"], "m");             // the file's point output
   EXPECT_EQ(unit["rocker_angle"], "rad");  // a pin's coordinate
   EXPECT_EQ(unit["energy.total"], "J");
-  for (const auto& [name, u] : unit)
-    if (name.rfind("dof.joint ", 0) == 0) EXPECT_EQ(u, "rad") << name;
+  for (const auto& [name, u] : unit) {
+    if (name.rfind("dof.joint ", 0) == 0) {
+      EXPECT_EQ(u, "rad") << name;
+    }
+  }
   // a slider's coordinate is a length
   const Mechanism sc = test::sampleMechanism("slider-crank");
-  for (const auto& j : sc.joints)
-    if (j.type == JointType::Slider) EXPECT_EQ(columnUnits({"dof.joint " + j.name}, &sc)[0], "m");
+  for (const auto& j : sc.joints) {
+    if (j.type == JointType::Slider) {
+      EXPECT_EQ(columnUnits({"dof.joint " + j.name}, &sc)[0], "m");
+    }
+  }
 }
 
 }  // namespace

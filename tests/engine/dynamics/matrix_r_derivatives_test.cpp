@@ -284,7 +284,7 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     auto compareMatrix = [&](const MatrixD& mine, const MatrixD& reference, const char* what) {
       ASSERT_EQ(mine.rows(), reference.rows());
       ASSERT_EQ(mine.cols(), reference.cols());
-      for (Eigen::Index c = 0; c < reference.cols(); ++c) compare(mine.col(c), reference.col(c), what);
+      for (Eigen::Index k = 0; k < reference.cols(); ++k) compare(mine.col(k), reference.col(k), what);
     };
     MatrixD R, Md;
     auto velocities = [&](const TreeNumbers<D>& numbers, bool seeded, const VectorOn<D>& ddx, const VectorOn<D>& ddv, const MatrixROn<D>& reference,

@@ -26,13 +26,13 @@ TEST(OutputPartials, EqualTheComplexStepOfTheJetKernels) {
     const auto outputs = mech.outputs;
     for (const Output& o : outputs) {
       if (o.type == Output::Type::PointPosition) {
-        mech.outputs.push_back({o.name + "_v", Output::Type::PointVelocity, o.point, "", "", Output::Energy::Total});
-        mech.outputs.push_back({o.name + "_a", Output::Type::PointAcceleration, o.point, "", "", Output::Energy::Total});
+        mech.outputs.push_back({o.name + "_v", Output::Type::PointVelocity, o.point, "", "", Output::Energy::Total, "", ""});
+        mech.outputs.push_back({o.name + "_a", Output::Type::PointAcceleration, o.point, "", "", Output::Energy::Total, "", ""});
       }
-      if (o.type == Output::Type::JointCoordinate) mech.outputs.push_back({o.name + "_rate", Output::Type::JointRate, {}, o.joint, "", Output::Energy::Total});
+      if (o.type == Output::Type::JointCoordinate) mech.outputs.push_back({o.name + "_rate", Output::Type::JointRate, {}, o.joint, "", Output::Energy::Total, "", ""});
     }
     for (const Force& f : mech.forces)
-      if (f.type == Force::Type::Spring) mech.outputs.push_back({f.name + "_length", Output::Type::SpringLength, {}, "", f.name, Output::Energy::Total});
+      if (f.type == Force::Type::Spring) mech.outputs.push_back({f.name + "_length", Output::Type::SpringLength, {}, "", f.name, Output::Energy::Total, "", ""});
     Diagnostics d;
     const auto r = resolve(mech, d);
     ASSERT_TRUE(r);
