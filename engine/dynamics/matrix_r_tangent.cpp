@@ -4,6 +4,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 
+#include "dynamics/constraint_rows.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/matrix_r_derivatives.h"
 #include "dynamics/recursive_data.h"
@@ -72,6 +73,28 @@ VectorOn<D> constant(const Value& value) {
   VectorOn<D> v(value.size());
   for (Eigen::Index i = 0; i < value.size(); ++i) v[i] = D(value[i]);
   return v;
+}
+
+// The wrench W_b = −∂(λᵀΦ_c)/∂ξ_b on body b (one of the joint's two; ξ_b its twist about the
+// origin) of a cut joint whose loaded rows are its points' difference x(P₁) − x(P₀) alone (a pin,
+// a spherical joint, a revolute whose axis rows carry no multiplier), in closed form with the
+// frames' lanes: a force f = −s λ at the joint's point, s = +1 on body(1), −1 on body(0). False
+// for the others: their rows on jets along the six twists.
+bool cutJointWrench(const RecursiveModel& tree, const TreeNumbers<D>& p, const std::vector<detail::Frame<D>>& frames, const LoopConstraint& c, int b,
+                    const std::vector<double>& lambdaByRow, detail::Motion6<D>& W) {
+  if (c.kind != LoopConstraint::Kind::CutJoint) return false;
+  const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
+  const auto lambda = [&](int r) { return lambdaByRow[static_cast<std::size_t>(c.row + r)]; };
+  const bool points = jt.type == JointType::Pin || jt.type == JointType::Spherical ||
+                      (jt.type == JointType::Revolute && lambda(3) == 0 && lambda(4) == 0);
+  if (!points) return false;
+  const int side = b == jt.body(1) ? 1 : 0;
+  const double s = side == 1 ? 1.0 : -1.0;
+  detail::V3<D> f = detail::zero3<D>();
+  for (int r = 0; r < (jt.type == JointType::Pin ? 2 : 3); ++r) f[r] = D(-s * lambda(r));
+  W.v = f;
+  W.w = detail::cross(detail::jointPoint(tree, p, frames, c.index, side), f);
+  return true;
 }
 
 }  // namespace
@@ -272,14 +295,20 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
     u.lambdaByRow.assign(static_cast<std::size_t>(tree.nrows), 0.0);
     for (int r = 0; r < nc; ++r) u.lambdaByRow[static_cast<std::size_t>(m.rows[static_cast<std::size_t>(r)])] = w.lambda[r];
     const std::size_t nb = motion.frames.size(), nn = tree.nodes.size();
-    u.frames.resize(nb);
-    for (std::size_t b = 0; b < nb; ++b) {
-      for (int i = 0; i < 9; ++i) u.frames[b].R.a[i] = T6(motion.frames[b].R.a[i]);
-      for (int i = 0; i < 3; ++i) u.frames[b].x[i] = T6(motion.frames[b].x[i]);
-    }
-    u.zj.resize(static_cast<std::size_t>(nz));
-    for (int i = 0; i < nz; ++i) u.zj[static_cast<std::size_t>(i)] = T6(z[i]);
-    u.phi.assign(static_cast<std::size_t>(tree.nrows), T6(D(0.0)));
+    // the frames, coordinates and rows on jets along the twists: set up at the first constraint
+    // without a closed form
+    bool jets = false;
+    auto setUpJets = [&] {
+      u.frames.resize(nb);
+      for (std::size_t b = 0; b < nb; ++b) {
+        for (int i = 0; i < 9; ++i) u.frames[b].R.a[i] = T6(motion.frames[b].R.a[i]);
+        for (int i = 0; i < 3; ++i) u.frames[b].x[i] = T6(motion.frames[b].x[i]);
+      }
+      u.zj.resize(static_cast<std::size_t>(nz));
+      for (int i = 0; i < nz; ++i) u.zj[static_cast<std::size_t>(i)] = T6(z[i]);
+      u.phi.assign(static_cast<std::size_t>(tree.nrows), T6(D(0.0)));
+      jets = true;
+    };
     const T6 tj{D(w.t)};
     u.wrench.assign(nn, detail::Motion6<D>{detail::zero3<D>(), detail::zero3<D>()});
     for (std::size_t ci = 0; ci < tree.constraints.size(); ++ci) {
@@ -295,16 +324,20 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
       const bool pair = u.bodies.size() == 2;
       for (std::size_t bi = 0; bi < (pair ? 1 : u.bodies.size()); ++bi) {
         const int b = u.bodies[bi];
-        detail::Frame<T6>& F = u.frames[static_cast<std::size_t>(b)];
-        detail::seedUnitTwists(F, true);  // body b along its six unit twists at once
-        constraintOnFrames<T6, D>(tree, p, u.frames, u.zj.data(), tj, static_cast<int>(ci), u.phi.data());
         detail::Motion6<D> W{detail::zero3<D>(), detail::zero3<D>()};
-        for (int e = 0; e < 6; ++e) {
-          D power(0.0);
-          for (int r = 0; r < c.rows; ++r) power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * u.phi[static_cast<std::size_t>(c.row + r)].d[e];
-          (e < 3 ? W.v : W.w)[e % 3] = power;
+        if (!cutJointWrench(tree, p, motion.frames, c, b, u.lambdaByRow, W)) {
+          if (!jets) setUpJets();
+          detail::Frame<T6>& F = u.frames[static_cast<std::size_t>(b)];
+          detail::seedUnitTwists(F, true);  // body b along its six unit twists at once
+          constraintOnFrames<T6, D>(tree, p, u.frames, u.zj.data(), tj, static_cast<int>(ci), u.phi.data());
+          for (int e = 0; e < 6; ++e) {
+            D power(0.0);
+            for (int r = 0; r < c.rows; ++r)
+              power = power - u.lambdaByRow[static_cast<std::size_t>(c.row + r)] * u.phi[static_cast<std::size_t>(c.row + r)].d[e];
+            (e < 3 ? W.v : W.w)[e % 3] = power;
+          }
+          detail::seedUnitTwists(F, false);
         }
-        detail::seedUnitTwists(F, false);
         auto addTo = [&](int body, double sign) {
           detail::Motion6<D>& to = u.wrench[static_cast<std::size_t>(tree.nodeOfBody[static_cast<std::size_t>(body)])];
           to = {detail::add(to.v, detail::scale(D(sign), W.v)), detail::add(to.w, detail::scale(D(sign), W.w))};

@@ -297,9 +297,13 @@ TEST_F(StudyTest, TuningTheSynthesisSampleThenApplyAndUndo) {
   const int steps = w.undoStack()->count();
   QTest::mouseClick(tuning->applyButton(), Qt::LeftButton);
   ASSERT_EQ(w.undoStack()->count(), steps + 1);
-  for (std::size_t i = 0; i < tuning->bestNames().size(); ++i)
-    for (const auto& p : w.mechanism()->parameters)
-      if (p.name == tuning->bestNames()[i]) EXPECT_EQ(p.value.value, tuning->bestValues()[i]) << p.name;
+  for (std::size_t i = 0; i < tuning->bestNames().size(); ++i) {
+    for (const auto& p : w.mechanism()->parameters) {
+      if (p.name == tuning->bestNames()[i]) {
+        EXPECT_EQ(p.value.value, tuning->bestValues()[i]) << p.name;
+      }
+    }
+  }
   // the sketch's dimensions show what the tuning changed: the crank 1 m at its 60°, the coupler 3.5 m
   w.findChild<QAction*>("SketchDimensions")->trigger();
   QStringList texts;
@@ -475,7 +479,7 @@ TEST_F(StudyTest, JansenLegSliderRedrawsTheLegAndItsGradientsLive) {
     for (int wait = 0; w.previewsTried() == tried && wait < 1000; ++wait) QTest::qWait(1);
     QCoreApplication::processEvents();  // painted
   }
-  const double seconds = clock.elapsed() / 1000.0;
+  const double seconds = static_cast<double>(clock.elapsed()) / 1000.0;
   EXPECT_EQ(w.previewsDrawn(), kFrames);  // every position of the range is a leg that turns
   const int gradients = w.liveGradients()->delivered();
   longestStallWhile([&] { return !w.liveGradients()->busy(); });
