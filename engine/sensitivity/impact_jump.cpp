@@ -54,15 +54,11 @@ struct JumpLanes {
         if (Status s = events::impactOn<Dual>(st.model, numbers, dofs, t, x, v, z, contacts, h, plastic); !s.ok()) return s;
     } else {
       dyn::MatrixROn<Dual> ev;
-      num::MatrixOn<Dual> Md;
-      tangent->velocitiesAlong(numbers, seeded, x, v, ev.z, ev.zd, ev.R, Md);
+      // a switch reads the gap alone
+      if (Status s = impactByKernels(st, *tangent, numbers, seeded, t, x, v, contacts, plastic, ev, isSwitch ? nullptr : &h); !s.ok()) return s;
       std::vector<Dual> gaps(events::gapSources(st.model.tree).size());
       events::contactGapsOn<Dual, Dual>(st.model.tree, numbers, ev.z.data(), gaps.data());
       gap = gaps[static_cast<std::size_t>(c)];
-      if (!isSwitch) {
-        ev.Mbar = ev.R.transpose() * (Md * ev.R);
-        if (Status s = events::impactAt<Dual>(st.model, numbers, t, v, ev, contacts, h, plastic); !s.ok()) return s;
-      }
     }
     // a switch of the equations of motion changes no velocity: h = identity (Theorem 4)
     zidPlus = isSwitch ? v : h.zidPlus;
@@ -71,6 +67,21 @@ struct JumpLanes {
 };
 
 }  // namespace
+
+bool jumpTangentAt(const Study& st, const dyn::TreeNumbers<double>& values, const std::vector<dyn::Dof>& dofs, double t, const Eigen::VectorXd& x,
+                   const Eigen::VectorXd& v, const Eigen::VectorXd& zStart, dyn::MatrixRTangent& tangent) {
+  dyn::MatrixROn<double> e;
+  return !dofs.empty() && dyn::evaluateOn<double>(st.model, values, dofs, t, x, v, zStart, e).ok() && tangent.at(st.model, values, dofs, t, e).ok();
+}
+
+Status impactByKernels(const Study& st, const dyn::MatrixRTangent& tangent, const dyn::TreeNumbers<Dual>& p, bool seeded, double t, const Vec<Dual>& x,
+                       const Vec<Dual>& v, const std::vector<int>& contacts, const std::vector<int>& plastic, dyn::MatrixROn<Dual>& ev,
+                       events::ImpactOn<Dual>* h) {
+  num::MatrixOn<Dual> Md;
+  tangent.velocitiesAlong(p, seeded, x, v, ev.z, ev.zd, ev.R, Md);
+  ev.Mbar = ev.R.transpose() * (Md * ev.R);
+  return h ? events::impactAt<Dual>(st.model, p, t, v, ev, contacts, *h, plastic) : Status{};
+}
 
 Status differentiableImpact(const Study& st, const std::vector<int>& contacts, double t, double normalBefore) {
   const std::vector<events::GapSource> all = events::gapSources(st.model.tree);

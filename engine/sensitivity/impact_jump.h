@@ -19,6 +19,9 @@
 namespace lw::dyn {
 class MatrixRTangent;
 }
+namespace lw::events {
+template <class S> struct ImpactOn;
+}
 
 namespace lw::sens::detail {
 
@@ -45,6 +48,18 @@ struct ImpactJump {
     V = Vplus;
   }
 };
+
+/// `tangent` set at the state (t, zⁱ = x, żⁱ = v) in `dofs` with the numbers `values`, the
+/// position problem from zStart: false where it cannot be (Θ_z or M̄ singular there).
+bool jumpTangentAt(const Study& st, const dyn::TreeNumbers<double>& values, const std::vector<dyn::Dof>& dofs, double t, const Eigen::VectorXd& x,
+                   const Eigen::VectorXd& v, const Eigen::VectorXd& zStart, dyn::MatrixRTangent& tangent);
+
+/// The impact law at the state `tangent` is set at, along the lanes of x, v (its independent
+/// coordinates' and rates', their values unread) and of the numbers p: z, ż, R^Φ and M̄ from the
+/// tangent's kernels into ev (its accelerations left out), the law into h (when given).
+Status impactByKernels(const Study& st, const dyn::MatrixRTangent& tangent, const dyn::TreeNumbers<Dual>& p, bool seeded, double t, const Vec<Dual>& x,
+                       const Vec<Dual>& v, const std::vector<int>& contacts, const std::vector<int>& plastic, dyn::MatrixROn<Dual>& ev,
+                       events::ImpactOn<Dual>* h);
 
 /// Empty when the impact of `contacts` at t, closing at ṙ⁻ = normalBefore, has sensitivities;
 /// else the refusal (the three cases below).

@@ -248,13 +248,8 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     // the derivative kernels' tangent at the state before, in the coordinates the jump is taken in
     // (the reference kernels, or a state the tangent cannot linearise: the pipeline on dual numbers)
     const auto& D = dofs(after.coords);
-    const dyn::MatrixRTangent* tangent = nullptr;
-    if (analytic_ && !D.empty() && D == dofs(before.coords)) {
-      dyn::MatrixROn<double> e;
-      if (dyn::evaluateOn<double>(st_.model, real_.tree, D, b.t, b.x, b.v, before.aux, e).ok() &&
-          jumpTangent_.at(st_.model, real_.tree, D, b.t, e).ok())
-        tangent = &jumpTangent_;
-    }
+    const bool kernels = analytic_ && D == dofs(before.coords) && jumpTangentAt(st_, real_.tree, D, b.t, b.x, b.v, before.aux, jumpTangent_);
+    const dyn::MatrixRTangent* tangent = kernels ? &jumpTangent_ : nullptr;
     return impactJump(st_, D, b, a, contacts, before.aux, J, plastic, tangent);
   }
 

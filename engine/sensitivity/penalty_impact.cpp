@@ -2,7 +2,6 @@
 
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
-#include "numeric/solve_on.h"
 #include "sensitivity/impact_jump.h"
 
 namespace lw::sens::detail {
@@ -47,10 +46,7 @@ Status penaltyJumpOn(const Study& st, const dyn::TreeNumbers<S>& p, const std::v
   if constexpr (std::is_same_v<S, Dual>) {
     if (tangent) {  // the state's lanes through zⁱ, żⁱ's; seeded: the numbers may carry some
       dyn::MatrixROn<Dual> ev;
-      num::MatrixOn<Dual> Md;
-      tangent->velocitiesAlong(p, true, zi, zid, ev.z, ev.zd, ev.R, Md);
-      ev.Mbar = ev.R.transpose() * (Md * ev.R);
-      if (Status s = events::impactAt<Dual>(st.model, p, t, zid, ev, contacts, imp, plastic); !s.ok()) return s;
+      if (Status s = impactByKernels(st, *tangent, p, true, t, zi, zid, contacts, plastic, ev, &imp); !s.ok()) return s;
       zdPlus = zd + (imp.zdPlus - imp.zdMinus);
       return {};
     }
@@ -64,8 +60,7 @@ bool penaltyJumpTangent(const Study& st, const dyn::TreeNumbers<double>& values,
                         const Eigen::VectorXd& zd, dyn::MatrixRTangent& tangent) {
   Vec<double> zi, zid;
   dyn::independentOn<double>(st.model, values, dofs, z, zd, nullptr, zi, zid, nullptr);
-  dyn::MatrixROn<double> e;
-  return dyn::evaluateOn<double>(st.model, values, dofs, t, zi, zid, z, e).ok() && tangent.at(st.model, values, dofs, t, e).ok();
+  return jumpTangentAt(st, values, dofs, t, zi, zid, z, tangent);
 }
 
 template Status penaltyJumpOn<double>(const Study&, const dyn::TreeNumbers<double>&, const std::vector<dyn::Dof>&, double, const Vec<double>&,

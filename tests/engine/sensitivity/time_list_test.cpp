@@ -68,7 +68,9 @@ TEST(RunRecord, AnAutomaticRecordKeepsEveryPointWhileTheyFitThenThinsByHalves) {
     const auto& s = thinned.saved[i];
     EXPECT_EQ(s.point.t, thinned.item(s.item).t1);  // each saved point is its item's
     impactKept |= s.item == 150;
-    if (i > 0 && !s.kept && !thinned.saved[i - 1].kept) EXPECT_EQ(s.item - thinned.saved[i - 1].item, 8u) << s.item;
+    if (i > 0 && !s.kept && !thinned.saved[i - 1].kept) {
+      EXPECT_EQ(s.item - thinned.saved[i - 1].item, 8u) << s.item;
+    }
   }
   EXPECT_TRUE(impactKept);
   EXPECT_EQ(thinned.saved.front().item, 0u);
