@@ -582,7 +582,17 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
   }
   const auto no = static_cast<Eigen::Index>(o.components.size());
   out.resize(no);
-  outputsOn<double>(o, tree, p, z, zd, zdd, t, out.data());
+  // the points' r, v, a: off the motion given (no motion pass of their own), else one pass
+  thread_local std::vector<double> pr, pv, pa;
+  const std::size_t np = 3 * o.points.size();
+  pr.assign(np, 0.0);
+  pv.assign(np, 0.0);
+  pa.assign(np, 0.0);
+  if (np > 0) {
+    if (state) state->points(tree, p, o.points, pr.data(), pv.data(), pa.data());
+    else dyn::pointMotionOn<double>(tree, p, z.data(), zd.data(), zdd.data(), o.points, pr.data(), pv.data(), pa.data());
+  }
+  outputsFromPoints<double>(o, tree, p, z, zd, zdd, t, pr.data(), pv.data(), pa.data(), out.data());
   Oz.setZero(no, tree.nz);
   Ozd.setZero(no, tree.nz);
   Ozdd.setZero(no, tree.nz);
@@ -591,8 +601,6 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
     if (state) dyn::pointMotionDerivatives(tree, p, *state, o.points, P);
     else dyn::pointMotionDerivatives(tree, p, z, zd, zdd, o.points, P);
   }
-  std::vector<double> r(3 * o.points.size());
-  if (!o.points.empty()) dyn::pointMotionOn<double>(tree, p, z.data(), zd.data(), zdd.data(), o.points, r.data(), nullptr, nullptr);
   for (Eigen::Index i = 0; i < no; ++i) {
     const auto& c = o.components[static_cast<std::size_t>(i)];
     const Eigen::Index row = 3 * c.point + c.axis;
@@ -617,8 +625,8 @@ bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, 
         // L = |r₂ − r₁|: L_z = eᵀ (J₂ − J₁)
         if (c.springs[0] < 0 || c.springs[1] < 0) break;
         const Eigen::Index a = 3 * c.springs[0], b = 3 * c.springs[1];
-        Eigen::Vector3d e(r[static_cast<std::size_t>(b)] - r[static_cast<std::size_t>(a)], r[static_cast<std::size_t>(b + 1)] - r[static_cast<std::size_t>(a + 1)],
-                          r[static_cast<std::size_t>(b + 2)] - r[static_cast<std::size_t>(a + 2)]);
+        Eigen::Vector3d e(pr[static_cast<std::size_t>(b)] - pr[static_cast<std::size_t>(a)], pr[static_cast<std::size_t>(b + 1)] - pr[static_cast<std::size_t>(a + 1)],
+                          pr[static_cast<std::size_t>(b + 2)] - pr[static_cast<std::size_t>(a + 2)]);
         if (e.norm() > 0) e.normalize();
         Oz.row(i) = e.transpose() * (P.J.middleRows<3>(b) - P.J.middleRows<3>(a));
         break;
