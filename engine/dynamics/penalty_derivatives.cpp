@@ -117,9 +117,11 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
                         const VectorOn<S>& zdStar, const VectorOn<S>& zddStar, VectorOn<S>& zd, VectorOn<S>& zdd,
                         const ExtraRowsOn<S>* extra) {
   const double hh = 0.25 * h * h;
-  detail::TreeMotion<S>& motion = motionAt<S>(m, p, z, &zdStar, nullptr);  // its rates reused once M and Q are taken
-  VectorOn<S> Q;
-  const MatrixOn<S> M = massOn(m, p, motion, z, zdStar, t, Q);
+  // the positions alone: M and Φ_z read them, the rates' passes below set their own
+  thread_local detail::TreeMotion<S> motion;
+  detail::treePositions<S>(m, p, z.data(), motion);
+  MatrixOn<S> M;
+  detail::massMatrixFrom<S>(m, p, motion, M);
   VectorOn<S> phi;
   MatrixOn<S> J;
   rowsOn(m, p, motion, z, t, extra, phi, J);
@@ -150,9 +152,9 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   using D = num::Dual8;
   const double hh = 0.25 * h * h;
   const int nz = m.nz;
-  detail::TreeMotion<double>& motion = motionAt<double>(m, p, z, &zdStar, nullptr);
-  VectorOn<double> Q;
-  out.M = massOn(m, p, motion, z, zdStar, t, Q);
+  thread_local detail::TreeMotion<double> motion;  // the positions; the rates' passes set their own
+  detail::treePositions<double>(m, p, z.data(), motion);
+  detail::massMatrixFrom<double>(m, p, motion, out.M);
   VectorOn<double> phi;
   MatrixOn<double> J;
   rowsOn(m, p, motion, z, t, extra, phi, J);
@@ -177,7 +179,8 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   for (int first = 0; first < nz; first += num::kChunk) {
     VectorOn<D> zd8 = zd.cast<D>();
     for (int j = first; j < std::min(nz, first + num::kChunk); ++j) zd8[j].g[j - first] = 1;
-    detail::TreeMotion<D>& motion8 = motionAt<D>(m, p8, z8, &zd8, nullptr);
+    thread_local detail::TreeMotion<D> motion8;
+    detail::treePositions<D>(m, p8, z8.data(), motion8);
     const VectorOn<D> c = curvaturesOn<D>(m, p8, motion8, z8, zd8, t, extra8);
     for (Eigen::Index i = 0; i < c.size(); ++i)
       for (int j = first; j < std::min(nz, first + num::kChunk); ++j) cz(i, j) = c[i].g[j - first];

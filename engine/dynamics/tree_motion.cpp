@@ -288,6 +288,7 @@ void constraintJacobianFrom(const RecursiveModel& m, const TreeNumbers<S>& p, co
 #define LW_TREE_MOTION(S)                                                                                                      \
   template void treeMotion<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
   template void treeRates<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, const S*, const S*, TreeMotion<S>&); \
+  template void treePositions<S>(const RecursiveModel&, const TreeNumbers<S>&, const S*, TreeMotion<S>&);                     \
   template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
                                        S*, std::vector<Motion6<S>>*);                                                         \
   template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&); \

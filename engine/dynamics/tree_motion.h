@@ -72,6 +72,9 @@ inline Motion6<S> inertiaTimes(bool planar, const S& mass, const V3<S>& c, const
 /// node's columns and motion are its own (quaternionNodeMotion), not a sequence of one-axis ones.
 template <class S>
 void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, TreeMotion<S>& out);
+/// The positions' part of treeMotion alone (frames, columns, centres at z): what M^d and Φ_z read.
+template <class S>
+void treePositions(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, TreeMotion<S>& out);
 /// The rates' part of treeMotion alone (V, A, V_i, A_i at ż, z̈) on a motion whose positions (frames,
 /// columns, centres) are z's already: another ż or z̈ at the same z without a second frame pass.
 template <class S>
