@@ -124,12 +124,18 @@ class Penalty final : public Formulation, private FormulationNumbers {
       for (Eigen::Index j = first; j < std::min(3 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
       return s;
     };
-    Eigen::MatrixXd Os;
-    if (Status s = stateColumns(3 * nz, no, seed3, [&](const auto& s3, Vec<Dual>& r) { return outputs(plain_, s3[0], s3[1], s3[2], r); }, Os); !s.ok())
-      return s;
-    o.Ox = Os.leftCols(nz);
-    o.Ov = Os.middleCols(nz, nz);
-    o.Oa = Os.rightCols(nz);
+    // the state's columns by the outputs' exact partials (one jet-free pass); outputs they do not
+    // cover (a cut joint's coordinate, reactions) and the reference kernels by forward AD
+    Eigen::VectorXd values;
+    if (!analytic_ || !analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, values, o.Ox, o.Ov, o.Oa)) {
+      Eigen::MatrixXd Os;
+      if (Status s = stateColumns(3 * nz, no, seed3, [&](const auto& s3, Vec<Dual>& r) { return outputs(plain_, s3[0], s3[1], s3[2], r); }, Os);
+          !s.ok())
+        return s;
+      o.Ox = Os.leftCols(nz);
+      o.Ov = Os.middleCols(nz, nz);
+      o.Oa = Os.rightCols(nz);
+    }
     if (Status s = parameterColumns(
             [&](const auto& nums, auto& r) {
               using S = typename std::decay_t<decltype(r)>::Scalar;

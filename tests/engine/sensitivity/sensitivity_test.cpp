@@ -67,8 +67,15 @@ TEST(Sensitivity, TenBarChainDirectEqualsComplexStepAndDifferencesAgree) {
 // parameter columns
 TEST(Sensitivity, AnOpenChainsAdjointByProductsEqualsTheDirectMethod) {
   Mechanism m = test::sampleMechanism("ten-bar-chain");
-  m.outputs.push_back(Output{"acc", Output::Type::PointAcceleration, Ref{"bar_7", "B"}});
-  m.outputs.push_back(Output{"vel", Output::Type::PointVelocity, Ref{"bar_4", "B"}});
+  auto pointOutput = [](const char* name, Output::Type type, const char* body) {
+    Output o;
+    o.name = name;
+    o.type = type;
+    o.point = Ref{body, "B"};
+    return o;
+  };
+  m.outputs.push_back(pointOutput("acc", Output::Type::PointAcceleration, "bar_7"));
+  m.outputs.push_back(pointOutput("vel", Output::Type::PointVelocity, "bar_4"));
   Output rate;
   rate.name = "w3";
   rate.type = Output::Type::JointRate;
@@ -131,7 +138,11 @@ TEST(Sensitivity, TheAnalyticKernelsGiveTheReferenceGradients) {
       s.referenceKernels = true;
       const SensitivityResult reference = runSensitivity(test::sampleMechanism(c.sample), s);
       ASSERT_TRUE(analytic.status.ok() && reference.status.ok()) << analytic.status.message << reference.status.message;
-      expectGradientsNear(reference, analytic.methods.front(), reference.methods.front(), 1e-9, 1e-4);
+      // the penalty adjoint sums terms α (1e8) times the gradient's size: its rounding reaches
+      // 1e-9 relative whatever the kernels (the reference's own DDM and adjoint differ by 9e-10
+      // on the five-bar's z2 by L_A1)
+      const double rtol = c.formulation == analysis::Formulation::Penalty && method == Method::Adjoint ? 1e-8 : 1e-9;
+      expectGradientsNear(reference, analytic.methods.front(), reference.methods.front(), rtol, 1e-4);
       EXPECT_GT(reference.methods.front().gradient.cwiseAbs().maxCoeff(), 1e-3);
     }
 }
