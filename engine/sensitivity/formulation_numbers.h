@@ -33,11 +33,25 @@ inline std::vector<bool> touchOnlyInertia(const Study& st) {
   return only;
 }
 
+/// By chosen parameter: does it reach no field but the force elements' and gravity's? (M^d, the
+/// loops' rows and their rates then do not depend on it: a projection's partials skip it.)
+inline std::vector<bool> touchOnlyForces(const Study& st) {
+  std::vector<bool> other(st.table().names().size(), false);  // by table index: reaches another field
+  forEachNumber(*st.mechanism, [&](const FieldVisit& f) {
+    if (f.path.rfind("forces[", 0) == 0 || f.path.rfind("gravity", 0) == 0) return;
+    for (std::size_t k : st.table().dependencies(f.number)) other[k] = true;
+  });
+  std::vector<bool> only;
+  for (std::size_t k : st.parameters) only.push_back(!other[k]);
+  return only;
+}
+
 class FormulationNumbers {
  public:
   FormulationNumbers(const Study& st, Partials partials, double delta)
       : st_(st), plain_(st, {}, {}), real_(st, {}, {}), partials_(partials), sources_(events::gapSources(st.model.tree)) {
     inertial_ = touchOnlyInertia(st);
+    forcesOnly_ = touchOnlyForces(st);
     for (const ParameterChunk& c : parameterChunks(st)) {
       chunks_.push_back(std::make_unique<NumbersOn<Dual>>(st, c.seeded, c.seeds));
       firsts_.push_back(static_cast<Eigen::Index>(c.first));
@@ -102,6 +116,33 @@ class FormulationNumbers {
       if (Status s = f(seed(first), r); !s.ok()) return s;
       for (Eigen::Index j = first; j < std::min(n, first + kLanes); ++j)
         for (Eigen::Index i = 0; i < rows; ++i) out(i, j) = r[i].g[j - first];
+    }
+    return {};
+  }
+
+  /// Columns of f by some state directions and some chosen parameters, packed eight lanes a
+  /// pass (AD): column c is state direction state[c] when that is ≥ 0, else chosen parameter
+  /// param[c]. `base()` gives f's inputs on dual numbers unseeded, `seedState(in, j, l)` seeds
+  /// direction j in lane l; f(numbers, in, r) fills the result.
+  template <class Base, class SeedState, class F>
+  Status mixedColumns(const std::vector<int>& state, const std::vector<int>& param, Base&& base, SeedState&& seedState, F&& f,
+                      Eigen::Index rows, Eigen::MatrixXd& out) {
+    const auto n = static_cast<Eigen::Index>(state.size());
+    out.resize(rows, n);
+    Vec<Dual> r;
+    std::vector<int> lanes(kLanes);
+    for (Eigen::Index first = 0; first < n; first += kLanes) {
+      auto in = base();
+      bool seeded = false;
+      for (int l = 0; l < kLanes; ++l) {
+        const Eigen::Index c = first + l;
+        lanes[static_cast<std::size_t>(l)] = c < n && state[static_cast<std::size_t>(c)] < 0 ? param[static_cast<std::size_t>(c)] : -1;
+        seeded = seeded || lanes[static_cast<std::size_t>(l)] >= 0;
+        if (c < n && state[static_cast<std::size_t>(c)] >= 0) seedState(in, state[static_cast<std::size_t>(c)], l);
+      }
+      if (Status s = f(seeded ? seededInLanes(lanes) : plain_, in, r); !s.ok()) return s;
+      for (Eigen::Index c = first; c < std::min(n, first + kLanes); ++c)
+        for (Eigen::Index i = 0; i < rows; ++i) out(i, c) = r[i].g[c - first];
     }
     return {};
   }
@@ -204,6 +245,8 @@ class FormulationNumbers {
   const NumbersOn<Dual>& plain() const { return plain_; }
   /// By chosen parameter: touchOnlyInertia.
   const std::vector<bool>& inertial() const { return inertial_; }
+  /// By chosen parameter: touchOnlyForces.
+  const std::vector<bool>& forcesOnly() const { return forcesOnly_; }
   /// Chunk c's lanes of those parameters alone (dyn::inertialLanes).
   const dyn::NumbersLanes& inertialLanes(std::size_t c) const { return inertialLanes_[c]; }
 
@@ -228,6 +271,7 @@ class FormulationNumbers {
   std::vector<int> counts_;
   std::vector<dyn::NumbersLanes> lanes_;  // by chunk
   std::vector<bool> inertial_;            // by chosen parameter
+  std::vector<bool> forcesOnly_;          // by chosen parameter
   std::vector<dyn::NumbersLanes> inertialLanes_;  // by chunk
   std::map<std::vector<int>, std::unique_ptr<NumbersOn<Dual>>> byLanes_;  // seededInLanes
   Partials partials_;

@@ -338,25 +338,50 @@ class Penalty final : public Formulation, private FormulationNumbers {
       r << zd1, zdd1;
       return {};
     };
-    if (Status s = stateColumns(
-            nz, 2 * nz, [&](Eigen::Index first) { return seed(first, nz); },
-            [&](const auto& s3, Vec<Dual>& r) { return project(plain_, s3[0], s3[1], s3[2], r); }, Ps);
-        !s.ok())
-      return s;
+    Eigen::MatrixXd PQp;
+    if (analytic_ && !semiAnalytical()) {
+      // by z₁ and by the parameters that reach the projections in the same passes: those that
+      // reach the force elements or gravity alone leave M, Φ_z and c, so their columns are zero
+      std::vector<int> state, param;
+      for (Eigen::Index j = 0; j < nz; ++j) {
+        state.push_back(static_cast<int>(j));
+        param.push_back(-1);
+      }
+      for (std::size_t k = 0; k < st_.parameters.size(); ++k)
+        if (!forcesOnly()[k]) {
+          state.push_back(-1);
+          param.push_back(static_cast<int>(k));
+        }
+      Eigen::MatrixXd columns;
+      if (Status s = mixedColumns(
+              state, param, [&] { return std::array<Vec<Dual>, 3>{b.x.cast<Dual>(), zdS.cast<Dual>(), zddS.cast<Dual>()}; },
+              [](std::array<Vec<Dual>, 3>& in, int j, int l) { in[0][j].g[l] = 1; },
+              [&](const auto& nums, const auto& in, Vec<Dual>& r) { return project(nums, in[0], in[1], in[2], r); }, 2 * nz, columns);
+          !s.ok())
+        return s;
+      Ps = columns.leftCols(nz);
+      PQp.setZero(2 * nz, static_cast<Eigen::Index>(st_.parameters.size()));
+      for (std::size_t c = static_cast<std::size_t>(nz); c < param.size(); ++c) PQp.col(param[c]) = columns.col(static_cast<Eigen::Index>(c));
+    } else {
+      if (Status s = stateColumns(
+              nz, 2 * nz, [&](Eigen::Index first) { return seed(first, nz); },
+              [&](const auto& s3, Vec<Dual>& r) { return project(plain_, s3[0], s3[1], s3[2], r); }, Ps);
+          !s.ok())
+        return s;
+      if (Status s = parameterColumns(
+              [&](const auto& nums, auto& r) {
+                using S = typename std::decay_t<decltype(r)>::Scalar;
+                return project(nums, Vec<S>(b.x.cast<S>()), Vec<S>(zdS.cast<S>()), Vec<S>(zddS.cast<S>()), r);
+              },
+              2 * nz, PQp);
+          !s.ok())
+        return s;
+    }
     J.Pz = Ps.topRows(nz);
     J.Pd = std::move(linear.Pd);  // ż₁ does not depend on z̈*
     J.Qz = Ps.bottomRows(nz);
     J.Qd = std::move(linear.Qd);
     J.Qdd = std::move(linear.Qdd);
-    Eigen::MatrixXd PQp;
-    if (Status s = parameterColumns(
-            [&](const auto& nums, auto& r) {
-              using S = typename std::decay_t<decltype(r)>::Scalar;
-              return project(nums, Vec<S>(b.x.cast<S>()), Vec<S>(zdS.cast<S>()), Vec<S>(zddS.cast<S>()), r);
-            },
-            2 * nz, PQp);
-        !s.ok())
-      return s;
     J.Pp = PQp.topRows(nz);
     J.Qp = PQp.bottomRows(nz);
     if (semiAnalytical()) {
