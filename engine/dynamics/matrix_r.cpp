@@ -78,11 +78,17 @@ class MatrixRSolvers {
     if (norm == 0) return 0;
     x.setConstant(1.0 / static_cast<double>(n));
     double estimate = 0;
+    const Eigen::MatrixXd& LU = lu.matrixLU();
     for (int it = 0; it < 5; ++it) {
-      y = lu.solve(x);
+      y.noalias() = lu.permutationP() * x;  // Θ y = x by P, L, U in place: no temporaries
+      LU.triangularView<Eigen::UnitLower>().solveInPlace(y);
+      LU.triangularView<Eigen::Upper>().solveInPlace(y);
       estimate = y.cwiseAbs().sum();
       for (Eigen::Index i = 0; i < n; ++i) sign[i] = y[i] >= 0 ? 1.0 : -1.0;
-      y = lu.transpose().solve(sign);
+      // Θᵀ y = sign: Uᵀ, Lᵀ, then Pᵀ
+      LU.triangularView<Eigen::Upper>().transpose().solveInPlace(sign);
+      LU.triangularView<Eigen::UnitLower>().transpose().solveInPlace(sign);
+      y.noalias() = lu.permutationP().transpose() * sign;
       Eigen::Index j = 0;
       const double top = y.cwiseAbs().maxCoeff(&j);
       if (it > 0 && top <= y.dot(x)) break;
