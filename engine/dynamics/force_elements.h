@@ -18,6 +18,7 @@
 
 #include "dynamics/tree_kernels.h"
 #include "dynamics/tyre.h"
+#include "numeric/first_jets.h"  // num::value on jets, for the laws on them
 #include "numeric/scalar.h"
 
 namespace lw::dyn::detail {
@@ -29,14 +30,16 @@ struct TorsionTurns {
   double* measured = nullptr;
 };
 
+/// `only` (≥ 0): that force element alone.
 template <class S, class P, class Bodies, class ForceAt, class TorqueOn>
 void forceElements(const RecursiveModel& m, const TreeNumbers<P>& p, double t, const Bodies& bodies, ForceAt&& forceAt, TorqueOn&& torqueOn,
-                   bool everyTorsionSpring = false, const TorsionTurns* turns = nullptr) {
+                   bool everyTorsionSpring = false, const TorsionTurns* turns = nullptr, std::ptrdiff_t only = -1) {
   using std::sqrt, num::atan2;
   const auto& mech = *m.mechanism;
   const MechanismNumbers<P>& nums = p.mech;
   const V3<S> zero{{S(0.0), S(0.0), S(0.0)}};
   for (std::size_t fi = 0; fi < mech.forces.size(); ++fi) {
+    if (only >= 0 && fi != static_cast<std::size_t>(only)) continue;
     const auto& f = mech.forces[fi];
     const auto& fn = nums.forces[fi];
     if (!fn.active) continue;

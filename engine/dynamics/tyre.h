@@ -11,6 +11,7 @@
 
 #include "dynamics/tree_kernels.h"
 #include "mechanism/resolved.h"
+#include "numeric/first_jets.h"  // num::value on jets, for the law on them
 #include "numeric/scalar.h"
 
 namespace lw::dyn::detail {

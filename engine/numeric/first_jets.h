@@ -116,6 +116,17 @@ FirstJets<S, N> sqrt(const FirstJets<S, N>& a) {
   return r;
 }
 
+// θ = atan2(y, x): r² θ' = x y' − y x' (found by argument-dependent lookup, as sin, cos, sqrt)
+template <class S, int N>
+FirstJets<S, N> atan2(const FirstJets<S, N>& y, const FirstJets<S, N>& x) {
+  using std::atan2;
+  FirstJets<S, N> r;
+  r.v = atan2(y.v, x.v);
+  const S inv = 1.0 / (x.v * x.v + y.v * y.v);
+  for (int k = 0; k < N; ++k) r.d[k] = (x.v * y.d[k] - y.v * x.d[k]) * inv;
+  return r;
+}
+
 }  // namespace lw::kin
 
 namespace lw::num {
