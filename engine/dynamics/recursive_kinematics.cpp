@@ -211,6 +211,19 @@ void loopJacobianBlocks(const RecursiveModel& m, RecursiveData& data, const Eige
     const Node& n = m.nodes[k];
     const auto& columns = m.blockColumns[k];  // the blocks this node's coordinates enter
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) {
+      // where its columns enter its own unit row alone (a free body no loop closes on, the
+      // buggy's chassis), that row's gradient 2q: no recursion
+      const int off = n.kind == NodeKind::FreeSpatial ? 3 : 0;
+      bool ownRowOnly = true;
+      for (const auto& column : columns) {
+        const LoopConstraint& c = m.constraints[static_cast<std::size_t>(column.constraint)];
+        ownRowOnly = ownRowOnly && c.kind == LoopConstraint::Kind::UnitQuaternion && c.index == static_cast<int>(k);
+      }
+      if (ownRowOnly) {
+        for (const auto& column : columns)
+          for (int i = 0; i < n.nz; ++i) values[static_cast<std::size_t>(column.offset + i)] = i < off ? 0.0 : 2 * z[n.z + i];
+        continue;
+      }
       // off the unit sphere R(q) is not a rotation: these columns take the full recursion
       auto& f = scratch<Frame<Jet>, Buffers::kJacobianFrames>(b);
       for (int i = 0; i < n.nz; ++i) {
