@@ -27,8 +27,18 @@ struct Case {
   sens::Partials partials = sens::Partials::AutomaticDifferentiation;
   sens::Analysis analysis = sens::Analysis::Dynamics;
   bool impacts = false;  // the file's contacts kept (the other cases run smooth, issue 20)
+  bool everyForce = false;  // test::withEveryForce: an open chain's force elements through the τ kernels
 };
+
+Mechanism caseMechanism(const Case& c) {
+  Mechanism m = c.impacts ? test::sampleMechanism(c.sample) : test::withoutContacts(test::sampleMechanism(c.sample));
+  return c.everyForce ? test::withEveryForce(m) : m;
+}
 const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3},
+                       // the chain with springs, dampers, forces and torques on it (issue 38: every
+                       // force element in the open chains' state Jacobians)
+                       {"ten-bar-chain", 1.0, 1e-3, analysis::Formulation::MatrixR, "-forces", sens::Partials::AutomaticDifferentiation,
+                        sens::Analysis::Dynamics, false, true},
                        {"five-bar", 1.0, 1e-3},
                        {"five-bar", 1.0, 1e-3, analysis::Formulation::Penalty, "-penalty"},
                        // issue 38's five-bar through its 10 impacts (5 s at 1 ms; target ≤ 1.5×)
@@ -57,7 +67,7 @@ std::map<std::string, double>& forwardSeconds() {
 }
 
 void forward(benchmark::State& state, const Case& c) {
-  const Mechanism m = c.impacts ? test::sampleMechanism(c.sample) : test::withoutContacts(test::sampleMechanism(c.sample));
+  const Mechanism m = caseMechanism(c);
   Diagnostics d;
   const auto r = resolve(m, d);
   analysis::SimulationSpec spec;
@@ -85,7 +95,7 @@ void forward(benchmark::State& state, const Case& c) {
 }
 
 void gradient(benchmark::State& state, const Case& c, sens::Method method) {
-  const Mechanism m = c.impacts ? test::sampleMechanism(c.sample) : test::withoutContacts(test::sampleMechanism(c.sample));
+  const Mechanism m = caseMechanism(c);
   sens::SensitivitySpec spec;
   spec.method = method;
   spec.run.tEnd = c.tEnd;
