@@ -28,6 +28,12 @@ Vec6 crossForce(const Vec6& m, const Vec6& f) {
   r.tail<3>() = m.tail<3>().cross(f.tail<3>()) + m.head<3>().cross(f.head<3>());
   return r;
 }
+Vector3d vec3(const detail::V3<double>& a) { return Vector3d(a[0], a[1], a[2]); }
+Vec6 vec6(const detail::Motion6<double>& a) {
+  Vec6 r;
+  r << a.v[0], a.v[1], a.v[2], a.w[0], a.w[1], a.w[2];
+  return r;
+}
 Eigen::Matrix3d skew(const Vector3d& a) {
   Eigen::Matrix3d s;
   s << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
@@ -144,11 +150,6 @@ void addForceElementDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   using J = ElementJet;
   const int nz = m.nz;
   const std::vector<int>& nodeOf = motion.nodeOf;
-  auto vec6 = [](const detail::Motion6<double>& a) {
-    Vec6 r;
-    r << a.v[0], a.v[1], a.v[2], a.w[0], a.w[1], a.w[2];
-    return r;
-  };
   for (std::size_t fi = 0; fi < m.mechanism->forces.size(); ++fi) {
     if (!p.mech.forces[fi].active) continue;
     const std::array<int, 2> bodies = elementBodies(m, fi);
@@ -320,12 +321,6 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
   const detail::MotionAtStateData& st = state.data();
   const detail::TreeMotion<double>& motion = st.motion;
   const bool planar = m.dimension == 2;
-  auto vec3 = [](const detail::V3<double>& a) { return Vector3d(a[0], a[1], a[2]); };
-  auto vec6 = [&](const detail::Motion6<double>& a) {
-    Vec6 r;
-    r << vec3(a.v), vec3(a.w);
-    return r;
-  };
   const Vector3d g = p.mech.gravity;
 
   // Per subtree (node n and everything after it), sums over its bodies k that make every

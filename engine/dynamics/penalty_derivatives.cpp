@@ -176,11 +176,11 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   const Eigen::VectorXd zd = A.solve(Eigen::VectorXd(out.M * zdStar - (hh * alpha) * (J.transpose() * r)));
   Eigen::MatrixXd cz(phi.size(), nz);
   const VectorOn<D> z8 = z.cast<D>();
+  thread_local detail::TreeMotion<D> motion8;  // z's positions: the chunks' rates passes set their own
+  detail::treePositions<D>(m, p8, z8.data(), motion8);
   for (int first = 0; first < nz; first += num::kChunk) {
     VectorOn<D> zd8 = zd.cast<D>();
     for (int j = first; j < std::min(nz, first + num::kChunk); ++j) zd8[j].g[j - first] = 1;
-    thread_local detail::TreeMotion<D> motion8;
-    detail::treePositions<D>(m, p8, z8.data(), motion8);
     const VectorOn<D> c = curvaturesOn<D>(m, p8, motion8, z8, zd8, t, extra8);
     for (Eigen::Index i = 0; i < c.size(); ++i)
       for (int j = first; j < std::min(nz, first + num::kChunk); ++j) cz(i, j) = c[i].g[j - first];

@@ -20,30 +20,27 @@
 
 namespace lw::sens::detail {
 
-/// By chosen parameter: does it reach no field but the bodies' masses and inertias? (At a fixed
-/// state the motion and the loops then do not depend on it: its partials need no motion pass.)
-inline std::vector<bool> touchOnlyInertia(const Study& st) {
+/// By chosen parameter: does it reach no field but those `within(field)` accepts?
+template <class Within>
+std::vector<bool> touchOnly(const Study& st, Within&& within) {
   std::vector<bool> other(st.table().names().size(), false);  // by table index: reaches another field
   forEachNumber(*st.mechanism, [&](const FieldVisit& f) {
-    if (f.quantity == Quantity::Mass || f.quantity == Quantity::Inertia) return;
+    if (within(f)) return;
     for (std::size_t k : st.table().dependencies(f.number)) other[k] = true;
   });
   std::vector<bool> only;
   for (std::size_t k : st.parameters) only.push_back(!other[k]);
   return only;
 }
-
+/// By chosen parameter: does it reach no field but the bodies' masses and inertias? (At a fixed
+/// state the motion and the loops then do not depend on it: its partials need no motion pass.)
+inline std::vector<bool> touchOnlyInertia(const Study& st) {
+  return touchOnly(st, [](const FieldVisit& f) { return f.quantity == Quantity::Mass || f.quantity == Quantity::Inertia; });
+}
 /// By chosen parameter: does it reach no field but the force elements' and gravity's? (M^d, the
 /// loops' rows and their rates then do not depend on it: a projection's partials skip it.)
 inline std::vector<bool> touchOnlyForces(const Study& st) {
-  std::vector<bool> other(st.table().names().size(), false);  // by table index: reaches another field
-  forEachNumber(*st.mechanism, [&](const FieldVisit& f) {
-    if (f.path.rfind("forces[", 0) == 0 || f.path.rfind("gravity", 0) == 0) return;
-    for (std::size_t k : st.table().dependencies(f.number)) other[k] = true;
-  });
-  std::vector<bool> only;
-  for (std::size_t k : st.parameters) only.push_back(!other[k]);
-  return only;
+  return touchOnly(st, [](const FieldVisit& f) { return f.path.rfind("forces[", 0) == 0 || f.path.rfind("gravity", 0) == 0; });
 }
 
 class FormulationNumbers {

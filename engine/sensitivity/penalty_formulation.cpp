@@ -110,7 +110,6 @@ class Penalty final : public Formulation, private FormulationNumbers {
   // (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀαc
   Status partials(const RunPoint& p, bool accelerations, PointPartials& o) override {
     const auto nz = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    if (Status s = outputValues(p, o.outputs); !s.ok()) return s;
     auto outputs = [&](const auto& nums, const auto& z, const auto& zd, const auto& zdd, auto& r) -> Status {
       using S = typename std::decay_t<decltype(r)>::Scalar;
       std::vector<S> out(static_cast<std::size_t>(no));
@@ -126,8 +125,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
     };
     // the state's columns by the outputs' exact partials (one jet-free pass); outputs they do not
     // cover (a cut joint's coordinate, reactions) and the reference kernels by forward AD
-    Eigen::VectorXd values;
-    if (!analytic_ || !analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, values, o.Ox, o.Ov, o.Oa)) {
+    if (!analytic_ || !analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, o.outputs, o.Ox, o.Ov, o.Oa)) {
+      if (Status s = outputValues(p, o.outputs); !s.ok()) return s;
       Eigen::MatrixXd Os;
       if (Status s = stateColumns(3 * nz, no, seed3, [&](const auto& s3, Vec<Dual>& r) { return outputs(plain_, s3[0], s3[1], s3[2], r); }, Os);
           !s.ok())
