@@ -126,6 +126,19 @@ class MatrixRTangent {
                     VectorOn<num::Dual<8>>& zidd, VectorOn<num::Dual<8>>& z, VectorOn<num::Dual<8>>& zd, VectorOn<num::Dual<8>>& zdd,
                     std::span<const ItemIndex> points = {}, num::Dual<8>* r = nullptr, num::Dual<8>* v = nullptr, num::Dual<8>* a = nullptr) const;
 
+  /// f's state Jacobians at the point by products, no lanes: with Θ̇, Θ̈ and H = ∂(Φ_zᵀλ)/∂z in
+  /// closed form (loopJacobianRates) and τ_z, τ_ż (inverseDynamicsDerivatives on `state`: the motion
+  /// at the point's z, ż, z̈ with the numbers `values`),
+  ///   δz = R^Φ δzⁱ,  Θ_z δż = [0; δżⁱ] − Θ̇ δz,  Θ_z δa = −(Θ̈ δz + 2 Θ̇ δż),
+  ///   M̄ δz̈ⁱ = −R^Φᵀ (M^d δa + τ_z δz + τ_ż δż + H δz),  δz̈ = R^Φ δz̈ⁱ + δa
+  /// (along's state lanes, every direction at once). False where those kernels do not cover the
+  /// loops, the independent coordinates or the tree: the lanes serve there.
+  struct StateJacobians {
+    Eigen::MatrixXd fx, fv;                    // ∂z̈ⁱ/∂zⁱ, ∂z̈ⁱ/∂żⁱ (d × d)
+    Eigen::MatrixXd zx, zdx, zdv, zddx, zddv;  // z, ż, z̈ by zⁱ and żⁱ (nz × d; z by żⁱ is zero)
+  };
+  bool stateJacobians(const TreeNumbers<double>& values, const MotionAtState& state, StateJacobians& out) const;
+
  private:
   struct Work;
   std::unique_ptr<Work> w_;

@@ -6,6 +6,7 @@
 
 #include "dynamics/constraint_rows.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
+#include "dynamics/loop_jacobian_rates.h"
 #include "dynamics/matrix_r_derivatives.h"
 #include "dynamics/recursive_data.h"
 #include "dynamics/tree_motion.h"
@@ -423,6 +424,29 @@ void MatrixRTangent::alongInertia(const TreeNumbers<double>& values, const Motio
         for (int i = 0; i < 3; ++i) sv[i] = Sj.v[i], sw[i] = Sj.w[i];
       },
       dzdd, points, pr, pa);
+}
+
+bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const MotionAtState& state, StateJacobians& out) const {
+  const Work& w = *w_;
+  const MatrixRModel& m = *w.m;
+  const RecursiveModel& tree = m.tree;
+  if (!loopJacobianRatesUnsupported(tree, m.rows, w.dofs).empty() || !inverseDynamicsDerivativesUnsupported(tree, values).empty()) return false;
+  Eigen::MatrixXd Thd, Thdd, H, Tz, Tzd;
+  loopJacobianRates(tree, values, state.data().motion, m.rows, w.dofs, w.lambda, Thd, Thdd, H);
+  inverseDynamicsDerivatives(tree, values, state, Tz, Tzd);
+  const Eigen::MatrixXd& R = w.R;
+  const Eigen::MatrixXd ThdR = Thd * R;
+  out.zx = R;
+  out.zdx = -w.theta->solve(ThdR);
+  out.zdv = R;
+  const Eigen::MatrixXd ax = -w.theta->solve(Eigen::MatrixXd(Thdd * R + 2 * (Thd * out.zdx)));
+  const Eigen::MatrixXd av = -w.theta->solve(Eigen::MatrixXd(2 * ThdR));
+  Tz += H;
+  out.fx = -w.mbar->solve(Eigen::MatrixXd(R.transpose() * (w.Md * ax + Tz * R + Tzd * out.zdx)));
+  out.fv = -w.mbar->solve(Eigen::MatrixXd(R.transpose() * (w.Md * av + Tzd * R)));
+  out.zddx = R * out.fx + ax;
+  out.zddv = R * out.fv + av;
+  return true;
 }
 
 }  // namespace lw::dyn

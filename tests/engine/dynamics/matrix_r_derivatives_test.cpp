@@ -7,6 +7,7 @@
 
 #include <complex>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "support/numeric.h"
 #include "support/samples.h"
 
@@ -316,6 +317,74 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     compare(zdd, ref.zdd, "z̈ along the parameters");
     velocities(withParameters, true, none, none, ref, "the parameters");
     (void)nz;
+  }
+}
+
+// The state Jacobians by products (MatrixRTangent::stateJacobians: the loops' Θ̇, Θ̈ and the
+// multipliers' turn in closed form, τ's derivatives) against the tangent's lanes along every
+// direction of the state, to 1e-10 relative: pins, planar revolutes, every force element, points'
+// components (the five-bar's) and coordinates as independent coordinates, an open chain; the
+// spatial four-bar (its ball joint cut); the models they do not cover (quaternions) refused.
+TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
+  using D = num::Dual8;
+  struct Model {
+    std::string name;
+    Mechanism mechanism;
+    bool covered;
+  };
+  const Model models[] = {{"five-bar", test::withEveryForce(test::sampleMechanism("five-bar")), true},
+                          {"four-bar-free", test::withEveryForce(test::sampleMechanism("four-bar-free")), true},
+                          {"grid-1x15-parameters", test::sampleMechanism("grid-1x15-parameters"), true},
+                          {"ten-bar-chain", test::withEveryForce(test::sampleMechanism("ten-bar-chain")), true},
+                          {"double-pendulum-wall", test::sampleMechanism("double-pendulum-wall"), true},
+                          {"rssr", test::withEveryForce(test::sampleMechanism("rssr")), false},  // its ball joints' quaternions
+                          {"spatial-four-bar-swing", test::withEveryForce(test::sampleMechanism("spatial-four-bar-swing")), true},
+                          {"buggy", test::sampleMechanism("buggy"), false}};
+  for (const auto& [name, mech, covered] : models) {
+    SCOPED_TRACE(name);
+    auto c = assembled(mech);
+    MatrixRData& data = *c->data;
+    const MatrixRModel& m = c->model;
+    const int d = static_cast<int>(data.dofs.size());
+    Eigen::VectorXd zi = data.zi, zid = data.zid;
+    for (Eigen::Index k = 0; k < zid.size(); ++k) zid[k] += 0.3 + 0.1 * static_cast<double>(k);
+    const double t = 0.15;
+    MatrixROn<double> e;
+    ASSERT_TRUE(evaluateOn<double>(m, m.tree.numbers, data.dofs, t, zi, zid, data.z, e).ok());
+    MatrixRTangent tangent;
+    ASSERT_TRUE(tangent.at(m, m.tree.numbers, data.dofs, t, e).ok());
+    MotionAtState state;
+    state.compute(m.tree, m.tree.numbers, e.z.data(), e.zd.data(), e.zdd.data(), t);
+    MatrixRTangent::StateJacobians J;
+    ASSERT_EQ(tangent.stateJacobians(m.tree.numbers, state, J), covered);
+    if (!covered) continue;
+    const double tolerance = 1e-10;
+    const TreeNumbers<D> plain = numbersWith<D>(*c, {}, {});
+    // the lanes along the 2d directions of (zⁱ, żⁱ), eight a pass
+    for (int first = 0; first < 2 * d; first += 8) {
+      VectorOn<D> dx = VectorOn<D>::Zero(d), dv = VectorOn<D>::Zero(d), zidd, z, zd, zdd;
+      for (int l = 0; l < 8 && first + l < 2 * d; ++l) {
+        const int k = first + l;
+        (k < d ? dx[k] : dv[k - d]).g[l] = 1;
+      }
+      tangent.along(plain, false, dx, dv, zidd, z, zd, zdd);
+      auto compare = [&](const VectorOn<D>& lanes, const Eigen::MatrixXd& byX, const Eigen::MatrixXd* byV, const char* what) {
+        double scale = 1;
+        for (Eigen::Index i = 0; i < lanes.size(); ++i)
+          for (int l = 0; l < 8; ++l) scale = std::max(scale, std::abs(lanes[i].g[l]));
+        for (int l = 0; l < 8 && first + l < 2 * d; ++l) {
+          const int k = first + l;
+          for (Eigen::Index i = 0; i < lanes.size(); ++i) {
+            const double mine = k < d ? byX(i, k) : byV ? (*byV)(i, k - d) : 0.0;
+            EXPECT_NEAR(mine, lanes[i].g[l], tolerance * scale) << what << " " << i << " along " << (k < d ? "x" : "v") << k % d;
+          }
+        }
+      };
+      compare(zidd, J.fx, &J.fv, "z̈ⁱ");
+      compare(z, J.zx, nullptr, "z");
+      compare(zd, J.zdx, &J.zdv, "ż");
+      compare(zdd, J.zddx, &J.zddv, "z̈");
+    }
   }
 }
 
