@@ -19,22 +19,6 @@ Twist twist(const detail::Motion6<double>& m) { return {vec3(m.v), vec3(m.w)}; }
 Twist cross(const Twist& m, const Twist& x) { return {m.w.cross(x.v) + m.v.cross(x.w), m.w.cross(x.w)}; }
 Twist operator+(const Twist& a, const Twist& b) { return {a.v + b.v, a.w + b.w}; }
 
-// a row's reading of the bodies: a point x on body `body` (a node's) with sign s, along e
-struct PointRead {
-  int body = -1;
-  double sign = 1;
-  Vector3d x, xd, xdd;  // the point and its velocity and acceleration
-};
-
-// one row of Ψ: its points (two for a joint's difference, one for an independent point's
-// component, none for a coordinate) and the direction e it reads them along
-struct RowReads {
-  PointRead point[2];
-  int count = 0;
-  Vector3d e = Vector3d::Zero();
-  double lambda = 0;
-};
-
 }  // namespace
 
 std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows, const std::vector<Dof>& dofs) {
@@ -62,46 +46,11 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
   Thetadd.setZero(nz, nz);
   H.setZero(nz, nz);
   auto within = [&](std::size_t k, std::size_t of) { return m.enter[of] <= m.enter[k] && m.enter[k] < m.leave[of]; };
-  // a point on a body with its velocity and acceleration (x, ẋ = V.v + V.ω × x, ẍ = A.v + A.ω × x + V.ω × ẋ)
-  auto read = [&](int body, const Vector3d& local, double sign) {
-    PointRead r;
-    r.body = body;
-    r.sign = sign;
-    const detail::Frame<double>& F = motion.frames[static_cast<std::size_t>(body)];
-    r.x = vec3(detail::worldPoint(F, local));
-    r.xd.setZero();
-    r.xdd.setZero();
-    const int node = m.nodeOfBody[static_cast<std::size_t>(body)];
-    if (node >= 0) {
-      const Twist V = twist(motion.V[static_cast<std::size_t>(node)]), A = twist(motion.A[static_cast<std::size_t>(node)]);
-      r.xd = V.v + V.w.cross(r.x);
-      r.xdd = A.v + A.w.cross(r.x) + V.w.cross(r.xd);
-    }
-    return r;
-  };
-  std::vector<RowReads> reads(static_cast<std::size_t>(nz));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const int row = rows[i];
-    for (const LoopConstraint& c : m.constraints) {
-      if (row < c.row || row >= c.row + c.rows) continue;
-      const auto& jt = m.mechanism->joints[static_cast<std::size_t>(c.index)];
-      RowReads& r = reads[i];
-      r.e = Vector3d::Unit(row - c.row);
-      r.lambda = lambda[static_cast<Eigen::Index>(i)];
-      for (int s = 0; s < 2; ++s)
-        if (m.nodeOfBody[static_cast<std::size_t>(jt.body(s))] >= 0)
-          r.point[r.count++] = read(jt.body(s), p.mech.point(jt.points[s]), s == 1 ? 1.0 : -1.0);
-    }
-  }
-  for (std::size_t k = 0; k < dofs.size(); ++k) {
-    const Dof& f = dofs[k];
-    if (f.kind != Dof::Kind::PointComponent || m.nodeOfBody[static_cast<std::size_t>(f.body)] < 0) continue;  // a coordinate's row is constant
-    RowReads& r = reads[rows.size() + k];
-    r.e = Vector3d::Unit(f.component);
-    r.point[r.count++] = read(f.body, p.mech.point(f.item), 1.0);
-  }
   // the columns and their rates: Ṡ_j = V_j × S_j, S̈_j = A_j × S_j + V_j × Ṡ_j
-  std::vector<Twist> S(static_cast<std::size_t>(nz)), Sd(S.size()), Sdd(S.size());
+  thread_local std::vector<Twist> S, Sd, Sdd;
+  S.resize(static_cast<std::size_t>(nz));
+  Sd.resize(S.size());
+  Sdd.resize(S.size());
   for (std::size_t j = 0; j < S.size(); ++j) {
     S[j] = twist(motion.column[j]);
     const Twist Vj = twist(motion.Vi[j]), Aj = twist(motion.Ai[j]);
@@ -109,36 +58,76 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
     Sdd[j] = cross(Aj, S[j]) + cross(Vj, Sd[j]);
   }
   const std::vector<int>& nodeOf = motion.nodeOf;
-  for (int r = 0; r < nz; ++r) {
-    const RowReads& row = reads[static_cast<std::size_t>(r)];
-    for (int q = 0; q < row.count; ++q) {
-      const PointRead& pt = row.point[q];
-      const auto nb = static_cast<std::size_t>(m.nodeOfBody[static_cast<std::size_t>(pt.body)]);
-      const Vector3d se = pt.sign * row.e;
-      for (int j = 0; j < nz; ++j) {
-        const auto uj = static_cast<std::size_t>(j);
-        const auto nj = static_cast<std::size_t>(nodeOf[uj]);
-        if (!within(nb, nj)) continue;  // z_j does not move the body
-        const Twist &s = S[uj], &sd = Sd[uj], &sdd = Sdd[uj];
-        Thetad(r, j) += se.dot(sd.v + sd.w.cross(pt.x) + s.w.cross(pt.xd));
-        Thetadd(r, j) += se.dot(sdd.v + sdd.w.cross(pt.x) + 2 * sd.w.cross(pt.xd) + s.w.cross(pt.xdd));
-        if (row.lambda == 0) continue;
-        // H(j, i) += λ s e·(∂S_j.v/∂z_i + ∂S_j.ω/∂z_i × x + S_j.ω × ∂x/∂z_i)
-        const Vector3d le = row.lambda * se;
-        for (int i = 0; i < nz; ++i) {
-          const auto ui = static_cast<std::size_t>(i);
-          const auto ni = static_cast<std::size_t>(nodeOf[ui]);
-          if (!within(nb, ni)) continue;  // z_i moves neither the point nor the column
-          const Twist& si = S[ui];
-          double v = le.dot(s.w.cross(si.v + si.w.cross(pt.x)));
-          if (within(nj, ni) && (nj != ni || j > i)) {
-            const Twist turned = cross(si, s);
-            v += le.dot(turned.v + turned.w.cross(pt.x));
-          }
-          H(j, i) += v;
-        }
+  thread_local std::vector<Vector3d> u, a;  // by coordinate, for one point: ∂x/∂z_j and Λ × S_j.ω
+  u.resize(S.size());
+  a.resize(S.size());
+  // point `local` on `body` read with sign s by the rows `rs` of Ψ along their unit directions
+  // `axes` (Θ's rows s e_k·(S_j.v + S_j.ω × x)), the multipliers' sum over them Λ = s Σ λ_r e_k
+  auto point = [&](int body, const Eigen::Vector3d& local, double s, const int* rs, const int* axes, int count, const Vector3d& Lambda) {
+    const int node = m.nodeOfBody[static_cast<std::size_t>(body)];
+    if (node < 0) return;  // the ground's point stays
+    const auto nb = static_cast<std::size_t>(node);
+    const Twist V = twist(motion.V[nb]), A = twist(motion.A[nb]);
+    const Vector3d x = vec3(detail::worldPoint(motion.frames[static_cast<std::size_t>(body)], local));
+    const Vector3d xd = V.v + V.w.cross(x), xdd = A.v + A.w.cross(x) + V.w.cross(xd);
+    const bool loaded = !Lambda.isZero(0.0);
+    for (int j = 0; j < nz; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      if (!within(nb, static_cast<std::size_t>(nodeOf[uj]))) continue;  // z_j does not move the body
+      const Twist &sj = S[uj], &sd = Sd[uj], &sdd = Sdd[uj];
+      // d/dt and d²/dt² of the point's column S_j.v + S_j.ω × x
+      const Vector3d g1 = sd.v + sd.w.cross(x) + sj.w.cross(xd);
+      const Vector3d g2 = sdd.v + sdd.w.cross(x) + 2 * sd.w.cross(xd) + sj.w.cross(xdd);
+      for (int k = 0; k < count; ++k) {
+        Thetad(rs[k], j) += s * g1[axes[k]];
+        Thetadd(rs[k], j) += s * g2[axes[k]];
+      }
+      if (loaded) {
+        u[uj] = sj.v + sj.w.cross(x);
+        a[uj] = Lambda.cross(sj.w);
       }
     }
+    if (!loaded) return;
+    // H(j, i) = ∂/∂z_i Λ·(S_j.v + S_j.ω × x): Λ·(S_j.ω × ∂x/∂z_i) = u_i·a_j, and where z_i turns S_j
+    // (∂S_j/∂z_i = S_i × S_j) that plus Λ·(the turned column at x) = u_j·a_i in all (by Jacobi's
+    // identity the turned column at x is S_i.ω × u_j − S_j.ω × u_i)
+    for (int j = 0; j < nz; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      const auto nj = static_cast<std::size_t>(nodeOf[uj]);
+      if (!within(nb, nj)) continue;
+      for (int i = 0; i < nz; ++i) {
+        const auto ui = static_cast<std::size_t>(i);
+        const auto ni = static_cast<std::size_t>(nodeOf[ui]);
+        if (!within(nb, ni)) continue;  // z_i moves neither the point nor the column
+        H(j, i) += within(nj, ni) && (nj != ni || j > i) ? u[uj].dot(a[ui]) : u[ui].dot(a[uj]);
+      }
+    }
+  };
+  // the loops' rows, a cut joint's at a time (its point rows share the points)
+  int rs[3], axes[3];
+  for (const LoopConstraint& con : m.constraints) {
+    int count = 0;
+    Vector3d lambdaSum = Vector3d::Zero();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i] >= con.row && rows[i] < con.row + con.rows) {
+        rs[count] = static_cast<int>(i);
+        axes[count] = rows[i] - con.row;
+        lambdaSum[axes[count]] += lambda[static_cast<Eigen::Index>(i)];
+        ++count;
+      }
+    if (count == 0) continue;
+    const auto& jt = m.mechanism->joints[static_cast<std::size_t>(con.index)];
+    for (int side = 0; side < 2; ++side) {
+      const double s = side == 1 ? 1.0 : -1.0;
+      point(jt.body(side), p.mech.point(jt.points[side]), s, rs, axes, count, s * lambdaSum);
+    }
+  }
+  // the independent coordinates that are points' components (a coordinate's row is constant)
+  for (std::size_t k = 0; k < dofs.size(); ++k) {
+    const Dof& f = dofs[k];
+    if (f.kind != Dof::Kind::PointComponent) continue;
+    const int r = static_cast<int>(rows.size() + k);
+    point(f.body, p.mech.point(f.item), 1.0, &r, &f.component, 1, Vector3d::Zero());
   }
 }
 

@@ -434,18 +434,28 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   Eigen::MatrixXd Thd, Thdd, H, Tz, Tzd;
   loopJacobianRates(tree, values, state.data().motion, m.rows, w.dofs, w.lambda, Thd, Thdd, H);
   inverseDynamicsDerivatives(tree, values, state, Tz, Tzd);
+  // with Y = Θ̇ R^Φ: ż by zⁱ is −Θ⁻¹Y, δa by żⁱ is −2Θ⁻¹Y = 2 ż_x; R^Φᵀ M^d, R^Φᵀ(τ_z + H), R^Φᵀ τ_ż
+  // once each (d × nz)
   const Eigen::MatrixXd& R = w.R;
-  const Eigen::MatrixXd ThdR = Thd * R;
+  Eigen::MatrixXd Y = Thd * R;
   out.zx = R;
-  out.zdx = -w.theta->solve(ThdR);
+  out.zdx = -w.theta->solve(Y);
   out.zdv = R;
-  const Eigen::MatrixXd ax = -w.theta->solve(Eigen::MatrixXd(Thdd * R + 2 * (Thd * out.zdx)));
-  const Eigen::MatrixXd av = -w.theta->solve(Eigen::MatrixXd(2 * ThdR));
-  Tz += H;
-  out.fx = -w.mbar->solve(Eigen::MatrixXd(R.transpose() * (w.Md * ax + Tz * R + Tzd * out.zdx)));
-  out.fv = -w.mbar->solve(Eigen::MatrixXd(R.transpose() * (w.Md * av + Tzd * R)));
-  out.zddx = R * out.fx + ax;
-  out.zddv = R * out.fv + av;
+  Y.noalias() = Thdd * R;
+  Y.noalias() += 2 * (Thd * out.zdx);
+  const Eigen::MatrixXd ax = -w.theta->solve(Y);
+  const Eigen::MatrixXd RtM = R.transpose() * w.Md, RtT = R.transpose() * (Tz + H), RtTd = R.transpose() * Tzd;
+  Eigen::MatrixXd rhs = RtM * ax;
+  rhs.noalias() += RtT * R;
+  rhs.noalias() += RtTd * out.zdx;
+  out.fx = -w.mbar->solve(rhs);
+  rhs.noalias() = 2 * (RtM * out.zdx);
+  rhs.noalias() += RtTd * R;
+  out.fv = -w.mbar->solve(rhs);
+  out.zddx = ax;
+  out.zddx.noalias() += R * out.fx;
+  out.zddv = 2 * out.zdx;
+  out.zddv.noalias() += R * out.fv;
   return true;
 }
 

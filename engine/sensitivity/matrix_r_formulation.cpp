@@ -414,30 +414,109 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // [f; outputs] at the point the tangent was set at (t) along columns c = (DX.col(c), DV.col(c))
   // with chosen parameter param[c] (−1: none). The parameters that touch only masses and inertias
   // are taken on doubles (inertialParts) where that serves; the rest go through the tangent's
-  // lanes, packed along the columns or, when that takes fewer passes, as f_x, f_v and their own.
+  // lanes, packed along the columns or, when that takes fewer passes, as f_x, f_v and their own;
+  // the state's part by products (stateProducts) where that saves a pass.
   void laneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
+    // the products cost about a pass of the lanes; the parameters' own columns at the fixed state
+    // then go on the lanes alone
+    const Eigen::Index d = DX.rows();
+    std::vector<int> own, ownParam;
+    for (std::size_t c = 0; c < param.size(); ++c)
+      if (param[c] >= 0) {
+        own.push_back(static_cast<int>(c));
+        ownParam.push_back(param[c]);
+      }
+    // the parameters' columns alone would take (the same ones apart)
+    const LanePlan plan = lanePlan(t, DX, DV, param);
+    auto passes = [](std::size_t lanes) { return static_cast<Eigen::Index>((lanes + kLanes - 1) / kLanes); };
+    const bool apart = plan.laned != param && passes(plan.own.size()) < passes(own.size());
+    const Eigen::Index parameterPasses = apart ? passes(plan.own.size()) : passes(own.size());
+    const Eigen::MatrixXd* G = nullptr;
+    if (parameterPasses >= plan.passes || !stateProducts(t, G)) {
+      lanesAlone(t, DX, DV, param, F, &plan);
+      return;
+    }
+    const Eigen::MatrixXd still = Eigen::MatrixXd::Zero(d, static_cast<Eigen::Index>(own.size()));
+    F.noalias() = G->leftCols(d) * DX;
+    F.noalias() += G->rightCols(d) * DV;
+    if (own.empty()) return;
+    Eigen::MatrixXd Fp;
+    lanesAlone(t, still, still, ownParam, Fp);
+    for (std::size_t i = 0; i < own.size(); ++i) F.col(own[i]) += Fp.col(static_cast<Eigen::Index>(i));
+  }
+
+  // [f_x f_v; O_x O_v] at the point the tangent was set at (t) by products: the loops' state
+  // Jacobians (MatrixRTangent::stateJacobians) and the outputs' exact partials, once a point.
+  // False where those kernels do not serve: the state's columns then go on the lanes too.
+  bool stateProducts(double t, const Eigen::MatrixXd*& G) {
+    TangentPoint& tp = tangentPoint_;
+    if (tp.t != t || tp.products == 0) return false;
+    G = &stateProducts_;
+    if (tp.products == 1) return true;
+    tp.products = 0;
+    const dyn::RecursiveModel& tree = st_.model.tree;
+    if (!tp.motion) {
+      inertiaState_.compute(tree, real_.tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
+      tp.motion = true;
+    }
+    dyn::MatrixRTangent::StateJacobians J;
+    if (!tangent_.stateJacobians(real_.tree, inertiaState_, J)) return false;
+    Eigen::VectorXd values;
+    Eigen::MatrixXd Oz, Ozd, Ozdd;
+    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, tp.z, tp.zd, tp.zdd, t, values, Oz, Ozd, Ozdd, &inertiaState_)) return false;
+    const Eigen::Index d = J.fx.rows(), no = values.size();
+    stateProducts_.resize(d + no, 2 * d);
+    stateProducts_ << J.fx, J.fv, Oz * J.zx + Ozd * J.zdx + Ozdd * J.zddx, Ozd * J.zdv + Ozdd * J.zddv;
+    tp.products = 1;
+    return true;
+  }
+
+  // laneColumns with the state's columns on the lanes as well
+  // how lanesAlone takes columns (DX, DV) with parameters `param`: the parameters left to the lanes
+  // (the inertial ones apart where inertialParts serves), the columns the lanes carry, and passes
+  struct LanePlan {
+    std::vector<int> laned, kept, own;  // by column; the columns carried; those with a laned parameter
+    bool apart = false;                 // some parameter apart (inertialParts), the rest planned
+    bool byStateColumns = false;        // f_x, f_v and the parameters' own columns, then products
+    Eigen::Index passes = 0;
+  };
+  LanePlan lanePlan(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param) const {
     const Eigen::Index d = DX.rows(), n = DX.cols();
     auto passes = [](Eigen::Index lanes) { return (lanes + kLanes - 1) / kLanes; };
-    std::vector<int> laned = param;  // the parameters left to the lanes
+    LanePlan plan;
+    plan.laned = param;
     if (inertialServes(t, param))
-      for (int& j : laned)
+      for (int& j : plan.laned)
         if (j >= 0 && inertial()[static_cast<std::size_t>(j)]) j = -1;
-    // the columns the lanes still carry: a parameter's, or a direction of the state
-    std::vector<int> kept, own;
     for (Eigen::Index c = 0; c < n; ++c) {
-      const bool laneParameter = laned[static_cast<std::size_t>(c)] >= 0;
-      if (laneParameter) own.push_back(static_cast<int>(c));
-      if (laneParameter || !DX.col(c).isZero(0.0) || !DV.col(c).isZero(0.0)) kept.push_back(static_cast<int>(c));
+      const bool laneParameter = plan.laned[static_cast<std::size_t>(c)] >= 0;
+      if (laneParameter) plan.own.push_back(static_cast<int>(c));
+      if (laneParameter || !DX.col(c).isZero(0.0) || !DV.col(c).isZero(0.0)) plan.kept.push_back(static_cast<int>(c));
     }
+    const auto m = static_cast<Eigen::Index>(plan.own.size()), k = static_cast<Eigen::Index>(plan.kept.size());
+    plan.byStateColumns = passes(2 * d + m) < passes(k);
+    plan.apart = plan.laned != param && std::min(passes(2 * d + m), passes(k)) < passes(n);
+    plan.passes = plan.apart ? std::min(passes(2 * d + m), passes(k)) : passes(n);
+    return plan;
+  }
+
+  // laneColumns with the state's columns on the lanes as well
+  // (`planned`: lanePlan's for these columns, when the caller has it)
+  void lanesAlone(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F,
+                  const LanePlan* planned = nullptr) {
+    const Eigen::Index d = DX.rows(), n = DX.cols();
+    LanePlan mine;
+    if (!planned) mine = lanePlan(t, DX, DV, param);
+    const LanePlan& plan = planned ? *planned : mine;
+    const std::vector<int>&laned = plan.laned, &kept = plan.kept, &own = plan.own;
     const auto m = static_cast<Eigen::Index>(own.size()), k = static_cast<Eigen::Index>(kept.size());
-    const bool byStateColumns = passes(2 * d + m) < passes(k);
-    if (laned == param || std::min(passes(2 * d + m), passes(k)) >= passes(n)) {
+    if (!plan.apart) {
       packedLaneColumns(t, DX, DV, param, F);  // nothing saved
       return;
     }
     Eigen::MatrixXd Fi;
     inertialParts(t, param, Fi);
-    if (byStateColumns) {
+    if (plan.byStateColumns) {
       Eigen::MatrixXd DX2 = Eigen::MatrixXd::Zero(d, 2 * d + m), DV2 = DX2, G;
       DX2.leftCols(d).setIdentity();
       DV2.middleCols(d, d).setIdentity();
@@ -641,12 +720,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     Eigen::MatrixXd Fs;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);  // directions alone
     auto seed = [&](Eigen::Index first) { return seededState(zero, zero, first); };
-    if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) -> Status {
-          along(plain_.tree, xv.first, xv.second, r);
-          return {};
-        }, Fs);
-        !s.ok())
+    if (const Eigen::MatrixXd* G = nullptr; stateProducts(p.t, G)) {
+      Fs = *G;
+    } else if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) -> Status {
+                 along(plain_.tree, xv.first, xv.second, r);
+                 return {};
+               }, Fs);
+               !s.ok()) {
       return s;
+    }
     Eigen::MatrixXd Fp;
     const Vec<Dual> none = Vec<Dual>::Zero(d);
     const Status s = parameterColumns(
@@ -837,7 +919,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     double t = -1;
     Eigen::VectorXd z, zd, zdd;
     bool motion = false;
+    int products = -1;  // stateProducts_ there: 1 set, 0 not served, −1 not asked yet
   } tangentPoint_;
+  Eigen::MatrixXd stateProducts_;  // [f_x f_v; O_x O_v] at tangentPoint_ (stateProducts)
   dyn::MotionAtState inertiaState_;  // the motion at tangentPoint_ (inertialParts')
   struct LanesBuffers {  // alongLanes' results, kept between calls
     Vec<Dual> zidd, z, zd, zdd;

@@ -112,7 +112,8 @@ TEST(Sensitivity, TenBarChainReproducesTheSeedsTable1) {
 // and the tangent by jet-free passes (loops) against forward AD of the whole pipeline, the
 // reference they replace: the direct method and the adjoint, trapezoidal and RK45, equal to 1e-9
 // relative on the ten-bar chain, the double pendulum's and the five-bar's impacts, a slider-crank's end stop and
-// a switch, and the penalty formulation's impacts (the grid's tangent: MatrixRTangent's own test)
+// a switch, the grid 1×15 (its loops' state Jacobians by products: MatrixRTangent::stateJacobians,
+// the parameters alone on the lanes), and the penalty formulation's impacts
 TEST(Sensitivity, TheAnalyticKernelsGiveTheReferenceGradients) {
   struct Case {
     const char* sample;
@@ -125,7 +126,7 @@ TEST(Sensitivity, TheAnalyticKernelsGiveTheReferenceGradients) {
                         Case{"ten-bar-chain", 0.2, analysis::Integrator::Trapezoidal, analysis::Formulation::MatrixR, true},
                         Case{"double-pendulum-wall", 1.0, analysis::Integrator::Trapezoidal}, Case{"five-bar", 0.3, analysis::Integrator::Trapezoidal},
                         Case{"five-bar", 0.29, analysis::Integrator::RK45}, Case{"slider-crank-end-stop", 0.35, analysis::Integrator::Trapezoidal},
-                        Case{"switch-t4", 0.4, analysis::Integrator::Trapezoidal},
+                        Case{"switch-t4", 0.4, analysis::Integrator::Trapezoidal}, Case{"grid-1x15-parameters", 0.04, analysis::Integrator::Trapezoidal},
                         // the penalty formulation's impact jumps by the same kernels
                         Case{"five-bar", 0.3, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
                         Case{"double-pendulum-wall", 1.0, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
