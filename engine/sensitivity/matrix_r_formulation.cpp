@@ -8,6 +8,7 @@
 #include "dynamics/matrix_r_derivatives.h"
 #include "events/resting_contact.h"
 #include "sensitivity/formulation_numbers.h"
+#include "sensitivity/matrix_r_columns.h"
 #include "sensitivity/ode_steps.h"
 #include "sensitivity/open_chain_partials.h"
 
@@ -49,7 +50,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
  public:
   MatrixR(const Study& st, bool rungeKutta, Partials partials, double delta, bool analytic)
       : FormulationNumbers(st, partials, delta), rungeKutta_(rungeKutta), analytic_(analytic), adapter_(*this),
-        openChain_(openChainPartials(st, *this)) {
+        openChain_(openChainPartials(st, *this)), columns_(st, *this) {
     positionsOnly_ = analytic;
     for (const auto& c : st.outputs.components)
       positionsOnly_ = positionsOnly_ && (c.type == Output::Type::PointPosition || c.type == Output::Type::JointCoordinate ||
@@ -362,285 +363,19 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // seeds), not by the point's partials: loops with AD partials
   bool packs(const RunPoint& p) const { return fastCovers(p) && !semiAnalytical() && !treeCovers(p); }
 
-  // the state on doubles by the run's own pipeline (Θ_z from the analytic loop Jacobian, Newton
-  // from zStart), one pipeline per set of coordinates
-  Status runPipeline(double t, int coords, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& zStart,
-                     dyn::MatrixROn<double>& e) {
-    const auto c = static_cast<std::size_t>(coords);
-    if (pointData_.size() <= c) pointData_.resize(c + 1);
-    if (!pointData_[c]) {
-      pointData_[c] = std::make_unique<dyn::MatrixRData>(st_.model, &real_.tree);
-      pointData_[c]->dofs = dofs(coords);
-      pointData_[c]->dofsAreTheCoordinates = dyn::coordinatesAreTheDofs(st_.model, pointData_[c]->dofs);
-    }
-    dyn::MatrixRData& d = *pointData_[c];
-    dyn::restoreState(d, t, zStart, d.zd.size() == zStart.size() ? d.zd : Eigen::VectorXd::Zero(zStart.size()));
-    if (Status s = dyn::evaluate(st_.model, d, t, x, v); !s.ok()) return s;
-    e.z = d.z;
-    e.zd = d.zd;
-    e.zdd = d.zdd;
-    e.zidd = d.zidd;
-    e.R = d.R;
-    e.Mbar = d.Mbar;
-    return {};
-  }
-  Status pointState(const RunPoint& p, dyn::MatrixROn<double>& e) { return runPipeline(p.t, p.coords, p.x, p.v, p.aux, e); }
   // the state on doubles: the run's pipeline where it serves (the kernels chosen, no held gap, some
   // independent coordinate), else the pipeline on any scalar
   Status evaluatePoint(double t, int coords, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& zStart,
                        dyn::MatrixROn<double>& e) {
-    if (analytic_ && x.size() > 0 && mode(coords).held.empty()) return runPipeline(t, coords, x, v, zStart, e);
+    if (analytic_ && x.size() > 0 && mode(coords).held.empty()) return columns_.runPipeline(t, coords, dofs(coords), x, v, zStart, e);
     return evaluateMode<double>(st_, mode(coords), real_.tree, t, x, v, zStart, e);
   }
 
-  // [z̈ⁱ; outputs] at the point the tangent was set at (t) along the lanes of (dx, dv) and of the
-  // numbers (`seeded`: they carry some)
-  void alongLanes(const dyn::TreeNumbers<Dual>& nums, bool seeded, double t, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
-    const auto d = dx.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    const std::size_t np = 3 * st_.outputs.points.size();
-    lanes_.pr.resize(np);
-    lanes_.pv.resize(np);
-    lanes_.pa.resize(np);
-    lanes_.out.resize(static_cast<std::size_t>(no));
-    Vec<Dual>&zidd = lanes_.zidd, &z = lanes_.z, &zd = lanes_.zd, &zdd = lanes_.zdd;
-    tangent_.along(nums, seeded, dx, dv, zidd, z, zd, zdd, st_.outputs.points, lanes_.pr.data(), lanes_.pv.data(), lanes_.pa.data());
-    r.resize(d + no);
-    r.head(d) = zidd;
-    analysis::outputsFromPoints<Dual>(st_.outputs, st_.model.tree, nums, z, zd, zdd, t, lanes_.pr.data(), lanes_.pv.data(), lanes_.pa.data(),
-                                      lanes_.out.data());
-    for (Eigen::Index k = 0; k < no; ++k) r[d + k] = lanes_.out[static_cast<std::size_t>(k)];
-  }
-
-  // [f; outputs] at the point the tangent was set at (t) along columns c = (DX.col(c), DV.col(c))
-  // with chosen parameter param[c] (−1: none). The parameters that touch only masses and inertias
-  // are taken on doubles (inertialParts) where that serves; the rest go through the tangent's
-  // lanes, packed along the columns or, when that takes fewer passes, as f_x, f_v and their own;
-  // the state's part by products (stateProducts) where that saves a pass.
-  void laneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
-    // the products cost about a pass of the lanes; the parameters' own columns at the fixed state
-    // then go on the lanes alone
-    const Eigen::Index d = DX.rows();
-    std::vector<int> own, ownParam;
-    for (std::size_t c = 0; c < param.size(); ++c)
-      if (param[c] >= 0) {
-        own.push_back(static_cast<int>(c));
-        ownParam.push_back(param[c]);
-      }
-    // the parameters' columns alone would take (the same ones apart)
-    const LanePlan plan = lanePlan(t, DX, DV, param);
-    auto passes = [](std::size_t lanes) { return static_cast<Eigen::Index>((lanes + kLanes - 1) / kLanes); };
-    const bool apart = plan.laned != param && passes(plan.own.size()) < passes(own.size());
-    const Eigen::Index parameterPasses = apart ? passes(plan.own.size()) : passes(own.size());
-    const Eigen::MatrixXd* G = nullptr;
-    if (parameterPasses >= plan.passes || !stateProducts(t, G)) {
-      lanesAlone(t, DX, DV, param, F, &plan);
-      return;
-    }
-    const Eigen::MatrixXd still = Eigen::MatrixXd::Zero(d, static_cast<Eigen::Index>(own.size()));
-    F.noalias() = G->leftCols(d) * DX;
-    F.noalias() += G->rightCols(d) * DV;
-    if (own.empty()) return;
-    Eigen::MatrixXd Fp;
-    lanesAlone(t, still, still, ownParam, Fp);
-    for (std::size_t i = 0; i < own.size(); ++i) F.col(own[i]) += Fp.col(static_cast<Eigen::Index>(i));
-  }
-
-  // [f_x f_v; O_x O_v] at the point the tangent was set at (t) by products: the loops' state
-  // Jacobians (MatrixRTangent::stateJacobians) and the outputs' exact partials, once a point.
-  // False where those kernels do not serve: the state's columns then go on the lanes too.
-  bool stateProducts(double t, const Eigen::MatrixXd*& G) {
-    TangentPoint& tp = tangentPoint_;
-    if (tp.t != t || tp.products == 0) return false;
-    G = &stateProducts_;
-    if (tp.products == 1) return true;
-    tp.products = 0;
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    if (!tp.motion) {
-      inertiaState_.compute(tree, real_.tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
-      tp.motion = true;
-    }
-    dyn::MatrixRTangent::StateJacobians J;
-    if (!tangent_.stateJacobians(real_.tree, inertiaState_, J)) return false;
-    Eigen::VectorXd values;
-    Eigen::MatrixXd Oz, Ozd, Ozdd;
-    if (!analysis::outputPartials(st_.outputs, tree, real_.tree, tp.z, tp.zd, tp.zdd, t, values, Oz, Ozd, Ozdd, &inertiaState_)) return false;
-    const Eigen::Index d = J.fx.rows(), no = values.size();
-    stateProducts_.resize(d + no, 2 * d);
-    stateProducts_ << J.fx, J.fv, Oz * J.zx + Ozd * J.zdx + Ozdd * J.zddx, Ozd * J.zdv + Ozdd * J.zddv;
-    tp.products = 1;
-    return true;
-  }
-
-  // laneColumns with the state's columns on the lanes as well
-  // how lanesAlone takes columns (DX, DV) with parameters `param`: the parameters left to the lanes
-  // (the inertial ones apart where inertialParts serves), the columns the lanes carry, and passes
-  struct LanePlan {
-    std::vector<int> laned, kept, own;  // by column; the columns carried; those with a laned parameter
-    bool apart = false;                 // some parameter apart (inertialParts), the rest planned
-    bool byStateColumns = false;        // f_x, f_v and the parameters' own columns, then products
-    Eigen::Index passes = 0;
-  };
-  LanePlan lanePlan(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param) const {
-    const Eigen::Index d = DX.rows(), n = DX.cols();
-    auto passes = [](Eigen::Index lanes) { return (lanes + kLanes - 1) / kLanes; };
-    LanePlan plan;
-    plan.laned = param;
-    if (inertialServes(t, param))
-      for (int& j : plan.laned)
-        if (j >= 0 && inertial()[static_cast<std::size_t>(j)]) j = -1;
-    for (Eigen::Index c = 0; c < n; ++c) {
-      const bool laneParameter = plan.laned[static_cast<std::size_t>(c)] >= 0;
-      if (laneParameter) plan.own.push_back(static_cast<int>(c));
-      if (laneParameter || !DX.col(c).isZero(0.0) || !DV.col(c).isZero(0.0)) plan.kept.push_back(static_cast<int>(c));
-    }
-    const auto m = static_cast<Eigen::Index>(plan.own.size()), k = static_cast<Eigen::Index>(plan.kept.size());
-    plan.byStateColumns = passes(2 * d + m) < passes(k);
-    plan.apart = plan.laned != param && std::min(passes(2 * d + m), passes(k)) < passes(n);
-    plan.passes = plan.apart ? std::min(passes(2 * d + m), passes(k)) : passes(n);
-    return plan;
-  }
-
-  // laneColumns with the state's columns on the lanes as well
-  // (`planned`: lanePlan's for these columns, when the caller has it)
-  void lanesAlone(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F,
-                  const LanePlan* planned = nullptr) {
-    const Eigen::Index d = DX.rows(), n = DX.cols();
-    LanePlan mine;
-    if (!planned) mine = lanePlan(t, DX, DV, param);
-    const LanePlan& plan = planned ? *planned : mine;
-    const std::vector<int>&laned = plan.laned, &kept = plan.kept, &own = plan.own;
-    const auto m = static_cast<Eigen::Index>(own.size()), k = static_cast<Eigen::Index>(kept.size());
-    if (!plan.apart) {
-      packedLaneColumns(t, DX, DV, param, F);  // nothing saved
-      return;
-    }
-    Eigen::MatrixXd Fi;
-    inertialParts(t, param, Fi);
-    if (plan.byStateColumns) {
-      Eigen::MatrixXd DX2 = Eigen::MatrixXd::Zero(d, 2 * d + m), DV2 = DX2, G;
-      DX2.leftCols(d).setIdentity();
-      DV2.middleCols(d, d).setIdentity();
-      std::vector<int> param2(static_cast<std::size_t>(2 * d), -1);
-      for (int c : own) param2.push_back(param[static_cast<std::size_t>(c)]);
-      packedLaneColumns(t, DX2, DV2, param2, G);
-      F = G.leftCols(d) * DX + G.middleCols(d, d) * DV;
-      for (Eigen::Index i = 0; i < m; ++i) F.col(own[static_cast<std::size_t>(i)]) += G.col(2 * d + i);
-    } else {
-      Eigen::MatrixXd DXk(d, k), DVk(d, k), G;
-      std::vector<int> paramk;
-      for (Eigen::Index i = 0; i < k; ++i) {
-        const int c = kept[static_cast<std::size_t>(i)];
-        DXk.col(i) = DX.col(c);
-        DVk.col(i) = DV.col(c);
-        paramk.push_back(laned[static_cast<std::size_t>(c)]);
-      }
-      packedLaneColumns(t, DXk, DVk, paramk, G);
-      F = Eigen::MatrixXd::Zero(G.rows(), n);
-      for (Eigen::Index i = 0; i < k; ++i) F.col(kept[static_cast<std::size_t>(i)]) = G.col(i);
-    }
-    F += Fi;
-  }
-
-  // Do the parameters that touch only masses and inertias leave the lanes at this point (any
-  // among `param`, AD partials, no output that reads masses itself: the reactions; the others
-  // read points, coordinates and geometry, or nothing: energies), the lanes kernel taking them?
-  bool inertialServes(double t, const std::vector<int>& param) const {
-    if (semiAnalytical() || st_.outputs.reactions || tangentPoint_.t != t) return false;
-    bool any = false;
-    for (int j : param) any = any || (j >= 0 && inertial()[static_cast<std::size_t>(j)]);
-    if (!any) return false;
-    for (std::size_t ch = 0; ch < chunks_.size(); ++ch)
-      if (!dyn::numbersLanesCovered(st_.model.tree, inertialLanes(ch), chunks_[ch]->tree)) return false;
-    return true;
-  }
-
-  // The parameter parts [f_ρ; O_ρ] (columns as `param`, zero but where the parameter touches
-  // only masses and inertias; inertialServes): at the fixed state the positions, rates and loops
-  // do not move, τ's lanes come from the lanes kernel on doubles and MatrixRTangent::alongInertia
-  // projects them
-  void inertialParts(double t, const std::vector<int>& param, Eigen::MatrixXd& Fi) {
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    if (!tangentPoint_.motion) {
-      inertiaState_.compute(tree, real_.tree, tangentPoint_.z.data(), tangentPoint_.zd.data(), tangentPoint_.zdd.data(), t);
-      tangentPoint_.motion = true;
-    }
-    const auto nz = static_cast<std::size_t>(tree.nz), np = 3 * st_.outputs.points.size();
-    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    Vec<Dual>& zidd = lanes_.zidd;
-    Vec<Dual>& z = lanes_.z;
-    Vec<Dual>& zd = lanes_.zd;
-    Vec<Dual>& zdd = lanes_.zdd;
-    std::vector<Dual>&pr = lanes_.pr, &pv = lanes_.pv, &pa = lanes_.pa, &out = lanes_.out, &tau = lanes_.tau;
-    tau.resize(nz);
-    pr.resize(np);
-    pv.resize(np);
-    pa.resize(np);
-    out.resize(static_cast<std::size_t>(no));
-    for (std::size_t ch = 0; ch < chunks_.size(); ++ch) {
-      bool used = false;
-      for (int j : param) used = used || (j >= firsts_[ch] && j < firsts_[ch] + counts_[ch] && inertial()[static_cast<std::size_t>(j)]);
-      if (!used) continue;
-      dyn::inverseDynamicsAlongNumbers(tree, real_.tree, inertiaState_, inertialLanes(ch), chunks_[ch]->tree, tau.data(), {}, nullptr, nullptr,
-                                       nullptr);
-      const Vec<Dual> tauv = Eigen::Map<const Vec<Dual>>(tau.data(), static_cast<Eigen::Index>(nz));
-      tangent_.alongInertia(real_.tree, inertiaState_, tauv, zidd, z, zd, zdd, st_.outputs.points, pr.data(), pv.data(), pa.data());
-      analysis::outputsFromPoints<Dual>(st_.outputs, tree, plain_.tree, z, zd, zdd, t, pr.data(), pv.data(), pa.data(), out.data());
-      if (Fi.size() == 0) Fi = Eigen::MatrixXd::Zero(zidd.size() + no, static_cast<Eigen::Index>(param.size()));
-      for (std::size_t c = 0; c < param.size(); ++c) {
-        const int j = param[c];
-        if (j < firsts_[ch] || j >= firsts_[ch] + counts_[ch] || !inertial()[static_cast<std::size_t>(j)]) continue;
-        const auto l = static_cast<int>(j - firsts_[ch]);
-        for (Eigen::Index i = 0; i < zidd.size(); ++i) Fi(i, static_cast<Eigen::Index>(c)) = zidd[i].g[l];
-        for (Eigen::Index k = 0; k < no; ++k) Fi(zidd.size() + k, static_cast<Eigen::Index>(c)) = out[static_cast<std::size_t>(k)].g[l];
-      }
-    }
-  }
-
-  // laneColumns through the tangent's lanes alone, eight columns a pass
-  void packedLaneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
-    const Eigen::Index d = DX.rows(), n = DX.cols(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    F.resize(d + no, n);
-    Vec<Dual> dx(d), dv(d), r;
-    std::vector<int> lanes(kLanes);
-    for (Eigen::Index first = 0; first < n; first += kLanes) {
-      bool seeded = false;
-      for (Eigen::Index i = 0; i < d; ++i) dx[i] = dv[i] = Dual(0.0);
-      for (int l = 0; l < kLanes; ++l) {
-        const Eigen::Index c = first + l;
-        lanes[static_cast<std::size_t>(l)] = c < n ? param[static_cast<std::size_t>(c)] : -1;
-        seeded = seeded || lanes[static_cast<std::size_t>(l)] >= 0;
-        if (c >= n) continue;
-        for (Eigen::Index i = 0; i < d; ++i) {
-          dx[i].g[l] = DX(i, c);
-          dv[i].g[l] = DV(i, c);
-        }
-      }
-      alongLanes(seeded ? seededInLanes(lanes).tree : plain_.tree, seeded, t, dx, dv, r);
-      for (int l = 0; l < kLanes && first + l < n; ++l)
-        for (Eigen::Index i = 0; i < d + no; ++i) F(i, first + l) = r[i].g[l];
-    }
-  }
   std::vector<int> chosen(int leadingNone = 0) const {
     std::vector<int> param(static_cast<std::size_t>(leadingNone), -1);
     for (std::size_t j = 0; j < st_.parameters.size(); ++j) param.push_back(static_cast<int>(j));
     return param;
   }
-  // the tangent set at p: its state on doubles by the run's pipeline, the outputs' values there
-  Status tangentAt(const RunPoint& p, Eigen::VectorXd* outputs, Eigen::VectorXd* f = nullptr) {
-    dyn::MatrixROn<double> e;
-    if (Status s = pointState(p, e); !s.ok()) return s;
-    // the pipeline just run at p: its factorisations serve the tangent
-    const dyn::MatrixRData* evaluated = pointData_[static_cast<std::size_t>(p.coords)].get();
-    if (Status s = tangent_.at(st_.model, real_.tree, dofs(p.coords), p.t, e, evaluated); !s.ok()) return s;
-    tangentPoint_ = {p.t, e.z, e.zd, e.zdd, false};
-    if (outputs) {
-      outputs->resize(static_cast<Eigen::Index>(st_.outputs.names.size()));
-      analysis::outputsOn<double>(st_.outputs, st_.model.tree, real_.tree, e.z, e.zd, e.zdd, p.t, outputs->data());
-    }
-    if (f) *f = e.zidd;
-    return {};
-  }
-
   // The trapezoidal step's sensitivities with the tangent's lanes packed: the Newton matrix needs
   // only the d columns of K = h²/4 f_x + h/2 f_v (each along (h²/4 e_k, h/2 e_k)), the right-hand
   // sides f_x X̂ + f_v V̂ + f_ρ one lane per parameter (along (X̂_j, V̂_j) with ρ_j seeded), so
@@ -650,12 +385,12 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const auto d = b.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
     const auto np = static_cast<Eigen::Index>(st_.parameters.size());
     const double h = b.t - a.t, hx = 0.25 * h * h, hv = 0.5 * h;
-    if (Status s = tangentAt(b, &outputs); !s.ok()) return s;
+    if (Status s = columns_.at(b, dofs(b.coords), &outputs); !s.ok()) return s;
     const Eigen::MatrixXd Xh = S.x + h * S.v + hx * S.a, Vh = S.v + hv * S.a;
     Eigen::MatrixXd DX(d, d + np), DV(d, d + np), F;  // [f; outputs] along K's columns, then along the right-hand sides'
     DX << hx * Eigen::MatrixXd::Identity(d, d), Xh;
     DV << hv * Eigen::MatrixXd::Identity(d, d), Vh;
-    laneColumns(b.t, DX, DV, chosen(static_cast<int>(d)), F);
+    columns_.columns(b.t, DX, DV, chosen(static_cast<int>(d)), F);
     const Eigen::MatrixXd G = Eigen::MatrixXd::Identity(d, d) - F.topLeftCorner(d, d);
     S.a = G.partialPivLu().solve(Eigen::MatrixXd(F.topRightCorner(d, np)));
     S.x = Xh + hx * S.a;
@@ -668,9 +403,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // along (S.x_j, S.v_j) with ρ_j seeded, p lanes (no state columns)
   Status packedPointAlong(const RunPoint& p, StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
     const auto d = p.x.size(), no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    if (Status s = tangentAt(p, &outputs); !s.ok()) return s;
+    if (Status s = columns_.at(p, dofs(p.coords), &outputs); !s.ok()) return s;
     Eigen::MatrixXd F;
-    laneColumns(p.t, S.x, S.v, chosen(), F);
+    columns_.columns(p.t, S.x, S.v, chosen(), F);
     S.a = F.topRows(d);
     outputsAlong = F.bottomRows(no);
     return {};
@@ -684,9 +419,9 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     const Status s = rungeKuttaAlongStages(
         [&](double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::MatrixXd& SX, const Eigen::MatrixXd& SV, Eigen::VectorXd& f,
             Eigen::MatrixXd& F, Eigen::VectorXd* out, Eigen::MatrixXd* outAlong) -> Status {
-          if (Status st = tangentAt(RunPoint{t, a.coords, x, v, {}, a.aux}, out, &f); !st.ok()) return st;
+          if (Status st = columns_.at(RunPoint{t, a.coords, x, v, {}, a.aux}, dofs(a.coords), out, &f); !st.ok()) return st;
           Eigen::MatrixXd FO;
-          laneColumns(t, SX, SV, chosen(), FO);
+          columns_.columns(t, SX, SV, chosen(), FO);
           F = FO.topRows(d);
           if (outAlong) *outAlong = FO.bottomRows(no);
           return {};
@@ -699,7 +434,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   Status lanesPartials(const RunPoint& p, PointPartials& n) {
     const auto& D = dofs(p.coords);
     const auto d = static_cast<Eigen::Index>(D.size()), no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    if (Status s = tangentAt(p, &n.outputs); !s.ok()) return s;
+    if (Status s = columns_.at(p, dofs(p.coords), &n.outputs); !s.ok()) return s;
     if (!semiAnalytical()) {
       // the parameters' p columns and the state's 2d packed eight lanes a pass, the parameters
       // first: a last pass of state lanes alone needs no positions' pass
@@ -709,18 +444,18 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       DV.rightCols(d).setIdentity();
       std::vector<int> param = chosen();
       param.resize(static_cast<std::size_t>(np + 2 * d), -1);
-      laneColumns(p.t, DX, DV, param, F);
+      columns_.columns(p.t, DX, DV, param, F);
       fromColumns(F.rightCols(2 * d), F.leftCols(np), d, n);
       return {};
     }
     // [z̈ⁱ; outputs] along the lanes of (dx, dv) and of the numbers
     auto along = [&](const dyn::TreeNumbers<Dual>& nums, const Vec<Dual>& dx, const Vec<Dual>& dv, Vec<Dual>& r) {
-      alongLanes(nums, &nums != &plain_.tree, p.t, dx, dv, r);
+      columns_.alongLanes(nums, &nums != &plain_.tree, p.t, dx, dv, r);
     };
     Eigen::MatrixXd Fs;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(d);  // directions alone
     auto seed = [&](Eigen::Index first) { return seededState(zero, zero, first); };
-    if (const Eigen::MatrixXd* G = nullptr; stateProducts(p.t, G)) {
+    if (const Eigen::MatrixXd* G = nullptr; columns_.stateProducts(p.t, G)) {
       Fs = *G;
     } else if (Status s = stateColumns(2 * d, d + no, seed, [&](const auto& xv, Vec<Dual>& r) -> Status {
                  along(plain_.tree, xv.first, xv.second, r);
@@ -914,20 +649,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   std::vector<CoordinateMode> modes_;
   NewtonCache newton_;
   std::unique_ptr<OpenChainPartials> openChain_;  // treeCovers' points
-  dyn::MatrixRTangent tangent_;
-  struct TangentPoint {  // the state the tangent was last set at, and whether inertiaState_ is its motion
-    double t = -1;
-    Eigen::VectorXd z, zd, zdd;
-    bool motion = false;
-    int products = -1;  // stateProducts_ there: 1 set, 0 not served, −1 not asked yet
-  } tangentPoint_;
-  Eigen::MatrixXd stateProducts_;  // [f_x f_v; O_x O_v] at tangentPoint_ (stateProducts)
-  dyn::MotionAtState inertiaState_;  // the motion at tangentPoint_ (inertialParts')
-  struct LanesBuffers {  // alongLanes' results, kept between calls
-    Vec<Dual> zidd, z, zd, zdd;
-    std::vector<Dual> pr, pv, pa, out, tau;
-  } lanes_;
-  std::vector<std::unique_ptr<dyn::MatrixRData>> pointData_;  // by coordinate set: pointState's pipelines
+  MatrixRColumns columns_;                         // fastCovers' points: the tangent's columns
 };
 
 }  // namespace
