@@ -696,9 +696,9 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
   }
 
   // The index-3 step a → b linearised (its converged form, García de Jalón–Bayo): its three
-  // systems (Index3Systems) differentiated, the state's terms exact (dyn::constraintTerms), the
-  // parameters' the residuals' at the frozen solution (forward AD, or differences on the moved
-  // sets). T maps (X₀; V₀; A₀) to (X₁; V₁; A₁), Tp is the parameters' columns.
+  // systems' residuals' parameter columns at the frozen solution (forward AD, or differences on
+  // the moved sets), then index3StepTangent. T maps (X₀; V₀; A₀) to (X₁; V₁; A₁), Tp is the
+  // parameters' columns.
   Status index3Tangent(const RunPoint& a, const RunPoint& b, Eigen::MatrixXd& T, Eigen::MatrixXd& Tp) {
     if (Status s = buildMovedSets(); !s.ok()) return s;
     turnsAt(b.aux);
@@ -710,42 +710,6 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
     Index3Systems sys;
     if (Status s = index3Systems(m, s0.inertia, a, b, sys); !s.ok()) return s;
     const double h = sys.h, t1 = sys.t1;
-    const Eigen::VectorXd &qdS = sys.qdS, &qddS = sys.qddS, &mu = sys.mu, &nu = sys.nu, &kappa = sys.kappa;
-    const Eigen::MatrixXd& M = s0.inertia.M;
-    const Eigen::MatrixXd& Qv = sys.Qv;
-    const dyn::ConstraintTerms &T2 = sys.T2, &T3 = sys.T3;
-    const auto &S1 = sys.S1, &A = sys.A;
-    const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n), Z = Eigen::MatrixXd::Zero(n, n);
-    Eigen::MatrixXd Ld(n, 3 * n), Ldd(n, 3 * n);
-    Ld << (2 / h) * I, I, Z;
-    Ldd << (4 / (h * h)) * I, (4 / h) * I, I;
-    auto solveTop = [&](const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const Eigen::MatrixXd& top, const Eigen::MatrixXd& bottom) {
-      Eigen::MatrixXd rhs(n + r, top.cols());
-      rhs << top, bottom;
-      return Eigen::MatrixXd(lu.solve(rhs).topRows(n));
-    };
-    const Eigen::MatrixXd Sx = solveTop(S1, M * Ldd - Qv * Ld, Eigen::MatrixXd::Zero(r, 3 * n));
-    const Eigen::MatrixXd Sv = solveTop(A, M * ((2 / h) * Sx - Ld) - T2.H * Sx, -T2.Gq * Sx);
-    const Eigen::MatrixXd Sa = solveTop(A, M * ((4 / (h * h)) * Sx - Ldd) - T3.H * Sx, -T3.Gq * Sx - T3.Gv * Sv);
-    T.resize(3 * n, 3 * n);
-    T << Sx, Sv, Sa;
-    // the parameters: each system's residual at the frozen solution, differenced over the moved sets
-    auto residuals = [&](const NaturalSystem& set, Eigen::VectorXd res[3]) {
-      Eigen::MatrixXd Js;
-      Eigen::VectorXd phi(r), phiT(r), gamma(r), Qs;
-      kin::evaluateJacobianDense(set.nm, b.x, t1, Js);
-      kin::evaluateConstraints(set.nm, b.x, t1, phi);
-      kin::evaluatePhiT(set.nm, b.x, t1, phiT);
-      kin::evaluateGamma(set.nm, b.x, b.v, t1, gamma);
-      dyn::appliedForces(set.inertia, t1, b.x, qdS, Qs);
-      const Eigen::MatrixXd& Ms = set.inertia.M;
-      res[0].resize(n + r);
-      res[0] << Ms * qddS + Js.transpose() * mu - Qs, phi;
-      res[1].resize(n + r);
-      res[1] << Ms * (b.v - qdS) + Js.transpose() * nu, Js * b.v + phiT;
-      res[2].resize(n + r);
-      res[2] << Ms * (b.a - qddS) + Js.transpose() * kappa, Js * b.a + gamma;
-    };
     Eigen::MatrixXd P[3];
     for (auto& Pi : P) Pi = Eigen::MatrixXd::Zero(n + r, np);
     if (!semiAnalytical()) {
@@ -754,25 +718,20 @@ class GlobalOde final : public Formulation, public HeldModes, private Formulatio
       const Eigen::VectorXd qdHat = (2 / h) * a.x + a.v, qddHat = (4 / (h * h)) * a.x + (4 / h) * a.v + a.a;
       Vec<Dual> res[3];
       for (std::size_t c = 0; c < chunks_.size(); ++c) {
-        index3ResidualsOn<Dual>(m, s0.inertia, chunks_[c]->tree, held.nm ? held.on[c] : on_[c], h, t1, dual(qdHat), dual(qddHat), dual(b.x), dual(b.v), dual(b.a), dual(mu),
-                                dual(nu), dual(kappa), res);
+        index3ResidualsOn<Dual>(m, s0.inertia, chunks_[c]->tree, held.nm ? held.on[c] : on_[c], h, t1, dual(qdHat), dual(qddHat), dual(b.x), dual(b.v), dual(b.a),
+                                dual(sys.mu), dual(sys.nu), dual(sys.kappa), res);
         for (int i = 0; i < 3; ++i) lanesInto(c, res[i], P[i]);
       }
     } else {
       Eigen::VectorXd r0[3], rk[3];
-      residuals(s0, r0);
+      index3Residuals(s0.nm, s0.inertia, b, sys, r0);
       for (Eigen::Index k = 0; k < np; ++k)
         for (const auto& set : sets_[static_cast<std::size_t>(k)]) {
-          residuals(*set, rk);
+          index3Residuals(set->nm, set->inertia, b, sys, rk);
           for (int i = 0; i < 3; ++i) P[i].col(k) += (rk[i] - r0[i]) / deltas_[static_cast<std::size_t>(k)];
         }
     }
-    const Eigen::MatrixXd Xp = solveTop(S1, -P[0].topRows(n), -P[0].bottomRows(r));
-    const Eigen::MatrixXd Vp = solveTop(A, M * ((2 / h) * Xp) - T2.H * Xp - P[1].topRows(n), -T2.Gq * Xp - P[1].bottomRows(r));
-    const Eigen::MatrixXd Ap =
-        solveTop(A, M * ((4 / (h * h)) * Xp) - T3.H * Xp - P[2].topRows(n), -T3.Gq * Xp - T3.Gv * Vp - P[2].bottomRows(r));
-    Tp.resize(3 * n, np);
-    Tp << Xp, Vp, Ap;
+    index3StepTangent(sys, s0.inertia.M, P, T, Tp);
     return {};
   }
 

@@ -39,6 +39,14 @@ struct Index3Systems {
   Eigen::PartialPivLU<Eigen::MatrixXd> S1, A;
 };
 Status index3Systems(const kin::NaturalModel& m, const dyn::NaturalInertia& inertia, const RunPoint& a, const RunPoint& b, Index3Systems& out);
+/// The step's tangent from its systems: the state's terms exact (S1 and A's solves with the
+/// constraint terms), T mapping (X₀; V₀; A₀) to (X₁; V₁; A₁); with P[i] the parameter columns of
+/// system i's residual at the frozen solution ((n + r) × p), Tp the parameters' columns.
+void index3StepTangent(const Index3Systems& sys, const Eigen::MatrixXd& M, const Eigen::MatrixXd P[3], Eigen::MatrixXd& T, Eigen::MatrixXd& Tp);
+/// The three systems' residuals at the step's frozen solution (b, the multipliers of `sys`) with
+/// another natural model and inertia (seed 003's differences: a moved parameter's).
+void index3Residuals(const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia, const RunPoint& b, const Index3Systems& sys,
+                     Eigen::VectorXd res[3]);
 /// The three systems' residuals (left side minus right, n + r rows each) at the end (q₁, q̇₁, q̈₁)
 /// with multipliers (μ, ν, κ), on the numbers on P (forward AD's parameter columns, the complex
 /// step's Newton residuals); q̂̇, q̂̈ the step's start's.

@@ -74,4 +74,52 @@ template void index3ResidualsOn<Cplx>(const kin::NaturalModel&, const dyn::Natur
                                       double, double, const Vec<Cplx>&, const Vec<Cplx>&, const Vec<Cplx>&, const Vec<Cplx>&, const Vec<Cplx>&,
                                       const Vec<Cplx>&, const Vec<Cplx>&, const Vec<Cplx>&, Vec<Cplx>[3]);
 
+void index3StepTangent(const Index3Systems& sys, const Eigen::MatrixXd& M, const Eigen::MatrixXd P[3], Eigen::MatrixXd& T, Eigen::MatrixXd& Tp) {
+  const Eigen::Index n = M.rows(), r = sys.J.rows(), np = P[0].cols();
+  const double h = sys.h;
+  const Eigen::MatrixXd& Qv = sys.Qv;
+  const dyn::ConstraintTerms &T2 = sys.T2, &T3 = sys.T3;
+  const auto &S1 = sys.S1, &A = sys.A;
+  const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(n, n), Z = Eigen::MatrixXd::Zero(n, n);
+  Eigen::MatrixXd Ld(n, 3 * n), Ldd(n, 3 * n);
+  Ld << (2 / h) * I, I, Z;
+  Ldd << (4 / (h * h)) * I, (4 / h) * I, I;
+  auto solveTop = [&](const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const Eigen::MatrixXd& top, const Eigen::MatrixXd& bottom) {
+    Eigen::MatrixXd rhs(n + r, top.cols());
+    rhs << top, bottom;
+    return Eigen::MatrixXd(lu.solve(rhs).topRows(n));
+  };
+  const Eigen::MatrixXd Sx = solveTop(S1, M * Ldd - Qv * Ld, Eigen::MatrixXd::Zero(r, 3 * n));
+  const Eigen::MatrixXd Sv = solveTop(A, M * ((2 / h) * Sx - Ld) - T2.H * Sx, -T2.Gq * Sx);
+  const Eigen::MatrixXd Sa = solveTop(A, M * ((4 / (h * h)) * Sx - Ldd) - T3.H * Sx, -T3.Gq * Sx - T3.Gv * Sv);
+  T.resize(3 * n, 3 * n);
+  T << Sx, Sv, Sa;
+  const Eigen::MatrixXd Xp = solveTop(S1, -P[0].topRows(n), -P[0].bottomRows(r));
+  const Eigen::MatrixXd Vp = solveTop(A, M * ((2 / h) * Xp) - T2.H * Xp - P[1].topRows(n), -T2.Gq * Xp - P[1].bottomRows(r));
+  const Eigen::MatrixXd Ap =
+      solveTop(A, M * ((4 / (h * h)) * Xp) - T3.H * Xp - P[2].topRows(n), -T3.Gq * Xp - T3.Gv * Vp - P[2].bottomRows(r));
+  Tp.resize(3 * n, np);
+  Tp << Xp, Vp, Ap;
+}
+
+void index3Residuals(const kin::NaturalModel& nm, const dyn::NaturalInertia& inertia, const RunPoint& b, const Index3Systems& sys,
+                     Eigen::VectorXd res[3]) {
+  const auto n = static_cast<Eigen::Index>(nm.nq), r = static_cast<Eigen::Index>(nm.nrows);
+  const double t1 = sys.t1;
+  Eigen::MatrixXd Js;
+  Eigen::VectorXd phi(r), phiT(r), gamma(r), Qs;
+  kin::evaluateJacobianDense(nm, b.x, t1, Js);
+  kin::evaluateConstraints(nm, b.x, t1, phi);
+  kin::evaluatePhiT(nm, b.x, t1, phiT);
+  kin::evaluateGamma(nm, b.x, b.v, t1, gamma);
+  dyn::appliedForces(inertia, t1, b.x, sys.qdS, Qs);
+  const Eigen::MatrixXd& Ms = inertia.M;
+  res[0].resize(n + r);
+  res[0] << Ms * sys.qddS + Js.transpose() * sys.mu - Qs, phi;
+  res[1].resize(n + r);
+  res[1] << Ms * (b.v - sys.qdS) + Js.transpose() * sys.nu, Js * b.v + phiT;
+  res[2].resize(n + r);
+  res[2] << Ms * (b.a - sys.qddS) + Js.transpose() * sys.kappa, Js * b.a + gamma;
+}
+
 }  // namespace lw::sens::detail
