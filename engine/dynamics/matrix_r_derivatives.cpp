@@ -391,13 +391,14 @@ template <class S>
 Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const Eigen::VectorXd& z0,
                       VectorOn<S>& zi, VectorOn<S>& zid) {
   VectorOn<S> z, zd;
-  if (Status s = initialCoordinatesOn<S>(m, p, z0, z, zd); !s.ok()) return s;
+  if (Status s = initialCoordinatesOn<S>(m, p, z0, z, zd, true); !s.ok()) return s;
   independentOn<S>(m, p, dofs, z, zd, nullptr, zi, zid, nullptr);
   return {};
 }
 
 template <class S>
-Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd) {
+Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd,
+                            bool oneStep) {
   const int nz = m.tree.nz, nc = static_cast<int>(m.rows.size());
   const auto& mech = *m.tree.mechanism;
   // the assembly as initialState() takes it: minimum-norm Newton steps on the independent loop
@@ -418,6 +419,34 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
     for (int i = 0; i < nc; ++i) Jrows.row(i) = J.row(m.rows[static_cast<std::size_t>(i)]);
   };
   bool converged = nc == 0;
+  if constexpr (std::is_same_v<S, num::Dual8>) {
+    // a stored configuration that is assembled already (the run's start to round-off): the
+    // iterations' values stay and their derivative parts settle after one step at the limit
+    // δz = −Jᵀ(J Jᵀ)⁻¹ Φ_ρ, the minimum-norm step; J Jᵀ on doubles, the lanes its right-hand sides
+    if (!converged && oneStep) {
+      thetaRows<S, S>(m, p, none, noPoints, z.data(), S(0.0), phi, xyz, r.data());
+      double residual = 0;
+      for (int i = 0; i < nc; ++i) residual = std::max(residual, std::abs(r(i, 0).v));
+      if (residual <= 1e-14 * scale) {
+        jacobian();
+        Eigen::MatrixXd Jv(nc, nz), rhs(nc, num::kChunk);
+        for (int i = 0; i < nc; ++i)
+          for (int j = 0; j < nz; ++j) Jv(i, j) = Jrows(i, j).v;
+        const Eigen::PartialPivLU<Eigen::MatrixXd> JJt(Jv * Jv.transpose());
+        // the step, then one refinement on the rows' lanes at its end (as the iterations polish
+        // them: the penalty formulation multiplies what Φ_z δz + Φ_ρ leaves by its α)
+        for (int pass = 0; pass < 2; ++pass) {
+          if (pass > 0) thetaRows<S, S>(m, p, none, noPoints, z.data(), S(0.0), phi, xyz, r.data());
+          for (int i = 0; i < nc; ++i)
+            for (int l = 0; l < num::kChunk; ++l) rhs(i, l) = r(i, 0).g[l];
+          const Eigen::MatrixXd dz = Jv.transpose() * JJt.solve(rhs);
+          for (int j = 0; j < nz; ++j)
+            for (int l = 0; l < num::kChunk; ++l) z[j].g[l] -= dz(j, l);
+        }
+        converged = true;
+      }
+    }
+  }
   for (int it = 0; it < 100 && !converged; ++it) {
     thetaRows<S, S>(m, p, none, noPoints, z.data(), S(0.0), phi, xyz, r.data());
     jacobian();
@@ -566,7 +595,7 @@ Status drivenPositionsOn(const MatrixRModel& m, const TreeNumbers<S>& p, const T
   template Status initialStateOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const std::vector<Dof>&, const Eigen::VectorXd&,  \
                                     VectorOn<S>&, VectorOn<S>&);                                                                   \
   template Status initialCoordinatesOn<S>(const MatrixRModel&, const TreeNumbers<S>&, const Eigen::VectorXd&, VectorOn<S>&,       \
-                                          VectorOn<S>&);
+                                          VectorOn<S>&, bool);
 LW_MATRIX_R_ON(double)
 LW_MATRIX_R_ON(num::Dual8)
 LW_MATRIX_R_ON(std::complex<double>)

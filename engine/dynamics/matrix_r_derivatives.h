@@ -78,9 +78,13 @@ template <class S>
 Status initialStateOn(const MatrixRModel& m, const TreeNumbers<S>& p, const std::vector<Dof>& dofs, const Eigen::VectorXd& z0,
                       VectorOn<S>& zi, VectorOn<S>& zid);
 /// The same initial state in all the tree's coordinates (z, ż: nz each), for the penalty
-/// formulation that integrates them all.
+/// formulation that integrates them all. `oneStep`: on dual numbers, where the stored
+/// configuration is assembled already, the assembly's derivative parts in one minimum-norm step
+/// with J Jᵀ on doubles (and one refinement) instead of Newton iterations on dual numbers — the
+/// same to round-off, which the independent coordinates do not see but a penalty's α amplifies.
 template <class S>
-Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd);
+Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, const Eigen::VectorXd& z0, VectorOn<S>& z, VectorOn<S>& zd,
+                            bool oneStep = false);
 
 /// The points the independent coordinates follow (their point components' items, in order).
 std::vector<ItemIndex> dofPoints(const std::vector<Dof>& dofs);
