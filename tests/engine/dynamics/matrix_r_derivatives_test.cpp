@@ -219,6 +219,28 @@ TEST(MatrixROn, AChangeOfIndependentCoordinatesCarriesTheSensitivitiesExactly) {
 namespace lw::dyn {
 namespace {
 
+// A sample assembled and set moving (its independent rates raised), evaluated at t = 0.15, and
+// the tangent set there: what the tangent's tests compare at
+struct Moving {
+  std::unique_ptr<Case> c;
+  Eigen::VectorXd zi, zid;
+  double t = 0.15;
+  MatrixROn<double> e;
+  MatrixRTangent tangent;
+};
+std::unique_ptr<Moving> moving(const Mechanism& mech) {
+  auto s = std::make_unique<Moving>();
+  s->c = assembled(mech);
+  const MatrixRData& data = *s->c->data;
+  const MatrixRModel& m = s->c->model;
+  s->zi = data.zi;
+  s->zid = data.zid;
+  for (Eigen::Index k = 0; k < s->zid.size(); ++k) s->zid[k] += 0.3 + 0.1 * static_cast<double>(k);
+  if (!evaluateOn<double>(m, m.tree.numbers, data.dofs, s->t, s->zi, s->zid, data.z, s->e).ok()) return nullptr;
+  if (!s->tangent.at(m, m.tree.numbers, data.dofs, s->t, s->e).ok()) return nullptr;
+  return s;
+}
+
 // The tangent by jet-free passes (MatrixRTangent) against the whole pipeline on dual numbers
 // (evaluateOn<Dual8>, the reference): the lanes of z̈ⁱ and of the dependent z, ż, z̈ along the
 // independent positions and rates and along the design parameters, to 1e-10 relative, on loops
@@ -237,17 +259,15 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
                                                       {"buggy", test::sampleMechanism("buggy")}};
   for (const auto& [name, mech] : models) {
     SCOPED_TRACE(name);
-    auto c = assembled(mech);
-    MatrixRData& data = *c->data;
+    const auto point = moving(mech);
+    ASSERT_TRUE(point);
+    const Case* c = point->c.get();
+    const MatrixRData& data = *c->data;
     const MatrixRModel& m = c->model;
     const int d = static_cast<int>(data.dofs.size()), nz = m.tree.nz;
-    Eigen::VectorXd zi = data.zi, zid = data.zid;
-    for (Eigen::Index k = 0; k < zid.size(); ++k) zid[k] += 0.3 + 0.1 * static_cast<double>(k);
-    const double t = 0.15;
-    MatrixROn<double> e;
-    ASSERT_TRUE(evaluateOn<double>(m, m.tree.numbers, data.dofs, t, zi, zid, data.z, e).ok());
-    MatrixRTangent tangent;
-    ASSERT_TRUE(tangent.at(m, m.tree.numbers, data.dofs, t, e).ok());
+    const Eigen::VectorXd &zi = point->zi, &zid = point->zid;
+    const double t = point->t;
+    const MatrixRTangent& tangent = point->tangent;
     // the rssr's rod spins freely about its own axis (a nearly massless freedom: M̄'s condition
     // near 1e7), which both routes' rounding shows in its dependent accelerations
     const double tolerance = name == "rssr" ? 1e-8 : 1e-10;
@@ -342,17 +362,14 @@ TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
                           {"buggy", test::sampleMechanism("buggy"), false}};
   for (const auto& [name, mech, covered] : models) {
     SCOPED_TRACE(name);
-    auto c = assembled(mech);
-    MatrixRData& data = *c->data;
+    const auto point = moving(mech);
+    ASSERT_TRUE(point);
+    const Case* c = point->c.get();
     const MatrixRModel& m = c->model;
-    const int d = static_cast<int>(data.dofs.size());
-    Eigen::VectorXd zi = data.zi, zid = data.zid;
-    for (Eigen::Index k = 0; k < zid.size(); ++k) zid[k] += 0.3 + 0.1 * static_cast<double>(k);
-    const double t = 0.15;
-    MatrixROn<double> e;
-    ASSERT_TRUE(evaluateOn<double>(m, m.tree.numbers, data.dofs, t, zi, zid, data.z, e).ok());
-    MatrixRTangent tangent;
-    ASSERT_TRUE(tangent.at(m, m.tree.numbers, data.dofs, t, e).ok());
+    const int d = static_cast<int>(c->data->dofs.size());
+    const double t = point->t;
+    const MatrixROn<double>& e = point->e;
+    const MatrixRTangent& tangent = point->tangent;
     MotionAtState state;
     state.compute(m.tree, m.tree.numbers, e.z.data(), e.zd.data(), e.zdd.data(), t);
     MatrixRTangent::StateJacobians J;
