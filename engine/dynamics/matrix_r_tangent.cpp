@@ -111,6 +111,7 @@ struct MatrixRTangent::Work {
   Eigen::LLT<Eigen::MatrixXd> ownMbar;
   const Eigen::PartialPivLU<Eigen::MatrixXd>* theta = nullptr;  // ownTheta, or the pipeline's
   const Eigen::LLT<Eigen::MatrixXd>* mbar = nullptr;
+  std::vector<char> read;  // by body: what the rows and the points read (their frames' jets alone)
   RecursiveData data;  // the mass matrix's and Jacobians' buffers, kept between points
   Eigen::MatrixXd loopJ, pointJ;
   // along's passes' buffers, kept between calls (their dual-number jets are large to clear)
@@ -147,7 +148,7 @@ struct MatrixRTangent::Work {
     b.zj.resize(static_cast<std::size_t>(nz));
     if (samePositions) detail::treeRates<D>(tree, p, zs.data(), zds.data(), zdds.data(), b.motion);
     else detail::treeMotion<D>(tree, p, zs.data(), zds.data(), zdds.data(), b.motion);
-    detail::jetFramesFrom<D>(tree, b.motion, b.frames, secondRates);
+    detail::jetFramesFrom<D>(tree, b.motion, b.frames, secondRates, &read);
     for (int i = 0; i < nz; ++i) b.zj[static_cast<std::size_t>(i)] = J(zs[i], zds[i], zdds[i]);
     kinematicsOnFrames<J, D>(tree, p, b.frames, b.zj.data(), J(D(t), D(timeRate), D(0.0)), b.phi.data(), points, b.xyz.data());
     std::size_t r = 0, point = 0;
@@ -207,6 +208,16 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
                           const MatrixROn<double>& e, const MatrixRData* evaluated) {
   Work& w = *w_;
   const int nz = m.tree.nz;
+  if (w.m != &m || w.dofs != dofs || w.read.size() != m.tree.nodeOfBody.size()) {
+    // the bodies the rows (every constraint's) and the independent points read
+    w.read.assign(m.tree.nodeOfBody.size(), 0);
+    std::vector<int> bodies;
+    for (std::size_t c = 0; c < m.tree.constraints.size(); ++c) {
+      constraintBodies(m.tree, static_cast<int>(c), bodies);
+      for (int b : bodies) w.read[static_cast<std::size_t>(b)] = 1;
+    }
+    for (const ItemIndex& point : dofPoints(dofs)) w.read[static_cast<std::size_t>(point.body)] = 1;
+  }
   w.m = &m;
   w.dofs = dofs;
   w.points = dofPoints(dofs);

@@ -193,11 +193,13 @@ void inverseDynamicsFrom(const RecursiveModel& m, const TreeNumbers<S>& p, const
 }
 
 template <class S>
-void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f, bool secondRates) {
+void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f, bool secondRates,
+                   const std::vector<char>* read) {
   using J = kin::BasicJet<S>;
   f.resize(motion.frames.size());
   const V3<S> none = zero3<S>();
   for (std::size_t b = 0; b < f.size(); ++b) {
+    if (read && !(*read)[b]) continue;
     const Frame<S>& F = motion.frames[b];
     const int k = m.nodeOfBody[b];
     const Motion6<S> V = k < 0 ? zero6<S>() : motion.V[static_cast<std::size_t>(k)];
@@ -292,7 +294,8 @@ void constraintJacobianFrom(const RecursiveModel& m, const TreeNumbers<S>& p, co
   template void inverseDynamicsFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, const S*, double, \
                                        S*, std::vector<Motion6<S>>*);                                                         \
   template void appliedWrenches<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, double, std::vector<Motion6<S>>&); \
-  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&, bool);      \
+  template void jetFramesFrom<S>(const RecursiveModel&, const TreeMotion<S>&, std::vector<Frame<kin::BasicJet<S>>>&, bool,        \
+                                 const std::vector<char>*);                                                                    \
   template void massMatrixFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&,                          \
                                   Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>&);                                          \
   template void constraintJacobianFrom<S>(const RecursiveModel&, const TreeNumbers<S>&, const TreeMotion<S>&, const S*, double, \

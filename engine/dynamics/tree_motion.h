@@ -103,9 +103,11 @@ void pointsFromMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const Tr
 /// The bodies' frames as jets along the motion (value, rate, second rate: what computeFrames gives
 /// on jets z + s ż + s²/2 z̈), body by body from the motion, without a jet recursion: Ṙ = ω̃R,
 /// R̈ = (α̃ + ω̃²)R, ẋ = v_O + ω × x, ẍ = a_O + α × x + ω × ẋ.
-/// `secondRates` false: the second rates left zero (a pass that reads first rates only).
+/// `secondRates` false: the second rates left zero (a pass that reads first rates only). `read`
+/// (by body, optional): those bodies' frames alone, the others left as they were.
 template <class S>
-void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f, bool secondRates = true);
+void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::vector<Frame<kin::BasicJet<S>>>& f, bool secondRates = true,
+                   const std::vector<char>* read = nullptr);
 
 /// M^d = Σ_b J_bᵀ I_b J_b from the motion's columns (the composite-rigid-body algorithm in world
 /// axes about the origin): H_j = Σ_{b in j's subtree} I_b S_j, M_ij = S_i · H_j where i's node is
