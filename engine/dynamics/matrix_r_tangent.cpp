@@ -209,13 +209,9 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
   Work& w = *w_;
   const int nz = m.tree.nz;
   if (w.m != &m || w.dofs != dofs || w.read.size() != m.tree.nodeOfBody.size()) {
-    // the bodies the rows (every constraint's) and the independent points read
-    w.read.assign(m.tree.nodeOfBody.size(), 0);
-    std::vector<int> bodies;
-    for (std::size_t c = 0; c < m.tree.constraints.size(); ++c) {
-      constraintBodies(m.tree, static_cast<int>(c), bodies);
-      for (int b : bodies) w.read[static_cast<std::size_t>(b)] = 1;
-    }
+    // the bodies the rows and the independent points read
+    w.read = m.tree.rowBodies;
+    w.read.resize(m.tree.nodeOfBody.size(), 1);
     for (const ItemIndex& point : dofPoints(dofs)) w.read[static_cast<std::size_t>(point.body)] = 1;
   }
   w.m = &m;

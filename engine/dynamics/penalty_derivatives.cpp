@@ -48,7 +48,7 @@ std::vector<Jet<S>> ratesOn(const RecursiveModel& m, const TreeNumbers<S>& p, de
   thread_local std::vector<detail::Frame<Jet<S>>> f;
   zero = VectorOn<S>::Zero(m.nz);
   detail::treeRates<S>(m, p, z.data(), zd ? zd->data() : zero.data(), zero.data(), motion);
-  detail::jetFramesFrom<S>(m, motion, f);
+  detail::jetFramesFrom<S>(m, motion, f, true, &m.rowBodies);
   std::vector<Jet<S>> zj(static_cast<std::size_t>(m.nz)), phi(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nz; ++i) zj[static_cast<std::size_t>(i)] = Jet<S>(z[i], zd ? (*zd)[i] : S(0.0), S(0.0));
   kinematicsOnFrames<Jet<S>, S>(m, p, f, zj.data(), Jet<S>(S(t), S(1.0), S(0.0)), phi.data(), {}, nullptr);

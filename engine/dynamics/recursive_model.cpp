@@ -193,6 +193,13 @@ RecursiveModel compileRecursiveModel(const ResolvedMechanism& m) {
     row += c.rows;
   }
   r.nrows = row;
+  // the bodies whose frames Φ's rows read (a rows pass builds those alone)
+  r.rowBodies.assign(nb, 0);
+  std::vector<int> rowBodies;
+  for (std::size_t ci = 0; ci < r.constraints.size(); ++ci) {
+    constraintBodies(r, static_cast<int>(ci), rowBodies);
+    for (int b : rowBodies) r.rowBodies[static_cast<std::size_t>(b)] = 1;
+  }
   // which constraints each node's coordinates can change: those on bodies of its subtree, and
   // the rows that read its coordinates (a driver of its joint, its unit quaternion)
   r.affected.resize(r.nodes.size());

@@ -108,6 +108,7 @@ struct RecursiveModel {
   std::vector<std::vector<int>> children;  // node -> child nodes
   std::vector<std::vector<int>> subtree;   // node -> bodies that move with it (itself included)
   std::vector<std::vector<int>> affected;  // node -> constraints its coordinates can change
+  std::vector<char> rowBodies;             // by body: do Φ's rows read its frame?
   std::vector<std::vector<int>> rowColumns;  // row of Φ -> the coordinates it can depend on (sorted): Φ_z's pattern
   int nblocks = 0;                         // entries of Φ_z's pattern (loopJacobianBlocks)
   // node -> per affected constraint (same order as `affected`): where the block column of the

@@ -199,7 +199,7 @@ void jetFramesFrom(const RecursiveModel& m, const TreeMotion<S>& motion, std::ve
   f.resize(motion.frames.size());
   const V3<S> none = zero3<S>();
   for (std::size_t b = 0; b < f.size(); ++b) {
-    if (read && !(*read)[b]) continue;
+    if (read && b < read->size() && !(*read)[b]) continue;  // (a model without the set: every body)
     const Frame<S>& F = motion.frames[b];
     const int k = m.nodeOfBody[b];
     const Motion6<S> V = k < 0 ? zero6<S>() : motion.V[static_cast<std::size_t>(k)];
