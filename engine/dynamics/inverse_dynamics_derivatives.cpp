@@ -409,9 +409,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     r.ue = t.Ic * S[j];
     r.uc = -crossForce(S[j], t.F);
   }
-  auto within = [&](std::size_t k, std::size_t of) {  // node k in node of's subtree
-    return m.enter[of] <= m.enter[k] && m.enter[k] < m.leave[of];
-  };
+  auto within = [&](std::size_t k, std::size_t of) { return m.inSubtree(k, of); };
   for (int i = 0; i < nz; ++i) {
     const auto ui = static_cast<std::size_t>(i);
     const auto ni = static_cast<std::size_t>(nodeOf[ui]);

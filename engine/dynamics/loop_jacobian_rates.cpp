@@ -21,7 +21,7 @@ Twist operator+(const Twist& a, const Twist& b) { return {a.v + b.v, a.w + b.w};
 
 }  // namespace
 
-std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows, const std::vector<Dof>& dofs) {
+std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows) {
   for (const Node& n : m.nodes)
     if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
   for (int row : rows) {
@@ -34,7 +34,6 @@ std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vec
     const bool points = (jt.type == JointType::Pin && k < 2) || ((jt.type == JointType::Spherical || jt.type == JointType::Revolute) && k < 3);
     if (!points) return "joint " + std::to_string(of->index) + "'s row " + std::to_string(k) + " is not its points' difference";
   }
-  (void)dofs;  // coordinates and points' components: both covered
   return {};
 }
 
@@ -45,7 +44,7 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
   Thetad.setZero(nz, nz);
   Thetadd.setZero(nz, nz);
   H.setZero(nz, nz);
-  auto within = [&](std::size_t k, std::size_t of) { return m.enter[of] <= m.enter[k] && m.enter[k] < m.leave[of]; };
+  auto within = [&](std::size_t k, std::size_t of) { return m.inSubtree(k, of); };
   // the columns and their rates: Ṡ_j = V_j × S_j, S̈_j = A_j × S_j + V_j × Ṡ_j
   thread_local std::vector<Twist> S, Sd, Sdd;
   S.resize(static_cast<std::size_t>(nz));

@@ -15,11 +15,11 @@ namespace detail {
 template <class S> struct TreeMotion;
 }
 
-/// Why loopJacobianRates does not cover the rows `rows` of Φ with the independent coordinates
-/// `dofs`, or empty: it covers rows that are cut joints' points' differences x(P₁) − x(P₀) (pins,
-/// spherical joints, a revolute's position rows) and independent coordinates that are the tree's
-/// coordinates or points' components, on a tree without quaternions.
-std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows, const std::vector<Dof>& dofs);
+/// Why loopJacobianRates does not cover the rows `rows` of Φ, or empty: it covers rows that are
+/// cut joints' points' differences x(P₁) − x(P₀) (pins, spherical joints, a revolute's position
+/// rows), on a tree without quaternions, with any independent coordinates (the tree's coordinates
+/// or points' components).
+std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows);
 
 /// With Ψ(z) = [Φ (rows `rows`); h] (h: the independent coordinates `dofs`) and Θ = Ψ_z, along the
 /// motion of (z, ż, z̈) (`motion`: its frames, columns and the bodies' and columns' frames' V, A):

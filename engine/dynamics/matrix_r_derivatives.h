@@ -142,6 +142,8 @@ class MatrixRTangent {
     Eigen::MatrixXd zx, zdx, zdv, zddx, zddv;  // z, ż, z̈ by zⁱ and żⁱ (nz × d; z by żⁱ is zero)
   };
   bool stateJacobians(const TreeNumbers<double>& values, const MotionAtState& state, StateJacobians& out) const;
+  /// Does stateJacobians cover the model and independent coordinates the tangent was set with?
+  bool stateJacobiansCover() const;
 
  private:
   struct Work;

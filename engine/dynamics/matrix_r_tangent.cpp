@@ -112,6 +112,7 @@ struct MatrixRTangent::Work {
   const Eigen::PartialPivLU<Eigen::MatrixXd>* theta = nullptr;  // ownTheta, or the pipeline's
   const Eigen::LLT<Eigen::MatrixXd>* mbar = nullptr;
   std::vector<char> read;  // by body: what the rows and the points read (their frames' jets alone)
+  bool products = false;   // stateJacobians covers the model (loopJacobianRates' rows, τ's joints)
   RecursiveData data;  // the mass matrix's and Jacobians' buffers, kept between points
   Eigen::MatrixXd loopJ, pointJ;
   // along's passes' buffers, kept between calls (their dual-number jets are large to clear)
@@ -213,6 +214,7 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
     w.read = m.tree.rowBodies;
     w.read.resize(m.tree.nodeOfBody.size(), 1);
     for (const ItemIndex& point : dofPoints(dofs)) w.read[static_cast<std::size_t>(point.body)] = 1;
+    w.products = loopJacobianRatesUnsupported(m.tree, m.rows).empty() && inverseDynamicsDerivativesUnsupported(m.tree, values).empty();
   }
   w.m = &m;
   w.dofs = dofs;
@@ -437,7 +439,7 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   const Work& w = *w_;
   const MatrixRModel& m = *w.m;
   const RecursiveModel& tree = m.tree;
-  if (!loopJacobianRatesUnsupported(tree, m.rows, w.dofs).empty() || !inverseDynamicsDerivativesUnsupported(tree, values).empty()) return false;
+  if (!w.products) return false;
   Eigen::MatrixXd Thd, Thdd, H, Tz, Tzd;
   loopJacobianRates(tree, values, state.data().motion, m.rows, w.dofs, w.lambda, Thd, Thdd, H);
   inverseDynamicsDerivatives(tree, values, state, Tz, Tzd);
@@ -465,5 +467,7 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   out.zddv.noalias() += R * out.fv;
   return true;
 }
+
+bool MatrixRTangent::stateJacobiansCover() const { return w_->products; }
 
 }  // namespace lw::dyn

@@ -121,11 +121,12 @@ struct RecursiveModel {
   };
   std::vector<std::vector<BlockColumns>> blockColumns;
   std::vector<int> enter, leave;           // node -> depth-first interval of its subtree
+  /// Is node k in node `of`'s subtree (does `of`'s coordinates move it)? O(1).
+  bool inSubtree(std::size_t k, std::size_t of) const { return enter[of] <= enter[k] && enter[k] < leave[of]; }
   /// Does `body` move with the coordinates of node k (is it in k's subtree)? O(1).
   bool movesWith(int body, int k) const {
     const int n = nodeOfBody[static_cast<std::size_t>(body)];
-    return n >= 0 && enter[static_cast<std::size_t>(k)] <= enter[static_cast<std::size_t>(n)] &&
-           enter[static_cast<std::size_t>(n)] < leave[static_cast<std::size_t>(k)];
+    return n >= 0 && inSubtree(static_cast<std::size_t>(n), static_cast<std::size_t>(k));
   }
   Eigen::VectorXd z0;                  // initial coordinates (quaternions = identity)
   // the source, the model's own immutable copy (shared by the model's copies): the model is

@@ -6,6 +6,10 @@
 #include "outputs/outputs.h"
 
 namespace lw::sens::detail {
+namespace {
+// the lanes' passes `lanes` columns take, eight a pass
+Eigen::Index passes(std::size_t lanes) { return static_cast<Eigen::Index>((lanes + kLanes - 1) / kLanes); }
+}  // namespace
 
 MatrixRColumns::MatrixRColumns(const Study& st, FormulationNumbers& numbers) : st_(st), n_(numbers) {}
 
@@ -73,7 +77,6 @@ void MatrixRColumns::columns(double t, const Eigen::MatrixXd& DX, const Eigen::M
     }
   // the parameters' columns alone would take (the same ones apart)
   const LanePlan plan = lanePlan(t, DX, DV, param);
-  auto passes = [](std::size_t lanes) { return static_cast<Eigen::Index>((lanes + kLanes - 1) / kLanes); };
   const bool apart = plan.laned != param && passes(plan.own.size()) < passes(own.size());
   const Eigen::Index parameterPasses = apart ? passes(plan.own.size()) : passes(own.size());
   const Eigen::MatrixXd* G = nullptr;
@@ -96,6 +99,7 @@ bool MatrixRColumns::stateProducts(double t, const Eigen::MatrixXd*& G) {
   G = &stateProducts_;
   if (tp.products == 1) return true;
   tp.products = 0;
+  if (!tangent_.stateJacobiansCover()) return false;  // before the motion pass it would need
   const dyn::RecursiveModel& tree = st_.model.tree;
   if (!tp.motion) {
     inertiaState_.compute(tree, n_.real().tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
@@ -115,7 +119,6 @@ bool MatrixRColumns::stateProducts(double t, const Eigen::MatrixXd*& G) {
 
 MatrixRColumns::LanePlan MatrixRColumns::lanePlan(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param) const {
   const Eigen::Index d = DX.rows(), n = DX.cols();
-  auto passes = [](Eigen::Index lanes) { return (lanes + kLanes - 1) / kLanes; };
   LanePlan plan;
   plan.laned = param;
   if (inertialServes(t, param))
@@ -126,10 +129,10 @@ MatrixRColumns::LanePlan MatrixRColumns::lanePlan(double t, const Eigen::MatrixX
     if (laneParameter) plan.own.push_back(static_cast<int>(c));
     if (laneParameter || !DX.col(c).isZero(0.0) || !DV.col(c).isZero(0.0)) plan.kept.push_back(static_cast<int>(c));
   }
-  const auto m = static_cast<Eigen::Index>(plan.own.size()), k = static_cast<Eigen::Index>(plan.kept.size());
-  plan.byStateColumns = passes(2 * d + m) < passes(k);
-  plan.apart = plan.laned != param && std::min(passes(2 * d + m), passes(k)) < passes(n);
-  plan.passes = plan.apart ? std::min(passes(2 * d + m), passes(k)) : passes(n);
+  const std::size_t m = plan.own.size(), k = plan.kept.size(), byState = static_cast<std::size_t>(2 * d) + m;
+  plan.byStateColumns = passes(byState) < passes(k);
+  plan.apart = plan.laned != param && std::min(passes(byState), passes(k)) < passes(static_cast<std::size_t>(n));
+  plan.passes = plan.apart ? std::min(passes(byState), passes(k)) : passes(static_cast<std::size_t>(n));
   return plan;
 }
 
