@@ -542,7 +542,37 @@ Status initialCoordinatesOn(const MatrixRModel& m, const TreeNumbers<S>& p, cons
       for (std::size_t j = 0; j < pivots.size(); ++j) A(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][pivots[j]];
       b(static_cast<Eigen::Index>(i), 0) = rhs[i];
     }
-    if (!pivots.empty()) {
+    if constexpr (std::is_same_v<S, num::Dual8>) {
+      // on dual numbers by the implicit function theorem: AᵀA x = Aᵀb on doubles, then per lane
+      // AᵀA δx = δAᵀ(b − A x) + Aᵀ(δb − δA x) with the same factor (no dense algebra on dual
+      // numbers: a grid's normal equations are most of its initial sensitivities' cost otherwise)
+      if (!pivots.empty()) {
+        const Eigen::Index nr = A.rows(), np = A.cols();
+        Eigen::MatrixXd Ad(nr, np), bd(nr, 1);
+        for (Eigen::Index i = 0; i < nr; ++i) {
+          bd(i, 0) = b(i, 0).v;
+          for (Eigen::Index j = 0; j < np; ++j) Ad(i, j) = A(i, j).v;
+        }
+        const Eigen::PartialPivLU<Eigen::MatrixXd> N(Ad.transpose() * Ad);
+        if (!(N.rcond() > 1e-300)) return failure(Status::Code::Singular, 0, "the initial velocities are singular");
+        const Eigen::VectorXd xd = N.solve(Eigen::VectorXd(Ad.transpose() * bd.col(0)));
+        const Eigen::VectorXd res = bd.col(0) - Ad * xd;
+        Eigen::MatrixXd rhs(np, num::kChunk), dA(nr, np), db(nr, num::kChunk);
+        for (int l = 0; l < num::kChunk; ++l) {
+          for (Eigen::Index i = 0; i < nr; ++i) {
+            db(i, l) = b(i, 0).g[l];
+            for (Eigen::Index j = 0; j < np; ++j) dA(i, j) = A(i, j).g[l];
+          }
+          rhs.col(l) = dA.transpose() * res + Ad.transpose() * (db.col(l) - dA * xd);
+        }
+        const Eigen::MatrixXd dx = N.solve(rhs);
+        for (std::size_t j = 0; j < pivots.size(); ++j) {
+          S& out = zd[pivots[j]];
+          out = S(xd[static_cast<Eigen::Index>(j)]);
+          for (int l = 0; l < num::kChunk; ++l) out.g[l] = dx(static_cast<Eigen::Index>(j), l);
+        }
+      }
+    } else if (!pivots.empty()) {
       if (!num::solveOn(MatrixOn<S>(A.transpose() * A), MatrixOn<S>(A.transpose() * b), x))
         return failure(Status::Code::Singular, 0, "the initial velocities are singular");
       for (std::size_t j = 0; j < pivots.size(); ++j) zd[pivots[j]] = x(static_cast<Eigen::Index>(j), 0);

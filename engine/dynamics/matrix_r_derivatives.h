@@ -9,6 +9,7 @@
 
 #include <Eigen/Core>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/status.h"
@@ -21,6 +22,8 @@ template <int N> struct Dual;
 namespace lw::dyn {
 
 class MotionAtState;  // inverse_dynamics_derivatives.h
+struct NumbersAdjoint;
+class MatrixRParameterTranspose;
 
 template <class S>
 using VectorOn = Eigen::Matrix<S, Eigen::Dynamic, 1>;
@@ -140,14 +143,54 @@ class MatrixRTangent {
   struct StateJacobians {
     Eigen::MatrixXd fx, fv;                    // ∂z̈ⁱ/∂zⁱ, ∂z̈ⁱ/∂żⁱ (d × d)
     Eigen::MatrixXd zx, zdx, zdv, zddx, zddv;  // z, ż, z̈ by zⁱ and żⁱ (nz × d; z by żⁱ is zero)
+    Eigen::MatrixXd rates, secondRates, tauZ, tauZd;  // what they are made of: Θ̇, Θ̈, τ_z + H, τ_ż (nz × nz)
   };
   bool stateJacobians(const TreeNumbers<double>& values, const MotionAtState& state, StateJacobians& out) const;
   /// Does stateJacobians cover the model and independent coordinates the tangent was set with?
   bool stateJacobiansCover() const;
+  /// The transpose of along's parameter lanes at the point, for the adjoint: from stateJacobians'
+  /// parts and the motion there (`state`, moved in: the object keeps it), the outputs' points
+  /// `extra` listed first among the points it weighs. Null where the loops' rows or the
+  /// independent coordinates are not points' (stateJacobiansCover false).
+  std::shared_ptr<const MatrixRParameterTranspose> parameterTranspose(StateJacobians&& parts, MotionAtState&& state,
+                                                                            std::span<const ItemIndex> extra) const;
 
  private:
   struct Work;
   std::unique_ptr<Work> w_;
+};
+
+/// The transpose of MatrixRTangent::along's parameter lanes at one point, the state held (seed
+/// 000 §7 taken backwards; the adjoint's λᵀ f_ρ and λᵀ O_ρ at a cost that does not grow with the
+/// parameters). For weights w on z̈ⁱ and on the dependent z, ż, z̈ (the outputs' partials'
+/// transposes) and on the outputs' points' r, v, a at the fixed state,
+///   u = M̄⁻¹(w_z̈ⁱ + R^Φᵀ w_z̈),  y = −R^Φ u  (τ's weight, and the multipliers' turn's),
+///   ψa = −Θ⁻ᵀ(w_z̈ + M^d y),  ψv = −Θ⁻ᵀ(w_ż + τ_żᵀ y + 2Θ̇ᵀψa),
+///   ψz = −Θ⁻ᵀ(w_z + (τ_z + H)ᵀ y + Θ̈ᵀψa + Θ̇ᵀψv)
+/// weigh Ψ = [Φ; h]'s explicit lanes, its rows' Ψ_ρ, Ψ̇_ρ, Ψ̈_ρ: Φ's rows are cut joints' points'
+/// differences and h points' components (or coordinates, without lanes), so those lanes are the
+/// points' r, v, a at the fixed state; and λᵀ δΦ_z y is the same points' velocities at ż = y. So
+/// one reverse pass of the lanes kernel on the point's motion with τ weighed by y, and one on the
+/// motion at (z, y) for the turn, give the numbers' fields' adjoint, every parameter's product a
+/// dot of its fields (numbersLanesProducts).
+class MatrixRParameterTranspose {
+ public:
+  MatrixRParameterTranspose();
+  ~MatrixRParameterTranspose();
+  /// The adjoint of the numbers' fields (`out`) for the weights wzidd (d), wz, wzd, wzdd (nz), and
+  /// wr, wv, wa on the extra points (3 per point each; null: none); wTau, τ's weight (for the
+  /// torsion springs' products). `values`: the numbers the point was evaluated with.
+  void adjoint(const TreeNumbers<double>& values, const Eigen::VectorXd& wzidd, const Eigen::VectorXd& wz, const Eigen::VectorXd& wzd,
+               const Eigen::VectorXd& wzdd, const double* wr, const double* wv, const double* wa, NumbersAdjoint& out, Eigen::VectorXd& wTau) const;
+  /// The points the adjoint weighs (the extra ones first): numbersLanesProducts' list.
+  std::span<const ItemIndex> points() const;
+  /// The motion at the point (the torsion springs' products read it).
+  const MotionAtState& state() const;
+  struct Data;  // matrix_r_transpose.cpp
+
+ private:
+  friend class MatrixRTangent;
+  std::unique_ptr<Data> d_;
 };
 
 }  // namespace lw::dyn

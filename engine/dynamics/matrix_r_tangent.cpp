@@ -8,6 +8,7 @@
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/loop_jacobian_rates.h"
 #include "dynamics/matrix_r_derivatives.h"
+#include "dynamics/matrix_r_transpose.h"
 #include "dynamics/recursive_data.h"
 #include "dynamics/tree_motion.h"
 #include "numeric/first_jets.h"
@@ -440,9 +441,11 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   const MatrixRModel& m = *w.m;
   const RecursiveModel& tree = m.tree;
   if (!w.products) return false;
-  Eigen::MatrixXd Thd, Thdd, H, Tz, Tzd;
+  Eigen::MatrixXd H;
+  Eigen::MatrixXd &Thd = out.rates, &Thdd = out.secondRates, &Tz = out.tauZ, &Tzd = out.tauZd;
   loopJacobianRates(tree, values, state.data().motion, m.rows, w.dofs, w.lambda, Thd, Thdd, H);
   inverseDynamicsDerivatives(tree, values, state, Tz, Tzd);
+  Tz += H;  // τ_z + H
   // with Y = Θ̇ R^Φ: ż by zⁱ is −Θ⁻¹Y, δa by żⁱ is −2Θ⁻¹Y = 2 ż_x; R^Φᵀ M^d, R^Φᵀ(τ_z + H), R^Φᵀ τ_ż
   // once each (d × nz)
   const Eigen::MatrixXd& R = w.R;
@@ -453,7 +456,7 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   Y.noalias() = Thdd * R;
   Y.noalias() += 2 * (Thd * out.zdx);
   const Eigen::MatrixXd ax = -w.theta->solve(Y);
-  const Eigen::MatrixXd RtM = R.transpose() * w.Md, RtT = R.transpose() * (Tz + H), RtTd = R.transpose() * Tzd;
+  const Eigen::MatrixXd RtM = R.transpose() * w.Md, RtT = R.transpose() * Tz, RtTd = R.transpose() * Tzd;
   Eigen::MatrixXd rhs = RtM * ax;
   rhs.noalias() += RtT * R;
   rhs.noalias() += RtTd * out.zdx;
@@ -469,5 +472,50 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
 }
 
 bool MatrixRTangent::stateJacobiansCover() const { return w_->products; }
+
+std::shared_ptr<const MatrixRParameterTranspose> MatrixRTangent::parameterTranspose(StateJacobians&& parts, MotionAtState&& state,
+                                                                                   std::span<const ItemIndex> extra) const {
+  const Work& w = *w_;
+  if (!w.products || parts.rates.size() == 0) return nullptr;
+  auto out = std::make_shared<MatrixRParameterTranspose>();
+  MatrixRParameterTranspose::Data& d = *out->d_;
+  const RecursiveModel& tree = w.m->tree;
+  d.tree = &tree;
+  d.t = w.t;
+  d.z = w.z;
+  d.lambda = w.lambda;
+  d.R = w.R;
+  d.Md = w.Md;
+  d.theta = *w.theta;
+  d.mbar = *w.mbar;
+  d.rates = std::move(parts.rates);
+  d.secondRates = std::move(parts.secondRates);
+  d.tauZ = std::move(parts.tauZ);
+  d.tauZd = std::move(parts.tauZd);
+  d.state = std::make_unique<MotionAtState>(std::move(state));
+  d.points.assign(extra.begin(), extra.end());
+  d.extra = extra.size();
+  // Ψ's rows on points: a cut joint's row k is e_k·(x(P₁) − x(P₀)), an independent point's its component
+  auto pointIndex = [&](ItemIndex p) {
+    for (std::size_t i = d.extra; i < d.points.size(); ++i)
+      if (d.points[i] == p) return static_cast<int>(i);
+    d.points.push_back(p);
+    return static_cast<int>(d.points.size()) - 1;
+  };
+  for (std::size_t i = 0; i < w.m->rows.size(); ++i) {
+    const int row = w.m->rows[i];
+    for (const LoopConstraint& c : tree.constraints) {
+      if (row < c.row || row >= c.row + c.rows) continue;
+      const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
+      for (int side = 0; side < 2; ++side)
+        d.rowPoints.push_back({static_cast<int>(i), pointIndex(jt.points[side]), row - c.row, side == 1 ? 1.0 : -1.0});
+    }
+  }
+  for (std::size_t k = 0; k < w.dofs.size(); ++k) {
+    const Dof& f = w.dofs[k];
+    if (f.kind == Dof::Kind::PointComponent) d.rowPoints.push_back({static_cast<int>(w.m->rows.size() + k), pointIndex(f.item), f.component, 1.0});
+  }
+  return out;
+}
 
 }  // namespace lw::dyn

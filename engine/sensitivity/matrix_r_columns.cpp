@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "outputs/outputs.h"
+#include "sensitivity/parameter_products.h"
 
 namespace lw::sens::detail {
 namespace {
@@ -114,6 +115,75 @@ bool MatrixRColumns::stateProducts(double t, const Eigen::MatrixXd*& G) {
   stateProducts_.resize(d + no, 2 * d);
   stateProducts_ << J.fx, J.fv, Oz * J.zx + Ozd * J.zdx + Ozdd * J.zddx, Ozd * J.zdv + Ozdd * J.zddv;
   tp.products = 1;
+  return true;
+}
+
+namespace {
+// A loop's point's A_ρ and O_ρ as products: the outputs' weights through their partials by the
+// dependent z, ż, z̈ and their points, then the tangent's parameter transpose
+// (dyn::MatrixRParameterTranspose) and each parameter's fields dotted
+struct LoopProducts final : ParameterProducts {
+  const Study* st = nullptr;
+  const FormulationNumbers* numbers = nullptr;
+  std::shared_ptr<const dyn::MatrixRParameterTranspose> transpose;
+  Eigen::MatrixXd Oz, Ozd, Ozdd, Opoints;  // the outputs by the dependent z, ż, z̈ and by their points' [r; v; a]
+  Eigen::Index d = 0;
+  void add(const Eigen::MatrixXd& wA, const Eigen::MatrixXd& wO, Eigen::MatrixXd& gradient) const override {
+    const Eigen::Index nz = st->model.tree.nz, np = 3 * static_cast<Eigen::Index>(st->outputs.points.size());
+    thread_local dyn::NumbersAdjoint adjoint;
+    thread_local Eigen::VectorXd wi, wz, wzd, wzdd, wp, wTau;
+    for (Eigen::Index c = 0; c < std::max(wA.cols(), wO.cols()); ++c) {
+      if (wA.size()) wi = wA.col(c);
+      else wi.setZero(d);
+      if (wO.size()) {
+        wz.noalias() = Oz.transpose() * wO.col(c);
+        wzd.noalias() = Ozd.transpose() * wO.col(c);
+        wzdd.noalias() = Ozdd.transpose() * wO.col(c);
+        wp.noalias() = Opoints.transpose() * wO.col(c);
+      } else {
+        wz.setZero(nz);
+        wzd.setZero(nz);
+        wzdd.setZero(nz);
+        wp.setZero(3 * np);
+      }
+      transpose->adjoint(numbers->real().tree, wi, wz, wzd, wzdd, wp.data(), wp.data() + np, wp.data() + 2 * np, adjoint, wTau);
+      addLanesProducts(*st, *numbers, transpose->state(), adjoint, wTau.data(), transpose->points(), c, gradient);
+    }
+  }
+};
+}  // namespace
+
+bool MatrixRColumns::productPartials(double t, PointPartials& n) {
+  TangentPoint& tp = tangentPoint_;
+  if (tp.t != t || !tangent_.stateJacobiansCover() || !parameterProductsCover(st_, n_)) return false;
+  const dyn::RecursiveModel& tree = st_.model.tree;
+  if (!tp.motion) {
+    inertiaState_.compute(tree, n_.real().tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
+    tp.motion = true;
+  }
+  dyn::MatrixRTangent::StateJacobians J;
+  if (!tangent_.stateJacobians(n_.real().tree, inertiaState_, J)) return false;
+  auto owned = std::make_shared<LoopProducts>();
+  if (!analysis::outputPartials(st_.outputs, tree, n_.real().tree, tp.z, tp.zd, tp.zdd, t, n.outputs, owned->Oz, owned->Ozd, owned->Ozdd,
+                                &inertiaState_))
+    return false;
+  owned->st = &st_;
+  owned->numbers = &n_;
+  owned->d = J.fx.rows();
+  owned->Opoints = outputsByPoints(st_, n_, t, tp.z, tp.zd, tp.zdd, inertiaState_);
+  n.Ax = J.fx;
+  n.Av = J.fv;
+  n.Ox = owned->Oz * J.zx + owned->Ozd * J.zdx + owned->Ozdd * J.zddx;
+  n.Ov = owned->Ozd * J.zdv + owned->Ozdd * J.zddv;
+  n.Oa.resize(0, 0);
+  n.Ap.resize(0, 0);
+  n.Op.resize(0, 0);
+  // the products keep the point's motion (the tangent's next point computes its own)
+  owned->transpose = tangent_.parameterTranspose(std::move(J), std::move(inertiaState_), st_.outputs.points);
+  inertiaState_ = dyn::MotionAtState();
+  tp.motion = false;
+  if (!owned->transpose) return false;
+  n.products = std::move(owned);
   return true;
 }
 

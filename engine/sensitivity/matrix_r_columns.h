@@ -38,6 +38,11 @@ class MatrixRColumns {
   /// [f_x f_v; O_x O_v] at the tangent's point (t) by products, computed once a point; false
   /// where those kernels do not serve (the loops', the outputs' or τ's).
   bool stateProducts(double t, const Eigen::MatrixXd*& G);
+  /// At the tangent's point (t), for the adjoint: the outputs, f_x, f_v and the outputs' state
+  /// partials by products (stateJacobians), A_ρ and O_ρ as products (PointPartials::products) by
+  /// the tangent's parameter transpose and the lanes kernel's — no lanes, whatever the number of
+  /// parameters. False where those kernels do not serve (the caller's columns then).
+  bool productPartials(double t, PointPartials& n);
 
  private:
   // how lanesAlone takes columns (DX, DV) with parameters `param`: the parameters left to the

@@ -228,11 +228,17 @@ class MatrixR final : public Formulation, private FormulationNumbers {
       return {};
     }
     const bool stageOutputs = rungeKuttaQuadrature() && st_.costs.hasType(Cost::Type::Integral);
-    if (rungeKutta_ && treeCovers(b) && openChain_->productsCover() && openChain_->partials(b, atEnd, true)) {
+    if (rungeKutta_ && productPartials(b, atEnd)) {
       const double h = b.t - a.t;
       std::vector<Stage> st;
       if (Status s = stages(true)(a, h, st, stageOutputs); !s.ok()) return s;
       tangent = rungeKuttaTangent(h, std::move(st));
+      return {};
+    }
+    // a tree with loops: the trapezoidal step's parameter terms as its end's products
+    if (!rungeKutta_ && productPartials(b, atEnd)) {
+      tangent = trapezoidalTangent(b.t - a.t, atEnd);
+      newton_ = {b.t, b.coords, atEnd.Ax, atEnd.Av, {}, {}, {}};
       return {};
     }
     const Status s = lineariseByPartials(*this, rungeKutta_, stages(), a, b, tangent, atEnd, stageOutputs);
@@ -346,6 +352,13 @@ class MatrixR final : public Formulation, private FormulationNumbers {
     for (std::size_t i = 0; i < D.size(); ++i)
       if (D[i].kind != dyn::Dof::Kind::Coordinate || D[i].z != static_cast<int>(i)) return false;
     return dyn::inverseDynamicsDerivativesUnsupported(tree, real_.tree).empty();
+  }
+
+  // The partials at p with the parameter terms as products (the adjoint's), where the kernels
+  // serve: an open chain's (open_chain_partials.h), a tree with loops' (MatrixRColumns)
+  bool productPartials(const RunPoint& p, PointPartials& n) {
+    if (treeCovers(p)) return openChain_->productsCover() && openChain_->partials(p, n, true);
+    return packs(p) && columns_.at(p, dofs(p.coords), nullptr).ok() && columns_.productPartials(p.t, n);
   }
 
   // ---- any tree without quaternions: the tangent by jet-free passes ----
@@ -573,7 +586,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
             // the stage's f and its partials (the outputs' with them): the point's machinery at
             // the stage point
             const RunPoint stage{t, a.coords, X, V, {}, a.aux};
-            if (!(products && treeCovers(stage) && openChain_->productsCover() && openChain_->partials(stage, n, true)))
+            if (!(products && productPartials(stage, n)))
               if (Status s = partials(stage, true, n); !s.ok()) return s;
             dyn::MatrixROn<double> e;
             if (Status s = evaluatePoint(t, a.coords, X, V, a.aux, e); !s.ok()) return s;

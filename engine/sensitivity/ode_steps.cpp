@@ -23,15 +23,22 @@ constexpr double kC[6] = {0, integ::dopri::c2, integ::dopri::c3, integ::dopri::c
 class TrapezoidalTangent final : public StepTangent {
  public:
   TrapezoidalTangent(double h, const PointPartials& end)
-      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap),
+      : h_(h), fx_(end.Ax), fv_(end.Av), fp_(end.Ap), products_(end.products),
         lu_(Eigen::MatrixXd(Eigen::MatrixXd::Identity(end.Ax.rows(), end.Ax.rows()) - (0.25 * h * h) * end.Ax - (0.5 * h) * end.Av)) {}
 
-  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override {
-    if (fx_.rows() == 0) return;
+  void reverse(StateColumns& l, Eigen::MatrixXd& grad) const override { reverseWithEndOutputs(l, grad, {}); }
+  // f_ρ as the end's products (the adjoint's): the end's outputs' weights join the step's
+  const ParameterProducts* endProducts() const override { return products_.get(); }
+  void reverseWithEndOutputs(StateColumns& l, Eigen::MatrixXd& grad, const Eigen::MatrixXd& wO) const override {
+    if (fx_.rows() == 0) {
+      if (products_ && wO.size()) products_->add({}, wO, grad);
+      return;
+    }
     const double h = h_;
     const Eigen::MatrixXd mu = l.a + (0.25 * h * h) * l.x + (0.5 * h) * l.v;
     const Eigen::MatrixXd nu = lu_.transpose().solve(mu);
-    grad += nu.transpose() * fp_;
+    if (products_) products_->add(nu, wO, grad);
+    else grad += nu.transpose() * fp_;
     const Eigen::MatrixXd lx = l.x + fx_.transpose() * nu;
     const Eigen::MatrixXd lv = h * l.x + l.v + (h * fx_ + fv_).transpose() * nu;
     l.a = (0.25 * h * h) * l.x + (0.5 * h) * l.v + (0.25 * h * h * fx_ + 0.5 * h * fv_).transpose() * nu;
@@ -42,6 +49,7 @@ class TrapezoidalTangent final : public StepTangent {
  private:
   double h_;
   Eigen::MatrixXd fx_, fv_, fp_;
+  std::shared_ptr<const ParameterProducts> products_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };
 

@@ -8,13 +8,14 @@
 #include <algorithm>
 
 #include "dynamics/inverse_dynamics_derivatives.h"
+#include "sensitivity/parameter_products.h"
 
 namespace lw::sens::detail {
 namespace {
 
 class OpenChain final : public OpenChainPartials {
  public:
-  OpenChain(const Study& st, const FormulationNumbers& numbers) : st_(st), numbers_(numbers), real_(numbers.real()), plain_(numbers.plain()) {}
+  OpenChain(const Study& st, const FormulationNumbers& numbers) : st_(st), numbers_(numbers), real_(numbers.real()) {}
 
   // The adjoint's parameter terms on an open chain without the parameters' columns: A_ρ = −M⁻¹ τ_ρ
   // and O_ρ = O_pts pts_ρ + O_z̈ A_ρ, so wAᵀ A_ρ + wOᵀ O_ρ is one reverse pass of the lanes kernel
@@ -34,7 +35,6 @@ class OpenChain final : public OpenChainPartials {
       thread_local Eigen::VectorXd w, wp;
       w.resize(tree.nz);
       wp.setZero(3 * np);
-      double products[kLanes];
       for (Eigen::Index c = 0; c < std::max(wA.cols(), wO.cols()); ++c) {
         w.setZero();
         if (wA.size()) w += wA.col(c);
@@ -45,27 +45,13 @@ class OpenChain final : public OpenChainPartials {
         M.solveInPlace(w);
         w = -w;
         dyn::inverseDynamicsNumbersAdjoint(tree, f->real_.tree, motion, w.data(), points, wp.data(), wp.data() + np, wp.data() + 2 * np, adjoint);
-        const FormulationNumbers& n = f->numbers_;
-        for (std::size_t ch = 0; ch < n.chunkCount(); ++ch) {
-          dyn::numbersLanesProducts(tree, motion, *n.lanesOf(n.chunk(ch)), n.chunk(ch).tree, adjoint, w.data(), points, products);
-          for (int j = 0; j < n.chunkSize(ch); ++j) gradient(c, n.chunkFirst(ch) + j) += products[j];
-        }
+        addLanesProducts(f->st_, f->numbers_, motion, adjoint, w.data(), points, c, gradient);
       }
     }
   };
   // the products serve where the lanes kernel takes every chunk and the outputs read the points
   // and the rates alone, or nothing (energies, residuals: no derivative), no parameter of their own
-  bool productsCover() const override {
-    if (numbers_.semiAnalytical() || st_.outputs.reactions) return false;
-    for (const auto& c : st_.outputs.components)
-      if (c.type != Output::Type::PointPosition && c.type != Output::Type::PointVelocity && c.type != Output::Type::PointAcceleration &&
-          c.type != Output::Type::SpringLength && c.type != Output::Type::JointRate && c.type != Output::Type::Energy &&
-          c.type != Output::Type::ConstraintResidual)
-        return false;
-    for (std::size_t c = 0; c < numbers_.chunkCount(); ++c)
-      if (!dyn::numbersLanesCovered(st_.model.tree, *numbers_.lanesOf(numbers_.chunk(c)), numbers_.chunk(c).tree)) return false;
-    return true;
-  }
+  bool productsCover() const override { return parameterProductsCover(st_, numbers_); }
 
   // An open chain's point: the motion at the accelerations f(x, v), M^d (in Md_) and its factor,
   // τ's and the outputs' state partials there
@@ -147,7 +133,7 @@ class OpenChain final : public OpenChainPartials {
       n.Oa.resize(0, 0);
       owned->M = tp.M;
       owned->Ozdd = tp.Ozdd;
-      owned->Opoints = outputsByPoints(p.t, p.x, p.v, tp.zdd, motion);
+      owned->Opoints = outputsByPoints(st_, numbers_, p.t, p.x, p.v, tp.zdd, motion);
       n.products = std::move(owned);
       return true;
     }
@@ -239,47 +225,17 @@ class OpenChain final : public OpenChainPartials {
     n.Ap.resize(0, 0);
     n.Op.resize(0, 0);
     owned->M = tp.M;
-    owned->Opoints = outputsByPoints(b.t, b.x, b.v, tp.zdd, owned->motion);
+    owned->Opoints = outputsByPoints(st_, numbers_, b.t, b.x, b.v, tp.zdd, owned->motion);
     n.products = owned;
     tangent = std::make_unique<TreeTrapezoidalTangent>(b.t - a.t, tp, Md_, std::move(owned));
     newton = {tp.Tz, tp.Tzd, Md_};
     return true;
   }
 
-  // the outputs' Jacobian by the points' [r; v; a] at a state (eight of them a pass)
-  Eigen::MatrixXd outputsByPoints(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
-                                  const dyn::MotionAtState& motion) const {
-    const dyn::RecursiveModel& tree = st_.model.tree;
-    const auto& points = st_.outputs.points;
-    const std::size_t np = 3 * points.size();
-    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
-    std::vector<double> r(np), v(np), a(np);
-    motion.points(tree, real_.tree, points, r.data(), v.data(), a.data());
-    std::vector<Dual> rs(np), vs(np), as(np), out(static_cast<std::size_t>(no));
-    const Vec<Dual> zs = z.cast<Dual>(), zds = zd.cast<Dual>(), zdds = zdd.cast<Dual>();
-    Eigen::MatrixXd J(no, static_cast<Eigen::Index>(3 * np));
-    for (std::size_t first = 0; first < 3 * np; first += kLanes) {
-      for (std::size_t i = 0; i < np; ++i) {
-        rs[i] = Dual(r[i]);
-        vs[i] = Dual(v[i]);
-        as[i] = Dual(a[i]);
-      }
-      for (std::size_t j = first; j < std::min(3 * np, first + kLanes); ++j) {
-        std::vector<Dual>& x = j < np ? rs : j < 2 * np ? vs : as;
-        x[j % np].g[j - first] = 1;
-      }
-      analysis::outputsFromPoints<Dual>(st_.outputs, tree, plain_.tree, zs, zds, zdds, t, rs.data(), vs.data(), as.data(), out.data());
-      for (std::size_t j = first; j < std::min(3 * np, first + kLanes); ++j)
-        for (Eigen::Index k = 0; k < no; ++k) J(k, static_cast<Eigen::Index>(j)) = out[static_cast<std::size_t>(k)].g[j - first];
-    }
-    return J;
-  }
-
  private:
   const Study& st_;
   const FormulationNumbers& numbers_;
   const NumbersOn<double>& real_;  // the numbers' values and switch states
-  const NumbersOn<Dual>& plain_;
   dyn::MotionAtState motion_;      // the direct method's motion at its point
   Eigen::MatrixXd rhs_, Md_;       // and its right-hand sides, M^d there
 };

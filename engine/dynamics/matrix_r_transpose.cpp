@@ -1,0 +1,70 @@
+// MatrixRParameterTranspose (matrix_r_derivatives.h): the Matrix R tangent's parameter lanes at
+// one point taken backwards, for the adjoint's products.
+#include "dynamics/matrix_r_transpose.h"
+
+namespace lw::dyn {
+
+MatrixRParameterTranspose::MatrixRParameterTranspose() : d_(std::make_unique<Data>()) {}
+MatrixRParameterTranspose::~MatrixRParameterTranspose() = default;
+std::span<const ItemIndex> MatrixRParameterTranspose::points() const { return d_->points; }
+const MotionAtState& MatrixRParameterTranspose::state() const { return *d_->state; }
+
+void MatrixRParameterTranspose::adjoint(const TreeNumbers<double>& values, const Eigen::VectorXd& wzidd, const Eigen::VectorXd& wz,
+                                        const Eigen::VectorXd& wzd, const Eigen::VectorXd& wzdd, const double* wr, const double* wv,
+                                        const double* wa, NumbersAdjoint& out, Eigen::VectorXd& wTau) const {
+  const Data& d = *d_;
+  const RecursiveModel& tree = *d.tree;
+  // backwards through M̄ δz̈ⁱ = −R^Φᵀ(M^d δa + δτ + δ(Φ_zᵀλ)), δz̈ = R^Φ δz̈ⁱ + δa
+  const Eigen::VectorXd u = d.mbar.solve(Eigen::VectorXd(wzidd + d.R.transpose() * wzdd));
+  const Eigen::VectorXd y = -(d.R * u);
+  // then through Θ δa = −(Θ̈ δz + 2Θ̇ δż + Ψ̈_ρ), Θ δż = −(Θ̇ δz + Ψ̇_ρ), Θ δz = −Ψ_ρ
+  const auto thetaT = d.theta.transpose();
+  const Eigen::VectorXd psiA = -Eigen::VectorXd(thetaT.solve(Eigen::VectorXd(wzdd + d.Md * y)));
+  Eigen::VectorXd gzd = wzd + d.tauZd.transpose() * y;
+  gzd.noalias() += 2 * (d.rates.transpose() * psiA);
+  const Eigen::VectorXd psiV = -Eigen::VectorXd(thetaT.solve(gzd));
+  Eigen::VectorXd gz = wz + d.tauZ.transpose() * y;
+  gz.noalias() += d.secondRates.transpose() * psiA;
+  gz.noalias() += d.rates.transpose() * psiV;
+  const Eigen::VectorXd psiZ = -Eigen::VectorXd(thetaT.solve(gz));
+  // the points' weights: the extra ones', and Ψ's rows' on theirs
+  const std::size_t np = 3 * d.points.size(), ne = 3 * d.extra;
+  thread_local std::vector<double> r, v, a, turn;
+  r.assign(np, 0.0);
+  v.assign(np, 0.0);
+  a.assign(np, 0.0);
+  turn.assign(np, 0.0);
+  for (std::size_t i = 0; i < ne; ++i) {
+    if (wr) r[i] = wr[i];
+    if (wv) v[i] = wv[i];
+    if (wa) a[i] = wa[i];
+  }
+  const auto nc = d.lambda.size();
+  for (const Data::RowPoint& rp : d.rowPoints) {
+    const auto i = static_cast<std::size_t>(3 * rp.point + rp.component);
+    r[i] += rp.sign * psiZ[rp.row];
+    v[i] += rp.sign * psiV[rp.row];
+    a[i] += rp.sign * psiA[rp.row];
+    if (rp.row < nc) turn[i] += rp.sign * d.lambda[rp.row];  // λᵀ Φ_z y: the rows' velocities at ż = y
+  }
+  inverseDynamicsNumbersAdjoint(tree, values, *d.state, y.data(), d.points, r.data(), v.data(), a.data(), out);
+  wTau = y;
+  if (nc == 0 || d.lambda.cwiseAbs().maxCoeff() == 0) return;
+  thread_local MotionAtState atY;
+  thread_local NumbersAdjoint turned;
+  thread_local Eigen::VectorXd zero;
+  zero.setZero(tree.nz);
+  atY.compute(tree, values, d.z.data(), y.data(), zero.data(), d.t);
+  inverseDynamicsNumbersAdjoint(tree, values, atY, zero.data(), d.points, nullptr, turn.data(), nullptr, turned);
+  for (std::size_t k = 0; k < out.nodes.size(); ++k) {
+    NumbersAdjoint::Node &o = out.nodes[k], &g = turned.nodes[k];
+    o.point += g.point;
+    o.offset += g.offset;
+    o.com += g.com;
+    o.mass += g.mass;
+    o.inertia += g.inertia;
+  }
+  for (std::size_t j = 0; j < out.points.size(); ++j) out.points[j] += turned.points[j];
+}
+
+}  // namespace lw::dyn
