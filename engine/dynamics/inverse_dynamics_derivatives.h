@@ -99,8 +99,8 @@ extern template void inverseDynamicsWithPoints<num::Dual<8>>(const RecursiveMode
 /// A chunk of design parameters' lanes (numbers on Dual<8>) in the form inverseDynamicsAlongNumbers
 /// reads, sorted out once per chunk: per lane, the nodes whose joint point or stored offset it
 /// moves and the bodies whose mass, centre of mass or inertia it changes, with those derivatives.
-/// `uncovered` says why the pass cannot take these lanes (a lane on an axis, a stored rotation or
-/// gravity; a quaternion node), empty when it can.
+/// `uncovered` says why the pass cannot take these lanes (a lane on an axis or a stored rotation;
+/// a quaternion node), empty when it can.
 struct NumbersLanes {
   struct NodeLane {
     bool moves = false, weighs = false;    // a lane on the joint point or offset; on the inertia
@@ -111,6 +111,8 @@ struct NumbersLanes {
   struct Lane {
     int first = -1;                        // the first node it touches (−1: none)
     std::vector<NodeLane> nodes;           // by node
+    Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  // ∂g: every body's weight
+    bool pulls = false;                    // a lane on gravity
   };
   std::vector<Lane> lanes;                 // eight
   std::string uncovered;
@@ -155,6 +157,7 @@ struct NumbersAdjoint {
   };
   std::vector<Node> nodes;               // by node
   std::vector<Eigen::Vector3d> points;   // by point: ∂/∂(its body-frame position)
+  Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  // ∂/∂g
 };
 void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state, const double* wTau,
                                    std::span<const ItemIndex> points, const double* wr, const double* wv, const double* wa,

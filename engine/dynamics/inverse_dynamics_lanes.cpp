@@ -69,17 +69,19 @@ NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<D>& p, con
     NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
     if (!keep[static_cast<std::size_t>(l)]) {
       lane.first = -1;
+      lane.pulls = false;
+      lane.gravity.setZero();
       continue;
     }
     for (const NumbersLanes::NodeLane& x : lane.nodes)
       if (x.moves) out.uncovered = "an inertial lane moves geometry";
+    if (lane.pulls) out.uncovered = "an inertial lane on gravity";
   }
   return out;
 }
 
 NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
   NumbersLanes out;
-  if (hasLanes(p.mech.gravity)) out.uncovered = "a lane on gravity";
   const auto nn = m.nodes.size();
   for (std::size_t k = 0; k < nn && out.uncovered.empty(); ++k) {
     const NodeKind kind = m.nodes[k].kind;
@@ -105,6 +107,9 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
       x.weighs = !x.com.isZero(0.0) || x.mass != 0 || !x.inertia.isZero(0.0);
       if ((x.moves || x.weighs) && lane.first < 0) lane.first = static_cast<int>(k);
     }
+    lane.gravity = lane3(p.mech.gravity, l);
+    lane.pulls = !lane.gravity.isZero(0.0);
+    if (lane.pulls && nn > 0) lane.first = 0;  // every body's weight
   }
   return out;
 }
@@ -155,7 +160,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       const NumbersLanes::NodeLane& own = lane.nodes[k];
       const auto pk = n.parentNode;
       const bool parentMoved = pk >= 0 && moved[static_cast<std::size_t>(pk)];
-      if (!parentMoved && !own.moves && !own.weighs) continue;
+      if (!parentMoved && !own.moves && !own.weighs && !lane.pulls) continue;
       touched[k] = 1;
       const M3<double>& Rc = motion.frames[static_cast<std::size_t>(n.body)].R;
       V3<double> d = parentMoved ? dBody[static_cast<std::size_t>(pk)] : zero3<double>();
@@ -218,7 +223,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       Motion6<double> f = plus(inertiaLane(motion.A[k]), inertiaTimesTranslation(dAk));
       f.w = add(f.w, cross(dVk, st.IV[k].v));  // [∂v; 0] ×* I V
       f = plus(f, crossForce(motion.V[k], plus(inertiaLane(motion.V[k]), inertiaTimesTranslation(dVk))));
-      const V3<double> w = scale(mass, gravity), dw = scale(dm, gravity);
+      const V3<double> w = scale(mass, gravity), dw = add(scale(dm, gravity), scale(mass, v3(lane.gravity)));
       f.v = sub(f.v, dw);
       f.w = sub(f.w, add(cross(dc, w), cross(c, dw)));
       df[k] = f;
@@ -304,6 +309,7 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
   gBefore.assign(nn, zero3<double>());
   out.nodes.resize(nn);
   out.points.assign(points.size(), Eigen::Vector3d::Zero());
+  out.gravity.setZero();
   auto e3 = [](const V3<double>& x) { return Eigen::Vector3d(x[0], x[1], x[2]); };
   const V3<double> gravity = v3(values.mech.gravity);
   // the columns' weights down the tree, and each wrench's inputs
@@ -347,6 +353,7 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
     gA[k] = scale(mass, Uv);                                             // I(dA) weighed by U
     gV[k] = add(scale(mass, Yv), cross(st.IV[k].v, u.w));                // I(dV) by Y, dV × (IV)_v by U
     g.mass -= dot(gravity, Uv);                                          // −[m' g; c × m' g]
+    out.gravity -= mass * e3(Uv);                                        // −[m g'; c × m g']
     dc = sub(dc, scale(mass, cross(gravity, u.w)));                      // −dc × m g
     gBody[k] = dc;
     g.com = e3(mulT(Rc, dc));
@@ -416,6 +423,7 @@ bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, c
       if (x.weighs) sum += g.com.dot(x.com) + g.mass * x.mass + g.inertia.cwiseProduct(x.inertia).sum();
     }
     for (std::size_t j = 0; j < points.size(); ++j) sum += adjoint.points[j].dot(lane3(p.mech.point(points[j]), l));
+    sum += adjoint.gravity.dot(lane.gravity);
     products[l] = sum;
   }
   const MotionAtStateData& st = state.data();

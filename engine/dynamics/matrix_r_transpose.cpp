@@ -65,6 +65,7 @@ void MatrixRParameterTranspose::adjoint(const TreeNumbers<double>& values, const
     o.inertia += g.inertia;
   }
   for (std::size_t j = 0; j < out.points.size(); ++j) out.points[j] += turned.points[j];
+  out.gravity += turned.gravity;
 }
 
 }  // namespace lw::dyn

@@ -344,7 +344,7 @@ TEST(InverseDynamicsOn, EveryForceElementEqualsTheForceKernel) {
 
 // the tangent pass along the numbers' lanes (inverseDynamicsAlongNumbers) against the dual-number
 // motion pass it replaces: random lanes on every field it covers (joint points, stored offsets,
-// masses, centres, inertias, body points, torsion springs' numbers), on every joint kind, at a
+// masses, centres, inertias, body points, torsion springs' numbers, gravity), on every joint kind, at a
 // moving, accelerating state; τ's lanes and the points' r, v, a lanes to 1e-10 relative
 TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
   using D = num::Dual8;
@@ -391,6 +391,7 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
       }
     }
     for (auto& f : p.mech.forces) seed(f.stiffness), seed(f.damping), seed(f.naturalAngle);
+    for (int i = 0; i < 3; ++i) seed(p.mech.gravity[i]);
     const int nz = tree.nz;
     const Eigen::VectorXd z = tree.z0 + Eigen::VectorXd::LinSpaced(nz, 0.3, -0.4);
     const Eigen::VectorXd zd = Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
