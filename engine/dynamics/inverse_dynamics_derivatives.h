@@ -124,7 +124,8 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8
 /// with any force element active. `uncovered` says so where a kept lane moves geometry.
 NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p, const std::vector<bool>& keep);
 /// Does the tangent pass (and its transpose) take these lanes with p's switch states: `uncovered`
-/// empty, and no active force element but tree joints' torsion springs (or inertial lanes only).
+/// empty, and no active force element but springs (with their dampers and actuators), point
+/// forces, torques and tree joints' torsion springs (or inertial lanes only).
 bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p);
 
 /// The lanes of inverseDynamicsWithPoints<Dual8> at a state computed already (`values` the numbers
@@ -133,11 +134,12 @@ bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, con
 /// point or stored offset moves the node's subtree rigidly, a translation at fixed z (before the
 /// node's own columns for the point, after them for the offset), so the motion's lanes follow
 /// from the motion on doubles as a coordinate's do (∂S = d × S, ∂V, ∂A by the same recursion);
-/// lanes on masses, centres of mass and inertias change the bodies' wrenches, on body points the
-/// points, on a tree torsion spring's numbers its torque. A lane costs the subtrees it moves and
-/// the bodies it weighs. False, with nothing written, where the lanes are not covered or an
-/// active force element other than a tree joint's torsion spring is there: the caller takes the
-/// dual-number pass. τ's values and the points' are the state's.
+/// lanes on masses, centres of mass, inertias and gravity change the bodies' wrenches, on body
+/// points the points, on a tree torsion spring's numbers its torque; a spring's, point force's or
+/// torque's wrench moves with its points and its numbers (rotations keep: a translation turns
+/// nothing). A lane costs the subtrees it moves and the bodies it weighs. False, with nothing
+/// written, where numbersLanesCovered is not (a lane on an axis, a tyre, a torsion spring closing
+/// a loop): the caller takes the dual-number pass. τ's values and the points' are the state's.
 bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state,
                                  const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p, num::Dual<8>* tau,
                                  std::span<const ItemIndex> points, num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
@@ -158,6 +160,15 @@ struct NumbersAdjoint {
   std::vector<Node> nodes;               // by node
   std::vector<Eigen::Vector3d> points;   // by point: ∂/∂(its body-frame position)
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  // ∂/∂g
+  // the force elements the pass takes (springs, point forces, torques), by force element: ∂/∂ of
+  // their numbers (the actuator's force and the values at the state's time), and by their points
+  // in order (a spring's two, a point force's one): ∂/∂(the point's body-frame position)
+  struct ForceNumbers {
+    double stiffness = 0, damping = 0, naturalLength = 0, actuator = 0;
+    Eigen::Vector3d value = Eigen::Vector3d::Zero();
+  };
+  std::vector<ForceNumbers> forces;
+  std::vector<Eigen::Vector3d> forcePoints;
 };
 void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state, const double* wTau,
                                    std::span<const ItemIndex> points, const double* wr, const double* wv, const double* wa,

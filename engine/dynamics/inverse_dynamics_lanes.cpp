@@ -43,14 +43,60 @@ bool turnsAboutPoint(NodeKind k) {
 Eigen::Vector3d lane3(const Eigen::Matrix<D, 3, 1>& a, int l) { return {a[0].g[l], a[1].g[l], a[2].g[l]}; }
 V3<double> v3(const Eigen::Vector3d& a) { return {{a.x(), a.y(), a.z()}}; }
 
-// the active forces are the pass's: none but torsion springs on tree joints
+// the force elements whose wrenches the pass moves with their points and numbers (besides tree
+// torsion springs, which act on their coordinates)
+bool laneForce(Force::Type t) { return t == Force::Type::Spring || t == Force::Type::PointForce || t == Force::Type::Torque; }
+
+// the active forces are the pass's: lane forces and torsion springs on tree joints
 bool forcesCovered(const RecursiveModel& m, const TreeNumbers<D>& p) {
   const auto& forces = m.mechanism->forces;
   for (std::size_t f = 0; f < forces.size(); ++f) {
-    if (!p.mech.forces[f].active) continue;
+    if (!p.mech.forces[f].active || laneForce(forces[f].type)) continue;
     if (forces[f].type != Force::Type::TorsionSpring || m.treeJointNode[static_cast<std::size_t>(forces[f].joint)] < 0) return false;
   }
   return true;
+}
+
+// the active lane forces' points in order (a spring's two, a point force's one)
+template <class P>
+void laneForcePoints(const RecursiveModel& m, const MechanismNumbers<P>& nums, std::vector<ItemIndex>& out) {
+  out.clear();
+  const auto& forces = m.mechanism->forces;
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    if (!nums.forces[f].active) continue;
+    if (forces[f].type == Force::Type::Spring) out.insert(out.end(), {forces[f].points[0], forces[f].points[1]});
+    if (forces[f].type == Force::Type::PointForce) out.push_back(forces[f].point);
+  }
+}
+
+// a lane force's time functions at t on the lanes' numbers: a spring's actuator, a force's or
+// torque's components
+struct ForceValues {
+  D actuator{};
+  D value[3];
+  int count = 0;
+};
+void forceValuesAt(const RecursiveModel& m, const TreeNumbers<D>& p, double t, std::vector<ForceValues>& out) {
+  const auto& forces = m.mechanism->forces;
+  out.assign(forces.size(), ForceValues{});
+  for (std::size_t f = 0; f < forces.size(); ++f) {
+    const auto& fn = p.mech.forces[f];
+    if (!fn.active || !laneForce(forces[f].type)) continue;
+    if (forces[f].type == Force::Type::Spring) out[f].actuator = fn.actuatorForce.value(t);
+    out[f].count = static_cast<int>(std::min<std::size_t>(fn.value.size(), 3));
+    for (int k = 0; k < out[f].count; ++k) out[f].value[k] = fn.value[static_cast<std::size_t>(k)].value(t);
+  }
+}
+
+// a point force's or torque's vector from its components (a planar torque's one is about z):
+// their values (lane −1) or lane l
+V3<double> forceVector(const ForceValues& q, bool torque, int l) {
+  auto part = [&](const D& x) { return l < 0 ? x.v : x.g[l]; };
+  V3<double> x = zero3<double>();
+  if (torque && q.count == 1) x[2] = part(q.value[0]);
+  else
+    for (int k = 0; k < q.count; ++k) x[k] = part(q.value[k]);
+  return x;
 }
 
 }  // namespace
@@ -89,6 +135,8 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
     const auto& g = p.nodes[k];
     if (hasLanes(g.axis) || hasLanes(g.axis2) || hasLanes(g.R0)) out.uncovered = "a lane on a joint axis or stored rotation";
   }
+  bool forced = false;  // a lane force: its numbers' and points' lanes reach the wrenches
+  for (const auto& f : m.mechanism->forces) forced = forced || laneForce(f.type);
   out.lanes.resize(kLanes);  // sorted out even where uncovered: inertialLanes keeps some of them
   for (int l = 0; l < kLanes; ++l) {
     NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
@@ -110,6 +158,7 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
     lane.gravity = lane3(p.mech.gravity, l);
     lane.pulls = !lane.gravity.isZero(0.0);
     if (lane.pulls && nn > 0) lane.first = 0;  // every body's weight
+    if (forced && lane.first < 0) lane.first = static_cast<int>(nn);  // no node, but the forces' numbers may have lanes
   }
   return out;
 }
@@ -148,6 +197,19 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   moved.resize(nn);
   touched.resize(nn);
   const V3<double> gravity = v3(values.mech.gravity);
+  // the lane forces' points and time functions at the state (inertial lanes do not reach them)
+  thread_local std::vector<ItemIndex> forcePoints;
+  thread_local std::vector<double> fr, fv, fa;
+  thread_local std::vector<ForceValues> forceValues;
+  if (lanes.inertialOnly) forcePoints.clear(), forceValues.clear();
+  else {
+    laneForcePoints(m, values.mech, forcePoints);
+    forceValuesAt(m, p, st.t, forceValues);
+  }
+  fr.resize(3 * forcePoints.size());
+  fv.resize(fr.size());
+  fa.resize(fr.size());
+  pointsFromMotion(m, values, motion, forcePoints, fr.data(), fv.data(), fa.data());
   for (int l = 0; l < kLanes; ++l) {
     const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
     const bool any = lane.first >= 0;
@@ -227,6 +289,80 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       f.v = sub(f.v, dw);
       f.w = sub(f.w, add(cross(dc, w), cross(c, dw)));
       df[k] = f;
+    }
+    // the lane forces' wrenches: their points moved with their bodies, their numbers' lanes
+    if (any && !forceValues.empty()) {
+      auto pointLane = [&](ItemIndex item, V3<double>& dr, V3<double>& dv) {
+        dr = v3(lane3(p.mech.point(item), l));
+        dv = zero3<double>();
+        const int k = m.nodeOfBody[static_cast<std::size_t>(item.body)];
+        if (k < 0) return;
+        const auto uk = static_cast<std::size_t>(k);
+        dr = mul(motion.frames[static_cast<std::size_t>(item.body)].R, dr);
+        if (moved[uk]) {
+          dr = add(dr, dBody[uk]);
+          dv = dV[uk];
+        }
+        dv = add(dv, cross(motion.V[uk].w, dr));
+      };
+      // the external wrench's lane [δF; δr × F + r × δF] (or a torque's [0; δT]) on `body`
+      auto wrenchLane = [&](int body, const V3<double>& dForce, const V3<double>& dMoment) {
+        const int k = m.nodeOfBody[static_cast<std::size_t>(body)];
+        if (k < 0) return;  // the ground's wrench is no coordinate's
+        const auto uk = static_cast<std::size_t>(k);
+        if (!touched[uk]) df[uk] = Motion6<double>{zero3<double>(), zero3<double>()};
+        touched[uk] = 1;
+        df[uk].v = sub(df[uk].v, dForce);
+        df[uk].w = sub(df[uk].w, dMoment);
+      };
+      const auto& forces = m.mechanism->forces;
+      std::size_t slot = 0;
+      for (std::size_t fi = 0; fi < forces.size(); ++fi) {
+        const auto& f = forces[fi];
+        const auto& fn = values.mech.forces[fi];
+        if (!fn.active || !laneForce(f.type)) continue;
+        const auto& pn = p.mech.forces[fi];
+        const ForceValues& q = forceValues[fi];
+        if (f.type == Force::Type::Spring) {
+          const V3<double> r1 = v3(Eigen::Vector3d(fr.data() + 3 * slot)), r2 = v3(Eigen::Vector3d(fr.data() + 3 * slot + 3));
+          const V3<double> dvel = sub(v3(Eigen::Vector3d(fv.data() + 3 * slot + 3)), v3(Eigen::Vector3d(fv.data() + 3 * slot)));
+          V3<double> dr1, dv1, dr2, dv2;
+          pointLane(forcePoints[slot], dr1, dv1);
+          pointLane(forcePoints[slot + 1], dr2, dv2);
+          slot += 2;
+          const V3<double> delta = sub(r2, r1);
+          const double L = std::sqrt(dot(delta, delta));
+          if (L < 1e-12) continue;  // as the law: no direction, no force
+          const V3<double> e = scale(1 / L, delta);
+          const double Ld = dot(e, dvel);
+          const double T = (L - fn.naturalLength) * fn.stiffness + Ld * fn.damping - q.actuator.v;
+          const V3<double> dd = sub(dr2, dr1);
+          const double dL = dot(e, dd);
+          const V3<double> de = scale(1 / L, sub(dd, scale(dL, e)));
+          const double dLd = dot(de, dvel) + dot(e, sub(dv2, dv1));
+          const double dT = (dL - pn.naturalLength.g[l]) * fn.stiffness + (L - fn.naturalLength) * pn.stiffness.g[l] + dLd * fn.damping +
+                            Ld * pn.damping.g[l] - q.actuator.g[l];
+          const V3<double> F = scale(T, e), dF = add(scale(dT, e), scale(T, de));  // on P₁; −F on P₂
+          wrenchLane(f.points[0].body, dF, add(cross(dr1, F), cross(r1, dF)));
+          wrenchLane(f.points[1].body, scale(-1.0, dF), scale(-1.0, add(cross(dr2, F), cross(r2, dF))));
+        } else if (f.type == Force::Type::PointForce) {
+          const V3<double> r = v3(Eigen::Vector3d(fr.data() + 3 * slot));
+          V3<double> dr, dv;
+          pointLane(forcePoints[slot], dr, dv);
+          ++slot;
+          V3<double> F = forceVector(q, false, -1), dF = forceVector(q, false, l);
+          if (f.frame == lw::Force::Frame::Body && f.point.body != 0) {
+            const M3<double>& R = motion.frames[static_cast<std::size_t>(f.point.body)].R;
+            F = mul(R, F);
+            dF = mul(R, dF);
+          }
+          wrenchLane(f.point.body, dF, add(cross(dr, F), cross(r, dF)));
+        } else if (f.body != 0) {  // a torque
+          V3<double> dT = forceVector(q, true, l);
+          if (f.frame == lw::Force::Frame::Body) dT = mul(motion.frames[static_cast<std::size_t>(f.body)].R, dT);
+          wrenchLane(f.body, zero3<double>(), dT);
+        }
+      }
     }
     // up the tree: the subtrees' wrenches' lanes projected, with the columns' own (∂S·F)
     if (any)
@@ -358,17 +494,11 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
     gBody[k] = dc;
     g.com = e3(mulT(Rc, dc));
   }
-  // the points: r = x + R p (+ dBody), v = dV + ω × r, a = dA + α × r + ω × v
-  for (std::size_t j = 0; j < points.size(); ++j) {
-    const ItemIndex item = points[j];
-    const V3<double> wR{{wr ? wr[3 * j] : 0.0, wr ? wr[3 * j + 1] : 0.0, wr ? wr[3 * j + 2] : 0.0}};
-    const V3<double> wV{{wv ? wv[3 * j] : 0.0, wv ? wv[3 * j + 1] : 0.0, wv ? wv[3 * j + 2] : 0.0}};
-    const V3<double> wA{{wa ? wa[3 * j] : 0.0, wa ? wa[3 * j + 1] : 0.0, wa ? wa[3 * j + 2] : 0.0}};
+  // a point's weights wR, wV, wA on its r, v, a lanes back to its body's and to its body-frame
+  // position's: r = x + R p (+ dBody), v = dV + ω × r, a = dA + α × r + ω × v
+  auto pointAdjoint = [&](ItemIndex item, const V3<double>& wR, const V3<double>& wV, const V3<double>& wA) -> Eigen::Vector3d {
     const int k = m.nodeOfBody[static_cast<std::size_t>(item.body)];
-    if (k < 0) {
-      out.points[j] = e3(wR);
-      continue;
-    }
+    if (k < 0) return e3(wR);
     const auto uk = static_cast<std::size_t>(k);
     const V3<double>& w = motion.V[uk].w;
     const V3<double> gv = add(wV, cross(wA, w));
@@ -376,7 +506,86 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
     gV[uk] = add(gV[uk], gv);
     gA[uk] = add(gA[uk], wA);
     gBody[uk] = add(gBody[uk], gr);
-    out.points[j] = e3(mulT(motion.frames[static_cast<std::size_t>(item.body)].R, gr));
+    return e3(mulT(motion.frames[static_cast<std::size_t>(item.body)].R, gr));
+  };
+  for (std::size_t j = 0; j < points.size(); ++j) {
+    const V3<double> wR{{wr ? wr[3 * j] : 0.0, wr ? wr[3 * j + 1] : 0.0, wr ? wr[3 * j + 2] : 0.0}};
+    const V3<double> wV{{wv ? wv[3 * j] : 0.0, wv ? wv[3 * j + 1] : 0.0, wv ? wv[3 * j + 2] : 0.0}};
+    const V3<double> wA{{wa ? wa[3 * j] : 0.0, wa ? wa[3 * j + 1] : 0.0, wa ? wa[3 * j + 2] : 0.0}};
+    out.points[j] = pointAdjoint(points[j], wR, wV, wA);
+  }
+  // the lane forces: the external wrench W on a body enters its f as −W, weighed by U: a force F
+  // at r by −(U_v + U_ω × r) and r's lane by −(F × U_ω); then back through the laws
+  const auto& forces = m.mechanism->forces;
+  out.forces.assign(forces.size(), NumbersAdjoint::ForceNumbers{});
+  thread_local std::vector<ItemIndex> forcePoints;
+  thread_local std::vector<double> fr, fv, fa;
+  laneForcePoints(m, values.mech, forcePoints);
+  out.forcePoints.assign(forcePoints.size(), Eigen::Vector3d::Zero());
+  fr.resize(3 * forcePoints.size());
+  fv.resize(fr.size());
+  fa.resize(fr.size());
+  pointsFromMotion(m, values, motion, forcePoints, fr.data(), fv.data(), fa.data());
+  auto weigh = [&](int body, const V3<double>& r, const V3<double>& F, V3<double>& gF, V3<double>& gR) {
+    gF = gR = zero3<double>();
+    const int k = m.nodeOfBody[static_cast<std::size_t>(body)];
+    if (k < 0) return;
+    const Motion6<double>& u = U[static_cast<std::size_t>(k)];
+    gF = scale(-1.0, add(u.v, cross(u.w, r)));
+    gR = scale(-1.0, cross(F, u.w));
+  };
+  const V3<double> none = zero3<double>();
+  std::size_t slot = 0;
+  for (std::size_t fi = 0; fi < forces.size(); ++fi) {
+    const auto& f = forces[fi];
+    const auto& fn = values.mech.forces[fi];
+    if (!fn.active || !laneForce(f.type)) continue;
+    NumbersAdjoint::ForceNumbers& g = out.forces[fi];
+    if (f.type == Force::Type::Spring) {
+      const V3<double> r1 = v3(Eigen::Vector3d(fr.data() + 3 * slot)), r2 = v3(Eigen::Vector3d(fr.data() + 3 * slot + 3));
+      const V3<double> dvel = sub(v3(Eigen::Vector3d(fv.data() + 3 * slot + 3)), v3(Eigen::Vector3d(fv.data() + 3 * slot)));
+      const std::size_t s0 = slot;
+      slot += 2;
+      const V3<double> delta = sub(r2, r1);
+      const double L = std::sqrt(dot(delta, delta));
+      if (L < 1e-12) continue;
+      const V3<double> e = scale(1 / L, delta);
+      const double Ld = dot(e, dvel);
+      const double T = (L - fn.naturalLength) * fn.stiffness + Ld * fn.damping - fn.actuatorForce.value(st.t);
+      V3<double> gF1, gR1, gF2, gR2;
+      weigh(f.points[0].body, r1, scale(T, e), gF1, gR1);
+      weigh(f.points[1].body, r2, scale(-T, e), gF2, gR2);
+      // F₁ = T e = −F₂; T = k (L − L₀) + c L̇ − F_a; L̇ = e·(v₂ − v₁); e = δ/L; L = |δ|; δ = r₂ − r₁
+      const V3<double> gFe = sub(gF1, gF2);
+      const double gT = dot(gFe, e), gLd = fn.damping * gT;
+      V3<double> ge = add(scale(T, gFe), scale(gLd, dvel));
+      g.stiffness = (L - fn.naturalLength) * gT;
+      g.naturalLength = -fn.stiffness * gT;
+      g.damping = Ld * gT;
+      g.actuator = -gT;
+      const V3<double> gDelta = add(scale(1 / L, sub(ge, scale(dot(e, ge), e))), scale(fn.stiffness * gT, e));
+      out.forcePoints[s0] = pointAdjoint(forcePoints[s0], sub(gR1, gDelta), scale(-gLd, e), none);
+      out.forcePoints[s0 + 1] = pointAdjoint(forcePoints[s0 + 1], add(gR2, gDelta), scale(gLd, e), none);
+    } else if (f.type == Force::Type::PointForce) {
+      const V3<double> r = v3(Eigen::Vector3d(fr.data() + 3 * slot));
+      const std::size_t s0 = slot++;
+      V3<double> F = zero3<double>();
+      for (std::size_t k = 0; k < fn.value.size() && k < 3; ++k) F[static_cast<int>(k)] = fn.value[k].value(st.t);
+      const bool body = f.frame == lw::Force::Frame::Body && f.point.body != 0;
+      const M3<double>& R = motion.frames[static_cast<std::size_t>(f.point.body)].R;
+      if (body) F = mul(R, F);
+      V3<double> gF, gR;
+      weigh(f.point.body, r, F, gF, gR);
+      g.value = e3(body ? mulT(R, gF) : gF);
+      out.forcePoints[s0] = pointAdjoint(forcePoints[s0], gR, none, none);
+    } else if (f.body != 0) {  // a torque [0; T] on its body, weighed by −U_ω
+      const int k = m.nodeOfBody[static_cast<std::size_t>(f.body)];
+      if (k < 0) continue;
+      V3<double> gT = scale(-1.0, U[static_cast<std::size_t>(k)].w);
+      if (f.frame == lw::Force::Frame::Body) gT = mulT(motion.frames[static_cast<std::size_t>(f.body)].R, gT);
+      if (fn.value.size() == 1) g.value = Eigen::Vector3d(gT[2], 0, 0);
+      else g.value = e3(gT);
+    }
   }
   // the down pass swept back, leaves to root
   for (std::size_t k = nn; k-- > 0;) {
@@ -413,6 +622,13 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
 bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, const NumbersLanes& lanes, const TreeNumbers<D>& p,
                           const NumbersAdjoint& adjoint, const double* wTau, std::span<const ItemIndex> points, double* products) {
   if (!numbersLanesCovered(m, lanes, p)) return false;
+  thread_local std::vector<ItemIndex> forcePoints;
+  thread_local std::vector<ForceValues> forceValues;
+  if (lanes.inertialOnly) forcePoints.clear(), forceValues.clear();
+  else {
+    laneForcePoints(m, p.mech, forcePoints);
+    forceValuesAt(m, p, state.data().t, forceValues);
+  }
   for (int l = 0; l < kLanes; ++l) {
     const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
     double sum = 0;
@@ -424,6 +640,15 @@ bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, c
     }
     for (std::size_t j = 0; j < points.size(); ++j) sum += adjoint.points[j].dot(lane3(p.mech.point(points[j]), l));
     sum += adjoint.gravity.dot(lane.gravity);
+    // the lane forces' numbers and points
+    for (std::size_t fi = 0; fi < forceValues.size(); ++fi) {
+      const auto& fn = p.mech.forces[fi];
+      const NumbersAdjoint::ForceNumbers& g = adjoint.forces[fi];
+      const ForceValues& q = forceValues[fi];
+      sum += g.stiffness * fn.stiffness.g[l] + g.damping * fn.damping.g[l] + g.naturalLength * fn.naturalLength.g[l] + g.actuator * q.actuator.g[l];
+      for (int k = 0; k < q.count; ++k) sum += g.value[k] * q.value[k].g[l];
+    }
+    for (std::size_t j = 0; j < forcePoints.size(); ++j) sum += adjoint.forcePoints[j].dot(lane3(p.mech.point(forcePoints[j]), l));
     products[l] = sum;
   }
   const MotionAtStateData& st = state.data();

@@ -28,11 +28,13 @@ struct Case {
   ResolvedMechanism resolved;
   MatrixRModel model;
 };
-std::unique_ptr<Case> compiled(Mechanism mech) {
-  mech.forces.clear();
+std::unique_ptr<Case> compiled(Mechanism mech, bool keepForces = false) {
   mech.contacts.clear();
-  mech = test::withEveryForce(mech);
-  std::erase_if(mech.forces, [](const Force& f) { return f.type != Force::Type::TorsionSpring; });
+  if (!keepForces) {
+    mech.forces.clear();
+    mech = test::withEveryForce(mech);
+    std::erase_if(mech.forces, [](const Force& f) { return f.type != Force::Type::TorsionSpring; });
+  }
   auto c = std::make_unique<Case>();
   Diagnostics d;
   auto first = resolve(mech, d);
@@ -42,6 +44,7 @@ std::unique_ptr<Case> compiled(Mechanism mech) {
   // torsion springs on cut joints act through the loop's bodies: not the kernel's
   const auto& tree = c->model.tree;
   std::erase_if(mech.forces, [&](const Force& f) {
+    if (f.type != Force::Type::TorsionSpring) return false;
     for (std::size_t j = 0; j < c->resolved.joints.size(); ++j)
       if (c->resolved.joints[j].name == f.joint) return tree.treeJointNode[j] < 0;
     return true;
@@ -344,21 +347,34 @@ TEST(InverseDynamicsOn, EveryForceElementEqualsTheForceKernel) {
 
 // the tangent pass along the numbers' lanes (inverseDynamicsAlongNumbers) against the dual-number
 // motion pass it replaces: random lanes on every field it covers (joint points, stored offsets,
-// masses, centres, inertias, body points, torsion springs' numbers, gravity), on every joint kind, at a
+// masses, centres, inertias, body points, gravity, the force elements' numbers, points and
+// values), on every joint kind, at a
 // moving, accelerating state; τ's lanes and the points' r, v, a lanes to 1e-10 relative
 TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
   using D = num::Dual8;
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(-1, 1);
   int covered = 0;
-  for (const auto& [name, mech] : test::samplesAndGenerated()) {
+  auto cases = test::samplesAndGenerated();
+  // every force element kind the pass takes, on an open chain and on a loop's tree (compiled()
+  // drops a torsion spring closing the loop: not the pass's), the forces' and torques' values
+  // reading a parameter: their time functions' lanes
+  for (const char* sample : {"ten-bar-chain", "five-bar"}) {
+    Mechanism m = test::withEveryForce(test::sampleMechanism(sample));
+    Parameter F0;
+    F0.name = "F0";
+    F0.value = 1.5;
+    m.parameters.push_back(F0);
+    for (Force& f : m.forces)
+      for (std::size_t k = 0; k < f.value.size(); ++k)
+        f.value[k] = Number::expr(f.type == Force::Type::Torque ? "F0 + " + std::to_string(k) + " * t" : "F0 * " + std::to_string(k + 1) + " * sin(2 * t)");
+    cases.emplace_back(std::string(sample) + " every force", m);
+  }
+  for (const auto& [name, mech] : cases) {
     SCOPED_TRACE(name);
-    const auto c = compiled(mech);
+    const auto c = compiled(mech, name.ends_with("every force"));
     if (!c) continue;
     const RecursiveModel& tree = c->model.tree;
-    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, c->resolved,
-                                                         std::vector<D>(c->resolved.parameters->values().begin(),
-                                                                        c->resolved.parameters->values().end())));
     // lane l touches the nodes from l·n/8 on (and their bodies): the nodes above a lane's first
     // feel it only through their subtrees' wrenches
     const std::size_t nn = tree.nodes.size();
@@ -366,6 +382,9 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
       for (int l = 0; l < num::kChunk; ++l) x.g[l] = node >= static_cast<std::size_t>(l) * nn / num::kChunk ? u(rng) : 0.0;
     };
     auto seed = [&](D& x) { seedFrom(x, nn); };
+    std::vector<D> parameters(c->resolved.parameters->values().begin(), c->resolved.parameters->values().end());
+    for (D& x : parameters) seed(x);  // what the fields seeded below do not overwrite: the time functions'
+    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, c->resolved, parameters));
     for (std::size_t k = 0; k < nn; ++k) {
       auto& g = p.nodes[k];
       for (int i = 0; i < 3; ++i) seedFrom(g.point[i], k), seedFrom(g.x0[i], k);
@@ -390,7 +409,7 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
         points.push_back({static_cast<int>(b), static_cast<int>(q)});
       }
     }
-    for (auto& f : p.mech.forces) seed(f.stiffness), seed(f.damping), seed(f.naturalAngle);
+    for (auto& f : p.mech.forces) seed(f.stiffness), seed(f.damping), seed(f.naturalAngle), seed(f.naturalLength);
     for (int i = 0; i < 3; ++i) seed(p.mech.gravity[i]);
     const int nz = tree.nz;
     const Eigen::VectorXd z = tree.z0 + Eigen::VectorXd::LinSpaced(nz, 0.3, -0.4);
@@ -414,10 +433,12 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
     }
     const NumbersLanes lanes = numbersLanes(tree, p);
     if (!inverseDynamicsAlongNumbers(tree, tree.numbers, state, lanes, p, tau.data(), points, r.data(), v.data(), a.data())) {
-      // only what it does not cover: a quaternion node
-      bool quaternion = false;
-      for (const Node& n : tree.nodes) quaternion |= n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial;
-      EXPECT_TRUE(quaternion);
+      // only what it does not cover: a quaternion node, a tyre, a torsion spring closing a loop
+      bool refused = false;
+      for (const Node& n : tree.nodes) refused |= n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial;
+      for (const auto& f : c->resolved.forces)
+        refused |= f.type == Force::Type::Tyre || (f.type == Force::Type::TorsionSpring && tree.treeJointNode[static_cast<std::size_t>(f.joint)] < 0);
+      EXPECT_TRUE(refused);
       continue;
     }
     ++covered;
@@ -471,12 +492,13 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
   EXPECT_GE(covered, 15);
 }
 
-// what it refuses: lanes on an axis, an active force element other than a tree torsion spring
+// what it refuses: lanes on an axis, an active force element it does not take (a torsion spring
+// closing a loop)
 TEST(InverseDynamicsAlongNumbers, RefusesWhatItDoesNotCover) {
   using D = num::Dual8;
   for (const bool axis : {true, false}) {
     Mechanism mech = test::sampleMechanism("ten-bar-chain");
-    if (!axis) mech = test::withEveryForce(mech);
+    if (!axis) mech = test::withEveryForce(test::sampleMechanism("five-bar"));
     Diagnostics d;
     const auto res = resolve(mech, d);
     const MatrixRModel model = compileMatrixR(*res);

@@ -100,7 +100,7 @@ TEST(Sensitivity, AnOpenChainsAdjointByProductsEqualsTheDirectMethod) {
 // the adjoint's parameter terms on trees with loops as products (MatrixRParameterTranspose: the
 // tangent's lanes taken backwards, the lanes kernel's transpose on the point's motion and on the
 // multipliers' turn): lengths that move the loops' points and the independent point, masses, a
-// centre of mass and gravity, outputs that read accelerations and velocities, terminal and integral costs,
+// centre of mass, gravity and springs' natural lengths, outputs that read accelerations and velocities, terminal and integral costs,
 // trapezoidal and RK45, against the direct method's parameter lanes
 TEST(Sensitivity, ALoopsAdjointByProductsEqualsTheDirectMethod) {
   struct Case {
@@ -108,10 +108,9 @@ TEST(Sensitivity, ALoopsAdjointByProductsEqualsTheDirectMethod) {
     std::vector<std::string> parameters;
     double tEnd;
   };
-  for (const Case& c : {Case{"five-bar", {"m_A1", "xG_A1", "L_A1"}, 0.2},
+  for (const Case& c : {Case{"five-bar", {"L_s1", "m_A1", "xG_A1", "L_A1", "L_s2"}, 0.2},
                         Case{"grid-1x15-parameters", {"m_v", "m_h_3", "m_h_9", "g", "m_h_15", "w0"}, 0.3}}) {
     Mechanism m = test::withoutContacts(test::sampleMechanism(c.sample));
-    m.forces.clear();  // the lanes kernel's transpose covers no spring yet: the products would not serve
     Output acc;
     acc.name = "acc";
     acc.type = Output::Type::PointAcceleration;
