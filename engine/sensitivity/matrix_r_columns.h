@@ -43,6 +43,9 @@ class MatrixRColumns {
   /// the tangent's parameter transpose and the lanes kernel's — no lanes, whatever the number of
   /// parameters. False where those kernels do not serve (the caller's columns then).
   bool productPartials(double t, PointPartials& n);
+  /// Are the products worth it for this study (its costs few for its parameters), and do the
+  /// lanes kernel's transpose and the outputs serve? (Before a point is set up for them.)
+  bool productsServe() const;
 
  private:
   // how lanesAlone takes columns (DX, DV) with parameters `param`: the parameters left to the
@@ -76,6 +79,13 @@ class MatrixRColumns {
     bool motion = false;
     int products = -1;  // stateProducts_ there: 1 set, 0 not served, −1 not asked yet
   } tangentPoint_;
+  struct LastAt {  // the point `at` set the tangent at, valid until a pipeline runs again
+    bool valid = false;
+    double t = 0;
+    int coords = -1;
+    Eigen::VectorXd x, v, aux;
+    dyn::MatrixROn<double> e;
+  } lastAt_;
   Eigen::MatrixXd stateProducts_;    // [f_x f_v; O_x O_v] at tangentPoint_ (stateProducts)
   dyn::MotionAtState inertiaState_;  // the motion at tangentPoint_ (inertialParts', stateProducts')
   struct LanesBuffers {  // alongLanes' results, kept between calls

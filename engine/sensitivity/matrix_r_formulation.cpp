@@ -358,7 +358,7 @@ class MatrixR final : public Formulation, private FormulationNumbers {
   // serve: an open chain's (open_chain_partials.h), a tree with loops' (MatrixRColumns)
   bool productPartials(const RunPoint& p, PointPartials& n) {
     if (treeCovers(p)) return openChain_->productsCover() && openChain_->partials(p, n, true);
-    return packs(p) && columns_.at(p, dofs(p.coords), nullptr).ok() && columns_.productPartials(p.t, n);
+    return packs(p) && columns_.productsServe() && columns_.at(p, dofs(p.coords), nullptr).ok() && columns_.productPartials(p.t, n);
   }
 
   // ---- any tree without quaternions: the tangent by jet-free passes ----
