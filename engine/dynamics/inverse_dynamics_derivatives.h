@@ -140,9 +140,17 @@ bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, con
 /// nothing). A lane costs the subtrees it moves and the bodies it weighs. False, with nothing
 /// written, where numbersLanesCovered is not (a lane on an axis, a tyre, a torsion spring closing
 /// a loop): the caller takes the dual-number pass. τ's values and the points' are the state's.
+/// `loads`: constant forces at body points besides the model's (their τ, −Σ J_Pᵀ F, is not in the
+/// values' τ; their lanes, the points' moves at fixed F, are): a loop's multipliers as forces at
+/// its joints' points, whose lanes are ∂(Φ_zᵀλ)/∂ρ.
+struct PointLoad {
+  ItemIndex point;
+  Eigen::Vector3d force;
+};
 bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state,
                                  const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p, num::Dual<8>* tau,
-                                 std::span<const ItemIndex> points, num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a);
+                                 std::span<const ItemIndex> points, num::Dual<8>* r, num::Dual<8>* v, num::Dual<8>* a,
+                                 std::span<const PointLoad> loads = {});
 
 /// The transpose of inverseDynamicsAlongNumbers: for weights wτ on τ (nz) and wr, wv, wa on the
 /// points' r, v, a (3 per point; null: zero), the gradient of wτ·δτ + Σ (wr·δr + wv·δv + wa·δa)

@@ -165,7 +165,7 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
 
 bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state,
                                  const NumbersLanes& lanes, const TreeNumbers<D>& p, D* tau, std::span<const ItemIndex> points, D* r, D* v,
-                                 D* a) {
+                                 D* a, std::span<const PointLoad> loads) {
   if (!numbersLanesCovered(m, lanes, p)) return false;
   const MotionAtStateData& st = state.data();
   const TreeMotion<double>& motion = st.motion;
@@ -210,14 +210,26 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   fv.resize(fr.size());
   fa.resize(fr.size());
   pointsFromMotion(m, values, motion, forcePoints, fr.data(), fv.data(), fa.data());
+  // the loads' forces summed over each node's subtree: a translated column's ∂S·F sees them too
+  // (the values' subtree wrenches F do not hold them)
+  thread_local std::vector<V3<double>> loadForce;
+  loadForce.assign(loads.empty() ? 0 : nn, zero3<double>());
+  for (const PointLoad& q : loads) {
+    const int k = m.nodeOfBody[static_cast<std::size_t>(q.point.body)];
+    if (k >= 0) loadForce[static_cast<std::size_t>(k)] = add(loadForce[static_cast<std::size_t>(k)], v3(q.force));
+  }
+  if (!loads.empty())
+    for (std::size_t k = nn; k-- > 0;)
+      if (const int pk = m.nodes[k].parentNode; pk >= 0) loadForce[static_cast<std::size_t>(pk)] = add(loadForce[static_cast<std::size_t>(pk)], loadForce[k]);
   for (int l = 0; l < kLanes; ++l) {
     const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
-    const bool any = lane.first >= 0;
+    // a lane that moves no node may still move a load's point (a body point's own lane)
+    const bool any = lane.first >= 0 || (!loads.empty() && !lanes.inertialOnly);
     std::fill(moved.begin(), moved.end(), 0);
     std::fill(touched.begin(), touched.end(), 0);
     // down the tree from the first node the lane touches: each body's translation and the lanes
     // of its motion and wrench
-    for (std::size_t k = any ? static_cast<std::size_t>(lane.first) : nn; k < nn; ++k) {
+    for (std::size_t k = lane.first >= 0 ? static_cast<std::size_t>(lane.first) : nn; k < nn; ++k) {
       const Node& n = m.nodes[k];
       const NumbersLanes::NodeLane& own = lane.nodes[k];
       const auto pk = n.parentNode;
@@ -291,7 +303,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       df[k] = f;
     }
     // the lane forces' wrenches: their points moved with their bodies, their numbers' lanes
-    if (any && !forceValues.empty()) {
+    if (any && (!forceValues.empty() || !loads.empty())) {
       auto pointLane = [&](ItemIndex item, V3<double>& dr, V3<double>& dv) {
         dr = v3(lane3(p.mech.point(item), l));
         dv = zero3<double>();
@@ -363,6 +375,12 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
           wrenchLane(f.body, zero3<double>(), dT);
         }
       }
+      // the constant loads: [0; δr × F]
+      for (std::size_t j = 0; j < loads.size(); ++j) {
+        V3<double> dr, dv;
+        pointLane(loads[j].point, dr, dv);
+        wrenchLane(loads[j].point.body, zero3<double>(), cross(dr, v3(loads[j].force)));
+      }
     }
     // up the tree: the subtrees' wrenches' lanes projected, with the columns' own (∂S·F)
     if (any)
@@ -373,7 +391,10 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
           const auto i = static_cast<std::size_t>(n.z + q);
           const Motion6<double>& S = motion.column[i];
           tau[i].g[l] = dot(S.v, df[k].v) + dot(S.w, df[k].w);
-          if (moved[k]) tau[i].g[l] += dot(cross(dBefore[k], S.w), st.F[k].v);
+          if (moved[k]) {
+            tau[i].g[l] += dot(cross(dBefore[k], S.w), st.F[k].v);
+            if (!loadForce.empty()) tau[i].g[l] -= dot(cross(dBefore[k], S.w), loadForce[k]);  // external: −F
+          }
         }
         const int pk = n.parentNode;
         if (pk < 0) continue;

@@ -23,6 +23,7 @@ namespace lw::dyn {
 
 class MotionAtState;  // inverse_dynamics_derivatives.h
 struct NumbersAdjoint;
+struct NumbersLanes;
 class MatrixRParameterTranspose;
 
 template <class S>
@@ -148,6 +149,21 @@ class MatrixRTangent {
   bool stateJacobians(const TreeNumbers<double>& values, const MotionAtState& state, StateJacobians& out) const;
   /// Does stateJacobians cover the model and independent coordinates the tangent was set with?
   bool stateJacobiansCover() const;
+  /// along's lanes for lanes of the numbers alone (the state held), without dual numbers where the
+  /// lanes kernel takes them (inverseDynamicsAlongNumbers on `state`, the motion at the point
+  /// with the numbers `values`, `lanes` = numbersLanes(p)): the rows' points' r, v, a lanes are
+  /// Ψ's explicit lanes, τ's with the multipliers as loads at the loops' points carry the turn,
+  /// and stateJacobians' parts (`parts`) chain them:
+  ///   Θ δz = −Ψ_ρ,  Θ δż = −(Θ̇ δz + Ψ̇_ρ),  Θ δa = −(Θ̈ δz + 2Θ̇ δż + Ψ̈_ρ),
+  ///   M̄ δz̈ⁱ = −R^Φᵀ(M^d δa + (τ_z + H) δz + τ_ż δż + (τ + Φ_zᵀλ)_ρ),  δz̈ = R^Φ δz̈ⁱ + δa.
+  /// `extra` (the outputs' points): their explicit lanes at the fixed state. False where the
+  /// kernels do not take them (the caller's dual-number lanes then).
+  struct NumbersAlong {
+    Eigen::MatrixXd zidd, z, zd, zdd;  // d × 8, nz × 8 (the dependent coordinates' lanes)
+    Eigen::MatrixXd points;            // the extra points' r, v, a lanes at the fixed state, stacked (9 per point × 8)
+  };
+  bool alongNumbers(const TreeNumbers<double>& values, const MotionAtState& state, const StateJacobians& parts, const NumbersLanes& lanes,
+                    const TreeNumbers<num::Dual<8>>& p, std::span<const ItemIndex> extra, NumbersAlong& out) const;
   /// The transpose of along's parameter lanes at the point, for the adjoint: from stateJacobians'
   /// parts and the motion there (`state`, moved in: the object keeps it), the outputs' points
   /// `extra` listed first among the points it weighs. Null where the loops' rows or the

@@ -473,6 +473,79 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
 
 bool MatrixRTangent::stateJacobiansCover() const { return w_->products; }
 
+bool MatrixRTangent::alongNumbers(const TreeNumbers<double>& values, const MotionAtState& state, const StateJacobians& parts, const NumbersLanes& lanes,
+                                  const TreeNumbers<num::Dual8>& p, std::span<const ItemIndex> extra, NumbersAlong& out) const {
+  const Work& w = *w_;
+  if (!w.products || parts.rates.size() == 0) return false;
+  const MatrixRModel& m = *w.m;
+  const RecursiveModel& tree = m.tree;
+  const auto nz = static_cast<Eigen::Index>(tree.nz), nc = static_cast<Eigen::Index>(m.rows.size());
+  thread_local std::vector<ItemIndex> points;
+  thread_local std::vector<RowPoint> rows;
+  thread_local std::vector<PointLoad> loads;
+  rowPointsOf(m, w.dofs, extra, points, rows);
+  // the multipliers as forces −s λ e_k at the loops' points: τ's lanes then carry ∂(Φ_zᵀλ)/∂ρ
+  loads.clear();
+  for (const RowPoint& rp : rows) {
+    if (rp.row >= nc || w.lambda[rp.row] == 0) continue;
+    PointLoad q{points[static_cast<std::size_t>(rp.point)], Eigen::Vector3d::Zero()};
+    q.force[rp.component] = -rp.sign * w.lambda[rp.row];
+    loads.push_back(q);
+  }
+  const std::size_t np = 3 * points.size();
+  thread_local std::vector<D> tau, r, v, a;
+  tau.resize(static_cast<std::size_t>(nz));
+  r.resize(np);
+  v.resize(np);
+  a.resize(np);
+  if (!inverseDynamicsAlongNumbers(tree, values, state, lanes, p, tau.data(), points, r.data(), v.data(), a.data(), loads)) return false;
+  // Ψ's explicit lanes, its rate's and its second rate's: the rows' points' r, v, a
+  Eigen::MatrixXd P0 = Eigen::MatrixXd::Zero(nz, L), P1 = P0, P2 = P0, T(nz, L);
+  for (const RowPoint& rp : rows) {
+    const auto i = static_cast<std::size_t>(3 * rp.point + rp.component);
+    for (int l = 0; l < L; ++l) {
+      P0(rp.row, l) += rp.sign * r[i].g[l];
+      P1(rp.row, l) += rp.sign * v[i].g[l];
+      P2(rp.row, l) += rp.sign * a[i].g[l];
+    }
+  }
+  for (Eigen::Index i = 0; i < nz; ++i)
+    for (int l = 0; l < L; ++l) T(i, l) = tau[static_cast<std::size_t>(i)].g[l];
+  // Θ δz = −Ψ_ρ, Θ δż = −(Θ̇ δz + Ψ̇_ρ), Θ δa = −(Θ̈ δz + 2Θ̇ δż + Ψ̈_ρ) (z̈ held);
+  // M̄ δz̈ⁱ = −R^Φᵀ(M^d δa + (τ_z + H) δz + τ_ż δż + (τ + Φ_zᵀλ)_ρ), δz̈ = R^Φ δz̈ⁱ + δa
+  // lanes that move no row's point (masses, inertias, forces, gravity) leave the positions and
+  // rates: δz = δż = δa = 0, and the dense algebra in nz is skipped
+  if (P0.isZero(0.0) && P1.isZero(0.0) && P2.isZero(0.0)) {
+    out.z.setZero(nz, L);
+    out.zd.setZero(nz, L);
+    out.zidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * T));
+    out.zdd.noalias() = w.R * out.zidd;
+  } else {
+    out.z = -w.theta->solve(P0);
+    P1.noalias() += parts.rates * out.z;
+    out.zd = -w.theta->solve(P1);
+    P2.noalias() += parts.secondRates * out.z;
+    P2.noalias() += 2 * (parts.rates * out.zd);
+    const Eigen::MatrixXd da = -w.theta->solve(P2);
+    T.noalias() += w.Md * da;
+    T.noalias() += parts.tauZ * out.z;
+    T.noalias() += parts.tauZd * out.zd;
+    out.zidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * T));
+    out.zdd = da;
+    out.zdd.noalias() += w.R * out.zidd;
+  }
+  // the extra points' own lanes (at the fixed state): r, v, a stacked
+  const auto ne = static_cast<Eigen::Index>(3 * extra.size());
+  out.points.resize(3 * ne, L);
+  for (Eigen::Index i = 0; i < ne; ++i)
+    for (int l = 0; l < L; ++l) {
+      out.points(i, l) = r[static_cast<std::size_t>(i)].g[l];
+      out.points(ne + i, l) = v[static_cast<std::size_t>(i)].g[l];
+      out.points(2 * ne + i, l) = a[static_cast<std::size_t>(i)].g[l];
+    }
+  return true;
+}
+
 std::shared_ptr<const MatrixRParameterTranspose> MatrixRTangent::parameterTranspose(StateJacobians&& parts, MotionAtState&& state,
                                                                                    std::span<const ItemIndex> extra) const {
   const Work& w = *w_;
@@ -493,28 +566,8 @@ std::shared_ptr<const MatrixRParameterTranspose> MatrixRTangent::parameterTransp
   d.tauZ = std::move(parts.tauZ);
   d.tauZd = std::move(parts.tauZd);
   d.state = std::make_unique<MotionAtState>(std::move(state));
-  d.points.assign(extra.begin(), extra.end());
   d.extra = extra.size();
-  // Ψ's rows on points: a cut joint's row k is e_k·(x(P₁) − x(P₀)), an independent point's its component
-  auto pointIndex = [&](ItemIndex p) {
-    for (std::size_t i = d.extra; i < d.points.size(); ++i)
-      if (d.points[i] == p) return static_cast<int>(i);
-    d.points.push_back(p);
-    return static_cast<int>(d.points.size()) - 1;
-  };
-  for (std::size_t i = 0; i < w.m->rows.size(); ++i) {
-    const int row = w.m->rows[i];
-    for (const LoopConstraint& c : tree.constraints) {
-      if (row < c.row || row >= c.row + c.rows) continue;
-      const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
-      for (int side = 0; side < 2; ++side)
-        d.rowPoints.push_back({static_cast<int>(i), pointIndex(jt.points[side]), row - c.row, side == 1 ? 1.0 : -1.0});
-    }
-  }
-  for (std::size_t k = 0; k < w.dofs.size(); ++k) {
-    const Dof& f = w.dofs[k];
-    if (f.kind == Dof::Kind::PointComponent) d.rowPoints.push_back({static_cast<int>(w.m->rows.size() + k), pointIndex(f.item), f.component, 1.0});
-  }
+  rowPointsOf(*w.m, w.dofs, extra, d.points, d.rowPoints);
   return out;
 }
 

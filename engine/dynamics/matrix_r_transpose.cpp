@@ -4,6 +4,31 @@
 
 namespace lw::dyn {
 
+void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<const ItemIndex> extra, std::vector<ItemIndex>& points,
+                 std::vector<RowPoint>& rows) {
+  points.assign(extra.begin(), extra.end());
+  rows.clear();
+  auto pointIndex = [&](ItemIndex p) {
+    for (std::size_t i = extra.size(); i < points.size(); ++i)
+      if (points[i] == p) return static_cast<int>(i);
+    points.push_back(p);
+    return static_cast<int>(points.size()) - 1;
+  };
+  const RecursiveModel& tree = m.tree;
+  for (std::size_t i = 0; i < m.rows.size(); ++i) {
+    const int row = m.rows[i];
+    for (const LoopConstraint& c : tree.constraints) {
+      if (row < c.row || row >= c.row + c.rows) continue;
+      const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
+      for (int side = 0; side < 2; ++side) rows.push_back({static_cast<int>(i), pointIndex(jt.points[side]), row - c.row, side == 1 ? 1.0 : -1.0});
+    }
+  }
+  for (std::size_t k = 0; k < dofs.size(); ++k) {
+    const Dof& f = dofs[k];
+    if (f.kind == Dof::Kind::PointComponent) rows.push_back({static_cast<int>(m.rows.size() + k), pointIndex(f.item), f.component, 1.0});
+  }
+}
+
 MatrixRParameterTranspose::MatrixRParameterTranspose() : d_(std::make_unique<Data>()) {}
 MatrixRParameterTranspose::~MatrixRParameterTranspose() = default;
 std::span<const ItemIndex> MatrixRParameterTranspose::points() const { return d_->points; }
@@ -40,7 +65,7 @@ void MatrixRParameterTranspose::adjoint(const TreeNumbers<double>& values, const
     if (wa) a[i] = wa[i];
   }
   const auto nc = d.lambda.size();
-  for (const Data::RowPoint& rp : d.rowPoints) {
+  for (const RowPoint& rp : d.rowPoints) {
     const auto i = static_cast<std::size_t>(3 * rp.point + rp.component);
     r[i] += rp.sign * psiZ[rp.row];
     v[i] += rp.sign * psiV[rp.row];

@@ -12,6 +12,19 @@
 
 namespace lw::dyn {
 
+/// A row of Ψ = [Φ (selected rows); h] on a point: Ψ's row, the point's index in a list, its
+/// component and the sign it enters with (a cut joint's row k is e_k·(x(P₁) − x(P₀)), an
+/// independent point's its component).
+struct RowPoint {
+  int row, point, component;
+  double sign;
+};
+/// Ψ's rows on points for the model's selected rows and the independent coordinates `dofs`, the
+/// points listed after `extra` (the caller's own) in `points`. Only where loopJacobianRates covers
+/// the rows (every selected row a cut joint's point difference).
+void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<const ItemIndex> extra, std::vector<ItemIndex>& points,
+                 std::vector<RowPoint>& rows);
+
 struct MatrixRParameterTranspose::Data {
   const RecursiveModel* tree = nullptr;
   double t = 0;
@@ -22,11 +35,6 @@ struct MatrixRParameterTranspose::Data {
   std::unique_ptr<MotionAtState> state;
   std::vector<ItemIndex> points;  // the extra points, then those Ψ's rows read
   std::size_t extra = 0;
-  // Ψ's rows by point: the row, the point's index in `points`, its component and the sign it enters with
-  struct RowPoint {
-    int row, point, component;
-    double sign;
-  };
   std::vector<RowPoint> rowPoints;
 };
 

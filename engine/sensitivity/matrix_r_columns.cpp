@@ -74,9 +74,9 @@ void MatrixRColumns::alongLanes(const dyn::TreeNumbers<Dual>& nums, bool seeded,
 }
 
 void MatrixRColumns::columns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F) {
+  const Eigen::Index d = DX.rows();
   // the products cost about a pass of the lanes; the parameters' own columns at the fixed state
   // then go on the lanes alone
-  const Eigen::Index d = DX.rows();
   std::vector<int> own, ownParam;
   for (std::size_t c = 0; c < param.size(); ++c)
     if (param[c] >= 0) {
@@ -87,6 +87,21 @@ void MatrixRColumns::columns(double t, const Eigen::MatrixXd& DX, const Eigen::M
   const LanePlan plan = lanePlan(t, DX, DV, param);
   const bool apart = plan.laned != param && passes(plan.own.size()) < passes(own.size());
   const Eigen::Index parameterPasses = apart ? passes(plan.own.size()) : passes(own.size());
+  // every parameter by the lanes kernel on doubles through the state Jacobians (alongNumbers),
+  // the state's columns by products: no dual number at all. The state Jacobians' dense algebra
+  // grows as nz² against a pass's nz: worth it where the lanes would take two passes or more,
+  // where the products serve the state anyway, or on a small tree (the five-bar's adjoint 318 →
+  // 295 M instructions; the grid 1×15's direct method, one pass of lanes, 346 → 374 M with it)
+  const bool numbersWorth = plan.passes >= 2 || parameterPasses < plan.passes || st_.model.tree.nz <= 12;
+  if (const Eigen::MatrixXd* G = nullptr; numbersWorth && parameterProductsCover(st_, n_) && stateProducts(t, G)) {
+    Eigen::MatrixXd Fp;
+    if (numbersParts(t, param, Fp)) {
+      F.noalias() = G->leftCols(d) * DX;
+      F.noalias() += G->rightCols(d) * DV;
+      F += Fp;
+      return;
+    }
+  }
   const Eigen::MatrixXd* G = nullptr;
   if (parameterPasses >= plan.passes || !stateProducts(t, G)) {
     lanesAlone(t, DX, DV, param, F, &plan);
@@ -109,16 +124,14 @@ bool MatrixRColumns::stateProducts(double t, const Eigen::MatrixXd*& G) {
   tp.products = 0;
   if (!tangent_.stateJacobiansCover()) return false;  // before the motion pass it would need
   const dyn::RecursiveModel& tree = st_.model.tree;
-  if (!tp.motion) {
-    inertiaState_.compute(tree, n_.real().tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
-    tp.motion = true;
-  }
-  dyn::MatrixRTangent::StateJacobians J;
+  ensureMotion(t);
+  dyn::MatrixRTangent::StateJacobians& J = jacobians_;
   if (!tangent_.stateJacobians(n_.real().tree, inertiaState_, J)) return false;
-  Eigen::VectorXd values;
-  Eigen::MatrixXd Oz, Ozd, Ozdd;
-  if (!analysis::outputPartials(st_.outputs, tree, n_.real().tree, tp.z, tp.zd, tp.zdd, t, values, Oz, Ozd, Ozdd, &inertiaState_)) return false;
-  const Eigen::Index d = J.fx.rows(), no = values.size();
+  Eigen::MatrixXd &Oz = outputsBy_.z, &Ozd = outputsBy_.zd, &Ozdd = outputsBy_.zdd;
+  if (!analysis::outputPartials(st_.outputs, tree, n_.real().tree, tp.z, tp.zd, tp.zdd, t, outputsBy_.values, Oz, Ozd, Ozdd, &inertiaState_))
+    return false;
+  outputsBy_.pointsSet = false;
+  const Eigen::Index d = J.fx.rows(), no = outputsBy_.values.size();
   stateProducts_.resize(d + no, 2 * d);
   stateProducts_ << J.fx, J.fv, Oz * J.zx + Ozd * J.zdx + Ozdd * J.zddx, Ozd * J.zdv + Ozdd * J.zddv;
   tp.products = 1;
@@ -168,36 +181,80 @@ bool MatrixRColumns::productsServe() const {
 }
 
 bool MatrixRColumns::productPartials(double t, PointPartials& n) {
-  TangentPoint& tp = tangentPoint_;
-  if (tp.t != t || !tangent_.stateJacobiansCover() || !productsServe()) return false;
-  const dyn::RecursiveModel& tree = st_.model.tree;
-  if (!tp.motion) {
-    inertiaState_.compute(tree, n_.real().tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
-    tp.motion = true;
-  }
-  dyn::MatrixRTangent::StateJacobians J;
-  if (!tangent_.stateJacobians(n_.real().tree, inertiaState_, J)) return false;
+  const Eigen::MatrixXd* G = nullptr;
+  if (!productsServe() || !stateProducts(t, G)) return false;
+  const dyn::MatrixRTangent::StateJacobians& J = jacobians_;
   auto owned = std::make_shared<LoopProducts>();
-  if (!analysis::outputPartials(st_.outputs, tree, n_.real().tree, tp.z, tp.zd, tp.zdd, t, n.outputs, owned->Oz, owned->Ozd, owned->Ozdd,
-                                &inertiaState_))
-    return false;
   owned->st = &st_;
   owned->numbers = &n_;
   owned->d = J.fx.rows();
-  owned->Opoints = outputsByPoints(st_, n_, t, tp.z, tp.zd, tp.zdd, inertiaState_);
+  owned->Oz = outputsBy_.z;
+  owned->Ozd = outputsBy_.zd;
+  owned->Ozdd = outputsBy_.zdd;
+  owned->Opoints = outputsByPoints(t);
+  const Eigen::Index d = J.fx.rows(), no = outputsBy_.values.size();
+  n.outputs = outputsBy_.values;
   n.Ax = J.fx;
   n.Av = J.fv;
-  n.Ox = owned->Oz * J.zx + owned->Ozd * J.zdx + owned->Ozdd * J.zddx;
-  n.Ov = owned->Ozd * J.zdv + owned->Ozdd * J.zddv;
+  n.Ox = G->bottomLeftCorner(no, d);
+  n.Ov = G->bottomRightCorner(no, d);
   n.Oa.resize(0, 0);
   n.Ap.resize(0, 0);
   n.Op.resize(0, 0);
   // the products keep the point's motion (the tangent's next point computes its own)
-  owned->transpose = tangent_.parameterTranspose(std::move(J), std::move(inertiaState_), st_.outputs.points);
+  owned->transpose = tangent_.parameterTranspose(dyn::MatrixRTangent::StateJacobians(J), std::move(inertiaState_), st_.outputs.points);
   inertiaState_ = dyn::MotionAtState();
-  tp.motion = false;
+  tangentPoint_.motion = false;
   if (!owned->transpose) return false;
   n.products = std::move(owned);
+  return true;
+}
+
+const Eigen::MatrixXd& MatrixRColumns::outputsByPoints(double t) {
+  TangentPoint& tp = tangentPoint_;
+  if (!outputsBy_.pointsSet) {
+    ensureMotion(t);
+    outputsBy_.points = detail::outputsByPoints(st_, n_, t, tp.z, tp.zd, tp.zdd, inertiaState_);
+    outputsBy_.pointsSet = true;
+  }
+  return outputsBy_.points;
+}
+
+void MatrixRColumns::ensureMotion(double t) {
+  TangentPoint& tp = tangentPoint_;
+  if (tp.motion) return;
+  inertiaState_.compute(st_.model.tree, n_.real().tree, tp.z.data(), tp.zd.data(), tp.zdd.data(), t);
+  tp.motion = true;
+}
+
+bool MatrixRColumns::numbersParts(double t, const std::vector<int>& param, Eigen::MatrixXd& Fp) {
+  const Eigen::Index d = jacobians_.fx.rows(), no = outputsBy_.values.size();
+  Fp = Eigen::MatrixXd::Zero(d + no, static_cast<Eigen::Index>(param.size()));
+  ensureMotion(t);
+  const Eigen::MatrixXd* Opoints = no > 0 && !st_.outputs.points.empty() ? &outputsByPoints(t) : nullptr;
+  dyn::MatrixRTangent::NumbersAlong along;
+  Eigen::MatrixXd O;
+  for (std::size_t ch = 0; ch < n_.chunkCount(); ++ch) {
+    const Eigen::Index first = n_.chunkFirst(ch), count = n_.chunkSize(ch);
+    bool used = false;
+    for (int j : param) used = used || (j >= first && j < first + count);
+    if (!used) continue;
+    if (!tangent_.alongNumbers(n_.real().tree, inertiaState_, jacobians_, *n_.lanesOf(n_.chunk(ch)), n_.chunk(ch).tree, st_.outputs.points, along))
+      return false;
+    if (no > 0) {
+      O.noalias() = outputsBy_.z * along.z;
+      O.noalias() += outputsBy_.zd * along.zd;
+      O.noalias() += outputsBy_.zdd * along.zdd;
+      if (Opoints) O.noalias() += *Opoints * along.points;
+    }
+    for (std::size_t c = 0; c < param.size(); ++c) {
+      const int j = param[c];
+      if (j < first || j >= first + count) continue;
+      const auto l = static_cast<Eigen::Index>(j - first), col = static_cast<Eigen::Index>(c);
+      Fp.col(col).head(d) = along.zidd.col(l);
+      if (no > 0) Fp.col(col).tail(no) = O.col(l);
+    }
+  }
   return true;
 }
 

@@ -67,6 +67,14 @@ class MatrixRColumns {
   // the positions, rates and loops do not move; τ's lanes by the lanes kernel on doubles,
   // projected by MatrixRTangent::alongInertia
   void inertialParts(double t, const std::vector<int>& param, Eigen::MatrixXd& Fi);
+  // [f_ρ; O_ρ] of the parameters `param` (columns as param, zero for −1) by alongNumbers, chunk
+  // by chunk, at the point stateProducts set (its Jacobians' parts); false where the lanes kernel
+  // does not take a chunk used
+  bool numbersParts(double t, const std::vector<int>& param, Eigen::MatrixXd& Fp);
+  // the outputs' Jacobian by their points' [r; v; a] at the tangent's point, once a point
+  const Eigen::MatrixXd& outputsByPoints(double t);
+  // the motion at the tangent's point in inertiaState_
+  void ensureMotion(double t);
   // columns through the tangent's lanes alone, eight a pass
   void packedLaneColumns(double t, const Eigen::MatrixXd& DX, const Eigen::MatrixXd& DV, const std::vector<int>& param, Eigen::MatrixXd& F);
 
@@ -87,6 +95,12 @@ class MatrixRColumns {
     dyn::MatrixROn<double> e;
   } lastAt_;
   Eigen::MatrixXd stateProducts_;    // [f_x f_v; O_x O_v] at tangentPoint_ (stateProducts)
+  dyn::MatrixRTangent::StateJacobians jacobians_;  // and what they were made of
+  struct OutputsBy {  // the outputs there and their partials by the dependent z, ż, z̈ and by their points
+    Eigen::VectorXd values;
+    Eigen::MatrixXd z, zd, zdd, points;
+    bool pointsSet = false;
+  } outputsBy_;
   dyn::MotionAtState inertiaState_;  // the motion at tangentPoint_ (inertialParts', stateProducts')
   struct LanesBuffers {  // alongLanes' results, kept between calls
     Vec<Dual> zidd, z, zd, zdd;

@@ -344,7 +344,8 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
 // multipliers' turn in closed form, τ's derivatives) against the tangent's lanes along every
 // direction of the state, to 1e-10 relative: pins, planar revolutes, every force element, points'
 // components (the five-bar's) and coordinates as independent coordinates, an open chain; the
-// spatial four-bar (its ball joint cut); the models they do not cover (quaternions) refused.
+// spatial four-bar (its ball joint cut); the models they do not cover (quaternions) refused. And
+// the parameters' lanes on doubles from them (alongNumbers) against the dual-number lanes.
 TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
   using D = num::Dual8;
   struct Model {
@@ -359,7 +360,9 @@ TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
                           {"double-pendulum-wall", test::sampleMechanism("double-pendulum-wall"), true},
                           {"rssr", test::withEveryForce(test::sampleMechanism("rssr")), false},  // its ball joints' quaternions
                           {"spatial-four-bar-swing", test::withEveryForce(test::sampleMechanism("spatial-four-bar-swing")), true},
-                          {"buggy", test::sampleMechanism("buggy"), false}};
+                          {"buggy", test::sampleMechanism("buggy"), false},
+                          {"five-bar springs", test::sampleMechanism("five-bar"), true}};
+  int parametersCovered = 0;  // models whose parameters the lanes kernel takes
   for (const auto& [name, mech, covered] : models) {
     SCOPED_TRACE(name);
     const auto point = moving(mech);
@@ -402,7 +405,44 @@ TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
       compare(zd, J.zdx, &J.zdv, "ż");
       compare(zdd, J.zddx, &J.zddv, "z̈");
     }
+    // the parameters' lanes on doubles (alongNumbers: the lanes kernel chained through the state
+    // Jacobians' parts) against the tangent's dual-number lanes, where the lanes kernel takes them
+    const std::size_t np = std::min<std::size_t>(8, c->resolved.parameters->names().size());
+    if (np == 0) continue;
+    std::vector<std::size_t> seededParameters;
+    std::vector<D> seeds;
+    for (std::size_t k = 0; k < np; ++k) {
+      seededParameters.push_back(k);
+      D s(c->resolved.parameters->values()[k]);
+      s.g[k] = 1;
+      seeds.push_back(s);
+    }
+    const TreeNumbers<D> withParameters = numbersWith<D>(*c, seededParameters, seeds);
+    const NumbersLanes lanes = numbersLanes(m.tree, withParameters);
+    MatrixRTangent::NumbersAlong along;
+    const bool numbersCovered = numbersLanesCovered(m.tree, lanes, withParameters);
+    ASSERT_EQ(tangent.alongNumbers(m.tree.numbers, state, J, lanes, withParameters, {}, along), numbersCovered);
+    if (!numbersCovered) continue;
+    ++parametersCovered;
+    const VectorOn<D> none = VectorOn<D>::Zero(d);
+    VectorOn<D> zidd, z, zd, zdd;
+    tangent.along(withParameters, true, none, none, zidd, z, zd, zdd);
+    auto compareLanes = [&](const VectorOn<D>& lanes, const Eigen::MatrixXd& mine, const char* what) {
+      double scale = 1;
+      for (Eigen::Index i = 0; i < lanes.size(); ++i)
+        for (std::size_t l = 0; l < np; ++l) scale = std::max(scale, std::abs(lanes[i].g[l]));
+      ASSERT_EQ(mine.rows(), lanes.size());
+      for (Eigen::Index i = 0; i < lanes.size(); ++i)
+        for (std::size_t l = 0; l < np; ++l)
+          EXPECT_NEAR(mine(i, static_cast<Eigen::Index>(l)), lanes[i].g[l], 1e-10 * scale)
+              << what << " " << i << " along " << c->resolved.parameters->names()[l];
+    };
+    compareLanes(zidd, along.zidd, "z̈ⁱ (alongNumbers)");
+    compareLanes(z, along.z, "z (alongNumbers)");
+    compareLanes(zd, along.zd, "ż (alongNumbers)");
+    compareLanes(zdd, along.zdd, "z̈ (alongNumbers)");
   }
+  EXPECT_GE(parametersCovered, 3);
 }
 
 }  // namespace
