@@ -40,6 +40,21 @@ TreeNumbers<S> numbersWith(const Case& c, const std::vector<std::size_t>& seeded
   return treeNumbers<S>(c.model.tree, numbersOn<S>(c.mechanism, c.resolved, values));
 }
 
+// the tree's numbers on dual numbers with the first (up to) eight parameters seeded, lane k =
+// parameter k; `count`: how many
+TreeNumbers<num::Dual8> withFirstParameters(const Case& c, std::size_t& count) {
+  count = std::min<std::size_t>(8, c.resolved.parameters->names().size());
+  std::vector<std::size_t> seeded;
+  std::vector<num::Dual8> seeds;
+  for (std::size_t k = 0; k < count; ++k) {
+    seeded.push_back(k);
+    num::Dual8 s(c.resolved.parameters->values()[k]);
+    s.g[k] = 1;
+    seeds.push_back(s);
+  }
+  return numbersWith<num::Dual8>(c, seeded, seeds);
+}
+
 TEST(MatrixROn, OnDoubleItEqualsTheFastPipeline) {
   for (const char* name : {"five-bar", "four-bar", "ten-bar-chain", "spatial-four-bar-swing", "rssr", "slider-crank", "buggy"}) {
     SCOPED_TRACE(name);
@@ -319,17 +334,9 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
     };
     velocities(plain, false, dx, dv, ref, "the state");
     // the parameters: lanes from the numbers alone
-    const std::size_t np = std::min<std::size_t>(8, c->resolved.parameters->names().size());
+    std::size_t np = 0;
+    const TreeNumbers<D> withParameters = withFirstParameters(*c, np);
     if (np == 0) continue;
-    std::vector<std::size_t> seeded;
-    std::vector<D> seeds;
-    for (std::size_t k = 0; k < np; ++k) {
-      seeded.push_back(k);
-      D s(c->resolved.parameters->values()[k]);
-      s.g[k] = 1;
-      seeds.push_back(s);
-    }
-    const TreeNumbers<D> withParameters = numbersWith<D>(*c, seeded, seeds);
     const VectorOn<D> none = VectorOn<D>::Zero(d);
     tangent.along(withParameters, true, none, none, zidd, z, zd, zdd);
     ASSERT_TRUE(evaluateOn<D>(m, withParameters, data.dofs, t, zi.cast<D>(), zid.cast<D>(), data.z, ref, &m.tree.numbers).ok());
@@ -407,17 +414,9 @@ TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
     }
     // the parameters' lanes on doubles (alongNumbers: the lanes kernel chained through the state
     // Jacobians' parts) against the tangent's dual-number lanes, where the lanes kernel takes them
-    const std::size_t np = std::min<std::size_t>(8, c->resolved.parameters->names().size());
+    std::size_t np = 0;
+    const TreeNumbers<D> withParameters = withFirstParameters(*c, np);
     if (np == 0) continue;
-    std::vector<std::size_t> seededParameters;
-    std::vector<D> seeds;
-    for (std::size_t k = 0; k < np; ++k) {
-      seededParameters.push_back(k);
-      D s(c->resolved.parameters->values()[k]);
-      s.g[k] = 1;
-      seeds.push_back(s);
-    }
-    const TreeNumbers<D> withParameters = numbersWith<D>(*c, seededParameters, seeds);
     const NumbersLanes lanes = numbersLanes(m.tree, withParameters);
     MatrixRTangent::NumbersAlong along;
     const bool numbersCovered = numbersLanesCovered(m.tree, lanes, withParameters);
