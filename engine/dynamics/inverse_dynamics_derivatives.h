@@ -177,10 +177,14 @@ struct NumbersAdjoint {
   };
   std::vector<ForceNumbers> forces;
   std::vector<Eigen::Vector3d> forcePoints;
+  std::vector<Eigen::Vector3d> loadPoints;  // by constant load: ∂/∂(its point's body-frame position)
 };
+/// `loads` as inverseDynamicsAlongNumbers takes them: their points' body-frame adjoints in
+/// out.loadPoints (by load; the caller dots them with the points' lanes, or adds them to its own
+/// points' where the same points are listed).
 void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state, const double* wTau,
                                    std::span<const ItemIndex> points, const double* wr, const double* wv, const double* wa,
-                                   NumbersAdjoint& out);
+                                   NumbersAdjoint& out, std::span<const PointLoad> loads = {});
 /// The eight lanes' products wτ·δτ + Σ w·δ(points) from the adjoint of the same weights (wτ again,
 /// for the tree torsion springs' numbers). False where inverseDynamicsAlongNumbers would refuse
 /// these lanes (then nothing is written).

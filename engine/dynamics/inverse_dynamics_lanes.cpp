@@ -99,6 +99,19 @@ V3<double> forceVector(const ForceValues& q, bool torque, int l) {
   return x;
 }
 
+// the loads' forces summed over each node's subtree (empty without loads): a translated column's
+// ∂S·F sees them too, the values' subtree wrenches F do not hold them
+void loadForcesBySubtree(const RecursiveModel& m, std::span<const PointLoad> loads, std::vector<V3<double>>& out) {
+  out.assign(loads.empty() ? 0 : m.nodes.size(), zero3<double>());
+  if (loads.empty()) return;
+  for (const PointLoad& q : loads) {
+    const int k = m.nodeOfBody[static_cast<std::size_t>(q.point.body)];
+    if (k >= 0) out[static_cast<std::size_t>(k)] = add(out[static_cast<std::size_t>(k)], v3(q.force));
+  }
+  for (std::size_t k = m.nodes.size(); k-- > 0;)
+    if (const int pk = m.nodes[k].parentNode; pk >= 0) out[static_cast<std::size_t>(pk)] = add(out[static_cast<std::size_t>(pk)], out[k]);
+}
+
 }  // namespace
 
 bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<D>& p) {
@@ -210,17 +223,8 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   fv.resize(fr.size());
   fa.resize(fr.size());
   pointsFromMotion(m, values, motion, forcePoints, fr.data(), fv.data(), fa.data());
-  // the loads' forces summed over each node's subtree: a translated column's ∂S·F sees them too
-  // (the values' subtree wrenches F do not hold them)
   thread_local std::vector<V3<double>> loadForce;
-  loadForce.assign(loads.empty() ? 0 : nn, zero3<double>());
-  for (const PointLoad& q : loads) {
-    const int k = m.nodeOfBody[static_cast<std::size_t>(q.point.body)];
-    if (k >= 0) loadForce[static_cast<std::size_t>(k)] = add(loadForce[static_cast<std::size_t>(k)], v3(q.force));
-  }
-  if (!loads.empty())
-    for (std::size_t k = nn; k-- > 0;)
-      if (const int pk = m.nodes[k].parentNode; pk >= 0) loadForce[static_cast<std::size_t>(pk)] = add(loadForce[static_cast<std::size_t>(pk)], loadForce[k]);
+  loadForcesBySubtree(m, loads, loadForce);
   for (int l = 0; l < kLanes; ++l) {
     const NumbersLanes::Lane& lane = lanes.lanes[static_cast<std::size_t>(l)];
     // a lane that moves no node may still move a load's point (a body point's own lane)
@@ -450,7 +454,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
 // pass is swept back leaves to root.
 void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, const MotionAtState& state, const double* wTau,
                                    std::span<const ItemIndex> points, const double* wr, const double* wv, const double* wa,
-                                   NumbersAdjoint& out) {
+                                   NumbersAdjoint& out, std::span<const PointLoad> loads) {
   const MotionAtStateData& st = state.data();
   const TreeMotion<double>& motion = st.motion;
   const double* zd = st.zd.data();
@@ -469,6 +473,8 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
   out.gravity.setZero();
   auto e3 = [](const V3<double>& x) { return Eigen::Vector3d(x[0], x[1], x[2]); };
   const V3<double> gravity = v3(values.mech.gravity);
+  thread_local std::vector<V3<double>> loadForce;
+  loadForcesBySubtree(m, loads, loadForce);
   // the columns' weights down the tree, and each wrench's inputs
   for (std::size_t k = 0; k < nn; ++k) {
     const Node& n = m.nodes[k];
@@ -478,7 +484,7 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
       const auto i = static_cast<std::size_t>(n.z + q);
       const Motion6<double>& S = motion.column[i];
       u = plus(u, times(S, wTau[i]));
-      before = add(before, scale(wTau[i], cross(S.w, st.F[k].v)));
+      before = add(before, scale(wTau[i], cross(S.w, loadForce.empty() ? st.F[k].v : sub(st.F[k].v, loadForce[k]))));
     }
     U[k] = u;
     gBefore[k] = before;
@@ -534,6 +540,13 @@ void inverseDynamicsNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<do
     const V3<double> wV{{wv ? wv[3 * j] : 0.0, wv ? wv[3 * j + 1] : 0.0, wv ? wv[3 * j + 2] : 0.0}};
     const V3<double> wA{{wa ? wa[3 * j] : 0.0, wa ? wa[3 * j + 1] : 0.0, wa ? wa[3 * j + 2] : 0.0}};
     out.points[j] = pointAdjoint(points[j], wR, wV, wA);
+  }
+  // the constant loads: [0; δr × F] enters f as −, weighed by U: r's lane by U_ω × F
+  out.loadPoints.resize(loads.size());
+  for (std::size_t j = 0; j < loads.size(); ++j) {
+    const int k = m.nodeOfBody[static_cast<std::size_t>(loads[j].point.body)];
+    const V3<double> gR = k < 0 ? zero3<double>() : cross(U[static_cast<std::size_t>(k)].w, v3(loads[j].force));
+    out.loadPoints[j] = pointAdjoint(loads[j].point, gR, zero3<double>(), zero3<double>());
   }
   // the lane forces: the external wrench W on a body enters its f as −W, weighed by U: a force F
   // at r by −(U_v + U_ω × r) and r's lane by −(F × U_ω); then back through the laws

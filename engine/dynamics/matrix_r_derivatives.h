@@ -185,10 +185,10 @@ class MatrixRTangent {
 ///   ψz = −Θ⁻ᵀ(w_z + (τ_z + H)ᵀ y + Θ̈ᵀψa + Θ̇ᵀψv)
 /// weigh Ψ = [Φ; h]'s explicit lanes, its rows' Ψ_ρ, Ψ̇_ρ, Ψ̈_ρ: Φ's rows are cut joints' points'
 /// differences and h points' components (or coordinates, without lanes), so those lanes are the
-/// points' r, v, a at the fixed state; and λᵀ δΦ_z y is the same points' velocities at ż = y. So
-/// one reverse pass of the lanes kernel on the point's motion with τ weighed by y, and one on the
-/// motion at (z, y) for the turn, give the numbers' fields' adjoint, every parameter's product a
-/// dot of its fields (numbersLanesProducts).
+/// points' r, v, a at the fixed state; and yᵀ δ(Φ_zᵀλ) is τ's lanes with the multipliers as
+/// constant loads at the same points (as alongNumbers takes them). So one reverse pass of the
+/// lanes kernel on the point's motion with τ weighed by y gives the numbers' fields' adjoint,
+/// every parameter's product a dot of its fields (numbersLanesProducts).
 class MatrixRParameterTranspose {
  public:
   MatrixRParameterTranspose();

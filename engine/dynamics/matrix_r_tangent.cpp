@@ -554,8 +554,6 @@ std::shared_ptr<const MatrixRParameterTranspose> MatrixRTangent::parameterTransp
   MatrixRParameterTranspose::Data& d = *out->d_;
   const RecursiveModel& tree = w.m->tree;
   d.tree = &tree;
-  d.t = w.t;
-  d.z = w.z;
   d.lambda = w.lambda;
   d.R = w.R;
   d.Md = w.Md;

@@ -54,43 +54,35 @@ void MatrixRParameterTranspose::adjoint(const TreeNumbers<double>& values, const
   const Eigen::VectorXd psiZ = -Eigen::VectorXd(thetaT.solve(gz));
   // the points' weights: the extra ones', and Ψ's rows' on theirs
   const std::size_t np = 3 * d.points.size(), ne = 3 * d.extra;
-  thread_local std::vector<double> r, v, a, turn;
+  thread_local std::vector<double> r, v, a;
   r.assign(np, 0.0);
   v.assign(np, 0.0);
   a.assign(np, 0.0);
-  turn.assign(np, 0.0);
   for (std::size_t i = 0; i < ne; ++i) {
     if (wr) r[i] = wr[i];
     if (wv) v[i] = wv[i];
     if (wa) a[i] = wa[i];
   }
+  // the multipliers as loads −s λ e_k at the loops' points: λᵀ δΦ_z y in the same reverse pass
   const auto nc = d.lambda.size();
+  thread_local std::vector<PointLoad> loads;
+  thread_local std::vector<int> loadPoint;  // by load: its point's index in d.points
+  loads.clear();
+  loadPoint.clear();
   for (const RowPoint& rp : d.rowPoints) {
     const auto i = static_cast<std::size_t>(3 * rp.point + rp.component);
     r[i] += rp.sign * psiZ[rp.row];
     v[i] += rp.sign * psiV[rp.row];
     a[i] += rp.sign * psiA[rp.row];
-    if (rp.row < nc) turn[i] += rp.sign * d.lambda[rp.row];  // λᵀ Φ_z y: the rows' velocities at ż = y
+    if (rp.row >= nc || d.lambda[rp.row] == 0) continue;
+    PointLoad q{d.points[static_cast<std::size_t>(rp.point)], Eigen::Vector3d::Zero()};
+    q.force[rp.component] = -rp.sign * d.lambda[rp.row];
+    loads.push_back(q);
+    loadPoint.push_back(rp.point);
   }
-  inverseDynamicsNumbersAdjoint(tree, values, *d.state, y.data(), d.points, r.data(), v.data(), a.data(), out);
+  inverseDynamicsNumbersAdjoint(tree, values, *d.state, y.data(), d.points, r.data(), v.data(), a.data(), out, loads);
+  for (std::size_t j = 0; j < loads.size(); ++j) out.points[static_cast<std::size_t>(loadPoint[j])] += out.loadPoints[j];
   wTau = y;
-  if (nc == 0 || d.lambda.cwiseAbs().maxCoeff() == 0) return;
-  thread_local MotionAtState atY;
-  thread_local NumbersAdjoint turned;
-  thread_local Eigen::VectorXd zero;
-  zero.setZero(tree.nz);
-  atY.compute(tree, values, d.z.data(), y.data(), zero.data(), d.t);
-  inverseDynamicsNumbersAdjoint(tree, values, atY, zero.data(), d.points, nullptr, turn.data(), nullptr, turned);
-  for (std::size_t k = 0; k < out.nodes.size(); ++k) {
-    NumbersAdjoint::Node &o = out.nodes[k], &g = turned.nodes[k];
-    o.point += g.point;
-    o.offset += g.offset;
-    o.com += g.com;
-    o.mass += g.mass;
-    o.inertia += g.inertia;
-  }
-  for (std::size_t j = 0; j < out.points.size(); ++j) out.points[j] += turned.points[j];
-  out.gravity += turned.gravity;
 }
 
 }  // namespace lw::dyn

@@ -27,8 +27,7 @@ void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<
 
 struct MatrixRParameterTranspose::Data {
   const RecursiveModel* tree = nullptr;
-  double t = 0;
-  Eigen::VectorXd z, lambda;
+  Eigen::VectorXd lambda;
   Eigen::MatrixXd R, Md, rates, secondRates, tauZ, tauZd;  // R^Φ, M^d, Θ̇, Θ̈, τ_z + H, τ_ż
   Eigen::PartialPivLU<Eigen::MatrixXd> theta;
   Eigen::LLT<Eigen::MatrixXd> mbar;

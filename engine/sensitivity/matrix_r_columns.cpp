@@ -174,10 +174,11 @@ struct LoopProducts final : ParameterProducts {
 }  // namespace
 
 bool MatrixRColumns::productsServe() const {
-  // the products cost a column per cost (two reverse passes and a motion pass each), the lanes a
-  // pass per eight parameters for all costs at once: on the five-bar (1 s, 5 parameters) one
-  // cost's products save 55 M instructions, five costs' lose 77 M
-  return st_.costs.names.size() <= 2 * static_cast<std::size_t>(passes(st_.parameters.size())) && parameterProductsCover(st_, n_);
+  // the products cost a column per cost (a reverse pass each), the parameters' lanes on doubles
+  // nothing per cost: on the five-bar (1 s, 5 parameters, callgrind) the products with one cost
+  // take 252 M instructions against 299 M, with three 302 M against 306 M, with five 349 M
+  // against 310 M
+  return st_.costs.names.size() <= 3 * static_cast<std::size_t>(passes(st_.parameters.size())) && parameterProductsCover(st_, n_);
 }
 
 bool MatrixRColumns::productPartials(double t, PointPartials& n) {
