@@ -6,6 +6,8 @@
 #include <complex>
 #include <vector>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
+#include "dynamics/loop_jacobian_rates.h"
 #include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
 #include "numeric/jet.h"
@@ -110,6 +112,30 @@ void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double 
   MatrixOn<S> J;
   rowsOn(m, p, motion, z, t, extra, phi, J);
   if (phi.size() > 0) F += (J.transpose() * phi) * S(alpha);
+}
+
+bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>& p, double alpha, double t, const Eigen::VectorXd& z,
+                              const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M) {
+  thread_local std::vector<int> rows;
+  rows.resize(static_cast<std::size_t>(m.nrows));
+  for (int i = 0; i < m.nrows; ++i) rows[static_cast<std::size_t>(i)] = i;
+  if (!loopJacobianRatesUnsupported(m, rows).empty() || !inverseDynamicsDerivativesUnsupported(m, p).empty()) return false;
+  thread_local MotionAtState state;
+  state.compute(m, p, z.data(), zd.data(), zdd.data(), t);
+  inverseDynamicsDerivatives(m, p, state, Fz, Fzd);
+  state.massMatrix(m, p, M);
+  if (m.nrows == 0) return true;
+  const detail::TreeMotion<double>& motion = state.data().motion;
+  thread_local VectorOn<double> phi;
+  thread_local MatrixOn<double> J;
+  thread_local Eigen::MatrixXd rates, secondRates, H;
+  phi.resize(m.nrows);
+  kinematicsOnFrames<double, double>(m, p, motion.frames, z.data(), t, phi.data(), {}, nullptr);
+  detail::constraintJacobianFrom<double>(m, p, motion, z.data(), t, J);
+  loopJacobianRates(m, p, motion, rows, {}, Eigen::VectorXd(alpha * phi), rates, secondRates, H);
+  Fz.noalias() += alpha * (J.transpose() * J);
+  Fz += H;
+  return true;
 }
 
 template <class S>

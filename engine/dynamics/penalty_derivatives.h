@@ -30,6 +30,15 @@ template <class S>
 void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, const VectorOn<S>& z,
                        const VectorOn<S>& zd, const VectorOn<S>& zdd, VectorOn<S>& F, const ExtraRowsOn<S>* extra = nullptr);
 
+/// F's partials by z and ż on doubles by the analytic kernels, no dual number: with λ = αΦ,
+///   F_z = τ_z + α Φ_zᵀΦ_z + H,  H = ∂(Φ_zᵀλ)/∂z at λ held (loopJacobianRates),  F_ż = τ_ż
+/// (τ's by inverseDynamicsDerivatives; the rows read no rates), and M = F_z̈. False where those
+/// kernels do not cover the model (a quaternion, a row other than a cut joint's points'
+/// difference, a driver, a force element τ's kernel refuses): the caller's dual numbers then.
+/// Without extra rows (a resting contact held: the caller's dual numbers).
+bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>& p, double alpha, double t, const Eigen::VectorXd& z,
+                              const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M);
+
 /// The projected velocities and accelerations of a step's end z from the trapezoidal ones.
 template <class S>
 Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double alpha, double t, double h, const VectorOn<S>& z,

@@ -183,7 +183,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     const auto nz = b.x.size();
     Eigen::VectorXd zdS, zddS;
     trapezoidal(a, h, b.x, zdS, zddS);
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(penaltyTangent(tree_, plain_, alpha_, b.t, h, b.x, zdS, zddS, held(b.coords)));
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(tangentAt(b.t, h, b.x, zdS, zddS, held(b.coords)));
     const Eigen::MatrixXd Zhd = -((2 / h) * S.x + S.v), Zhdd = -((4 / (h * h)) * S.x + (4 / h) * S.v + S.a);
     Eigen::MatrixXd Fb;
     Status s = alongColumns(
@@ -265,11 +265,11 @@ class Penalty final : public Formulation, private FormulationNumbers {
     Eigen::VectorXd z1 = a.x + h * a.v + (0.5 * h * h) * a.a, zdS, zddS;
     const std::vector<int>& heldNow = held(a.coords);
     const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, heldNow);
-    auto tangentAt = [&](const Eigen::VectorXd& z) {
+    auto newtonAt = [&](const Eigen::VectorXd& z) {
       trapezoidal(a, h, z, zdS, zddS);
-      return penaltyTangent(tree_, plain_, alpha_, t1, h, z, zdS, zddS, heldNow);
+      return tangentAt(t1, h, z, zdS, zddS, heldNow);
     };
-    Eigen::PartialPivLU<Eigen::MatrixXd> lu(tangentAt(z1));
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu(newtonAt(z1));
     double lastStep = 0;
     bool converged = nz == 0;
     for (int it = 0; it < 30 && !converged; ++it) {
@@ -280,7 +280,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
       z1 -= dz;
       const double step = dz.cwiseAbs().maxCoeff(), scale = std::max(1.0, z1.cwiseAbs().maxCoeff());
       converged = step <= 1e-14 * scale || (it >= 1 && step >= 0.5 * lastStep && step <= 1e-11 * scale);
-      if (!converged && step > 1e-10 * scale && it >= 1 && step > 0.25 * lastStep) lu.compute(tangentAt(z1));  // slow: Newton's own
+      if (!converged && step > 1e-10 * scale && it >= 1 && step > 0.25 * lastStep) lu.compute(newtonAt(z1));  // slow: Newton's own
       lastStep = step;
     }
     if (!converged) return failure(Status::Code::NotConverged, t1, "the replay of the penalty step to t = " + shortNumber(t1) + " did not converge");
@@ -312,11 +312,16 @@ class Penalty final : public Formulation, private FormulationNumbers {
       dyn::penaltyResidualOn<S>(tree_, nums.tree, alpha_, b.t, z, zd, zdd, F, &rows);
       return {};
     };
-    if (Status s = stateColumns(
-            2 * nz, nz, [&](Eigen::Index first) { return seed(first, 2 * nz); },
-            [&](const auto& s3, Vec<Dual>& F) { return residual(plain_, s3[0], s3[1], s3[2], F); }, Fs);
-        !s.ok())
+    Eigen::MatrixXd Fz, Fzd, M;
+    if (analytic_ && held(b.coords).empty() && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, b.t, b.x, zdS, zddS, Fz, Fzd, M)) {
+      Fs.resize(nz, 2 * nz);
+      Fs << Fz, Fzd;  // the analytic kernels' (no dual number)
+    } else if (Status s = stateColumns(
+                   2 * nz, nz, [&](Eigen::Index first) { return seed(first, 2 * nz); },
+                   [&](const auto& s3, Vec<Dual>& F) { return residual(plain_, s3[0], s3[1], s3[2], F); }, Fs);
+               !s.ok()) {
       return s;
+    }
     dyn::PenaltyProjectionPartials linear;
     {
       const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, held(b.coords));
@@ -457,6 +462,16 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
     return penaltyComplexRun(st_, alpha_, helds_, parameter, step);
+  }
+
+  // the step's Newton matrix T = F_z + 2/h F_ż + 4/h² M at its end: by the analytic kernels where
+  // they cover the rows (no resting contact held), else by dual numbers (penaltyTangent)
+  Eigen::MatrixXd tangentAt(double t1, double h, const Eigen::VectorXd& z1, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS,
+                            const std::vector<int>& heldNow) const {
+    if (Eigen::MatrixXd Fz, Fzd, M;
+        analytic_ && heldNow.empty() && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, t1, z1, zdS, zddS, Fz, Fzd, M))
+      return Fz + (2 / h) * Fzd + (4 / (h * h)) * M;
+    return penaltyTangent(tree_, plain_, alpha_, t1, h, z1, zdS, zddS, heldNow);
   }
 
   // a held gap let go (the only change there is: the coordinates are all the tree's): the same z,

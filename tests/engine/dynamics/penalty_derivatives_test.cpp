@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
+#include "dynamics/loop_jacobian_rates.h"
 #include "dynamics/matrix_r.h"
 #include "mechanism/parameters.h"
 #include "numeric/dual.h"
@@ -66,6 +68,75 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
     expectColumns(linear.Qd, P.bottomLeftCorner(nz, nz), "dzdd/dzd*");
     expectColumns(linear.Qdd, P.bottomRightCorner(nz, nz), "dzdd/dzdd*");
     expectColumns(linear.M, Fzdd, "dF/dzdd");
+  }
+}
+
+// The residual's state partials by the analytic kernels (penaltyResidualJacobians: τ's, and the
+// rows' α Φ_zᵀΦ_z + H with H the multipliers' turn at λ = αΦ) against its dual-number columns,
+// at a state off the constraints (a step's end mid-iteration), to 1e-10 relative: pins (the
+// five-bar) with every force element, open chains; refused where the kernels do not cover the
+// rows (a cut revolute's axis rows, quaternions)
+TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberColumns) {
+  struct Model {
+    const char* name;
+    Mechanism mechanism;
+    bool covered;
+  };
+  auto withoutLoopTorsion = [](Mechanism m) {  // a loop's torsion spring is not τ's kernel's
+    std::erase_if(m.forces, [](const Force& f) { return f.type == Force::Type::TorsionSpring; });
+    return m;
+  };
+  const Model models[] = {{"five-bar", withoutLoopTorsion(test::withEveryForce(test::sampleMechanism("five-bar"))), true},
+                          {"double-pendulum-wall", test::sampleMechanism("double-pendulum-wall"), true},
+                          // its cut revolute's axis rows (the penalty enforces every row)
+                          {"four-bar-free", test::sampleMechanism("four-bar-free"), false},
+                          {"ten-bar-chain", test::withEveryForce(test::sampleMechanism("ten-bar-chain")), true},
+                          {"grid-1x15", test::sampleMechanism("grid-1x15"), false},
+                          {"rssr", test::sampleMechanism("rssr"), false}};
+  for (const auto& [name, mech, covered] : models) {
+    SCOPED_TRACE(name);
+    Diagnostics diag;
+    const auto resolved = resolve(mech, diag);
+    ASSERT_TRUE(resolved);
+    const MatrixRModel model = compileMatrixR(*resolved);
+    const RecursiveModel& tree = model.tree;
+    const std::vector<D> values(resolved->parameters->values().begin(), resolved->parameters->values().end());
+    const TreeNumbers<D> p8 = treeNumbers<D>(tree, numbersOn<D>(mech, *resolved, values));
+    const int nz = tree.nz;
+    Eigen::VectorXd z(nz), zd(nz), zdd(nz);
+    for (int i = 0; i < nz; ++i) {
+      z[i] = tree.z0[i] + 0.02 * i - 0.01;
+      zd[i] = 0.7 - 0.3 * i;
+      zdd[i] = -1.5 + 0.4 * i;
+    }
+    for (const double alpha : {0.0, 1.0, 1e6}) {
+    SCOPED_TRACE(alpha);
+    const double t = 0.3;
+    Eigen::MatrixXd Fz, Fzd, M;
+    std::vector<int> allRows;
+    for (int i = 0; i < tree.nrows; ++i) allRows.push_back(i);
+    ASSERT_EQ(penaltyResidualJacobians(tree, tree.numbers, alpha, t, z, zd, zdd, Fz, Fzd, M), covered)
+        << loopJacobianRatesUnsupported(tree, allRows) << " / " << inverseDynamicsDerivativesUnsupported(tree, tree.numbers);
+    if (!covered) break;
+    Eigen::MatrixXd ad(nz, 3 * nz);
+    for (int first = 0; first < 3 * nz; first += num::kChunk) {
+      VectorOn<D> z8 = z.cast<D>(), zd8 = zd.cast<D>(), zdd8 = zdd.cast<D>(), F;
+      for (int j = first; j < std::min(3 * nz, first + num::kChunk); ++j) (j < nz ? z8[j] : j < 2 * nz ? zd8[j - nz] : zdd8[j - 2 * nz]).g[j - first] = 1;
+      penaltyResidualOn<D>(tree, p8, alpha, t, z8, zd8, zdd8, F);
+      for (int j = first; j < std::min(3 * nz, first + num::kChunk); ++j)
+        for (int i = 0; i < nz; ++i) ad(i, j) = F[i].g[j - first];
+    }
+    auto expectColumns = [&](const Eigen::MatrixXd& analytic, const Eigen::MatrixXd& reference, const char* what) {
+      const double scale = reference.cwiseAbs().maxCoeff();
+      EXPECT_GT(scale, 1e-3) << what;
+      for (Eigen::Index i = 0; i < reference.rows(); ++i)
+        for (Eigen::Index j = 0; j < reference.cols(); ++j)
+          EXPECT_TRUE(test::near(analytic(i, j), reference(i, j), 1e-10 * scale, 1e-10)) << what << " " << i << "," << j;
+    };
+    expectColumns(Fz, ad.leftCols(nz), "dF/dz");
+    expectColumns(Fzd, ad.middleCols(nz, nz), "dF/dzd");
+    expectColumns(M, ad.rightCols(nz), "dF/dzdd");
+    }
   }
 }
 
