@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <optional>
+
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/loop_jacobian_rates.h"
 #include "dynamics/matrix_r.h"
@@ -19,26 +22,49 @@ namespace {
 
 using D = num::Dual8;
 
+// a mechanism compiled, its numbers on dual numbers (nothing seeded), and a state off the
+// constraints (a step's end mid-iteration): z, and rates and accelerations made up
+struct OffState {
+  Mechanism mechanism;  // kept: the numbers' time functions are bound to its expressions
+  std::optional<ResolvedMechanism> resolved;
+  MatrixRModel model;
+  TreeNumbers<D> p8;
+  Eigen::VectorXd z, zd, zdd;
+};
+std::unique_ptr<OffState> offState(const Mechanism& mech) {
+  auto c = std::make_unique<OffState>();
+  c->mechanism = mech;
+  Diagnostics diag;
+  auto resolved = resolve(c->mechanism, diag);
+  if (!resolved) return nullptr;
+  c->resolved = *resolved;
+  c->model = compileMatrixR(*c->resolved);
+  const RecursiveModel& tree = c->model.tree;
+  const std::vector<D> values(c->resolved->parameters->values().begin(), c->resolved->parameters->values().end());
+  c->p8 = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, *c->resolved, values));
+  const int nz = tree.nz;
+  c->z.resize(nz);
+  c->zd.resize(nz);
+  c->zdd.resize(nz);
+  for (int i = 0; i < nz; ++i) {
+    c->z[i] = tree.z0[i] + 0.02 * i - 0.01;
+    c->zd[i] = 0.7 - 0.3 * i;
+    c->zdd[i] = -1.5 + 0.4 * i;
+  }
+  return c;
+}
+
 TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
   for (const char* name : {"five-bar", "slider-crank"}) {
     SCOPED_TRACE(name);
-    const Mechanism mech = test::sampleMechanism(name);
-    Diagnostics diag;
-    const auto resolved = resolve(mech, diag);
-    ASSERT_TRUE(resolved);
-    const MatrixRModel model = compileMatrixR(*resolved);
-    const RecursiveModel& tree = model.tree;
-    const std::vector<D> values(resolved->parameters->values().begin(), resolved->parameters->values().end());
-    const TreeNumbers<D> p8 = treeNumbers<D>(tree, numbersOn<D>(mech, *resolved, values));
+    const auto c = offState(test::sampleMechanism(name));
+    ASSERT_TRUE(c);
+    const RecursiveModel& tree = c->model.tree;
+    const TreeNumbers<D>& p8 = c->p8;
     const int nz = tree.nz;
     ASSERT_GT(tree.nrows, 0);
     // a state off the constraints (a step's end mid-iteration) and trapezoidal values
-    Eigen::VectorXd z(nz), zdS(nz), zddS(nz);
-    for (int i = 0; i < nz; ++i) {
-      z[i] = tree.z0[i] + 0.02 * i - 0.01;
-      zdS[i] = 0.7 - 0.3 * i;
-      zddS[i] = -1.5 + 0.4 * i;
-    }
+    const Eigen::VectorXd &z = c->z, &zdS = c->zd, &zddS = c->zdd;
     const double alpha = 1e6, t = 0.3, h = 2e-3;
     PenaltyProjectionPartials linear;
     ASSERT_TRUE(penaltyProjectionPartials(tree, tree.numbers, p8, alpha, t, h, z, zdS, linear).ok());
@@ -95,20 +121,12 @@ TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberC
                           {"rssr", test::sampleMechanism("rssr"), false}};
   for (const auto& [name, mech, covered] : models) {
     SCOPED_TRACE(name);
-    Diagnostics diag;
-    const auto resolved = resolve(mech, diag);
-    ASSERT_TRUE(resolved);
-    const MatrixRModel model = compileMatrixR(*resolved);
-    const RecursiveModel& tree = model.tree;
-    const std::vector<D> values(resolved->parameters->values().begin(), resolved->parameters->values().end());
-    const TreeNumbers<D> p8 = treeNumbers<D>(tree, numbersOn<D>(mech, *resolved, values));
+    const auto c = offState(mech);
+    ASSERT_TRUE(c);
+    const RecursiveModel& tree = c->model.tree;
+    const TreeNumbers<D>& p8 = c->p8;
     const int nz = tree.nz;
-    Eigen::VectorXd z(nz), zd(nz), zdd(nz);
-    for (int i = 0; i < nz; ++i) {
-      z[i] = tree.z0[i] + 0.02 * i - 0.01;
-      zd[i] = 0.7 - 0.3 * i;
-      zdd[i] = -1.5 + 0.4 * i;
-    }
+    const Eigen::VectorXd &z = c->z, &zd = c->zd, &zdd = c->zdd;
     for (const double alpha : {0.0, 1.0, 1e6}) {
     SCOPED_TRACE(alpha);
     const double t = 0.3;
