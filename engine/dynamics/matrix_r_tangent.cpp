@@ -483,7 +483,7 @@ bool MatrixRTangent::alongNumbers(const TreeNumbers<double>& values, const Motio
   thread_local std::vector<ItemIndex> points;
   thread_local std::vector<RowPoint> rows;
   thread_local std::vector<PointLoad> loads;
-  rowPointsOf(m, w.dofs, extra, points, rows);
+  rowPointsOf(m.tree, m.rows, w.dofs, extra, points, rows);
   // the multipliers as forces −s λ e_k at the loops' points: τ's lanes then carry ∂(Φ_zᵀλ)/∂ρ
   loads.clear();
   for (const RowPoint& rp : rows) {
@@ -565,7 +565,7 @@ std::shared_ptr<const MatrixRParameterTranspose> MatrixRTangent::parameterTransp
   d.tauZd = std::move(parts.tauZd);
   d.state = std::make_unique<MotionAtState>(std::move(state));
   d.extra = extra.size();
-  rowPointsOf(*w.m, w.dofs, extra, d.points, d.rowPoints);
+  rowPointsOf(w.m->tree, w.m->rows, w.dofs, extra, d.points, d.rowPoints);
   return out;
 }
 

@@ -4,8 +4,8 @@
 
 namespace lw::dyn {
 
-void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<const ItemIndex> extra, std::vector<ItemIndex>& points,
-                 std::vector<RowPoint>& rows) {
+void rowPointsOf(const RecursiveModel& tree, const std::vector<int>& selected, const std::vector<Dof>& dofs, std::span<const ItemIndex> extra,
+                 std::vector<ItemIndex>& points, std::vector<RowPoint>& rows) {
   points.assign(extra.begin(), extra.end());
   rows.clear();
   auto pointIndex = [&](ItemIndex p) {
@@ -14,9 +14,8 @@ void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<
     points.push_back(p);
     return static_cast<int>(points.size()) - 1;
   };
-  const RecursiveModel& tree = m.tree;
-  for (std::size_t i = 0; i < m.rows.size(); ++i) {
-    const int row = m.rows[i];
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const int row = selected[i];
     for (const LoopConstraint& c : tree.constraints) {
       if (row < c.row || row >= c.row + c.rows) continue;
       const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
@@ -25,7 +24,7 @@ void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<
   }
   for (std::size_t k = 0; k < dofs.size(); ++k) {
     const Dof& f = dofs[k];
-    if (f.kind == Dof::Kind::PointComponent) rows.push_back({static_cast<int>(m.rows.size() + k), pointIndex(f.item), f.component, 1.0});
+    if (f.kind == Dof::Kind::PointComponent) rows.push_back({static_cast<int>(selected.size() + k), pointIndex(f.item), f.component, 1.0});
   }
 }
 

@@ -19,11 +19,11 @@ struct RowPoint {
   int row, point, component;
   double sign;
 };
-/// Ψ's rows on points for the model's selected rows and the independent coordinates `dofs`, the
-/// points listed after `extra` (the caller's own) in `points`. Only where loopJacobianRates covers
-/// the rows (every selected row a cut joint's point difference).
-void rowPointsOf(const MatrixRModel& m, const std::vector<Dof>& dofs, std::span<const ItemIndex> extra, std::vector<ItemIndex>& points,
-                 std::vector<RowPoint>& rows);
+/// Ψ's rows on points for the rows `selected` of Φ (Ψ's row i is selected[i]) and the independent
+/// coordinates `dofs` (Ψ's rows after them), the points listed after `extra` (the caller's own) in
+/// `points`. Only where loopJacobianRates covers the rows (each a cut joint's point difference).
+void rowPointsOf(const RecursiveModel& tree, const std::vector<int>& selected, const std::vector<Dof>& dofs, std::span<const ItemIndex> extra,
+                 std::vector<ItemIndex>& points, std::vector<RowPoint>& rows);
 
 struct MatrixRParameterTranspose::Data {
   const RecursiveModel* tree = nullptr;

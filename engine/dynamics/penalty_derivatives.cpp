@@ -8,6 +8,7 @@
 
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/loop_jacobian_rates.h"
+#include "dynamics/matrix_r_transpose.h"
 #include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
 #include "numeric/jet.h"
@@ -135,6 +136,53 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
   loopJacobianRates(m, p, motion, rows, {}, Eigen::VectorXd(alpha * phi), rates, secondRates, H);
   Fz.noalias() += alpha * (J.transpose() * J);
   Fz += H;
+  return true;
+}
+
+bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
+                                 const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp) {
+  thread_local std::vector<int> all;
+  all.resize(static_cast<std::size_t>(m.nrows));
+  for (int i = 0; i < m.nrows; ++i) all[static_cast<std::size_t>(i)] = i;
+  if (!loopJacobianRatesUnsupported(m, all).empty()) return false;
+  thread_local MotionAtState state;
+  state.compute(m, values, z.data(), zd.data(), zdd.data(), t);
+  const detail::TreeMotion<double>& motion = state.data().motion;
+  thread_local VectorOn<double> phi;
+  thread_local MatrixOn<double> J;
+  phi.resize(m.nrows);
+  if (m.nrows > 0) {
+    kinematicsOnFrames<double, double>(m, values, motion.frames, z.data(), t, phi.data(), {}, nullptr);
+    detail::constraintJacobianFrom<double>(m, values, motion, z.data(), t, J);
+  }
+  // the rows' points and the multipliers αΦ as loads −s αΦ_r e_k at them
+  thread_local std::vector<ItemIndex> points;
+  thread_local std::vector<RowPoint> rows;
+  thread_local std::vector<PointLoad> loads;
+  rowPointsOf(m, all, {}, {}, points, rows);
+  loads.clear();
+  for (const RowPoint& rp : rows) {
+    if (phi[rp.row] == 0) continue;
+    PointLoad q{points[static_cast<std::size_t>(rp.point)], Eigen::Vector3d::Zero()};
+    q.force[rp.component] = -rp.sign * alpha * phi[rp.row];
+    loads.push_back(q);
+  }
+  constexpr int L = num::kChunk;
+  const std::size_t np = 3 * points.size();
+  thread_local std::vector<num::Dual8> tau, r, v, a;
+  tau.resize(static_cast<std::size_t>(m.nz));
+  r.resize(np);
+  v.resize(np);
+  a.resize(np);
+  if (!inverseDynamicsAlongNumbers(m, values, state, lanes, p, tau.data(), points, r.data(), v.data(), a.data(), loads)) return false;
+  Eigen::MatrixXd P0 = Eigen::MatrixXd::Zero(m.nrows, L);
+  for (const RowPoint& rp : rows)
+    for (int l = 0; l < L; ++l) P0(rp.row, l) += rp.sign * r[static_cast<std::size_t>(3 * rp.point + rp.component)].g[l];
+  Fp.resize(m.nz, L);
+  for (int i = 0; i < m.nz; ++i)
+    for (int l = 0; l < L; ++l) Fp(i, l) = tau[static_cast<std::size_t>(i)].g[l];
+  if (m.nrows > 0) Fp.noalias() += alpha * (J.transpose() * P0);
   return true;
 }
 

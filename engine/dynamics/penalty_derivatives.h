@@ -18,6 +18,8 @@
 
 namespace lw::dyn {
 
+struct NumbersLanes;  // inverse_dynamics_derivatives.h
+
 /// Rows a run enforces besides the loops for a while (resting contacts held closed,
 /// events/resting_contact.h), on S: at z their values Φ and Jacobian Φ_z and, along ż when given,
 /// c = −Φ̇_z ż (no explicit time). The kernels below take them like the loops' rows.
@@ -38,6 +40,15 @@ void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double 
 /// Without extra rows (a resting contact held: the caller's dual numbers).
 bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>& p, double alpha, double t, const Eigen::VectorXd& z,
                               const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M);
+
+/// F's lanes along a chunk of the numbers (p on dual numbers, `lanes` = numbersLanes(p)) at a
+/// fixed (z, ż, z̈) on doubles, without a dual-number pass: F_ρ = τ_ρ + (Φ_z)_ρᵀ αΦ + α Φ_zᵀ Φ_ρ,
+/// τ's lanes with the multipliers αΦ as loads at the rows' points (inverseDynamicsAlongNumbers)
+/// and Φ_ρ those points' r lanes. Fp: nz × 8. False where the rows are not all cut joints'
+/// points' differences or the lanes kernel does not take the lanes.
+bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
+                                 const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp);
 
 /// The projected velocities and accelerations of a step's end z from the trapezoidal ones.
 template <class S>

@@ -183,9 +183,18 @@ class Penalty final : public Formulation, private FormulationNumbers {
     const auto nz = b.x.size();
     Eigen::VectorXd zdS, zddS;
     trapezoidal(a, h, b.x, zdS, zddS);
-    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(tangentAt(b.t, h, b.x, zdS, zddS, held(b.coords)));
     const Eigen::MatrixXd Zhd = -((2 / h) * S.x + S.v), Zhdd = -((4 / (h * h)) * S.x + (4 / h) * S.v + S.a);
-    Eigen::MatrixXd Fb;
+    Eigen::MatrixXd Fb, Fz, Fzd, M;
+    // by the analytic kernels: T and F_ż Ẑ' + M Ẑ'' from the residual's state partials, F_ρ from
+    // the lanes kernel — no dual number; else F along S with the parameters seeded, eight a pass
+    if (analytic_ && held(b.coords).empty() && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, b.t, b.x, zdS, zddS, Fz, Fzd, M) &&
+        residualAlongNumbers(b.t, b.x, zdS, zddS, Fb)) {
+      Fb.noalias() += Fzd * Zhd;
+      Fb.noalias() += M * Zhdd;
+      const Eigen::PartialPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd(Fz + (2 / h) * Fzd + (4 / (h * h)) * M));
+      return stepAlongFrom(lu, b, h, zdS, zddS, Zhd, Zhdd, Fb, S, outputs, outputsAlong);
+    }
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(tangentAt(b.t, h, b.x, zdS, zddS, held(b.coords)));
     Status s = alongColumns(
         [&](Eigen::Index first) {
           return std::array<Vec<Dual>, 3>{Vec<Dual>(b.x.cast<Dual>()), seededBy(zdS, Zhd, first), seededBy(zddS, Zhdd, first)};
@@ -202,10 +211,19 @@ class Penalty final : public Formulation, private FormulationNumbers {
       dyn::PenaltyParts p0;
       Fb += residualPartial(b.t, b.coords, b.x, zdS, zddS, false, p0);
     }
+    return stepAlongFrom(lu, b, h, zdS, zddS, Zhd, Zhdd, Fb, S, outputs, outputsAlong);
+  }
+
+  // the step's sensitivities from T's factor and F along S (Fb): Z₁ = −T⁻¹ Fb, then the
+  // projections along them (eight columns a pass) and the outputs
+  Status stepAlongFrom(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const RunPoint& b, double h, const Eigen::VectorXd& zdS,
+                       const Eigen::VectorXd& zddS, const Eigen::MatrixXd& Zhd, const Eigen::MatrixXd& Zhdd, const Eigen::MatrixXd& Fb,
+                       StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
+    const auto nz = b.x.size();
     const Eigen::MatrixXd Z1 = -lu.solve(Fb);
     const Eigen::MatrixXd ZdS = Zhd + (2 / h) * Z1, ZddS = Zhdd + (4 / (h * h)) * Z1;
     Eigen::MatrixXd PQ;
-    s = alongColumns(
+    const Status s = alongColumns(
         [&](Eigen::Index first) {
           return std::array<Vec<Dual>, 3>{seededBy(b.x, Z1, first), seededBy(zdS, ZdS, first), seededBy(zddS, ZddS, first)};
         },
@@ -391,6 +409,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (semiAnalytical()) {
       dyn::PenaltyParts p0;
       J.Fp = residualPartial(b.t, b.coords, b.x, zdS, zddS, false, p0);
+    } else if (held(b.coords).empty() && residualAlongNumbers(b.t, b.x, zdS, zddS, J.Fp)) {
+      // the lanes kernel's, no dual number
     } else if (Status s = parameterColumns(
                    [&](const auto& nums, auto& F) {
                      using S = typename std::decay_t<decltype(F)>::Scalar;
@@ -462,6 +482,21 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   std::unique_ptr<ComplexRun> complexRun(std::size_t parameter, double step) override {
     return penaltyComplexRun(st_, alpha_, helds_, parameter, step);
+  }
+
+  // F_ρ (nz × parameters) at a fixed (z, ż, z̈) by the lanes kernel chunk by chunk, where it takes
+  // every chunk (AD partials, the rows cut joints' points' differences); false otherwise
+  bool residualAlongNumbers(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp) const {
+    if (!analytic_ || semiAnalytical()) return false;
+    for (std::size_t ch = 0; ch < chunkCount(); ++ch)
+      if (!dyn::numbersLanesCovered(tree_, *lanesOf(chunk(ch)), chunk(ch).tree)) return false;
+    Fp.resize(z.size(), static_cast<Eigen::Index>(st_.parameters.size()));
+    Eigen::MatrixXd lanes;
+    for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
+      if (!dyn::penaltyResidualAlongNumbers(tree_, real_.tree, *lanesOf(chunk(ch)), chunk(ch).tree, alpha_, t, z, zd, zdd, lanes)) return false;
+      Fp.middleCols(chunkFirst(ch), chunkSize(ch)) = lanes.leftCols(chunkSize(ch));
+    }
+    return true;
   }
 
   // the step's Newton matrix T = F_z + 2/h F_ż + 4/h² M at its end: by the analytic kernels where
