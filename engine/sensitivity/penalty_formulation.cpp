@@ -5,8 +5,10 @@
 
 #include "dynamics/penalty_derivatives.h"
 #include "events/resting_contact.h"
+#include "outputs/outputs.h"
 #include "sensitivity/formulation_numbers.h"
 #include "sensitivity/ode_steps.h"
+#include "sensitivity/parameter_products.h"
 #include "sensitivity/penalty_impact.h"
 
 namespace lw::sens::detail {
@@ -524,8 +526,10 @@ class Penalty final : public Formulation, private FormulationNumbers {
   }
 
  private:
-  // the outputs at p and their d/dρ along S
+  // the outputs at p and their d/dρ along S: their exact partials on doubles where they serve,
+  // else the outputs on dual numbers along S
   Status outputsAlongS(const RunPoint& p, const StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& along) const {
+    if (outputsAlongByKernels(p, S, outputs, along)) return {};
     const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
     return alongColumns(
         [&](Eigen::Index first) {
@@ -540,6 +544,38 @@ class Penalty final : public Formulation, private FormulationNumbers {
           return Status{};
         },
         no, along, &outputs);
+  }
+
+  // O_z S.x + O_ż S.v + O_z̈ S.a + O_ρ: the outputs' partials from one motion pass at p
+  // (analysis::outputPartials), O_ρ at the fixed state from the points' lanes of the lanes kernel
+  // chunk by chunk — no dual-number pass of the outputs. False where either does not serve (a
+  // held gap's rows, quaternions, outputs with parameters of their own, lanes on axes).
+  bool outputsAlongByKernels(const RunPoint& p, const StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& along) const {
+    if (!analytic_ || !held(p.coords).empty() || !parameterProductsCover(st_, *this)) return false;
+    thread_local dyn::MotionAtState motion;  // kept: asked at every step
+    motion.compute(tree_, real_.tree, p.x.data(), p.v.data(), p.a.data(), p.t);
+    Eigen::MatrixXd Oz, Ozd, Ozdd;
+    if (!analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, outputs, Oz, Ozd, Ozdd, &motion)) return false;
+    along.noalias() = Oz * S.x;
+    along.noalias() += Ozd * S.v;
+    along.noalias() += Ozdd * S.a;
+    const auto& points = st_.outputs.points;
+    const std::size_t np = 3 * points.size();
+    const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    if (np == 0) return true;  // joints' coordinates and rates: no parameter moves them
+    std::vector<Dual> pr(np), pv(np), pa(np), out(static_cast<std::size_t>(no));
+    Vec<Dual> tau(p.x.size());
+    const Vec<Dual> zs = p.x.cast<Dual>(), zds = p.v.cast<Dual>(), zdds = p.a.cast<Dual>();
+    for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
+      const auto& nums = chunk(ch);
+      if (!dyn::inverseDynamicsAlongNumbers(tree_, real_.tree, motion, *lanesOf(nums), nums.tree, tau.data(), points, pr.data(), pv.data(),
+                                            pa.data()))
+        return false;
+      analysis::outputsFromPoints<Dual>(st_.outputs, tree_, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), out.data());
+      for (Eigen::Index k = 0; k < no; ++k)
+        for (Eigen::Index j = 0; j < chunkSize(ch); ++j) along(k, chunkFirst(ch) + j) += out[static_cast<std::size_t>(k)].g[j];
+    }
+    return true;
   }
 
   // R = M a − Q + Φ_zᵀ α e at (z, ż, a) with e = Φ_z a − c (the start) or Φ (a step): its
