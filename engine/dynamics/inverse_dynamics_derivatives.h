@@ -142,7 +142,8 @@ bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, con
 /// a loop): the caller takes the dual-number pass. τ's values and the points' are the state's.
 /// `loads`: constant forces at body points besides the model's (their τ, −Σ J_Pᵀ F, is not in the
 /// values' τ; their lanes, the points' moves at fixed F, are): a loop's multipliers as forces at
-/// its joints' points, whose lanes are ∂(Φ_zᵀλ)/∂ρ.
+/// its joints' points, whose lanes are ∂(Φ_zᵀλ)/∂ρ. `tau` null: the points' lanes alone (no
+/// wrench, no pass up the tree: what the outputs at a fixed state read).
 struct PointLoad {
   ItemIndex point;
   Eigen::Vector3d force;

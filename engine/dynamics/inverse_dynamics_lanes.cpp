@@ -192,7 +192,9 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   const auto nn = m.nodes.size();
   const auto nz = static_cast<std::size_t>(m.nz);
   const bool planar = m.dimension == 2;
-  for (std::size_t i = 0; i < nz; ++i) tau[i] = D(st.tau[static_cast<Eigen::Index>(i)]);
+  const bool withTau = tau != nullptr;  // null: the points' lanes alone (no wrench, no pass up)
+  if (withTau)
+    for (std::size_t i = 0; i < nz; ++i) tau[i] = D(st.tau[static_cast<Eigen::Index>(i)]);
   pr.resize(3 * points.size());
   pv.resize(pr.size());
   pa.resize(pr.size());
@@ -275,6 +277,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       }
       dV[k] = dVk;
       dA[k] = dAk;
+      if (!withTau) continue;
       // the wrench I A + V ×* I V − W and its lane: the inertia's (mass, centre, J_c) and the motion's
       const double mass = values.mech.bodies[static_cast<std::size_t>(n.body)].mass, dm = own.mass;
       const V3<double>& c = motion.centre[k];
@@ -307,7 +310,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       df[k] = f;
     }
     // the lane forces' wrenches: their points moved with their bodies, their numbers' lanes
-    if (any && (!forceValues.empty() || !loads.empty())) {
+    if (withTau && any && (!forceValues.empty() || !loads.empty())) {
       auto pointLane = [&](ItemIndex item, V3<double>& dr, V3<double>& dv) {
         dr = v3(lane3(p.mech.point(item), l));
         dv = zero3<double>();
@@ -387,7 +390,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       }
     }
     // up the tree: the subtrees' wrenches' lanes projected, with the columns' own (∂S·F)
-    if (any)
+    if (withTau && any)
       for (std::size_t k = nn; k-- > 0;) {
         if (!touched[k]) continue;
         const Node& n = m.nodes[k];
@@ -432,7 +435,8 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
     }
   }
   // tree torsion springs: Q = sign · (−k (angle − θ₀) − c rate) on their own coordinate
-  forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
+  if (withTau)
+    forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
     const D angle(st.z[n.z] * n.sign), rate(zd[n.z] * n.sign);
     const D q = ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
     for (int l = 0; l < kLanes; ++l) tau[n.z].g[l] -= q.g[l];

@@ -564,11 +564,10 @@ class Penalty final : public Formulation, private FormulationNumbers {
     const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
     if (np == 0) return true;  // joints' coordinates and rates: no parameter moves them
     std::vector<Dual> pr(np), pv(np), pa(np), out(static_cast<std::size_t>(no));
-    Vec<Dual> tau(p.x.size());
     const Vec<Dual> zs = p.x.cast<Dual>(), zds = p.v.cast<Dual>(), zdds = p.a.cast<Dual>();
     for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
       const auto& nums = chunk(ch);
-      if (!dyn::inverseDynamicsAlongNumbers(tree_, real_.tree, motion, *lanesOf(nums), nums.tree, tau.data(), points, pr.data(), pv.data(),
+      if (!dyn::inverseDynamicsAlongNumbers(tree_, real_.tree, motion, *lanesOf(nums), nums.tree, nullptr, points, pr.data(), pv.data(),
                                             pa.data()))
         return false;
       analysis::outputsFromPoints<Dual>(st_.outputs, tree_, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), out.data());

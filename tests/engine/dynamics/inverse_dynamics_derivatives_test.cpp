@@ -464,6 +464,14 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
     expectEqual(r, rRef, "r");
     expectEqual(v, vRef, "v");
     expectEqual(a, aRef, "a");
+    // without τ: the points' lanes alone, the same
+    {
+      std::vector<D> r2(np), v2(np), a2(np);
+      ASSERT_TRUE(inverseDynamicsAlongNumbers(tree, tree.numbers, state, lanes, p, nullptr, points, r2.data(), v2.data(), a2.data()));
+      expectEqual(r2, rRef, "r alone");
+      expectEqual(v2, vRef, "v alone");
+      expectEqual(a2, aRef, "a alone");
+    }
     // the transpose (inverseDynamicsNumbersAdjoint, numbersLanesProducts): random weights on τ and
     // on each of r, v, a alone and together, each lane's product against the weights dotted with
     // the lanes above
