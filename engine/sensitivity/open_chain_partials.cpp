@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "dynamics/inverse_dynamics_derivatives.h"
+#include "numeric/small_dense.h"
 #include "sensitivity/parameter_products.h"
 
 namespace lw::sens::detail {
@@ -169,8 +170,9 @@ class OpenChain final : public OpenChainPartials {
     Eigen::MatrixXd rhs = P.topRows(d);
     rhs.noalias() += tp.Tz * Xh;
     rhs.noalias() += tp.Tzd * Vh;
-    const Eigen::MatrixXd K = Md_ + hx * tp.Tz + hv * tp.Tzd;
-    S.a = -K.partialPivLu().solve(rhs);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> K(Eigen::MatrixXd(Md_ + hx * tp.Tz + hv * tp.Tzd));
+    num::solveSmallInPlace(K, rhs);
+    S.a = -rhs;
     S.x = Xh + hx * S.a;
     S.v = Vh + hv * S.a;
     outputsAlong = P.bottomRows(P.rows() - d);
@@ -192,7 +194,8 @@ class OpenChain final : public OpenChainPartials {
     const ParameterProducts* endProducts() const override { return products_.get(); }
     void reverseWithEndOutputs(StateColumns& l, Eigen::MatrixXd& grad, const Eigen::MatrixXd& wO) const override {
       const double h = h_, hx = 0.25 * h * h, hv = 0.5 * h;
-      const Eigen::MatrixXd w = lu_.transpose().solve(Eigen::MatrixXd(l.a + hx * l.x + hv * l.v));
+      Eigen::MatrixXd w = l.a + hx * l.x + hv * l.v;
+      num::solveSmallTransposedInPlace(lu_, w);
       products_->add(M_ * w, wO, grad);
       const Eigen::MatrixXd tz = Tz_.transpose() * w, tzd = Tzd_.transpose() * w;
       const Eigen::MatrixXd lx = l.x - tz;
