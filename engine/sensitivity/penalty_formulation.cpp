@@ -125,9 +125,11 @@ class Penalty final : public Formulation, private FormulationNumbers {
       for (Eigen::Index j = first; j < std::min(3 * nz, first + kLanes); ++j) s[static_cast<std::size_t>(j / nz)][j % nz].g[j - first] = 1;
       return s;
     };
-    // the state's columns by the outputs' exact partials (one jet-free pass); outputs they do not
-    // cover (a cut joint's coordinate, reactions) and the reference kernels by forward AD
-    if (!analytic_ || !analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, o.outputs, o.Ox, o.Ov, o.Oa)) {
+    // the state's and the parameters' columns by the exact kernels from one motion pass
+    const bool byKernels = outputPartialsByKernels(p, o.outputs, o.Ox, o.Ov, o.Oa, o.Op);
+    // else the state's columns by the outputs' exact partials (one jet-free pass); outputs they do
+    // not cover (a cut joint's coordinate, reactions) and the reference kernels by forward AD
+    if (!byKernels && (!analytic_ || !analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, o.outputs, o.Ox, o.Ov, o.Oa))) {
       if (Status s = outputValues(p, o.outputs); !s.ok()) return s;
       Eigen::MatrixXd Os;
       if (Status s = stateColumns(3 * nz, no, seed3, [&](const auto& s3, Vec<Dual>& r) { return outputs(plain_, s3[0], s3[1], s3[2], r); }, Os);
@@ -137,12 +139,13 @@ class Penalty final : public Formulation, private FormulationNumbers {
       o.Ov = Os.middleCols(nz, nz);
       o.Oa = Os.rightCols(nz);
     }
-    if (Status s = parameterColumns(
-            [&](const auto& nums, auto& r) {
-              using S = typename std::decay_t<decltype(r)>::Scalar;
-              return outputs(nums, Vec<S>(p.x.cast<S>()), Vec<S>(p.v.cast<S>()), Vec<S>(p.a.cast<S>()), r);
-            },
-            no, o.Op);
+    if (Status s = byKernels ? Status{}
+                             : parameterColumns(
+                                   [&](const auto& nums, auto& r) {
+                                     using S = typename std::decay_t<decltype(r)>::Scalar;
+                                     return outputs(nums, Vec<S>(p.x.cast<S>()), Vec<S>(p.v.cast<S>()), Vec<S>(p.a.cast<S>()), r);
+                                   },
+                                   no, o.Op);
         !s.ok())
       return s;
     if (!accelerations) return {};
@@ -546,22 +549,20 @@ class Penalty final : public Formulation, private FormulationNumbers {
         no, along, &outputs);
   }
 
-  // O_z S.x + O_ż S.v + O_z̈ S.a + O_ρ: the outputs' partials from one motion pass at p
-  // (analysis::outputPartials), O_ρ at the fixed state from the points' lanes of the lanes kernel
-  // chunk by chunk — no dual-number pass of the outputs. False where either does not serve (a
-  // held gap's rows, quaternions, outputs with parameters of their own, lanes on axes).
-  bool outputsAlongByKernels(const RunPoint& p, const StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& along) const {
+  // The outputs at p, their state partials O_z, O_ż, O_z̈ (analysis::outputPartials) and O_ρ at
+  // the fixed state (the points' lanes of the lanes kernel, chunk by chunk) from one motion pass
+  // on doubles — no dual-number pass of the outputs. False where either does not serve (a held
+  // gap's rows, quaternions, outputs with parameters of their own, lanes on axes).
+  bool outputPartialsByKernels(const RunPoint& p, Eigen::VectorXd& outputs, Eigen::MatrixXd& Oz, Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd,
+                               Eigen::MatrixXd& Op) const {
     if (!analytic_ || !held(p.coords).empty() || !parameterProductsCover(st_, *this)) return false;
     thread_local dyn::MotionAtState motion;  // kept: asked at every step
     motion.compute(tree_, real_.tree, p.x.data(), p.v.data(), p.a.data(), p.t);
-    Eigen::MatrixXd Oz, Ozd, Ozdd;
     if (!analysis::outputPartials(st_.outputs, tree_, real_.tree, p.x, p.v, p.a, p.t, outputs, Oz, Ozd, Ozdd, &motion)) return false;
-    along.noalias() = Oz * S.x;
-    along.noalias() += Ozd * S.v;
-    along.noalias() += Ozdd * S.a;
     const auto& points = st_.outputs.points;
     const std::size_t np = 3 * points.size();
     const auto no = static_cast<Eigen::Index>(st_.outputs.names.size());
+    Op.setZero(no, static_cast<Eigen::Index>(st_.parameters.size()));
     if (np == 0) return true;  // joints' coordinates and rates: no parameter moves them
     std::vector<Dual> pr(np), pv(np), pa(np), out(static_cast<std::size_t>(no));
     const Vec<Dual> zs = p.x.cast<Dual>(), zds = p.v.cast<Dual>(), zdds = p.a.cast<Dual>();
@@ -572,8 +573,17 @@ class Penalty final : public Formulation, private FormulationNumbers {
         return false;
       analysis::outputsFromPoints<Dual>(st_.outputs, tree_, nums.tree, zs, zds, zdds, p.t, pr.data(), pv.data(), pa.data(), out.data());
       for (Eigen::Index k = 0; k < no; ++k)
-        for (Eigen::Index j = 0; j < chunkSize(ch); ++j) along(k, chunkFirst(ch) + j) += out[static_cast<std::size_t>(k)].g[j];
+        for (Eigen::Index j = 0; j < chunkSize(ch); ++j) Op(k, chunkFirst(ch) + j) = out[static_cast<std::size_t>(k)].g[j];
     }
+    return true;
+  }
+  // O_z S.x + O_ż S.v + O_z̈ S.a + O_ρ by those partials
+  bool outputsAlongByKernels(const RunPoint& p, const StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& along) const {
+    Eigen::MatrixXd Oz, Ozd, Ozdd;
+    if (!outputPartialsByKernels(p, outputs, Oz, Ozd, Ozdd, along)) return false;
+    along.noalias() += Oz * S.x;
+    along.noalias() += Ozd * S.v;
+    along.noalias() += Ozdd * S.a;
     return true;
   }
 
