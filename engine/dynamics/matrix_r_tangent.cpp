@@ -4,6 +4,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 
+#include "numeric/small_dense.h"
 #include "dynamics/constraint_rows.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/loop_jacobian_rates.h"
@@ -13,6 +14,7 @@
 #include "dynamics/tree_motion.h"
 #include "numeric/first_jets.h"
 #include "numeric/jet.h"
+#include "numeric/small_dense.h"
 
 namespace lw::dyn {
 
@@ -521,12 +523,17 @@ bool MatrixRTangent::alongNumbers(const TreeNumbers<double>& values, const Motio
     out.zidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * T));
     out.zdd.noalias() = w.R * out.zidd;
   } else {
-    out.z = -w.theta->solve(P0);
+    // (Θ's solves by row operations: eight columns of tens of rows, where Eigen's blocked
+    // triangular solves cost several times the arithmetic)
+    num::solveSmallInPlace(*w.theta, P0);
+    out.z = -P0;
     P1.noalias() += parts.rates * out.z;
-    out.zd = -w.theta->solve(P1);
+    num::solveSmallInPlace(*w.theta, P1);
+    out.zd = -P1;
     P2.noalias() += parts.secondRates * out.z;
     P2.noalias() += 2 * (parts.rates * out.zd);
-    const Eigen::MatrixXd da = -w.theta->solve(P2);
+    num::solveSmallInPlace(*w.theta, P2);
+    const Eigen::MatrixXd da = -P2;
     T.noalias() += w.Md * da;
     T.noalias() += parts.tauZ * out.z;
     T.noalias() += parts.tauZd * out.zd;
