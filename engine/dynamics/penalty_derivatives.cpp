@@ -116,13 +116,15 @@ void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double 
 }
 
 bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>& p, double alpha, double t, const Eigen::VectorXd& z,
-                              const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M) {
+                              const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M,
+                              const MotionAtState* given) {
   thread_local std::vector<int> rows;
   rows.resize(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nrows; ++i) rows[static_cast<std::size_t>(i)] = i;
   if (!loopJacobianRatesUnsupported(m, rows).empty() || !inverseDynamicsDerivativesUnsupported(m, p).empty()) return false;
-  thread_local MotionAtState state;
-  state.compute(m, p, z.data(), zd.data(), zdd.data(), t);
+  thread_local MotionAtState own;
+  if (!given) own.compute(m, p, z.data(), zd.data(), zdd.data(), t);
+  const MotionAtState& state = given ? *given : own;
   inverseDynamicsDerivatives(m, p, state, Fz, Fzd);
   state.massMatrix(m, p, M);
   if (m.nrows == 0) return true;
@@ -141,13 +143,14 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
 
 bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
                                  const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp) {
+                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp, const MotionAtState* given) {
   thread_local std::vector<int> all;
   all.resize(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nrows; ++i) all[static_cast<std::size_t>(i)] = i;
   if (!loopJacobianRatesUnsupported(m, all).empty()) return false;
-  thread_local MotionAtState state;
-  state.compute(m, values, z.data(), zd.data(), zdd.data(), t);
+  thread_local MotionAtState own;
+  if (!given) own.compute(m, values, z.data(), zd.data(), zdd.data(), t);
+  const MotionAtState& state = given ? *given : own;
   const detail::TreeMotion<double>& motion = state.data().motion;
   thread_local VectorOn<double> phi;
   thread_local MatrixOn<double> J;

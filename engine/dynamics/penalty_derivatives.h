@@ -19,6 +19,7 @@
 namespace lw::dyn {
 
 struct NumbersLanes;  // inverse_dynamics_derivatives.h
+class MotionAtState;  // inverse_dynamics_derivatives.h
 
 /// Rows a run enforces besides the loops for a while (resting contacts held closed,
 /// events/resting_contact.h), on S: at z their values Φ and Jacobian Φ_z and, along ż when given,
@@ -38,8 +39,11 @@ void penaltyResidualOn(const RecursiveModel& m, const TreeNumbers<S>& p, double 
 /// kernels do not cover the model (a quaternion, a row other than a cut joint's points'
 /// difference, a driver, a force element τ's kernel refuses): the caller's dual numbers then.
 /// Without extra rows (a resting contact held: the caller's dual numbers).
+/// `state`: the tree's motion at (z, ż, z̈, t) computed already (one pass for this and the
+/// parameters' lanes below), or null.
 bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>& p, double alpha, double t, const Eigen::VectorXd& z,
-                              const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M);
+                              const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fz, Eigen::MatrixXd& Fzd, Eigen::MatrixXd& M,
+                              const MotionAtState* state = nullptr);
 
 /// F's lanes along a chunk of the numbers (p on dual numbers, `lanes` = numbersLanes(p)) at a
 /// fixed (z, ż, z̈) on doubles, without a dual-number pass: F_ρ = τ_ρ + (Φ_z)_ρᵀ αΦ + α Φ_zᵀ Φ_ρ,
@@ -48,7 +52,7 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
 /// points' differences or the lanes kernel does not take the lanes.
 bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
                                  const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp);
+                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp, const MotionAtState* state = nullptr);
 
 /// The projected velocities and accelerations of a step's end z from the trapezoidal ones.
 template <class S>

@@ -192,8 +192,10 @@ class Penalty final : public Formulation, private FormulationNumbers {
     Eigen::MatrixXd Fb, Fz, Fzd, M;
     // by the analytic kernels: T and F_ż Ẑ' + M Ẑ'' from the residual's state partials, F_ρ from
     // the lanes kernel — no dual number; else F along S with the parameters seeded, eight a pass
-    if (analytic_ && held(b.coords).empty() && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, b.t, b.x, zdS, zddS, Fz, Fzd, M) &&
-        residualAlongNumbers(b.t, b.x, zdS, zddS, Fb)) {
+    // (one motion pass at the trapezoidal state for both)
+    const dyn::MotionAtState* motion = analytic_ && held(b.coords).empty() ? motionAt(b.t, b.x, zdS, zddS) : nullptr;
+    if (motion && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, b.t, b.x, zdS, zddS, Fz, Fzd, M, motion) &&
+        residualAlongNumbers(b.t, b.x, zdS, zddS, Fb, motion)) {
       Fb.noalias() += Fzd * Zhd;
       Fb.noalias() += M * Zhdd;
       const Eigen::PartialPivLU<Eigen::MatrixXd> lu(Eigen::MatrixXd(Fz + (2 / h) * Fzd + (4 / (h * h)) * M));
@@ -336,7 +338,9 @@ class Penalty final : public Formulation, private FormulationNumbers {
       return {};
     };
     Eigen::MatrixXd Fz, Fzd, M;
-    if (analytic_ && held(b.coords).empty() && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, b.t, b.x, zdS, zddS, Fz, Fzd, M)) {
+    // (one motion pass at the trapezoidal state for these and F_ρ's lanes)
+    const dyn::MotionAtState* motion = analytic_ && held(b.coords).empty() ? motionAt(b.t, b.x, zdS, zddS) : nullptr;
+    if (motion && dyn::penaltyResidualJacobians(tree_, real_.tree, alpha_, b.t, b.x, zdS, zddS, Fz, Fzd, M, motion)) {
       Fs.resize(nz, 2 * nz);
       Fs << Fz, Fzd;  // the analytic kernels' (no dual number)
     } else if (Status s = stateColumns(
@@ -414,7 +418,7 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (semiAnalytical()) {
       dyn::PenaltyParts p0;
       J.Fp = residualPartial(b.t, b.coords, b.x, zdS, zddS, false, p0);
-    } else if (held(b.coords).empty() && residualAlongNumbers(b.t, b.x, zdS, zddS, J.Fp)) {
+    } else if (held(b.coords).empty() && residualAlongNumbers(b.t, b.x, zdS, zddS, J.Fp, motion)) {
       // the lanes kernel's, no dual number
     } else if (Status s = parameterColumns(
                    [&](const auto& nums, auto& F) {
@@ -491,14 +495,24 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   // F_ρ (nz × parameters) at a fixed (z, ż, z̈) by the lanes kernel chunk by chunk, where it takes
   // every chunk (AD partials, the rows cut joints' points' differences); false otherwise
-  bool residualAlongNumbers(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp) const {
+  // the tree's motion at (z, ż, z̈, t): one pass a point for the residual's kernels, kept until
+  // the next
+  const dyn::MotionAtState* motionAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) const {
+    thread_local dyn::MotionAtState motion;
+    motion.compute(tree_, real_.tree, z.data(), zd.data(), zdd.data(), t);
+    return &motion;
+  }
+
+  // `motion`: the state's, computed already, or null
+  bool residualAlongNumbers(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp,
+                            const dyn::MotionAtState* motion = nullptr) const {
     if (!analytic_ || semiAnalytical()) return false;
     for (std::size_t ch = 0; ch < chunkCount(); ++ch)
       if (!dyn::numbersLanesCovered(tree_, *lanesOf(chunk(ch)), chunk(ch).tree)) return false;
     Fp.resize(z.size(), static_cast<Eigen::Index>(st_.parameters.size()));
     Eigen::MatrixXd lanes;
     for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
-      if (!dyn::penaltyResidualAlongNumbers(tree_, real_.tree, *lanesOf(chunk(ch)), chunk(ch).tree, alpha_, t, z, zd, zdd, lanes)) return false;
+      if (!dyn::penaltyResidualAlongNumbers(tree_, real_.tree, *lanesOf(chunk(ch)), chunk(ch).tree, alpha_, t, z, zd, zdd, lanes, motion)) return false;
       Fp.middleCols(chunkFirst(ch), chunkSize(ch)) = lanes.leftCols(chunkSize(ch));
     }
     return true;
