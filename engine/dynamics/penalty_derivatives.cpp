@@ -12,6 +12,7 @@
 #include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
 #include "numeric/jet.h"
+#include "numeric/small_dense.h"
 #include "numeric/solve_on.h"
 
 namespace lw::dyn {
@@ -242,7 +243,8 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   }
   const Eigen::PartialPivLU<Eigen::MatrixXd> A(Eigen::MatrixXd(out.M + (hh * alpha) * (J.transpose() * J)));
   if (!(std::abs(A.determinant()) > 0)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
-  out.Pd = A.solve(out.M);
+  out.Pd = out.M;
+  num::solveSmallInPlace(A, out.Pd);
   out.Qdd = out.Pd;
   // the projected velocities (as penaltyProjectOn's), then c_ż there, eight columns a pass
   VectorOn<double> r = VectorOn<double>::Zero(phi.size());
@@ -262,7 +264,8 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
     for (Eigen::Index i = 0; i < c.size(); ++i)
       for (int j = first; j < std::min(nz, first + num::kChunk); ++j) cz(i, j) = c[i].g[j - first];
   }
-  out.Qd = A.solve(Eigen::MatrixXd((hh * alpha) * (J.transpose() * (cz * out.Pd))));
+  out.Qd = (hh * alpha) * (J.transpose() * (cz * out.Pd));
+  num::solveSmallInPlace(A, out.Qd);
   return {};
 }
 

@@ -4,6 +4,7 @@
 #include <complex>
 
 #include "numeric/dual_eigen.h"
+#include "numeric/small_dense.h"
 
 namespace lw::num {
 
@@ -59,7 +60,8 @@ bool solveOn(const MatrixOn<Dual8>& A, const MatrixOn<Dual8>& B, MatrixOn<Dual8>
         for (Eigen::Index l = 0; l < n; ++l) r -= A(i, l).g[k] * Xv(l, j);
         R(i, k * m + j) = r;
       }
-  const Eigen::MatrixXd Xg = lu.solve(R);
+  solveSmallInPlace(lu, R);
+  const Eigen::MatrixXd& Xg = R;
   for (int k = 0; k < kChunk; ++k)
     for (Eigen::Index i = 0; i < n; ++i)
       for (Eigen::Index j = 0; j < m; ++j) X(i, j).g[k] = Xg(i, k * m + j);
