@@ -17,6 +17,14 @@
 #include "numeric/small_dense.h"
 
 namespace lw::dyn {
+namespace {
+// Θ⁻¹ B for B of a few columns, by row operations (num::solveSmallInPlace): Eigen's blocked
+// triangular solves cost several times the arithmetic at tens of rows
+Eigen::MatrixXd solvedSmall(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, Eigen::MatrixXd B) {
+  num::solveSmallInPlace(lu, B);
+  return B;
+}
+}  // namespace
 
 // a constraint's rows along a body's six unit twists at once, on the lanes' dual numbers
 using TwistJets = kin::FirstJets<num::Dual8, 6>;
@@ -190,7 +198,7 @@ struct MatrixRTangent::Work {
       }
     }
     rhs.bottomRows(d) += gradientsOf(dx);
-    return theta->solve(rhs);
+    return solvedSmall(*theta, std::move(rhs));
   }
 
   // z and ż with their lanes: Θ δz = [−Φ_ρ; δzⁱ − h_ρ], then Θ δż = [−δΦ̇; δżⁱ − δḣ] at ż held
@@ -201,7 +209,7 @@ struct MatrixRTangent::Work {
     rowsAlong(p, zOut, constant(zd), VectorOn<D>::Zero(nz), 1.0, false, false);
     Eigen::MatrixXd rhs = -rowLanes(passes.rows, 1);
     rhs.bottomRows(d) += gradientsOf(dv);
-    zdOut = withLanes(zd, theta->solve(rhs));
+    zdOut = withLanes(zd, solvedSmall(*theta, std::move(rhs)));
   }
 };
 
@@ -290,7 +298,7 @@ void MatrixRTangent::along(const TreeNumbers<num::Dual8>& p, bool seeded, const 
   w.positionsAndRates(p, seeded, dx, dv, z, zd);
   // accelerations with δz̈ⁱ = 0: Θ δa = −[δΦ̈; δḧ] at z̈ held; τ's lanes from the same motion
   w.rowsAlong(p, z, zd, constant(w.zdd), 1.0, true, true);
-  const Eigen::MatrixXd da = w.theta->solve(Eigen::MatrixXd(-rowLanes(rows, 2)));
+  const Eigen::MatrixXd da = solvedSmall(*w.theta, -rowLanes(rows, 2));
   VectorOn<D> tau(nz);
   detail::inverseDynamicsFrom<D>(tree, p, motion, z.data(), zd.data(), w.t, tau.data());
   // the loops' multipliers turned with Φ_z: λᵀ δΦ_z r_c for every column r_c of R^Φ at once.
@@ -404,7 +412,7 @@ void MatrixRTangent::velocitiesAlong(const TreeNumbers<num::Dual8>& p, bool seed
   R.resize(nz, d);
   for (int c = 0; c < d; ++c) {
     w.rowsAlong(p, z, constant(w.R.col(c)), zeroD, 0.0, true, false);
-    R.col(c) = withLanes(w.R.col(c), w.theta->solve(Eigen::MatrixXd(-rowLanes(rows, 1))));
+    R.col(c) = withLanes(w.R.col(c), solvedSmall(*w.theta, -rowLanes(rows, 1)));
   }
 }
 
@@ -453,11 +461,11 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   const Eigen::MatrixXd& R = w.R;
   Eigen::MatrixXd Y = Thd * R;
   out.zx = R;
-  out.zdx = -w.theta->solve(Y);
+  out.zdx = -solvedSmall(*w.theta, Y);
   out.zdv = R;
   Y.noalias() = Thdd * R;
   Y.noalias() += 2 * (Thd * out.zdx);
-  const Eigen::MatrixXd ax = -w.theta->solve(Y);
+  const Eigen::MatrixXd ax = -solvedSmall(*w.theta, Y);
   const Eigen::MatrixXd RtM = R.transpose() * w.Md, RtT = R.transpose() * Tz, RtTd = R.transpose() * Tzd;
   Eigen::MatrixXd rhs = RtM * ax;
   rhs.noalias() += RtT * R;
