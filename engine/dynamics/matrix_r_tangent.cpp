@@ -531,17 +531,12 @@ bool MatrixRTangent::alongNumbers(const TreeNumbers<double>& values, const Motio
     out.zidd = -w.mbar->solve(Eigen::MatrixXd(w.R.transpose() * T));
     out.zdd.noalias() = w.R * out.zidd;
   } else {
-    // (Θ's solves by row operations: eight columns of tens of rows, where Eigen's blocked
-    // triangular solves cost several times the arithmetic)
-    num::solveSmallInPlace(*w.theta, P0);
-    out.z = -P0;
+    out.z = -solvedSmall(*w.theta, std::move(P0));
     P1.noalias() += parts.rates * out.z;
-    num::solveSmallInPlace(*w.theta, P1);
-    out.zd = -P1;
+    out.zd = -solvedSmall(*w.theta, std::move(P1));
     P2.noalias() += parts.secondRates * out.z;
     P2.noalias() += 2 * (parts.rates * out.zd);
-    num::solveSmallInPlace(*w.theta, P2);
-    const Eigen::MatrixXd da = -P2;
+    const Eigen::MatrixXd da = -solvedSmall(*w.theta, std::move(P2));
     T.noalias() += w.Md * da;
     T.noalias() += parts.tauZ * out.z;
     T.noalias() += parts.tauZd * out.zd;

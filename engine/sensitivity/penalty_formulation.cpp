@@ -493,8 +493,6 @@ class Penalty final : public Formulation, private FormulationNumbers {
     return penaltyComplexRun(st_, alpha_, helds_, parameter, step);
   }
 
-  // F_ρ (nz × parameters) at a fixed (z, ż, z̈) by the lanes kernel chunk by chunk, where it takes
-  // every chunk (AD partials, the rows cut joints' points' differences); false otherwise
   // the tree's motion at (z, ż, z̈, t): one pass a point for the residual's kernels, kept until
   // the next
   const dyn::MotionAtState* motionAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) const {
@@ -503,6 +501,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
     return &motion;
   }
 
+  // F_ρ (nz × parameters) at a fixed (z, ż, z̈) by the lanes kernel chunk by chunk, where it takes
+  // every chunk (AD partials, the rows cut joints' points' differences); false otherwise.
   // `motion`: the state's, computed already, or null
   bool residualAlongNumbers(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp,
                             const dyn::MotionAtState* motion = nullptr) const {
