@@ -140,13 +140,14 @@ std::array<int, 2> elementBodies(const RecursiveModel& m, std::size_t fi) {
 
 // The force elements' part of τ_z and τ_ż (τ_j −= S_j · W_b over the bodies b that coordinate j
 // moves): each element's wrenches W_b about the origin by its law on ElementJet, then
-//   ∂W_b/∂z_i = Σ_c [i moves c] (∂W_b/∂ξ_c S_i + ∂W_b/∂V_c (S_i × (V_c − V_i))),
+//   ∂W_b/∂z_i = Σ_c [i moves c] (∂W_b/∂ξ_c S_i + ∂W_b/∂V_c (S_i × V_c + dV_i)),
 //   ∂W_b/∂ż_i = Σ_c [i moves c] ∂W_b/∂V_c S_i
-// (V_i the frame that carries S_i; the columns' own turn, ∂S_j/∂z_i · W_b, is the subtree
-// wrench's, read with the others')
+// (dV_i: the column's ColumnMotion, V_i × S_i for a one-axis column; the columns' own turn,
+// ∂S_j/∂z_i · W_b, is the subtree wrench's, read with the others')
 template <class Within>
 void addForceElementDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion, double t,
-                                const std::vector<Vec6>& S, Within&& within, Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd) {
+                                const std::vector<Vec6>& S, const std::vector<Vec6>& dV, Within&& within, Eigen::MatrixXd& tau_z,
+                                Eigen::MatrixXd& tau_zd) {
   using J = ElementJet;
   const int nz = m.nz;
   const std::vector<int>& nodeOf = motion.nodeOf;
@@ -195,7 +196,7 @@ void addForceElementDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
         const auto nc = static_cast<std::size_t>(m.nodeOfBody[static_cast<std::size_t>(eb.slot[c])]);
         if (!within(nc, ni)) continue;  // z_i does not move body c
         any = true;
-        const Vec6 turned = crossMotion(s, vec6(motion.V[nc]) - vec6(motion.Vi[ui]));
+        const Vec6 turned = crossMotion(s, vec6(motion.V[nc])) + dV[ui];
         for (int b = 0; b < 2; ++b) {
           if (eb.slot[b] < 0) continue;
           dW[b] += A[b][c] * s + B[b][c] * turned;
@@ -217,14 +218,6 @@ void addForceElementDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
 }
 
 }  // namespace
-
-std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p) {
-  // a quaternion's columns are not carried rigidly by the frames before them (∂S/∂q ≠ S × S)
-  for (const Node& n : m.nodes)
-    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
-  (void)p;  // every force element is covered (addForceElementDerivatives)
-  return {};
-}
 
 template <class S>
 void inverseDynamicsOn(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, const S* zd, const S* zdd, double t, S* tau) {
@@ -393,12 +386,16 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     Vec6 us, ub, ue, uc;
   };
   thread_local std::vector<Reads> reads;
-  thread_local std::vector<Vec6> S;
+  thread_local std::vector<Vec6> S, dV;
+  thread_local detail::ColumnDerivatives columns;
+  detail::columnDerivatives(m, p, motion, st.z.data(), st.zd.data(), st.zdd.data(), false, columns);
   reads.resize(static_cast<std::size_t>(nz));
   S.resize(static_cast<std::size_t>(nz));
+  dV.resize(static_cast<std::size_t>(nz));
   const std::vector<int>& nodeOf = motion.nodeOf;
   for (std::size_t j = 0; j < S.size(); ++j) {
     S[j] = vec6(motion.column[j]);
+    dV[j] = vec6(columns.columns[j].dV);
     const Subtree& t = sub[static_cast<std::size_t>(nodeOf[j])];
     Reads& r = reads[j];
     const Vector3d a = S[j].tail<3>();
@@ -414,9 +411,12 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     const auto ui = static_cast<std::size_t>(i);
     const auto ni = static_cast<std::size_t>(nodeOf[ui]);
     const Vec6& s = S[ui];
-    const Vec6 Vi = vec6(motion.Vi[ui]);
-    const Vec6 b = crossMotion(s, Vi);
-    const Vec6 e = crossMotion(b, Vi) - crossMotion(s, vec6(motion.Ai[ui]));
+    // the body k after i moves by ∂V_k = s × V_k − b, ∂A_k = s × A_k − b × V_k + e and
+    // ∂A_k/∂ż_i = s × V_k − 2b (one-axis columns: b = s × V_i, e = b × V_i − s × A_i)
+    const detail::ColumnMotion& cm = columns.columns[ui];
+    const Vec6 b = -dV[ui];
+    const Vec6 e = vec6(cm.dA) - crossMotion(dV[ui], vec6(cm.Vref));
+    const bool quaternion = columns.quaternion[ui] != 0;
     bool above = false;  // a column above i's node: G of i's whole subtree
     for (int j = 0; j < nz; ++j) {
       const auto uj = static_cast<std::size_t>(j);
@@ -424,7 +424,9 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
       if (within(nj, ni)) {
         const Reads& r = reads[uj];
         double v = r.us.dot(s) + r.ub.dot(b) + r.ue.dot(e);
-        if (nj != ni || j > i) v -= r.uc.dot(s);
+        // the column's turn, F · ∂S_j/∂z_i: s × S_j where i carries S_j, exact inside a quaternion node
+        if (quaternion && nj == ni) v += sub[nj].F.dot(vec6(columns.turn[uj][static_cast<std::size_t>(i - m.nodes[ni].z)]));
+        else if (nj != ni || j > i) v -= r.uc.dot(s);
         tau_z(j, i) = v;
         tau_zd(j, i) = -r.ub.dot(s) - 2 * r.ue.dot(b);
       } else if (within(ni, nj)) {
@@ -452,7 +454,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     tau_zd(n.z, n.z) += fn.damping;
   });
   // every other force element by its law along its bodies' twists
-  addForceElementDerivatives(m, p, motion, st.t, S, within, tau_z, tau_zd);
+  addForceElementDerivatives(m, p, motion, st.t, S, dV, within, tau_z, tau_zd);
 }
 
 }  // namespace lw::dyn

@@ -11,10 +11,10 @@
 // per subtree (composite inertia, ΣV ×* IV, ΣIA, ΣIV, the inertias' rate, mass, first moment), so
 // the two matrices cost O(nb) for the sums and O(nz²) small dot products for the columns.
 //
-// Covers joints that are sequences of one-axis motions (revolute, prismatic, cylindrical,
-// universal, free planar bodies, fixed), gravity, and torsion springs on tree joints. Other force
-// elements and quaternion coordinates are refused with the reason: the caller takes the dual-number
-// route there.
+// Every joint: a quaternion node's columns turn with the quaternion itself, so its ∂V, ∂A and
+// column turns are its own (detail::ColumnMotion, tree_motion.h) in the same sums. Gravity and
+// every force element (tree torsion springs on their coordinates, the others by their laws along
+// their bodies' twists).
 #pragma once
 
 #include <Eigen/Core>
@@ -29,10 +29,6 @@ template <int N> struct Dual;
 }
 
 namespace lw::dyn {
-
-/// Why the analytic kernel does not cover this tree with these numbers (their active forces), or
-/// empty when it does.
-std::string inverseDynamicsDerivativesUnsupported(const RecursiveModel& m, const TreeNumbers<double>& p);
 
 namespace detail {
 struct MotionAtStateData;  // tree_motion.h
@@ -64,8 +60,7 @@ class MotionAtState {
 };
 
 /// τ = M^d z̈ − Q^d (nz) and its partials τ_z = ∂τ/∂z, τ_zd = ∂τ/∂ż (nz × nz) at (z, ż, z̈, t)
-/// with the numbers p (the model's geometry; a run's switch states). Only for a tree the kernel
-/// covers (inverseDynamicsDerivativesUnsupported empty).
+/// with the numbers p (the model's geometry; a run's switch states), every tree.
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z,
                                 const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& tau,
                                 Eigen::MatrixXd& tau_z, Eigen::MatrixXd& tau_zd);

@@ -2,6 +2,7 @@
 
 #include <Eigen/Geometry>
 
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/tree_motion.h"
 
 namespace lw::dyn {
@@ -16,18 +17,15 @@ struct Twist {
   Vector3d v, w;
 };
 Twist twist(const detail::Motion6<double>& m) { return {vec3(m.v), vec3(m.w)}; }
-Twist cross(const Twist& m, const Twist& x) { return {m.w.cross(x.v) + m.v.cross(x.w), m.w.cross(x.w)}; }
-Twist operator+(const Twist& a, const Twist& b) { return {a.v + b.v, a.w + b.w}; }
 
 }  // namespace
 
 std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows) {
-  for (const Node& n : m.nodes)
-    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) return "a quaternion joint (body " + std::to_string(n.body) + ")";
   for (int row : rows) {
     const LoopConstraint* of = nullptr;
     for (const LoopConstraint& c : m.constraints)
       if (row >= c.row && row < c.row + c.rows) of = &c;
+    if (of && of->kind == LoopConstraint::Kind::UnitQuaternion) continue;
     if (!of || of->kind != LoopConstraint::Kind::CutJoint) return "row " + std::to_string(row) + " is not a cut joint's";
     const auto& jt = m.mechanism->joints[static_cast<std::size_t>(of->index)];
     const int k = row - of->row;
@@ -37,24 +35,28 @@ std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vec
   return {};
 }
 
-void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion, const std::vector<int>& rows,
+void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, const std::vector<int>& rows,
                        const std::vector<Dof>& dofs, const Eigen::VectorXd& lambda, Eigen::MatrixXd& Thetad, Eigen::MatrixXd& Thetadd,
                        Eigen::MatrixXd& H) {
   const int nz = m.nz;
+  const detail::MotionAtStateData& st = state.data();
+  const detail::TreeMotion<double>& motion = st.motion;
   Thetad.setZero(nz, nz);
   Thetadd.setZero(nz, nz);
   H.setZero(nz, nz);
   auto within = [&](std::size_t k, std::size_t of) { return m.inSubtree(k, of); };
-  // the columns and their rates: Ṡ_j = V_j × S_j, S̈_j = A_j × S_j + V_j × Ṡ_j
+  // the columns and their rates (Ṡ_j = V_j × S_j, S̈_j = A_j × S_j + V_j × Ṡ_j for a one-axis
+  // column; a quaternion node's exact) and turns
+  thread_local detail::ColumnDerivatives columns;
+  detail::columnDerivatives(m, p, motion, st.z.data(), st.zd.data(), st.zdd.data(), true, columns);
   thread_local std::vector<Twist> S, Sd, Sdd;
   S.resize(static_cast<std::size_t>(nz));
   Sd.resize(S.size());
   Sdd.resize(S.size());
   for (std::size_t j = 0; j < S.size(); ++j) {
     S[j] = twist(motion.column[j]);
-    const Twist Vj = twist(motion.Vi[j]), Aj = twist(motion.Ai[j]);
-    Sd[j] = cross(Vj, S[j]);
-    Sdd[j] = cross(Aj, S[j]) + cross(Vj, Sd[j]);
+    Sd[j] = twist(columns.rate[j]);
+    Sdd[j] = twist(columns.secondRate[j]);
   }
   const std::vector<int>& nodeOf = motion.nodeOf;
   thread_local std::vector<Vector3d> u, a;  // by coordinate, for one point: ∂x/∂z_j and Λ × S_j.ω
@@ -89,7 +91,8 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
     if (!loaded) return;
     // H(j, i) = ∂/∂z_i Λ·(S_j.v + S_j.ω × x): Λ·(S_j.ω × ∂x/∂z_i) = u_i·a_j, and where z_i turns S_j
     // (∂S_j/∂z_i = S_i × S_j) that plus Λ·(the turned column at x) = u_j·a_i in all (by Jacobi's
-    // identity the turned column at x is S_i.ω × u_j − S_j.ω × u_i)
+    // identity the turned column at x is S_i.ω × u_j − S_j.ω × u_i); inside a quaternion node the
+    // turn is its own (ColumnDerivatives::turn)
     for (int j = 0; j < nz; ++j) {
       const auto uj = static_cast<std::size_t>(j);
       const auto nj = static_cast<std::size_t>(nodeOf[uj]);
@@ -98,13 +101,33 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
         const auto ui = static_cast<std::size_t>(i);
         const auto ni = static_cast<std::size_t>(nodeOf[ui]);
         if (!within(nb, ni)) continue;  // z_i moves neither the point nor the column
-        H(j, i) += within(nj, ni) && (nj != ni || j > i) ? u[uj].dot(a[ui]) : u[ui].dot(a[uj]);
+        if (nj == ni && columns.quaternion[uj]) {
+          const Twist turn = twist(columns.turn[uj][static_cast<std::size_t>(i - m.nodes[ni].z)]);
+          H(j, i) += u[ui].dot(a[uj]) + Lambda.dot(turn.v + turn.w.cross(x));
+        } else {
+          H(j, i) += within(nj, ni) && (nj != ni || j > i) ? u[uj].dot(a[ui]) : u[ui].dot(a[uj]);
+        }
       }
     }
   };
-  // the loops' rows, a cut joint's at a time (its point rows share the points)
+  // the loops' rows, a cut joint's at a time (its point rows share the points); a quaternion's
+  // unit row |q|² − 1 reads its own coordinates: Θ = 2qᵀ, Θ̇ = 2q̇ᵀ, Θ̈ = 2q̈ᵀ, H = 2λI
   int rs[3], axes[3];
   for (const LoopConstraint& con : m.constraints) {
+    if (con.kind == LoopConstraint::Kind::UnitQuaternion) {
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i] != con.row) continue;
+        const Node& n = m.nodes[static_cast<std::size_t>(con.index)];
+        const int q = n.z + (n.kind == NodeKind::FreeSpatial ? 3 : 0);
+        const auto r = static_cast<Eigen::Index>(i);
+        for (int c = q; c < q + 4; ++c) {
+          Thetad(r, c) = 2 * st.zd[c];
+          Thetadd(r, c) = 2 * st.zdd[c];
+          H(c, c) += 2 * lambda[r];
+        }
+      }
+      continue;
+    }
     int count = 0;
     Vector3d lambdaSum = Vector3d::Zero();
     for (std::size_t i = 0; i < rows.size(); ++i)

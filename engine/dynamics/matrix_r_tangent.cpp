@@ -225,7 +225,7 @@ Status MatrixRTangent::at(const MatrixRModel& m, const TreeNumbers<double>& valu
     w.read = m.tree.rowBodies;
     w.read.resize(m.tree.nodeOfBody.size(), 1);
     for (const ItemIndex& point : dofPoints(dofs)) w.read[static_cast<std::size_t>(point.body)] = 1;
-    w.products = loopJacobianRatesUnsupported(m.tree, m.rows).empty() && inverseDynamicsDerivativesUnsupported(m.tree, values).empty();
+    w.products = loopJacobianRatesUnsupported(m.tree, m.rows).empty();
   }
   w.m = &m;
   w.dofs = dofs;
@@ -453,7 +453,7 @@ bool MatrixRTangent::stateJacobians(const TreeNumbers<double>& values, const Mot
   if (!w.products) return false;
   Eigen::MatrixXd H;
   Eigen::MatrixXd &Thd = out.rates, &Thdd = out.secondRates, &Tz = out.tauZ, &Tzd = out.tauZd;
-  loopJacobianRates(tree, values, state.data().motion, m.rows, w.dofs, w.lambda, Thd, Thdd, H);
+  loopJacobianRates(tree, values, state, m.rows, w.dofs, w.lambda, Thd, Thdd, H);
   inverseDynamicsDerivatives(tree, values, state, Tz, Tzd);
   Tz += H;  // τ_z + H
   // with Y = Θ̇ R^Φ: ż by zⁱ is −Θ⁻¹Y, δa by żⁱ is −2Θ⁻¹Y = 2 ż_x; R^Φᵀ M^d, R^Φᵀ(τ_z + H), R^Φᵀ τ_ż

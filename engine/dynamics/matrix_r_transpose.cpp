@@ -17,7 +17,8 @@ void rowPointsOf(const RecursiveModel& tree, const std::vector<int>& selected, c
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const int row = selected[i];
     for (const LoopConstraint& c : tree.constraints) {
-      if (row < c.row || row >= c.row + c.rows) continue;
+      // a quaternion's unit row reads no point (and no number: |q|² − 1)
+      if (row < c.row || row >= c.row + c.rows || c.kind != LoopConstraint::Kind::CutJoint) continue;
       const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
       for (int side = 0; side < 2; ++side) rows.push_back({static_cast<int>(i), pointIndex(jt.points[side]), row - c.row, side == 1 ? 1.0 : -1.0});
     }

@@ -122,7 +122,7 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
   thread_local std::vector<int> rows;
   rows.resize(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nrows; ++i) rows[static_cast<std::size_t>(i)] = i;
-  if (!loopJacobianRatesUnsupported(m, rows).empty() || !inverseDynamicsDerivativesUnsupported(m, p).empty()) return false;
+  if (!loopJacobianRatesUnsupported(m, rows).empty()) return false;
   thread_local MotionAtState own;
   if (!given) own.compute(m, p, z.data(), zd.data(), zdd.data(), t);
   const MotionAtState& state = given ? *given : own;
@@ -136,7 +136,7 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
   phi.resize(m.nrows);
   kinematicsOnFrames<double, double>(m, p, motion.frames, z.data(), t, phi.data(), {}, nullptr);
   detail::constraintJacobianFrom<double>(m, p, motion, z.data(), t, J);
-  loopJacobianRates(m, p, motion, rows, {}, Eigen::VectorXd(alpha * phi), rates, secondRates, H);
+  loopJacobianRates(m, p, state, rows, {}, Eigen::VectorXd(alpha * phi), rates, secondRates, H);
   Fz.noalias() += alpha * (J.transpose() * J);
   Fz += H;
   return true;

@@ -2,7 +2,7 @@
 // (tree_motion.h): on any scalar (dual numbers whose lanes are design parameters give the
 // outputs' parameter partials), and on doubles their exact partials with respect to z, ż and z̈
 // from the same pass (a point moves rigidly with every coordinate before it: r_z = S_v + S_ω × r).
-// For trees without quaternion coordinates (inverseDynamicsDerivativesUnsupported's joints).
+// Every joint (quaternion nodes by their exact column derivatives, tree_motion.h).
 #pragma once
 
 #include <Eigen/Core>

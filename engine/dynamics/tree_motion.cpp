@@ -108,6 +108,96 @@ void treeMotion(const RecursiveModel& m, const TreeNumbers<S>& p, const S* z, co
   treeRates(m, p, z, zd, zdd, out);
 }
 
+namespace {
+// a quaternion node's exact column derivatives (ColumnDerivatives): the node alone on dual numbers
+// along its coordinates, its parent's frame held; its columns' rates from a
+// jet along the motion with the parent's frame held, moved with the parent after (S = X_p S_held:
+// Ṡ = V_p × S + Ṡ_held, S̈ = A_p × S + V_p × (V_p × S) + 2 V_p × Ṡ_held + S̈_held)
+void quaternionColumns(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeMotion<double>& motion, std::size_t k, const double* zn,
+                       const double* zdn, const double* zddn, bool rates, ColumnDerivatives& out) {
+  using D = num::Dual<8>;
+  const Node& n = m.nodes[k];
+  const Frame<double>& pf = motion.frames[static_cast<std::size_t>(n.parent)];
+  Frame<D> pfD;
+  for (int a = 0; a < 9; ++a) pfD.R.a[a] = D(pf.R.a[a]);
+  for (int a = 0; a < 3; ++a) pfD.x[a] = D(pf.x[a]);
+  D z[7], zd[7], zdd[7];
+  for (int l = 0; l < n.nz; ++l) {
+    z[l] = D(zn[l]);
+    zd[l] = D(zdn[l]);
+    zdd[l] = D(zddn[l]);
+    z[l].g[l] = 1;
+  }
+  QuaternionMotion<D> byZ;
+  quaternionNodeMotion<D>(n, p.nodes[k], pfD, z, zd, zdd, byZ);
+  auto lane = [](const V3<D>& v, const V3<D>& w, int l) {
+    return Motion6<double>{{{v[0].g[l], v[1].g[l], v[2].g[l]}}, {{w[0].g[l], w[1].g[l], w[2].g[l]}}};
+  };
+  const Motion6<double> Vp = n.parentNode >= 0 ? motion.V[static_cast<std::size_t>(n.parentNode)] : zero6<double>();
+  const Motion6<double> Ap = n.parentNode >= 0 ? motion.A[static_cast<std::size_t>(n.parentNode)] : zero6<double>();
+  const Motion6<double>&Vk = motion.V[k], &Ak = motion.A[k];
+  auto minus = [](const Motion6<double>& a, const Motion6<double>& b) { return plus(a, times(b, -1.0)); };
+  for (int l = 0; l < n.nz; ++l) {
+    const auto i = static_cast<std::size_t>(n.z + l);
+    const Motion6<double>& s = motion.column[i];
+    // V_k = V_p + V_rel, A_k = A_p + A_rel + V_p × V_rel with the parent held
+    const Motion6<double> dVk = lane(byZ.Vv, byZ.Vw, l);
+    const Motion6<double> dAk = plus(lane(byZ.Av, byZ.Aw, l), crossMotion(Vp, dVk));
+    ColumnMotion& c = out.columns[i];
+    c.dV = minus(dVk, crossMotion(s, Vk));
+    c.dA = minus(dAk, crossMotion(s, Ak));
+    c.Vref = Vk;
+    out.quaternion[i] = 1;
+    for (int j = 0; j < n.nz; ++j) out.turn[static_cast<std::size_t>(n.z + j)][static_cast<std::size_t>(l)] = lane(byZ.colV[j], byZ.colW[j], l);
+  }
+  if (!rates) return;
+  using J = kin::BasicJet<double>;
+  Frame<J> pfJ;
+  for (int a = 0; a < 9; ++a) pfJ.R.a[a] = J(pf.R.a[a]);
+  for (int a = 0; a < 3; ++a) pfJ.x[a] = J(pf.x[a]);
+  J zj[7];
+  for (int l = 0; l < n.nz; ++l) zj[l] = J(zn[l], zdn[l], zddn[l]);
+  QuaternionMotion<J> held;
+  quaternionNodeMotion<J>(n, p.nodes[k], pfJ, zj, nullptr, nullptr, held);
+  for (int j = 0; j < n.nz; ++j) {
+    const auto i = static_cast<std::size_t>(n.z + j);
+    const Motion6<double>& S = motion.column[i];
+    const Motion6<double> d{{{held.colV[j][0].d, held.colV[j][1].d, held.colV[j][2].d}}, {{held.colW[j][0].d, held.colW[j][1].d, held.colW[j][2].d}}};
+    const Motion6<double> dd{{{held.colV[j][0].dd, held.colV[j][1].dd, held.colV[j][2].dd}},
+                             {{held.colW[j][0].dd, held.colW[j][1].dd, held.colW[j][2].dd}}};
+    const Motion6<double> VpS = crossMotion(Vp, S);
+    out.rate[i] = plus(VpS, d);
+    out.secondRate[i] = plus(plus(crossMotion(Ap, S), crossMotion(Vp, VpS)), plus(times(crossMotion(Vp, d), 2.0), dd));
+  }
+}
+}  // namespace
+
+void columnDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeMotion<double>& motion, const double* z,
+                       const double* zd, const double* zdd, bool rates, ColumnDerivatives& out) {
+  const auto nz = static_cast<std::size_t>(m.nz);
+  out.columns.resize(nz);
+  out.quaternion.assign(nz, 0);
+  out.turn.resize(nz);
+  if (rates) {
+    out.rate.resize(nz);
+    out.secondRate.resize(nz);
+  }
+  for (std::size_t i = 0; i < nz; ++i) {
+    const Motion6<double>&s = motion.column[i], &Vi = motion.Vi[i], &Ai = motion.Ai[i];
+    ColumnMotion& c = out.columns[i];
+    c.dV = crossMotion(Vi, s);
+    c.dA = crossMotion(Ai, s);
+    c.Vref = Vi;
+    if (!rates) continue;
+    out.rate[i] = c.dV;  // Ṡ_i = V_i × S_i, S̈_i = A_i × S_i + V_i × Ṡ_i
+    out.secondRate[i] = plus(c.dA, crossMotion(Vi, out.rate[i]));
+  }
+  for (std::size_t k = 0; k < m.nodes.size(); ++k) {
+    const Node& n = m.nodes[k];
+    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) quaternionColumns(m, p, motion, k, z + n.z, zd + n.z, zdd + n.z, rates, out);
+  }
+}
+
 template <class S>
 void appliedWrenches(const RecursiveModel& m, const TreeNumbers<S>& p, const TreeMotion<S>& motion, double t, std::vector<Motion6<S>>& W) {
   const auto nn = m.nodes.size();
@@ -386,26 +476,29 @@ template void pointMotionOn<num::Dual8>(const RecursiveModel&, const TreeNumbers
                                         const num::Dual8*, std::span<const ItemIndex>, num::Dual8*, num::Dual8*, num::Dual8*);
 
 namespace {
-void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion,
-                              std::span<const ItemIndex> points, PointMotionPartials& out);
+void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion, const double* z,
+                              const double* zd, const double* zdd, std::span<const ItemIndex> points, PointMotionPartials& out);
 }  // namespace
 
 void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                             const Eigen::VectorXd& zdd, std::span<const ItemIndex> points, PointMotionPartials& out) {
   detail::TreeMotion<double> motion;
   detail::treeMotion(m, p, z.data(), zd.data(), zdd.data(), motion);
-  pointMotionDerivativesOn(m, p, motion, points, out);
+  pointMotionDerivativesOn(m, p, motion, z.data(), zd.data(), zdd.data(), points, out);
 }
 
 void pointMotionDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, std::span<const ItemIndex> points,
                             PointMotionPartials& out) {
-  pointMotionDerivativesOn(m, p, state.data().motion, points, out);
+  const detail::MotionAtStateData& d = state.data();
+  pointMotionDerivativesOn(m, p, d.motion, d.z.data(), d.zd.data(), d.zdd.data(), points, out);
 }
 
 namespace {
-void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion,
-                              std::span<const ItemIndex> points, PointMotionPartials& out) {
+void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>& p, const detail::TreeMotion<double>& motion, const double* z,
+                              const double* zd, const double* zdd, std::span<const ItemIndex> points, PointMotionPartials& out) {
   using Eigen::Vector3d;
+  using detail::crossMotion;
+  using detail::plus;
   const int nz = m.nz;
   const auto rows = static_cast<Eigen::Index>(3 * points.size());
   out.J.setZero(rows, nz);
@@ -413,6 +506,8 @@ void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>
   out.a_z.setZero(rows, nz);
   out.a_zd.setZero(rows, nz);
   auto vec = [](const detail::V3<double>& x) { return Vector3d(x[0], x[1], x[2]); };
+  thread_local detail::ColumnDerivatives columns;
+  if (!points.empty()) detail::columnDerivatives(m, p, motion, z, zd, zdd, false, columns);
   for (std::size_t k = 0; k < points.size(); ++k) {
     const int node = m.nodeOfBody[static_cast<std::size_t>(points[k].body)];
     if (node < 0) continue;  // on the ground
@@ -427,29 +522,18 @@ void pointMotionDerivativesOn(const RecursiveModel& m, const TreeNumbers<double>
       const auto ni = static_cast<std::size_t>(motion.nodeOf[static_cast<std::size_t>(i)]);
       const auto nk = static_cast<std::size_t>(node);
       if (!(m.enter[ni] <= m.enter[nk] && m.enter[nk] < m.leave[ni])) continue;  // i does not move the point
-      const Vector3d sv = vec(motion.column[static_cast<std::size_t>(i)].v), sw = vec(motion.column[static_cast<std::size_t>(i)].w);
-      const Vector3d Viv = vec(motion.Vi[static_cast<std::size_t>(i)].v), Viw = vec(motion.Vi[static_cast<std::size_t>(i)].w);
-      const Vector3d Vrv = vec(Vb.v) - Viv, Vrw = w - Viw;
-      const Vector3d Arv = vec(Ab.v) - vec(motion.Ai[static_cast<std::size_t>(i)].v), Arw = alpha - vec(motion.Ai[static_cast<std::size_t>(i)].w);
-      // s × x for motions: [s_ω × x_v + s_v × x_ω; s_ω × x_ω]
-      auto cm = [](const Vector3d& av, const Vector3d& aw, const Vector3d& xv, const Vector3d& xw, Vector3d& ov, Vector3d& ow) {
-        ov = aw.cross(xv) + av.cross(xw);
-        ow = aw.cross(xw);
-      };
+      // the body's ∂V, ∂A by z_i and ∂A by ż_i (ColumnMotion): s × V + dV, s × A + dA + dV × (V − Vref),
+      // s × V + 2 dV
+      const detail::Motion6<double>& s = motion.column[static_cast<std::size_t>(i)];
+      const detail::ColumnMotion& c = columns.columns[static_cast<std::size_t>(i)];
+      const detail::Motion6<double> dV = plus(crossMotion(s, Vb), c.dV);
+      const detail::Motion6<double> dA = plus(plus(crossMotion(s, Ab), c.dA), crossMotion(c.dV, plus(Vb, detail::times(c.Vref, -1.0))));
+      const detail::Motion6<double> dAd = plus(crossMotion(s, Vb), detail::times(c.dV, 2.0));
+      const Vector3d sv = vec(s.v), sw = vec(s.w), dVv = vec(dV.v), dVw = vec(dV.w), dAv = vec(dA.v), dAw = vec(dA.w);
+      const Vector3d dAdv = vec(dAd.v), dAdw = vec(dAd.w);
       const Vector3d dr = sv + sw.cross(r);
-      Vector3d dVv, dVw, dAv, dAw, cv, cw, tv, tw;
-      cm(sv, sw, Vrv, Vrw, dVv, dVw);               // ∂V/∂z_i = s × (V − V_i)
-      cm(sv, sw, Arv, Arw, dAv, dAw);
-      cm(sv, sw, Viv, Viw, cv, cw);                 // s × V_i
-      cm(cv, cw, Vrv, Vrw, tv, tw);
-      dAv -= tv;                                     // ∂A/∂z_i = s × (A − A_i) − (s × V_i) × (V − V_i)
-      dAw -= tw;
       const Vector3d dv = dVv + dVw.cross(r) + w.cross(dr);
       const Vector3d da = dAv + dAw.cross(r) + alpha.cross(dr) + dVw.cross(v) + w.cross(dv);
-      Vector3d ev, ew, fv, fw;  // ∂A/∂ż_i = V_i × s + s × (V − V_i)
-      cm(Viv, Viw, sv, sw, ev, ew);
-      cm(sv, sw, Vrv, Vrw, fv, fw);
-      const Vector3d dAdv = ev + fv, dAdw = ew + fw;
       const Vector3d dad = dAdv + dAdw.cross(r) + sw.cross(v) + w.cross(dr);
       out.J.block<3, 1>(row, i) = dr;
       out.v_z.block<3, 1>(row, i) = dv;

@@ -7,6 +7,7 @@
 // derivatives.cpp), on doubles and on dual numbers whose lanes are design parameters.
 #pragma once
 
+#include <array>
 #include <span>
 #include <vector>
 
@@ -67,6 +68,32 @@ inline Motion6<S> inertiaTimes(bool planar, const S& mass, const V3<S>& c, const
   }
   return {F, add(Jw, cross(c, F))};
 }
+
+/// How a change of coordinate i (of z_i or of ż_i) moves each body b it moves, on doubles: b moves
+/// rigidly by i's column s = S_i, and beyond that the frame the columns after i hang on (velocity
+/// Vref) changes its velocity by dV and its acceleration by dA:
+///   ∂V_b/∂z_i = s × V_b + dV,   ∂A_b/∂z_i = s × A_b + dA + dV × (V_b − Vref),
+///   ∂V_b/∂ż_i = s,              ∂A_b/∂ż_i = s × V_b + 2 dV
+/// (the last for any parametrisation of the node's motion, by the structure equations
+/// ∂S_m/∂z_l − ∂S_l/∂z_m = S_l × S_m). A one-axis column is fixed in the frame that carries it
+/// (V_i, A_i): dV = V_i × s, dA = A_i × s, Vref = V_i, and it turns the columns j after it by
+/// ∂S_j/∂z_i = s × S_j. A quaternion node's columns turn with the quaternion itself
+/// (∂S/∂q ≠ S × S): its V and A are differentiated exactly by its own coordinates (one
+/// dual-number evaluation of the node alone, Vref its V), and so are its columns' turns and rates.
+/// What every state-derivative kernel (τ's, the loops' rates, the points') reads instead of
+/// assuming one-axis columns.
+struct ColumnMotion {
+  Motion6<double> dV, dA, Vref;
+};
+struct ColumnDerivatives {
+  std::vector<ColumnMotion> columns;                 // by coordinate
+  std::vector<char> quaternion;                      // by coordinate: a quaternion node's
+  std::vector<std::array<Motion6<double>, 7>> turn;  // by coordinate j of a quaternion node: ∂S_j/∂z_i, i its node's (node-local)
+  std::vector<Motion6<double>> rate, secondRate;     // by coordinate, when asked: Ṡ_j, S̈_j along the motion
+};
+/// At the motion of (z, ż, z̈) on doubles; `rates`: the columns' rates too.
+void columnDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeMotion<double>& motion, const double* z,
+                       const double* zd, const double* zdd, bool rates, ColumnDerivatives& out);
 
 /// The motion at (z, ż, z̈) with numbers p (numbers on S: their derivatives carried). A quaternion
 /// node's columns and motion are its own (quaternionNodeMotion), not a sequence of one-axis ones.

@@ -573,8 +573,6 @@ std::string keepFiniteCosts(const CostAccumulator<double>& accumulator, std::vec
 bool outputPartials(const OutputComponents& o, const dyn::RecursiveModel& tree, const dyn::TreeNumbers<double>& p, const Eigen::VectorXd& z,
                     const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd, double t, Eigen::VectorXd& out, Eigen::MatrixXd& Oz,
                     Eigen::MatrixXd& Ozd, Eigen::MatrixXd& Ozdd, const dyn::MotionAtState* state) {
-  // a quaternion's columns turn with it: point_motion.h's kernels refuse what τ's do
-  if (!dyn::inverseDynamicsDerivativesUnsupported(tree, p).empty()) return false;
   for (const auto& c : o.components) {
     const bool tree_joint = (c.type == Output::Type::JointCoordinate || c.type == Output::Type::JointRate) && c.node >= 0;
     const bool covered = (c.type == Output::Type::PointPosition || c.type == Output::Type::PointVelocity ||

@@ -343,15 +343,15 @@ class MatrixR final : public Formulation, private FormulationNumbers {
 
  private:
   // ---- open chains: the tree's analytic derivative kernels (open_chain_partials.h) ----
-  // An open chain integrated in its own coordinates (no loop, no driver: z = x, M̄ = M^d, R^Φ = I)
-  // whose joints and forces the kernels cover
+  // An open chain integrated in its own coordinates (no loop, no driver, no quaternion's unit row:
+  // z = x, M̄ = M^d, R^Φ = I)
   bool treeCovers(const RunPoint& p) const {
     const dyn::RecursiveModel& tree = st_.model.tree;
     if (!analytic_ || tree.nrows != 0 || p.x.size() != tree.nz || !mode(p.coords).held.empty()) return false;
     const auto& D = dofs(p.coords);
     for (std::size_t i = 0; i < D.size(); ++i)
       if (D[i].kind != dyn::Dof::Kind::Coordinate || D[i].z != static_cast<int>(i)) return false;
-    return dyn::inverseDynamicsDerivativesUnsupported(tree, real_.tree).empty();
+    return true;
   }
 
   // The partials at p with the parameter terms as products (the adjoint's), where the kernels

@@ -75,6 +75,23 @@ inline std::vector<std::pair<std::string, Mechanism>> samplesAndGenerated() {
 
 // every force element kind on `m`: damping on its springs, a torsion spring on every rotary joint,
 // a body-frame force and a torque on its first and last moving bodies
+// the RSSR with its revolute D a ball joint and no motor: the tree's ball joints are quaternion
+// nodes and the cut falls on a ball joint whose points' rows read them. Its bars take an even
+// inertia: a slender bar's spin between two ball joints would make the motion's conditioning,
+// not the kernels, what a comparison measures
+inline Mechanism rssrBallAtD() {
+  Mechanism m = sampleMechanism("rssr");
+  for (Body& b : m.bodies) b.inertia = {Inertia::Form::Diagonal, {Number(0.1), Number(0.12), Number(0.14)}};
+  for (Joint& j : m.joints)
+    if (j.name == "D") {
+      j.type = JointType::Spherical;
+      j.axes.clear();
+    }
+  m.drivers.clear();
+  std::erase_if(m.outputs, [](const Output& o) { return o.joint == "D"; });
+  return m;
+}
+
 inline Mechanism withEveryForce(Mechanism m) {
   for (auto& f : m.forces)
     if (f.type == Force::Type::Spring) f.damping = 0.7;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "dynamics/force_jacobian.h"
@@ -59,6 +60,23 @@ double relativeError(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
+// τ and ∂τ/∂z, ∂τ/∂ż at (z, ż, z̈, t) against the generalized forces and their dense forward AD
+// (the reference K, C = −∂(Q^d − M^d z̈)/∂[z; ż], returned)
+void expectEqualDualNumbers(const RecursiveModel& tree, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd,
+                            double t, Eigen::MatrixXd& K, Eigen::MatrixXd& C) {
+  Eigen::VectorXd tau;
+  Eigen::MatrixXd tz, tzd;
+  inverseDynamicsDerivatives(tree, tree.numbers, z, zd, zdd, t, tau, tz, tzd);
+  GeneralizedForces<double> forces(tree);
+  Eigen::VectorXd residual(tree.nz);  // Q^d − M^d z̈
+  forces(z.data(), zd.data(), t, residual.data(), zdd.data());
+  EXPECT_LT(relativeError(tau, -residual), 1e-12);
+  ForceJacobian J(tree, TangentMethod::DenseAD);
+  J.compute(z, zd, t, K, C, &zdd);
+  EXPECT_LT(relativeError(tz, K), 1e-10) << "∂τ/∂z\n" << tz << "\nreference\n" << K;
+  EXPECT_LT(relativeError(tzd, C), 1e-10) << "∂τ/∂ż\n" << tzd << "\nreference\n" << C;
+}
+
 TEST(InverseDynamicsDerivatives, EqualDualNumbersOnEveryJointKind) {
   const std::pair<std::string, Mechanism> models[] = {
       {"ten-bar-chain", test::sampleMechanism("ten-bar-chain")},
@@ -75,37 +93,20 @@ TEST(InverseDynamicsDerivatives, EqualDualNumbersOnEveryJointKind) {
     SCOPED_TRACE(name);
     const auto c = compiled(mech);
     const RecursiveModel& tree = c->model.tree;
-    const std::string unsupported = inverseDynamicsDerivativesUnsupported(tree, tree.numbers);
-    if (!unsupported.empty()) {
-      std::cout << name << ": not covered (" << unsupported << ")\n";
-      continue;
-    }
     ++covered;
     const int nz = tree.nz;
     // a generic state: every coordinate off its stored value, moving and accelerating
     const Eigen::VectorXd z = tree.z0 + Eigen::VectorXd::LinSpaced(nz, 0.3, -0.4);
     const Eigen::VectorXd zd = Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
     const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
-    const double t = 0.3;
-    Eigen::VectorXd tau;
-    Eigen::MatrixXd tz, tzd;
-    inverseDynamicsDerivatives(tree, tree.numbers, z, zd, zdd, t, tau, tz, tzd);
-
-    GeneralizedForces<double> forces(tree);
-    Eigen::VectorXd residual(nz);  // Q^d − M^d z̈
-    forces(z.data(), zd.data(), t, residual.data(), zdd.data());
-    EXPECT_LT(relativeError(tau, -residual), 1e-12);
-    ForceJacobian J(tree, TangentMethod::DenseAD);
-    Eigen::MatrixXd K, C;  // −∂(Q^d − M^d z̈)/∂[z; ż]
-    J.compute(z, zd, t, K, C, &zdd);
-    EXPECT_LT(relativeError(tz, K), 1e-10) << "∂τ/∂z\n" << tz << "\nreference\n" << K;
-    EXPECT_LT(relativeError(tzd, C), 1e-10) << "∂τ/∂ż\n" << tzd << "\nreference\n" << C;
+    Eigen::MatrixXd K, C;
+    expectEqualDualNumbers(tree, z, zd, zdd, 0.3, K, C);
     // the state is generic: both matrices have entries off the diagonal (coupled bodies)
     if (tree.nodes.size() < 2) continue;
     EXPECT_GT((K - Eigen::MatrixXd(K.diagonal().asDiagonal())).cwiseAbs().maxCoeff(), 1e-3);
     EXPECT_GT((C - Eigen::MatrixXd(C.diagonal().asDiagonal())).cwiseAbs().maxCoeff(), 1e-3);
   }
-  EXPECT_GE(covered, 7);
+  EXPECT_EQ(covered, 9);
 }
 
 // every force element by its law along its bodies' twists (addForceElementDerivatives): springs
@@ -155,7 +156,6 @@ TEST(InverseDynamicsDerivatives, EqualDualNumbersWithEveryForceElement) {
     ASSERT_TRUE(resolved) << d.size();
     const MatrixRModel model = compileMatrixR(*resolved);
     const RecursiveModel& tree = model.tree;
-    ASSERT_EQ(inverseDynamicsDerivativesUnsupported(tree, tree.numbers), "");
     const int nz = tree.nz;
     // near the stored configuration (the buggy's tyres keep touching), moving and accelerating
     const double off = name == "buggy on a slide" ? 0.01 : 0.3;
@@ -163,24 +163,19 @@ TEST(InverseDynamicsDerivatives, EqualDualNumbersWithEveryForceElement) {
     const Eigen::VectorXd zd = off * Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
     const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
     const double t = 0.3;
-    Eigen::VectorXd tau;
-    Eigen::MatrixXd tz, tzd;
-    inverseDynamicsDerivatives(tree, tree.numbers, z, zd, zdd, t, tau, tz, tzd);
-    ForceJacobian J(tree, TangentMethod::DenseAD);
-    Eigen::MatrixXd K, C;  // −∂(Q^d − M^d z̈)/∂[z; ż]
-    J.compute(z, zd, t, K, C, &zdd);
-    EXPECT_LT(relativeError(tz, K), 1e-10) << "∂τ/∂z\n" << tz << "\nreference\n" << K;
-    EXPECT_LT(relativeError(tzd, C), 1e-10) << "∂τ/∂ż\n" << tzd << "\nreference\n" << C;
+    Eigen::MatrixXd K, C;
+    expectEqualDualNumbers(tree, z, zd, zdd, t, K, C);
     // the elements weigh in: without them the matrices differ
     Mechanism bare = mech;
     bare.forces.clear();
     const auto bareResolved = resolve(bare, d);
     ASSERT_TRUE(bareResolved);
     const MatrixRModel bareModel = compileMatrixR(*bareResolved);
+    Eigen::VectorXd tau;
     Eigen::MatrixXd bz, bzd;
     inverseDynamicsDerivatives(bareModel.tree, bareModel.tree.numbers, z, zd, zdd, t, tau, bz, bzd);
-    EXPECT_GT((bz - tz).cwiseAbs().maxCoeff(), 1e-2);
-    EXPECT_GT((bzd - tzd).cwiseAbs().maxCoeff(), 1e-2);
+    EXPECT_GT((bz - K).cwiseAbs().maxCoeff(), 1e-2);
+    EXPECT_GT((bzd - C).cwiseAbs().maxCoeff(), 1e-2);
   }
 }
 
@@ -196,7 +191,6 @@ TEST(InverseDynamicsDerivatives, ParameterPartialsEqualTheForceKernels) {
     ASSERT_TRUE(resolved);
     const MatrixRModel model = compileMatrixR(*resolved);
     const RecursiveModel& tree = model.tree;
-    ASSERT_EQ(inverseDynamicsDerivativesUnsupported(tree, tree.numbers), "");
     const ParameterTable& table = *resolved->parameters;
     const std::size_t np = std::min<std::size_t>(table.names().size(), 8);
     ASSERT_GT(np, 0u);
@@ -238,7 +232,8 @@ TEST(InverseDynamicsDerivatives, ParameterPartialsEqualTheForceKernels) {
 // (pointState), the analytic partials equal forward AD of the jet-free pass along each coordinate
 TEST(PointMotion, PartialsEqualDualNumbers) {
   using D = num::Dual8;
-  for (const char* name : {"ten-bar-chain", "spatial-four-bar", "four-bar-free", "slider-crank"}) {
+  // rssr and buggy: a spherical tree joint, a free body (quaternion columns)
+  for (const char* name : {"ten-bar-chain", "spatial-four-bar", "four-bar-free", "slider-crank", "rssr", "buggy"}) {
     SCOPED_TRACE(name);
     const auto c = compiled(test::sampleMechanism(name));
     const RecursiveModel& tree = c->model.tree;
@@ -424,7 +419,7 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
     state.setAccelerations(tree, tree.numbers, zdd.data());
     direct.compute(tree, tree.numbers, z.data(), zd.data(), zdd.data(), 0.4);
     EXPECT_LT((state.tau() - direct.tau()).norm(), 1e-12 * std::max(1.0, direct.tau().norm()));
-    if (inverseDynamicsDerivativesUnsupported(tree, tree.numbers).empty()) {  // the moved accelerations' frames (A_i) too
+    {  // the moved accelerations' frames (A_i) too
       Eigen::MatrixXd tz, tzd, tzRef, tzdRef;
       inverseDynamicsDerivatives(tree, tree.numbers, state, tz, tzd);
       inverseDynamicsDerivatives(tree, tree.numbers, direct, tzRef, tzdRef);
@@ -524,13 +519,26 @@ TEST(InverseDynamicsAlongNumbers, RefusesWhatItDoesNotCover) {
   }
 }
 
-TEST(InverseDynamicsDerivatives, RefusesWhatItDoesNotCover) {
-  const auto ball = compiled(test::sampleMechanism("rssr"));
-  EXPECT_NE(inverseDynamicsDerivativesUnsupported(ball->model.tree, ball->model.tree.numbers).find("quaternion"), std::string::npos);
-  Diagnostics d;
-  const auto buggy = resolve(test::sampleMechanism("buggy"), d);  // its chassis free: a quaternion
-  const MatrixRModel model = compileMatrixR(*buggy);
-  EXPECT_NE(inverseDynamicsDerivativesUnsupported(model.tree, model.tree.numbers).find("quaternion"), std::string::npos);
+// quaternion nodes (a spherical tree joint, a free body) whose columns turn with the quaternion
+// itself: off the unit sphere (|q| ≠ 1, the kernels normalise) and with a radial rate, the buggy
+// with its tyres and dampers on the free chassis — ∂τ/∂z, ∂τ/∂ż against dense forward AD to 1e-10
+TEST(InverseDynamicsDerivatives, EqualDualNumbersOnQuaternionJoints) {
+  const std::pair<std::string, bool> models[] = {{"rssr", false}, {"buggy", false}, {"buggy", true}};
+  for (const auto& [name, keepForces] : models) {
+    SCOPED_TRACE(name + (keepForces ? " with its forces" : ""));
+    const auto c = compiled(test::sampleMechanism(name), keepForces);
+    ASSERT_TRUE(c);
+    const RecursiveModel& tree = c->model.tree;
+    ASSERT_TRUE(std::any_of(tree.nodes.begin(), tree.nodes.end(),
+                            [](const Node& n) { return n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial; }));
+    const int nz = tree.nz;
+    const double off = keepForces ? 0.01 : 0.3;  // the buggy's tyres keep touching
+    const Eigen::VectorXd z = tree.z0 + off * Eigen::VectorXd::LinSpaced(nz, 1.0, -1.3);
+    const Eigen::VectorXd zd = Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
+    const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
+    Eigen::MatrixXd K, C;
+    expectEqualDualNumbers(tree, z, zd, zdd, 0.3, K, C);
+  }
 }
 
 }  // namespace
