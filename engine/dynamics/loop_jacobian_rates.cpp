@@ -30,7 +30,8 @@ std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vec
     const auto& jt = m.mechanism->joints[static_cast<std::size_t>(of->index)];
     const int k = row - of->row;
     const bool points = (jt.type == JointType::Pin && k < 2) || ((jt.type == JointType::Spherical || jt.type == JointType::Revolute) && k < 3);
-    if (!points) return "joint " + std::to_string(of->index) + "'s row " + std::to_string(k) + " is not its points' difference";
+    const bool axes = jt.type == JointType::Revolute && m.dimension == 3 && (k == 3 || k == 4);
+    if (!points && !axes) return "joint " + std::to_string(of->index) + "'s row " + std::to_string(k) + " is neither its points' difference nor its axes'";
   }
   return {};
 }
@@ -41,8 +42,9 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
   const int nz = m.nz;
   const detail::MotionAtStateData& st = state.data();
   const detail::TreeMotion<double>& motion = st.motion;
-  Thetad.setZero(nz, nz);
-  Thetadd.setZero(nz, nz);
+  const auto nPsi = static_cast<Eigen::Index>(rows.size() + dofs.size());  // Ψ's rows (nz for Matrix R's Θ)
+  Thetad.setZero(nPsi, nz);
+  Thetadd.setZero(nPsi, nz);
   H.setZero(nz, nz);
   auto within = [&](std::size_t k, std::size_t of) { return m.inSubtree(k, of); };
   // the columns and their rates (Ṡ_j = V_j × S_j, S̈_j = A_j × S_j + V_j × Ṡ_j for a one-axis
@@ -110,6 +112,55 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
       }
     }
   };
+  // a spatial revolute's axis row Φ = a·b (a = R₀u on the joint's first body, b = R₁w or R₁v on
+  // its second): a column turning body 0 turns a, one turning body 1 turns b, so with c = a × b
+  //   Θ(r, j) = σ_j S_j.ω·c (σ_j = [j moves body 0] − [j moves body 1]),
+  //   Θ̇ = σ_j (Ṡ_j.ω·c + S_j.ω·ċ),  Θ̈ = σ_j (S̈_j.ω·c + 2 Ṡ_j.ω·ċ + S_j.ω·c̈),
+  //   H(j, i) = λ σ_j (∂S_j.ω/∂z_i · c + S_j.ω · ∂c/∂z_i), ∂c/∂z_i = (S_i.ω × a) × b [i moves 0] + a × (S_i.ω × b) [i moves 1]
+  auto axisRow = [&](int joint, int r, int axis, double lambda_r) {
+    const auto& jt = m.mechanism->joints[static_cast<std::size_t>(joint)];
+    const auto& jointAxes = p.jointAxes[static_cast<std::size_t>(joint)];
+    int nodeOfSide[2];
+    Vector3d vec[2], w[2], wd[2];  // a and b in world axes, the bodies' ω and α
+    for (int side = 0; side < 2; ++side) {
+      const int body = jt.body(side);
+      nodeOfSide[side] = m.nodeOfBody[static_cast<std::size_t>(body)];
+      const Eigen::Vector3d& local = side == 0 ? jointAxes[0].u : axis == 3 ? jointAxes[1].w : jointAxes[1].v;
+      const auto& R = motion.frames[static_cast<std::size_t>(body)].R;
+      vec[side] = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(R.a) * local;
+      w[side] = wd[side] = Vector3d::Zero();
+      if (nodeOfSide[side] >= 0) {
+        w[side] = vec3(motion.V[static_cast<std::size_t>(nodeOfSide[side])].w);
+        wd[side] = vec3(motion.A[static_cast<std::size_t>(nodeOfSide[side])].w);
+      }
+    }
+    const Vector3d &A = vec[0], &B = vec[1];
+    const Vector3d Ad = w[0].cross(A), Bd = w[1].cross(B);
+    const Vector3d Add = wd[0].cross(A) + w[0].cross(Ad), Bdd = wd[1].cross(B) + w[1].cross(Bd);
+    const Vector3d c = A.cross(B), cd = Ad.cross(B) + A.cross(Bd), cdd = Add.cross(B) + 2 * Ad.cross(Bd) + A.cross(Bdd);
+    auto moves = [&](int side, std::size_t nj) { return nodeOfSide[side] >= 0 && within(static_cast<std::size_t>(nodeOfSide[side]), nj); };
+    for (int j = 0; j < nz; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      const auto nj = static_cast<std::size_t>(nodeOf[uj]);
+      const double sigma = (moves(0, nj) ? 1.0 : 0.0) - (moves(1, nj) ? 1.0 : 0.0);
+      if (sigma == 0) continue;
+      Thetad(r, j) += sigma * (Sd[uj].w.dot(c) + S[uj].w.dot(cd));
+      Thetadd(r, j) += sigma * (Sdd[uj].w.dot(c) + 2 * Sd[uj].w.dot(cd) + S[uj].w.dot(cdd));
+      if (lambda_r == 0) continue;
+      for (int i = 0; i < nz; ++i) {
+        const auto ui = static_cast<std::size_t>(i);
+        const auto ni = static_cast<std::size_t>(nodeOf[ui]);
+        const Vector3d& wi = S[ui].w;
+        Vector3d dc = Vector3d::Zero();
+        if (moves(0, ni)) dc += wi.cross(A).cross(B);
+        if (moves(1, ni)) dc += A.cross(wi.cross(B));
+        Vector3d turn = Vector3d::Zero();  // ∂S_j.ω/∂z_i
+        if (nj == ni && columns.quaternion[uj]) turn = vec3(columns.turn[uj][static_cast<std::size_t>(i - m.nodes[ni].z)].w);
+        else if (within(nj, ni) && (nj != ni || j > i)) turn = wi.cross(S[uj].w);
+        H(j, i) += lambda_r * sigma * (turn.dot(c) + S[uj].w.dot(dc));
+      }
+    }
+  };
   // the loops' rows, a cut joint's at a time (its point rows share the points); a quaternion's
   // unit row |q|² − 1 reads its own coordinates: Θ = 2qᵀ, Θ̇ = 2q̇ᵀ, Θ̈ = 2q̈ᵀ, H = 2λI
   int rs[3], axes[3];
@@ -130,13 +181,18 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
     }
     int count = 0;
     Vector3d lambdaSum = Vector3d::Zero();
-    for (std::size_t i = 0; i < rows.size(); ++i)
-      if (rows[i] >= con.row && rows[i] < con.row + con.rows) {
-        rs[count] = static_cast<int>(i);
-        axes[count] = rows[i] - con.row;
-        lambdaSum[axes[count]] += lambda[static_cast<Eigen::Index>(i)];
-        ++count;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const int k = rows[i] - con.row;
+      if (k < 0 || k >= con.rows) continue;
+      if (k >= 3) {  // a revolute's axis row
+        axisRow(con.index, static_cast<int>(i), k, lambda[static_cast<Eigen::Index>(i)]);
+        continue;
       }
+      rs[count] = static_cast<int>(i);
+      axes[count] = k;
+      lambdaSum[k] += lambda[static_cast<Eigen::Index>(i)];
+      ++count;
+    }
     if (count == 0) continue;
     const auto& jt = m.mechanism->joints[static_cast<std::size_t>(con.index)];
     for (int side = 0; side < 2; ++side) {

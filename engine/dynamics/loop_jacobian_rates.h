@@ -15,13 +15,14 @@ class MotionAtState;  // inverse_dynamics_derivatives.h
 
 /// Why loopJacobianRates does not cover the rows `rows` of Φ, or empty: it covers rows that are
 /// cut joints' points' differences x(P₁) − x(P₀) (pins, spherical joints, a revolute's position
-/// rows) and quaternions' unit rows, on any tree, with any independent coordinates (the tree's
-/// coordinates or points' components).
+/// rows), a spatial revolute's axis rows (a dot product of a vector on each body) and
+/// quaternions' unit rows, on any tree, with any independent coordinates (the tree's coordinates
+/// or points' components).
 std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows);
 
 /// With Ψ(z) = [Φ (rows `rows`); h] (h: the independent coordinates `dofs`) and Θ = Ψ_z, along the
 /// motion of (z, ż, z̈) (`state`: its frames, columns and the bodies' and columns' frames' V, A):
-///   Θ̇ = dΘ/dt = ∂Ψ̇/∂z (ż held),  Θ̈ = d²Θ/dt² = ∂Ψ̈/∂z (ż, z̈ held),  ∂Ψ̈/∂ż = 2Θ̇,
+///   Θ̇ = dΘ/dt = ∂Ψ̇/∂z (ż held),  Θ̈ = d²Θ/dt² = ∂Ψ̈/∂z (ż, z̈ held),  ∂Ψ̈/∂ż = 2Θ̇ (rows of Ψ × nz),
 /// and H = ∂(Φᵀλ)/∂z (nz × nz) for the multipliers λ (one per row of `rows`). Row r of a cut
 /// joint's point difference, on its bodies b with sign s_b (+1 for the joint's second body) and
 /// the joint's point x on b, reads column j (S_j, moving b) as s_b e_r·(S_j.v + S_j.ω × x); its

@@ -17,8 +17,9 @@ void rowPointsOf(const RecursiveModel& tree, const std::vector<int>& selected, c
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const int row = selected[i];
     for (const LoopConstraint& c : tree.constraints) {
-      // a quaternion's unit row reads no point (and no number: |q|² − 1)
-      if (row < c.row || row >= c.row + c.rows || c.kind != LoopConstraint::Kind::CutJoint) continue;
+      // a quaternion's unit row reads no point (and no number: |q|² − 1), a revolute's axis rows
+      // (from row 3) no point either, and no lane turns an axis
+      if (row < c.row || row >= c.row + c.rows || c.kind != LoopConstraint::Kind::CutJoint || row - c.row >= 3) continue;
       const auto& jt = tree.mechanism->joints[static_cast<std::size_t>(c.index)];
       for (int side = 0; side < 2; ++side) rows.push_back({static_cast<int>(i), pointIndex(jt.points[side]), row - c.row, side == 1 ? 1.0 : -1.0});
     }

@@ -73,25 +73,45 @@ inline std::vector<std::pair<std::string, Mechanism>> samplesAndGenerated() {
   return out;
 }
 
-// every force element kind on `m`: damping on its springs, a torsion spring on every rotary joint,
-// a body-frame force and a torque on its first and last moving bodies
-// the RSSR with its revolute D a ball joint and no motor: the tree's ball joints are quaternion
-// nodes and the cut falls on a ball joint whose points' rows read them. Its bars take an even
-// inertia: a slender bar's spin between two ball joints would make the motion's conditioning,
-// not the kernels, what a comparison measures
-inline Mechanism rssrBallAtD() {
+// the RSSR without its motor, its bars with an even inertia: a slender bar's spin between two
+// ball joints would make the motion's conditioning, not the kernels, what a comparison measures
+inline Mechanism rssrWithoutMotor() {
   Mechanism m = sampleMechanism("rssr");
   for (Body& b : m.bodies) b.inertia = {Inertia::Form::Diagonal, {Number(0.1), Number(0.12), Number(0.14)}};
+  m.drivers.clear();
+  return m;
+}
+
+// that RSSR with its revolute D a ball joint: the tree's ball joints are quaternion nodes and the
+// cut falls on a ball joint whose points' rows read them
+inline Mechanism rssrBallAtD() {
+  Mechanism m = rssrWithoutMotor();
   for (Joint& j : m.joints)
     if (j.name == "D") {
       j.type = JointType::Spherical;
       j.axes.clear();
     }
-  m.drivers.clear();
   std::erase_if(m.outputs, [](const Output& o) { return o.joint == "D"; });
   return m;
 }
 
+// that RSSR with its ball joint C a revolute about n = (0, 0.6, 0.8) on both bars: the cut falls
+// on C, a spatial revolute whose axis rows the coupler's ball joint B turns (no mobility left: a
+// model for derivatives at a state, not for a run)
+inline Mechanism rssrRevoluteAtC() {
+  Mechanism m = rssrWithoutMotor();
+  for (Body& b : m.bodies)
+    if (b.name == "coupler" || b.name == "rocker") b.vectors.push_back({"n", {Number(0.0), Number(0.6), Number(0.8)}});
+  for (Joint& j : m.joints)
+    if (j.name == "C") {
+      j.type = JointType::Revolute;
+      j.axes = {{"coupler", "n"}, {"rocker", "n"}};
+    }
+  return m;
+}
+
+// every force element kind on `m`: damping on its springs, a torsion spring on every rotary joint,
+// a body-frame force and a torque on its first and last moving bodies
 inline Mechanism withEveryForce(Mechanism m) {
   for (auto& f : m.forces)
     if (f.type == Force::Type::Spring) f.damping = 0.7;

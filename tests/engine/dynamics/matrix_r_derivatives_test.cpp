@@ -352,8 +352,8 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
 // direction of the state, to 1e-10 relative: pins, planar revolutes, every force element, points'
 // components (the five-bar's) and coordinates as independent coordinates, an open chain; the
 // spatial four-bar (its ball joint cut); the buggy's free chassis (a quaternion and its unit row),
-// ball joints in the tree with a ball joint cut (the rows' rates through quaternion columns);
-// the models they do not cover (a cut revolute's axis rows) refused. And
+// the RSSR without its motor and with a ball at D (ball joints in the tree, a ball joint cut: the
+// rows' rates through quaternion columns); refused: a driver's row. And
 // the parameters' lanes on doubles from them (alongNumbers) against the dual-number lanes.
 TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
   using D = num::Dual8;
@@ -367,7 +367,8 @@ TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
                           {"grid-1x15-parameters", test::sampleMechanism("grid-1x15-parameters"), true},
                           {"ten-bar-chain", test::withEveryForce(test::sampleMechanism("ten-bar-chain")), true},
                           {"double-pendulum-wall", test::sampleMechanism("double-pendulum-wall"), true},
-                          {"rssr", test::withEveryForce(test::sampleMechanism("rssr")), false},  // its cut revolute's axis rows
+                          {"rssr", test::withEveryForce(test::sampleMechanism("rssr")), false},  // its motor: a driver's row
+                          {"rssr without its motor", test::withEveryForce(test::rssrWithoutMotor()), true},
                           {"spatial-four-bar-swing", test::withEveryForce(test::sampleMechanism("spatial-four-bar-swing")), true},
                           {"buggy", test::sampleMechanism("buggy"), true},  // its free chassis' quaternion
                           {"rssr, its last joint a ball", test::withEveryForce(test::rssrBallAtD()), true},

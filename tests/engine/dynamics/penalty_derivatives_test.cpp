@@ -100,8 +100,9 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
 // The residual's state partials by the analytic kernels (penaltyResidualJacobians: τ's, and the
 // rows' α Φ_zᵀΦ_z + H with H the multipliers' turn at λ = αΦ) against its dual-number columns,
 // at a state off the constraints (a step's end mid-iteration), to 1e-10 relative: pins (the
-// five-bar) with every force element, open chains, the buggy's free chassis (a quaternion and its
-// unit row); refused where the kernels do not cover the rows (a cut revolute's axis rows)
+// five-bar) with every force element, open chains, spatial revolutes cut (their axis rows: the
+// free four-bar, the grid), the buggy's free chassis (a quaternion and its unit row); refused
+// where the kernels do not cover the rows (a driver's)
 TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberColumns) {
   struct Model {
     const char* name;
@@ -115,10 +116,12 @@ TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberC
   const Model models[] = {{"five-bar", withoutLoopTorsion(test::withEveryForce(test::sampleMechanism("five-bar"))), true},
                           {"double-pendulum-wall", test::sampleMechanism("double-pendulum-wall"), true},
                           // its cut revolute's axis rows (the penalty enforces every row)
-                          {"four-bar-free", test::sampleMechanism("four-bar-free"), false},
+                          {"four-bar-free", test::sampleMechanism("four-bar-free"), true},
                           {"ten-bar-chain", test::withEveryForce(test::sampleMechanism("ten-bar-chain")), true},
-                          {"grid-1x15", test::sampleMechanism("grid-1x15"), false},
-                          {"rssr", test::sampleMechanism("rssr"), false},
+                          {"grid-1x15", test::sampleMechanism("grid-1x15"), true},
+                          {"rssr", test::sampleMechanism("rssr"), false},  // its motor: a driver's row
+                          // a spatial revolute cut (its axis rows violated) after a ball joint
+                          {"rssr, a revolute at C", test::rssrRevoluteAtC(), true},
                           // a free body: its quaternion's columns and unit row, tyres
                           {"buggy", test::sampleMechanism("buggy"), true},
                           // ball joints in the tree, one cut: the rows' points turn with quaternions
@@ -159,6 +162,42 @@ TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberC
     expectColumns(Fzd, ad.middleCols(nz, nz), "dF/dzd");
     expectColumns(M, ad.rightCols(nz), "dF/dzdd");
     }
+  }
+}
+
+// Θ̇ and Θ̈ of every row (loopJacobianRates) against central differences of Φ_z along the motion
+// z(t) = z + t ż + t²/2 z̈ (error O(h²), h = 1e-4): points' rows, spatial revolutes' axis rows
+// (the RSSR with a revolute at C, its coupler on a ball joint), quaternions' unit rows and points
+// on quaternion nodes (the RSSR with a ball at D, the buggy)
+TEST(PenaltyDerivatives, TheRowsRatesAreTheirJacobiansDerivativesAlongTheMotion) {
+  const std::pair<const char*, Mechanism> models[] = {{"five-bar", test::sampleMechanism("five-bar")},
+                                                      {"rssr, a revolute at C", test::rssrRevoluteAtC()},
+                                                      {"rssr, a ball at D", test::rssrBallAtD()},
+                                                      {"buggy", test::sampleMechanism("buggy")}};
+  for (const auto& [name, mech] : models) {
+    SCOPED_TRACE(name);
+    const auto c = offState(mech);
+    ASSERT_TRUE(c);
+    const RecursiveModel& tree = c->model.tree;
+    std::vector<int> rows;
+    for (int i = 0; i < tree.nrows; ++i) rows.push_back(i);
+    ASSERT_EQ(loopJacobianRatesUnsupported(tree, rows), "");
+    const Eigen::VectorXd &z = c->z, &zd = c->zd, &zdd = c->zdd;
+    const double t = 0.3, h = 1e-4;
+    MotionAtState state;
+    state.compute(tree, tree.numbers, z.data(), zd.data(), zdd.data(), t);
+    Eigen::MatrixXd rates, secondRates, H;
+    loopJacobianRates(tree, tree.numbers, state, rows, {}, Eigen::VectorXd::Zero(tree.nrows), rates, secondRates, H);
+    RecursiveData data;
+    Eigen::MatrixXd Jm, J0, Jp;
+    loopJacobian(tree, data, Eigen::VectorXd(z - h * zd + 0.5 * h * h * zdd), t, Jm);
+    loopJacobian(tree, data, z, t, J0);
+    loopJacobian(tree, data, Eigen::VectorXd(z + h * zd + 0.5 * h * h * zdd), t, Jp);
+    const Eigen::MatrixXd d1 = (Jp - Jm) / (2 * h), d2 = (Jp - 2 * J0 + Jm) / (h * h);
+    EXPECT_GT(d2.cwiseAbs().maxCoeff(), 1e-2);
+    EXPECT_LT((rates - d1).cwiseAbs().maxCoeff(), 1e-6 * std::max(1.0, d1.cwiseAbs().maxCoeff())) << "Θ̇\n" << rates << "\ndifferences\n" << d1;
+    EXPECT_LT((secondRates - d2).cwiseAbs().maxCoeff(), 1e-5 * std::max(1.0, d2.cwiseAbs().maxCoeff()))
+        << "Θ̈\n" << secondRates << "\ndifferences\n" << d2;
   }
 }
 
