@@ -142,51 +142,84 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
   return true;
 }
 
-bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
-                                 const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
-                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp, const MotionAtState* given) {
+namespace {
+// what F's parameter terms read at a state beyond τ: the rows' values Φ and Jacobian Φ_z, their
+// points, which row reads which point, and the multipliers αΦ as loads −s αΦ_r e_k at them
+struct ResidualRows {
+  VectorOn<double> phi;
+  MatrixOn<double> J;
+  std::vector<ItemIndex> points;
+  std::vector<RowPoint> rows;
+  std::vector<PointLoad> loads;
+  std::vector<int> loadPoint;  // by load: its point's index in points
+};
+// false where the rows are not all the kernels' (cut joints' points' and axes', unit quaternions)
+bool residualRows(const RecursiveModel& m, const TreeNumbers<double>& values, double alpha, double t, const Eigen::VectorXd& z,
+                  const MotionAtState& state, ResidualRows& out) {
   thread_local std::vector<int> all;
   all.resize(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nrows; ++i) all[static_cast<std::size_t>(i)] = i;
   if (!loopJacobianRatesUnsupported(m, all).empty()) return false;
+  const detail::TreeMotion<double>& motion = state.data().motion;
+  out.phi.resize(m.nrows);
+  if (m.nrows > 0) {
+    kinematicsOnFrames<double, double>(m, values, motion.frames, z.data(), t, out.phi.data(), {}, nullptr);
+    detail::constraintJacobianFrom<double>(m, values, motion, z.data(), t, out.J);
+  }
+  rowPointsOf(m, all, {}, {}, out.points, out.rows);
+  out.loads.clear();
+  out.loadPoint.clear();
+  for (const RowPoint& rp : out.rows) {
+    if (out.phi[rp.row] == 0) continue;
+    PointLoad q{out.points[static_cast<std::size_t>(rp.point)], Eigen::Vector3d::Zero()};
+    q.force[rp.component] = -rp.sign * alpha * out.phi[rp.row];
+    out.loads.push_back(q);
+    out.loadPoint.push_back(rp.point);
+  }
+  return true;
+}
+}  // namespace
+
+bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
+                                 const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
+                                 const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp, const MotionAtState* given) {
   thread_local MotionAtState own;
   if (!given) own.compute(m, values, z.data(), zd.data(), zdd.data(), t);
   const MotionAtState& state = given ? *given : own;
-  const detail::TreeMotion<double>& motion = state.data().motion;
-  thread_local VectorOn<double> phi;
-  thread_local MatrixOn<double> J;
-  phi.resize(m.nrows);
-  if (m.nrows > 0) {
-    kinematicsOnFrames<double, double>(m, values, motion.frames, z.data(), t, phi.data(), {}, nullptr);
-    detail::constraintJacobianFrom<double>(m, values, motion, z.data(), t, J);
-  }
-  // the rows' points and the multipliers αΦ as loads −s αΦ_r e_k at them
-  thread_local std::vector<ItemIndex> points;
-  thread_local std::vector<RowPoint> rows;
-  thread_local std::vector<PointLoad> loads;
-  rowPointsOf(m, all, {}, {}, points, rows);
-  loads.clear();
-  for (const RowPoint& rp : rows) {
-    if (phi[rp.row] == 0) continue;
-    PointLoad q{points[static_cast<std::size_t>(rp.point)], Eigen::Vector3d::Zero()};
-    q.force[rp.component] = -rp.sign * alpha * phi[rp.row];
-    loads.push_back(q);
-  }
+  thread_local ResidualRows rr;
+  if (!residualRows(m, values, alpha, t, z, state, rr)) return false;
   constexpr int L = num::kChunk;
-  const std::size_t np = 3 * points.size();
+  const std::size_t np = 3 * rr.points.size();
   thread_local std::vector<num::Dual8> tau, r, v, a;
   tau.resize(static_cast<std::size_t>(m.nz));
   r.resize(np);
   v.resize(np);
   a.resize(np);
-  if (!inverseDynamicsAlongNumbers(m, values, state, lanes, p, tau.data(), points, r.data(), v.data(), a.data(), loads)) return false;
+  if (!inverseDynamicsAlongNumbers(m, values, state, lanes, p, tau.data(), rr.points, r.data(), v.data(), a.data(), rr.loads)) return false;
   Eigen::MatrixXd P0 = Eigen::MatrixXd::Zero(m.nrows, L);
-  for (const RowPoint& rp : rows)
+  for (const RowPoint& rp : rr.rows)
     for (int l = 0; l < L; ++l) P0(rp.row, l) += rp.sign * r[static_cast<std::size_t>(3 * rp.point + rp.component)].g[l];
   Fp.resize(m.nz, L);
   for (int i = 0; i < m.nz; ++i)
     for (int l = 0; l < L; ++l) Fp(i, l) = tau[static_cast<std::size_t>(i)].g[l];
-  if (m.nrows > 0) Fp.noalias() += alpha * (J.transpose() * P0);
+  if (m.nrows > 0) Fp.noalias() += alpha * (rr.J.transpose() * P0);
+  return true;
+}
+
+bool penaltyResidualNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, double alpha, double t, const Eigen::VectorXd& z,
+                                   const MotionAtState& state, const Eigen::VectorXd& w, NumbersAdjoint& out, std::vector<ItemIndex>& points) {
+  thread_local ResidualRows rr;
+  if (!residualRows(m, values, alpha, t, z, state, rr)) return false;
+  // wᵀ α Φ_zᵀ Φ_ρ: the rows' points' r weighed by α (Φ_z w)
+  thread_local std::vector<double> wr;
+  wr.assign(3 * rr.points.size(), 0.0);
+  if (m.nrows > 0) {
+    const Eigen::VectorXd Jw = alpha * (rr.J * w);
+    for (const RowPoint& rp : rr.rows) wr[static_cast<std::size_t>(3 * rp.point + rp.component)] += rp.sign * Jw[rp.row];
+  }
+  inverseDynamicsNumbersAdjoint(m, values, state, w.data(), rr.points, wr.data(), nullptr, nullptr, out, rr.loads);
+  for (std::size_t j = 0; j < rr.loads.size(); ++j) out.points[static_cast<std::size_t>(rr.loadPoint[j])] += out.loadPoints[j];
+  points = rr.points;
   return true;
 }
 

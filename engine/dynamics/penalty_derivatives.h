@@ -18,7 +18,8 @@
 
 namespace lw::dyn {
 
-struct NumbersLanes;  // inverse_dynamics_derivatives.h
+struct NumbersLanes;    // inverse_dynamics_derivatives.h
+struct NumbersAdjoint;  // inverse_dynamics_derivatives.h
 class MotionAtState;  // inverse_dynamics_derivatives.h
 
 /// Rows a run enforces besides the loops for a while (resting contacts held closed,
@@ -53,6 +54,16 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
 bool penaltyResidualAlongNumbers(const RecursiveModel& m, const TreeNumbers<double>& values, const NumbersLanes& lanes,
                                  const TreeNumbers<num::Dual8>& p, double alpha, double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd,
                                  const Eigen::VectorXd& zdd, Eigen::MatrixXd& Fp, const MotionAtState* state = nullptr);
+
+/// The transpose of penaltyResidualAlongNumbers for weights w on F (nz) at the state `state` (the
+/// motion at z, ż, z̈ with the numbers `values`): the numbers' fields' adjoint of wᵀF_ρ, F_ρ =
+/// τ_ρ + (Φ_z)_ρᵀαΦ + αΦ_zᵀΦ_ρ, in one reverse pass of the lanes kernel whatever the number of
+/// parameters — τ weighed by w, the multipliers αΦ as loads at the rows' points, those points' r
+/// weighed by α(Φ_z w). Each parameter's product is then its fields dotted (numbersLanesProducts
+/// with `points`, the points it weighed, and wTau = w). False where penaltyResidualAlongNumbers
+/// would be for its rows (the lanes' coverage is the caller's: numbersLanesCovered).
+bool penaltyResidualNumbersAdjoint(const RecursiveModel& m, const TreeNumbers<double>& values, double alpha, double t, const Eigen::VectorXd& z,
+                                   const MotionAtState& state, const Eigen::VectorXd& w, NumbersAdjoint& out, std::vector<ItemIndex>& points);
 
 /// The projected velocities and accelerations of a step's end z from the trapezoidal ones.
 template <class S>

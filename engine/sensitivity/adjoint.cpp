@@ -130,6 +130,9 @@ Status adjointGradient(const Study& st, Formulation& f, const RunRecord& rec, co
         l.v = J.hv.transpose() * l.v;
         l.x = lxBefore;
         l.a = Eigen::MatrixXd::Zero(l.x.rows(), nc);
+        // the impact (a segment's last item) applied its switches when linearised: the items
+        // before it, whose parameter products read the numbers now, take the segment's own
+        switchesAt(begin);
         continue;
       }
       if (joint) {

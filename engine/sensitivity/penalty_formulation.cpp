@@ -3,6 +3,7 @@
 #include <Eigen/LU>
 #include <algorithm>
 
+#include "dynamics/loop_jacobian_rates.h"
 #include "dynamics/penalty_derivatives.h"
 #include "events/resting_contact.h"
 #include "outputs/outputs.h"
@@ -55,9 +56,31 @@ void trapezoidal(const RunPoint& a, double h, const Eigen::VectorXd& z1, Eigen::
 // Ẑ' = −(2/h Z₀ + Z'₀), Ẑ'' = −(4/h² Z₀ + 4/h Z'₀ + Z''₀), differentiated:
 //   T Z₁ = −(F_ż Ẑ' + M Ẑ'' + F_ρ), T = F_z + 2/h F_ż + 4/h² M,
 // then the projections ż₁ = P(z₁, ż*; ρ), z̈₁ = Q(z₁, ż*, z̈*; ρ).
+// νᵀF_ρ for the adjoint's weights ν without F_ρ's columns: one reverse pass of the lanes kernel a
+// cost (dyn::penaltyResidualNumbersAdjoint), then each parameter's fields dotted — a cost that
+// does not grow with the parameters
+struct ResidualProducts {
+  const Study* st = nullptr;
+  const FormulationNumbers* numbers = nullptr;
+  dyn::MotionAtState state;  // at the step's end (z₁, ż*, z̈*)
+  Eigen::VectorXd z;
+  double t = 0, alpha = 0;
+  // grad (costs × parameters) −= νᵀF_ρ
+  void subtract(const Eigen::MatrixXd& nu, Eigen::MatrixXd& grad) const {
+    thread_local dyn::NumbersAdjoint adjoint;
+    thread_local std::vector<ItemIndex> points;
+    for (Eigen::Index c = 0; c < nu.cols(); ++c) {
+      const Eigen::VectorXd w = -nu.col(c);
+      dyn::penaltyResidualNumbersAdjoint(st->model.tree, numbers->real().tree, alpha, t, z, state, w, adjoint, points);
+      addLanesProducts(*st, *numbers, state, adjoint, w.data(), points, c, grad);
+    }
+  }
+};
+
 struct PenaltyStep {
   Eigen::MatrixXd Fd, M, Fp;
   Eigen::MatrixXd Pz, Pd, Pp, Qz, Qd, Qdd, Qp;
+  std::unique_ptr<const ResidualProducts> Fproducts;  // where set, F_ρ by products (Fp empty)
 };
 class PenaltyTangent final : public StepTangent {
  public:
@@ -71,7 +94,8 @@ class PenaltyTangent final : public StepTangent {
     // z₁ through ż*, z̈*; then F(z₁) = 0 transposed
     const Eigen::MatrixXd lZ = l.x + J_.Pz.transpose() * l.v + J_.Qz.transpose() * l.a + (2 / h) * mud + (4 / (h * h)) * mudd;
     const Eigen::MatrixXd nu = lu_.transpose().solve(lZ);
-    grad -= nu.transpose() * J_.Fp;
+    if (J_.Fproducts) J_.Fproducts->subtract(nu, grad);
+    else grad -= nu.transpose() * J_.Fp;
     const Eigen::MatrixXd aD = mud - J_.Fd.transpose() * nu, aDD = mudd - J_.M.transpose() * nu;
     l.x = -((2 / h) * aD + (4 / (h * h)) * aDD);
     l.v = -(aD + (4 / h) * aDD);
@@ -418,6 +442,16 @@ class Penalty final : public Formulation, private FormulationNumbers {
     if (semiAnalytical()) {
       dyn::PenaltyParts p0;
       J.Fp = residualPartial(b.t, b.coords, b.x, zdS, zddS, false, p0);
+    } else if (motion && residualProductsServe()) {
+      // few costs against the parameters' chunks: products (the state's motion kept for the sweep)
+      auto products = std::make_unique<ResidualProducts>();
+      products->st = &st_;
+      products->numbers = this;
+      products->state.compute(tree_, real_.tree, b.x.data(), zdS.data(), zddS.data(), b.t);
+      products->z = b.x;
+      products->t = b.t;
+      products->alpha = alpha_;
+      J.Fproducts = std::move(products);
     } else if (held(b.coords).empty() && residualAlongNumbers(b.t, b.x, zdS, zddS, J.Fp, motion)) {
       // the lanes kernel's, no dual number
     } else if (Status s = parameterColumns(
@@ -495,6 +529,17 @@ class Penalty final : public Formulation, private FormulationNumbers {
 
   // the tree's motion at (z, ż, z̈, t): one pass a point for the residual's kernels, kept until
   // the next
+  // Do the residual's parameter products serve the adjoint (the kernels take every chunk and its
+  // rows, few costs: a reverse pass a cost against a lanes pass a chunk, as Matrix R's)?
+  bool residualProductsServe() const {
+    if (!analytic_ || semiAnalytical() || st_.costs.names.size() > 3 * chunkCount()) return false;
+    for (std::size_t ch = 0; ch < chunkCount(); ++ch)
+      if (!dyn::numbersLanesCovered(tree_, *lanesOf(chunk(ch)), chunk(ch).tree)) return false;
+    std::vector<int> all(static_cast<std::size_t>(tree_.nrows));
+    for (int i = 0; i < tree_.nrows; ++i) all[static_cast<std::size_t>(i)] = i;
+    return dyn::loopJacobianRatesUnsupported(tree_, all).empty();
+  }
+
   const dyn::MotionAtState* motionAt(double t, const Eigen::VectorXd& z, const Eigen::VectorXd& zd, const Eigen::VectorXd& zdd) const {
     thread_local dyn::MotionAtState motion;
     motion.compute(tree_, real_.tree, z.data(), zd.data(), zdd.data(), t);

@@ -201,5 +201,60 @@ TEST(PenaltyDerivatives, TheRowsRatesAreTheirJacobiansDerivativesAlongTheMotion)
   }
 }
 
+// F's parameters' lanes by the lanes kernel (penaltyResidualAlongNumbers) against the residual on
+// dual numbers with the first eight parameters seeded, and its transpose (one reverse pass for
+// weights w, then each parameter's fields dotted) against wᵀF_ρ, to 1e-10: pins with springs
+// (the five-bar), spatial revolutes' point and axis rows (the grid 1×15), and a lane on the cut
+// joints' points, where the multipliers' loads act
+TEST(PenaltyDerivatives, TheResidualsParameterLanesAndTheirTransposeAreItsDualNumberColumns) {
+  for (const char* name : {"five-bar", "grid-1x15-parameters"}) {
+    SCOPED_TRACE(name);
+    const auto c = offState(test::sampleMechanism(name));
+    ASSERT_TRUE(c);
+    const RecursiveModel& tree = c->model.tree;
+    std::vector<D> seeded(c->resolved->parameters->values().begin(), c->resolved->parameters->values().end());
+    const std::size_t np = std::min<std::size_t>(seeded.size(), num::kChunk - 1);
+    ASSERT_GE(np, 5u);
+    for (std::size_t l = 0; l < np; ++l) seeded[l].g[l] = 1;
+    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, *c->resolved, seeded));
+    // and the last lane on each cut joint's second point (where the multipliers' loads act)
+    ASSERT_LT(np, static_cast<std::size_t>(num::kChunk));
+    for (const LoopConstraint& con : tree.constraints)
+      if (con.kind == LoopConstraint::Kind::CutJoint) {
+        const ItemIndex q = c->resolved->joints[static_cast<std::size_t>(con.index)].points[1];
+        auto& x = p.mech.bodies[static_cast<std::size_t>(q.body)].points[static_cast<std::size_t>(q.index)];
+        x[0].g[num::kChunk - 1] = 0.3;
+        x[1].g[num::kChunk - 1] = -0.2;
+      }
+    const NumbersLanes lanes = numbersLanes(tree, p);
+    ASSERT_TRUE(numbersLanesCovered(tree, lanes, p)) << lanes.uncovered;
+    const double t = 0.3;
+    for (const double alpha : {1.0, 1e6}) {
+      SCOPED_TRACE(alpha);
+      MotionAtState state;
+      state.compute(tree, tree.numbers, c->z.data(), c->zd.data(), c->zdd.data(), t);
+      Eigen::MatrixXd Fp;
+      ASSERT_TRUE(penaltyResidualAlongNumbers(tree, tree.numbers, lanes, p, alpha, t, c->z, c->zd, c->zdd, Fp, &state));
+      VectorOn<D> F;
+      penaltyResidualOn<D>(tree, p, alpha, t, c->z.cast<D>(), c->zd.cast<D>(), c->zdd.cast<D>(), F);
+      Eigen::MatrixXd reference(tree.nz, num::kChunk);
+      for (Eigen::Index i = 0; i < tree.nz; ++i)
+        for (int l = 0; l < num::kChunk; ++l) reference(i, l) = F[i].g[l];
+      const double scale = reference.cwiseAbs().maxCoeff();
+      EXPECT_GT(scale, 1e-3);
+      EXPECT_LT((Fp - reference).cwiseAbs().maxCoeff(), 1e-10 * scale);
+      // the transpose for weights on every coordinate
+      const Eigen::VectorXd w = Eigen::VectorXd::LinSpaced(tree.nz, 1.0, -0.7);
+      NumbersAdjoint adjoint;
+      std::vector<ItemIndex> points;
+      ASSERT_TRUE(penaltyResidualNumbersAdjoint(tree, tree.numbers, alpha, t, c->z, state, w, adjoint, points));
+      double products[num::kChunk];
+      ASSERT_TRUE(numbersLanesProducts(tree, state, lanes, p, adjoint, w.data(), points, products));
+      const Eigen::VectorXd expected = reference.transpose() * w;
+      for (int l = 0; l < num::kChunk; ++l) EXPECT_NEAR(products[l], expected[l], 1e-10 * scale * w.cwiseAbs().sum()) << "lane " << l;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace lw::dyn
