@@ -7,6 +7,7 @@
 
 #include "dynamics/generalized_forces.h"
 #include "dynamics/matrix_r.h"
+#include "dynamics/penalty_derivatives.h"
 
 namespace lw::dyn {
 
@@ -16,13 +17,13 @@ namespace lw::dyn {
 class PenaltySolvers final : public integ::NewmarkSystem {
  public:
   PenaltySolvers(const RecursiveModel& m, const TreeNumbers<double>& numbers)
-      : lu(m.nz), forces(m, numbers), rowColumns(&m.rowColumns), tmp(m.nz), tmp2(m.nz) {
+      : lu(m.nz), forces(m, numbers), pattern(&m), tmp(m.nz), tmp2(m.nz) {
     forces.shareFrames(recursive);
   }
   RecursiveData recursive;  // the kernels' poses and scratch (this run's own)
   Eigen::PartialPivLU<Eigen::MatrixXd> lu;
   GeneralizedForces<double> forces;
-  const std::vector<std::vector<int>>* rowColumns;
+  const RecursiveModel* pattern;  // the model whose rows' columns addJtJ reads (set before any step)
   Eigen::VectorXd tmp, tmp2;
   integ::State state;  // the data's state during a step (its buffers swapped in)
   const RecursiveModel* model = nullptr;  // set for each step
@@ -127,18 +128,8 @@ class PenaltySolvers final : public integ::NewmarkSystem {
            "penalty tangent cannot resolve; try a smaller step or the Matrix R formulation";
   }
 
-  // A += s Φ_zᵀ Φ_z over each row's structural columns: a loop row reads few coordinates, and
-  // the dense product was half of a large grid's step
-  void addJtJ(const PenaltyData& d, double s, Eigen::MatrixXd& A) const {
-    for (Eigen::Index r = 0; r < d.J.rows(); ++r) {
-      const auto& cols = (*rowColumns)[static_cast<std::size_t>(r)];
-      for (int a : cols) {
-        const double v = s * d.J(r, a);
-        if (v == 0.0) continue;
-        for (int b : cols) A(b, a) += v * d.J(r, b);
-      }
-    }
-  }
+  // A += s Φ_zᵀ Φ_z over each row's structural columns (addRowsGram)
+  void addJtJ(const PenaltyData& d, double s, Eigen::MatrixXd& A) const { addRowsGram<double>(*pattern, d.J, s, A); }
 
   // the extra constraints' rows at (z, ż) into the data: false when there are none
   static bool evaluateExtra(PenaltyData& d, const Eigen::VectorXd& z, const Eigen::VectorXd& zd) {

@@ -137,7 +137,7 @@ bool penaltyResidualJacobians(const RecursiveModel& m, const TreeNumbers<double>
   kinematicsOnFrames<double, double>(m, p, motion.frames, z.data(), t, phi.data(), {}, nullptr);
   detail::constraintJacobianFrom<double>(m, p, motion, z.data(), t, J);
   loopJacobianRates(m, p, state, rows, {}, Eigen::VectorXd(alpha * phi), rates, secondRates, H);
-  Fz.noalias() += alpha * (J.transpose() * J);
+  addRowsGram<double>(m, J, alpha, Fz);
   Fz += H;
   return true;
 }
@@ -241,7 +241,8 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
     zdd = zddStar;
     return {};
   }
-  const MatrixOn<S> A = M + (J.transpose() * J) * S(hh * alpha);
+  MatrixOn<S> A = M;
+  addRowsGram<S>(m, J, hh * alpha, A);
   VectorOn<S> r = VectorOn<S>::Zero(phi.size());  // Φ_t: the drivers' rows (none for the extra rows)
   if (std::any_of(m.constraints.begin(), m.constraints.end(), [](const LoopConstraint& c) { return c.kind == LoopConstraint::Kind::Driver; })) {
     const std::vector<Jet<S>> phiT = ratesOn<S>(m, p, motion, z, nullptr, t);
@@ -274,7 +275,9 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
     out.Qd = Eigen::MatrixXd::Zero(nz, nz);
     return {};
   }
-  const Eigen::PartialPivLU<Eigen::MatrixXd> A(Eigen::MatrixXd(out.M + (hh * alpha) * (J.transpose() * J)));
+  Eigen::MatrixXd MA = out.M;
+  addRowsGram<double>(m, J, hh * alpha, MA);
+  const Eigen::PartialPivLU<Eigen::MatrixXd> A(MA);
   if (!(std::abs(A.determinant()) > 0)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   out.Pd = out.M;
   num::solveSmallInPlace(A, out.Pd);
@@ -313,7 +316,7 @@ Status penaltyStartOn(const RecursiveModel& m, const TreeNumbers<S>& p, double a
   MatrixOn<S> J;
   rowsOn(m, p, motion, z, t, extra, phi, J);
   if (phi.size() > 0) {
-    A += (J.transpose() * J) * S(alpha);
+    addRowsGram<S>(m, J, alpha, A);
     b += (J.transpose() * curvaturesOn(m, p, motion, z, zd, t, extra)) * S(alpha);
   }
   MatrixOn<S> x;

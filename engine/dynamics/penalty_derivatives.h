@@ -11,6 +11,8 @@
 
 #include <Eigen/Core>
 #include <functional>
+#include <type_traits>
+#include <vector>
 
 #include "core/status.h"
 #include "dynamics/matrix_r_derivatives.h"
@@ -28,6 +30,27 @@ class MotionAtState;  // inverse_dynamics_derivatives.h
 template <class S>
 using ExtraRowsOn = std::function<void(const VectorOn<S>& z, const VectorOn<S>* zd, VectorOn<S>& phi,
                                        Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J, VectorOn<S>& c)>;
+
+/// A += s Φ_zᵀΦ_z over each loop row's structural columns (rowColumns; a row past the loops', an
+/// extra row's, over every column): a row reads few coordinates, and the dense product was half of
+/// a large grid's forward step and most of its projections' derivatives on dual numbers (the grid
+/// 1×15: 75 rows, 45 coordinates). J: the rows × nz.
+template <class S>
+void addRowsGram(const RecursiveModel& m, const Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& J, double s,
+                 Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>& A) {
+  thread_local std::vector<int> all;
+  all.resize(static_cast<std::size_t>(A.cols()));
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+  for (Eigen::Index r = 0; r < J.rows(); ++r) {
+    const std::vector<int>& cols = r < m.nrows ? m.rowColumns[static_cast<std::size_t>(r)] : all;
+    for (int a : cols) {
+      const S v = J(r, a) * s;
+      if constexpr (std::is_same_v<S, double>)
+        if (v == 0.0) continue;
+      for (int b : cols) A(b, a) += v * J(r, b);
+    }
+  }
+}
 
 /// F = M z̈ + Φ_zᵀ α Φ − Q at (z, ż, z̈, t): (17) divided by h²/4, zero at a step's end.
 template <class S>
