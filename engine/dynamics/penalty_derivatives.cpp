@@ -260,10 +260,12 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
 
 Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeNumbers<num::Dual8>& p8, double alpha, double t,
                                  double h, const Eigen::VectorXd& z, const Eigen::VectorXd& zdStar, PenaltyProjectionPartials& out,
-                                 const ExtraRowsOn<double>* extra, const ExtraRowsOn<num::Dual8>* extra8) {
+                                 const ExtraRowsOn<double>* extra, const ExtraRowsOn<num::Dual8>* extra8, const Eigen::VectorXd* zddStar) {
   using D = num::Dual8;
   const double hh = 0.25 * h * h;
   const int nz = m.nz;
+  out.Pz.resize(0, 0);
+  out.Qz.resize(0, 0);
   thread_local detail::TreeMotion<double> motion;  // the positions; the rates' passes set their own
   detail::treePositions<double>(m, p, z.data(), motion);
   detail::massMatrixFrom<double>(m, p, motion, out.M);
@@ -273,6 +275,7 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   if (phi.size() == 0) {
     out.Pd = out.Qdd = Eigen::MatrixXd::Identity(nz, nz);
     out.Qd = Eigen::MatrixXd::Zero(nz, nz);
+    if (zddStar) out.Pz = out.Qz = Eigen::MatrixXd::Zero(nz, nz);
     return {};
   }
   Eigen::MatrixXd MA = out.M;
@@ -282,23 +285,68 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   out.Pd = out.M;
   num::solveSmallInPlace(A, out.Pd);
   out.Qdd = out.Pd;
-  // the projected velocities (as penaltyProjectOn's), then c_ż there, eight columns a pass
+  // the projected velocities (as penaltyProjectOn's)
   VectorOn<double> r = VectorOn<double>::Zero(phi.size());
-  if (std::any_of(m.constraints.begin(), m.constraints.end(), [](const LoopConstraint& c) { return c.kind == LoopConstraint::Kind::Driver; })) {
+  const bool driven = std::any_of(m.constraints.begin(), m.constraints.end(), [](const LoopConstraint& c) { return c.kind == LoopConstraint::Kind::Driver; });
+  if (driven) {
     const std::vector<Jet<double>> phiT = ratesOn<double>(m, p, motion, z, nullptr, t);
     for (int i = 0; i < m.nrows; ++i) r[i] = phiT[static_cast<std::size_t>(i)].d;
   }
   const Eigen::VectorXd zd = A.solve(Eigen::VectorXd(out.M * zdStar - (hh * alpha) * (J.transpose() * r)));
-  Eigen::MatrixXd cz(phi.size(), nz);
-  const VectorOn<D> z8 = z.cast<D>();
-  thread_local detail::TreeMotion<D> motion8;  // z's positions: the chunks' rates passes set their own
-  detail::treePositions<D>(m, p8, z8.data(), motion8);
-  for (int first = 0; first < nz; first += num::kChunk) {
-    VectorOn<D> zd8 = zd.cast<D>();
-    for (int j = first; j < std::min(nz, first + num::kChunk); ++j) zd8[j].g[j - first] = 1;
-    const VectorOn<D> c = curvaturesOn<D>(m, p8, motion8, z8, zd8, t, extra8);
-    for (Eigen::Index i = 0; i < c.size(); ++i)
-      for (int j = first; j < std::min(nz, first + num::kChunk); ++j) cz(i, j) = c[i].g[j - first];
+  // c_ż = −2Θ̇ and, with z̈* given, ż's and z̈'s partials by z in closed form where the loops' rates
+  // cover every row (no driver's, no extra row): with e = (ż* − ż, z̈* − z̈) and g = (Φ_z ż, Φ̈),
+  //   A ż_z = ∂(M e_v)/∂z − h²/4 α (H(g_v) + Φ_zᵀΘ̇),
+  //   A z̈_z = ∂(M e_a)/∂z − h²/4 α (H(g_a) + Φ_zᵀ(Θ̈ + 2Θ̇ ż_z)),
+  // ∂(M e)/∂z = τ_z(z, 0, e) − τ_z(z, 0, 0) (τ is linear in z̈), H and Θ̇, Θ̈ by loopJacobianRates
+  thread_local std::vector<int> rows;
+  rows.resize(static_cast<std::size_t>(m.nrows));
+  for (int i = 0; i < m.nrows; ++i) rows[static_cast<std::size_t>(i)] = i;
+  const bool closed = zddStar && !driven && phi.size() == m.nrows && loopJacobianRatesUnsupported(m, rows).empty();
+  Eigen::MatrixXd cz;
+  if (closed) {
+    // the projected accelerations need c at ż: −Θ̇ ż (no time in the rows)
+    thread_local MotionAtState at;
+    thread_local Eigen::MatrixXd rates, secondRates, H, Hv, unusedR, unusedRR, T0, T0d, T, Td;
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
+    at.compute(m, p, z.data(), zd.data(), zero.data(), t);
+    loopJacobianRates(m, p, at, rows, {}, Eigen::VectorXd::Zero(m.nrows), rates, secondRates, H);
+    cz = -2 * rates;
+    {
+      const Eigen::VectorXd c = -(rates * zd);
+      const Eigen::VectorXd zdd = A.solve(Eigen::VectorXd(out.M * *zddStar + (hh * alpha) * (J.transpose() * c)));
+      at.setAccelerations(m, p, zdd.data());
+      const Eigen::VectorXd gv = J * zd, ga = J * zdd - c;
+      loopJacobianRates(m, p, at, rows, {}, ga, rates, secondRates, H);
+      loopJacobianRates(m, p, at, rows, {}, gv, unusedR, unusedRR, Hv);
+      // ∂(M e)/∂z: τ's partials at (z, 0, e) less those at (z, 0, 0)
+      auto inertiaTurn = [&](const Eigen::VectorXd& e, Eigen::MatrixXd& out) {
+        at.compute(m, p, z.data(), zero.data(), e.data(), t);
+        inverseDynamicsDerivatives(m, p, at, T, Td);
+        out = T - T0;
+      };
+      at.compute(m, p, z.data(), zero.data(), zero.data(), t);
+      inverseDynamicsDerivatives(m, p, at, T0, T0d);
+      Eigen::MatrixXd Mev, Mea;
+      inertiaTurn(Eigen::VectorXd(zdStar - zd), Mev);
+      inertiaTurn(Eigen::VectorXd(*zddStar - zdd), Mea);
+      out.Pz = Mev - (hh * alpha) * (Hv + J.transpose() * rates);
+      num::solveSmallInPlace(A, out.Pz);
+      out.Qz = Mea - (hh * alpha) * (H + J.transpose() * (secondRates + 2 * rates * out.Pz));
+      num::solveSmallInPlace(A, out.Qz);
+    }
+  } else {
+    // c_ż at the projected ż on dual numbers, eight columns a pass
+    cz.resize(phi.size(), nz);
+    const VectorOn<D> z8 = z.cast<D>();
+    thread_local detail::TreeMotion<D> motion8;  // z's positions: the chunks' rates passes set their own
+    detail::treePositions<D>(m, p8, z8.data(), motion8);
+    for (int first = 0; first < nz; first += num::kChunk) {
+      VectorOn<D> zd8 = zd.cast<D>();
+      for (int j = first; j < std::min(nz, first + num::kChunk); ++j) zd8[j].g[j - first] = 1;
+      const VectorOn<D> c = curvaturesOn<D>(m, p8, motion8, z8, zd8, t, extra8);
+      for (Eigen::Index i = 0; i < c.size(); ++i)
+        for (int j = first; j < std::min(nz, first + num::kChunk); ++j) cz(i, j) = c[i].g[j - first];
+    }
   }
   out.Qd = (hh * alpha) * (J.transpose() * (cz * out.Pd));
   num::solveSmallInPlace(A, out.Qd);

@@ -96,15 +96,21 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
 
 /// The projections' partials by the trapezoidal velocities and accelerations at z, which they
 /// are linear in: with A = M + h²/4 Φ_zᵀαΦ_z, ∂ż/∂ż* = A⁻¹M = ∂z̈/∂z̈*, ∂z̈/∂ż* = A⁻¹ h²/4 Φ_zᵀα c_ż
-/// ∂ż/∂ż* (c_ż = ∂c/∂ż at the projected ż: a pass of the curvatures on dual numbers, eight
-/// columns a pass), ∂ż/∂z̈* = 0; and M, the residual's ∂F/∂z̈. On doubles otherwise: what a step's
-/// linearisation needs besides its z columns. p8: the same numbers on dual numbers (unseeded).
+/// ∂ż/∂ż* (c_ż = ∂c/∂ż = −2Θ̇ at the projected ż), ∂ż/∂z̈* = 0; and M, the residual's ∂F/∂z̈.
+/// With z̈* given (the analytic kernels asked for), where the loops' rates cover every row (no
+/// driver's, no extra row), c_ż in closed form and also the partials by z, Pz = ∂ż/∂z and
+/// Qz = ∂z̈/∂z (no dual number: τ's derivatives for ∂(M e)/∂z, the loops' rates and turns);
+/// otherwise c_ż by a pass of the curvatures on dual numbers, eight columns a pass, and Pz, Qz
+/// empty. On doubles:
+/// what a step's linearisation needs besides the parameters' columns. p8: the same numbers on dual
+/// numbers (unseeded).
 struct PenaltyProjectionPartials {
-  Eigen::MatrixXd M, Pd, Qd, Qdd;
+  Eigen::MatrixXd M, Pd, Qd, Qdd, Pz, Qz;
 };
 Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeNumbers<num::Dual8>& p8, double alpha, double t,
                                  double h, const Eigen::VectorXd& z, const Eigen::VectorXd& zdStar, PenaltyProjectionPartials& out,
-                                 const ExtraRowsOn<double>* extra = nullptr, const ExtraRowsOn<num::Dual8>* extra8 = nullptr);
+                                 const ExtraRowsOn<double>* extra = nullptr, const ExtraRowsOn<num::Dual8>* extra8 = nullptr,
+                                 const Eigen::VectorXd* zddStar = nullptr);
 
 /// The initial accelerations, as penaltyStart: (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀ α c.
 template <class S>

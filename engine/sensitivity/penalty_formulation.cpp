@@ -377,7 +377,10 @@ class Penalty final : public Formulation, private FormulationNumbers {
     {
       const dyn::ExtraRowsOn<double> rows = heldRows<double>(tree_, real_.tree, held(b.coords));
       const dyn::ExtraRowsOn<Dual> rows8 = heldRows<Dual>(tree_, plain_.tree, held(b.coords));
-      if (Status s = dyn::penaltyProjectionPartials(tree_, real_.tree, plain_.tree, alpha_, b.t, h, b.x, zdS, linear, &rows, &rows8); !s.ok())
+      // the closed forms (z's columns too) where the analytic kernels are asked for
+      if (Status s = dyn::penaltyProjectionPartials(tree_, real_.tree, plain_.tree, alpha_, b.t, h, b.x, zdS, linear, &rows, &rows8,
+                                                    analytic_ && !semiAnalytical() ? &zddS : nullptr);
+          !s.ok())
         return s;
     }
     J.Fd = Fs.rightCols(nz);
@@ -394,11 +397,12 @@ class Penalty final : public Formulation, private FormulationNumbers {
       return {};
     };
     Eigen::MatrixXd PQp;
+    const bool zClosed = linear.Pz.size() > 0;  // z's columns in closed form: the parameters' alone below
     if (analytic_ && !semiAnalytical()) {
       // by z₁ and by the parameters that reach the projections in the same passes: those that
       // reach the force elements or gravity alone leave M, Φ_z and c, so their columns are zero
       std::vector<int> state, param;
-      for (Eigen::Index j = 0; j < nz; ++j) {
+      for (Eigen::Index j = 0; j < (zClosed ? 0 : nz); ++j) {
         state.push_back(static_cast<int>(j));
         param.push_back(-1);
       }
@@ -414,9 +418,10 @@ class Penalty final : public Formulation, private FormulationNumbers {
               [&](const auto& nums, const auto& in, Vec<Dual>& r) { return project(nums, in[0], in[1], in[2], r); }, 2 * nz, columns);
           !s.ok())
         return s;
-      Ps = columns.leftCols(nz);
+      const std::size_t first = zClosed ? 0 : static_cast<std::size_t>(nz);
+      if (!zClosed) Ps = columns.leftCols(nz);
       PQp.setZero(2 * nz, static_cast<Eigen::Index>(st_.parameters.size()));
-      for (std::size_t c = static_cast<std::size_t>(nz); c < param.size(); ++c) PQp.col(param[c]) = columns.col(static_cast<Eigen::Index>(c));
+      for (std::size_t c = first; c < param.size(); ++c) PQp.col(param[c]) = columns.col(static_cast<Eigen::Index>(c));
     } else {
       if (Status s = stateColumns(
               nz, 2 * nz, [&](Eigen::Index first) { return seed(first, nz); },
@@ -432,9 +437,9 @@ class Penalty final : public Formulation, private FormulationNumbers {
           !s.ok())
         return s;
     }
-    J.Pz = Ps.topRows(nz);
+    J.Pz = zClosed ? std::move(linear.Pz) : Eigen::MatrixXd(Ps.topRows(nz));
     J.Pd = std::move(linear.Pd);  // ż₁ does not depend on z̈*
-    J.Qz = Ps.bottomRows(nz);
+    J.Qz = zClosed ? std::move(linear.Qz) : Eigen::MatrixXd(Ps.bottomRows(nz));
     J.Qd = std::move(linear.Qd);
     J.Qdd = std::move(linear.Qdd);
     J.Pp = PQp.topRows(nz);

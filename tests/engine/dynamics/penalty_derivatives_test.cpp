@@ -55,9 +55,15 @@ std::unique_ptr<OffState> offState(const Mechanism& mech) {
 }
 
 TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
-  for (const char* name : {"five-bar", "slider-crank"}) {
+  // slider-crank: its motor's row (c_ż on dual numbers, no z columns); the others in closed form,
+  // the z columns too: pins with springs, a spatial revolute cut after a ball joint, a free body
+  const std::pair<const char*, Mechanism> models[] = {{"five-bar", test::withEveryForce(test::sampleMechanism("five-bar"))},
+                                                      {"slider-crank", test::sampleMechanism("slider-crank")},
+                                                      {"rssr, a revolute at C", test::rssrRevoluteAtC()},
+                                                      {"buggy", test::sampleMechanism("buggy")}};
+  for (const auto& [name, mech] : models) {
     SCOPED_TRACE(name);
-    const auto c = offState(test::sampleMechanism(name));
+    const auto c = offState(mech);
     ASSERT_TRUE(c);
     const RecursiveModel& tree = c->model.tree;
     const TreeNumbers<D>& p8 = c->p8;
@@ -67,7 +73,7 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
     const Eigen::VectorXd &z = c->z, &zdS = c->zd, &zddS = c->zdd;
     const double alpha = 1e6, t = 0.3, h = 2e-3;
     PenaltyProjectionPartials linear;
-    ASSERT_TRUE(penaltyProjectionPartials(tree, tree.numbers, p8, alpha, t, h, z, zdS, linear).ok());
+    ASSERT_TRUE(penaltyProjectionPartials(tree, tree.numbers, p8, alpha, t, h, z, zdS, linear, nullptr, nullptr, &zddS).ok());
     // AD: [ż₁; z̈₁] by ż* (columns 0 … nz − 1) and z̈* (nz … 2nz − 1), eight a pass
     Eigen::MatrixXd P(2 * nz, 2 * nz), Fzdd(nz, nz);
     for (int first = 0; first < 2 * nz; first += num::kChunk) {
@@ -94,6 +100,23 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
     expectColumns(linear.Qd, P.bottomLeftCorner(nz, nz), "dzdd/dzd*");
     expectColumns(linear.Qdd, P.bottomRightCorner(nz, nz), "dzdd/dzdd*");
     expectColumns(linear.M, Fzdd, "dF/dzdd");
+    // by z (ż*, z̈* held)
+    const bool driven = std::string(name) == "slider-crank";
+    ASSERT_EQ(linear.Pz.size() == 0, driven);
+    if (driven) continue;
+    Eigen::MatrixXd Z(2 * nz, nz);
+    for (int first = 0; first < nz; first += num::kChunk) {
+      VectorOn<D> z8 = z.cast<D>(), zd1, zdd1;
+      for (int j = first; j < std::min(nz, first + num::kChunk); ++j) z8[j].g[j - first] = 1;
+      ASSERT_TRUE(penaltyProjectOn<D>(tree, p8, alpha, t, h, z8, zdS.cast<D>(), zddS.cast<D>(), zd1, zdd1).ok());
+      for (int j = first; j < std::min(nz, first + num::kChunk); ++j)
+        for (int i = 0; i < nz; ++i) {
+          Z(i, j) = zd1[i].g[j - first];
+          Z(nz + i, j) = zdd1[i].g[j - first];
+        }
+    }
+    expectColumns(linear.Pz, Z.topRows(nz), "dzd/dz");
+    expectColumns(linear.Qz, Z.bottomRows(nz), "dzdd/dz");
   }
 }
 
