@@ -56,6 +56,9 @@ const Case kCases[] = {{"ten-bar-chain", 1.0, 1e-3},
                        {"four-bar-path", 1.0, 1e-2},
                        {"buggy", 0.2, 1e-3},
                        {"grid-1x15-parameters", 0.5, 1e-2},
+                       // a large model in the penalty formulation (45 coordinates, 75 rows, 18
+                       // parameters): where the projections' derivatives on dual numbers dominated
+                       {"grid-1x15-parameters", 0.05, 1e-3, analysis::Formulation::Penalty, "-penalty"},
                        // a fully driven mechanism's kinematic gradients (issue 38: 13 parameters over
                        // 100 positions, target 5 ms; the forward run the kinematics command's)
                        {"jansen-leg", 1.0, 1e-2, analysis::Formulation::MatrixR, "-kinematics", sens::Partials::AutomaticDifferentiation,
