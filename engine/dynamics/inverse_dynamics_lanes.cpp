@@ -120,10 +120,8 @@ bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, con
 
 NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<D>& p, const std::vector<bool>& keep) {
   NumbersLanes out = numbersLanes(m, p);
-  out.uncovered.clear();  // of the lanes left out, perhaps
-  out.inertialOnly = true;
-  for (const Node& n : m.nodes)
-    if (n.kind == NodeKind::Spherical || n.kind == NodeKind::FreeSpatial) out.uncovered = "a quaternion joint (body " + std::to_string(n.body) + ")";
+  out.uncovered.clear();  // of the lanes left out, perhaps; a quaternion node's too: lanes that
+  out.inertialOnly = true;  // move nothing leave every column and frame, whatever the joint
   for (int l = 0; l < kLanes; ++l) {
     NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
     if (!keep[static_cast<std::size_t>(l)]) {

@@ -280,7 +280,8 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   }
   Eigen::MatrixXd MA = out.M;
   addRowsGram<double>(m, J, hh * alpha, MA);
-  const Eigen::PartialPivLU<Eigen::MatrixXd> A(MA);
+  out.A.compute(MA);
+  const Eigen::PartialPivLU<Eigen::MatrixXd>& A = out.A;
   if (!(std::abs(A.determinant()) > 0)) return failure(Status::Code::Singular, t, "the penalty projection's matrix is singular");
   out.Pd = out.M;
   num::solveSmallInPlace(A, out.Pd);
@@ -305,7 +306,7 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   Eigen::MatrixXd cz;
   if (closed) {
     // the projected accelerations need c at ż: −Θ̇ ż (no time in the rows)
-    thread_local MotionAtState at;
+    thread_local MotionAtState at, atV, atA, atRest;
     thread_local Eigen::MatrixXd rates, secondRates, H, Hv, unusedR, unusedRR, T0, T0d, T, Td;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
     at.compute(m, p, z.data(), zd.data(), zero.data(), t);
@@ -318,20 +319,25 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
       const Eigen::VectorXd gv = J * zd, ga = J * zdd - c;
       loopJacobianRates(m, p, at, rows, {}, ga, rates, secondRates, H);
       loopJacobianRates(m, p, at, rows, {}, gv, unusedR, unusedRR, Hv);
-      // ∂(M e)/∂z: τ's partials at (z, 0, e) less those at (z, 0, 0)
-      auto inertiaTurn = [&](const Eigen::VectorXd& e, Eigen::MatrixXd& out) {
-        at.compute(m, p, z.data(), zero.data(), e.data(), t);
-        inverseDynamicsDerivatives(m, p, at, T, Td);
+      // ∂(M e)/∂z: τ's partials at (z, 0, e) less those at (z, 0, 0) (the motions kept for the
+      // inertial lanes)
+      auto inertiaTurn = [&](const Eigen::VectorXd& e, MotionAtState& state, Eigen::MatrixXd& out) {
+        state.compute(m, p, z.data(), zero.data(), e.data(), t);
+        inverseDynamicsDerivatives(m, p, state, T, Td);
         out = T - T0;
       };
-      at.compute(m, p, z.data(), zero.data(), zero.data(), t);
-      inverseDynamicsDerivatives(m, p, at, T0, T0d);
+      atRest.compute(m, p, z.data(), zero.data(), zero.data(), t);
+      inverseDynamicsDerivatives(m, p, atRest, T0, T0d);
       Eigen::MatrixXd Mev, Mea;
-      inertiaTurn(Eigen::VectorXd(zdStar - zd), Mev);
-      inertiaTurn(Eigen::VectorXd(*zddStar - zdd), Mea);
+      inertiaTurn(Eigen::VectorXd(zdStar - zd), atV, Mev);
+      inertiaTurn(Eigen::VectorXd(*zddStar - zdd), atA, Mea);
+      out.atV = &atV;
+      out.atA = &atA;
+      out.atRest = &atRest;
+      out.B = (2 * hh * alpha) * (J.transpose() * rates);
       out.Pz = Mev - (hh * alpha) * (Hv + J.transpose() * rates);
       num::solveSmallInPlace(A, out.Pz);
-      out.Qz = Mea - (hh * alpha) * (H + J.transpose() * (secondRates + 2 * rates * out.Pz));
+      out.Qz = Mea - (hh * alpha) * (H + J.transpose() * secondRates) - out.B * out.Pz;
       num::solveSmallInPlace(A, out.Qz);
     }
   } else {
@@ -351,6 +357,33 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   out.Qd = (hh * alpha) * (J.transpose() * (cz * out.Pd));
   num::solveSmallInPlace(A, out.Qd);
   return {};
+}
+
+bool penaltyProjectionInertialLanes(const RecursiveModel& m, const TreeNumbers<double>& values, const PenaltyProjectionPartials& at,
+                                    const NumbersLanes& lanes, const TreeNumbers<num::Dual8>& p, Eigen::MatrixXd& Pp, Eigen::MatrixXd& Qp) {
+  if (at.Pz.size() == 0 || !at.atV || !lanes.inertialOnly) return false;
+  constexpr int L = num::kChunk;
+  const int nz = m.nz;
+  thread_local std::vector<num::Dual8> rest, v, a;
+  rest.resize(static_cast<std::size_t>(nz));
+  v.resize(rest.size());
+  a.resize(rest.size());
+  if (!inverseDynamicsAlongNumbers(m, values, *at.atRest, lanes, p, rest.data(), {}, nullptr, nullptr, nullptr) ||
+      !inverseDynamicsAlongNumbers(m, values, *at.atV, lanes, p, v.data(), {}, nullptr, nullptr, nullptr) ||
+      !inverseDynamicsAlongNumbers(m, values, *at.atA, lanes, p, a.data(), {}, nullptr, nullptr, nullptr))
+    return false;
+  Pp.resize(nz, L);
+  Qp.resize(nz, L);
+  for (int i = 0; i < nz; ++i)
+    for (int l = 0; l < L; ++l) {
+      const auto u = static_cast<std::size_t>(i);
+      Pp(i, l) = v[u].g[l] - rest[u].g[l];  // M_ρ e_v
+      Qp(i, l) = a[u].g[l] - rest[u].g[l];  // M_ρ e_a
+    }
+  num::solveSmallInPlace(at.A, Pp);
+  Qp.noalias() -= at.B * Pp;
+  num::solveSmallInPlace(at.A, Qp);
+  return true;
 }
 
 template <class S>

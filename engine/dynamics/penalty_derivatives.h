@@ -10,19 +10,18 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/LU>
 #include <functional>
 #include <type_traits>
 #include <vector>
 
 #include "core/status.h"
+#include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/matrix_r_derivatives.h"
 #include "dynamics/recursive_model.h"
 
 namespace lw::dyn {
 
-struct NumbersLanes;    // inverse_dynamics_derivatives.h
-struct NumbersAdjoint;  // inverse_dynamics_derivatives.h
-class MotionAtState;  // inverse_dynamics_derivatives.h
 
 /// Rows a run enforces besides the loops for a while (resting contacts held closed,
 /// events/resting_contact.h), on S: at z their values Φ and Jacobian Φ_z and, along ż when given,
@@ -106,11 +105,27 @@ Status penaltyProjectOn(const RecursiveModel& m, const TreeNumbers<S>& p, double
 /// numbers (unseeded).
 struct PenaltyProjectionPartials {
   Eigen::MatrixXd M, Pd, Qd, Qdd, Pz, Qz;
+  // with Pz: what the inertial lanes read (penaltyProjectionInertialLanes), the factor of A, the
+  // corrections e_v = ż* − ż, e_a = z̈* − z̈, B = h²/4 α Φ_zᵀ 2Θ̇, the motions at (z, 0, e_v),
+  // (z, 0, e_a) and (z, 0, 0)
+  Eigen::PartialPivLU<Eigen::MatrixXd> A;
+  Eigen::MatrixXd B;
+  MotionAtState* atV = nullptr;  // thread_local motions of the last call
+  MotionAtState* atA = nullptr;
+  MotionAtState* atRest = nullptr;
 };
 Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeNumbers<num::Dual8>& p8, double alpha, double t,
                                  double h, const Eigen::VectorXd& z, const Eigen::VectorXd& zdStar, PenaltyProjectionPartials& out,
                                  const ExtraRowsOn<double>* extra = nullptr, const ExtraRowsOn<num::Dual8>* extra8 = nullptr,
                                  const Eigen::VectorXd* zddStar = nullptr);
+
+/// The projections' lanes along lanes that change the bodies' masses, centres and inertias alone
+/// (`lanes` = inertialLanes of p's chunk): they leave Φ, its rates and c, so from the partials'
+/// closed form at the same point (`at`, Pz set) A ż_ρ = M_ρ e_v and A z̈_ρ = M_ρ e_a − B ż_ρ, with
+/// M_ρ e = τ_ρ(z, 0, e) − τ_ρ(z, 0, 0) by the lanes kernel on doubles. Pp, Qp: nz × 8. False where
+/// the lanes kernel does not take them.
+bool penaltyProjectionInertialLanes(const RecursiveModel& m, const TreeNumbers<double>& values, const PenaltyProjectionPartials& at,
+                                    const NumbersLanes& lanes, const TreeNumbers<num::Dual8>& p, Eigen::MatrixXd& Pp, Eigen::MatrixXd& Qp);
 
 /// The initial accelerations, as penaltyStart: (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀ α c.
 template <class S>

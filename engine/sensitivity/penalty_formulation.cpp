@@ -406,8 +406,25 @@ class Penalty final : public Formulation, private FormulationNumbers {
         state.push_back(static_cast<int>(j));
         param.push_back(-1);
       }
+      PQp.setZero(2 * nz, static_cast<Eigen::Index>(st_.parameters.size()));
+      // with the closed forms, the parameters that change masses, centres and inertias alone by the
+      // lanes kernel on doubles (they leave Φ and c: M_ρ e alone), chunk by chunk
+      std::vector<bool> laned(st_.parameters.size(), false);
+      if (zClosed)
+        for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
+          bool any = false;
+          for (Eigen::Index j = 0; j < chunkSize(ch); ++j) any = any || inertial()[static_cast<std::size_t>(chunkFirst(ch) + j)];
+          Eigen::MatrixXd Pp, Qp;
+          if (!any || !dyn::penaltyProjectionInertialLanes(tree_, real_.tree, linear, inertialLanes(ch), chunk(ch).tree, Pp, Qp)) continue;
+          for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
+            const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
+            if (!inertial()[k]) continue;
+            laned[k] = true;
+            PQp.col(static_cast<Eigen::Index>(k)) << Pp.col(j), Qp.col(j);
+          }
+        }
       for (std::size_t k = 0; k < st_.parameters.size(); ++k)
-        if (!forcesOnly()[k]) {
+        if (!forcesOnly()[k] && !laned[k]) {
           state.push_back(-1);
           param.push_back(static_cast<int>(k));
         }
@@ -420,7 +437,6 @@ class Penalty final : public Formulation, private FormulationNumbers {
         return s;
       const std::size_t first = zClosed ? 0 : static_cast<std::size_t>(nz);
       if (!zClosed) Ps = columns.leftCols(nz);
-      PQp.setZero(2 * nz, static_cast<Eigen::Index>(st_.parameters.size()));
       for (std::size_t c = first; c < param.size(); ++c) PQp.col(param[c]) = columns.col(static_cast<Eigen::Index>(c));
     } else {
       if (Status s = stateColumns(

@@ -56,7 +56,8 @@ std::unique_ptr<OffState> offState(const Mechanism& mech) {
 
 TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
   // slider-crank: its motor's row (c_ż on dual numbers, no z columns); the others in closed form,
-  // the z columns too: pins with springs, a spatial revolute cut after a ball joint, a free body
+  // the z columns and the bodies' masses' lanes too: pins with springs, a spatial revolute cut
+  // after a ball joint, a free body
   const std::pair<const char*, Mechanism> models[] = {{"five-bar", test::withEveryForce(test::sampleMechanism("five-bar"))},
                                                       {"slider-crank", test::sampleMechanism("slider-crank")},
                                                       {"rssr, a revolute at C", test::rssrRevoluteAtC()},
@@ -117,6 +118,26 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
     }
     expectColumns(linear.Pz, Z.topRows(nz), "dzd/dz");
     expectColumns(linear.Qz, Z.bottomRows(nz), "dzdd/dz");
+    // along every body's mass, each a lane (they change M alone): the inertial lanes (not the
+    // buggy's: its one row, its quaternion's, leaves the projections all but independent of them)
+    if (std::string(name) == "buggy") continue;
+    const MechanismNumbers<D>& mech = p8.mech;
+    TreeNumbers<D> masses = p8;
+    const int lanes = std::min<int>(num::kChunk, static_cast<int>(mech.bodies.size()) - 1);
+    for (int l = 0; l < lanes; ++l) masses.mech.bodies[static_cast<std::size_t>(l + 1)].mass.g[l] = 1;
+    const NumbersLanes inertial = inertialLanes(tree, masses, std::vector<bool>(num::kChunk, true));
+    Eigen::MatrixXd Pp, Qp;
+    ASSERT_TRUE(penaltyProjectionInertialLanes(tree, tree.numbers, linear, inertial, masses, Pp, Qp)) << inertial.uncovered;
+    VectorOn<D> zd1, zdd1;
+    ASSERT_TRUE(penaltyProjectOn<D>(tree, masses, alpha, t, h, z.cast<D>(), zdS.cast<D>(), zddS.cast<D>(), zd1, zdd1).ok());
+    Eigen::MatrixXd Rp(nz, lanes), Rq(nz, lanes);
+    for (int i = 0; i < nz; ++i)
+      for (int l = 0; l < lanes; ++l) {
+        Rp(i, l) = zd1[i].g[l];
+        Rq(i, l) = zdd1[i].g[l];
+      }
+    expectColumns(Pp.leftCols(lanes), Rp, "dzd/dmass");
+    expectColumns(Qp.leftCols(lanes), Rq, "dzdd/dmass");
   }
 }
 
