@@ -305,41 +305,38 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   const bool closed = zddStar && !driven && phi.size() == m.nrows && loopJacobianRatesUnsupported(m, rows).empty();
   Eigen::MatrixXd cz;
   if (closed) {
-    // the projected accelerations need c at ż: −Θ̇ ż (no time in the rows)
+    // at (z, ż): Θ̇ and H(g_v) (H reads the positions and λ alone), then c = −Θ̇ ż (no time in the
+    // rows), the projected z̈, and at (z, ż, z̈): Θ̈ and H(g_a)
     thread_local MotionAtState at, atV, atA, atRest;
-    thread_local Eigen::MatrixXd rates, secondRates, H, Hv, unusedR, unusedRR, T0, T0d, T, Td;
+    thread_local Eigen::MatrixXd rates, secondRates, H, Hv, T0, T0d, T, Td;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
     at.compute(m, p, z.data(), zd.data(), zero.data(), t);
-    loopJacobianRates(m, p, at, rows, {}, Eigen::VectorXd::Zero(m.nrows), rates, secondRates, H);
+    loopJacobianRates(m, p, at, rows, {}, Eigen::VectorXd(J * zd), rates, secondRates, Hv);
     cz = -2 * rates;
-    {
-      const Eigen::VectorXd c = -(rates * zd);
-      const Eigen::VectorXd zdd = A.solve(Eigen::VectorXd(out.M * *zddStar + (hh * alpha) * (J.transpose() * c)));
-      at.setAccelerations(m, p, zdd.data());
-      const Eigen::VectorXd gv = J * zd, ga = J * zdd - c;
-      loopJacobianRates(m, p, at, rows, {}, ga, rates, secondRates, H);
-      loopJacobianRates(m, p, at, rows, {}, gv, unusedR, unusedRR, Hv);
-      // ∂(M e)/∂z: τ's partials at (z, 0, e) less those at (z, 0, 0) (the motions kept for the
-      // inertial lanes)
-      auto inertiaTurn = [&](const Eigen::VectorXd& e, MotionAtState& state, Eigen::MatrixXd& out) {
-        state.compute(m, p, z.data(), zero.data(), e.data(), t);
-        inverseDynamicsDerivatives(m, p, state, T, Td);
-        out = T - T0;
-      };
-      atRest.compute(m, p, z.data(), zero.data(), zero.data(), t);
-      inverseDynamicsDerivatives(m, p, atRest, T0, T0d);
-      Eigen::MatrixXd Mev, Mea;
-      inertiaTurn(Eigen::VectorXd(zdStar - zd), atV, Mev);
-      inertiaTurn(Eigen::VectorXd(*zddStar - zdd), atA, Mea);
-      out.atV = &atV;
-      out.atA = &atA;
-      out.atRest = &atRest;
-      out.B = (2 * hh * alpha) * (J.transpose() * rates);
-      out.Pz = Mev - (hh * alpha) * (Hv + J.transpose() * rates);
-      num::solveSmallInPlace(A, out.Pz);
-      out.Qz = Mea - (hh * alpha) * (H + J.transpose() * secondRates) - out.B * out.Pz;
-      num::solveSmallInPlace(A, out.Qz);
-    }
+    const Eigen::VectorXd c = -(rates * zd);
+    const Eigen::VectorXd zdd = A.solve(Eigen::VectorXd(out.M * *zddStar + (hh * alpha) * (J.transpose() * c)));
+    at.setAccelerations(m, p, zdd.data());
+    loopJacobianRates(m, p, at, rows, {}, Eigen::VectorXd(J * zdd - c), rates, secondRates, H);
+    // ∂(M e)/∂z: τ's partials at (z, 0, e) less those at (z, 0, 0) (the motions kept for the
+    // inertial lanes)
+    auto inertiaTurn = [&](const Eigen::VectorXd& e, MotionAtState& state, Eigen::MatrixXd& turn) {
+      state.compute(m, p, z.data(), zero.data(), e.data(), t);
+      inverseDynamicsDerivatives(m, p, state, T, Td);
+      turn = T - T0;
+    };
+    atRest.compute(m, p, z.data(), zero.data(), zero.data(), t);
+    inverseDynamicsDerivatives(m, p, atRest, T0, T0d);
+    Eigen::MatrixXd Mev, Mea;
+    inertiaTurn(Eigen::VectorXd(zdStar - zd), atV, Mev);
+    inertiaTurn(Eigen::VectorXd(*zddStar - zdd), atA, Mea);
+    out.atV = &atV;
+    out.atA = &atA;
+    out.atRest = &atRest;
+    out.B = (2 * hh * alpha) * (J.transpose() * rates);
+    out.Pz = Mev - (hh * alpha) * (Hv + J.transpose() * rates);
+    num::solveSmallInPlace(A, out.Pz);
+    out.Qz = Mea - (hh * alpha) * (H + J.transpose() * secondRates) - out.B * out.Pz;
+    num::solveSmallInPlace(A, out.Qz);
   } else {
     // c_ż at the projected ż on dual numbers, eight columns a pass
     cz.resize(phi.size(), nz);
