@@ -146,6 +146,10 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
     const auto& g = p.nodes[k];
     if (hasLanes(g.axis) || hasLanes(g.axis2) || hasLanes(g.R0)) out.uncovered = "a lane on a joint axis or stored rotation";
   }
+  // a driver's motion on a lane moves its row's Φ and rates: not the points' lanes
+  for (std::size_t i = 0; i < p.mech.drivers.size() && out.uncovered.empty(); ++i)
+    for (const D& v : p.mech.drivers[i].parameterValues())
+      if (hasLanes(v)) out.uncovered = "a lane on driver " + std::to_string(i) + "'s motion";
   bool forced = false;  // a lane force: its numbers' and points' lanes reach the wrenches
   for (const auto& f : m.mechanism->forces) forced = forced || laneForce(f.type);
   out.lanes.resize(kLanes);  // sorted out even where uncovered: inertialLanes keeps some of them

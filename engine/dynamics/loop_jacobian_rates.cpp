@@ -26,6 +26,13 @@ std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vec
     for (const LoopConstraint& c : m.constraints)
       if (row >= c.row && row < c.row + c.rows) of = &c;
     if (of && of->kind == LoopConstraint::Kind::UnitQuaternion) continue;
+    if (of && of->kind == LoopConstraint::Kind::Driver) {
+      // a tree joint's driver reads its coordinate, a coordinate driver its point's component;
+      // a driven cut joint's angle or slide and a distance driver read more
+      const auto& dv = m.mechanism->drivers[static_cast<std::size_t>(of->index)];
+      if (dv.type == Driver::Type::Coordinate || (dv.type == Driver::Type::Joint && m.treeJointNode[static_cast<std::size_t>(dv.joint)] >= 0)) continue;
+      return "driver " + std::to_string(of->index) + (dv.type == Driver::Type::Distance ? " drives a distance" : " drives a cut joint");
+    }
     if (!of || of->kind != LoopConstraint::Kind::CutJoint) return "row " + std::to_string(row) + " is not a cut joint's";
     const auto& jt = m.mechanism->joints[static_cast<std::size_t>(of->index)];
     const int k = row - of->row;
@@ -165,6 +172,20 @@ void loopJacobianRates(const RecursiveModel& m, const TreeNumbers<double>& p, co
   // unit row |q|² − 1 reads its own coordinates: Θ = 2qᵀ, Θ̇ = 2q̇ᵀ, Θ̈ = 2q̈ᵀ, H = 2λI
   int rs[3], axes[3];
   for (const LoopConstraint& con : m.constraints) {
+    if (con.kind == LoopConstraint::Kind::Driver) {
+      // a coordinate driver x(P)_k − f(t): a point's component, its rates and turn as any; a tree
+      // joint's driver ±z_j − f(t) has a constant row (no rate, no turn)
+      const auto& dv = m.mechanism->drivers[static_cast<std::size_t>(con.index)];
+      if (dv.type != Driver::Type::Coordinate) continue;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i] != con.row) continue;
+        const int r = static_cast<int>(i), axis = dv.component;
+        Vector3d Lambda = Vector3d::Zero();
+        Lambda[axis] = lambda[static_cast<Eigen::Index>(i)];
+        point(dv.point.body, p.mech.point(dv.point), 1.0, &r, &axis, 1, Lambda);
+      }
+      continue;
+    }
     if (con.kind == LoopConstraint::Kind::UnitQuaternion) {
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (rows[i] != con.row) continue;

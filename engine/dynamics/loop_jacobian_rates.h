@@ -16,8 +16,9 @@ class MotionAtState;  // inverse_dynamics_derivatives.h
 /// Why loopJacobianRates does not cover the rows `rows` of Φ, or empty: it covers rows that are
 /// cut joints' points' differences x(P₁) − x(P₀) (pins, spherical joints, a revolute's position
 /// rows), a spatial revolute's axis rows (a dot product of a vector on each body) and
-/// quaternions' unit rows, on any tree, with any independent coordinates (the tree's coordinates
-/// or points' components).
+/// quaternions' unit rows, and the drivers that read a tree joint's coordinate or a point's
+/// component, on any tree, with any independent coordinates (the tree's coordinates or points'
+/// components). Not a driven cut joint's angle or slide, nor a distance driver.
 std::string loopJacobianRatesUnsupported(const RecursiveModel& m, const std::vector<int>& rows);
 
 /// With Ψ(z) = [Φ (rows `rows`); h] (h: the independent coordinates `dofs`) and Θ = Ψ_z, along the

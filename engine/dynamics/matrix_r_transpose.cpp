@@ -17,6 +17,12 @@ void rowPointsOf(const RecursiveModel& tree, const std::vector<int>& selected, c
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const int row = selected[i];
     for (const LoopConstraint& c : tree.constraints) {
+      // a coordinate driver's row is its point's component (a tree joint's driver reads no point)
+      if (c.kind == LoopConstraint::Kind::Driver && row == c.row) {
+        const auto& dv = tree.mechanism->drivers[static_cast<std::size_t>(c.index)];
+        if (dv.type == Driver::Type::Coordinate) rows.push_back({static_cast<int>(i), pointIndex(dv.point), dv.component, 1.0});
+        continue;
+      }
       // a quaternion's unit row reads no point (and no number: |q|² − 1), a revolute's axis rows
       // (from row 3) no point either, and no lane turns an axis
       if (row < c.row || row >= c.row + c.rows || c.kind != LoopConstraint::Kind::CutJoint || row - c.row >= 3) continue;

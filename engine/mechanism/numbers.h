@@ -35,6 +35,8 @@ class TimeFunctionOn {
   P value(double t) const;
   P rate(double t) const;
   P acceleration(double t) const;
+  /// The values of the parameters the function reads (none for a literal or a resolved one).
+  std::span<const P> parameterValues() const { return slots_.empty() ? std::span<const P>() : std::span<const P>(slots_).subspan(1); }
 
  private:
   TimeFunction resolved_;                 // double

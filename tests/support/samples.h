@@ -73,11 +73,16 @@ inline std::vector<std::pair<std::string, Mechanism>> samplesAndGenerated() {
   return out;
 }
 
-// the RSSR without its motor, its bars with an even inertia: a slender bar's spin between two
-// ball joints would make the motion's conditioning, not the kernels, what a comparison measures
-inline Mechanism rssrWithoutMotor() {
+// the RSSR, its bars with an even inertia: a slender bar's spin between two ball joints would
+// make the motion's conditioning, not the kernels, what a comparison measures; and without its
+// motor
+inline Mechanism rssrEvenInertias() {
   Mechanism m = sampleMechanism("rssr");
   for (Body& b : m.bodies) b.inertia = {Inertia::Form::Diagonal, {Number(0.1), Number(0.12), Number(0.14)}};
+  return m;
+}
+inline Mechanism rssrWithoutMotor() {
+  Mechanism m = rssrEvenInertias();
   m.drivers.clear();
   return m;
 }
@@ -107,6 +112,31 @@ inline Mechanism rssrRevoluteAtC() {
       j.type = JointType::Revolute;
       j.axes = {{"coupler", "n"}, {"rocker", "n"}};
     }
+  return m;
+}
+
+// the five-bar with a driver (one freedom left): `kind` "joint" drives its crank A (a tree
+// joint's coordinate), "coordinate" the height of P2 on bar_23, "distance" P2's distance from A
+inline Mechanism fiveBarDriven(const std::string& kind) {
+  Mechanism m = sampleMechanism("five-bar");
+  Driver d;
+  d.name = "drive";
+  if (kind == "joint") {
+    d.joint = "A";
+    d.function = Number::expr("0.5*t");
+  } else if (kind == "coordinate") {
+    d.type = Driver::Type::Coordinate;
+    d.point = {"bar_23", "P2"};
+    d.component = Component::Y;
+    d.function = Number::expr("-2 + 0.1*t");
+  } else {
+    d.type = Driver::Type::Distance;
+    d.points[0] = {"ground", "A"};
+    d.points[1] = {"bar_23", "P2"};
+    d.function = Number::expr("sqrt(4.25) + 0.05*t");
+  }
+  m.drivers.push_back(d);
+  m.independentCoordinates.pop_back();  // P2's x alone
   return m;
 }
 

@@ -353,7 +353,8 @@ TEST(MatrixRTangent, EqualsThePipelineOnDualNumbers) {
 // components (the five-bar's) and coordinates as independent coordinates, an open chain; the
 // spatial four-bar (its ball joint cut); the buggy's free chassis (a quaternion and its unit row),
 // the RSSR without its motor and with a ball at D (ball joints in the tree, a ball joint cut: the
-// rows' rates through quaternion columns); refused: a driver's row. And
+// rows' rates through quaternion columns); drivers of a tree joint and of a point's component
+// (the RSSR's motor, a five-bar's crank or point), refused: a distance driver's row. And
 // the parameters' lanes on doubles from them (alongNumbers) against the dual-number lanes.
 TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
   using D = num::Dual8;
@@ -367,7 +368,10 @@ TEST(MatrixRTangent, StateJacobiansByProductsEqualTheLanes) {
                           {"grid-1x15-parameters", test::sampleMechanism("grid-1x15-parameters"), true},
                           {"ten-bar-chain", test::withEveryForce(test::sampleMechanism("ten-bar-chain")), true},
                           {"double-pendulum-wall", test::sampleMechanism("double-pendulum-wall"), true},
-                          {"rssr", test::withEveryForce(test::sampleMechanism("rssr")), false},  // its motor: a driver's row
+                          {"rssr", test::withEveryForce(test::rssrEvenInertias()), true},  // its motor: a tree joint's driver
+                          {"five-bar, its crank driven", test::withEveryForce(test::fiveBarDriven("joint")), true},
+                          {"five-bar, a point's height driven", test::withEveryForce(test::fiveBarDriven("coordinate")), true},
+                          {"five-bar, a distance driven", test::fiveBarDriven("distance"), false},  // refused: the rates of a distance
                           {"rssr without its motor", test::withEveryForce(test::rssrWithoutMotor()), true},
                           {"spatial-four-bar-swing", test::withEveryForce(test::sampleMechanism("spatial-four-bar-swing")), true},
                           {"buggy", test::sampleMechanism("buggy"), true},  // its free chassis' quaternion

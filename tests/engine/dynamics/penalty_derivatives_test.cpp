@@ -163,7 +163,11 @@ TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberC
                           {"four-bar-free", test::sampleMechanism("four-bar-free"), true},
                           {"ten-bar-chain", test::withEveryForce(test::sampleMechanism("ten-bar-chain")), true},
                           {"grid-1x15", test::sampleMechanism("grid-1x15"), true},
-                          {"rssr", test::sampleMechanism("rssr"), false},  // its motor: a driver's row
+                          {"rssr", test::sampleMechanism("rssr"), true},  // its motor: a tree joint's driver
+                          // drivers of a tree joint and of a point's component; a distance's refused
+                          {"five-bar, its crank driven", withoutLoopTorsion(test::withEveryForce(test::fiveBarDriven("joint"))), true},
+                          {"five-bar, a point's height driven", withoutLoopTorsion(test::withEveryForce(test::fiveBarDriven("coordinate"))), true},
+                          {"five-bar, a distance driven", test::fiveBarDriven("distance"), false},
                           // a spatial revolute cut (its axis rows violated) after a ball joint
                           {"rssr, a revolute at C", test::rssrRevoluteAtC(), true},
                           // a free body: its quaternion's columns and unit row, tyres
@@ -215,6 +219,7 @@ TEST(PenaltyDerivatives, TheResidualsStateJacobiansByTheKernelsAreItsDualNumberC
 // on quaternion nodes (the RSSR with a ball at D, the buggy)
 TEST(PenaltyDerivatives, TheRowsRatesAreTheirJacobiansDerivativesAlongTheMotion) {
   const std::pair<const char*, Mechanism> models[] = {{"five-bar", test::sampleMechanism("five-bar")},
+                                                      {"five-bar, a point's height driven", test::fiveBarDriven("coordinate")},
                                                       {"rssr, a revolute at C", test::rssrRevoluteAtC()},
                                                       {"rssr, a ball at D", test::rssrBallAtD()},
                                                       {"buggy", test::sampleMechanism("buggy")}};
@@ -251,9 +256,12 @@ TEST(PenaltyDerivatives, TheRowsRatesAreTheirJacobiansDerivativesAlongTheMotion)
 // (the five-bar), spatial revolutes' point and axis rows (the grid 1×15), and a lane on the cut
 // joints' points, where the multipliers' loads act
 TEST(PenaltyDerivatives, TheResidualsParameterLanesAndTheirTransposeAreItsDualNumberColumns) {
-  for (const char* name : {"five-bar", "grid-1x15-parameters"}) {
+  const std::pair<const char*, Mechanism> models[] = {{"five-bar", test::sampleMechanism("five-bar")},
+                                                      {"five-bar, a point's height driven", test::fiveBarDriven("coordinate")},
+                                                      {"grid-1x15-parameters", test::sampleMechanism("grid-1x15-parameters")}};
+  for (const auto& [name, mech] : models) {
     SCOPED_TRACE(name);
-    const auto c = offState(test::sampleMechanism(name));
+    const auto c = offState(mech);
     ASSERT_TRUE(c);
     const RecursiveModel& tree = c->model.tree;
     std::vector<D> seeded(c->resolved->parameters->values().begin(), c->resolved->parameters->values().end());
@@ -261,15 +269,18 @@ TEST(PenaltyDerivatives, TheResidualsParameterLanesAndTheirTransposeAreItsDualNu
     ASSERT_GE(np, 5u);
     for (std::size_t l = 0; l < np; ++l) seeded[l].g[l] = 1;
     TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, *c->resolved, seeded));
-    // and the last lane on each cut joint's second point (where the multipliers' loads act)
+    // and the last lane on each cut joint's second point and each driven point (where the
+    // multipliers' loads act)
     ASSERT_LT(np, static_cast<std::size_t>(num::kChunk));
-    for (const LoopConstraint& con : tree.constraints)
-      if (con.kind == LoopConstraint::Kind::CutJoint) {
-        const ItemIndex q = c->resolved->joints[static_cast<std::size_t>(con.index)].points[1];
-        auto& x = p.mech.bodies[static_cast<std::size_t>(q.body)].points[static_cast<std::size_t>(q.index)];
-        x[0].g[num::kChunk - 1] = 0.3;
-        x[1].g[num::kChunk - 1] = -0.2;
-      }
+    for (const LoopConstraint& con : tree.constraints) {
+      ItemIndex q;
+      if (con.kind == LoopConstraint::Kind::CutJoint) q = c->resolved->joints[static_cast<std::size_t>(con.index)].points[1];
+      else if (con.kind == LoopConstraint::Kind::Driver) q = c->resolved->drivers[static_cast<std::size_t>(con.index)].point;
+      else continue;
+      auto& x = p.mech.bodies[static_cast<std::size_t>(q.body)].points[static_cast<std::size_t>(q.index)];
+      x[0].g[num::kChunk - 1] = 0.3;
+      x[1].g[num::kChunk - 1] = -0.2;
+    }
     const NumbersLanes lanes = numbersLanes(tree, p);
     ASSERT_TRUE(numbersLanesCovered(tree, lanes, p)) << lanes.uncovered;
     const double t = 0.3;
@@ -298,6 +309,19 @@ TEST(PenaltyDerivatives, TheResidualsParameterLanesAndTheirTransposeAreItsDualNu
       for (int l = 0; l < num::kChunk; ++l) EXPECT_NEAR(products[l], expected[l], 1e-10 * scale * w.cwiseAbs().sum()) << "lane " << l;
     }
   }
+  // a parameter in a driver's motion moves its row: refused (the dual numbers take it)
+  Mechanism driven = test::fiveBarDriven("coordinate");
+  driven.drivers[0].function = Number::expr("-2 + 0.1*L_A1*t");
+  const auto c = offState(driven);
+  ASSERT_TRUE(c);
+  std::vector<D> seeded(c->resolved->parameters->values().begin(), c->resolved->parameters->values().end());
+  const int k = c->resolved->parameters->find("L_A1");
+  ASSERT_GE(k, 0);
+  seeded[static_cast<std::size_t>(k)].g[0] = 1;
+  const TreeNumbers<D> p = treeNumbers<D>(c->model.tree, numbersOn<D>(c->mechanism, *c->resolved, seeded));
+  const NumbersLanes lanes = numbersLanes(c->model.tree, p);
+  EXPECT_FALSE(numbersLanesCovered(c->model.tree, lanes, p));
+  EXPECT_NE(lanes.uncovered.find("driver 0"), std::string::npos) << lanes.uncovered;
 }
 
 }  // namespace
