@@ -332,6 +332,11 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
     out.atV = &atV;
     out.atA = &atA;
     out.atRest = &atRest;
+    out.atProjected = &at;
+    out.J = J;
+    out.gv = J * zd;
+    out.ga = J * zdd - c;
+    out.hhAlpha = hh * alpha;
     out.B = (2 * hh * alpha) * (J.transpose() * rates);
     out.Pz = Mev - (hh * alpha) * (Hv + J.transpose() * rates);
     num::solveSmallInPlace(A, out.Pz);
@@ -356,27 +361,71 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   return {};
 }
 
-bool penaltyProjectionInertialLanes(const RecursiveModel& m, const TreeNumbers<double>& values, const PenaltyProjectionPartials& at,
-                                    const NumbersLanes& lanes, const TreeNumbers<num::Dual8>& p, Eigen::MatrixXd& Pp, Eigen::MatrixXd& Qp) {
-  if (at.Pz.size() == 0 || !at.atV || !lanes.inertialOnly) return false;
+bool penaltyProjectionNumbersLanes(const RecursiveModel& m, const TreeNumbers<double>& values, const PenaltyProjectionPartials& at,
+                                   const NumbersLanes& lanes, const TreeNumbers<num::Dual8>& p, Eigen::MatrixXd& Pp, Eigen::MatrixXd& Qp) {
+  if (at.Pz.size() == 0 || !at.atV) return false;
   constexpr int L = num::kChunk;
   const int nz = m.nz;
-  thread_local std::vector<num::Dual8> rest, v, a;
+  const bool geometry = !lanes.inertialOnly;
+  // the rows' points and the multipliers' loads (λ = −h²/4 α g: the lanes then carry the terms'
+  // sign and scale)
+  thread_local std::vector<ItemIndex> points;
+  thread_local std::vector<RowPoint> rows;
+  thread_local std::vector<PointLoad> loadsV, loadsA;
+  points.clear();
+  rows.clear();
+  loadsV.clear();
+  loadsA.clear();
+  if (geometry) {
+    if (!at.atProjected || at.J.rows() != m.nrows) return false;
+    thread_local std::vector<int> all;
+    all.resize(static_cast<std::size_t>(m.nrows));
+    for (int i = 0; i < m.nrows; ++i) all[static_cast<std::size_t>(i)] = i;
+    rowPointsOf(m, all, {}, {}, points, rows);
+    for (const RowPoint& rp : rows) {
+      const ItemIndex q = points[static_cast<std::size_t>(rp.point)];
+      PointLoad v{q, Eigen::Vector3d::Zero()}, a{q, Eigen::Vector3d::Zero()};
+      v.force[rp.component] = rp.sign * at.hhAlpha * at.gv[rp.row];  // −s λ, λ = −h²/4 α g_v
+      a.force[rp.component] = rp.sign * at.hhAlpha * at.ga[rp.row];
+      loadsV.push_back(v);
+      loadsA.push_back(a);
+    }
+  }
+  thread_local std::vector<num::Dual8> rest, v, a, unused, r8, v8, a8;
   rest.resize(static_cast<std::size_t>(nz));
   v.resize(rest.size());
   a.resize(rest.size());
   if (!inverseDynamicsAlongNumbers(m, values, *at.atRest, lanes, p, rest.data(), {}, nullptr, nullptr, nullptr) ||
-      !inverseDynamicsAlongNumbers(m, values, *at.atV, lanes, p, v.data(), {}, nullptr, nullptr, nullptr) ||
-      !inverseDynamicsAlongNumbers(m, values, *at.atA, lanes, p, a.data(), {}, nullptr, nullptr, nullptr))
+      !inverseDynamicsAlongNumbers(m, values, *at.atV, lanes, p, v.data(), {}, nullptr, nullptr, nullptr, loadsV) ||
+      !inverseDynamicsAlongNumbers(m, values, *at.atA, lanes, p, a.data(), {}, nullptr, nullptr, nullptr, loadsA))
     return false;
   Pp.resize(nz, L);
   Qp.resize(nz, L);
   for (int i = 0; i < nz; ++i)
     for (int l = 0; l < L; ++l) {
       const auto u = static_cast<std::size_t>(i);
-      Pp(i, l) = v[u].g[l] - rest[u].g[l];  // M_ρ e_v
-      Qp(i, l) = a[u].g[l] - rest[u].g[l];  // M_ρ e_a
+      Pp(i, l) = v[u].g[l] - rest[u].g[l];  // M_ρ e_v (− h²/4 α (Φ_zᵀg_v)_ρ)
+      Qp(i, l) = a[u].g[l] - rest[u].g[l];  // M_ρ e_a (− h²/4 α (Φ_zᵀg_a)_ρ)
     }
+  if (geometry && !rows.empty()) {
+    // − h²/4 α Φ_zᵀ Φ̇_ρ and Φ̈_ρ: the rows' points' v, a lanes at the projected state
+    const std::size_t np = 3 * points.size();
+    unused.resize(rest.size());
+    r8.resize(np);
+    v8.resize(np);
+    a8.resize(np);
+    if (!inverseDynamicsAlongNumbers(m, values, *at.atProjected, lanes, p, unused.data(), points, r8.data(), v8.data(), a8.data())) return false;
+    Eigen::MatrixXd dv = Eigen::MatrixXd::Zero(m.nrows, L), da = dv;
+    for (const RowPoint& rp : rows) {
+      const auto i = static_cast<std::size_t>(3 * rp.point + rp.component);
+      for (int l = 0; l < L; ++l) {
+        dv(rp.row, l) += rp.sign * v8[i].g[l];
+        da(rp.row, l) += rp.sign * a8[i].g[l];
+      }
+    }
+    Pp.noalias() -= at.hhAlpha * (at.J.transpose() * dv);
+    Qp.noalias() -= at.hhAlpha * (at.J.transpose() * da);
+  }
   num::solveSmallInPlace(at.A, Pp);
   Qp.noalias() -= at.B * Pp;
   num::solveSmallInPlace(at.A, Qp);

@@ -113,19 +113,30 @@ struct PenaltyProjectionPartials {
   MotionAtState* atV = nullptr;  // thread_local motions of the last call
   MotionAtState* atA = nullptr;
   MotionAtState* atRest = nullptr;
+  // and what the geometry's lanes read besides: the motion at the projected (z, ż, z̈), Φ_z, the
+  // rows' rates g_v = Φ_z ż and g_a = Φ̈ there, and h²/4 α
+  MotionAtState* atProjected = nullptr;
+  Eigen::MatrixXd J;
+  Eigen::VectorXd gv, ga;
+  double hhAlpha = 0;
 };
 Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<double>& p, const TreeNumbers<num::Dual8>& p8, double alpha, double t,
                                  double h, const Eigen::VectorXd& z, const Eigen::VectorXd& zdStar, PenaltyProjectionPartials& out,
                                  const ExtraRowsOn<double>* extra = nullptr, const ExtraRowsOn<num::Dual8>* extra8 = nullptr,
                                  const Eigen::VectorXd* zddStar = nullptr);
 
-/// The projections' lanes along lanes that change the bodies' masses, centres and inertias alone
-/// (`lanes` = inertialLanes of p's chunk): they leave Φ, its rates and c, so from the partials'
-/// closed form at the same point (`at`, Pz set) A ż_ρ = M_ρ e_v and A z̈_ρ = M_ρ e_a − B ż_ρ, with
-/// M_ρ e = τ_ρ(z, 0, e) − τ_ρ(z, 0, 0) by the lanes kernel on doubles. Pp, Qp: nz × 8. False where
-/// the lanes kernel does not take them.
-bool penaltyProjectionInertialLanes(const RecursiveModel& m, const TreeNumbers<double>& values, const PenaltyProjectionPartials& at,
-                                    const NumbersLanes& lanes, const TreeNumbers<num::Dual8>& p, Eigen::MatrixXd& Pp, Eigen::MatrixXd& Qp);
+/// The projections' lanes along the numbers' lanes by the lanes kernel on doubles, from the
+/// partials' closed form at the same point (`at`, Pz set). Differentiating A ż = M ż* and
+/// A z̈ = M z̈* + h²/4 α Φ_zᵀ c at z, ż*, z̈* held:
+///   A ż_ρ = M_ρ e_v − h²/4 α ((Φ_zᵀλ)_ρ|λ=g_v + Φ_zᵀ Φ̇_ρ),
+///   A z̈_ρ = M_ρ e_a − h²/4 α ((Φ_zᵀλ)_ρ|λ=g_a + Φ_zᵀ Φ̈_ρ) − B ż_ρ,
+/// with M_ρ e + (Φ_zᵀλ)_ρ = τ_ρ(z, 0, e; the multipliers λ as loads at the rows' points) −
+/// τ_ρ(z, 0, 0), and Φ̇_ρ, Φ̈_ρ the rows' points' v, a lanes at the projected state. Lanes that
+/// change the bodies' masses, centres and inertias alone (`lanes` = inertialLanes of p's chunk)
+/// leave Φ and its rates: the three τ passes without loads. Pp, Qp: nz × 8. False where the lanes
+/// kernel does not take them.
+bool penaltyProjectionNumbersLanes(const RecursiveModel& m, const TreeNumbers<double>& values, const PenaltyProjectionPartials& at,
+                                   const NumbersLanes& lanes, const TreeNumbers<num::Dual8>& p, Eigen::MatrixXd& Pp, Eigen::MatrixXd& Qp);
 
 /// The initial accelerations, as penaltyStart: (M + Φ_zᵀαΦ_z) z̈ = Q + Φ_zᵀ α c.
 template <class S>

@@ -407,18 +407,26 @@ class Penalty final : public Formulation, private FormulationNumbers {
         param.push_back(-1);
       }
       PQp.setZero(2 * nz, static_cast<Eigen::Index>(st_.parameters.size()));
-      // with the closed forms, the parameters that change masses, centres and inertias alone by the
-      // lanes kernel on doubles (they leave Φ and c: M_ρ e alone), chunk by chunk
+      // with the closed forms, the parameters by the lanes kernel on doubles, chunk by chunk: all of
+      // a chunk's where the kernel takes its lanes, else those that change masses, centres and
+      // inertias alone (they leave Φ and c: M_ρ e alone)
       std::vector<bool> laned(st_.parameters.size(), false);
       if (zClosed)
         for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
-          bool any = false;
-          for (Eigen::Index j = 0; j < chunkSize(ch); ++j) any = any || inertial()[static_cast<std::size_t>(chunkFirst(ch) + j)];
-          Eigen::MatrixXd Pp, Qp;
-          if (!any || !dyn::penaltyProjectionInertialLanes(tree_, real_.tree, linear, inertialLanes(ch), chunk(ch).tree, Pp, Qp)) continue;
+          bool any = false, geometry = false;
           for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
             const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
-            if (!inertial()[k]) continue;
+            any = any || inertial()[k];
+            geometry = geometry || (!inertial()[k] && !forcesOnly()[k]);
+          }
+          const dyn::NumbersLanes* all = geometry ? lanesOf(chunk(ch)) : nullptr;
+          const bool whole = all && dyn::numbersLanesCovered(tree_, *all, chunk(ch).tree);
+          if (!whole && !any) continue;
+          Eigen::MatrixXd Pp, Qp;
+          if (!dyn::penaltyProjectionNumbersLanes(tree_, real_.tree, linear, whole ? *all : inertialLanes(ch), chunk(ch).tree, Pp, Qp)) continue;
+          for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
+            const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
+            if (!whole && !inertial()[k]) continue;
             laned[k] = true;
             PQp.col(static_cast<Eigen::Index>(k)) << Pp.col(j), Qp.col(j);
           }

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/loop_jacobian_rates.h"
@@ -127,7 +128,7 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
     for (int l = 0; l < lanes; ++l) masses.mech.bodies[static_cast<std::size_t>(l + 1)].mass.g[l] = 1;
     const NumbersLanes inertial = inertialLanes(tree, masses, std::vector<bool>(num::kChunk, true));
     Eigen::MatrixXd Pp, Qp;
-    ASSERT_TRUE(penaltyProjectionInertialLanes(tree, tree.numbers, linear, inertial, masses, Pp, Qp)) << inertial.uncovered;
+    ASSERT_TRUE(penaltyProjectionNumbersLanes(tree, tree.numbers, linear, inertial, masses, Pp, Qp)) << inertial.uncovered;
     VectorOn<D> zd1, zdd1;
     ASSERT_TRUE(penaltyProjectOn<D>(tree, masses, alpha, t, h, z.cast<D>(), zdS.cast<D>(), zddS.cast<D>(), zd1, zdd1).ok());
     Eigen::MatrixXd Rp(nz, lanes), Rq(nz, lanes);
@@ -138,6 +139,53 @@ TEST(PenaltyDerivatives, TheProjectionsPartialsAreTheirDualNumberColumns) {
       }
     expectColumns(Pp.leftCols(lanes), Rp, "dzd/dmass");
     expectColumns(Qp.leftCols(lanes), Rq, "dzdd/dmass");
+  }
+}
+
+// The projections' lanes along every kind of parameter by the lanes kernel (geometry too: the
+// rows' points' lanes and the multipliers' loads) against penaltyProjectOn on dual numbers, to
+// 1e-10 relative: the five-bar's parameters (spring lengths, a mass, a centre, a bar's length) and
+// a lane on each cut joint's second point; the grid 1×15's (spatial revolutes, their axis rows)
+TEST(PenaltyDerivatives, TheProjectionsParameterLanesAreTheirDualNumberColumns) {
+  for (const char* name : {"five-bar", "grid-1x15-parameters"}) {
+    SCOPED_TRACE(name);
+    const auto c = offState(test::sampleMechanism(name));
+    ASSERT_TRUE(c);
+    const RecursiveModel& tree = c->model.tree;
+    const int nz = tree.nz;
+    std::vector<D> seeded(c->resolved->parameters->values().begin(), c->resolved->parameters->values().end());
+    const std::size_t np = std::min<std::size_t>(seeded.size(), num::kChunk - 1);
+    for (std::size_t l = 0; l < np; ++l) seeded[l].g[l] = 1;
+    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(c->mechanism, *c->resolved, seeded));
+    for (const LoopConstraint& con : tree.constraints)
+      if (con.kind == LoopConstraint::Kind::CutJoint) {
+        const ItemIndex q = c->resolved->joints[static_cast<std::size_t>(con.index)].points[1];
+        auto& x = p.mech.bodies[static_cast<std::size_t>(q.body)].points[static_cast<std::size_t>(q.index)];
+        x[0].g[num::kChunk - 1] = 0.3;
+        x[1].g[num::kChunk - 1] = -0.2;
+      }
+    const NumbersLanes lanes = numbersLanes(tree, p);
+    ASSERT_TRUE(numbersLanesCovered(tree, lanes, p)) << lanes.uncovered;
+    const double alpha = 1e6, t = 0.3, h = 2e-3;
+    PenaltyProjectionPartials linear;
+    ASSERT_TRUE(penaltyProjectionPartials(tree, tree.numbers, c->p8, alpha, t, h, c->z, c->zd, linear, nullptr, nullptr, &c->zdd).ok());
+    Eigen::MatrixXd Pp, Qp;
+    ASSERT_TRUE(penaltyProjectionNumbersLanes(tree, tree.numbers, linear, lanes, p, Pp, Qp));
+    VectorOn<D> zd1, zdd1;
+    ASSERT_TRUE(penaltyProjectOn<D>(tree, p, alpha, t, h, c->z.cast<D>(), c->zd.cast<D>(), c->zdd.cast<D>(), zd1, zdd1).ok());
+    Eigen::MatrixXd Rp(nz, num::kChunk), Rq(nz, num::kChunk);
+    for (int i = 0; i < nz; ++i)
+      for (int l = 0; l < num::kChunk; ++l) {
+        Rp(i, l) = zd1[i].g[l];
+        Rq(i, l) = zdd1[i].g[l];
+      }
+    for (const auto& [mine, reference, what] : {std::tuple{&Pp, &Rp, "dzd/drho"}, std::tuple{&Qp, &Rq, "dzdd/drho"}}) {
+      const double scale = reference->cwiseAbs().maxCoeff();
+      EXPECT_GT(scale, 1e-3) << what;
+      for (Eigen::Index i = 0; i < nz; ++i)
+        for (int l = 0; l < num::kChunk; ++l)
+          EXPECT_TRUE(test::near((*mine)(i, l), (*reference)(i, l), 1e-10 * scale, 1e-10)) << what << " " << i << " lane " << l;
+    }
   }
 }
 
