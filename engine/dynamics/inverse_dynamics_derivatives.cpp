@@ -306,15 +306,28 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
 
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& tau_z,
                                 Eigen::MatrixXd& tau_zd) {
+  inverseDynamicsDerivatives(m, p, state, tau_z, &tau_zd, false);
+}
+
+void inertiaProductDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& out) {
+  inverseDynamicsDerivatives(m, p, state, out, nullptr, true);
+}
+
+void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& tau_z,
+                                Eigen::MatrixXd* tau_zd_out, bool inertial) {
   const int nz = m.nz;
   const auto nn = m.nodes.size();
+  thread_local Eigen::MatrixXd unused;
+  Eigen::MatrixXd& tau_zd = tau_zd_out ? *tau_zd_out : unused;
   tau_z.setZero(nz, nz);
   tau_zd.setZero(nz, nz);
   if (nz == 0) return;
   const detail::MotionAtStateData& st = state.data();
   const detail::TreeMotion<double>& motion = st.motion;
   const bool planar = m.dimension == 2;
-  const Vector3d g = p.mech.gravity;
+  // the inertial part alone, ∂(M^d e)/∂z at a state at rest (ż = 0, z̈ = e): no weight, no force
+  // element, and the subtrees' wrenches their I A alone
+  const Vector3d g = inertial ? Vector3d::Zero() : Vector3d(p.mech.gravity);
 
   // Per subtree (node n and everything after it), sums over its bodies k that make every
   // coordinate's column of ∂(subtree wrench) a few products with the coordinate's own s, b = s × V_i
@@ -379,6 +392,8 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
       t.mass += u.mass;
       t.moment += u.moment;
     }  // F is the subtree's already
+  if (inertial)
+    for (std::size_t k = 0; k < nn; ++k) sub[k].F = sub[k].IA;  // at rest: I A, no V ×* I V
 
   // per column j at node n: what S_j · G and S_j · Gd read of n's subtree, as vectors to pair with
   // s, b and e (Bf(f)ᵀ = −Bf(f)); uc pairs with s for the turn of a column carried by z_i
@@ -448,6 +463,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     }
   }
 
+  if (inertial) return;
   // torsion springs of tree joints: on their own coordinate (Q = sign · (−k (angle − θ₀) − c rate))
   detail::forEachTreeTorsionSpring(m, p.mech, [&](const Node& n, const auto& fn) {
     tau_z(n.z, n.z) += fn.stiffness;  // sign² = 1

@@ -67,6 +67,12 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
 /// The same partials at a state computed already (`p` the numbers it was computed with).
 void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& tau_z,
                                 Eigen::MatrixXd& tau_zd);
+/// ∂(M^d(z) e)/∂z (nz × nz) from a state at rest computed already, (z, 0, e): τ_z's inertial part
+/// alone (no weight, no force element), one pass — what τ_z(z, 0, e) − τ_z(z, 0, 0) would give.
+void inertiaProductDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& out);
+/// Both, by one kernel: with `inertial`, the second (tau_zd may be null then).
+void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<double>& p, const MotionAtState& state, Eigen::MatrixXd& tau_z,
+                                Eigen::MatrixXd* tau_zd, bool inertial);
 
 /// τ = M^d z̈ − Q^d alone on any scalar, with numbers on it (dual numbers whose lanes are design
 /// parameters or directions of the state), every force element included: one jet-free pass per

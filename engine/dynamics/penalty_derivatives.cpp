@@ -298,7 +298,8 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
   // cover every row (no driver's, no extra row): with e = (ż* − ż, z̈* − z̈) and g = (Φ_z ż, Φ̈),
   //   A ż_z = ∂(M e_v)/∂z − h²/4 α (H(g_v) + Φ_zᵀΘ̇),
   //   A z̈_z = ∂(M e_a)/∂z − h²/4 α (H(g_a) + Φ_zᵀ(Θ̈ + 2Θ̇ ż_z)),
-  // ∂(M e)/∂z = τ_z(z, 0, e) − τ_z(z, 0, 0) (τ is linear in z̈), H and Θ̇, Θ̈ by loopJacobianRates
+  // ∂(M e)/∂z = τ_z's inertial part at (z, 0, e) (inertiaProductDerivatives), H and Θ̇, Θ̈ by
+  // loopJacobianRates
   thread_local std::vector<int> rows;
   rows.resize(static_cast<std::size_t>(m.nrows));
   for (int i = 0; i < m.nrows; ++i) rows[static_cast<std::size_t>(i)] = i;
@@ -308,7 +309,7 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
     // at (z, ż): Θ̇ and H(g_v) (H reads the positions and λ alone), then c = −Θ̇ ż (no time in the
     // rows), the projected z̈, and at (z, ż, z̈): Θ̈ and H(g_a)
     thread_local MotionAtState at, atV, atA, atRest;
-    thread_local Eigen::MatrixXd rates, secondRates, H, Hv, T0, T0d, T, Td;
+    thread_local Eigen::MatrixXd rates, secondRates, H, Hv;
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
     at.compute(m, p, z.data(), zd.data(), zero.data(), t);
     loopJacobianRates(m, p, at, rows, {}, Eigen::VectorXd(J * zd), rates, secondRates, Hv);
@@ -317,15 +318,13 @@ Status penaltyProjectionPartials(const RecursiveModel& m, const TreeNumbers<doub
     const Eigen::VectorXd zdd = A.solve(Eigen::VectorXd(out.M * *zddStar + (hh * alpha) * (J.transpose() * c)));
     at.setAccelerations(m, p, zdd.data());
     loopJacobianRates(m, p, at, rows, {}, Eigen::VectorXd(J * zdd - c), rates, secondRates, H);
-    // ∂(M e)/∂z: τ's partials at (z, 0, e) less those at (z, 0, 0) (the motions kept for the
-    // inertial lanes)
+    // ∂(M e)/∂z: τ_z's inertial part at (z, 0, e) (the motions kept for the lanes, with the one
+    // at rest)
     auto inertiaTurn = [&](const Eigen::VectorXd& e, MotionAtState& state, Eigen::MatrixXd& turn) {
       state.compute(m, p, z.data(), zero.data(), e.data(), t);
-      inverseDynamicsDerivatives(m, p, state, T, Td);
-      turn = T - T0;
+      inertiaProductDerivatives(m, p, state, turn);
     };
     atRest.compute(m, p, z.data(), zero.data(), zero.data(), t);
-    inverseDynamicsDerivatives(m, p, atRest, T0, T0d);
     Eigen::MatrixXd Mev, Mea;
     inertiaTurn(Eigen::VectorXd(zdStar - zd), atV, Mev);
     inertiaTurn(Eigen::VectorXd(*zddStar - zdd), atA, Mea);

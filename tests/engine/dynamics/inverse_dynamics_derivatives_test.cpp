@@ -113,6 +113,7 @@ TEST(InverseDynamicsDerivatives, EqualDualNumbersOnEveryJointKind) {
 // with dampers and an actuator, point forces and torques in world and body axes, a spring between
 // two moving bodies, torsion springs on tree and cut joints, tyres (the buggy's chassis on a
 // vertical slide: no quaternion) — ∂τ/∂z, ∂τ/∂ż against dense forward AD to 1e-10
+// with every force element (and ∂(M^d e)/∂z by the inertial pass alone, inertiaProductDerivatives)
 TEST(InverseDynamicsDerivatives, EqualDualNumbersWithEveryForceElement) {
   Mechanism buggy = test::sampleMechanism("buggy");
   buggy.ground.points.push_back({"lift", {Number(0.0), Number(0.0), Number(0.296)}});
@@ -165,6 +166,20 @@ TEST(InverseDynamicsDerivatives, EqualDualNumbersWithEveryForceElement) {
     const double t = 0.3;
     Eigen::MatrixXd K, C;
     expectEqualDualNumbers(tree, z, zd, zdd, t, K, C);
+    // ∂(M e)/∂z by the inertial pass alone = τ_z(z, 0, e) − τ_z(z, 0, 0), the elements' and
+    // weight's parts cancelling there
+    {
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(nz);
+      Eigen::VectorXd tau;
+      Eigen::MatrixXd te, ted, t0, t0d, mine;
+      inverseDynamicsDerivatives(tree, tree.numbers, z, zero, zdd, t, tau, te, ted);
+      inverseDynamicsDerivatives(tree, tree.numbers, z, zero, zero, t, tau, t0, t0d);
+      MotionAtState rest;
+      rest.compute(tree, tree.numbers, z.data(), zero.data(), zdd.data(), t);
+      inertiaProductDerivatives(tree, tree.numbers, rest, mine);
+      EXPECT_GT((te - t0).cwiseAbs().maxCoeff(), 1e-2);
+      EXPECT_LT(relativeError(mine, te - t0), 1e-10) << "∂(M e)/∂z\n" << mine << "\nreference\n" << te - t0;
+    }
     // the elements weigh in: without them the matrices differ
     Mechanism bare = mech;
     bare.forces.clear();
