@@ -118,6 +118,7 @@ struct NumbersLanes {
   std::vector<Lane> lanes;                 // eight
   std::string uncovered;
   bool inertialOnly = false;               // every lane changes masses, centres and inertias alone
+  bool movesBodies = false;                // a lane on a joint point or offset (a subtree translated)
 };
 NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p);
 /// The lanes `keep` of p that change nothing but bodies' masses, centres and inertias (the others
@@ -125,8 +126,10 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8
 /// with any force element active. `uncovered` says so where a kept lane moves geometry.
 NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<num::Dual<8>>& p, const std::vector<bool>& keep);
 /// Does the tangent pass (and its transpose) take these lanes with p's switch states: `uncovered`
-/// empty, and no active force element but springs (with their dampers and actuators), point
-/// forces, torques and tree joints' torsion springs (or inertial lanes only).
+/// empty (a quaternion joint only where no lane moves a body), and springs (with their dampers and
+/// actuators), point forces, torques and tree joints' torsion springs by the pass's own laws;
+/// tyres and torsion springs closing loops evaluated whole on the lanes' numbers where no lane
+/// moves a body (or inertial lanes only).
 bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<num::Dual<8>>& p);
 
 /// The lanes of inverseDynamicsWithPoints<Dual8> at a state computed already (`values` the numbers

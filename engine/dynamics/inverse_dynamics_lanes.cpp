@@ -5,6 +5,7 @@
 // touches are skipped, so a length low in a chain costs only its subtree.
 #include <vector>
 
+#include "dynamics/force_elements.h"
 #include "dynamics/inverse_dynamics_derivatives.h"
 #include "dynamics/tree_motion.h"
 #include "numeric/dual.h"
@@ -47,14 +48,81 @@ V3<double> v3(const Eigen::Vector3d& a) { return {{a.x(), a.y(), a.z()}}; }
 // torsion springs, which act on their coordinates)
 bool laneForce(Force::Type t) { return t == Force::Type::Spring || t == Force::Type::PointForce || t == Force::Type::Torque; }
 
-// the active forces are the pass's: lane forces and torsion springs on tree joints
-bool forcesCovered(const RecursiveModel& m, const TreeNumbers<D>& p) {
+// the force elements the pass evaluates whole on dual numbers at the fixed state (tyres, torsion
+// springs closing loops): their numbers' lanes alone reach their wrenches, so no lane may move
+// their bodies
+bool evaluatedForce(const RecursiveModel& m, const ResolvedMechanism::Force& f) {
+  return f.type == Force::Type::Tyre || (f.type == Force::Type::TorsionSpring && m.treeJointNode[static_cast<std::size_t>(f.joint)] < 0);
+}
+
+// the active forces are the pass's: lane forces and torsion springs on tree joints, and the
+// evaluated ones where no lane moves a body
+bool forcesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<D>& p) {
   const auto& forces = m.mechanism->forces;
-  for (std::size_t f = 0; f < forces.size(); ++f) {
-    if (!p.mech.forces[f].active || laneForce(forces[f].type)) continue;
-    if (forces[f].type != Force::Type::TorsionSpring || m.treeJointNode[static_cast<std::size_t>(forces[f].joint)] < 0) return false;
-  }
+  for (std::size_t f = 0; f < forces.size(); ++f)
+    if (p.mech.forces[f].active && evaluatedForce(m, forces[f]) && lanes.movesBodies) return false;
   return true;
+}
+
+// the evaluated elements' wrenches at the fixed state on the lanes' numbers: by body, the force
+// and its moment about the world origin (a torque's: moment alone)
+struct EvaluatedWrench {
+  int body;
+  V3<D> force, moment;
+};
+// what forceElements reads of the bodies, on dual numbers: the state's frames and twists (no lane
+// moves a body), the points' own lanes in their body frames
+struct FixedBodies {
+  const RecursiveModel& m;
+  const MechanismNumbers<D>& nums;
+  const TreeMotion<double>& motion;
+  static V3<D> lift(const V3<double>& x) { return {{D(x[0]), D(x[1]), D(x[2])}}; }
+  V3<double> omegaOf(int body) const {
+    const int k = m.nodeOfBody[static_cast<std::size_t>(body)];
+    return k < 0 ? zero3<double>() : motion.V[static_cast<std::size_t>(k)].w;
+  }
+  V3<D> velocityAt(int body, const V3<D>& r) const {
+    const int k = m.nodeOfBody[static_cast<std::size_t>(body)];
+    if (k < 0) return lift(zero3<double>());
+    const Motion6<double>& V = motion.V[static_cast<std::size_t>(k)];
+    return add(lift(V.v), cross(lift(V.w), r));
+  }
+  void point(ItemIndex item, V3<D>& r, V3<D>& v) const {
+    const Frame<double>& F = motion.frames[static_cast<std::size_t>(item.body)];
+    const Eigen::Matrix<D, 3, 1>& local = nums.point(item);
+    for (int i = 0; i < 3; ++i) r[i] = D(F.x[i]) + F.R(i, 0) * local[0] + F.R(i, 1) * local[1] + F.R(i, 2) * local[2];
+    v = velocityAt(item.body, r);
+  }
+  void centre(int body, V3<D>& r, V3<D>& v) const {
+    const int k = m.nodeOfBody[static_cast<std::size_t>(body)];
+    r = lift(k < 0 ? zero3<double>() : motion.centre[static_cast<std::size_t>(k)]);
+    v = velocityAt(body, r);
+  }
+  M3<D> rotation(int body) const {
+    const M3<double>& R = motion.frames[static_cast<std::size_t>(body)].R;
+    M3<D> out;
+    for (int i = 0; i < 9; ++i) out.a[i] = D(R.a[i]);
+    return out;
+  }
+  V3<D> omega(int body) const { return lift(omegaOf(body)); }
+};
+void evaluatedWrenches(const RecursiveModel& m, const TreeMotion<double>& motion, const TreeNumbers<D>& p, double t,
+                       std::vector<EvaluatedWrench>& out) {
+  out.clear();
+  const auto& forces = m.mechanism->forces;
+  const FixedBodies bodies{m, p.mech, motion};
+  for (std::size_t fi = 0; fi < forces.size(); ++fi) {
+    if (!p.mech.forces[fi].active || !evaluatedForce(m, forces[fi])) continue;
+    forceElements<D>(
+        m, p, t, bodies,
+        [&](int body, const V3<D>& at, const V3<D>& F) {
+          if (m.nodeOfBody[static_cast<std::size_t>(body)] >= 0) out.push_back({body, F, cross(at, F)});
+        },
+        [&](int body, const V3<D>& T) {
+          if (m.nodeOfBody[static_cast<std::size_t>(body)] >= 0) out.push_back({body, FixedBodies::lift(zero3<double>()), T});
+        },
+        false, nullptr, static_cast<std::ptrdiff_t>(fi));
+  }
 }
 
 // the active lane forces' points in order (a spring's two, a point force's one)
@@ -115,7 +183,7 @@ void loadForcesBySubtree(const RecursiveModel& m, std::span<const PointLoad> loa
 }  // namespace
 
 bool numbersLanesCovered(const RecursiveModel& m, const NumbersLanes& lanes, const TreeNumbers<D>& p) {
-  return lanes.uncovered.empty() && (lanes.inertialOnly || forcesCovered(m, p));
+  return lanes.uncovered.empty() && (lanes.inertialOnly || forcesCovered(m, lanes, p));
 }
 
 NumbersLanes inertialLanes(const RecursiveModel& m, const TreeNumbers<D>& p, const std::vector<bool>& keep) {
@@ -141,17 +209,22 @@ NumbersLanes numbersLanes(const RecursiveModel& m, const TreeNumbers<D>& p) {
   NumbersLanes out;
   const auto nn = m.nodes.size();
   for (std::size_t k = 0; k < nn && out.uncovered.empty(); ++k) {
-    const NodeKind kind = m.nodes[k].kind;
-    if (kind == NodeKind::Spherical || kind == NodeKind::FreeSpatial) out.uncovered = "a quaternion joint (body " + std::to_string(m.nodes[k].body) + ")";
     const auto& g = p.nodes[k];
     if (hasLanes(g.axis) || hasLanes(g.axis2) || hasLanes(g.R0)) out.uncovered = "a lane on a joint axis or stored rotation";
+    out.movesBodies = out.movesBodies || hasLanes(g.point) || hasLanes(g.x0);
+  }
+  // a translation of a quaternion node's subtree is not the pass's (lanes that move no body leave
+  // every column and frame, whatever the joint)
+  for (std::size_t k = 0; k < nn && out.uncovered.empty() && out.movesBodies; ++k) {
+    const NodeKind kind = m.nodes[k].kind;
+    if (kind == NodeKind::Spherical || kind == NodeKind::FreeSpatial) out.uncovered = "a quaternion joint (body " + std::to_string(m.nodes[k].body) + ")";
   }
   // a driver's motion on a lane moves its row's Φ and rates: not the points' lanes
   for (std::size_t i = 0; i < p.mech.drivers.size() && out.uncovered.empty(); ++i)
     for (const D& v : p.mech.drivers[i].parameterValues())
       if (hasLanes(v)) out.uncovered = "a lane on driver " + std::to_string(i) + "'s motion";
   bool forced = false;  // a lane force: its numbers' and points' lanes reach the wrenches
-  for (const auto& f : m.mechanism->forces) forced = forced || laneForce(f.type);
+  for (const auto& f : m.mechanism->forces) forced = forced || laneForce(f.type) || evaluatedForce(m, f);
   out.lanes.resize(kLanes);  // sorted out even where uncovered: inertialLanes keeps some of them
   for (int l = 0; l < kLanes; ++l) {
     NumbersLanes::Lane& lane = out.lanes[static_cast<std::size_t>(l)];
@@ -227,6 +300,9 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
   fv.resize(fr.size());
   fa.resize(fr.size());
   pointsFromMotion(m, values, motion, forcePoints, fr.data(), fv.data(), fa.data());
+  thread_local std::vector<EvaluatedWrench> evaluated;
+  evaluated.clear();
+  if (withTau && !lanes.inertialOnly) evaluatedWrenches(m, motion, p, st.t, evaluated);
   thread_local std::vector<V3<double>> loadForce;
   loadForcesBySubtree(m, loads, loadForce);
   for (int l = 0; l < kLanes; ++l) {
@@ -312,7 +388,7 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
       df[k] = f;
     }
     // the lane forces' wrenches: their points moved with their bodies, their numbers' lanes
-    if (withTau && any && (!forceValues.empty() || !loads.empty())) {
+    if (withTau && any && (!forceValues.empty() || !loads.empty() || !evaluated.empty())) {
       auto pointLane = [&](ItemIndex item, V3<double>& dr, V3<double>& dv) {
         dr = v3(lane3(p.mech.point(item), l));
         dv = zero3<double>();
@@ -383,6 +459,15 @@ bool inverseDynamicsAlongNumbers(const RecursiveModel& m, const TreeNumbers<doub
           if (f.frame == lw::Force::Frame::Body) dT = mul(motion.frames[static_cast<std::size_t>(f.body)].R, dT);
           wrenchLane(f.body, zero3<double>(), dT);
         }
+      }
+      // the evaluated elements' wrenches' lanes (their bodies stay: their numbers' alone)
+      for (const EvaluatedWrench& e : evaluated) {
+        V3<double> dForce, dMoment;
+        for (int i = 0; i < 3; ++i) {
+          dForce[i] = e.force[i].g[l];
+          dMoment[i] = e.moment[i].g[l];
+        }
+        wrenchLane(e.body, dForce, dMoment);
       }
       // the constant loads: [0; δr × F]
       for (std::size_t j = 0; j < loads.size(); ++j) {
@@ -697,6 +782,21 @@ bool numbersLanesProducts(const RecursiveModel& m, const MotionAtState& state, c
     const D q = ((angle - fn.naturalAngle) * (-fn.stiffness) - rate * fn.damping) * n.sign;
     for (int l = 0; l < kLanes; ++l) products[l] -= wTau[n.z] * q.g[l];
   });
+  // the evaluated elements: τ's lanes −S_i · W on every column that moves their bodies
+  if (!lanes.inertialOnly) {
+    thread_local std::vector<EvaluatedWrench> evaluated;
+    evaluatedWrenches(m, st.motion, p, st.t, evaluated);
+    for (const EvaluatedWrench& e : evaluated)
+      for (int k = m.nodeOfBody[static_cast<std::size_t>(e.body)]; k >= 0; k = m.nodes[static_cast<std::size_t>(k)].parentNode) {
+        const Node& n = m.nodes[static_cast<std::size_t>(k)];
+        for (int q = 0; q < n.nz; ++q) {
+          const Motion6<double>& S = st.motion.column[static_cast<std::size_t>(n.z + q)];
+          const D along = S.v[0] * e.force[0] + S.v[1] * e.force[1] + S.v[2] * e.force[2] + S.w[0] * e.moment[0] + S.w[1] * e.moment[1] +
+                          S.w[2] * e.moment[2];
+          for (int l = 0; l < kLanes; ++l) products[l] -= wTau[n.z + q] * along.g[l];
+        }
+      }
+  }
   return true;
 }
 

@@ -510,27 +510,112 @@ TEST(InverseDynamicsAlongNumbers, LanesEqualTheDualNumberPass) {
   EXPECT_GE(covered, 15);
 }
 
-// what it refuses: lanes on an axis, an active force element it does not take (a torsion spring
-// closing a loop)
+// what it refuses: lanes on an axis; a lane that moves a body with an active force element it
+// evaluates whole (a torsion spring closing a loop, a tyre) or a quaternion node in the tree
 TEST(InverseDynamicsAlongNumbers, RefusesWhatItDoesNotCover) {
   using D = num::Dual8;
-  for (const bool axis : {true, false}) {
-    Mechanism mech = test::sampleMechanism("ten-bar-chain");
-    if (!axis) mech = test::withEveryForce(test::sampleMechanism("five-bar"));
+  for (const char* what : {"axis", "loop torsion spring", "tyres"}) {
+    SCOPED_TRACE(what);
+    const std::string kind = what;
+    Mechanism mech = kind == "axis" ? test::sampleMechanism("ten-bar-chain")
+                     : kind == "tyres" ? test::sampleMechanism("buggy")
+                                       : test::withEveryForce(test::sampleMechanism("five-bar"));
     Diagnostics d;
     const auto res = resolve(mech, d);
     const MatrixRModel model = compileMatrixR(*res);
     const RecursiveModel& tree = model.tree;
     TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(mech, *res, std::vector<D>(res->parameters->values().begin(), res->parameters->values().end())));
-    if (axis) p.nodes[3].axis[2].g[0] = 1;
+    if (kind == "axis") p.nodes[3].axis[2].g[0] = 1;
+    else p.nodes[tree.nodes.size() - 1].point[0].g[0] = 1;  // a joint point: its subtree translated
     const int nz = tree.nz;
     const Eigen::VectorXd z = tree.z0, zd = Eigen::VectorXd::Ones(nz), zdd = zd;
     std::vector<D> tau(static_cast<std::size_t>(nz));
     MotionAtState state;
     state.compute(tree, tree.numbers, z.data(), zd.data(), zdd.data(), 0);
     const NumbersLanes lanes = numbersLanes(tree, p);
-    EXPECT_EQ(lanes.uncovered.empty(), !axis);
+    EXPECT_EQ(lanes.uncovered.empty(), kind == "loop torsion spring") << lanes.uncovered;
     EXPECT_FALSE(inverseDynamicsAlongNumbers(tree, tree.numbers, state, lanes, p, tau.data(), {}, nullptr, nullptr, nullptr));
+  }
+}
+
+// where no lane moves a body, the elements the pass evaluates whole on the lanes' numbers (the
+// buggy's tyres on its free chassis' quaternion node, the five-bar's torsion spring closing its
+// loop) and every other one: τ's lanes against the dual-number pass, and the transpose's
+// products against the weights dotted with them, to 1e-10
+TEST(InverseDynamicsAlongNumbers, ElementsEvaluatedWholeWhereNoBodyMoves) {
+  using D = num::Dual8;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (const char* name : {"buggy", "five-bar"}) {
+    SCOPED_TRACE(name);
+    Mechanism mech = test::sampleMechanism(name);
+    mech.contacts.clear();
+    mech.switches.clear();
+    mech.limits.clear();
+    if (std::string(name) == "five-bar") mech = test::withEveryForce(mech);
+    Diagnostics d;
+    const auto res = resolve(mech, d);
+    ASSERT_TRUE(res);
+    const MatrixRModel model = compileMatrixR(*res);
+    const RecursiveModel& tree = model.tree;
+    std::vector<D> parameters(res->parameters->values().begin(), res->parameters->values().end());
+    TreeNumbers<D> p = treeNumbers<D>(tree, numbersOn<D>(mech, *res, parameters));
+    auto seed = [&](D& x) {
+      for (double& g : x.g) g = u(rng);
+    };
+    bool evaluated = false;
+    for (std::size_t fi = 0; fi < p.mech.forces.size(); ++fi) {
+      auto& f = p.mech.forces[fi];
+      seed(f.stiffness), seed(f.damping), seed(f.naturalAngle), seed(f.naturalLength), seed(f.friction);
+      const auto& rf = res->forces[fi];
+      evaluated |= rf.type == Force::Type::Tyre || (rf.type == Force::Type::TorsionSpring && tree.treeJointNode[static_cast<std::size_t>(rf.joint)] < 0);
+    }
+    ASSERT_TRUE(evaluated);
+    for (std::size_t b = 1; b < p.mech.bodies.size(); ++b) seed(p.mech.bodies[b].mass);
+    // the tyres' wheel centres: a body point's own lane (its body stays)
+    for (const auto& f : res->forces)
+      if (f.type == Force::Type::Tyre)
+        for (int i = 0; i < 3; ++i) seed(p.mech.bodies[static_cast<std::size_t>(f.point.body)].points[static_cast<std::size_t>(f.point.index)][i]);
+    const NumbersLanes lanes = numbersLanes(tree, p);
+    ASSERT_FALSE(lanes.movesBodies);
+    ASSERT_TRUE(numbersLanesCovered(tree, lanes, p)) << lanes.uncovered;
+    const int nz = tree.nz;
+    // near the stored configuration (the buggy's tyres keep touching), moving and accelerating
+    const double off = std::string(name) == "buggy" ? 0.01 : 0.3;
+    const Eigen::VectorXd z = tree.z0 + off * Eigen::VectorXd::LinSpaced(nz, 1.0, -1.3);
+    const Eigen::VectorXd zd = off * Eigen::VectorXd::LinSpaced(nz, 0.8, -1.3);
+    const Eigen::VectorXd zdd = Eigen::VectorXd::LinSpaced(nz, -2.1, 1.7);
+    const double t = 0.4;
+    MotionAtState state;
+    state.compute(tree, tree.numbers, z.data(), zd.data(), zdd.data(), t);
+    std::vector<D> tau(static_cast<std::size_t>(nz)), ref(tau);
+    ASSERT_TRUE(inverseDynamicsAlongNumbers(tree, tree.numbers, state, lanes, p, tau.data(), {}, nullptr, nullptr, nullptr));
+    std::vector<D> zs(tau), zds(tau), zdds(tau);
+    for (int i = 0; i < nz; ++i) {
+      zs[static_cast<std::size_t>(i)] = D(z[i]);
+      zds[static_cast<std::size_t>(i)] = D(zd[i]);
+      zdds[static_cast<std::size_t>(i)] = D(zdd[i]);
+    }
+    inverseDynamicsWithPoints<D>(tree, p, zs.data(), zds.data(), zdds.data(), t, ref.data(), {}, nullptr, nullptr, nullptr);
+    double scale = 1;
+    for (const D& y : ref)
+      for (double g : y.g) scale = std::max(scale, std::abs(g));
+    EXPECT_GT(scale, 10.0);
+    for (int i = 0; i < nz; ++i)
+      for (int l = 0; l < num::kChunk; ++l)
+        EXPECT_NEAR(tau[static_cast<std::size_t>(i)].g[l], ref[static_cast<std::size_t>(i)].g[l], 1e-10 * scale) << "tau " << i << " lane " << l;
+    // the transpose: weights on τ
+    std::vector<double> wTau(static_cast<std::size_t>(nz));
+    for (double& x : wTau) x = u(rng);
+    NumbersAdjoint adjoint;
+    inverseDynamicsNumbersAdjoint(tree, tree.numbers, state, wTau.data(), {}, nullptr, nullptr, nullptr, adjoint);
+    double products[num::kChunk];
+    ASSERT_TRUE(numbersLanesProducts(tree, state, lanes, p, adjoint, wTau.data(), {}, products));
+    for (int l = 0; l < num::kChunk; ++l) {
+      double expected = 0;
+      for (int i = 0; i < nz; ++i) expected += wTau[static_cast<std::size_t>(i)] * ref[static_cast<std::size_t>(i)].g[l];
+      EXPECT_NEAR(products[l], expected, 1e-10 * scale * nz) << "lane " << l;
+    }
   }
 }
 
