@@ -245,14 +245,82 @@ class Penalty final : public Formulation, private FormulationNumbers {
     return stepAlongFrom(lu, b, h, zdS, zddS, Zhd, Zhdd, Fb, S, outputs, outputsAlong);
   }
 
+  // the projections' columns along the parameters by the lanes kernel on doubles (the closed
+  // forms' `linear`, Pz set), chunk by chunk: all of a chunk's where the kernel takes its lanes,
+  // else those that change masses, centres and inertias alone (they leave Φ and c: M_ρ e alone);
+  // those that reach the force elements alone leave M, Φ_z and c: zero columns. `laned`: by
+  // parameter, its column set ([ż₁; z̈₁] in PQp, 2nz rows).
+  void projectionParameterLanes(const dyn::PenaltyProjectionPartials& linear, Eigen::MatrixXd& PQp, std::vector<bool>& laned) const {
+    for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
+      bool any = false, geometry = false;
+      for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
+        const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
+        any = any || inertial()[k];
+        geometry = geometry || (!inertial()[k] && !forcesOnly()[k]);
+      }
+      const dyn::NumbersLanes* all = geometry ? lanesOf(chunk(ch)) : nullptr;
+      const bool whole = all && dyn::numbersLanesCovered(tree_, *all, chunk(ch).tree);
+      if (!whole && !any) continue;
+      Eigen::MatrixXd Pp, Qp;
+      if (!dyn::penaltyProjectionNumbersLanes(tree_, real_.tree, linear, whole ? *all : inertialLanes(ch), chunk(ch).tree, Pp, Qp)) continue;
+      for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
+        const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
+        if (!whole && !inertial()[k]) continue;
+        laned[k] = true;
+        PQp.col(static_cast<Eigen::Index>(k)) << Pp.col(j), Qp.col(j);
+      }
+    }
+  }
+
+  // the projections along S by their partials in closed form and the parameters' lanes, where
+  // those take every parameter and save a dual-number pass or more (a pass takes eight of S's
+  // columns; the closed forms cost about one on small trees): Ṡ = Pz Z₁ + Pd Ż* + P_ρ,
+  // S̈ = Qz Z₁ + Qd Ż* + Qdd Z̈* + Q_ρ. False: the dual numbers' route.
+  bool projectionsAlongByPartials(const RunPoint& b, double h, const Eigen::VectorXd& zdS, const Eigen::VectorXd& zddS, const Eigen::MatrixXd& Z1,
+                                  const Eigen::MatrixXd& ZdS, const Eigen::MatrixXd& ZddS, Eigen::MatrixXd& Sv, Eigen::MatrixXd& Sa) const {
+    const auto np = static_cast<Eigen::Index>(st_.parameters.size());
+    if (!analytic_ || semiAnalytical() || !held(b.coords).empty()) return false;
+    if (tree_.nrows == 0) {  // no row: the projections are the identity
+      Sv = ZdS;
+      Sa = ZddS;
+      return true;
+    }
+    if (np <= kLanes) return false;
+    thread_local dyn::PenaltyProjectionPartials linear;
+    if (!dyn::penaltyProjectionPartials(tree_, real_.tree, plain_.tree, alpha_, b.t, h, b.x, zdS, linear, nullptr, nullptr, &zddS).ok() ||
+        linear.Pz.size() == 0)
+      return false;
+    const auto nz = b.x.size();
+    Eigen::MatrixXd PQp = Eigen::MatrixXd::Zero(2 * nz, np);
+    std::vector<bool> laned(st_.parameters.size(), false);
+    projectionParameterLanes(linear, PQp, laned);
+    for (std::size_t k = 0; k < laned.size(); ++k)
+      if (!laned[k] && !forcesOnly()[k]) return false;
+    Sv = PQp.topRows(nz);
+    Sv.noalias() += linear.Pz * Z1;
+    Sv.noalias() += linear.Pd * ZdS;
+    Sa = PQp.bottomRows(nz);
+    Sa.noalias() += linear.Qz * Z1;
+    Sa.noalias() += linear.Qd * ZdS;
+    Sa.noalias() += linear.Qdd * ZddS;
+    return true;
+  }
+
   // the step's sensitivities from T's factor and F along S (Fb): Z₁ = −T⁻¹ Fb, then the
-  // projections along them (eight columns a pass) and the outputs
+  // projections along them (by their partials, or eight columns a dual-number pass) and the
+  // outputs
   Status stepAlongFrom(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const RunPoint& b, double h, const Eigen::VectorXd& zdS,
                        const Eigen::VectorXd& zddS, const Eigen::MatrixXd& Zhd, const Eigen::MatrixXd& Zhdd, const Eigen::MatrixXd& Fb,
                        StateColumns& S, Eigen::VectorXd& outputs, Eigen::MatrixXd& outputsAlong) {
     const auto nz = b.x.size();
     const Eigen::MatrixXd Z1 = -lu.solve(Fb);
     const Eigen::MatrixXd ZdS = Zhd + (2 / h) * Z1, ZddS = Zhdd + (4 / (h * h)) * Z1;
+    if (Eigen::MatrixXd Sv, Sa; projectionsAlongByPartials(b, h, zdS, zddS, Z1, ZdS, ZddS, Sv, Sa)) {
+      S.x = Z1;
+      S.v = std::move(Sv);
+      S.a = std::move(Sa);
+      return outputsAlongS(b, S, outputs, outputsAlong);
+    }
     Eigen::MatrixXd PQ;
     const Status s = alongColumns(
         [&](Eigen::Index first) {
@@ -407,30 +475,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
         param.push_back(-1);
       }
       PQp.setZero(2 * nz, static_cast<Eigen::Index>(st_.parameters.size()));
-      // with the closed forms, the parameters by the lanes kernel on doubles, chunk by chunk: all of
-      // a chunk's where the kernel takes its lanes, else those that change masses, centres and
-      // inertias alone (they leave Φ and c: M_ρ e alone)
       std::vector<bool> laned(st_.parameters.size(), false);
-      if (zClosed)
-        for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
-          bool any = false, geometry = false;
-          for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
-            const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
-            any = any || inertial()[k];
-            geometry = geometry || (!inertial()[k] && !forcesOnly()[k]);
-          }
-          const dyn::NumbersLanes* all = geometry ? lanesOf(chunk(ch)) : nullptr;
-          const bool whole = all && dyn::numbersLanesCovered(tree_, *all, chunk(ch).tree);
-          if (!whole && !any) continue;
-          Eigen::MatrixXd Pp, Qp;
-          if (!dyn::penaltyProjectionNumbersLanes(tree_, real_.tree, linear, whole ? *all : inertialLanes(ch), chunk(ch).tree, Pp, Qp)) continue;
-          for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
-            const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
-            if (!whole && !inertial()[k]) continue;
-            laned[k] = true;
-            PQp.col(static_cast<Eigen::Index>(k)) << Pp.col(j), Qp.col(j);
-          }
-        }
+      if (zClosed) projectionParameterLanes(linear, PQp, laned);
       for (std::size_t k = 0; k < st_.parameters.size(); ++k)
         if (!forcesOnly()[k] && !laned[k]) {
           state.push_back(-1);

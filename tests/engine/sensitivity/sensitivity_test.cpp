@@ -160,6 +160,7 @@ TEST(Sensitivity, TheAnalyticKernelsGiveTheReferenceGradients) {
     analysis::Integrator integrator;
     analysis::Formulation formulation = analysis::Formulation::MatrixR;
     bool everyForce = false;  // test::withEveryForce: an open chain's force elements by the kernels' laws on jets
+    bool moreParameters = false;  // the other bars' masses as parameters too: nine, past one dual-number pass
   };
   for (const Case& c : {Case{"ten-bar-chain", 0.2, analysis::Integrator::Trapezoidal}, Case{"ten-bar-chain", 0.05, analysis::Integrator::RK45},
                         Case{"ten-bar-chain", 0.2, analysis::Integrator::Trapezoidal, analysis::Formulation::MatrixR, true},
@@ -169,14 +170,29 @@ TEST(Sensitivity, TheAnalyticKernelsGiveTheReferenceGradients) {
                         // the penalty formulation's impact jumps by the same kernels
                         Case{"five-bar", 0.3, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
                         Case{"double-pendulum-wall", 1.0, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
-                        Case{"slider-crank-end-stop", 0.35, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty}})
+                        Case{"slider-crank-end-stop", 0.35, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
+                        // the direct method's projections by their partials and the parameters' lanes
+                        // (more than eight parameters): an open chain, loops with masses, gravity and
+                        // a bar's length
+                        Case{"ten-bar-chain", 0.1, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
+                        Case{"grid-1x15-parameters", 0.04, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty},
+                        Case{"five-bar", 0.3, analysis::Integrator::Trapezoidal, analysis::Formulation::Penalty, false, true}})
     for (Method method : {Method::Direct, Method::Adjoint}) {
       SCOPED_TRACE(std::string(c.sample) + (c.everyForce ? " every force" : "") + (c.integrator == analysis::Integrator::RK45 ? " rk45 " : " ") +
-                   (c.formulation == analysis::Formulation::Penalty ? "penalty " : "") + toString(method));
+                   (c.formulation == analysis::Formulation::Penalty ? "penalty " : "") + (c.moreParameters ? "nine parameters " : "") + toString(method));
       SensitivitySpec s = spec(method, c.tEnd, 1e-3);
       s.run.integrator = c.integrator;
       s.run.formulation = c.formulation;
-      const Mechanism mech = c.everyForce ? test::withEveryForce(test::sampleMechanism(c.sample)) : test::sampleMechanism(c.sample);
+      Mechanism mech = c.everyForce ? test::withEveryForce(test::sampleMechanism(c.sample)) : test::sampleMechanism(c.sample);
+      if (c.moreParameters)
+        for (Body& b : mech.bodies) {
+          if (!b.mass.isLiteral()) continue;
+          Parameter mass;
+          mass.name = "m_" + b.name;
+          mass.value = b.mass.value;
+          mech.parameters.push_back(mass);
+          b.mass = Number::expr(mass.name);
+        }
       const SensitivityResult analytic = runSensitivity(mech, s);
       s.referenceKernels = true;
       const SensitivityResult reference = runSensitivity(mech, s);
