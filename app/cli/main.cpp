@@ -297,7 +297,8 @@ int simulate(const SimulateArgs& a) {
               << (spec.integrator == lw::analysis::Integrator::RK45 && !lw::analysis::trapezoidalOnly(spec.formulation)
                       ? " (" + std::to_string(result.rejectedSteps) + " rejected)" : std::string())
               << ", " << result.rows() << " rows, " << result.evaluations << " evaluations, "
-            << result.tangents << " tangents, " << result.wallSeconds << " s ("
+            << result.tangents << " tangents" << (result.exactTangents ? " (" + std::to_string(result.exactTangents) + " exact)" : std::string())
+            << ", " << result.wallSeconds << " s ("
             << (result.wallSeconds > 0 ? spec.tEnd / result.wallSeconds : 0.0) << "x real time)"
             << (result.dofSwitches ? ", independent coordinates switched " + std::to_string(result.dofSwitches) + " time(s)" : "")
             << "\n";

@@ -32,25 +32,32 @@ Status ExplicitResidual::residual(double t, const Eigen::VectorXd& x, const Eige
   return {};
 }
 
-// tangent of r(x) = (h²/4)(F(x, v(x)) − a(x)): (h²/4)(F_x + (2/h) F_v) − I, by forward differences
+// tangent of r(x) = (h²/4)(F(x, v(x)) − a(x)): (h²/4)(F_x + (2/h) F_v) − I, the system's exact
+// Jacobians at the last residual's point, else by forward differences
 Status ExplicitResidual::tangent() {
   const double h = h_;
   const Eigen::VectorXd& x = *x_;
-  xp_ = x;
-  for (Eigen::Index j = 0; j < x.size(); ++j) {
-    const double dx = 1e-7 * std::max(1.0, std::abs(x[j]));
-    xp_[j] += dx;
-    vp_ = (2 / h) * (xp_ - start_->x) - start_->v;
-    Status st = system->acceleration(t_, xp_, vp_, Fp_);
-    xp_[j] = x[j];
-    if (!st.ok()) return st;
-    J_.col(j) = (h * h / 4) * (Fp_ - F_) / dx;
+  if (system->jacobians(Fx_, Fv_) && Fx_.rows() == x.size() && Fx_.cols() == x.size() && Fv_.rows() == x.size() && Fv_.cols() == x.size()) {
+    J_ = (h * h / 4) * Fx_;
+    J_.noalias() += (h / 2) * Fv_;
+    ++exactJacobians;
+  } else {
+    xp_ = x;
+    for (Eigen::Index j = 0; j < x.size(); ++j) {
+      const double dx = 1e-7 * std::max(1.0, std::abs(x[j]));
+      xp_[j] += dx;
+      vp_ = (2 / h) * (xp_ - start_->x) - start_->v;
+      Status st = system->acceleration(t_, xp_, vp_, Fp_);
+      xp_[j] = x[j];
+      if (!st.ok()) return st;
+      J_.col(j) = (h * h / 4) * (Fp_ - F_) / dx;
+    }
+    // the v(x) dependence is inside Fp_ − F_ (v moved with x); back to the unperturbed point, so
+    // that the system's dependent state is not left at the last perturbation
+    vp_ = (2 / h) * (x - start_->x) - start_->v;
+    if (const Status back = system->acceleration(t_, x, vp_, Fp_); !back.ok()) return back;
   }
   J_.diagonal().array() -= 1;  // the −a(x) term: ∂a/∂x = 4/h², scaled by h²/4
-  // the v(x) dependence is inside Fp_ − F_ (v moved with x); back to the unperturbed point, so
-  // that the system's dependent state is not left at the last perturbation
-  vp_ = (2 / h) * (x - start_->x) - start_->v;
-  if (const Status back = system->acceleration(t_, x, vp_, Fp_); !back.ok()) return back;
   haveJacobian_ = true;
   minusIdentity_ = false;
   // near −I (short steps, soft systems) the next system in new coordinates may start with −I:

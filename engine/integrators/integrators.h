@@ -30,6 +30,10 @@ class SecondOrderSystem {
   /// of an attempt: a run that integrates quadratures beside the state (its integral costs) reads
   /// its outputs there, while the system holds that evaluation.
   virtual void stageEvaluated(int /*stage*/) {}
+  /// F's exact state Jacobians F_x, F_v at the point of the last acceleration call (the system's
+  /// derivative kernels): the trapezoidal rule's Newton matrix then, instead of differences (n
+  /// evaluations). False where the system has none there.
+  virtual bool jacobians(Eigen::MatrixXd& /*Fx*/, Eigen::MatrixXd& /*Fv*/) { return false; }
 };
 
 // ---- implicit trapezoidal rule ----
@@ -44,12 +48,14 @@ struct TrapezoidalOptions {
 };
 
 /// x'' = F(t, x, v) as the Newmark loop's residual r(x) = (h²/4)(F(x, v(x)) − a(x)), solved with
-/// a finite-difference tangent kept across steps of one size (modified Newton), or −I.
+/// a tangent kept across steps of one size (modified Newton), or −I: the system's exact one where
+/// it has it (SecondOrderSystem::jacobians), else by forward differences.
 class ExplicitResidual final : public NewmarkSystem {
  public:
   ExplicitResidual(int n, const TrapezoidalOptions& o);
   SecondOrderSystem* system = nullptr;  // set for each step
   int jacobians = 0;                    // tangents built so far
+  int exactJacobians = 0;               // of them, the system's exact ones
   bool useMinusIdentity = false;        // when a new iteration matrix is needed, try −I first
 
   void beginStep(const State& s, double h, int lastIterations) override;
@@ -65,7 +71,7 @@ class ExplicitResidual final : public NewmarkSystem {
   double h_ = 0, t_ = 0;
   const Eigen::VectorXd* x_ = nullptr;  // the last residual's point
   Eigen::VectorXd F_, Fp_, xp_, vp_;
-  Eigen::MatrixXd J_;
+  Eigen::MatrixXd J_, Fx_, Fv_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   bool haveJacobian_ = false;
   bool minusIdentity_ = false;  // J_ is −I, not a tangent
@@ -84,6 +90,7 @@ class Trapezoidal {
   double stepStart() const { return newmark_.stepStart(); }
   double stepEnd() const { return newmark_.stepEnd(); }
   int jacobians() const { return residual_.jacobians; }
+  int exactJacobians() const { return residual_.exactJacobians; }
   /// The iteration matrix is −I, or the last tangent was within 1 % of it (‖J + I‖∞ < 0.01): the
   /// same system in other coordinates may start with −I (startWithMinusIdentity).
   bool nearMinusIdentity() const { return residual_.useMinusIdentity; }

@@ -10,6 +10,8 @@
 #include <memory>
 
 #include "simulation/simulation_parts.h"
+#include "dynamics/inverse_dynamics_derivatives.h"
+#include "dynamics/matrix_r_derivatives.h"
 #include "events/contact_gaps.h"
 #include "events/impact_law.h"
 #include "events/resting_contact.h"
@@ -33,7 +35,7 @@ namespace {
 // continuation of its start (the same assembly branch).
 class MatrixRSystem : public integ::SecondOrderSystem {
  public:
-  MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d) : m_(m), d_(d) {}
+  MatrixRSystem(const dyn::MatrixRModel& m, dyn::MatrixRData& d, const dyn::TreeNumbers<double>& numbers) : m_(m), d_(d), numbers_(numbers) {}
   long evaluations = 0;
   events::RestingContacts* resting = nullptr;  // the contacts held closed, whose forces join the equations
   lw::Status acceleration(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
@@ -75,6 +77,19 @@ class MatrixRSystem : public integ::SecondOrderSystem {
   void stageEvaluated(int stage) override {
     if (onStage) onStage(stage);
   }
+  /// f_x, f_v at the last evaluation by the derivative kernels (MatrixRTangent::stateJacobians:
+  /// τ's derivatives, the loops' rates and the multipliers' turn), not with held contacts (their
+  /// forces are not the kernels').
+  bool jacobians(Eigen::MatrixXd& Fx, Eigen::MatrixXd& Fv) override {
+    if (!d_.evaluated || d_.dofs.empty() || (resting && resting->any())) return false;
+    const dyn::MatrixROn<double> e{d_.z, d_.zd, d_.zdd, d_.zidd, d_.R, d_.Mbar};
+    if (!tangent_.at(m_, numbers_, d_.dofs, d_.t, e, &d_).ok() || !tangent_.stateJacobiansCover()) return false;
+    motion_.compute(m_.tree, numbers_, d_.z.data(), d_.zd.data(), d_.zdd.data(), d_.t);
+    if (!tangent_.stateJacobians(numbers_, motion_, parts_)) return false;
+    Fx = parts_.fx;
+    Fv = parts_.fv;
+    return true;
+  }
   // A change of branch shows in the dependent velocities: along the branch ż is smooth and the
   // trapezoidal rule ż₁ ≈ ż₀ + h(z̈₀ + z̈₁)/2 holds to O(h³); on another branch ż differs by the
   // order of ż itself however short the step (at a bifurcation the branches' tangents differ).
@@ -100,6 +115,10 @@ class MatrixRSystem : public integ::SecondOrderSystem {
  private:
   const dyn::MatrixRModel& m_;
   dyn::MatrixRData& d_;
+  const dyn::TreeNumbers<double>& numbers_;  // the run's (its switch states)
+  dyn::MatrixRTangent tangent_;
+  dyn::MotionAtState motion_;
+  dyn::MatrixRTangent::StateJacobians parts_;
   double t_ = -1;
   Eigen::VectorXd z_, zd_, zdd_;
   bool dirty_ = true;
@@ -154,7 +173,7 @@ void runMatrixR(RunContext& run) {
   }
   std::vector<integ::State> pieceEnds;  // an accepted step's pieces, for the observer
   Eigen::VectorXd zAccepted, zdAccepted, zddAccepted, update;
-  MatrixRSystem sys(model, data);
+  MatrixRSystem sys(model, data, numbers);
   const int n = static_cast<int>(data.dofs.size());
   // a differentiated run converges its steps to round-off: its derivatives linearise the
   // recorded states, and a stiff force (a tyre) amplifies what a looser tolerance leaves
@@ -251,6 +270,7 @@ void runMatrixR(RunContext& run) {
     if (observer)
       if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
     res.tangents += trap.jacobians();
+    res.exactTangents += trap.exactJacobians();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
     return {};
@@ -319,6 +339,7 @@ void runMatrixR(RunContext& run) {
     if (observer)  // the same coordinates, one gap fewer held
       if (lw::Status e = observer->switched(data.dofs, data.dofs, s, data.z); !e.ok()) return e;
     res.tangents += trap.jacobians();
+    res.exactTangents += trap.exactJacobians();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
     return {};
@@ -454,6 +475,7 @@ void runMatrixR(RunContext& run) {
         saved.v = data.zid;
         ++res.dofSwitches;
         res.tangents += trap.jacobians();
+        res.exactTangents += trap.exactJacobians();
         trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);  // the run's tolerance kept
       } else if (trapezoidal && pieces < 16) {
         pieces *= 2;
@@ -646,6 +668,7 @@ void runMatrixR(RunContext& run) {
         rcondStart = data.rcond;
         ++res.dofSwitches;
         res.tangents += trap.jacobians();
+        res.exactTangents += trap.exactJacobians();
         // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
         // unless the iteration asks for it
         integ::TrapezoidalOptions options = trapOptions;  // the run's tolerance kept
@@ -671,6 +694,7 @@ void runMatrixR(RunContext& run) {
   res.evaluations = sys.evaluations;
   res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
   res.tangents += trap.jacobians();
+  res.exactTangents += trap.exactJacobians();
   rows.finish(run.start);
 }
 

@@ -144,6 +144,7 @@ struct SimulationResult : RunTable {
   long steps = 0;                    // integrator steps (accepted)
   long rejectedSteps = 0;            // RK45: steps its error control (or the branch check) rejected
   long tangents = 0;                 // Newton tangents built (trapezoidal); Jacobians [K C] (penalty)
+  long exactTangents = 0;            // of the trapezoidal's, by the derivative kernels (not differences)
   long evaluations = 0;              // right-hand side evaluations (Matrix R); Newton iterations, one residual each (penalty)
   double wallSeconds = 0;
   std::vector<std::string> warnings; // e.g. an inaccurate pass of a singular position

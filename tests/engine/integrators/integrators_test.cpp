@@ -246,6 +246,53 @@ TEST(DormandPrince, RetriesAStepItsSystemRefuses) {
 
 // the trapezoidal rule's own polynomial over a step: constant average acceleration, so that it
 // meets both ends of the step exactly
+// a stiff damped linear system x'' = −K x − C v that knows its Jacobians (F_x = −K, F_v = −C):
+// the Newton matrix (h²/4)(F_x + (2/h) F_v) − I is then exact and the residual linear, so every
+// step converges in one update (two evaluations: the update and the check), at steps where −I
+// does not contract at all; without them, differences cost n + 1 evaluations a tangent
+struct StiffLinear : SecondOrderSystem {
+  Eigen::Matrix2d K{{4e4, -1e4}, {-1e4, 2e4}}, C{{20.0, -5.0}, {-5.0, 10.0}};
+  bool exact = true;
+  long calls = 0;
+  Status acceleration(double, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& a) override {
+    ++calls;
+    a = -K * x - C * v;
+    return {};
+  }
+  bool jacobians(Eigen::MatrixXd& Fx, Eigen::MatrixXd& Fv) override {
+    if (!exact) return false;
+    Fx = -K;
+    Fv = -C;
+    return true;
+  }
+};
+
+TEST(Trapezoidal, TakesTheSystemsExactJacobiansForItsNewtonMatrix) {
+  const double h = 0.01;  // h²/4 ‖K‖ ≈ 1: −I would not contract
+  std::vector<Eigen::VectorXd> ends[2];
+  long calls[2];
+  for (const bool exact : {true, false}) {
+    StiffLinear sys;
+    sys.exact = exact;
+    Eigen::VectorXd x0(2), v0 = Eigen::VectorXd::Zero(2), a0(2);
+    x0 << 0.01, -0.02;
+    sys.acceleration(0, x0, v0, a0);
+    sys.calls = 0;
+    State s{0.0, x0, v0, a0};
+    Trapezoidal trap(2);
+    for (int k = 0; k < 50; ++k) {
+      ASSERT_TRUE(trap.step(sys, s, h).ok());
+      ends[exact].push_back(s.x);
+    }
+    EXPECT_EQ(trap.exactJacobians(), exact ? trap.jacobians() : 0);
+    EXPECT_GE(trap.jacobians(), 1);
+    calls[exact] = sys.calls;
+    if (exact) EXPECT_EQ(sys.calls, 2 * 50) << "one update and its check a step";
+  }
+  EXPECT_LT(calls[1], calls[0]);
+  for (std::size_t k = 0; k < ends[0].size(); ++k) EXPECT_LT((ends[1][k] - ends[0][k]).cwiseAbs().maxCoeff(), 1e-10);
+}
+
 TEST(Trapezoidal, InterpolatesWithTheRulesOwnPolynomial) {
   Pendulum sys;
   State s{0.0, Eigen::VectorXd::Constant(1, 1.0), Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, -std::sin(1.0))};
