@@ -443,7 +443,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
         if (quaternion && nj == ni) v += sub[nj].F.dot(vec6(columns.turn[uj][static_cast<std::size_t>(i - m.nodes[ni].z)]));
         else if (nj != ni || j > i) v -= r.uc.dot(s);
         tau_z(j, i) = v;
-        tau_zd(j, i) = -r.ub.dot(s) - 2 * r.ue.dot(b);
+        if (!inertial) tau_zd(j, i) = -r.ub.dot(s) - 2 * r.ue.dot(b);
       } else if (within(ni, nj)) {
         above = true;
       }
@@ -453,7 +453,7 @@ void inverseDynamicsDerivatives(const RecursiveModel& m, const TreeNumbers<doubl
     const Mat6 Bv = forceCross(t.IV);
     Vec6 G = crossForce(s, t.IA + t.X) + t.Ic * e + t.Y * b - Bv * b;
     G.tail<3>() -= s.head<3>().cross(t.mass * g) + s.tail<3>().cross(t.moment).cross(g);
-    const Vec6 Gd = -(t.Y * s) - 2 * (t.Ic * b) + Bv * s;
+    const Vec6 Gd = inertial ? Vec6::Zero().eval() : Vec6(-(t.Y * s) - 2 * (t.Ic * b) + Bv * s);  // ∂/∂ż (none at rest)
     for (int j = 0; j < nz; ++j) {
       const auto uj = static_cast<std::size_t>(j);
       const auto nj = static_cast<std::size_t>(nodeOf[uj]);

@@ -245,24 +245,45 @@ class Penalty final : public Formulation, private FormulationNumbers {
     return stepAlongFrom(lu, b, h, zdS, zddS, Zhd, Zhdd, Fb, S, outputs, outputsAlong);
   }
 
+  // the lanes a chunk's projections' columns take: all of its lanes where it holds a parameter
+  // that moves geometry and the kernel covers them (`whole`), else those that change masses,
+  // centres and inertias alone (they leave Φ and c: M_ρ e alone); null: none. Those that reach
+  // the force elements alone leave M, Φ_z and c: zero columns.
+  const dyn::NumbersLanes* projectionLanes(std::size_t ch, bool& whole) const {
+    bool any = false, geometry = false;
+    for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
+      const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
+      any = any || inertial()[k];
+      geometry = geometry || (!inertial()[k] && !forcesOnly()[k]);
+    }
+    const dyn::NumbersLanes* all = geometry ? lanesOf(chunk(ch)) : nullptr;
+    whole = all && dyn::numbersLanesCovered(tree_, *all, chunk(ch).tree);
+    if (whole) return all;
+    return any ? &inertialLanes(ch) : nullptr;
+  }
+  // does every chunk's projections' columns come from the lanes (projectionLanes whole, or no
+  // parameter moving geometry and its inertial lanes covered)?
+  bool projectionLanesCoverAll() const {
+    for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
+      bool whole = false;
+      const dyn::NumbersLanes* lanes = projectionLanes(ch, whole);
+      for (Eigen::Index j = 0; j < chunkSize(ch) && !whole; ++j) {
+        const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
+        if (forcesOnly()[k]) continue;
+        if (!inertial()[k] || !lanes || !dyn::numbersLanesCovered(tree_, *lanes, chunk(ch).tree)) return false;
+      }
+    }
+    return true;
+  }
   // the projections' columns along the parameters by the lanes kernel on doubles (the closed
-  // forms' `linear`, Pz set), chunk by chunk: all of a chunk's where the kernel takes its lanes,
-  // else those that change masses, centres and inertias alone (they leave Φ and c: M_ρ e alone);
-  // those that reach the force elements alone leave M, Φ_z and c: zero columns. `laned`: by
-  // parameter, its column set ([ż₁; z̈₁] in PQp, 2nz rows).
+  // forms' `linear`, Pz set), chunk by chunk as projectionLanes says. `laned`: by parameter, its
+  // column set ([ż₁; z̈₁] in PQp, 2nz rows).
   void projectionParameterLanes(const dyn::PenaltyProjectionPartials& linear, Eigen::MatrixXd& PQp, std::vector<bool>& laned) const {
     for (std::size_t ch = 0; ch < chunkCount(); ++ch) {
-      bool any = false, geometry = false;
-      for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
-        const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
-        any = any || inertial()[k];
-        geometry = geometry || (!inertial()[k] && !forcesOnly()[k]);
-      }
-      const dyn::NumbersLanes* all = geometry ? lanesOf(chunk(ch)) : nullptr;
-      const bool whole = all && dyn::numbersLanesCovered(tree_, *all, chunk(ch).tree);
-      if (!whole && !any) continue;
+      bool whole = false;
+      const dyn::NumbersLanes* lanes = projectionLanes(ch, whole);
       Eigen::MatrixXd Pp, Qp;
-      if (!dyn::penaltyProjectionNumbersLanes(tree_, real_.tree, linear, whole ? *all : inertialLanes(ch), chunk(ch).tree, Pp, Qp)) continue;
+      if (!lanes || !dyn::penaltyProjectionNumbersLanes(tree_, real_.tree, linear, *lanes, chunk(ch).tree, Pp, Qp)) continue;
       for (Eigen::Index j = 0; j < chunkSize(ch); ++j) {
         const auto k = static_cast<std::size_t>(chunkFirst(ch) + j);
         if (!whole && !inertial()[k]) continue;
@@ -285,7 +306,8 @@ class Penalty final : public Formulation, private FormulationNumbers {
       Sa = ZddS;
       return true;
     }
-    if (np <= kLanes) return false;
+    // (the lanes' cover checked first: the closed forms are not worth computing for nothing)
+    if (np <= kLanes || !projectionLanesCoverAll()) return false;
     thread_local dyn::PenaltyProjectionPartials linear;
     if (!dyn::penaltyProjectionPartials(tree_, real_.tree, plain_.tree, alpha_, b.t, h, b.x, zdS, linear, nullptr, nullptr, &zddS).ok() ||
         linear.Pz.size() == 0)

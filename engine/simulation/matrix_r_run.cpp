@@ -180,6 +180,11 @@ void runMatrixR(RunContext& run) {
   integ::TrapezoidalOptions trapOptions;
   if (observer) trapOptions.tolerance = 1e-13;
   integ::Trapezoidal trap(n, trapOptions);
+  // the tangents an integrator built (exact or by differences), before it is replaced
+  auto countTangents = [&] {
+    res.tangents += trap.jacobians();
+    res.exactTangents += trap.exactJacobians();
+  };
   double maxStep = spec.maxStep;
   if (maxStep == 0 && spec.mechanism && sampledCosts(*spec.mechanism)) maxStep = spec.dt;
   // a driven mechanism has nothing to integrate: its steps are position problems from the last
@@ -269,8 +274,7 @@ void runMatrixR(RunContext& run) {
   auto startAfter = [&](const integ::State& before, const std::vector<int>& closing) -> lw::Status {
     if (observer)
       if (lw::Status e = observer->impact(data.dofs, before, s, closing, data.z); !e.ok()) return e;
-    res.tangents += trap.jacobians();
-    res.exactTangents += trap.exactJacobians();
+    countTangents();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
     return {};
@@ -338,8 +342,7 @@ void runMatrixR(RunContext& run) {
                   data.zd, data.zdd, !atTimes);
     if (observer)  // the same coordinates, one gap fewer held
       if (lw::Status e = observer->switched(data.dofs, data.dofs, s, data.z); !e.ok()) return e;
-    res.tangents += trap.jacobians();
-    res.exactTangents += trap.exactJacobians();
+    countTangents();
     trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);
     monitor.start(s.t, data.z, data.zd);
     return {};
@@ -474,8 +477,7 @@ void runMatrixR(RunContext& run) {
         saved.x = data.zi;
         saved.v = data.zid;
         ++res.dofSwitches;
-        res.tangents += trap.jacobians();
-        res.exactTangents += trap.exactJacobians();
+        countTangents();
         trap = integ::Trapezoidal(static_cast<int>(data.dofs.size()), trapOptions);  // the run's tolerance kept
       } else if (trapezoidal && pieces < 16) {
         pieces *= 2;
@@ -667,8 +669,7 @@ void runMatrixR(RunContext& run) {
         singular.add(s.t, data.rcond);
         rcondStart = data.rcond;
         ++res.dofSwitches;
-        res.tangents += trap.jacobians();
-        res.exactTangents += trap.exactJacobians();
+        countTangents();
         // a tangent near −I (short steps) is near −I in the new coordinates too: no new one
         // unless the iteration asks for it
         integ::TrapezoidalOptions options = trapOptions;  // the run's tolerance kept
@@ -693,8 +694,7 @@ void runMatrixR(RunContext& run) {
   if (progress && res.status.ok()) progress(1.0);
   res.evaluations = sys.evaluations;
   res.rejectedSteps = trapezoidal ? 0 : rk.rejectedSteps;
-  res.tangents += trap.jacobians();
-  res.exactTangents += trap.exactJacobians();
+  countTangents();
   rows.finish(run.start);
 }
 
